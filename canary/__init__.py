@@ -1,0 +1,1 @@
+"""canary: the application shell (configuration, commands, files) around probes/ and judge/."""

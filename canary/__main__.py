@@ -1,0 +1,5 @@
+import sys
+
+from canary.cli import main
+
+sys.exit(main())

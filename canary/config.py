@@ -1,0 +1,281 @@
+"""canary.yaml: the one configuration file, loaded into typed, validated settings.
+
+Every key has a default (DEFAULTS below is the documented source of truth, mirrored in the
+README); a bad value raises ConfigError naming the file and the dotted key, and saying what
+is expected, so a person can fix it without reading code.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+# The 17 interface languages of the product (ISO 639-1), in rotation order.
+ALL_LANGUAGES: tuple[str, ...] = (
+    "pt", "es", "id", "ko", "ja", "zh", "en", "fr", "de", "it", "ru", "pl", "tr", "vi", "th", "ar", "hi",
+)
+CONTRACTS: tuple[str, ...] = ("latency", "refusal", "structured", "language")
+
+DEFAULT_CONFIG_FILE = "canary.yaml"
+
+DEFAULTS: dict[str, Any] = {
+    # observe: record "would suspend" only; enforce: suspensions reach provider.ignore.
+    "mode": "observe",
+    "models": [],
+    # Hosts known to filter the refusal probe, per model: the positive control.
+    "controls": {},
+    "contracts": list(CONTRACTS),
+    "languages": list(ALL_LANGUAGES),
+    "probe": {
+        "ttft_seconds": 10.0,           # no text within this many seconds fails the latency contract
+        "request_deadline_seconds": 30.0,  # overall deadline of one request, whatever the reads do
+        "max_tokens": 200,              # cap on every probe request's completion
+        "language_confirmations": 2,    # extra attempts after a language anomaly (majority of 3)
+        "temperature": 0.7,
+    },
+    "concurrency": {
+        "overall": 32,                  # simultaneous requests per round, all providers
+        "per_provider": 2,              # simultaneous requests to one provider
+    },
+    "rules": {
+        "failed_rounds_to_suspend": 2,
+        "clean_rounds_to_restore": 2,
+        "ladder_days": [1, 3, 7],
+        "fade_days": 14,
+        "capacity_floor": 2,
+        "model_wide_guard": {
+            "enabled": True,
+            "min_fraction": 0.5,        # a contract failing on more than this share of endpoints...
+            "min_endpoints": 3,         # ...of at least this many probed endpoints is model-wide
+        },
+    },
+    "paths": {
+        "reports": "reports",
+        "state": "state/canary-state.json",
+        "audit": "state/audit.jsonl",
+        "builtin": "exclusions/builtin.yaml",
+        "incidents": "exclusions/incidents.yaml",
+    },
+}
+
+
+class ConfigError(ValueError):
+    """canary.yaml (or an override) holds a value canary cannot use."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeSettings:
+    ttft_seconds: float
+    request_deadline_seconds: float
+    max_tokens: int
+    language_confirmations: int
+    temperature: float
+
+
+@dataclass(frozen=True, slots=True)
+class ConcurrencySettings:
+    overall: int
+    per_provider: int
+
+
+@dataclass(frozen=True, slots=True)
+class ModelWideGuard:
+    enabled: bool
+    min_fraction: float
+    min_endpoints: int
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSettings:
+    failed_rounds_to_suspend: int
+    clean_rounds_to_restore: int
+    ladder_days: tuple[int, ...]
+    fade_days: int
+    capacity_floor: int
+    model_wide_guard: ModelWideGuard
+
+
+@dataclass(frozen=True, slots=True)
+class PathSettings:
+    reports: Path
+    state: Path
+    audit: Path
+    builtin: Path
+    incidents: Path
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    mode: str
+    models: tuple[str, ...]
+    controls: dict[str, tuple[str, ...]]
+    contracts: tuple[str, ...]
+    languages: tuple[str, ...]
+    probe: ProbeSettings
+    concurrency: ConcurrencySettings
+    rules: RuleSettings
+    paths: PathSettings
+    source: str = field(default="<defaults>")
+
+
+def load_config(path: str | os.PathLike[str] | None = None) -> Config:
+    """Load canary.yaml (or `path`); a missing default file means all defaults."""
+    file = Path(path) if path is not None else Path(os.environ.get("CANARY_CONFIG", DEFAULT_CONFIG_FILE))
+    if not file.exists():
+        if path is not None or "CANARY_CONFIG" in os.environ:
+            raise ConfigError(f"{file}: no such configuration file (pass --config or set CANARY_CONFIG)")
+        return parse_config({}, source="<defaults>")
+    try:
+        raw = yaml.safe_load(file.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"{file}:{where} is not valid YAML ({getattr(exc, 'problem', exc)}); fix the syntax") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{file}: is not UTF-8 text") from None
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{file}: the top level must be a mapping of keys (mode, models, ...)")
+    return parse_config(raw, source=str(file))
+
+
+def parse_config(raw: dict[str, Any], *, source: str = "<inline>") -> Config:
+    """Validate a raw mapping (as read from YAML) on top of DEFAULTS."""
+    merged = _merge(copy.deepcopy(DEFAULTS), raw, source, prefix="")
+    v = _Validator(source)
+    mode = v.choice(merged, "mode", ("observe", "enforce"))
+    models = tuple(v.str_list(merged, "models", nonempty=False))
+    if len(set(models)) != len(models):
+        raise ConfigError(f"{source}: models: lists a model twice")
+    for m in models:
+        if m.count("/") < 1 or m.startswith("/") or m.endswith("/"):
+            raise ConfigError(f"{source}: models: {m!r} is not an OpenRouter model id of the form author/slug")
+    controls_raw = merged["controls"]
+    if not isinstance(controls_raw, dict):
+        raise ConfigError(f"{source}: controls: must map a model id to a list of endpoint tags")
+    controls: dict[str, tuple[str, ...]] = {}
+    for model, tags in controls_raw.items():
+        controls[str(model)] = tuple(v.str_list(controls_raw, str(model), key_path=f"controls.{model}"))
+    contracts = tuple(v.str_list(merged, "contracts"))
+    for c in contracts:
+        if c not in CONTRACTS:
+            raise ConfigError(f"{source}: contracts: unknown contract {c!r}; choose from {', '.join(CONTRACTS)}")
+    languages = tuple(v.str_list(merged, "languages"))
+    for lang in languages:
+        if lang not in ALL_LANGUAGES:
+            raise ConfigError(
+                f"{source}: languages: {lang!r} is not one of the 17 supported codes ({', '.join(ALL_LANGUAGES)})")
+    p = merged["probe"]
+    probe = ProbeSettings(
+        ttft_seconds=v.number(p, "ttft_seconds", "probe.ttft_seconds", minimum=0.1),
+        request_deadline_seconds=v.number(p, "request_deadline_seconds", "probe.request_deadline_seconds", minimum=0.1),
+        max_tokens=v.integer(p, "max_tokens", "probe.max_tokens", minimum=16),
+        language_confirmations=v.integer(p, "language_confirmations", "probe.language_confirmations", minimum=0),
+        temperature=v.number(p, "temperature", "probe.temperature", minimum=0.0),
+    )
+    if probe.request_deadline_seconds < probe.ttft_seconds:
+        raise ConfigError(f"{source}: probe.request_deadline_seconds must be at least probe.ttft_seconds")
+    c = merged["concurrency"]
+    concurrency = ConcurrencySettings(
+        overall=v.integer(c, "overall", "concurrency.overall", minimum=1),
+        per_provider=v.integer(c, "per_provider", "concurrency.per_provider", minimum=1),
+    )
+    r = merged["rules"]
+    g = r["model_wide_guard"]
+    ladder = r["ladder_days"]
+    if not isinstance(ladder, list) or not ladder or not all(
+        isinstance(d, (int, float)) and not isinstance(d, bool) and d > 0 for d in ladder
+    ):
+        raise ConfigError(f"{source}: rules.ladder_days must be a non-empty list of positive numbers of days, like [1, 3, 7]")
+    rules = RuleSettings(
+        failed_rounds_to_suspend=v.integer(r, "failed_rounds_to_suspend", "rules.failed_rounds_to_suspend", minimum=1),
+        clean_rounds_to_restore=v.integer(r, "clean_rounds_to_restore", "rules.clean_rounds_to_restore", minimum=1),
+        ladder_days=tuple(ladder),
+        fade_days=v.integer(r, "fade_days", "rules.fade_days", minimum=1),
+        capacity_floor=v.integer(r, "capacity_floor", "rules.capacity_floor", minimum=0),
+        model_wide_guard=ModelWideGuard(
+            enabled=v.boolean(g, "enabled", "rules.model_wide_guard.enabled"),
+            min_fraction=v.number(g, "min_fraction", "rules.model_wide_guard.min_fraction", minimum=0.0, maximum=1.0),
+            min_endpoints=v.integer(g, "min_endpoints", "rules.model_wide_guard.min_endpoints", minimum=1),
+        ),
+    )
+    pa = merged["paths"]
+    paths = PathSettings(**{k: Path(v.string(pa, k, f"paths.{k}")) for k in DEFAULTS["paths"]})
+    return Config(mode=mode, models=models, controls=controls, contracts=contracts, languages=languages,
+                  probe=probe, concurrency=concurrency, rules=rules, paths=paths, source=source)
+
+
+def _merge(base: dict[str, Any], override: dict[str, Any], source: str, prefix: str) -> dict[str, Any]:
+    """Overlay `override` on `base`, refusing keys the defaults do not know (typos)."""
+    for key, value in override.items():
+        dotted = f"{prefix}{key}"
+        if key not in base:
+            known = ", ".join(sorted(base))
+            raise ConfigError(f"{source}: unknown key {dotted!r} (known here: {known})")
+        if isinstance(base[key], dict) and key not in ("controls",):
+            if not isinstance(value, dict):
+                raise ConfigError(f"{source}: {dotted} must be a mapping, got {type(value).__name__}")
+            base[key] = _merge(base[key], value, source, prefix=f"{dotted}.")
+        else:
+            base[key] = value
+    return base
+
+
+class _Validator:
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def _err(self, key: str, expected: str, value: Any) -> ConfigError:
+        return ConfigError(f"{self.source}: {key} must be {expected}, got {value!r}")
+
+    def choice(self, d: dict[str, Any], key: str, options: tuple[str, ...]) -> str:
+        value = d[key]
+        if value not in options:
+            raise self._err(key, " or ".join(options), value)
+        return str(value)
+
+    def string(self, d: dict[str, Any], key: str, key_path: str) -> str:
+        value = d[key]
+        if not isinstance(value, str) or not value.strip():
+            raise self._err(key_path, "a non-empty string", value)
+        return value
+
+    def str_list(self, d: dict[str, Any], key: str, key_path: str | None = None, nonempty: bool = True) -> list[str]:
+        value = d[key]
+        path = key_path or key
+        if not isinstance(value, list) or not all(isinstance(x, str) and x.strip() for x in value):
+            raise self._err(path, "a list of non-empty strings", value)
+        if nonempty and not value:
+            raise self._err(path, "a non-empty list", value)
+        return list(value)
+
+    def number(self, d: dict[str, Any], key: str, key_path: str, minimum: float | None = None,
+               maximum: float | None = None) -> float:
+        value = d[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self._err(key_path, "a number", value)
+        if minimum is not None and value < minimum:
+            raise self._err(key_path, f"a number >= {minimum}", value)
+        if maximum is not None and value > maximum:
+            raise self._err(key_path, f"a number <= {maximum}", value)
+        return float(value)
+
+    def integer(self, d: dict[str, Any], key: str, key_path: str, minimum: int | None = None) -> int:
+        value = d[key]
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self._err(key_path, "a whole number", value)
+        if minimum is not None and value < minimum:
+            raise self._err(key_path, f"a whole number >= {minimum}", value)
+        return value
+
+    def boolean(self, d: dict[str, Any], key: str, key_path: str) -> bool:
+        value = d[key]
+        if not isinstance(value, bool):
+            raise self._err(key_path, "true or false", value)
+        return value
