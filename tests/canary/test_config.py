@@ -1,0 +1,87 @@
+"""canary.yaml: defaults, overrides and errors that name the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from canary.config import ALL_LANGUAGES, DEFAULTS, ConfigError, load_config, parse_config
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_the_checked_in_file_loads():
+    config = load_config(REPO / "canary.yaml")
+    assert config.models, "the checked-in canary.yaml names at least one model"
+    assert config.mode in ("observe", "enforce")
+
+
+def test_an_empty_file_means_every_default(tmp_path):
+    (tmp_path / "c.yaml").write_text("")
+    config = load_config(tmp_path / "c.yaml")
+    assert config.mode == DEFAULTS["mode"]
+    assert config.probe.ttft_seconds == DEFAULTS["probe"]["ttft_seconds"]
+    assert config.rules.ladder_days == tuple(DEFAULTS["rules"]["ladder_days"])
+    assert config.rules.capacity_floor == DEFAULTS["rules"]["capacity_floor"]
+    assert config.languages == ALL_LANGUAGES
+
+
+def test_the_spec_numbers_are_the_defaults():
+    config = parse_config({})
+    assert config.probe.ttft_seconds == 10
+    assert config.rules.failed_rounds_to_suspend == 2
+    assert config.rules.clean_rounds_to_restore == 2
+    assert config.rules.ladder_days == (1, 3, 7)
+    assert config.rules.fade_days == 14
+    assert config.rules.capacity_floor == 2
+    assert config.probe.language_confirmations == 2
+    assert len(config.languages) == 17
+
+
+def test_a_nested_override_keeps_its_siblings():
+    config = parse_config({"probe": {"ttft_seconds": 5}})
+    assert config.probe.ttft_seconds == 5
+    assert config.probe.max_tokens == DEFAULTS["probe"]["max_tokens"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "key"),
+    [
+        ({"mode": "enforced"}, "mode"),
+        ({"probe": {"ttft_seconds": "ten"}}, "probe.ttft_seconds"),
+        ({"probe": {"ttft_seconds": -1}}, "probe.ttft_seconds"),
+        ({"probe": {"max_tokens": 2.5}}, "probe.max_tokens"),
+        ({"concurrency": {"per_provider": 0}}, "concurrency.per_provider"),
+        ({"rules": {"ladder_days": []}}, "rules.ladder_days"),
+        ({"rules": {"model_wide_guard": {"enabled": "yes"}}}, "rules.model_wide_guard.enabled"),
+        ({"rules": {"model_wide_guard": {"min_fraction": 1.5}}}, "rules.model_wide_guard.min_fraction"),
+        ({"languages": ["pt", "xx"]}, "languages"),
+        ({"models": ["no-slash"]}, "models"),
+        ({"contracts": ["speed"]}, "contracts"),
+        ({"probe": {"ttft_secs": 3}}, "probe.ttft_secs"),
+        ({"paths": {"state": ""}}, "paths.state"),
+    ],
+    ids=["mode", "ttft-not-number", "ttft-negative", "max-tokens-float", "per-provider-zero",
+         "empty-ladder", "guard-enabled-string", "guard-fraction", "unknown-language",
+         "model-without-author", "unknown-contract", "typo-key", "empty-path"],
+)
+def test_a_bad_value_is_refused_naming_its_key(raw, key):
+    with pytest.raises(ConfigError) as info:
+        parse_config(raw, source="canary.yaml")
+    assert key in str(info.value)
+    assert "canary.yaml" in str(info.value)
+
+
+def test_broken_yaml_names_the_file_and_line(tmp_path):
+    bad = tmp_path / "canary.yaml"
+    bad.write_text("mode: observe\nmodels: [a/b\nprobe: {}\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(bad)
+    assert str(bad) in str(info.value)
+    assert "line" in str(info.value)
+
+
+def test_a_missing_explicit_file_is_an_error(tmp_path):
+    with pytest.raises(ConfigError, match="no such configuration file"):
+        load_config(tmp_path / "missing.yaml")
