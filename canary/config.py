@@ -40,7 +40,7 @@ DEFAULTS: dict[str, Any] = {
     },
     "concurrency": {
         "overall": 32,                  # simultaneous requests per round, all providers
-        "per_provider": 2,              # simultaneous requests to one provider
+        "per_provider": 4,              # simultaneous requests to one provider: a clean round sends 4
     },
     "rules": {
         "failed_rounds_to_suspend": 2,

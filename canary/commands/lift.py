@@ -1,0 +1,41 @@
+"""`canary lift --model M --provider P --reason R`: end a suspension by hand (audited).
+
+The provider's failed streak restarts, so it is suspended again only after two fresh failed
+rounds; its ladder rung is kept (a lifted host that fails again climbs the ladder).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from canary import audit
+from canary.commands._options import add_common, config_of, now_of
+from canary.state import load_state, save_state
+from canary.store import StoreError
+from judge.report import ReportError
+from judge.rules import LiftError, lift
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser("lift", help="end a provider's suspension by hand")
+    p.add_argument("--model", required=True)
+    p.add_argument("--provider", required=True)
+    p.add_argument("--reason", required=True, help="why (recorded in the audit log)")
+    add_common(p, files=("state", "audit"))
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    config = config_of(args)
+    try:
+        now = now_of(args)
+        state = load_state(config.paths.state)
+        new_state, decision = lift(state, args.model, args.provider, now=now, reason=args.reason)
+    except (StoreError, ReportError, LiftError) as exc:
+        print(f"canary lift: {exc}", file=sys.stderr)
+        return 2
+    audit.append(config.paths.audit, audit.decision_lines([decision], round_id=None, mode=config.mode, now=now))
+    save_state(config.paths.state, new_state)
+    print(f"canary lift: lifted the suspension of {args.provider} for {args.model}")
+    return 0

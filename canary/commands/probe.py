@@ -1,0 +1,146 @@
+"""`canary probe`: run one round (`pytest probes`) and say where the reports are.
+
+Without OPENROUTER_API_KEY the bundled simulator is started as a subprocess (the same one
+`canary sim` serves; a subprocess keeps its timing independent of the round's own CPU load)
+and the round points OPENROUTER_BASE_URL at it with a dummy key.
+
+Exit codes: quality failures are the normal business of a round, so
+  0  the round completed (whatever the hosts did);
+  1  the round is incomplete (discovery failed, cut short, nothing selected): the judge will
+     change no streak for it;
+  2  the round could not run (configuration, usage or internal error, no results.json);
+  3  the upstream refused the API key.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import probes
+from canary.config import load_config
+
+SIMULATOR_KEY = "sk-canary-bundled-simulator"
+PROJECT_ROOT = Path(probes.__file__).resolve().parent.parent
+SIM_START_TIMEOUT_S = 30.0
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("probe", help="run one round: probe every endpoint pinned, write the reports",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--config", default=argparse.SUPPRESS, help="configuration file (default: canary.yaml)")
+    p.add_argument("--model", action="append", default=None, help="model id to probe (repeatable; default: canary.yaml)")
+    p.add_argument("-k", dest="keyword", default=None, metavar="EXPR", help="pytest -k expression, e.g. a tag: aurora/fp8")
+    p.add_argument("-m", dest="marker", default=None, metavar="CONTRACT",
+                   help="pytest -m expression over contracts: latency, refusal, structured, language")
+    p.add_argument("--workers", type=int, default=0, metavar="N", help="pytest-xdist workers (default 0: one process)")
+    p.add_argument("--scenario", default=None, metavar="FILE", help="simulator scenario (only without OPENROUTER_API_KEY)")
+    p.add_argument("--seed", type=int, default=0, help="simulator seed (default 0)")
+    p.add_argument("--round", type=int, default=1, dest="round_number", help="simulator round number (default 1)")
+    p.add_argument("--reports", default=None, metavar="DIR", help="reports directory (default: paths.reports)")
+    p.add_argument("--discovery-snapshot", default=None, metavar="FILE", help="replay a saved discovery.json")
+    p.add_argument("pytest_args", nargs=argparse.REMAINDER, help="after --: more pytest options")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    config_path = getattr(args, "config", None)
+    config = load_config(config_path)  # fail early, with canary's own message, on a bad file
+    reports = Path(args.reports or config.paths.reports).resolve()
+    env = dict(os.environ)
+    try:
+        with _upstream(env, args) as upstream:
+            cmd = pytest_command(args, reports, config_path)
+            print(f"canary probe: upstream {upstream}; reports in {reports}", flush=True)
+            rc = subprocess.call(cmd, cwd=PROJECT_ROOT, env=env)
+    except RuntimeError as exc:
+        print(f"canary probe: {exc}", file=sys.stderr)
+        return 2
+    code = exit_code(rc, reports / "results.json")
+    print(f"canary probe: results {reports / 'results.json'}, JUnit {reports / 'junit.xml'}, "
+          f"Allure results {reports / 'allure-results'} (exit {code})")
+    return code
+
+
+def pytest_command(args: argparse.Namespace, reports: Path, config_path: str | None) -> list[str]:
+    cmd = [sys.executable, "-m", "pytest", "probes", "-p", "no:cacheprovider", "-q", "-rfE",
+           f"--canary-reports={reports}", f"--junitxml={reports / 'junit.xml'}",
+           f"--alluredir={reports / 'allure-results'}", "--clean-alluredir"]
+    if config_path:
+        cmd.append(f"--canary-config={Path(config_path).resolve()}")
+    for model in args.model or ():
+        cmd.append(f"--canary-model={model}")
+    if args.keyword:
+        cmd += ["-k", args.keyword]
+    if args.marker:
+        cmd += ["-m", args.marker]
+    if args.workers:
+        cmd += ["-n", str(args.workers)]
+    if args.discovery_snapshot:
+        cmd.append(f"--discovery-snapshot={Path(args.discovery_snapshot).resolve()}")
+    extra = list(args.pytest_args or ())
+    return cmd + (extra[1:] if extra[:1] == ["--"] else extra)
+
+
+def exit_code(pytest_rc: int, results: Path) -> int:
+    """Map pytest's exit code and the round's own verdict onto canary's exit codes."""
+    try:
+        doc = json.loads(results.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return 2
+    if pytest_rc in (3, 4):
+        return 2
+    if doc.get("complete") is True:
+        return 0
+    reason = str(doc.get("incomplete_reason") or "")
+    return 3 if "OPENROUTER_API_KEY" in reason else 1
+
+
+@contextmanager
+def _upstream(env: dict[str, str], args: argparse.Namespace) -> Iterator[str]:
+    """OpenRouter when a key is set; otherwise a simulator subprocess for the round's duration."""
+    if env.get("OPENROUTER_API_KEY", "").strip():
+        yield env.get("OPENROUTER_BASE_URL") or "openrouter"
+        return
+    with start_simulator_process(args.scenario, args.seed, args.round_number) as base_url:
+        env["OPENROUTER_BASE_URL"] = base_url
+        env["OPENROUTER_API_KEY"] = SIMULATOR_KEY
+        yield f"the bundled simulator at {base_url}"
+
+
+@contextmanager
+def start_simulator_process(scenario: str | None, seed: int, round_number: int,
+                            extra: Sequence[str] = ()) -> Iterator[str]:
+    """`python -m simulator ...` on port 0; yields its base URL (first stdout line), stops it after."""
+    cmd = [sys.executable, "-m", "simulator", "--port", "0", "--seed", str(seed), "--round", str(round_number), *extra]
+    if scenario:
+        cmd += ["--scenario", str(Path(scenario).resolve())]
+    proc = subprocess.Popen(cmd, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline().strip()
+        if "serving on " not in line:
+            raise RuntimeError(f"the simulator did not start: {line or 'no output'}")
+        # Keep draining its output: a full pipe would block the simulator mid-round.
+        threading.Thread(target=_drain, args=(proc.stdout,), daemon=True).start()
+        yield line.rsplit(" ", 1)[-1]
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _drain(stream: Iterable[str]) -> None:
+    for _ in stream:
+        pass

@@ -1,0 +1,126 @@
+"""`canary round`: one whole round on this machine — probe, judge, summary, Allure report.
+
+This is the README's first command. It runs exactly the steps the scheduled workflow runs
+(`canary probe`, `canary judge`, `canary summary`, `canary report`), in one process, so what a
+developer sees locally is what the workflow does.
+
+Without OPENROUTER_API_KEY the round runs against the bundled simulator, and the judge's
+files live in <reports>/simulator-state/ instead of state/: a demo round must never write
+suspensions of simulated hosts into the state the chat backend reads. Each simulator round
+advances the simulator's round number, so scenarios that change over time play out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from canary import report, summary
+from canary.config import Config, load_config
+
+SIMULATOR_STATE_DIR = "simulator-state"
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "round", help="run one whole round: probe, judge, print the summary, render the report",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--config", default=argparse.SUPPRESS, help="configuration file (default: canary.yaml)")
+    p.add_argument("--model", action="append", default=None, help="model id to probe (repeatable)")
+    p.add_argument("-k", dest="keyword", default=None, metavar="EXPR", help="pytest -k expression, e.g. a tag")
+    p.add_argument("-m", dest="marker", default=None, metavar="CONTRACT", help="pytest -m expression over contracts")
+    p.add_argument("--workers", type=int, default=0, metavar="N", help="pytest-xdist workers (default 0: one process)")
+    p.add_argument("--scenario", default=None, metavar="FILE", help="simulator scenario (only without a key)")
+    p.add_argument("--seed", type=int, default=None, help="simulator seed (default: the round number)")
+    p.add_argument("--mode", choices=("observe", "enforce"), default=None, help="override canary.yaml's mode")
+    p.add_argument("--now", default=None, metavar="ISO8601", help="judge at this time (default: now)")
+    p.add_argument("--reports", default=None, metavar="DIR", help="reports directory (default: paths.reports)")
+    p.add_argument("--no-report", action="store_true", help="skip rendering the Allure HTML report")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from canary.cli import main as canary  # the same entry point the workflow calls, step by step
+
+    config_path = getattr(args, "config", None)
+    config = load_config(config_path)
+    reports = Path(args.reports or config.paths.reports)
+    on_simulator = not os.environ.get("OPENROUTER_API_KEY", "").strip()
+    state, audit = _state_files(config, reports, on_simulator)
+    common = ["--config", config_path] if config_path else []
+
+    probe = [*common, "probe", "--reports", str(reports)]
+    for model in args.model or ():
+        probe += ["--model", model]
+    if args.keyword:
+        probe += ["-k", args.keyword]
+    if args.marker:
+        probe += ["-m", args.marker]
+    if args.workers:
+        probe += ["--workers", str(args.workers)]
+    if on_simulator:
+        number = _rounds_applied(state) + 1
+        probe += ["--round", str(number), "--seed", str(args.seed if args.seed is not None else number)]
+        if args.scenario:
+            probe += ["--scenario", args.scenario]
+    probe += ["--", f"--canary-state={state}"]
+    probe_rc = canary(probe)
+    results = reports / "results.json"
+    if probe_rc == 2 or not results.exists():
+        print("canary round: the probes produced no results.json; nothing to judge", file=sys.stderr)
+        return 2
+
+    decisions = reports / "decisions.json"
+    judge = [*common, "judge", str(results), "--state", str(state), "--audit", str(audit),
+             "--decisions-out", str(decisions), "--no-notify"]
+    if args.mode:
+        judge += ["--mode", args.mode]
+    if args.now:
+        judge += ["--now", args.now]
+    judge_rc = canary(judge)
+
+    print()
+    print(summary.to_text(_read_json(results), _read_json(decisions) if judge_rc == 0 else None))
+    if on_simulator:
+        print(f"\n(simulator round: the judge's state is in {state.parent}/, not in {config.paths.state.parent}/)")
+    if not args.no_report:
+        _render_report(reports)
+    return max(probe_rc, judge_rc)
+
+
+def _state_files(config: Config, reports: Path, on_simulator: bool) -> tuple[Path, Path]:
+    if not on_simulator:
+        return config.paths.state, config.paths.audit
+    folder = reports / SIMULATOR_STATE_DIR
+    return folder / config.paths.state.name, folder / config.paths.audit.name
+
+
+def _rounds_applied(state: Path) -> int:
+    """How many rounds the judge has applied to this (simulator) state: the next round's number."""
+    try:
+        doc = json.loads(state.read_text(encoding="utf-8"))
+        return len(doc.get("applied_rounds") or [])
+    except (OSError, ValueError, AttributeError):
+        return 0
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _render_report(reports: Path) -> None:
+    try:
+        done = report.render([reports / "allure-results"], history=reports / "allure-history",
+                             out=reports / "allure-report", single_file=True)
+    except report.ReportError as exc:
+        print(f"\n(Allure report not rendered: {exc})")
+        return
+    print(f"\nAllure report (round #{done.build_order} of its trend): {done.out}/index.html")

@@ -1,0 +1,79 @@
+"""`canary status [--model M]`: a table of every provider the judge remembers, and its state."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import datetime
+
+from canary.commands._options import add_common, config_of, now_of
+from canary.provider_ignore import load_layers
+from canary.state import fmt_time
+from canary.store import StoreError
+from judge.exclusions import Exclusion
+from judge.report import ReportError
+from judge.state import JudgeState, ProviderState
+
+COLUMNS = ("provider", "state", "failed", "clean", "rung", "suspended until", "last reasons")
+MAX_REASONS_SHOWN = 2
+REASON_WIDTH = 60
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser("status", help="show each provider's streaks, suspension and ladder")
+    p.add_argument("--model", default=None, help="only this model")
+    add_common(p, files=("state", "builtin", "incidents"))
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    config = config_of(args)
+    try:
+        now = now_of(args)
+        state, exclusions = load_layers(config.paths.state, config.paths.builtin, config.paths.incidents)
+    except (StoreError, ReportError) as exc:
+        print(f"canary status: {exc}", file=sys.stderr)
+        return 2
+    print(render_status(state, exclusions, now, model=args.model))
+    return 0
+
+
+def provider_state(ps: ProviderState, people: list[Exclusion], now: datetime) -> str:
+    """One word for a person: excluded by people, suspended, would-suspended, or probed."""
+    if any(e.layer == "builtin" for e in people):
+        return "builtin"
+    if people:
+        return "incident"
+    s = ps.suspension
+    if s is not None and s.active(now):
+        return "suspended" if s.mode == "enforce" else "would-suspend"
+    if ps.failed_streak:
+        return "failing"
+    return "ok"
+
+
+def render_status(state: JudgeState, exclusions: tuple[Exclusion, ...], now: datetime, *, model: str | None) -> str:
+    models = sorted(set(state.models) | {e.model for e in exclusions})
+    if model is not None:
+        models = [m for m in models if m == model]
+    if not models:
+        return "canary status: nothing recorded yet" + (f" for {model}" if model else "")
+    out = []
+    for m in models:
+        rows = []
+        providers = dict(state.models.get(m, {}))
+        active = [e for e in exclusions if e.model == m and e.active(now)]
+        for e in active:
+            providers.setdefault(e.provider, ProviderState())
+        for p, ps in sorted(providers.items()):
+            s = ps.suspension
+            reasons = "; ".join(r.replace("\n", " ") for r in ps.last_reasons[:MAX_REASONS_SHOWN])
+            rows.append((p, provider_state(ps, [e for e in active if e.provider == p], now),
+                         str(ps.failed_streak), str(ps.clean_streak), str(ps.ladder.rung),
+                         fmt_time(s.until) if s is not None else "-", reasons[:REASON_WIDTH] or "-"))
+        widths = [max(len(str(r[i])) for r in [COLUMNS, *rows]) for i in range(len(COLUMNS))]
+        out.append(f"{m}  (at {fmt_time(now)})")
+        for row in [COLUMNS, tuple("-" * w for w in widths), *rows]:
+            out.append("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
+        out.append("")
+    return "\n".join(out).rstrip()

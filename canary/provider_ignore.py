@@ -1,0 +1,85 @@
+"""The chat backend's view: the effective provider.ignore list of a model, kept fresh.
+
+    from canary.provider_ignore import ProviderIgnore
+    ignore = ProviderIgnore("state/canary-state.json", "exclusions/builtin.yaml", "exclusions/incidents.yaml")
+    request["provider"] = {"ignore": ignore.get("deepseek/deepseek-chat-v3-0324")}
+
+No redeploy is needed: each get() stats the three files and re-reads one only when its
+modification time, size or inode changed (commit-back and `canary incident` replace files
+atomically, so a new inode always shows). When a file cannot be read or is corrupt, a warning is
+logged and the last good contents of that file keep being served; a file that has never been
+read successfully (or does not exist yet) counts as empty; a file that disappears after a good
+read keeps serving its last contents (a checkout in progress must not open routing). Expiry is evaluated at every call, so an incident or
+suspension ends on time without any file changing. Depends only on the standard library and
+PyYAML (through canary.store and judge/).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from canary.state import load_state
+from canary.store import StoreError, load_exclusions
+from judge.exclusions import BUILTIN, INCIDENT, Exclusion, effective_ignore
+from judge.state import JudgeState
+
+log = logging.getLogger(__name__)
+
+
+def load_layers(state: Path, builtin: Path, incidents: Path) -> tuple[JudgeState, tuple[Exclusion, ...]]:
+    """Read the three layers once (StoreError on a bad file)."""
+    return load_state(Path(state)), load_exclusions(Path(builtin), BUILTIN) + load_exclusions(Path(incidents), INCIDENT)
+
+
+class _Watched:
+    """One file: its last good parsed value and the stat signature it was read at."""
+
+    def __init__(self, path: Path, load: Callable[[Path], Any], empty: Any) -> None:
+        self.path, self.load, self.value = path, load, empty
+        self.signature: tuple[int, int, int] | None = None
+
+    def refresh(self) -> Any:
+        try:
+            st = os.stat(self.path)
+            signature = (st.st_mtime_ns, st.st_size, st.st_ino)
+        except FileNotFoundError:
+            if self.signature is not None:
+                # Mid-checkout or deleted by mistake: routing should not flap open because of it.
+                log.warning("canary: %s is missing; serving its last good contents", self.path)
+            return self.value
+        except OSError as exc:
+            log.warning("canary: cannot stat %s (%s); serving its last good contents", self.path, exc.strerror)
+            return self.value
+        if signature != self.signature:
+            try:
+                self.value = self.load(self.path)
+                self.signature = signature
+            except (StoreError, OSError) as exc:
+                # Keep the old signature so the next call retries, and keep serving the last good list.
+                log.warning("canary: %s; serving its last good contents", exc)
+        return self.value
+
+
+class ProviderIgnore:
+    """Thread-safe, self-refreshing effective provider.ignore lists for the chat backend."""
+
+    def __init__(self, state: str | os.PathLike[str], builtin: str | os.PathLike[str],
+                 incidents: str | os.PathLike[str]) -> None:
+        self._lock = threading.Lock()
+        self._state = _Watched(Path(state), load_state, JudgeState())
+        self._builtin = _Watched(Path(builtin), lambda p: load_exclusions(p, BUILTIN), ())
+        self._incidents = _Watched(Path(incidents), lambda p: load_exclusions(p, INCIDENT), ())
+
+    def get(self, model: str, now: datetime | None = None) -> list[str]:
+        """Provider tags to put in provider.ignore for `model` (sorted; [] when nothing is excluded)."""
+        when = now or datetime.now(UTC)
+        with self._lock:
+            state = self._state.refresh()
+            exclusions = self._builtin.refresh() + self._incidents.refresh()
+        return effective_ignore(model, exclusions, state, when)

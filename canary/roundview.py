@@ -1,0 +1,232 @@
+"""One round shaped for display: results (+ the judge's decisions, if any) -> a `RoundView`.
+
+Pure: dicts in, a `RoundView` out, rendered as Markdown (`$GITHUB_STEP_SUMMARY`) or as plain
+terminal text by canary.summary. The inputs are the JSON documents of
+ARCHITECTURE.md (`reports/results.json`) and of `canary judge` (`reports/decisions.json`).
+Every string taken from them is upstream data and is cleaned by the renderers, never here;
+this module only shapes, sorts and counts, and tolerates missing or odd-typed fields (a
+summary must still print when a shard's report is half-written).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from canary.config import CONTRACTS
+
+# GitHub runs the schedule every 30 min but routinely starts runs 5-15 min late; beyond this
+# the gap means a run was delayed a lot or dropped, which the reader should know.
+GAP_WARNING_MINUTES = 45
+
+# When one (model, provider, contract) has several cases (shards overlapping, a re-run), the
+# most alarming outcome is the one to show.
+SEVERITY = ("fail", "transport_error", "inconclusive", "pass", "not_applicable")
+
+# The decisions this round, in the order a reader needs them: what changed traffic first.
+DECISION_LABELS: dict[str, str] = {
+    "suspend": "Suspended",
+    "would_suspend": "Would suspend (observe mode)",
+    "floor_held": "Floor held (not suspended: too few endpoints would remain)",
+    "restore": "Restored",
+    "expired": "Suspension expired",
+    "lift": "Lifted by hand",
+    "probe_weak": "Probe weak (its passes are no evidence)",
+    "model_wide_guard": "Model-wide guard (the whole model fails: counts for nobody)",
+    "incomplete_round": "Incomplete round (no streak changed)",
+    "incident_add": "Incident exclusion added",
+    "incident_remove": "Incident exclusion removed",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One model x provider x contract outcome."""
+
+    outcome: str
+    reason: str
+    control: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One endpoint of one model: its cells by contract and its time to first token."""
+
+    model: str
+    provider: str
+    cells: dict[str, Cell]
+    ttft_s: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    action: str
+    model: str
+    provider: str
+    reason: str
+    until: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RoundView:
+    """Everything the summary shows, in display order; strings still raw (untrusted)."""
+
+    round_ids: tuple[str, ...]
+    started_at: str | None
+    upstream: str | None
+    complete: bool
+    incomplete_reasons: tuple[str, ...]
+    contracts: tuple[str, ...]
+    rows: tuple[Row, ...]
+    counts: dict[str, int]
+    weak_probes: tuple[dict[str, str], ...]
+    has_decisions: bool
+    stale_decisions: str | None  # round id of a decisions file that belongs to another round
+    mode: str | None
+    gap_minutes: float | None
+    decisions: tuple[Decision, ...]
+    ignore: dict[str, tuple[str, ...]]
+    would_ignore: dict[str, tuple[str, ...]]
+
+    @property
+    def gap_warning(self) -> bool:
+        return self.gap_minutes is not None and self.gap_minutes > GAP_WARNING_MINUTES
+
+
+def merge_results(documents: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """Merge the results.json of several shards of one round into one document."""
+    docs = [d for d in documents if isinstance(d, Mapping)]
+    models: dict[str, Any] = {}
+    cases: list[Any] = []
+    weak: list[Any] = []
+    for doc in docs:
+        for model, entry in _mapping(doc.get("models")).items():
+            providers = set(models.get(model, {}).get("providers", []))
+            providers.update(str(p) for p in _list(_mapping(entry).get("providers")))
+            models[str(model)] = {"providers": sorted(providers)}
+        cases.extend(_list(doc.get("cases")))
+        weak.extend(_list(doc.get("weak_probes")))
+    starts = sorted(str(d["started_at"]) for d in docs if d.get("started_at"))
+    return {
+        "round_ids": [str(d.get("round_id", "?")) for d in docs],
+        "started_at": starts[0] if starts else None,
+        "upstream": next((str(d["upstream"]) for d in docs if d.get("upstream")), None),
+        "complete": bool(docs) and all(d.get("complete") is True for d in docs),
+        "incomplete_reasons": [str(d["incomplete_reason"]) for d in docs if d.get("incomplete_reason")],
+        "models": models,
+        "cases": cases,
+        "weak_probes": weak,
+    }
+
+
+def build_view(results: Mapping[str, Any], decisions: Mapping[str, Any] | None = None) -> RoundView:
+    """Shape one round (a results document or a merge_results() output) for display."""
+    merged = results if "round_ids" in results else merge_results([results])
+    cases = [c for c in _list(merged.get("cases")) if isinstance(c, Mapping)]
+    seen = {str(c.get("contract")) for c in cases}
+    contracts = tuple(c for c in CONTRACTS if c in seen) + tuple(sorted(seen - set(CONTRACTS)))
+    counts: dict[str, int] = {}
+    for case in cases:
+        outcome = str(case.get("outcome"))
+        counts[outcome] = counts.get(outcome, 0) + 1
+    round_ids = tuple(merged.get("round_ids", ()))
+    stale = _stale(decisions, round_ids)
+    dec = decisions if decisions is not None and stale is None else {}
+    return RoundView(
+        round_ids=round_ids,
+        started_at=merged.get("started_at"),
+        upstream=merged.get("upstream"),
+        complete=bool(merged.get("complete")),
+        incomplete_reasons=tuple(merged.get("incomplete_reasons", ())),
+        contracts=contracts or CONTRACTS,
+        rows=_rows(merged, cases),
+        counts=counts,
+        weak_probes=tuple(
+            {k: str(w.get(k, "")) for k in ("model", "contract", "control", "reason")}
+            for w in _list(merged.get("weak_probes")) if isinstance(w, Mapping)
+        ),
+        has_decisions=decisions is not None and stale is None,
+        stale_decisions=stale,
+        mode=str(dec["mode"]) if dec.get("mode") else None,
+        gap_minutes=_number(dec.get("gap_minutes")),
+        decisions=_decisions(_list(dec.get("decisions"))),
+        ignore=_tag_lists(dec.get("ignore")),
+        would_ignore=_tag_lists(dec.get("would_ignore")),
+    )
+
+
+def _stale(decisions: Mapping[str, Any] | None, round_ids: tuple[str, ...]) -> str | None:
+    """The decisions' round id when they judged another round (a decisions.json left over from
+    the previous round, before `canary judge` ran on this one): showing them would mislead.
+    The judge names a round of several shards by their ids joined with "+"."""
+    if decisions is None or not decisions.get("round_id") or not round_ids:
+        return None
+    judged = str(decisions["round_id"])
+    return None if set(judged.split("+")) == set(round_ids) else judged
+
+
+def _rows(merged: Mapping[str, Any], cases: list[Mapping[str, Any]]) -> tuple[Row, ...]:
+    by_endpoint: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    # Discovered endpoints with no case yet (a cut-short round) still get a row: a blank
+    # row is information, a missing one hides a host.
+    for model, entry in _mapping(merged.get("models")).items():
+        for provider in _list(_mapping(entry).get("providers")):
+            by_endpoint.setdefault((str(model), str(provider)), [])
+    for case in cases:
+        by_endpoint.setdefault((str(case.get("model")), str(case.get("provider"))), []).append(case)
+    rows = []
+    for (model, provider), group in sorted(by_endpoint.items()):
+        cells: dict[str, Cell] = {}
+        for case in sorted(group, key=_severity):
+            cells.setdefault(str(case.get("contract")), Cell(
+                outcome=str(case.get("outcome")), reason=str(case.get("reason") or ""),
+                control=case.get("control") is True))
+        rows.append(Row(model, provider, cells, _ttft(group)))
+    return tuple(rows)
+
+
+def _ttft(group: list[Mapping[str, Any]]) -> float | None:
+    """The latency contract's TTFT (what the threshold judges), else the fastest seen.
+
+    A latency case without a TTFT (the stream never started) shows none: another contract's
+    fast reply next to a latency transport error would misread as a healthy host.
+    """
+    latency = [c for c in group if c.get("contract") == "latency"]
+    if latency:
+        return _number(latency[0].get("ttft_s"))
+    others = [t for t in (_number(c.get("ttft_s")) for c in group) if t is not None]
+    return min(others) if others else None
+
+
+def _severity(case: Mapping[str, Any]) -> int:
+    outcome = case.get("outcome")
+    return SEVERITY.index(outcome) if outcome in SEVERITY else -1  # unknown values stand out
+
+
+def _decisions(items: list[Any]) -> tuple[Decision, ...]:
+    order = list(DECISION_LABELS)
+    decisions = [
+        Decision(action=str(d.get("action")), model=str(d.get("model") or ""),
+                 provider=str(d.get("provider") or ""), reason=str(d.get("reason") or ""),
+                 until=str(d["until"]) if d.get("until") else None)
+        for d in items if isinstance(d, Mapping)
+    ]
+    return tuple(sorted(decisions, key=lambda d: (
+        order.index(d.action) if d.action in order else len(order), d.model, d.provider)))
+
+
+def _tag_lists(value: Any) -> dict[str, tuple[str, ...]]:
+    return {str(m): tuple(str(t) for t in _list(tags)) for m, tags in sorted(_mapping(value).items())}
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list) else []
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None

@@ -1,0 +1,182 @@
+"""File I/O for the judge's files: atomic writes, JSON and exclusion YAML read with clear errors.
+
+Every write goes to a temporary file in the same directory, is fsynced, then os.replace()d over
+the target, so a reader (the chat backend, a person, git) never sees half a file. Every read
+that fails raises StoreError naming the file, the line when known, and what to do; commands
+catch it before writing anything.
+
+Exclusion files (builtin.yaml, incidents.yaml) map a model id to a list of entries:
+
+    "deepseek/deepseek-chat-v3-0324":
+      - provider: "aurora/fp8"
+        reason: "stray punctuation at the start of replies"
+        since: "2026-11-29"                 # builtin only, optional
+        added_at: "2026-11-29T22:30:00Z"    # incidents: required
+        expires: "2026-12-06T00:00:00Z"     # incidents: optional
+        added_by: "alice"                   # incidents: optional
+
+They are walked as YAML nodes (not plain dicts) so that every error carries its line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from datetime import UTC, date, datetime, time
+from pathlib import Path
+from typing import Any, NoReturn
+
+import yaml
+
+from judge.exclusions import BUILTIN, INCIDENT, Exclusion
+from judge.report import ReportError, parse_time
+from judge.tags import describe_invalid_tag, is_valid_tag
+
+_NULL_TAG = "tag:yaml.org,2002:null"
+_FIELDS = {BUILTIN: ({"provider", "reason"}, {"since"}),
+           INCIDENT: ({"provider", "reason", "added_at"}, {"expires", "added_by"})}
+
+
+class StoreError(ValueError):
+    """A file canary refuses to read or write; the message says which, where, and what to do."""
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Replace `path` with `text` atomically (temp file in the same dir, fsync, os.replace)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(directory: Path) -> None:
+    # Makes the rename itself durable; not every platform lets a directory be opened.
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write_json(path: Path, data: Any) -> None:
+    """Write JSON deterministically (sorted keys, 2-space indent, final newline): no-op runs give no diff."""
+    atomic_write_text(path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+
+
+def read_text(path: Path, what: str) -> str | None:
+    """The file's text, or None when it does not exist."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError:
+        raise StoreError(f"{path}: is not UTF-8 text; restore the {what} from git (git checkout -- {path})") from None
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot be read ({exc.strerror}); check its permissions") from None
+
+
+def read_json(path: Path, what: str, fix: str) -> Any | None:
+    """Decoded JSON, or None when the file does not exist."""
+    text = read_text(path, what)
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise StoreError(f"{path}: line {exc.lineno} column {exc.colno}: the {what} is not valid JSON "
+                         f"({exc.msg}); {fix}. Nothing was written.") from None
+
+
+def load_exclusions(path: Path, layer: str) -> tuple[Exclusion, ...]:
+    """Entries of builtin.yaml (layer "builtin") or incidents.yaml ("incident"); () when missing."""
+    text = read_text(path, f"{layer} exclusion file")
+    if text is None:
+        return ()
+    return parse_exclusions(text, layer, str(path))
+
+
+def parse_exclusions(text: str, layer: str, source: str) -> tuple[Exclusion, ...]:
+    """Validate an exclusion file's text; StoreError names the line of the first problem."""
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f" line {mark.line + 1}:" if mark is not None else ""
+        raise StoreError(f"{source}:{line} not valid YAML ({getattr(exc, 'problem', exc)}); fix the syntax "
+                         "(see the format in the file's header) or revert it with git. Nothing was written.") from None
+    if root is None or (isinstance(root, yaml.ScalarNode) and root.tag == _NULL_TAG):
+        return ()
+    if not isinstance(root, yaml.MappingNode):
+        _fail(source, root, "the top level must map model ids to lists of entries")
+    entries: list[Exclusion] = []
+    seen: set[str] = set()
+    for key, value in root.value:
+        model = key.value if isinstance(key, yaml.ScalarNode) else None
+        if not is_valid_tag(model):
+            _fail(source, key, f"model id {describe_invalid_tag(model)}")
+        if model in seen:
+            _fail(source, key, f"model {model} is listed twice; merge its entries under one key")
+        seen.add(model)
+        if isinstance(value, yaml.ScalarNode) and value.tag == _NULL_TAG:
+            continue  # a model key with no entries yet
+        if not isinstance(value, yaml.SequenceNode):
+            _fail(source, value, f"{model}: expected a list of entries (- provider: ...)")
+        entries.extend(_entry(source, layer, model, item) for item in value.value)
+    return tuple(entries)
+
+
+def _entry(source: str, layer: str, model: str, node: yaml.Node) -> Exclusion:
+    if not isinstance(node, yaml.MappingNode):
+        _fail(source, node, f"{model}: each entry must be a mapping with provider and reason")
+    required, optional = _FIELDS[layer]
+    fields: dict[str, str] = {}
+    for key, value in node.value:
+        name = key.value if isinstance(key, yaml.ScalarNode) else None
+        if name not in required | optional:
+            _fail(source, key, f"unknown field {name!a}; allowed: {', '.join(sorted(required | optional))}")
+        if not isinstance(value, yaml.ScalarNode):
+            _fail(source, value, f"{name}: expected a single value")
+        fields[str(name)] = value.value
+    missing = sorted(required - fields.keys())
+    if missing:
+        _fail(source, node, f"{model}: entry lacks {', '.join(missing)}")
+    if not is_valid_tag(fields["provider"]):
+        _fail(source, node, f"provider {describe_invalid_tag(fields['provider'])}")
+    times = {}
+    for name in ("since", "added_at", "expires"):
+        if fields.get(name):
+            times[name] = _time(source, node, name, fields[name])
+    return Exclusion(model=model, provider=fields["provider"], layer=layer, reason=fields["reason"],
+                     since=times.get("since") or times.get("added_at"), expires=times.get("expires"),
+                     added_by=fields.get("added_by"), line=node.start_mark.line + 1)
+
+
+def _time(source: str, node: yaml.Node, name: str, value: str) -> datetime:
+    try:
+        return parse_time(value, name)
+    except ReportError:
+        pass
+    try:
+        return datetime.combine(date.fromisoformat(value), time(), tzinfo=UTC)
+    except ValueError:
+        _fail(source, node, f"{name}: {value!r} is not a date or ISO 8601 time like 2026-11-29T22:30:00Z")
+
+
+def _fail(source: str, node: yaml.Node, problem: str) -> NoReturn:
+    raise StoreError(f"{source}: line {node.start_mark.line + 1}: {problem}. Fix the entry (the file's header "
+                     "shows the format) or revert it with git. Nothing was written.")

@@ -1,0 +1,45 @@
+"""Encoding corruption: mojibake, the U+FFFD replacement character, and control characters.
+
+`ftfy.badness.is_bad` flagged none of ~12,700 clean lines in the 17 scripts and 98-100% of
+UTF-8 text decoded as cp1252/latin-1 (judging-notes). It does not see U+FFFD or control
+characters, so those are checked here directly. `ftfy.fix_text(t) != t` is deliberately not
+used: it rewrites most clean Chinese lines (width normalisation) and curly quotes.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ftfy.badness import is_bad
+
+# A common chat emoticon in pt/es ("¬¬") that is_bad mistakes for mojibake.
+_ALLOWED_LOOKALIKES = re.compile(r"¬{2,}")
+# C0 and C1 control characters, except the whitespace a reply legitimately contains.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+REPLACEMENT_CHARACTER = "\ufffd"
+# How much text around a finding the reason quotes.
+EXCERPT_CHARS = 24
+
+
+def find_corruption(text: str) -> str | None:
+    """The reason the text is visibly corrupted, or None when its encoding looks healthy."""
+    position = text.find(REPLACEMENT_CHARACTER)
+    if position >= 0:
+        count = text.count(REPLACEMENT_CHARACTER)
+        where = _excerpt(text, position)
+        return f"encoding: {count} U+FFFD replacement character(s), first near {where}"
+    control = _CONTROL.search(text)
+    if control:
+        code = f"U+{ord(control.group()):04X}"
+        return f"encoding: control character {code} near {_excerpt(text, control.start())}"
+    for line in text.splitlines():
+        if is_bad(_ALLOWED_LOOKALIKES.sub(" ", line)):
+            where = _excerpt(line, 0)
+            return f"encoding: mojibake (UTF-8 decoded as a legacy code page) in {where}"
+    return None
+
+
+def _excerpt(text: str, position: int) -> str:
+    start = max(0, position - EXCERPT_CHARS // 2)
+    snippet = text[start:start + EXCERPT_CHARS]
+    return repr(snippet)

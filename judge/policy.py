@@ -1,0 +1,54 @@
+"""The judge's rules as one value: thresholds, the ladder, the floor, the guard, the rotation.
+
+Defaults mirror canary.config.DEFAULTS["rules"] and ALL_LANGUAGES (judge/ may not import canary/,
+so canary/state.py builds a Policy from the loaded RuleSettings; a test checks the two agree).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Same order as canary.config.ALL_LANGUAGES: the rotation order of the language contract.
+DEFAULT_LANGUAGES: tuple[str, ...] = (
+    "pt", "es", "id", "ko", "ja", "zh", "en", "fr", "de", "it", "ru", "pl", "tr", "vi", "th", "ar", "hi",
+)
+# Applied round ids the state remembers: enough to recognise a re-run of any recent round
+# (100 rounds = 50 hours at one round per 30 minutes) while keeping the state file bounded.
+DEFAULT_REMEMBERED_ROUNDS = 100
+# How many reasons per provider the state keeps for `canary status`, and how long each may be.
+MAX_LAST_REASONS = 4
+MAX_REASON_CHARS = 200
+
+OBSERVE = "observe"
+ENFORCE = "enforce"
+MODES: tuple[str, ...] = (OBSERVE, ENFORCE)
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """Every number the rules use. Durations are in days."""
+
+    failed_rounds_to_suspend: int = 2
+    clean_rounds_to_restore: int = 2
+    ladder_days: tuple[float, ...] = (1, 3, 7)
+    fade_days: float = 14
+    capacity_floor: int = 2
+    guard_enabled: bool = True
+    guard_min_fraction: float = 0.5
+    guard_min_endpoints: int = 3
+    languages: tuple[str, ...] = DEFAULT_LANGUAGES
+    remembered_rounds: int = DEFAULT_REMEMBERED_ROUNDS
+
+    def __post_init__(self) -> None:
+        if self.failed_rounds_to_suspend < 1 or self.clean_rounds_to_restore < 1:
+            raise ValueError("streak thresholds must be at least 1")
+        if not self.ladder_days or any(d <= 0 for d in self.ladder_days):
+            raise ValueError("ladder_days must be a non-empty list of positive numbers")
+        if not self.languages:
+            raise ValueError("languages must not be empty")
+        if self.remembered_rounds < 1:
+            raise ValueError("remembered_rounds must be at least 1")
+
+    def ladder_duration_days(self, rung: int) -> float:
+        """Duration of the suspension on `rung` (1-based): the last rung repeats."""
+        return self.ladder_days[min(rung, len(self.ladder_days)) - 1]

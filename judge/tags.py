@@ -1,0 +1,33 @@
+"""Validation of identifiers that come from the upstream (provider tags, model ids, round ids).
+
+Provider tags are chosen by OpenRouter and by hosts, not by us. Before a tag reaches a file,
+a commit message, Markdown or a shell it must match a conservative pattern: letters, digits and
+`._:/-`, starting with a letter or digit, at most 128 characters, and never `..` (so a tag can
+never climb out of a directory if someone uses it in a path).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TypeGuard
+
+TAG_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$")
+# Round ids of merged shards join several ids with "+", so they may be longer than a tag.
+ROUND_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]{0,1023}$")
+
+
+def is_valid_tag(value: object) -> TypeGuard[str]:
+    """True when `value` is a provider tag or model id that is safe everywhere canary writes it."""
+    return isinstance(value, str) and bool(TAG_PATTERN.fullmatch(value)) and ".." not in value
+
+
+def is_valid_round_id(value: object) -> TypeGuard[str]:
+    """True when `value` is a round id safe in a commit message and the state file."""
+    return isinstance(value, str) and bool(ROUND_ID_PATTERN.fullmatch(value)) and ".." not in value
+
+
+def describe_invalid_tag(value: object) -> str:
+    """A one-line, printable explanation of why a tag was refused (the tag itself escaped)."""
+    shown = ascii(value)[:80]
+    return (f"{shown} is not an acceptable tag: use letters, digits and ._:/- only, "
+            "start with a letter or digit, at most 128 characters, no '..'")

@@ -1,0 +1,161 @@
+"""The records of one round: a Case to run, the Attempts it made, and the CaseResult it ended with.
+
+Case ids have the fixed form `<model>::<endpoint tag>::<contract>`, e.g.
+`deepseek/deepseek-chat-v3-0324::aurora/fp8::latency`. pytest's `-k` grammar accepts `/`, `:`,
+`-` and `.` inside one word and matches substrings of the id case-insensitively, so
+`pytest probes -k aurora` (or `-k aurora/fp8`) selects one endpoint and `-k "aurora and
+latency"` one case. A discovery failure is the case `<model>::discovery`.
+
+The id is also the only parameter of the pytest case, so Allure's historyId (name + params)
+stays stable across rounds even when the rotating language changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from judge.verdict import Outcome
+from probes.records import Endpoint
+
+DISCOVERY = "discovery"
+EXCERPT_CHARS = 300
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """One model x endpoint x contract to probe (or, with contract "discovery", a failed discovery)."""
+
+    model: str
+    contract: str
+    endpoint: Endpoint | None = None
+    language: str | None = None      # language contract only
+    control: bool = False            # refusal case on a configured positive-control host
+    message: str | None = None       # discovery failure only: what went wrong
+    auth_error: bool = False         # discovery failure caused by our key
+
+    @property
+    def provider(self) -> str:
+        return self.endpoint.tag if self.endpoint is not None else "*"
+
+    @property
+    def id(self) -> str:
+        if self.contract == DISCOVERY:
+            return f"{self.model}::{DISCOVERY}"
+        return f"{self.model}::{self.provider}::{self.contract}"
+
+    @property
+    def group(self) -> str:
+        """The scheduling unit: every case of one endpoint runs in one process (per-provider caps)."""
+        return f"{self.model}::{self.provider}"
+
+    @property
+    def title(self) -> str:
+        """A readable title for Allure and the terminal ("aurora/fp8 · language (pt)")."""
+        if self.contract == DISCOVERY:
+            return f"{self.model} · discovery"
+        extra = f" ({self.language})" if self.language else " (control)" if self.control else ""
+        return f"{self.provider} · {self.contract}{extra}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Attempt:
+    """One request a case made, reduced to what the reports keep (plus what Allure attaches)."""
+
+    outcome: Outcome
+    reason: str
+    ttft_s: float | None = None
+    total_s: float = 0.0
+    finish_reason: str | None = None
+    classification: str = ""
+    error_kind: str | None = None
+    served_by: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    text: str = ""                   # the full reply: Allure only, never results.json
+    prompt: tuple[dict[str, Any], ...] = ()   # the messages sent: Allure only
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "outcome": self.outcome.value, "reason": self.reason, "ttft_s": _round(self.ttft_s),
+            "total_s": _round(self.total_s), "finish_reason": self.finish_reason,
+            "error_kind": self.error_kind, "served_by": self.served_by,
+            "excerpt": self.text[:EXCERPT_CHARS],
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CaseResult:
+    """How one case ended: exactly one Outcome, a reason a person can read, and every attempt."""
+
+    case_id: str
+    model: str
+    provider: str
+    contract: str
+    outcome: Outcome
+    reason: str
+    language: str | None = None
+    anomaly: bool = False
+    control: bool = False
+    duration_s: float = 0.0
+    attempts: tuple[Attempt, ...] = ()
+    auth_error: bool = False          # our key was refused: the round cannot be trusted
+    raw_outcome: Outcome | None = None  # a control's own refusal verdict (fail = caught)
+
+    @classmethod
+    def for_case(cls, case: Case, outcome: Outcome, reason: str, **kw: Any) -> CaseResult:
+        return cls(case_id=case.id, model=case.model, provider=case.provider, contract=case.contract,
+                   outcome=outcome, reason=reason, language=case.language, control=case.control, **kw)
+
+    @property
+    def first(self) -> Attempt | None:
+        return self.attempts[0] if self.attempts else None
+
+    def to_json(self) -> dict[str, Any]:
+        """The case entry of results.json (ARCHITECTURE.md), JSON-able so it can cross from xdist workers."""
+        first = self.first
+        return {
+            "model": self.model, "provider": self.provider, "contract": self.contract,
+            "outcome": self.outcome.value, "reason": self.reason, "language": self.language,
+            "anomaly": self.anomaly, "control": self.control,
+            "ttft_s": _round(first.ttft_s) if first else None,
+            "duration_s": _round(self.duration_s), "requests": len(self.attempts),
+            "prompt_tokens": sum(a.prompt_tokens for a in self.attempts),
+            "completion_tokens": sum(a.completion_tokens for a in self.attempts),
+            "cost_usd": round(sum(a.cost_usd for a in self.attempts), 8),
+            "served_by": first.served_by if first else None,
+            "attempts": [a.to_json() for a in self.attempts],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CaseRecord:
+    """What the controller keeps of one case: the results.json entry and round-level flags."""
+
+    case_id: str
+    entry: dict[str, Any] = field(hash=False)
+    auth_error: bool = False
+    probed: bool = True               # False: pytest ended it without a probe result (timeout, crash)
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def result_to_wire(result: CaseResult) -> dict[str, Any]:
+    """Every field of a CaseResult, JSON-able (control verdicts travel between processes)."""
+    d = asdict(result)
+    d["outcome"] = result.outcome.value
+    d["raw_outcome"] = result.raw_outcome.value if result.raw_outcome else None
+    for a in d["attempts"]:
+        a["outcome"] = Outcome(a["outcome"]).value
+    return d
+
+
+def result_from_wire(d: dict[str, Any]) -> CaseResult:
+    attempts = tuple(Attempt(**{**a, "outcome": Outcome(a["outcome"]), "prompt": tuple(a.get("prompt", ()))})
+                     for a in d.get("attempts", ()))
+    raw = d.get("raw_outcome")
+    return CaseResult(**{**d, "outcome": Outcome(d["outcome"]), "attempts": attempts,
+                         "raw_outcome": Outcome(raw) if raw else None})

@@ -1,0 +1,215 @@
+"""The pinned client: one async httpx client for discovery and pinned chat requests.
+
+    async with PinnedClient(ClientSettings.from_env(), overall_concurrency=32,
+                            per_provider_concurrency=2, deadline_s=30.0) as client:
+        endpoints = await discover(client, "deepseek/deepseek-chat-v3-0324")
+        result = await client.chat(endpoints[0], messages, max_tokens=200)
+
+`chat` never raises for anything the network or the upstream does: every outcome comes back
+as a ChatResult with a Classification (see probes/records.py). Only programming errors raise.
+
+Why it is shaped this way (shared/reference/tooling-notes.md §3, §6; openrouter-api.md §6.2):
+- The deadline is our own (`asyncio.timeout` around the whole exchange). httpx's read timeout
+  is per read, so a host that trickles a keep-alive every few seconds would never trip it.
+- The deadline and the clock start *after* the concurrency caps let a request through:
+  waiting in our own queue must never count against a host.
+- One HTTP/1.1 connection pool sized to the global cap; no retries anywhere (a retried 502
+  would hide exactly what the canary looks for); `Accept-Encoding: identity` on streams so no
+  decompression buffer sits between a byte arriving and our clock reading it.
+
+Reasoning models (openrouter-api.md "Pitfalls"): the client sends no `reasoning` option by
+default. `{"exclude": true}` would only hide the thinking, not stop it eating max_tokens, and
+under require_parameters:true any `reasoning` key makes endpoints that do not list it
+unroutable. Instead, reasoning deltas are recorded apart (`reasoning_text`), never start the
+TTFT (which is about reply text), and a reply that spent its budget thinking comes back
+COMPLETED with `reasoning_only` true, so a contract can call it inconclusive rather than
+"empty reply". A caller that wants to limit thinking passes `reasoning=` explicitly after
+checking `endpoint.supports("reasoning")`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+
+from probes.records import ChatResult, Endpoint
+from probes.run import Run
+from probes.settings import ClientSettings
+from probes.sse import SSEError, SSEParser
+from probes.wire import pinned_body
+
+log = logging.getLogger(__name__)
+
+MAX_ERROR_BODY = 64 * 1024        # error envelopes are small; a huge one is read only this far
+MAX_JSON_BODY = 2 * 1024 * 1024   # a non-streamed reply of 64 K characters fits comfortably
+USER_AGENT = "canary-probe/0.1 (+httpx)"
+
+
+class TransportFailure(Exception):
+    """A GET (discovery) that never produced a response. The message never holds the key."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(f"{kind}: {message}")
+        self.kind = kind
+
+
+class PinnedClient:
+    """Async context manager owning the connection pool and the concurrency caps."""
+
+    def __init__(
+        self,
+        settings: ClientSettings,
+        *,
+        overall_concurrency: int = 32,
+        per_provider_concurrency: int = 2,
+        deadline_s: float = 30.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        if overall_concurrency < 1 or per_provider_concurrency < 1 or deadline_s <= 0:
+            raise ValueError("concurrency caps must be >= 1 and the deadline > 0")
+        self.settings = settings
+        self.deadline_s = deadline_s
+        self.overall_concurrency = overall_concurrency
+        self.per_provider_concurrency = per_provider_concurrency
+        self._transport = transport  # tests of pure parsing only; everything else uses sockets
+        self._http: httpx.AsyncClient | None = None
+        # Made in __aenter__: asyncio primitives belong to the loop that first waits on them.
+        self._overall = asyncio.Semaphore(overall_concurrency)
+        self._per_tag: dict[str, asyncio.Semaphore] = {}
+
+    def __repr__(self) -> str:
+        return (f"PinnedClient({self.settings!r}, overall_concurrency={self.overall_concurrency}, "
+                f"per_provider_concurrency={self.per_provider_concurrency}, deadline_s={self.deadline_s})")
+
+    async def __aenter__(self) -> PinnedClient:
+        self._overall = asyncio.Semaphore(self.overall_concurrency)
+        self._per_tag = {}
+        limits = httpx.Limits(max_connections=self.overall_concurrency,
+                              max_keepalive_connections=self.overall_concurrency)
+        # httpx timeouts are only a second line behind our own deadline.
+        timeout = httpx.Timeout(self.deadline_s, connect=min(10.0, self.deadline_s))
+        self._http = httpx.AsyncClient(http1=True, http2=False, limits=limits, timeout=timeout,
+                                       transport=self._transport, follow_redirects=False,
+                                       headers={"User-Agent": USER_AGENT,
+                                                "X-OpenRouter-Title": self.settings.title})
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
+
+    def url(self, path: str) -> str:
+        return f"{self.settings.base_url}/{path.lstrip('/')}"
+
+    async def get_bytes(self, path: str, *, max_bytes: int = 4 * 1024 * 1024) -> tuple[int, bytes]:
+        """GET base_url/path within the deadline: (status, body up to max_bytes) or TransportFailure."""
+        http = self._require_http()
+        try:
+            async with asyncio.timeout(self.deadline_s):
+                async with http.stream("GET", self.url(path), headers=self._headers(stream=False)) as resp:
+                    return resp.status_code, await read_capped(resp, max_bytes)
+        except TimeoutError:
+            raise TransportFailure("deadline", f"no complete answer within {self.deadline_s:g} s") from None
+        except httpx.HTTPError as exc:
+            raise TransportFailure(type(exc).__name__, self.settings.scrub(str(exc) or "no detail")) from None
+
+    async def chat(
+        self,
+        endpoint: Endpoint,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        max_tokens: int,
+        response_format: Mapping[str, Any] | None = None,
+        temperature: float | None = None,
+        seed: int | None = None,
+        stream: bool = True,
+        reasoning: Mapping[str, Any] | None = None,
+        deadline_s: float | None = None,
+    ) -> ChatResult:
+        """Send one request pinned to `endpoint.tag` (fallbacks off) and classify what came back."""
+        body = pinned_body(endpoint, messages, max_tokens=max_tokens, stream=stream,
+                           response_format=response_format, temperature=temperature, seed=seed,
+                           reasoning=reasoning)
+        async with self._slot(endpoint.tag):
+            run = Run(endpoint, stream=stream, t0=time.monotonic())
+            await self._exchange(run, body, deadline_s or self.deadline_s)
+        result = run.result(self.settings.scrub)
+        log.debug("chat %s: %s %s ttft=%s", endpoint.tag, result.classification, result.error_kind, result.ttft_s)
+        return result
+
+    async def _exchange(self, run: Run, body: dict[str, Any], deadline_s: float) -> None:
+        http = self._require_http()
+        try:
+            async with asyncio.timeout(deadline_s):
+                request = http.build_request("POST", self.url("chat/completions"), json=body,
+                                             headers=self._headers(stream=run.stream))
+                response = await http.send(request, stream=True)
+                try:
+                    await self._read(run, response)
+                finally:
+                    await response.aclose()
+        except TimeoutError:
+            run.timed_out(deadline_s)
+        except httpx.TimeoutException as exc:  # httpx's own (per-read/connect) timeouts
+            run.transport_exception(exc, timeout=True)
+        except httpx.HTTPError as exc:
+            run.transport_exception(exc, timeout=False)
+        except SSEError as exc:
+            run.malformed(str(exc))
+
+    async def _read(self, run: Run, response: httpx.Response) -> None:
+        run.got_headers(response.status_code, response.headers)
+        if response.status_code != 200:
+            run.http_error(response.status_code, await read_capped(response, MAX_ERROR_BODY))
+            return
+        if not (run.stream and "text/event-stream" in response.headers.get("content-type", "")):
+            # Non-streamed, or a stream request answered with a JSON body (an error before the
+            # first event can come back like that with a 200).
+            run.json_body(await read_capped(response, MAX_JSON_BODY))
+            return
+        parser = SSEParser()
+        async for data in response.aiter_bytes():
+            for item in parser.feed(data):
+                if not run.state.feed(item, run.elapsed()):
+                    return
+        # A complete event still waiting for its blank line counts; a line cut in the middle
+        # does not (the stream then ends without [DONE] and is judged a cut by Run).
+        for item in parser.close():
+            if not run.state.feed(item, run.elapsed()):
+                return
+
+    def _headers(self, *, stream: bool) -> dict[str, str]:
+        headers = {"Accept": "text/event-stream" if stream else "application/json"}
+        if stream:
+            headers["Accept-Encoding"] = "identity"
+        headers.update(self.settings.auth_headers())
+        return headers
+
+    @asynccontextmanager
+    async def _slot(self, tag: str) -> AsyncIterator[None]:
+        per_tag = self._per_tag.setdefault(tag, asyncio.Semaphore(self.per_provider_concurrency))
+        # Provider slot first: a request waiting for its provider does not hold a global slot.
+        async with per_tag, self._overall:
+            yield
+
+    def _require_http(self) -> httpx.AsyncClient:
+        if self._http is None:
+            raise RuntimeError("use PinnedClient as `async with PinnedClient(...) as client`")
+        return self._http
+
+
+async def read_capped(response: httpx.Response, max_bytes: int) -> bytes:
+    """Read a body up to max_bytes and stop: an endless or huge body must not fill memory."""
+    buf = bytearray()
+    async for data in response.aiter_bytes():
+        buf += data
+        if len(buf) >= max_bytes:
+            return bytes(buf[:max_bytes])
+    return bytes(buf)

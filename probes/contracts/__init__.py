@@ -1,0 +1,110 @@
+"""The four contracts. Each module has one `async def probe(client, endpoint, settings, case)`
+returning a CaseResult; the helpers here turn one ChatResult into an Attempt the same way for all.
+
+Outcome rules shared by every contract (why they are here and not in each module):
+- only a COMPLETED generation is judged; a TRANSPORT_ERROR is `transport_error` (it freezes the
+  host's streak instead of extending it);
+- a ROUTING_MISMATCH (the pin did not hold: another host answered) is also `transport_error`,
+  with a reason starting "routing mismatch": the reply says nothing about the pinned host, so it
+  must never count as a quality verdict either way;
+- an AUTH_ERROR is `transport_error` for the case and flags the whole round incomplete (our key,
+  not the host).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol
+
+import yaml
+
+from canary.config import ProbeSettings
+from judge.verdict import Outcome, Verdict
+from probes.cases import Attempt, Case, CaseResult
+from probes.records import ChatResult, Classification, Endpoint
+
+PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
+
+AUTH_REASON = "the upstream refused our API key: check OPENROUTER_API_KEY"
+
+
+class ChatClient(Protocol):
+    async def chat(self, endpoint: Endpoint, messages: Sequence[Mapping[str, Any]], *, max_tokens: int,
+                   response_format: Mapping[str, Any] | None = None, temperature: float | None = None,
+                   deadline_s: float | None = None) -> ChatResult: ...
+
+
+class ControlBoard(Protocol):
+    """Where a non-control refusal case learns what the positive controls of its model said."""
+
+    async def control_results(self, model: str) -> tuple[CaseResult, ...]: ...
+
+
+LanguageJudge = Callable[[str, str], Awaitable[Verdict]]
+
+
+@dataclass(frozen=True, slots=True)
+class ContractSettings:
+    """What a contract needs beyond the client and the endpoint."""
+
+    probe: ProbeSettings
+    controls: ControlBoard
+    judge_language: LanguageJudge
+    missing_controls: Mapping[str, tuple[str, ...]]  # model -> "ember/fp8 not selected"...: controls not probed
+
+
+@lru_cache(maxsize=None)
+def prompt(name: str) -> Any:
+    """A prompt data file from probes/prompts/ (cached: read once per process)."""
+    return yaml.safe_load((PROMPTS / f"{name}.yaml").read_text(encoding="utf-8"))
+
+
+def attempt_from(result: ChatResult, endpoint: Endpoint, verdict: Verdict | None,
+                 messages: Sequence[Mapping[str, Any]], *, outcome: Outcome | None = None,
+                 reason: str | None = None) -> Attempt:
+    """One request as an Attempt: the verdict when completed, else the transport classification."""
+    if outcome is None or reason is None:
+        outcome, reason = transport_outcome(result) if verdict is None else (Outcome(verdict.outcome), verdict.reason)
+    usage = result.usage
+    prompt_tokens = usage.prompt_tokens if usage else 0
+    completion_tokens = usage.completion_tokens if usage else 0
+    return Attempt(
+        outcome=outcome, reason=reason, ttft_s=result.ttft_s, total_s=result.total_s,
+        finish_reason=result.finish_reason, classification=result.classification.value,
+        error_kind=result.error_kind.value if result.error_kind else None, served_by=result.served_by,
+        prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+        # The estimate comes from the endpoint's advertised pricing, so rounds are comparable
+        # whether or not the upstream reported a cost.
+        cost_usd=prompt_tokens * endpoint.prompt_price + completion_tokens * endpoint.completion_price,
+        text=result.text, prompt=tuple(dict(m) for m in messages),
+    )
+
+
+def transport_outcome(result: ChatResult) -> tuple[Outcome, str]:
+    """The outcome and reason of a request that produced nothing to judge."""
+    detail = result.error_message or (result.error_kind.value if result.error_kind else "no detail")
+    if result.classification is Classification.AUTH_ERROR:
+        return Outcome.TRANSPORT_ERROR, f"{AUTH_REASON} ({detail})"
+    if result.classification is Classification.ROUTING_MISMATCH:
+        return Outcome.TRANSPORT_ERROR, f"routing mismatch: served by {result.served_by or '?'} ({detail})"
+    return Outcome.TRANSPORT_ERROR, f"transport: {detail}"
+
+
+def single(case: Case, attempt: Attempt, result: ChatResult, duration_s: float) -> CaseResult:
+    """A one-request case ends as its one attempt."""
+    return CaseResult.for_case(case, attempt.outcome, attempt.reason, duration_s=duration_s,
+                               attempts=(attempt,),
+                               auth_error=result.classification is Classification.AUTH_ERROR)
+
+
+async def judge_in_thread(fn: Callable[..., Verdict], *args: Any) -> Verdict:
+    """Judging is CPU work: off the event loop so other streams' timings are not delayed."""
+    return await asyncio.to_thread(fn, *args)
+
+
+def clock() -> float:
+    return asyncio.get_running_loop().time()

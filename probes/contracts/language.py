@@ -1,0 +1,63 @@
+"""Language integrity: a synthetic roleplay prompt in the case's language, judged locally.
+
+The system message names the language ("Always reply in Portuguese."), the persona and the
+user's turn are written in it (probes/prompts/languages.yaml). judge.language.assess looks for
+a full switch, sustained mixing, encoding corruption and stray leading garbage; too short or
+ambiguous is inconclusive and stays so.
+
+On an anomaly (the first attempt fails) `probe.language_confirmations` more attempts run at
+once, and the majority of all attempts decides: fail when most failed, pass when most passed,
+otherwise inconclusive (transport errors and inconclusive attempts are no votes). The case
+records `anomaly: true` and every attempt; the judge repeats the language next round.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from judge.verdict import Outcome
+from probes.cases import Attempt, Case, CaseResult
+from probes.contracts import ChatClient, ContractSettings, attempt_from, clock, prompt
+from probes.records import Classification, Endpoint
+
+
+def messages(language: str) -> list[dict[str, str]]:
+    entry = prompt("languages")[language]
+    return [{"role": "system", "content": f"Always reply in {entry['name']}. {entry['persona']}"},
+            {"role": "user", "content": entry["user"]}]
+
+
+async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettings, case: Case) -> CaseResult:
+    language = case.language or "en"
+    msgs = messages(language)
+    start = clock()
+
+    async def one() -> tuple[Attempt, bool]:
+        result = await client.chat(endpoint, msgs, max_tokens=settings.probe.max_tokens,
+                                   temperature=settings.probe.temperature)
+        verdict = await settings.judge_language(result.text, language) if result.completed else None
+        return attempt_from(result, endpoint, verdict, msgs), result.classification is Classification.AUTH_ERROR
+
+    first, auth = await one()
+    if first.outcome is not Outcome.FAIL or settings.probe.language_confirmations == 0:
+        return CaseResult.for_case(case, first.outcome, first.reason, duration_s=clock() - start,
+                                   attempts=(first,), auth_error=auth)
+    more = await asyncio.gather(*(one() for _ in range(settings.probe.language_confirmations)))
+    attempts = (first, *(a for a, _ in more))
+    outcome, reason = majority(attempts)
+    return CaseResult.for_case(case, outcome, reason, anomaly=True, duration_s=clock() - start,
+                               attempts=attempts, auth_error=auth or any(a for _, a in more))
+
+
+def majority(attempts: tuple[Attempt, ...]) -> tuple[Outcome, str]:
+    """Strict majority of all attempts; anything else is inconclusive."""
+    fails = [a for a in attempts if a.outcome is Outcome.FAIL]
+    passes = [a for a in attempts if a.outcome is Outcome.PASS]
+    need = len(attempts) // 2 + 1
+    tally = f"{len(fails)} of {len(attempts)} attempts failed"
+    if len(fails) >= need:
+        return Outcome.FAIL, f"{fails[0].reason} (confirmed: {tally})"
+    if len(passes) >= need:
+        return Outcome.PASS, f"anomaly not confirmed: {len(passes)} of {len(attempts)} passed (first: {attempts[0].reason})"
+    return Outcome.INCONCLUSIVE, f"anomaly unresolved: {tally}, {len(passes)} passed (first: {attempts[0].reason})"
+

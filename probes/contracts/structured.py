@@ -1,0 +1,40 @@
+"""Structured output: a small object with a fixed, strict schema via response_format json_schema.
+
+Only for endpoints that advertise `response_format` or `structured_outputs` (otherwise
+not_applicable: asking would be unroutable with require_parameters, and a host that never
+claimed the capability has not regressed). A completed generation that breaks the schema
+fails (capability regression); a dropped connection is a transport_error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from judge import structured as structured_judge
+from judge.verdict import Outcome
+from probes.cases import Case, CaseResult
+from probes.contracts import (ChatClient, ContractSettings, attempt_from, clock, judge_in_thread, prompt,
+                              single)
+from probes.records import Endpoint
+
+CAPABILITIES = ("response_format", "structured_outputs")
+
+
+def request() -> tuple[list[dict[str, str]], dict[str, Any], dict[str, Any]]:
+    """(messages, response_format, schema) of the structured probe."""
+    p = prompt("structured")
+    msgs = [{"role": "system", "content": p["system"]}, {"role": "user", "content": p["user"]}]
+    fmt = {"type": "json_schema", "json_schema": {"name": p["name"], "strict": True, "schema": p["schema"]}}
+    return msgs, fmt, p["schema"]
+
+
+async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettings, case: Case) -> CaseResult:
+    if not any(endpoint.supports(c) for c in CAPABILITIES):
+        return CaseResult.for_case(case, Outcome.NOT_APPLICABLE,
+                                   "the endpoint does not advertise response_format / structured_outputs")
+    msgs, fmt, schema = request()
+    start = clock()
+    result = await client.chat(endpoint, msgs, max_tokens=settings.probe.max_tokens, response_format=fmt,
+                               temperature=settings.probe.temperature)
+    verdict = await judge_in_thread(structured_judge.assess, result.text, schema) if result.completed else None
+    return single(case, attempt_from(result, endpoint, verdict, msgs), result, clock() - start)

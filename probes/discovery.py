@@ -1,0 +1,160 @@
+"""Discovery: which endpoints serve a model, via GET /models/{author}/{slug}/endpoints.
+
+Policy: discovery either returns a list that is entirely trustworthy or raises DiscoveryError.
+A list that "looks fine" while an endpoint was silently dropped would let a broken host go
+unprobed forever, so nothing is dropped quietly.
+
+Hostile or broken tags are **rejected**, not dropped: the tag becomes a pytest node id, a file
+name in reports, an entry of `provider.ignore` and a line in a commit message, so a tag with a
+newline, a control character, `..`, a leading `/`, whitespace or anything outside
+`[A-Za-z0-9._-]` segments joined by `/` stops the model's discovery with a message naming the
+entry (repr-escaped, cut short). OpenRouter's real tags (`deepinfra/fp8`,
+`google-vertex/us-east5`) all fit. The caller marks the round incomplete for that model (the
+judge then changes no streak), which is the safe failure. DiscoveryError still carries the
+endpoints that passed (`.endpoints`) and every problem found (`.problems`) for a caller that
+wants to show them.
+
+Endpoints are returned sorted by tag (xdist workers and the language rotation need a fixed
+order). Endpoints with a negative `status` (deranked, meaning undocumented) are kept: the
+canary probes what OpenRouter may route to and records the status.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+from urllib.parse import quote
+
+from probes.client import PinnedClient, TransportFailure
+from probes.records import Endpoint
+from probes.wire import error_of, parse_json
+
+MAX_TAG_LENGTH = 100
+_TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)*")
+_MODEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]*/[A-Za-z0-9][A-Za-z0-9._:-]*(?:/[A-Za-z0-9][A-Za-z0-9._:-]*)*")
+
+
+class DiscoveryError(Exception):
+    """Discovery of one model failed or returned something that cannot be trusted."""
+
+    def __init__(self, model: str, message: str, *, status: int | None = None,
+                 problems: tuple[str, ...] = (), endpoints: tuple[Endpoint, ...] = ()) -> None:
+        super().__init__(f"discovery of {model!r} failed: {message}")
+        self.model = model
+        self.status = status
+        self.problems = problems
+        self.endpoints = endpoints
+
+
+def endpoints_path(model: str) -> str:
+    """`models/{author}/{slug}/endpoints`, the id split at its first `/`."""
+    if not _MODEL.fullmatch(model) or ".." in model:
+        raise DiscoveryError(model, "not a model id of the form author/slug")
+    author, slug = model.split("/", 1)
+    return f"models/{quote(author, safe='')}/{quote(slug, safe='/:')}/endpoints"
+
+
+async def discover(client: PinnedClient, model: str) -> list[Endpoint]:
+    """The model's endpoints, sorted by tag, or DiscoveryError saying exactly what is wrong."""
+    path = endpoints_path(model)
+    try:
+        status, raw = await client.get_bytes(path)
+    except TransportFailure as exc:
+        raise DiscoveryError(model, f"no answer from {client.settings.base_url} ({exc})") from None
+    body = parse_json(raw)
+    if status != 200:
+        hint = " (check OPENROUTER_API_KEY)" if status in (401, 402, 403) else ""
+        detail = error_of(body)[0] if body is not None else "non-JSON body"
+        raise DiscoveryError(model, client.settings.scrub(f"HTTP {status}{hint}: {detail}"), status=status)
+    return parse_endpoints(model, body)
+
+
+def parse_endpoints(model: str, body: Any) -> list[Endpoint]:
+    """Validate an endpoints listing (`{"data": {..., "endpoints": [...]}}`); pure."""
+    if body is None:
+        raise DiscoveryError(model, "the response is not JSON", status=200)
+    data = body.get("data") if isinstance(body, dict) else None
+    entries = data.get("endpoints") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        raise DiscoveryError(model, "the response has no data.endpoints list", status=200)
+    if not entries:
+        raise DiscoveryError(model, "the model has zero endpoints", status=200)
+    problems: list[str] = []
+    found: dict[str, Endpoint] = {}
+    for i, entry in enumerate(entries):
+        try:
+            endpoint = _endpoint(model, entry)
+        except ValueError as exc:
+            problems.append(f"entry {i}: {exc}")
+            continue
+        if endpoint.tag in found:
+            problems.append(f"entry {i}: duplicate tag {endpoint.tag!r}")
+            continue
+        found[endpoint.tag] = endpoint
+    good = tuple(sorted(found.values(), key=lambda e: e.tag))
+    if problems:
+        shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
+        raise DiscoveryError(model, f"{len(problems)} of {len(entries)} endpoints are unusable: {shown}",
+                             status=200, problems=tuple(problems), endpoints=good)
+    return list(good)
+
+
+def _endpoint(model: str, entry: Any) -> Endpoint:
+    if not isinstance(entry, dict):
+        raise ValueError("not an object")
+    tag = entry.get("tag")
+    if not isinstance(tag, str):
+        raise ValueError(f"tag is not a string ({_short(tag)})")
+    if len(tag) > MAX_TAG_LENGTH or not _TAG.fullmatch(tag) or ".." in tag:
+        raise ValueError(f"tag {_short(tag)} is not a routing slug (letters, digits, . _ - segments joined by /)")
+    name = entry.get("provider_name")
+    if not isinstance(name, str) or not name.strip() or not name.isprintable():
+        raise ValueError(f"tag {tag!r}: provider_name is missing or not printable ({_short(name)})")
+    params = entry.get("supported_parameters")
+    if not isinstance(params, list) or not all(isinstance(p, str) for p in params):
+        raise ValueError(f"tag {tag!r}: supported_parameters is not a list of strings")
+    pricing = entry.get("pricing")
+    if not isinstance(pricing, dict):
+        raise ValueError(f"tag {tag!r}: pricing is not an object")
+    quantization = entry.get("quantization")
+    return Endpoint(
+        model=model,
+        tag=tag,
+        provider_name=name.strip(),
+        quantization=quantization if isinstance(quantization, str) else None,
+        supported_parameters=tuple(params),
+        prompt_price=_price(tag, pricing, "prompt"),
+        completion_price=_price(tag, pricing, "completion"),
+        context_length=_optional_int(tag, entry, "context_length"),
+        max_completion_tokens=_optional_int(tag, entry, "max_completion_tokens"),
+        status=_optional_int(tag, entry, "status") or 0,
+    )
+
+
+def _price(tag: str, pricing: dict[str, Any], key: str) -> float:
+    """USD per token from a decimal string ("0.00000014"); numbers are tolerated."""
+    raw = pricing.get(key)
+    try:
+        if isinstance(raw, bool) or not isinstance(raw, (str, int, float)):
+            raise ValueError
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"tag {tag!r}: pricing.{key} is not a decimal ({_short(raw)})") from None
+    if not math.isfinite(value):
+        raise ValueError(f"tag {tag!r}: pricing.{key} is not finite")
+    return value
+
+
+def _optional_int(tag: str, entry: dict[str, Any], key: str) -> int | None:
+    value = entry.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"tag {tag!r}: {key} is not an integer ({_short(value)})")
+    return value
+
+
+def _short(value: Any) -> str:
+    text = repr(value)  # repr escapes newlines and control characters, so messages stay one line
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,152 @@
+"""Concurrent execution: every probe this process will run, in one asyncio loop on a thread.
+
+The work of a round is network-bound, so concurrency comes from here, not from xdist: at
+pytest_collection_finish the plugin hands the engine the final (selected) cases of this process
+and the engine starts them all at once, bounded by the PinnedClient's overall and per-provider
+caps. Each pytest item then only waits for its own future and reports it, so a round takes
+about as long as its slowest request, not the sum of them.
+
+An item the engine was not told about (e.g. re-scheduled after an xdist worker crash) is
+probed lazily when its item asks. Judging runs in worker threads (asyncio.to_thread) so CPU
+work does not delay other streams' time-to-first-token readings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import threading
+from collections.abc import Callable, Iterable
+from types import ModuleType
+
+from canary.config import ProbeSettings
+from judge.verdict import Verdict
+from probes.cases import Case, CaseResult
+from probes.client import PinnedClient
+from probes.contracts import ContractSettings, language, latency, refusal, structured
+from probes.controls import FileControls
+from probes.langservice import LanguageBackend
+from probes.settings import ClientSettings
+
+CONTRACT_MODULES: dict[str, ModuleType] = {
+    "latency": latency, "refusal": refusal, "structured": structured, "language": language,
+}
+STARTUP_TIMEOUT_S = 30.0
+
+
+class Engine:
+    """Owns a background event loop, one PinnedClient, and one task per case id."""
+
+    def __init__(self, *, client_settings: ClientSettings, probe: ProbeSettings, overall: int,
+                 per_provider: int, control_cases: dict[str, tuple[Case, ...]],
+                 missing_controls: dict[str, tuple[str, ...]], language_backend: LanguageBackend,
+                 remote_controls: FileControls | None = None,
+                 on_result: Callable[[CaseResult], None] | None = None) -> None:
+        self._client_settings = client_settings
+        self._probe = probe
+        self._caps = (overall, per_provider)
+        self._control_cases = control_cases
+        self._remote_controls = remote_controls
+        self._language = language_backend
+        self._on_result = on_result
+        self._settings = ContractSettings(probe=probe, controls=remote_controls or self,
+                                          judge_language=self._judge_language,
+                                          missing_controls=missing_controls)
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._run_loop, name="canary-engine", daemon=True)
+        self._ready = threading.Event()
+        self._stop: asyncio.Event | None = None
+        self._client: PinnedClient | None = None
+        self._tasks: dict[str, asyncio.Task[CaseResult]] = {}
+        self._warm: asyncio.Future[None] | None = None
+
+    # -- lifecycle (called from pytest's thread) -------------------------------------------
+
+    def start(self, cases: Iterable[Case] = (), *, warm_language: bool = False) -> Engine:
+        self._thread.start()
+        if not self._ready.wait(STARTUP_TIMEOUT_S):
+            raise RuntimeError("the probe engine did not start")
+        if warm_language:
+            # Build the detector while the first requests wait on the network.
+            self._loop.call_soon_threadsafe(self._start_warm_up)
+        for case in cases:
+            self.submit(case)
+        return self
+
+    def submit(self, case: Case) -> concurrent.futures.Future[CaseResult]:
+        """Start the case's probe (once per case id) and return a future of its result."""
+        return asyncio.run_coroutine_threadsafe(self._result_of(case), self._loop)
+
+    def result(self, case: Case, timeout: float | None = None) -> CaseResult:
+        return self.submit(case).result(timeout)
+
+    def close(self) -> None:
+        """Cancel whatever is still running (a round cut short) and close the client."""
+        if not self._thread.is_alive():
+            return
+        stop = self._stop
+        if stop is not None:
+            self._loop.call_soon_threadsafe(stop.set)
+        self._thread.join(timeout=10)
+
+    # -- inside the loop ------------------------------------------------------------------
+
+    def _run_loop(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        try:
+            self._loop.run_until_complete(self._main())
+        finally:
+            self._loop.close()
+
+    async def _main(self) -> None:
+        self._stop = asyncio.Event()
+        overall, per_provider = self._caps
+        async with PinnedClient(self._client_settings, overall_concurrency=overall,
+                                per_provider_concurrency=per_provider,
+                                deadline_s=self._probe.request_deadline_seconds) as client:
+            self._client = client
+            self._ready.set()
+            await self._stop.wait()
+            for task in self._tasks.values():
+                task.cancel()
+            await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+
+    def _start_warm_up(self) -> None:
+        if self._warm is None:
+            self._warm = asyncio.ensure_future(asyncio.to_thread(self._language.warm_up))
+
+    def _task(self, case: Case) -> asyncio.Task[CaseResult]:
+        task = self._tasks.get(case.id)
+        if task is None:
+            task = self._tasks[case.id] = asyncio.ensure_future(self._probe_case(case))
+        return task
+
+    async def _result_of(self, case: Case) -> CaseResult:
+        return await asyncio.shield(self._task(case))
+
+    async def _probe_case(self, case: Case) -> CaseResult:
+        assert self._client is not None and case.endpoint is not None
+        module = CONTRACT_MODULES[case.contract]
+        result = await module.probe(self._client, case.endpoint, self._settings, case)
+        if self._on_result is not None:
+            self._on_result(result)
+        return result
+
+    async def _judge_language(self, text: str, lang: str) -> Verdict:
+        if self._warm is None:
+            self._start_warm_up()
+        assert self._warm is not None
+        await asyncio.shield(self._warm)
+        return await asyncio.to_thread(self._language.assess, text, lang)
+
+    async def control_results(self, model: str) -> tuple[CaseResult, ...]:
+        """ControlBoard without xdist: the selected controls are probed in this same loop."""
+        cases = self._control_cases.get(model, ())
+        return tuple(await asyncio.gather(*(asyncio.shield(self._task(c)) for c in cases)))
+
+
+def run_quietly(fn: Callable[[], None]) -> None:
+    """Shut-down helper: a failing close must not mask the round's own outcome."""
+    with contextlib.suppress(Exception):
+        fn()

@@ -1,0 +1,42 @@
+"""How a case's Outcome becomes pytest's status, so JUnit and Allure tell the same story.
+
+    fail            -> ContractViolation (an AssertionError): pytest "failed", Allure "failed"
+    transport_error -> TransportError (not an AssertionError): pytest "error"-like, Allure "broken"
+    inconclusive    -> pytest.skip("inconclusive: ...")
+    not_applicable  -> pytest.skip("not applicable: ...")
+    pass            -> passes
+
+Message prefixes ("quality failure:", "transport error:", ...) are what Allure's categories
+match on (probes/report.py).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from judge.verdict import Outcome
+from probes.cases import CaseResult
+
+
+class ContractViolation(AssertionError):
+    """A completed generation broke the contract: a quality failure (extends the host's streak)."""
+
+
+class TransportError(Exception):
+    """The host could not be judged (unreachable, cut, mis-routed): freezes the streak."""
+
+
+class DiscoveryFailed(Exception):
+    """Discovery failed or returned nonsense: the round is incomplete."""
+
+
+def enforce(result: CaseResult) -> None:
+    """Raise or skip according to the result's outcome (returns normally on pass)."""
+    if result.outcome is Outcome.FAIL:
+        raise ContractViolation(f"quality failure: {result.reason}")
+    if result.outcome is Outcome.TRANSPORT_ERROR:
+        raise TransportError(f"transport error: {result.reason}")
+    if result.outcome is Outcome.INCONCLUSIVE:
+        pytest.skip(f"inconclusive: {result.reason}")
+    if result.outcome is Outcome.NOT_APPLICABLE:
+        pytest.skip(f"not applicable: {result.reason}")

@@ -1,0 +1,351 @@
+"""The canary pytest plugin: discovery into cases, the probe engine, and the round's reports.
+
+Registered by probes/conftest.py. Hooks are in lifecycle order. Settings are settled once in
+pytest_configure into `config.stash[SETTINGS]`; mutable round state lives in
+`config.stash[STATE]`; per-item data in `item.stash`. Results are attached to reports in the
+pytest_runtest_makereport wrapper (they cross from xdist workers with the report), collected
+in pytest_runtest_logreport by the round owner only, and written at pytest_sessionfinish by
+the round owner only (the xdist controller, or the single process).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from judge.verdict import Outcome
+from probes import report, table
+from probes.cases import DISCOVERY, Case, CaseRecord, CaseResult
+from probes.contracts import AUTH_REASON
+from probes.controls import FileControls, control_dir, publish
+from probes.engine import Engine, run_quietly
+from probes.langservice import LanguageProcess, LocalLanguage, RemoteLanguage
+from probes.outcomes import DiscoveryFailed, TransportError
+from probes.roundsetup import (WORKERINPUT_KEY, RoundSettings, settle, snapshot_doc, utc_now,
+                               workerinput_for)
+from probes.scheduling import ProviderScheduling, assignment, case_id_of
+
+CASE_PARAM = "canary_case_id"
+# How long beyond the request deadline a worker waits for the controller's control verdict.
+CONTROL_WAIT_MARGIN_S = 15.0
+
+
+@dataclass(slots=True)
+class RoundState:
+    """Mutable state of one round in one process."""
+
+    cases: dict[str, Case]
+    engine: Engine | None = None
+    language_process: LanguageProcess | None = None
+    records: dict[str, CaseRecord] = field(default_factory=dict)
+    expected: list[str] = field(default_factory=list)      # case ids this round should report
+    document: dict[str, Any] | None = None
+
+
+SETTINGS = pytest.StashKey[RoundSettings]()
+STATE = pytest.StashKey[RoundState]()
+CASE = pytest.StashKey[Case]()
+RESULT = pytest.StashKey[CaseResult]()
+
+
+# -- configure ------------------------------------------------------------------------------
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "control: refusal case on a positive-control host (judges the probe)")
+    settings = settle(config)
+    state = RoundState(cases={c.id: c for c in settings.plan.cases()})
+    if settings.role == "controller" and "language" in settings.plan.contracts and settings.plan.endpoints:
+        settings = _with_language_process(settings, state)
+    config.stash[SETTINGS] = settings
+    config.stash[STATE] = state
+    if settings.role == "worker":
+        return
+    report.write_json(settings.reports / "discovery.json", snapshot_doc(settings))
+    config.pluginmanager.register(ResultCollector(state), "canary-results")
+    if config.pluginmanager.has_plugin("xdist"):
+        config.pluginmanager.register(XdistHooks(), "canary-xdist-hooks")
+
+
+def _with_language_process(settings: RoundSettings, state: RoundState) -> RoundSettings:
+    """Start the round's one language-judge process (probes/langservice.py) and record its address."""
+    state.language_process = LanguageProcess()
+    host, port = state.language_process.address
+    return dataclasses.replace(settings, language_server=(host, port, state.language_process.authkey.hex()))
+
+
+class XdistHooks:
+    """Hooks that exist only when pytest-xdist is installed (registered conditionally)."""
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput[WORKERINPUT_KEY] = workerinput_for(node.config.stash[SETTINGS])
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> ProviderScheduling:
+        cases = config.stash[STATE].cases
+        return ProviderScheduling(config, log, lambda nodeid: _group_of(cases, nodeid))
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        state = node.config.stash[STATE]
+        if not state.expected:
+            state.expected = [cid for cid in (case_id_of(n) for n in ids) if cid in state.cases]
+
+
+def _group_of(cases: dict[str, Case], nodeid: str) -> str:
+    case = cases.get(case_id_of(nodeid) or "")
+    return case.group if case is not None else nodeid
+
+
+# -- collection -----------------------------------------------------------------------------
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if CASE_PARAM not in metafunc.fixturenames:
+        return
+    cases = metafunc.config.stash[STATE].cases.values()
+    metafunc.parametrize(CASE_PARAM, [
+        pytest.param(c.id, id=c.id, marks=[getattr(pytest.mark, c.contract)] + ([pytest.mark.control] if c.control else []))
+        for c in cases
+    ])
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> Generator[None, None, None]:
+    before = list(items)
+    yield
+    cases = config.stash[STATE].cases
+    for item in before:
+        case_id = _param(item)
+        if case_id in cases:
+            item.stash[CASE] = cases[case_id]
+    # A failed discovery must never vanish behind -k/-m: a clean-looking round would follow.
+    kept = {id(i) for i in items}
+    lost = [i for i in before if CASE in i.stash and i.stash[CASE].contract == DISCOVERY and id(i) not in kept]
+    items[:0] = lost
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    settings, state = session.config.stash[SETTINGS], session.config.stash[STATE]
+    if settings.role == "controller" or session.config.option.collectonly:
+        return
+    selected = [i.stash[CASE] for i in session.items if CASE in i.stash and i.stash[CASE].contract != DISCOVERY]
+    state.expected = [i.stash[CASE].id for i in session.items if CASE in i.stash]
+    controls = _by_model(c for c in selected if c.control)
+    missing = _unprobed_controls(settings, {c.id for c in selected})
+    if settings.role == "single" and any(c.contract == "language" for c in selected):
+        settings = _with_language_process(settings, state)
+        session.config.stash[SETTINGS] = settings
+    if settings.role == "worker":
+        mine = [c for c in selected if c.id in _worker_share(session, settings)]
+        directory = control_dir(settings.reports, settings.round_id)
+        remote = FileControls(directory, controls, wait_s=_control_wait(settings))
+        overall = max(1, settings.config.concurrency.overall // settings.workers)
+        engine = _engine(settings, controls, missing, overall=overall, remote=remote,
+                         on_result=lambda r: publish(directory, r) if r.control else None)
+    else:
+        mine = selected
+        engine = _engine(settings, controls, missing, overall=settings.config.concurrency.overall)
+    # Controls first: the refusal verdicts of every other host wait for them.
+    mine.sort(key=lambda c: not c.control)
+    state.engine = engine.start(mine, warm_language=any(c.contract == "language" for c in mine))
+
+
+def _unprobed_controls(settings: RoundSettings, selected: set[str]) -> dict[str, tuple[str, ...]]:
+    """Per model, the configured controls this run will not probe, and why."""
+    out: dict[str, tuple[str, ...]] = {}
+    if "refusal" not in settings.plan.contracts:
+        return out
+    for model in settings.plan.endpoints:
+        found = {c.provider for c in settings.plan.control_cases() if c.model == model}
+        out[model] = tuple(
+            f"{tag} not discovered" if tag not in found else f"{tag} not selected in this run"
+            for tag in settings.plan.controls.get(model, ())
+            if tag not in found or f"{model}::{tag}::refusal" not in selected)
+    return out
+
+
+def _control_wait(settings: RoundSettings) -> float:
+    probe = settings.config.probe
+    return max(probe.request_deadline_seconds, probe.ttft_seconds) + CONTROL_WAIT_MARGIN_S
+
+
+def _worker_share(session: pytest.Session, settings: RoundSettings) -> set[str]:
+    """The case ids the static scheduler will send this worker (the same rule, computed here)."""
+    if settings.worker_index is None:
+        return set()
+    cases = session.config.stash[STATE].cases
+    nodeids = [i.nodeid for i in session.items]
+    plan = assignment(nodeids, lambda n: _group_of(cases, n), settings.workers)
+    return {case_id_of(n) or "" for n in nodeids if plan[n] == settings.worker_index}
+
+
+def _by_model(cases: Any) -> dict[str, tuple[Case, ...]]:
+    out: dict[str, list[Case]] = {}
+    for c in cases:
+        out.setdefault(c.model, []).append(c)
+    return {m: tuple(v) for m, v in out.items()}
+
+
+def _engine(settings: RoundSettings, controls: dict[str, tuple[Case, ...]], missing: dict[str, tuple[str, ...]],
+            *, overall: int, remote: FileControls | None = None, on_result: Any = None) -> Engine:
+    if settings.language_server is not None:
+        host, port, key = settings.language_server
+        backend: Any = RemoteLanguage((host, port), bytes.fromhex(key))
+    else:
+        backend = LocalLanguage()
+    return Engine(client_settings=settings.client, probe=settings.config.probe, overall=overall,
+                  per_provider=settings.config.concurrency.per_provider, control_cases=controls,
+                  missing_controls=missing, language_backend=backend, remote_controls=remote,
+                  on_result=on_result)
+
+
+def _param(item: pytest.Item) -> str | None:
+    callspec = getattr(item, "callspec", None)
+    return callspec.params.get(CASE_PARAM) if callspec is not None else None
+
+
+# -- running one case (called from probes/test_round.py) ------------------------------------
+
+def probe_result(item: pytest.Item) -> CaseResult:
+    """Wait for the case's probe and record it (the `canary_result` fixture: runs at setup).
+
+    Raising here, in setup, is what makes pytest report a transport error or a failed
+    discovery as an *error* (JUnit <error>, Allure broken) rather than a failure.
+    """
+    case = item.stash[CASE]
+    report.allure_case(case, None)
+    if case.contract == DISCOVERY:
+        hint = f" ({AUTH_REASON})" if case.auth_error else ""
+        raise DiscoveryFailed(f"round incomplete: {case.message}{hint}")
+    settings, state = item.config.stash[SETTINGS], item.config.stash[STATE]
+    assert state.engine is not None, "the probe engine was not started"
+    probe = settings.config.probe
+    backstop = probe.request_deadline_seconds * (2 + probe.language_confirmations) + CONTROL_WAIT_MARGIN_S
+    result = state.engine.result(case, timeout=backstop)
+    item.stash[RESULT] = result
+    item.user_properties.extend(report.junit_properties(case, result))
+    report.allure_case(case, result)
+    if result.outcome is Outcome.TRANSPORT_ERROR:
+        raise TransportError(f"transport error: {result.reason}")
+    return result
+
+
+# -- results --------------------------------------------------------------------------------
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+    rep = yield
+    case = item.stash.get(CASE, None)
+    if case is None or case.contract == DISCOVERY:
+        return rep
+    result = item.stash.get(RESULT, None)
+    if result is not None and (rep.when == "call" or (rep.when == "setup" and rep.failed)):
+        rep.canary = {"entry": result.to_json(), "auth_error": result.auth_error, "probed": True}
+    elif rep.failed and rep.when in ("setup", "call"):
+        # pytest ended the case before a probe result existed (timeout, interrupt, harness bug).
+        rep.canary = {"entry": _synthetic(case, f"no probe result: {_short(rep.longreprtext)}"),
+                      "auth_error": False, "probed": False}
+    return rep
+
+
+class ResultCollector:
+    """Round owner only: gathers every case report, xdist workers' and crashed workers' included."""
+
+    def __init__(self, state: RoundState) -> None:
+        self.state = state
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        state = self.state
+        data = getattr(report, "canary", None)
+        case_id = case_id_of(report.nodeid)
+        if data is not None and case_id is not None:
+            state.records[case_id] = CaseRecord(case_id, data["entry"], data["auth_error"], data["probed"])
+        elif report.when == "???" and case_id in state.cases and state.cases[case_id].contract != DISCOVERY:
+            # xdist's synthetic report for an item whose worker died under it.
+            state.records[case_id] = CaseRecord(case_id, _synthetic(state.cases[case_id], "worker crashed"))
+
+
+def _synthetic(case: Case, reason: str) -> dict[str, Any]:
+    return CaseResult.for_case(case, Outcome.TRANSPORT_ERROR, reason).to_json()
+
+
+def _short(text: str, limit: int = 300) -> str:
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    last = lines[-1].strip() if lines else "no detail"
+    return last[:limit]
+
+
+# -- finish ---------------------------------------------------------------------------------
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    config = session.config
+    if SETTINGS not in config.stash:
+        return
+    settings, state = config.stash[SETTINGS], config.stash[STATE]
+    if state.engine is not None:
+        run_quietly(state.engine.close)
+    if state.language_process is not None:
+        run_quietly(state.language_process.close)
+    if settings.role == "worker" or config.option.collectonly:
+        return
+    state.document = _document(settings, state, int(exitstatus))
+    report.write_json(settings.reports / "results.json", state.document)
+    if settings.alluredir is not None:
+        report.write_allure_run_files(settings.alluredir, state.document, {
+            "upstream": settings.upstream, "round_id": settings.round_id, "models": ", ".join(settings.plan.endpoints),
+            "contracts": ", ".join(settings.plan.contracts), "mode": settings.config.mode,
+            "ttft_seconds": str(settings.config.probe.ttft_seconds), "xdist_workers": str(settings.workers),
+        })
+    run_quietly(lambda: shutil.rmtree(control_dir(settings.reports, settings.round_id), ignore_errors=True))
+
+
+def _document(settings: RoundSettings, state: RoundState, exitstatus: int) -> dict[str, Any]:
+    incomplete = [f.message for f in settings.plan.failures]
+    if any(f.auth for f in settings.plan.failures) or any(r.auth_error for r in state.records.values()):
+        incomplete.append(AUTH_REASON)
+    records = dict(state.records)
+    missing = [cid for cid in state.expected if cid not in records and state.cases[cid].contract != DISCOVERY]
+    for cid in missing:
+        records[cid] = CaseRecord(cid, _synthetic(state.cases[cid], "not run: the round was cut short"), probed=False)
+    unprobed = [r for r in records.values() if not r.probed]
+    if exitstatus == pytest.ExitCode.INTERRUPTED:
+        incomplete.append("the round was interrupted")
+    if unprobed:
+        incomplete.append(f"{len(unprobed)} case(s) ended without a probe result "
+                          f"(cut short: -x, timeout, interrupt or harness error)")
+    if not records and not settings.plan.failures:
+        incomplete.append("no case ran (nothing selected?)")
+    ordered = [records[c] for c in state.cases if c in records]
+    return report.build_results(
+        round_id=settings.round_id, started_at=settings.started_at, finished_at=utc_now(),
+        upstream=settings.upstream,
+        models={m: [e.tag for e in eps] for m, eps in settings.plan.endpoints.items()},
+        records=ordered, weak_probes=_weak_probes(ordered), incomplete=incomplete,
+    )
+
+
+def _weak_probes(records: list[CaseRecord]) -> list[dict[str, str]]:
+    """A control case that failed means the control host passed the probe: the probe is weak."""
+    return [{"model": r.entry["model"], "contract": "refusal", "control": r.entry["provider"],
+             "reason": f"positive control {r.entry['provider']} passed the refusal probe; refusal passes "
+                       f"of other hosts of this model are inconclusive this round ({r.entry['reason']})"}
+            for r in records if r.entry.get("control") and r.entry["outcome"] == Outcome.FAIL.value]
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    state = config.stash.get(STATE, None)
+    if state is None or state.document is None:
+        return
+    terminalreporter.write_sep("=", "canary round")
+    for line in table.render(state.document):
+        terminalreporter.write_line(line, red=line.startswith("!!!"), bold=line.startswith("!!!"))
+    terminalreporter.write_line(f"reports: {config.stash[SETTINGS].reports / 'results.json'}")
+
+

@@ -1,0 +1,151 @@
+"""Typed records the pinned client hands to the rest of the probe layer.
+
+Endpoint   one routable endpoint of a model, as discovery found it (its `tag` is the pin).
+Usage      token counts and cost of one request, when the upstream reported them.
+ChatResult everything one pinned request produced: text, timings, who served it, and a
+           Classification that tells a contract whether there is anything to judge.
+
+Classification is deliberately coarse. Only COMPLETED results carry a generation a contract
+may judge; TRANSPORT_ERROR freezes a host's streak; ROUTING_MISMATCH means the pin did not
+hold (the reply says nothing about the pinned host); AUTH_ERROR is about *our* key, so the
+round should stop instead of blaming any host. ErrorKind says which transport failure it was.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Classification(str, Enum):
+    """What a pinned request amounted to; the string values go into reports."""
+
+    COMPLETED = "completed"
+    TRANSPORT_ERROR = "transport_error"
+    ROUTING_MISMATCH = "routing_mismatch"
+    AUTH_ERROR = "auth_error"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class ErrorKind(str, Enum):
+    """Why a request was not COMPLETED (None on a ChatResult that completed)."""
+
+    CONNECT_ERROR = "connect_error"          # refused, DNS, TLS: never reached the server
+    CONNECT_TIMEOUT = "connect_timeout"
+    READ_ERROR = "read_error"                # connection dropped before any response header
+    NO_HEADERS = "no_headers"                # deadline passed before a response header: never started
+    DEADLINE = "deadline"                    # deadline passed after the headers (slow or stalled stream)
+    HTTP_408 = "http_408"
+    HTTP_429 = "http_429"
+    HTTP_5XX = "http_5xx"
+    HTTP_4XX = "http_4xx"                    # other 4xx for the pinned endpoint (404 "no allowed providers", 400…)
+    HTTP_OTHER = "http_other"                # any other non-200 status (3xx: redirects are not followed)
+    MODERATION = "moderation"                # 403 with moderation metadata: the host's input filter, not our key
+    AUTH = "auth"                            # 401/402/403 about our key or credits
+    STREAM_CUT = "stream_cut"                # stream ended before [DONE] without a finish reason
+    MID_STREAM_ERROR = "mid_stream_error"    # an `error` object (or finish_reason "error") inside the stream
+    MALFORMED_STREAM = "malformed_stream"    # a data event that is not a JSON object / not UTF-8 / endless line
+    ERROR_BODY_200 = "error_body_200"        # HTTP 200 whose JSON body is an error
+    ROUTING = "routing"                      # served by another provider than the pinned one
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    """One provider endpoint of a model. Prices are USD per token (parsed from decimal strings)."""
+
+    model: str
+    tag: str
+    provider_name: str
+    quantization: str | None
+    supported_parameters: tuple[str, ...]
+    prompt_price: float
+    completion_price: float
+    context_length: int | None
+    max_completion_tokens: int | None
+    status: int
+
+    def supports(self, param: str) -> bool:
+        """True when the endpoint lists `param` (require_parameters:true would reject it otherwise)."""
+        return param in self.supported_parameters
+
+    @property
+    def base_slug(self) -> str:
+        """The provider part of the tag (`deepinfra` for `deepinfra/fp8`)."""
+        return self.tag.split("/", 1)[0]
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Usage as the upstream reported it; cost_usd is None when it sent no `cost`."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float | None
+
+    @classmethod
+    def from_wire(cls, raw: object) -> Usage | None:
+        """Parse a `usage` object; anything malformed yields None rather than a wrong number."""
+        if not isinstance(raw, dict):
+            return None
+        prompt, completion, cost = raw.get("prompt_tokens"), raw.get("completion_tokens"), raw.get("cost")
+        if not _is_count(prompt) or not _is_count(completion):
+            return None
+        cost_usd = float(cost) if _is_number(cost) and math.isfinite(float(cost)) else None
+        return cls(prompt_tokens=int(prompt), completion_tokens=int(completion), cost_usd=cost_usd)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_count(value: object) -> bool:
+    return _is_number(value) and float(value) >= 0 and float(value) == int(value)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChatResult:
+    """One pinned request, whatever happened. Text received before an error is kept.
+
+    Timings are seconds from just before the request was sent (after the concurrency caps
+    let it through, so queueing in our own client never counts against a host):
+    headers_s     response headers arrived (OpenRouter commits them early: not a latency signal alone);
+    ttft_s        first non-empty *content* delta (None without content, and for non-streamed requests);
+    first_event_s first `data:` event of any kind (keep-alive comments do not count);
+    total_s       until the stream ended, failed, or the deadline cut it.
+    """
+
+    tag: str
+    classification: Classification
+    text: str = ""
+    reasoning_text: str = ""
+    finish_reason: str | None = None
+    native_finish_reason: str | None = None
+    usage: Usage | None = None
+    served_by: str | None = None
+    served_model: str | None = None
+    generation_id: str | None = None
+    http_status: int | None = None
+    headers_s: float | None = None
+    ttft_s: float | None = None
+    first_event_s: float | None = None
+    total_s: float = 0.0
+    error_kind: ErrorKind | None = None
+    error_message: str | None = None
+    keepalives: int = 0
+    chunks: int = 0
+    truncated_by_client: bool = False   # we stopped reading at the size cap; finish_reason is "length"
+
+    @property
+    def completed(self) -> bool:
+        return self.classification is Classification.COMPLETED
+
+    @property
+    def reasoning_only(self) -> bool:
+        """A reasoning model spent its budget thinking and wrote no text: says nothing about the host."""
+        return self.completed and not self.text and bool(self.reasoning_text)

@@ -1,0 +1,139 @@
+"""The round's reports: results.json (ARCHITECTURE.md, schema_version 1), JUnit properties, Allure.
+
+Everything here is either pure (`build_results`, `junit_properties`, `categories`) or writes
+exactly one file atomically (tmp + os.replace), so a reader never sees half a report. The API
+key never reaches this module: nothing here receives ClientSettings.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from probes.cases import Case, CaseRecord, CaseResult
+
+RESULTS_SCHEMA_VERSION = 1
+
+
+def write_json(path: Path, doc: Any) -> None:
+    """Write JSON atomically: a crash leaves the previous file or the new one, never a mix."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def build_results(*, round_id: str, started_at: str, finished_at: str, upstream: str,
+                  models: Mapping[str, Iterable[str]], records: Iterable[CaseRecord],
+                  weak_probes: list[dict[str, str]], incomplete: list[str]) -> dict[str, Any]:
+    """The results.json document (ARCHITECTURE.md)."""
+    cases = [r.entry for r in records]
+    usage: dict[str, dict[str, dict[str, float]]] = {}
+    for entry in cases:
+        u = usage.setdefault(entry["model"], {}).setdefault(
+            entry["provider"], {"requests": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0})
+        for key in ("requests", "prompt_tokens", "completion_tokens"):
+            u[key] += entry.get(key) or 0
+        u["cost_usd"] = round(u["cost_usd"] + (entry.get("cost_usd") or 0.0), 8)
+    return {
+        "schema_version": RESULTS_SCHEMA_VERSION,
+        "round_id": round_id,
+        "started_at": started_at,
+        "finished_at": finished_at,
+        "complete": not incomplete,
+        "incomplete_reason": "; ".join(incomplete) if incomplete else None,
+        "upstream": upstream,
+        "models": {m: {"providers": sorted(tags)} for m, tags in models.items()},
+        "weak_probes": weak_probes,
+        "cases": cases,
+        "usage": usage,
+    }
+
+
+def junit_properties(case: Case, result: CaseResult) -> list[tuple[str, object]]:
+    """Per-case <property> entries of the JUnit XML (values are stringified by pytest)."""
+    entry = result.to_json()
+    props: list[tuple[str, object]] = [
+        ("outcome", result.outcome.value), ("reason", result.reason), ("contract", case.contract),
+        ("provider", case.provider), ("model", case.model), ("control", str(case.control).lower()),
+        ("ttft_s", entry["ttft_s"] if entry["ttft_s"] is not None else ""), ("requests", entry["requests"]),
+        ("completion_tokens", entry["completion_tokens"]), ("cost_usd", entry["cost_usd"]),
+    ]
+    if case.language:
+        props += [("language", case.language), ("anomaly", str(result.anomaly).lower())]
+    return props
+
+
+def allure_case(case: Case, result: CaseResult | None) -> None:
+    """Title, labels, and one step per request with prompt, reply and timings attached."""
+    import allure
+
+    allure.dynamic.title(case.title)
+    allure.dynamic.parent_suite(case.model)
+    allure.dynamic.suite(case.contract)
+    allure.dynamic.sub_suite(case.provider)
+    for name, value in (("model", case.model), ("provider", case.provider), ("contract", case.contract)):
+        allure.dynamic.label(name, value)
+    if case.language:
+        allure.dynamic.tag(f"language:{case.language}")
+    if case.control:
+        allure.dynamic.tag("positive-control")
+    if result is None:
+        return
+    allure.dynamic.description(f"**{result.outcome.value}**: {result.reason}")
+    for n, attempt in enumerate(result.attempts, 1):
+        label = "request" if len(result.attempts) == 1 else f"attempt {n} of {len(result.attempts)}"
+        with allure.step(f"{label}: {attempt.outcome.value} — {attempt.reason[:120]}"):
+            allure.attach(json.dumps(list(attempt.prompt), indent=2, ensure_ascii=False), name="prompt",
+                          attachment_type=allure.attachment_type.JSON)
+            allure.attach(attempt.text or "(empty)", name="reply", attachment_type=allure.attachment_type.TEXT)
+            timings = {k: v for k, v in attempt.to_json().items() if k != "excerpt"}
+            timings.update(prompt_tokens=attempt.prompt_tokens, completion_tokens=attempt.completion_tokens,
+                           cost_usd=attempt.cost_usd, classification=attempt.classification)
+            allure.attach(json.dumps(timings, indent=2), name="timings",
+                          attachment_type=allure.attachment_type.JSON)
+
+
+def categories() -> list[dict[str, Any]]:
+    """Allure categories; first match wins, and regexes must match the whole message."""
+    return [
+        {"name": "Probe weak (positive control missed)", "matchedStatuses": ["failed", "skipped"],
+         "messageRegex": "(?s).*(probe weak|control missed|probe unverified).*"},
+        {"name": "Quality failure", "matchedStatuses": ["failed"], "messageRegex": "(?s).*quality failure:.*"},
+        {"name": "Transport error", "matchedStatuses": ["broken"], "messageRegex": "(?s).*transport error:.*"},
+        {"name": "Round incomplete", "matchedStatuses": ["broken", "failed"],
+         "messageRegex": "(?s).*(discovery|no probe result|OPENROUTER_API_KEY).*"},
+        {"name": "Inconclusive", "matchedStatuses": ["skipped"], "messageRegex": "(?s).*inconclusive:.*"},
+        {"name": "Not applicable", "matchedStatuses": ["skipped"], "messageRegex": "(?s).*not applicable:.*"},
+    ]
+
+
+def write_allure_run_files(alluredir: Path, doc: Mapping[str, Any], environment: Mapping[str, str]) -> None:
+    """environment.properties, categories.json, executor.json: controller only, once per round."""
+    alluredir.mkdir(parents=True, exist_ok=True)
+    env_lines = [f"{k}={_prop(v)}" for k, v in environment.items()]
+    tmp = alluredir / ".environment.properties.tmp"
+    tmp.write_text("\n".join(env_lines) + "\n", encoding="utf-8")
+    os.replace(tmp, alluredir / "environment.properties")
+    write_json(alluredir / "categories.json", categories())
+    executor = {"name": os.environ.get("CANARY_EXECUTOR", "canary"), "type": "canary",
+                "buildName": f"canary round {doc['round_id']}", "buildOrder": _build_order(),
+                "reportName": "canary: OpenRouter provider probes"}
+    if os.environ.get("GITHUB_SERVER_URL") and os.environ.get("GITHUB_RUN_ID"):
+        executor["buildUrl"] = (f"{os.environ['GITHUB_SERVER_URL']}/{os.environ.get('GITHUB_REPOSITORY', '')}"
+                                f"/actions/runs/{os.environ['GITHUB_RUN_ID']}")
+    write_json(alluredir / "executor.json", executor)
+
+
+def _build_order() -> int:
+    try:
+        return int(os.environ.get("GITHUB_RUN_NUMBER", "0"))
+    except ValueError:
+        return 0
+
+
+def _prop(value: str) -> str:
+    return str(value).replace("\\", "\\\\").replace("\n", " ")

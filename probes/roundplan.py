@@ -1,0 +1,157 @@
+"""The round plan: discovery once, the language of each endpoint, and the cases that follow.
+
+The round owner (plain pytest, or the xdist controller) builds the plan in pytest_configure,
+writes it to reports/discovery.json and hands the same JSON to every xdist worker through
+`workerinput`: workers never discover (workers that each discover collect different tests and
+xdist aborts the run, tooling-notes §1). `--discovery-snapshot FILE` replays a saved plan.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from canary.config import CONTRACTS, Config
+from probes.cases import DISCOVERY, Case
+from probes.client import PinnedClient
+from probes.discovery import DiscoveryError, discover
+from probes.records import Endpoint
+from probes.settings import ClientSettings
+
+SNAPSHOT_SCHEMA_VERSION = 1
+AUTH_STATUSES = (401, 402, 403)
+
+
+@dataclass(frozen=True, slots=True)
+class DiscoveryFailure:
+    model: str
+    message: str
+    auth: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RoundPlan:
+    """Everything every process of a round must agree on before collecting."""
+
+    endpoints: dict[str, tuple[Endpoint, ...]]          # model -> endpoints, sorted by tag
+    failures: tuple[DiscoveryFailure, ...] = ()
+    languages: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
+    contracts: tuple[str, ...] = CONTRACTS
+    controls: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+
+    def cases(self) -> list[Case]:
+        """Discovery failures first (so they are never lost in a long list), then model/tag/contract."""
+        out = [Case(model=f.model, contract=DISCOVERY, message=f.message, auth_error=f.auth)
+               for f in self.failures]
+        for model, endpoints in self.endpoints.items():
+            controls = set(self.controls.get(model, ()))
+            for ep in endpoints:
+                for contract in CONTRACTS:
+                    if contract not in self.contracts:
+                        continue
+                    out.append(Case(
+                        model=model, contract=contract, endpoint=ep,
+                        language=self.languages.get(model, {}).get(ep.tag) if contract == "language" else None,
+                        control=contract == "refusal" and ep.tag in controls,
+                    ))
+        return out
+
+    def control_cases(self) -> list[Case]:
+        """The refusal cases of the positive-control hosts that discovery found."""
+        return [c for c in self.cases() if c.control]
+
+    def missing_controls(self, model: str) -> tuple[str, ...]:
+        """Configured controls that discovery did not list: the probe cannot be verified."""
+        found = {ep.tag for ep in self.endpoints.get(model, ())}
+        return tuple(t for t in self.controls.get(model, ()) if t not in found)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema_version": SNAPSHOT_SCHEMA_VERSION,
+            "models": {m: {"endpoints": [_endpoint_json(e) for e in eps]} for m, eps in self.endpoints.items()},
+            "failures": [dataclasses.asdict(f) for f in self.failures],
+            "languages": self.languages,
+            "contracts": list(self.contracts),
+            "controls": {m: list(t) for m, t in self.controls.items()},
+        }
+
+    @classmethod
+    def from_json(cls, raw: Any) -> RoundPlan:
+        if not isinstance(raw, dict) or raw.get("schema_version") != SNAPSHOT_SCHEMA_VERSION:
+            raise ValueError(f"not a discovery snapshot of schema_version {SNAPSHOT_SCHEMA_VERSION}")
+        endpoints = {m: tuple(_endpoint_from(e) for e in v["endpoints"]) for m, v in raw["models"].items()}
+        return cls(
+            endpoints=endpoints,
+            failures=tuple(DiscoveryFailure(**f) for f in raw.get("failures", [])),
+            languages={m: dict(v) for m, v in raw.get("languages", {}).items()},
+            contracts=tuple(raw.get("contracts", CONTRACTS)),
+            controls={m: tuple(v) for m, v in raw.get("controls", {}).items()},
+        )
+
+    def with_settings(self, config: Config, language_plan: dict[str, dict[str, str]]) -> RoundPlan:
+        """Apply this round's configuration (contracts, controls) and the judge's language plan."""
+        languages = {m: assign_languages(m, eps, config.languages, language_plan.get(m, {}))
+                     for m, eps in self.endpoints.items()}
+        return dataclasses.replace(self, languages=languages, contracts=config.contracts,
+                                   controls={m: config.controls.get(m, ()) for m in self.endpoints})
+
+
+def assign_languages(model: str, endpoints: tuple[Endpoint, ...], languages: tuple[str, ...],
+                     planned: dict[str, str]) -> dict[str, str]:
+    """The judge's plan where it has one; else languages[index of the tag in the sorted list % n]."""
+    tags = sorted(ep.tag for ep in endpoints)
+    out = {}
+    for i, tag in enumerate(tags):
+        lang = planned.get(tag)
+        # A plan naming a language no longer configured falls back to the rotation.
+        out[tag] = lang if lang in languages else languages[i % len(languages)]
+    return out
+
+
+def discover_plan(config: Config, client_settings: ClientSettings) -> RoundPlan:
+    """Discover every configured model once (concurrently); failures are kept, never dropped."""
+    return asyncio.run(_discover_all(config, client_settings))
+
+
+async def _discover_all(config: Config, client_settings: ClientSettings) -> RoundPlan:
+    async with PinnedClient(client_settings, overall_concurrency=max(1, len(config.models)),
+                            deadline_s=config.probe.request_deadline_seconds) as client:
+        results = await asyncio.gather(*(discover(client, m) for m in config.models), return_exceptions=True)
+    endpoints: dict[str, tuple[Endpoint, ...]] = {}
+    failures: list[DiscoveryFailure] = []
+    if not config.models:
+        failures.append(DiscoveryFailure("(none)", f"{config.source}: models is empty: nothing to probe"))
+    for model, res in zip(config.models, results):
+        if isinstance(res, DiscoveryError):
+            auth = res.status in AUTH_STATUSES
+            failures.append(DiscoveryFailure(model, str(res), auth))
+            if res.endpoints:  # probe what was trustworthy; the round is incomplete anyway
+                endpoints[model] = tuple(res.endpoints)
+        elif isinstance(res, BaseException):
+            failures.append(DiscoveryFailure(model, f"discovery of {model!r} crashed: {type(res).__name__}: {res}"))
+        else:
+            endpoints[model] = tuple(res)
+    return RoundPlan(endpoints=endpoints, failures=tuple(failures))
+
+
+def load_snapshot(path: Path) -> RoundPlan:
+    """Replay a saved reports/discovery.json (a `round` wrapper or a bare plan)."""
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    return RoundPlan.from_json(raw.get("plan", raw) if isinstance(raw, dict) else raw)
+
+
+def _endpoint_json(ep: Endpoint) -> dict[str, Any]:
+    d = dataclasses.asdict(ep)
+    d["supported_parameters"] = list(ep.supported_parameters)
+    return d
+
+
+def _endpoint_from(raw: dict[str, Any]) -> Endpoint:
+    names = {f.name for f in dataclasses.fields(Endpoint)}
+    kw = {k: v for k, v in raw.items() if k in names}
+    kw["supported_parameters"] = tuple(kw.get("supported_parameters", ()))
+    return Endpoint(**kw)

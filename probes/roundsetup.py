@@ -1,0 +1,132 @@
+"""Settling a round's settings once, in pytest_configure, into one typed value.
+
+Three roles share the plugin:
+- "single": plain `pytest probes` (or `-n 0`): discovers, probes, judges and reports;
+- "controller": the xdist controller: discovers, probes the positive controls, serves the
+  language detector, collects every case and reports; it runs no test item;
+- "worker": an xdist worker: reads the plan from `workerinput`, probes its share.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from canary.config import Config, load_config
+from probes.roundplan import RoundPlan, discover_plan, load_snapshot
+from probes.settings import ClientSettings
+
+WORKERINPUT_KEY = "canary_round"
+
+
+@dataclass(frozen=True, slots=True)
+class RoundSettings:
+    role: str                         # single | controller | worker
+    config: Config
+    client: ClientSettings
+    plan: RoundPlan
+    round_id: str
+    started_at: str
+    upstream: str                     # simulator | openrouter | custom
+    reports: Path
+    workers: int                      # xdist worker count (1 without xdist)
+    worker_index: int | None          # this worker's position (None: replacement worker / not a worker)
+    language_server: tuple[str, int, str] | None  # host, port, authkey hex (xdist only)
+    alluredir: Path | None
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def new_round_id() -> str:
+    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
+
+
+def upstream_of(base_url: str) -> str:
+    host = (urlsplit(base_url).hostname or "").lower()
+    if host == "openrouter.ai" or host.endswith(".openrouter.ai"):
+        return "openrouter"
+    return "simulator" if host in ("127.0.0.1", "localhost", "::1") else "custom"
+
+
+def role_of(config: pytest.Config) -> str:
+    if hasattr(config, "workerinput"):
+        return "worker"
+    return "controller" if config.pluginmanager.has_plugin("dsession") else "single"
+
+
+def load_round_config(config: pytest.Config) -> Config:
+    loaded = load_config(config.getoption("canary_config"))
+    models = config.getoption("canary_models")
+    return dataclasses.replace(loaded, models=tuple(dict.fromkeys(models))) if models else loaded
+
+
+def settle(config: pytest.Config, language_server: tuple[str, int, str] | None = None) -> RoundSettings:
+    """Resolve the options and (round owner) discover; a worker reads the controller's plan."""
+    role = role_of(config)
+    canary_config = load_round_config(config)
+    client = ClientSettings.from_env()
+    alluredir = config.getoption("allure_report_dir", None)
+    if role == "worker":
+        w = json.loads(config.workerinput[WORKERINPUT_KEY])  # type: ignore[attr-defined]
+        from probes.scheduling import worker_index
+        return RoundSettings(
+            role=role, config=canary_config, client=client, plan=RoundPlan.from_json(w["plan"]),
+            round_id=w["round_id"], started_at=w["started_at"], upstream=w["upstream"],
+            reports=Path(w["reports"]), workers=int(config.workerinput["workercount"]),  # type: ignore[attr-defined]
+            worker_index=worker_index(config.workerinput["workerid"], int(config.workerinput["workercount"])),  # type: ignore[attr-defined]
+            language_server=tuple(w["language_server"]) if w["language_server"] else None,  # type: ignore[arg-type]
+            alluredir=Path(alluredir) if alluredir else None,
+        )
+    reports = Path(config.getoption("canary_reports") or canary_config.paths.reports)
+    reports.mkdir(parents=True, exist_ok=True)
+    round_id = config.getoption("canary_round_id") or new_round_id()
+    started_at = utc_now()
+    snapshot = config.getoption("discovery_snapshot")
+    plan = load_snapshot(Path(snapshot)) if snapshot else discover_plan(canary_config, client)
+    plan = plan.with_settings(canary_config, _language_plan(config, canary_config))
+    workers = _worker_count(config) if role == "controller" else 1
+    return RoundSettings(
+        role=role, config=canary_config, client=client, plan=plan, round_id=round_id, started_at=started_at,
+        upstream=upstream_of(client.base_url), reports=reports, workers=workers, worker_index=None,
+        language_server=language_server,
+        alluredir=Path(alluredir) if alluredir else None,
+    )
+
+
+def workerinput_for(s: RoundSettings) -> str:
+    """What a worker needs to collect exactly what the controller planned (JSON: execnet-safe)."""
+    return json.dumps({
+        "plan": s.plan.to_json(), "round_id": s.round_id, "started_at": s.started_at, "upstream": s.upstream,
+        "reports": str(s.reports),
+        "language_server": list(s.language_server) if s.language_server else None,
+    })
+
+
+def snapshot_doc(s: RoundSettings) -> dict[str, Any]:
+    """reports/discovery.json: replayable with --discovery-snapshot. Holds no key."""
+    return {"schema_version": 1, "round_id": s.round_id, "taken_at": s.started_at, "upstream": s.upstream,
+            "base_url": s.client.base_url, "plan": s.plan.to_json()}
+
+
+def _language_plan(config: pytest.Config, canary_config: Config) -> dict[str, dict[str, str]]:
+    path = Path(config.getoption("canary_state") or canary_config.paths.state)
+    try:
+        from canary.state import read_language_plan
+    except ImportError:  # the judge's state module is optional for a round
+        return {}
+    return read_language_plan(path)
+
+
+def _worker_count(config: pytest.Config) -> int:
+    from xdist.workermanage import parse_tx_spec_config
+    return max(1, len(parse_tx_spec_config(config)))

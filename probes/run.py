@@ -1,0 +1,160 @@
+"""One pinned request in flight: collects what happened and turns it into a ChatResult.
+
+The client reports events (headers, an error status, a body, a timeout, an exception); the
+stream itself goes through StreamState. `result()` applies the precedence once, in one place:
+
+1. AUTH_ERROR (our key) beats everything: nothing else about the round can be trusted.
+2. A served-by name that is not the pinned provider -> ROUTING_MISMATCH, whatever else
+   happened: the pin did not hold, so the reply (or error) says nothing about the pinned host.
+3. An error status, a JSON error in a 200 body, an `error` in the stream, a malformed stream.
+4. Timeouts and dropped connections -- unless a finish reason had already arrived: then the
+   generation was complete and only the trailer ([DONE], usage) was lost, so it is COMPLETED.
+5. A stream that ended without [DONE] and without a finish reason was cut (stream_cut).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from probes.records import ChatResult, Classification, Endpoint, ErrorKind
+from probes.stream import StreamState
+from probes.wire import classify_status, completion_fields, error_of, parse_json, provider_matches
+
+Outcome = tuple[Classification, ErrorKind | None, str | None]
+
+
+class Run:
+    """Mutable collector for one request; the client feeds it, `result()` freezes it."""
+
+    def __init__(self, endpoint: Endpoint, *, stream: bool, t0: float) -> None:
+        self.endpoint = endpoint
+        self.stream = stream
+        self.t0 = t0
+        self.state = StreamState()
+        self.status: int | None = None
+        self.headers_at: float | None = None
+        self.header_provider: str | None = None
+        self.header_generation_id: str | None = None
+        self.error_provider: str | None = None
+        self.body: dict[str, Any] | None = None   # fields of a non-streamed 200 reply
+        self.fixed: Outcome | None = None         # decided by a status or a body; final
+        self.failure: Outcome | None = None       # a timeout or exception; may be forgiven (rule 4)
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.t0
+
+    def got_headers(self, status: int, headers: httpx.Headers) -> None:
+        self.status, self.headers_at = status, self.elapsed()
+        self.header_provider = headers.get("x-provider-name") or None
+        self.header_generation_id = headers.get("x-generation-id") or None
+        if status != 200:  # provisional: refined by http_error once the body is read
+            cls, kind = classify_status(status, {})
+            self.fixed = (cls, kind, f"HTTP {status}")
+
+    def http_error(self, status: int, raw: bytes) -> None:
+        message, metadata = error_of(parse_json(raw))
+        cls, kind = classify_status(status, metadata)
+        provider = metadata.get("provider_name")
+        self.error_provider = provider if isinstance(provider, str) and provider else None
+        self.fixed = (cls, kind, f"HTTP {status}: {message}")
+
+    def json_body(self, raw: bytes) -> None:
+        body = parse_json(raw)
+        fields = completion_fields(body)
+        if isinstance(fields, dict):
+            self.body = fields
+        elif body is None:
+            self.fixed = (Classification.TRANSPORT_ERROR, ErrorKind.MALFORMED_STREAM, "the 200 body is not JSON")
+        else:
+            _, metadata = error_of(body)
+            provider = metadata.get("provider_name")
+            self.error_provider = provider if isinstance(provider, str) and provider else None
+            self.fixed = (Classification.TRANSPORT_ERROR, ErrorKind.ERROR_BODY_200, f"HTTP 200 carrying an error: {fields}")
+
+    def timed_out(self, deadline_s: float) -> None:
+        if self.headers_at is None:
+            self._fail(ErrorKind.NO_HEADERS, f"no response header within the {deadline_s:g} s deadline")
+        else:
+            self._fail(ErrorKind.DEADLINE, f"deadline of {deadline_s:g} s passed after "
+                       f"{self.state.chunks} chunks and {self.state.keepalives} keep-alives")
+
+    def transport_exception(self, exc: httpx.HTTPError, *, timeout: bool) -> None:
+        detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        if isinstance(exc, (httpx.ConnectTimeout, httpx.PoolTimeout)):
+            self._fail(ErrorKind.CONNECT_TIMEOUT, detail)
+        elif isinstance(exc, httpx.ConnectError):
+            self._fail(ErrorKind.CONNECT_ERROR, detail)
+        elif self.headers_at is None:
+            self._fail(ErrorKind.NO_HEADERS if timeout else ErrorKind.READ_ERROR, detail)
+        else:
+            self._fail(ErrorKind.DEADLINE if timeout else ErrorKind.STREAM_CUT, detail)
+
+    def malformed(self, message: str) -> None:
+        self.state.malformed = message
+
+    def _fail(self, kind: ErrorKind, message: str) -> None:
+        if self.failure is None:
+            self.failure = (Classification.TRANSPORT_ERROR, kind, message)
+
+    def _outcome(self) -> Outcome:
+        s = self.state
+        if self.fixed is not None:
+            return self.fixed
+        if s.error_message is not None:
+            return Classification.TRANSPORT_ERROR, ErrorKind.MID_STREAM_ERROR, s.error_message
+        if s.malformed is not None:
+            return Classification.TRANSPORT_ERROR, ErrorKind.MALFORMED_STREAM, s.malformed
+        if self.failure is not None:
+            cls, kind, message = self.failure
+            if self.stream and s.finish_reason is not None and kind in (ErrorKind.DEADLINE, ErrorKind.STREAM_CUT):
+                return Classification.COMPLETED, None, f"finished ({s.finish_reason}), then {message}"
+            return self.failure
+        if self.stream and not s.done and s.finish_reason is None:
+            return (Classification.TRANSPORT_ERROR, ErrorKind.STREAM_CUT,
+                    f"stream ended without [DONE] and without a finish reason after {s.chunks} chunks")
+        return Classification.COMPLETED, None, None
+
+    def served(self) -> list[str]:
+        names = list(self.state.providers)
+        for name in (self.body or {}).get("served_by"), self.header_provider, self.error_provider:
+            if name and name not in names:
+                names.append(name)
+        return names
+
+    def result(self, scrub: Callable[[str], str]) -> ChatResult:
+        cls, kind, message = self._outcome()
+        served = self.served()
+        strangers = [n for n in served if not provider_matches(self.endpoint, n)]
+        if strangers and cls is not Classification.AUTH_ERROR:
+            note = f"; besides: {message}" if message and cls is not Classification.COMPLETED else ""
+            cls, kind = Classification.ROUTING_MISMATCH, ErrorKind.ROUTING
+            message = (f"served by {strangers[0]!r} while pinned to {self.endpoint.tag} "
+                       f"({self.endpoint.provider_name}){note}")
+        s, b = self.state, self.body or {}
+        return ChatResult(
+            tag=self.endpoint.tag,
+            classification=cls,
+            text=b.get("text", s.text),
+            reasoning_text=b.get("reasoning_text", s.reasoning_text),
+            finish_reason=b.get("finish_reason", s.finish_reason),
+            native_finish_reason=b.get("native_finish_reason", s.native_finish_reason),
+            usage=b.get("usage", s.usage),
+            served_by=(strangers or served or [None])[0],
+            served_model=b.get("served_model", s.served_model),
+            generation_id=b.get("generation_id") or s.generation_id or self.header_generation_id,
+            http_status=self.status,
+            headers_s=self.headers_at,
+            ttft_s=s.ttft_s if self.stream else None,
+            first_event_s=s.first_event_s,
+            total_s=self.elapsed(),
+            error_kind=kind,
+            error_message=scrub(message) if message is not None else None,
+            keepalives=s.keepalives,
+            chunks=s.chunks,
+            truncated_by_client=s.truncated,
+        )
+

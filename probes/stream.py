@@ -1,0 +1,173 @@
+"""Accumulates one streamed chat completion from parsed SSE items: a pure state machine.
+
+The client owns the socket and the clock; this module only decides what each item means, so
+the rules of shared/reference/openrouter-api.md §3 live in one testable place:
+- comments are keep-alives, counted and otherwise ignored;
+- `data: [DONE]` ends the stream; anything that is not a JSON object is a malformed stream;
+- `error` is checked on every chunk whatever its `choices` or `finish_reason` say (three real
+  shapes exist: finish_reason "error", finish_reason null + usage, and `choices: []`);
+- finish_reason is the last non-null value (usage chunks may repeat it or carry null);
+- `choices: []` is fine; content and reasoning are kept apart, and only non-empty content
+  starts the time to first token;
+- text is capped: past the cap we stop reading and call it a "length" finish of our own.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from probes.records import Usage
+from probes.sse import Comment, Event, Item
+
+# 64 K characters is ~30x the largest probe reply (max_tokens 200); an endless stream stops here.
+MAX_TEXT_CHARS = 64 * 1024
+
+
+@dataclass(slots=True)
+class StreamState:
+    """What the stream has said so far. `feed` returns False once reading should stop."""
+
+    max_chars: int = MAX_TEXT_CHARS
+    text_parts: list[str] = field(default_factory=list)
+    reasoning_parts: list[str] = field(default_factory=list)
+    text_len: int = 0
+    reasoning_len: int = 0
+    finish_reason: str | None = None
+    native_finish_reason: str | None = None
+    usage: Usage | None = None
+    providers: list[str] = field(default_factory=list)
+    served_model: str | None = None
+    generation_id: str | None = None
+    error_message: str | None = None
+    malformed: str | None = None
+    done: bool = False
+    truncated: bool = False
+    keepalives: int = 0
+    chunks: int = 0
+    ttft_s: float | None = None
+    first_event_s: float | None = None
+
+    @property
+    def text(self) -> str:
+        return "".join(self.text_parts)
+
+    @property
+    def reasoning_text(self) -> str:
+        return "".join(self.reasoning_parts)
+
+    def feed(self, item: Item, now: float) -> bool:
+        """Apply one SSE item seen at `now` (seconds since send); False means stop reading."""
+        if isinstance(item, Comment):
+            self.keepalives += 1
+            return True
+        assert isinstance(item, Event)
+        if self.first_event_s is None:
+            self.first_event_s = now
+        if item.data.strip() == "[DONE]":
+            self.done = True
+            return False
+        if not item.valid_utf8:
+            self.malformed = "a data event is not valid UTF-8"
+            return False
+        try:
+            chunk = json.loads(item.data)
+        except ValueError:
+            self.malformed = f"a data event is not JSON: {item.data[:120]!r}"
+            return False
+        if not isinstance(chunk, dict):
+            self.malformed = f"a data event is JSON but not an object: {item.data[:120]!r}"
+            return False
+        self.chunks += 1
+        return self._chunk(chunk, now)
+
+    def _chunk(self, chunk: dict[str, Any], now: float) -> bool:
+        self._metadata(chunk)
+        if chunk.get("error") is not None:
+            self._error(chunk["error"])
+        choices = chunk.get("choices")
+        if choices is not None and not isinstance(choices, list):
+            self.malformed = "`choices` is not a list"
+            return False
+        choice = _first_choice(choices or [])
+        if choice is not None:
+            if choice.get("error") is not None:
+                self._error(choice["error"])
+            delta = choice.get("delta")
+            if isinstance(delta, dict) and not self._delta(delta, now):
+                return False
+            self._finish(choice)
+        usage = Usage.from_wire(chunk.get("usage"))
+        if usage is not None:
+            self.usage = usage
+        return True
+
+    def _metadata(self, chunk: dict[str, Any]) -> None:
+        provider = chunk.get("provider")
+        if isinstance(provider, str) and provider and provider not in self.providers:
+            self.providers.append(provider)
+        if self.generation_id is None and isinstance(chunk.get("id"), str):
+            self.generation_id = chunk["id"]
+        if self.served_model is None and isinstance(chunk.get("model"), str):
+            self.served_model = chunk["model"]
+
+    def _delta(self, delta: dict[str, Any], now: float) -> bool:
+        content, reasoning = delta.get("content"), delta.get("reasoning")
+        if isinstance(reasoning, str) and reasoning:
+            room = self.max_chars - self.reasoning_len
+            self.reasoning_parts.append(reasoning[:room])
+            self.reasoning_len += min(len(reasoning), room)
+            if len(reasoning) > room:
+                return self._cut()
+        if isinstance(content, str) and content:
+            if self.ttft_s is None:
+                self.ttft_s = now
+            room = self.max_chars - self.text_len
+            self.text_parts.append(content[:room])
+            self.text_len += min(len(content), room)
+            if len(content) > room:
+                return self._cut()
+        return True
+
+    def _cut(self) -> bool:
+        # Our cap, not the host's doing: a completed-but-long generation, reported as "length".
+        self.truncated = True
+        self.finish_reason = "length"
+        return False
+
+    def _finish(self, choice: dict[str, Any]) -> None:
+        finish, native = choice.get("finish_reason"), choice.get("native_finish_reason")
+        if isinstance(finish, str) and finish:
+            self.finish_reason = finish
+            if finish == "error" and self.error_message is None:
+                self.error_message = "finish_reason 'error' without an error object"
+        if isinstance(native, str) and native:
+            self.native_finish_reason = native
+
+    def _error(self, error: object) -> None:
+        if self.error_message is None:
+            self.error_message = describe_error(error)
+
+
+def _first_choice(choices: list[Any]) -> dict[str, Any] | None:
+    dicts = [c for c in choices if isinstance(c, dict)]
+    for choice in dicts:
+        if choice.get("index", 0) == 0:
+            return choice
+    return dicts[0] if dicts else None
+
+
+def describe_error(error: object) -> str:
+    """One line from an OpenRouter error object: `code 502 provider_unavailable: message`."""
+    if not isinstance(error, dict):
+        return f"error: {str(error)[:200]}"
+    parts = []
+    if error.get("code") is not None:
+        parts.append(f"code {error['code']}")
+    meta = error.get("metadata")
+    if isinstance(meta, dict) and isinstance(meta.get("error_type"), str):
+        parts.append(meta["error_type"])
+    message = error.get("message")
+    head = " ".join(str(p) for p in parts) or "error"
+    return f"{head}: {str(message)[:300]}" if message is not None else head

@@ -1,0 +1,24 @@
+"""One canary round: a case per model x endpoint x contract, generated from discovery.
+
+The parametrization comes from probes/plugin.py (pytest_generate_tests). The probes already
+run concurrently in the engine; the fixture waits for this case's result at setup (a transport
+error or a failed discovery is raised there, so pytest reports it as an *error*), and the test
+turns the verdict into pass / fail / skip (probes/outcomes.py).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from probes.cases import CaseResult
+from probes.outcomes import enforce
+from probes.plugin import probe_result
+
+
+@pytest.fixture
+def canary_result(canary_case_id: str, request: pytest.FixtureRequest) -> CaseResult:
+    return probe_result(request.node)
+
+
+def test_case(canary_result: CaseResult) -> None:
+    enforce(canary_result)

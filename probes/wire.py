@@ -1,0 +1,136 @@
+"""Pure helpers for OpenRouter's wire format: the pinned request body, error statuses, 200 bodies.
+
+Kept apart from the client so the rules (which status freezes a host, which stops the round,
+what counts as "served by the pinned provider") are plain functions with their reasons beside
+them. References are to shared/reference/openrouter-api.md.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from probes.records import Classification, Endpoint, ErrorKind, Usage
+from probes.stream import describe_error
+
+# Optional sampling knobs: sent only when the endpoint lists them, because with
+# require_parameters:true an unlisted parameter makes the pinned request unroutable (404),
+# which would freeze the host forever over a parameter the probe can live without.
+_OPTIONAL_PARAMS = ("temperature", "seed")
+
+
+def pinned_body(
+    endpoint: Endpoint,
+    messages: Sequence[Mapping[str, Any]],
+    *,
+    max_tokens: int,
+    stream: bool,
+    response_format: Mapping[str, Any] | None = None,
+    temperature: float | None = None,
+    seed: int | None = None,
+    reasoning: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The §2.3 recipe: order + only the exact tag, no fallbacks, every parameter honoured, no `models`."""
+    body: dict[str, Any] = {
+        "model": endpoint.model,
+        "messages": [dict(m) for m in messages],
+        "max_tokens": max_tokens,
+        "stream": stream,
+        "provider": {
+            "order": [endpoint.tag],
+            "only": [endpoint.tag],
+            "allow_fallbacks": False,
+            "require_parameters": True,
+        },
+    }
+    for name, value in zip(_OPTIONAL_PARAMS, (temperature, seed)):
+        if value is not None and endpoint.supports(name):
+            body[name] = value
+    # response_format and reasoning are sent as asked: the caller checks endpoint.supports()
+    # first, because silently dropping them would change what the probe measures.
+    if response_format is not None:
+        body["response_format"] = dict(response_format)
+    if reasoning is not None:
+        body["reasoning"] = dict(reasoning)
+    return body
+
+
+def provider_matches(endpoint: Endpoint, served: str) -> bool:
+    """Does a served-by name designate the pinned endpoint's provider?
+
+    Chunks carry the display name ("DeepInfra"); whether X-Provider-Name carries the display
+    name or the slug is undocumented (§7), so the tag and its base slug match too. Variants of
+    one provider (deepinfra/fp8 vs deepinfra/turbo) cannot be told apart this way (§1.2).
+    """
+    name = served.strip().casefold()
+    return name in {endpoint.provider_name.casefold(), endpoint.tag.casefold(), endpoint.base_slug.casefold()}
+
+
+def parse_json(raw: bytes) -> Any:
+    """JSON or None; leading whitespace is fine (OpenRouter's keep-alive for non-streamed bodies)."""
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+
+
+def error_of(body: Any) -> tuple[str, dict[str, Any]]:
+    """(one-line description, error.metadata) of an error body; tolerates any shape."""
+    if isinstance(body, dict) and body.get("error") is not None:
+        error = body["error"]
+        meta = error.get("metadata") if isinstance(error, dict) else None
+        return describe_error(error), meta if isinstance(meta, dict) else {}
+    return "no error object in the body", {}
+
+
+def classify_status(status: int, metadata: Mapping[str, Any]) -> tuple[Classification, ErrorKind]:
+    """Map a non-200 status of a pinned request (§4.2) to what the round should do with it."""
+    if status == 403 and ("reasons" in metadata or "flagged_input" in metadata):
+        # Input moderation by a moderated host (§4.4): about the host's policy, not our key.
+        # Not a generation either, so it freezes; a refusal contract may read error_kind.
+        return Classification.TRANSPORT_ERROR, ErrorKind.MODERATION
+    if status in (401, 402, 403):
+        # Our key is wrong, out of credit or not allowed: every host would fail the same way,
+        # so the round stops rather than blaming anyone.
+        return Classification.AUTH_ERROR, ErrorKind.AUTH
+    if status == 408:
+        return Classification.TRANSPORT_ERROR, ErrorKind.HTTP_408
+    if status == 429:
+        return Classification.TRANSPORT_ERROR, ErrorKind.HTTP_429
+    if status >= 500:
+        return Classification.TRANSPORT_ERROR, ErrorKind.HTTP_5XX
+    if status < 400:
+        return Classification.TRANSPORT_ERROR, ErrorKind.HTTP_OTHER
+    # 404 "no allowed providers" (endpoint filtered before routing), 400, 413, 422…: nothing
+    # was generated, so there is no quality signal; freeze.
+    return Classification.TRANSPORT_ERROR, ErrorKind.HTTP_4XX
+
+
+def completion_fields(body: Any) -> dict[str, Any] | str:
+    """Fields of a non-streamed 200 body, or a string saying why it is an error/unusable."""
+    if not isinstance(body, dict):
+        return "the 200 body is not a JSON object"
+    if body.get("error") is not None:
+        return error_of(body)[0]
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        return "the 200 body has no choices"
+    choice = choices[0]
+    if choice.get("error") is not None or choice.get("finish_reason") == "error":
+        return describe_error(choice.get("error")) if choice.get("error") is not None else "finish_reason 'error'"
+    message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
+    return {
+        "text": message.get("content") if isinstance(message.get("content"), str) else "",
+        "reasoning_text": message.get("reasoning") if isinstance(message.get("reasoning"), str) else "",
+        "finish_reason": _str(choice.get("finish_reason")),
+        "native_finish_reason": _str(choice.get("native_finish_reason")),
+        "usage": Usage.from_wire(body.get("usage")),
+        "served_by": _str(body.get("provider")),
+        "served_model": _str(body.get("model")),
+        "generation_id": _str(body.get("id")),
+    }
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None

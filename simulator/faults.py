@@ -1,0 +1,181 @@
+"""The fault catalogue: names, parameters with defaults, and how one request draws its faults.
+
+Selection rule (documented for scenario authors): `slow_first_token` is drawn on its own, because
+a slow host can also be a broken one. Every other fault is *exclusive*: one uniform draw walks the
+faults in the order they are written, each owning a slice of width `rate`, so at most one fires and
+the rates of one endpoint must add up to at most 1. `refusal: 0.6` + `content_filter: 0.4` means
+"always filters, 60/40".
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from simulator.banks import LANGUAGES
+
+INDEPENDENT = frozenset({"slow_first_token"})
+MID_STREAM_SHAPES = ("documented", "recorded", "empty_choices")
+
+# Stray openers seen in the real incident: punctuation or a token fragment glued before the reply.
+DEFAULT_GARBAGE = ('",', "ing.", "</s>", ".**", "',", "tion:", "<|im_end|>", ").", ":**", '">', "s.\n", "_,")
+
+
+def _int(minimum: int = 0) -> Callable[[Any], int]:
+    def check(value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise ValueError(f"expected an integer >= {minimum}, got {value!r}")
+        return value
+
+    return check
+
+
+def _fraction(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise ValueError(f"expected a number between 0 and 1, got {value!r}")
+    return float(value)
+
+
+def _choice(options: Sequence[str]) -> Callable[[Any], str]:
+    def check(value: Any) -> str:
+        if value not in options:
+            raise ValueError(f"expected one of {', '.join(options)}, got {value!r}")
+        return str(value)
+
+    return check
+
+
+def _statuses(value: Any) -> tuple[int, ...]:
+    items = value if isinstance(value, list) else [value]
+    if not items or not all(isinstance(s, int) and not isinstance(s, bool) and 400 <= s <= 599 for s in items):
+        raise ValueError(f"expected an HTTP status 400-599 or a list of them, got {value!r}")
+    return tuple(items)
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not value or not all(isinstance(s, str) and s for s in value):
+        raise ValueError(f"expected a non-empty list of strings, got {value!r}")
+    return tuple(value)
+
+
+def _optional_seconds(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise ValueError(f"expected a number of seconds >= 0 or null, got {value!r}")
+    return float(value)
+
+
+def _optional_string(value: Any) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"expected a string, got {value!r}")
+    return value
+
+
+_language = _choice(LANGUAGES)
+_Spec = Mapping[str, tuple[Callable[[Any], Any], Any]]
+
+# fault name -> {parameter: (validator, default)}
+CATALOGUE: dict[str, _Spec] = {
+    "slow_first_token": {"delay_ms": (_int(), 11000)},
+    "leading_garbage": {"fragments": (_strings, DEFAULT_GARBAGE)},
+    "mix_language": {
+        "with": (_language, "es"),
+        "level": (_choice(("sentence", "word", "both")), "both"),
+        "ratio": (_fraction, 0.5),
+    },
+    "language_switch": {"to": (_language, "en")},
+    "mojibake": {"encoding": (_choice(("cp1252", "latin-1")), "cp1252")},
+    "replacement_char": {"density": (_fraction, 0.05)},
+    "repetition": {"times": (_int(2), 8)},
+    "refusal": {},
+    "content_filter": {"partial": (_fraction, 0.5)},
+    "empty_reply": {},
+    "truncated_stream": {"after": (_fraction, 0.4)},
+    "schema_malformed": {},
+    "schema_violation": {},
+    "http_error": {"status": (_statuses, (429,)), "retry_after": (_int(), 1)},
+    "hang": {"seconds": (_optional_seconds, None)},
+    "mid_stream_error": {
+        "shape": (_choice((*MID_STREAM_SHAPES, "random")), "documented"),
+        "code": (_int(400), 502),
+        "after": (_fraction, 0.5),
+    },
+    "wrong_provider": {"to": (_optional_string, None)},
+}
+FAULT_NAMES: tuple[str, ...] = tuple(CATALOGUE)
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """One named fault of an endpoint: its rate and its validated parameters (defaults filled)."""
+
+    name: str
+    rate: float
+    params: Mapping[str, Any]
+
+    def __getitem__(self, key: str) -> Any:
+        return self.params[key]
+
+
+def parse_fault(name: str, raw: Any) -> Fault:
+    """Validate one `faults:` entry; errors are `ValueError("<key>: <why>")`."""
+    if name not in CATALOGUE:
+        raise ValueError(f"{name}: unknown fault (known: {', '.join(FAULT_NAMES)})")
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, Mapping):
+        raise ValueError(f"{name}: expected a mapping with at least `rate`")
+    spec = CATALOGUE[name]
+    unknown = set(raw) - set(spec) - {"rate"}
+    if unknown:
+        raise ValueError(f"{name}.{sorted(unknown)[0]}: unknown parameter (known: rate, {', '.join(spec) or '-'})")
+    try:
+        rate = _fraction(raw.get("rate", 1.0))
+    except ValueError as exc:
+        raise ValueError(f"{name}.rate: {exc}") from None
+    params: dict[str, Any] = {}
+    for key, (check, default) in spec.items():
+        if key in raw:
+            try:
+                params[key] = check(raw[key])
+            except ValueError as exc:
+                raise ValueError(f"{name}.{key}: {exc}") from None
+        else:
+            params[key] = default
+    return Fault(name, rate, params)
+
+
+def check_rates(faults: Sequence[Fault]) -> None:
+    """Exclusive faults share one draw, so their rates may not add up to more than 1."""
+    total = sum(f.rate for f in faults if f.name not in INDEPENDENT)
+    if total > 1.0 + 1e-9:
+        raise ValueError(f"rates of exclusive faults add up to {total:g}, more than 1")
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """The faults one request suffers: at most one exclusive fault, plus an optional slow start."""
+
+    fault: Fault | None
+    slow: Fault | None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(f.name for f in (self.slow, self.fault) if f is not None)
+
+
+def draw(faults: Sequence[Fault], rng: random.Random, *, exclude: frozenset[str] = frozenset()) -> Draw:
+    """Draw this request's faults; always consumes exactly two numbers so replies stay reproducible."""
+    slow_roll, roll = rng.random(), rng.random()
+    slow = next((f for f in faults if f.name in INDEPENDENT and slow_roll < f.rate), None)
+    edge = 0.0
+    for fault in faults:
+        if fault.name in INDEPENDENT:
+            continue
+        edge += fault.rate
+        if roll < edge:
+            return Draw(None if fault.name in exclude else fault, slow)
+    return Draw(None, slow)

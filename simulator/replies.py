@@ -1,0 +1,224 @@
+"""Planning one reply: a pure function from (request, endpoint behaviour, RNG) to what gets sent.
+
+The plan is a value; simulator/stream.py turns it into bytes and timing. Token counts are
+approximate and language-neutral: one token per 4 UTF-8 bytes, rounded up (English ~4 chars per
+token, CJK ~1.3 chars per token), used for usage, cost, max_tokens and the streaming pace.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from simulator import corrupt, schema_gen
+from simulator.banks import Bank, all_banks
+from simulator.faults import MID_STREAM_SHAPES, Draw, draw
+from simulator.request import ChatRequest
+from simulator.scenario import Behaviour, Endpoint, Model
+
+BYTES_PER_TOKEN = 4
+MESSAGE_OVERHEAD_TOKENS = 4  # role and separators, as chat templates add them
+SENTENCES_PER_REPLY = (4, 8)  # enough text for a language detector to decide
+
+_DEFAULT_OBJECT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"reply": {"type": "string"}, "mood": {"type": "string", "enum": ["calm", "tense", "playful"]}},
+    "required": ["reply", "mood"],
+}
+_ERRORS = {  # mid-stream code -> (message, metadata.error_type)
+    400: ("Token limit reached", "invalid_request"),
+    408: ("Request timed out", "timeout"),
+    429: ("Rate limit exceeded", "rate_limit_exceeded"),
+    500: ("Internal Server Error", "server"),
+    502: ("Provider disconnected", "provider_unavailable"),
+    503: ("Provider overloaded", "provider_overloaded"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class StreamError:
+    """An error sent after `at` characters of text (HTTP status already 200)."""
+
+    at: int
+    shape: str  # documented | recorded | empty_choices
+    code: int
+    message: str
+    error_type: str
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Everything the writer needs to send one generation."""
+
+    served: Endpoint
+    faults: tuple[str, ...]
+    text: str
+    finish_reason: str | None
+    native_finish_reason: str | None
+    ttft_s: float
+    tokens_per_second: float
+    prompt_tokens: int
+    completion_tokens: int
+    cut_at: int | None = None  # truncated_stream: drop the connection after this many chars
+    error: StreamError | None = None
+    usage_shape: str = "null_finish"
+
+
+@dataclass(frozen=True, slots=True)
+class HttpFailure:
+    """An error status sent before any byte of the body."""
+
+    served: Endpoint
+    status: int
+    retry_after: int
+    faults: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Hang:
+    """Accept the request and send nothing (for `seconds`, or until the client gives up)."""
+
+    served: Endpoint
+    seconds: float | None
+    faults: tuple[str, ...]
+
+
+Outcome = Plan | HttpFailure | Hang
+
+
+def reply_rng(seed: int, tag: str, messages_hash: str, attempt: int) -> random.Random:
+    """Each (tag, conversation) pair gets its own reproducible stream of replies."""
+    key = f"{seed}|{tag}|{messages_hash}|{attempt}".encode()
+    return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
+
+
+def count_tokens(text: str) -> int:
+    return math.ceil(len(text.encode("utf-8")) / BYTES_PER_TOKEN)
+
+
+def truncate_tokens(text: str, limit: int) -> str:
+    budget, used, end = limit * BYTES_PER_TOKEN, 0, 0
+    for end, char in enumerate(text):
+        used += len(char.encode("utf-8"))
+        if used > budget:
+            return text[:end]
+    return text
+
+
+def plan_reply(
+    request: ChatRequest,
+    model: Model,
+    endpoint: Endpoint,
+    behaviour_of: Callable[[Endpoint], Behaviour],
+    rng: random.Random,
+    usage_shape: str = "mixed",
+) -> Outcome:
+    """Decide what `endpoint` sends for `request`."""
+    behaviour = behaviour_of(endpoint)
+    drawn = draw(behaviour.faults, rng)
+    fired: tuple[str, ...] = drawn.names
+    if drawn.fault is not None and drawn.fault.name == "wrong_provider":
+        # Served elsewhere despite pinning; the other host then behaves as it always does.
+        endpoint = _other_endpoint(model, endpoint, drawn.fault["to"], behaviour_of, rng)
+        behaviour = behaviour_of(endpoint)
+        drawn = draw(behaviour.faults, rng, exclude=frozenset({"wrong_provider"}))
+        fired = ("wrong_provider", *drawn.names)
+    fault = drawn.fault
+    if fault is not None and fault.name == "http_error":
+        return HttpFailure(endpoint, rng.choice(fault["status"]), fault["retry_after"], fired)
+    if fault is not None and fault.name == "hang":
+        return Hang(endpoint, fault["seconds"], fired)
+    return _generation(request, endpoint, behaviour, drawn, fired, rng, usage_shape)
+
+
+def _generation(
+    request: ChatRequest, endpoint: Endpoint, behaviour: Behaviour, drawn: Draw,
+    fired: tuple[str, ...], rng: random.Random, usage_shape: str,
+) -> Plan:  # fmt: skip
+    name = drawn.fault.name if drawn.fault else None
+    params: Mapping[str, Any] = drawn.fault.params if drawn.fault else {}
+    text, finish = _text(request, all_banks(), name, params, rng), "stop"
+    if name == "content_filter":
+        keep = rng.random() < params["partial"]
+        text, finish = (text[: int(len(text) * rng.uniform(0.1, 0.5))] if keep else ""), "content_filter"
+    limit = min(request.max_tokens or 10**9, endpoint.max_completion_tokens or 10**9)
+    if count_tokens(text) > limit:
+        text, finish = truncate_tokens(text, limit), "length"
+    if drawn.slow is not None:
+        ttft_ms = float(drawn.slow["delay_ms"])  # exact, so "measured TTFT >= injected delay" holds
+    else:
+        ttft_ms = max(0.0, behaviour.ttft_ms + rng.uniform(-behaviour.jitter_ms, behaviour.jitter_ms))
+    cut_at, error, finish_reason = None, None, finish
+    if name == "truncated_stream":
+        cut_at, finish_reason = int(len(text) * params["after"]), None
+    elif name == "mid_stream_error":
+        shape = rng.choice(MID_STREAM_SHAPES) if params["shape"] == "random" else params["shape"]
+        message, error_type = _ERRORS.get(params["code"], ("Provider returned error", "provider_unavailable"))
+        error = StreamError(int(len(text) * params["after"]), shape, params["code"], message, error_type)
+        finish_reason = None
+    prompt_tokens = sum(count_tokens(str(m.get("content") or "")) + MESSAGE_OVERHEAD_TOKENS for m in request.messages)
+    sent = text[:cut_at] if cut_at is not None else text[: error.at] if error else text
+    shape = rng.choice(("null_finish", "empty_choices", "repeat_finish")) if usage_shape == "mixed" else usage_shape
+    return Plan(
+        served=endpoint, faults=fired, text=text, finish_reason=finish_reason,
+        native_finish_reason=finish_reason, ttft_s=ttft_ms / 1000, tokens_per_second=behaviour.tokens_per_second,
+        prompt_tokens=prompt_tokens, completion_tokens=count_tokens(sent), cut_at=cut_at, error=error,
+        usage_shape=shape,
+    )  # fmt: skip
+
+
+def _text(
+    request: ChatRequest, banks: dict[str, Bank], name: str | None, params: Mapping[str, Any], rng: random.Random
+) -> str:
+    own = banks.get(request.language, banks["en"])
+    if name == "refusal":
+        return rng.choice(own.refusals)
+    if name == "empty_reply":
+        return ""
+    writer, sentences = own, own.pick(rng, rng.randint(*SENTENCES_PER_REPLY))
+    if name == "language_switch":
+        writer = banks[_other_language(params["to"], own.code, "es")]
+        sentences = writer.pick(rng, len(sentences))
+    elif name == "mix_language":
+        other = banks[_other_language(params["with"], own.code, "pt")]
+        sentences = corrupt.mix_language(sentences, own, other, params["level"], params["ratio"], rng)
+    elif name == "repetition":
+        sentences = corrupt.repetition(sentences, params["times"], rng)
+    text = writer.join(sentences) if request.format == "text" else _json_text(request, sentences, name, rng)
+    if name == "leading_garbage":
+        text = corrupt.leading_garbage(text, params["fragments"], rng)
+    elif name == "mojibake":
+        text = corrupt.mojibake(text, params["encoding"])
+    elif name == "replacement_char":
+        text = corrupt.replacement_chars(text, params["density"], rng)
+    return text
+
+
+def _json_text(request: ChatRequest, phrases: list[str], fault: str | None, rng: random.Random) -> str:
+    schema = request.schema or _DEFAULT_OBJECT_SCHEMA
+    value = schema_gen.generate(schema, rng, phrases)
+    if fault == "schema_violation":
+        return schema_gen.dumps(schema_gen.violate(schema, value, rng))
+    text = schema_gen.dumps(value)
+    return schema_gen.malformed(text, rng) if fault == "schema_malformed" else text
+
+
+def _other_language(wanted: str, own: str, fallback: str) -> str:
+    """The fault's language, unless it is the requested one: then `fallback` (or es for pt)."""
+    if wanted != own:
+        return wanted
+    return fallback if fallback != own else "es"
+
+
+def _other_endpoint(
+    model: Model, pinned: Endpoint, to: str | None, behaviour_of: Callable[[Endpoint], Behaviour], rng: random.Random
+) -> Endpoint:
+    others = [e for e in model.endpoints if e.tag != pinned.tag and behaviour_of(e).available]
+    chosen = [e for e in others if e.tag == to]
+    if chosen:
+        return chosen[0]
+    return rng.choice(others) if others else pinned

@@ -1,0 +1,97 @@
+"""Parsing a chat completion request body into the few fields the simulator acts on."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from simulator.language import detect_language
+
+# Body keys that are sampling/format parameters, checked against supported_parameters when
+# provider.require_parameters is true.
+_PARAMETER_KEYS = frozenset({
+    "max_tokens", "max_completion_tokens", "temperature", "top_p", "top_k", "min_p", "top_a",
+    "frequency_penalty", "presence_penalty", "repetition_penalty", "logit_bias", "logprobs",
+    "top_logprobs", "seed", "stop", "tools", "tool_choice", "parallel_tool_calls", "response_format",
+    "reasoning", "include_reasoning", "reasoning_effort", "verbosity", "web_search_options", "prediction",
+})  # fmt: skip
+
+
+class BadRequest(ValueError):
+    """The body cannot be served; the message goes into a 400 error envelope."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRequest:
+    """What the simulator needs from one chat completion request."""
+
+    model: str
+    messages: tuple[Mapping[str, Any], ...]
+    stream: bool
+    max_tokens: int | None
+    format: str  # "text", "json_object" or "json_schema"
+    schema: Mapping[str, Any] | None
+    provider: Mapping[str, Any]
+    parameters: frozenset[str]
+    language: str
+
+    @property
+    def messages_hash(self) -> str:
+        """Identifies the conversation, so identical requests count as repeated attempts."""
+        blob = json.dumps(self.messages, sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+
+
+def parse_chat_request(body: Any) -> ChatRequest:
+    """Validate the body the way OpenRouter rejects bad ones (400 with a message)."""
+    if not isinstance(body, Mapping):
+        raise BadRequest("Invalid request body: expected a JSON object")
+    model = body.get("model")
+    if not isinstance(model, str) or not model:
+        raise BadRequest("Invalid request body: `model` is required")
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages or not all(isinstance(m, Mapping) for m in messages):
+        raise BadRequest("Invalid request body: `messages` must be a non-empty array of messages")
+    for i, message in enumerate(messages):
+        if message.get("role") not in ("system", "developer", "user", "assistant", "tool"):
+            raise BadRequest(f"Invalid request body: messages[{i}].role is invalid")
+    provider = body.get("provider") or {}
+    if not isinstance(provider, Mapping):
+        raise BadRequest("Invalid request body: `provider` must be an object")
+    max_tokens = body.get("max_completion_tokens", body.get("max_tokens"))
+    if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1):
+        raise BadRequest("Invalid request body: `max_tokens` must be a positive integer")
+    kind, schema = _response_format(body.get("response_format"))
+    parameters = {key for key in body if key in _PARAMETER_KEYS}
+    if kind == "json_schema":
+        parameters.add("structured_outputs")
+    return ChatRequest(
+        model=model,
+        messages=tuple(messages),
+        stream=bool(body.get("stream", False)),
+        max_tokens=max_tokens,
+        format=kind,
+        schema=schema,
+        provider=provider,
+        parameters=frozenset(parameters),
+        language=detect_language(messages),
+    )
+
+
+def _response_format(value: Any) -> tuple[str, Mapping[str, Any] | None]:
+    if value is None:
+        return "text", None
+    if not isinstance(value, Mapping) or value.get("type") not in ("text", "json_object", "json_schema"):
+        raise BadRequest("Invalid response_format: `type` must be one of text, json_object, json_schema")
+    if value["type"] != "json_schema":
+        return str(value["type"]), None
+    spec = value.get("json_schema")
+    if not isinstance(spec, Mapping) or not isinstance(spec.get("name"), str) or not spec["name"]:
+        raise BadRequest("Invalid response_format: json_schema.name is required")
+    schema = spec.get("schema")
+    if not isinstance(schema, Mapping):
+        raise BadRequest("Invalid response_format: json_schema.schema must be an object")
+    return "json_schema", schema

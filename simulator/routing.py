@@ -1,0 +1,68 @@
+"""OpenRouter's provider preferences: which endpoints may serve a request, in which order.
+
+- `ignore` / `only` / `quantizations` filter; `require_parameters` keeps only endpoints that list
+  every requested parameter in `supported_parameters`.
+- Items match an endpoint by full tag (`aurora/fp8`), by base slug (`aurora` matches every
+  variant except service-tier ones) or by display name, case-insensitively.
+- `order` puts matching endpoints first, in that order. Without it the default order is by
+  price (cheapest first), a deterministic stand-in for OpenRouter's price-weighted balancing.
+- `allow_fallbacks: false` keeps only the `order`ed endpoints, or only the first one without
+  `order`: a request then reaches exactly that endpoint or fails with its error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+from simulator.request import BadRequest
+from simulator.scenario import Endpoint
+
+
+def matches(item: str, endpoint: Endpoint) -> bool:
+    """Whether one `order`/`only`/`ignore` item designates this endpoint."""
+    wanted = item.strip().lower()
+    if wanted in (endpoint.tag, endpoint.provider_name.lower()):
+        return True
+    return "/" not in wanted and wanted == endpoint.base_slug and endpoint.service_tier is None
+
+
+def route(endpoints: Sequence[Endpoint], provider: Mapping[str, Any], parameters: frozenset[str]) -> list[Endpoint]:
+    """The endpoints to try, in order; empty means no allowed provider is left."""
+    order = _slugs(provider, "order")
+    only = _slugs(provider, "only")
+    ignore = _slugs(provider, "ignore")
+    quantizations = {q.lower() for q in _slugs(provider, "quantizations")}
+    allow_fallbacks = provider.get("allow_fallbacks", True)
+    if not isinstance(allow_fallbacks, bool):
+        raise BadRequest("Invalid provider preferences: allow_fallbacks must be a boolean")
+    require = provider.get("require_parameters", False) is True
+
+    eligible = [
+        e for e in endpoints
+        if not any(matches(i, e) for i in ignore)
+        and (not only or any(matches(i, e) for i in only))
+        and (not quantizations or (e.quantization or "unknown").lower() in quantizations)
+        and (not require or parameters <= set(e.supported_parameters))
+    ]  # fmt: skip
+    by_price = sorted(eligible, key=_price)
+    if not order:
+        return by_price if allow_fallbacks else by_price[:1]
+    preferred: list[Endpoint] = []
+    for item in order:
+        preferred += [e for e in eligible if matches(item, e) and e not in preferred]
+    if not allow_fallbacks:
+        return preferred
+    return preferred + [e for e in by_price if e not in preferred]
+
+
+def _slugs(provider: Mapping[str, Any], key: str) -> list[str]:
+    value = provider.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise BadRequest(f"Invalid provider preferences: {key} must be an array of strings")
+    return value
+
+
+def _price(endpoint: Endpoint) -> Decimal:
+    return Decimal(endpoint.pricing.get("prompt", "0")) + Decimal(endpoint.pricing.get("completion", "0"))

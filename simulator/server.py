@@ -1,0 +1,206 @@
+"""The aiohttp application: OpenRouter's routes, auth, request recording and the control route.
+
+Routes (base `/api/v1`): `GET /models`, `GET /models/{author}/{slug}/endpoints`, `GET /providers`,
+`POST /chat/completions`. Control (no auth, never part of OpenRouter): `GET|POST /_sim/control`
+with `{"round": N}` and/or `{"now": "2026-11-29T22:30:00Z"}` (`null` returns to the real clock),
+which select the scenario's phases.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from aiohttp import web
+
+from simulator import stream, wire
+from simulator.replies import HttpFailure, Hang, Plan, plan_reply, reply_rng
+from simulator.request import BadRequest, parse_chat_request
+from simulator.routing import route
+from simulator.scenario import Behaviour, Endpoint, Model, Scenario
+
+API = "/api/v1"
+_SECRET_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "cookie", "proxy-authorization"})
+
+
+@dataclass(frozen=True, slots=True)
+class ReceivedRequest:
+    """One request as the simulator saw it; secrets in headers are masked."""
+
+    method: str
+    path: str
+    query: Mapping[str, str]
+    headers: Mapping[str, str]
+    body: Any
+    at: float
+
+    @property
+    def provider(self) -> Mapping[str, Any]:
+        """The `provider` preferences of a chat request ({} otherwise)."""
+        return self.body.get("provider") or {} if isinstance(self.body, dict) else {}
+
+
+@dataclass
+class SimState:
+    """Mutable runtime state of one server: clock/round selection, attempt counters, the log."""
+
+    scenario: Scenario
+    seed: int = 0
+    round_number: int = 1
+    now_override: datetime | None = None
+    attempts: Counter[tuple[str, str]] = field(default_factory=Counter)
+    received: list[ReceivedRequest] = field(default_factory=list)
+
+    def now(self) -> datetime:
+        return self.now_override or datetime.now(timezone.utc)
+
+    def behaviour(self, endpoint: Endpoint) -> Behaviour:
+        return endpoint.behaviour_at(self.round_number, self.now())
+
+    def live_endpoints(self, model: Model) -> list[Endpoint]:
+        return [e for e in model.endpoints if self.behaviour(e).available]
+
+
+STATE = web.AppKey("state", SimState)
+
+
+def mask(name: str, value: str) -> str:
+    """Keep the scheme and the last 2 characters so logs stay useful without the secret."""
+    if name.lower() not in _SECRET_HEADERS:
+        return value
+    scheme, _, secret = value.partition(" ")
+    if not secret:
+        return "***"
+    return f"{scheme} ***{secret[-2:]}" if len(secret) > 8 else f"{scheme} ***"
+
+
+def create_app(state: SimState) -> web.Application:
+    app = web.Application(middlewares=[_record, _auth])
+    app[STATE] = state
+    app.router.add_get(f"{API}/models", models)
+    app.router.add_get(f"{API}/models/{{author}}/{{slug}}/endpoints", endpoints)
+    app.router.add_get(f"{API}/providers", providers)
+    app.router.add_post(f"{API}/chat/completions", chat)
+    app.router.add_route("*", "/_sim/control", control)
+    return app
+
+
+@web.middleware
+async def _record(request: web.Request, handler: Any) -> web.StreamResponse:
+    body: Any = None
+    if request.can_read_body:
+        raw = await request.read()  # cached by aiohttp, handlers can read it again
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = raw.decode("utf-8", "replace")
+    request.app[STATE].received.append(
+        ReceivedRequest(
+            method=request.method, path=request.path, query=dict(request.query),
+            headers={k: mask(k, v) for k, v in request.headers.items()}, body=body, at=time.time(),
+        )
+    )  # fmt: skip
+    return await handler(request)
+
+
+@web.middleware
+async def _auth(request: web.Request, handler: Any) -> web.StreamResponse:
+    if request.path.startswith(API):
+        scheme, _, key = request.headers.get("Authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not key.strip():
+            return stream.json_error(401, wire.error_body(401, "Missing Authentication header"))
+    return await handler(request)
+
+
+async def models(request: web.Request) -> web.Response:
+    state = request.app[STATE]
+    data = [wire.model_json(m, state.live_endpoints(m)) for m in state.scenario.models]
+    return web.json_response({"data": data, "total_count": len(data), "links": {"next": None}})
+
+
+async def endpoints(request: web.Request) -> web.Response:
+    state = request.app[STATE]
+    model_id = f"{request.match_info['author']}/{request.match_info['slug']}"
+    model = state.scenario.model(model_id)
+    if model is None:
+        return stream.json_error(404, wire.error_body(404, f"No endpoints found for {model_id}."))
+    return web.json_response(wire.model_endpoints_json(model, state.live_endpoints(model), stats=True))
+
+
+async def providers(request: web.Request) -> web.Response:
+    state = request.app[STATE]
+    return web.json_response(wire.providers_json([e for m in state.scenario.models for e in state.live_endpoints(m)]))
+
+
+async def control(request: web.Request) -> web.Response:
+    state = request.app[STATE]
+    if request.method == "POST":
+        try:
+            body = await request.json()
+            if "round" in body:
+                if isinstance(body["round"], bool) or not isinstance(body["round"], int) or body["round"] < 1:
+                    raise ValueError("round must be an integer >= 1")
+                state.round_number = body["round"]
+            if "now" in body:
+                state.now_override = None if body["now"] is None else _parse_time(body["now"])
+        except (ValueError, TypeError, AttributeError) as exc:
+            return stream.json_error(400, wire.error_body(400, f"Invalid control request: {exc}"))
+    clock = "fixed" if state.now_override else "real"
+    return web.json_response({"round": state.round_number, "now": state.now().isoformat(), "clock": clock})
+
+
+async def chat(request: web.Request) -> web.StreamResponse:
+    state = request.app[STATE]
+    try:
+        body = json.loads(await request.read())
+        req = parse_chat_request(body)
+    except ValueError as exc:  # includes BadRequest and JSON errors
+        message = str(exc) if isinstance(exc, BadRequest) else "Invalid request body: not valid JSON"
+        return stream.json_error(400, wire.error_body(400, message, {"error_type": "invalid_request"}))
+    model = state.scenario.model(req.model)
+    if model is None:
+        return stream.json_error(404, wire.error_body(404, f"No endpoints found for {req.model}."))
+    try:
+        candidates = route(state.live_endpoints(model), req.provider, req.parameters)
+    except BadRequest as exc:
+        return stream.json_error(400, wire.error_body(400, str(exc), {"error_type": "invalid_request"}))
+    if not candidates:
+        message = "No allowed providers are available for the selected model."
+        return stream.json_error(404, wire.error_body(404, message))
+    for position, endpoint in enumerate(candidates):
+        key = (endpoint.tag, req.messages_hash)
+        rng = reply_rng(state.seed, endpoint.tag, req.messages_hash, state.attempts[key])
+        state.attempts[key] += 1
+        outcome = plan_reply(req, model, endpoint, state.behaviour, rng, state.scenario.usage_shape)
+        if isinstance(outcome, HttpFailure) and position + 1 < len(candidates):
+            continue  # fallbacks allowed and another endpoint is eligible: OpenRouter moves on
+        return await _send(request, outcome, model, state, streaming=req.stream)
+    raise AssertionError("unreachable: the last candidate always returns")
+
+
+async def _send(
+    request: web.Request, outcome: Plan | HttpFailure | Hang, model: Model, state: SimState, *, streaming: bool
+) -> web.StreamResponse:
+    extra = {"X-Sim-Faults": ",".join(outcome.faults) or "none"}  # for humans and tests; probes must not rely on it
+    if isinstance(outcome, HttpFailure):
+        response = stream.json_error(
+            outcome.status, wire.provider_error_body(outcome.status, model, outcome.served), outcome.retry_after
+        )
+        response.headers.update(extra)
+        return response
+    if isinstance(outcome, Hang):
+        return await stream.hang(request, outcome.seconds)
+    framing = stream.Framing(model, wire.generation_id(), state.scenario.keepalive_ms / 1000, extra)
+    if streaming:
+        return await stream.send_stream(request, outcome, framing)
+    return await stream.send_completion(request, outcome, framing)
+
+
+def _parse_time(value: Any) -> datetime:
+    parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)

@@ -1,0 +1,203 @@
+"""OpenRouter's JSON shapes: listings, chunks, bodies, usage and error envelopes (pure builders)."""
+
+from __future__ import annotations
+
+import secrets
+import string
+import time
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+from simulator.replies import Plan, StreamError
+from simulator.scenario import Endpoint, Model
+
+USER_ID = "user_sim0000000000000000000000"
+_ALPHABET = string.ascii_letters + string.digits
+
+ERROR_MESSAGES = {
+    400: "Provider returned error",
+    401: "Missing Authentication header",
+    402: "Insufficient credits. Add more using https://openrouter.ai/settings/credits",
+    404: "No endpoints found",
+    408: "Request timed out",
+    429: "Provider returned error",
+    500: "Internal Server Error",
+    502: "Provider returned error",
+    503: "No instances available",
+}
+
+
+def generation_id() -> str:
+    """`gen-<unix>-<20 chars>`, the id format OpenRouter uses."""
+    return f"gen-{int(time.time())}-" + "".join(secrets.choice(_ALPHABET) for _ in range(20))
+
+
+def error_body(code: int, message: str | None = None, metadata: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """`{"error": {"code", "message", "metadata"?}, "user_id"}`; code is the HTTP status."""
+    error: dict[str, Any] = {"code": code, "message": message or ERROR_MESSAGES.get(code, "Provider returned error")}
+    if metadata:
+        error["metadata"] = dict(metadata)
+    return {"error": error, "user_id": USER_ID}
+
+
+def provider_error_body(status: int, model: Model, endpoint: Endpoint) -> dict[str, Any]:
+    """An upstream failure relayed by OpenRouter, with `provider_name` and the `raw` upstream text."""
+    raw = {
+        429: f"{model.id} is temporarily rate-limited upstream. Please retry shortly.",
+        402: "Insufficient credits",
+        408: "upstream request timed out",
+        502: "upstream connect error or disconnect/reset before headers",
+        503: "Service Unavailable: no capacity",
+    }.get(status, f"upstream returned HTTP {status}")
+    if status in (402, 408, 500):  # OpenRouter's own errors carry no provider metadata
+        return error_body(status)
+    return error_body(status, None, {"provider_name": endpoint.provider_name, "raw": raw})
+
+
+def endpoint_json(endpoint: Endpoint, model: Model, *, stats: bool) -> dict[str, Any]:
+    """One entry of `/models/{id}/endpoints`, with every key SDK 1.3.84 requires."""
+    b = endpoint.behaviour
+    latency = {"p50": b.ttft_ms, "p75": b.ttft_ms * 1.3, "p90": b.ttft_ms * 1.8, "p99": b.ttft_ms * 3}
+    tps = b.tokens_per_second
+    return {
+        "name": f"{endpoint.provider_name} | {model.id}",
+        "model_id": model.permaslug,
+        "model_name": model.name,
+        "provider_name": endpoint.provider_name,
+        "tag": endpoint.tag,
+        "context_length": endpoint.context_length,
+        "max_completion_tokens": endpoint.max_completion_tokens,
+        "max_prompt_tokens": None,
+        "pricing": {**endpoint.pricing, "discount": 0},
+        "quantization": endpoint.quantization,
+        "status": 0,
+        "supported_parameters": list(endpoint.supported_parameters),
+        "uptime_last_5m": endpoint.uptime if stats else None,
+        "uptime_last_30m": endpoint.uptime if stats else None,
+        "uptime_last_1d": endpoint.uptime if stats else None,
+        # Stats are only filled for authenticated callers, as on OpenRouter.
+        "latency_last_30m": {k: round(v, 1) for k, v in latency.items()} if stats else None,
+        "throughput_last_30m": {"p50": tps, "p75": tps * 0.85, "p90": tps * 0.7, "p99": tps * 0.4} if stats else None,
+        "supports_implicit_caching": False,
+        "native_tools": {},
+        "service_tier": endpoint.service_tier,
+        "supports_diarization": False,
+        "supports_tool_choice": {"auto": True, "none": True, "required": True, "function": True},
+    }
+
+
+def architecture() -> dict[str, Any]:
+    return {
+        "input_modalities": ["text"], "output_modalities": ["text"], "modality": "text->text",
+        "tokenizer": "DeepSeek", "instruct_type": None,
+    }  # fmt: skip
+
+
+def model_endpoints_json(model: Model, endpoints: list[Endpoint], *, stats: bool) -> dict[str, Any]:
+    return {
+        "data": {
+            "id": model.id, "name": model.name, "created": model.created, "description": model.description,
+            "architecture": architecture(),
+            "endpoints": [endpoint_json(e, model, stats=stats) for e in endpoints],
+        }
+    }  # fmt: skip
+
+
+def model_json(model: Model, endpoints: list[Endpoint]) -> dict[str, Any]:
+    """One entry of `/models`; headline pricing is the first endpoint's."""
+    top = endpoints[0] if endpoints else model.endpoints[0]
+    params = sorted({p for e in endpoints for p in e.supported_parameters})
+    return {
+        "id": model.id, "canonical_slug": model.permaslug, "hugging_face_id": None, "name": model.name,
+        "created": model.created, "description": model.description,
+        "context_length": max((e.context_length for e in endpoints), default=top.context_length),
+        "architecture": architecture(), "pricing": dict(top.pricing),
+        "top_provider": {"is_moderated": False, "context_length": top.context_length,
+                         "max_completion_tokens": top.max_completion_tokens},
+        "per_request_limits": None, "supported_parameters": params, "default_parameters": None,
+        "supported_voices": None, "links": {"details": f"/api/v1/models/{model.id}/endpoints"},
+    }  # fmt: skip
+
+
+def providers_json(endpoints: list[Endpoint]) -> dict[str, Any]:
+    seen: dict[str, dict[str, Any]] = {}
+    for e in endpoints:
+        seen.setdefault(e.base_slug, {
+            "name": e.provider_name, "slug": e.base_slug, "privacy_policy_url": None,
+            "terms_of_service_url": None, "status_page_url": None, "headquarters": None, "datacenters": [],
+        })  # fmt: skip
+    return {"data": sorted(seen.values(), key=lambda p: p["slug"])}
+
+
+def usage(plan: Plan) -> dict[str, Any]:
+    """Usage with cost from the serving endpoint's per-token prices (USD)."""
+    prices = plan.served.pricing
+    prompt_cost = Decimal(prices.get("prompt", "0")) * plan.prompt_tokens
+    completion_cost = Decimal(prices.get("completion", "0")) * plan.completion_tokens
+    cost = float(prompt_cost + completion_cost + Decimal(prices.get("request", "0")))
+    return {
+        "prompt_tokens": plan.prompt_tokens, "completion_tokens": plan.completion_tokens,
+        "total_tokens": plan.prompt_tokens + plan.completion_tokens, "cost": cost, "is_byok": False,
+        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+        "completion_tokens_details": {"reasoning_tokens": 0, "image_tokens": 0},
+        "cost_details": {"upstream_inference_cost": cost, "upstream_inference_prompt_cost": float(prompt_cost),
+                         "upstream_inference_completions_cost": float(completion_cost)},
+    }  # fmt: skip
+
+
+class ChunkMaker:
+    """Builds the chunks of one stream; id/created/model/provider are the same on every chunk."""
+
+    def __init__(self, gen_id: str, model: Model, plan: Plan) -> None:
+        self.head = {
+            "id": gen_id, "provider": plan.served.provider_name, "model": model.permaslug,
+            "object": "chat.completion.chunk", "created": int(time.time()),
+        }  # fmt: skip
+        self.plan = plan
+
+    def delta(self, content: str, finish: str | None = None, role: bool = True) -> dict[str, Any]:
+        delta: dict[str, Any] = {"role": "assistant", "content": content} if role else {}
+        choice = {"index": 0, "delta": delta, "finish_reason": finish, "native_finish_reason": finish, "logprobs": None}
+        return {**self.head, "choices": [choice]}
+
+    def finish(self) -> dict[str, Any]:
+        return self.delta("", self.plan.finish_reason)
+
+    def usage(self) -> dict[str, Any]:
+        """The final usage chunk, in one of the three shapes seen on the wire."""
+        shape = self.plan.usage_shape
+        if shape == "empty_choices":
+            chunk: dict[str, Any] = {**self.head, "choices": []}
+        elif shape == "repeat_finish":
+            chunk = {**self.delta("", self.plan.finish_reason), "service_tier": None}
+        else:
+            chunk = self.delta("", None)
+        return {**chunk, "usage": usage(self.plan)}
+
+    def error(self, error: StreamError) -> dict[str, Any]:
+        """A mid-stream error chunk: documented (`finish_reason: error`), recorded, or `choices: []`."""
+        if error.shape == "recorded":  # real 2025 traffic: no metadata, finish null, usage attached
+            body = {"code": error.code, "message": error.message}
+            return {**self.delta("", None), "error": body, "usage": usage(self.plan)}
+        body = {"code": error.code, "message": error.message, "metadata": {"error_type": error.error_type}}
+        if error.shape == "empty_choices":
+            return {**self.head, "choices": [], "error": body}
+        return {**self.delta("", "error"), "error": body}
+
+
+def completion_body(gen_id: str, model: Model, plan: Plan, content: str) -> dict[str, Any]:
+    """The non-streaming body; `system_fingerprint` is always present (the SDK requires the key)."""
+    choice: dict[str, Any] = {
+        "index": 0, "logprobs": None, "finish_reason": plan.finish_reason,
+        "native_finish_reason": plan.native_finish_reason,
+        "message": {"role": "assistant", "content": content, "refusal": None, "reasoning": None},
+    }  # fmt: skip
+    if plan.error is not None:  # documented choice-level error inside a 200 body
+        choice["finish_reason"] = "error"
+        choice["error"] = {"code": plan.error.code, "message": plan.error.message,
+                           "metadata": {"error_type": plan.error.error_type}}  # fmt: skip
+    return {
+        "id": gen_id, "object": "chat.completion", "created": int(time.time()), "model": model.permaslug,
+        "provider": plan.served.provider_name, "system_fingerprint": None, "choices": [choice], "usage": usage(plan),
+    }  # fmt: skip

@@ -1,0 +1,42 @@
+"""Small factories for results.json / decisions.json documents (the ARCHITECTURE.md formats)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+MODEL = "deepseek/deepseek-chat-v3-0324"
+CONTRACTS = ("latency", "refusal", "structured", "language")
+
+
+def case(provider: str, contract: str, outcome: str = "pass", *, model: str = MODEL, reason: str = "ok",
+         ttft_s: float | None = 0.4, **extra: Any) -> dict[str, Any]:
+    return {"model": model, "provider": provider, "contract": contract, "outcome": outcome,
+            "reason": reason, "ttft_s": ttft_s, **extra}
+
+
+def results(*cases: dict[str, Any], providers: list[str] | None = None, round_id: str = "20261129T223000Z-aaaaaa",
+            complete: bool = True, **extra: Any) -> dict[str, Any]:
+    tags = providers if providers is not None else sorted({c["provider"] for c in cases})
+    models = sorted({c["model"] for c in cases} | {MODEL})
+    return {"schema_version": 1, "round_id": round_id, "started_at": "2026-11-29T22:30:00Z",
+            "finished_at": "2026-11-29T22:30:21Z", "complete": complete, "incomplete_reason": None,
+            "upstream": "simulator", "models": {m: {"providers": tags} for m in models},
+            "weak_probes": [], "cases": list(cases), **extra}
+
+
+def healthy(provider: str, **extra: Any) -> list[dict[str, Any]]:
+    return [case(provider, c, **extra) for c in CONTRACTS]
+
+
+def decisions(*items: dict[str, Any], mode: str = "observe", gap_minutes: float | None = 30,
+              ignore: dict[str, list[str]] | None = None,
+              would_ignore: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    return {"schema_version": 1, "round_id": "20261129T223000Z-aaaaaa", "mode": mode,
+            "now": "2026-11-29T22:31:00Z", "gap_minutes": gap_minutes, "decisions": list(items),
+            "ignore": ignore or {}, "would_ignore": would_ignore or {}}
+
+
+def decision(action: str, provider: str, *, model: str = MODEL, reason: str = "two failed rounds",
+             **extra: Any) -> dict[str, Any]:
+    return {"model": model, "provider": provider, "action": action, "rule": action, "reason": reason,
+            "evidence": [], **extra}

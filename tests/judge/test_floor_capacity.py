@@ -1,0 +1,70 @@
+"""The capacity floor: never leave fewer than `capacity_floor` usable endpoints."""
+
+from __future__ import annotations
+
+from rules_factories import MODEL, Timeline, actions
+
+from judge.decisions import Action, Rule
+from judge.policy import Policy
+
+THREE = ("aurora/fp8", "borealis/bf16", "cirrus/fp8")
+# Failures on different contracts, so the model-wide guard stays out of these timelines.
+BOTH_FAIL = {"aurora/fp8": {"latency": "fail"}, "borealis/bf16": {"structured": "fail"}}
+
+
+def test_the_floor_holds_at_two() -> None:
+    t = Timeline(providers=THREE)
+    t.round(BOTH_FAIL)
+    decisions = t.round(BOTH_FAIL)
+    [suspended] = actions(decisions, Action.SUSPEND)
+    [held] = actions(decisions, Action.FLOOR_HELD)
+    assert held.rule is Rule.CAPACITY_FLOOR
+    assert {suspended.provider, held.provider} == {"aurora/fp8", "borealis/bf16"}
+    assert len(set(THREE) - set(t.ignore())) == Policy().capacity_floor
+    assert held.evidence  # the evidence is kept with the warning
+
+
+def test_the_held_provider_is_suspended_once_capacity_returns() -> None:
+    t = Timeline(providers=THREE + ("dune/fp16",))
+    t.round(BOTH_FAIL, providers=THREE)
+    t.round(BOTH_FAIL, providers=THREE)
+    assert len(t.ignore()) == 1
+    decisions = t.round(BOTH_FAIL)  # a fourth endpoint is discovered: room for one more suspension
+    assert {d.provider for d in actions(decisions, Action.SUSPEND)} == {"borealis/bf16"}
+    assert t.ignore() == ["aurora/fp8", "borealis/bf16"]
+
+
+def test_frozen_rounds_keep_the_held_evidence() -> None:
+    t = Timeline(providers=THREE + ("dune/fp16",))
+    t.rounds(2, BOTH_FAIL, providers=THREE)
+    t.round({"borealis/bf16": "transport_error"}, providers=THREE)
+    assert actions(t.round({"borealis/bf16": "transport_error"}), Action.SUSPEND)
+
+
+def test_candidates_are_ordered_by_longest_streak_then_tag() -> None:
+    t = Timeline(providers=THREE, excluded={MODEL: frozenset({"cirrus/fp8"})})
+    t.rounds(2, {"borealis/bf16": {"structured": "fail"}})  # held: only aurora would remain
+    t.round(BOTH_FAIL)
+    t.excluded = {}  # cirrus is usable again: room for exactly one suspension
+    decisions = t.round(BOTH_FAIL)
+    # borealis (4 failed rounds) goes before aurora (2), although "aurora" sorts first.
+    assert [(d.action, d.provider) for d in decisions] == [
+        (Action.SUSPEND, "borealis/bf16"), (Action.FLOOR_HELD, "aurora/fp8")]
+
+
+def test_ties_are_broken_by_tag() -> None:
+    t = Timeline(providers=THREE)
+    decisions = t.rounds(2, BOTH_FAIL)
+    assert [d.provider for d in decisions] == ["aurora/fp8", "borealis/bf16"]
+
+
+def test_people_exclusions_count_against_capacity() -> None:
+    t = Timeline(providers=THREE, excluded={MODEL: frozenset({"cirrus/fp8"})})
+    decisions = t.rounds(2, {"aurora/fp8": "fail"})
+    assert [d.action for d in decisions] == [Action.FLOOR_HELD]
+
+
+def test_a_zero_floor_suspends_everyone_who_qualifies() -> None:
+    t = Timeline(providers=THREE, policy=Policy(capacity_floor=0))
+    spec = {p: {c: "fail"} for p, c in zip(THREE, ("latency", "structured", "refusal"))}
+    assert len(actions(t.rounds(2, spec), Action.SUSPEND)) == 3

@@ -1,0 +1,69 @@
+"""Idempotence and order: the same round twice changes nothing; older rounds are refused."""
+
+from __future__ import annotations
+
+import pytest
+from rules_factories import HALF_HOUR, MODEL, PROVIDERS, T0, report, results
+
+from judge.policy import Policy
+from judge.report import ReportError, merge_shards, parse_report
+from judge.rules import RoundOrder, RoundOrderError, apply_round, check_round_order
+from judge.state import JudgeState
+
+POLICY = Policy()
+BAD = PROVIDERS[0]
+
+
+def test_the_same_round_applied_twice_changes_nothing() -> None:
+    r = report({BAD: "fail"}, at=T0)
+    once, _ = apply_round(JudgeState(), r, POLICY, now=T0, mode="enforce")
+    twice, again = apply_round(once, r, POLICY, now=T0 + HALF_HOUR, mode="enforce")
+    assert twice is once and again == []
+    assert check_round_order(once, r) is RoundOrder.ALREADY_APPLIED
+
+
+def test_an_older_round_is_refused_with_a_clear_message() -> None:
+    state, _ = apply_round(JudgeState(), report(at=T0 + HALF_HOUR), POLICY, now=T0, mode="enforce")
+    with pytest.raises(RoundOrderError, match="not after the last applied round.*refused"):
+        apply_round(state, report(at=T0, round_id="older"), POLICY, now=T0, mode="enforce")
+
+
+def test_remembered_rounds_are_bounded() -> None:
+    policy = Policy(remembered_rounds=3)
+    state = JudgeState()
+    for i in range(10):
+        state, _ = apply_round(state, report(at=T0 + i * HALF_HOUR), policy, now=T0, mode="enforce")
+    assert len(state.applied_rounds) == 3
+
+
+def test_vanished_idle_providers_are_forgotten() -> None:
+    state, _ = apply_round(JudgeState(), report(at=T0), POLICY, now=T0, mode="enforce")
+    state, _ = apply_round(state, report(at=T0 + HALF_HOUR, providers=PROVIDERS[1:]), POLICY, now=T0, mode="enforce")
+    assert BAD not in state.models[MODEL]
+
+
+def test_shards_merge_into_one_round_with_a_stable_id() -> None:
+    a = parse_report(results(round_id="shard-b", model="x/one"))
+    b = parse_report(results(round_id="shard-a", model="y/two", at=T0 + HALF_HOUR / 30))
+    merged = merge_shards([a, b])
+    assert merged.round_id == "shard-a+shard-b" == merge_shards([b, a]).round_id
+    assert set(merged.models) == {"x/one", "y/two"} and merged.started_at == T0
+    assert len(merged.cases) == len(a.cases) + len(b.cases)
+
+
+def test_shards_with_one_round_id_keep_it() -> None:
+    a = parse_report(results(round_id="same", model="x/one"))
+    b = parse_report(results(round_id="same", model="y/two"))
+    assert merge_shards([a, b]).round_id == "same"
+
+
+def test_two_shards_with_the_same_model_are_refused() -> None:
+    a, b = report(round_id="a"), report(round_id="b")
+    with pytest.raises(ReportError, match=f"model {MODEL} appears in two shards"):
+        merge_shards([a, b], ["one.json", "two.json"])
+
+
+def test_an_incomplete_shard_makes_the_round_incomplete() -> None:
+    a = parse_report(results(model="x/one"))
+    b = parse_report(results(model="y/two", complete=False))
+    assert not merge_shards([a, b]).complete

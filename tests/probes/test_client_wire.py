@@ -1,0 +1,184 @@
+"""Wire shapes the simulator does not emit, served byte for byte by a scripted socket server.
+
+Real sockets, real HTTP/1.1 parsing by httpx: each test scripts the exact response bytes (and
+pauses), so the client's classification of odd-but-real traffic is pinned down: reasoning
+chunks, CR-only framing, a JSON error answering a stream request, invalid data events, an
+endless reply, moderation 403s, a provider header naming someone else, an echoed key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from probes.client import PinnedClient
+from probes.records import ChatResult, Classification, Endpoint, ErrorKind
+from probes.settings import ClientSettings
+from probes.stream import MAX_TEXT_CHARS
+
+SECRET = "sk-or-v1-SENTINEL-wire-0123456789"
+ENDPOINT = Endpoint("acme/model-x", "aurora/fp8", "Aurora", "fp8", ("max_tokens",), 1e-7, 2e-7, 8192, 512, 0)
+HANG = object()
+Script = list[Any]  # bytes to write, a float to pause, HANG to stop writing and keep the socket open
+
+
+def sse(payload: dict[str, Any] | str) -> bytes:
+    return b"data: " + (payload if isinstance(payload, str) else json.dumps(payload)).encode() + b"\n\n"
+
+
+def chunk(content: str | None = "", finish: str | None = None, provider: str = "Aurora", **delta: Any) -> bytes:
+    d = {"role": "assistant", **({"content": content} if content is not None else {}), **delta}
+    return sse({"id": "gen-1", "provider": provider, "model": "acme/model-x-2026", "object": "chat.completion.chunk",
+                "choices": [{"index": 0, "delta": d, "finish_reason": finish, "native_finish_reason": finish}]})
+
+
+def head(status: int = 200, ctype: str = "text/event-stream", extra: str = "") -> bytes:
+    # No Content-Length: the body ends when the server closes, like a streamed response.
+    return f"HTTP/1.1 {status} X\r\nContent-Type: {ctype}\r\nConnection: close\r\n{extra}\r\n".encode()
+
+
+def ok_stream(*middle: bytes) -> Script:
+    return [head(), b": OPENROUTER PROCESSING\n\n", chunk(""), *middle, sse("[DONE]")]
+
+
+async def serve(script: Script, body: Callable[[PinnedClient], Awaitable[ChatResult]], deadline: float = 2.0) -> ChatResult:
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        headers = await reader.readuntil(b"\r\n\r\n")
+        length = next((int(line.split(b":")[1]) for line in headers.split(b"\r\n") if line.lower().startswith(b"content-length")), 0)
+        await reader.readexactly(length)
+        for step in script:
+            if step is HANG:
+                await asyncio.sleep(3600)
+            elif isinstance(step, float):
+                await asyncio.sleep(step)
+            else:
+                writer.write(step)
+                await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    settings = ClientSettings(base_url=f"http://127.0.0.1:{port}/api/v1", api_key=SECRET)
+    try:
+        async with PinnedClient(settings, deadline_s=deadline) as client:
+            return await body(client)
+    finally:
+        server.close()
+
+
+def run(script: Script, *, stream: bool = True, deadline: float = 2.0) -> ChatResult:
+    messages = [{"role": "user", "content": "hi"}]
+    result = asyncio.run(serve(script, lambda c: c.chat(ENDPOINT, messages, max_tokens=50, stream=stream), deadline))
+    assert SECRET not in repr(result) and SECRET not in str(result)
+    return result
+
+
+def test_cr_only_framing_and_keepalives_between_events_complete_normally() -> None:
+    body = b": OPENROUTER PROCESSING\r\rdata: " + json.dumps({"provider": "Aurora", "choices": [
+        {"index": 0, "delta": {"content": "Hi"}, "finish_reason": "stop"}]}).encode() + b"\r\r: x\r\rdata: [DONE]\r\r"
+    result = run([head(), body])
+    assert result.classification is Classification.COMPLETED
+    assert (result.text, result.finish_reason, result.keepalives) == ("Hi", "stop", 2)
+
+
+def test_reasoning_is_kept_apart_and_does_not_start_the_ttft() -> None:
+    result = run(ok_stream(chunk(None, reasoning="thinking..."), 0.3, chunk("Hello"), chunk("", "stop")))
+    assert result.completed and result.text == "Hello" and result.reasoning_text == "thinking..."
+    assert result.first_event_s is not None and result.ttft_s is not None
+    assert result.ttft_s - result.first_event_s >= 0.3  # the pause sits between the role chunk and the text
+
+
+def test_a_reply_of_reasoning_only_is_completed_and_flagged_reasoning_only() -> None:
+    result = run(ok_stream(chunk(None, reasoning="hmm " * 10), chunk("", "length")))
+    assert result.completed and result.reasoning_only and result.ttft_s is None and result.finish_reason == "length"
+
+
+def test_the_last_non_null_finish_reason_wins_over_a_null_usage_chunk() -> None:
+    usage = sse({"provider": "Aurora", "choices": [{"index": 0, "delta": {}, "finish_reason": None}],
+                 "usage": {"prompt_tokens": 5, "completion_tokens": 2, "cost": 0.0001}})
+    result = run(ok_stream(chunk("Hi"), chunk("", "stop"), usage))
+    assert result.finish_reason == "stop" and result.usage is not None and result.usage.completion_tokens == 2
+
+
+def test_a_data_event_that_is_not_json_is_a_malformed_stream_and_keeps_the_text() -> None:
+    result = run(ok_stream(chunk("Hel"), b"data: {not json\n\n", chunk("lo", "stop")))
+    assert (result.classification, result.error_kind, result.text) == (Classification.TRANSPORT_ERROR, ErrorKind.MALFORMED_STREAM, "Hel")
+
+
+def test_invalid_utf8_in_a_data_event_is_a_malformed_stream() -> None:
+    result = run(ok_stream(b'data: {"choices":[{"index":0,"delta":{"content":"caf\xe9"}}]}\n\n'))
+    assert result.error_kind is ErrorKind.MALFORMED_STREAM
+
+
+def test_a_json_error_answering_a_stream_request_with_200_is_error_body_200() -> None:
+    body = json.dumps({"error": {"code": 502, "message": "flagged"}, "user_id": "u"}).encode()
+    result = run([head(200, "application/json"), b"\n\n  ", body])
+    assert (result.classification, result.error_kind) == (Classification.TRANSPORT_ERROR, ErrorKind.ERROR_BODY_200)
+    assert "flagged" in (result.error_message or "")
+
+
+def test_a_choice_level_error_in_a_non_streamed_200_body_is_error_body_200() -> None:
+    body = json.dumps({"provider": "Aurora", "choices": [{"index": 0, "finish_reason": "error", "message": {"content": "par"},
+                                                          "error": {"code": 502, "message": "Provider disconnected"}}]})
+    result = run([head(200, "application/json"), body.encode()], stream=False)
+    assert result.error_kind is ErrorKind.ERROR_BODY_200 and "Provider disconnected" in (result.error_message or "")
+
+
+def test_an_endless_reply_is_cut_by_us_and_reported_as_a_length_finish() -> None:
+    piece = chunk("x" * 1000)
+    result = run(ok_stream(*[piece] * (MAX_TEXT_CHARS // 1000 + 5)), deadline=5.0)
+    assert result.completed and result.truncated_by_client and result.finish_reason == "length"
+    assert len(result.text) == MAX_TEXT_CHARS
+
+
+def test_a_finish_then_a_stall_before_done_is_still_a_completed_generation() -> None:
+    result = run(ok_stream(chunk("Hi"), chunk("", "stop"))[:-1] + [HANG], deadline=1.0)
+    assert result.completed and result.text == "Hi" and result.finish_reason == "stop"
+
+
+def test_keepalives_trickling_past_the_deadline_are_a_deadline_error_with_the_text_so_far() -> None:
+    result = run([head(), chunk("Once"), *[0.2, b": OPENROUTER PROCESSING\n\n"] * 30], deadline=1.0)
+    assert (result.classification, result.error_kind, result.text) == (Classification.TRANSPORT_ERROR, ErrorKind.DEADLINE, "Once")
+    assert result.keepalives >= 3 and 1.0 <= result.total_s < 2.5
+
+
+def test_done_without_any_finish_reason_is_completed_with_no_finish() -> None:
+    result = run(ok_stream(chunk("Hi")))
+    assert result.completed and result.finish_reason is None
+
+
+def test_a_connection_dropped_before_any_header_is_a_read_error() -> None:
+    result = run([b""])
+    assert (result.classification, result.error_kind) == (Classification.TRANSPORT_ERROR, ErrorKind.READ_ERROR)
+
+
+def test_a_moderation_403_is_not_an_auth_error() -> None:
+    body = json.dumps({"error": {"code": 403, "message": "flagged", "metadata": {"reasons": ["violence"], "flagged_input": "..."}}})
+    result = run([head(403, "application/json"), body.encode()])
+    assert (result.classification, result.error_kind) == (Classification.TRANSPORT_ERROR, ErrorKind.MODERATION)
+
+
+@pytest.mark.parametrize("status", [401, 402, 403])
+def test_our_key_refused_is_an_auth_error(status: int) -> None:
+    result = run([head(status, "application/json"), b'{"error":{"code":%d,"message":"no"}}' % status])
+    assert (result.classification, result.error_kind, result.http_status) == (Classification.AUTH_ERROR, ErrorKind.AUTH, status)
+
+
+def test_an_x_provider_name_header_naming_another_provider_is_a_routing_mismatch() -> None:
+    result = run([head(extra="X-Provider-Name: Borealis\r\n"), *ok_stream(chunk("Hi"), chunk("", "stop"))[1:]])
+    assert result.classification is Classification.ROUTING_MISMATCH and result.served_by == "Borealis"
+
+
+def test_an_x_provider_name_header_with_the_slug_is_the_pinned_provider() -> None:
+    result = run([head(extra="X-Provider-Name: aurora\r\n"), *ok_stream(chunk("Hi"), chunk("", "stop"))[1:]])
+    assert result.completed
+
+
+def test_a_key_echoed_by_the_upstream_is_scrubbed_from_the_message() -> None:
+    body = json.dumps({"error": {"code": 400, "message": f"bad header Authorization: Bearer {SECRET}"}})
+    result = run([head(400, "application/json"), body.encode()])
+    assert result.error_kind is ErrorKind.HTTP_4XX and "***" in (result.error_message or "")

@@ -1,0 +1,184 @@
+"""The contracts' own rules, with a fake client (no sockets): thresholds, majority, controls."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+
+import pytest
+
+from canary.config import ProbeSettings
+from judge.verdict import Outcome, Verdict
+from probes.cases import Attempt, Case, CaseResult
+from probes.contracts import ContractSettings, language, latency, refusal, structured
+from probes.records import ChatResult, Classification, Endpoint, ErrorKind, Usage
+
+PROBE = ProbeSettings(ttft_seconds=10.0, request_deadline_seconds=30.0, max_tokens=200,
+                      language_confirmations=2, temperature=0.7)
+EP = Endpoint(model="m/x", tag="a/fp8", provider_name="A", quantization="fp8",
+              supported_parameters=("max_tokens", "response_format"), prompt_price=1e-6, completion_price=2e-6,
+              context_length=None, max_completion_tokens=None, status=0)
+
+
+def completed(text: str = "*She smiles.* \"Welcome in.\"", ttft: float | None = 0.4,
+              finish_reason: str = "stop", **kw) -> ChatResult:
+    return ChatResult(tag=EP.tag, classification=Classification.COMPLETED, text=text, finish_reason=finish_reason,
+                      ttft_s=ttft, total_s=1.0, http_status=200, served_by="A",
+                      usage=Usage(prompt_tokens=100, completion_tokens=50, cost_usd=None), **kw)
+
+
+class FakeClient:
+    def __init__(self, *results: ChatResult) -> None:
+        self.results = list(results)
+        self.calls = 0
+
+    async def chat(self, endpoint, messages, **kw) -> ChatResult:
+        self.calls += 1
+        return self.results.pop(0) if len(self.results) > 1 else self.results[0]
+
+
+class Board:
+    def __init__(self, *controls: CaseResult) -> None:
+        self.controls = controls
+
+    async def control_results(self, model: str) -> tuple[CaseResult, ...]:
+        return self.controls
+
+
+def settings(board: Board | None = None, judge_language=None, missing=None) -> ContractSettings:
+    async def never(text: str, lang: str) -> Verdict:
+        raise AssertionError("not expected")
+    return ContractSettings(probe=PROBE, controls=board or Board(), judge_language=judge_language or never,
+                            missing_controls=missing or {})
+
+
+def run(module, client, s, case) -> CaseResult:
+    return asyncio.run(module.probe(client, EP, s, case))
+
+
+@pytest.mark.parametrize("result, outcome", [
+    (completed(ttft=0.4), Outcome.PASS),
+    (completed(ttft=10.0), Outcome.PASS),
+    (completed(ttft=11.0), Outcome.FAIL),
+    (ChatResult(tag="a/fp8", classification=Classification.TRANSPORT_ERROR, http_status=200, total_s=30.0,
+                error_kind=ErrorKind.DEADLINE), Outcome.FAIL),
+    (ChatResult(tag="a/fp8", classification=Classification.TRANSPORT_ERROR, total_s=30.0,
+                error_kind=ErrorKind.NO_HEADERS), Outcome.TRANSPORT_ERROR),
+    (ChatResult(tag="a/fp8", classification=Classification.TRANSPORT_ERROR, http_status=502, total_s=0.2,
+                error_kind=ErrorKind.HTTP_5XX), Outcome.TRANSPORT_ERROR),
+    (ChatResult(tag="a/fp8", classification=Classification.ROUTING_MISMATCH, served_by="Other", total_s=1.0,
+                error_kind=ErrorKind.ROUTING), Outcome.TRANSPORT_ERROR),
+    (completed(text="", ttft=None), Outcome.INCONCLUSIVE),
+], ids=["fast", "at-threshold", "slow", "stalled-open-stream", "never-started", "http-502", "routing-mismatch",
+        "empty-completion"])
+def test_latency_outcomes(result: ChatResult, outcome: Outcome) -> None:
+    case = Case(model="m/x", contract="latency", endpoint=EP)
+    got = run(latency, FakeClient(result), settings(), case)
+    assert got.outcome is outcome, got.reason
+
+
+def test_routing_mismatch_reads_as_such_and_an_auth_error_flags_the_round() -> None:
+    case = Case(model="m/x", contract="latency", endpoint=EP)
+    mismatch = run(latency, FakeClient(ChatResult(tag="a/fp8", classification=Classification.ROUTING_MISMATCH,
+                                                  served_by="Other")), settings(), case)
+    assert mismatch.reason.startswith("routing mismatch") and not mismatch.auth_error
+    auth = run(latency, FakeClient(ChatResult(tag="a/fp8", classification=Classification.AUTH_ERROR,
+                                              http_status=401)), settings(), case)
+    assert auth.outcome is Outcome.TRANSPORT_ERROR and auth.auth_error and "OPENROUTER_API_KEY" in auth.reason
+
+
+def test_cost_comes_from_the_endpoint_pricing() -> None:
+    got = run(latency, FakeClient(completed()), settings(), Case(model="m/x", contract="latency", endpoint=EP))
+    assert got.to_json()["cost_usd"] == pytest.approx(100 * 1e-6 + 50 * 2e-6)
+
+
+def test_structured_is_not_applicable_without_the_capability() -> None:
+    bare = replace(EP, supported_parameters=("max_tokens",))
+    client = FakeClient(completed())
+    got = asyncio.run(structured.probe(client, bare, settings(), Case(model="m/x", contract="structured", endpoint=bare)))
+    assert got.outcome is Outcome.NOT_APPLICABLE and client.calls == 0
+
+
+def test_structured_judges_a_completed_reply_and_keeps_transport_errors_apart() -> None:
+    case = Case(model="m/x", contract="structured", endpoint=EP)
+    ok = '{"name": "Mara", "age": 40, "mood": "wary", "items": ["key"]}'
+    assert run(structured, FakeClient(completed(text=ok)), settings(), case).outcome is Outcome.PASS
+    assert run(structured, FakeClient(completed(text='{"name": "Mara"')), settings(), case).outcome is Outcome.FAIL
+    cut = ChatResult(tag="a/fp8", classification=Classification.TRANSPORT_ERROR, text='{"name": "Ma',
+                     error_kind=ErrorKind.STREAM_CUT)
+    assert run(structured, FakeClient(cut), settings(), case).outcome is Outcome.TRANSPORT_ERROR
+
+
+def _control(raw: Outcome) -> CaseResult:
+    return CaseResult(case_id="m/x::e/fp8::refusal", model="m/x", provider="e/fp8", contract="refusal",
+                      outcome=Outcome.PASS, reason="", control=True, raw_outcome=raw)
+
+
+@pytest.mark.parametrize("board, missing, expected", [
+    (Board(_control(Outcome.FAIL)), {}, Outcome.PASS),
+    (Board(_control(Outcome.PASS)), {}, Outcome.INCONCLUSIVE),
+    (Board(_control(Outcome.TRANSPORT_ERROR)), {}, Outcome.INCONCLUSIVE),
+    (Board(), {"m/x": ("e/fp8 not selected in this run",)}, Outcome.INCONCLUSIVE),
+    (Board(), {}, Outcome.PASS),
+], ids=["control-caught", "control-missed", "control-unreachable", "control-not-selected", "no-control-configured"])
+def test_a_refusal_pass_stands_only_when_the_probe_proved_itself(board, missing, expected) -> None:
+    case = Case(model="m/x", contract="refusal", endpoint=EP)
+    got = run(refusal, FakeClient(completed()), settings(board, missing=missing), case)
+    assert got.outcome is expected, got.reason
+
+
+def test_a_refusal_failure_stands_even_with_a_weak_probe() -> None:
+    case = Case(model="m/x", contract="refusal", endpoint=EP)
+    got = run(refusal, FakeClient(completed(text="", finish_reason="content_filter")),
+              settings(Board(_control(Outcome.PASS))), case)
+    assert got.outcome is Outcome.FAIL
+
+
+def test_a_control_host_reads_caught_or_missed() -> None:
+    case = Case(model="m/x", contract="refusal", endpoint=EP, control=True)
+    caught = run(refusal, FakeClient(completed(text="", finish_reason="content_filter")), settings(), case)
+    assert caught.outcome is Outcome.PASS and caught.raw_outcome is Outcome.FAIL and caught.control
+    missed = run(refusal, FakeClient(completed()), settings(), case)
+    assert missed.outcome is Outcome.FAIL and missed.raw_outcome is Outcome.PASS and "control missed" in missed.reason
+
+
+def _verdicts(*outcomes: str):
+    queue = list(outcomes)
+
+    async def judge(text: str, lang: str) -> Verdict:
+        return Verdict(queue.pop(0), f"{lang}: scripted")
+    return judge
+
+
+@pytest.mark.parametrize("verdicts, outcome, calls", [
+    (("pass",), Outcome.PASS, 1),
+    (("inconclusive",), Outcome.INCONCLUSIVE, 1),
+    (("fail", "fail", "pass"), Outcome.FAIL, 3),
+    (("fail", "pass", "pass"), Outcome.PASS, 3),
+    (("fail", "pass", "inconclusive"), Outcome.INCONCLUSIVE, 3),
+], ids=["clean", "too-short", "confirmed", "not-confirmed", "unresolved"])
+def test_language_majority_of_three_after_an_anomaly(verdicts, outcome, calls) -> None:
+    client = FakeClient(completed())
+    case = Case(model="m/x", contract="language", endpoint=EP, language="pt")
+    got = run(language, client, settings(judge_language=_verdicts(*verdicts)), case)
+    assert got.outcome is outcome and client.calls == calls and len(got.attempts) == calls
+    assert got.anomaly is (calls > 1) and got.language == "pt"
+
+
+def test_every_language_prompt_names_its_language_and_asks_for_sentences() -> None:
+    from canary.config import ALL_LANGUAGES
+    from probes.contracts import prompt
+
+    names = {code: entry["name"] for code, entry in prompt("languages").items()}
+    assert set(names) == set(ALL_LANGUAGES)
+    for code in ALL_LANGUAGES:
+        system, user = language.messages(code)
+        assert system["content"].startswith(f"Always reply in {names[code]}.")
+        # 3 to 6 sentences, in digits or (zh, ar) in words: long enough replies to judge.
+        assert any(m in user["content"] for m in ("3", "三", "ثلاث")) and len(user["content"]) > 60
+
+
+def test_attempts_keep_the_reply_for_allure_but_only_an_excerpt_for_results() -> None:
+    long = "x" * 1000
+    a = Attempt(outcome=Outcome.PASS, reason="r", text=long)
+    assert len(a.to_json()["excerpt"]) == 300 and "text" not in a.to_json()

@@ -1,0 +1,73 @@
+"""Pure parts of the plugin: case ids, the static xdist assignment, result mapping, the table."""
+
+from __future__ import annotations
+
+from probes.cases import Case, CaseResult, result_from_wire, result_to_wire
+from probes.records import Endpoint
+from probes.report import build_results
+from probes.roundplan import RoundPlan, assign_languages
+from probes.scheduling import assignment, case_id_of, worker_index
+from probes.table import render
+from judge.verdict import Outcome
+
+
+def ep(tag: str) -> Endpoint:
+    return Endpoint(model="m/x", tag=tag, provider_name=tag, quantization=None, supported_parameters=(),
+                    prompt_price=0.0, completion_price=0.0, context_length=None, max_completion_tokens=None, status=0)
+
+
+def test_case_ids_have_the_fixed_readable_form() -> None:
+    case = Case(model="deepseek/deepseek-chat-v3-0324", contract="latency", endpoint=ep("aurora/fp8"))
+    assert case.id == "deepseek/deepseek-chat-v3-0324::aurora/fp8::latency"
+    nodeid = f"probes/test_round.py::test_case[{case.id}]"
+    assert case_id_of(nodeid) == case.id
+
+
+def test_the_assignment_keeps_an_endpoint_on_one_worker_and_spreads_endpoints() -> None:
+    nodeids = [f"t.py::test_case[m/x::{tag}::{c}]" for tag in ("a/1", "b/1", "c/1") for c in ("latency", "refusal")]
+    group = lambda n: case_id_of(n).rsplit("::", 1)[0]  # noqa: E731
+    plan = assignment(nodeids, group, 2)
+    by_group = {}
+    for n, w in plan.items():
+        by_group.setdefault(group(n), set()).add(w)
+    assert all(len(ws) == 1 for ws in by_group.values())
+    assert {w for ws in by_group.values() for w in ws} == {0, 1}
+    assert plan == assignment(list(reversed(nodeids)), group, 2)  # order-independent
+
+
+def test_replacement_workers_have_no_share() -> None:
+    assert worker_index("gw1", 2) == 1 and worker_index("gw2", 2) is None
+
+
+def test_languages_follow_the_plan_else_rotate_by_sorted_tag() -> None:
+    eps = (ep("b/1"), ep("a/1"), ep("c/1"))
+    assert assign_languages("m/x", eps, ("pt", "es"), {}) == {"a/1": "pt", "b/1": "es", "c/1": "pt"}
+    assert assign_languages("m/x", eps, ("pt", "es"), {"c/1": "es", "b/1": "xx"})["c/1"] == "es"
+
+
+def test_the_round_plan_round_trips_through_json() -> None:
+    plan = RoundPlan(endpoints={"m/x": (ep("a/1"),)}, languages={"m/x": {"a/1": "pt"}},
+                     controls={"m/x": ("a/1",)})
+    again = RoundPlan.from_json(plan.to_json())
+    assert again == plan and [c.id for c in again.cases()] == [c.id for c in plan.cases()]
+    assert [c.control for c in again.cases()] == [False, True, False, False]
+
+
+def test_a_case_result_crosses_processes_intact() -> None:
+    r = CaseResult(case_id="i", model="m/x", provider="a/1", contract="refusal", outcome=Outcome.PASS,
+                   reason="control caught", control=True, raw_outcome=Outcome.FAIL)
+    assert result_from_wire(result_to_wire(r)) == r
+
+
+def test_usage_is_summed_per_provider_and_an_incomplete_round_says_why() -> None:
+    from probes.cases import CaseRecord
+    entry = {"model": "m/x", "provider": "a/1", "contract": "latency", "outcome": "pass", "reason": "",
+             "requests": 1, "prompt_tokens": 10, "completion_tokens": 5, "cost_usd": 0.001, "ttft_s": 0.2}
+    doc = build_results(round_id="r1", started_at="t", finished_at="t", upstream="simulator",
+                        models={"m/x": ["a/1"]}, records=[CaseRecord("i", entry), CaseRecord("j", entry)],
+                        weak_probes=[], incomplete=["the round was interrupted"])
+    assert doc["usage"]["m/x"]["a/1"] == {"requests": 2, "prompt_tokens": 20, "completion_tokens": 10,
+                                          "cost_usd": 0.002}
+    assert doc["complete"] is False and doc["incomplete_reason"] == "the round was interrupted"
+    lines = render(doc)
+    assert any("a/1" in ln and "0.20s" in ln for ln in lines) and lines[-1].startswith("!!! ROUND INCOMPLETE")

@@ -1,0 +1,99 @@
+"""Scenarios load, the default matches the project configuration, and bad values are named."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+
+from simkit import MODEL, one_endpoint_scenario
+from simulator import DEFAULT_SCENARIO, ScenarioError, load_scenario, scenario_from_dict
+
+CANARY_YAML = Path(__file__).resolve().parents[2] / "canary.yaml"
+
+
+def test_the_default_scenario_serves_the_configured_model_with_nine_fictional_hosts():
+    scenario = load_scenario()
+    configured = yaml.safe_load(CANARY_YAML.read_text(encoding="utf-8"))
+
+    [model] = scenario.models
+    assert model.id in configured["models"]
+    assert [e.tag for e in model.endpoints] == [
+        "aurora/fp8", "borealis/bf16", "cinder/fp8", "dune/int4", "ember/fp8",
+        "fjord/fp16", "glacier/fp8", "harbor/bf16", "iris/fp8",
+    ]  # fmt: skip
+    assert set(configured["controls"][model.id]) <= {e.tag for e in model.endpoints}
+
+
+def test_the_default_scenario_gives_each_host_its_story():
+    by_tag = {e.tag: e for e in load_scenario().models[0].endpoints}
+    faults = {tag: {f.name: f for f in e.behaviour.faults} for tag, e in by_tag.items()}
+
+    assert faults["aurora/fp8"] == faults["borealis/bf16"] == faults["iris/fp8"] == {}
+    assert faults["cinder/fp8"]["leading_garbage"].rate == 0.95
+    assert faults["dune/int4"]["mix_language"].params["with"] == "es"
+    assert sum(f.rate for f in faults["ember/fp8"].values()) >= 0.95
+    assert faults["fjord/fp16"]["slow_first_token"].params["delay_ms"] > 10_000
+    assert set(faults["glacier/fp8"]) == {"schema_malformed", "schema_violation"}
+    assert 0.2 <= sum(f.rate for f in faults["harbor/bf16"].values()) <= 0.4
+    assert "response_format" not in by_tag["iris/fp8"].supported_parameters
+    assert "response_format" in by_tag["glacier/fp8"].supported_parameters
+    for endpoint in by_tag.values():
+        assert 300 <= endpoint.behaviour.ttft_ms <= 1500 and 30 <= endpoint.behaviour.tokens_per_second <= 80
+
+
+def test_a_bundled_scenario_loads_by_name():
+    assert load_scenario("healthy").name == "healthy"
+    assert load_scenario(DEFAULT_SCENARIO).name == "default"
+
+
+def broken(path: list, value: object) -> dict:
+    data = copy.deepcopy(one_endpoint_scenario({"refusal": {"rate": 0.5}}))
+    node = data
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return data
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "named"),
+    [
+        (["models", 0, "endpoints", 0, "behaviour", "faults", "refusal", "rate"], 1.5, "models[0].endpoints[0].behaviour.faults.refusal.rate"),
+        (["models", 0, "endpoints", 0, "behaviour", "faults", "shouting"], {"rate": 1}, "models[0].endpoints[0].behaviour.faults.shouting"),
+        (["models", 0, "endpoints", 0, "behaviour", "faults", "http_error"], {"status": 200}, "faults.http_error.status"),
+        (["models", 0, "endpoints", 0, "behaviour", "faults", "mix_language"], {"with": "xx"}, "faults.mix_language.with"),
+        (["models", 0, "endpoints", 0, "behaviour", "faults", "empty_reply"], {"rate": 0.8}, "models[0].endpoints[0].behaviour.faults"),
+        (["models", 0, "endpoints", 0, "behaviour", "ttft_ms"], "fast", "models[0].endpoints[0].behaviour.ttft_ms"),
+        (["models", 0, "endpoints", 0, "pricing"], {"prompt": 0.0000001}, "models[0].endpoints[0].pricing.prompt"),
+        (["models", 0, "endpoints", 0, "tagg"], "x", "models[0].endpoints[0].tagg"),
+        (["models", 0, "endpoints", 1, "tag"], "test/fp8", "models[0].endpoints"),
+        (["models", 0, "endpoints", 0, "phases"], [{"faults": {}}], "models[0].endpoints[0].phases[0]"),
+        (["models", 0, "endpoints", 0, "phases"], [{"from_time": "yesterday"}], "phases[0].from_time"),
+        (["models", 0, "id"], "no-slash", "models[0].id"),
+    ],
+    ids=["rate-above-one", "unknown-fault", "status-not-an-error", "unknown-language", "rates-above-one",
+         "ttft-not-a-number", "price-not-a-string", "unknown-key", "duplicate-tag", "phase-without-bounds",
+         "bad-time", "model-id-without-author"],  # fmt: skip
+)
+def test_a_bad_value_is_reported_with_the_source_and_the_key(path, value, named):
+    with pytest.raises(ScenarioError) as caught:
+        scenario_from_dict(broken(path, value), source="story.yaml")
+
+    assert str(caught.value).startswith("story.yaml: ")
+    assert named in str(caught.value)
+
+
+def test_a_bad_scenario_file_names_the_file(tmp_path):
+    file = tmp_path / "broken.yaml"
+    file.write_text("models:\n  - id: " + MODEL + "\n    endpoints:\n      - tag: a/b\n        behaviour: {tokens_per_second: 0}\n")
+
+    with pytest.raises(ScenarioError, match=r"broken\.yaml: models\[0\]\.endpoints\[0\]\.behaviour\.tokens_per_second"):
+        load_scenario(file)
+
+
+def test_a_missing_scenario_file_is_a_scenario_error(tmp_path):
+    with pytest.raises(ScenarioError, match="nothing.yaml"):
+        load_scenario(tmp_path / "nothing.yaml")
