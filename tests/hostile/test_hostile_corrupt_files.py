@@ -138,6 +138,9 @@ YAML_CASES: dict[str, tuple[str | bytes, int | None]] = {
     "deeply-nested": (DEEP, None),
     "non-utf8-byte": (f'"{MODEL}":\n  - provider: "x/fp8"\n    reason: "caf'.encode() + b"\xe9" + b'"\n', None),
 }
+# Where the line moves in incidents.yaml once every entry gains its added_at line.
+INCIDENT_LINE_SHIFT = {"duplicate-model-key": 5, "duplicate-field-in-an-entry": 3, "provider-is-a-list": 2,
+                       "provider-is-a-shell-command": 2, "bad-indentation": None}
 INCIDENT_ONLY = {
     "expires-is-not-a-time": (f'"{MODEL}":\n  - provider: "x/fp8"\n    reason: "r"\n    added_at: "2026-11-29T00:00:00Z"\n'
                               '    expires: "soon"\n', 2),
@@ -154,11 +157,10 @@ def test_a_broken_exclusion_file_is_refused_naming_file_and_line(f: Files, name:
     text, line = YAML_CASES.get(name) or INCIDENT_ONLY[name]
     path: Path = getattr(f, layer)
     raw = text if isinstance(text, bytes) else text.encode()
-    if layer == "incidents" and name in YAML_CASES and name not in ("tab-indentation", "unclosed-quote",
-                                                                     "deeply-nested", "non-utf8-byte"):
-        raw = raw.replace(b'    reason:', b'    added_at: "2026-11-29T00:00:00Z"\n    reason:', 1) \
-            if b"reason" in raw and name != "duplicate-field-in-an-entry" else raw
-        line = None if line is None else line  # lines before the insertion point are unchanged
+    if layer == "incidents" and name in INCIDENT_LINE_SHIFT:
+        # incidents need added_at: one more line per entry, inserted before `reason`
+        raw = raw.replace(b"    reason:", b'    added_at: "2026-11-29T00:00:00Z"\n    reason:')
+        line = INCIDENT_LINE_SHIFT[name]
     path.write_bytes(raw)
     _refused(f, command, path, line=line)
 

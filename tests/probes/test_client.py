@@ -156,7 +156,9 @@ def test_a_hang_is_a_no_headers_transport_error_within_the_deadline() -> None:
     with upstream(spec("aurora/fp8", {"hang": {"rate": 1}})) as sim:
         result = chat(sim, deadline=1.0)
     assert (result.classification, result.error_kind, result.http_status) == (Classification.TRANSPORT_ERROR, ErrorKind.NO_HEADERS, None)
-    assert 1.0 <= result.total_s < 3.0  # generous: the point is that it does not wait for the hang
+    # No upper bound on time (timings are measured, not asserted): the hang never ends, so only the
+    # client's own deadline can produce NO_HEADERS here.
+    assert result.total_s >= 1.0
 
 
 @pytest.mark.parametrize("shape", ["documented", "recorded", "empty_choices"])
