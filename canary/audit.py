@@ -7,8 +7,11 @@ One line per decision:
 plus warnings that are not decisions, with their own action names: "rejected_input" (an upstream
 provider tag or case the judge set aside) and "webhook_failed" (a notification not delivered).
 
-Lines are appended with one os.write of the whole batch followed by fsync, so a crash leaves
-either all of a batch's lines or none of them torn in the middle only if the disk lies.
+Lines are appended with one os.write of the whole batch followed by fsync. A write can still be
+cut short (a full disk, or SIGKILL during a large write: Linux stops a regular-file write at a
+page boundary when a fatal signal is pending), leaving a partial last line. So append() first
+ends such a fragment with a newline, keeping the fragment on a line of its own instead of gluing
+the next record onto it, and read() skips lines that do not parse and counts them.
 """
 
 from __future__ import annotations
@@ -60,12 +63,42 @@ def append(path: Path, records: Iterable[dict[str, Any]]) -> None:
         return
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         payload = data.encode("utf-8")
+        if _ends_mid_line(fd):
+            payload = b"\n" + payload  # a torn record from an interrupted append: leave it on its own line
         written = os.write(fd, payload)
         while written < len(payload):  # a short write on a full pipe/disk: finish it, never drop a decision
             written += os.write(fd, payload[written:])
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _ends_mid_line(fd: int) -> bool:
+    size = os.fstat(fd).st_size
+    return size > 0 and os.pread(fd, 1, size - 1) != b"\n"
+
+
+def read(path: Path) -> tuple[list[dict[str, Any]], int]:
+    """The audit records in order, and how many lines were skipped as torn (not a JSON object)."""
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        return [], 0
+    records: list[dict[str, Any]] = []
+    torn = 0
+    for line in raw.split(b"\n"):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            torn += 1
+            continue
+        if isinstance(record, dict):
+            records.append(record)
+        else:
+            torn += 1
+    return records, torn

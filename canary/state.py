@@ -104,11 +104,11 @@ def _state(raw: Any) -> JudgeState:
     if mode is not None and mode not in MODES:
         raise ValueError(f"mode {mode!r} is not one of {MODES}")
     models: dict[str, dict[str, ProviderState]] = {}
-    for model, providers in dict(raw["models"]).items():
+    for model, providers in _object(raw["models"], "models").items():
         if not is_valid_tag(model):
             raise ValueError(f"model id {model!r} is not a safe tag")
         models[model] = {}
-        for provider, p in dict(providers).items():
+        for provider, p in _object(providers, f"models.{model}").items():
             if not is_valid_tag(provider):
                 raise ValueError(f"provider tag {provider!r} of {model} is not a safe tag")
             models[model][provider] = _provider(p)
@@ -122,7 +122,16 @@ def _state(raw: Any) -> JudgeState:
     )
 
 
+def _object(value: Any, where: str) -> dict[str, Any]:
+    # dict() would also accept a list (of pairs, or empty): a hand-broken `"models": []` must not
+    # read as "nothing suspended".
+    if not isinstance(value, dict):
+        raise TypeError(f"{where} must be an object, not {type(value).__name__}")
+    return value
+
+
 def _provider(p: dict[str, Any]) -> ProviderState:
+    p = _object(p, "a provider's entry")
     s = p.get("suspension")
     ladder = p.get("ladder") or {}
     suspension = None
@@ -135,9 +144,15 @@ def _provider(p: dict[str, Any]) -> ProviderState:
     return ProviderState(
         failed_streak=_int(p["failed_streak"]), clean_streak=_int(p["clean_streak"]), suspension=suspension,
         ladder=Ladder(_int(ladder.get("rung", 0)), None if last is None else _time(last)),
-        last_reasons=tuple(str(r) for r in p.get("last_reasons", [])),
+        last_reasons=_reasons(p.get("last_reasons", [])),
         next_language=p.get("next_language") if isinstance(p.get("next_language"), str) else None,
     )
+
+
+def _reasons(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list):  # a string would be split into one "reason" per character
+        raise TypeError(f"last_reasons must be a list, not {type(value).__name__}")
+    return tuple(str(r) for r in value)
 
 
 def _int(value: Any) -> int:

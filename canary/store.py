@@ -91,15 +91,23 @@ def read_text(path: Path, what: str) -> str | None:
 
 
 def read_json(path: Path, what: str, fix: str) -> Any | None:
-    """Decoded JSON, or None when the file does not exist."""
+    """Decoded JSON, or None when the file does not exist (a file holding `null` is refused)."""
     text = read_text(path, what)
     if text is None:
         return None
     try:
-        return json.loads(text)
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise StoreError(f"{path}: line {exc.lineno} column {exc.colno}: the {what} is not valid JSON "
                          f"({exc.msg}); {fix}. Nothing was written.") from None
+    except (ValueError, RecursionError) as exc:
+        # Valid JSON syntax that Python refuses: a number over the int digit limit, nesting too deep.
+        problem = "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(";")[0]
+        raise StoreError(f"{path}: the {what} cannot be read ({problem}); {fix}. Nothing was written.") from None
+    if data is None:
+        # `null` must not read as "no file yet": for the state that would silently drop every suspension.
+        raise StoreError(f"{path}: the {what} holds JSON null instead of an object; {fix}. Nothing was written.")
+    return data
 
 
 def load_exclusions(path: Path, layer: str) -> tuple[Exclusion, ...]:
@@ -114,6 +122,9 @@ def parse_exclusions(text: str, layer: str, source: str) -> tuple[Exclusion, ...
     """Validate an exclusion file's text; StoreError names the line of the first problem."""
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except RecursionError:
+        raise StoreError(f"{source}: not valid YAML (nested too deeply); fix the syntax or revert it with git. "
+                         "Nothing was written.") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f" line {mark.line + 1}:" if mark is not None else ""
@@ -151,6 +162,8 @@ def _entry(source: str, layer: str, model: str, node: yaml.Node) -> Exclusion:
             _fail(source, key, f"unknown field {name!a}; allowed: {', '.join(sorted(required | optional))}")
         if not isinstance(value, yaml.ScalarNode):
             _fail(source, value, f"{name}: expected a single value")
+        if name in fields:  # YAML would silently keep the last one: which provider did the person mean?
+            _fail(source, key, f"{model}: field {name} is given twice in one entry")
         fields[str(name)] = value.value
     missing = sorted(required - fields.keys())
     if missing:

@@ -110,7 +110,7 @@ def parse_report(raw: Any) -> RoundReport:
     reason = raw.get("incomplete_reason")
     return RoundReport(
         round_id=round_id, started_at=started_at, finished_at=finished_at, complete=complete,
-        incomplete_reason=str(reason) if reason is not None else None, models=models,
+        incomplete_reason=_text(reason) if reason is not None else None, models=models,
         cases=cases, weak_probes=weak, rejected=tuple(rejected),
     )
 
@@ -153,12 +153,23 @@ def _parse_cases(raw: Any, rejected: list[RejectedInput]) -> tuple[Case, ...]:
             rejected.append(RejectedInput(model, provider, f"cases[{i}]: unknown outcome {ascii(outcome)[:40]}"))
             continue
         cases.append(Case(
-            model=model, provider=provider, contract=str(item.get("contract", "")),
-            outcome=outcome, reason=str(item.get("reason", "")), control=item.get("control") is True,
+            model=model, provider=provider, contract=_text(item.get("contract", "")),
+            outcome=outcome, reason=_text(item.get("reason", "")), control=item.get("control") is True,
             language=item.get("language") if isinstance(item.get("language"), str) else None,
             anomaly=item.get("anomaly") is True,
         ))
     return tuple(cases)
+
+
+def _text(value: Any) -> str:
+    """Free text from the round (reasons): a str that can be written as UTF-8.
+
+    JSON may carry lone surrogates (`"\\ud800"`), which decode into a str that no UTF-8 file can
+    hold: written as is, they would crash the state write after the audit was already appended.
+    Each one becomes "?".
+    """
+    text = str(value)
+    return text.encode("utf-8", "replace").decode("utf-8") if not text.isascii() else text
 
 
 def _shown(value: Any) -> str:
@@ -177,7 +188,7 @@ def _parse_weak(raw: Any, rejected: list[RejectedInput]) -> tuple[WeakProbe, ...
         if not (is_valid_tag(model) and is_valid_tag(control)):
             rejected.append(RejectedInput(_shown(model), _shown(control), "weak probe with an unsafe tag"))
             continue
-        weak.append(WeakProbe(model, str(item.get("contract", "")), control, str(item.get("reason", ""))))
+        weak.append(WeakProbe(model, _text(item.get("contract", "")), control, _text(item.get("reason", ""))))
     return tuple(weak)
 
 
