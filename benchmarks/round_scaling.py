@@ -41,16 +41,25 @@ from _support import (PYTHON, ROOT, PssSampler, bench_line, longest_request_s, r
 WALL_TARGET_256_S = 60.0
 RATIO_TARGET_64 = 2.0
 PEAK_TARGET_MB = 1024.0
+CONTROL = "ember/fp8"  # canary.yaml's positive control: without it every refusal pass is "unverified"
 
 
-def one_round(tmp: Path, endpoints: int, workers: int) -> dict[str, object]:
+def fleet(count: int) -> list[dict[str, object]]:
+    """`count` realistic endpoints; the first is canary.yaml's positive control (ember/fp8, filters)."""
+    hosts = realistic_fleet(count)
+    hosts[0] = {**hosts[0], "tag": CONTROL, "provider_name": "Ember",
+                "behaviour": {**hosts[0]["behaviour"], "faults": {"refusal": {"rate": 1.0}}}}
+    return hosts
+
+
+def one_round(tmp: Path, endpoints: int, workers: int, config: str | None) -> dict[str, object]:
     name = f"scale-{endpoints}-w{workers}"
-    scenario_file = write_yaml(tmp / f"{name}.yaml", scenario(name, realistic_fleet(endpoints), keepalive_ms=300))
+    scenario_file = write_yaml(tmp / f"{name}.yaml", scenario(name, fleet(endpoints), keepalive_ms=300))
     reports = tmp / name
-    cmd = [PYTHON, "-m", "canary", "probe", "--scenario", str(scenario_file), "--reports", str(reports),
+    cmd = [PYTHON, "-m", "canary", *(["--config", config] if config else []), "probe", "--scenario", str(scenario_file), "--reports", str(reports),
            "--", f"--canary-state={tmp / 'no-state.json'}"]
     if workers:
-        cmd[4:4] = ["--workers", str(workers)]
+        cmd[cmd.index("probe") + 1:cmd.index("probe") + 1] = ["--workers", str(workers)]
     env = {k: v for k, v in __import__("os").environ.items() if k not in ("OPENROUTER_API_KEY", "CANARY_CONFIG")}
     start = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -101,13 +110,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--endpoints", type=int, nargs="+", default=[8, 64, 256])
     parser.add_argument("--workers-at-64", type=int, nargs="*", default=[2, 4])
+    parser.add_argument("--config", default=None, help="canary.yaml to use (default: the repository's)")
     args = parser.parse_args()
     runs = [(n, 0) for n in args.endpoints] + [(64, w) for w in args.workers_at_64]
     rows = []
     with tempfile.TemporaryDirectory(prefix="canary-scale-") as tmp:
         for n, w in runs:
             print(f"... {n} endpoints, workers {w}", flush=True)
-            rows.append(one_round(Path(tmp), n, w))
+            rows.append(one_round(Path(tmp), n, w, args.config))
     header = (f"{'endpoints':>9} {'workers':>7} {'wall s':>7} {'longest s':>9} {'ratio':>6} {'peak PSS MB':>11} "
               f"{'sim MB':>7} {'procs':>5}  {'req/provider':>14}  {'completion tok/provider':>24}  outcomes")
     print()

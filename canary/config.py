@@ -39,7 +39,11 @@ DEFAULTS: dict[str, Any] = {
         "temperature": 0.7,
     },
     "concurrency": {
-        "overall": 32,                  # simultaneous requests per round, all providers
+        # Simultaneous requests per round, all providers (per xdist worker: overall // workers).
+        # 256 lets a 64-endpoint round (4 requests each) go out at once and a 256-endpoint round
+        # finish in ~4 waves (benchmarks/round_scaling.py); 32 took 3x the longest request at 64
+        # endpoints. The per-provider cap, not this one, is what protects each host.
+        "overall": 256,
         "per_provider": 4,              # simultaneous requests to one provider: a clean round sends 4
     },
     "rules": {

@@ -19,16 +19,15 @@ import json
 import os
 import subprocess
 import sys
-import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import probes
 from canary.config import load_config
+from simulator.process import SIMULATOR_KEY, simulator_process
 
-SIMULATOR_KEY = "sk-canary-bundled-simulator"
 PROJECT_ROOT = Path(probes.__file__).resolve().parent.parent
 SIM_START_TIMEOUT_S = 30.0
 
@@ -110,37 +109,7 @@ def _upstream(env: dict[str, str], args: argparse.Namespace) -> Iterator[str]:
     if env.get("OPENROUTER_API_KEY", "").strip():
         yield env.get("OPENROUTER_BASE_URL") or "openrouter"
         return
-    with start_simulator_process(args.scenario, args.seed, args.round_number) as base_url:
+    with simulator_process(args.scenario, args.seed, args.round_number) as base_url:
         env["OPENROUTER_BASE_URL"] = base_url
         env["OPENROUTER_API_KEY"] = SIMULATOR_KEY
         yield f"the bundled simulator at {base_url}"
-
-
-@contextmanager
-def start_simulator_process(scenario: str | None, seed: int, round_number: int,
-                            extra: Sequence[str] = ()) -> Iterator[str]:
-    """`python -m simulator ...` on port 0; yields its base URL (first stdout line), stops it after."""
-    cmd = [sys.executable, "-m", "simulator", "--port", "0", "--seed", str(seed), "--round", str(round_number), *extra]
-    if scenario:
-        cmd += ["--scenario", str(Path(scenario).resolve())]
-    proc = subprocess.Popen(cmd, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline().strip()
-        if "serving on " not in line:
-            raise RuntimeError(f"the simulator did not start: {line or 'no output'}")
-        # Keep draining its output: a full pipe would block the simulator mid-round.
-        threading.Thread(target=_drain, args=(proc.stdout,), daemon=True).start()
-        yield line.rsplit(" ", 1)[-1]
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
-def _drain(stream: Iterable[str]) -> None:
-    for _ in stream:
-        pass

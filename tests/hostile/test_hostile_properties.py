@@ -1,0 +1,179 @@
+"""Random sequences of rounds through the real rules, checked against an independent reading of the rules.
+
+The oracle below re-derives each endpoint's round class (failed / clean / frozen, model-wide
+guard included) from the generated outcomes, without calling judge/round.py.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from typing import Any
+
+import yaml
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from hostile_support import MODEL, T0, Files, files_in, iso
+
+from canary.state import save_state
+from judge.decisions import Action
+from judge.policy import ENFORCE, MODES, Policy
+from judge.report import parse_report
+from judge.rules import apply_round
+from judge.state import JudgeState
+
+POLICY = Policy()
+TAGS = ("a/fp8", "b/bf16", "c/fp8", "d/fp16", "e/int4")
+CONTRACTS = ("latency", "refusal", "structured", "language")
+OUTCOME = st.sampled_from(["pass"] * 6 + ["fail"] * 3 + ["transport_error", "inconclusive", "not_applicable",
+                                                           "missing"])
+SUSPENDING = (Action.SUSPEND, Action.WOULD_SUSPEND)
+
+
+@st.composite
+def a_round(draw: st.DrawFn) -> dict[str, Any]:
+    discovered = draw(st.lists(st.sampled_from(TAGS), min_size=1, max_size=len(TAGS), unique=True))
+    healthy = draw(st.booleans())
+    outcomes = {t: {c: ("pass" if healthy and draw(st.booleans()) else draw(OUTCOME)) for c in CONTRACTS}
+                for t in discovered}
+    gap = draw(st.sampled_from([timedelta(minutes=30)] * 8 + [timedelta(hours=5), timedelta(days=2),
+                                                              timedelta(days=15)]))
+    return {"discovered": sorted(discovered), "outcomes": outcomes, "complete": draw(st.integers(0, 9)) > 0,
+            "gap": gap}
+
+
+def _document(spec: dict[str, Any], at: Any, n: int) -> dict[str, Any]:
+    cases = [{"model": MODEL, "provider": t, "contract": c, "outcome": o, "reason": f"{c} {o}", "control": False,
+              "language": "pt", "anomaly": False}
+             for t, per in spec["outcomes"].items() for c, o in per.items() if o != "missing"]
+    return {"schema_version": 1, "round_id": f"r{n:04d}", "started_at": iso(at), "complete": spec["complete"],
+            "incomplete_reason": None if spec["complete"] else "cut short",
+            "models": {MODEL: {"providers": spec["discovered"]}}, "cases": cases, "weak_probes": []}
+
+
+def oracle_classes(spec: dict[str, Any]) -> dict[str, str]:
+    """failed / clean / frozen per endpoint, from the rules as issue 4 states them."""
+    per = {t: {c: o for c, o in outs.items() if o != "missing"} for t, outs in spec["outcomes"].items()}
+    expected = {c for outs in per.values() for c in outs}
+    discounted = set()
+    for c in expected:
+        probed = [t for t in per if c in per[t]]
+        failing = [t for t in probed if per[t][c] == "fail"]
+        if len(probed) >= POLICY.guard_min_endpoints and len(failing) > POLICY.guard_min_fraction * len(probed):
+            discounted |= {(t, c) for t in failing}
+    out = {}
+    for t, outs in per.items():
+        counted = {c: ("inconclusive" if (t, c) in discounted else o) for c, o in outs.items()}
+        if "fail" in counted.values():
+            out[t] = "failed"
+        elif set(outs) >= expected and "pass" in counted.values() and set(counted.values()) <= {"pass", "not_applicable"}:
+            out[t] = "clean"
+        else:
+            out[t] = "frozen"
+    return out
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rounds=st.lists(a_round(), min_size=1, max_size=30), mode=st.sampled_from(MODES),
+       excluded=st.sets(st.sampled_from(TAGS), max_size=2))
+def test_random_rounds_obey_the_rules(rounds: list[dict[str, Any]], mode: str, excluded: set[str]) -> None:
+    state, now = JudgeState(), T0
+    people = {MODEL: frozenset(excluded)}
+    since_suspension: dict[str, list[str]] = {t: [] for t in TAGS}
+    for n, spec in enumerate(rounds):
+        now += spec["gap"]
+        report = parse_report(_document(spec, now, n))
+        new, decisions = apply_round(state, report, POLICY, now=now, mode=mode, excluded=people)
+
+        # Applying the same round again changes nothing.
+        again, repeat = apply_round(new, report, POLICY, now=now + timedelta(minutes=1), mode=mode, excluded=people)
+        assert again == new and repeat == []
+
+        classes = oracle_classes(spec) if spec["complete"] else {}
+        for t, klass in classes.items():
+            since_suspension[t].append(klass)
+        suspended_now = {d.provider for d in decisions if d.action in SUSPENDING}
+        for t in TAGS:
+            before, after = state.provider(MODEL, t), new.provider(MODEL, t)
+            if not spec["complete"] or classes.get(t) == "frozen":
+                # Frozen (or incomplete) rounds never move a streak; a suspension consumes its evidence.
+                assert after.clean_streak == before.clean_streak
+                assert after.failed_streak == (0 if t in suspended_now else before.failed_streak)
+        if any(d.action is Action.FLOOR_HELD for d in decisions):
+            event("the floor held")
+        for t in suspended_now:
+            # Never suspended after fewer than two failed rounds (frozen skipped, clean resets).
+            counted = [k for k in since_suspension[t] if k != "frozen"]
+            assert counted[-POLICY.failed_rounds_to_suspend:] == ["failed"] * POLICY.failed_rounds_to_suspend
+            since_suspension[t] = []
+        if suspended_now:
+            event("a suspension happened")
+            # Never below the capacity floor: the discovered endpoints nobody excludes stay >= floor.
+            out = {t for t, ps in new.models.get(MODEL, {}).items() if ps.suspension and ps.suspension.active(now)}
+            usable = set(spec["discovered"]) - excluded - out
+            assert len(usable) >= POLICY.capacity_floor
+        if not spec["complete"]:
+            assert decisions and all(d.action is Action.INCOMPLETE_ROUND for d in decisions)
+            assert new.models == state.models
+        state = new
+
+
+@st.composite
+def layers(draw: st.DrawFn) -> dict[str, Any]:
+    builtin = draw(st.sets(st.sampled_from(TAGS), max_size=2))
+    incidents = draw(st.lists(st.tuples(st.sampled_from(TAGS), st.one_of(st.none(), st.integers(-72, 72))),
+                              max_size=3, unique_by=lambda x: x[0]))
+    rounds = draw(st.lists(a_round(), min_size=0, max_size=8))
+    later = draw(st.integers(0, 24 * 10))  # hours after the last round: some suspensions have expired
+    return {"builtin": builtin, "incidents": incidents, "rounds": rounds, "later": later,
+            "mode": draw(st.sampled_from(MODES))}
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(data=layers())
+def test_canary_ignore_is_builtin_plus_unexpired_incidents_plus_enforced_suspensions(
+        tmp_path_factory: Any, data: dict[str, Any]) -> None:
+    f: Files = files_in(tmp_path_factory.mktemp("ignore"))
+    state, now = JudgeState(), T0
+    for n, spec in enumerate(data["rounds"]):
+        now += spec["gap"]
+        state, _ = apply_round(state, parse_report(_document(spec, now, n)), POLICY, now=now, mode=data["mode"])
+    now += timedelta(hours=data["later"])
+    save_state(f.state, state)
+    f.builtin.parent.mkdir(parents=True, exist_ok=True)
+    f.builtin.write_text(yaml.safe_dump({MODEL: [{"provider": t, "reason": "reviewed"} for t in sorted(data["builtin"])]}
+                                        if data["builtin"] else {}), encoding="utf-8")
+    incidents = [{"provider": t, "reason": "incident", "added_at": iso(T0),
+                  **({"expires": iso(now + timedelta(hours=h))} if h is not None else {})}
+                 for t, h in data["incidents"]]
+    f.incidents.write_text(yaml.safe_dump({MODEL: incidents} if incidents else {}), encoding="utf-8")
+
+    # The expectation, read straight from the three files.
+    raw_state = json.loads(f.state.read_text(encoding="utf-8"))
+    expected = set(data["builtin"]) | {t for t, h in data["incidents"] if h is None or h > 0}
+    for tag, ps in raw_state["models"].get(MODEL, {}).items():
+        s = ps["suspension"]
+        if s and s["mode"] == ENFORCE and s["until"] > iso(now):
+            expected.add(tag)
+
+    from canary.cli import main
+    import contextlib
+    import io
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["--config", str(f.config), "ignore", "--model", MODEL, "--now", iso(now)]) == 0
+    assert json.loads(out.getvalue()) == sorted(expected)
+    if data["mode"] != ENFORCE:
+        assert json.loads(out.getvalue()) == sorted(set(data["builtin"]) | {t for t, h in data["incidents"]
+                                                                          if h is None or h > 0})
+
+
+def test_the_oracle_agrees_with_a_known_round() -> None:
+    spec = {"discovered": list(TAGS[:3]), "complete": True, "gap": timedelta(minutes=30), "outcomes": {
+        TAGS[0]: dict.fromkeys(CONTRACTS, "pass"),
+        TAGS[1]: {**dict.fromkeys(CONTRACTS, "pass"), "latency": "fail"},
+        TAGS[2]: {**dict.fromkeys(CONTRACTS, "pass"), "language": "transport_error"}}}
+    assert oracle_classes(spec) == {TAGS[0]: "clean", TAGS[1]: "failed", TAGS[2]: "frozen"}
+
+
