@@ -53,8 +53,9 @@ def _bundled_simulator_unless_configured(config: pytest.Config) -> None:
         return
     from simulator.process import SIMULATOR_KEY, simulator_process
 
-    if os.environ.get("OPENROUTER_BASE_URL", "").strip():  # e.g. a `canary sim` the developer runs
-        os.environ["OPENROUTER_API_KEY"] = SIMULATOR_KEY
+    if os.environ.get("OPENROUTER_BASE_URL", "").strip():
+        # An upstream the developer chose (e.g. their own `canary sim`): they give its key too,
+        # even a made-up one; without one the upstream's 401 ends the round as incomplete.
         return
     stack = contextlib.ExitStack()
     try:

@@ -29,12 +29,13 @@ def messages() -> list[dict[str, str]]:
 
 def judge(result: ChatResult, threshold: float) -> Verdict | None:
     """The verdict on the first token, or None when the request says nothing about latency."""
+    # First: a first token served by another host (or refused auth) says nothing about this one.
+    if result.classification in (Classification.AUTH_ERROR, Classification.ROUTING_MISMATCH):
+        return None
     if result.ttft_s is not None:
         if result.ttft_s <= threshold:
             return Verdict("pass", f"first token after {result.ttft_s:.2f} s (threshold {threshold:g} s)")
         return Verdict("fail", f"first token after {result.ttft_s:.2f} s > {threshold:g} s")
-    if result.classification in (Classification.AUTH_ERROR, Classification.ROUTING_MISMATCH):
-        return None
     stream_open = result.http_status == 200
     if stream_open and result.total_s >= threshold:
         return Verdict("fail", f"no text within {threshold:g} s (stream open, "

@@ -68,9 +68,12 @@ def run(module, client, s, case) -> CaseResult:
                 error_kind=ErrorKind.HTTP_5XX), Outcome.TRANSPORT_ERROR),
     (ChatResult(tag="a/fp8", classification=Classification.ROUTING_MISMATCH, served_by="Other", total_s=1.0,
                 error_kind=ErrorKind.ROUTING), Outcome.TRANSPORT_ERROR),
+    # Another host's first token says nothing about the pinned host (found by tests/proof).
+    (ChatResult(tag="a/fp8", classification=Classification.ROUTING_MISMATCH, served_by="Other", total_s=1.0,
+                ttft_s=0.3, error_kind=ErrorKind.ROUTING), Outcome.TRANSPORT_ERROR),
     (completed(text="", ttft=None), Outcome.INCONCLUSIVE),
 ], ids=["fast", "at-threshold", "slow", "stalled-open-stream", "never-started", "http-502", "routing-mismatch",
-        "empty-completion"])
+        "routing-mismatch-with-a-first-token", "empty-completion"])
 def test_latency_outcomes(result: ChatResult, outcome: Outcome) -> None:
     case = Case(model="m/x", contract="latency", endpoint=EP)
     got = run(latency, FakeClient(result), settings(), case)
