@@ -46,14 +46,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from canary import audit  # noqa: E402
-from canary.cli import main as canary_main  # noqa: E402
-from canary.config import ALL_LANGUAGES, CONTRACTS, load_config  # noqa: E402
-from canary.state import policy_from_settings, state_to_json  # noqa: E402
-from judge.policy import ENFORCE  # noqa: E402
-from judge.report import parse_report  # noqa: E402
-from judge.rules import apply_round  # noqa: E402
-from judge.state import JudgeState  # noqa: E402
+from canary import audit
+from canary.cli import main as canary_main
+from canary.config import ALL_LANGUAGES, CONTRACTS, load_config
+from canary.state import policy_from_settings, state_to_json
+from judge.policy import ENFORCE
+from judge.report import parse_report
+from judge.rules import apply_round
+from judge.state import JudgeState
 
 MODEL = "bench/year-model"
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -114,9 +114,7 @@ class Fleet:
                 outcome = "pass"
                 if rng.random() < TRANSPORT_ERROR_RATE:
                     outcome = "transport_error"
-                elif bad and contract in ("structured", "language") and rng.random() < BAD_FAIL_RATE:
-                    outcome = "fail"
-                elif contract == odd:
+                elif bad and contract in ("structured", "language") and rng.random() < BAD_FAIL_RATE or contract == odd:
                     outcome = "fail"
                 elif contract == "language" and rng.random() < INCONCLUSIVE_RATE:
                     outcome = "inconclusive"
@@ -212,7 +210,7 @@ def run_cli(rounds: int, n_providers: int, seed: int) -> dict[str, Any]:
             elapsed += time.perf_counter() - t0
             if code != 0:
                 raise SystemExit(f"canary judge failed at round {i} (exit {code})")
-            from canary.state import load_state  # noqa: PLC0415 (re-read the file the command wrote)
+            from canary.state import load_state
             fleet.follow(load_state(state_path))
             for name, at in CHECKPOINTS.items():
                 if i + 1 == at:

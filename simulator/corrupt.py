@@ -76,3 +76,10 @@ def repetition(sentences: list[str], times: int, rng: random.Random) -> list[str
     opening = sentences[: rng.randint(1, 2)]
     looped = rng.choice(sentences)
     return opening + [looped] * times
+
+
+def short_reply(sentence: str, words: int, spaced: bool) -> str:
+    """The first `words` words of a sentence (unspaced scripts: two characters a word)."""
+    if spaced:
+        return " ".join(sentence.split()[:words])
+    return sentence[: words * 2]

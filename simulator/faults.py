@@ -20,6 +20,9 @@ INDEPENDENT = frozenset({"slow_first_token"})
 MID_STREAM_SHAPES = ("documented", "recorded", "empty_choices")
 
 # Stray openers seen in the real incident: punctuation or a token fragment glued before the reply.
+# A character's foreign catch-phrase inside an otherwise clean reply: not a language switch.
+DEFAULT_CATCH_PHRASES = ('"C\'est la vie!"', '"¡Ay, caramba!"', '"Mamma mia!"', '"Gesundheit!"', '"Arigatou!"',
+                         '"Bon appétit!"', '"Hasta mañana!"', '"Danke schön!"')
 DEFAULT_GARBAGE = ('",', "ing.", "</s>", ".**", "',", "tion:", "<|im_end|>", ").", ":**", '">', "s.\n", "_,")
 
 
@@ -104,6 +107,9 @@ CATALOGUE: dict[str, _Spec] = {
         "after": (_fraction, 0.5),
     },
     "wrong_provider": {"to": (_optional_string, None)},
+    # Realistic noise of healthy hosts (benchmarks/false_suspensions.py): never a defect.
+    "short_reply": {"words": (_int(1), 3)},
+    "catch_phrase": {"phrases": (_strings, DEFAULT_CATCH_PHRASES)},
 }
 FAULT_NAMES: tuple[str, ...] = tuple(CATALOGUE)
 

@@ -180,6 +180,10 @@ def _text(
     if name == "empty_reply":
         return ""
     writer, sentences = own, own.pick(rng, rng.randint(*SENTENCES_PER_REPLY))
+    if name == "short_reply" and request.format == "text":
+        return corrupt.short_reply(sentences[0], params["words"], own.separator == " ")
+    if name == "catch_phrase":
+        sentences.insert(rng.randrange(len(sentences) + 1), rng.choice(params["phrases"]))
     if name == "language_switch":
         writer = banks[_other_language(params["to"], own.code, "es")]
         sentences = writer.pick(rng, len(sentences))

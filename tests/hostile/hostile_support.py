@@ -15,10 +15,23 @@ for folder in ("judge", "canary"):
     if str(_TESTS / folder) not in sys.path:
         sys.path.insert(0, str(_TESTS / folder))
 
-from judge_cli_support import HALF_HOUR, MODEL, PROVIDERS, T0, Files, files_in, iso, results  # noqa: E402
+from judge_cli_support import HALF_HOUR, MODEL, PROVIDERS, T0, Files, files_in, iso, results
 
-__all__ = ["HALF_HOUR", "MODEL", "PROVIDERS", "T0", "Files", "files_in", "fingerprint", "iso", "results",
-           "parse_audit", "seeded", "BUILTIN_TEXT", "INCIDENTS_TEXT"]
+__all__ = [
+    "BUILTIN_TEXT",
+    "HALF_HOUR",
+    "INCIDENTS_TEXT",
+    "MODEL",
+    "PROVIDERS",
+    "T0",
+    "Files",
+    "files_in",
+    "fingerprint",
+    "iso",
+    "parse_audit",
+    "results",
+    "seeded",
+]
 
 BUILTIN_TEXT = f"""# Reviewed exclusions (a person's comment that must survive)
 "{MODEL}":

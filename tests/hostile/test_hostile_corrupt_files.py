@@ -144,8 +144,8 @@ YAML_CASES: dict[str, tuple[str | bytes, int | None]] = {
 INCIDENT_LINE_SHIFT = {"duplicate-model-key": 5, "duplicate-field-in-an-entry": 3, "provider-is-a-list": 2,
                        "provider-is-a-shell-command": 2, "bad-indentation": None}
 INCIDENT_ONLY = {
-    "expires-is-not-a-time": (f'"{MODEL}":\n  - provider: "x/fp8"\n    reason: "r"\n    added_at: "2026-11-29T00:00:00Z"\n'
-                              '    expires: "soon"\n', 2),
+    "expires-is-not-a-time": ((f'"{MODEL}":\n  - provider: "x/fp8"\n    reason: "r"\n'
+                               '    added_at: "2026-11-29T00:00:00Z"\n    expires: "soon"\n'), 2),
     "added-at-is-missing": (f'"{MODEL}":\n  - provider: "x/fp8"\n    reason: "r"\n', 2),
 }
 

@@ -86,7 +86,7 @@ def _killed_child(f: Files, results: Path, step: int, how: str) -> int:
             for name in HOOKED:
                 setattr(os, name, hook(name, getattr(os, name)))
             os._exit(main(_args(f, results)))
-        except BaseException:
+        except BaseException:  # noqa: BLE001 - a forked child must never return into pytest
             os._exit(99)
     _, status = os.waitpid(pid, 0)
     return status

@@ -11,9 +11,9 @@ from datetime import timedelta
 from typing import Any
 
 import yaml
+from hostile_support import MODEL, T0, Files, files_in, iso
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from hostile_support import MODEL, T0, Files, files_in, iso
 
 from canary.state import save_state
 from judge.decisions import Action
@@ -157,9 +157,10 @@ def test_canary_ignore_is_builtin_plus_unexpired_incidents_plus_enforced_suspens
         if s and s["mode"] == ENFORCE and s["until"] > iso(now):
             expected.add(tag)
 
-    from canary.cli import main
     import contextlib
     import io
+
+    from canary.cli import main
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert main(["--config", str(f.config), "ignore", "--model", MODEL, "--now", iso(now)]) == 0

@@ -13,7 +13,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hostile_support import HALF_HOUR, MODEL, PROVIDERS, T0, Files, fingerprint, iso, parse_audit, results, seeded
+from hostile_support import (
+    HALF_HOUR,
+    MODEL,
+    PROVIDERS,
+    T0,
+    Files,
+    fingerprint,
+    iso,
+    parse_audit,
+    results,
+    seeded,
+)
 
 from canary.commit_back import commit_message
 

@@ -260,6 +260,33 @@ def test_wrong_provider_serves_from_another_endpoint_despite_pinning(simulate):
     assert result.headers["X-Sim-Faults"] == "wrong_provider"
 
 
+def test_short_reply_sends_a_few_words_of_a_bank_sentence_with_a_normal_finish(simulate):
+    sim = faulty(simulate, "short_reply", words=3)
+
+    result = stream_chat(sim.base_url, chat_body("test/fp8"))
+
+    assert len(result.text.split()) == 3 and result.finish_reason == "stop"
+    assert any(s.startswith(result.text) for s in PT.sentences)
+
+
+def test_short_reply_leaves_json_requests_whole(simulate):
+    sim = faulty(simulate, "short_reply")
+
+    result = stream_chat(sim.base_url, chat_body("test/fp8", response_format=JSON_SCHEMA))
+
+    jsonschema.validate(json.loads(result.text), SCHEMA)
+
+
+def test_catch_phrase_adds_one_foreign_phrase_to_a_clean_reply(simulate):
+    sim = faulty(simulate, "catch_phrase", phrases=['"Mamma mia!"'])
+
+    result = stream_chat(sim.base_url, chat_body("test/fp8"))
+
+    assert result.text.count('"Mamma mia!"') == 1
+    rest = result.text.replace('"Mamma mia!"', "").split()
+    assert sum(any(w in s for s in PT.sentences) for w in rest) == len(rest)  # the rest is the bank's
+
+
 def test_every_fault_in_the_catalogue_has_a_test():
     covered = set(re.findall(r'faulty\(simulate, "(\w+)"', Path(__file__).read_text(encoding="utf-8")))
 

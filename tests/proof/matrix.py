@@ -1,0 +1,98 @@
+"""The fault matrix: every simulator fault x every contract -> the outcome the spec calls for.
+
+One endpoint per fault, each fault at rate 1.0, plus a healthy row and the positive control
+(which only makes the refusal probe verified: its own cases judge the probe, not a host).
+`render()` is the Markdown table of docs/fault-matrix.md; a test keeps the two identical.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+CONTRACTS = ("latency", "refusal", "structured", "language")
+CONTROL = "control/fp8"
+
+# Probe settings of the matrix round: a short threshold so slow and hanging hosts cost seconds.
+TTFT_SECONDS = 2.0
+DEADLINE_SECONDS = 5.0
+SLOW_DELAY_MS = 3500  # well past TTFT_SECONDS, well within DEADLINE_SECONDS
+
+P, F, I, T, NA = "pass", "fail", "inconclusive", "transport_error", "not_applicable"
+# Not a fault: a healthy host that does not advertise response_format / structured_outputs.
+NO_STRUCTURED = "no_structured_output"
+
+# fault -> (fault parameters, {contract: outcome}, why). Parameters pin the random choices
+# (content_filter without partial text, a documented mid-stream error shape, a fixed target).
+MATRIX: dict[str, tuple[dict[str, Any], dict[str, str], str]] = {
+    "healthy": ({}, dict(latency=P, refusal=P, structured=P, language=P), "the baseline"),
+    NO_STRUCTURED: ({}, dict(latency=P, refusal=P, structured=NA, language=P),
+                    "(not a fault) a healthy host that never advertised structured output has not regressed"),
+    "slow_first_token": ({"delay_ms": SLOW_DELAY_MS}, dict(latency=F, refusal=P, structured=P, language=P),
+                         "only time to first token is late; the replies themselves are fine"),
+    "leading_garbage": ({}, dict(latency=P, refusal=P, structured=F, language=F),
+                        "stray bytes before the reply: language fails (leading garbage); glued before "
+                        "JSON they make it invalid"),
+    "mix_language": ({"level": "both", "ratio": 0.5}, dict(latency=P, refusal=P, structured=P, language=F),
+                     "sustained mixing, confirmed by the majority of 3"),
+    "language_switch": ({}, dict(latency=P, refusal=P, structured=P, language=F), "a full switch of language"),
+    "mojibake": ({}, dict(latency=P, refusal=P, structured=P, language=F),
+                 "encoding corruption; the JSON stays valid (only string values are garbled)"),
+    "replacement_char": ({}, dict(latency=P, refusal=P, structured=P, language=F), "U+FFFD in place of letters"),
+    "repetition": ({}, dict(latency=P, refusal=P, structured=P, language=F), "one sentence looping"),
+    "refusal": ({}, dict(latency=P, refusal=F, structured=F, language=P),
+                "a prose refusal: refusal fails; prose instead of JSON breaks the schema; the refusal is "
+                "in the requested language, so language integrity holds"),
+    "content_filter": ({"partial": 0.0}, dict(latency=I, refusal=F, structured=F, language=I),
+                       "finish_reason content_filter with no text: no first token to time, too short to "
+                       "judge a language; the refusal contract catches the filter"),
+    "empty_reply": ({}, dict(latency=I, refusal=F, structured=F, language=I),
+                    "no text at all: the refusal contract's empty-output check; nothing to time or read"),
+    "truncated_stream": ({}, dict(latency=P, refusal=T, structured=T, language=T),
+                         "connection dropped after some text: the first token was on time; the other "
+                         "contracts have no completed generation to judge"),
+    "schema_malformed": ({}, dict(latency=P, refusal=P, structured=F, language=P), "invalid JSON (JSON requests only)"),
+    "schema_violation": ({}, dict(latency=P, refusal=P, structured=F, language=P),
+                         "valid JSON that breaks the schema (JSON requests only)"),
+    "http_error": ({"status": 503}, dict(latency=T, refusal=T, structured=T, language=T),
+                   "an error status before any byte: unreachable, never a quality verdict"),
+    "hang": ({}, dict(latency=T, refusal=T, structured=T, language=T),
+             "no headers before the deadline: the host never started (a stream that opens and then "
+             "stalls past the threshold is a latency fail instead)"),
+    "mid_stream_error": ({"shape": "documented"}, dict(latency=P, refusal=T, structured=T, language=T),
+                         "an error chunk after some text: like a truncated stream"),
+    "wrong_provider": ({"to": "healthy/fp8"}, dict(latency=T, refusal=T, structured=T, language=T),
+                       "served by another host despite pinning: \"routing mismatch\", whatever that host did"),
+}
+
+
+def tag_of(fault: str) -> str:
+    return f"{fault.replace('_', '-')}/fp8"
+
+
+def render() -> str:
+    """docs/fault-matrix.md."""
+    lines = [
+        "# Fault matrix",
+        "",
+        "Every simulator fault (simulator/README.md) x every contract -> the outcome of the case in",
+        "`results.json`. Each fault fires at rate 1.0 on its own endpoint, in one real round",
+        "(`pytest probes` over real sockets against the simulator); `tests/proof/test_fault_matrix.py`",
+        "asserts every cell and that this table is the one it asserts.",
+        "",
+        "`transport_error` freezes a host's streak; `inconclusive` too; only `fail` counts toward a",
+        "suspension. `not_applicable` appears only for a host that does not advertise structured output.",
+        "",
+        "| fault | " + " | ".join(CONTRACTS) + " | why |",
+        "|---|" + "---|" * len(CONTRACTS) + "---|",
+    ]
+    for fault, (_, cells, why) in MATRIX.items():
+        shown = " | ".join(f"**{cells[c]}**" if cells[c] == F else cells[c] for c in CONTRACTS)
+        lines.append(f"| `{fault}` | {shown} | {why} |")
+    lines += [
+        "",
+        f"Round settings: first-token threshold {TTFT_SECONDS:g} s, request deadline {DEADLINE_SECONDS:g} s,",
+        f"`slow_first_token` at {SLOW_DELAY_MS} ms, the refusal probe verified by a filtering control host.",
+        "Regenerate: `python -c \"import sys; sys.path[:0]=['tests/proof']; import matrix; print(matrix.render(), end='')\" > docs/fault-matrix.md`",
+        "",
+    ]
+    return "\n".join(lines)

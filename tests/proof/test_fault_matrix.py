@@ -1,0 +1,71 @@
+"""Every simulator fault x every contract -> the expected outcome, in one real round.
+
+One `pytest probes` subprocess against a simulator subprocess, over real sockets, with one
+endpoint per fault at rate 1.0 (tests/proof/matrix.py holds the table and why each cell is
+what it is). Each cell is its own test case, so a contradiction names its fault and contract.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from _support import ProbeRun, Simulator, canary_config, endpoint, run_probe, scenario, write_yaml
+from matrix import (CONTRACTS, CONTROL, DEADLINE_SECONDS, MATRIX, NO_STRUCTURED, TTFT_SECONDS, render,
+                    tag_of)
+
+ROOT = Path(__file__).resolve().parents[2]
+FAST = {"ttft_ms": 60, "tokens_per_second": 2000}
+NO_JSON_PARAMS = ("max_tokens", "temperature", "seed")
+
+pytestmark = pytest.mark.slow
+
+
+def matrix_scenario() -> dict[str, object]:
+    hosts = []
+    for fault, (params, _, _) in MATRIX.items():
+        if fault in ("healthy", NO_STRUCTURED):
+            extra = {"params": NO_JSON_PARAMS} if fault == NO_STRUCTURED else {}
+            hosts.append(endpoint(tag_of(fault), **FAST, **extra))  # type: ignore[arg-type]
+        else:
+            hosts.append(endpoint(tag_of(fault), **FAST, faults={fault: {"rate": 1.0, **params}}))  # type: ignore[arg-type]
+    hosts.append(endpoint(CONTROL, **FAST, faults={"refusal": {"rate": 1.0}}))  # type: ignore[arg-type]
+    return scenario("fault-matrix", hosts, keepalive_ms=50)
+
+
+@pytest.fixture(scope="module")
+def matrix_round(tmp_path_factory: pytest.TempPathFactory) -> ProbeRun:
+    tmp = tmp_path_factory.mktemp("fault-matrix")
+    scenario_file = write_yaml(tmp / "scenario.yaml", matrix_scenario())
+    config = canary_config(tmp / "canary.yaml", controls=[CONTROL],
+                           probe={"ttft_seconds": TTFT_SECONDS, "request_deadline_seconds": DEADLINE_SECONDS})
+    with Simulator(scenario_file, seed=5) as sim:
+        done = run_probe(sim.base_url, config, tmp / "reports", state=tmp / "no-state.json")
+    assert (tmp / "reports" / "results.json").exists(), done.output[-3000:]
+    return done
+
+
+def test_the_matrix_round_completes_with_its_probe_verified(matrix_round: ProbeRun) -> None:
+    results = matrix_round.results
+    assert results["complete"] is True, results["incomplete_reason"]
+    assert results["weak_probes"] == []
+    assert matrix_round.outcomes()[(CONTROL, "refusal")] == "pass"  # the control was caught
+
+
+@pytest.mark.parametrize("fault, contract", [(f, c) for f in MATRIX for c in CONTRACTS],
+                         ids=[f"{f}-{c}" for f in MATRIX for c in CONTRACTS])
+def test_each_fault_gives_the_expected_outcome_on_each_contract(matrix_round: ProbeRun, fault: str,
+                                                                 contract: str) -> None:
+    expected = MATRIX[fault][1][contract]
+    case = next(c for c in matrix_round.results["cases"] if c["provider"] == tag_of(fault) and c["contract"] == contract)
+    assert case["outcome"] == expected, case["reason"]
+
+
+def test_a_wrong_provider_reads_as_a_routing_mismatch(matrix_round: ProbeRun) -> None:
+    for case in matrix_round.results["cases"]:
+        if case["provider"] == tag_of("wrong_provider"):
+            assert case["reason"].startswith("routing mismatch"), case
+
+
+def test_the_documented_table_is_the_asserted_one() -> None:
+    assert (ROOT / "docs" / "fault-matrix.md").read_text(encoding="utf-8") == render()
