@@ -271,7 +271,7 @@ def main() -> int:
     sizes = pure["sizes"]
     print(f"BENCH judge_year rounds={args.rounds} providers={args.providers} seconds={pure['judge_s']:.2f} "
           f"rounds_per_s={rate:.0f} state_bytes_week={sizes.get('week', 0)} state_bytes_month={sizes.get('month', 0)} "
-          f"state_bytes_year={sizes.get('year', sizes['final'])} audit_bytes_year={pure['audit_bytes']}"
+          f"state_bytes_year={sizes.get('year') or sizes.get('final', 0)} audit_bytes_year={pure['audit_bytes']}"
           + (f" cli_rounds={args.cli_rounds} cli_ms_per_round={1000 * cli['seconds'] / args.cli_rounds:.1f}"
              if args.cli_rounds else ""))
     return 0
