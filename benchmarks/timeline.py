@@ -195,7 +195,8 @@ def check(steps: list[Step]) -> list[str]:
             if not any(a == action and p == provider and (rung is None or g == rung) for a, p, g in got):
                 problems.append(f"round {step.round.number}: expected {action} {provider} rung {rung}, got {sorted(got)}")
         important = {(a, p) for a, p, _ in got if a in ("suspend", "restore", "floor_held", "expired")}
-        unexpected = important - {(a, p) for a, p, _ in wanted}
+        # pair-bad keeps failing: the floor is held again in every later degraded round.
+        unexpected = important - {(a, p) for a, p, _ in wanted} - {("floor_held", PAIR_BAD)}
         if unexpected:
             problems.append(f"round {step.round.number}: unexpected {sorted(unexpected)}")
         if FLAKY in step.suspended or PAIR_BAD in step.suspended:
