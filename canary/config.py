@@ -164,7 +164,7 @@ def parse_config(raw: dict[str, Any], *, source: str = "<inline>") -> Config:
     if not isinstance(controls_raw, dict):
         raise ConfigError(f"{source}: controls: must map a model id to a list of endpoint tags")
     controls: dict[str, tuple[str, ...]] = {}
-    for model, tags in controls_raw.items():
+    for model in controls_raw:
         controls[str(model)] = tuple(v.str_list(controls_raw, str(model), key_path=f"controls.{model}"))
     contracts = tuple(v.str_list(merged, "contracts"))
     for c in contracts:

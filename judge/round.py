@@ -4,7 +4,9 @@
 - clean:  every expected contract was probed and is `pass` or `not_applicable`, at least one `pass`;
 - frozen: anything else (transport errors, inconclusive, missing contracts): streaks do not move.
 
-Control cases (`control: true`) judge the probe, not the host: they are left out entirely.
+Control cases (`control: true`) judge the probe, not the host: for the host they count as
+`not_applicable` (so a control host can still have a clean round in its other contracts, and be
+restored early) and they never enter the model-wide guard.
 The expected contracts of a model are the contracts probed on any of its endpoints this round,
 so an endpoint missing one of them is frozen rather than clean.
 
@@ -16,6 +18,7 @@ inconclusive, so the affected providers are frozen for the round (no streak move
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -73,12 +76,14 @@ def classify_round(report: RoundReport, policy: Policy) -> dict[str, ModelRound]
     """Every model of the round, each provider classified."""
     by_model: dict[str, list[Case]] = {}
     for case in report.cases:
-        if not case.control:
-            by_model.setdefault(case.model, []).append(case)
+        if case.control:
+            case = dataclasses.replace(case, outcome=Outcome.NOT_APPLICABLE.value,
+                                       reason=f"positive control (judges the probe): {case.reason}")
+        by_model.setdefault(case.model, []).append(case)
     result = {}
     for model in sorted(set(report.models) | set(by_model)):
         cases = by_model.get(model, [])
-        hits = _guard_hits(cases, policy)
+        hits = _guard_hits([c for c in cases if not c.control], policy)
         discounted = {(p, h.contract) for h in hits for p in h.failing}
         expected = {c.contract for c in cases}
         providers = sorted(set(report.models.get(model, ())) | {c.provider for c in cases})

@@ -100,3 +100,14 @@ def test_last_reasons_keep_what_went_wrong() -> None:
     t = Timeline()
     t.round({BAD: "fail"})
     assert t.state.provider(MODEL, BAD).last_reasons == ("structured: fail: structured fail",)
+
+
+def test_a_control_host_can_be_restored_on_its_other_contracts() -> None:
+    # A positive-control host has no ordinary refusal case, only the control one: that must not
+    # freeze it forever, or a suspension for another contract could never end early.
+    t = Timeline()
+    only_control = [case(BAD, "refusal", "pass", control=True)]
+    t.rounds(2, {BAD: {"refusal": "missing", "structured": "fail"}}, extra_cases=only_control)
+    assert t.suspension(BAD) is not None
+    decisions = t.rounds(2, {BAD: {"refusal": "missing"}}, extra_cases=only_control)
+    assert actions(decisions, Action.RESTORE) and t.suspension(BAD) is None
