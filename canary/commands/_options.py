@@ -7,12 +7,16 @@ Every file a command reads or writes can be overridden (--state, --audit, --buil
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
+import sys
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from canary.config import Config, load_config
+from canary.store import StoreError
+from judge.exclusions import Exclusion
 from judge.report import ReportError, parse_time
+from judge.state import JudgeState
 
 FILE_OPTIONS = ("state", "audit", "builtin", "incidents")
 
@@ -33,6 +37,30 @@ def config_of(args: argparse.Namespace) -> Config:
     config = load_config(getattr(args, "config", None))
     overrides = {name: getattr(args, name) for name in FILE_OPTIONS if getattr(args, name, None) is not None}
     return replace(config, paths=replace(config.paths, **overrides)) if overrides else config
+
+
+@dataclass(frozen=True, slots=True)
+class Layers:
+    """What `canary ignore` and `canary status` read: the config, the time, and the three layers."""
+
+    config: Config
+    now: datetime
+    state: JudgeState
+    exclusions: tuple[Exclusion, ...]
+
+
+def read_layers(args: argparse.Namespace, command: str) -> Layers | None:
+    """The three exclusion layers at --now; None (after saying why on stderr) when a file is bad."""
+    from canary.provider_ignore import load_layers  # late: provider_ignore is the backend's module
+
+    config = config_of(args)
+    try:
+        now = now_of(args)
+        state, exclusions = load_layers(config.paths.state, config.paths.builtin, config.paths.incidents)
+    except (StoreError, ReportError) as exc:
+        print(f"canary {command}: {exc}", file=sys.stderr)
+        return None
+    return Layers(config, now, state, exclusions)
 
 
 def now_of(args: argparse.Namespace) -> datetime:

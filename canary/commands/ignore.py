@@ -8,13 +8,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
-from canary.commands._options import add_common, config_of, now_of
-from canary.provider_ignore import load_layers
-from canary.store import StoreError
+from canary.commands._options import add_common, read_layers
 from judge.exclusions import effective_ignore, known_models
-from judge.report import ReportError
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -25,13 +21,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _run(args: argparse.Namespace) -> int:
-    config = config_of(args)
-    try:
-        now = now_of(args)
-        state, exclusions = load_layers(config.paths.state, config.paths.builtin, config.paths.incidents)
-    except (StoreError, ReportError) as exc:
-        print(f"canary ignore: {exc}", file=sys.stderr)
+    layers = read_layers(args, "ignore")
+    if layers is None:
         return 2
+    config, now, state, exclusions = layers.config, layers.now, layers.state, layers.exclusions
     if args.model is not None:
         print(json.dumps(effective_ignore(args.model, exclusions, state, now)))
     else:

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from datetime import datetime
 
-from canary.commands._options import add_common, config_of, now_of
-from canary.provider_ignore import load_layers
+from canary.commands._options import add_common, read_layers
 from canary.state import fmt_time
-from canary.store import StoreError
 from judge.exclusions import Exclusion
-from judge.report import ReportError
 from judge.state import JudgeState, ProviderState
 
 COLUMNS = ("provider", "state", "failed", "clean", "rung", "suspended until", "last reasons")
@@ -27,14 +23,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _run(args: argparse.Namespace) -> int:
-    config = config_of(args)
-    try:
-        now = now_of(args)
-        state, exclusions = load_layers(config.paths.state, config.paths.builtin, config.paths.incidents)
-    except (StoreError, ReportError) as exc:
-        print(f"canary status: {exc}", file=sys.stderr)
+    layers = read_layers(args, "status")
+    if layers is None:
         return 2
-    print(render_status(state, exclusions, now, model=args.model))
+    print(render_status(layers.state, layers.exclusions, layers.now, model=args.model))
     return 0
 
 
