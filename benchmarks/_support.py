@@ -316,6 +316,7 @@ class PssSampler:
 
 
 def bench_line(name: str, **fields: Any) -> str:
-    """`BENCH <name> key=value ...` (floats with 3 decimals)."""
-    parts = [f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in fields.items()]
+    """`BENCH <name> key=value ...` (floats with 3 decimals, or 3 significant digits below 1)."""
+    parts = [f"{k}={(f'{v:.3f}' if abs(v) >= 1 or v == 0 else f'{v:.3g}')}" if isinstance(v, float) else f"{k}={v}"
+             for k, v in fields.items()]
     return " ".join(["BENCH", name, *parts])

@@ -87,6 +87,7 @@ class Usage:
     prompt_tokens: int
     completion_tokens: int
     cost_usd: float | None
+    reasoning_tokens: int = 0   # completion_tokens_details.reasoning_tokens (0 when not reported)
 
     @classmethod
     def from_wire(cls, raw: object) -> Usage | None:
@@ -97,7 +98,10 @@ class Usage:
         if not _is_count(prompt) or not _is_count(completion):
             return None
         cost_usd = float(cost) if _is_number(cost) and math.isfinite(float(cost)) else None
-        return cls(prompt_tokens=int(prompt), completion_tokens=int(completion), cost_usd=cost_usd)
+        details = raw.get("completion_tokens_details")
+        reasoning = details.get("reasoning_tokens") if isinstance(details, dict) else None
+        return cls(prompt_tokens=int(prompt), completion_tokens=int(completion), cost_usd=cost_usd,
+                   reasoning_tokens=int(reasoning) if _is_count(reasoning) else 0)
 
 
 def _is_number(value: object) -> bool:
@@ -124,6 +128,7 @@ class ChatResult:
     classification: Classification
     text: str = ""
     reasoning_text: str = ""
+    reasoning_seen: bool = False        # reasoning arrived in any form, even without readable text
     finish_reason: str | None = None
     native_finish_reason: str | None = None
     usage: Usage | None = None
@@ -147,5 +152,12 @@ class ChatResult:
 
     @property
     def reasoning_only(self) -> bool:
-        """A reasoning model spent its budget thinking and wrote no text: says nothing about the host."""
-        return self.completed and not self.text and bool(self.reasoning_text)
+        """A reasoning model spent its budget thinking and wrote no text: says nothing about the host.
+
+        Real traffic often carries no readable reasoning: OpenAI o-series send only encrypted
+        `reasoning_details` (`reasoning: null`), xAI Grok 4 sends none and reports only
+        `usage.completion_tokens_details.reasoning_tokens`. Any of these counts as thinking.
+        """
+        thought = (bool(self.reasoning_text) or self.reasoning_seen
+                   or (self.usage is not None and self.usage.reasoning_tokens > 0))
+        return self.completed and not self.text and thought

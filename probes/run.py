@@ -140,6 +140,7 @@ class Run:
             classification=cls,
             text=b.get("text", s.text),
             reasoning_text=b.get("reasoning_text", s.reasoning_text),
+            reasoning_seen=b.get("reasoning_seen", s.reasoning_seen),
             finish_reason=b.get("finish_reason", s.finish_reason),
             native_finish_reason=b.get("native_finish_reason", s.native_finish_reason),
             usage=b.get("usage", s.usage),

@@ -34,6 +34,7 @@ class StreamState:
     reasoning_parts: list[str] = field(default_factory=list)
     text_len: int = 0
     reasoning_len: int = 0
+    reasoning_seen: bool = False   # reasoning text or `reasoning_details` (possibly encrypted only)
     finish_reason: str | None = None
     native_finish_reason: str | None = None
     usage: Usage | None = None
@@ -114,6 +115,9 @@ class StreamState:
 
     def _delta(self, delta: dict[str, Any], now: float) -> bool:
         content, reasoning = delta.get("content"), delta.get("reasoning")
+        details = delta.get("reasoning_details")
+        if (isinstance(reasoning, str) and reasoning) or (isinstance(details, list) and details):
+            self.reasoning_seen = True
         if isinstance(reasoning, str) and reasoning:
             room = self.max_chars - self.reasoning_len
             self.reasoning_parts.append(reasoning[:room])
