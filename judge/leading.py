@@ -26,8 +26,17 @@ _TEMPLATE_TOKEN = re.compile(
 _FRAGMENT = re.compile(
     r"[a-zß-öø-ÿ]{1,12}(?:[.;:)\]](?!\.)\s*|[,!?\"“*]+)(?=\S)(?![.…\s]*[a-zß-öø-ÿ])"
 )
-# An ellipsis written with dots is a normal opener ("...Well."), a single dot is not.
-_DOT_ELLIPSIS = re.compile(r"\.{2,}")
+# Short words that stand alone before punctuation in casual replies ("ok. Fine.", "no! Wait",
+# "oui, bien sûr"): a real word, not a fragment of one. Token fragments ("ing", "s", "ed", "ly")
+# are never among them.
+_STANDALONE = frozenset("""
+    ok okay oh ah aah eh uh um umm hm hmm mm mhm no yes yeah yep yup nope so well hi hey yo aw
+    huh wow lol ha haha heh oops ugh sure fine right wait what why how who now then yes
+    sí si não nao sim oui non ja nein tak nie evet hayır hayir ya iya tidak bueno vale bien claro
+    già sì ciao hola olá ola dạ vâng ừ ừm à ô ồ ei eita nossa oi ay ayy ey
+""".split())
+# An ellipsis written with dots is a normal opener ("...Well.", ". . . Silence."), a single dot is not.
+_DOT_ELLIPSIS = re.compile(r"\.(?:[ \t]?\.)+")
 # How much of the start the reason quotes.
 EXCERPT_CHARS = 20
 
@@ -40,7 +49,8 @@ def find_leading_garbage(text: str) -> str | None:
     start = text.lstrip()
     if not start:
         return None
-    if _FRAGMENT.match(start):
+    fragment = _FRAGMENT.match(start)
+    if fragment and _word_of(fragment.group()) not in _STANDALONE:
         return f"leading garbage: a word fragment glued to punctuation at the start: {_head(start)}"
     position = 0
     while position < len(start) and (start[position] in OPENERS or start[position].isspace()):
@@ -59,6 +69,10 @@ def _is_stray(char: str) -> bool:
     category = unicodedata.category(char)
     # Closing punctuation or a lone combining mark cannot begin text.
     return category in ("Pe", "Pf", "Mn", "Me") and char not in OPENERS
+
+
+def _word_of(match: str) -> str:
+    return re.match(r"[^\W\d_]*", match).group().lower()  # type: ignore[union-attr]
 
 
 def _head(text: str) -> str:

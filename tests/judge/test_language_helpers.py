@@ -56,7 +56,8 @@ def test_corruption_is_named(text: str, needle: str) -> None:
 @pytest.mark.parametrize(
     "text", ["Hello", "*She smiles.*", "**Bold**", "\"Hi\"", "...Well.", "…Well.", "¿Qué?", "😏 Fine.",
              "  \n*waves*", "— Sim.", "「はい」", "3 days later.", "# Chapter", "(Later.)", "»Ja«, sagte sie.",
-             "hmm... Okay.", "ok, then.", "well... fine", "ok."]
+             "hmm... Okay.", "ok, then.", "well... fine", "ok.", "ok. Fine.", "no! Wait.", "Oui. Bien sûr.",
+             "sí. Claro.", ". . . Silence.", "hmm. Right."]
 )
 def test_normal_starts_are_not_garbage(text: str) -> None:
     assert find_leading_garbage(text) is None
@@ -64,7 +65,7 @@ def test_normal_starts_are_not_garbage(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text", ['",Hello', "ing. The door", "</s>Hello", "<|im_end|>Hi", ".**She", ")The", "s,Hello", "\"」Hi",
-             "*,She", "…,Oi", "tion*She", "ed.\"Hello"]
+             "*,She", "…,Oi", "tion*She", "ed.\"Hello", "ly. The", "er. She", "s. \"Thank you\""]
 )
 def test_stray_starts_are_garbage(text: str) -> None:
     assert (find_leading_garbage(text) or "").startswith("leading garbage:")
