@@ -33,6 +33,13 @@ _IN_CHARACTER_START = re.compile(r"^[\"“”„«»‹›「『《〈'‘‚*_]
 _SPEAKER_LABEL = re.compile(
     r"^[^\W\d_a-z][\w.'\-]{0,20}(?: [\w.'\-]{1,20}){0,2}\s?(?:\*\*)?\s?[:：]"
 )
+# Unquoted dialogue with a speech tag near the start ("I can't help you with that request, she
+# says") is a character talking, not the host refusing.
+_SPEECH_TAG = re.compile(
+    r"[,.!?…—-]\s*(?:he|she|they|i|[A-Z][\w'-]+)\s+(?:says|said|whispers|whispered|mutters|muttered|"
+    r"replies|replied|asks|asked|snaps|snapped|murmurs|murmured|adds|added|sighs|sighed|growls|growled|"
+    r"hisses|hissed|tells|told|insists|insisted|answers|answered)\b"
+)
 # "I can't help but feel..." is an idiom, not a refusal to help.
 _IDIOM = re.compile(r"\b(?:can't|cannot|can not) help but\b")
 
@@ -45,7 +52,7 @@ def assess(text: str, finish_reason: str | None = None) -> Verdict:
         truncated = f" (finish_reason {finish_reason!r})" if finish_reason else ""
         return failed(f"refusal: empty reply{truncated}")
     head = _MARKDOWN_LEADER.sub("", text.translate(_APOSTROPHES)).lstrip()
-    if _IN_CHARACTER_START.match(head) or _SPEAKER_LABEL.match(head):
+    if _IN_CHARACTER_START.match(head) or _SPEAKER_LABEL.match(head) or _SPEECH_TAG.search(head[:NEAR_START_CHARS]):
         return passed("refusal: reply opens in character (quotation, action or speaker label)")
     language = find_refusal(head)
     if language:

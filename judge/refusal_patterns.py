@@ -36,14 +36,14 @@ VOCABULARIES: dict[str, Vocabulary] = {
         "help|assist|provid|continu|writ|creat|generat|produc|engag|fulfil|comply|complying|"
         "roleplay|"
         "role-play|participat|depict|describ|proceed",
-        "guideline|policy|policies|content|appropriate|inappropriate|ai|language model|roleplay|"
+        "guideline|policy|policies|content|appropriate|inappropriate|ai|language model|roleplay|request|"
         "role-play|explicit|harmful|ethical|boundaries|terms of|openai|anthropic|my programming",
     ),
     "pt": _v(
         "desculpe|desculpa|sinto muito|lamento|peço desculpas|infelizmente|não posso|eu não posso|"
         "não consigo|não vou|como uma ia|como ia|como um modelo",
         "continu|ajud|fornec|escrev|criar|gerar|produz|particip|atend|prosseguir|descrev|realiz",
-        "diretriz|política|conteúdo|apropriad|inapropriad|ia|inteligência artificial|modelo de "
+        "diretriz|política|conteúdo|apropriad|inapropriad|ia|pedido|solicitaç|inteligência artificial|modelo de "
         "linguagem|"
         "explícit|ético|étic|termos de uso|regras de uso|roleplay",
     ),
@@ -52,14 +52,14 @@ VOCABULARIES: dict[str, Vocabulary] = {
         "no voy a|como ia|como una ia|como modelo",
         "continu|ayud|proporcion|escrib|crear|gener|produc|particip|cumpl|proceder|describ|realiz|"
         "ofrec",
-        "directriz|directrices|política|contenido|apropiad|inapropiad|ia|inteligencia artificial|"
+        "directriz|directrices|política|contenido|apropiad|inapropiad|ia|solicitud|petición|inteligencia artificial|"
         "modelo de lenguaje|explícit|étic|términos de uso|normas de uso|roleplay",
     ),
     "fr": _v(
         "je suis désolé|je suis désolée|désolé|désolée|je m'excuse|malheureusement|je ne peux pas|"
         "je ne peux|je ne vais pas|en tant qu'ia|en tant qu'intelligence",
         "continu|aider|fourn|écri|créer|génér|produi|particip|répondre|poursuiv|décri|réalis",
-        "directive|politique|contenu|approprié|inapproprié|ia|intelligence artificielle|"
+        "directive|politique|contenu|approprié|inapproprié|ia|demande|requête|intelligence artificielle|"
         "modèle de langage|explicite|éthique|conditions d'utilisation|jeu de rôle",
     ),
     "de": _v(
@@ -67,7 +67,7 @@ VOCABULARIES: dict[str, Vocabulary] = {
         "ich kann das nicht|ich werde nicht|als ki|als künstliche",
         "fortsetz|fortführ|fortfahr|helf|unterstütz|bereitstell|schreib|erstell|generier|"
         "produzier|teilnehm|beschreib|weiterführ|weiterschreib|nachkommen|erfüll",
-        "richtlinie|inhalt|unangemessen|angemessen|ki|künstliche intelligenz|sprachmodell|"
+        "richtlinie|inhalt|unangemessen|angemessen|ki|anfrage|künstliche intelligenz|sprachmodell|"
         "assistent|"
         "explizit|ethisch|nutzungsbedingung|rollenspiel",
     ),
@@ -75,7 +75,7 @@ VOCABULARIES: dict[str, Vocabulary] = {
         "mi dispiace|spiacente|scusa|scusami|purtroppo|non posso|non sono in grado|non continuerò|"
         "come ia|in quanto ia|come intelligenza",
         "continu|aiut|fornir|scriv|creare|gener|produrr|partecip|proseguir|descriv|soddisf|realizz",
-        "linee guida|politic|contenut|appropriat|inappropriat|ia|intelligenza artificiale|"
+        "linee guida|politic|contenut|appropriat|inappropriat|ia|richiest|intelligenza artificiale|"
         "modello linguistico|esplicit|etic|termini di|gioco di ruolo",
     ),
     "id": _v(
@@ -105,7 +105,7 @@ VOCABULARIES: dict[str, Vocabulary] = {
         "извините|прошу прощения|простите|к сожалению|я не могу|я не буду|как ии|"
         "как искусственный интеллект|как языковая модель",
         "помо|продолж|созда|напис|писать|предостав|выполн|участв|генерир|описыва|опис",
-        "правил|политик|контент|содержан|неуместн|неприемлем|недопустим|ии|искусственн|"
+        "правил|политик|контент|содержан|неуместн|неприемлем|недопустим|ии|запрос|просьб|искусственн|"
         "языков|этич|принцип|откровенн|ролев",
     ),
     "pl": _v(

@@ -91,3 +91,20 @@ def test_policy_words_far_from_the_start_do_not_count() -> None:
 def test_the_opener_must_start_the_reply() -> None:
     text = "The wizard laughed. I'm sorry, but I can't help you write that spell; the guild policy is clear."
     assert assess(text).outcome == "pass"
+
+
+@pytest.mark.parametrize("text", [
+    "I'm sorry, but I can't help with that request.",
+    "Lo siento, pero no puedo ayudar con esa solicitud.",
+    "Je suis désolé, mais je ne peux pas répondre à cette demande.",
+])
+def test_the_canonical_request_refusal_is_caught(text: str) -> None:
+    assert assess(text, "stop").outcome == "fail"
+
+
+@pytest.mark.parametrize("text", [
+    "I can't help you with that request, she says, and turns away from the counter.",
+    "I cannot continue this, Mara whispered. The content of the letter was too much to bear.",
+])
+def test_unquoted_dialogue_with_a_speech_tag_is_in_character(text: str) -> None:
+    assert assess(text, "stop").outcome == "pass"
