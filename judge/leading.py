@@ -37,6 +37,7 @@ _STANDALONE = frozenset("""
 """.split())
 # An ellipsis written with dots is a normal opener ("...Well.", ". . . Silence."), a single dot is not.
 _DOT_ELLIPSIS = re.compile(r"\.(?:[ \t]?\.)+")
+_URL_START = re.compile(r"(?:https?|ftp)://\S|www\.\S", re.IGNORECASE)
 # How much of the start the reason quotes.
 EXCERPT_CHARS = 20
 
@@ -48,6 +49,8 @@ def find_leading_garbage(text: str) -> str | None:
         return f"leading garbage: chat-template token {token.group()!r} in the reply"
     start = text.lstrip()
     if not start:
+        return None
+    if _URL_START.match(start):  # a reply may open with a link ("https://..."): not a fragment
         return None
     fragment = _FRAGMENT.match(start)
     if fragment and _word_of(fragment.group()) not in _STANDALONE:

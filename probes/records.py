@@ -101,7 +101,7 @@ class Usage:
         details = raw.get("completion_tokens_details")
         reasoning = details.get("reasoning_tokens") if isinstance(details, dict) else None
         return cls(prompt_tokens=int(prompt), completion_tokens=int(completion), cost_usd=cost_usd,
-                   reasoning_tokens=int(reasoning) if _is_count(reasoning) else 0)
+                   reasoning_tokens=reasoning if type(reasoning) is int and reasoning > 0 else 0)
 
 
 def _is_number(value: object) -> bool:

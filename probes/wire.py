@@ -123,7 +123,7 @@ def completion_fields(body: Any) -> dict[str, Any] | str:
     return {
         "text": message.get("content") if isinstance(message.get("content"), str) else "",
         "reasoning_text": message.get("reasoning") if isinstance(message.get("reasoning"), str) else "",
-        "reasoning_seen": bool(message.get("reasoning")) or bool(message.get("reasoning_details")),
+        "reasoning_seen": isinstance(message, dict) and bool(message.get("reasoning") or message.get("reasoning_details")),
         "finish_reason": _str(choice.get("finish_reason")),
         "native_finish_reason": _str(choice.get("native_finish_reason")),
         "usage": Usage.from_wire(body.get("usage")),

@@ -111,3 +111,8 @@ def test_spanish_with_italian_function_words_is_mixed() -> None:
 @pytest.mark.parametrize(("text", "chinese"), [("这是我们的房间", True), ("雨天深夜静寂", False), ("第三章手紙", False)])
 def test_chinese_only_characters_tell_chinese_from_kanji(text: str, chinese: bool) -> None:
     assert looks_chinese(text) is chinese
+
+
+def test_a_reply_opening_with_a_link_is_not_garbage() -> None:
+    assert find_leading_garbage("https://github.com/pydantic/pydantic-ai is the repository.") is None
+    assert find_leading_garbage("www.example.org has the map.") is None

@@ -185,3 +185,14 @@ def test_attempts_keep_the_reply_for_allure_but_only_an_excerpt_for_results() ->
     long = "x" * 1000
     a = Attempt(outcome=Outcome.PASS, reason="r", text=long)
     assert len(a.to_json()["excerpt"]) == 300 and "text" not in a.to_json()
+
+
+@pytest.mark.parametrize("module, contract", [(refusal, "refusal"), (structured, "structured")])
+def test_a_reply_that_spent_its_budget_on_reasoning_is_inconclusive_not_empty(module, contract) -> None:
+    # Real o-series and Grok traffic: no text, finish "length", only reasoning (encrypted or counted).
+    thinking = completed(text="", ttft=None, finish_reason="length", reasoning_seen=True)
+    case = Case(model="m/x", contract=contract, endpoint=EP)
+    got = run(module, FakeClient(thinking), settings(board=Board(_control(Outcome.FAIL))), case)
+    assert got.outcome is Outcome.INCONCLUSIVE and "reasoning" in got.reason
+    empty = completed(text="", ttft=None, finish_reason="stop")
+    assert run(module, FakeClient(empty), settings(board=Board(_control(Outcome.FAIL))), case).outcome is Outcome.FAIL

@@ -1,0 +1,307 @@
+"""The real client against REAL recorded OpenRouter traffic, served back byte for byte.
+
+Every recorded chat-completion exchange in shared/reference/recordings (read at run time from
+outside the repo, see recorded_server.py; skipped when absent) is served from a raw socket
+server on 127.0.0.1 with its recorded status, content type and body, streams one event per
+write. `PinnedClient.chat` is pinned to an endpoint whose provider_name is the recording's
+own `provider`, so any routing mismatch would be the client's mistake. The assertions are the
+rules of openrouter-api.md §3-§4, computed from the recorded chunks themselves.
+
+A few tests derive a variant from a recording at run time (the same real chunk envelopes with
+the reply text removed) for the one real shape the four cassettes lack: a reasoning model
+that spent its whole budget thinking. Nothing here asserts wall-clock durations; the one
+timing rule (reasoning never starts the TTFT clock) is checked with a fake clock and by order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from recorded_server import (
+    ENV_VAR,
+    Interaction,
+    all_interactions,
+    recordings_dir,
+    recordings_or_skip,
+    serve_recorded,
+)
+
+from judge import language, refusal
+from probes.client import PinnedClient
+from probes.records import ChatResult, Classification, Endpoint, ErrorKind
+from probes.settings import ClientSettings
+from probes.sse import SSEParser
+from probes.stream import StreamState
+
+SECRET = "sk-or-v1-SENTINEL-recorded-5e2a7c"
+ABSENT = f"real OpenRouter recordings not found in {recordings_dir()} (outside the repo; set {ENV_VAR})"
+INTERACTIONS = all_interactions()
+
+
+def cases(keep: Callable[[Interaction], bool]) -> list[Any]:
+    chosen = [pytest.param(it, id=it.name) for it in INTERACTIONS if keep(it)]
+    return chosen or [pytest.param(None, marks=pytest.mark.skip(reason=ABSENT), id="no-recordings")]
+
+
+def is_stream(it: Interaction) -> bool:
+    return it.status == 200 and it.streamed_body
+
+
+def is_json_reply(it: Interaction) -> bool:
+    return it.status == 200 and not it.streamed_body
+
+
+def is_error(it: Interaction) -> bool:
+    return it.status != 200
+
+
+def endpoint_for(it: Interaction, provider_name: str | None = None) -> Endpoint:
+    name = provider_name or it.provider() or "Unknown"
+    tag = name.lower().replace(" ", "-")
+    return Endpoint(str(it.request.get("model", "acme/model")), tag, name, None, ("max_tokens",),
+                    1e-7, 1e-7, 128_000, None, 0)
+
+
+def drive(it: Interaction, *, pieces: list[bytes] | None = None, endpoint: Endpoint | None = None,
+          pauses: dict[int, float] | None = None) -> tuple[ChatResult, dict[str, Any]]:
+    """One PinnedClient.chat against the recorded (or derived) response; (result, request body)."""
+    endpoint = endpoint or endpoint_for(it)
+    messages = it.request.get("messages") or [{"role": "user", "content": "Hello"}]
+
+    async def use(base_url: str) -> ChatResult:
+        async with PinnedClient(ClientSettings(base_url=base_url, api_key=SECRET), deadline_s=10.0) as client:
+            return await client.chat(endpoint, messages, max_tokens=200, stream=it.request_streamed)
+
+    result, served = asyncio.run(serve_recorded(pieces or it.events(), it.status, it.content_type, use,
+                                                pauses=pauses))
+    assert SECRET not in repr(result)
+    assert served.paths == ["/api/v1/chat/completions"]
+    return result, served.requests[0]
+
+
+def expected_stream(it: Interaction) -> dict[str, Any]:
+    """What §3 says a client must make of the recorded chunks, computed from them."""
+    chunks = it.chunks()
+    deltas = [c["choices"][0]["delta"] for c in chunks if c.get("choices")]
+    finishes = [c["choices"][0].get("finish_reason") for c in chunks if c.get("choices")]
+    natives = [c["choices"][0].get("native_finish_reason") for c in chunks if c.get("choices")]
+    usages = [c["usage"] for c in chunks if c.get("usage")]
+    return {
+        "text": "".join(d.get("content") or "" for d in deltas),
+        "reasoning": "".join(d["reasoning"] for d in deltas if isinstance(d.get("reasoning"), str)),
+        "finish": next(f for f in reversed(finishes) if f),
+        "native": next(n for n in reversed(natives) if n),
+        "usage": usages[-1],
+        "chunks": len(chunks),
+        "keepalives": sum(1 for p in it.events() if p.startswith(b":")),
+        "id": chunks[0]["id"], "model": chunks[0]["model"],
+    }
+
+
+# --- every recorded exchange -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("it", cases(is_stream))
+def test_a_recorded_stream_is_assembled_exactly_as_the_chunks_say(it: Interaction) -> None:
+    result, sent = drive(it)
+    want = expected_stream(it)
+    assert sent["stream"] is True and sent["provider"]["only"] == [endpoint_for(it).tag]
+    assert result.classification is Classification.COMPLETED, result.error_message
+    assert result.error_kind is None and result.http_status == 200
+    assert result.text == want["text"] and result.text
+    assert result.reasoning_text == want["reasoning"]
+    # Last non-null finish wins: one recording repeats "stop" on the usage chunk, one sends null there.
+    assert (result.finish_reason, result.native_finish_reason) == (want["finish"], want["native"])
+    assert result.usage is not None
+    assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (
+        want["usage"]["prompt_tokens"], want["usage"]["completion_tokens"])
+    assert result.usage.cost_usd == pytest.approx(want["usage"]["cost"])
+    assert (result.chunks, result.keepalives) == (want["chunks"], want["keepalives"])
+    assert result.served_by == it.provider() and result.served_model == want["model"]
+    assert result.generation_id == want["id"]
+    assert result.ttft_s is not None and result.first_event_s is not None
+    assert result.first_event_s <= result.ttft_s <= result.total_s
+    assert not result.reasoning_only and not result.truncated_by_client
+
+
+@pytest.mark.parametrize("it", cases(is_json_reply))
+def test_a_recorded_non_streamed_reply_parses(it: Interaction) -> None:
+    result, sent = drive(it)
+    body = it.json_body()
+    choice = body["choices"][0]
+    assert sent["stream"] is False
+    assert result.classification is Classification.COMPLETED, result.error_message
+    assert result.text == choice["message"]["content"] and result.text
+    assert (result.finish_reason, result.native_finish_reason) == (choice["finish_reason"],
+                                                                   choice["native_finish_reason"])
+    assert result.usage is not None
+    assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (
+        body["usage"]["prompt_tokens"], body["usage"]["completion_tokens"])
+    expected_cost = body["usage"].get("cost")
+    assert result.usage.cost_usd == (pytest.approx(expected_cost) if expected_cost is not None else None)
+    assert result.served_by == body["provider"] and result.served_model == body["model"]
+    assert result.generation_id == body["id"] and result.ttft_s is None
+
+
+@pytest.mark.parametrize("it", cases(is_error))
+def test_a_recorded_rate_limit_from_the_pinned_provider_is_a_transport_error(it: Interaction) -> None:
+    # The 429 names the pinned provider itself in error.metadata.provider_name: that is the
+    # host being rate-limited upstream, not the pin failing, so it must not be a routing mismatch.
+    result, _ = drive(it)
+    error = it.json_body()["error"]
+    assert it.status == 429
+    assert result.classification is Classification.TRANSPORT_ERROR
+    assert result.error_kind is ErrorKind.HTTP_429 and result.http_status == 429
+    assert result.error_message is not None and error["message"] in result.error_message
+    assert result.served_by == error["metadata"]["provider_name"] and not result.text
+
+
+@pytest.mark.parametrize("it", cases(is_error))
+def test_a_recorded_rate_limit_naming_another_provider_is_a_routing_mismatch(it: Interaction) -> None:
+    # Same real body, but pinned elsewhere: the router sent the request to someone else.
+    result, _ = drive(it, endpoint=endpoint_for(it, "DeepInfra"))
+    assert result.classification is Classification.ROUTING_MISMATCH and result.error_kind is ErrorKind.ROUTING
+    assert result.served_by == it.json_body()["error"]["metadata"]["provider_name"]
+    assert result.error_message is not None and "HTTP 429" in result.error_message
+
+
+# --- reasoning and the TTFT clock --------------------------------------------------------------
+
+
+def _has_reasoning(it: Interaction) -> bool:
+    return is_stream(it) and any(c["choices"] and ("reasoning" in c["choices"][0]["delta"]
+                                                   or "reasoning_details" in c["choices"][0]["delta"])
+                                 for c in it.chunks())
+
+
+@pytest.mark.parametrize("it", cases(_has_reasoning))
+def test_recorded_reasoning_chunks_never_start_the_ttft_clock(it: Interaction) -> None:
+    # Fake clock: item i of the recorded stream arrives at t = i. TTFT must be the first
+    # non-empty content, not the role chunk nor the (encrypted) reasoning chunk before it.
+    state, parser, t = StreamState(), SSEParser(), 0
+    first_content = None
+    for piece in it.events():
+        for item in parser.feed(piece):
+            t += 1
+            if first_content is None and '"content":"' in getattr(item, "data", "") \
+                    and json.loads(item.data)["choices"][0]["delta"].get("content"):
+                first_content = t
+            if not state.feed(item, float(t)):
+                break
+    assert state.done and first_content is not None
+    assert state.ttft_s == first_content and state.first_event_s is not None
+    assert state.first_event_s < state.ttft_s
+
+
+@pytest.mark.parametrize("it", cases(_has_reasoning))
+def test_over_the_wire_the_ttft_comes_after_the_recorded_reasoning_chunk(it: Interaction) -> None:
+    pieces = it.events()
+    first_text = next(i for i, p in enumerate(pieces)
+                      if p.startswith(b"data: {") and json.loads(p[6:])["choices"][0]["delta"].get("content"))
+    result, _ = drive(it, pauses={first_text: 0.05})
+    assert result.completed and result.first_event_s is not None and result.ttft_s is not None
+    assert result.first_event_s < result.ttft_s  # order only: the reasoning chunk did not start it
+
+
+def _reasoning_only(it: Interaction, *, plaintext: bool) -> list[bytes]:
+    """The recorded stream with its reply removed: the budget ran out while thinking.
+
+    plaintext=True turns each content piece into a `delta.reasoning` piece (the shape of
+    models that stream readable thinking); plaintext=False drops the content pieces and keeps
+    only what the recording sent for reasoning (OpenAI o-series: encrypted reasoning_details).
+    Finish becomes "length" on the finish chunk; the usage chunk keeps its null/repeated finish.
+    """
+    out, finish_seen = [], False
+    for piece in it.events():
+        if not piece.startswith(b"data: {"):
+            out.append(piece)
+            continue
+        chunk = json.loads(piece[6:])
+        choice = chunk["choices"][0] if chunk.get("choices") else None
+        if choice is not None:
+            delta = choice["delta"]
+            if delta.get("content"):
+                if not plaintext:
+                    continue
+                delta["reasoning"], delta["content"] = delta["content"], ""
+            if choice.get("finish_reason") and not finish_seen and not chunk.get("usage"):
+                choice["finish_reason"], choice["native_finish_reason"], finish_seen = "length", "max_output_tokens", True
+            elif choice.get("finish_reason"):
+                choice["finish_reason"] = "length"
+        out.append(b"data: " + json.dumps(chunk, ensure_ascii=False).encode() + b"\n\n")
+    assert finish_seen
+    return out
+
+
+@pytest.mark.parametrize("plaintext", [True, False], ids=["readable-reasoning", "encrypted-reasoning-only"])
+@pytest.mark.parametrize("it", cases(_has_reasoning))
+def test_a_reasoning_only_reply_that_hit_length_is_completed_and_flagged(it: Interaction, plaintext: bool) -> None:
+    result, _ = drive(it, pieces=_reasoning_only(it, plaintext=plaintext))
+    assert result.classification is Classification.COMPLETED, result.error_message
+    assert result.text == "" and result.finish_reason == "length" and result.ttft_s is None
+    assert result.reasoning_only, "budget spent thinking must not look like an empty reply from the host"
+    if plaintext:
+        assert result.reasoning_text == expected_stream(it)["text"]
+    else:
+        assert result.reasoning_text == ""  # encrypted: nothing readable, but it was reasoning
+
+
+def _hidden_reasoning(it: Interaction) -> bool:
+    return is_json_reply(it) and bool(
+        ((it.json_body().get("usage") or {}).get("completion_tokens_details") or {}).get("reasoning_tokens"))
+
+
+@pytest.mark.parametrize("it", cases(_hidden_reasoning))
+def test_a_non_streamed_reply_with_hidden_reasoning_that_hit_length_is_reasoning_only(it: Interaction) -> None:
+    # xAI Grok 4 (recorded): `reasoning: null`, only usage.completion_tokens_details.reasoning_tokens.
+    body = copy.deepcopy(it.json_body())
+    body["choices"][0]["message"]["content"] = ""
+    body["choices"][0]["finish_reason"] = body["choices"][0]["native_finish_reason"] = "length"
+    result, _ = drive(it, pieces=[json.dumps(body).encode()])
+    assert result.completed and result.text == "" and result.finish_reason == "length"
+    assert result.reasoning_only, "budget spent on hidden reasoning must not look like an empty reply"
+    assert result.usage is not None and result.usage.reasoning_tokens > 0
+
+
+def test_a_recorded_reply_with_text_is_never_reasoning_only() -> None:
+    recordings_or_skip()
+    for it in INTERACTIONS:
+        if it.status == 200:
+            result, _ = drive(it)
+            assert result.text and not result.reasoning_only, it.name
+
+
+# --- the judges on real English text -------------------------------------------------------------
+
+
+def _english_reply(it: Interaction) -> str:
+    if it.streamed_body:
+        return expected_stream(it)["text"]
+    return it.json_body()["choices"][0]["message"]["content"]
+
+
+def _judge_cases(judge: str) -> list[Any]:
+    out = []
+    for it in INTERACTIONS:
+        if it.status != 200:
+            continue
+        text = _english_reply(it)
+        out.append(pytest.param(text, id=it.name))
+    return out or [pytest.param(None, marks=pytest.mark.skip(reason=ABSENT), id="no-recordings")]
+
+
+@pytest.mark.parametrize("text", _judge_cases("language"))
+def test_the_language_judge_does_not_fail_real_english_replies(text: str) -> None:
+    verdict = language.assess(text, "en")
+    assert not verdict.failed, verdict.reason
+
+
+@pytest.mark.parametrize("text", _judge_cases("refusal"))
+def test_the_refusal_judge_does_not_fail_real_english_replies(text: str) -> None:
+    verdict = refusal.assess(text, "stop")
+    assert not verdict.failed, verdict.reason

@@ -1,0 +1,102 @@
+"""The simulator's streamed chunks have the SHAPE of real recorded OpenRouter chunks.
+
+Real traffic (VCR cassettes in shared/reference/recordings, outside the repo: read at run time
+from `<repo>/../shared/reference/recordings` or CANARY_RECORDINGS_DIR, skipped when absent) is
+compared key by key with what the simulator streams for each of its usage-chunk shapes: the
+same top-level keys on content chunks, every choice with index/delta/finish_reason/
+native_finish_reason, a usage chunk whose keys and usage keys are ones real traffic carries, and
+each recorded usage-chunk shape reproduced by the simulator mode named after it. Values differ
+(ids, text, counts); only structure is compared.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from simkit import chat_body, one_endpoint_scenario, stream_chat
+
+from simulator import scenario_from_dict, start_simulator
+
+RECORDINGS = Path(os.environ.get("CANARY_RECORDINGS_DIR", "").strip()
+                  or Path(__file__).resolve().parents[2] / ".." / "shared" / "reference" / "recordings")
+CHOICE_KEYS = {"index", "delta", "finish_reason", "native_finish_reason"}
+USAGE_KEYS = {"prompt_tokens", "completion_tokens", "total_tokens", "cost"}
+SHAPES = ("null_finish", "empty_choices", "repeat_finish")
+
+
+def recorded_streams() -> list[list[dict[str, Any]]]:
+    """The JSON chunks of every recorded 200 stream, or skip when the recordings are absent."""
+    files = sorted(RECORDINGS.glob("*.yaml")) if RECORDINGS.is_dir() else []
+    streams = []
+    for path in files:
+        for it in yaml.safe_load(path.read_text(encoding="utf-8")).get("interactions") or []:
+            raw = (it["response"].get("body") or {}).get("string")
+            if it["response"]["status"]["code"] == 200 and isinstance(raw, str) and "data: {" in raw:
+                streams.append([json.loads(line[6:]) for line in raw.splitlines() if line.startswith("data: {")])
+    if not streams:
+        pytest.skip(f"no recorded OpenRouter streams in {RECORDINGS} (outside the repo: put shared/ beside "
+                    "the clone or set CANARY_RECORDINGS_DIR)")
+    return streams
+
+
+def usage_shape(chunk: dict[str, Any]) -> str:
+    choices = chunk.get("choices") or []
+    if not choices:
+        return "empty_choices"
+    return "repeat_finish" if choices[0].get("finish_reason") else "null_finish"
+
+
+def simulated(shape: str) -> list[dict[str, Any]]:
+    data = one_endpoint_scenario()
+    data["usage_shape"] = shape
+    with start_simulator(scenario_from_dict(data), seed=3) as sim:
+        result = stream_chat(sim.base_url, chat_body("test/fp8", language="English"))
+    assert result.status == 200 and result.done and result.comments >= 1
+    return result.chunks
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_simulated_stream_chunks_have_the_recorded_shape(shape: str) -> None:
+    real = recorded_streams()
+    real_body = [c for s in real for c in s if "usage" not in c]
+    real_usage = [c for s in real for c in s if "usage" in c]
+    body_key_sets = {frozenset(c) for c in real_body}
+    usage_chunk_keys = set().union(*(c.keys() for c in real_usage))
+    usage_chunk_common = set.intersection(*(set(c) for c in real_usage))
+    choice_keys = set().union(*(ch.keys() for c in real_body + real_usage for ch in c.get("choices") or []))
+    usage_keys = set().union(*(c["usage"].keys() for c in real_usage))
+    assert CHOICE_KEYS <= choice_keys and USAGE_KEYS <= usage_keys  # the recordings themselves
+
+    sim = simulated(shape)
+    *body, usage_chunk = sim
+    assert body and all("usage" not in c for c in body) and "usage" in usage_chunk
+    for chunk in body:
+        assert frozenset(chunk) in body_key_sets, f"content chunk keys {sorted(chunk)} never seen in real traffic"
+    assert usage_chunk_common <= set(usage_chunk) <= usage_chunk_keys, sorted(usage_chunk)
+    for chunk in sim:
+        for choice in chunk.get("choices") or []:
+            assert CHOICE_KEYS <= set(choice) <= choice_keys, sorted(choice)
+            assert isinstance(choice["index"], int) and isinstance(choice["delta"], dict)
+    usage = usage_chunk["usage"]
+    assert USAGE_KEYS <= set(usage) <= usage_keys, sorted(set(usage) - usage_keys)
+    assert all(isinstance(usage[k], int) and not isinstance(usage[k], bool)
+               for k in ("prompt_tokens", "completion_tokens", "total_tokens"))
+    assert isinstance(usage["cost"], (int, float)) and usage["total_tokens"] == usage["prompt_tokens"] + usage["completion_tokens"]
+    # As recorded: the finish arrives on a chunk with an empty content delta, before the usage chunk.
+    finish = body[-1]["choices"][0]
+    assert finish["finish_reason"] and finish["delta"].get("content") == ""
+    assert usage_shape(usage_chunk) == shape
+
+
+def test_each_recorded_usage_chunk_shape_is_one_the_simulator_can_emit() -> None:
+    real_usage = [c for s in recorded_streams() for c in s if "usage" in c]
+    assert real_usage and {usage_shape(c) for c in real_usage} <= set(SHAPES)
+    for chunk in real_usage:
+        sim_usage = simulated(usage_shape(chunk))[-1]
+        assert [set(ch) - {"logprobs"} for ch in chunk["choices"]] == [set(ch) - {"logprobs"} for ch in sim_usage["choices"]]
+        assert [ch["finish_reason"] for ch in chunk["choices"]] == [ch["finish_reason"] for ch in sim_usage["choices"]]
