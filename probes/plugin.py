@@ -51,6 +51,7 @@ SETTINGS = pytest.StashKey[RoundSettings]()
 STATE = pytest.StashKey[RoundState]()
 CASE = pytest.StashKey[Case]()
 RESULT = pytest.StashKey[CaseResult]()
+DESCRIBED = pytest.StashKey[bool]()
 
 
 # -- configure ------------------------------------------------------------------------------
@@ -219,7 +220,6 @@ def probe_result(item: pytest.Item) -> CaseResult:
     discovery as an *error* (JUnit <error>, Allure broken) rather than a failure.
     """
     case = item.stash[CASE]
-    report.allure_case(case, None)
     if case.contract == DISCOVERY:
         hint = f" ({AUTH_REASON})" if case.auth_error else ""
         raise DiscoveryFailed(f"round incomplete: {case.message}{hint}")
@@ -230,10 +230,22 @@ def probe_result(item: pytest.Item) -> CaseResult:
     result = state.engine.result(case, timeout=backstop)
     item.stash[RESULT] = result
     item.user_properties.extend(report.junit_properties(case, result))
-    report.allure_case(case, result)
     if result.outcome is Outcome.TRANSPORT_ERROR:
         raise TransportError(f"transport error: {result.reason}")
     return result
+
+
+def describe_in_allure(item: pytest.Item) -> None:
+    """Title, labels, description and one step per request, once per case.
+
+    allure-pytest names the test after setup, so this must run in the test body (steps land in
+    the body) or, for a case that ended in setup (transport error, failed discovery), in a
+    finalizer at teardown (steps land in its tear-down section).
+    """
+    if item.stash.get(DESCRIBED, False) or CASE not in item.stash:
+        return
+    item.stash[DESCRIBED] = True
+    report.allure_case(item.stash[CASE], item.stash.get(RESULT, None))
 
 
 # -- results --------------------------------------------------------------------------------

@@ -12,13 +12,20 @@ import pytest
 
 from probes.cases import CaseResult
 from probes.outcomes import enforce
-from probes.plugin import probe_result
+from probes.plugin import describe_in_allure, probe_result
 
 
 @pytest.fixture
 def canary_result(canary_case_id: str, request: pytest.FixtureRequest) -> CaseResult:
+    # A case that ends in setup never reaches the body: describe it at teardown instead
+    # (Allure shows this finalizer's name above the requests it lists).
+    def requests_and_replies() -> None:
+        describe_in_allure(request.node)
+
+    request.addfinalizer(requests_and_replies)
     return probe_result(request.node)
 
 
-def test_case(canary_result: CaseResult) -> None:
+def test_case(canary_result: CaseResult, request: pytest.FixtureRequest) -> None:
+    describe_in_allure(request.node)
     enforce(canary_result)
