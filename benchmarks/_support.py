@@ -171,7 +171,7 @@ def run_probe(base_url: str, config: Path, reports: Path, *, state: Path | None 
     """One round, `pytest probes` in a subprocess, against an already running simulator."""
     start = time.monotonic()
     proc = subprocess.run(probe_command(config, reports, state, extra), cwd=ROOT, env=round_env(base_url),
-                          capture_output=True, text=True, timeout=timeout)
+                          capture_output=True, text=True, timeout=timeout, check=False)
     return ProbeRun(proc.returncode, proc.stdout + proc.stderr, reports, time.monotonic() - start)
 
 
@@ -200,7 +200,7 @@ def run_judge(results: Path, config: Path, files: JudgeFiles, *, now: str, decis
            "--state", str(files.state), "--audit", str(files.audit), "--builtin", str(files.builtin),
            "--incidents", str(files.incidents), "--decisions-out", str(decisions), "--no-notify"]
     env = {k: v for k, v in os.environ.items() if k != "CANARY_CONFIG"}
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"canary judge exited {proc.returncode}: {proc.stdout}{proc.stderr}")
     return dict(json.loads(decisions.read_text(encoding="utf-8")))

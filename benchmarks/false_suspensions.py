@@ -30,17 +30,27 @@ import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _support import (JudgeFiles, Simulator, bench_line, canary_config, endpoint, read_state,  # noqa: E402
-                      run_judge, run_probe, scenario, write_yaml)
+from _support import (
+    JudgeFiles,
+    Simulator,
+    bench_line,
+    canary_config,
+    endpoint,
+    read_state,
+    run_judge,
+    run_probe,
+    scenario,
+    write_yaml,
+)
 
 CONTRACTS = ("latency", "refusal", "structured", "language")
-T0 = datetime(2026, 12, 7, 0, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 12, 7, 0, 0, tzinfo=UTC)
 ROUND_MINUTES = 30
 BAD_ACTIONS = ("suspend", "would_suspend", "floor_held")
 # Transport noise adds up to 10%; content noise (short replies, catch-phrases) another 15%.

@@ -35,8 +35,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _support import (PYTHON, ROOT, PssSampler, bench_line, longest_request_s, realistic_fleet,  # noqa: E402
-                      scenario, usage_per_provider, write_yaml)
+from _support import (
+    PYTHON,
+    ROOT,
+    PssSampler,
+    bench_line,
+    longest_request_s,
+    realistic_fleet,
+    scenario,
+    usage_per_provider,
+    write_yaml,
+)
 
 WALL_TARGET_256_S = 60.0
 RATIO_TARGET_64 = 2.0

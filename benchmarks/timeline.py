@@ -37,17 +37,27 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _support import (MODEL, JudgeFiles, Simulator, bench_line, canary_config, endpoint,  # noqa: E402
-                      read_state, run_judge, run_probe, write_yaml)
+from _support import (
+    MODEL,
+    JudgeFiles,
+    Simulator,
+    bench_line,
+    canary_config,
+    endpoint,
+    read_state,
+    run_judge,
+    run_probe,
+    write_yaml,
+)
 
 MODEL_B = "example/pair-model"
-T0 = datetime(2026, 12, 1, 0, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 12, 1, 0, 0, tzinfo=UTC)
 BAD, FLAKY, PAIR_BAD = "bad/fp8", "flaky/fp8", "pair-bad/fp8"
 DEGRADED = {"leading_garbage": {"rate": 1.0}}
 FLAKY_NOISE = {"http_error": {"rate": 0.12, "status": [429, 502]}, "mid_stream_error": {"rate": 0.04},

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-import pytest
 
+import pytest
 from round_support import endpoint, run_round, scenario
+
 from simulator import scenario_from_dict, start_simulator
 
 FLAKY = scenario(

@@ -21,46 +21,51 @@ P, F, I, T, NA = "pass", "fail", "inconclusive", "transport_error", "not_applica
 # Not a fault: a healthy host that does not advertise response_format / structured_outputs.
 NO_STRUCTURED = "no_structured_output"
 
+
+def row(latency: str, refusal: str, structured: str, language: str) -> dict[str, str]:
+    return {"latency": latency, "refusal": refusal, "structured": structured, "language": language}
+
+
 # fault -> (fault parameters, {contract: outcome}, why). Parameters pin the random choices
 # (content_filter without partial text, a documented mid-stream error shape, a fixed target).
 MATRIX: dict[str, tuple[dict[str, Any], dict[str, str], str]] = {
-    "healthy": ({}, dict(latency=P, refusal=P, structured=P, language=P), "the baseline"),
-    NO_STRUCTURED: ({}, dict(latency=P, refusal=P, structured=NA, language=P),
+    "healthy": ({}, row(P, P, P, P), "the baseline"),
+    NO_STRUCTURED: ({}, row(P, P, NA, P),
                     "(not a fault) a healthy host that never advertised structured output has not regressed"),
-    "slow_first_token": ({"delay_ms": SLOW_DELAY_MS}, dict(latency=F, refusal=P, structured=P, language=P),
+    "slow_first_token": ({"delay_ms": SLOW_DELAY_MS}, row(F, P, P, P),
                          "only time to first token is late; the replies themselves are fine"),
-    "leading_garbage": ({}, dict(latency=P, refusal=P, structured=F, language=F),
+    "leading_garbage": ({}, row(P, P, F, F),
                         "stray bytes before the reply: language fails (leading garbage); glued before "
                         "JSON they make it invalid"),
-    "mix_language": ({"level": "both", "ratio": 0.5}, dict(latency=P, refusal=P, structured=P, language=F),
+    "mix_language": ({"level": "both", "ratio": 0.5}, row(P, P, P, F),
                      "sustained mixing, confirmed by the majority of 3"),
-    "language_switch": ({}, dict(latency=P, refusal=P, structured=P, language=F), "a full switch of language"),
-    "mojibake": ({}, dict(latency=P, refusal=P, structured=P, language=F),
+    "language_switch": ({}, row(P, P, P, F), "a full switch of language"),
+    "mojibake": ({}, row(P, P, P, F),
                  "encoding corruption; the JSON stays valid (only string values are garbled)"),
-    "replacement_char": ({}, dict(latency=P, refusal=P, structured=P, language=F), "U+FFFD in place of letters"),
-    "repetition": ({}, dict(latency=P, refusal=P, structured=P, language=F), "one sentence looping"),
-    "refusal": ({}, dict(latency=P, refusal=F, structured=F, language=P),
+    "replacement_char": ({}, row(P, P, P, F), "U+FFFD in place of letters"),
+    "repetition": ({}, row(P, P, P, F), "one sentence looping"),
+    "refusal": ({}, row(P, F, F, P),
                 "a prose refusal: refusal fails; prose instead of JSON breaks the schema; the refusal is "
                 "in the requested language, so language integrity holds"),
-    "content_filter": ({"partial": 0.0}, dict(latency=I, refusal=F, structured=F, language=I),
+    "content_filter": ({"partial": 0.0}, row(I, F, F, I),
                        "finish_reason content_filter with no text: no first token to time, too short to "
                        "judge a language; the refusal contract catches the filter"),
-    "empty_reply": ({}, dict(latency=I, refusal=F, structured=F, language=I),
+    "empty_reply": ({}, row(I, F, F, I),
                     "no text at all: the refusal contract's empty-output check; nothing to time or read"),
-    "truncated_stream": ({}, dict(latency=P, refusal=T, structured=T, language=T),
+    "truncated_stream": ({}, row(P, T, T, T),
                          "connection dropped after some text: the first token was on time; the other "
                          "contracts have no completed generation to judge"),
-    "schema_malformed": ({}, dict(latency=P, refusal=P, structured=F, language=P), "invalid JSON (JSON requests only)"),
-    "schema_violation": ({}, dict(latency=P, refusal=P, structured=F, language=P),
+    "schema_malformed": ({}, row(P, P, F, P), "invalid JSON (JSON requests only)"),
+    "schema_violation": ({}, row(P, P, F, P),
                          "valid JSON that breaks the schema (JSON requests only)"),
-    "http_error": ({"status": 503}, dict(latency=T, refusal=T, structured=T, language=T),
+    "http_error": ({"status": 503}, row(T, T, T, T),
                    "an error status before any byte: unreachable, never a quality verdict"),
-    "hang": ({}, dict(latency=T, refusal=T, structured=T, language=T),
+    "hang": ({}, row(T, T, T, T),
              "no headers before the deadline: the host never started (a stream that opens and then "
              "stalls past the threshold is a latency fail instead)"),
-    "mid_stream_error": ({"shape": "documented"}, dict(latency=P, refusal=T, structured=T, language=T),
+    "mid_stream_error": ({"shape": "documented"}, row(P, T, T, T),
                          "an error chunk after some text: like a truncated stream"),
-    "wrong_provider": ({"to": "healthy/fp8"}, dict(latency=T, refusal=T, structured=T, language=T),
+    "wrong_provider": ({"to": "healthy/fp8"}, row(T, T, T, T),
                        "served by another host despite pinning: \"routing mismatch\", whatever that host did"),
 }
 

@@ -11,8 +11,16 @@ from pathlib import Path
 
 import pytest
 from _support import ProbeRun, Simulator, canary_config, endpoint, run_probe, scenario, write_yaml
-from matrix import (CONTRACTS, CONTROL, DEADLINE_SECONDS, MATRIX, NO_STRUCTURED, TTFT_SECONDS, render,
-                    tag_of)
+from matrix import (
+    CONTRACTS,
+    CONTROL,
+    DEADLINE_SECONDS,
+    MATRIX,
+    NO_STRUCTURED,
+    TTFT_SECONDS,
+    render,
+    tag_of,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 FAST = {"ttft_ms": 60, "tokens_per_second": 2000}
