@@ -77,3 +77,9 @@ def test_a_wrong_provider_reads_as_a_routing_mismatch(matrix_round: ProbeRun) ->
 
 def test_the_documented_table_is_the_asserted_one() -> None:
     assert (ROOT / "docs" / "fault-matrix.md").read_text(encoding="utf-8") == render()
+
+
+def test_the_readme_shows_the_asserted_table() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = [line for line in render().splitlines() if line.startswith("|")]
+    assert "\n".join(table) in readme
