@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from judge.verdict import Outcome
 from probes.cases import Case, CaseRecord, CaseResult
 
 RESULTS_SCHEMA_VERSION = 1
@@ -67,6 +68,14 @@ def junit_properties(case: Case, result: CaseResult) -> list[tuple[str, object]]
     return props
 
 
+class _AttemptFailed(AssertionError):
+    """Marks an Allure step failed (allure maps AssertionError to failed)."""
+
+
+class _AttemptBroken(Exception):
+    """Marks an Allure step broken (any other exception)."""
+
+
 def allure_case(case: Case, result: CaseResult | None) -> None:
     """Title, labels, and one step per request with prompt, reply and timings attached."""
     import allure
@@ -86,15 +95,24 @@ def allure_case(case: Case, result: CaseResult | None) -> None:
     allure.dynamic.description(f"**{result.outcome.value}**: {result.reason}")
     for n, attempt in enumerate(result.attempts, 1):
         label = "request" if len(result.attempts) == 1 else f"attempt {n} of {len(result.attempts)}"
-        with allure.step(f"{label}: {attempt.outcome.value} — {attempt.reason[:120]}"):
-            allure.attach(json.dumps(list(attempt.prompt), indent=2, ensure_ascii=False), name="prompt",
-                          attachment_type=allure.attachment_type.JSON)
-            allure.attach(attempt.text or "(empty)", name="reply", attachment_type=allure.attachment_type.TEXT)
-            timings = {k: v for k, v in attempt.to_json().items() if k != "excerpt"}
-            timings.update(prompt_tokens=attempt.prompt_tokens, completion_tokens=attempt.completion_tokens,
-                           cost_usd=attempt.cost_usd, classification=attempt.classification)
-            allure.attach(json.dumps(timings, indent=2), name="timings",
-                          attachment_type=allure.attachment_type.JSON)
+        try:
+            with allure.step(f"{label}: {attempt.outcome.value} — {attempt.reason[:120]}"):
+                allure.attach(json.dumps(list(attempt.prompt), indent=2, ensure_ascii=False), name="prompt",
+                              attachment_type=allure.attachment_type.JSON)
+                allure.attach(attempt.text or "(empty)", name="reply", attachment_type=allure.attachment_type.TEXT)
+                timings = {k: v for k, v in attempt.to_json().items() if k != "excerpt"}
+                timings.update(prompt_tokens=attempt.prompt_tokens, completion_tokens=attempt.completion_tokens,
+                               cost_usd=attempt.cost_usd, classification=attempt.classification)
+                allure.attach(json.dumps(timings, indent=2), name="timings",
+                              attachment_type=allure.attachment_type.JSON)
+                # A step's status comes from how its block exits: raise to mark the attempt
+                # failed (quality) or broken (transport), and swallow it right here.
+                if attempt.outcome is Outcome.FAIL:
+                    raise _AttemptFailed(attempt.reason)
+                if attempt.outcome is Outcome.TRANSPORT_ERROR:
+                    raise _AttemptBroken(attempt.reason)
+        except (_AttemptFailed, _AttemptBroken):
+            pass
 
 
 def categories() -> list[dict[str, Any]]:

@@ -44,6 +44,7 @@ def test_a_failing_case_reads_on_its_own(results: dict[str, dict]) -> None:
             ("subSuite", "mixed/fp8")} <= labels
     # the first attempt and its two confirmations, each with what was sent, what came back, timings
     assert len(mixed["steps"]) == 3
+    assert {step["status"] for step in mixed["steps"]} == {"failed"}
     assert attachments(mixed["steps"]) == {"prompt", "reply", "timings"}
     assert "fail" in mixed["description"]
 
@@ -55,9 +56,11 @@ def test_a_transport_error_is_broken_and_still_shows_its_request(results: dict[s
     # Ended in setup: the request is listed by the teardown finalizer of its fixture.
     afters = [a for c in results["__containers__"] if down["uuid"] in c.get("children", [])
               for a in c.get("afters", [])]
-    assert attachments([s for a in afters for s in a.get("steps", [])]) == {"prompt", "reply", "timings"}
+    steps = [s for a in afters for s in a.get("steps", [])]
+    assert attachments(steps) == {"prompt", "reply", "timings"}
+    assert {step["status"] for step in steps} == {"broken"}
 
 
 def test_a_passing_case_has_a_readable_title(results: dict[str, dict]) -> None:
     [ok] = [doc for name, doc in results.items() if name.startswith("ok/fp8 · language (")]
-    assert ok["status"] == "passed" and len(ok["steps"]) == 1
+    assert ok["status"] == "passed" and [step["status"] for step in ok["steps"]] == ["passed"]
