@@ -8,7 +8,7 @@ See simulator/scenarios/default.yaml for a commented example.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Set as AbstractSet
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -149,7 +149,7 @@ class _Parser:
     def fail(self, where: str, why: str) -> ScenarioError:
         return ScenarioError(f"{self.source}: {where}: {why}")
 
-    def mapping(self, value: Any, where: str, allowed: set[str], required: frozenset[str] = frozenset()) -> Mapping[str, Any]:
+    def mapping(self, value: Any, where: str, allowed: set[str], required: AbstractSet[str] = frozenset()) -> Mapping[str, Any]:
         if not isinstance(value, Mapping):
             raise self.fail(where or "(top level)", f"expected a mapping, got {type(value).__name__}")
         for key in value:

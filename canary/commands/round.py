@@ -83,8 +83,12 @@ def run(args: argparse.Namespace) -> int:
         judge += ["--now", args.now]
     judge_rc = canary(judge)
 
+    round_doc = _read_json(results)
+    if round_doc is None:
+        print(f"canary round: {results} is not a readable round report; nothing to summarise", file=sys.stderr)
+        return 2
     print()
-    print(summary.to_text(_read_json(results), _read_json(decisions) if judge_rc == 0 else None))
+    print(summary.to_text(round_doc, _read_json(decisions) if judge_rc == 0 else None))
     if on_simulator:
         print(f"\n(simulator round: the judge's state is in {state.parent}/, not in {config.paths.state.parent}/)")
     if not args.no_report:
