@@ -24,6 +24,9 @@ _FENCE = re.compile(
 MESSAGE_CHARS = 160
 
 
+# How a reply that is not JSON at all starts its reason (callers tell it from a schema violation).
+NOT_JSON = "structured: not valid JSON"
+
 class _NonStandardConstant(ValueError):
     """NaN, Infinity or -Infinity: accepted by Python's json, not valid JSON."""
 
@@ -40,9 +43,9 @@ def assess(text: str, schema: dict[str, Any]) -> Verdict:
         value = json.loads(body, parse_constant=_reject_constant)
     except json.JSONDecodeError as error:
         where = f"line {error.lineno} column {error.colno}"
-        return failed(f"structured: not valid JSON: {error.msg} at {where}")
+        return failed(f"{NOT_JSON}: {error.msg} at {where}")
     except _NonStandardConstant as error:
-        return failed(f"structured: not valid JSON: {error}")
+        return failed(f"{NOT_JSON}: {error}")
     validator_class = validators.validator_for(schema)
     validator_class.check_schema(schema)
     errors = list(validator_class(schema).iter_errors(value))

@@ -3,7 +3,8 @@
 Only for endpoints that advertise `response_format` or `structured_outputs` (otherwise
 not_applicable: asking would be unroutable with require_parameters, and a host that never
 claimed the capability has not regressed). A completed generation that breaks the schema
-fails (capability regression); a dropped connection is a transport_error.
+fails (capability regression); a dropped connection is a transport_error; JSON cut short by
+our own max_tokens (finish_reason "length") is inconclusive.
 """
 
 from __future__ import annotations
@@ -11,13 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 from judge import structured as structured_judge
-from judge.verdict import Outcome
+from judge.verdict import Outcome, Verdict
 from probes.cases import Case, CaseResult
 from probes.contracts import (ChatClient, ContractSettings, attempt_from, clock, judge_in_thread, prompt,
                               single)
 from probes.records import Endpoint
 
 CAPABILITIES = ("response_format", "structured_outputs")
+
 
 
 def request() -> tuple[list[dict[str, str]], dict[str, Any], dict[str, Any]]:
@@ -37,4 +39,10 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
     result = await client.chat(endpoint, msgs, max_tokens=settings.probe.max_tokens, response_format=fmt,
                                temperature=settings.probe.temperature)
     verdict = await judge_in_thread(structured_judge.assess, result.text, schema) if result.completed else None
+    if (verdict is not None and verdict.failed and result.finish_reason == "length"
+            and verdict.reason.startswith(structured_judge.NOT_JSON)):
+        # Our own max_tokens cut the object before it closed: that says nothing about the host.
+        verdict = Verdict("inconclusive", f"structured: the reply reached max_tokens "
+                                          f"({settings.probe.max_tokens}) before the JSON closed; raise "
+                                          f"probe.max_tokens ({verdict.reason})")
     return single(case, attempt_from(result, endpoint, verdict, msgs), result, clock() - start)

@@ -196,3 +196,16 @@ def test_a_reply_that_spent_its_budget_on_reasoning_is_inconclusive_not_empty(mo
     assert got.outcome is Outcome.INCONCLUSIVE and "reasoning" in got.reason
     empty = completed(text="", ttft=None, finish_reason="stop")
     assert run(module, FakeClient(empty), settings(board=Board(_control(Outcome.FAIL))), case).outcome is Outcome.FAIL
+
+
+def test_json_cut_by_our_own_max_tokens_is_inconclusive_not_a_regression() -> None:
+    case = Case(model="m/x", contract="structured", endpoint=EP)
+    cut = completed(text='{"name": "Mara", "age": 40, "mood": "wa', finish_reason="length")
+    got = run(structured, FakeClient(cut), settings(), case)
+    assert got.outcome is Outcome.INCONCLUSIVE and "max_tokens" in got.reason
+    # a complete object that breaks the schema still fails, whatever the finish reason
+    wrong = completed(text='{"name": "Mara", "age": "forty", "mood": "wary", "items": []}', finish_reason="length")
+    assert run(structured, FakeClient(wrong), settings(), case).outcome is Outcome.FAIL
+    # and malformed JSON that the host ended itself is a failure
+    malformed = completed(text='{"name": "Mara", "age": 40,,}', finish_reason="stop")
+    assert run(structured, FakeClient(malformed), settings(), case).outcome is Outcome.FAIL
