@@ -32,16 +32,22 @@ def pinned_body(
     reasoning: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The §2.3 recipe: order + only the exact tag, no fallbacks, every parameter honoured, no `models`."""
+    # The cost cap goes under the name the endpoint lists (max_tokens is deprecated in favour of
+    # max_completion_tokens). An endpoint that lists neither cannot be pinned with
+    # require_parameters (it would be unroutable, frozen forever), so for it the requirement is
+    # dropped unless the request carries a response_format that must not be silently stripped.
+    cap = "max_completion_tokens" if (endpoint.supports("max_completion_tokens")
+                                      and not endpoint.supports("max_tokens")) else "max_tokens"
     body: dict[str, Any] = {
         "model": endpoint.model,
         "messages": [dict(m) for m in messages],
-        "max_tokens": max_tokens,
+        cap: max_tokens,
         "stream": stream,
         "provider": {
             "order": [endpoint.tag],
             "only": [endpoint.tag],
             "allow_fallbacks": False,
-            "require_parameters": True,
+            "require_parameters": endpoint.supports(cap) or response_format is not None,
         },
     }
     for name, value in zip(_OPTIONAL_PARAMS, (temperature, seed)):
