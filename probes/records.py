@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import Enum
+from typing import TypeGuard
 
 
 class Classification(str, Enum):
@@ -104,12 +105,12 @@ class Usage:
                    reasoning_tokens=reasoning if type(reasoning) is int and reasoning > 0 else 0)
 
 
-def _is_number(value: object) -> bool:
+def _is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _is_count(value: object) -> bool:
-    return _is_number(value) and float(value) >= 0 and float(value) == int(value)  # type: ignore[arg-type]
+def _is_count(value: object) -> TypeGuard[int | float]:
+    return _is_number(value) and float(value) >= 0 and float(value) == int(value)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -144,7 +144,7 @@ class Run:
             finish_reason=b.get("finish_reason", s.finish_reason),
             native_finish_reason=b.get("native_finish_reason", s.native_finish_reason),
             usage=b.get("usage", s.usage),
-            served_by=(strangers or served or [None])[0],
+            served_by=next(iter(strangers or served), None),
             served_model=b.get("served_model", s.served_model),
             generation_id=b.get("generation_id") or s.generation_id or self.header_generation_id,
             http_status=self.status,

@@ -125,7 +125,8 @@ def completion_fields(body: Any) -> dict[str, Any] | str:
     choice = choices[0]
     if choice.get("error") is not None or choice.get("finish_reason") == "error":
         return describe_error(choice.get("error")) if choice.get("error") is not None else "finish_reason 'error'"
-    message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
+    raw_message = choice.get("message")
+    message: dict[str, Any] = raw_message if isinstance(raw_message, dict) else {}
     return {
         "text": message.get("content") if isinstance(message.get("content"), str) else "",
         "reasoning_text": message.get("reasoning") if isinstance(message.get("reasoning"), str) else "",

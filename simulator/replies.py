@@ -152,7 +152,9 @@ def _generation(
         ttft_ms = float(drawn.slow["delay_ms"])  # exact, so "measured TTFT >= injected delay" holds
     else:
         ttft_ms = max(0.0, behaviour.ttft_ms + rng.uniform(-behaviour.jitter_ms, behaviour.jitter_ms))
-    cut_at, error, finish_reason = None, None, finish
+    cut_at: int | None = None
+    error: StreamError | None = None
+    finish_reason: str | None = finish
     if name == "truncated_stream":
         cut_at, finish_reason = int(len(text) * params["after"]), None
     elif name == "mid_stream_error":

@@ -299,7 +299,11 @@ class _Parser:
         rounds = {k: int(self.number(p[k], f"{where}.{k}", minimum=1)) for k in ("from_round", "to_round") if k in p}
         times = {k: self.time(p[k], f"{where}.{k}") for k in ("from_time", "to_time") if k in p}
         body = {k: v for k, v in p.items() if k not in bounds}
-        return Phase(behaviour=self.behaviour(body, where, base), **rounds, **times)
+        return Phase(
+            behaviour=self.behaviour(body, where, base),
+            from_round=rounds.get("from_round"), to_round=rounds.get("to_round"),
+            from_time=times.get("from_time"), to_time=times.get("to_time"),
+        )
 
     def time(self, value: Any, where: str) -> datetime:
         if isinstance(value, datetime):  # YAML parses unquoted timestamps itself

@@ -105,9 +105,9 @@ class _Generator:
         if kind == "integer":
             return self.integer(schema)
         if kind == "number":
-            low = float(schema.get("minimum", 0))
-            high = float(schema.get("maximum", low + 100))
-            return min(max(round(self.rng.uniform(low, high), 2), low), high)
+            lowest = float(schema.get("minimum", 0))
+            highest = float(schema.get("maximum", lowest + 100))
+            return min(max(round(self.rng.uniform(lowest, highest), 2), lowest), highest)
         if kind == "boolean":
             return self.rng.random() < 0.5
         if kind == "null":

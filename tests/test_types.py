@@ -1,0 +1,30 @@
+"""Type checks: judge/ is clean under `mypy --strict`, and the whole tree under default mypy."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _mypy() -> Path:
+    mypy = Path(sys.executable).parent / "mypy"
+    if not mypy.exists():
+        pytest.skip("mypy is not installed next to this Python: `./dev test` installs it with the test extras")
+    return mypy
+
+
+@pytest.mark.parametrize("args", [
+    pytest.param(["--strict", "judge"], id="strict-judge"),
+    pytest.param(["judge", "canary", "probes", "simulator"], id="whole-tree"),
+])
+def test_mypy_is_clean(args: list[str], tmp_path_factory: pytest.TempPathFactory) -> None:
+    # A cache per invocation (strict and default results must not share one), kept for the session.
+    cache = tmp_path_factory.mktemp("mypy-cache")
+    proc = subprocess.run([str(_mypy()), "--cache-dir", str(cache), "--no-error-summary", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
