@@ -6,7 +6,8 @@
         rejected: fetch the branch; if the remote did not touch the judge's files since our
             base, rebase onto it (only other files moved, so no conflict) -> push again
         the remote changed the judge's files too (another judge run, a `canary lift`, an
-        incident command's audit line), or the rebase fails: never merge the state textually
+        incident command's audit line), or an exclusion file the judge read (with `reapply`:
+        the capacity floor must weigh it), or the rebase fails: never merge the state textually
         (two JSON edits can merge cleanly into a state no round produced), instead:
             rebase --abort, reset --hard to the fetched tip (a person's edits are all on the
             remote, so nothing of theirs is lost), re-apply the round(s) on that fresh state
@@ -99,10 +100,17 @@ class _Git:
 
 def commit_back(repo: Path, files: Sequence[Path], message: Callable[[], str], *, remote: str, branch: str,
                 retries: int = DEFAULT_RETRIES, reapply: Callable[[], int] | None = None,
-                sleep: Callable[[float], None] = time.sleep) -> CommitResult:
-    """Commit `files` (paths inside `repo`) and push to remote/branch; see the module docstring."""
+                sleep: Callable[[float], None] = time.sleep, inputs: Sequence[Path] = ()) -> CommitResult:
+    """Commit `files` (paths inside `repo`) and push to remote/branch; see the module docstring.
+
+    `inputs`: files the judge read but does not write (the exclusion files). When the remote
+    changed one of them and `reapply` is given, the round is re-applied rather than rebased, so
+    the capacity floor weighs the exclusions people pushed meanwhile.
+    """
     git = _Git(repo)
     rel = [str(Path(f).resolve().relative_to(Path(repo).resolve())) for f in files]
+    read_only = [r for r in (_inside(repo, f) for f in inputs) if r is not None]
+    watched = rel + read_only if reapply is not None else rel
     _refuse_foreign_changes(git, rel)
     if not _stage_and_commit(git, rel, message()):
         return CommitResult(NOTHING, 0, 0)
@@ -113,7 +121,7 @@ def commit_back(repo: Path, files: Sequence[Path], message: Callable[[], str], *
         if attempt > 1:
             sleep(min(2.0 * attempt, 10.0))  # contention persists: let the other pusher finish
         git.run("fetch", remote, branch)
-        if _remote_touched(git, rel) or git.run("-c", "core.editor=true", "rebase", "FETCH_HEAD",
+        if _remote_touched(git, watched) or git.run("-c", "core.editor=true", "rebase", "FETCH_HEAD",
                                                 check=False).returncode != 0:
             git.run("rebase", "--abort", check=False)
             if reapply is None:
@@ -126,6 +134,14 @@ def commit_back(repo: Path, files: Sequence[Path], message: Callable[[], str], *
             if not _stage_and_commit(git, rel, message()):
                 return CommitResult(ALREADY_UPSTREAM, attempt, reapplied)
     raise CommitBackError(f"push still rejected after {retries} attempts; the commit stays local, nothing was forced")
+
+
+def _inside(repo: Path, path: Path) -> str | None:
+    """`path` relative to `repo`, or None when it lives outside the repository."""
+    try:
+        return str(Path(path).resolve().relative_to(Path(repo).resolve()))
+    except ValueError:
+        return None
 
 
 def _remote_touched(git: _Git, rel: list[str]) -> bool:

@@ -152,7 +152,8 @@ def _count(state: JudgeState, mround: ModelRound, policy: Policy) -> JudgeState:
             ps = replace(ps, clean_streak=ps.clean_streak + 1, failed_streak=0)
         problems = pr.problems()
         reasons = tuple(f"{e.contract}: {e.outcome}: {e.reason}"[:MAX_REASON_CHARS] for e in problems)
-        language = next_language(pr.language_case, ps.next_language, policy.languages)
+        language = next_language(pr.language_case, ps.next_language, policy.languages,
+                                 pending=ps.failed_streak > 0)
         ps = replace(ps, last_reasons=reasons[:MAX_LAST_REASONS], next_language=language)
         state = state.with_provider(mround.model, provider, ps)
     return state

@@ -58,7 +58,8 @@ def _run(args: argparse.Namespace) -> int:
                              decisions_out=decisions_path, send=False)
 
         result = commit_back(repo, [config.paths.state, config.paths.audit], message, remote=args.remote,
-                             branch=branch, retries=args.retries, reapply=reapply if args.reapply else None)
+                             branch=branch, retries=args.retries, reapply=reapply if args.reapply else None,
+                             inputs=[config.paths.builtin, config.paths.incidents])
     except (CommitBackError, StoreError, ReportError, ValueError) as exc:
         print(f"canary commit: {exc}", file=sys.stderr)
         return 1
