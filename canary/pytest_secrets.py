@@ -1,0 +1,49 @@
+"""A pytest plugin, loaded by the root conftest.py for every run: the API key never reaches pytest's output.
+
+The probes never print or store the key (probes/settings.py masks it); this is the last line of
+defence for what pytest itself writes — failure tracebacks, captured output and logs end up in
+the terminal, the JUnit XML and the Allure results, so they are scrubbed before any reporter
+sees them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Generator
+from typing import Any
+
+import pytest
+
+KEY_VARIABLE = "OPENROUTER_API_KEY"
+MASK = "***"
+# Shorter values (an empty or placeholder key) would mask ordinary words in the output.
+MIN_SECRET_LENGTH = 8
+
+
+def _secret() -> str | None:
+    key = os.environ.get(KEY_VARIABLE, "").strip()
+    return key if len(key) >= MIN_SECRET_LENGTH else None
+
+
+def scrub(text: str, secret: str | None = None) -> str:
+    """`text` with the API key replaced by a mask."""
+    secret = secret if secret is not None else _secret()
+    return text.replace(secret, MASK) if secret else text
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+    report = yield
+    secret = _secret()
+    if secret is None:
+        return report
+    if report.longrepr is not None and secret in str(report.longrepr):
+        report.longrepr = scrub(str(report.longrepr), secret)
+    report.sections = [(title, scrub(content, secret)) for title, content in report.sections]
+    return report
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    base = os.environ.get("OPENROUTER_BASE_URL", "").strip() or "https://openrouter.ai/api/v1"
+    key = "set" if os.environ.get(KEY_VARIABLE, "").strip() else "not set"
+    return [f"canary: OPENROUTER_BASE_URL={base}, {KEY_VARIABLE} {key}"]
