@@ -76,6 +76,46 @@ def append(path: Path, records: Iterable[dict[str, Any]]) -> None:
         os.close(fd)
 
 
+# How far back from the end of the log a re-run looks for its own round's lines: they can only
+# be the last ones written (rounds are applied in order), so the tail is enough.
+TAIL_BYTES = 1 << 20
+
+
+def append_round(path: Path, records: list[dict[str, Any]]) -> None:
+    """Append one round's records, skipping those an interrupted earlier run of it already wrote.
+
+    The judge appends the audit lines before it replaces the state file (so a crash never loses
+    a decision); a re-run after a crash in between would otherwise log the round twice.
+    """
+    round_ids = {r.get("round_id") for r in records}
+    seen = {_key(r) for r in _tail_records(Path(path)) if r.get("round_id") in round_ids}
+    append(path, [r for r in records if _key(r) not in seen])
+
+
+def _key(record: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(record.get(k) for k in ("round_id", "model", "provider", "action", "rule", "reason"))
+
+
+def _tail_records(path: Path) -> list[dict[str, Any]]:
+    try:
+        with open(path, "rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, size - TAIL_BYTES))
+            raw = handle.read()
+    except FileNotFoundError:
+        return []
+    lines = raw.split(b"\n")[1:] if size > TAIL_BYTES else raw.split(b"\n")  # a cut first line
+    out = []
+    for line in lines:
+        try:
+            record = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            continue
+        if isinstance(record, dict):
+            out.append(record)
+    return out
+
+
 def _ends_mid_line(fd: int) -> bool:
     size = os.fstat(fd).st_size
     return size > 0 and os.pread(fd, 1, size - 1) != b"\n"

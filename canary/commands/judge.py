@@ -106,7 +106,7 @@ def run_judge(results: Sequence[Path], config: Config, *, now: datetime, mode: s
         "would_ignore": {m: would_ignore(m, exclusions, new_state, now) for m in models},
     }
     atomic_write_json(decisions_out or Path(paths.reports) / DEFAULT_DECISIONS_FILE, doc)
-    audit.append(paths.audit, audit.rejected_lines(report.rejected, round_id=report.round_id, mode=mode, now=now)
+    audit.append_round(paths.audit, audit.rejected_lines(report.rejected, round_id=report.round_id, mode=mode, now=now)
                  + audit.decision_lines(decisions, round_id=report.round_id, mode=mode, now=now))
     save_state(paths.state, new_state)
     for rejected in report.rejected:
