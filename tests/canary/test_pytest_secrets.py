@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-SENTINEL = "sk-or-v1-SENTINEL0123456789abcdef"
+SENTINEL = "sk-or-v1-SENTINEL-secrets-0123456789"  # dashes: never a real key
 
 
 def test_a_key_in_a_failure_and_in_captured_output_is_masked(pytester: pytest.Pytester,
