@@ -20,8 +20,8 @@ from probes.client import PinnedClient
 from probes.discovery import DiscoveryError, discover
 from probes.records import ChatResult, Classification, Endpoint
 from probes.settings import ClientSettings
+from simulator.process import SIMULATOR_KEY, simulator_process
 
-SIMULATOR_KEY = "sk-canary-bundled-simulator"
 PING_MESSAGES = ({"role": "user", "content": "Say hello to a traveller arriving at the inn, in one short sentence."},)
 
 
@@ -45,18 +45,12 @@ def run(args: argparse.Namespace) -> int:
         settings = ClientSettings.from_env()
         if not settings.has_key and not os.environ.get("OPENROUTER_BASE_URL"):
             # The simulator wants a key like OpenRouter does (401 without one); any value will do.
-            settings = ClientSettings(base_url=stack.enter_context(_bundled_simulator()).base_url, api_key=SIMULATOR_KEY)
+            settings = ClientSettings(base_url=stack.enter_context(simulator_process()), api_key=SIMULATOR_KEY)
             print(f"canary discover: no OPENROUTER_API_KEY; using the bundled simulator at {settings.base_url}",
                   file=sys.stderr)
         client = PinnedClient(settings, overall_concurrency=config.concurrency.overall,
                               per_provider_concurrency=config.concurrency.per_provider, deadline_s=deadline)
         return asyncio.run(_main(client, models, ping=args.ping, max_tokens=args.max_tokens))
-
-
-def _bundled_simulator() -> Any:
-    import simulator  # imported lazily: only needed without a real upstream
-
-    return simulator.start_simulator()
 
 
 async def _main(client: PinnedClient, models: Sequence[str], *, ping: bool, max_tokens: int) -> int:
