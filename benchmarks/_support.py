@@ -15,6 +15,7 @@ point.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -30,12 +31,13 @@ from typing import Any
 
 import yaml
 
+from simulator.process import simulator_process
+
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
 MODEL = "deepseek/deepseek-chat-v3-0324"
 DUMMY_KEY = "sk-canary-proof-dummy-key"
 ALL_PARAMS = ["max_tokens", "temperature", "seed", "response_format", "structured_outputs"]
-SERVING_PREFIX = "canary sim: serving on "
 
 
 # -- scenarios ------------------------------------------------------------------------------
@@ -96,17 +98,9 @@ class Simulator:
     """`python -m simulator` in a subprocess (its timing stays independent of the round's CPU)."""
 
     def __init__(self, scenario_file: Path, *, seed: int = 0, round_number: int = 1) -> None:
-        self.proc = subprocess.Popen(
-            [PYTHON, "-m", "simulator", "--scenario", str(scenario_file), "--port", "0", "--seed", str(seed),
-             "--round", str(round_number)],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline().strip()
-        if not line.startswith(SERVING_PREFIX):
-            self.close()
-            raise RuntimeError(f"the simulator did not start: {line or 'no output'}")
-        self.base_url = line[len(SERVING_PREFIX):].split()[0]
-        threading.Thread(target=lambda: [None for _ in self.proc.stdout or ()], daemon=True).start()
+        self._stack = contextlib.ExitStack()
+        running = self._stack.enter_context(simulator_process(scenario_file, seed, round_number))
+        self.base_url, self.pid = running.base_url, running.pid
 
     def control(self, **body: Any) -> dict[str, Any]:
         root = self.base_url.split("/api/")[0]
@@ -119,13 +113,7 @@ class Simulator:
         self.control(round=number)
 
     def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        self._stack.close()
 
     def __enter__(self) -> Simulator:
         return self

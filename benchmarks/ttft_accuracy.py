@@ -21,7 +21,6 @@ import argparse
 import asyncio
 import math
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -35,6 +34,7 @@ from probes.client import PinnedClient  # noqa: E402
 from probes.discovery import discover  # noqa: E402
 from probes.records import Classification, Endpoint  # noqa: E402
 from probes.settings import ClientSettings  # noqa: E402
+from simulator.process import simulator_process  # noqa: E402
 
 MODEL = "bench/ttft-model"
 MESSAGES = ({"role": "user", "content": "Greet the traveller at the inn."},)
@@ -44,18 +44,6 @@ def scenario(ttft_ms: float) -> dict[str, object]:
     endpoint = {"tag": "bench/fp8", "provider_name": "Bench",
                 "behaviour": {"ttft_ms": ttft_ms, "jitter_ms": 0, "tokens_per_second": 400}}
     return {"name": "ttft-bench", "models": [{"id": MODEL, "endpoints": [endpoint]}]}
-
-
-def start_simulator(scenario_file: Path) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen([sys.executable, "-m", "simulator", "--scenario", str(scenario_file), "--port", "0"],
-                            cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    line = proc.stdout.readline().strip()
-    prefix = "canary sim: serving on "
-    if not line.startswith(prefix):
-        proc.kill()
-        raise SystemExit(f"simulator did not start (first line: {line!r})")
-    return proc, line[len(prefix):].split()[0]
 
 
 async def burst(settings: ClientSettings, endpoint: Endpoint, streams: int) -> list[tuple[float, float]]:
@@ -109,16 +97,12 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         file = Path(tmp) / "bench.yaml"
         file.write_text(yaml.safe_dump(scenario(args.ttft_ms)), encoding="utf-8")
-        proc, url = start_simulator(file)
-        try:
+        with simulator_process(file) as sim:
             # Other work on the machine inflates the figures: print the load next to them.
             load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-            print(f"simulator (subprocess pid {proc.pid}) at {url}; {os.cpu_count()} CPUs, load average {load}")
-            asyncio.run(measure(ClientSettings(base_url=url, api_key="bench-not-a-secret"),
+            print(f"simulator (subprocess pid {sim.pid}) at {sim.base_url}; {os.cpu_count()} CPUs, load average {load}")
+            asyncio.run(measure(ClientSettings(base_url=sim.base_url, api_key="bench-not-a-secret"),
                                 args.ttft_ms, args.streams, args.samples))
-        finally:
-            proc.terminate()
-            proc.wait(timeout=10)
     return 0
 
 

@@ -59,7 +59,7 @@ def _bundled_simulator_unless_configured(config: pytest.Config) -> None:
         return
     stack = contextlib.ExitStack()
     try:
-        base_url = stack.enter_context(simulator_process(config.getoption("canary_scenario")))
+        base_url = stack.enter_context(simulator_process(config.getoption("canary_scenario"))).base_url
     except RuntimeError as exc:
         raise pytest.UsageError(f"canary: {exc}") from None
     config.add_cleanup(stack.close)

@@ -13,17 +13,27 @@ import sys
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 # The simulator accepts any non-empty key; this one says what it is wherever it shows up.
 SIMULATOR_KEY = "sk-canary-bundled-simulator"
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+SERVING_PREFIX = "canary sim: serving on "
+
+
+@dataclass(frozen=True, slots=True)
+class BundledSimulator:
+    """A running simulator subprocess: where it serves, and its pid (benchmarks measure it)."""
+
+    base_url: str
+    pid: int
 
 
 @contextmanager
 def simulator_process(scenario: str | Path | None = None, seed: int = 0, round_number: int = 1,
-                      extra: Sequence[str] = ()) -> Iterator[str]:
-    """Run `python -m simulator` on a free port; yield its base URL; stop it afterwards."""
+                      extra: Sequence[str] = ()) -> Iterator[BundledSimulator]:
+    """Run `python -m simulator` on a free port; yield where it serves; stop it afterwards."""
     cmd = [sys.executable, "-m", "simulator", "--port", "0", "--seed", str(seed), "--round", str(round_number),
            *extra]
     if scenario:
@@ -32,14 +42,14 @@ def simulator_process(scenario: str | Path | None = None, seed: int = 0, round_n
     try:
         assert proc.stdout is not None and proc.stderr is not None
         line = proc.stdout.readline().strip()
-        if "serving on " not in line:
+        if not line.startswith(SERVING_PREFIX):
             proc.wait(timeout=5)
             detail = proc.stderr.read().strip().splitlines()
             raise RuntimeError(f"the simulator did not start: {detail[-1] if detail else line or 'no output'}")
         # Keep draining its output: a full pipe would block the simulator mid-round.
         for stream in (proc.stdout, proc.stderr):
             threading.Thread(target=_drain, args=(stream,), daemon=True).start()
-        yield line.rsplit(" ", 1)[-1]
+        yield BundledSimulator(line[len(SERVING_PREFIX):].split()[0], proc.pid)
     finally:
         proc.terminate()
         try:

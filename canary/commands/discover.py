@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         settings = ClientSettings.from_env()
         if not settings.has_key and not os.environ.get("OPENROUTER_BASE_URL"):
             # The simulator wants a key like OpenRouter does (401 without one); any value will do.
-            settings = ClientSettings(base_url=stack.enter_context(simulator_process()), api_key=SIMULATOR_KEY)
+            settings = ClientSettings(base_url=stack.enter_context(simulator_process()).base_url, api_key=SIMULATOR_KEY)
             print(f"canary discover: no OPENROUTER_API_KEY; using the bundled simulator at {settings.base_url}",
                   file=sys.stderr)
         client = PinnedClient(settings, overall_concurrency=config.concurrency.overall,

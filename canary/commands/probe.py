@@ -109,7 +109,7 @@ def _upstream(env: dict[str, str], args: argparse.Namespace) -> Iterator[str]:
     if env.get("OPENROUTER_API_KEY", "").strip():
         yield env.get("OPENROUTER_BASE_URL") or "openrouter"
         return
-    with simulator_process(args.scenario, args.seed, args.round_number) as base_url:
-        env["OPENROUTER_BASE_URL"] = base_url
+    with simulator_process(args.scenario, args.seed, args.round_number) as sim:
+        env["OPENROUTER_BASE_URL"] = sim.base_url
         env["OPENROUTER_API_KEY"] = SIMULATOR_KEY
-        yield f"the bundled simulator at {base_url}"
+        yield f"the bundled simulator at {sim.base_url}"
