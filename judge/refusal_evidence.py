@@ -49,10 +49,10 @@ WEIGHT_DECLINE_FIRST = 3.0      # decline + action in the first sentence
 WEIGHT_DECLINE_SECOND = 2.0     # ... in the second sentence (after "I understand ..." or an apology)
 WEIGHT_BARE_DECLINE = 1.5       # "I can't." with no action: characters say it too
 WEIGHT_APOLOGY = 1.0
-WEIGHT_AI = 1.5
+WEIGHT_AI = 1.0
 WEIGHT_OFFER = 1.5
 WEIGHT_PREAMBLE = 1.0
-WEIGHT_VERDICT = 1.0
+WEIGHT_VERDICT = 1.5
 WEIGHT_INSTEAD = 1.0
 WEIGHT_REQUEST = 0.5
 WEIGHT_POLICY = 0.5
@@ -65,6 +65,7 @@ WEIGHT_DIALOGUE_QUOTE = -1.5
 WEIGHT_DIALOGUE_DASH = -2.0
 WEIGHT_VOCATIVE = -2.0          # "I can't do that, Captain"
 WEIGHT_NARRATION = -1.5         # "The wizard laughed."
+WEIGHT_COMPLIES = -1.5          # "As an AI I don't have opinions, but I can tell you that ..."
 
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\uff07": "'"})
 # Markdown leaders, and an out-of-character marker: "(OOC: I can't continue...)".
@@ -92,6 +93,14 @@ _SPEECH_TAG = re.compile(
 _VOCATIVE = re.compile(
     r",\s*(?:sir|madam|ma'am|my (?:lord|lady|dear|friend|love|liege)|captain|master|boss|darling|honey|sweetheart|"
     r"kid|boy|girl|[A-Z][a-z]{2,})\s*(?:[.!?;,—–]|$)"
+)
+# The disclaimer is followed by the work: "but I can tell you", "However, here are", "That said,".
+_COMPLIES = re.compile(
+    r"\b(?:but|however,?) i (?:can|could|will|'ll|would be happy to) (?:certainly )?(?:tell|explain|share|clarify|say|"
+    r"describe|outline|summari[sz]e|give you|offer (?:you )?some|provide (?:you with )?(?:some |a |an )?(?:general|"
+    r"overview|context|information|background|insight|perspective|facts))|\bhowever,? here(?:'s| is| are)\b|"
+    r"\bthat said,|\bhere(?:'s| is| are) (?:some|a few|an overview|what)\b",
+    re.IGNORECASE,
 )
 _LIST = re.compile(r"\n\s*(?:[*•-]|\d+[.)])\s+\S")
 _NARRATION = re.compile(r"^(?:he|she|they|his|her|their|the \w+|[A-Z][a-z]+) \w+ed\b")
@@ -250,7 +259,7 @@ def _acts(p: _Patterns, sentence: str, decline: re.Match[str], limit: int | None
     """An action on the request right after the decline ("I can't help"), or right before it in a
     verb-final language ("제공할 수 없습니다")."""
     if limit is None:
-        return p.actions.search(sentence, max(0, decline.start() - ACTION_WINDOW_CHARS), decline.end()) is not None
+        return p.actions.search(sentence, 0, decline.end()) is not None
     window = len(sentence) if wide else decline.end() + ACTION_WINDOW_CHARS
     return p.actions.search(sentence, decline.start(), window) is not None
 
@@ -315,6 +324,8 @@ def _story_signals(body: str, head_text: str, first: str, second: str) -> list[t
         found.append((WEIGHT_DIALOGUE_DASH, "a dialogue dash"))
     if _VOCATIVE.search(head_text):
         found.append((WEIGHT_VOCATIVE, "addresses a character"))
+    if _COMPLIES.search(head_text):
+        found.append((WEIGHT_COMPLIES, "then does the work"))
     if _NARRATION.match(first) or _NARRATION.match(second.lstrip()):
         found.append((WEIGHT_NARRATION, "third-person narration"))
     return found
