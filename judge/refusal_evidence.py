@@ -166,6 +166,7 @@ _ANCHORS = {
     for language in LEXICONS
 }
 _WORD = re.compile(r"\w+")
+_TURKISH_DECLINE = re.compile(r"\w(?:{})\b".format("|".join(TURKISH_DECLINE_ENDINGS)))
 _SCRIPT_CHARS = {
     "hangul": re.compile("[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]"),
     "kana": re.compile("[\u3040-\u30ff]"),
@@ -179,7 +180,10 @@ _SCRIPT_CHARS = {
 
 def weigh(text: str) -> RefusalFinding:
     """Weigh whether a completed roleplay reply is an out-of-character refusal (pure, deterministic)."""
-    normalised = text.translate(_APOSTROPHES)
+    # Only the start (where a host declines) and the end (where it offers something else) are read
+    # closely; the whole reply is only searched for *actions*.
+    normalised = (text if len(text) <= HEAD_CHARS * 3 else text[:HEAD_CHARS * 2] + "\n" + text[-TAIL_CHARS:]
+                  ).translate(_APOSTROPHES)
     ooc = _OOC.match(normalised) is not None
     body = _LEADER.sub("", _OOC.sub("", normalised, count=1)).lstrip()
     if not body:
@@ -198,7 +202,7 @@ def weigh(text: str) -> RefusalFinding:
     if best is None:
         return RefusalFinding(False, None, 0.0, (), _excerpt(body))
     language, score, signals = best
-    story = _story_signals(body, head_text, first, second)
+    story = _story_signals(text, body, head_text, first, second)
     total = score + sum(weight for weight, _ in story)
     all_signals = tuple(signals) + tuple(f"{name} ({weight:+g})" for weight, name in story)
     return RefusalFinding(total >= REFUSAL_THRESHOLD, language, round(total, 2), all_signals,
@@ -231,17 +235,17 @@ def _candidates(first: str, second: str) -> list[str]:
         for language in SCRIPT_LANGUAGES[script]:
             if language in found:
                 continue
-            if script == "latin" and not _may_anchor(language, words):
+            if script == "latin" and not _may_anchor(language, words, near):
                 continue
             if _ANCHORS[language].search(near if script in ("latin", "cyrillic") else whole):
                 found.append(language)
     return found
 
 
-def _may_anchor(language: str, words: set[str]) -> bool:
+def _may_anchor(language: str, words: set[str], near: str) -> bool:
     if not LATIN_TRIGGERS[language].isdisjoint(words):
         return True
-    return language == "tr" and any(word.endswith(TURKISH_DECLINE_ENDINGS) for word in words)
+    return language == "tr" and _TURKISH_DECLINE.search(near) is not None
 
 
 def _best_language(head: str, tail: str, first: str, second: str, short: bool,
@@ -312,9 +316,9 @@ def _language_score(p: _Patterns, limit: int | None, wide: bool, head: str, tail
     return score, signals
 
 
-def _story_signals(body: str, head_text: str, first: str, second: str) -> list[tuple[float, str]]:
+def _story_signals(text: str, body: str, head_text: str, first: str, second: str) -> list[tuple[float, str]]:
     found: list[tuple[float, str]] = []
-    if _ACTION_SPAN.search(body):
+    if _ACTION_SPAN.search(text):
         found.append((WEIGHT_ACTION_SPAN, "an *action* in the reply"))
     if _SPEECH_TAG.search(head_text):
         found.append((WEIGHT_SPEECH_TAG, "a speech tag"))

@@ -48,9 +48,9 @@ LEXICONS: dict[str, Lexicon] = {
         r"(?:must|have to|need to|'ll have to|will have to|'m going to) (?:respectfully )?(?:decline|refuse|pass)|"
         r"(?:respectfully )?decline|refuse)|(?:that|this|it)(?:'s| is) not something i(?:'m able to| can| will)|"
         r"unable to (?:help|assist|comply|provide|continue|fulfil)|not able to (?:help|assist|comply|provide|continue)",
-        actions=r"help|assist|provid|give|continu|keep going|go on|writ|creat|generat|produc|fulfil|comply|engag|"
+        actions=r"help|assist|provid|give|(?:continu\w*|keep going|go on|proceed)(?: \w+)?(?: with)? (?:this|that|the (?:story|roleplay|role-play|scene|scenario|conversation|request))|writ|creat|generat|produc|fulfil|comply|engag|"
         r"participat|take part|partake|support|answer|respond|reply|share|offer|discuss|describ|depict|complet|"
-        r"proceed|accommodat|facilitat|condon|promot|encourag|mak|roleplay|role-play|play along|go along|draft|"
+        r"accommodat|facilitat|condon|promot|encourag|mak|roleplay|role-play|play along|go along|draft|"
         r"compos|develop|design|explain|tell you|recommend|suggest|advis|endors|suppl|disclos|reveal|perform|carry out|"
         r"follow|process|entertain|agree|honou?r|grant|satisf|output|put together|be of (?:help|assistance)|"
         r"be part of|do (?:that|this|so|it)|with (?:that|this|your|the request)|that request|this request",
@@ -73,7 +73,7 @@ LEXICONS: dict[str, Lexicon] = {
     "es": Lexicon(
         decline=r"no (?:puedo|podré|podria|podría|voy a|me es posible|estoy en (?:condiciones|posición)|soy capaz|debo|"
         r"me siento cómod)|me niego a|debo (?:rechazar|declinar)|lamentablemente no|no es algo que pueda",
-        actions=r"ayud|proporcion|brind|escrib|crear|gener|produc|particip|cumpl|proced|continu|segui|describ|realiz|"
+        actions=r"ayud|proporcion|brind|escrib|crear|gener|produc|particip|cumpl|(?:continuar|seguir|proceder)(?: con)? (?:esta|esa|la|este|ese|el) (?:historia|escena|conversación|rol|juego)|describ|realiz|"
         r"ofrec|dar|responder|contest|facilit|complac|satisfac|apoy|redact|elabor|hacer|hacerlo|asist|colabor|"
         r"compart|explic|suministr|atend|con (?:eso|esto|esa|esta|tu|su) ",
         apology=r"lo siento|lo lamento|perdón|perdona|disculpa|lamentablemente|desafortunadamente|lamento",
@@ -91,7 +91,7 @@ LEXICONS: dict[str, Lexicon] = {
     "pt": Lexicon(
         decline=r"(?:não|nao) (?:posso|consigo|vou|poderei|sou capaz|me é possível|devo|estou em condições)|"
         r"me recuso a|recuso-me a|infelizmente,? não|não é algo que eu possa",
-        actions=r"ajud|fornec|escrev|cri|gerar|produz|particip|atend|prossegu|continu|descrev|realiz|dar|respond|"
+        actions=r"ajud|fornec|escrev|cri|gerar|produz|particip|atend|(?:continuar|prosseguir|seguir)(?: com)? (?:esta|essa|a|este|esse|o) (?:história|cena|conversa|roleplay)|descrev|realiz|dar|respond|"
         r"oferec|cumpr|colabor|elabor|redig|compartilh|explic|apoi|segui|fazer|prest|auxili|assist|satisf|"
         r"com (?:isso|isto|essa|esta|seu|sua) ",
         apology=r"desculpe|desculpa|sinto muito|lamento|peço desculpas|infelizmente",
@@ -109,7 +109,7 @@ LEXICONS: dict[str, Lexicon] = {
         decline=r"je ne (?:peux|pourrai|puis|vais|souhaite|suis pas en mesure|suis pas en position)|"
         r"je refuse de|il m'est impossible|je dois (?:refuser|décliner)|ce n'est pas quelque chose que je|"
         r"ne (?:peux|pourrai) pas",
-        actions=r"aid|fourn|écri|créer|génér|produi|particip|répond|poursuiv|continu|décri|réalis|satisf|donn|offr|"
+        actions=r"aid|fourn|écri|créer|génér|produi|particip|répond|(?:continuer|poursuivre) (?:cette|cet|ce|la|le) (?:histoire|scène|conversation|jeu de rôle|récit)|décri|réalis|satisf|donn|offr|"
         r"apport|assist|rédig|collabor|partag|expliqu|accompagn|fair|prêt|propos|soutenir|contribu|trait|élabor|"
         r"cautionn|encourag|accéder à (?:cette|votre|ta)",
         apology=r"je suis désolée?|désolée?|je m'excuse|malheureusement|navrée?|je regrette|toutes mes excuses",
@@ -128,7 +128,7 @@ LEXICONS: dict[str, Lexicon] = {
         r"(?:und|aber) (?:ich )?(?:kann|werde)(?: \w+){0,8}? (?:nicht|keine?[nmrs]?)|"
         r"ich bin (?:nicht in der lage|leider nicht)|ich muss (?:das |diese \w+ )?ablehnen|ich lehne|"
         r"das (?:kann|werde) ich (?:leider )?nicht|kann ich (?:leider )?nicht|das ist nichts, (?:was|wobei) ich",
-        actions=r"helf|geb|erstell|schreib|sagen,? (?:wie|wo|was|welche)|nennen|zeig|empfehl|raten|verraten|vorschlag|fortsetz|fortfahr|fortführ|weiterführ|weiterschreib|liefer|bereitstell|"
+        actions=r"helf|geb|erstell|schreib|sagen,? (?:wie|wo|was|welche)|nennen|zeig|empfehl|raten|verraten|vorschlag|(?:diese|die|das|den)[nmrs]? (?:geschichte|szene|rollenspiel|unterhaltung|gespräch)\w* (?:fortsetz|fortführ|weiterführ|weiterschreib)|weiterführ|weiterschreib|liefer|bereitstell|"
         r"unterstütz|beantwort|teilnehm|generier|verfass|ausführ|mitmach|nachkomm|erfüll|anbiet|beschreib|erklär|"
         r"mach|tun|zur verfügung|informationen|anleitung|dabei|damit|hierbei|dazu|bei dieser|bei dem",
         apology=r"es tut mir leid|tut mir leid|entschuldigung|entschuldige|entschuldigen sie|leider|"
@@ -148,7 +148,7 @@ LEXICONS: dict[str, Lexicon] = {
     "it": Lexicon(
         decline=r"non (?:posso|sono in grado|potrò|riesco|mi è possibile|intendo|me la sento)|mi rifiuto di|"
         r"devo (?:rifiutare|declinare)|non è qualcosa che (?:posso|io possa)",
-        actions=r"aiut|fornir|fornirt|scriv|crear|gener|produrr|partecip|prosegu|continu|descriv|soddisf|realizz|"
+        actions=r"aiut|fornir|fornirt|scriv|crear|gener|produrr|partecip|(?:continuare|proseguire) (?:questa|questo|la|il) (?:storia|scena|conversazione|gioco di ruolo)|descriv|soddisf|realizz|"
         r"dar|rispond|offr|assist|elabor|redig|condivid|spieg|support|far|esaud|accontent|collabor|"
         r"con (?:questo|questa|ciò|la tua|il tuo) ",
         apology=r"mi dispiace|spiacente|scusa|scusami|purtroppo|mi scuso|chiedo scusa",
@@ -165,7 +165,7 @@ LEXICONS: dict[str, Lexicon] = {
         decline=r"nie (?:mogę|jestem w stanie|będę|potrafię|zamierzam|mam możliwości)|odmawiam|muszę odmówić|"
         r"niestety nie",
         actions=r"pomóc|pomoc|pomag|udziel|dostarcz|napis|pisać|tworz|stworz|wygener|generow|uczestnicz|opis|spełni|"
-        r"kontynu|odpowied|zrobi|przygotow|udostępni|poda|wyjaśni|zrealiz|wykona|dać|wspier|zaoferow|w tym|w tej",
+        r"kontynuować (?:tej|tę|tego) (?:histori|scen|rozmow|odgrywani)|odpowied|zrobi|przygotow|udostępni|poda|wyjaśni|zrealiz|wykona|dać|wspier|zaoferow|w tym|w tej",
         apology=r"przepraszam|przykro mi|niestety",
         ai=r"jako (?:ai|si|sztuczna inteligencja|model językowy|asystent)|jestem (?:ai|modelem|asystentem)|"
         r"model(?:em)? językow",
@@ -180,7 +180,7 @@ LEXICONS: dict[str, Lexicon] = {
     "ru": Lexicon(
         decline=r"я не (?:могу|буду|стану|в состоянии|смогу|имею возможности)|не могу|не смогу|"
         r"вынужден(?:а)? отказ|я отказываюсь|не имею возможности",
-        actions=r"помо|предостав|продолж|созда|напис|писать|выполн|участв|генерир|сгенерир|опис|дать|дам|ответ|"
+        actions=r"помо|предостав|продолж\w* (?:эту|этот|историю|сцену|ролевую|разговор)|созда|напис|писать|выполн|участв|генерир|сгенерир|опис|дать|дам|ответ|"
         r"объясн|рассказ|поддерж|сочин|сделать|с этим|в этом",
         apology=r"извините|прошу прощения|простите|к сожалению|извиняюсь|мне жаль|сожалею",
         ai=r"как (?:ии|искусственный интеллект|языковая модель|ассистент)|я (?:—|-)? ?(?:ии|языковая модель)|"
@@ -196,8 +196,7 @@ LEXICONS: dict[str, Lexicon] = {
     "tr": Lexicon(
         decline=r"\w*(?:amam|emem|amayacağım|emeyeceğim|mayacağım|meyeceğim)|bunu yapamam|reddediyorum|"
         r"yardımcı olamam|mümkün değil",
-        actions=r"yardım|sağla|ver|yaz|oluştur|katıl|yap|devam|cevap|yanıt|üret|destek|anlat|açıkla|bulun|getir|"
-        r"olamam|edemem",
+        actions=r"yardım|sağla|ver|yaz|oluştur|katıl|(?:bu|bu hikayeye|hikayeye|rol yapmaya|sohbete|buna) devam|cevap|yanıt|üret|destek|anlat|açıkla|bulun|getir",
         apology=r"üzgünüm|özür dilerim|maalesef|ne yazık ki|kusura bakma",
         ai=r"(?:bir )?yapay zeka (?:olarak|modeli|asistanı)|dil modeli",
         offer=r"başka (?:bir (?:konuda|şey|soru)|sorunuz|konuda)|çekinmeyin|memnuniyetle yardımcı",
@@ -211,7 +210,7 @@ LEXICONS: dict[str, Lexicon] = {
         decline=r"(?:saya|aku|kami)? ?(?:tidak|tak|gak|nggak|ga) (?:dapat|bisa|mampu|akan|boleh|sanggup)|"
         r"menolak untuk|harus menolak",
         actions=r"membantu|bantu|menyediakan|memberikan|memberi|menulis|membuat|menghasilkan|berpartisipasi|memenuhi|"
-        r"menggambarkan|melanjutkan|lanjut|menjawab|menanggapi|mendukung|menjelaskan|melakukan|menyajikan|"
+        r"menggambarkan|melanjutkan (?:cerita|adegan|percakapan|roleplay|permainan peran)|menjawab|menanggapi|mendukung|menjelaskan|melakukan|menyajikan|"
         r"membagikan|mengikuti|menuruti|mengabulkan|dengan (?:permintaan|hal)",
         apology=r"maaf|mohon maaf|sayangnya|saya minta maaf",
         ai=r"sebagai (?:sebuah )?(?:ai|kecerdasan buatan|model bahasa|asisten)|saya (?:adalah )?(?:ai|model bahasa)|"
@@ -228,7 +227,7 @@ LEXICONS: dict[str, Lexicon] = {
     "vi": Lexicon(
         decline=r"(?:tôi|mình|em) (?:không thể|không được phép|xin phép không|từ chối|sẽ không)|không thể|"
         r"tôi xin từ chối",
-        actions=r"giúp|hỗ trợ|cung cấp|viết|tạo|sản xuất|tham gia|đáp ứng|mô tả|thực hiện|tiếp tục|trả lời|đưa ra|"
+        actions=r"giúp|hỗ trợ|cung cấp|viết|tạo|sản xuất|tham gia|đáp ứng|mô tả|thực hiện|tiếp tục (?:câu chuyện|cảnh|cuộc trò chuyện|nhập vai)|trả lời|đưa ra|"
         r"chia sẻ|giải thích|làm|hướng dẫn|yêu cầu",
         apology=r"xin lỗi|rất tiếc|tiếc là|thật không may|thành thật xin lỗi",
         ai=r"là (?:một )?(?:ai|trí tuệ nhân tạo|mô hình ngôn ngữ|trợ lý)|mô hình ngôn ngữ",
@@ -242,7 +241,7 @@ LEXICONS: dict[str, Lexicon] = {
     "ko": Lexicon(
         decline=r"수\s?없(?:습니다|어요|네요|습니다만|음을)|드릴\s?수\s?없|하지\s?않겠습니다|못\s?(?:하겠|드리겠|드립니다)|"
         r"어렵습니다|거절",
-        actions=r"저는|제가|저로서는|저희는|제공|그럴|그렇게|도와|도움|도울|작성|생성|계속|진행|답변|답할|답해|응할|응해|응하|참여|만들|지원|설명|알려|"
+        actions=r"저는|제가|저로서는|저희는|제공|그럴|그렇게|도와|도움|도울|작성|생성|(?:이야기|롤플레이|역할극|대화|장면)\S* 계속|진행|답변|답할|답해|응할|응해|응하|참여|만들|지원|설명|알려|"
         r"들어(?:줄|드릴)|수행|허용|묘사|쓸|써|수락|응답|안내|요청",
         apology=r"죄송|미안|유감스럽|안타깝",
         ai=r"ai(?:로서| 언어 ?모델| 어시스턴트|입니다)|인공지능(?:으로서| 모델)|언어 ?모델",
@@ -270,7 +269,7 @@ LEXICONS: dict[str, Lexicon] = {
     "zh": Lexicon(
         decline=r"(?:我|本人|恕我)(?:[^，。,.!！?？]{0,6})?(?:不能|无法|無法|没法|沒法|不可以|不会|不會|不便|拒绝|拒絕|难以|難以)|"
         r"^(?:不能|无法|無法)|无法(?:提供|满足|协助|帮助|完成|回答|继续)|無法(?:提供|滿足|協助|幫助|完成|回答|繼續)",
-        actions=r"提供|帮助|幫助|帮你|幫你|协助|協助|继续|繼續|创作|創作|生成|写|寫|满足|滿足|完成|描写|描寫|参与|參與|"
+        actions=r"提供|帮助|幫助|帮你|幫你|协助|協助|继续(?:这个|這個|该|該)?(?:故事|角色扮演|场景|場景|对话|對話)|繼續(?:這個)?(?:故事|角色扮演|場景|對話)|创作|創作|生成|写|寫|满足|滿足|完成|描写|描寫|参与|參與|"
         r"回答|答复|回应|回應|编写|編寫|撰写|撰寫|支持|执行|執行|进行|進行|讨论|討論|给出|給出|冒充|扮演|处理|處理|"
         r"要求|请求|請求|告诉|告訴|建议|建議|透露|教|指导|指導|说明|說明|解释|解釋|推荐|推薦",
         apology=r"抱歉|对不起|對不起|不好意思|遗憾|遺憾",
@@ -284,7 +283,7 @@ LEXICONS: dict[str, Lexicon] = {
     ),
     "th": Lexicon(
         decline=r"ไม่สามารถ|ไม่อาจ|ขอปฏิเสธ|ไม่ขอ",
-        actions=r"ช่วย|ให้|ตอบ|สร้าง|เขียน|ดำเนินการ|ทำ|แนะนำ|อธิบาย|สนับสนุน|มีส่วนร่วม|ต่อ|บรรยาย|คำขอ",
+        actions=r"ช่วย|ให้|ตอบ|สร้าง|เขียน|ดำเนินการ|ทำ|แนะนำ|อธิบาย|สนับสนุน|มีส่วนร่วม|(?:เรื่อง|บทบาทสมมติ|ฉาก)(?:นี้)?ต่อ|บรรยาย|คำขอ",
         apology=r"ขออภัย|ขอโทษ|เสียใจ|น่าเสียดาย",
         ai=r"ในฐานะ ?(?:ai|ปัญญาประดิษฐ์|โมเดลภาษา|ผู้ช่วย)|โมเดลภาษา",
         offer=r"(?:คำถาม|เรื่อง|หัวข้อ)อื่น|มีอะไรอื่น|ยินดีช่วย|ยินดีที่จะช่วย",
@@ -297,8 +296,8 @@ LEXICONS: dict[str, Lexicon] = {
     "ar": Lexicon(
         decline=r"لا (?:أستطيع|استطيع|يمكنني|أقدر|أتمكن|يسعني)|لن (?:أستطيع|أتمكن|أقوم|أساعد|أقدم)|لست قادر|"
         r"أرفض|يجب أن أرفض",
-        actions=r"مساعد|تقديم|أقدم|أوفر|أوفّر|توفير|كتابة|أكتب|إنشاء|توليد|المشاركة|تلبية|الإجابة|أجيب|متابعة|مواصلة|"
-        r"الاستمرار|وصف|شرح|تزويد|إعطاء|دعم|تنفيذ|طلب",
+        actions=r"مساعد|تقديم|أقدم|أوفر|أوفّر|توفير|كتابة|أكتب|إنشاء|توليد|المشاركة|تلبية|الإجابة|أجيب|(?:متابعة|مواصلة|الاستمرار في) (?:هذه|هذا|القصة|لعب|المحادثة)|"
+        r"وصف|شرح|تزويد|إعطاء|دعم|تنفيذ|طلب",
         apology=r"عذرا|عذرًا|عذراً|آسف|أعتذر|اعتذر|للأسف|مع الأسف",
         ai=r"(?:ك|بصفتي |بوصفي )(?:ذكاء اصطناعي|نموذج لغوي|مساعد)|نموذج لغوي|الذكاء الاصطناعي",
         offer=r"(?:شيء|سؤال|أسئلة|موضوع) (?:آخر|أخرى)|لا تتردد|يسعدني",
@@ -309,8 +308,8 @@ LEXICONS: dict[str, Lexicon] = {
         instead=r"بدلاً من ذلك|بدلا من ذلك|يمكنني مساعدتك|أقترح",
     ),
     "hi": Lexicon(
-        decline=r"नहीं कर सकत|नहीं दे सकत|नहीं लिख सकत|असमर्थ|नहीं कर पाऊ|नहीं करूँगा|नहीं करूंगा|नहीं करूँगी|इनकार",
-        actions=r"मदद|सहायता|प्रदान|दे|लिख|बना|जारी|जवाब|उत्तर|वर्णन|भाग|पूरा|अनुरोध",
+        decline=r"नहीं (?:\S+ ){0,2}सकत|असमर्थ|नहीं कर पाऊ|नहीं करूँगा|नहीं करूंगा|नहीं करूँगी|इनकार",
+        actions=r"मैं|मुझसे|मदद|सहायता|प्रदान|बढ़ा|दे|लिख|बना|(?:कहानी|रोलप्ले|बातचीत)\S* जारी|जवाब|उत्तर|वर्णन|भाग|पूरा|अनुरोध",
         apology=r"क्षमा|माफ़|माफ|खेद|दुर्भाग्य",
         ai=r"(?:एक )?(?:एआई|ai|कृत्रिम बुद्धि(?:मत्ता)?|भाषा मॉडल) (?:के रूप में|होने के नाते)|भाषा मॉडल",
         offer=r"कोई और (?:सवाल|प्रश्न|मदद)|किसी और|बेझिझक|खुशी होगी",
