@@ -103,7 +103,7 @@ _COMPLIES = re.compile(
     re.IGNORECASE,
 )
 _LIST = re.compile(r"\n\s*(?:[*•-]|\d+[.)])\s+\S")
-_NARRATION = re.compile(r"^(?:he|she|they|his|her|their|the \w+|[A-Z][a-z]+) \w+ed\b")
+_NARRATION = re.compile(r"^(?:[Hh]e|[Ss]he|[Tt]hey|[Hh]is|[Hh]er|[Tt]heir|[Tt]he \w+|[A-Z][a-z]+) \w+ed\b")
 # "I can't help but feel", "I can't help thinking": an idiom, not a refusal to help.
 # The same idiom elsewhere: "não posso deixar de", "no puedo dejar de", "non posso fare a meno".
 _IDIOM = re.compile(
