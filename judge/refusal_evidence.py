@@ -67,7 +67,8 @@ WEIGHT_VOCATIVE = -2.0          # "I can't do that, Captain"
 WEIGHT_NARRATION = -1.5         # "The wizard laughed."
 WEIGHT_COMPLIES = -1.5          # "As an AI I don't have opinions, but I can tell you that ..."
 
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\uff07": "'"})
+# Curly and modifier apostrophes read as "'" ("I’m sorry"); str.replace is far cheaper than translate.
+_APOSTROPHES = ("\u2019", "\u2018", "\u02bc", "\uff07")
 # Markdown leaders, and an out-of-character marker: "(OOC: I can't continue...)".
 _OOC = re.compile(r"^\s*[(\[]\s*ooc\s*[:：-]\s*", re.IGNORECASE)
 _LEADER = re.compile(r"^(?:\s+|#{1,6}\s*|>\s*|[+•]\s+|\*\*|__)+")
@@ -182,10 +183,16 @@ def weigh(text: str) -> RefusalFinding:
     """Weigh whether a completed roleplay reply is an out-of-character refusal (pure, deterministic)."""
     # Only the start (where a host declines) and the end (where it offers something else) are read
     # closely; the whole reply is only searched for *actions*.
-    normalised = (text if len(text) <= HEAD_CHARS * 3 else text[:HEAD_CHARS * 2] + "\n" + text[-TAIL_CHARS:]
-                  ).translate(_APOSTROPHES)
-    ooc = _OOC.match(normalised) is not None
-    body = _LEADER.sub("", _OOC.sub("", normalised, count=1)).lstrip()
+    normalised = text if len(text) <= HEAD_CHARS * 3 else text[:HEAD_CHARS * 2] + "\n" + text[-TAIL_CHARS:]
+    for apostrophe in _APOSTROPHES:
+        if apostrophe in normalised:
+            normalised = normalised.replace(apostrophe, "'")
+    ooc_marker = _OOC.match(normalised)
+    ooc = ooc_marker is not None
+    body = normalised[ooc_marker.end():] if ooc_marker else normalised
+    leader = _LEADER.match(body)
+    if leader:
+        body = body[leader.end():]
     if not body:
         return RefusalFinding(False, None, 0.0, ("no text",), "")
     opening = _opens_in_character(body)
@@ -197,7 +204,7 @@ def weigh(text: str) -> RefusalFinding:
     second = sentences[1] if len(sentences) > 1 else ""
     head = head_text.lower()
     tail = body[-TAIL_CHARS:].lower() if len(body) > HEAD_CHARS else ""
-    best = _best_language(head, tail, _IDIOM.sub(" ", first.lower()), _IDIOM.sub(" ", second.lower()),
+    best = _best_language(head, tail, _without_idioms(first.lower()), _without_idioms(second.lower()),
                           len(body) <= SHORT_REPLY_CHARS, ooc)
     if best is None:
         return RefusalFinding(False, None, 0.0, (), _excerpt(body))
@@ -207,6 +214,10 @@ def weigh(text: str) -> RefusalFinding:
     all_signals = tuple(signals) + tuple(f"{name} ({weight:+g})" for weight, name in story)
     return RefusalFinding(total >= REFUSAL_THRESHOLD, language, round(total, 2), all_signals,
                           _excerpt(first if total >= REFUSAL_THRESHOLD else body))
+
+
+def _without_idioms(sentence: str) -> str:
+    return _IDIOM.sub(" ", sentence) if _IDIOM.search(sentence) else sentence
 
 
 def _opens_in_character(body: str) -> str | None:
@@ -336,5 +347,5 @@ def _story_signals(text: str, body: str, head_text: str, first: str, second: str
 
 
 def _excerpt(text: str) -> str:
-    flat = " ".join(text.split())
+    flat = " ".join(text[:EXCERPT_CHARS * 3].split())
     return flat[:EXCERPT_CHARS] + ("…" if len(flat) > EXCERPT_CHARS else "")
