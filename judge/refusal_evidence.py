@@ -63,7 +63,7 @@ WEIGHT_ACTION_SPAN = -3.0       # an *action* anywhere: the story goes on
 WEIGHT_SPEECH_TAG = -4.0        # "..., she says": a character talking
 WEIGHT_DIALOGUE_QUOTE = -1.5
 WEIGHT_DIALOGUE_DASH = -2.0
-WEIGHT_VOCATIVE = -2.0          # "I can't do that, Captain"
+WEIGHT_VOCATIVE = -3.0          # "I can't do that, Captain"
 WEIGHT_NARRATION = -1.5         # "The wizard laughed."
 WEIGHT_COMPLIES = -1.5          # "As an AI I don't have opinions, but I can tell you that ..."
 
@@ -104,6 +104,13 @@ _COMPLIES = re.compile(
     re.IGNORECASE,
 )
 _LIST = re.compile(r"\n\s*(?:[*•-]|\d+[.)])\s+\S")
+# A title used to address a character, in the 17 languages ("Desculpe, capitão, mas ...", "对不起，船长，...").
+_TITLE_VOCATIVE = re.compile(
+    r"(?:^|[,，、]\s*)(?:captain|capitão|capitán|capitaine|kapitän|capitano|kapitanie|капитан|kaptan|kapten|"
+    r"thuyền trưởng|senhor|senhora|señor|señora|monsieur|madame|signore|signora|herr|frau|господин|госпожа|efendim|"
+    r"tuan|nyonya|船长|船長|대장님|선장님|선장|キャプテン|隊長|กัปตัน|القبطان|سيدي|कप्तान|साहब)\s*(?:[,，、.!?。！？;—–]|$)",
+    re.IGNORECASE,
+)
 _NARRATION = re.compile(r"^(?:[Hh]e|[Ss]he|[Tt]hey|[Hh]is|[Hh]er|[Tt]heir|[Tt]he \w+|[A-Z][a-z]+) \w+ed\b")
 # "I can't help but feel", "I can't help thinking": an idiom, not a refusal to help.
 # The same idiom elsewhere: "não posso deixar de", "no puedo dejar de", "non posso fare a meno".
@@ -337,7 +344,7 @@ def _story_signals(text: str, body: str, head_text: str, first: str, second: str
         found.append((WEIGHT_DIALOGUE_QUOTE, "dialogue in quotes"))
     if _DIALOGUE_DASH.search(body[:600]):
         found.append((WEIGHT_DIALOGUE_DASH, "a dialogue dash"))
-    if _VOCATIVE.search(head_text):
+    if _VOCATIVE.search(head_text) or _TITLE_VOCATIVE.search(head_text):
         found.append((WEIGHT_VOCATIVE, "addresses a character"))
     if _COMPLIES.search(head_text):
         found.append((WEIGHT_COMPLIES, "then does the work"))

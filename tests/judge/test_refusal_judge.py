@@ -199,3 +199,13 @@ def test_a_pass_with_some_evidence_says_why_it_was_not_enough() -> None:
     reason = assess("As an AI, I can clarify that the ferry leaves at dawn.").reason
     assert "assistant names itself" in reason
     assert f"< {REFUSAL_THRESHOLD:g}" in reason
+
+
+@pytest.mark.parametrize("text", [
+    "Desculpe, capitão, mas não posso ajudar você com isso.",
+    "Lo siento, señor, pero no puedo ayudarle con eso.",
+    "对不起，船长，我不能帮你做这个。",
+    "I'm sorry, but I can't help you with that, Mara.",
+])
+def test_a_decline_addressed_to_a_character_is_in_character(text: str) -> None:
+    assert assess(text, "stop").outcome == "pass"
