@@ -181,10 +181,18 @@ def main() -> int:
               f"leading_caught={leading[0]} leading_planted={leading[1]} "
               + " ".join(f"{k}_caught={caught[k][0]} {k}_planted={caught[k][1]}" for k in LEADING_KINDS + OTHER_KINDS))
     elapsed = time.perf_counter() - started
+    every_clean = [(t, lang) for lang in LANGUAGES for t in load(folder, "text", lang) + load(folder, "replies", lang)]
+    timed = time.perf_counter()
+    for text, lang in every_clean:
+        find_leading_garbage(text, lang)
+        find_artifacts(text)
+    per_reply_us = 1e6 * (time.perf_counter() - timed) / len(every_clean)
+    print(f"cost of the two checks on {len(every_clean)} clean passages and replies (vocabularies loaded): "
+          f"{per_reply_us:.1f} us per reply")
     summary = " ".join(f"{k}={_pct(*totals[k])}" for k in LEADING_KINDS + OTHER_KINDS)
     print(f"all languages: false fails {totals['false'][0]}/{totals['false'][1]}; caught {summary}")
     print(f"BENCH garbage lang=all false_fails={totals['false'][0]} clean={totals['false'][1]} "
-          f"checks_per_s={judged / elapsed:.0f}")
+          f"checks_per_s={judged / elapsed:.0f} us_per_reply={per_reply_us:.1f}")
     return 0
 
 

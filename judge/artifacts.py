@@ -33,6 +33,9 @@ BYTE_OF = {chr(b): b for b in _PRINTABLE} | {chr(256 + i): b for i, b in enumera
 _STAND_INS = frozenset(chr(256 + i) for i in range(len(_SHIFTED)))
 _RUN = re.compile("[" + re.escape("".join(BYTE_OF)) + "]+")
 _WHITESPACE_BYTES = frozenset({9, 10, 13, 32})
+# A cheap first look: a coded space/tab/newline/CR before a character, or a UTF-8 lead byte's
+# stand-in (Â-ô) before a continuation byte's. Text with neither has nothing to decode.
+_SUSPECT = re.compile("[\u0109\u010a\u010d\u0120]\\S|[\u00c2-\u00f4][\u0121-\u0143\u00a1-\u00bf]")
 # Stand-ins of control bytes are natural letters where they occur (Polish ą ę, Turkish ğ,
 # Vietnamese ă đ): a run is cut there, and only its pieces are decoded.
 _NATURAL_LETTER = re.compile(
@@ -71,6 +74,8 @@ _PLACEHOLDER = re.compile(
     r"|LOCATION|ORGANIZATION|DATE_TIME|CREDIT_CARD|US_SSN|IP_ADDRESS|PII|MASK|MASKED|REMOVED"
     r"|CENSORED|FILTERED|OMITTED)(?:_\d+)?[>\]}]"
 )
+# A cheap first look: every placeholder holds one of these.
+_PLACEHOLDER_HINT = re.compile(r"REDACTED|PLACEHOLDER|EXPUNGED|[<\[{][A-Z]{2}")
 EXCERPT_CHARS = 24
 
 
@@ -83,7 +88,8 @@ def find_undecoded_tokens(text: str) -> str | None:
     """Token strings instead of text: byte-level BPE stand-ins or SentencePiece markers."""
     pieces = 0
     first = ""
-    for run in _RUN.finditer(text):
+    runs = _RUN.finditer(text) if _SUSPECT.search(text) else ()  # most replies: nothing to decode
+    for run in runs:
         for part in _NATURAL_LETTER.split(run.group()):
             found = _decoded_pieces(part)
             if found:
@@ -91,6 +97,8 @@ def find_undecoded_tokens(text: str) -> str | None:
                 first = first or part
     if pieces >= MIN_UNDECODED_PIECES:
         return f"undecoded tokens: {pieces} byte-level token pieces, first {first[:EXCERPT_CHARS]!r}"
+    if "▁" not in text and "<0x" not in text:
+        return None
     marks = _SENTENCEPIECE_SPACE.findall(text) + _BYTE_FALLBACK.findall(text)
     if len(marks) >= MIN_UNDECODED_PIECES:
         where = text[max(0, text.find(marks[0]) - 8):][:EXCERPT_CHARS]
@@ -121,6 +129,8 @@ def find_leaked_reasoning(text: str) -> str | None:
 
 def find_placeholders(text: str) -> str | None:
     """Upper-case placeholder tokens an anonymising or filtering layer puts in place of words."""
+    if not _PLACEHOLDER_HINT.search(text):
+        return None
     found = _PLACEHOLDER.findall(text)
     if not found:
         return None

@@ -65,6 +65,9 @@ _CHARACTER_LIKE = frozenset({"model", "system"})
 # An ellipsis written with dots is a normal opener ("...Well.", ". . . Silence."), a single dot is
 # not; neither is an ellipsis in brackets ("[...]", "(…)"), which marks omitted text.
 _DOT_ELLIPSIS = re.compile(r"[\[(](?:\.{3}|…)[\])]|\.(?:[ \t]?\.)+")
+# A ">" is a blockquote marker at a line start (or a nested one), part of an arrow after "-"/"=";
+# glued after an opener ('">Hoy') it is stray.
+_BEFORE_QUOTE_MARK = frozenset(" \t\n>-=")
 _URL_START = re.compile(r"(?:https?|ftp)://\S|www\.\S", re.IGNORECASE)
 _MENTION = re.compile(r"@\w")
 # Short words that stand alone before punctuation or a name in casual replies ("ok. Fine.",
@@ -88,9 +91,12 @@ BRAND_FREQUENCY = 1e-5
 # A capitalised word this frequent (wordfreq, per word) is a common word starting a sentence,
 # not a name: a lowercase word right before it was glued on ("her The door", "on. The").
 SENTENCE_START_FREQUENCY = 3e-5
-# Uncased scripts: a first word at most this long, used this rarely on its own, is an ending.
+# Uncased scripts (Arabic, Devanagari) have no lowercase cue, so only a clear ending counts: a
+# first word at most this long, used this rarely on its own, ending this much of the vocabulary
+# ("ها", "ات", "ों", "ता"). Unknown words are not judged: the lists miss many real inflections.
 MAX_UNCASED_ENDING_LETTERS = 3
-MAX_UNCASED_WORD_SHARE = 0.05
+MAX_UNCASED_WORD_SHARE = 0.01
+MIN_UNCASED_ENDING_FREQUENCY = 1e-3
 # Letters that cannot begin a word in their writing system.
 _THAI_NON_INITIAL = frozenset("ะาำๅๆฯ")
 _KANA_NON_INITIAL = frozenset("ぁぃぅぇぉっゃゅょゎをァィゥェォッャュョヮヲヵヶーゝゞヽヾ々")
@@ -147,7 +153,7 @@ def _stray_punctuation(start: str) -> str | None:
         skip = _DOT_ELLIPSIS.match(start, position)
         if skip:
             position = skip.end()
-        elif start[position] == ">" and position and not start[position - 1].isspace():
+        elif start[position] == ">" and position and start[position - 1] not in _BEFORE_QUOTE_MARK:
             return f"leading garbage: stray punctuation at the start: {_head(start)}"
         elif start[position] in OPENERS or start[position].isspace():
             position += 1
@@ -215,9 +221,10 @@ def _uncased_mid_word(start: str, piece: str, expected: str) -> str | None:
     word = re.match(r"\S+?(?=[\s.,!?…\"“”'’)]|$)", start)
     if word and word.group() in _KOREAN_BOUND:
         return f"leading garbage: the reply starts with the ending {word.group()!r}: {_head(start)}"
-    if expected in ("ar", "hi") and len(piece) <= MAX_UNCASED_ENDING_LETTERS:
-        words = vocabulary(expected)
-        if words is not None and _word_share(piece, expected) <= MAX_UNCASED_WORD_SHARE:
+    words = vocabulary(expected) if expected in ("ar", "hi") else None
+    if words is not None and len(piece) <= MAX_UNCASED_ENDING_LETTERS:
+        ending = words.ending_frequency(piece)
+        if ending >= MIN_UNCASED_ENDING_FREQUENCY and _word_share(piece, expected) <= MAX_UNCASED_WORD_SHARE:
             return f"leading garbage: the reply starts with the word ending {piece!r}: {_head(start)}"
     return None
 
