@@ -22,7 +22,13 @@ object a line `{"lang", "text", "source"}`:
   stage directions ("佟湘玉：（不解）签啥字呀？") from morecry/CharacterEval `data/test_data.jsonl`
   (no licence file in the repository: measurement only).
 
-Labels: every passage is clean as published; the evaluation (benchmarks/garbage_eval.py)
+- `reasoning/zh.jsonl` — real leaked reasoning: the outputs of a Chinese roleplay style-transfer
+  model that wrote its `<think>...</think>` block into the answer text, from
+  style-transfer-artifact/OpenOtakuLab `outputs/batch_run_result.jsonl` (no licence file:
+  measurement only); the answer after `</think>` of each also joins `roleplay/zh.jsonl` as a
+  clean short roleplay reply.
+
+Labels: every passage is clean as published, except `reasoning/` (all leaked reasoning); the evaluation (benchmarks/garbage_eval.py)
 plants the defects itself, deterministically.
 """
 
@@ -66,6 +72,7 @@ REPLIES: dict[str, str] = {
 }
 JAILBREAKBENCH = ("JailbreakBench/artifacts", "909e68c01d94222b8ad2e397a017e2e12e2adb73")
 CHARACTEREVAL = ("morecry/CharacterEval", "fa232e6a9c3ec5d074240333fbffdf015b79533f")
+OTAKULAB = ("style-transfer-artifact/OpenOtakuLab", "3611dc146c8a98e8f41e0e3c8c834afc8994fef7")
 # Unspaced scripts join their sentences without a space.
 UNSPACED = frozenset({"zh", "ja"})
 
@@ -134,6 +141,14 @@ def charactereval_lines(mirror: Path) -> Iterator[str]:
                 yield line
 
 
+def otakulab_outputs(mirror: Path) -> Iterator[str]:
+    repo, commit = OTAKULAB
+    for line in git_show(mirror, repo, commit, "outputs/batch_run_result.jsonl").splitlines():
+        output = json.loads(line).get("output") if line.strip() else None
+        if isinstance(output, str) and "</think>" in output:
+            yield output
+
+
 def write(path: Path, rows: list[dict[str, str]]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     unique = list({row["text"]: row for row in rows}.values())
@@ -164,7 +179,13 @@ def main() -> int:
             for t, p in jailbreakbench_replies(mirror)]
     write(out / "replies" / "en.jsonl", rows)
     source = f"{CHARACTEREVAL[0]}@{CHARACTEREVAL[1][:12]}:data/test_data.jsonl"
-    write(out / "roleplay" / "zh.jsonl", [{"lang": "zh", "text": t, "source": source} for t in charactereval_lines(mirror)])
+    roleplay = [{"lang": "zh", "text": t, "source": source} for t in charactereval_lines(mirror)]
+    leaks = list(otakulab_outputs(mirror))
+    source = f"{OTAKULAB[0]}@{OTAKULAB[1][:12]}:outputs/batch_run_result.jsonl"
+    answers = [t.split("</think>", 1)[1].strip() for t in leaks]
+    roleplay += [{"lang": "zh", "text": t, "source": source} for t in answers if t]
+    write(out / "roleplay" / "zh.jsonl", roleplay)
+    write(out / "reasoning" / "zh.jsonl", [{"lang": "zh", "text": t, "source": source} for t in leaks])
     return 0
 
 

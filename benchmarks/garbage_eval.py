@@ -21,7 +21,8 @@ other corruptions, anywhere in the reply
                 before the text;
 - `placeholder` a word of the text replaced by `REDACTED`, `[REDACTED]` or `<PERSON>`.
 
-The leading-garbage figures use `judge.leading.find_leading_garbage(text, language)`, the others
+Real leaked reasoning (`reasoning/`, model outputs that wrote their `<think>` block into the
+answer) is counted as found. The leading-garbage figures use `judge.leading.find_leading_garbage(text, language)`, the others
 `judge.artifacts.find_artifacts(text)`; "false fails" counts clean passages either flags. The
 last lines are machine-parsable: `BENCH garbage lang=xx ...`.
 """
@@ -147,6 +148,9 @@ def main() -> int:
         clean = texts + load(folder, "replies", lang) + load(folder, "roleplay", lang)
         words = words_of(texts, lang in UNSPACED)
         false_fails = [t for t in clean if find_leading_garbage(t, lang) or find_artifacts(t)]
+        prose_fails = sum(1 for t in texts if t in false_fails)
+        totals["prose"][0] += prose_fails
+        totals["prose"][1] += len(texts)
         judged += 2 * len(clean)
         caught: dict[str, list[int]] = defaultdict(lambda: [0, 0])
         misses: list[tuple[str, str]] = []
@@ -180,6 +184,11 @@ def main() -> int:
         print(f"BENCH garbage lang={lang} clean={len(clean)} false_fails={len(false_fails)} "
               f"leading_caught={leading[0]} leading_planted={leading[1]} "
               + " ".join(f"{k}_caught={caught[k][0]} {k}_planted={caught[k][1]}" for k in LEADING_KINDS + OTHER_KINDS))
+    leaks = [t for lang in LANGUAGES for t in load(folder, "reasoning", lang)]
+    if leaks:
+        caught_leaks = sum(1 for t in leaks if find_artifacts(t))
+        print(f"real leaked reasoning (reasoning/*.jsonl): {caught_leaks}/{len(leaks)} caught "
+              f"({_pct(caught_leaks, len(leaks))})")
     elapsed = time.perf_counter() - started
     every_clean = [(t, lang) for lang in LANGUAGES for t in load(folder, "text", lang) + load(folder, "replies", lang)]
     timed = time.perf_counter()
@@ -190,7 +199,8 @@ def main() -> int:
     print(f"cost of the two checks on {len(every_clean)} clean passages and replies (vocabularies loaded): "
           f"{per_reply_us:.1f} us per reply")
     summary = " ".join(f"{k}={_pct(*totals[k])}" for k in LEADING_KINDS + OTHER_KINDS)
-    print(f"all languages: false fails {totals['false'][0]}/{totals['false'][1]}; caught {summary}")
+    print(f"all languages: flags on clean material {totals['false'][0]}/{totals['false'][1]} "
+          f"(published prose: {totals['prose'][0]}/{totals['prose'][1]}); caught {summary}")
     print(f"BENCH garbage lang=all false_fails={totals['false'][0]} clean={totals['false'][1]} "
           f"checks_per_s={judged / elapsed:.0f} us_per_reply={per_reply_us:.1f}")
     return 0

@@ -8,8 +8,8 @@ OpenRouter users report three kinds of corruption from single hosts, each a name
   and unknown bytes `<0x0A>`. Text is read back through the byte-level alphabet: a run of
   stand-ins that decodes to valid UTF-8 with whitespace or non-ASCII characters in it is a
   token, not a word. Polish `ł ą ę`, Turkish `ı ğ` or Vietnamese `ă đ` are stand-ins too:
-  those of control bytes cut a run, the rest rarely decode to valid UTF-8, and two decoded
-  pieces are needed to fail;
+  those of control bytes cut a run, the rest rarely decode to valid UTF-8, and several decoded
+  pieces are needed to fail (three);
 - **leaked reasoning**: the model's private reasoning in the answer text, either tagged
   (`<think>...</think>`, a lone `</think>`, `<reasoning>`, `◁think▷`, `[THINK]`) or as a bare
   preamble that talks *about* the conversation from outside it ("Okay, the user wants me to
@@ -41,9 +41,12 @@ _SUSPECT = re.compile("[\u0109\u010a\u010d\u0120]\\S|[\u00c2-\u00f4][\u0121-\u01
 _NATURAL_LETTER = re.compile(
     "[" + "".join(chr(256 + i) for i, b in enumerate(_SHIFTED) if b < 32 and b not in (9, 10, 13) or b == 127) + "]"
 )
-# So many decoded pieces (a coded space or newline, a coded non-ASCII character) fail a reply.
-MIN_UNDECODED_PIECES = 2
-# SentencePiece: a word-joining "▁" between letters, and byte-fallback tokens.
+# So many decoded pieces (a coded space or newline, a coded non-ASCII character) fail a reply:
+# two Maltese names ("Ġorġ u Ġużeppi") decode to two coded spaces; a real leak has dozens.
+MIN_UNDECODED_PIECES = 3
+# SentencePiece: a word-joining "▁" between letters, and byte-fallback tokens ("<0x0A>"); no
+# natural text writes either twice.
+MIN_SENTENCEPIECE_MARKS = 2
 _SENTENCEPIECE_SPACE = re.compile(r"(?:(?<=[^\W\d_])|^)▁(?=[^\W\d_])", re.MULTILINE)
 _BYTE_FALLBACK = re.compile(r"<0x[0-9A-Fa-f]{2}>")
 
@@ -100,7 +103,7 @@ def find_undecoded_tokens(text: str) -> str | None:
     if "▁" not in text and "<0x" not in text:
         return None
     marks = _SENTENCEPIECE_SPACE.findall(text) + _BYTE_FALLBACK.findall(text)
-    if len(marks) >= MIN_UNDECODED_PIECES:
+    if len(marks) >= MIN_SENTENCEPIECE_MARKS:
         where = text[max(0, text.find(marks[0]) - 8):][:EXCERPT_CHARS]
         return f"undecoded tokens: {len(marks)} SentencePiece markers, first near {where!r}"
     return None
