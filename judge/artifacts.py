@@ -9,7 +9,7 @@ OpenRouter users report three kinds of corruption from single hosts, each a name
   stand-ins that decodes to valid UTF-8 with whitespace or non-ASCII characters in it is a
   token, not a word. Polish `ł ą ę`, Turkish `ı ğ` or Vietnamese `ă đ` are stand-ins too:
   those of control bytes cut a run, the rest rarely decode to valid UTF-8, and several decoded
-  pieces are needed to fail (three);
+  pieces are needed to fail;
 - **leaked reasoning**: the model's private reasoning in the answer text, either tagged
   (`<think>...</think>`, a lone `</think>`, `<reasoning>`, `◁think▷`, `[THINK]`) or as a bare
   preamble that talks *about* the conversation from outside it ("Okay, the user wants me to
@@ -41,8 +41,10 @@ _SUSPECT = re.compile("[\u0109\u010a\u010d\u0120]\\S|[\u00c2-\u00f4][\u0121-\u01
 _NATURAL_LETTER = re.compile(
     "[" + "".join(chr(256 + i) for i, b in enumerate(_SHIFTED) if b < 32 and b not in (9, 10, 13) or b == 127) + "]"
 )
-# So many decoded pieces (a coded space or newline, a coded non-ASCII character) fail a reply:
-# two Maltese names ("Ġorġ u Ġużeppi") decode to two coded spaces; a real leak has dozens.
+# A coded space glued between letters ("doorĠcreaked") or a decoded non-ASCII character
+# ("âĢĻ" -> "’") never occurs in natural text: two fail a reply. A coded space opening a word
+# ("ĠThe Ġdoor") is also how Maltese writes names ("Ġorġ u Ġużeppi"): three pieces in all.
+MIN_GLUED_PIECES = 2
 MIN_UNDECODED_PIECES = 3
 # SentencePiece: a word-joining "▁" between letters, and byte-fallback tokens ("<0x0A>"); no
 # natural text writes either twice.
@@ -89,17 +91,16 @@ def find_artifacts(text: str) -> str | None:
 
 def find_undecoded_tokens(text: str) -> str | None:
     """Token strings instead of text: byte-level BPE stand-ins or SentencePiece markers."""
-    pieces = 0
+    strong = weak = 0
     first = ""
     runs = _RUN.finditer(text) if _SUSPECT.search(text) else ()  # most replies: nothing to decode
     for run in runs:
         for part in _NATURAL_LETTER.split(run.group()):
-            found = _decoded_pieces(part)
-            if found:
-                pieces += found
-                first = first or part
-    if pieces >= MIN_UNDECODED_PIECES:
-        return f"undecoded tokens: {pieces} byte-level token pieces, first {first[:EXCERPT_CHARS]!r}"
+            glued, leading = _decoded_pieces(part)
+            strong, weak = strong + glued, weak + leading
+            first = first or (part if glued or leading else "")
+    if strong >= MIN_GLUED_PIECES or strong + weak >= MIN_UNDECODED_PIECES:
+        return f"undecoded tokens: {strong + weak} byte-level token pieces, first {first[:EXCERPT_CHARS]!r}"
     if "▁" not in text and "<0x" not in text:
         return None
     marks = _SENTENCEPIECE_SPACE.findall(text) + _BYTE_FALLBACK.findall(text)
@@ -109,13 +110,16 @@ def find_undecoded_tokens(text: str) -> str | None:
     return None
 
 
-def _decoded_pieces(run: str) -> int:
-    """How many coded spaces/newlines and non-ASCII characters a run of stand-ins decodes to."""
+def _decoded_pieces(run: str) -> tuple[int, int]:
+    """(glued, leading) pieces a run of stand-ins decodes to: coded spaces/newlines inside the run
+    and decoded non-ASCII characters are glued; a coded space opening the run ("ĠThe") is leading."""
     if not any(char in _STAND_INS for char in run):
-        return 0
+        return 0, 0
     decoded = bytes(BYTE_OF[char] for char in run).decode("utf-8", errors="replace")
-    coded_space = sum(1 for char in run if char in _STAND_INS and BYTE_OF[char] in _WHITESPACE_BYTES)
-    return coded_space + sum(1 for char in decoded if ord(char) > 127 and char != "\ufffd")
+    spaces = [i for i, char in enumerate(run) if char in _STAND_INS and BYTE_OF[char] in _WHITESPACE_BYTES]
+    leading = 1 if spaces[:1] == [0] else 0
+    non_ascii = sum(1 for char in decoded if ord(char) > 127 and char != "\ufffd")
+    return len(spaces) - leading + non_ascii, leading
 
 
 def find_leaked_reasoning(text: str) -> str | None:
