@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from judge.vocabulary import vocabulary
+from judge.vocabulary import FREQUENT, vocabulary
 
 # Characters that legitimately open a reply or a line of it, before the first letter.
 OPENERS = frozenset("\"“”„«»‹›「『《〈【（([{*_—–-¿¡'‘‚…~#>♪")
@@ -208,7 +208,7 @@ def _glued_before_sentence(start: str, piece: str, language: str) -> str | None:
     word = following.group()
     if len(word) < 2 or not word[0].isupper() or word.isupper():
         return None  # "and I said", "ok OK": not a sentence start
-    words = vocabulary(language)
+    words = vocabulary(language, FREQUENT)
     if words is None or words.word_frequency(word) < SENTENCE_START_FREQUENCY:
         return None  # a name ("e Maria disse"), not a sentence start
     return f"leading garbage: a word piece {piece!r} glued before the reply's first sentence: {_head(start)}"
@@ -221,10 +221,11 @@ def _uncased_mid_word(start: str, piece: str, expected: str) -> str | None:
     word = re.match(r"\S+?(?=[\s.,!?…\"“”'’)]|$)", start)
     if word and word.group() in _KOREAN_BOUND:
         return f"leading garbage: the reply starts with the ending {word.group()!r}: {_head(start)}"
-    words = vocabulary(expected) if expected in ("ar", "hi") else None
+    words = vocabulary(expected, FREQUENT) if expected in ("ar", "hi") else None
     if words is not None and len(piece) <= MAX_UNCASED_ENDING_LETTERS:
         ending = words.ending_frequency(piece)
-        if ending >= MIN_UNCASED_ENDING_FREQUENCY and _word_share(piece, expected) <= MAX_UNCASED_WORD_SHARE:
+        alone = words.word_frequency(piece)
+        if ending >= MIN_UNCASED_ENDING_FREQUENCY and alone <= MAX_UNCASED_WORD_SHARE * (alone + ending):
             return f"leading garbage: the reply starts with the word ending {piece!r}: {_head(start)}"
     return None
 
@@ -253,7 +254,7 @@ def _language_of(piece: str, expected: str) -> str:
 
 
 def _is_brand(piece: str) -> bool:
-    english = vocabulary("en")
+    english = vocabulary("en", FREQUENT)
     return english is not None and english.word_frequency(piece) >= BRAND_FREQUENCY
 
 
