@@ -100,8 +100,9 @@ MIN_UNCASED_ENDING_FREQUENCY = 1e-3
 # Letters that cannot begin a word in their writing system.
 _THAI_NON_INITIAL = frozenset("ะาำๅๆฯ")
 _KANA_NON_INITIAL = frozenset("ぁぃぅぇぉっゃゅょゎをァィゥェォッャュョヮヲヵヶーゝゞヽヾ々")
-# Korean particles and verb endings that never stand first in a sentence.
-_KOREAN_BOUND = frozenset("은 는 을 를 에 의 와 과 에서 에게 께 한테 으로 까지 부터 처럼 보다 습니다 니다 었다 았다 였다 었어요 았어요".split())
+# Korean particles and verb endings that never stand first in a sentence ("와!" is "wow!" and
+# "보다" also "more", so neither is listed).
+_KOREAN_BOUND = frozenset("은 는 을 를 의 과 에서 에게 께 한테 으로 까지 부터 처럼 습니다 니다 었다 았다 였다 었어요 았어요".split())
 # What follows a lowercase first word: punctuation (an ellipsis is a pause, not a glue), spaces,
 # or the end of the first line.
 _AFTER_PIECE = re.compile(
@@ -216,6 +217,8 @@ def _glued_before_sentence(start: str, piece: str, language: str) -> str | None:
 
 def _uncased_mid_word(start: str, piece: str, expected: str) -> str | None:
     first = piece[0]
+    if start.startswith("ーー"):
+        return None  # written online for the dash "――" that opens a line of a Japanese story
     if first in _THAI_NON_INITIAL or first in _KANA_NON_INITIAL:
         return f"leading garbage: the reply starts mid-word with {first!r}: {_head(start)}"
     word = re.match(r"\S+?(?=[\s.,!?…\"“”'’)]|$)", start)
