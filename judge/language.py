@@ -1,6 +1,7 @@
 """Language integrity of one reply: full switch, sustained mixing, encoding corruption, garbage.
 
-`assess(text, expected)` runs, in order: encoding corruption (judge.encoding), stray leading
+`assess(text, expected)` runs, in order: serving artifacts (judge.artifacts: undecoded tokens,
+leaked reasoning, injected placeholders), encoding corruption (judge.encoding), stray leading
 garbage (judge.leading), unnatural repetition (judge.repetition), then language: Markdown and
 URLs are stripped, the text is split into sentences (judge.segments), each sentence is
 attributed by script or, for Latin script, by lingua (judge.detector), and word-level mixing of
@@ -18,6 +19,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from judge import detector
+from judge.artifacts import find_artifacts
 from judge.encoding import find_corruption
 from judge.leading import find_leading_garbage
 from judge.lexicon import find_word_mixing, looks_chinese
@@ -70,7 +72,12 @@ def assess(text: str, expected: str) -> Verdict:
     if expected not in LANGUAGE_NAMES:
         known = ", ".join(sorted(LANGUAGE_NAMES))
         raise ValueError(f"unsupported language {expected!r}; expected one of {known}")
-    defect = find_corruption(text) or find_leading_garbage(text) or find_repetition(text)
+    defect = (
+        find_artifacts(text)
+        or find_corruption(text)
+        or find_leading_garbage(text, expected)
+        or find_repetition(text)
+    )
     if defect:
         return failed(defect)
     segments = segment(strip_markup(text))

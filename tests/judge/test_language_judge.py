@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -235,3 +236,36 @@ def test_concurrent_judging_gives_the_same_verdicts(corpus: dict[str, list[str]]
     with ThreadPoolExecutor(max_workers=4) as pool:
         concurrent = list(pool.map(lambda item: assess(*item), work))
     assert concurrent == sequential
+
+
+@pytest.mark.parametrize("language", LANGUAGE_NAMES)
+@pytest.mark.parametrize("prefix", ["assistant\n", "model: ", "<|im_start|>assistant\n", '",', "_,"])
+def test_a_leaked_label_token_or_stray_byte_fails_in_every_language(
+    prefix: str, language: str, corpus: dict[str, list[str]]
+) -> None:
+    verdict = assess(prefix + corpus[language][0], language)
+    assert verdict.outcome == "fail"
+    assert verdict.reason.startswith("leading garbage:"), verdict.reason
+
+
+@pytest.mark.parametrize("language", LANGUAGE_NAMES)
+@pytest.mark.parametrize("start", ["*", "**", "😏 ", "\"", "“", "…", "...", "Mara: ", "**Mara:** ", "> ", "# "])
+def test_a_healthy_opener_passes_in_every_language(start: str, language: str, corpus: dict[str, list[str]]) -> None:
+    verdict = assess(start + corpus[language][3], language)
+    assert verdict.outcome == "pass", verdict.reason
+
+
+@pytest.mark.parametrize("language", ["en", "pt", "ko", "zh"])
+@pytest.mark.parametrize(
+    ("corruption", "reason"),
+    [(lambda r: f"<think>\nplan the scene\n</think>\n\n{r}", "leaked reasoning:"),
+     (lambda r: r.replace(" ", " REDACTED ", 1) if " " in r else "REDACTED" + r, "injected placeholder:"),
+     (lambda r: r + " ĠThe Ġdoor Ġcreaked Ċ", "undecoded tokens:")],
+    ids=["think-block", "placeholder", "byte-level-tokens"],
+)
+def test_a_serving_artifact_fails_the_language_contract(
+    corruption: Callable[[str], str], reason: str, language: str, corpus: dict[str, list[str]]
+) -> None:
+    verdict = assess(corruption(corpus[language][2]), language)
+    assert verdict.outcome == "fail"
+    assert verdict.reason.startswith(reason), verdict.reason
