@@ -35,7 +35,8 @@ and without touching the checkout's HEAD: the judge's files sit at their usual p
 main checkout (state/ is ignored there), and each commit is built with git plumbing from the
 branch tip's tree plus those files:
 
-    pull_state      shallow-fetch the branch tip; copy its files over the local ones (first use:
+    pull_state      fetch the branch tip (only the tip in a shallow clone, as CI's checkout is);
+                    copy its files over the local ones (first use:
                     the branch does not exist, the local files stand); remember the tip in
                     refs/canary/state-base: the state the judge is about to read
     commit          up to `retries` times:
@@ -243,9 +244,16 @@ class PullResult:
     removed: tuple[str, ...]   # local files removed because the branch does not have them
 
 
-def fetch_tip(git: _Git, remote: str, branch: str) -> str | None:
-    """The current tip of remote/branch (fetched shallow, objects included); None when it does not exist."""
-    fetched = git.run("fetch", "--quiet", "--no-tags", "--depth=1", remote, f"refs/heads/{branch}", check=False)
+def fetch_tip(git: _Git, remote: str, branch: str, *, shallow: bool = False) -> str | None:
+    """The current tip of remote/branch (objects included); None when it does not exist.
+
+    `shallow`: fetch only the tip, for the state branch in a clone that is shallow already (CI's
+    checkout): its history grows by 48 commits a day and nobody there needs it. A developer's full
+    clone fetches normally, and main is never fetched shallow (a shallow clone's own boundary is
+    kept by a plain fetch; a --depth fetch into a full clone would hide history behind the tip).
+    """
+    depth = ["--depth=1"] if shallow else []
+    fetched = git.run("fetch", "--quiet", "--no-tags", *depth, remote, f"refs/heads/{branch}", check=False)
     if fetched.returncode == 0:
         return git.run("rev-parse", "--verify", "FETCH_HEAD^{commit}").stdout.strip()
     if git.run("ls-remote", "--exit-code", "--heads", remote, f"refs/heads/{branch}", check=False).returncode == 2:
@@ -262,7 +270,7 @@ def pull_state(repo: Path, files: Sequence[Path], *, remote: str, branch: str, f
     """
     git = _Git(repo)
     rel = _relative_all(repo, files)
-    tip = fetch_tip(git, remote, branch)
+    tip = fetch_tip(git, remote, branch, shallow=_is_shallow(git))
     if tip is None:
         git.run("update-ref", "-d", STATE_BASE_REF, check=False)
         return PullResult(None, (), ())
@@ -292,9 +300,10 @@ def commit_to_state_branch(repo: Path, files: Sequence[Path], message: Callable[
     if watch_inputs:
         _refuse_local_edits(git, read_only)
     base = _rev(git, STATE_BASE_REF)
+    shallow = _is_shallow(git)
     reapplied, unmoved, said = 0, 0, ""
     for attempt in range(1, retries + 1):
-        tip = fetch_tip(git, remote, branch)
+        tip = fetch_tip(git, remote, branch, shallow=shallow)
         main_tip = fetch_tip(git, remote, people_branch) if watch_inputs and people_branch else None
         state_moved = _moved(git, base, tip, rel)
         inputs_moved = main_tip is not None and _differs(git, main_tip, read_only)
@@ -322,7 +331,7 @@ def commit_to_state_branch(repo: Path, files: Sequence[Path], message: Callable[
             _set_base(git, commit)
             return CommitResult(PUSHED, attempt, reapplied)
         said = git_said(push)
-        unmoved = unmoved + 1 if fetch_tip(git, remote, branch) == tip else 0
+        unmoved = unmoved + 1 if fetch_tip(git, remote, branch, shallow=shallow) == tip else 0
         if unmoved >= 2:  # twice rejected while nobody else pushed: a rule, not a race
             raise CommitBackError(f"push to {remote} {branch} was rejected and the branch did not move: a rule or a "
                                   f"permission blocks it, not a concurrent push. Nothing was forced. git said: {said}")
@@ -339,6 +348,10 @@ def _relative_all(repo: Path, files: Sequence[Path]) -> list[str]:
             raise CommitBackError(f"{f} is outside the repository {repo}; the judge's files must live inside it")
         rel.append(inside)
     return rel
+
+
+def _is_shallow(git: _Git) -> bool:
+    return git.run("rev-parse", "--is-shallow-repository").stdout.strip() == "true"
 
 
 def _rev(git: _Git, ref: str) -> str | None:

@@ -85,8 +85,7 @@ class RoundReport:
         return frozenset(self.upstream.split("+")) if self.upstream else frozenset()
 
 
-MISSING_SHARD = ("no results this round: its probe job left no shard (cancelled, timed out or failed before "
-                 "writing results.json); nothing moves for this model")
+MISSING_SHARD = "no results: its probe job left no shard (cancelled, timed out or failed); nothing moves for it"
 
 
 def parse_time(value: Any, field_name: str) -> datetime:
@@ -258,5 +257,5 @@ def missing_model_decisions(report: RoundReport) -> list[Decision]:
     the rules already record that once for everybody)."""
     if not report.complete:
         return []
-    return [Decision(model, WHOLE_ROUND, Action.INCOMPLETE_ROUND, Rule.INCOMPLETE_ROUND,
-                     f"incomplete for this model: {why}") for model, why in sorted(report.missing.items())]
+    return [Decision(model, WHOLE_ROUND, Action.INCOMPLETE_ROUND, Rule.INCOMPLETE_ROUND, why)
+            for model, why in sorted(report.missing.items())]

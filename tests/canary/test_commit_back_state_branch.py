@@ -187,3 +187,16 @@ def test_fetch_state_copies_the_tip_and_never_overwrites_a_round_that_was_not_pu
     (fresh.dir / AUDIT).write_text("a line the branch does not have\n")
     assert fresh.fetch_state() == 0 and (fresh.dir / STATE).read_bytes() == pushed
     assert not (fresh.dir / AUDIT).exists()  # a copy of the branch: it has no audit log yet
+
+
+def test_a_developers_full_clone_keeps_its_whole_history(world: World) -> None:
+    dev = world.clone("dev", shallow=False)
+    round_on_tip(world, 1, {BAD: "fail"})
+    assert world.bot.commit() == 0
+    assert dev.fetch_state() == 0
+    round2 = dev.judge(2, {BAD: "fail"})
+    world.person_pushes_to_main("exclusions/incidents.yaml", incident("cirrus/fp8"), "incident: cirrus")
+    assert dev.commit("--reapply", str(round2)) == 0
+    assert git(dev.dir, "rev-parse", "--is-shallow-repository").strip() == "false"
+    assert git(dev.dir, "rev-list", "--count", world.tip("main")).strip() == "2"  # seed + the person's incident
+    assert git(dev.dir, "rev-list", "--count", world.tip("canary-state")).strip() == "2"  # both rounds' commits

@@ -115,6 +115,8 @@ def test_the_judge_reads_the_tips_and_announces_only_what_was_committed():
     assert not any("CANARY_WEBHOOK_URL" in step.get("env", {}) for step in job["steps"][:announce])
     follow_up = job["steps"][announce + 1]
     assert "steps.announce.outputs.undelivered" in follow_up["if"] and "canary commit --message" in follow_up["run"]
+    upload = next(s for s in job["steps"][commit:] if s.get("uses", "").startswith("actions/upload-artifact@"))
+    assert upload["with"]["name"] == "decisions" and "if" not in upload  # only committed decisions are reported
 
 
 def test_a_failed_plan_skips_the_jobs_that_would_read_its_outputs():
