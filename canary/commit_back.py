@@ -321,6 +321,8 @@ def commit_to_state_branch(repo: Path, files: Sequence[Path], message: Callable[
             reapplied += 1
             if reapply() != 0:
                 raise CommitBackError("re-applying the round on the fresh state failed; nothing was pushed")
+        if tip is None and not any((git.repo / r).is_file() for r in rel):
+            return CommitResult(NOTHING, attempt, reapplied)  # no branch and no files: nothing to start it with
         tree = _tree_with(git, tip, rel)
         if tip is not None and tree == git.run("rev-parse", f"{tip}^{{tree}}").stdout.strip():
             return CommitResult(ALREADY_UPSTREAM if reapplied else NOTHING, attempt, reapplied)

@@ -65,7 +65,7 @@ DEFAULTS: dict[str, Any] = {
         "audit": "state/audit.jsonl",
         "builtin": "exclusions/builtin.yaml",
         "incidents": "exclusions/incidents.yaml",
-        # The branch the judge commits paths.state and paths.audit to (see STATE_BRANCH below).
+        # The branch the judge commits paths.state and paths.audit to (see paths.state_branch below).
         "state_branch": "canary-state",
     },
 }

@@ -66,7 +66,7 @@ def round_on_tip(w: World, n: int, spec: dict | None = None, **kw: object) -> Pa
 
 def test_the_first_commit_creates_the_state_branch_as_an_orphan_and_main_is_untouched(world: World) -> None:
     main_before = world.tip("main")
-    assert not world.has("canary-state")
+    assert world.bot.commit() == 0 and not world.has("canary-state")  # nothing judged yet: nothing to create
     round_on_tip(world, 1, {BAD: "fail"})
     assert world.bot.commit() == 0
     first = world.tip("canary-state")
