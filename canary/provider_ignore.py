@@ -10,7 +10,7 @@ each where the backend can read them, for example a clone refreshed on any sched
 
     git -C /srv/canary pull --ff-only                       # main: exclusions/*.yaml
     git -C /srv/canary fetch --depth=1 origin canary-state  # the judge's state, replaced atomically:
-    git -C /srv/canary show FETCH_HEAD:state/canary-state.json > /srv/canary-state.json.tmp \
+    git -C /srv/canary show FETCH_HEAD:state/canary-state.json > /srv/canary-state.json.tmp \\
         && mv /srv/canary-state.json.tmp /srv/canary-state.json
 
 or `canary fetch-state` in that clone (it writes state/canary-state.json atomically), or the raw
