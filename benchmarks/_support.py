@@ -186,7 +186,8 @@ def run_judge(results: Path, config: Path, files: JudgeFiles, *, now: str, decis
     """`canary judge` for one round; returns decisions.json. Raises on a refused round."""
     cmd = [PYTHON, "-m", "canary", "--config", str(config), "judge", str(results), "--now", now, "--mode", mode,
            "--state", str(files.state), "--audit", str(files.audit), "--builtin", str(files.builtin),
-           "--incidents", str(files.incidents), "--decisions-out", str(decisions), "--no-notify"]
+           "--incidents", str(files.incidents), "--decisions-out", str(decisions), "--no-notify",
+           "--allow-simulator"]  # a scratch state in a temporary folder, never the real one
     env = {k: v for k, v in os.environ.items() if k != "CANARY_CONFIG"}
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
     if proc.returncode != 0:

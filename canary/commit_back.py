@@ -1,5 +1,17 @@
 """Commit the judge's files (state + audit log) and push them, safely, with retries.
 
+Two layouts (canary.yaml's paths.state_branch):
+
+- **Their own branch** (the default, `canary-state`): commit_to_state_branch() below. People's
+  files (exclusion YAML, canary.yaml) stay on main under review; the machine-written state and
+  audit log are committed to a branch only the judge (and `canary lift`/`incident` users) write.
+  A protected main therefore never blocks a round: GITHUB_TOKEN can never be on a ruleset's
+  bypass list, and its pushes trigger no workflow, so a required status check never reports.
+- **The checked-out branch** (paths.state_branch empty): commit_back() right here, for a token
+  that may push there (a GitHub App on the bypass list).
+
+commit_back(), on the checked-out branch:
+
     stage state+audit; nothing staged -> done ("nothing to commit")
     commit; then up to `retries` times:
         push (never --force)                          -> done ("pushed")
@@ -15,12 +27,37 @@
 
 It refuses to start when other tracked files have uncommitted changes, since a reset would
 lose them. git runs with argument lists only (no shell); the commit message is built from
-validated tags, never from free text (see commit_message()).
+validated tags, never from free text (see commit_message()). A push that stays rejected ends
+with git's own message, so a branch rule that blocks the bot is named, not guessed at.
+
+The state branch (pull_state(), then commit_to_state_branch()) is written without a worktree
+and without touching the checkout's HEAD: the judge's files sit at their usual paths in the
+main checkout (state/ is ignored there), and each commit is built with git plumbing from the
+branch tip's tree plus those files:
+
+    pull_state      fetch the branch tip (only the tip in a shallow clone, as CI's checkout is);
+                    copy its files over the local ones (first use:
+                    the branch does not exist, the local files stand); remember the tip in
+                    refs/canary/state-base: the state the judge is about to read
+    commit          up to `retries` times:
+                      fetch the tip; if it moved the judge's files since state-base (a
+                      concurrent run, a `canary lift`) - or, with `reapply`, main moved an
+                      exclusion file the judge read (the capacity floor must weigh it):
+                          write the tip's files (and main's exclusion files), re-apply the
+                          round(s) through `reapply` on them (never a textual merge of state)
+                      tree = tip's tree + the judge's files; nothing changed -> done
+                      commit-tree (parent: the tip; none on first use: an orphan branch)
+                      push <commit>:refs/heads/<branch> (never --force; a concurrent creation
+                      or push is a non-fast-forward rejection, retried on the fresh tip)
+                      rejected twice while the tip stayed where it was: not a race but a
+                      rule or a permission -> stop with git's message
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -38,6 +75,15 @@ MAX_SUBJECT_ROUND_ID = 80
 BOT_IDENTITY = ("canary[bot]", "canary-bot@users.noreply.github.com")
 _ACTIONS = frozenset(a.value for a in Action)
 PUSHED, NOTHING, ALREADY_UPSTREAM = "pushed", "nothing to commit", "already applied upstream"
+STATE_BASE_REF = "refs/canary/state-base"   # the state-branch commit whose files the judge read
+MAX_GIT_MESSAGE = 800
+STATE_BRANCH_README = """# The canary's state
+
+Machine-written: `canary judge` commits the judge's state (`state/canary-state.json`) and its
+append-only audit log (`state/audit.jsonl`) here after every round. People's files (the
+exclusion YAML, `canary.yaml`) live on the default branch, under review. Never force-push this
+branch; `canary lift` and `canary incident` users commit here with `canary commit`.
+"""
 
 
 class CommitBackError(RuntimeError):
@@ -90,12 +136,26 @@ class _Git:
         if self.run("config", "user.email", check=False).returncode != 0:
             self.identity = ["-c", f"user.name={BOT_IDENTITY[0]}", "-c", f"user.email={BOT_IDENTITY[1]}"]
 
-    def run(self, *args: str, check: bool = True, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    def run(self, *args: str, check: bool = True, stdin: str | None = None,
+            env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         result = subprocess.run(["git", "-C", str(self.repo), *self.identity, *args], capture_output=True,
-                                text=True, input=stdin if stdin is not None else "", check=False)
+                                text=True, input=stdin if stdin is not None else "", check=False,
+                                env={**os.environ, **env} if env else None)
         if check and result.returncode != 0:
-            raise CommitBackError(f"git {args[0]} failed: {result.stderr.strip()[-500:]}")
+            raise CommitBackError(f"git {args[0]} failed: {git_said(result)}")
         return result
+
+    def blob(self, commit: str, path: str) -> bytes | None:
+        """The bytes of `path` at `commit`, or None when the commit has no such file."""
+        result = subprocess.run(["git", "-C", str(self.repo), "cat-file", "blob", f"{commit}:{path}"],
+                                capture_output=True, check=False)
+        return result.stdout if result.returncode == 0 else None
+
+
+def git_said(result: subprocess.CompletedProcess[str]) -> str:
+    """git's own message (stderr), trimmed to its end: that is where the reason is."""
+    text = (result.stderr or result.stdout or "").strip()
+    return text[-MAX_GIT_MESSAGE:] if text else f"(no message; exit {result.returncode})"
 
 
 def commit_back(repo: Path, files: Sequence[Path], message: Callable[[], str], *, remote: str, branch: str,
@@ -115,9 +175,12 @@ def commit_back(repo: Path, files: Sequence[Path], message: Callable[[], str], *
     if not _stage_and_commit(git, rel, message()):
         return CommitResult(NOTHING, 0, 0)
     reapplied = 0
+    said = ""
     for attempt in range(1, retries + 1):
-        if git.run("push", remote, f"HEAD:refs/heads/{branch}", check=False).returncode == 0:
+        push = git.run("push", remote, f"HEAD:refs/heads/{branch}", check=False)
+        if push.returncode == 0:
             return CommitResult(PUSHED, attempt, reapplied)
+        said = git_said(push)
         if attempt > 1:
             sleep(min(2.0 * attempt, 10.0))  # contention persists: let the other pusher finish
         git.run("fetch", remote, branch)
@@ -133,7 +196,8 @@ def commit_back(repo: Path, files: Sequence[Path], message: Callable[[], str], *
                 raise CommitBackError("re-applying the round on the remote's state failed; nothing was pushed")
             if not _stage_and_commit(git, rel, message()):
                 return CommitResult(ALREADY_UPSTREAM, attempt, reapplied)
-    raise CommitBackError(f"push still rejected after {retries} attempts; the commit stays local, nothing was forced")
+    raise CommitBackError(f"push to {remote} {branch} still rejected after {retries} attempts; the commit stays "
+                          f"local, nothing was forced. git said: {said}")
 
 
 def _inside(repo: Path, path: Path) -> str | None:
@@ -164,8 +228,214 @@ def _refuse_foreign_changes(git: _Git, ours: list[str]) -> None:
 def _stage_and_commit(git: _Git, rel: list[str], message: str) -> bool:
     present = [r for r in rel if (git.repo / r).exists()]  # a fresh repository may lack the audit log
     if present:
-        git.run("add", "--", *present)
+        git.run("add", "--force", "--", *present)  # --force: state/ may be git-ignored (it lives on its own branch)
     if git.run("diff", "--cached", "--quiet", check=False).returncode == 0:
         return False
     git.run("commit", "--no-verify", "-F", "-", stdin=message)
     return True
+
+
+# --- the judge's files on their own branch ---------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class PullResult:
+    tip: str | None            # the state-branch commit copied; None: the branch does not exist yet
+    written: tuple[str, ...]   # files written from it
+    removed: tuple[str, ...]   # local files removed because the branch does not have them
+
+
+def fetch_tip(git: _Git, remote: str, branch: str, *, shallow: bool = False) -> str | None:
+    """The current tip of remote/branch (objects included); None when it does not exist.
+
+    `shallow`: fetch only the tip, for the state branch in a clone that is shallow already (CI's
+    checkout): its history grows by 48 commits a day and nobody there needs it. A developer's full
+    clone fetches normally, and main is never fetched shallow (a shallow clone's own boundary is
+    kept by a plain fetch; a --depth fetch into a full clone would hide history behind the tip).
+    """
+    depth = ["--depth=1"] if shallow else []
+    fetched = git.run("fetch", "--quiet", "--no-tags", *depth, remote, f"refs/heads/{branch}", check=False)
+    if fetched.returncode == 0:
+        return git.run("rev-parse", "--verify", "FETCH_HEAD^{commit}").stdout.strip()
+    if git.run("ls-remote", "--exit-code", "--heads", remote, f"refs/heads/{branch}", check=False).returncode == 2:
+        return None
+    raise CommitBackError(f"cannot fetch {branch} from {remote}. git said: {git_said(fetched)}")
+
+
+def pull_state(repo: Path, files: Sequence[Path], *, remote: str, branch: str, force: bool = False,
+               local_ahead: Callable[[bytes], str | None] | None = None) -> PullResult:
+    """Copy the judge's files from the tip of the state branch over the local ones.
+
+    `local_ahead(branch_state_bytes)` returns a description when the local state holds a round
+    the branch does not (judged here, never pushed): then nothing is overwritten unless `force`.
+    """
+    git = _Git(repo)
+    rel = _relative_all(repo, files)
+    tip = fetch_tip(git, remote, branch, shallow=_is_shallow(git))
+    if tip is None:
+        git.run("update-ref", "-d", STATE_BASE_REF, check=False)
+        return PullResult(None, (), ())
+    if local_ahead is not None and not force:
+        ahead = local_ahead(git.blob(tip, rel[0]) or b"")
+        if ahead:
+            raise CommitBackError(f"{ahead}; push it first (canary commit --reapply RESULTS.json...), or pass --force "
+                                  "to discard it. Nothing was overwritten")
+    written, removed = _write_from(git, tip, rel)
+    git.run("update-ref", STATE_BASE_REF, tip)
+    return PullResult(tip, written, removed)
+
+
+def commit_to_state_branch(repo: Path, files: Sequence[Path], message: Callable[[], str], *, remote: str,
+                           branch: str, people_branch: str | None = None, retries: int = DEFAULT_RETRIES,
+                           reapply: Callable[[], int] | None = None, sleep: Callable[[float], None] = time.sleep,
+                           inputs: Sequence[Path] = ()) -> CommitResult:
+    """Commit `files` onto remote/branch (created as an orphan on first use); see the module docstring.
+
+    `inputs`: the files the judge read from `people_branch` (the exclusion files). With `reapply`,
+    when that branch moved one of them since, the round is re-applied on its fresh versions.
+    """
+    git = _Git(repo)
+    rel = _relative_all(repo, files)
+    read_only = [r for r in (_inside(repo, f) for f in inputs) if r is not None] if reapply is not None else []
+    watch_inputs = bool(read_only and people_branch)
+    if watch_inputs:
+        _refuse_local_edits(git, read_only)
+    base = _rev(git, STATE_BASE_REF)
+    shallow = _is_shallow(git)
+    reapplied, unmoved, said = 0, 0, ""
+    for attempt in range(1, retries + 1):
+        tip = fetch_tip(git, remote, branch, shallow=shallow)
+        main_tip = fetch_tip(git, remote, people_branch) if watch_inputs and people_branch else None
+        state_moved = _moved(git, base, tip, rel)
+        inputs_moved = main_tip is not None and _differs(git, main_tip, read_only)
+        source = tip or base  # the state the round must be re-applied on (None: first round, nothing to restore)
+        if (state_moved or inputs_moved) and source is not None:
+            if reapply is None:
+                raise CommitBackError(
+                    f"the state branch {branch} moved since the judge read it (another run, or a `canary lift`); "
+                    "run `canary fetch-state` and the judge again, or pass --reapply RESULTS.json.... Nothing was pushed")
+            if inputs_moved and main_tip is not None:
+                _write_from(git, main_tip, read_only)
+            _write_from(git, source, rel)
+            base = source
+            _set_base(git, base)
+            reapplied += 1
+            if reapply() != 0:
+                raise CommitBackError("re-applying the round on the fresh state failed; nothing was pushed")
+        if tip is None and not any((git.repo / r).is_file() for r in rel):
+            return CommitResult(NOTHING, attempt, reapplied)  # no branch and no files: nothing to start it with
+        tree = _tree_with(git, tip, rel)
+        if tip is not None and tree == git.run("rev-parse", f"{tip}^{{tree}}").stdout.strip():
+            return CommitResult(ALREADY_UPSTREAM if reapplied else NOTHING, attempt, reapplied)
+        parents = ["-p", tip] if tip is not None else []
+        commit = git.run("commit-tree", tree, *parents, "-F", "-", stdin=message()).stdout.strip()
+        push = git.run("push", "--quiet", remote, f"{commit}:refs/heads/{branch}", check=False)
+        if push.returncode == 0:
+            _set_base(git, commit)
+            return CommitResult(PUSHED, attempt, reapplied)
+        said = git_said(push)
+        unmoved = unmoved + 1 if fetch_tip(git, remote, branch, shallow=shallow) == tip else 0
+        if unmoved >= 2:  # twice rejected while nobody else pushed: a rule, not a race
+            raise CommitBackError(f"push to {remote} {branch} was rejected and the branch did not move: a rule or a "
+                                  f"permission blocks it, not a concurrent push. Nothing was forced. git said: {said}")
+        sleep(min(2.0 * attempt, 10.0))  # let the other pusher finish (or a passing fault clear), then retry
+    raise CommitBackError(f"push to {remote} {branch} still rejected after {retries} attempts; nothing was forced. "
+                          f"git said: {said}")
+
+
+def _relative_all(repo: Path, files: Sequence[Path]) -> list[str]:
+    rel = []
+    for f in files:
+        inside = _inside(repo, f)
+        if inside is None:
+            raise CommitBackError(f"{f} is outside the repository {repo}; the judge's files must live inside it")
+        rel.append(inside)
+    return rel
+
+
+def _is_shallow(git: _Git) -> bool:
+    return git.run("rev-parse", "--is-shallow-repository").stdout.strip() == "true"
+
+
+def _rev(git: _Git, ref: str) -> str | None:
+    found = git.run("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False)
+    return found.stdout.strip() if found.returncode == 0 else None
+
+
+def _set_base(git: _Git, commit: str | None) -> None:
+    if commit is None:
+        git.run("update-ref", "-d", STATE_BASE_REF, check=False)
+    else:
+        git.run("update-ref", STATE_BASE_REF, commit)
+
+
+def _moved(git: _Git, base: str | None, tip: str | None, rel: list[str]) -> bool:
+    """Did the branch change the judge's files since `base` (the state the judge read)?"""
+    if tip is None or base == tip:
+        return False  # not there (yet, or deleted by hand): the push (re)creates it from the judge's files
+    if base is None:
+        return any(git.blob(tip, r) is not None for r in rel)  # created meanwhile, or never fetched
+    diff = git.run("diff", "--quiet", base, tip, "--", *rel, check=False)
+    return diff.returncode != 0  # 1: changed; anything else (base unknown here): re-derive, never guess
+
+
+def _differs(git: _Git, commit: str, rel: list[str]) -> bool:
+    """Do the files on disk differ from `commit`'s versions?"""
+    for r in rel:
+        on_disk = (git.repo / r).read_bytes() if (git.repo / r).is_file() else None
+        if on_disk != git.blob(commit, r):
+            return True
+    return False
+
+
+def _refuse_local_edits(git: _Git, rel: list[str]) -> None:
+    changed = git.run("status", "--porcelain", "--untracked-files=no", "--", *rel).stdout.splitlines()
+    if changed:
+        raise CommitBackError(f"{', '.join(line[3:] for line in changed)} has uncommitted changes; commit or stash "
+                              "them first: commit-back may replace them with the branch's versions")
+
+
+def _write_from(git: _Git, commit: str | None, rel: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Make the files on disk equal `commit`'s versions (absent there: removed; no commit: left alone)."""
+    written, removed = [], []
+    if commit is None:
+        return (), ()
+    for r in rel:
+        data = git.blob(commit, r)
+        target = git.repo / r
+        if data is None:
+            if target.exists():
+                target.unlink()
+                removed.append(r)
+            continue
+        _atomic_write_bytes(target, data)
+        written.append(r)
+    return tuple(written), tuple(removed)
+
+
+def _atomic_write_bytes(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _tree_with(git: _Git, tip: str | None, rel: list[str]) -> str:
+    """The tip's tree with the judge's files as they are on disk (a new branch also gets a README)."""
+    with tempfile.TemporaryDirectory(prefix="canary-index-") as folder:
+        env = {"GIT_INDEX_FILE": str(Path(folder) / "index")}
+        git.run("read-tree", tip if tip is not None else "--empty", env=env)
+        entries = [(r, git.run("hash-object", "-w", "--", str(git.repo / r)).stdout.strip())
+                   for r in rel if (git.repo / r).is_file()]  # a missing file is never removed from the branch
+        if tip is None:
+            entries.append(("README.md", git.run("hash-object", "-w", "--stdin", stdin=STATE_BRANCH_README)
+                            .stdout.strip()))
+        for path, blob in entries:
+            git.run("update-index", "--add", "--cacheinfo", f"100644,{blob},{path}", env=env)
+        return git.run("write-tree", env=env).stdout.strip()

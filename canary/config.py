@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,8 +65,30 @@ DEFAULTS: dict[str, Any] = {
         "audit": "state/audit.jsonl",
         "builtin": "exclusions/builtin.yaml",
         "incidents": "exclusions/incidents.yaml",
+        # The branch the judge commits paths.state and paths.audit to (see paths.state_branch below).
+        "state_branch": "canary-state",
     },
 }
+
+# --- paths.state_branch ----------------------------------------------------------------------
+# The judge's own files (state + audit log) are committed to a branch of their own, created on
+# first use and never force-pushed, so a protected main (required pull requests or status
+# checks, which the workflow's GITHUB_TOKEN can never bypass) does not block the round; people's
+# files (exclusions/*.yaml, canary.yaml) stay on main under review. Empty or null: commit them
+# to the checked-out branch instead (for a token that may push there, e.g. a GitHub App on the
+# ruleset's bypass list).
+PATH_FILE_KEYS: tuple[str, ...] = ("reports", "state", "audit", "builtin", "incidents")
+_BRANCH_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,99}")
+
+
+def _state_branch(raw: Any, source: str) -> str | None:
+    if raw is None or raw == "":
+        return None
+    if (not isinstance(raw, str) or not _BRANCH_NAME.fullmatch(raw) or ".." in raw or "//" in raw
+            or raw.endswith(("/", ".", ".lock"))):
+        raise ConfigError(f"{source}: paths.state_branch must be a branch name like canary-state (letters, digits, "
+                          f"'.', '_', '-', '/'), or empty to keep the judge's files on the checked-out branch; got {raw!r}")
+    return raw
 
 
 class ConfigError(ValueError):
@@ -111,6 +134,7 @@ class PathSettings:
     audit: Path
     builtin: Path
     incidents: Path
+    state_branch: str | None = None   # see paths.state_branch above; None: the checked-out branch
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,7 +234,8 @@ def parse_config(raw: dict[str, Any], *, source: str = "<inline>") -> Config:
         ),
     )
     pa = merged["paths"]
-    paths = PathSettings(**{k: Path(v.string(pa, k, f"paths.{k}")) for k in DEFAULTS["paths"]})
+    paths = PathSettings(**{k: Path(v.string(pa, k, f"paths.{k}")) for k in PATH_FILE_KEYS},
+                         state_branch=_state_branch(pa["state_branch"], source))
     return Config(mode=mode, models=models, controls=controls, contracts=contracts, languages=languages,
                   probe=probe, concurrency=concurrency, rules=rules, paths=paths, source=source)
 

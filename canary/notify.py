@@ -4,6 +4,11 @@ All three render from the decisions.json document. Text from the upstream (reaso
 for Markdown and flattened to one line; the webhook URL is a secret and is never printed or
 logged. A webhook that keeps failing is recorded in the audit log as a warning and never fails
 the command: the decisions are already in the state, the audit log and decisions.json.
+
+The workflow announces after `canary commit` (`canary announce`), from the decisions file as
+committed. A round that was already applied (a re-run, or a run that lost the race to a
+concurrent one) is summarised again but not posted to the webhook again: it was announced by
+the run that committed it.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ WEBHOOK_ATTEMPTS = 3
 WEBHOOK_TIMEOUT_S = 5.0          # short: a slow chat service must not hold the round's job
 WEBHOOK_BACKOFF_S = (1.0, 3.0)   # pauses between attempts
 MAX_REASON = 160                 # keep one decision on one readable line
+ALREADY_APPLIED_NOTE = "(already applied by an earlier run: summarised again, not posted again)"
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|<>~])")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 
@@ -55,12 +61,16 @@ def render_text(doc: Mapping[str, Any]) -> str:
     """The stdout summary."""
     decisions = doc.get("decisions", [])
     head = f"canary judge: round {doc.get('round_id')} ({doc.get('mode')} mode): {len(decisions)} decision(s)"
+    if doc.get("already_applied"):
+        head += f" {ALREADY_APPLIED_NOTE}"
     return "\n".join([head, *(f"  {_describe(d)}" for d in decisions)])
 
 
 def render_markdown(doc: Mapping[str, Any]) -> str:
     """A `$GITHUB_STEP_SUMMARY` section."""
     lines = [f"### Judge decisions: round `{doc.get('round_id')}` ({doc.get('mode')} mode)", ""]
+    if doc.get("already_applied"):
+        lines += [ALREADY_APPLIED_NOTE, ""]
     decisions = doc.get("decisions", [])
     if not decisions:
         lines.append("No decisions this round.")
@@ -74,8 +84,10 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
 
 def notify(doc: Mapping[str, Any], *, audit_path: Path, env: Mapping[str, str] | None = None,
            client: httpx.Client | None = None, sleep: Callable[[float], None] = time.sleep,
-           echo: Callable[[str], None] = print) -> None:
-    """Send the round's summary everywhere configured. Never raises for a delivery problem."""
+           echo: Callable[[str], None] = print) -> bool:
+    """Send the round's summary everywhere configured. Never raises for a delivery problem.
+
+    True when an undelivered webhook was recorded in the audit log (which then needs committing)."""
     env = os.environ if env is None else env
     echo(render_text(doc))
     summary = env.get(SUMMARY_ENV)
@@ -86,7 +98,7 @@ def notify(doc: Mapping[str, Any], *, audit_path: Path, env: Mapping[str, str] |
         except OSError as exc:
             echo(f"canary: could not append to ${SUMMARY_ENV} ({exc.strerror})")
     url = env.get(WEBHOOK_ENV)
-    if url and doc.get("decisions"):
+    if url and doc.get("decisions") and not doc.get("already_applied"):
         error = post_webhook(url, {"text": render_text(doc)}, client=client, sleep=sleep)
         if error is not None:
             echo(f"canary: webhook notification failed after {WEBHOOK_ATTEMPTS} attempts ({error}); recorded in the audit log")
@@ -94,6 +106,8 @@ def notify(doc: Mapping[str, Any], *, audit_path: Path, env: Mapping[str, str] |
                 "time": doc.get("now") or fmt_time(None), "round_id": doc.get("round_id"), "mode": doc.get("mode"),
                 "model": "*", "provider": "*", "action": audit.WEBHOOK_FAILED, "rule": "notification",
                 "reason": f"webhook not delivered: {error}", "evidence": []}])
+            return True
+    return False
 
 
 def post_webhook(url: str, payload: Mapping[str, Any], *, client: httpx.Client | None = None,

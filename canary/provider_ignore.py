@@ -4,6 +4,19 @@
     ignore = ProviderIgnore("state/canary-state.json", "exclusions/builtin.yaml", "exclusions/incidents.yaml")
     request["provider"] = {"ignore": ignore.get("deepseek/deepseek-chat-v3-0324")}
 
+The three files come from two branches: the exclusion files from main (people's, reviewed), the
+state from the judge's own branch (paths.state_branch, default `canary-state`). Keep a copy of
+each where the backend can read them, for example a clone refreshed on any schedule:
+
+    git -C /srv/canary pull --ff-only                       # main: exclusions/*.yaml
+    git -C /srv/canary fetch --depth=1 origin canary-state  # the judge's state, replaced atomically:
+    git -C /srv/canary show FETCH_HEAD:state/canary-state.json > /srv/canary-state.json.tmp \\
+        && mv /srv/canary-state.json.tmp /srv/canary-state.json
+
+or `canary fetch-state` in that clone (it writes state/canary-state.json atomically), or the raw
+files over HTTPS (a private repository needs a token). With paths.state_branch empty, all three
+are on main.
+
 No redeploy is needed: each get() stats the three files and re-reads one only when its
 modification time, size or inode changed (commit-back and `canary incident` replace files
 atomically, so a new inode always shows). When a file cannot be read or is corrupt, a warning is

@@ -8,15 +8,23 @@ RejectedInput, recorded in the audit log by the shell.
 Merged round id: shards with one common round_id keep it; otherwise the merged id is the
 distinct shard ids, sorted, joined with "+" (the same set of shards always gives the same id,
 so re-applying the same shards is recognised as already applied).
+
+Planned models: a shard exists only when its probe job got as far as uploading it. A model whose
+job was cancelled, timed out or failed before writing results.json is simply absent, and without
+the plan the round would look complete. expect_models() records such a model as missing: the
+round is incomplete for that model only. Nothing moves for it (a model absent from the cases
+changes no streak, language plan or suspension; expiry is real time and still happens), and
+missing_model_decisions() says why, so the audit log and the summary carry it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from judge.decisions import WHOLE_ROUND, Action, Decision, Rule
 from judge.tags import describe_invalid_tag, is_valid_round_id, is_valid_tag
 from judge.verdict import Outcome
 
@@ -70,6 +78,14 @@ class RoundReport:
     rejected: tuple[RejectedInput, ...] = ()
     incomplete_reason: str | None = None
     finished_at: datetime | None = None
+    upstream: str | None = None            # "openrouter", "simulator", "custom"; shards: distinct ones joined by "+"
+    missing: Mapping[str, str] = field(default_factory=dict)  # planned model -> why it has no results
+
+    def upstreams(self) -> frozenset[str]:
+        return frozenset(self.upstream.split("+")) if self.upstream else frozenset()
+
+
+MISSING_SHARD = "no results: its probe job left no shard (cancelled, timed out or failed); nothing moves for it"
 
 
 def parse_time(value: Any, field_name: str) -> datetime:
@@ -108,10 +124,12 @@ def parse_report(raw: Any) -> RoundReport:
     cases = _parse_cases(raw.get("cases"), rejected)
     weak = _parse_weak(raw.get("weak_probes") or [], rejected)
     reason = raw.get("incomplete_reason")
+    upstream = raw.get("upstream")
     return RoundReport(
         round_id=round_id, started_at=started_at, finished_at=finished_at, complete=complete,
         incomplete_reason=_text(reason) if reason is not None else None, models=models,
         cases=cases, weak_probes=weak, rejected=tuple(rejected),
+        upstream=upstream if isinstance(upstream, str) and is_valid_tag(upstream) else None,
     )
 
 
@@ -207,6 +225,7 @@ def merge_shards(reports: Sequence[RoundReport], sources: Sequence[str] | None =
                                   "each shard must probe different models")
             owner[model] = name
     ids = sorted({r.round_id for r in reports})
+    upstreams = sorted({u for r in reports for u in r.upstreams()})
     incomplete = [f"{n}: {r.incomplete_reason or 'incomplete'}" for r, n in zip(reports, names) if not r.complete]
     finished = [r.finished_at for r in reports if r.finished_at is not None]
     return RoundReport(
@@ -219,4 +238,24 @@ def merge_shards(reports: Sequence[RoundReport], sources: Sequence[str] | None =
         cases=tuple(c for r in reports for c in r.cases),
         weak_probes=tuple(w for r in reports for w in r.weak_probes),
         rejected=tuple(x for r in reports for x in r.rejected),
+        upstream="+".join(upstreams) or None,
     )
+
+
+def expect_models(report: RoundReport, planned: Sequence[str]) -> RoundReport:
+    """The round against its plan: each planned model without results is recorded as missing."""
+    for model in planned:
+        if not is_valid_tag(model):
+            raise ReportError(f"planned model {ascii(model)[:80]} is not a model id")
+    present = set(report.models) | {c.model for c in report.cases}
+    missing = {m: MISSING_SHARD for m in dict.fromkeys(planned) if m not in present}
+    return replace(report, missing={**report.missing, **missing}) if missing else report
+
+
+def missing_model_decisions(report: RoundReport) -> list[Decision]:
+    """One `incomplete_round` decision per missing model (none when the whole round is incomplete:
+    the rules already record that once for everybody)."""
+    if not report.complete:
+        return []
+    return [Decision(model, WHOLE_ROUND, Action.INCOMPLETE_ROUND, Rule.INCOMPLETE_ROUND, why)
+            for model, why in sorted(report.missing.items())]

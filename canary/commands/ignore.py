@@ -2,12 +2,18 @@
 
 builtin ∪ incidents unexpired at now ∪ enforce-mode suspensions unexpired at now, sorted.
 Without --model: an object mapping every known model to its list.
+
+The layers live in two places: the exclusion files on main (this checkout), the judge's state on
+its own branch (paths.state_branch, default `canary-state`). Run `canary fetch-state` first to
+copy the branch's state into paths.state; without it the suspensions are missing, and this says
+so on stderr (the list printed is then people's exclusions only).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from canary.commands._options import add_common, read_layers
 from judge.exclusions import effective_ignore, known_models
@@ -25,6 +31,10 @@ def _run(args: argparse.Namespace) -> int:
     if layers is None:
         return 2
     config, now, state, exclusions = layers.config, layers.now, layers.state, layers.exclusions
+    if config.paths.state_branch and not config.paths.state.exists():
+        print(f"canary ignore: warning: no {config.paths.state} here; the judge's suspensions live on branch "
+              f"{config.paths.state_branch}: run `canary fetch-state` first. Showing people's exclusions only.",
+              file=sys.stderr)
     if args.model is not None:
         print(json.dumps(effective_ignore(args.model, exclusions, state, now)))
     else:

@@ -2,7 +2,14 @@
 
 Without OPENROUTER_API_KEY the bundled simulator is started as a subprocess (the same one
 `canary sim` serves; a subprocess keeps its timing independent of the round's own CPU load)
-and the round points OPENROUTER_BASE_URL at it with a dummy key.
+and the round points OPENROUTER_BASE_URL at it with a dummy key. Inside GitHub Actions
+(GITHUB_ACTIONS=true) a missing key is an error instead: an absent secret arrives there as an
+empty string, usually because the schedule started before the `canary` environment and its
+secret existed, and a simulator round must not pass for the real one. --simulator (or
+--scenario) asks for the simulator on purpose, anywhere, with or without a key.
+
+--state-checkout DIR reads the language plan from a checkout of the state branch (the judge's
+files live there, not in the main checkout): DIR/<paths.state>; absent before the first round.
 
 Exit codes: quality failures are the normal business of a round, so
   0  the round completed (whatever the hosts did);
@@ -41,7 +48,12 @@ def register(subparsers: Any) -> None:
     p.add_argument("-m", dest="marker", default=None, metavar="CONTRACT",
                    help="pytest -m expression over contracts: latency, refusal, structured, language")
     p.add_argument("--workers", type=int, default=0, metavar="N", help="pytest-xdist workers (default 0: one process)")
-    p.add_argument("--scenario", default=None, metavar="FILE", help="simulator scenario (only without OPENROUTER_API_KEY)")
+    p.add_argument("--simulator", action="store_true",
+                   help="probe the bundled simulator on purpose (even with OPENROUTER_API_KEY, even in GitHub Actions)")
+    p.add_argument("--scenario", default=None, metavar="FILE",
+                   help="simulator scenario (implies --simulator)")
+    p.add_argument("--state-checkout", default=None, metavar="DIR",
+                   help="a checkout of the state branch: read the language plan from DIR/<paths.state>")
     p.add_argument("--seed", type=int, default=0, help="simulator seed (default 0)")
     p.add_argument("--round", type=int, default=1, dest="round_number", help="simulator round number (default 1)")
     p.add_argument("--reports", default=None, metavar="DIR", help="reports directory (default: paths.reports)")
@@ -55,6 +67,9 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(config_path)  # fail early, with canary's own message, on a bad file
     reports = Path(args.reports or config.paths.reports).resolve()
     env = dict(os.environ)
+    if missing_key_in_ci(env, simulator=wants_simulator(args)):
+        print(f"canary probe: {MISSING_KEY}", file=sys.stderr)
+        return 2
     try:
         with _upstream(env, args) as upstream:
             cmd = pytest_command(args, reports, config_path)
@@ -85,6 +100,10 @@ def pytest_command(args: argparse.Namespace, reports: Path, config_path: str | N
         cmd += ["-n", str(args.workers)]
     if args.discovery_snapshot:
         cmd.append(f"--discovery-snapshot={Path(args.discovery_snapshot).resolve()}")
+    if getattr(args, "state_checkout", None):
+        state = Path(load_config(config_path).paths.state)
+        inside = state if not state.is_absolute() else Path(state.name)
+        cmd.append(f"--canary-state={(Path(args.state_checkout) / inside).resolve()}")
     extra = list(args.pytest_args or ())
     return cmd + (extra[1:] if extra[:1] == ["--"] else extra)
 
@@ -103,10 +122,26 @@ def exit_code(pytest_rc: int, results: Path) -> int:
     return 3 if "OPENROUTER_API_KEY" in reason else 1
 
 
+MISSING_KEY = (
+    "OPENROUTER_API_KEY is empty or unset inside GitHub Actions: add it as a secret named OPENROUTER_API_KEY of "
+    "the environment `canary` (Settings > Environments > canary > Environment secrets; environments with secrets "
+    "need a public repository, or a paid plan for a private one). Nothing was probed and nothing was written; "
+    "pass --simulator to probe the bundled simulator on purpose.")
+
+
+def wants_simulator(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "simulator", False) or getattr(args, "scenario", None))
+
+
+def missing_key_in_ci(env: dict[str, str], *, simulator: bool) -> bool:
+    """GitHub Actions without a key, and nobody asked for the simulator: refuse rather than fake a round."""
+    return env.get("GITHUB_ACTIONS") == "true" and not simulator and not env.get("OPENROUTER_API_KEY", "").strip()
+
+
 @contextmanager
 def _upstream(env: dict[str, str], args: argparse.Namespace) -> Iterator[str]:
-    """OpenRouter when a key is set; otherwise a simulator subprocess for the round's duration."""
-    if env.get("OPENROUTER_API_KEY", "").strip():
+    """OpenRouter when a key is set (unless --simulator); otherwise a simulator subprocess for the round."""
+    if env.get("OPENROUTER_API_KEY", "").strip() and not wants_simulator(args):
         yield env.get("OPENROUTER_BASE_URL") or "openrouter"
         return
     with simulator_process(args.scenario, args.seed, args.round_number) as sim:

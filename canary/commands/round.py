@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         probe += ["--workers", str(args.workers)]
     if on_simulator:
         number = _rounds_applied(state) + 1
-        probe += ["--round", str(number), "--seed", str(args.seed if args.seed is not None else number)]
+        probe += ["--simulator", "--round", str(number), "--seed", str(args.seed if args.seed is not None else number)]
         if args.scenario:
             probe += ["--scenario", args.scenario]
     probe += ["--", f"--canary-state={state}"]

@@ -1,82 +1,28 @@
-"""Commit-back against a real bare repository, with a person pushing in between."""
+"""Commit-back to the checked-out branch (paths.state_branch empty: everything on main, for a token
+that may push there), against a real bare repository, with a person pushing in between.
+
+The default layout, the judge's files on their own branch, is tested in test_commit_back_state_branch.py.
+"""
 
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
-from judge_cli_support import HALF_HOUR, MODEL, PROVIDERS, T0, iso, results
+from git_world import INCIDENTS_HEADER, PROVIDERS, T0, HALF_HOUR, Clone, World, git, iso, make_world
+from judge_cli_support import MODEL
 
-from canary.cli import main
 from canary.commit_back import commit_message
 
 BAD = PROVIDERS[0]
-INCIDENTS_HEADER = "# Incidents, edited by people.\n# Keep this comment.\n"
 HAND_EDIT = f'"{MODEL}":\n  - provider: cirrus/fp8  # by hand\n    reason: filters\n    added_at: 2026-11-29\n'
-
-
-def git(cwd: Path, *args: str) -> str:
-    out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
-    assert out.returncode == 0, out.stderr
-    return out.stdout
-
-
-class Clone:
-    """One working copy with its own canary.yaml (kept outside the repository)."""
-
-    def __init__(self, root: Path, remote: Path, name: str, *, shallow: bool) -> None:
-        self.dir = root / name
-        git(root, "clone", *(["--depth", "1"] if shallow else []), f"file://{remote}", name)
-        self.config = root / f"{name}.yaml"
-        d = self.dir
-        self.config.write_text(
-            f"mode: enforce\npaths:\n  reports: {d / 'reports'}\n  state: {d / 'state/canary-state.json'}\n"
-            f"  audit: {d / 'state/audit.jsonl'}\n  builtin: {d / 'exclusions/builtin.yaml'}\n"
-            f"  incidents: {d / 'exclusions/incidents.yaml'}\n")
-
-    def canary(self, *args: str) -> int:
-        return main(["--config", str(self.config), *args])
-
-    def judge(self, n: int, spec: dict[str, str] | None = None) -> Path:
-        at = T0 + n * HALF_HOUR
-        path = self.dir / "reports" / f"round{n}.json"
-        path.parent.mkdir(exist_ok=True)
-        path.write_text(json.dumps(results(spec, at=at, round_id=f"round-{n}")))
-        assert self.canary("judge", str(path), "--now", iso(at), "--no-notify") == 0
-        return path
-
-    def commit(self, *extra: str) -> int:
-        return self.canary("commit", "--repo", str(self.dir), "--branch", "main", *extra)
-
-    def state(self) -> dict:  # type: ignore[type-arg]
-        return json.loads((self.dir / "state/canary-state.json").read_text())
 
 
 @pytest.fixture
 def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Clone, Clone]:
-    monkeypatch.setenv("HOME", str(tmp_path))  # no global git identity: the bot must bring its own
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for name in ("GITHUB_REF_NAME", "GITHUB_STEP_SUMMARY", "CANARY_WEBHOOK_URL"):
-        monkeypatch.delenv(name, raising=False)
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "--bare", "-b", "main", str(remote))
-    seed = tmp_path / "seed"
-    git(tmp_path, "clone", f"file://{remote}", "seed")
-    (seed / "exclusions").mkdir()
-    (seed / "exclusions/incidents.yaml").write_text(INCIDENTS_HEADER)
-    (seed / "exclusions/builtin.yaml").write_text("# reviewed\n")
-    (seed / "state").mkdir()
-    (seed / "state/audit.jsonl").write_text("")
-    git(seed, "add", ".")
-    git(seed, "-c", "user.name=seed", "-c", "user.email=seed@example.invalid", "commit", "-m", "seed")
-    git(seed, "push", "origin", "HEAD:main")
-    bot = Clone(tmp_path, remote, "bot", shallow=True)   # what actions/checkout gives
-    person = Clone(tmp_path, remote, "person", shallow=False)
-    git(person.dir, "config", "user.name", "Alice")
-    git(person.dir, "config", "user.email", "alice@example.invalid")
-    return remote, bot, person
+    w: World = make_world(tmp_path, monkeypatch, state_branch="", tracked_state=True)
+    return w.remote, w.bot, w.person
 
 
 def remote_file(remote: Path, path: str) -> str:
@@ -87,7 +33,7 @@ def person_pushes(person: Clone, *commands: tuple[str, ...]) -> None:
     git(person.dir, "pull", "--rebase", "origin", "main")
     for command in commands:
         assert person.canary(*command) == 0
-    git(person.dir, "add", "-A", "exclusions", "state")
+    git(person.dir, "add", "-A", "--force", "exclusions", "state")
     git(person.dir, "commit", "-m", "person: manual change")
     git(person.dir, "push", "origin", "HEAD:main")
 

@@ -46,10 +46,79 @@ def test_the_first_round_has_no_gap(f: Files) -> None:
 def test_the_same_round_twice_prints_already_applied_and_changes_nothing(f: Files) -> None:
     path = f.results("r.json", {BAD: "fail"})
     f.canary("judge", str(path), "--now", iso(T0))
-    before = f.snapshot()
+    before = {k: v for k, v in f.snapshot().items() if k != str(f.decisions)}
     code, out, _ = f.canary("judge", str(path), "--now", iso(T0 + HALF_HOUR))
     assert code == 0 and "already applied" in out
+    assert {k: v for k, v in f.snapshot().items() if k != str(f.decisions)} == before
+
+
+def test_an_already_applied_round_rewrites_its_decisions_from_the_state_and_the_audit_log(f: Files) -> None:
+    first = f.results("r0.json", {BAD: "fail"}, at=T0)
+    second = f.results("r1.json", {BAD: "fail"}, at=T0 + HALF_HOUR)
+    f.canary("judge", str(first), "--now", iso(T0))
+    f.canary("judge", str(second), "--now", iso(T0 + HALF_HOUR))
+    committed = json.loads(f.decisions.read_text())
+    f.decisions.write_text('{"round_id": "stale", "decisions": []}')  # what a stale judgement left
+    state, audit = f.state.read_bytes(), f.audit.read_bytes()
+    code, _, _ = f.canary("judge", str(second), "--now", iso(T0 + 5 * HALF_HOUR))
+    doc = json.loads(f.decisions.read_text())
+    assert code == 0 and doc["already_applied"] is True and committed["already_applied"] is False
+    assert doc["decisions"] == committed["decisions"] and [d["action"] for d in doc["decisions"]] == ["suspend"]
+    assert (doc["round_id"], doc["mode"], doc["now"]) == (committed["round_id"], "enforce", iso(T0 + HALF_HOUR))
+    assert doc["ignore"] == {MODEL: [BAD]}  # the effective list as the state holds it now
+    assert f.state.read_bytes() == state and f.audit.read_bytes() == audit
+
+
+def test_a_planned_model_without_results_makes_the_round_incomplete_for_that_model_only(f: Files) -> None:
+    other = "other/model"
+    for i in range(2):  # both models probed, BAD of both failing once
+        at = T0 + i * HALF_HOUR
+        a = f.results(f"a{i}.json", {BAD: "fail"} if i == 0 else None, at=at, round_id=f"r{i}-a")
+        b = f.results(f"b{i}.json", {BAD: "fail"}, at=at, model=other, round_id=f"r{i}-b")
+        shards = [str(a), str(b)] if i == 0 else [str(a)]  # round 1: the other model's job left no shard
+        assert f.canary("judge", *shards, "--expect-models", f"{MODEL},{other}", "--now", iso(at))[0] == 0
+    doc = json.loads(f.decisions.read_text())
+    [missing] = [d for d in doc["decisions"] if d["model"] == other]
+    assert (missing["action"], missing["provider"]) == ("incomplete_round", "*")
+    assert "left no shard" in missing["reason"] and doc["expected_models"] == [MODEL, other]
+    state = json.loads(f.state.read_text())
+    assert state["models"][other][BAD]["failed_streak"] == 1  # nothing moved for the missing model
+    assert state["models"][MODEL][BAD]["failed_streak"] == 0 and state["models"][MODEL][BAD]["clean_streak"] == 1
+    [line] = [a for a in f.audit_lines() if a["model"] == other]
+    assert line["action"] == "incomplete_round"
+
+
+def test_without_any_shard_the_judge_names_the_planned_models_and_writes_nothing(f: Files) -> None:
+    code, _, err = f.canary("judge", "--expect-models", f"{MODEL},other/model", "--now", iso(T0))
+    assert code == 2 and f"none of the planned models ({MODEL}, other/model) left a shard" in err
+    assert not f.state.exists() and not f.decisions.exists()
+
+
+def test_a_planned_model_id_that_is_not_one_is_refused(f: Files) -> None:
+    code, _, err = f.canary("judge", str(f.results("r.json")), "--expect-models", "a;b", "--now", iso(T0))
+    assert code == 2 and "is not a model id" in err and not f.state.exists()
+
+
+def test_a_simulator_round_is_refused_on_the_real_state_and_nothing_is_written(f: Files) -> None:
+    path = f.results("sim.json", {BAD: "fail"})
+    path.write_text(path.read_text().replace('"upstream": "openrouter"', '"upstream": "simulator"'))
+    before = f.snapshot()
+    code, _, err = f.canary("judge", str(path), "--now", iso(T0))
+    assert code == 2 and "bundled simulator" in err and str(f.state) in err and "--allow-simulator" in err
     assert f.snapshot() == before
+
+
+@pytest.mark.parametrize("how", ["allow-simulator", "simulator-state folder"])
+def test_a_simulator_round_is_applied_to_a_simulator_state_or_when_allowed(f: Files, how: str) -> None:
+    path = f.results("sim.json", {BAD: "fail"})
+    path.write_text(path.read_text().replace('"upstream": "openrouter"', '"upstream": "simulator"'))
+    if how == "allow-simulator":
+        args, state = ["--allow-simulator"], f.state
+    else:
+        state = f.root / "reports" / "simulator-state" / "state.json"
+        args = ["--state", str(state), "--audit", str(state.parent / "audit.jsonl")]
+    assert f.canary("judge", str(path), *args, "--now", iso(T0))[0] == 0
+    assert json.loads(state.read_text())["applied_rounds"] == [json.loads(path.read_text())["round_id"]]
 
 
 def test_an_out_of_order_round_is_refused_and_nothing_is_written(f: Files) -> None:

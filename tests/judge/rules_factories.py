@@ -56,7 +56,7 @@ def results(spec: dict[str, Any] | None = None, *, at: datetime = T0, round_id: 
     return {
         "schema_version": 1, "round_id": round_id or f"r-{at:%Y%m%dT%H%M%S}-{model.split('/')[0]}",
         "started_at": iso(at), "finished_at": iso(at + timedelta(seconds=20)), "complete": complete,
-        "incomplete_reason": None if complete else "discovery failed", "upstream": "simulator",
+        "incomplete_reason": None if complete else "discovery failed", "upstream": "openrouter",
         "models": {model: {"providers": list(providers)}}, "weak_probes": weak_probes or [],
         "cases": cases + (extra_cases or []),
     }

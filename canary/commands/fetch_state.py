@@ -1,0 +1,89 @@
+"""`canary fetch-state`: copy the judge's files from the tip of the state branch.
+
+    canary fetch-state [--remote origin] [--state-branch NAME] [--repo DIR] [--force] [--show-branch]
+
+The judge's state and audit log live on their own branch (paths.state_branch, default
+`canary-state`); people's files stay on main. This writes the branch tip's versions over
+paths.state and paths.audit in the checkout (git-ignored there) and remembers which commit they
+came from, so `canary commit` builds on exactly the state the judge read. Run it right before
+`canary judge` (the workflow does), and before `canary status`, `canary ignore`, `canary lift`
+or `canary incident` on a laptop.
+
+Before the first commit the branch does not exist: the files in the checkout stand (none: an
+empty state). A local state holding a round the branch lacks (judged here, never pushed) is not
+overwritten without --force. With an empty paths.state_branch there is nothing to fetch: the
+files are on the checked-out branch. --show-branch prints the configured branch (empty line:
+none) and touches nothing; the workflow's plan job passes it to the probe jobs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from canary.commands._options import add_common, config_of
+from canary.commit_back import CommitBackError, pull_state
+from canary.state import fmt_time, load_state, state_from_json
+from canary.store import StoreError
+from judge.state import JudgeState
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser("fetch-state", help="copy the judge's state and audit log from the state branch")
+    p.add_argument("--remote", default="origin")
+    p.add_argument("--state-branch", default=None, metavar="NAME",
+                   help="the branch holding the judge's files (default: paths.state_branch)")
+    p.add_argument("--repo", type=Path, default=None, help="repository folder (default: the current one)")
+    p.add_argument("--force", action="store_true", help="overwrite a local state that holds rounds never pushed")
+    p.add_argument("--show-branch", action="store_true", help="print the state branch's name and do nothing else")
+    add_common(p, files=("state", "audit"), now=False)
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    config = config_of(args)
+    branch = config.paths.state_branch if args.state_branch is None else (args.state_branch or None)
+    if args.show_branch:
+        print(branch or "")
+        return 0
+    if branch is None:
+        print("canary fetch-state: paths.state_branch is empty: the judge's files live on the checked-out branch; "
+              "nothing to fetch")
+        return 0
+    state = config.paths.state
+    try:
+        result = pull_state(args.repo or Path.cwd(), [state, config.paths.audit], remote=args.remote,
+                            branch=branch, force=args.force, local_ahead=lambda data: _local_ahead(state, data))
+    except (CommitBackError, StoreError) as exc:
+        print(f"canary fetch-state: {exc}", file=sys.stderr)
+        return 1
+    if result.tip is None:
+        print(f"canary fetch-state: {args.remote} has no branch {branch} yet; the judge starts from the files in "
+              f"this checkout ({state}: {'present' if state.exists() else 'none, an empty state'}) and its first "
+              "commit creates the branch")
+    else:
+        done = [*result.written, *(f"{r} (removed: not on the branch)" for r in result.removed)]
+        print(f"canary fetch-state: {branch} at {result.tip[:12]}: {', '.join(done) or 'no files yet'}")
+    return 0
+
+
+def _local_ahead(local: Path, branch_state: bytes) -> str | None:
+    """Why the local state must not be overwritten (a round the branch lacks), or None."""
+    try:
+        mine = load_state(local)
+    except StoreError:
+        return None  # a broken local copy: the branch's version is the one to keep
+    last = mine.last_round
+    if last is None:
+        return None
+    try:
+        theirs = state_from_json(json.loads(branch_state), "the state branch") if branch_state else JudgeState()
+    except (StoreError, ValueError):
+        return None
+    if last.round_id in theirs.applied_rounds or (
+            theirs.last_round is not None and last.started_at <= theirs.last_round.started_at):
+        return None
+    return (f"{local} holds round {last.round_id} (started {fmt_time(last.started_at)}), which the state branch does "
+            "not have: it was judged here and never pushed")
