@@ -64,6 +64,8 @@ DEFAULTS: dict[str, Any] = {
         "audit": "state/audit.jsonl",
         "builtin": "exclusions/builtin.yaml",
         "incidents": "exclusions/incidents.yaml",
+        # Round history (canary/history): next to the state, so it lands wherever the state lives.
+        "history": "state/history",
     },
 }
 
@@ -111,6 +113,7 @@ class PathSettings:
     audit: Path
     builtin: Path
     incidents: Path
+    history: Path
 
 
 @dataclass(frozen=True, slots=True)

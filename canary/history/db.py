@@ -1,0 +1,103 @@
+"""The history as SQLite tables (I/O: an in-memory database built from the files of a span).
+
+Why SQLite and not DuckDB: it ships with Python (no install at all, in CI, on a runner or in
+the chat backend), and a month of rounds (64 endpoints x 48 rounds x 30 days, 370,000 cases)
+loads and answers `canary history` in the time benchmarks/history_query.py prints. DuckDB's
+wheel adds tens of MB for speed this size of data does not need.
+
+Tables (times are Unix seconds, `day` the UTC date):
+    rounds(round_id, ts, day, complete, mode, upstream, compacted)
+    cases(round_id, ts, day, model, provider, contract, outcome, code, language, control, ttft_s,
+          duration_s, requests, prompt_tokens, completion_tokens, cost_usd, served_by, tokens_per_s, reason)
+    endpoint_rounds(round_id, ts, day, model, provider, klass, codes)    -- detail days only
+    decisions(round_id, ts, model, provider, action, rule, reason, until, rung, evidence)
+    day_groups(day, model, provider, contract, language, control, n_pass, n_fail, n_inconclusive,
+               n_transport_error, n_not_applicable, requests, prompt_tokens, completion_tokens,
+               cost_usd, codes, ttft, tps)                               -- compacted days only
+    day_classes(day, model, provider, failed, clean, frozen)            -- compacted days only
+`codes`, `ttft` and `tps` of day_groups are JSON maps (code -> count, bucket -> count).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+
+from canary.history.aggregate import DayAggregate, endpoint_rounds
+from canary.history.rows import RoundRecord
+
+SCHEMA = """
+CREATE TABLE rounds(round_id TEXT PRIMARY KEY, ts REAL, day TEXT, complete INT, mode TEXT, upstream TEXT,
+                    compacted INT);
+CREATE TABLE cases(round_id TEXT, ts REAL, day TEXT, model TEXT, provider TEXT, contract TEXT, outcome TEXT,
+                   code TEXT, language TEXT, control INT, ttft_s REAL, duration_s REAL, requests INT,
+                   prompt_tokens INT, completion_tokens INT, cost_usd REAL, served_by TEXT,
+                   tokens_per_s REAL, reason TEXT);
+CREATE TABLE endpoint_rounds(round_id TEXT, ts REAL, day TEXT, model TEXT, provider TEXT, klass TEXT, codes TEXT);
+CREATE TABLE decisions(round_id TEXT, ts REAL, model TEXT, provider TEXT, action TEXT, rule TEXT, reason TEXT,
+                       until TEXT, rung INT, evidence TEXT);
+CREATE TABLE day_groups(day TEXT, model TEXT, provider TEXT, contract TEXT, language TEXT, control INT,
+                        n_pass INT, n_fail INT, n_inconclusive INT, n_transport_error INT, n_not_applicable INT,
+                        requests INT, prompt_tokens INT, completion_tokens INT, cost_usd REAL, codes TEXT,
+                        ttft TEXT, tps TEXT);
+CREATE TABLE day_classes(day TEXT, model TEXT, provider TEXT, failed INT, clean INT, frozen INT);
+"""
+INDEXES = """
+CREATE INDEX cases_endpoint ON cases(model, provider, contract, ts);
+CREATE INDEX endpoint_rounds_endpoint ON endpoint_rounds(model, provider, ts);
+"""
+
+
+def build(records: Iterable[RoundRecord], days: Iterable[DayAggregate]) -> sqlite3.Connection:
+    """A new in-memory database holding `records` (full detail) and `days` (compacted)."""
+    db = sqlite3.connect(":memory:")
+    db.executescript(SCHEMA)
+    for record in records:
+        insert_round(db, record)
+    for day in days:
+        insert_day(db, day)
+    db.executescript(INDEXES)
+    return db
+
+
+def insert_round(db: sqlite3.Connection, r: RoundRecord) -> None:
+    ts, day = r.started_at.timestamp(), r.started_at.date().isoformat()
+    db.execute("INSERT OR IGNORE INTO rounds VALUES (?,?,?,?,?,?,0)",
+               (r.round_id, ts, day, int(r.complete), r.mode, r.upstream))
+    db.executemany("INSERT INTO cases VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", [
+        (r.round_id, ts, day, c.model, c.provider, c.contract, c.outcome, c.code, c.language, int(c.control),
+         c.ttft_s, c.duration_s, c.requests, c.prompt_tokens, c.completion_tokens, c.cost_usd, c.served_by,
+         c.tokens_per_s, c.reason) for c in r.cases])
+    db.executemany("INSERT INTO endpoint_rounds VALUES (?,?,?,?,?,?,?)", [
+        (r.round_id, ts, day, e.model, e.provider, e.klass, " ".join(e.codes)) for e in endpoint_rounds(r)])
+    _insert_decisions(db, r.round_id, ts, r.decisions)
+
+
+def insert_day(db: sqlite3.Connection, d: DayAggregate) -> None:
+    for ref in d.rounds:
+        ts = _ts(ref.started_at)
+        db.execute("INSERT OR IGNORE INTO rounds VALUES (?,?,?,?,?,NULL,1)",
+                   (ref.round_id, ts, d.day, int(ref.complete), ref.mode))
+    started = {ref.round_id: _ts(ref.started_at) for ref in d.rounds}
+    for round_id, decision in d.decisions:
+        _insert_decisions(db, round_id, started.get(round_id, 0.0), (decision,))
+    db.executemany("INSERT INTO day_groups VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", [
+        (d.day, g.model, g.provider, g.contract, g.language, int(g.control),
+         *(g.outcomes.get(o, 0) for o in ("pass", "fail", "inconclusive", "transport_error", "not_applicable")),
+         g.requests, g.prompt_tokens, g.completion_tokens, g.cost_usd, json.dumps(dict(g.codes)),
+         json.dumps(dict(g.ttft)), json.dumps(dict(g.tps))) for g in d.groups])
+    db.executemany("INSERT INTO day_classes VALUES (?,?,?,?,?,?)", [
+        (d.day, m, p, c.get("failed", 0), c.get("clean", 0), c.get("frozen", 0)) for (m, p), c in d.classes.items()])
+
+
+def _insert_decisions(db: sqlite3.Connection, round_id: str, ts: float, decisions: Iterable[object]) -> None:
+    db.executemany("INSERT INTO decisions VALUES (?,?,?,?,?,?,?,?,?,?)", [
+        (round_id, ts, d.model, d.provider, d.action, d.rule, d.reason, d.until, d.rung,  # type: ignore[attr-defined]
+         json.dumps([list(e) for e in d.evidence])) for d in decisions])  # type: ignore[attr-defined]
+
+
+def _ts(iso: str) -> float:
+    from datetime import datetime
+
+    return datetime.fromisoformat(iso).timestamp()

@@ -1,0 +1,366 @@
+"""The typed query API over the round history (SQL on an in-memory SQLite database).
+
+`History.open(root, now=...)` reads the files of the last `days` days (full-detail rounds and
+compacted days) into SQLite (canary/history/db.py); every method below is one or a few SQL
+queries, and returns frozen dataclasses. All windows end at `now` and are measured in days
+(1 = the last 24 hours). See canary/history/__init__.py for the whole API in one place.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from canary.history import db as database
+from canary.history.aggregate import histogram_percentile, merge_histograms
+from canary.history.stats import wilson_interval
+from canary.history.store import DETAIL_DAYS, read_span
+from canary.history.tiers import Tier, TierSignals, endpoint_tier
+
+DAY_S = 86400.0
+SUSPENDING = ("suspend", "would_suspend")
+ENDING = ("restore", "expired", "lift")
+
+
+@dataclass(frozen=True, slots=True)
+class PassRate:
+    """Pass rate of one contract on one endpoint over a window: passes / (passes + fails), with
+    the 95 % Wilson interval. Inconclusive cases and transport errors are counted apart (`other`):
+    they say nothing either way. Positive-control cases are left out (they judge the probe)."""
+
+    model: str
+    provider: str
+    contract: str
+    window_days: float
+    passes: int
+    fails: int
+    other: int
+    rate: float | None
+    low: float | None
+    high: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Latency:
+    """TTFT percentiles of the latency contract's cases and output tokens per second (all contracts)."""
+
+    model: str
+    provider: str
+    window_days: float
+    samples: int
+    ttft_p50: float | None
+    ttft_p95: float | None
+    tps_p50: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class WindowSummary:
+    days: float
+    rates: tuple[PassRate, ...]
+    latency: Latency
+    suspensions: int            # suspend and would_suspend decisions in the window
+
+
+@dataclass(frozen=True, slots=True)
+class EndpointSummary:
+    """One row of `canary history`: one endpoint over each window."""
+
+    model: str
+    provider: str
+    windows: tuple[WindowSummary, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TimelinePoint:
+    """One endpoint in one round: failed | clean | frozen, and the codes of what did not pass."""
+
+    round_id: str
+    at: datetime
+    klass: str
+    codes: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesPoint:
+    """TTFT and token rate of one endpoint over one time bucket (exact percentiles)."""
+
+    start: datetime
+    samples: int
+    ttft_p50: float | None
+    ttft_p95: float | None
+    tps_p50: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class DayPoint:
+    """One endpoint over one UTC day, the same whether the day is compacted or not (percentiles
+    from histograms, see aggregate.py): for charts longer than the detail window."""
+
+    day: str
+    failed: int
+    clean: int
+    frozen: int
+    passes: int
+    fails: int
+    other: int
+    ttft_p50: float | None
+    ttft_p95: float | None
+    tps_p50: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class GridCell:
+    """The language contract of one provider in one language over a window."""
+
+    provider: str
+    language: str
+    passes: int
+    fails: int
+    other: int
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionEntry:
+    round_id: str
+    at: datetime
+    model: str
+    provider: str
+    action: str
+    rule: str
+    reason: str
+    until: str | None
+    evidence: tuple[tuple[str, str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundInfo:
+    round_id: str
+    at: datetime
+    complete: bool
+    mode: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class EndpointNow:
+    """The current state of one endpoint: its tier (tiers.py) and why."""
+
+    model: str
+    provider: str
+    tier: Tier
+    last_round_at: datetime | None
+    last_class: str | None
+    suspended_until: str | None
+
+
+class History:
+    """A read-only view of the history of the last `days` days before `now`."""
+
+    def __init__(self, db: sqlite3.Connection, now: datetime) -> None:
+        self.db = db
+        self.now = now
+
+    @classmethod
+    def open(cls, root: Path, *, now: datetime, days: int = DETAIL_DAYS) -> History:
+        span = read_span(Path(root), since=(now - timedelta(days=days)).date())
+        return cls(database.build(span.rounds, span.days), now)
+
+    def _since(self, days: float) -> float:
+        return self.now.timestamp() - days * DAY_S
+
+    def _rows(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+        return self.db.execute(sql, params).fetchall()
+
+    # -- what `canary history` shows -------------------------------------------------------
+
+    def endpoints(self, model: str | None = None) -> tuple[tuple[str, str], ...]:
+        return tuple(self._rows("SELECT DISTINCT model, provider FROM cases WHERE ?1 IS NULL OR model = ?1 "
+                                "ORDER BY model, provider", model))
+
+    def pass_rates(self, window_days: float, model: str | None = None) -> tuple[PassRate, ...]:
+        rows = self._rows("""
+            SELECT model, provider, contract, SUM(outcome = 'pass'), SUM(outcome = 'fail'),
+                   SUM(outcome IN ('inconclusive', 'transport_error'))
+            FROM cases WHERE ts >= ?1 AND ts <= ?2 AND control = 0 AND outcome != 'not_applicable'
+              AND (?3 IS NULL OR model = ?3)
+            GROUP BY model, provider, contract ORDER BY model, provider, contract""",
+                          self._since(window_days), self.now.timestamp(), model)
+        return tuple(_rate(m, p, c, window_days, k, f, o) for m, p, c, k, f, o in rows)
+
+    def latency(self, window_days: float, model: str | None = None) -> tuple[Latency, ...]:
+        since, until = self._since(window_days), self.now.timestamp()
+        ttft = {(m, p): (n, p50, p95) for m, p, n, p50, p95 in self._percentiles(
+            "ttft_s", "contract = 'latency' AND ttft_s IS NOT NULL", since, until, model)}
+        tps = {(m, p): p50 for m, p, _, p50, _ in self._percentiles(
+            "tokens_per_s", "tokens_per_s IS NOT NULL", since, until, model)}
+        return tuple(Latency(m, p, window_days, *ttft.get((m, p), (0, None, None)), tps.get((m, p)))
+                     for m, p in sorted(set(ttft) | set(tps)))
+
+    def _percentiles(self, column: str, where: str, since: float, until: float,
+                     model: str | None) -> list[tuple[Any, ...]]:
+        # Nearest-rank percentiles in SQL: rank ceil(q * n) of the values in order.
+        return self._rows(f"""
+            WITH ranked AS (
+                SELECT model, provider, {column} AS v,
+                       ROW_NUMBER() OVER (PARTITION BY model, provider ORDER BY {column}) AS rn,
+                       COUNT(*) OVER (PARTITION BY model, provider) AS n
+                FROM cases WHERE {where} AND control = 0 AND ts >= ?1 AND ts <= ?2 AND (?3 IS NULL OR model = ?3))
+            SELECT model, provider, MAX(n),
+                   MAX(CASE WHEN rn = (n * 50 + 99) / 100 THEN v END),
+                   MAX(CASE WHEN rn = (n * 95 + 99) / 100 THEN v END)
+            FROM ranked GROUP BY model, provider""", since, until, model)
+
+    def suspensions(self, window_days: float, model: str | None = None) -> dict[tuple[str, str], int]:
+        rows = self._rows("SELECT model, provider, COUNT(*) FROM decisions WHERE action IN ('suspend', 'would_suspend') "
+                          "AND ts >= ?1 AND ts <= ?2 AND (?3 IS NULL OR model = ?3) GROUP BY model, provider",
+                          self._since(window_days), self.now.timestamp(), model)
+        return {(m, p): n for m, p, n in rows}
+
+    def summary(self, windows: Sequence[float] = (1, 7, 30), model: str | None = None) -> tuple[EndpointSummary, ...]:
+        """Per endpoint, per window: pass rates per contract, TTFT p50/p95, suspensions."""
+        per_window = [(w, self.pass_rates(w, model), {(x.model, x.provider): x for x in self.latency(w, model)},
+                       self.suspensions(w, model)) for w in windows]
+        out = []
+        for m, p in self.endpoints(model):
+            summaries = tuple(WindowSummary(
+                w, tuple(r for r in rates if (r.model, r.provider) == (m, p)),
+                lat.get((m, p)) or Latency(m, p, w, 0, None, None, None), susp.get((m, p), 0))
+                for w, rates, lat, susp in per_window)
+            out.append(EndpointSummary(m, p, summaries))
+        return tuple(out)
+
+    # -- what the status page shows ------------------------------------------------------
+
+    def timeline(self, model: str, provider: str, days: float = 7) -> tuple[TimelinePoint, ...]:
+        rows = self._rows("SELECT round_id, ts, klass, codes FROM endpoint_rounds WHERE model = ? AND provider = ? "
+                          "AND ts >= ? AND ts <= ? ORDER BY ts", model, provider, self._since(days), self.now.timestamp())
+        return tuple(TimelinePoint(r, _dt(ts), k, tuple(c.split()) if c else ()) for r, ts, k, c in rows)
+
+    def ttft_series(self, model: str, provider: str, days: float = 7, bucket_hours: float = 1) -> tuple[SeriesPoint, ...]:
+        width = bucket_hours * 3600
+        rows = self._rows("""
+            WITH b AS (SELECT CAST((ts - ?3) / ?4 AS INT) AS bucket, contract, ttft_s, tokens_per_s FROM cases
+                       WHERE model = ?1 AND provider = ?2 AND control = 0 AND ts >= ?3 AND ts <= ?5),
+                 t AS (SELECT bucket, ttft_s AS v, ROW_NUMBER() OVER (PARTITION BY bucket ORDER BY ttft_s) AS rn,
+                              COUNT(*) OVER (PARTITION BY bucket) AS n
+                       FROM b WHERE contract = 'latency' AND ttft_s IS NOT NULL),
+                 s AS (SELECT bucket, tokens_per_s AS v, ROW_NUMBER() OVER (PARTITION BY bucket ORDER BY tokens_per_s) AS rn,
+                              COUNT(*) OVER (PARTITION BY bucket) AS n
+                       FROM b WHERE tokens_per_s IS NOT NULL),
+                 tt AS (SELECT bucket, MAX(n) AS n, MAX(CASE WHEN rn = (n * 50 + 99) / 100 THEN v END) AS p50,
+                               MAX(CASE WHEN rn = (n * 95 + 99) / 100 THEN v END) AS p95 FROM t GROUP BY bucket),
+                 ss AS (SELECT bucket, MAX(CASE WHEN rn = (n * 50 + 99) / 100 THEN v END) AS p50 FROM s GROUP BY bucket)
+            SELECT tt.bucket, tt.n, tt.p50, tt.p95, ss.p50 FROM tt LEFT JOIN ss USING (bucket) ORDER BY tt.bucket""",
+                          model, provider, self._since(days), width, self.now.timestamp())
+        start = self._since(days)
+        return tuple(SeriesPoint(_dt(start + b * width), n, p50, p95, tps) for b, n, p50, p95, tps in rows)
+
+    def daily_series(self, model: str, provider: str) -> tuple[DayPoint, ...]:
+        """Every day in the loaded span, compacted days included (open with a longer `days`)."""
+        detail = self._rows("""
+            SELECT day, contract, control, outcome, ttft_s, tokens_per_s FROM cases
+            WHERE model = ? AND provider = ?""", model, provider)
+        classes = {d: (f, c, z) for d, f, c, z in self._rows(
+            "SELECT day, SUM(klass = 'failed'), SUM(klass = 'clean'), SUM(klass = 'frozen') FROM endpoint_rounds "
+            "WHERE model = ? AND provider = ? GROUP BY day", model, provider)}
+        classes.update({d: (f, c, z) for d, f, c, z in self._rows(
+            "SELECT day, failed, clean, frozen FROM day_classes WHERE model = ? AND provider = ?", model, provider)})
+        groups: dict[str, list[tuple[int, int, int, dict[int, int], dict[int, int]]]] = {}
+        from canary.history.aggregate import histogram
+        for day, contract, control, outcome, ttft, tps in detail:
+            counted = not control and outcome != "not_applicable"
+            groups.setdefault(day, []).append((
+                int(counted and outcome == "pass"), int(counted and outcome == "fail"),
+                int(counted and outcome in ("inconclusive", "transport_error")),
+                histogram([ttft]) if contract == "latency" and not control else {},
+                histogram([tps]) if not control else {}))
+        for day, contract, control, k, f, i, t, ttft, tps in self._rows(
+                "SELECT day, contract, control, n_pass, n_fail, n_inconclusive, n_transport_error, ttft, tps "
+                "FROM day_groups WHERE model = ? AND provider = ?", model, provider):
+            ttft_h = {int(b): n for b, n in json.loads(ttft).items()} if contract == "latency" and not control else {}
+            tps_h = {int(b): n for b, n in json.loads(tps).items()} if not control else {}
+            groups.setdefault(day, []).append((0 if control else k, 0 if control else f, 0 if control else i + t,
+                                               ttft_h, tps_h))
+        out = []
+        for day in sorted(set(groups) | set(classes)):
+            parts = groups.get(day, [])
+            ttft_h = merge_histograms(p[3] for p in parts)
+            tps_h = merge_histograms(p[4] for p in parts)
+            f, c, z = classes.get(day, (0, 0, 0))
+            out.append(DayPoint(day, f, c, z, sum(p[0] for p in parts), sum(p[1] for p in parts),
+                                sum(p[2] for p in parts), histogram_percentile(ttft_h, 50),
+                                histogram_percentile(ttft_h, 95), histogram_percentile(tps_h, 50)))
+        return tuple(out)
+
+    def language_grid(self, model: str, days: float = 7) -> tuple[GridCell, ...]:
+        rows = self._rows("""
+            SELECT provider, language, SUM(outcome = 'pass'), SUM(outcome = 'fail'),
+                   SUM(outcome IN ('inconclusive', 'transport_error'))
+            FROM cases WHERE model = ? AND contract = 'language' AND language IS NOT NULL AND control = 0
+              AND ts >= ? AND ts <= ? GROUP BY provider, language ORDER BY provider, language""",
+                          model, self._since(days), self.now.timestamp())
+        return tuple(GridCell(*r) for r in rows)
+
+    def latest_decisions(self, limit: int = 20, days: float = 30) -> tuple[DecisionEntry, ...]:
+        rows = self._rows("SELECT round_id, ts, model, provider, action, rule, reason, until, evidence FROM decisions "
+                          "WHERE ts >= ? AND ts <= ? ORDER BY ts DESC, rowid DESC LIMIT ?",
+                          self._since(days), self.now.timestamp(), limit)
+        return tuple(DecisionEntry(r, _dt(ts), m, p, a, ru, re, u, tuple(tuple(e) for e in json.loads(ev)))  # type: ignore[misc]
+                     for r, ts, m, p, a, ru, re, u, ev in rows)
+
+    def newest_round(self) -> RoundInfo | None:
+        row = self.db.execute("SELECT round_id, ts, complete, mode FROM rounds WHERE ts <= ? ORDER BY ts DESC LIMIT 1",
+                              (self.now.timestamp(),)).fetchone()
+        return None if row is None else RoundInfo(row[0], _dt(row[1]), bool(row[2]), row[3])
+
+    def active_suspensions(self) -> dict[tuple[str, str], tuple[str, str]]:
+        """(model, provider) -> (mode, until) of suspensions active at `now`, from the decisions."""
+        rows = self._rows("""
+            SELECT model, provider, action, until FROM decisions d
+            WHERE action IN ('suspend', 'would_suspend', 'restore', 'expired', 'lift') AND ts <= ?1
+              AND rowid = (SELECT rowid FROM decisions e WHERE e.model = d.model AND e.provider = d.provider
+                           AND e.action IN ('suspend', 'would_suspend', 'restore', 'expired', 'lift') AND e.ts <= ?1
+                           ORDER BY e.ts DESC, e.rowid DESC LIMIT 1)""", self.now.timestamp())
+        now = self.now
+        return {(m, p): ("enforce" if a == "suspend" else "observe", u) for m, p, a, u in rows
+                if a in SUSPENDING and u and datetime.fromisoformat(u) > now}
+
+    def current(self, ttft_threshold_s: float, model: str | None = None) -> tuple[EndpointNow, ...]:
+        """Every endpoint seen in the last 7 days, with its tier now."""
+        suspended = self.active_suspensions()
+        lat24 = {(x.model, x.provider): x for x in self.latency(1, model)}
+        lat6 = {(x.model, x.provider): x for x in self.latency(0.25, model)}
+        lat7 = {(x.model, x.provider): x for x in self.latency(7, model)}
+        out = []
+        for m, p in self.endpoints(model):
+            points = self.timeline(m, p, 7)
+            classes = [pt.klass for pt in reversed(points)]
+            mode, until = suspended.get((m, p), (None, None))
+            signals = TierSignals(
+                classes=classes, ttft_p95_24h=_get(lat24, m, p, "ttft_p95"),
+                ttft_p50_6h=_get(lat6, m, p, "ttft_p50"), samples_6h=int(_get(lat6, m, p, "samples") or 0),
+                ttft_p50_7d=_get(lat7, m, p, "ttft_p50"), samples_7d=int(_get(lat7, m, p, "samples") or 0),
+                suspension_mode=mode)
+            out.append(EndpointNow(m, p, endpoint_tier(signals, ttft_threshold_s),
+                                   points[-1].at if points else None, points[-1].klass if points else None, until))
+        return tuple(out)
+
+
+def _rate(m: str, p: str, c: str, window: float, k: int, f: int, o: int) -> PassRate:
+    if k + f == 0:
+        return PassRate(m, p, c, window, k, f, o, None, None, None)
+    low, high = wilson_interval(k, k + f)
+    return PassRate(m, p, c, window, k, f, o, k / (k + f), low, high)
+
+
+def _get(table: dict[tuple[str, str], Latency], m: str, p: str, name: str) -> Any:
+    row = table.get((m, p))
+    return None if row is None else getattr(row, name)
+
+
+def _dt(ts: float) -> datetime:
+    return datetime.fromtimestamp(ts, UTC)
