@@ -64,7 +64,8 @@ DEFAULTS: dict[str, Any] = {
         "audit": "state/audit.jsonl",
         "builtin": "exclusions/builtin.yaml",
         "incidents": "exclusions/incidents.yaml",
-        # Round history (canary/history): next to the state, so it lands wherever the state lives.
+        # Round history (canary/history). Left at this default it follows the state file: a
+        # `history` folder next to paths.state (so it lands wherever the state lives).
         "history": "state/history",
     },
 }

@@ -22,7 +22,7 @@ from canary.commands._options import add_common, config_of, now_of
 from canary.history.query import EndpointSummary, History, PassRate
 from canary.history.recorder import record_files
 from canary.history.rows import HistoryError
-from canary.history.store import DETAIL_DAYS, compact
+from canary.history.store import DETAIL_DAYS, compact, history_root
 from canary.state import fmt_time
 from canary.store import StoreError, read_json
 from canary.untrusted import clean as cell
@@ -54,23 +54,24 @@ def _run(args: argparse.Namespace) -> int:
     try:
         now = now_of(args)
         if args.history_action == "record":
-            return _record(args, config.paths.history, now)
+            return _record(args, history_root(config.paths), now)
         if args.history_action == "compact":
-            days = compact(config.paths.history, now=now)
+            days = compact(history_root(config.paths), now=now)
             print(f"canary history: compacted {len(days)} day(s)" + (f": {', '.join(days)}" if days else ""))
             return 0
-        history = History.open(config.paths.history, now=now, days=max(WINDOWS) + 1)
+        history = History.open(history_root(config.paths), now=now, days=max(WINDOWS) + 1)
     except (HistoryError, StoreError, ReportError) as exc:
         print(f"canary history: {exc}", file=sys.stderr)
         return 2
     summaries = history.summary(WINDOWS, model=args.model)
-    newest = history.newest_round()
+    newest_round = history.newest_round()
+    newest = fmt_time(newest_round.at) if newest_round else None
     if args.json:
-        print(json.dumps(to_json(summaries, now_iso=fmt_time(now), newest=newest and fmt_time(newest.at)),
+        print(json.dumps(to_json(summaries, now_iso=fmt_time(now), newest=newest),
                          indent=2, sort_keys=True))
     else:
-        print(render(summaries, now_iso=fmt_time(now) or "", newest=newest and fmt_time(newest.at),
-                     where=str(config.paths.history)))
+        print(render(summaries, now_iso=fmt_time(now) or "", newest=newest,
+                     where=str(history_root(config.paths))))
     return 0
 
 

@@ -75,9 +75,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     decisions = reports / "decisions.json"
-    history = config.paths.history if not on_simulator else state.parent / config.paths.history.name
     judge = [*common, "judge", str(results), "--state", str(state), "--audit", str(audit),
-             "--history", str(history), "--decisions-out", str(decisions), "--no-notify"]
+             "--decisions-out", str(decisions), "--no-notify"]
     if args.mode:
         judge += ["--mode", args.mode]
     if args.now:

@@ -23,9 +23,10 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable
+from datetime import datetime
 
 from canary.history.aggregate import DayAggregate, endpoint_rounds
-from canary.history.rows import RoundRecord
+from canary.history.rows import DecisionRow, RoundRecord
 
 SCHEMA = """
 CREATE TABLE rounds(round_id TEXT PRIMARY KEY, ts REAL, day TEXT, complete INT, mode TEXT, upstream TEXT,
@@ -91,13 +92,11 @@ def insert_day(db: sqlite3.Connection, d: DayAggregate) -> None:
         (d.day, m, p, c.get("failed", 0), c.get("clean", 0), c.get("frozen", 0)) for (m, p), c in d.classes.items()])
 
 
-def _insert_decisions(db: sqlite3.Connection, round_id: str, ts: float, decisions: Iterable[object]) -> None:
+def _insert_decisions(db: sqlite3.Connection, round_id: str, ts: float, decisions: Iterable[DecisionRow]) -> None:
     db.executemany("INSERT INTO decisions VALUES (?,?,?,?,?,?,?,?,?,?)", [
-        (round_id, ts, d.model, d.provider, d.action, d.rule, d.reason, d.until, d.rung,  # type: ignore[attr-defined]
-         json.dumps([list(e) for e in d.evidence])) for d in decisions])  # type: ignore[attr-defined]
+        (round_id, ts, d.model, d.provider, d.action, d.rule, d.reason, d.until, d.rung,
+         json.dumps([list(e) for e in d.evidence])) for d in decisions])
 
 
 def _ts(iso: str) -> float:
-    from datetime import datetime
-
     return datetime.fromisoformat(iso).timestamp()

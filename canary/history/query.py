@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from canary.history import db as database
-from canary.history.aggregate import histogram_percentile, merge_histograms
+from canary.history.aggregate import histogram, histogram_percentile, merge_histograms
 from canary.history.stats import wilson_interval
 from canary.history.store import DETAIL_DAYS, read_span
 from canary.history.tiers import Tier, TierSignals, endpoint_tier
@@ -270,7 +270,6 @@ class History:
         classes.update({d: (f, c, z) for d, f, c, z in self._rows(
             "SELECT day, failed, clean, frozen FROM day_classes WHERE model = ? AND provider = ?", model, provider)})
         groups: dict[str, list[tuple[int, int, int, dict[int, int], dict[int, int]]]] = {}
-        from canary.history.aggregate import histogram
         for day, contract, control, outcome, ttft, tps in detail:
             counted = not control and outcome != "not_applicable"
             groups.setdefault(day, []).append((
@@ -311,6 +310,18 @@ class History:
                           self._since(days), self.now.timestamp(), limit)
         return tuple(DecisionEntry(r, _dt(ts), m, p, a, ru, re, u, tuple(tuple(e) for e in json.loads(ev)))  # type: ignore[misc]
                      for r, ts, m, p, a, ru, re, u, ev in rows)
+
+    def classes_between(self, model: str, provider: str, start: datetime, end: datetime) -> dict[str, int]:
+        """{failed|clean|frozen: rounds} of one endpoint with start <= round time <= end."""
+        rows = self._rows("SELECT klass, COUNT(*) FROM endpoint_rounds WHERE model = ? AND provider = ? "
+                          "AND ts >= ? AND ts <= ? GROUP BY klass", model, provider, start.timestamp(), end.timestamp())
+        return dict(rows)
+
+    def contract_failures(self, round_id: str, model: str) -> dict[str, tuple[int, int]]:
+        """{contract: (endpoints failing it, endpoints probed on it)} in one round of one model."""
+        rows = self._rows("SELECT contract, SUM(outcome = 'fail'), COUNT(DISTINCT provider) FROM cases "
+                          "WHERE round_id = ? AND model = ? AND control = 0 GROUP BY contract", round_id, model)
+        return {c: (f, n) for c, f, n in rows}
 
     def newest_round(self) -> RoundInfo | None:
         row = self.db.execute("SELECT round_id, ts, complete, mode FROM rounds WHERE ts <= ? ORDER BY ts DESC LIMIT 1",

@@ -77,8 +77,7 @@ def reason_code(outcome: str, reason: str, error_kind: str | None = None) -> str
         return NOT_APPLICABLE
     text = (reason or "").strip()
     for wrapper in _WRAPPERS:
-        if text.startswith(wrapper):
-            text = text[len(wrapper):]
+        text = text.removeprefix(wrapper)
     if outcome == "transport_error" and error_kind and _CODE.match(error_kind):
         return _ERROR_KINDS.get(error_kind, error_kind)  # the client's own classification is a code
     for pattern, code in _RULES:

@@ -16,7 +16,7 @@ from typing import Any
 
 from canary import audit
 from canary.history.rows import HistoryError, round_record
-from canary.history.store import Recorded, record_round
+from canary.history.store import Recorded, history_root, record_round
 from canary.state import fmt_time
 from canary.store import StoreError, read_json
 
@@ -42,7 +42,7 @@ def record_files(history: Path, results: Sequence[Path], decisions: Mapping[str,
 def record_after_judge(paths: Any, results: Sequence[Path], decisions: Mapping[str, Any], *, now: datetime) -> None:
     """The judge's hook: record the judged round in `paths.history`; a failure is only a warning."""
     try:
-        record_files(paths.history, results, decisions, now=now)
+        record_files(history_root(paths), results, decisions, now=now)
     except Exception as exc:  # noqa: BLE001 - evidence must never block judging, whatever broke
         problem = str(exc) if isinstance(exc, (HistoryError, StoreError, OSError)) else f"{type(exc).__name__}: {exc}"
         print(f"canary judge: warning: the round was judged but not added to the history: {problem}", file=sys.stderr)

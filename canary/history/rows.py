@@ -15,6 +15,7 @@ the attempts' own timings (see `tokens_per_second`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -91,7 +92,7 @@ def round_record(documents: Sequence[Mapping[str, Any]], decisions: Mapping[str,
     docs = [d for d in documents if isinstance(d, Mapping)]
     if not docs:
         raise HistoryError("no results document to record")
-    ids = sorted({d.get("round_id") for d in docs if is_valid_round_id(d.get("round_id"))})
+    ids = sorted({str(d.get("round_id")) for d in docs if is_valid_round_id(d.get("round_id"))})
     if len(ids) != len({str(d.get("round_id")) for d in docs}):
         raise HistoryError("a results document has no usable round_id")
     round_id = "+".join(ids)  # the judge's id of a round of several shards (judge/report.py)
@@ -219,6 +220,6 @@ def _int(value: Any) -> int:
 
 
 def _number(value: Any) -> float | None:
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value == value and value >= 0:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0:
         return float(value)
     return None

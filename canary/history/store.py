@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from canary.history.aggregate import DayAggregate, aggregate_day
 from canary.history.files import decode_day, decode_round, encode_day, encode_round
@@ -35,6 +36,18 @@ from canary.store import atomic_write_bytes
 # Full detail for the longest window the commands show (30 days) plus margin; older: day files.
 DETAIL_DAYS = 35
 SUFFIX = ".xz"
+
+
+DEFAULT_HISTORY = Path("state/history")   # canary/config.py's default of paths.history
+FOLDER = "history"
+
+
+def history_root(paths: Any) -> Path:
+    """Where the history lives: paths.history, or, left at its default, a `history` folder next to
+    the state file (a judge given `--state elsewhere/canary-state.json` keeps its history there too,
+    so a copy or a simulator round never writes into the real one)."""
+    configured = Path(paths.history)
+    return Path(paths.state).parent / FOLDER if configured == DEFAULT_HISTORY else configured
 
 
 @dataclass(frozen=True, slots=True)
