@@ -43,10 +43,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     r.add_argument("results", nargs="+", type=Path, metavar="RESULTS.json", help="the round's results (several = shards)")
     r.add_argument("--decisions", type=Path, default=None, metavar="FILE",
                    help="the decisions.json that `canary judge` wrote for this round")
-    add_common(r, files=("history",))
+    _sub_options(r)
     c = sub.add_parser("compact", help=f"fold days older than {DETAIL_DAYS} days into daily aggregates")
-    add_common(c, files=("history",))
+    _sub_options(c)
     p.set_defaults(func=_run)
+
+
+def _sub_options(parser: argparse.ArgumentParser) -> None:
+    # SUPPRESS: an option given before the action name (`canary history --now T record ...`) stays.
+    parser.add_argument("--config", default=argparse.SUPPRESS, help="configuration file (default: canary.yaml)")
+    parser.add_argument("--history", type=Path, default=argparse.SUPPRESS, metavar="PATH",
+                        help="the history folder (default: paths.history in canary.yaml)")
+    parser.add_argument("--now", default=argparse.SUPPRESS, metavar="ISO8601", help="the time (default: now)")
 
 
 def _run(args: argparse.Namespace) -> int:
