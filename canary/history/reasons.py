@@ -39,6 +39,7 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), code) fo
     # structured (judge/structured.py, probes/contracts/structured.py)
     (r"^structured: the reply reached max_tokens", "max_tokens_cut"),
     (r"^structured: not valid JSON", "not_json"),
+    (r"^structured: empty reply", "empty_reply"),
     (r"^structured: schema violation", "schema_violation"),
     # language integrity (judge/language.py, leading.py, repetition.py, encoding.py)
     (r"^leading garbage", "leading_garbage"),

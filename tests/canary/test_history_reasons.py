@@ -34,8 +34,9 @@ def test_the_language_findings_get_their_codes(finding, code: str) -> None:  # t
      "refusal_pattern"),
     (lambda: structured.assess("not json at all", SCHEMA), "not_json"),
     (lambda: structured.assess('{"mood": "ecstatic"}', SCHEMA), "schema_violation"),
+    (lambda: structured.assess("  ", SCHEMA), "empty_reply"),
     (lambda: language.assess("Olá.", "pt"), "too_short"),
-], ids=["empty", "content-filter", "refusal", "not-json", "schema", "too-short"])
+], ids=["empty", "content-filter", "refusal", "not-json", "schema", "empty-json", "too-short"])
 def test_the_judges_reasons_get_their_codes(verdict, code: str) -> None:  # type: ignore[no-untyped-def]
     v = verdict()
     assert v.outcome != "pass" and reason_code(v.outcome, v.reason) == code, v.reason
