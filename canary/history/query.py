@@ -308,7 +308,7 @@ class History:
         rows = self._rows("SELECT round_id, ts, model, provider, action, rule, reason, until, evidence FROM decisions "
                           "WHERE ts >= ? AND ts <= ? ORDER BY ts DESC, rowid DESC LIMIT ?",
                           self._since(days), self.now.timestamp(), limit)
-        return tuple(DecisionEntry(r, _dt(ts), m, p, a, ru, re, u, tuple(tuple(e) for e in json.loads(ev)))  # type: ignore[misc]
+        return tuple(DecisionEntry(r, _dt(ts), m, p, a, ru, re, u, tuple(tuple(e) for e in json.loads(ev)))
                      for r, ts, m, p, a, ru, re, u, ev in rows)
 
     def classes_between(self, model: str, provider: str, start: datetime, end: datetime) -> dict[str, int]:

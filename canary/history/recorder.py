@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from canary import audit
+from canary.config import PathSettings
 from canary.history.rows import HistoryError, round_record
 from canary.history.store import Recorded, history_root, record_round
 from canary.state import fmt_time
@@ -39,7 +40,7 @@ def record_files(history: Path, results: Sequence[Path], decisions: Mapping[str,
     return record_round(history, record, now=now)
 
 
-def record_after_judge(paths: Any, results: Sequence[Path], decisions: Mapping[str, Any], *, now: datetime) -> None:
+def record_after_judge(paths: PathSettings, results: Sequence[Path], decisions: Mapping[str, Any], *, now: datetime) -> None:
     """The judge's hook: record the judged round in `paths.history`; a failure is only a warning."""
     try:
         record_files(history_root(paths), results, decisions, now=now)
