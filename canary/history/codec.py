@@ -49,12 +49,12 @@ def encode_table(rows: Sequence[Mapping[str, Any]], columns: Columns) -> dict[st
     return {"rows": len(rows), "cols": cols}
 
 
-def decode_table(table: Any, columns: Columns, where: str) -> list[dict[str, Any]]:
-    """The rows of a columnar object; HistoryError names `where` when its shape is wrong."""
+def decode_columns(table: Any, columns: Columns, where: str) -> dict[str, list[Any]]:
+    """The columns of a columnar object, decoded; HistoryError names `where` when its shape is wrong."""
     if not isinstance(table, Mapping) or not isinstance(table.get("rows"), int) or not isinstance(table.get("cols"), Mapping):
         raise HistoryError(f"{where}: a table lacks rows/cols")
     count, cols = table["rows"], table["cols"]
-    out: list[dict[str, Any]] = [{} for _ in range(count)]
+    out: dict[str, list[Any]] = {}
     for name, kind in columns.items():
         stored = cols.get(name)
         if kind == "text":
@@ -75,10 +75,17 @@ def decode_table(table: Any, columns: Columns, where: str) -> list[dict[str, Any
             if kind == "flag":
                 values = [bool(v) for v in values]
             elif kind != "int":
-                values = [None if v is None else v / int(kind) for v in values]
-        for row, value in zip(out, values):
-            row[name] = value
+                scale = int(kind)
+                values = [None if v is None else v / scale for v in values]
+        out[name] = values
     return out
+
+
+def decode_table(table: Any, columns: Columns, where: str) -> list[dict[str, Any]]:
+    """The rows of a columnar object, as mappings."""
+    decoded = decode_columns(table, columns, where)
+    names = list(columns)
+    return [dict(zip(names, values)) for values in zip(*(decoded[n] for n in names))] if names else []
 
 
 def pack(document: Mapping[str, Any]) -> bytes:

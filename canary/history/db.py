@@ -25,8 +25,9 @@ import sqlite3
 from collections.abc import Iterable
 from datetime import datetime
 
-from canary.history.aggregate import DayAggregate, endpoint_rounds
-from canary.history.rows import DecisionRow, RoundRecord
+from canary.history.aggregate import DayAggregate
+from canary.history.files import CASE_COLUMNS, RoundColumns
+from canary.history.rows import DecisionRow
 
 SCHEMA = """
 CREATE TABLE rounds(round_id TEXT PRIMARY KEY, ts REAL, day TEXT, complete INT, mode TEXT, upstream TEXT,
@@ -50,28 +51,46 @@ CREATE INDEX endpoint_rounds_endpoint ON endpoint_rounds(model, provider, ts);
 """
 
 
-def build(records: Iterable[RoundRecord], days: Iterable[DayAggregate]) -> sqlite3.Connection:
-    """A new in-memory database holding `records` (full detail) and `days` (compacted)."""
+def build(rounds: Iterable[RoundColumns], days: Iterable[DayAggregate]) -> sqlite3.Connection:
+    """A new in-memory database holding `rounds` (full detail) and `days` (compacted)."""
     db = sqlite3.connect(":memory:")
     db.executescript(SCHEMA)
-    for record in records:
-        insert_round(db, record)
+    for r in rounds:
+        insert_round(db, r)
     for day in days:
         insert_day(db, day)
+    db.execute(ENDPOINT_ROUNDS)
     db.executescript(INDEXES)
     return db
 
 
-def insert_round(db: sqlite3.Connection, r: RoundRecord) -> None:
+# The class of each endpoint in each round, as aggregate.endpoint_rounds() computes it (a test
+# keeps the two equal): failed if a counted case failed; clean if every contract probed on the
+# model that round was probed on it, all counted cases passed or were not applicable, one passed.
+ENDPOINT_ROUNDS = """
+INSERT INTO endpoint_rounds
+WITH expected AS (SELECT round_id, model, COUNT(DISTINCT contract) AS n FROM cases GROUP BY round_id, model)
+SELECT c.round_id, c.ts, c.day, c.model, c.provider,
+       CASE WHEN SUM(c.control = 0 AND c.outcome = 'fail') > 0 THEN 'failed'
+            WHEN SUM(c.control = 0 AND c.outcome = 'pass') > 0
+                 AND SUM(c.control = 0 AND c.outcome NOT IN ('pass', 'not_applicable')) = 0
+                 AND COUNT(DISTINCT c.contract) >= e.n THEN 'clean'
+            ELSE 'frozen' END,
+       COALESCE(GROUP_CONCAT(CASE WHEN c.control = 0 AND c.outcome NOT IN ('pass', 'not_applicable')
+                                  THEN c.contract || ':' || c.code END, ' '), '')
+FROM cases c JOIN expected e USING (round_id, model)
+GROUP BY c.round_id, c.model, c.provider
+"""
+
+
+def insert_round(db: sqlite3.Connection, r: RoundColumns) -> None:
     ts, day = r.started_at.timestamp(), r.started_at.date().isoformat()
     db.execute("INSERT OR IGNORE INTO rounds VALUES (?,?,?,?,?,?,0)",
                (r.round_id, ts, day, int(r.complete), r.mode, r.upstream))
-    db.executemany("INSERT INTO cases VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", [
-        (r.round_id, ts, day, c.model, c.provider, c.contract, c.outcome, c.code, c.language, int(c.control),
-         c.ttft_s, c.duration_s, c.requests, c.prompt_tokens, c.completion_tokens, c.cost_usd, c.served_by,
-         c.tokens_per_s, c.reason) for c in r.cases])
-    db.executemany("INSERT INTO endpoint_rounds VALUES (?,?,?,?,?,?,?)", [
-        (r.round_id, ts, day, e.model, e.provider, e.klass, " ".join(e.codes)) for e in endpoint_rounds(r)])
+    columns = [r.columns[name] for name in CASE_COLUMNS]
+    count = len(columns[0]) if columns else 0
+    db.executemany("INSERT INTO cases VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                   zip([r.round_id] * count, [ts] * count, [day] * count, *columns))
     _insert_decisions(db, r.round_id, ts, r.decisions)
 
 

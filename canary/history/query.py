@@ -19,7 +19,7 @@ from typing import Any
 from canary.history import db as database
 from canary.history.aggregate import histogram, histogram_percentile, merge_histograms
 from canary.history.stats import wilson_interval
-from canary.history.store import DETAIL_DAYS, read_span
+from canary.history.store import DETAIL_DAYS, read_column_span
 from canary.history.tiers import Tier, TierSignals, endpoint_tier
 
 DAY_S = 86400.0
@@ -166,7 +166,7 @@ class History:
 
     @classmethod
     def open(cls, root: Path, *, now: datetime, days: int = DETAIL_DAYS) -> History:
-        span = read_span(Path(root), since=(now - timedelta(days=days)).date())
+        span = read_column_span(Path(root), since=(now - timedelta(days=days)).date())
         return cls(database.build(span.rounds, span.days), now)
 
     def _since(self, days: float) -> float:
@@ -192,27 +192,45 @@ class History:
         return tuple(_rate(m, p, c, window_days, k, f, o) for m, p, c, k, f, o in rows)
 
     def latency(self, window_days: float, model: str | None = None) -> tuple[Latency, ...]:
-        since, until = self._since(window_days), self.now.timestamp()
-        ttft = {(m, p): (n, p50, p95) for m, p, n, p50, p95 in self._percentiles(
-            "ttft_s", "contract = 'latency' AND ttft_s IS NOT NULL", since, until, model)}
-        tps = {(m, p): p50 for m, p, _, p50, _ in self._percentiles(
-            "tokens_per_s", "tokens_per_s IS NOT NULL", since, until, model)}
-        return tuple(Latency(m, p, window_days, *ttft.get((m, p), (0, None, None)), tps.get((m, p)))
-                     for m, p in sorted(set(ttft) | set(tps)))
+        return self.latency_windows((window_days,), model)[window_days]
 
-    def _percentiles(self, column: str, where: str, since: float, until: float,
+    def latency_windows(self, windows: Sequence[float], model: str | None = None) -> dict[float, tuple[Latency, ...]]:
+        """latency() for several windows at once (one sort of the cases instead of one per window)."""
+        ttft = {(w, m, p): (n, p50, p95) for w, m, p, n, p50, p95 in self._percentiles(
+            "ttft_s", "contract = 'latency' AND ttft_s IS NOT NULL", windows, model)}
+        tps = {(w, m, p): p50 for w, m, p, _, p50, _ in self._percentiles(
+            "tokens_per_s", "tokens_per_s IS NOT NULL", windows, model)}
+        out: dict[float, tuple[Latency, ...]] = {}
+        for window in windows:
+            keys = sorted({(m, p) for w, m, p in set(ttft) | set(tps) if w == window})
+            out[window] = tuple(Latency(m, p, window, *ttft.get((window, m, p), (0, None, None)),
+                                        tps.get((window, m, p))) for m, p in keys)
+        return out
+
+    def _percentiles(self, column: str, where: str, windows: Sequence[float],
                      model: str | None) -> list[tuple[Any, ...]]:
-        # Nearest-rank percentiles in SQL: rank ceil(q * n) of the values in order.
-        return self._rows(f"""
-            WITH ranked AS (
-                SELECT model, provider, {column} AS v,
-                       ROW_NUMBER() OVER (PARTITION BY model, provider ORDER BY {column}) AS rn,
-                       COUNT(*) OVER (PARTITION BY model, provider) AS n
-                FROM cases WHERE {where} AND control = 0 AND ts >= ?1 AND ts <= ?2 AND (?3 IS NULL OR model = ?3))
-            SELECT model, provider, MAX(n),
-                   MAX(CASE WHEN rn = (n * 50 + 99) / 100 THEN v END),
-                   MAX(CASE WHEN rn = (n * 95 + 99) / 100 THEN v END)
-            FROM ranked GROUP BY model, provider""", since, until, model)
+        """(window, model, provider, n, p50, p95) by nearest rank (the value at rank ceil(q * n)).
+
+        The samples of every window are written to a temporary table in sorted order, so each
+        group's values have consecutive ids and a rank is one id lookup: one sort for all windows,
+        two to three times faster in SQLite than ROW_NUMBER() over partitions.
+        """
+        values = ", ".join("(?, ?)" for _ in windows)
+        params: list[Any] = [x for w in windows for x in (w, self._since(w))]
+        self.db.execute("DROP TABLE IF EXISTS temp.sample")
+        self.db.execute("CREATE TEMP TABLE sample(id INTEGER PRIMARY KEY, days REAL, model TEXT, provider TEXT, v REAL)")
+        self.db.execute(f"""
+            INSERT INTO sample(days, model, provider, v)
+            WITH w(days, since) AS (VALUES {values})
+            SELECT w.days, model, provider, {column} FROM cases JOIN w ON ts >= w.since
+            WHERE {where} AND control = 0 AND ts <= ? AND (? IS NULL OR model = ?)
+            ORDER BY 1, 2, 3, 4""", (*params, self.now.timestamp(), model, model))
+        return self._rows("""
+            WITH g AS (SELECT days, model, provider, COUNT(*) AS n, MIN(id) AS first FROM sample
+                       GROUP BY days, model, provider)
+            SELECT g.days, g.model, g.provider, g.n, a.v, b.v FROM g
+            JOIN sample a ON a.id = g.first + (g.n * 50 + 99) / 100 - 1
+            JOIN sample b ON b.id = g.first + (g.n * 95 + 99) / 100 - 1""")
 
     def suspensions(self, window_days: float, model: str | None = None) -> dict[tuple[str, str], int]:
         rows = self._rows("SELECT model, provider, COUNT(*) FROM decisions WHERE action IN ('suspend', 'would_suspend') "
@@ -222,7 +240,8 @@ class History:
 
     def summary(self, windows: Sequence[float] = (1, 7, 30), model: str | None = None) -> tuple[EndpointSummary, ...]:
         """Per endpoint, per window: pass rates per contract, TTFT p50/p95, suspensions."""
-        per_window = [(w, self.pass_rates(w, model), {(x.model, x.provider): x for x in self.latency(w, model)},
+        latency = self.latency_windows(windows, model)
+        per_window = [(w, self.pass_rates(w, model), {(x.model, x.provider): x for x in latency[w]},
                        self.suspensions(w, model)) for w in windows]
         out = []
         for m, p in self.endpoints(model):
@@ -238,7 +257,7 @@ class History:
     def timeline(self, model: str, provider: str, days: float = 7) -> tuple[TimelinePoint, ...]:
         rows = self._rows("SELECT round_id, ts, klass, codes FROM endpoint_rounds WHERE model = ? AND provider = ? "
                           "AND ts >= ? AND ts <= ? ORDER BY ts", model, provider, self._since(days), self.now.timestamp())
-        return tuple(TimelinePoint(r, _dt(ts), k, tuple(c.split()) if c else ()) for r, ts, k, c in rows)
+        return tuple(TimelinePoint(r, _dt(ts), k, tuple(sorted(c.split()))) for r, ts, k, c in rows)
 
     def ttft_series(self, model: str, provider: str, days: float = 7, bucket_hours: float = 1) -> tuple[SeriesPoint, ...]:
         width = bucket_hours * 3600
@@ -343,9 +362,8 @@ class History:
     def current(self, ttft_threshold_s: float, model: str | None = None) -> tuple[EndpointNow, ...]:
         """Every endpoint seen in the last 7 days, with its tier now."""
         suspended = self.active_suspensions()
-        lat24 = {(x.model, x.provider): x for x in self.latency(1, model)}
-        lat6 = {(x.model, x.provider): x for x in self.latency(0.25, model)}
-        lat7 = {(x.model, x.provider): x for x in self.latency(7, model)}
+        latency = self.latency_windows((0.25, 1, 7), model)
+        lat6, lat24, lat7 = ({(x.model, x.provider): x for x in latency[w]} for w in (0.25, 1, 7))
         out = []
         for m, p in self.endpoints(model):
             points = self.timeline(m, p, 7)

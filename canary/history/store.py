@@ -29,7 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from canary.history.aggregate import DayAggregate, aggregate_day
-from canary.history.files import decode_day, decode_round, encode_day, encode_round
+from canary.history.files import (
+    RoundColumns,
+    decode_day,
+    decode_round,
+    decode_round_columns,
+    encode_day,
+    encode_round,
+)
 from canary.history.rows import HistoryError, RoundRecord
 from canary.store import atomic_write_bytes
 
@@ -109,6 +116,10 @@ def read_day(path: Path) -> DayAggregate:
     return decode_day(_read(path), str(path))
 
 
+def read_round_columns(path: Path) -> RoundColumns:
+    return decode_round_columns(_read(path), str(path))
+
+
 @dataclass(frozen=True, slots=True)
 class Span:
     """The history of a span of days: full-detail rounds and compacted days."""
@@ -117,8 +128,26 @@ class Span:
     days: tuple[DayAggregate, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class ColumnSpan:
+    """The same, with rounds read as columns (for the query database)."""
+
+    rounds: tuple[RoundColumns, ...]
+    days: tuple[DayAggregate, ...]
+
+
 def read_span(root: Path, since: date | None = None) -> Span:
-    """Every round and day file from `since` (a UTC day; None: everything) on."""
+    """Every round and day file from `since` (a UTC day; None: everything) on, as records."""
+    span = _span(root, since, read_round)
+    return Span(span.rounds, span.days)  # type: ignore[arg-type]
+
+
+def read_column_span(root: Path, since: date | None = None) -> ColumnSpan:
+    """Every round and day file from `since` on, rounds as columns."""
+    return _span(root, since, read_round_columns)
+
+
+def _span(root: Path, since: date | None, reader: Any) -> ColumnSpan:
     days = []
     for path in sorted(Path(root).glob(f"days/*/*{SUFFIX}")):
         if since is None or path.name[:10] >= since.isoformat():
@@ -129,10 +158,10 @@ def read_span(root: Path, since: date | None = None) -> Span:
         if since is not None and day < since:
             continue
         for path in sorted(folder.glob(f"*{SUFFIX}")):
-            record = read_round(path)
+            record = reader(path)
             if record.round_id not in compacted.get(day.isoformat(), frozenset()):  # a crash's leftover
                 rounds.append(record)
-    return Span(tuple(rounds), tuple(days))
+    return ColumnSpan(tuple(rounds), tuple(days))
 
 
 def _day_folders(root: Path) -> Iterator[tuple[date, Path]]:

@@ -76,3 +76,21 @@ def test_latest_decisions_and_the_newest_round(history: History) -> None:
 def test_an_empty_history_answers_with_nothing(tmp_path: Path) -> None:
     empty = History.open(tmp_path / "none", now=NOW)
     assert empty.current(10.0) == () and empty.newest_round() is None and empty.summary() == ()
+
+
+def test_percentiles_are_nearest_rank_whatever_the_order_of_the_rounds(tmp_path: Path) -> None:
+    import random
+
+    from canary.history.stats import percentile
+    rng = random.Random(9)
+    values = [round(rng.uniform(0.1, 9.9), 3) for _ in range(37)]  # in no particular order
+    assert values != sorted(values) and len(set(values)) == len(values)
+    root = tmp_path / "history"
+    for i, v in enumerate(values):
+        at = T0 + i * HALF_HOUR
+        record_round(root, round_record([detailed(at=at, ttft={GOOD: v}, providers=(GOOD, BAD))]), now=at)
+    history = History.open(root, now=T0 + len(values) * HALF_HOUR)
+    [latency] = [x for x in history.latency(7) if x.provider == GOOD]
+    ordered = sorted(values)
+    assert latency.samples == len(values) and latency.ttft_p50 == ordered[18] and latency.ttft_p95 == ordered[35]
+    assert latency.ttft_p50 == percentile(ordered[:37], 50)  # rank 19 of 37 is the middle value

@@ -135,3 +135,18 @@ def test_a_round_with_bare_cases_reads_back() -> None:
     row = CaseRow(MODEL, BAD, "latency", "pass", "pass")
     record = RoundRecord("r", datetime(2026, 1, 1, tzinfo=UTC), None, True, None, None, {}, (row,))
     assert decode_round(encode_round(record), "f") == record
+
+
+def test_the_database_classes_endpoints_as_the_aggregates_do() -> None:
+    from canary.history import db
+    from canary.history.files import decode_round_columns
+
+    doc = detailed({BAD: "fail", PROVIDERS[1]: "inconclusive", PROVIDERS[2]: {"structured": "missing"},
+                    PROVIDERS[4]: {"structured": "not_applicable"}})
+    doc["cases"].append({"model": MODEL, "provider": PROVIDERS[3], "contract": "refusal", "outcome": "fail",
+                         "reason": "control missed: ...", "control": True})
+    record = round_record([doc])
+    conn = db.build([decode_round_columns(encode_round(record), "f")], [])
+    in_sql = {(m, p): (k, tuple(sorted(c.split()))) for m, p, k, c in
+              conn.execute("SELECT model, provider, klass, codes FROM endpoint_rounds")}
+    assert in_sql == {(e.model, e.provider): (e.klass, e.codes) for e in endpoint_rounds(record)}
