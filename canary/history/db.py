@@ -69,17 +69,20 @@ def build(rounds: Iterable[RoundColumns], days: Iterable[DayAggregate]) -> sqlit
 # model that round was probed on it, all counted cases passed or were not applicable, one passed.
 ENDPOINT_ROUNDS = """
 INSERT INTO endpoint_rounds
-WITH expected AS (SELECT round_id, model, COUNT(DISTINCT contract) AS n FROM cases GROUP BY round_id, model)
-SELECT c.round_id, c.ts, c.day, c.model, c.provider,
-       CASE WHEN SUM(c.control = 0 AND c.outcome = 'fail') > 0 THEN 'failed'
-            WHEN SUM(c.control = 0 AND c.outcome = 'pass') > 0
-                 AND SUM(c.control = 0 AND c.outcome NOT IN ('pass', 'not_applicable')) = 0
-                 AND COUNT(DISTINCT c.contract) >= e.n THEN 'clean'
+WITH per AS (
+    SELECT round_id, ts, day, model, provider, COUNT(DISTINCT contract) AS probed,
+           SUM(control = 0 AND outcome = 'fail') AS fails, SUM(control = 0 AND outcome = 'pass') AS passes,
+           SUM(control = 0 AND outcome NOT IN ('pass', 'not_applicable')) AS others,
+           COALESCE(GROUP_CONCAT(CASE WHEN control = 0 AND outcome NOT IN ('pass', 'not_applicable')
+                                      THEN contract || ':' || code END, ' '), '') AS codes
+    FROM cases GROUP BY round_id, model, provider),
+expected AS (SELECT round_id, model, COUNT(DISTINCT contract) AS n FROM cases GROUP BY round_id, model)
+SELECT p.round_id, p.ts, p.day, p.model, p.provider,
+       CASE WHEN p.fails > 0 THEN 'failed'
+            WHEN p.passes > 0 AND p.others = 0 AND p.probed >= e.n THEN 'clean'
             ELSE 'frozen' END,
-       COALESCE(GROUP_CONCAT(CASE WHEN c.control = 0 AND c.outcome NOT IN ('pass', 'not_applicable')
-                                  THEN c.contract || ':' || c.code END, ' '), '')
-FROM cases c JOIN expected e USING (round_id, model)
-GROUP BY c.round_id, c.model, c.provider
+       p.codes
+FROM per p JOIN expected e ON e.round_id = p.round_id AND e.model = p.model
 """
 
 
