@@ -9,7 +9,8 @@ Tables (times are Unix seconds, `day` the UTC date):
     rounds(round_id, ts, day, complete, mode, upstream, compacted)
     cases(round_id, ts, day, model, provider, contract, outcome, code, language, control, ttft_s,
           duration_s, requests, prompt_tokens, completion_tokens, cost_usd, served_by, tokens_per_s, reason)
-    endpoint_rounds(round_id, ts, day, model, provider, klass, codes)    -- detail days only
+    endpoint_rounds(round_id, ts, day, model, provider, klass, codes)    -- detail days only, filled
+                                                                        -- by prepare_endpoints()
     decisions(round_id, ts, model, provider, action, rule, reason, until, rung, evidence)
     day_groups(day, model, provider, contract, language, control, n_pass, n_fail, n_inconclusive,
                n_transport_error, n_not_applicable, requests, prompt_tokens, completion_tokens,
@@ -59,9 +60,15 @@ def build(rounds: Iterable[RoundColumns], days: Iterable[DayAggregate]) -> sqlit
         insert_round(db, r)
     for day in days:
         insert_day(db, day)
-    db.execute(ENDPOINT_ROUNDS)
-    db.executescript(INDEXES)
     return db
+
+
+def prepare_endpoints(db: sqlite3.Connection) -> None:
+    """Fill endpoint_rounds and index the per-endpoint queries: done on the first query that needs
+    them (timelines, tiers), not on every open (`canary history` reads neither)."""
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'endpoint_rounds_endpoint'").fetchone() is None:
+        db.execute(ENDPOINT_ROUNDS)
+        db.executescript(INDEXES)
 
 
 # The class of each endpoint in each round, as aggregate.endpoint_rounds() computes it (a test

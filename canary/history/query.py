@@ -254,7 +254,11 @@ class History:
 
     # -- what the status page shows ------------------------------------------------------
 
+    def _endpoint_rounds(self) -> None:
+        database.prepare_endpoints(self.db)
+
     def timeline(self, model: str, provider: str, days: float = 7) -> tuple[TimelinePoint, ...]:
+        self._endpoint_rounds()
         rows = self._rows("SELECT round_id, ts, klass, codes FROM endpoint_rounds WHERE model = ? AND provider = ? "
                           "AND ts >= ? AND ts <= ? ORDER BY ts", model, provider, self._since(days), self.now.timestamp())
         return tuple(TimelinePoint(r, _dt(ts), k, tuple(sorted(c.split()))) for r, ts, k, c in rows)
@@ -280,6 +284,7 @@ class History:
 
     def daily_series(self, model: str, provider: str) -> tuple[DayPoint, ...]:
         """Every day in the loaded span, compacted days included (open with a longer `days`)."""
+        self._endpoint_rounds()
         detail = self._rows("""
             SELECT day, contract, control, outcome, ttft_s, tokens_per_s FROM cases
             WHERE model = ? AND provider = ?""", model, provider)
@@ -332,6 +337,7 @@ class History:
 
     def classes_between(self, model: str, provider: str, start: datetime, end: datetime) -> dict[str, int]:
         """{failed|clean|frozen: rounds} of one endpoint with start <= round time <= end."""
+        self._endpoint_rounds()
         rows = self._rows("SELECT klass, COUNT(*) FROM endpoint_rounds WHERE model = ? AND provider = ? "
                           "AND ts >= ? AND ts <= ? GROUP BY klass", model, provider, start.timestamp(), end.timestamp())
         return dict(rows)

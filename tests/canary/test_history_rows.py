@@ -147,6 +147,7 @@ def test_the_database_classes_endpoints_as_the_aggregates_do() -> None:
                          "reason": "control missed: ...", "control": True})
     record = round_record([doc])
     conn = db.build([decode_round_columns(encode_round(record), "f")], [])
+    db.prepare_endpoints(conn)
     in_sql = {(m, p): (k, tuple(sorted(c.split()))) for m, p, k, c in
               conn.execute("SELECT model, provider, klass, codes FROM endpoint_rounds")}
     assert in_sql == {(e.model, e.provider): (e.klass, e.codes) for e in endpoint_rounds(record)}
