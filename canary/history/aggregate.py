@@ -1,8 +1,8 @@
 """Per-endpoint round classes, latency histograms, and daily aggregates (pure).
 
 Full detail is kept for a rolling window; older days are compacted into one aggregate per day
-that keeps, per (model, provider, contract, language, control): the count of each outcome, the
-count of each reason code, token and cost sums, and histograms of TTFT and of output tokens per
+that keeps, per (model, provider, contract, control): the count of each outcome, the count of
+each reason code, the outcomes per language (the language contract's grid), token and cost sums, and histograms of TTFT and of output tokens per
 second; per endpoint the count of failed / clean / frozen rounds; and every decision. The
 histograms have HISTOGRAM_STEPS buckets per decade (about 12 % wide), so they merge exactly and
 a percentile read from them is within one bucket of the true one. Daily series are read from the
@@ -100,14 +100,14 @@ def merge_histograms(hists: Iterable[Mapping[int, int]]) -> dict[int, int]:
 
 @dataclass(frozen=True, slots=True)
 class Group:
-    """Everything kept of one (model, provider, contract, language, control) over one day."""
+    """Everything kept of one (model, provider, contract, control) over one day."""
 
     model: str
     provider: str
     contract: str
-    language: str | None
     control: bool
     outcomes: Mapping[str, int] = field(default_factory=dict)
+    languages: Mapping[str, int] = field(default_factory=dict)   # "pt/pass" -> count
     codes: Mapping[str, int] = field(default_factory=dict)
     requests: int = 0
     prompt_tokens: int = 0
@@ -117,8 +117,8 @@ class Group:
     tps: Mapping[int, int] = field(default_factory=dict)
 
     @property
-    def key(self) -> tuple[str, str, str, str, bool]:
-        return (self.model, self.provider, self.contract, self.language or "", self.control)
+    def key(self) -> tuple[str, str, str, bool]:
+        return (self.model, self.provider, self.contract, self.control)
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,8 +158,8 @@ def aggregate_day(day: str, records: Sequence[RoundRecord], previous: DayAggrega
         for er in endpoint_rounds(record):
             classes.setdefault((er.model, er.provider), Counter())[er.klass] += 1
         for row in record.cases:
-            key = (row.model, row.provider, row.contract, row.language or "", row.control)
-            groups[key] = _add(groups.get(key) or Group(row.model, row.provider, row.contract, row.language, row.control), row)
+            key = (row.model, row.provider, row.contract, row.control)
+            groups[key] = _add(groups.get(key) or Group(row.model, row.provider, row.contract, row.control), row)
     return DayAggregate(
         day=day, rounds=tuple(sorted(rounds, key=lambda r: (r.started_at, r.round_id))),
         groups=tuple(groups[k] for k in sorted(groups)),
@@ -174,9 +174,12 @@ def _add(group: Group, row: CaseRow) -> Group:
     codes = Counter(group.codes)
     if row.outcome not in ("pass", "not_applicable"):
         codes[row.code] += 1
+    languages = Counter(group.languages)
+    if row.language:
+        languages[f"{row.language}/{row.outcome}"] += 1
     return Group(
-        group.model, group.provider, group.contract, group.language, group.control,
-        outcomes=dict(outcomes), codes=dict(codes), requests=group.requests + row.requests,
+        group.model, group.provider, group.contract, group.control,
+        outcomes=dict(outcomes), languages=dict(languages), codes=dict(codes), requests=group.requests + row.requests,
         prompt_tokens=group.prompt_tokens + row.prompt_tokens,
         completion_tokens=group.completion_tokens + row.completion_tokens,
         cost_usd=round(group.cost_usd + row.cost_usd, 8),

@@ -12,11 +12,12 @@ Tables (times are Unix seconds, `day` the UTC date):
     endpoint_rounds(round_id, ts, day, model, provider, klass, codes)    -- detail days only, filled
                                                                         -- by prepare_endpoints()
     decisions(round_id, ts, model, provider, action, rule, reason, until, rung, evidence)
-    day_groups(day, model, provider, contract, language, control, n_pass, n_fail, n_inconclusive,
+    day_groups(day, model, provider, contract, control, n_pass, n_fail, n_inconclusive,
                n_transport_error, n_not_applicable, requests, prompt_tokens, completion_tokens,
-               cost_usd, codes, ttft, tps)                               -- compacted days only
+               cost_usd, codes, languages, ttft, tps)                    -- compacted days only
     day_classes(day, model, provider, failed, clean, frozen)            -- compacted days only
-`codes`, `ttft` and `tps` of day_groups are JSON maps (code -> count, bucket -> count).
+`codes`, `languages`, `ttft` and `tps` of day_groups are sparse maps as text, as in the day file
+("schema_violation:3", "pt/pass:20 pt/fail:1", histogram "bucket:count ..."; files.unsparse()).
 """
 
 from __future__ import annotations
@@ -26,8 +27,7 @@ import sqlite3
 from collections.abc import Iterable
 from datetime import datetime
 
-from canary.history.aggregate import DayAggregate
-from canary.history.files import CASE_COLUMNS, RoundColumns
+from canary.history.files import CASE_COLUMNS, DayColumns, RoundColumns, unsparse
 from canary.history.rows import DecisionRow
 
 SCHEMA = """
@@ -40,10 +40,10 @@ CREATE TABLE cases(round_id TEXT, ts REAL, day TEXT, model TEXT, provider TEXT, 
 CREATE TABLE endpoint_rounds(round_id TEXT, ts REAL, day TEXT, model TEXT, provider TEXT, klass TEXT, codes TEXT);
 CREATE TABLE decisions(round_id TEXT, ts REAL, model TEXT, provider TEXT, action TEXT, rule TEXT, reason TEXT,
                        until TEXT, rung INT, evidence TEXT);
-CREATE TABLE day_groups(day TEXT, model TEXT, provider TEXT, contract TEXT, language TEXT, control INT,
+CREATE TABLE day_groups(day TEXT, model TEXT, provider TEXT, contract TEXT, control INT,
                         n_pass INT, n_fail INT, n_inconclusive INT, n_transport_error INT, n_not_applicable INT,
                         requests INT, prompt_tokens INT, completion_tokens INT, cost_usd REAL, codes TEXT,
-                        ttft TEXT, tps TEXT);
+                        languages TEXT, ttft TEXT, tps TEXT);
 CREATE TABLE day_classes(day TEXT, model TEXT, provider TEXT, failed INT, clean INT, frozen INT);
 """
 INDEXES = """
@@ -52,7 +52,7 @@ CREATE INDEX endpoint_rounds_endpoint ON endpoint_rounds(model, provider, ts);
 """
 
 
-def build(rounds: Iterable[RoundColumns], days: Iterable[DayAggregate]) -> sqlite3.Connection:
+def build(rounds: Iterable[RoundColumns], days: Iterable[DayColumns]) -> sqlite3.Connection:
     """A new in-memory database holding `rounds` (full detail) and `days` (compacted)."""
     db = sqlite3.connect(":memory:")
     db.executescript(SCHEMA)
@@ -104,21 +104,23 @@ def insert_round(db: sqlite3.Connection, r: RoundColumns) -> None:
     _insert_decisions(db, r.round_id, ts, r.decisions)
 
 
-def insert_day(db: sqlite3.Connection, d: DayAggregate) -> None:
-    for ref in d.rounds:
-        ts = _ts(ref.started_at)
-        db.execute("INSERT OR IGNORE INTO rounds VALUES (?,?,?,?,?,NULL,1)",
-                   (ref.round_id, ts, d.day, int(ref.complete), ref.mode))
+def insert_day(db: sqlite3.Connection, d: DayColumns) -> None:
     started = {ref.round_id: _ts(ref.started_at) for ref in d.rounds}
+    db.executemany("INSERT OR IGNORE INTO rounds VALUES (?,?,?,?,?,NULL,1)",
+                   [(ref.round_id, started[ref.round_id], d.day, int(ref.complete), ref.mode) for ref in d.rounds])
     for round_id, decision in d.decisions:
         _insert_decisions(db, round_id, started.get(round_id, 0.0), (decision,))
-    db.executemany("INSERT INTO day_groups VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", [
-        (d.day, g.model, g.provider, g.contract, g.language, int(g.control),
-         *(g.outcomes.get(o, 0) for o in ("pass", "fail", "inconclusive", "transport_error", "not_applicable")),
-         g.requests, g.prompt_tokens, g.completion_tokens, g.cost_usd, json.dumps(dict(g.codes)),
-         json.dumps(dict(g.ttft)), json.dumps(dict(g.tps))) for g in d.groups])
+    c = d.columns
+    outcomes = [unsparse(o) for o in c["outcomes"]]
+    count = len(outcomes)
+    db.executemany("INSERT INTO day_groups VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", zip(
+        [d.day] * count, c["model"], c["provider"], c["contract"], c["control"],
+        *([o.get(name, 0) for o in outcomes] for name in ("pass", "fail", "inconclusive", "transport_error",
+                                                           "not_applicable")),
+        c["requests"], c["prompt_tokens"], c["completion_tokens"], c["cost_usd"], c["codes"], c["languages"],
+        c["ttft"], c["tps"]))
     db.executemany("INSERT INTO day_classes VALUES (?,?,?,?,?,?)", [
-        (d.day, m, p, c.get("failed", 0), c.get("clean", 0), c.get("frozen", 0)) for (m, p), c in d.classes.items()])
+        (d.day, m, p, k.get("failed", 0), k.get("clean", 0), k.get("frozen", 0)) for m, p, k in d.classes])
 
 
 def _insert_decisions(db: sqlite3.Connection, round_id: str, ts: float, decisions: Iterable[DecisionRow]) -> None:

@@ -24,8 +24,8 @@ CASE_COLUMNS: dict[str, str | int] = {
     "tokens_per_s": 1, "reason": "text",
 }
 GROUP_COLUMNS: dict[str, str | int] = {
-    "model": "text", "provider": "text", "contract": "text", "language": "text", "control": "flag",
-    "outcomes": "text", "codes": "text", "requests": "int", "prompt_tokens": "int",
+    "model": "text", "provider": "text", "contract": "text", "control": "flag",
+    "outcomes": "text", "languages": "text", "codes": "text", "requests": "int", "prompt_tokens": "int",
     "completion_tokens": "int", "cost_usd": 10**8, "ttft": "text", "tps": "text",
 }
 
@@ -91,10 +91,40 @@ def decode_round_columns(data: bytes, where: str) -> RoundColumns:
                         doc.get("mode"), decode_columns(doc.get("cases"), CASE_COLUMNS, where), decisions)
 
 
+@dataclass(frozen=True, slots=True)
+class DayColumns:
+    """A day file read for querying: groups as columns, sparse maps left as text ("pass:47 fail:1")."""
+
+    day: str
+    rounds: tuple[RoundRef, ...]
+    columns: Mapping[str, list[Any]]     # GROUP_COLUMNS
+    classes: tuple[tuple[str, str, Mapping[str, int]], ...]
+    decisions: tuple[tuple[str, DecisionRow], ...]
+
+
+def decode_day_columns(data: bytes, where: str) -> DayColumns:
+    doc = unpack(data, where)
+    if doc.get("kind") != "day" or not isinstance(doc.get("day"), str):
+        raise HistoryError(f"{where}: not a day file")
+    try:
+        rounds = tuple(RoundRef(str(r[0]), str(r[1]), bool(r[2]), r[3]) for r in doc.get("rounds") or [])
+        classes = tuple((str(m), str(p), {str(k): int(v) for k, v in c.items()}) for m, p, c in doc.get("classes") or [])
+        decisions = tuple((str(rid), _decision_row(d)) for rid, d in doc.get("decisions") or [])
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
+        raise HistoryError(f"{where}: a day file with unexpected content ({type(exc).__name__}: {exc})") from None
+    return DayColumns(doc["day"], rounds, decode_columns(doc.get("groups"), GROUP_COLUMNS, where), classes, decisions)
+
+
+def unsparse(text: Any, key: type = str) -> dict[Any, int]:
+    """A sparse map stored as text back to a mapping."""
+    return _unsparse(text, key)
+
+
 def encode_day(day: DayAggregate) -> bytes:
     groups = [{
-        "model": g.model, "provider": g.provider, "contract": g.contract, "language": g.language,
-        "control": g.control, "outcomes": _sparse(g.outcomes), "codes": _sparse(g.codes),
+        "model": g.model, "provider": g.provider, "contract": g.contract,
+        "control": g.control, "outcomes": _sparse(g.outcomes), "languages": _sparse(g.languages),
+        "codes": _sparse(g.codes),
         "requests": g.requests, "prompt_tokens": g.prompt_tokens, "completion_tokens": g.completion_tokens,
         "cost_usd": g.cost_usd, "ttft": _sparse(g.ttft), "tps": _sparse(g.tps),
     } for g in day.groups]
@@ -113,8 +143,9 @@ def decode_day(data: bytes, where: str) -> DayAggregate:
         raise HistoryError(f"{where}: not a day file")
     try:
         groups = tuple(Group(
-            model=g["model"], provider=g["provider"], contract=g["contract"], language=g["language"],
-            control=g["control"], outcomes=_unsparse(g["outcomes"], str), codes=_unsparse(g["codes"], str),
+            model=g["model"], provider=g["provider"], contract=g["contract"], control=g["control"],
+            outcomes=_unsparse(g["outcomes"], str), languages=_unsparse(g["languages"], str),
+            codes=_unsparse(g["codes"], str),
             requests=g["requests"], prompt_tokens=g["prompt_tokens"], completion_tokens=g["completion_tokens"],
             cost_usd=g["cost_usd"] or 0.0, ttft=_unsparse(g["ttft"], int), tps=_unsparse(g["tps"], int),
         ) for g in decode_table(doc.get("groups"), GROUP_COLUMNS, where))

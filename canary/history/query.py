@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from canary.history import db as database
-from canary.history.aggregate import histogram, histogram_percentile, merge_histograms
+from canary.history.aggregate import bucket, histogram_percentile, merge_histograms
+from canary.history.files import unsparse
 from canary.history.stats import wilson_interval
 from canary.history.store import DETAIL_DAYS, read_column_span
 from canary.history.tiers import Tier, TierSignals, endpoint_tier
@@ -283,40 +284,41 @@ class History:
         return tuple(SeriesPoint(_dt(start + b * width), n, p50, p95, tps) for b, n, p50, p95, tps in rows)
 
     def daily_series(self, model: str, provider: str) -> tuple[DayPoint, ...]:
-        """Every day in the loaded span, compacted days included (open with a longer `days`)."""
+        """Every day in the loaded span, compacted days included (open with a longer `days`).
+
+        Percentiles come from histograms (aggregate.py) on every day, compacted or not, so a
+        chart does not change when its days are compacted."""
         self._endpoint_rounds()
-        detail = self._rows("""
-            SELECT day, contract, control, outcome, ttft_s, tokens_per_s FROM cases
-            WHERE model = ? AND provider = ?""", model, provider)
+        self.db.create_function("bucket", 1, _bucket, deterministic=True)
+        hist: dict[tuple[str, str], dict[int, int]] = {}
+        for kind, column, where in (("ttft", "ttft_s", "contract = 'latency'"), ("tps", "tokens_per_s", "1")):
+            for day, b, n in self._rows(f"""
+                    SELECT day, bucket({column}) AS b, COUNT(*) FROM cases
+                    WHERE model = ? AND provider = ? AND control = 0 AND {column} IS NOT NULL AND {where}
+                    GROUP BY day, b""", model, provider):
+                hist.setdefault((kind, day), {})[b] = n
+        counts = {d: (k, f, o) for d, k, f, o in self._rows("""
+            SELECT day, SUM(outcome = 'pass'), SUM(outcome = 'fail'), SUM(outcome IN ('inconclusive', 'transport_error'))
+            FROM cases WHERE model = ? AND provider = ? AND control = 0 GROUP BY day""", model, provider)}
         classes = {d: (f, c, z) for d, f, c, z in self._rows(
             "SELECT day, SUM(klass = 'failed'), SUM(klass = 'clean'), SUM(klass = 'frozen') FROM endpoint_rounds "
             "WHERE model = ? AND provider = ? GROUP BY day", model, provider)}
+        for day, contract, k, f, o, ttft, tps in self._rows("""
+                SELECT day, contract, n_pass, n_fail, n_inconclusive + n_transport_error, ttft, tps FROM day_groups
+                WHERE model = ? AND provider = ? AND control = 0""", model, provider):
+            before = counts.get(day, (0, 0, 0))
+            counts[day] = (before[0] + k, before[1] + f, before[2] + o)
+            if contract == "latency":
+                hist[("ttft", day)] = merge_histograms([hist.get(("ttft", day), {}), unsparse(ttft, int)])
+            hist[("tps", day)] = merge_histograms([hist.get(("tps", day), {}), unsparse(tps, int)])
         classes.update({d: (f, c, z) for d, f, c, z in self._rows(
             "SELECT day, failed, clean, frozen FROM day_classes WHERE model = ? AND provider = ?", model, provider)})
-        groups: dict[str, list[tuple[int, int, int, dict[int, int], dict[int, int]]]] = {}
-        for day, contract, control, outcome, ttft, tps in detail:
-            counted = not control and outcome != "not_applicable"
-            groups.setdefault(day, []).append((
-                int(counted and outcome == "pass"), int(counted and outcome == "fail"),
-                int(counted and outcome in ("inconclusive", "transport_error")),
-                histogram([ttft]) if contract == "latency" and not control else {},
-                histogram([tps]) if not control else {}))
-        for day, contract, control, k, f, i, t, ttft, tps in self._rows(
-                "SELECT day, contract, control, n_pass, n_fail, n_inconclusive, n_transport_error, ttft, tps "
-                "FROM day_groups WHERE model = ? AND provider = ?", model, provider):
-            ttft_h = {int(b): n for b, n in json.loads(ttft).items()} if contract == "latency" and not control else {}
-            tps_h = {int(b): n for b, n in json.loads(tps).items()} if not control else {}
-            groups.setdefault(day, []).append((0 if control else k, 0 if control else f, 0 if control else i + t,
-                                               ttft_h, tps_h))
         out = []
-        for day in sorted(set(groups) | set(classes)):
-            parts = groups.get(day, [])
-            ttft_h = merge_histograms(p[3] for p in parts)
-            tps_h = merge_histograms(p[4] for p in parts)
-            f, c, z = classes.get(day, (0, 0, 0))
-            out.append(DayPoint(day, f, c, z, sum(p[0] for p in parts), sum(p[1] for p in parts),
-                                sum(p[2] for p in parts), histogram_percentile(ttft_h, 50),
-                                histogram_percentile(ttft_h, 95), histogram_percentile(tps_h, 50)))
+        for day in sorted(set(counts) | set(classes)):
+            ttft_h, tps_h = hist.get(("ttft", day), {}), hist.get(("tps", day), {})
+            out.append(DayPoint(day, *classes.get(day, (0, 0, 0)), *counts.get(day, (0, 0, 0)),
+                                histogram_percentile(ttft_h, 50), histogram_percentile(ttft_h, 95),
+                                histogram_percentile(tps_h, 50)))
         return tuple(out)
 
     def language_grid(self, model: str, days: float = 7) -> tuple[GridCell, ...]:
@@ -383,6 +385,10 @@ class History:
             out.append(EndpointNow(m, p, endpoint_tier(signals, ttft_threshold_s),
                                    points[-1].at if points else None, points[-1].klass if points else None, until))
         return tuple(out)
+
+
+def _bucket(value: float | None) -> int | None:
+    return None if value is None else bucket(value)
 
 
 def _rate(m: str, p: str, c: str, window: float, k: int, f: int, o: int) -> PassRate:

@@ -30,8 +30,10 @@ from typing import Any
 
 from canary.history.aggregate import DayAggregate, aggregate_day
 from canary.history.files import (
+    DayColumns,
     RoundColumns,
     decode_day,
+    decode_day_columns,
     decode_round,
     decode_round_columns,
     encode_day,
@@ -120,6 +122,10 @@ def read_round_columns(path: Path) -> RoundColumns:
     return decode_round_columns(_read(path), str(path))
 
 
+def read_day_columns(path: Path) -> DayColumns:
+    return decode_day_columns(_read(path), str(path))
+
+
 @dataclass(frozen=True, slots=True)
 class Span:
     """The history of a span of days: full-detail rounds and compacted days."""
@@ -133,26 +139,27 @@ class ColumnSpan:
     """The same, with rounds read as columns (for the query database)."""
 
     rounds: tuple[RoundColumns, ...]
-    days: tuple[DayAggregate, ...]
+    days: tuple[DayColumns, ...]
 
 
 def read_span(root: Path, since: date | None = None) -> Span:
     """Every round and day file from `since` (a UTC day; None: everything) on, as records."""
-    span = _span(root, since, read_round)
-    return Span(span.rounds, span.days)  # type: ignore[arg-type]
+    rounds, days = _span(root, since, read_round, read_day)
+    return Span(tuple(rounds), tuple(days))
 
 
 def read_column_span(root: Path, since: date | None = None) -> ColumnSpan:
     """Every round and day file from `since` on, rounds as columns."""
-    return _span(root, since, read_round_columns)
+    rounds, days = _span(root, since, read_round_columns, read_day_columns)
+    return ColumnSpan(tuple(rounds), tuple(days))
 
 
-def _span(root: Path, since: date | None, reader: Any) -> ColumnSpan:
+def _span(root: Path, since: date | None, reader: Any, day_reader: Any) -> tuple[list[Any], list[Any]]:
     days = []
     for path in sorted(Path(root).glob(f"days/*/*{SUFFIX}")):
         if since is None or path.name[:10] >= since.isoformat():
-            days.append(read_day(path))
-    compacted = {d.day: d.round_ids for d in days}
+            days.append(day_reader(path))
+    compacted = {d.day: frozenset(r.round_id for r in d.rounds) for d in days}
     rounds = []
     for day, folder in _day_folders(root):
         if since is not None and day < since:
@@ -161,7 +168,7 @@ def _span(root: Path, since: date | None, reader: Any) -> ColumnSpan:
             record = reader(path)
             if record.round_id not in compacted.get(day.isoformat(), frozenset()):  # a crash's leftover
                 rounds.append(record)
-    return ColumnSpan(tuple(rounds), tuple(days))
+    return rounds, days
 
 
 def _day_folders(root: Path) -> Iterator[tuple[date, Path]]:
