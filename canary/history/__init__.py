@@ -39,6 +39,7 @@ Query API for the status page (stable; every value is a frozen dataclass from qu
     h.db                                    the sqlite3 connection (tables: db.py) for anything else
 
 Windows end at `now` and are in days (0.25 = the last 6 hours). TTFT percentiles are of the
-latency contract's cases (what its threshold judges); tokens per second are output tokens /
-(end - first token) over all contracts' cases where measurable (rows.py).
+latency contract's cases (what its threshold judges); tokens per second (output tokens /
+(end - first token), rows.py) of the refusal contract's cases: the same long request to every host
+every round, so hosts and days compare like with like (query.TPS_CONTRACT).
 """

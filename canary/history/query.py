@@ -24,6 +24,11 @@ from canary.history.store import DETAIL_DAYS, read_column_span
 from canary.history.tiers import Tier, TierSignals, endpoint_tier
 
 DAY_S = 86400.0
+# Output tokens per second are read from the refusal contract's case: the same long roleplay
+# request to every host every round (the latency probe stops at 32 tokens, the language prompt
+# changes with the language, structured output is a different kind of generation), so the
+# figure compares hosts and days like with like.
+TPS_CONTRACT = "refusal"
 SUSPENDING = ("suspend", "would_suspend")
 ENDING = ("restore", "expired", "lift")
 
@@ -48,7 +53,7 @@ class PassRate:
 
 @dataclass(frozen=True, slots=True)
 class Latency:
-    """TTFT percentiles of the latency contract's cases and output tokens per second (all contracts)."""
+    """TTFT percentiles of the latency contract's cases, output tokens per second of the refusal contract's."""
 
     model: str
     provider: str
@@ -183,14 +188,21 @@ class History:
                                 "ORDER BY model, provider", model))
 
     def pass_rates(self, window_days: float, model: str | None = None) -> tuple[PassRate, ...]:
-        rows = self._rows("""
-            SELECT model, provider, contract, SUM(outcome = 'pass'), SUM(outcome = 'fail'),
+        return self.pass_rates_windows((window_days,), model)[window_days]
+
+    def pass_rates_windows(self, windows: Sequence[float], model: str | None = None) -> dict[float, tuple[PassRate, ...]]:
+        """pass_rates() for several windows in one scan of the cases."""
+        values = ", ".join("(?, ?)" for _ in windows)
+        params: list[Any] = [x for w in windows for x in (w, self._since(w))]
+        rows = self._rows(f"""
+            WITH w(days, since) AS (VALUES {values})
+            SELECT w.days, model, provider, contract, SUM(outcome = 'pass'), SUM(outcome = 'fail'),
                    SUM(outcome IN ('inconclusive', 'transport_error'))
-            FROM cases WHERE ts >= ?1 AND ts <= ?2 AND control = 0 AND outcome != 'not_applicable'
-              AND (?3 IS NULL OR model = ?3)
-            GROUP BY model, provider, contract ORDER BY model, provider, contract""",
-                          self._since(window_days), self.now.timestamp(), model)
-        return tuple(_rate(m, p, c, window_days, k, f, o) for m, p, c, k, f, o in rows)
+            FROM cases JOIN w ON ts >= w.since
+            WHERE ts <= ? AND control = 0 AND outcome != 'not_applicable' AND (? IS NULL OR model = ?)
+            GROUP BY w.days, model, provider, contract ORDER BY model, provider, contract""",
+                          *params, self.now.timestamp(), model, model)
+        return {w: tuple(_rate(m, p, c, w, k, f, o) for d, m, p, c, k, f, o in rows if d == w) for w in windows}
 
     def latency(self, window_days: float, model: str | None = None) -> tuple[Latency, ...]:
         return self.latency_windows((window_days,), model)[window_days]
@@ -200,7 +212,7 @@ class History:
         ttft = {(w, m, p): (n, p50, p95) for w, m, p, n, p50, p95 in self._percentiles(
             "ttft_s", "contract = 'latency' AND ttft_s IS NOT NULL", windows, model)}
         tps = {(w, m, p): p50 for w, m, p, _, p50, _ in self._percentiles(
-            "tokens_per_s", "tokens_per_s IS NOT NULL", windows, model)}
+            "tokens_per_s", f"contract = '{TPS_CONTRACT}' AND tokens_per_s IS NOT NULL", windows, model)}
         out: dict[float, tuple[Latency, ...]] = {}
         for window in windows:
             keys = sorted({(m, p) for w, m, p in set(ttft) | set(tps) if w == window})
@@ -242,7 +254,8 @@ class History:
     def summary(self, windows: Sequence[float] = (1, 7, 30), model: str | None = None) -> tuple[EndpointSummary, ...]:
         """Per endpoint, per window: pass rates per contract, TTFT p50/p95, suspensions."""
         latency = self.latency_windows(windows, model)
-        per_window = [(w, self.pass_rates(w, model), {(x.model, x.provider): x for x in latency[w]},
+        rates = self.pass_rates_windows(windows, model)
+        per_window = [(w, rates[w], {(x.model, x.provider): x for x in latency[w]},
                        self.suspensions(w, model)) for w in windows]
         out = []
         for m, p in self.endpoints(model):
@@ -274,7 +287,7 @@ class History:
                        FROM b WHERE contract = 'latency' AND ttft_s IS NOT NULL),
                  s AS (SELECT bucket, tokens_per_s AS v, ROW_NUMBER() OVER (PARTITION BY bucket ORDER BY tokens_per_s) AS rn,
                               COUNT(*) OVER (PARTITION BY bucket) AS n
-                       FROM b WHERE tokens_per_s IS NOT NULL),
+                       FROM b WHERE contract = 'refusal' AND tokens_per_s IS NOT NULL),
                  tt AS (SELECT bucket, MAX(n) AS n, MAX(CASE WHEN rn = (n * 50 + 99) / 100 THEN v END) AS p50,
                                MAX(CASE WHEN rn = (n * 95 + 99) / 100 THEN v END) AS p95 FROM t GROUP BY bucket),
                  ss AS (SELECT bucket, MAX(CASE WHEN rn = (n * 50 + 99) / 100 THEN v END) AS p50 FROM s GROUP BY bucket)
@@ -291,7 +304,8 @@ class History:
         self._endpoint_rounds()
         self.db.create_function("bucket", 1, _bucket, deterministic=True)
         hist: dict[tuple[str, str], dict[int, int]] = {}
-        for kind, column, where in (("ttft", "ttft_s", "contract = 'latency'"), ("tps", "tokens_per_s", "1")):
+        for kind, column, where in (("ttft", "ttft_s", "contract = 'latency'"),
+                                    ("tps", "tokens_per_s", f"contract = '{TPS_CONTRACT}'")):
             for day, b, n in self._rows(f"""
                     SELECT day, bucket({column}) AS b, COUNT(*) FROM cases
                     WHERE model = ? AND provider = ? AND control = 0 AND {column} IS NOT NULL AND {where}
@@ -310,7 +324,8 @@ class History:
             counts[day] = (before[0] + k, before[1] + f, before[2] + o)
             if contract == "latency":
                 hist[("ttft", day)] = merge_histograms([hist.get(("ttft", day), {}), unsparse(ttft, int)])
-            hist[("tps", day)] = merge_histograms([hist.get(("tps", day), {}), unsparse(tps, int)])
+            if contract == TPS_CONTRACT:
+                hist[("tps", day)] = merge_histograms([hist.get(("tps", day), {}), unsparse(tps, int)])
         classes.update({d: (f, c, z) for d, f, c, z in self._rows(
             "SELECT day, failed, clean, frozen FROM day_classes WHERE model = ? AND provider = ?", model, provider)})
         out = []
