@@ -71,7 +71,8 @@ def main() -> int:
                            FROM cases WHERE contract = 'latency' AND ttft_s IS NOT NULL AND control = 0
                            AND ts >= ? AND ts <= ? GROUP BY ALL""", [since, end]).fetchall()
             con.execute("""SELECT model, provider, quantile_disc(tokens_per_s, 0.5) FROM cases
-                           WHERE tokens_per_s IS NOT NULL AND control = 0 AND ts >= ? AND ts <= ? GROUP BY ALL""",
+                           WHERE contract = 'refusal' AND tokens_per_s IS NOT NULL AND control = 0
+                           AND ts >= ? AND ts <= ? GROUP BY ALL""",
                         [since, end]).fetchall()
         duck_query = time.perf_counter() - t
         print(f"DuckDB {duckdb.__version__}: load from CSV {duck_load:.2f} s; the same queries {duck_query:.2f} s")
