@@ -33,6 +33,7 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), code) fo
     (r"^refusal: .*content_filter", "content_filter"),
     (r"^refusal: empty reply", "empty_reply"),
     (r"^refusal: .*refus", "refusal_pattern"),
+    (r"^refusal: the reply declines", "refusal_pattern"),
     (r"^control missed", "control_missed"),
     (r"^probe weak", "probe_weak"),
     (r"^probe unverified", "probe_unverified"),
@@ -43,6 +44,9 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), code) fo
     (r"^structured: schema violation", "schema_violation"),
     # language integrity (judge/language.py, leading.py, repetition.py, encoding.py)
     (r"^leading garbage", "leading_garbage"),
+    (r"^undecoded tokens", "undecoded_tokens"),
+    (r"^leaked reasoning", "leaked_reasoning"),
+    (r"^injected placeholder", "injected_placeholder"),
     (r"^repetition", "repetition"),
     (r"^encoding: .*U\+FFFD", "replacement_char"),
     (r"^encoding: control character", "control_character"),
