@@ -10,21 +10,21 @@ from __future__ import annotations
 import pytest
 
 from canary.history.reasons import reason_code
-from judge import encoding, language, leading, refusal, repetition, structured
+from judge import language, refusal, structured
 
 SCHEMA = {"type": "object", "properties": {"mood": {"enum": ["calm", "tense"]}}, "required": ["mood"]}
 
 
-@pytest.mark.parametrize("finding,code", [
-    (lambda: leading.find_leading_garbage("_,The corridor was quiet when she arrived at the old station."),
-     "leading_garbage"),
-    (lambda: encoding.find_corruption("The corridor \ufffd\ufffd was quiet"), "replacement_char"),
-    (lambda: encoding.find_corruption("The caf\u00c3\u00a9 was quiet and the cr\u00c3\u00a8me was cold"), "mojibake"),
-    (lambda: repetition.find_repetition("She waits by the door. " * 6), "repetition"),
+@pytest.mark.parametrize("text,code", [
+    ("_,The corridor was quiet when she arrived at the old station.", "leading_garbage"),
+    ("The corridor \ufffd\ufffd was quiet when she arrived at the old station.", "replacement_char"),
+    ("The caf\u00c3\u00a9 was quiet and the cr\u00c3\u00a8me was cold when she arrived.", "mojibake"),
+    ("She waits by the door. " * 6, "repetition"),
 ], ids=["leading", "fffd", "mojibake", "repetition"])
-def test_the_language_findings_get_their_codes(finding, code: str) -> None:  # type: ignore[no-untyped-def]
-    reason = finding()
-    assert reason is not None and reason_code("fail", f"{reason} (confirmed: 3 of 3 attempts failed)") == code, reason
+def test_the_language_judges_defects_get_their_codes(text: str, code: str) -> None:
+    # Through language.assess, the contract's entry point (the defect checks run before detection).
+    verdict = language.assess(text, "en")
+    assert verdict.outcome == "fail" and reason_code("fail", f"{verdict.reason} (confirmed: 3 of 3)") == code, verdict.reason
 
 
 @pytest.mark.parametrize("verdict,code", [
