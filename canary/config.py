@@ -67,6 +67,9 @@ DEFAULTS: dict[str, Any] = {
         "incidents": "exclusions/incidents.yaml",
         # The branch the judge commits paths.state and paths.audit to (see paths.state_branch below).
         "state_branch": "canary-state",
+        # Round history (canary/history). Left at this default it follows the state file: a
+        # `history` folder next to paths.state (so it lands wherever the state lives).
+        "history": "state/history",
     },
 }
 
@@ -134,6 +137,7 @@ class PathSettings:
     audit: Path
     builtin: Path
     incidents: Path
+    history: Path
     state_branch: str | None = None   # see paths.state_branch above; None: the checked-out branch
 
 

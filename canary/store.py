@@ -59,6 +59,23 @@ def atomic_write_text(path: Path, text: str) -> None:
     _fsync_dir(path.parent)
 
 
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` atomically, like atomic_write_text (history files are binary)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
 def _fsync_dir(directory: Path) -> None:
     # Makes the rename itself durable; not every platform lets a directory be opened.
     try:

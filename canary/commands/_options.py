@@ -18,7 +18,7 @@ from judge.exclusions import Exclusion
 from judge.report import ReportError, parse_time
 from judge.state import JudgeState
 
-FILE_OPTIONS = ("state", "audit", "builtin", "incidents")
+FILE_OPTIONS = ("state", "audit", "builtin", "incidents", "history")
 
 
 def add_common(parser: argparse.ArgumentParser, files: tuple[str, ...] = FILE_OPTIONS, now: bool = True) -> None:

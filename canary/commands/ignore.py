@@ -22,11 +22,17 @@ from judge.exclusions import effective_ignore, known_models
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser("ignore", help="print the effective provider.ignore list as JSON")
     p.add_argument("--model", default=None, help="model id (default: every known model)")
-    add_common(p, files=("state", "builtin", "incidents"))
+    p.add_argument("--at", default=None, metavar="ISO8601",
+                   help="the list in effect at this past moment, rebuilt from the audit log (canary/history/past.py)")
+    add_common(p, files=("state", "audit", "builtin", "incidents"))
     p.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.at is not None:
+        from canary.commands._ignore_at import run_at
+
+        return run_at(args)
     layers = read_layers(args, "ignore")
     if layers is None:
         return 2

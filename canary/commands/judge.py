@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from canary import audit, notify
+from canary.history import recorder as history
 from canary.commands._options import add_common, config_of, now_of
 from canary.commands.round import SIMULATOR_STATE_DIR
 from canary.config import Config
@@ -171,6 +172,7 @@ def run_judge(results: Sequence[Path], config: Config, *, now: datetime, mode: s
     audit.append_round(paths.audit, audit.rejected_lines(report.rejected, round_id=report.round_id, mode=mode, now=now)
                        + audit.decision_lines(decisions, round_id=report.round_id, mode=mode, now=now))
     save_state(paths.state, new_state)
+    history.record_after_judge(paths, results, doc, now=now)  # evidence only: never fails the judge
     for rejected in report.rejected:
         echo(f"canary judge: warning: set aside upstream input ({rejected.model} {rejected.provider}): {rejected.problem}")
     if send:

@@ -116,7 +116,8 @@ def test_a_judge_killed_at_any_io_step_leaves_old_or_new_files(tmp_path: Path,
     old = _files(ref)
     steps = _io_steps(ref, ref_results, monkeypatch)
     new = _files(ref)
-    assert steps.count("replace") == 2 and "write" in steps  # decisions.json, state; one audit append
+    # decisions.json, state, then the history's round file (after the state: evidence only); one audit append
+    assert steps.count("replace") == 3 and "write" in steps
     assert new["state"] != old["state"] and new["audit"] != old["audit"]
 
     trials = [(i + 1, how) for i, name in enumerate(steps) for how in ("before", "after")]

@@ -9,6 +9,7 @@ state key, a file name, a decision, a commit message line or Markdown.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from hostile_support import (
 )
 
 from canary.commit_back import commit_message
+from canary.history.store import read_span
 
 NEXT = T0 + 2 * HALF_HOUR
 
@@ -142,7 +144,11 @@ def test_a_hostile_provider_tag_is_set_aside_and_reaches_no_file_name_state_mark
         code, out, err = f.canary("judge", str(_write(f, f"h{i}.json", raw)), "--now", iso(at))
         assert code == 0, err
     new_files = set(fingerprint(f.root)) - files_before
-    assert new_files <= {"reports/h0.json", "reports/h1.json", "reports/h2.json", "step-summary.md"}
+    history = {n for n in new_files if re.fullmatch(r"state/history/rounds/\d{4}-\d\d(/\d\d(/\d{6}Z-[0-9a-f]{12}\.xz)?)?", n)}
+    assert new_files - history <= {"reports/h0.json", "reports/h1.json", "reports/h2.json", "step-summary.md"}
+    recorded = read_span(f.state.parent / "history").rounds
+    assert sum(n.endswith(".xz") for n in history) == 3  # each judged round kept, under a name of our own
+    assert all(tag not in (c.model, c.provider) for r in recorded for c in r.cases)
 
     state = json.loads(f.state.read_text(encoding="utf-8"))
     assert set(state["models"]) == {MODEL} and tag not in state["models"][MODEL]

@@ -1,0 +1,133 @@
+"""The history as SQLite tables (I/O: an in-memory database built from the files of a span).
+
+Why SQLite and not DuckDB: it ships with Python (no install at all, in CI, on a runner or in
+the chat backend), and a month of rounds (64 endpoints x 48 rounds x 30 days, 370,000 cases)
+loads and answers `canary history` in the time benchmarks/history_query.py prints. DuckDB's
+wheel adds tens of MB for speed this size of data does not need.
+
+Tables (times are Unix seconds, `day` the UTC date):
+    rounds(round_id, ts, day, complete, mode, upstream, compacted)
+    cases(round_id, ts, day, model, provider, contract, outcome, code, language, control, ttft_s,
+          duration_s, requests, prompt_tokens, completion_tokens, cost_usd, served_by, tokens_per_s, reason)
+    endpoint_rounds(round_id, ts, day, model, provider, klass, codes)    -- detail days only, filled
+                                                                        -- by prepare_endpoints()
+    decisions(round_id, ts, model, provider, action, rule, reason, until, rung, evidence)
+    day_groups(day, model, provider, contract, control, n_pass, n_fail, n_inconclusive,
+               n_transport_error, n_not_applicable, requests, prompt_tokens, completion_tokens,
+               cost_usd, codes, languages, ttft, tps)                    -- compacted days only
+    day_classes(day, model, provider, failed, clean, frozen)            -- compacted days only
+`codes`, `languages`, `ttft` and `tps` of day_groups are sparse maps as text, as in the day file
+("schema_violation:3", "pt/pass:20 pt/fail:1", histogram "bucket:count ..."; files.unsparse()).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from datetime import datetime
+
+from canary.history.files import CASE_COLUMNS, DayColumns, RoundColumns, unsparse
+from canary.history.rows import DecisionRow
+
+SCHEMA = """
+CREATE TABLE rounds(round_id TEXT PRIMARY KEY, ts REAL, day TEXT, complete INT, mode TEXT, upstream TEXT,
+                    compacted INT);
+CREATE TABLE cases(round_id TEXT, ts REAL, day TEXT, model TEXT, provider TEXT, contract TEXT, outcome TEXT,
+                   code TEXT, language TEXT, control INT, ttft_s REAL, duration_s REAL, requests INT,
+                   prompt_tokens INT, completion_tokens INT, cost_usd REAL, served_by TEXT,
+                   tokens_per_s REAL, reason TEXT);
+CREATE TABLE endpoint_rounds(round_id TEXT, ts REAL, day TEXT, model TEXT, provider TEXT, klass TEXT, codes TEXT);
+CREATE TABLE decisions(round_id TEXT, ts REAL, model TEXT, provider TEXT, action TEXT, rule TEXT, reason TEXT,
+                       until TEXT, rung INT, evidence TEXT);
+CREATE TABLE day_groups(day TEXT, model TEXT, provider TEXT, contract TEXT, control INT,
+                        n_pass INT, n_fail INT, n_inconclusive INT, n_transport_error INT, n_not_applicable INT,
+                        requests INT, prompt_tokens INT, completion_tokens INT, cost_usd REAL, codes TEXT,
+                        languages TEXT, ttft TEXT, tps TEXT);
+CREATE TABLE day_classes(day TEXT, model TEXT, provider TEXT, failed INT, clean INT, frozen INT);
+"""
+INDEXES = """
+CREATE INDEX cases_endpoint ON cases(model, provider, contract, ts);
+CREATE INDEX endpoint_rounds_endpoint ON endpoint_rounds(model, provider, ts);
+"""
+
+
+def build(rounds: Iterable[RoundColumns], days: Iterable[DayColumns]) -> sqlite3.Connection:
+    """A new in-memory database holding `rounds` (full detail) and `days` (compacted)."""
+    db = sqlite3.connect(":memory:")
+    db.executescript(SCHEMA)
+    for r in rounds:
+        insert_round(db, r)
+    for day in days:
+        insert_day(db, day)
+    return db
+
+
+def prepare_endpoints(db: sqlite3.Connection) -> None:
+    """Fill endpoint_rounds and index the per-endpoint queries: done on the first query that needs
+    them (timelines, tiers), not on every open (`canary history` reads neither)."""
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'endpoint_rounds_endpoint'").fetchone() is None:
+        db.execute(ENDPOINT_ROUNDS)
+        db.executescript(INDEXES)
+
+
+# The class of each endpoint in each round, as aggregate.endpoint_rounds() computes it (a test
+# keeps the two equal): failed if a counted case failed; clean if every contract probed on the
+# model that round was probed on it, all counted cases passed or were not applicable, one passed.
+ENDPOINT_ROUNDS = """
+INSERT INTO endpoint_rounds
+WITH per AS (
+    SELECT round_id, ts, day, model, provider, COUNT(DISTINCT contract) AS probed,
+           SUM(control = 0 AND outcome = 'fail') AS fails, SUM(control = 0 AND outcome = 'pass') AS passes,
+           SUM(control = 0 AND outcome NOT IN ('pass', 'not_applicable')) AS others,
+           COALESCE(GROUP_CONCAT(CASE WHEN control = 0 AND outcome NOT IN ('pass', 'not_applicable')
+                                      THEN contract || ':' || code END, ' '), '') AS codes
+    FROM cases GROUP BY round_id, model, provider),
+expected AS (SELECT round_id, model, COUNT(DISTINCT contract) AS n FROM cases GROUP BY round_id, model)
+SELECT p.round_id, p.ts, p.day, p.model, p.provider,
+       CASE WHEN p.fails > 0 THEN 'failed'
+            WHEN p.passes > 0 AND p.others = 0 AND p.probed >= e.n THEN 'clean'
+            ELSE 'frozen' END,
+       p.codes
+FROM per p JOIN expected e ON e.round_id = p.round_id AND e.model = p.model
+"""
+
+
+def insert_round(db: sqlite3.Connection, r: RoundColumns) -> None:
+    ts, day = r.started_at.timestamp(), r.started_at.date().isoformat()
+    db.execute("INSERT OR IGNORE INTO rounds VALUES (?,?,?,?,?,?,0)",
+               (r.round_id, ts, day, int(r.complete), r.mode, r.upstream))
+    columns = [r.columns[name] for name in CASE_COLUMNS]
+    count = len(columns[0]) if columns else 0
+    db.executemany("INSERT INTO cases VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                   zip([r.round_id] * count, [ts] * count, [day] * count, *columns))
+    _insert_decisions(db, r.round_id, ts, r.decisions)
+
+
+def insert_day(db: sqlite3.Connection, d: DayColumns) -> None:
+    started = {ref.round_id: _ts(ref.started_at) for ref in d.rounds}
+    db.executemany("INSERT OR IGNORE INTO rounds VALUES (?,?,?,?,?,NULL,1)",
+                   [(ref.round_id, started[ref.round_id], d.day, int(ref.complete), ref.mode) for ref in d.rounds])
+    for round_id, decision in d.decisions:
+        _insert_decisions(db, round_id, started.get(round_id, 0.0), (decision,))
+    c = d.columns
+    outcomes = [unsparse(o) for o in c["outcomes"]]
+    count = len(outcomes)
+    db.executemany("INSERT INTO day_groups VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", zip(
+        [d.day] * count, c["model"], c["provider"], c["contract"], c["control"],
+        *([o.get(name, 0) for o in outcomes] for name in ("pass", "fail", "inconclusive", "transport_error",
+                                                           "not_applicable")),
+        c["requests"], c["prompt_tokens"], c["completion_tokens"], c["cost_usd"], c["codes"], c["languages"],
+        c["ttft"], c["tps"]))
+    db.executemany("INSERT INTO day_classes VALUES (?,?,?,?,?,?)", [
+        (d.day, m, p, k.get("failed", 0), k.get("clean", 0), k.get("frozen", 0)) for m, p, k in d.classes])
+
+
+def _insert_decisions(db: sqlite3.Connection, round_id: str, ts: float, decisions: Iterable[DecisionRow]) -> None:
+    db.executemany("INSERT INTO decisions VALUES (?,?,?,?,?,?,?,?,?,?)", [
+        (round_id, ts, d.model, d.provider, d.action, d.rule, d.reason, d.until, d.rung,
+         json.dumps([list(e) for e in d.evidence])) for d in decisions])
+
+
+def _ts(iso: str) -> float:
+    return datetime.fromisoformat(iso).timestamp()

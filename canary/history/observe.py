@@ -1,0 +1,100 @@
+"""The observe-mode report: every would-suspend of a window, its evidence, what happened next (pure).
+
+Observe mode exists so administrators can measure false positives before enforcing. For each
+`would_suspend` line of the audit log in the window this says what the judge saw (the evidence
+cases with their reason codes) and how the story ended, from the later audit lines of the same
+endpoint:
+
+    restored       two clean rounds in a row restored it early (the host recovered, or the
+                   failures were a passing blip: read the evidence)
+    expired        it ran its full term
+    ended          observe records ended because the judge switched to enforce
+    lifted         a person lifted it
+    active         still running at the report's `now`
+and whether it came back: `then` is the next would_suspend / suspend of the endpoint, if any (a
+host that keeps coming back is rarely a false positive). The shell adds what the history knows:
+the endpoint's rounds between the would-suspend and its end, and how many other hosts failed
+the same contract in the same round (many: the defect may follow the model or the probe).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from canary.history.reasons import reason_code
+from judge.report import ReportError, parse_time
+
+ENDINGS = {"restore": "restored", "lift": "lifted"}
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    at: datetime
+    action: str
+    rule: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class WouldSuspend:
+    model: str
+    provider: str
+    at: datetime
+    round_id: str | None
+    until: datetime | None
+    rung: int | None
+    reason: str
+    evidence: tuple[tuple[str, str, str, str], ...]   # (contract, outcome, code, reason)
+    outcome: str                                      # restored | expired | ended | lifted | active
+    ended_at: datetime | None
+    then: Event | None                                # the next would_suspend / suspend of the endpoint
+
+    @property
+    def end(self) -> datetime | None:
+        """When the record stopped counting: its ending line, else its `until`."""
+        return self.ended_at or self.until
+
+
+def would_suspends(records: Sequence[Mapping[str, Any]], *, since: datetime, now: datetime) -> tuple[WouldSuspend, ...]:
+    """Every would_suspend line with since <= time <= now, oldest first, and how each ended."""
+    lines = [(t, r) for t, r in ((_time(r.get("time")), r) for r in records) if t is not None and t <= now]
+    out = []
+    for i, (t, r) in enumerate(lines):
+        if r.get("action") != "would_suspend" or t < since:
+            continue
+        key = (r.get("model"), r.get("provider"))
+        later = [(u, x) for u, x in lines[i + 1:] if (x.get("model"), x.get("provider")) == key]
+        ending = next(((u, x) for u, x in later if x.get("action") in ("restore", "expired", "lift")), None)
+        resumed = next(((u, x) for u, x in later if x.get("action") in ("would_suspend", "suspend")), None)
+        until = _time(r.get("until"))
+        if ending is not None and (resumed is None or ending[0] <= resumed[0]):
+            action = str(ending[1].get("action"))
+            outcome = "ended" if ending[1].get("rule") == "mode_switch" else ENDINGS.get(action, "expired")
+            ended_at: datetime | None = ending[0]
+        else:
+            outcome = "active" if until is not None and until > now else "expired"
+            ended_at = None
+        out.append(WouldSuspend(
+            model=str(key[0]), provider=str(key[1]), at=t, round_id=r.get("round_id"), until=until,
+            rung=r.get("rung") if isinstance(r.get("rung"), int) else None, reason=str(r.get("reason", "")),
+            evidence=tuple(_evidence(e) for e in r.get("evidence") or [] if isinstance(e, Mapping)),
+            outcome=outcome, ended_at=ended_at,
+            then=None if resumed is None else Event(resumed[0], str(resumed[1].get("action")),
+                                                    str(resumed[1].get("rule")), str(resumed[1].get("reason", ""))),
+        ))
+    return tuple(out)
+
+
+def _evidence(e: Mapping[str, Any]) -> tuple[str, str, str, str]:
+    contract, outcome, reason = str(e.get("contract", "")), str(e.get("outcome", "")), str(e.get("reason", ""))
+    return contract, outcome, reason_code(outcome, reason), reason
+
+
+def _time(value: Any) -> datetime | None:
+    try:
+        return parse_time(value, "time") if value else None
+    except ReportError:
+        return None

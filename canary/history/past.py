@@ -1,0 +1,132 @@
+"""The effective provider.ignore at a past moment, rebuilt from the audit log and the files (pure).
+
+"A user reported a broken reply at 14:05 yesterday: which hosts were excluded then?" The judge's
+state only knows the present, so the answer is rebuilt from what was recorded:
+
+- canary suspensions: the audit log's `suspend` (enforce) and `would_suspend` (observe) lines,
+  each active from its time until its `until`, unless a `restore`, `lift` or `expired` line for
+  the same endpoint came first;
+- runtime incidents: the audit log's `incident_add` / `incident_remove` lines (written by
+  `canary incident`), plus the entries of the current incidents.yaml whose `added_at` is before
+  the moment and that had not expired then;
+- built-in exclusions: the entries of the current builtin.yaml whose `since` is before the
+  moment (an entry without `since` is assumed present and flagged).
+
+What this cannot know is said in `caveats`: exclusions people removed or edited by hand leave
+no line in the audit log (`git log -p` of the exclusion files shows them), the times are when
+the judge decided (the chat backend saw a change when it next read the files), and nothing
+before the audit log's first line is known.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from judge.exclusions import BUILTIN, Exclusion
+from judge.report import ReportError, parse_time
+
+SUSPENSION = "suspension"
+INCIDENT = "incident"
+
+
+@dataclass(frozen=True, slots=True)
+class PastEntry:
+    """One excluded provider at the moment, with where the answer comes from."""
+
+    provider: str
+    layer: str            # builtin | incident | suspension
+    source: str           # a sentence: which file line or audit line says so
+    certain: bool = True  # False: assumed (a builtin entry without `since`)
+
+
+@dataclass(frozen=True, slots=True)
+class PastIgnore:
+    model: str
+    at: datetime
+    entries: tuple[PastEntry, ...]
+    observe_only: tuple[PastEntry, ...]   # would-suspend records: in would_ignore, not in provider.ignore
+    caveats: tuple[str, ...]
+
+    @property
+    def ignore(self) -> list[str]:
+        """The provider.ignore list as `canary ignore` printed it then."""
+        return sorted({e.provider for e in self.entries})
+
+
+def ignore_at(model: str, at: datetime, audit_records: Sequence[Mapping[str, Any]],
+              exclusions: Iterable[Exclusion], *, torn_lines: int = 0) -> PastIgnore:
+    """The reconstruction for one model at `at` (see the module docstring)."""
+    timed = [(t, r) for t, r in ((_time(r.get("time")), r) for r in audit_records) if t is not None]
+    suspensions: dict[str, tuple[datetime, Mapping[str, Any]]] = {}
+    incidents: dict[str, tuple[datetime, Mapping[str, Any]]] = {}
+    removed_after_add: set[str] = set()
+    for t, r in timed:
+        if t > at or r.get("model") != model:
+            continue
+        provider, action = str(r.get("provider")), r.get("action")
+        if action in ("suspend", "would_suspend"):
+            suspensions[provider] = (t, r)
+        elif action in ("restore", "lift", "expired"):
+            suspensions.pop(provider, None)
+        elif action == "incident_add":
+            incidents[provider] = (t, r)
+        elif action == "incident_remove":
+            incidents.pop(provider, None)
+            removed_after_add.add(provider)
+    entries: list[PastEntry] = []
+    observe: list[PastEntry] = []
+    for provider, (t, r) in sorted(suspensions.items()):
+        until = _time(r.get("until"))
+        if until is None or until <= at:
+            continue
+        entry = PastEntry(provider, SUSPENSION, f"audit: {r.get('action')} at {_iso(t)} (round {r.get('round_id')}, "
+                                                f"rule {r.get('rule')}) until {_iso(until)}: {str(r.get('reason'))[:120]}")
+        (entries if r.get("action") == "suspend" else observe).append(entry)
+    for provider, (t, r) in sorted(incidents.items()):
+        until = _time(r.get("until"))
+        if until is None or until > at:
+            entries.append(PastEntry(provider, INCIDENT, f"audit: incident_add at {_iso(t)}"
+                                     + (f" until {_iso(until)}" if until else "") + f": {str(r.get('reason'))[:120]}"))
+    listed = {e.provider for e in entries if e.layer == INCIDENT}
+    for e in exclusions:
+        if e.model != model:
+            continue
+        if e.layer == BUILTIN:
+            if e.since is None:
+                entries.append(PastEntry(e.provider, BUILTIN, f"builtin.yaml line {e.line} (no `since`: assumed present)",
+                                         certain=False))
+            elif e.since <= at:
+                entries.append(PastEntry(e.provider, BUILTIN, f"builtin.yaml line {e.line}, since {_iso(e.since)}"))
+        elif (e.provider not in listed and e.since is not None and e.since <= at
+              and (e.expires is None or e.expires > at) and e.provider not in removed_after_add):
+            entries.append(PastEntry(e.provider, INCIDENT, f"incidents.yaml line {e.line}, added_at {_iso(e.since)}"
+                                     + (f", expires {_iso(e.expires)}" if e.expires else "")))
+    return PastIgnore(model, at, tuple(entries), tuple(observe), _caveats(timed, at, torn_lines))
+
+
+def _caveats(timed: list[tuple[datetime, Mapping[str, Any]]], at: datetime, torn: int) -> tuple[str, ...]:
+    out = ["exclusions people removed or edited by hand (not with `canary incident` or `canary lift`) leave no "
+           "audit line: `git log -p` of exclusions/builtin.yaml and exclusions/incidents.yaml shows them",
+           "times are when the judge decided; the chat backend saw a change when it next read the files"]
+    first = min((t for t, _ in timed), default=None)
+    if first is None:
+        out.append("the audit log is empty: no suspension or incident is known")
+    elif first > at:
+        out.append(f"the audit log starts at {_iso(first)}, after this moment: suspensions then are unknown")
+    if torn:
+        out.append(f"{torn} torn line(s) of the audit log could not be read")
+    return tuple(out)
+
+
+def _time(value: Any) -> datetime | None:
+    try:
+        return parse_time(value, "time") if value else None
+    except ReportError:
+        return None
+
+
+def _iso(t: datetime) -> str:
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -1,0 +1,422 @@
+"""The typed query API over the round history (SQL on an in-memory SQLite database).
+
+`History.open(root, now=...)` reads the files of the last `days` days (full-detail rounds and
+compacted days) into SQLite (canary/history/db.py); every method below is one or a few SQL
+queries, and returns frozen dataclasses. All windows end at `now` and are measured in days
+(1 = the last 24 hours). See canary/history/__init__.py for the whole API in one place.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from canary.history import db as database
+from canary.history.aggregate import bucket, histogram_percentile, merge_histograms
+from canary.history.files import unsparse
+from canary.history.stats import wilson_interval
+from canary.history.store import DETAIL_DAYS, read_column_span
+from canary.history.tiers import Tier, TierSignals, endpoint_tier
+
+DAY_S = 86400.0
+# Output tokens per second are read from the refusal contract's case: the same long roleplay
+# request to every host every round (the latency probe stops at 32 tokens, the language prompt
+# changes with the language, structured output is a different kind of generation), so the
+# figure compares hosts and days like with like.
+TPS_CONTRACT = "refusal"
+SUSPENDING = ("suspend", "would_suspend")
+ENDING = ("restore", "expired", "lift")
+
+
+@dataclass(frozen=True, slots=True)
+class PassRate:
+    """Pass rate of one contract on one endpoint over a window: passes / (passes + fails), with
+    the 95 % Wilson interval. Inconclusive cases and transport errors are counted apart (`other`):
+    they say nothing either way. Positive-control cases are left out (they judge the probe)."""
+
+    model: str
+    provider: str
+    contract: str
+    window_days: float
+    passes: int
+    fails: int
+    other: int
+    rate: float | None
+    low: float | None
+    high: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Latency:
+    """TTFT percentiles of the latency contract's cases, output tokens per second of the refusal contract's."""
+
+    model: str
+    provider: str
+    window_days: float
+    samples: int
+    ttft_p50: float | None
+    ttft_p95: float | None
+    tps_p50: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class WindowSummary:
+    days: float
+    rates: tuple[PassRate, ...]
+    latency: Latency
+    suspensions: int            # suspend and would_suspend decisions in the window
+
+
+@dataclass(frozen=True, slots=True)
+class EndpointSummary:
+    """One row of `canary history`: one endpoint over each window."""
+
+    model: str
+    provider: str
+    windows: tuple[WindowSummary, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TimelinePoint:
+    """One endpoint in one round: failed | clean | frozen, and the codes of what did not pass."""
+
+    round_id: str
+    at: datetime
+    klass: str
+    codes: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesPoint:
+    """TTFT and token rate of one endpoint over one time bucket (exact percentiles)."""
+
+    start: datetime
+    samples: int
+    ttft_p50: float | None
+    ttft_p95: float | None
+    tps_p50: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class DayPoint:
+    """One endpoint over one UTC day, the same whether the day is compacted or not (percentiles
+    from histograms, see aggregate.py): for charts longer than the detail window."""
+
+    day: str
+    failed: int
+    clean: int
+    frozen: int
+    passes: int
+    fails: int
+    other: int
+    ttft_p50: float | None
+    ttft_p95: float | None
+    tps_p50: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class GridCell:
+    """The language contract of one provider in one language over a window."""
+
+    provider: str
+    language: str
+    passes: int
+    fails: int
+    other: int
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionEntry:
+    round_id: str
+    at: datetime
+    model: str
+    provider: str
+    action: str
+    rule: str
+    reason: str
+    until: str | None
+    evidence: tuple[tuple[str, str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundInfo:
+    round_id: str
+    at: datetime
+    complete: bool
+    mode: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class EndpointNow:
+    """The current state of one endpoint: its tier (tiers.py) and why."""
+
+    model: str
+    provider: str
+    tier: Tier
+    last_round_at: datetime | None
+    last_class: str | None
+    suspended_until: str | None
+
+
+class History:
+    """A read-only view of the history of the last `days` days before `now`."""
+
+    def __init__(self, db: sqlite3.Connection, now: datetime) -> None:
+        self.db = db
+        self.now = now
+
+    @classmethod
+    def open(cls, root: Path, *, now: datetime, days: int = DETAIL_DAYS) -> History:
+        span = read_column_span(Path(root), since=(now - timedelta(days=days)).date())
+        return cls(database.build(span.rounds, span.days), now)
+
+    def _since(self, days: float) -> float:
+        return self.now.timestamp() - days * DAY_S
+
+    def _rows(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+        return self.db.execute(sql, params).fetchall()
+
+    # -- what `canary history` shows -------------------------------------------------------
+
+    def endpoints(self, model: str | None = None) -> tuple[tuple[str, str], ...]:
+        return tuple(self._rows("SELECT DISTINCT model, provider FROM cases WHERE ?1 IS NULL OR model = ?1 "
+                                "ORDER BY model, provider", model))
+
+    def pass_rates(self, window_days: float, model: str | None = None) -> tuple[PassRate, ...]:
+        return self.pass_rates_windows((window_days,), model)[window_days]
+
+    def pass_rates_windows(self, windows: Sequence[float], model: str | None = None) -> dict[float, tuple[PassRate, ...]]:
+        """pass_rates() for several windows in one scan of the cases."""
+        values = ", ".join("(?, ?)" for _ in windows)
+        params: list[Any] = [x for w in windows for x in (w, self._since(w))]
+        rows = self._rows(f"""
+            WITH w(days, since) AS (VALUES {values})
+            SELECT w.days, model, provider, contract, SUM(outcome = 'pass'), SUM(outcome = 'fail'),
+                   SUM(outcome IN ('inconclusive', 'transport_error'))
+            FROM cases JOIN w ON ts >= w.since
+            WHERE ts <= ? AND control = 0 AND outcome != 'not_applicable' AND (? IS NULL OR model = ?)
+            GROUP BY w.days, model, provider, contract ORDER BY model, provider, contract""",
+                          *params, self.now.timestamp(), model, model)
+        return {w: tuple(_rate(m, p, c, w, k, f, o) for d, m, p, c, k, f, o in rows if d == w) for w in windows}
+
+    def latency(self, window_days: float, model: str | None = None) -> tuple[Latency, ...]:
+        return self.latency_windows((window_days,), model)[window_days]
+
+    def latency_windows(self, windows: Sequence[float], model: str | None = None) -> dict[float, tuple[Latency, ...]]:
+        """latency() for several windows at once (one sort of the cases instead of one per window)."""
+        ttft = {(w, m, p): (n, p50, p95) for w, m, p, n, p50, p95 in self._percentiles(
+            "ttft_s", "contract = 'latency' AND ttft_s IS NOT NULL", windows, model)}
+        tps = {(w, m, p): p50 for w, m, p, _, p50, _ in self._percentiles(
+            "tokens_per_s", f"contract = '{TPS_CONTRACT}' AND tokens_per_s IS NOT NULL", windows, model)}
+        out: dict[float, tuple[Latency, ...]] = {}
+        for window in windows:
+            keys = sorted({(m, p) for w, m, p in set(ttft) | set(tps) if w == window})
+            out[window] = tuple(Latency(m, p, window, *ttft.get((window, m, p), (0, None, None)),
+                                        tps.get((window, m, p))) for m, p in keys)
+        return out
+
+    def _percentiles(self, column: str, where: str, windows: Sequence[float],
+                     model: str | None) -> list[tuple[Any, ...]]:
+        """(window, model, provider, n, p50, p95) by nearest rank (the value at rank ceil(q * n)).
+
+        The samples of every window are written to a temporary table in sorted order, so each
+        group's values have consecutive ids and a rank is one id lookup: one sort for all windows,
+        two to three times faster in SQLite than ROW_NUMBER() over partitions.
+        """
+        values = ", ".join("(?, ?)" for _ in windows)
+        params: list[Any] = [x for w in windows for x in (w, self._since(w))]
+        self.db.execute("DROP TABLE IF EXISTS temp.sample")
+        self.db.execute("CREATE TEMP TABLE sample(id INTEGER PRIMARY KEY, days REAL, model TEXT, provider TEXT, v REAL)")
+        self.db.execute(f"""
+            INSERT INTO sample(days, model, provider, v)
+            WITH w(days, since) AS (VALUES {values})
+            SELECT w.days, model, provider, {column} FROM cases JOIN w ON ts >= w.since
+            WHERE {where} AND control = 0 AND ts <= ? AND (? IS NULL OR model = ?)
+            ORDER BY 1, 2, 3, 4""", (*params, self.now.timestamp(), model, model))
+        return self._rows("""
+            WITH g AS (SELECT days, model, provider, COUNT(*) AS n, MIN(id) AS first FROM sample
+                       GROUP BY days, model, provider)
+            SELECT g.days, g.model, g.provider, g.n, a.v, b.v FROM g
+            JOIN sample a ON a.id = g.first + (g.n * 50 + 99) / 100 - 1
+            JOIN sample b ON b.id = g.first + (g.n * 95 + 99) / 100 - 1""")
+
+    def suspensions(self, window_days: float, model: str | None = None) -> dict[tuple[str, str], int]:
+        rows = self._rows("SELECT model, provider, COUNT(*) FROM decisions WHERE action IN ('suspend', 'would_suspend') "
+                          "AND ts >= ?1 AND ts <= ?2 AND (?3 IS NULL OR model = ?3) GROUP BY model, provider",
+                          self._since(window_days), self.now.timestamp(), model)
+        return {(m, p): n for m, p, n in rows}
+
+    def summary(self, windows: Sequence[float] = (1, 7, 30), model: str | None = None) -> tuple[EndpointSummary, ...]:
+        """Per endpoint, per window: pass rates per contract, TTFT p50/p95, suspensions."""
+        latency = self.latency_windows(windows, model)
+        rates = self.pass_rates_windows(windows, model)
+        per_window = [(w, rates[w], {(x.model, x.provider): x for x in latency[w]},
+                       self.suspensions(w, model)) for w in windows]
+        out = []
+        for m, p in self.endpoints(model):
+            summaries = tuple(WindowSummary(
+                w, tuple(r for r in rates if (r.model, r.provider) == (m, p)),
+                lat.get((m, p)) or Latency(m, p, w, 0, None, None, None), susp.get((m, p), 0))
+                for w, rates, lat, susp in per_window)
+            out.append(EndpointSummary(m, p, summaries))
+        return tuple(out)
+
+    # -- what the status page shows ------------------------------------------------------
+
+    def _endpoint_rounds(self) -> None:
+        database.prepare_endpoints(self.db)
+
+    def timeline(self, model: str, provider: str, days: float = 7) -> tuple[TimelinePoint, ...]:
+        self._endpoint_rounds()
+        rows = self._rows("SELECT round_id, ts, klass, codes FROM endpoint_rounds WHERE model = ? AND provider = ? "
+                          "AND ts >= ? AND ts <= ? ORDER BY ts", model, provider, self._since(days), self.now.timestamp())
+        return tuple(TimelinePoint(r, _dt(ts), k, tuple(sorted(c.split()))) for r, ts, k, c in rows)
+
+    def ttft_series(self, model: str, provider: str, days: float = 7, bucket_hours: float = 1) -> tuple[SeriesPoint, ...]:
+        width = bucket_hours * 3600
+        rows = self._rows("""
+            WITH b AS (SELECT CAST((ts - ?3) / ?4 AS INT) AS bucket, contract, ttft_s, tokens_per_s FROM cases
+                       WHERE model = ?1 AND provider = ?2 AND control = 0 AND ts >= ?3 AND ts <= ?5),
+                 t AS (SELECT bucket, ttft_s AS v, ROW_NUMBER() OVER (PARTITION BY bucket ORDER BY ttft_s) AS rn,
+                              COUNT(*) OVER (PARTITION BY bucket) AS n
+                       FROM b WHERE contract = 'latency' AND ttft_s IS NOT NULL),
+                 s AS (SELECT bucket, tokens_per_s AS v, ROW_NUMBER() OVER (PARTITION BY bucket ORDER BY tokens_per_s) AS rn,
+                              COUNT(*) OVER (PARTITION BY bucket) AS n
+                       FROM b WHERE contract = 'refusal' AND tokens_per_s IS NOT NULL),
+                 tt AS (SELECT bucket, MAX(n) AS n, MAX(CASE WHEN rn = (n * 50 + 99) / 100 THEN v END) AS p50,
+                               MAX(CASE WHEN rn = (n * 95 + 99) / 100 THEN v END) AS p95 FROM t GROUP BY bucket),
+                 ss AS (SELECT bucket, MAX(CASE WHEN rn = (n * 50 + 99) / 100 THEN v END) AS p50 FROM s GROUP BY bucket)
+            SELECT tt.bucket, tt.n, tt.p50, tt.p95, ss.p50 FROM tt LEFT JOIN ss USING (bucket) ORDER BY tt.bucket""",
+                          model, provider, self._since(days), width, self.now.timestamp())
+        start = self._since(days)
+        return tuple(SeriesPoint(_dt(start + b * width), n, p50, p95, tps) for b, n, p50, p95, tps in rows)
+
+    def daily_series(self, model: str, provider: str) -> tuple[DayPoint, ...]:
+        """Every day in the loaded span, compacted days included (open with a longer `days`).
+
+        Percentiles come from histograms (aggregate.py) on every day, compacted or not, so a
+        chart does not change when its days are compacted."""
+        self._endpoint_rounds()
+        self.db.create_function("bucket", 1, _bucket, deterministic=True)
+        hist: dict[tuple[str, str], dict[int, int]] = {}
+        for kind, column, where in (("ttft", "ttft_s", "contract = 'latency'"),
+                                    ("tps", "tokens_per_s", f"contract = '{TPS_CONTRACT}'")):
+            for day, b, n in self._rows(f"""
+                    SELECT day, bucket({column}) AS b, COUNT(*) FROM cases
+                    WHERE model = ? AND provider = ? AND control = 0 AND {column} IS NOT NULL AND {where}
+                    GROUP BY day, b""", model, provider):
+                hist.setdefault((kind, day), {})[b] = n
+        counts = {d: (k, f, o) for d, k, f, o in self._rows("""
+            SELECT day, SUM(outcome = 'pass'), SUM(outcome = 'fail'), SUM(outcome IN ('inconclusive', 'transport_error'))
+            FROM cases WHERE model = ? AND provider = ? AND control = 0 GROUP BY day""", model, provider)}
+        classes = {d: (f, c, z) for d, f, c, z in self._rows(
+            "SELECT day, SUM(klass = 'failed'), SUM(klass = 'clean'), SUM(klass = 'frozen') FROM endpoint_rounds "
+            "WHERE model = ? AND provider = ? GROUP BY day", model, provider)}
+        for day, contract, k, f, o, ttft, tps in self._rows("""
+                SELECT day, contract, n_pass, n_fail, n_inconclusive + n_transport_error, ttft, tps FROM day_groups
+                WHERE model = ? AND provider = ? AND control = 0""", model, provider):
+            before = counts.get(day, (0, 0, 0))
+            counts[day] = (before[0] + k, before[1] + f, before[2] + o)
+            if contract == "latency":
+                hist[("ttft", day)] = merge_histograms([hist.get(("ttft", day), {}), unsparse(ttft, int)])
+            if contract == TPS_CONTRACT:
+                hist[("tps", day)] = merge_histograms([hist.get(("tps", day), {}), unsparse(tps, int)])
+        classes.update({d: (f, c, z) for d, f, c, z in self._rows(
+            "SELECT day, failed, clean, frozen FROM day_classes WHERE model = ? AND provider = ?", model, provider)})
+        out = []
+        for day in sorted(set(counts) | set(classes)):
+            ttft_h, tps_h = hist.get(("ttft", day), {}), hist.get(("tps", day), {})
+            out.append(DayPoint(day, *classes.get(day, (0, 0, 0)), *counts.get(day, (0, 0, 0)),
+                                histogram_percentile(ttft_h, 50), histogram_percentile(ttft_h, 95),
+                                histogram_percentile(tps_h, 50)))
+        return tuple(out)
+
+    def language_grid(self, model: str, days: float = 7) -> tuple[GridCell, ...]:
+        rows = self._rows("""
+            SELECT provider, language, SUM(outcome = 'pass'), SUM(outcome = 'fail'),
+                   SUM(outcome IN ('inconclusive', 'transport_error'))
+            FROM cases WHERE model = ? AND contract = 'language' AND language IS NOT NULL AND control = 0
+              AND ts >= ? AND ts <= ? GROUP BY provider, language ORDER BY provider, language""",
+                          model, self._since(days), self.now.timestamp())
+        return tuple(GridCell(*r) for r in rows)
+
+    def latest_decisions(self, limit: int = 20, days: float = 30) -> tuple[DecisionEntry, ...]:
+        rows = self._rows("SELECT round_id, ts, model, provider, action, rule, reason, until, evidence FROM decisions "
+                          "WHERE ts >= ? AND ts <= ? ORDER BY ts DESC, rowid DESC LIMIT ?",
+                          self._since(days), self.now.timestamp(), limit)
+        return tuple(DecisionEntry(r, _dt(ts), m, p, a, ru, re, u, tuple(tuple(e) for e in json.loads(ev)))
+                     for r, ts, m, p, a, ru, re, u, ev in rows)
+
+    def classes_between(self, model: str, provider: str, start: datetime, end: datetime) -> dict[str, int]:
+        """{failed|clean|frozen: rounds} of one endpoint with start <= round time <= end."""
+        self._endpoint_rounds()
+        rows = self._rows("SELECT klass, COUNT(*) FROM endpoint_rounds WHERE model = ? AND provider = ? "
+                          "AND ts >= ? AND ts <= ? GROUP BY klass", model, provider, start.timestamp(), end.timestamp())
+        return dict(rows)
+
+    def contract_failures(self, round_id: str, model: str) -> dict[str, tuple[int, int]]:
+        """{contract: (endpoints failing it, endpoints probed on it)} in one round of one model."""
+        rows = self._rows("SELECT contract, SUM(outcome = 'fail'), COUNT(DISTINCT provider) FROM cases "
+                          "WHERE round_id = ? AND model = ? AND control = 0 GROUP BY contract", round_id, model)
+        return {c: (f, n) for c, f, n in rows}
+
+    def newest_round(self) -> RoundInfo | None:
+        row = self.db.execute("SELECT round_id, ts, complete, mode FROM rounds WHERE ts <= ? ORDER BY ts DESC LIMIT 1",
+                              (self.now.timestamp(),)).fetchone()
+        return None if row is None else RoundInfo(row[0], _dt(row[1]), bool(row[2]), row[3])
+
+    def active_suspensions(self) -> dict[tuple[str, str], tuple[str, str]]:
+        """(model, provider) -> (mode, until) of suspensions active at `now`, from the decisions."""
+        rows = self._rows("""
+            SELECT model, provider, action, until FROM decisions d
+            WHERE action IN ('suspend', 'would_suspend', 'restore', 'expired', 'lift') AND ts <= ?1
+              AND rowid = (SELECT rowid FROM decisions e WHERE e.model = d.model AND e.provider = d.provider
+                           AND e.action IN ('suspend', 'would_suspend', 'restore', 'expired', 'lift') AND e.ts <= ?1
+                           ORDER BY e.ts DESC, e.rowid DESC LIMIT 1)""", self.now.timestamp())
+        now = self.now
+        return {(m, p): ("enforce" if a == "suspend" else "observe", u) for m, p, a, u in rows
+                if a in SUSPENDING and u and datetime.fromisoformat(u) > now}
+
+    def current(self, ttft_threshold_s: float, model: str | None = None) -> tuple[EndpointNow, ...]:
+        """Every endpoint seen in the last 7 days, with its tier now."""
+        suspended = self.active_suspensions()
+        latency = self.latency_windows((0.25, 1, 7), model)
+        lat6, lat24, lat7 = ({(x.model, x.provider): x for x in latency[w]} for w in (0.25, 1, 7))
+        out = []
+        for m, p in self.endpoints(model):
+            points = self.timeline(m, p, 7)
+            classes = [pt.klass for pt in reversed(points)]
+            mode, until = suspended.get((m, p), (None, None))
+            signals = TierSignals(
+                classes=classes, ttft_p95_24h=_get(lat24, m, p, "ttft_p95"),
+                ttft_p50_6h=_get(lat6, m, p, "ttft_p50"), samples_6h=int(_get(lat6, m, p, "samples") or 0),
+                ttft_p50_7d=_get(lat7, m, p, "ttft_p50"), samples_7d=int(_get(lat7, m, p, "samples") or 0),
+                suspension_mode=mode)
+            out.append(EndpointNow(m, p, endpoint_tier(signals, ttft_threshold_s),
+                                   points[-1].at if points else None, points[-1].klass if points else None, until))
+        return tuple(out)
+
+
+def _bucket(value: float | None) -> int | None:
+    return None if value is None else bucket(value)
+
+
+def _rate(m: str, p: str, c: str, window: float, k: int, f: int, o: int) -> PassRate:
+    if k + f == 0:
+        return PassRate(m, p, c, window, k, f, o, None, None, None)
+    low, high = wilson_interval(k, k + f)
+    return PassRate(m, p, c, window, k, f, o, k / (k + f), low, high)
+
+
+def _get(table: dict[tuple[str, str], Latency], m: str, p: str, name: str) -> Any:
+    row = table.get((m, p))
+    return None if row is None else getattr(row, name)
+
+
+def _dt(ts: float) -> datetime:
+    return datetime.fromtimestamp(ts, UTC)

@@ -1,0 +1,94 @@
+"""Reason codes: one short, stable code per case reason, derived in this one place (pure).
+
+The judging functions and the contracts write reasons for people ("first token after 12.31 s >
+10 s", "refusal: empty reply"); history, tables and charts need a small fixed vocabulary to
+count them. `reason_code()` reads the stable prefix each producer writes (and, for transport
+errors, the attempt's `error_kind`, which is already a code). A reason nobody maps yet becomes
+`<outcome>_other` (`fail_other`, ...): visible in counts, never a crash. A test runs a real
+round with every simulator fault and checks that no reason falls through.
+
+When the verdicts carry codes themselves (a later refactoring), this module is what goes.
+"""
+
+from __future__ import annotations
+
+import re
+
+PASS = "pass"
+NOT_APPLICABLE = "not_applicable"
+
+# Prefix (or pattern) of a reason -> code, first match wins. Wrappers added by the contracts
+# ("control unverified: ...", "... (confirmed: 3 of 3)") keep the judge's prefix at the start
+# or are unwrapped below.
+_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), code) for p, code in (
+    # latency (probes/contracts/latency.py)
+    (r"^first token after .* > ", "ttft_exceeded"),
+    (r"^no text within ", "ttft_exceeded"),
+    (r"^completed without any text", "no_text"),
+    # any contract (probes/contracts/__init__.py)
+    (r"^the reply spent its budget on reasoning", "reasoning_budget"),
+    (r"^routing mismatch", "routing_mismatch"),
+    (r"^the upstream refused our API key", "auth_refused"),
+    # refusal (judge/refusal.py, probes/contracts/refusal.py)
+    (r"^refusal: .*content_filter", "content_filter"),
+    (r"^refusal: empty reply", "empty_reply"),
+    (r"^refusal: .*refus", "refusal_pattern"),
+    (r"^refusal: the reply declines", "refusal_pattern"),
+    (r"^control missed", "control_missed"),
+    (r"^probe weak", "probe_weak"),
+    (r"^probe unverified", "probe_unverified"),
+    # structured (judge/structured.py, probes/contracts/structured.py)
+    (r"^structured: the reply reached max_tokens", "max_tokens_cut"),
+    (r"^structured: not valid JSON", "not_json"),
+    (r"^structured: empty reply", "empty_reply"),
+    (r"^structured: schema violation", "schema_violation"),
+    # language integrity (judge/language.py, leading.py, repetition.py, encoding.py)
+    (r"^leading garbage", "leading_garbage"),
+    (r"^undecoded tokens", "undecoded_tokens"),
+    (r"^leaked reasoning", "leaked_reasoning"),
+    (r"^injected placeholder", "injected_placeholder"),
+    (r"^repetition", "repetition"),
+    (r"^encoding: .*U\+FFFD", "replacement_char"),
+    (r"^encoding: control character", "control_character"),
+    (r"^encoding: mojibake", "mojibake"),
+    (r"^encoding", "encoding"),
+    (r"^language: too short", "too_short"),
+    (r"^language: ambiguous", "ambiguous"),
+    (r"^language: switched to", "language_switch"),
+    (r"^language: .*(mixes in|sentences are)", "language_mixing"),
+    (r"^anomaly unresolved", "language_unresolved"),
+    # transport errors without an error_kind (older reports): the client's messages
+    (r"^transport: HTTP 429", "http_429"),
+    (r"^transport: HTTP 408", "http_408"),
+    (r"^transport: HTTP 5\d\d", "http_5xx"),
+    (r"^transport: HTTP 200 carrying an error", "error_body_200"),
+    (r"^transport: HTTP 4\d\d", "http_4xx"),
+    (r"^transport: no response header", "no_headers"),
+    (r"^transport: deadline of", "deadline"),
+    (r"^transport: stream ended without \[DONE\]", "stream_cut"),
+))
+
+# error_kind values (probes/records.py ErrorKind) that read better under another name.
+_ERROR_KINDS = {"routing": "routing_mismatch", "auth": "auth_refused"}
+_WRAPPERS = ("control caught: ", "control unverified: ")
+_CODE = re.compile(r"^[a-z0-9_]{1,40}$")
+
+
+def reason_code(outcome: str, reason: str, error_kind: str | None = None) -> str:
+    """The code of one case's reason: `pass`, `not_applicable`, a failure code, or `<outcome>_other`."""
+    if outcome == PASS:
+        return PASS
+    if outcome == NOT_APPLICABLE:
+        return NOT_APPLICABLE
+    text = (reason or "").strip()
+    for wrapper in _WRAPPERS:
+        text = text.removeprefix(wrapper)
+    if outcome == "transport_error" and error_kind and _CODE.match(error_kind):
+        return _ERROR_KINDS.get(error_kind, error_kind)  # the client's own classification is a code
+    for pattern, code in _RULES:
+        if pattern.search(text):
+            return code
+    return "transport_other" if outcome == "transport_error" else f"{outcome}_other"
+
+
+__all__ = ["NOT_APPLICABLE", "PASS", "reason_code"]

@@ -1,0 +1,57 @@
+"""Recording judged rounds (I/O): the judge's hook and the backfill of `canary history record`.
+
+History is evidence and display, never needed to judge: `record_after_judge()` is called by
+`canary judge` after the state is saved and must never make the judge fail. Whatever goes
+wrong (a damaged history file, a full disk, a bug) becomes one `history_failed` warning line in
+the audit log and on stderr; the judge's exit code does not change.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from canary import audit
+from canary.config import PathSettings
+from canary.history.rows import HistoryError, round_record
+from canary.history.store import Recorded, history_root, record_round
+from canary.state import fmt_time
+from canary.store import StoreError, read_json
+
+HISTORY_FAILED = "history_failed"
+
+
+def record_files(history: Path, results: Sequence[Path], decisions: Mapping[str, Any] | None, *,
+                 now: datetime) -> Recorded:
+    """Record the round made of `results` (shards) with its decisions; HistoryError/StoreError say why not."""
+    docs = []
+    for path in results:
+        doc = read_json(Path(path), "results file", "pass the round's results.json")
+        if not isinstance(doc, dict):
+            raise HistoryError(f"{path}: no such results file" if doc is None else f"{path}: not a results document")
+        docs.append(doc)
+    try:
+        record = round_record(docs, decisions)
+    except HistoryError as exc:
+        raise HistoryError(f"{', '.join(map(str, results))}: {exc}") from None
+    return record_round(history, record, now=now)
+
+
+def record_after_judge(paths: PathSettings, results: Sequence[Path], decisions: Mapping[str, Any], *, now: datetime) -> None:
+    """The judge's hook: record the judged round in `paths.history`; a failure is only a warning."""
+    try:
+        record_files(history_root(paths), results, decisions, now=now)
+    except Exception as exc:  # noqa: BLE001 - evidence must never block judging, whatever broke
+        problem = str(exc) if isinstance(exc, (HistoryError, StoreError, OSError)) else f"{type(exc).__name__}: {exc}"
+        print(f"canary judge: warning: the round was judged but not added to the history: {problem}", file=sys.stderr)
+        try:
+            audit.append(paths.audit, [{
+                "time": fmt_time(now), "round_id": decisions.get("round_id"), "mode": decisions.get("mode"),
+                "model": "*", "provider": "*", "action": HISTORY_FAILED, "rule": "history",
+                "reason": problem[:500], "evidence": [],
+            }])
+        except OSError as audit_exc:
+            print(f"canary judge: warning: could not log that in the audit log either: {audit_exc}", file=sys.stderr)

@@ -1,0 +1,225 @@
+"""History records: one judged round as rows (pure), read from the round's documents.
+
+`round_record(results_documents, decisions_document)` is the one place that reads a results
+document (reports/results.json, schema_version 1, README) and a decisions document
+(reports/decisions.json): `case_row()` is the adapter for one case, so a change of the round
+record's shape (issue 11) is a change here only. Reading is lenient like canary/roundview.py:
+a field that is missing or odd becomes None; a case whose model or provider tag is unsafe is
+left out (the judge sets those aside too) and counted in `skipped`.
+
+Per case a row keeps what the questions need (outcome, reason code, language, timings, tokens,
+cost, served_by) and the reason text only when the case did not pass (the evidence a person
+reads; passes say nothing the code does not). Output tokens per second are computed here, from
+the attempts' own timings (see `tokens_per_second`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from canary.history.reasons import reason_code
+from judge.tags import is_valid_round_id, is_valid_tag
+
+REASON_CHARS = 240  # the evidence text kept per non-passing case (one line of a table)
+# Precision kept (rows are rounded here, so a record reads back from its file unchanged):
+# TTFT to the millisecond, durations to 10 ms, costs to 1e-8 USD, token rates to 1 token/s.
+# Below this much generation time the token rate is noise (a reply that came in one chunk).
+MIN_GENERATION_S = 0.05
+
+
+class HistoryError(ValueError):
+    """A round or a history file that cannot be recorded or read; the message says which and why."""
+
+
+@dataclass(frozen=True, slots=True)
+class CaseRow:
+    """One provider x contract case of one round."""
+
+    model: str
+    provider: str
+    contract: str
+    outcome: str
+    code: str
+    language: str | None = None
+    control: bool = False
+    ttft_s: float | None = None
+    duration_s: float | None = None
+    requests: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    served_by: str | None = None
+    tokens_per_s: float | None = None
+    reason: str | None = None      # only when the case did not pass
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionRow:
+    """One decision of the judge about this round (decisions.json)."""
+
+    model: str
+    provider: str
+    action: str
+    rule: str
+    reason: str
+    until: str | None = None
+    rung: int | None = None
+    evidence: tuple[tuple[str, str, str], ...] = ()   # (contract, outcome, reason)
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRecord:
+    """One judged round: when, what was probed, every case, every decision."""
+
+    round_id: str
+    started_at: datetime
+    finished_at: datetime | None
+    complete: bool
+    upstream: str | None
+    mode: str | None
+    models: Mapping[str, tuple[str, ...]]
+    cases: tuple[CaseRow, ...]
+    decisions: tuple[DecisionRow, ...] = ()
+    skipped: int = 0
+
+
+def round_record(documents: Sequence[Mapping[str, Any]], decisions: Mapping[str, Any] | None = None) -> RoundRecord:
+    """The record of one round from its results documents (several = shards) and the judge's decisions."""
+    docs = [d for d in documents if isinstance(d, Mapping)]
+    if not docs:
+        raise HistoryError("no results document to record")
+    ids = sorted({str(d.get("round_id")) for d in docs if is_valid_round_id(d.get("round_id"))})
+    if len(ids) != len({str(d.get("round_id")) for d in docs}):
+        raise HistoryError("a results document has no usable round_id")
+    round_id = "+".join(ids)  # the judge's id of a round of several shards (judge/report.py)
+    starts = [t for t in (_time(d.get("started_at")) for d in docs) if t is not None]
+    if not starts:
+        raise HistoryError(f"round {round_id}: started_at is missing or not an ISO 8601 time")
+    ends = [t for t in (_time(d.get("finished_at")) for d in docs) if t is not None]
+    models: dict[str, set[str]] = {}
+    rows: list[CaseRow] = []
+    skipped = 0
+    for doc in docs:
+        for model, entry in _mapping(doc.get("models")).items():
+            if is_valid_tag(model):
+                tags = _list(_mapping(entry).get("providers"))
+                models.setdefault(model, set()).update(t for t in tags if is_valid_tag(t))
+        for case in _list(doc.get("cases")):
+            row = case_row(case) if isinstance(case, Mapping) else None
+            if row is None:
+                skipped += 1
+            else:
+                rows.append(row)
+    if decisions is not None and decisions.get("round_id") not in (None, round_id):
+        raise HistoryError(f"the decisions are of round {str(decisions.get('round_id'))[:80]!r}, "
+                           f"not of {round_id}: pass the decisions.json written by judging this round")
+    return RoundRecord(
+        round_id=round_id, started_at=min(starts), finished_at=max(ends) if ends else None,
+        complete=all(d.get("complete") is True for d in docs),
+        upstream=next((str(d["upstream"]) for d in docs if isinstance(d.get("upstream"), str)), None),
+        mode=str(decisions["mode"]) if decisions and isinstance(decisions.get("mode"), str) else None,
+        models={m: tuple(sorted(p)) for m, p in sorted(models.items())},
+        cases=tuple(sorted(rows, key=lambda r: (r.model, r.provider, r.contract, r.control))),
+        decisions=tuple(decision_rows(decisions)) if decisions else (),
+        skipped=skipped,
+    )
+
+
+def case_row(case: Mapping[str, Any]) -> CaseRow | None:
+    """The adapter: one case of a results document as a row; None when its tags are unsafe."""
+    model, provider = case.get("model"), case.get("provider")
+    if not is_valid_tag(model) or not is_valid_tag(provider):
+        return None
+    outcome = _str(case.get("outcome")) or "unknown"
+    reason = _str(case.get("reason")) or ""
+    attempts = [a for a in _list(case.get("attempts")) if isinstance(a, Mapping)]
+    error_kind = _str(attempts[0].get("error_kind")) if attempts else None
+    completion = _int(case.get("completion_tokens"))
+    return CaseRow(
+        model=model, provider=provider, contract=_str(case.get("contract")) or "unknown", outcome=outcome,
+        code=reason_code(outcome, reason, error_kind),
+        language=_str(case.get("language")), control=case.get("control") is True,
+        ttft_s=_rounded(case.get("ttft_s"), 3), duration_s=_rounded(case.get("duration_s"), 2),
+        requests=_int(case.get("requests")), prompt_tokens=_int(case.get("prompt_tokens")),
+        completion_tokens=completion, cost_usd=_rounded(case.get("cost_usd"), 8) or 0.0,
+        served_by=_str(case.get("served_by")),
+        tokens_per_s=tokens_per_second(completion, attempts),
+        reason=None if outcome == "pass" else _clean(reason)[:REASON_CHARS],
+    )
+
+
+def tokens_per_second(completion_tokens: int, attempts: Iterable[Mapping[str, Any]]) -> float | None:
+    """Output tokens per second of generation: completion tokens / (end - first token), summed
+    over the attempts. None when not measurable: no tokens, an attempt without a first token or a
+    total time (its tokens cannot be placed in time), or less than MIN_GENERATION_S of generation."""
+    generating = 0.0
+    for attempt in attempts:
+        ttft, total = _number(attempt.get("ttft_s")), _number(attempt.get("total_s"))
+        if ttft is None or total is None:
+            return None
+        generating += max(0.0, total - ttft)
+    if completion_tokens <= 0 or generating < MIN_GENERATION_S:
+        return None
+    return float(round(completion_tokens / generating))
+
+
+def decision_rows(decisions: Mapping[str, Any]) -> Iterable[DecisionRow]:
+    for d in _list(decisions.get("decisions")):
+        if not isinstance(d, Mapping):
+            continue
+        evidence = tuple((str(e.get("contract", "")), str(e.get("outcome", "")),
+                          _clean(str(e.get("reason", "")))[:REASON_CHARS])
+                         for e in _list(d.get("evidence")) if isinstance(e, Mapping))
+        rung = d.get("rung")
+        yield DecisionRow(model=str(d.get("model", "")), provider=str(d.get("provider", "")),
+                          action=str(d.get("action", "")), rule=str(d.get("rule", "")),
+                          reason=_clean(str(d.get("reason", "")))[:REASON_CHARS * 2],
+                          until=_str(d.get("until")), rung=rung if isinstance(rung, int) else None,
+                          evidence=evidence)
+
+
+def _rounded(value: Any, digits: int) -> float | None:
+    """Stored precision: TTFT to the millisecond, durations to 10 ms, costs to 1e-8 USD (results.json's)."""
+    number = _number(value)
+    return None if number is None else round(number, digits)
+
+
+def _time(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.strip())
+    except ValueError:
+        return None
+    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).astimezone(UTC)
+
+
+def _clean(text: str) -> str:
+    """One line, writable as UTF-8 (lone surrogates from JSON become '?')."""
+    return " ".join(text.split()).encode("utf-8", "replace").decode("utf-8")
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list) else []
+
+
+def _str(value: Any) -> str | None:
+    return _clean(value) if isinstance(value, str) and value else None
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0:
+        return float(value)
+    return None

@@ -1,0 +1,194 @@
+"""History on disk (I/O): append a round, compact old days, read a span back.
+
+Layout under `paths.history` (default `state/history`, next to the judge's state, so it lands
+wherever the state lives, e.g. the `canary-state` branch):
+
+    rounds/2026-11/29/223000Z-3f9a1c0b2d4e.xz    one file per judged round (full detail)
+    days/2026/2026-11-28.xz                      one file per compacted day (aggregates)
+
+Why this shape: git stores every version of every file it commits, so a file rewritten each
+round would cost its whole size every half hour. A round file is written once and never
+changed; its directory holds at most one day's rounds, so the trees git rewrites per commit
+stay small. Days older than DETAIL_DAYS are compacted: their round files are folded into one
+day file and deleted from the tree (git keeps them in its history, so repository growth is
+still counted in full in benchmarks/history_size.py; the checkout and the queries shrink).
+
+Recording is idempotent: the file name comes from the round id, and a round already in a day
+file is not written again. Every write is atomic (canary/store.py), and a day file is written
+before the round files it replaces are deleted, so a crash in between only leaves files the
+next compaction removes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from canary.history.aggregate import DayAggregate, aggregate_day
+from canary.history.files import (
+    DayColumns,
+    RoundColumns,
+    decode_day,
+    decode_day_columns,
+    decode_round,
+    decode_round_columns,
+    encode_day,
+    encode_round,
+)
+from canary.history.rows import HistoryError, RoundRecord
+from canary.store import atomic_write_bytes
+
+# Full detail for the longest window the commands show (30 days) plus margin; older: day files.
+DETAIL_DAYS = 35
+SUFFIX = ".xz"
+
+
+DEFAULT_HISTORY = Path("state/history")   # canary/config.py's default of paths.history
+FOLDER = "history"
+
+
+def history_root(paths: Any) -> Path:
+    """Where the history lives: paths.history, or, left at its default, a `history` folder next to
+    the state file (a judge given `--state elsewhere/canary-state.json` keeps its history there too,
+    so a copy or a simulator round never writes into the real one)."""
+    configured = Path(paths.history)
+    return Path(paths.state).parent / FOLDER if configured == DEFAULT_HISTORY else configured
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """What record_round did."""
+
+    path: Path
+    written: bool                  # False: the round was already in the history
+    compacted: tuple[str, ...] = ()  # days folded into day files by this call
+
+
+def round_path(root: Path, record: RoundRecord) -> Path:
+    t = record.started_at
+    digest = hashlib.sha256(record.round_id.encode("utf-8")).hexdigest()[:12]
+    return Path(root) / "rounds" / f"{t:%Y-%m}" / f"{t:%d}" / f"{t:%H%M%S}Z-{digest}{SUFFIX}"
+
+
+def day_path(root: Path, day: str) -> Path:
+    return Path(root) / "days" / day[:4] / f"{day}{SUFFIX}"
+
+
+def record_round(root: Path, record: RoundRecord, *, now: datetime, detail_days: int = DETAIL_DAYS) -> Recorded:
+    """Append one round (unless already recorded), then compact the days past the window."""
+    path = round_path(root, record)
+    day = record.started_at.date().isoformat()
+    day_file = day_path(root, day)
+    already = path.exists() or (day_file.exists() and record.round_id in read_day(day_file).round_ids)
+    if not already:
+        atomic_write_bytes(path, encode_round(record))
+    return Recorded(path, not already, compact(root, now=now, detail_days=detail_days))
+
+
+def compact(root: Path, *, now: datetime, detail_days: int = DETAIL_DAYS) -> tuple[str, ...]:
+    """Fold every day older than `detail_days` before `now` into its day file; the days done."""
+    cutoff = (now - timedelta(days=detail_days)).date()
+    done = []
+    for day, folder in _day_folders(root):
+        if day >= cutoff:
+            continue
+        files = sorted(folder.glob(f"*{SUFFIX}"))
+        day_file = day_path(root, day.isoformat())
+        previous = read_day(day_file) if day_file.exists() else None
+        records = [read_round(f) for f in files]
+        merged = aggregate_day(day.isoformat(), records, previous)
+        if previous is None or merged.round_ids != previous.round_ids:
+            atomic_write_bytes(day_file, encode_day(merged))
+        for f in files:
+            f.unlink()
+        _remove_empty(folder, stop=Path(root))
+        done.append(day.isoformat())
+    return tuple(done)
+
+
+def read_round(path: Path) -> RoundRecord:
+    return decode_round(_read(path), str(path))
+
+
+def read_day(path: Path) -> DayAggregate:
+    return decode_day(_read(path), str(path))
+
+
+def read_round_columns(path: Path) -> RoundColumns:
+    return decode_round_columns(_read(path), str(path))
+
+
+def read_day_columns(path: Path) -> DayColumns:
+    return decode_day_columns(_read(path), str(path))
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """The history of a span of days: full-detail rounds and compacted days."""
+
+    rounds: tuple[RoundRecord, ...]
+    days: tuple[DayAggregate, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnSpan:
+    """The same, with rounds read as columns (for the query database)."""
+
+    rounds: tuple[RoundColumns, ...]
+    days: tuple[DayColumns, ...]
+
+
+def read_span(root: Path, since: date | None = None) -> Span:
+    """Every round and day file from `since` (a UTC day; None: everything) on, as records."""
+    rounds, days = _span(root, since, read_round, read_day)
+    return Span(tuple(rounds), tuple(days))
+
+
+def read_column_span(root: Path, since: date | None = None) -> ColumnSpan:
+    """Every round and day file from `since` on, rounds as columns."""
+    rounds, days = _span(root, since, read_round_columns, read_day_columns)
+    return ColumnSpan(tuple(rounds), tuple(days))
+
+
+def _span(root: Path, since: date | None, reader: Any, day_reader: Any) -> tuple[list[Any], list[Any]]:
+    days = []
+    for path in sorted(Path(root).glob(f"days/*/*{SUFFIX}")):
+        if since is None or path.name[:10] >= since.isoformat():
+            days.append(day_reader(path))
+    compacted = {d.day: frozenset(r.round_id for r in d.rounds) for d in days}
+    rounds = []
+    for day, folder in _day_folders(root):
+        if since is not None and day < since:
+            continue
+        for path in sorted(folder.glob(f"*{SUFFIX}")):
+            record = reader(path)
+            if record.round_id not in compacted.get(day.isoformat(), frozenset()):  # a crash's leftover
+                rounds.append(record)
+    return rounds, days
+
+
+def _day_folders(root: Path) -> Iterator[tuple[date, Path]]:
+    for folder in sorted(Path(root).glob("rounds/*/*")):
+        if not folder.is_dir():
+            continue
+        try:
+            yield date.fromisoformat(f"{folder.parent.name}-{folder.name}"), folder
+        except ValueError:
+            continue  # not ours (a stray folder): leave it alone
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise HistoryError(f"{path}: cannot be read ({exc.strerror})") from None
+
+
+def _remove_empty(folder: Path, stop: Path) -> None:
+    while folder != stop and folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+        folder = folder.parent
