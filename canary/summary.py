@@ -94,7 +94,7 @@ def to_text(results: Mapping[str, Any], decisions: Mapping[str, Any] | None = No
 def _headline(view: RoundView, esc: Any) -> str:
     parts = []
     if view.started_at:
-        parts.append(f"started {esc(view.started_at, 40)}")
+        parts.append(f"started {esc(view.started_at, 40)}" + (" (virtual time)" if view.virtual_clock else ""))
     if view.upstream:
         parts.append(f"upstream {esc(view.upstream, 40)}")
     if view.mode:
@@ -119,6 +119,10 @@ def _notes(view: RoundView) -> list[str]:
     for w in view.weak_probes:
         notes.append(f"{w['contract'] or 'refusal'} probe weak for {w['model']}: control {w['control']} "
                      f"passed ({w['reason']}); passes of that probe are no evidence of health this round.")
+    for u in view.unprobed_controls:
+        notes.append(f"{u['contract'] or 'refusal'} probe unverified for {u['model']}: positive control "
+                     f"{u['reason']}. Its passes count as inconclusive (no clean round, no early restore) "
+                     "until the control is probed: fix `controls` in canary.yaml.")
     return notes
 
 
