@@ -112,7 +112,8 @@ def _notes(view: RoundView) -> list[str]:
     notes = []
     if view.gap_warning and view.gap_minutes is not None:
         notes.append(f"previous round {_ago(view.gap_minutes)} ago: GitHub delayed or skipped runs. "
-                     "Rounds are still judged in order; the streaks count rounds, not hours.")
+                     "Rounds are still judged in order; a streak whose last counted round is older than "
+                     "rules.pending_failure_hours (2 h by default) starts again at its next counted round.")
     if not view.complete:
         why = "; ".join(view.incomplete_reasons) or "no reason given"
         notes.append(f"Incomplete round ({why}): the judge changes no streak for it.")
