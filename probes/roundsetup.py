@@ -58,7 +58,7 @@ class RoundClock:
 
     def stamp(self) -> str:
         """Now on this clock, as results.json writes times."""
-        return self.now().strftime("%Y-%m-%dT%H:%M:%SZ")
+        return stamp(self.now())
 
     @property
     def kind(self) -> str:
@@ -81,6 +81,11 @@ class RoundSettings:
     worker_index: int | None          # this worker's position (None: replacement worker / not a worker)
     language_server: tuple[str, int, str] | None  # host, port, authkey hex (xdist only)
     alluredir: Path | None
+
+
+def stamp(at: datetime) -> str:
+    """A time as results.json writes it (UTC, second precision, Z)."""
+    return at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def utc_now() -> str:
@@ -157,8 +162,9 @@ def settle(config: pytest.Config, language_server: tuple[str, int, str] | None =
     upstream = upstream_of(client.base_url)
     clock = round_clock(config.getoption("canary_virtual_time"), upstream)
     canary_config, controls_source = round_controls(config, canary_config, upstream)
-    round_id = config.getoption("canary_round_id") or new_round_id(clock.now())
-    started_at = clock.stamp()
+    start = clock.now()
+    round_id = config.getoption("canary_round_id") or new_round_id(start)
+    started_at = stamp(start)
     snapshot = config.getoption("discovery_snapshot")
     plan = load_snapshot(Path(snapshot)) if snapshot else discover_plan(canary_config, client)
     plan = plan.with_settings(canary_config, _language_plan(config, canary_config))
