@@ -8,6 +8,10 @@ import os
 
 import pytest
 
+# simulator.process.SCENARIO_ENV, spelled out so a round against a real upstream never imports
+# the simulator package (tests/simulator/test_process.py keeps the two equal).
+SCENARIO_ENV = "CANARY_SIMULATOR_SCENARIO"
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("canary", "canary round")
@@ -81,13 +85,13 @@ def _scenario_controls(config: pytest.Config) -> None:
     The plugin uses them in place of canary.yaml's `controls` only when the upstream really is
     a local simulator (probes/roundsetup.py); a real upstream keeps canary.yaml's.
     """
-    from simulator.process import SCENARIO_ENV, scenario_controls
+    path = os.environ.get(SCENARIO_ENV, "").strip()
+    if hasattr(config, "workerinput") or not path:
+        return  # and the simulator package (aiohttp and all) is not even imported
+    from simulator.process import scenario_controls
 
     from probes.roundsetup import SIMULATED_CONTROLS, SimulatedControls
 
-    path = os.environ.get(SCENARIO_ENV, "").strip()
-    if hasattr(config, "workerinput") or not path:
-        return
     try:
         found = scenario_controls(path)
     except ValueError as exc:
@@ -96,8 +100,6 @@ def _scenario_controls(config: pytest.Config) -> None:
 
 
 def _restore_env(saved: dict[str, str]) -> None:
-    from simulator.process import SCENARIO_ENV
-
     for key in ("OPENROUTER_BASE_URL", "OPENROUTER_API_KEY", SCENARIO_ENV):
         if key in saved:
             os.environ[key] = saved[key]

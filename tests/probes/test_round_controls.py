@@ -172,6 +172,12 @@ def collect_only(tmp: Path, base_url: str, *args: str, **env: str) -> subprocess
         capture_output=True, text=True, timeout=120)
 
 
+def test_the_probes_and_the_simulator_name_the_same_scenario_variable() -> None:
+    from probes import conftest
+
+    assert conftest.SCENARIO_ENV == SCENARIO_ENV
+
+
 def test_a_real_upstream_keeps_canary_yamls_controls_whatever_the_environment_says(tmp_path: Path) -> None:
     scenario_file = scenario_with_control(tmp_path)
     proc = collect_only(tmp_path, "https://openrouter.ai/api/v1", **{SCENARIO_ENV: str(scenario_file)})
