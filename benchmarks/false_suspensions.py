@@ -12,7 +12,8 @@ How it runs (chosen for speed without leaving the real commands): ONE long-lived
 subprocess for the whole week (its round number set through `/_sim/control` before each
 round, its per-request RNG advancing, so every round draws fresh noise), then per round one
 `pytest probes` subprocess (reading the judge's language plan from --canary-state, exactly as
-a scheduled round does) and one `canary judge --now <t0 + N x 30 min>` subprocess. A round
+a scheduled round does, its started_at set to <t0 + N x 30 min> with --canary-virtual-time)
+and one `canary judge --now <t0 + N x 30 min>` subprocess. A round
 costs ~3 s here (mostly Python and pytest start-up), so 336 rounds take ~20 minutes.
 
 Prints the decisions that matter (suspend, would_suspend, floor_held: must be none), the
@@ -95,14 +96,18 @@ def play(tmp: Path, *, rounds: int, endpoints: int, mode: str = "observe", seed:
     with Simulator(scenario_file, seed=seed) as sim:
         for n in range(1, rounds + 1):
             sim.set_round(n)
-            done = run_probe(sim.base_url, config, tmp / "reports", state=files.state)
+            now = T0 + timedelta(minutes=ROUND_MINUTES * n)
+            stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ")
+            # The round's started_at is its place in the week (the simulator's virtual clock), so
+            # the judge's time rules see half-hourly rounds, not the seconds between two runs.
+            done = run_probe(sim.base_url, config, tmp / "reports", state=files.state,
+                             extra=[f"--canary-virtual-time={stamp}"])
             week.probe_s.append(done.wall_s)
             results = done.results
             if not results.get("complete"):
                 raise SystemExit(f"round {n} incomplete: {results.get('incomplete_reason')}\n{done.output[-2000:]}")
-            now = T0 + timedelta(minutes=ROUND_MINUTES * n)
             decisions = run_judge(done.reports / "results.json", config, files,
-                                  now=now.strftime("%Y-%m-%dT%H:%M:%SZ"), decisions=tmp / "decisions.json", mode=mode)
+                                  now=stamp, decisions=tmp / "decisions.json", mode=mode)
             _tally(week, n, results, decisions, read_state(files))
             if echo is not None and (n % 24 == 0 or n == rounds):
                 echo(f"  round {n:>3}: {sum(week.outcomes[(c, 'fail')] for c in CONTRACTS)} failed cases so far, "

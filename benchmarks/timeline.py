@@ -13,7 +13,7 @@ The story (two models; times from T0, one key round each):
     2      +1h         fails     suspend, rung 1, 1 day     | pair-bad: floor_held
     3-4    +1h30,+2h   clean     restore after 2 clean rounds (early: the day is not over)
     5-6    +2d,+2d30m  fails     suspend, rung 2, 3 days (it was suspended 2 days ago)
-    7-8    +3d,+3d30m  fails     (still suspended; failed rounds build the next rung's evidence)
+    7-8    +4d23h30m,+5d fails   (still suspended; failed rounds build the next rung's evidence)
     9      +5d1h       fails     expired, then re-suspended at once: rung 3, 7 days
     10-11  +12d2h...   clean     expired; clean
     12-13  +19d2h...   fails     suspend, rung 1 again: 14 days passed since the last suspension began
@@ -22,7 +22,13 @@ The story (two models; times from T0, one key round each):
 Every round is `pytest probes` (reading the judge's language plan) against one long-lived
 simulator subprocess whose round number selects each host's phase (/_sim/control), then
 `canary judge RESULTS --now <T0 + offset> --mode enforce` with its own state, audit and
-exclusion files. Rounds need not be contiguous: the judge keys on --now. With --per-day N the
+exclusion files. Each round runs on the simulator's virtual clock (`--canary-virtual-time
+<T0 + offset>`), so its started_at is its place in the story: the judge's time rules (a streak
+lapses after rules.pending_failure_hours, a round sooner than rules.min_round_gap_minutes after
+the last counted one is not counted) see the story's schedule, not the seconds between runs.
+Rounds need not be contiguous, but the two rounds of a streak are half an hour apart, as in
+production (a suspended host is probed every half hour, so the failed rounds that re-suspend it
+at expiry are the last ones before it). With --per-day N the
 long version adds N quiet rounds a day in the two quiet stretches (after the restore, and the
 14 days after the 7-day suspension), so the flaky host runs many more rounds.
 
@@ -86,8 +92,8 @@ STORY: tuple[Key, ...] = (
     Key(h(2), False, (("restore", BAD, 1),), "second clean round: restored early", quiet_after=True),
     Key(h(0, 2), True, note="degrades again"),
     Key(h(0.5, 2), True, (("suspend", BAD, 2),), "second rung: 3 days"),
-    Key(h(0, 3), True, note="still failing while suspended"),
-    Key(h(0.5, 3), True, note="still failing while suspended"),
+    Key(h(23.5, 4), True, note="still failing while suspended"),
+    Key(h(0, 5), True, note="still failing while suspended"),
     Key(h(1, 5), True, (("expired", BAD, 2), ("suspend", BAD, 3)), "expired and re-suspended at once: 7 days"),
     Key(h(2, 12), False, (("expired", BAD, 3),), "the 7 days are over; clean"),
     Key(h(2.5, 12), False, note="clean", quiet_after=True),
@@ -149,12 +155,14 @@ def play(tmp: Path, per_day: int = 0, echo: Any = None) -> list[Step]:
     with Simulator(scenario_file, seed=3) as sim:
         for r in plan:
             sim.set_round(r.number)
-            done = run_probe(sim.base_url, config, tmp / "reports", state=files.state)
+            now = T0 + r.offset
+            stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ")
+            done = run_probe(sim.base_url, config, tmp / "reports", state=files.state,
+                             extra=[f"--canary-virtual-time={stamp}"])
             results = done.results
             if not results.get("complete"):
                 raise RuntimeError(f"round {r.number} incomplete: {results.get('incomplete_reason')}\n{done.output[-2000:]}")
-            now = T0 + r.offset
-            doc = run_judge(done.reports / "results.json", config, files, now=now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            doc = run_judge(done.reports / "results.json", config, files, now=stamp,
                             decisions=tmp / "decisions.json", mode="enforce")
             step = Step(r, now, doc["decisions"], _suspended(read_state(files), now), _outcomes(results), done.wall_s)
             steps.append(step)

@@ -50,6 +50,12 @@ DEFAULTS: dict[str, Any] = {
     "rules": {
         "failed_rounds_to_suspend": 2,
         "clean_rounds_to_restore": 2,
+        # The two rounds of a streak must be consecutive half-hourly rounds: a counted round stays
+        # pending at most this long (a failure on Monday and one on Tuesday are not consecutive)...
+        "pending_failure_hours": 2,
+        # ...and a round starting sooner than this after the last counted one (a manual re-run)
+        # is frozen for the streaks, its evidence kept.
+        "min_round_gap_minutes": 20,
         "ladder_days": [1, 3, 7],
         "fade_days": 14,
         "capacity_floor": 2,
@@ -124,6 +130,8 @@ class ModelWideGuard:
 class RuleSettings:
     failed_rounds_to_suspend: int
     clean_rounds_to_restore: int
+    pending_failure_hours: float
+    min_round_gap_minutes: float
     ladder_days: tuple[int, ...]
     fade_days: int
     capacity_floor: int
@@ -228,6 +236,8 @@ def parse_config(raw: dict[str, Any], *, source: str = "<inline>") -> Config:
     rules = RuleSettings(
         failed_rounds_to_suspend=v.integer(r, "failed_rounds_to_suspend", "rules.failed_rounds_to_suspend", minimum=1),
         clean_rounds_to_restore=v.integer(r, "clean_rounds_to_restore", "rules.clean_rounds_to_restore", minimum=1),
+        pending_failure_hours=v.number(r, "pending_failure_hours", "rules.pending_failure_hours", minimum=0.1),
+        min_round_gap_minutes=v.number(r, "min_round_gap_minutes", "rules.min_round_gap_minutes", minimum=0.0),
         ladder_days=tuple(ladder),
         fade_days=v.integer(r, "fade_days", "rules.fade_days", minimum=1),
         capacity_floor=v.integer(r, "capacity_floor", "rules.capacity_floor", minimum=0),
@@ -237,6 +247,11 @@ def parse_config(raw: dict[str, Any], *, source: str = "<inline>") -> Config:
             min_endpoints=v.integer(g, "min_endpoints", "rules.model_wide_guard.min_endpoints", minimum=1),
         ),
     )
+    if rules.min_round_gap_minutes >= rules.pending_failure_hours * 60:
+        raise ConfigError(
+            f"{source}: rules.min_round_gap_minutes ({rules.min_round_gap_minutes:g}) must be shorter than "
+            f"rules.pending_failure_hours ({rules.pending_failure_hours:g} h = {rules.pending_failure_hours * 60:g} min): "
+            "otherwise no round could ever extend a streak")
     pa = merged["paths"]
     paths = PathSettings(**{k: Path(v.string(pa, k, f"paths.{k}")) for k in PATH_FILE_KEYS},
                          state_branch=_state_branch(pa["state_branch"], source))

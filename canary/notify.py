@@ -36,7 +36,8 @@ _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|<>~])")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 
 SYMBOLS = {"suspend": "⛔", "would_suspend": "👀", "floor_held": "⚠️", "restore": "✅", "expired": "⌛",
-           "probe_weak": "🧪", "model_wide_guard": "🛡️", "incomplete_round": "⏸️", "lift": "🔓",
+           "probe_weak": "🧪", "control_unprobed": "🧪", "not_counted": "⏭️", "streak_restarted": "🔁",
+           "model_wide_guard": "🛡️", "incomplete_round": "⏸️", "lift": "🔓",
            "incident_add": "🚧", "incident_remove": "🧹"}
 
 

@@ -33,6 +33,9 @@ INSTALL_HINT = "run ./dev test once, or `npm ci` in the repository root"
 # i.e. error, inconclusive / not_applicable -> skipped), so the status separates most of it;
 # the message separates a weak probe and a harness bug from the rest.
 DEFAULT_CATEGORIES: list[dict[str, object]] = [
+    {"name": "Positive control not probed (refusal probe unverified)",
+     "matchedStatuses": ["failed", "broken", "skipped"],
+     "messageRegex": "(?is).*(control not probed|control unverified|probe unverified).*"},
     {"name": "Probe weak (positive control passed)", "matchedStatuses": ["failed", "broken", "skipped", "passed"],
      "messageRegex": "(?is).*(probe weak|weak probe).*"},
     {"name": "Transport error (freezes the streak)", "matchedStatuses": ["broken"],

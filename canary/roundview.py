@@ -33,8 +33,11 @@ DECISION_LABELS: dict[str, str] = {
     "expired": "Suspension expired",
     "lift": "Lifted by hand",
     "probe_weak": "Probe weak (its passes are no evidence)",
+    "control_unprobed": "Control not probed (refusal passes unverified)",
     "model_wide_guard": "Model-wide guard (the whole model fails: counts for nobody)",
     "incomplete_round": "Incomplete round (no streak changed)",
+    "streak_restarted": "Streak restarted (the pending round was too old)",
+    "not_counted": "Not counted (too soon after the last counted round)",
     "incident_add": "Incident exclusion added",
     "incident_remove": "Incident exclusion removed",
 }
@@ -74,6 +77,7 @@ class RoundView:
 
     round_ids: tuple[str, ...]
     started_at: str | None
+    virtual_clock: bool             # a simulator round of `canary round` on its virtual clock
     upstream: str | None
     complete: bool
     incomplete_reasons: tuple[str, ...]
@@ -81,6 +85,7 @@ class RoundView:
     rows: tuple[Row, ...]
     counts: dict[str, int]
     weak_probes: tuple[dict[str, str], ...]
+    unprobed_controls: tuple[dict[str, str], ...]
     has_decisions: bool
     stale_decisions: str | None  # round id of a decisions file that belongs to another round
     mode: str | None
@@ -100,6 +105,7 @@ def merge_results(documents: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     models: dict[str, Any] = {}
     cases: list[Any] = []
     weak: list[Any] = []
+    unprobed: list[Any] = []
     for doc in docs:
         for model, entry in _mapping(doc.get("models")).items():
             providers = set(models.get(model, {}).get("providers", []))
@@ -107,16 +113,19 @@ def merge_results(documents: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
             models[str(model)] = {"providers": sorted(providers)}
         cases.extend(_list(doc.get("cases")))
         weak.extend(_list(doc.get("weak_probes")))
+        unprobed.extend(_list(doc.get("unprobed_controls")))
     starts = sorted(str(d["started_at"]) for d in docs if d.get("started_at"))
     return {
         "round_ids": [str(d.get("round_id", "?")) for d in docs],
         "started_at": starts[0] if starts else None,
+        "clock": "virtual" if any(d.get("clock") == "virtual" for d in docs) else "real",
         "upstream": next((str(d["upstream"]) for d in docs if d.get("upstream")), None),
         "complete": bool(docs) and all(d.get("complete") is True for d in docs),
         "incomplete_reasons": [str(d["incomplete_reason"]) for d in docs if d.get("incomplete_reason")],
         "models": models,
         "cases": cases,
         "weak_probes": weak,
+        "unprobed_controls": unprobed,
     }
 
 
@@ -136,16 +145,15 @@ def build_view(results: Mapping[str, Any], decisions: Mapping[str, Any] | None =
     return RoundView(
         round_ids=round_ids,
         started_at=merged.get("started_at"),
+        virtual_clock=merged.get("clock") == "virtual",
         upstream=merged.get("upstream"),
         complete=bool(merged.get("complete")),
         incomplete_reasons=tuple(merged.get("incomplete_reasons", ())),
         contracts=contracts or CONTRACTS,
         rows=_rows(merged, cases),
         counts=counts,
-        weak_probes=tuple(
-            {k: str(w.get(k, "")) for k in ("model", "contract", "control", "reason")}
-            for w in _list(merged.get("weak_probes")) if isinstance(w, Mapping)
-        ),
+        weak_probes=_control_notes(merged.get("weak_probes")),
+        unprobed_controls=_control_notes(merged.get("unprobed_controls")),
         has_decisions=decisions is not None and stale is None,
         stale_decisions=stale,
         mode=str(dec["mode"]) if dec.get("mode") else None,
@@ -154,6 +162,11 @@ def build_view(results: Mapping[str, Any], decisions: Mapping[str, Any] | None =
         ignore=_tag_lists(dec.get("ignore")),
         would_ignore=_tag_lists(dec.get("would_ignore")),
     )
+
+
+def _control_notes(value: Any) -> tuple[dict[str, str], ...]:
+    return tuple({k: str(w.get(k, "")) for k in ("model", "contract", "control", "reason")}
+                 for w in _list(value) if isinstance(w, Mapping))
 
 
 def _stale(decisions: Mapping[str, Any] | None, round_ids: tuple[str, ...]) -> str | None:

@@ -9,9 +9,16 @@ Format (schema_version 1; written only by `canary judge`/`canary lift`, sorted k
          "failed_streak": 0, "clean_streak": 0,
          "suspension": null | {"since", "until", "rung", "mode", "reason"},
          "ladder": {"rung": 0, "last_suspension_started": null},
-         "last_reasons": ["language: fail: ..."], "next_language": "es"}}}}
+         "last_reasons": ["language: fail: ..."], "next_language": "es",
+         "last_counted_at": "2026-11-29T22:30:00Z" | null}}}}
 
 The file does not grow with history: rounds are capped and idle vanished providers dropped.
+
+`last_counted_at` (when the provider's streak last moved: judge/streaks.py) was added without
+a schema bump, because it is optional and additive: readers of the previous version (the chat
+backend's canary.provider_ignore included) ignore it, and a file without it loads with every
+suspension, ladder and streak intact; its streaks then have no time, so they are no longer
+pending and the next counted round starts them afresh (one round later, never a false one).
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ def policy_from_settings(rules: RuleSettings, languages: tuple[str, ...] = ALL_L
         failed_rounds_to_suspend=rules.failed_rounds_to_suspend,
         clean_rounds_to_restore=rules.clean_rounds_to_restore,
         ladder_days=tuple(rules.ladder_days), fade_days=rules.fade_days,
+        pending_failure_hours=rules.pending_failure_hours, min_round_gap_minutes=rules.min_round_gap_minutes,
         capacity_floor=rules.capacity_floor, guard_enabled=guard.enabled,
         guard_min_fraction=guard.min_fraction, guard_min_endpoints=guard.min_endpoints,
         languages=tuple(languages),
@@ -82,6 +90,7 @@ def _provider_to_json(ps: ProviderState) -> dict[str, Any]:
         "ladder": {"rung": ps.ladder.rung, "last_suspension_started": fmt_time(ps.ladder.last_suspension_started)},
         "last_reasons": list(ps.last_reasons),
         "next_language": ps.next_language,
+        "last_counted_at": fmt_time(ps.last_counted_at),
     }
 
 
@@ -141,11 +150,13 @@ def _provider(p: dict[str, Any]) -> ProviderState:
         suspension = Suspension(since=_time(s["since"]), until=_time(s["until"]), rung=_int(s["rung"]),
                                 mode=s["mode"], reason=str(s["reason"]))
     last = ladder.get("last_suspension_started")
+    counted = p.get("last_counted_at")
     return ProviderState(
         failed_streak=_int(p["failed_streak"]), clean_streak=_int(p["clean_streak"]), suspension=suspension,
         ladder=Ladder(_int(ladder.get("rung", 0)), None if last is None else _time(last)),
         last_reasons=_reasons(p.get("last_reasons", [])),
         next_language=p.get("next_language") if isinstance(p.get("next_language"), str) else None,
+        last_counted_at=None if counted is None else _time(counted),
     )
 
 

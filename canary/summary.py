@@ -94,7 +94,7 @@ def to_text(results: Mapping[str, Any], decisions: Mapping[str, Any] | None = No
 def _headline(view: RoundView, esc: Any) -> str:
     parts = []
     if view.started_at:
-        parts.append(f"started {esc(view.started_at, 40)}")
+        parts.append(f"started {esc(view.started_at, 40)}" + (" (virtual time)" if view.virtual_clock else ""))
     if view.upstream:
         parts.append(f"upstream {esc(view.upstream, 40)}")
     if view.mode:
@@ -112,13 +112,18 @@ def _notes(view: RoundView) -> list[str]:
     notes = []
     if view.gap_warning and view.gap_minutes is not None:
         notes.append(f"previous round {_ago(view.gap_minutes)} ago: GitHub delayed or skipped runs. "
-                     "Rounds are still judged in order; the streaks count rounds, not hours.")
+                     "Rounds are still judged in order; a streak whose last counted round is older than "
+                     "rules.pending_failure_hours (2 h by default) starts again at its next counted round.")
     if not view.complete:
         why = "; ".join(view.incomplete_reasons) or "no reason given"
         notes.append(f"Incomplete round ({why}): the judge changes no streak for it.")
     for w in view.weak_probes:
         notes.append(f"{w['contract'] or 'refusal'} probe weak for {w['model']}: control {w['control']} "
                      f"passed ({w['reason']}); passes of that probe are no evidence of health this round.")
+    for u in view.unprobed_controls:
+        notes.append(f"{u['contract'] or 'refusal'} probe unverified for {u['model']}: positive control "
+                     f"{u['reason']}. Its passes count as inconclusive (no clean round, no early restore) "
+                     "until the control is probed: fix `controls` in canary.yaml.")
     return notes
 
 

@@ -1,4 +1,4 @@
-"""The judge's rules as one value: thresholds, the ladder, the floor, the guard, the rotation.
+"""The judge's rules as one value: thresholds, their time rules, the ladder, the floor, the guard, the rotation.
 
 Defaults mirror canary.config.DEFAULTS["rules"] and ALL_LANGUAGES (judge/ may not import canary/,
 so canary/state.py builds a Policy from the loaded RuleSettings; a test checks the two agree).
@@ -7,6 +7,7 @@ so canary/state.py builds a Policy from the loaded RuleSettings; a test checks t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 
 # Same order as canary.config.ALL_LANGUAGES: the rotation order of the language contract.
 DEFAULT_LANGUAGES: tuple[str, ...] = (
@@ -30,6 +31,13 @@ class Policy:
 
     failed_rounds_to_suspend: int = 2
     clean_rounds_to_restore: int = 2
+    # A counted round stays pending this long: the next counted round of the same kind must
+    # start within it to extend the streak, else it starts a new one (rounds are half-hourly,
+    # so two hours tolerate three skipped runs but not a day of transport errors).
+    pending_failure_hours: float = 2
+    # A round starting sooner than this after the provider's last counted round (a manual
+    # re-run) is frozen for the streaks: only a scheduled half-hour apart counts as "next".
+    min_round_gap_minutes: float = 20
     ladder_days: tuple[float, ...] = (1, 3, 7)
     fade_days: float = 14
     capacity_floor: int = 2
@@ -48,6 +56,21 @@ class Policy:
             raise ValueError("languages must not be empty")
         if self.remembered_rounds < 1:
             raise ValueError("remembered_rounds must be at least 1")
+        if self.pending_failure_hours <= 0 or self.min_round_gap_minutes < 0:
+            raise ValueError("pending_failure_hours must be positive and min_round_gap_minutes not negative")
+        if self.min_round_gap >= self.pending_window:
+            raise ValueError("min_round_gap_minutes must be shorter than pending_failure_hours, "
+                             "or no round could ever extend a streak")
+
+    @property
+    def pending_window(self) -> timedelta:
+        """How long a counted round waits for the next one of its streak."""
+        return timedelta(hours=self.pending_failure_hours)
+
+    @property
+    def min_round_gap(self) -> timedelta:
+        """The least time after the last counted round for a round to count."""
+        return timedelta(minutes=self.min_round_gap_minutes)
 
     def ladder_duration_days(self, rung: int) -> float:
         """Duration of the suspension on `rung` (1-based): the last rung repeats."""

@@ -59,6 +59,17 @@ class WeakProbe:
 
 
 @dataclass(frozen=True, slots=True)
+class UnprobedControl:
+    """A configured positive control that gave no verdict this round (not discovered, not
+    selected, unreachable): the probe it should verify is unverified."""
+
+    model: str
+    contract: str
+    control: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class RejectedInput:
     """Upstream data the judge set aside instead of trusting it."""
 
@@ -75,6 +86,7 @@ class RoundReport:
     models: Mapping[str, tuple[str, ...]]
     cases: tuple[Case, ...] = ()
     weak_probes: tuple[WeakProbe, ...] = ()
+    unprobed_controls: tuple[UnprobedControl, ...] = ()
     rejected: tuple[RejectedInput, ...] = ()
     incomplete_reason: str | None = None
     finished_at: datetime | None = None
@@ -122,13 +134,15 @@ def parse_report(raw: Any) -> RoundReport:
     rejected: list[RejectedInput] = []
     models = _parse_models(raw.get("models"), rejected)
     cases = _parse_cases(raw.get("cases"), rejected)
-    weak = _parse_weak(raw.get("weak_probes") or [], rejected)
+    weak = tuple(WeakProbe(*f) for f in _parse_controls(raw.get("weak_probes") or [], "weak_probes", rejected))
+    unprobed = tuple(UnprobedControl(*f) for f in _parse_controls(
+        raw.get("unprobed_controls") or [], "unprobed_controls", rejected))
     reason = raw.get("incomplete_reason")
     upstream = raw.get("upstream")
     return RoundReport(
         round_id=round_id, started_at=started_at, finished_at=finished_at, complete=complete,
         incomplete_reason=_text(reason) if reason is not None else None, models=models,
-        cases=cases, weak_probes=weak, rejected=tuple(rejected),
+        cases=cases, weak_probes=weak, unprobed_controls=unprobed, rejected=tuple(rejected),
         upstream=upstream if isinstance(upstream, str) and is_valid_tag(upstream) else None,
     )
 
@@ -195,19 +209,20 @@ def _shown(value: Any) -> str:
     return value if is_valid_tag(value) else ascii(value)[:80]
 
 
-def _parse_weak(raw: Any, rejected: list[RejectedInput]) -> tuple[WeakProbe, ...]:
+def _parse_controls(raw: Any, key: str, rejected: list[RejectedInput]) -> list[tuple[str, str, str, str]]:
+    """(model, contract, control, reason) of each entry of `weak_probes` or `unprobed_controls`."""
     if not isinstance(raw, list):
-        raise ReportError("weak_probes: expected a list")
-    weak = []
+        raise ReportError(f"{key}: expected a list")
+    out = []
     for i, item in enumerate(raw):
         if not isinstance(item, dict):
-            raise ReportError(f"weak_probes[{i}]: expected an object")
+            raise ReportError(f"{key}[{i}]: expected an object")
         model, control = item.get("model"), item.get("control")
         if not (is_valid_tag(model) and is_valid_tag(control)):
-            rejected.append(RejectedInput(_shown(model), _shown(control), "weak probe with an unsafe tag"))
+            rejected.append(RejectedInput(_shown(model), _shown(control), f"{key}[{i}]: an unsafe tag"))
             continue
-        weak.append(WeakProbe(model, _text(item.get("contract", "")), control, _text(item.get("reason", ""))))
-    return tuple(weak)
+        out.append((model, _text(item.get("contract", "")), control, _text(item.get("reason", ""))))
+    return out
 
 
 def merge_shards(reports: Sequence[RoundReport], sources: Sequence[str] | None = None) -> RoundReport:
@@ -237,6 +252,7 @@ def merge_shards(reports: Sequence[RoundReport], sources: Sequence[str] | None =
         models={m: p for r in reports for m, p in r.models.items()},
         cases=tuple(c for r in reports for c in r.cases),
         weak_probes=tuple(w for r in reports for w in r.weak_probes),
+        unprobed_controls=tuple(u for r in reports for u in r.unprobed_controls),
         rejected=tuple(x for r in reports for x in r.rejected),
         upstream="+".join(upstreams) or None,
     )

@@ -1,6 +1,9 @@
 """The suspension state machine (pure): one round in, a new state and decisions out.
 
-Per (model, provider), after classifying the round (judge/round.py):
+Per (model, provider), after classifying the round (judge/round.py), judge/streaks.py moves the
+streaks under two time rules (a round too soon after the last counted one is frozen for the
+streaks -> not_counted; a pending streak older than the pending window restarts ->
+streak_restarted):
 
     failed round   failed_streak += 1, clean_streak = 0
     clean round    clean_streak += 1, failed_streak = 0
@@ -28,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import Enum
 
 from judge.decisions import WHOLE_ROUND, Action, Decision, Evidence, Rule
@@ -38,6 +41,11 @@ from judge.report import RoundReport
 from judge.rotation import next_language
 from judge.round import ModelRound, ProviderRound, RoundClass, classify_round
 from judge.state import JudgeState, Ladder, LastRound, ProviderState
+from judge.streaks import Counted, count
+
+
+# How many endpoints a whole-round decision names before it says "and N more".
+MAX_NAMED = 5
 
 
 class RoundOrderError(ValueError):
@@ -87,7 +95,7 @@ def apply_round(state: JudgeState, report: RoundReport, policy: Policy, *, now: 
     decisions.extend(_probe_decisions(report, rounds))
     excluded = excluded or {}
     for model, mround in rounds.items():
-        new = _count(new, mround, policy)
+        new = _count(new, mround, policy, report.started_at, decisions)
         new = _restore(new, mround, policy, decisions)
         new = _suspend(new, mround, policy, now, mode, excluded.get(model, frozenset()), decisions)
     return _tidy(new, rounds, now, policy), decisions
@@ -133,6 +141,14 @@ def _probe_decisions(report: RoundReport, rounds: Mapping[str, ModelRound]) -> l
     for weak in report.weak_probes:
         out.append(Decision(weak.model, weak.control, Action.PROBE_WEAK, Rule.WEAK_PROBE,
                             f"{weak.contract} probe weak this round: {weak.reason}"))
+    for miss in report.unprobed_controls:
+        # Loud, not silent: while a configured control gives no verdict, every refusal pass of the
+        # model is inconclusive, so no host of it has a clean round and none is restored early.
+        out.append(Decision(miss.model, miss.control, Action.CONTROL_UNPROBED, Rule.UNPROBED_CONTROL,
+                            f"{miss.contract} probe unverified this round: positive control {miss.reason}; "
+                            f"{miss.contract} passes of this model count as inconclusive (no clean round, no "
+                            "early restore) until the control is probed: fix `controls` in canary.yaml "
+                            "or remove the model's entry to trust the probe without a control"))
     for model, mround in rounds.items():
         for hit in mround.guard_hits:
             evidence = tuple(e for p in hit.failing for e in mround.providers[p].evidence if e.contract == hit.contract)
@@ -143,20 +159,61 @@ def _probe_decisions(report: RoundReport, rounds: Mapping[str, ModelRound]) -> l
     return out
 
 
-def _count(state: JudgeState, mround: ModelRound, policy: Policy) -> JudgeState:
+def _count(state: JudgeState, mround: ModelRound, policy: Policy, started_at: datetime,
+           decisions: list[Decision]) -> JudgeState:
+    set_aside: dict[str, timedelta] = {}
     for provider, pr in mround.providers.items():
-        ps = state.provider(mround.model, provider)
-        if pr.klass is RoundClass.FAILED:
-            ps = replace(ps, failed_streak=ps.failed_streak + 1, clean_streak=0)
-        elif pr.klass is RoundClass.CLEAN:
-            ps = replace(ps, clean_streak=ps.clean_streak + 1, failed_streak=0)
+        before = state.provider(mround.model, provider)
+        counted = count(before, pr.klass, started_at, policy)
+        ps = counted.state
+        if counted.set_aside is not None:
+            set_aside[provider] = counted.set_aside
+        restarted = _restarted(mround.model, provider, pr, before, counted, policy)
+        if restarted is not None:
+            decisions.append(restarted)
         problems = pr.problems()
         reasons = tuple(f"{e.contract}: {e.outcome}: {e.reason}"[:MAX_REASON_CHARS] for e in problems)
         language = next_language(pr.language_case, ps.next_language, policy.languages,
                                  pending=ps.failed_streak > 0)
         ps = replace(ps, last_reasons=reasons[:MAX_LAST_REASONS], next_language=language)
         state = state.with_provider(mround.model, provider, ps)
+    if set_aside:
+        decisions.append(_not_counted(mround, set_aside, policy))
     return state
+
+
+def _restarted(model: str, provider: str, pr: ProviderRound, before: ProviderState, counted: Counted,
+               policy: Policy) -> Decision | None:
+    """A failed streak (or, for a suspended host, a clean streak) that lapsed: worth saying why."""
+    if not counted.lapsed_streak:
+        return None
+    failed = pr.klass is RoundClass.FAILED
+    if not failed and before.suspension is None:
+        return None  # a healthy host's clean streak restarting changes nothing anyone acts on
+    kind = "failed" if failed else "clean"
+    age = "of unknown age" if counted.lapsed is None else f"{_hours(counted.lapsed)} old"
+    return Decision(model, provider, Action.STREAK_RESTARTED, Rule.PENDING_WINDOW,
+                    f"{kind} round, but the pending {kind} streak ({counted.lapsed_streak} round(s)) is {age}, "
+                    f"more than rules.pending_failure_hours ({policy.pending_failure_hours:g} h): "
+                    f"a new {kind} streak starts at 1", evidence=_evidence(pr))
+
+
+def _not_counted(mround: ModelRound, set_aside: Mapping[str, timedelta], policy: Policy) -> Decision:
+    shown = sorted(set_aside)
+    names = ", ".join(shown[:MAX_NAMED]) + (f" and {len(shown) - MAX_NAMED} more" if len(shown) > MAX_NAMED else "")
+    soonest = min(set_aside.values())
+    return Decision(mround.model, WHOLE_ROUND, Action.NOT_COUNTED, Rule.MIN_ROUND_GAP,
+                    f"{len(shown)} endpoint(s) ({names}) probed {_minutes(soonest)} after their last counted "
+                    f"round, sooner than rules.min_round_gap_minutes ({policy.min_round_gap_minutes:g} min): "
+                    "frozen for the streaks, evidence kept")
+
+
+def _hours(delta: timedelta) -> str:
+    return f"{delta.total_seconds() / 3600:.1f} h"
+
+
+def _minutes(delta: timedelta) -> str:
+    return f"{delta.total_seconds() / 60:.0f} min"
 
 
 def _restore(state: JudgeState, mround: ModelRound, policy: Policy, decisions: list[Decision]) -> JudgeState:

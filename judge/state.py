@@ -52,6 +52,10 @@ class ProviderState:
     ladder: Ladder = field(default_factory=Ladder)
     last_reasons: tuple[str, ...] = ()
     next_language: str | None = None
+    # started_at of the last round that moved a streak (failed or clean): the pending window
+    # and the minimum gap between counted rounds are measured from it. None: never counted, or
+    # a state written before the time rules existed (a streak without a time is not pending).
+    last_counted_at: datetime | None = None
 
     def idle(self) -> bool:
         """Nothing worth remembering but the language plan (a clean streak only matters when suspended)."""

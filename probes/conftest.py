@@ -8,6 +8,10 @@ import os
 
 import pytest
 
+# simulator.process.SCENARIO_ENV, spelled out so a round against a real upstream never imports
+# the simulator package (tests/simulator/test_process.py keeps the two equal).
+SCENARIO_ENV = "CANARY_SIMULATOR_SCENARIO"
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("canary", "canary round")
@@ -23,8 +27,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="the judge's state file holding the language plan (default: paths.state)")
     group.addoption("--canary-round-id", dest="canary_round_id", default=None, metavar="ID",
                     help="round id to record (default: UTC time + random suffix)")
-
-
+    group.addoption("--canary-virtual-time", dest="canary_virtual_time", default=None, metavar="ISO8601",
+                    help="simulator rounds only: record the round as started at this virtual time "
+                         "(`canary round` replays a half-hourly schedule on the simulator)")
     group.addoption("--canary-scenario", dest="canary_scenario", default=None, metavar="FILE",
                     help="simulator scenario when the round runs on the bundled simulator (no OPENROUTER_API_KEY)")
 
@@ -35,6 +40,7 @@ def pytest_configure(config: pytest.Config) -> None:
     from probes import plugin
 
     _bundled_simulator_unless_configured(config)
+    _scenario_controls(config)
     try:
         config.pluginmanager.register(plugin, "canary-probes")
     except ConfigError as exc:
@@ -51,7 +57,7 @@ def _bundled_simulator_unless_configured(config: pytest.Config) -> None:
         return
     if os.environ.get("OPENROUTER_API_KEY", "").strip():
         return
-    from simulator.process import SIMULATOR_KEY, simulator_process
+    from simulator.process import simulator_process
 
     if os.environ.get("OPENROUTER_BASE_URL", "").strip():
         # An upstream the developer chose (e.g. their own `canary sim`): they give its key too,
@@ -59,22 +65,42 @@ def _bundled_simulator_unless_configured(config: pytest.Config) -> None:
         return
     stack = contextlib.ExitStack()
     try:
-        base_url = stack.enter_context(simulator_process(config.getoption("canary_scenario"))).base_url
-    except RuntimeError as exc:
+        sim = stack.enter_context(simulator_process(config.getoption("canary_scenario")))
+        base_url = sim.base_url
+    except (RuntimeError, ValueError) as exc:
         raise pytest.UsageError(f"canary: {exc}") from None
     config.add_cleanup(stack.close)
     saved = dict(os.environ)
     config.add_cleanup(lambda: _restore_env(saved))
-    os.environ["OPENROUTER_BASE_URL"] = base_url
-    os.environ["OPENROUTER_API_KEY"] = SIMULATOR_KEY
+    os.environ.update(sim.environment())
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     message = f"canary: OPENROUTER_API_KEY is not set: probing the bundled simulator at {base_url}"
     if reporter is not None:
         reporter.write_line(message)
 
 
+def _scenario_controls(config: pytest.Config) -> None:
+    """The round's upstream is a simulator serving a known scenario: hand its controls to the plugin.
+
+    The plugin uses them in place of canary.yaml's `controls` only when the upstream really is
+    a local simulator (probes/roundsetup.py); a real upstream keeps canary.yaml's.
+    """
+    path = os.environ.get(SCENARIO_ENV, "").strip()
+    if hasattr(config, "workerinput") or not path:
+        return  # and the simulator package (aiohttp and all) is not even imported
+    from simulator.process import scenario_controls
+
+    from probes.roundsetup import SIMULATED_CONTROLS, SimulatedControls
+
+    try:
+        found = scenario_controls(path)
+    except ValueError as exc:
+        raise pytest.UsageError(f"canary: {SCENARIO_ENV}: {exc}") from None
+    config.stash[SIMULATED_CONTROLS] = SimulatedControls(found.name, found.controls)
+
+
 def _restore_env(saved: dict[str, str]) -> None:
-    for key in ("OPENROUTER_BASE_URL", "OPENROUTER_API_KEY"):
+    for key in ("OPENROUTER_BASE_URL", "OPENROUTER_API_KEY", SCENARIO_ENV):
         if key in saved:
             os.environ[key] = saved[key]
         else:

@@ -10,6 +10,11 @@ refusal against the same control result, and the control costs one request per r
 A control case that is not selected this run (`-k`, `-m`) is not probed at all: the refusal
 passes of its model are then "probe unverified" (see probes/contracts/refusal.py), and
 `pytest probes -k <tag>` really probes only that endpoint.
+
+A configured control that gives no verdict this round (not discovered, not selected, or probed
+without a verdict: unreachable, inconclusive) is never a silent state: `unprobed_controls()`
+lists it in results.json, from where it reaches the terminal table, the judge's decisions
+(`control_unprobed`), the summary, the notification and the Allure report.
 """
 
 from __future__ import annotations
@@ -19,12 +24,57 @@ import hashlib
 import json
 import os
 import time
+import uuid
 from pathlib import Path
+
+from collections.abc import Collection, Iterable, Mapping
+from typing import Any
 
 from judge.verdict import Outcome
 from probes.cases import Case, CaseResult, result_from_wire, result_to_wire
+from probes.roundplan import RoundPlan
 
 POLL_S = 0.05
+REFUSAL = "refusal"
+NOT_DISCOVERED = "not discovered"
+NOT_SELECTED = "not selected in this run"
+NO_VERDICT = (Outcome.TRANSPORT_ERROR.value, Outcome.INCONCLUSIVE.value)
+
+
+def unselected_controls(plan: RoundPlan, selected: Collection[str]) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Per model, (tag, why) of each configured control this run will not probe at all.
+
+    Only models with a selected, ordinary refusal case: a control matters when some host's
+    refusal pass depends on it (a `-m latency` run needs none).
+    """
+    if REFUSAL not in plan.contracts:
+        return {}
+    cases = plan.cases()
+    probed = {c.id for c in cases if c.control and c.id in selected}
+    out: dict[str, tuple[tuple[str, str], ...]] = {}
+    for model in plan.endpoints:
+        if not any(c.model == model and c.contract == REFUSAL and not c.control and c.id in selected for c in cases):
+            continue
+        discovered = {ep.tag for ep in plan.endpoints[model]}
+        missing = tuple((tag, NOT_DISCOVERED if tag not in discovered else NOT_SELECTED)
+                        for tag in plan.controls.get(model, ())
+                        if tag not in discovered or f"{model}::{tag}::{REFUSAL}" not in probed)
+        if missing:
+            out[model] = missing
+    return out
+
+
+def unprobed_controls(plan: RoundPlan, selected: Collection[str],
+                      entries: Iterable[Mapping[str, Any]]) -> list[dict[str, str]]:
+    """results.json's `unprobed_controls`: every configured control that gave no verdict this round."""
+    out = [{"model": model, "contract": REFUSAL, "control": tag, "reason": f"{tag} {why}" + (
+                " by the upstream for this model" if why == NOT_DISCOVERED else " (-k/-m)")}
+           for model, missing in unselected_controls(plan, selected).items() for tag, why in missing]
+    for e in entries:
+        if e.get("control") and e.get("outcome") in NO_VERDICT:
+            out.append({"model": e["model"], "contract": REFUSAL, "control": e["provider"],
+                        "reason": f"{e['provider']} probed without a verdict ({e['outcome']}): {e.get('reason', '')}"})
+    return out
 
 
 def control_dir(reports: Path, round_id: str) -> Path:
@@ -68,3 +118,33 @@ class FileControls:
                                            "control verdict never arrived from the worker probing it",
                                            raw_outcome=Outcome.TRANSPORT_ERROR)
             await asyncio.sleep(POLL_S)
+
+
+def write_allure_unprobed(alluredir: Path, unprobed: Iterable[Mapping[str, str]], probed_ids: Collection[str]) -> None:
+    """One *broken* Allure result per configured control that has no case this round.
+
+    A control that was not discovered or not selected has no pytest item, so nothing else
+    would show it in the report; a control probed without a verdict already has its case.
+    """
+    now_ms = int(time.time() * 1000)
+    for u in unprobed:
+        case_id = f"{u['model']}::{u['control']}::{REFUSAL}"
+        if case_id in probed_ids:
+            continue
+        history = hashlib.md5(f"control-unprobed::{case_id}".encode()).hexdigest()
+        labels = {"parentSuite": u["model"], "suite": REFUSAL, "subSuite": u["control"], "model": u["model"],
+                  "provider": u["control"], "contract": REFUSAL, "tag": "positive-control"}
+        message = (f"control not probed: {u['reason']}; refusal passes of {u['model']} are inconclusive this "
+                   "round (fix `controls` in canary.yaml)")
+        result = {
+            "uuid": str(uuid.uuid4()), "historyId": history, "testCaseId": history,
+            "fullName": f"canary positive control {case_id}", "name": f"{u['control']} · refusal (control not probed)",
+            "status": "broken", "stage": "finished", "statusDetails": {"message": message},
+            "description": message, "start": now_ms, "stop": now_ms,
+            "labels": [{"name": k, "value": v} for k, v in labels.items()],
+        }
+        alluredir.mkdir(parents=True, exist_ok=True)
+        target = alluredir / f"{result['uuid']}-result.json"
+        tmp = target.with_name(f".{target.name}.tmp")
+        tmp.write_text(json.dumps(result, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, target)

@@ -22,12 +22,12 @@ from judge.verdict import Outcome
 from probes import report, table
 from probes.cases import DISCOVERY, Case, CaseRecord, CaseResult
 from probes.contracts import AUTH_REASON
-from probes.controls import FileControls, control_dir, publish
+from probes.controls import (FileControls, control_dir, publish, unprobed_controls, unselected_controls,
+                             write_allure_unprobed)
 from probes.engine import Engine, run_quietly
 from probes.langservice import LanguageProcess, LocalLanguage, RemoteLanguage
 from probes.outcomes import DiscoveryFailed, TransportError
-from probes.roundsetup import (WORKERINPUT_KEY, RoundSettings, settle, snapshot_doc, utc_now,
-                               workerinput_for)
+from probes.roundsetup import WORKERINPUT_KEY, RoundSettings, settle, snapshot_doc, workerinput_for
 from probes.scheduling import ProviderScheduling, assignment, case_id_of
 
 CASE_PARAM = "canary_case_id"
@@ -138,7 +138,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     selected = [i.stash[CASE] for i in session.items if CASE in i.stash and i.stash[CASE].contract != DISCOVERY]
     state.expected = [i.stash[CASE].id for i in session.items if CASE in i.stash]
     controls = _by_model(c for c in selected if c.control)
-    missing = _unprobed_controls(settings, {c.id for c in selected})
+    missing = {m: tuple(f"{tag} {why}" for tag, why in v)
+               for m, v in unselected_controls(settings.plan, {c.id for c in selected}).items()}
     if settings.role == "single" and any(c.contract == "language" for c in selected):
         settings = _with_language_process(settings, state)
         session.config.stash[SETTINGS] = settings
@@ -155,20 +156,6 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     # Controls first: the refusal verdicts of every other host wait for them.
     mine.sort(key=lambda c: not c.control)
     state.engine = engine.start(mine, warm_language=any(c.contract == "language" for c in mine))
-
-
-def _unprobed_controls(settings: RoundSettings, selected: set[str]) -> dict[str, tuple[str, ...]]:
-    """Per model, the configured controls this run will not probe, and why."""
-    out: dict[str, tuple[str, ...]] = {}
-    if "refusal" not in settings.plan.contracts:
-        return out
-    for model in settings.plan.endpoints:
-        found = {c.provider for c in settings.plan.control_cases() if c.model == model}
-        out[model] = tuple(
-            f"{tag} not discovered" if tag not in found else f"{tag} not selected in this run"
-            for tag in settings.plan.controls.get(model, ())
-            if tag not in found or f"{model}::{tag}::refusal" not in selected)
-    return out
 
 
 def _control_wait(settings: RoundSettings) -> float:
@@ -314,7 +301,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             "upstream": settings.upstream, "round_id": settings.round_id, "models": ", ".join(settings.plan.endpoints),
             "contracts": ", ".join(settings.plan.contracts), "mode": settings.config.mode,
             "ttft_seconds": str(settings.config.probe.ttft_seconds), "xdist_workers": str(settings.workers),
+            "clock": settings.clock.kind, "controls": settings.controls_source,
         })
+        write_allure_unprobed(settings.alluredir, state.document["unprobed_controls"], state.records)
     run_quietly(lambda: shutil.rmtree(control_dir(settings.reports, settings.round_id), ignore_errors=True))
 
 
@@ -335,12 +324,17 @@ def _document(settings: RoundSettings, state: RoundState, exitstatus: int) -> di
     if not records and not settings.plan.failures:
         incomplete.append("no case ran (nothing selected?)")
     ordered = [records[c] for c in state.cases if c in records]
-    return report.build_results(
-        round_id=settings.round_id, started_at=settings.started_at, finished_at=utc_now(),
+    doc = report.build_results(
+        round_id=settings.round_id, started_at=settings.started_at, finished_at=settings.clock.stamp(),
         upstream=settings.upstream,
         models={m: [e.tag for e in eps] for m, eps in settings.plan.endpoints.items()},
         records=ordered, weak_probes=_weak_probes(ordered), incomplete=incomplete,
     )
+    # Round-level facts the judge and the summary need (optional, additive fields of results.json).
+    doc["clock"] = settings.clock.kind
+    doc["controls_source"] = settings.controls_source
+    doc["unprobed_controls"] = unprobed_controls(settings.plan, set(state.expected), (r.entry for r in ordered))
+    return doc
 
 
 def _weak_probes(records: list[CaseRecord]) -> list[dict[str, str]]:

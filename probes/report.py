@@ -118,8 +118,11 @@ def allure_case(case: Case, result: CaseResult | None) -> None:
 def categories() -> list[dict[str, Any]]:
     """Allure categories; first match wins, and regexes must match the whole message."""
     return [
+        {"name": "Positive control not probed (refusal probe unverified)",
+         "matchedStatuses": ["broken", "failed", "skipped"],
+         "messageRegex": "(?s).*(control not probed|control unverified|probe unverified).*"},
         {"name": "Probe weak (positive control missed)", "matchedStatuses": ["failed", "skipped"],
-         "messageRegex": "(?s).*(probe weak|control missed|probe unverified).*"},
+         "messageRegex": "(?s).*(probe weak|control missed).*"},
         {"name": "Quality failure", "matchedStatuses": ["failed"], "messageRegex": "(?s).*quality failure:.*"},
         {"name": "Transport error", "matchedStatuses": ["broken"], "messageRegex": "(?s).*transport error:.*"},
         {"name": "Round incomplete", "matchedStatuses": ["broken", "failed"],

@@ -29,6 +29,9 @@ def render(doc: Mapping[str, Any]) -> list[str]:
                      f"{SYMBOLS.get(c['outcome'], c['outcome']):<{widths[2]}}  {ttft:>{widths[3]}}  {reason}")
     for weak in doc.get("weak_probes", []):
         lines.append(f"!!! PROBE WEAK: {weak['model']} {weak['contract']}: {weak['reason']}")
+    for miss in doc.get("unprobed_controls", []):
+        lines.append(f"!!! CONTROL NOT PROBED: {miss['model']} {miss['contract']}: {miss['reason']}; "
+                     "refusal passes of this model are inconclusive this round")
     if not doc.get("complete", False):
         lines.append(f"!!! ROUND INCOMPLETE: {doc.get('incomplete_reason')}")
     return lines

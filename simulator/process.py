@@ -16,8 +16,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from simulator.scenario import load_scenario, scenario_file
+
 # The simulator accepts any non-empty key; this one says what it is wherever it shows up.
 SIMULATOR_KEY = "sk-canary-bundled-simulator"
+# Names the scenario file the bundled simulator serves, next to OPENROUTER_BASE_URL: the round
+# reads the scenario's own positive controls from it (probes/conftest.py). Set only by whoever
+# starts the bundled simulator (or by hand, for a `canary sim` of your own); never used when
+# the upstream is not a local simulator.
+SCENARIO_ENV = "CANARY_SIMULATOR_SCENARIO"
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SERVING_PREFIX = "canary sim: serving on "
 
@@ -28,6 +35,26 @@ class BundledSimulator:
 
     base_url: str
     pid: int
+    scenario: Path
+
+    def environment(self) -> dict[str, str]:
+        """The variables that point a round at this simulator (its key is a dummy)."""
+        return {"OPENROUTER_BASE_URL": self.base_url, "OPENROUTER_API_KEY": SIMULATOR_KEY,
+                SCENARIO_ENV: str(self.scenario)}
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioControls:
+    """A scenario's name and its positive controls per model (what a round against it uses)."""
+
+    name: str
+    controls: dict[str, tuple[str, ...]]
+
+
+def scenario_controls(path: str | Path) -> ScenarioControls:
+    """The positive controls a scenario file declares; ScenarioError (a ValueError) names a bad file."""
+    scenario = load_scenario(path)
+    return ScenarioControls(scenario.name, scenario.controls())
 
 
 @contextmanager
@@ -36,8 +63,9 @@ def simulator_process(scenario: str | Path | None = None, seed: int = 0, round_n
     """Run `python -m simulator` on a free port; yield where it serves; stop it afterwards."""
     cmd = [sys.executable, "-m", "simulator", "--port", "0", "--seed", str(seed), "--round", str(round_number),
            *extra]
+    served = scenario_file(scenario).resolve()
     if scenario:
-        cmd += ["--scenario", str(Path(scenario).resolve())]
+        cmd += ["--scenario", str(served)]
     proc = subprocess.Popen(cmd, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None and proc.stderr is not None
@@ -49,7 +77,7 @@ def simulator_process(scenario: str | Path | None = None, seed: int = 0, round_n
         # Keep draining its output: a full pipe would block the simulator mid-round.
         for stream in (proc.stdout, proc.stderr):
             threading.Thread(target=_drain, args=(stream,), daemon=True).start()
-        yield BundledSimulator(line[len(SERVING_PREFIX):].split()[0], proc.pid)
+        yield BundledSimulator(line[len(SERVING_PREFIX):].split()[0], proc.pid, served)
     finally:
         proc.terminate()
         try:

@@ -79,6 +79,9 @@ class Endpoint:
     phases: tuple[Phase, ...] = ()
     service_tier: str | None = None
     uptime: float = 99.5
+    # Known to filter supported roleplay: the refusal probe's positive control for rounds against
+    # this scenario (the scenario brings its own control: canary.yaml names real hosts only).
+    positive_control: bool = False
 
     @property
     def base_slug(self) -> str:
@@ -122,12 +125,27 @@ class Scenario:
                 return model
         return None
 
+    def controls(self) -> dict[str, tuple[str, ...]]:
+        """{model id: tags of its endpoints marked positive_control} (models without one omitted)."""
+        out = {}
+        for model in self.models:
+            tags = tuple(e.tag for e in model.endpoints if e.positive_control)
+            if tags:
+                out[model.id] = tags
+        return out
 
-def load_scenario(path: str | Path | None = None) -> Scenario:
-    """Load a scenario file, or a bundled one by name ("healthy"); None loads the default."""
+
+def scenario_file(path: str | Path | None = None) -> Path:
+    """The file a scenario argument names: a path, a bundled scenario's name ("healthy"), or None (default)."""
     file = Path(path) if path is not None else DEFAULT_SCENARIO
     if not file.exists() and (SCENARIOS_DIR / f"{path}.yaml").exists():
         file = SCENARIOS_DIR / f"{path}.yaml"
+    return file
+
+
+def load_scenario(path: str | Path | None = None) -> Scenario:
+    """Load a scenario file, or a bundled one by name ("healthy"); None loads the default."""
+    file = scenario_file(path)
     try:
         raw = yaml.safe_load(file.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -217,7 +235,7 @@ class _Parser:
     def endpoint(self, data: Any, where: str) -> Endpoint:
         keys = {
             "tag", "provider_name", "quantization", "pricing", "supported_parameters", "context_length",
-            "max_completion_tokens", "behaviour", "phases", "service_tier", "uptime",
+            "max_completion_tokens", "behaviour", "phases", "service_tier", "uptime", "positive_control",
         }  # fmt: skip
         e = self.mapping(data, where, keys, {"tag"})
         tag = self.typed(e["tag"], f"{where}.tag", str, "a routing slug like provider/variant")
@@ -244,6 +262,8 @@ class _Parser:
             phases=tuple(self.phase(p, f"{where}.phases[{i}]", base) for i, p in enumerate(phases)),
             service_tier=e.get("service_tier"),
             uptime=self.number(e.get("uptime", 99.5), f"{where}.uptime"),
+            positive_control=self.typed(e.get("positive_control", False), f"{where}.positive_control", bool,
+                                        "true or false"),
         )
 
     def pricing(self, data: Any, where: str) -> Mapping[str, str]:

@@ -33,7 +33,7 @@ from typing import Any
 
 import probes
 from canary.config import load_config
-from simulator.process import SIMULATOR_KEY, simulator_process
+from simulator.process import simulator_process
 
 PROJECT_ROOT = Path(probes.__file__).resolve().parent.parent
 SIM_START_TIMEOUT_S = 30.0
@@ -145,6 +145,5 @@ def _upstream(env: dict[str, str], args: argparse.Namespace) -> Iterator[str]:
         yield env.get("OPENROUTER_BASE_URL") or "openrouter"
         return
     with simulator_process(args.scenario, args.seed, args.round_number) as sim:
-        env["OPENROUTER_BASE_URL"] = sim.base_url
-        env["OPENROUTER_API_KEY"] = SIMULATOR_KEY
+        env.update(sim.environment())  # base URL, dummy key, and the scenario (its own controls)
         yield f"the bundled simulator at {sim.base_url}"

@@ -7,7 +7,11 @@ developer sees locally is what the workflow does.
 Without OPENROUTER_API_KEY the round runs against the bundled simulator, and the judge's
 files live in <reports>/simulator-state/ instead of state/: a demo round must never write
 suspensions of simulated hosts into the state the chat backend reads. Each simulator round
-advances the simulator's round number, so scenarios that change over time play out.
+advances the simulator's round number, so scenarios that change over time play out, and runs
+on a virtual clock: it starts 30 minutes after the previous simulator round's virtual start
+(the first one at the real time), and the judge judges it at its virtual end. So two rounds in
+a row are two consecutive half-hourly rounds to the judge, as in production, whatever time
+passed between them. A round against a real upstream always runs and is judged on real time.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import argparse
 import json
 import os
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +28,8 @@ from canary import report, summary
 from canary.config import Config, load_config
 
 SIMULATOR_STATE_DIR = "simulator-state"
+# The virtual time between two simulator rounds: the production schedule's half hour.
+SIMULATOR_ROUND_INTERVAL = timedelta(minutes=30)
 
 
 def register(subparsers: Any) -> None:
@@ -62,12 +69,15 @@ def run(args: argparse.Namespace) -> int:
         probe += ["-m", args.marker]
     if args.workers:
         probe += ["--workers", str(args.workers)]
+    virtual, first = _virtual_start(state) if on_simulator else (None, False)
     if on_simulator:
         number = _rounds_applied(state) + 1
         probe += ["--simulator", "--round", str(number), "--seed", str(args.seed if args.seed is not None else number)]
         if args.scenario:
             probe += ["--scenario", args.scenario]
     probe += ["--", f"--canary-state={state}"]
+    if virtual is not None:
+        probe.append(f"--canary-virtual-time={_stamp(virtual)}")
     probe_rc = canary(probe)
     results = reports / "results.json"
     if probe_rc == 2 or not results.exists():
@@ -79,18 +89,22 @@ def run(args: argparse.Namespace) -> int:
              "--decisions-out", str(decisions), "--no-notify"]
     if args.mode:
         judge += ["--mode", args.mode]
-    if args.now:
-        judge += ["--now", args.now]
+    round_doc = _read_json(results)
+    now = args.now or (_virtual_end(round_doc) if virtual is not None else None)
+    if now:
+        judge += ["--now", now]
     judge_rc = canary(judge)
 
-    round_doc = _read_json(results)
     if round_doc is None:
         print(f"canary round: {results} is not a readable round report; nothing to summarise", file=sys.stderr)
         return 2
     print()
     print(summary.to_text(round_doc, _read_json(decisions) if judge_rc == 0 else None))
-    if on_simulator:
-        print(f"\n(simulator round: the judge's state is in {state.parent}/, not in {config.paths.state.parent}/)")
+    if virtual is not None:
+        when = ("the first simulator round starts at the real time" if first else
+                f"{int(SIMULATOR_ROUND_INTERVAL.total_seconds() // 60)} min after the previous simulator round")
+        print(f"\n(simulator round on virtual time: started {_stamp(virtual)}, {when}; "
+              f"the judge's state is in {state.parent}/, not in {config.paths.state.parent}/)")
     if not args.no_report:
         _render_report(reports)
     return max(probe_rc, judge_rc)
@@ -110,6 +124,29 @@ def _rounds_applied(state: Path) -> int:
         return len(doc.get("applied_rounds") or [])
     except (OSError, ValueError, AttributeError):
         return 0
+
+
+def _virtual_start(state: Path) -> tuple[datetime, bool]:
+    """A simulator round's virtual start: half an hour after the last applied one, else now (first=True)."""
+    doc = _read_json(state) or {}
+    last = doc.get("last_round")
+    try:
+        started = datetime.fromisoformat(str(last["started_at"]).replace("Z", "+00:00"))  # type: ignore[index]
+    except (TypeError, KeyError, ValueError):
+        return datetime.now(UTC).replace(microsecond=0), True
+    return (started if started.tzinfo else started.replace(tzinfo=UTC)) + SIMULATOR_ROUND_INTERVAL, False
+
+
+def _virtual_end(doc: dict[str, Any] | None) -> str | None:
+    """When the judge judges a virtual-time round: its recorded (virtual) end."""
+    if doc is None or doc.get("clock") != "virtual":
+        return None
+    end = doc.get("finished_at") or doc.get("started_at")
+    return str(end) if end else None
+
+
+def _stamp(at: datetime) -> str:
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import argparse
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from canary.commands._options import add_common, read_layers
 from canary.state import fmt_time
 from judge.exclusions import Exclusion
+from judge.policy import Policy
 from judge.state import JudgeState, ProviderState
 
-COLUMNS = ("provider", "state", "failed", "clean", "rung", "suspended until", "last reasons")
+COLUMNS = ("provider", "state", "failed", "clean", "rung", "pending until", "suspended until", "last reasons")
 MAX_REASONS_SHOWN = 2
 REASON_WIDTH = 60
 
@@ -26,8 +27,20 @@ def _run(args: argparse.Namespace) -> int:
     layers = read_layers(args, "status")
     if layers is None:
         return 2
-    print(render_status(layers.state, layers.exclusions, layers.now, model=args.model))
+    window = timedelta(hours=layers.config.rules.pending_failure_hours)
+    print(render_status(layers.state, layers.exclusions, layers.now, model=args.model, window=window))
     return 0
+
+
+def pending_until(ps: ProviderState, window: timedelta, now: datetime) -> str:
+    """Until when the streak that matters waits for its next counted round (a failed streak, or
+    the clean streak of a suspended host): "-" when none, "lapsed" once past (or of unknown age)."""
+    streak = ps.failed_streak or (ps.clean_streak if ps.suspension is not None else 0)
+    if not streak:
+        return "-"
+    if ps.last_counted_at is None or ps.last_counted_at + window < now:
+        return "lapsed"
+    return fmt_time(ps.last_counted_at + window) or "-"
 
 
 def provider_state(ps: ProviderState, people: list[Exclusion], now: datetime) -> str:
@@ -44,7 +57,8 @@ def provider_state(ps: ProviderState, people: list[Exclusion], now: datetime) ->
     return "ok"
 
 
-def render_status(state: JudgeState, exclusions: tuple[Exclusion, ...], now: datetime, *, model: str | None) -> str:
+def render_status(state: JudgeState, exclusions: tuple[Exclusion, ...], now: datetime, *, model: str | None,
+                  window: timedelta = Policy().pending_window) -> str:
     models = sorted(set(state.models) | {e.model for e in exclusions})
     if model is not None:
         models = [m for m in models if m == model]
@@ -62,7 +76,8 @@ def render_status(state: JudgeState, exclusions: tuple[Exclusion, ...], now: dat
             reasons = "; ".join(r.replace("\n", " ") for r in ps.last_reasons[:MAX_REASONS_SHOWN])
             rows.append((p, provider_state(ps, [e for e in active if e.provider == p], now),
                          str(ps.failed_streak), str(ps.clean_streak), str(ps.ladder.rung),
-                         fmt_time(s.until) if s is not None else "-", reasons[:REASON_WIDTH] or "-"))
+                         pending_until(ps, window, now), fmt_time(s.until) if s is not None else "-",
+                         reasons[:REASON_WIDTH] or "-"))
         widths = [max(len(str(r[i])) for r in [COLUMNS, *rows]) for i in range(len(COLUMNS))]
         out.append(f"{m}  (at {fmt_time(now)})")
         for row in [COLUMNS, tuple("-" * w for w in widths), *rows]:

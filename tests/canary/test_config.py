@@ -37,6 +37,16 @@ def test_the_spec_numbers_are_the_defaults():
     assert config.rules.capacity_floor == 2
     assert config.probe.language_confirmations == 2
     assert len(config.languages) == 17
+    assert config.rules.pending_failure_hours == 2
+    assert config.rules.min_round_gap_minutes == 20
+
+
+def test_the_checked_in_file_names_no_simulator_host_as_a_control():
+    from simulator import load_scenario
+
+    fictional = {e.tag for m in load_scenario().models for e in m.endpoints}
+    controls = load_config(REPO / "canary.yaml").controls
+    assert not {t for tags in controls.values() for t in tags} & fictional
 
 
 def test_a_nested_override_keeps_its_siblings():
@@ -61,10 +71,15 @@ def test_a_nested_override_keeps_its_siblings():
         ({"contracts": ["speed"]}, "contracts"),
         ({"probe": {"ttft_secs": 3}}, "probe.ttft_secs"),
         ({"paths": {"state": ""}}, "paths.state"),
+        ({"rules": {"pending_failure_hours": "two"}}, "rules.pending_failure_hours"),
+        ({"rules": {"pending_failure_hours": 0}}, "rules.pending_failure_hours"),
+        ({"rules": {"min_round_gap_minutes": -5}}, "rules.min_round_gap_minutes"),
+        ({"rules": {"pending_failure_hours": 0.25, "min_round_gap_minutes": 15}}, "rules.min_round_gap_minutes"),
     ],
     ids=["mode", "ttft-not-number", "ttft-negative", "max-tokens-float", "per-provider-zero",
          "empty-ladder", "guard-enabled-string", "guard-fraction", "unknown-language",
-         "model-without-author", "unknown-contract", "typo-key", "empty-path"],
+         "model-without-author", "unknown-contract", "typo-key", "empty-path", "pending-window-string",
+         "pending-window-zero", "gap-negative", "gap-not-shorter-than-the-window"],
 )
 def test_a_bad_value_is_refused_naming_its_key(raw, key):
     with pytest.raises(ConfigError) as info:

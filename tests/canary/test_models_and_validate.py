@@ -72,3 +72,54 @@ def test_a_broken_hand_edit_fails_with_its_file_and_line(tmp_path, config, capsy
 def test_broken_yaml_fails(tmp_path, config, capsys):
     rc = main(["--config", str(config), "validate", *files(tmp_path, "a: [unclosed\n", "")])
     assert rc == 1 and "not valid YAML" in capsys.readouterr().err
+
+
+# -- positive controls against the last saved discovery ----------------------------------------
+
+MODEL = "deepseek/deepseek-chat-v3-0324"
+
+
+def snapshot(path, upstream: str, tags: list[str]):
+    path.write_text(json.dumps({"schema_version": 1, "upstream": upstream, "taken_at": "2026-11-29T22:30:00Z",
+                                "plan": {"models": {MODEL: {"endpoints": [{"tag": t} for t in tags]}}}}))
+    return path
+
+
+def validate_controls(tmp_path, capsys, controls: list[str], *extra: str) -> tuple[int, str]:
+    config = tmp_path / "canary.yaml"
+    config.write_text(f"models: [{MODEL}]\ncontrols:\n  {MODEL}: {json.dumps(controls)}\n"
+                      f"paths:\n  reports: {tmp_path / 'reports'}\n")
+    rc = main(["--config", str(config), "validate", *files(tmp_path, "", ""), *extra])
+    return rc, capsys.readouterr().out
+
+
+def test_validate_warns_about_a_control_the_saved_discovery_does_not_list(tmp_path, capsys):
+    saved = snapshot(tmp_path / "discovery.json", "openrouter", ["deepinfra/fp8", "novita/fp8"])
+    rc, out = validate_controls(tmp_path, capsys, ["ember/fp8", "novita/fp8"], "--discovery", str(saved))
+    assert rc == 0  # a warning, not a broken file
+    [warning] = [line for line in out.splitlines() if line.startswith("warn")]
+    assert "controls.deepseek/deepseek-chat-v3-0324: ember/fp8 is not among the 2 endpoints" in warning
+    assert "never probed" in warning and "novita/fp8" not in warning
+
+
+def test_validate_reads_the_snapshot_a_round_saved_by_default(tmp_path, capsys):
+    (tmp_path / "reports").mkdir()
+    snapshot(tmp_path / "reports" / "discovery.json", "openrouter", ["deepinfra/fp8"])
+    _, out = validate_controls(tmp_path, capsys, ["ember/fp8"])
+    assert "warn" in out and "ember/fp8" in out
+
+
+def test_validate_says_when_it_cannot_check_the_controls(tmp_path, capsys):
+    _, out = validate_controls(tmp_path, capsys, ["ember/fp8"])
+    assert "note" in out and "controls not checked: no readable discovery snapshot" in out
+    simulated = snapshot(tmp_path / "sim.json", "simulator", ["aurora/fp8"])
+    _, out = validate_controls(tmp_path, capsys, ["ember/fp8"], "--discovery", str(simulated))
+    assert "comes from a simulator" in out and "warn" not in out
+
+
+def test_validate_is_quiet_about_controls_when_none_are_configured(tmp_path, capsys):
+    config = tmp_path / "c.yaml"
+    config.write_text(f"models: [{MODEL}]\n")
+    rc = main(["--config", str(config), "validate", *files(tmp_path, "", "")])
+    out = capsys.readouterr().out
+    assert rc == 0 and "controls" not in out

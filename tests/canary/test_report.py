@@ -39,8 +39,8 @@ def test_staging_adds_categories_history_and_a_numbered_executor(tmp_path):
     staged = tmp_path / "staged"
     assert count == 1
     categories = json.loads((staged / "categories.json").read_text())
-    assert [c["name"].split(" (")[0] for c in categories][:4] == [
-        "Probe weak", "Transport error", "Quality failure", "Inconclusive"]
+    assert [c["name"].split(" (")[0] for c in categories][:5] == [
+        "Positive control not probed", "Probe weak", "Transport error", "Quality failure", "Inconclusive"]
     assert json.loads((staged / "executor.json").read_text())["buildOrder"] == 5
     assert (staged / "history" / "history-trend.json").is_file()
 

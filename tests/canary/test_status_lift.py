@@ -31,6 +31,16 @@ def test_status_shows_a_table_of_providers(f: Files) -> None:
     assert "suspended" in row and "structured: fail" in row and iso(T0 + HALF_HOUR + 48 * HALF_HOUR) in row
 
 
+def test_status_shows_until_when_a_failed_round_is_pending(f: Files) -> None:
+    at = T0 + 4 * HALF_HOUR
+    f.canary("judge", str(f.results("r2.json", {PROVIDERS[1]: "fail"}, at=at)), "--now", iso(at))
+    _, out, _ = f.canary("status", "--model", MODEL, "--now", iso(at))
+    row = next(line for line in out.splitlines() if line.startswith(PROVIDERS[1]))
+    assert "failing" in row and iso(at + 4 * HALF_HOUR) in row  # the 2-hour pending window
+    _, out, _ = f.canary("status", "--model", MODEL, "--now", iso(at + 5 * HALF_HOUR))
+    assert "lapsed" in next(line for line in out.splitlines() if line.startswith(PROVIDERS[1]))
+
+
 def test_status_for_an_unknown_model_says_so(f: Files) -> None:
     code, out, _ = f.canary("status", "--model", "no/such")
     assert code == 0 and "nothing recorded" in out

@@ -120,6 +120,33 @@ def test_a_weak_probe_is_said_loudly():
     assert "refusal probe weak for" in summary.to_text(doc)
 
 
+def test_a_control_that_was_not_probed_is_said_loudly_in_both_renderings():
+    doc = results(*healthy("aurora/fp8"), unprobed_controls=[
+        {"model": MODEL, "contract": "refusal", "control": "ember/fp8",
+         "reason": "ember/fp8 not discovered by the upstream for this model"}])
+    text = summary.to_text(doc)
+    assert "WARNING: refusal probe unverified for deepseek/deepseek-chat-v3-0324: positive control ember/fp8 not " \
+           "discovered" in text and "fix `controls` in canary.yaml" in text
+    assert "> ⚠️ refusal probe unverified" in summary.to_markdown(doc)
+
+
+def test_shards_keep_their_unprobed_controls_and_their_clock():
+    merged = merge_results([results(*healthy("aurora/fp8"), round_id="r-a", clock="virtual", unprobed_controls=[
+        {"model": MODEL, "contract": "refusal", "control": "ember/fp8", "reason": "ember/fp8 not discovered"}])])
+    assert "probe unverified" in summary.to_text(merged) and "(virtual time)" in summary.to_text(merged)
+
+
+def test_real_time_is_not_called_virtual():
+    assert "virtual" not in summary.to_text(results(*healthy("aurora/fp8"), clock="real"))
+    assert "virtual" not in summary.to_text(results(*healthy("aurora/fp8")))
+
+
+def test_the_new_decisions_have_labels():
+    for action in ("control_unprobed", "not_counted", "streak_restarted"):
+        doc = decisions(decision(action, "ember/fp8", reason="why"))
+        assert DECISION_LABELS[action] in summary.to_text(results(*healthy("aurora/fp8")), doc)
+
+
 def test_a_discovered_endpoint_without_cases_still_gets_a_row():
     doc = results(*healthy("aurora/fp8"), providers=["aurora/fp8", "zephyr/fp8"])
     assert "| zephyr/fp8 |  |  |  |  | — |" in summary.to_markdown(doc)

@@ -81,6 +81,7 @@ def run_round(tmp: Path, base_url: str, *args: str, config: Path | None = None, 
     reports = tmp / "reports"
     env = {**os.environ, "OPENROUTER_BASE_URL": base_url, "OPENROUTER_API_KEY": key}
     env.pop("CANARY_CONFIG", None)
+    env.pop("CANARY_SIMULATOR_SCENARIO", None)  # the round's controls come from its canary.yaml
     cmd = [sys.executable, "-m", "pytest", "probes", "-p", "no:cacheprovider", "-q", "-rA",
            f"--canary-config={config or canary_config(tmp)}", f"--canary-reports={reports}",
            f"--canary-state={tmp / 'no-state.json'}", f"--junitxml={reports / 'junit.xml'}", *args]

@@ -24,7 +24,21 @@ def test_the_default_scenario_serves_the_configured_model_with_nine_fictional_ho
         "aurora/fp8", "borealis/bf16", "cinder/fp8", "dune/int4", "ember/fp8",
         "fjord/fp16", "glacier/fp8", "harbor/bf16", "iris/fp8",
     ]  # fmt: skip
-    assert set(configured["controls"][model.id]) <= {e.tag for e in model.endpoints}
+    # The scenario brings its own positive control; the real configuration names no fictional host.
+    assert scenario.controls() == {model.id: ("ember/fp8",)}
+    fictional = {e.tag for e in model.endpoints}
+    assert not {tag for tags in (configured.get("controls") or {}).values() for tag in tags} & fictional
+
+
+def test_a_scenario_without_a_marked_control_declares_none():
+    assert load_scenario("healthy").controls() == {}
+
+
+def test_positive_control_must_be_true_or_false():
+    data = one_endpoint_scenario()
+    data["models"][0]["endpoints"][0]["positive_control"] = "yes"
+    with pytest.raises(ScenarioError, match=r"endpoints\[0\]\.positive_control: expected true or false"):
+        scenario_from_dict(data, source="bad.yaml")
 
 
 def test_the_default_scenario_gives_each_host_its_story():
