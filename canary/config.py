@@ -86,7 +86,7 @@ DEFAULTS: dict[str, Any] = {
 # files (exclusions/*.yaml, canary.yaml) stay on main under review. Empty or null: commit them
 # to the checked-out branch instead (for a token that may push there, e.g. a GitHub App on the
 # ruleset's bypass list).
-PATH_FILE_KEYS: tuple[str, ...] = ("reports", "state", "audit", "builtin", "incidents")
+PATH_FILE_KEYS: tuple[str, ...] = ("reports", "state", "audit", "builtin", "incidents", "history")
 _BRANCH_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,99}")
 
 
