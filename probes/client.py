@@ -13,9 +13,15 @@ Why it is shaped this way (shared/reference/tooling-notes.md §3, §6; openroute
   is per read, so a host that trickles a keep-alive every few seconds would never trip it.
 - The deadline and the clock start *after* the concurrency caps let a request through:
   waiting in our own queue must never count against a host.
-- One HTTP/1.1 connection pool sized to the global cap; no retries anywhere (a retried 502
-  would hide exactly what the canary looks for); `Accept-Encoding: identity` on streams so no
-  decompression buffer sits between a byte arriving and our clock reading it.
+- One HTTP/1.1 connection pool sized to the global cap; `Accept-Encoding: identity` on streams
+  so no decompression buffer sits between a byte arriving and our clock reading it.
+- One retry, and only one kind: when the connection died before the *first response byte*
+  (connection refused, a stale keep-alive connection the server had already dropped, an
+  overloaded accept queue resetting us), nothing of the host's answer was seen, so the request
+  is sent once more on a fresh connection (a second pool that keeps no connection alive) within
+  what is left of the same deadline. Both requests count in the usage (`requests`). Never after
+  the first byte, never on a status, a timeout or a stream cut: a retried 502, hang or cut
+  would hide exactly what the canary looks for. probes/transport.py counts the bytes.
 
 Reasoning models (openrouter-api.md "Pitfalls"): the client sends no `reasoning` option by
 default. `{"exclude": true}` would only hide the thinking, not stop it eating max_tokens, and
@@ -42,6 +48,7 @@ from probes.records import ChatResult, Endpoint
 from probes.run import Run
 from probes.settings import ClientSettings
 from probes.sse import SSEError, SSEParser
+from probes.transport import CountingTransport, Wire, watch
 from probes.wire import pinned_body
 
 log = logging.getLogger(__name__)
@@ -79,6 +86,7 @@ class PinnedClient:
         self.per_provider_concurrency = per_provider_concurrency
         self._transport = transport  # tests of pure parsing only; everything else uses sockets
         self._http: httpx.AsyncClient | None = None
+        self._fresh: httpx.AsyncClient | None = None   # the retry's pool: never reuses a connection
         # Made in __aenter__: asyncio primitives belong to the loop that first waits on them.
         self._overall = asyncio.Semaphore(overall_concurrency)
         self._per_tag: dict[str, asyncio.Semaphore] = {}
@@ -92,18 +100,23 @@ class PinnedClient:
         self._per_tag = {}
         limits = httpx.Limits(max_connections=self.overall_concurrency,
                               max_keepalive_connections=self.overall_concurrency)
-        # httpx timeouts are only a second line behind our own deadline.
-        timeout = httpx.Timeout(self.deadline_s, connect=min(10.0, self.deadline_s))
-        self._http = httpx.AsyncClient(http1=True, http2=False, limits=limits, timeout=timeout,
-                                       transport=self._transport, follow_redirects=False,
-                                       headers={"User-Agent": USER_AGENT,
-                                                "X-OpenRouter-Title": self.settings.title})
+        self._http = self._new_http(limits)
+        self._fresh = self._new_http(httpx.Limits(max_connections=self.overall_concurrency,
+                                                  max_keepalive_connections=0))
         return self
 
+    def _new_http(self, limits: httpx.Limits) -> httpx.AsyncClient:
+        # httpx timeouts are only a second line behind our own deadline.
+        timeout = httpx.Timeout(self.deadline_s, connect=min(10.0, self.deadline_s))
+        return httpx.AsyncClient(http1=True, http2=False, limits=limits, timeout=timeout,
+                                 transport=self._transport or CountingTransport(limits), follow_redirects=False,
+                                 headers={"User-Agent": USER_AGENT, "X-OpenRouter-Title": self.settings.title})
+
     async def __aexit__(self, *exc_info: object) -> None:
-        if self._http is not None:
-            await self._http.aclose()
-            self._http = None
+        for http in (self._http, self._fresh):
+            if http is not None:
+                await http.aclose()
+        self._http = self._fresh = None
 
     def url(self, path: str) -> str:
         return f"{self.settings.base_url}/{path.lstrip('/')}"
@@ -137,32 +150,46 @@ class PinnedClient:
         body = pinned_body(endpoint, messages, max_tokens=max_tokens, stream=stream,
                            response_format=response_format, temperature=temperature, seed=seed,
                            reasoning=reasoning)
+        deadline = deadline_s or self.deadline_s
         async with self._slot(endpoint.tag):
-            run = Run(endpoint, stream=stream, t0=time.monotonic())
-            await self._exchange(run, body, deadline_s or self.deadline_s)
+            start = time.monotonic()
+            run = Run(endpoint, stream=stream, t0=start)
+            lost = await self._exchange(run, body, deadline, self._require_http())
+            left = deadline - (time.monotonic() - start)
+            if lost is not None and left > 0 and self._fresh is not None:
+                # Timings restart with the request that could be answered: the lost one never
+                # reached a generation, so its milliseconds say nothing about the host.
+                run = Run(endpoint, stream=stream, t0=time.monotonic(), retried_after=lost)
+                await self._exchange(run, body, left, self._fresh)
         result = run.result(self.settings.scrub)
-        log.debug("chat %s: %s %s ttft=%s", endpoint.tag, result.classification, result.error_kind, result.ttft_s)
+        log.debug("chat %s: %s %s ttft=%s requests=%d", endpoint.tag, result.classification, result.error_kind,
+                  result.ttft_s, result.requests)
         return result
 
-    async def _exchange(self, run: Run, body: dict[str, Any], deadline_s: float) -> None:
-        http = self._require_http()
-        try:
-            async with asyncio.timeout(deadline_s):
-                request = http.build_request("POST", self.url("chat/completions"), json=body,
-                                             headers=self._headers(stream=run.stream))
-                response = await http.send(request, stream=True)
-                try:
-                    await self._read(run, response)
-                finally:
-                    await response.aclose()
-        except TimeoutError:
-            run.timed_out(deadline_s)
-        except httpx.TimeoutException as exc:  # httpx's own (per-read/connect) timeouts
-            run.transport_exception(exc, timeout=True)
-        except httpx.HTTPError as exc:
-            run.transport_exception(exc, timeout=False)
-        except SSEError as exc:
-            run.malformed(str(exc))
+    async def _exchange(self, run: Run, body: dict[str, Any], deadline_s: float,
+                        http: httpx.AsyncClient) -> str | None:
+        """Send once and feed `run`; the failure's description when it came before any response byte."""
+        with watch() as wire:
+            try:
+                async with asyncio.timeout(deadline_s):
+                    request = http.build_request("POST", self.url("chat/completions"), json=body,
+                                                 headers=self._headers(stream=run.stream))
+                    response = await http.send(request, stream=True)
+                    try:
+                        await self._read(run, response)
+                    finally:
+                        await response.aclose()
+            except TimeoutError:
+                run.timed_out(deadline_s)
+            except httpx.TimeoutException as exc:  # httpx's own (per-read/connect) timeouts
+                run.transport_exception(exc, timeout=True)
+            except httpx.HTTPError as exc:
+                run.transport_exception(exc, timeout=False)
+                if lost_before_first_byte(exc, wire):
+                    return self.settings.scrub(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+            except SSEError as exc:
+                run.malformed(str(exc))
+        return None
 
     async def _read(self, run: Run, response: httpx.Response) -> None:
         run.got_headers(response.status_code, response.headers)
@@ -203,6 +230,21 @@ class PinnedClient:
         if self._http is None:
             raise RuntimeError("use PinnedClient as `async with PinnedClient(...) as client`")
         return self._http
+
+
+def lost_before_first_byte(exc: httpx.HTTPError, wire: Wire) -> bool:
+    """Did the connection fail before the host sent a single byte of its answer?
+
+    A refused or failed connect never got that far. A reset, an EOF ("Server disconnected
+    without sending a response.") or a failed write counts only when the counted streams saw
+    no response byte at all: a partial status line is already the host answering. Timeouts are
+    never here: a host that stays silent is the `hang` the canary reports, not a dead socket.
+    """
+    if isinstance(exc, httpx.ConnectError):
+        return True
+    if isinstance(exc, (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError)):
+        return wire.watched and wire.received == 0
+    return False
 
 
 async def read_capped(response: httpx.Response, max_bytes: int) -> bytes:

@@ -146,6 +146,8 @@ class ChatResult:
     keepalives: int = 0
     chunks: int = 0
     truncated_by_client: bool = False   # we stopped reading at the size cap; finish_reason is "length"
+    requests: int = 1                   # 2 when the first was lost before any response byte and retried
+    retried_after: str | None = None    # why the first request was lost (timings are the retry's)
 
     @property
     def completed(self) -> bool:

@@ -30,10 +30,11 @@ Outcome = tuple[Classification, ErrorKind | None, str | None]
 class Run:
     """Mutable collector for one request; the client feeds it, `result()` freezes it."""
 
-    def __init__(self, endpoint: Endpoint, *, stream: bool, t0: float) -> None:
+    def __init__(self, endpoint: Endpoint, *, stream: bool, t0: float, retried_after: str | None = None) -> None:
         self.endpoint = endpoint
         self.stream = stream
         self.t0 = t0
+        self.retried_after = retried_after        # a first request lost before any response byte
         self.state = StreamState()
         self.status: int | None = None
         self.headers_at: float | None = None
@@ -134,6 +135,8 @@ class Run:
             cls, kind = Classification.ROUTING_MISMATCH, ErrorKind.ROUTING
             message = (f"served by {strangers[0]!r} while pinned to {self.endpoint.tag} "
                        f"({self.endpoint.provider_name}){note}")
+        if message is not None and self.retried_after is not None:
+            message = f"{message} (the request was retried once on a fresh connection after: {self.retried_after})"
         s, b = self.state, self.body or {}
         return ChatResult(
             tag=self.endpoint.tag,
@@ -157,5 +160,7 @@ class Run:
             keepalives=s.keepalives,
             chunks=s.chunks,
             truncated_by_client=s.truncated,
+            requests=1 if self.retried_after is None else 2,
+            retried_after=scrub(self.retried_after) if self.retried_after is not None else None,
         )
 

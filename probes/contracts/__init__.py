@@ -85,7 +85,7 @@ def attempt_from(result: ChatResult, endpoint: Endpoint, verdict: Verdict | None
         # The estimate comes from the endpoint's advertised pricing, so rounds are comparable
         # whether or not the upstream reported a cost.
         cost_usd=prompt_tokens * endpoint.prompt_price + completion_tokens * endpoint.completion_price,
-        text=result.text, prompt=tuple(dict(m) for m in messages),
+        requests=result.requests, text=result.text, prompt=tuple(dict(m) for m in messages),
     )
 
 
