@@ -23,14 +23,18 @@ Why it is shaped this way (shared/reference/tooling-notes.md §3, §6; openroute
   the first byte, never on a status, a timeout or a stream cut: a retried 502, hang or cut
   would hide exactly what the canary looks for. probes/transport.py counts the bytes.
 
-Reasoning models (openrouter-api.md "Pitfalls"): the client sends no `reasoning` option by
-default. `{"exclude": true}` would only hide the thinking, not stop it eating max_tokens, and
-under require_parameters:true any `reasoning` key makes endpoints that do not list it
-unroutable. Instead, reasoning deltas are recorded apart (`reasoning_text`), never start the
-TTFT (which is about reply text), and a reply that spent its budget thinking comes back
-COMPLETED with `reasoning_only` true, so a contract can call it inconclusive rather than
-"empty reply". A caller that wants to limit thinking passes `reasoning=` explicitly after
-checking `endpoint.supports("reasoning")`.
+Reasoning models (openrouter-api.md "Pitfalls"): a reasoning model spends max_tokens thinking
+before it answers. With a `reasoning_budget` (the engine passes probe.reasoning_*), every
+request to an endpoint that lists a reasoning parameter gets OpenRouter's reasoning controls
+(low effort, thinking excluded from the reply) and `max_tokens` + room for the thinking, so
+the answer keeps the budget the contract asked for (probes/wire.py `reasoning_request`); an
+endpoint that lists none is probed exactly as before, and no parameter an endpoint does not
+list is ever sent (require_parameters:true would make it unroutable). Reasoning deltas are
+recorded apart (`reasoning_text`) and never start the TTFT, which times the first *answer*
+text; a reply that still spent its budget thinking comes back COMPLETED with
+`reasoning_only` true, so a contract calls it inconclusive rather than "empty reply". A
+caller may pass `reasoning=` (a `reasoning` object) explicitly after checking
+`endpoint.supports("reasoning")`; it then replaces the budget's fields and adds no room.
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ from probes.run import Run
 from probes.settings import ClientSettings
 from probes.sse import SSEError, SSEParser
 from probes.transport import CountingTransport, Wire, watch
-from probes.wire import pinned_body
+from probes.wire import ReasoningBudget, pinned_body, reasoning_request
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +81,7 @@ class PinnedClient:
         per_provider_concurrency: int = 2,
         deadline_s: float = 30.0,
         transport: httpx.AsyncBaseTransport | None = None,
+        reasoning_budget: ReasoningBudget | None = None,
     ) -> None:
         if overall_concurrency < 1 or per_provider_concurrency < 1 or deadline_s <= 0:
             raise ValueError("concurrency caps must be >= 1 and the deadline > 0")
@@ -84,6 +89,7 @@ class PinnedClient:
         self.deadline_s = deadline_s
         self.overall_concurrency = overall_concurrency
         self.per_provider_concurrency = per_provider_concurrency
+        self.reasoning_budget = reasoning_budget
         self._transport = transport  # tests of pure parsing only; everything else uses sockets
         self._http: httpx.AsyncClient | None = None
         self._fresh: httpx.AsyncClient | None = None   # the retry's pool: never reuses a connection
@@ -93,7 +99,8 @@ class PinnedClient:
 
     def __repr__(self) -> str:
         return (f"PinnedClient({self.settings!r}, overall_concurrency={self.overall_concurrency}, "
-                f"per_provider_concurrency={self.per_provider_concurrency}, deadline_s={self.deadline_s})")
+                f"per_provider_concurrency={self.per_provider_concurrency}, deadline_s={self.deadline_s}, "
+                f"reasoning_budget={self.reasoning_budget!r})")
 
     async def __aenter__(self) -> PinnedClient:
         self._overall = asyncio.Semaphore(self.overall_concurrency)
@@ -146,20 +153,29 @@ class PinnedClient:
         reasoning: Mapping[str, Any] | None = None,
         deadline_s: float | None = None,
     ) -> ChatResult:
-        """Send one request pinned to `endpoint.tag` (fallbacks off) and classify what came back."""
-        body = pinned_body(endpoint, messages, max_tokens=max_tokens, stream=stream,
+        """Send one request pinned to `endpoint.tag` (fallbacks off) and classify what came back.
+
+        `max_tokens` is the answer's budget; a reasoning endpoint gets room to think on top.
+        """
+        if reasoning is not None:
+            cap, fields = max_tokens, {"reasoning": dict(reasoning)}
+        else:
+            cap, fields = reasoning_request(endpoint, self.reasoning_budget, max_tokens)
+        body = pinned_body(endpoint, messages, max_tokens=cap, stream=stream,
                            response_format=response_format, temperature=temperature, seed=seed,
-                           reasoning=reasoning)
+                           reasoning=fields)
         deadline = deadline_s or self.deadline_s
+        thinking = bool(fields)
         async with self._slot(endpoint.tag):
             start = time.monotonic()
-            run = Run(endpoint, stream=stream, t0=start)
+            run = Run(endpoint, stream=stream, t0=start, reasoning_requested=thinking)
             lost = await self._exchange(run, body, deadline, self._require_http())
             left = deadline - (time.monotonic() - start)
             if lost is not None and left > 0 and self._fresh is not None:
                 # Timings restart with the request that could be answered: the lost one never
                 # reached a generation, so its milliseconds say nothing about the host.
-                run = Run(endpoint, stream=stream, t0=time.monotonic(), retried_after=lost)
+                run = Run(endpoint, stream=stream, t0=time.monotonic(), retried_after=lost,
+                          reasoning_requested=thinking)
                 await self._exchange(run, body, left, self._fresh)
         result = run.result(self.settings.scrub)
         log.debug("chat %s: %s %s ttft=%s requests=%d", endpoint.tag, result.classification, result.error_kind,
