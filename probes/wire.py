@@ -69,7 +69,10 @@ def reasoning_request(endpoint: Endpoint, budget: ReasoningBudget | None, answer
         fields = {"include_reasoning": False}
     else:
         fields = {}
-    room = 0 if budget.effort == "none" and fields else budget.max_tokens
+    # `effort: none` turns thinking off, so it needs no room, but only where an effort was sent:
+    # `include_reasoning: false` hides the thinking without stopping it.
+    turned_off = budget.effort == "none" and ("reasoning" in fields or "reasoning_effort" in fields)
+    room = 0 if turned_off else budget.max_tokens
     cap = answer_tokens + room
     if endpoint.max_completion_tokens:
         cap = min(cap, endpoint.max_completion_tokens)

@@ -75,8 +75,11 @@ def test_the_cap_never_exceeds_what_the_endpoint_can_produce() -> None:
 
 
 def test_reasoning_turned_off_needs_no_room() -> None:
-    cap, fields = reasoning_request(_with("reasoning"), ReasoningBudget(effort="none", max_tokens=1024), 200)
+    off = ReasoningBudget(effort="none", max_tokens=1024)
+    cap, fields = reasoning_request(_with("reasoning"), off, 200)
     assert fields == {"reasoning": {"effort": "none", "exclude": True}} and cap == 200
+    # Hiding the thinking (the only control this endpoint lists) does not stop it: room stays.
+    assert reasoning_request(_with("include_reasoning"), off, 200) == (1224, {"include_reasoning": False})
 
 
 def test_no_reasoning_field_ever_reaches_an_endpoint_that_does_not_list_it() -> None:
