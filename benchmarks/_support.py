@@ -147,7 +147,7 @@ def round_env(base_url: str) -> dict[str, str]:
 
 def probe_command(config: Path, reports: Path, state: Path | None = None, extra: Sequence[str] = ()) -> list[str]:
     """`pytest probes` exactly as `canary probe` builds it (minus Allure: not what is measured here)."""
-    cmd = [PYTHON, "-m", "pytest", "probes", "-p", "no:cacheprovider", "-q", "-rfE",
+    cmd = [PYTHON, "-m", "pytest", "probes", "-p", "no:cacheprovider", "-p", "no:allure_pytest", "-q", "-rfE",
            f"--canary-config={config}", f"--canary-reports={reports}", f"--junitxml={reports / 'junit.xml'}"]
     if state is not None:
         cmd.append(f"--canary-state={state}")

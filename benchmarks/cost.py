@@ -11,10 +11,21 @@ with faulty ones, so one round shows both shapes the issue asks about:
   attempts of the language prompt run, so 6 requests.
 
 Dollars come from results.json (`cost_usd` = tokens x the endpoint's advertised pricing).
-Month = 48 rounds a day x 30 days. Machine-parsable last lines:
+Month = 48 rounds a day x 30 days.
+
+Then reasoning hosts (issue 13 item 8): one round against a fleet of the same price ($0.40/M
+prompt, $2.00/M completion tokens, a DeepSeek-R1-like price) holding plain hosts, reasoning hosts
+that list no reasoning parameter (so they get the request the probes always sent: no controls,
+max_tokens 200; this is "before"), and reasoning hosts that list `reasoning` (low effort, thinking
+excluded, max_tokens + 1024: "after"), each thinking 600 or 3000 tokens when unbudgeted; then the
+same fleet with `probe.reasoning_effort: null` (the 1024-token budget sent as reasoning.max_tokens).
+The simulator's reasoning host follows OpenRouter's documented budget normalisation (low effort =
+0.2 of max_tokens), so the thinking figures are that model's, not a real model's; the ceiling per
+request (answer + 1024 tokens) is what bounds a real one. Machine-parsable last lines:
 
     BENCH cost kind=clean requests=4 completion_tokens=… cost_usd_round=…
     BENCH cost kind=round providers=9 requests=… completion_tokens=… usd_round=… usd_month=…
+    BENCH cost kind=reasoning-<group> effort=… requests=… completion_tokens=… usd_round=… verdicts=…
 """
 
 from __future__ import annotations
@@ -30,10 +41,17 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _support import PYTHON, ROOT, bench_line, usage_per_provider
+from _support import (PYTHON, ROOT, Simulator, bench_line, canary_config, endpoint, run_probe, scenario,
+                      usage_per_provider, write_yaml)
 
 ROUNDS_PER_MONTH = 48 * 30
 AIM_REQUESTS = 4
+REASONING_PRICE = {"prompt_price": "0.00000040", "completion_price": "0.00000200"}
+PLAIN_PARAMS = ("max_tokens", "temperature", "seed", "response_format", "structured_outputs")
+REASONING_PARAMS = (*PLAIN_PARAMS, "reasoning", "include_reasoning")
+# group -> (natural thinking tokens or 0, lists reasoning parameters)
+FLEET = {"plain": (0, False), "before-600": (600, False), "after-600": (600, True),
+         "before-3000": (3000, False), "after-3000": (3000, True)}
 
 
 def default_round(tmp: Path) -> dict[str, Any]:
@@ -104,5 +122,57 @@ def main() -> None:
                      usd_month=total["cost_usd"] * ROUNDS_PER_MONTH))
 
 
-if __name__ == "__main__":
+def reasoning_fleet() -> dict[str, Any]:
+    hosts = []
+    for group, (thinking, lists) in FLEET.items():
+        for n in (1, 2):
+            faults = {"thinking": {"tokens": thinking}} if thinking else None
+            hosts.append(endpoint(f"{group}-{n}/fp8", ttft_ms=50, tokens_per_second=4000, faults=faults,
+                                  params=REASONING_PARAMS if lists else PLAIN_PARAMS, **REASONING_PRICE))
+    return scenario("reasoning-cost", hosts)
+
+
+def reasoning_rounds(tmp: Path) -> list[str]:
+    """One round per effort setting against the reasoning fleet; prints a table, returns BENCH lines."""
+    scenario_file = write_yaml(tmp / "reasoning.yaml", reasoning_fleet())
+    lines = []
+    with Simulator(scenario_file, seed=11) as sim:
+        for effort in ("low", None):
+            config = canary_config(tmp / f"canary-{effort}.yaml", probe={"reasoning_effort": effort})
+            done = run_probe(sim.base_url, config, tmp / f"reports-{effort}", state=tmp / "no-state.json")
+            results = done.results
+            usage = usage_per_provider(results)
+            print()
+            print(f"reasoning fleet, probe.reasoning_effort={effort or 'null'} (reasoning_max_tokens 1024), one round:")
+            print(f"{'group':<13} {'requests':>8} {'compl. tok':>10} {'USD/round':>11} {'USD/month':>10}  verdicts")
+            for group in FLEET:
+                tags = [t for t in usage if t.startswith(f"{group}-")]
+                req = sum(usage[t]["requests"] for t in tags) / len(tags)
+                tok = sum(usage[t]["completion_tokens"] for t in tags) / len(tags)
+                usd = sum(usage[t]["cost_usd"] for t in tags) / len(tags)
+                outcomes: dict[str, int] = {}
+                for c in results["cases"]:
+                    if c["provider"] in tags:
+                        outcomes[c["outcome"]] = outcomes.get(c["outcome"], 0) + 1
+                verdicts = ",".join(f"{k}:{v}" for k, v in sorted(outcomes.items()))
+                print(f"{group:<13} {req:>8g} {tok:>10g} {usd:>11.6f} {usd * ROUNDS_PER_MONTH:>10.4f}  {verdicts}")
+                lines.append(bench_line("cost", kind=f"reasoning-{group}", effort=effort or "budget", requests=req,
+                                        completion_tokens=tok, usd_round=usd, usd_month=usd * ROUNDS_PER_MONTH,
+                                        verdicts=verdicts))
+    ceiling = 4 * (200 + 1024) * float(REASONING_PRICE["completion_price"])
+    print(f"ceiling of a clean round of one reasoning host (4 requests x (200 + 1024) completion tokens): "
+          f"${ceiling:.6f}/round, ${ceiling * ROUNDS_PER_MONTH:.4f}/month")
+    return lines
+
+
+def main_all() -> None:
     main()
+    with tempfile.TemporaryDirectory(prefix="canary-cost-reasoning-") as tmp:
+        lines = reasoning_rounds(Path(tmp))
+    print()
+    for line in lines:
+        print(line)
+
+
+if __name__ == "__main__":
+    main_all()

@@ -38,6 +38,12 @@ DEFAULTS: dict[str, Any] = {
         "max_tokens": 200,              # cap on every probe request's completion
         "language_confirmations": 2,    # extra attempts after a language anomaly (majority of 3)
         "temperature": 0.7,
+        # Reasoning endpoints only (those listing `reasoning`, `reasoning_effort` or
+        # `include_reasoning`): OpenRouter's reasoning.effort (null: send reasoning_max_tokens as
+        # reasoning.max_tokens instead), and the room for thinking added to every completion
+        # budget so the answer still fits (benchmarks/cost.py measures what it costs).
+        "reasoning_effort": "low",
+        "reasoning_max_tokens": 1024,
     },
     "concurrency": {
         # Simultaneous requests per round, all providers (per xdist worker: overall // workers).
@@ -111,6 +117,8 @@ class ProbeSettings:
     max_tokens: int
     language_confirmations: int
     temperature: float
+    reasoning_effort: str | None = "low"   # see DEFAULTS["probe"]
+    reasoning_max_tokens: int = 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +226,8 @@ def parse_config(raw: dict[str, Any], *, source: str = "<inline>") -> Config:
         max_tokens=v.integer(p, "max_tokens", "probe.max_tokens", minimum=16),
         language_confirmations=v.integer(p, "language_confirmations", "probe.language_confirmations", minimum=0),
         temperature=v.number(p, "temperature", "probe.temperature", minimum=0.0),
+        reasoning_effort=_reasoning_effort(p.get("reasoning_effort"), source),
+        reasoning_max_tokens=v.integer(p, "reasoning_max_tokens", "probe.reasoning_max_tokens", minimum=1),
     )
     if probe.request_deadline_seconds < probe.ttft_seconds:
         raise ConfigError(f"{source}: probe.request_deadline_seconds must be at least probe.ttft_seconds")
@@ -257,6 +267,16 @@ def parse_config(raw: dict[str, Any], *, source: str = "<inline>") -> Config:
                          state_branch=_state_branch(pa["state_branch"], source))
     return Config(mode=mode, models=models, controls=controls, contracts=contracts, languages=languages,
                   probe=probe, concurrency=concurrency, rules=rules, paths=paths, source=source)
+
+
+REASONING_EFFORTS = ("max", "xhigh", "high", "medium", "low", "minimal", "none")  # OpenRouter's reasoning.effort
+
+
+def _reasoning_effort(value: Any, source: str) -> str | None:
+    if value is None or value in REASONING_EFFORTS:
+        return value  # type: ignore[no-any-return]
+    raise ConfigError(f"{source}: probe.reasoning_effort must be one of {', '.join(REASONING_EFFORTS)} or null "
+                      f"(null: send probe.reasoning_max_tokens as the thinking budget), got {value!r}")
 
 
 def _merge(base: dict[str, Any], override: dict[str, Any], source: str, prefix: str) -> dict[str, Any]:

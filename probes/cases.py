@@ -73,6 +73,7 @@ class Attempt:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
+    requests: int = 1                # HTTP requests it took: 2 when the first was lost before any byte
     text: str = ""                   # the full reply: Allure only, never results.json
     prompt: tuple[dict[str, Any], ...] = ()   # the messages sent: Allure only
 
@@ -80,7 +81,7 @@ class Attempt:
         return {
             "outcome": self.outcome.value, "reason": self.reason, "ttft_s": _round(self.ttft_s),
             "total_s": _round(self.total_s), "finish_reason": self.finish_reason,
-            "error_kind": self.error_kind, "served_by": self.served_by,
+            "error_kind": self.error_kind, "served_by": self.served_by, "requests": self.requests,
             "excerpt": self.text[:EXCERPT_CHARS],
         }
 
@@ -120,7 +121,7 @@ class CaseResult:
             "outcome": self.outcome.value, "reason": self.reason, "language": self.language,
             "anomaly": self.anomaly, "control": self.control,
             "ttft_s": _round(first.ttft_s) if first else None,
-            "duration_s": _round(self.duration_s), "requests": len(self.attempts),
+            "duration_s": _round(self.duration_s), "requests": sum(a.requests for a in self.attempts),
             "prompt_tokens": sum(a.prompt_tokens for a in self.attempts),
             "completion_tokens": sum(a.completion_tokens for a in self.attempts),
             "cost_usd": round(sum(a.cost_usd for a in self.attempts), 8),

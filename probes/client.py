@@ -13,18 +13,28 @@ Why it is shaped this way (shared/reference/tooling-notes.md §3, §6; openroute
   is per read, so a host that trickles a keep-alive every few seconds would never trip it.
 - The deadline and the clock start *after* the concurrency caps let a request through:
   waiting in our own queue must never count against a host.
-- One HTTP/1.1 connection pool sized to the global cap; no retries anywhere (a retried 502
-  would hide exactly what the canary looks for); `Accept-Encoding: identity` on streams so no
-  decompression buffer sits between a byte arriving and our clock reading it.
+- One HTTP/1.1 connection pool sized to the global cap; `Accept-Encoding: identity` on streams
+  so no decompression buffer sits between a byte arriving and our clock reading it.
+- One retry, and only one kind: when the connection died before the *first response byte*
+  (connection refused, a stale keep-alive connection the server had already dropped, an
+  overloaded accept queue resetting us), nothing of the host's answer was seen, so the request
+  is sent once more on a fresh connection (a second pool that keeps no connection alive) within
+  what is left of the same deadline. Both requests count in the usage (`requests`). Never after
+  the first byte, never on a status, a timeout or a stream cut: a retried 502, hang or cut
+  would hide exactly what the canary looks for. probes/transport.py counts the bytes.
 
-Reasoning models (openrouter-api.md "Pitfalls"): the client sends no `reasoning` option by
-default. `{"exclude": true}` would only hide the thinking, not stop it eating max_tokens, and
-under require_parameters:true any `reasoning` key makes endpoints that do not list it
-unroutable. Instead, reasoning deltas are recorded apart (`reasoning_text`), never start the
-TTFT (which is about reply text), and a reply that spent its budget thinking comes back
-COMPLETED with `reasoning_only` true, so a contract can call it inconclusive rather than
-"empty reply". A caller that wants to limit thinking passes `reasoning=` explicitly after
-checking `endpoint.supports("reasoning")`.
+Reasoning models (openrouter-api.md "Pitfalls"): a reasoning model spends max_tokens thinking
+before it answers. With a `reasoning_budget` (the engine passes probe.reasoning_*), every
+request to an endpoint that lists a reasoning parameter gets OpenRouter's reasoning controls
+(low effort, thinking excluded from the reply) and `max_tokens` + room for the thinking, so
+the answer keeps the budget the contract asked for (probes/wire.py `reasoning_request`); an
+endpoint that lists none is probed exactly as before, and no parameter an endpoint does not
+list is ever sent (require_parameters:true would make it unroutable). Reasoning deltas are
+recorded apart (`reasoning_text`) and never start the TTFT, which times the first *answer*
+text; a reply that still spent its budget thinking comes back COMPLETED with
+`reasoning_only` true, so a contract calls it inconclusive rather than "empty reply". A
+caller may pass `reasoning=` (a `reasoning` object) explicitly after checking
+`endpoint.supports("reasoning")`; it then replaces the budget's fields and adds no room.
 """
 
 from __future__ import annotations
@@ -42,7 +52,8 @@ from probes.records import ChatResult, Endpoint
 from probes.run import Run
 from probes.settings import ClientSettings
 from probes.sse import SSEError, SSEParser
-from probes.wire import pinned_body
+from probes.transport import CountingTransport, Wire, watch
+from probes.wire import ReasoningBudget, pinned_body, reasoning_request
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +81,7 @@ class PinnedClient:
         per_provider_concurrency: int = 2,
         deadline_s: float = 30.0,
         transport: httpx.AsyncBaseTransport | None = None,
+        reasoning_budget: ReasoningBudget | None = None,
     ) -> None:
         if overall_concurrency < 1 or per_provider_concurrency < 1 or deadline_s <= 0:
             raise ValueError("concurrency caps must be >= 1 and the deadline > 0")
@@ -77,33 +89,41 @@ class PinnedClient:
         self.deadline_s = deadline_s
         self.overall_concurrency = overall_concurrency
         self.per_provider_concurrency = per_provider_concurrency
+        self.reasoning_budget = reasoning_budget
         self._transport = transport  # tests of pure parsing only; everything else uses sockets
         self._http: httpx.AsyncClient | None = None
+        self._fresh: httpx.AsyncClient | None = None   # the retry's pool: never reuses a connection
         # Made in __aenter__: asyncio primitives belong to the loop that first waits on them.
         self._overall = asyncio.Semaphore(overall_concurrency)
         self._per_tag: dict[str, asyncio.Semaphore] = {}
 
     def __repr__(self) -> str:
         return (f"PinnedClient({self.settings!r}, overall_concurrency={self.overall_concurrency}, "
-                f"per_provider_concurrency={self.per_provider_concurrency}, deadline_s={self.deadline_s})")
+                f"per_provider_concurrency={self.per_provider_concurrency}, deadline_s={self.deadline_s}, "
+                f"reasoning_budget={self.reasoning_budget!r})")
 
     async def __aenter__(self) -> PinnedClient:
         self._overall = asyncio.Semaphore(self.overall_concurrency)
         self._per_tag = {}
         limits = httpx.Limits(max_connections=self.overall_concurrency,
                               max_keepalive_connections=self.overall_concurrency)
-        # httpx timeouts are only a second line behind our own deadline.
-        timeout = httpx.Timeout(self.deadline_s, connect=min(10.0, self.deadline_s))
-        self._http = httpx.AsyncClient(http1=True, http2=False, limits=limits, timeout=timeout,
-                                       transport=self._transport, follow_redirects=False,
-                                       headers={"User-Agent": USER_AGENT,
-                                                "X-OpenRouter-Title": self.settings.title})
+        self._http = self._new_http(limits)
+        self._fresh = self._new_http(httpx.Limits(max_connections=self.overall_concurrency,
+                                                  max_keepalive_connections=0))
         return self
 
+    def _new_http(self, limits: httpx.Limits) -> httpx.AsyncClient:
+        # httpx timeouts are only a second line behind our own deadline.
+        timeout = httpx.Timeout(self.deadline_s, connect=min(10.0, self.deadline_s))
+        return httpx.AsyncClient(http1=True, http2=False, limits=limits, timeout=timeout,
+                                 transport=self._transport or CountingTransport(limits), follow_redirects=False,
+                                 headers={"User-Agent": USER_AGENT, "X-OpenRouter-Title": self.settings.title})
+
     async def __aexit__(self, *exc_info: object) -> None:
-        if self._http is not None:
-            await self._http.aclose()
-            self._http = None
+        for http in (self._http, self._fresh):
+            if http is not None:
+                await http.aclose()
+        self._http = self._fresh = None
 
     def url(self, path: str) -> str:
         return f"{self.settings.base_url}/{path.lstrip('/')}"
@@ -133,36 +153,59 @@ class PinnedClient:
         reasoning: Mapping[str, Any] | None = None,
         deadline_s: float | None = None,
     ) -> ChatResult:
-        """Send one request pinned to `endpoint.tag` (fallbacks off) and classify what came back."""
-        body = pinned_body(endpoint, messages, max_tokens=max_tokens, stream=stream,
+        """Send one request pinned to `endpoint.tag` (fallbacks off) and classify what came back.
+
+        `max_tokens` is the answer's budget; a reasoning endpoint gets room to think on top.
+        """
+        if reasoning is not None:
+            cap, fields = max_tokens, {"reasoning": dict(reasoning)}
+        else:
+            cap, fields = reasoning_request(endpoint, self.reasoning_budget, max_tokens)
+        body = pinned_body(endpoint, messages, max_tokens=cap, stream=stream,
                            response_format=response_format, temperature=temperature, seed=seed,
-                           reasoning=reasoning)
+                           reasoning=fields)
+        deadline = deadline_s or self.deadline_s
+        thinking = bool(fields)
         async with self._slot(endpoint.tag):
-            run = Run(endpoint, stream=stream, t0=time.monotonic())
-            await self._exchange(run, body, deadline_s or self.deadline_s)
+            start = time.monotonic()
+            run = Run(endpoint, stream=stream, t0=start, reasoning_requested=thinking)
+            lost = await self._exchange(run, body, deadline, self._require_http())
+            left = deadline - (time.monotonic() - start)
+            if lost is not None and left > 0 and self._fresh is not None:
+                # Timings restart with the request that could be answered: the lost one never
+                # reached a generation, so its milliseconds say nothing about the host.
+                run = Run(endpoint, stream=stream, t0=time.monotonic(), retried_after=lost,
+                          reasoning_requested=thinking)
+                await self._exchange(run, body, left, self._fresh)
         result = run.result(self.settings.scrub)
-        log.debug("chat %s: %s %s ttft=%s", endpoint.tag, result.classification, result.error_kind, result.ttft_s)
+        log.debug("chat %s: %s %s ttft=%s requests=%d", endpoint.tag, result.classification, result.error_kind,
+                  result.ttft_s, result.requests)
         return result
 
-    async def _exchange(self, run: Run, body: dict[str, Any], deadline_s: float) -> None:
-        http = self._require_http()
-        try:
-            async with asyncio.timeout(deadline_s):
-                request = http.build_request("POST", self.url("chat/completions"), json=body,
-                                             headers=self._headers(stream=run.stream))
-                response = await http.send(request, stream=True)
-                try:
-                    await self._read(run, response)
-                finally:
-                    await response.aclose()
-        except TimeoutError:
-            run.timed_out(deadline_s)
-        except httpx.TimeoutException as exc:  # httpx's own (per-read/connect) timeouts
-            run.transport_exception(exc, timeout=True)
-        except httpx.HTTPError as exc:
-            run.transport_exception(exc, timeout=False)
-        except SSEError as exc:
-            run.malformed(str(exc))
+    async def _exchange(self, run: Run, body: dict[str, Any], deadline_s: float,
+                        http: httpx.AsyncClient) -> str | None:
+        """Send once and feed `run`; the failure's description when it came before any response byte."""
+        with watch() as wire:
+            try:
+                async with asyncio.timeout(deadline_s):
+                    request = http.build_request("POST", self.url("chat/completions"), json=body,
+                                                 headers=self._headers(stream=run.stream))
+                    response = await http.send(request, stream=True)
+                    try:
+                        await self._read(run, response)
+                    finally:
+                        await response.aclose()
+            except TimeoutError:
+                run.timed_out(deadline_s)
+            except httpx.TimeoutException as exc:  # httpx's own (per-read/connect) timeouts
+                run.transport_exception(exc, timeout=True)
+            except httpx.HTTPError as exc:
+                run.transport_exception(exc, timeout=False)
+                if lost_before_first_byte(exc, wire):
+                    return self.settings.scrub(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+            except SSEError as exc:
+                run.malformed(str(exc))
+        return None
 
     async def _read(self, run: Run, response: httpx.Response) -> None:
         run.got_headers(response.status_code, response.headers)
@@ -203,6 +246,21 @@ class PinnedClient:
         if self._http is None:
             raise RuntimeError("use PinnedClient as `async with PinnedClient(...) as client`")
         return self._http
+
+
+def lost_before_first_byte(exc: httpx.HTTPError, wire: Wire) -> bool:
+    """Did the connection fail before the host sent a single byte of its answer?
+
+    A refused or failed connect never got that far. A reset, an EOF ("Server disconnected
+    without sending a response.") or a failed write counts only when the counted streams saw
+    no response byte at all: a partial status line is already the host answering. Timeouts are
+    never here: a host that stays silent is the `hang` the canary reports, not a dead socket.
+    """
+    if isinstance(exc, httpx.ConnectError):
+        return True
+    if isinstance(exc, (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError)):
+        return wire.watched and wire.received == 0
+    return False
 
 
 async def read_capped(response: httpx.Response, max_bytes: int) -> bytes:

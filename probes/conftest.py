@@ -1,5 +1,6 @@
-"""`pytest probes` is one canary round. This initial conftest adds the round's options and
-registers the plugin (probes/plugin.py); see the README for the whole option list."""
+"""`pytest probes` is one canary round. This initial conftest adds the round's options, points
+JUnit and Allure at the reports folder by default (probes/outputs.py) and registers the plugin
+(probes/plugin.py); see the README for the whole option list."""
 
 from __future__ import annotations
 
@@ -32,6 +33,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "(`canary round` replays a half-hourly schedule on the simulator)")
     group.addoption("--canary-scenario", dest="canary_scenario", default=None, metavar="FILE",
                     help="simulator scenario when the round runs on the bundled simulator (no OPENROUTER_API_KEY)")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Before any pytest_configure: the JUnit and Allure defaults (explicit options win)."""
+    from probes.outputs import default_outputs
+
+    default_outputs(config)
 
 
 @pytest.hookimpl(trylast=True)  # after xdist's pytest_configure, so the plugin can see its role

@@ -28,6 +28,7 @@ from probes.contracts import ContractSettings, language, latency, refusal, struc
 from probes.controls import FileControls
 from probes.langservice import LanguageBackend
 from probes.settings import ClientSettings
+from probes.wire import ReasoningBudget
 
 CONTRACT_MODULES: dict[str, ModuleType] = {
     "latency": latency, "refusal": refusal, "structured": structured, "language": language,
@@ -104,7 +105,9 @@ class Engine:
         overall, per_provider = self._caps
         async with PinnedClient(self._client_settings, overall_concurrency=overall,
                                 per_provider_concurrency=per_provider,
-                                deadline_s=self._probe.request_deadline_seconds) as client:
+                                deadline_s=self._probe.request_deadline_seconds,
+                                reasoning_budget=ReasoningBudget(self._probe.reasoning_effort,
+                                                                 self._probe.reasoning_max_tokens)) as client:
             self._client = client
             self._ready.set()
             await self._stop.wait()

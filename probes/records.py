@@ -6,9 +6,12 @@ ChatResult everything one pinned request produced: text, timings, who served it,
            Classification that tells a contract whether there is anything to judge.
 
 Classification is deliberately coarse. Only COMPLETED results carry a generation a contract
-may judge; TRANSPORT_ERROR freezes a host's streak; ROUTING_MISMATCH means the pin did not
-hold (the reply says nothing about the pinned host); AUTH_ERROR is about *our* key, so the
-round should stop instead of blaming any host. ErrorKind says which transport failure it was.
+may judge; MODERATED is the host's moderation refusing our (supported) prompt before any
+generation (a 403 with moderation metadata): a policy answer, not a transport failure, which
+only the refusal contract can judge; TRANSPORT_ERROR freezes a host's streak; ROUTING_MISMATCH
+means the pin did not hold (the reply says nothing about the pinned host); AUTH_ERROR is about
+*our* key, so the round should stop instead of blaming any host. ErrorKind says which
+non-completion it was.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ class Classification(str, Enum):
     """What a pinned request amounted to; the string values go into reports."""
 
     COMPLETED = "completed"
+    MODERATED = "moderated"
     TRANSPORT_ERROR = "transport_error"
     ROUTING_MISMATCH = "routing_mismatch"
     AUTH_ERROR = "auth_error"
@@ -44,7 +48,7 @@ class ErrorKind(str, Enum):
     HTTP_5XX = "http_5xx"
     HTTP_4XX = "http_4xx"                    # other 4xx for the pinned endpoint (404 "no allowed providers", 400…)
     HTTP_OTHER = "http_other"                # any other non-200 status (3xx: redirects are not followed)
-    MODERATION = "moderation"                # 403 with moderation metadata: the host's input filter, not our key
+    MODERATION = "moderation"                # 403 with moderation metadata: the host's input filter (MODERATED)
     AUTH = "auth"                            # 401/402/403 about our key or credits
     STREAM_CUT = "stream_cut"                # stream ended before [DONE] without a finish reason
     MID_STREAM_ERROR = "mid_stream_error"    # an `error` object (or finish_reason "error") inside the stream
@@ -130,6 +134,7 @@ class ChatResult:
     text: str = ""
     reasoning_text: str = ""
     reasoning_seen: bool = False        # reasoning arrived in any form, even without readable text
+    reasoning_requested: bool = False   # we sent reasoning controls (thinking may be excluded from the reply)
     finish_reason: str | None = None
     native_finish_reason: str | None = None
     usage: Usage | None = None
@@ -146,6 +151,9 @@ class ChatResult:
     keepalives: int = 0
     chunks: int = 0
     truncated_by_client: bool = False   # we stopped reading at the size cap; finish_reason is "length"
+    flagged: tuple[str, ...] = ()       # MODERATED: the categories the moderation named (cleaned upstream text)
+    requests: int = 1                   # 2 when the first was lost before any response byte and retried
+    retried_after: str | None = None    # why the first request was lost (timings are the retry's)
 
     @property
     def completed(self) -> bool:
@@ -158,7 +166,10 @@ class ChatResult:
         Real traffic often carries no readable reasoning: OpenAI o-series send only encrypted
         `reasoning_details` (`reasoning: null`), xAI Grok 4 sends none and reports only
         `usage.completion_tokens_details.reasoning_tokens`. Any of these counts as thinking.
+        So does a `length` finish with no text when we asked the model to think with its
+        reasoning excluded from the reply: the thinking happened where we cannot see it.
         """
         thought = (bool(self.reasoning_text) or self.reasoning_seen
-                   or (self.usage is not None and self.usage.reasoning_tokens > 0))
+                   or (self.usage is not None and self.usage.reasoning_tokens > 0)
+                   or (self.reasoning_requested and self.finish_reason == "length"))
         return self.completed and not self.text and thought

@@ -6,7 +6,8 @@ stream itself goes through StreamState. `result()` applies the precedence once, 
 1. AUTH_ERROR (our key) beats everything: nothing else about the round can be trusted.
 2. A served-by name that is not the pinned provider -> ROUTING_MISMATCH, whatever else
    happened: the pin did not hold, so the reply (or error) says nothing about the pinned host.
-3. An error status, a JSON error in a 200 body, an `error` in the stream, a malformed stream.
+3. An error status (a moderation 403 is MODERATED: the host's policy answered), a JSON error in
+   a 200 body, an `error` in the stream, a malformed stream.
 4. Timeouts and dropped connections -- unless a finish reason had already arrived: then the
    generation was complete and only the trailer ([DONE], usage) was lost, so it is COMPLETED.
 5. A stream that ended without [DONE] and without a finish reason was cut (stream_cut).
@@ -22,7 +23,7 @@ import httpx
 
 from probes.records import ChatResult, Classification, Endpoint, ErrorKind
 from probes.stream import StreamState
-from probes.wire import classify_status, completion_fields, error_of, parse_json, provider_matches
+from probes.wire import classify_status, completion_fields, error_of, flagged_categories, parse_json, provider_matches
 
 Outcome = tuple[Classification, ErrorKind | None, str | None]
 
@@ -30,16 +31,20 @@ Outcome = tuple[Classification, ErrorKind | None, str | None]
 class Run:
     """Mutable collector for one request; the client feeds it, `result()` freezes it."""
 
-    def __init__(self, endpoint: Endpoint, *, stream: bool, t0: float) -> None:
+    def __init__(self, endpoint: Endpoint, *, stream: bool, t0: float, retried_after: str | None = None,
+                 reasoning_requested: bool = False) -> None:
         self.endpoint = endpoint
+        self.reasoning_requested = reasoning_requested
         self.stream = stream
         self.t0 = t0
+        self.retried_after = retried_after        # a first request lost before any response byte
         self.state = StreamState()
         self.status: int | None = None
         self.headers_at: float | None = None
         self.header_provider: str | None = None
         self.header_generation_id: str | None = None
         self.error_provider: str | None = None
+        self.flagged: tuple[str, ...] = ()         # moderation categories of a MODERATED answer
         self.body: dict[str, Any] | None = None   # fields of a non-streamed 200 reply
         self.fixed: Outcome | None = None         # decided by a status or a body; final
         self.failure: Outcome | None = None       # a timeout or exception; may be forgiven (rule 4)
@@ -60,6 +65,8 @@ class Run:
         cls, kind = classify_status(status, metadata)
         provider = metadata.get("provider_name")
         self.error_provider = provider if isinstance(provider, str) and provider else None
+        if cls is Classification.MODERATED:
+            self.flagged = flagged_categories(metadata)
         self.fixed = (cls, kind, f"HTTP {status}: {message}")
 
     def json_body(self, raw: bytes) -> None:
@@ -134,6 +141,8 @@ class Run:
             cls, kind = Classification.ROUTING_MISMATCH, ErrorKind.ROUTING
             message = (f"served by {strangers[0]!r} while pinned to {self.endpoint.tag} "
                        f"({self.endpoint.provider_name}){note}")
+        if message is not None and self.retried_after is not None:
+            message = f"{message} (the request was retried once on a fresh connection after: {self.retried_after})"
         s, b = self.state, self.body or {}
         return ChatResult(
             tag=self.endpoint.tag,
@@ -157,5 +166,9 @@ class Run:
             keepalives=s.keepalives,
             chunks=s.chunks,
             truncated_by_client=s.truncated,
+            flagged=self.flagged if cls is Classification.MODERATED else (),
+            reasoning_requested=self.reasoning_requested,
+            requests=1 if self.retried_after is None else 2,
+            retried_after=scrub(self.retried_after) if self.retried_after is not None else None,
         )
 

@@ -9,15 +9,74 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from canary.untrusted import clean
 from probes.records import Classification, Endpoint, ErrorKind, Usage
 from probes.stream import describe_error
+
+# Moderation categories are upstream text: a few short printable ones are plenty for a reason.
+MAX_FLAGGED = 5
+FLAGGED_CHARS = 40
 
 # Optional sampling knobs: sent only when the endpoint lists them, because with
 # require_parameters:true an unlisted parameter makes the pinned request unroutable (404),
 # which would freeze the host forever over a parameter the probe can live without.
 _OPTIONAL_PARAMS = ("temperature", "seed")
+# The parameters by which an endpoint says it serves a reasoning model (SPEC `Parameter` enum).
+REASONING_PARAMS = ("reasoning", "reasoning_effort", "include_reasoning")
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningBudget:
+    """How the probes let a reasoning model think (probe.reasoning_effort / probe.reasoning_max_tokens).
+
+    Why (openrouter-api.md "Pitfalls"): a reasoning model spends the completion budget thinking
+    before it writes a word, and reasoning tokens count as output tokens (OpenRouter docs,
+    guides/best-practices/reasoning-tokens). With the probes' small max_tokens it would think
+    until the cap and answer nothing, round after round: no verdict on any contract.
+    """
+
+    effort: str | None = "low"   # reasoning.effort; None sends `max_tokens` as reasoning.max_tokens
+    max_tokens: int = 1024       # room for thinking added on top of the answer's budget
+
+
+def reasoning_request(endpoint: Endpoint, budget: ReasoningBudget | None, answer_tokens: int) -> tuple[int, dict[str, Any]]:
+    """(completion cap, reasoning fields of the body) for one request to `endpoint`.
+
+    Only parameters the endpoint lists are sent (require_parameters:true would make any other
+    unroutable), in OpenRouter's preferred spelling first:
+    - `reasoning: {effort | max_tokens, exclude: true}`: the unified option; `exclude` keeps the
+      thinking out of the reply ("all models support this"), so only the answer is streamed;
+    - `reasoning_effort`: the older top-level effort;
+    - `include_reasoning: false`: the legacy spelling of `{exclude: true}` (no budget control).
+    The cap grows by the thinking room for any of them, so the answer keeps `answer_tokens`:
+    with effort, OpenRouter gives budget-style models `max_tokens x share` (low 0.2) with a
+    1024-token floor for Anthropic, which "requires max_tokens strictly higher than the
+    reasoning budget" (same docs page); `answer + 1024` satisfies that for every share up to
+    high. The cap never exceeds the endpoint's max_completion_tokens. An endpoint that lists
+    none of these is probed exactly as before: no field, no extra room.
+    """
+    if budget is None or not any(endpoint.supports(p) for p in REASONING_PARAMS):
+        return answer_tokens, {}
+    if endpoint.supports("reasoning"):
+        control: dict[str, Any] = {"effort": budget.effort} if budget.effort else {"max_tokens": budget.max_tokens}
+        fields: dict[str, Any] = {"reasoning": {**control, "exclude": True}}
+    elif endpoint.supports("reasoning_effort") and budget.effort:
+        fields = {"reasoning_effort": budget.effort}
+    elif endpoint.supports("include_reasoning"):
+        fields = {"include_reasoning": False}
+    else:
+        fields = {}
+    # `effort: none` turns thinking off, so it needs no room, but only where an effort was sent:
+    # `include_reasoning: false` hides the thinking without stopping it.
+    turned_off = budget.effort == "none" and ("reasoning" in fields or "reasoning_effort" in fields)
+    room = 0 if turned_off else budget.max_tokens
+    cap = answer_tokens + room
+    if endpoint.max_completion_tokens:
+        cap = min(cap, endpoint.max_completion_tokens)
+    return cap, fields
 
 
 def pinned_body(
@@ -31,7 +90,10 @@ def pinned_body(
     seed: int | None = None,
     reasoning: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The §2.3 recipe: order + only the exact tag, no fallbacks, every parameter honoured, no `models`."""
+    """The §2.3 recipe: order + only the exact tag, no fallbacks, every parameter honoured, no `models`.
+
+    `reasoning` holds reasoning fields for the body (see `reasoning_request`), merged as given.
+    """
     # The cost cap goes under the name the endpoint lists (max_tokens is deprecated in favour of
     # max_completion_tokens). An endpoint that lists neither cannot be pinned with
     # require_parameters (it would be unroutable, frozen forever), so for it the requirement is
@@ -57,8 +119,8 @@ def pinned_body(
     # first, because silently dropping them would change what the probe measures.
     if response_format is not None:
         body["response_format"] = dict(response_format)
-    if reasoning is not None:
-        body["reasoning"] = dict(reasoning)
+    for name, value in (reasoning or {}).items():
+        body[name] = dict(value) if isinstance(value, Mapping) else value
     return body
 
 
@@ -92,10 +154,10 @@ def error_of(body: Any) -> tuple[str, dict[str, Any]]:
 
 def classify_status(status: int, metadata: Mapping[str, Any]) -> tuple[Classification, ErrorKind]:
     """Map a non-200 status of a pinned request (§4.2) to what the round should do with it."""
-    if status == 403 and ("reasons" in metadata or "flagged_input" in metadata):
-        # Input moderation by a moderated host (§4.4): about the host's policy, not our key.
-        # Not a generation either, so it freezes; a refusal contract may read error_kind.
-        return Classification.TRANSPORT_ERROR, ErrorKind.MODERATION
+    if is_moderation(status, metadata):
+        # Input moderation (§4.4): the host's policy refused our prompt before generating. Not our
+        # key and not the network: the route refuses the product's traffic (MODERATED).
+        return Classification.MODERATED, ErrorKind.MODERATION
     if status in (401, 402, 403):
         # Our key is wrong, out of credit or not allowed: every host would fail the same way,
         # so the round stops rather than blaming anyone.
@@ -111,6 +173,26 @@ def classify_status(status: int, metadata: Mapping[str, Any]) -> tuple[Classific
     # 404 "no allowed providers" (endpoint filtered before routing), 400, 413, 422…: nothing
     # was generated, so there is no quality signal; freeze.
     return Classification.TRANSPORT_ERROR, ErrorKind.HTTP_4XX
+
+
+def is_moderation(status: int, metadata: Mapping[str, Any]) -> bool:
+    """A 403 whose metadata is OpenRouter's ModerationErrorMetadata ({reasons[], flagged_input,
+    provider_name, model_slug}; docs api/reference/errors-and-debugging "Moderation Errors").
+
+    A guardrail 403 (`patterns`) is *our* account's filter and a bare 403 is our key: neither
+    is the host's moderation, so both stay with the auth rule.
+    """
+    return status == 403 and ("reasons" in metadata or "flagged_input" in metadata)
+
+
+def flagged_categories(metadata: Mapping[str, Any]) -> tuple[str, ...]:
+    """The moderation `reasons`, cleaned (one printable line each, bounded): untrusted upstream text."""
+    reasons = metadata.get("reasons")
+    items = reasons if isinstance(reasons, list) else [reasons] if isinstance(reasons, str) else []
+    cleaned = [clean(r, FLAGGED_CHARS) for r in items if isinstance(r, (str, int, float)) and not isinstance(r, bool)]
+    kept = [c for c in cleaned if c][:MAX_FLAGGED]
+    extra = len([c for c in cleaned if c]) - len(kept)
+    return (*kept, f"+{extra} more") if extra > 0 else tuple(kept)
 
 
 def completion_fields(body: Any) -> dict[str, Any] | str:

@@ -5,6 +5,11 @@ a slow host can also be a broken one. Every other fault is *exclusive*: one unif
 faults in the order they are written, each owning a slice of width `rate`, so at most one fires and
 the rates of one endpoint must add up to at most 1. `refusal: 0.6` + `content_filter: 0.4` means
 "always filters, 60/40".
+
+*Traits* are not drawn: they describe what the host is rather than what goes wrong now, and
+apply to every request by their own rule (`thinking`: a reasoning model always thinks first;
+`reset_before_response`: the first `times` requests of each conversation lose their
+connection). They combine with any drawn fault, and their rate can only be 1.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import Any
 from simulator.banks import LANGUAGES
 
 INDEPENDENT = frozenset({"slow_first_token"})
+TRAITS = frozenset({"thinking", "reset_before_response"})
 MID_STREAM_SHAPES = ("documented", "recorded", "empty_choices")
 
 # Stray openers seen in the real incident: punctuation or a token fragment glued before the reply.
@@ -63,6 +69,12 @@ def _strings(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _bool(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"expected true or false, got {value!r}")
+    return value
+
+
 def _optional_seconds(value: Any) -> float | None:
     if value is None:
         return None
@@ -107,6 +119,13 @@ CATALOGUE: dict[str, _Spec] = {
         "after": (_fraction, 0.5),
     },
     "wrong_provider": {"to": (_optional_string, None)},
+    # OpenRouter's input moderation (403 before any byte, `error.metadata.reasons`): the host's
+    # policy layer refusing the prompt. The categories are upstream text, so scenarios may make
+    # them hostile.
+    "moderation": {"reasons": (_strings, ("sexual",))},
+    # Traits (not drawn, see the module docstring).
+    "thinking": {"tokens": (_int(1), 400), "readable": (_bool, True)},
+    "reset_before_response": {"times": (_int(1), 1)},
     # Realistic noise of healthy hosts (benchmarks/false_suspensions.py): never a defect.
     "short_reply": {"words": (_int(1), 3)},
     "catch_phrase": {"phrases": (_strings, DEFAULT_CATCH_PHRASES)},
@@ -142,6 +161,8 @@ def parse_fault(name: str, raw: Any) -> Fault:
         rate = _fraction(raw.get("rate", 1.0))
     except ValueError as exc:
         raise ValueError(f"{name}.rate: {exc}") from None
+    if name in TRAITS and rate != 1.0:
+        raise ValueError(f"{name}.rate: a trait is not drawn, it always applies; leave `rate` out")
     params: dict[str, Any] = {}
     for key, (check, default) in spec.items():
         if key in raw:
@@ -156,7 +177,7 @@ def parse_fault(name: str, raw: Any) -> Fault:
 
 def check_rates(faults: Sequence[Fault]) -> None:
     """Exclusive faults share one draw, so their rates may not add up to more than 1."""
-    total = sum(f.rate for f in faults if f.name not in INDEPENDENT)
+    total = sum(f.rate for f in faults if f.name not in INDEPENDENT | TRAITS)
     if total > 1.0 + 1e-9:
         raise ValueError(f"rates of exclusive faults add up to {total:g}, more than 1")
 
@@ -173,13 +194,18 @@ class Draw:
         return tuple(f.name for f in (self.slow, self.fault) if f is not None)
 
 
+def trait(faults: Sequence[Fault], name: str) -> Fault | None:
+    """The endpoint's trait `name`, if it has it (traits always apply; see the module docstring)."""
+    return next((f for f in faults if f.name == name), None)
+
+
 def draw(faults: Sequence[Fault], rng: random.Random, *, exclude: frozenset[str] = frozenset()) -> Draw:
     """Draw this request's faults; always consumes exactly two numbers so replies stay reproducible."""
     slow_roll, roll = rng.random(), rng.random()
     slow = next((f for f in faults if f.name in INDEPENDENT and slow_roll < f.rate), None)
     edge = 0.0
     for fault in faults:
-        if fault.name in INDEPENDENT:
+        if fault.name in INDEPENDENT | TRAITS:
             continue
         edge += fault.rate
         if roll < edge:

@@ -3,6 +3,16 @@
 The plan is a value; simulator/stream.py turns it into bytes and timing. Token counts are
 approximate and language-neutral: one token per 4 UTF-8 bytes, rounded up (English ~4 chars per
 token, CJK ~1.3 chars per token), used for usage, cost, max_tokens and the streaming pace.
+
+A reasoning host (the `thinking` trait) thinks before it answers, and its thinking shares the
+completion budget with the answer, as on OpenRouter ("reasoning tokens are considered output
+tokens"; OpenRouter docs, guides/best-practices/reasoning-tokens). How long it thinks follows
+OpenRouter's documented normalisation of the `reasoning` request option: `max_tokens` is the
+thinking budget; `effort` allots a share of the request's max_tokens (max/xhigh 0.95, high 0.8,
+medium 0.5, low 0.2, minimal 0.1, none 0); `enabled: false` / `effort: none` turn it off; no
+option lets the model think as long as it naturally would (`tokens`). Whatever is left of
+max_tokens after the thinking is the answer's: with too small a budget it thinks until
+max_tokens and answers nothing (`finish_reason: length`), as real reasoning models do.
 """
 
 from __future__ import annotations
@@ -16,8 +26,8 @@ from typing import Any
 
 from simulator import corrupt, schema_gen
 from simulator.banks import Bank, all_banks
-from simulator.faults import MID_STREAM_SHAPES, Draw, draw
-from simulator.request import ChatRequest
+from simulator.faults import MID_STREAM_SHAPES, Draw, draw, trait
+from simulator.request import ChatRequest, Reasoning
 from simulator.scenario import Behaviour, Endpoint, Model
 
 BYTES_PER_TOKEN = 4
@@ -37,6 +47,26 @@ _ERRORS = {  # mid-stream code -> (message, metadata.error_type)
     502: ("Provider disconnected", "provider_unavailable"),
     503: ("Provider overloaded", "provider_overloaded"),
 }
+
+
+EFFORT_SHARE = {"max": 0.95, "xhigh": 0.95, "high": 0.8, "medium": 0.5, "low": 0.2, "minimal": 0.1, "none": 0.0}
+FLAGGED_INPUT_CHARS = 100  # OpenRouter's moderation metadata: longer input is cut in the middle with "..."
+_THOUGHTS = (
+    "The user wants the scene to continue, so I should stay in character.",
+    "Let me keep the reply in the language the system message asks for.",
+    "A few vivid sentences should be enough here, nothing out of character.",
+    "I will describe what the character does and says next.",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Thinking:
+    """What a reasoning host thinks before answering; `tokens` count toward the completion."""
+
+    text: str
+    tokens: int
+    shown: bool      # False: the request excluded reasoning from the reply (it still costs time and tokens)
+    readable: bool   # False: only an encrypted `reasoning_details` blob, as OpenAI o-series send
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +96,12 @@ class Plan:
     cut_at: int | None = None  # truncated_stream: drop the connection after this many chars
     error: StreamError | None = None
     usage_shape: str = "null_finish"
+    thinking: Thinking | None = None
+
+    @property
+    def thinking_s(self) -> float:
+        """Seconds of thinking between the first token and the first answer text."""
+        return self.thinking.tokens / self.tokens_per_second if self.thinking else 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +123,25 @@ class Hang:
     faults: tuple[str, ...]
 
 
-Outcome = Plan | HttpFailure | Hang
+@dataclass(frozen=True, slots=True)
+class Moderated:
+    """OpenRouter's input moderation: 403 before any byte, with the flagged categories."""
+
+    served: Endpoint
+    reasons: tuple[str, ...]
+    flagged_input: str
+    faults: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Reset:
+    """The connection dies after the request was read, before a single response byte."""
+
+    served: Endpoint
+    faults: tuple[str, ...]
+
+
+Outcome = Plan | HttpFailure | Hang | Moderated | Reset
 
 
 def reply_rng(seed: int, tag: str, messages_hash: str, attempt: int) -> random.Random:
@@ -116,9 +170,14 @@ def plan_reply(
     behaviour_of: Callable[[Endpoint], Behaviour],
     rng: random.Random,
     usage_shape: str = "mixed",
+    *,
+    attempt: int = 0,
 ) -> Outcome:
-    """Decide what `endpoint` sends for `request`."""
+    """Decide what `endpoint` sends for `request` (`attempt`: earlier requests of this conversation)."""
     behaviour = behaviour_of(endpoint)
+    reset = trait(behaviour.faults, "reset_before_response")
+    if reset is not None and attempt < reset["times"]:
+        return Reset(endpoint, ("reset_before_response",))
     drawn = draw(behaviour.faults, rng)
     fired: tuple[str, ...] = drawn.names
     if drawn.fault is not None and drawn.fault.name == "wrong_provider":
@@ -132,6 +191,8 @@ def plan_reply(
         return HttpFailure(endpoint, rng.choice(fault["status"]), fault["retry_after"], fired)
     if fault is not None and fault.name == "hang":
         return Hang(endpoint, fault["seconds"], fired)
+    if fault is not None and fault.name == "moderation":
+        return Moderated(endpoint, tuple(fault["reasons"]), flagged_input(request), fired)
     return _generation(request, endpoint, behaviour, drawn, fired, rng, usage_shape)
 
 
@@ -146,6 +207,10 @@ def _generation(
         keep = rng.random() < params["partial"]
         text, finish = (text[: int(len(text) * rng.uniform(0.1, 0.5))] if keep else ""), "content_filter"
     limit = min(request.max_tokens or 10**9, endpoint.max_completion_tokens or 10**9)
+    thinking = _thinking(request, behaviour, limit)
+    if thinking is not None:
+        fired = (*fired, "thinking")
+        limit -= thinking.tokens  # what the thinking left of the completion budget
     if count_tokens(text) > limit:
         text, finish = truncate_tokens(text, limit), "length"
     if drawn.slow is not None:
@@ -168,9 +233,45 @@ def _generation(
     return Plan(
         served=endpoint, faults=fired, text=text, finish_reason=finish_reason,
         native_finish_reason=finish_reason, ttft_s=ttft_ms / 1000, tokens_per_second=behaviour.tokens_per_second,
-        prompt_tokens=prompt_tokens, completion_tokens=count_tokens(sent), cut_at=cut_at, error=error,
-        usage_shape=shape,
+        prompt_tokens=prompt_tokens, completion_tokens=count_tokens(sent) + (thinking.tokens if thinking else 0),
+        cut_at=cut_at, error=error, usage_shape=shape, thinking=thinking,
     )  # fmt: skip
+
+
+def thinking_tokens(natural: int, reasoning: Reasoning | None, max_tokens: int | None) -> int:
+    """How long a reasoning host thinks under the request's reasoning option (module docstring)."""
+    if reasoning is None:
+        return natural
+    if reasoning.off:
+        return 0
+    if reasoning.max_tokens is not None:
+        return min(natural, reasoning.max_tokens)
+    if reasoning.effort is not None and max_tokens is not None:
+        return min(natural, int(max_tokens * EFFORT_SHARE[reasoning.effort]))
+    return natural
+
+
+def _thinking(request: ChatRequest, behaviour: Behaviour, limit: int) -> Thinking | None:
+    think = trait(behaviour.faults, "thinking")
+    if think is None:
+        return None
+    tokens = min(thinking_tokens(think["tokens"], request.reasoning, request.max_tokens), limit)
+    if tokens <= 0:
+        return None
+    # Deterministic filler (no RNG draw), so a host's replies do not change with its thinking.
+    text = " ".join(_THOUGHTS[i % len(_THOUGHTS)] for i in range(tokens // 8 + 1))
+    shown = not (request.reasoning is not None and request.reasoning.exclude)
+    return Thinking(truncate_tokens(text, tokens), tokens, shown, bool(think["readable"]))
+
+
+def flagged_input(request: ChatRequest) -> str:
+    """The last user message, cut in the middle to 100 characters as OpenRouter's metadata is."""
+    users = [m for m in request.messages if m.get("role") == "user"]
+    text = str((users or list(request.messages))[-1].get("content") or "")
+    if len(text) <= FLAGGED_INPUT_CHARS:
+        return text
+    keep = (FLAGGED_INPUT_CHARS - 3) // 2
+    return f"{text[:keep]}...{text[-keep:]}"
 
 
 def _text(

@@ -20,8 +20,29 @@ _PARAMETER_KEYS = frozenset({
 })  # fmt: skip
 
 
+EFFORTS = ("max", "xhigh", "high", "medium", "low", "minimal", "none")
+
+
 class BadRequest(ValueError):
     """The body cannot be served; the message goes into a 400 error envelope."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reasoning:
+    """The request's reasoning controls, OpenRouter's unified `reasoning` object (and its legacy forms).
+
+    `reasoning: {effort | max_tokens, exclude, enabled}`; `reasoning_effort: "low"` (top level)
+    and `include_reasoning: false` (= `reasoning: {exclude: true}`) are the older spellings.
+    """
+
+    effort: str | None = None
+    max_tokens: int | None = None
+    exclude: bool = False
+    enabled: bool | None = None
+
+    @property
+    def off(self) -> bool:
+        return self.enabled is False or self.effort == "none"
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +58,7 @@ class ChatRequest:
     provider: Mapping[str, Any]
     parameters: frozenset[str]
     language: str
+    reasoning: Reasoning | None = None   # None: the request says nothing about reasoning
 
     @property
     def messages_hash(self) -> str:
@@ -78,7 +100,32 @@ def parse_chat_request(body: Any) -> ChatRequest:
         provider=provider,
         parameters=frozenset(parameters),
         language=detect_language(messages),
+        reasoning=_reasoning(body),
     )
+
+
+def _reasoning(body: Mapping[str, Any]) -> Reasoning | None:
+    raw, effort, include = body.get("reasoning"), body.get("reasoning_effort"), body.get("include_reasoning")
+    if raw is None and effort is None and include is None:
+        return None
+    if raw is not None and not isinstance(raw, Mapping):
+        raise BadRequest("Invalid reasoning: expected an object")
+    raw = raw or {}
+    effort = raw.get("effort", effort)
+    if effort is not None and effort not in EFFORTS:
+        raise BadRequest(f"Invalid reasoning.effort: expected one of {', '.join(EFFORTS)}")
+    budget = raw.get("max_tokens")
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 0):
+        raise BadRequest("Invalid reasoning.max_tokens: expected a non-negative integer")
+    if budget is not None and raw.get("effort") is not None:
+        raise BadRequest("Invalid reasoning: send effort or max_tokens, not both")
+    for key in ("exclude", "enabled"):
+        if raw.get(key) is not None and not isinstance(raw[key], bool):
+            raise BadRequest(f"Invalid reasoning.{key}: expected a boolean")
+    if include is not None and not isinstance(include, bool):
+        raise BadRequest("Invalid include_reasoning: expected a boolean")
+    exclude = bool(raw.get("exclude", False)) or include is False
+    return Reasoning(effort=effort, max_tokens=budget, exclude=exclude, enabled=raw.get("enabled"))
 
 
 def _response_format(value: Any) -> tuple[str, Mapping[str, Any] | None]:

@@ -19,7 +19,7 @@ from typing import Any
 from aiohttp import web
 
 from simulator import stream, wire
-from simulator.replies import HttpFailure, Hang, Plan, plan_reply, reply_rng
+from simulator.replies import HttpFailure, Hang, Moderated, Outcome, Reset, plan_reply, reply_rng
 from simulator.request import BadRequest, parse_chat_request
 from simulator.routing import route
 from simulator.scenario import Behaviour, Endpoint, Model, Scenario
@@ -174,9 +174,10 @@ async def chat(request: web.Request) -> web.StreamResponse:
         return stream.json_error(404, wire.error_body(404, message))
     for position, endpoint in enumerate(candidates):
         key = (endpoint.tag, req.messages_hash)
-        rng = reply_rng(state.seed, endpoint.tag, req.messages_hash, state.attempts[key])
+        attempt = state.attempts[key]
+        rng = reply_rng(state.seed, endpoint.tag, req.messages_hash, attempt)
         state.attempts[key] += 1
-        outcome = plan_reply(req, model, endpoint, state.behaviour, rng, state.scenario.usage_shape)
+        outcome = plan_reply(req, model, endpoint, state.behaviour, rng, state.scenario.usage_shape, attempt=attempt)
         if isinstance(outcome, HttpFailure) and position + 1 < len(candidates):
             continue  # fallbacks allowed and another endpoint is eligible: OpenRouter moves on
         return await _send(request, outcome, model, state, streaming=req.stream)
@@ -184,9 +185,16 @@ async def chat(request: web.Request) -> web.StreamResponse:
 
 
 async def _send(
-    request: web.Request, outcome: Plan | HttpFailure | Hang, model: Model, state: SimState, *, streaming: bool
+    request: web.Request, outcome: Outcome, model: Model, state: SimState, *, streaming: bool
 ) -> web.StreamResponse:
     extra = {"X-Sim-Faults": ",".join(outcome.faults) or "none"}  # for humans and tests; probes must not rely on it
+    if isinstance(outcome, Reset):
+        return stream.reset(request)
+    if isinstance(outcome, Moderated):
+        body = wire.moderation_error_body(model, outcome.served, outcome.reasons, outcome.flagged_input)
+        response = stream.json_error(403, body)
+        response.headers.update(extra)
+        return response
     if isinstance(outcome, HttpFailure):
         response = stream.json_error(
             outcome.status, wire.provider_error_body(outcome.status, model, outcome.served), outcome.retry_after

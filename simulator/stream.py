@@ -10,8 +10,11 @@ so pacing does not drift.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
+import socket
+import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -99,13 +102,14 @@ async def _stream_body(request: web.Request, resp: web.StreamResponse, plan: Pla
     await clock.until(min(plan.ttft_s / 2, 0.05))
     await resp.write(sse(chunks.delta("")))  # role-only chunk: not a token
     await clock.until(plan.ttft_s)
+    await _think(resp, plan, chunks, clock)
+    answer_at = plan.ttft_s + plan.thinking_s  # the first answer text comes after the thinking
     stop_at = plan.cut_at if plan.cut_at is not None else plan.error.at if plan.error else None
     sent, elapsed_tokens = 0, 0
     for index, piece in enumerate(pieces(plan.text)):
         if stop_at is not None and sent + len(piece) > stop_at and sent > 0:
             break
-        if index:
-            await clock.until(plan.ttft_s + elapsed_tokens / plan.tokens_per_second)
+        await clock.until(answer_at + elapsed_tokens / plan.tokens_per_second)
         await resp.write(sse(chunks.delta(piece)))
         sent += len(piece)
         elapsed_tokens += count_tokens(piece)
@@ -121,6 +125,23 @@ async def _stream_body(request: web.Request, resp: web.StreamResponse, plan: Pla
         await resp.write(sse(chunks.usage()))
     await resp.write(sse("[DONE]"))
     await resp.write_eof()
+
+
+async def _think(resp: web.StreamResponse, plan: Plan, chunks: wire.ChunkMaker, clock: _Clock) -> None:
+    """A reasoning host's thinking, from the first token on: readable deltas at the token pace,
+    one encrypted chunk at the end, or (reasoning excluded) only keep-alives while it thinks."""
+    thinking = plan.thinking
+    if thinking is None:
+        return
+    if thinking.shown and thinking.readable:
+        elapsed_tokens = 0
+        for piece in pieces(thinking.text):
+            await clock.until(plan.ttft_s + elapsed_tokens / plan.tokens_per_second)
+            await resp.write(sse(chunks.reasoning(piece)))
+            elapsed_tokens += count_tokens(piece)
+    await clock.until(plan.ttft_s + plan.thinking_s)
+    if thinking.shown and not thinking.readable:
+        await resp.write(sse(chunks.encrypted_reasoning()))
 
 
 async def send_completion(request: web.Request, plan: Plan, framing: Framing) -> web.StreamResponse:
@@ -163,6 +184,16 @@ async def hang(request: web.Request, seconds: float | None) -> web.StreamRespons
     deadline = loop.time() + (seconds if seconds is not None else float("inf"))
     while loop.time() < deadline and request.transport is not None and not request.transport.is_closing():
         await asyncio.sleep(min(HANG_POLL_S, max(0.0, deadline - loop.time())))
+    _drop(request)
+    return web.StreamResponse()
+
+
+def reset(request: web.Request) -> web.StreamResponse:
+    """reset_before_response: the request was read; the connection is reset before any response byte."""
+    sock = request.transport.get_extra_info("socket") if request.transport is not None else None
+    if sock is not None:
+        with contextlib.suppress(OSError):  # RST instead of FIN, as a dead peer or a full accept queue does
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     _drop(request)
     return web.StreamResponse()
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import secrets
 import string
 import time
@@ -53,6 +55,20 @@ def provider_error_body(status: int, model: Model, endpoint: Endpoint) -> dict[s
     if status in (402, 408, 500):  # OpenRouter's own errors carry no provider metadata
         return error_body(status)
     return error_body(status, None, {"provider_name": endpoint.provider_name, "raw": raw})
+
+
+def moderation_error_body(model: Model, endpoint: Endpoint, reasons: tuple[str, ...], flagged: str) -> dict[str, Any]:
+    """OpenRouter's moderation 403: `error.metadata` = {reasons, flagged_input, provider_name, model_slug}.
+
+    The metadata shape is OpenRouter's documented ModerationErrorMetadata (docs,
+    api/reference/errors-and-debugging "Moderation Errors"); the message wording is ours.
+    """
+    listed = ", ".join(f'"{r}"' for r in reasons)
+    message = (f"{model.id} requires moderation on {endpoint.provider_name}. Your input was flagged for {listed}. "
+               "No credits were charged.")
+    metadata = {"reasons": list(reasons), "flagged_input": flagged, "provider_name": endpoint.provider_name,
+                "model_slug": model.id}
+    return error_body(403, message, metadata)
 
 
 def endpoint_json(endpoint: Endpoint, model: Model, *, stats: bool) -> dict[str, Any]:
@@ -140,7 +156,8 @@ def usage(plan: Plan) -> dict[str, Any]:
         "prompt_tokens": plan.prompt_tokens, "completion_tokens": plan.completion_tokens,
         "total_tokens": plan.prompt_tokens + plan.completion_tokens, "cost": cost, "is_byok": False,
         "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
-        "completion_tokens_details": {"reasoning_tokens": 0, "image_tokens": 0},
+        "completion_tokens_details": {"reasoning_tokens": plan.thinking.tokens if plan.thinking else 0,
+                                      "image_tokens": 0},
         "cost_details": {"upstream_inference_cost": cost, "upstream_inference_prompt_cost": float(prompt_cost),
                          "upstream_inference_completions_cost": float(completion_cost)},
     }  # fmt: skip
@@ -159,6 +176,21 @@ class ChunkMaker:
     def delta(self, content: str, finish: str | None = None, role: bool = True) -> dict[str, Any]:
         delta: dict[str, Any] = {"role": "assistant", "content": content} if role else {}
         choice = {"index": 0, "delta": delta, "finish_reason": finish, "native_finish_reason": finish, "logprobs": None}
+        return {**self.head, "choices": [choice]}
+
+    def reasoning(self, piece: str) -> dict[str, Any]:
+        """A readable thinking delta, in the shape OpenRouter streams it (reasoning + reasoning_details)."""
+        detail = {"type": "reasoning.text", "text": piece, "format": "unknown", "index": 0}
+        return self._with_delta({"role": "assistant", "content": "", "reasoning": piece, "reasoning_details": [detail]})
+
+    def encrypted_reasoning(self) -> dict[str, Any]:
+        """The one opaque thinking chunk of OpenAI o-series as recorded: `reasoning: null` + encrypted details."""
+        detail = {"type": "reasoning.encrypted", "data": encrypted_blob(self.plan), "id": f"rs_{str(self.head['id'])[-16:]}",
+                  "format": "openai-responses-v1", "index": 0}
+        return self._with_delta({"role": "assistant", "content": "", "reasoning": None, "reasoning_details": [detail]})
+
+    def _with_delta(self, delta: dict[str, Any]) -> dict[str, Any]:
+        choice = {"index": 0, "delta": delta, "finish_reason": None, "native_finish_reason": None, "logprobs": None}
         return {**self.head, "choices": [choice]}
 
     def finish(self) -> dict[str, Any]:
@@ -186,12 +218,27 @@ class ChunkMaker:
         return {**self.delta("", "error"), "error": body}
 
 
+def encrypted_blob(plan: Plan) -> str:
+    """Stand-in for an encrypted reasoning item: opaque base64 of about the thinking's size."""
+    size = min(4096, 4 * (plan.thinking.tokens if plan.thinking else 1))
+    return base64.b64encode(hashlib.sha256(plan.served.tag.encode()).digest() * (size // 32 + 1))[:size].decode()
+
+
 def completion_body(gen_id: str, model: Model, plan: Plan, content: str) -> dict[str, Any]:
     """The non-streaming body; `system_fingerprint` is always present (the SDK requires the key)."""
+    message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None, "reasoning": None}
+    thinking = plan.thinking
+    if thinking is not None and thinking.shown:
+        if thinking.readable:
+            message["reasoning"] = thinking.text
+            message["reasoning_details"] = [{"type": "reasoning.text", "text": thinking.text, "format": "unknown",
+                                             "index": 0}]
+        else:
+            message["reasoning_details"] = [{"type": "reasoning.encrypted", "data": encrypted_blob(plan),
+                                             "id": f"rs_{gen_id[-16:]}", "format": "openai-responses-v1", "index": 0}]
     choice: dict[str, Any] = {
         "index": 0, "logprobs": None, "finish_reason": plan.finish_reason,
-        "native_finish_reason": plan.native_finish_reason,
-        "message": {"role": "assistant", "content": content, "refusal": None, "reasoning": None},
+        "native_finish_reason": plan.native_finish_reason, "message": message,
     }  # fmt: skip
     if plan.error is not None:  # documented choice-level error inside a 200 body
         choice["finish_reason"] = "error"

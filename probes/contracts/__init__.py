@@ -8,12 +8,17 @@ Outcome rules shared by every contract (why they are here and not in each module
   with a reason starting "routing mismatch": the reply says nothing about the pinned host, so it
   must never count as a quality verdict either way;
 - an AUTH_ERROR is `transport_error` for the case and flags the whole round incomplete (our key,
-  not the host).
+  not the host);
+- a MODERATED answer (the host's moderation refused the prompt with a 403 before generating) is
+  `inconclusive` everywhere but the refusal contract: no first token to time, no JSON, no text
+  in any language, and no transport failure either. Refusing supported traffic is exactly what
+  the refusal contract is about, so it judges the block (`fail`, naming the flagged categories).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -85,12 +90,25 @@ def attempt_from(result: ChatResult, endpoint: Endpoint, verdict: Verdict | None
         # The estimate comes from the endpoint's advertised pricing, so rounds are comparable
         # whether or not the upstream reported a cost.
         cost_usd=prompt_tokens * endpoint.prompt_price + completion_tokens * endpoint.completion_price,
-        text=result.text, prompt=tuple(dict(m) for m in messages),
+        requests=result.requests, text=result.text, prompt=tuple(dict(m) for m in messages),
     )
+
+
+def moderation_summary(result: ChatResult) -> str:
+    """'the host's moderation refused the prompt before generating (HTTP 403; flagged: "x")'.
+
+    The categories were cleaned by the client; they are quoted here (JSON string escaping) so a
+    category can never read as part of the sentence around it.
+    """
+    flagged = ", ".join(json.dumps(c, ensure_ascii=False) for c in result.flagged) or "no category given"
+    return f"the host's moderation refused the prompt before generating (HTTP 403; flagged: {flagged})"
 
 
 def transport_outcome(result: ChatResult) -> tuple[Outcome, str]:
     """The outcome and reason of a request that produced nothing to judge."""
+    if result.classification is Classification.MODERATED:
+        return Outcome.INCONCLUSIVE, (f"moderation: {moderation_summary(result)}: nothing to judge here; "
+                                      "the refusal contract judges the block")
     detail = result.error_message or (result.error_kind.value if result.error_kind else "no detail")
     if result.classification is Classification.AUTH_ERROR:
         return Outcome.TRANSPORT_ERROR, f"{AUTH_REASON} ({detail})"

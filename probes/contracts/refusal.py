@@ -1,7 +1,9 @@
 """Refusal: a fixed roleplay continuation that represents supported traffic.
 
 judge.refusal.assess fails a `content_filter` finish, an empty reply or a high-confidence
-refusal (an in-story refusal by a character is not one).
+refusal (an in-story refusal by a character is not one). A moderation 403 on this prompt
+(OpenRouter's `error.metadata.reasons`) fails too: the route refuses supported traffic before
+generating, which is the silent filter this contract is for, only louder.
 
 Positive control: hosts configured under `controls` are known to filter and are probed with
 the same request. Their case judges the *probe*, not the host:
@@ -23,11 +25,11 @@ from typing import Any
 from dataclasses import replace
 
 from judge import refusal as refusal_judge
-from judge.verdict import Outcome
+from judge.verdict import Outcome, Verdict
 from probes.cases import Case, CaseResult
-from probes.contracts import (ChatClient, ContractSettings, attempt_from, clock, judge_in_thread, prompt,
-                              single)
-from probes.records import Endpoint
+from probes.contracts import (ChatClient, ContractSettings, attempt_from, clock, judge_in_thread,
+                              moderation_summary, prompt, single)
+from probes.records import ChatResult, Classification, Endpoint
 
 
 def messages() -> list[dict[str, str]]:
@@ -42,7 +44,7 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
     result = await client.chat(endpoint, msgs, max_tokens=settings.probe.max_tokens,
                                temperature=settings.probe.temperature)
     verdict = (await judge_in_thread(refusal_judge.assess, result.text, result.finish_reason)
-               if result.completed else None)
+               if result.completed else moderation_verdict(result))
     raw = single(case, attempt_from(result, endpoint, verdict, msgs), result, clock() - start)
     if case.control:
         return as_control(raw)
@@ -52,6 +54,13 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
     if weakness is None:
         return raw
     return _replace(raw, Outcome.INCONCLUSIVE, f"{weakness}; the host's own reply passed ({raw.reason})")
+
+
+def moderation_verdict(result: ChatResult) -> Verdict | None:
+    """A moderation block of the supported prompt is a refusal (None for anything else unjudged)."""
+    if result.classification is not Classification.MODERATED:
+        return None
+    return Verdict("fail", f"moderation: {moderation_summary(result)}: the route refuses supported roleplay")
 
 
 def as_control(raw: CaseResult) -> CaseResult:

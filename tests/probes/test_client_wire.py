@@ -157,10 +157,29 @@ def test_a_connection_dropped_before_any_header_is_a_read_error() -> None:
     assert (result.classification, result.error_kind) == (Classification.TRANSPORT_ERROR, ErrorKind.READ_ERROR)
 
 
-def test_a_moderation_403_is_not_an_auth_error() -> None:
-    body = json.dumps({"error": {"code": 403, "message": "flagged", "metadata": {"reasons": ["violence"], "flagged_input": "..."}}})
+def test_a_moderation_403_is_the_hosts_policy_answering_not_an_auth_error() -> None:
+    body = json.dumps({"error": {"code": 403, "message": "flagged", "metadata": {
+        "reasons": ["violence"], "flagged_input": "...", "provider_name": "Aurora", "model_slug": "acme/model-x"}}})
     result = run([head(403, "application/json"), body.encode()])
-    assert (result.classification, result.error_kind) == (Classification.TRANSPORT_ERROR, ErrorKind.MODERATION)
+    assert (result.classification, result.error_kind) == (Classification.MODERATED, ErrorKind.MODERATION)
+    assert result.flagged == ("violence",) and not result.completed and result.requests == 1
+
+
+def test_hostile_moderation_categories_are_cleaned_and_bounded() -> None:
+    reasons = ["\x1b[31mviolence\x1b[0m", "hate\nmore", "x" * 500, "\u202egnirts", *[f"c{i}" for i in range(10)], 7, None]
+    body = json.dumps({"error": {"code": 403, "message": "flagged", "metadata": {"reasons": reasons, "flagged_input": "."}}})
+    result = run([head(403, "application/json"), body.encode()])
+    assert result.classification is Classification.MODERATED
+    assert len(result.flagged) == 6 and result.flagged[-1] == "+10 more"
+    assert result.flagged[0] == "[31mviolence [0m" and result.flagged[1] == "hate more"
+    assert len(result.flagged[2]) <= 40 and result.flagged[3] == "gnirts"
+    assert all(ch.isprintable() for f in result.flagged for ch in f)
+
+
+def test_a_guardrail_403_is_our_own_filter_and_stays_an_auth_error() -> None:
+    body = json.dumps({"error": {"code": 403, "message": "Request blocked", "metadata": {"patterns": ["ignore all"]}}})
+    result = run([head(403, "application/json"), body.encode()])
+    assert (result.classification, result.error_kind) == (Classification.AUTH_ERROR, ErrorKind.AUTH)
 
 
 @pytest.mark.parametrize("status", [401, 402, 403])

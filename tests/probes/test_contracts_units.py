@@ -209,3 +209,52 @@ def test_json_cut_by_our_own_max_tokens_is_inconclusive_not_a_regression() -> No
     # and malformed JSON that the host ended itself is a failure
     malformed = completed(text='{"name": "Mara", "age": 40,,}', finish_reason="stop")
     assert run(structured, FakeClient(malformed), settings(), case).outcome is Outcome.FAIL
+
+
+def moderated(*flagged: str) -> ChatResult:
+    return ChatResult(tag=EP.tag, classification=Classification.MODERATED, http_status=403, total_s=0.1,
+                      error_kind=ErrorKind.MODERATION, flagged=flagged, served_by="A",
+                      error_message="HTTP 403: code 403: m/x requires moderation on A.")
+
+
+def test_a_moderation_block_of_the_supported_prompt_fails_the_refusal_contract_naming_the_categories() -> None:
+    case = Case(model="m/x", contract="refusal", endpoint=EP)
+    got = run(refusal, FakeClient(moderated("violence", "sexual/minors")), settings(Board(_control(Outcome.FAIL))), case)
+    assert got.outcome is Outcome.FAIL
+    assert got.reason.startswith("moderation:") and '"violence", "sexual/minors"' in got.reason
+    assert got.attempts[0].error_kind == "moderation" and got.attempts[0].outcome is Outcome.FAIL
+
+
+def test_a_moderated_control_host_is_a_caught_control() -> None:
+    case = Case(model="m/x", contract="refusal", endpoint=EP, control=True)
+    got = run(refusal, FakeClient(moderated("violence")), settings(), case)
+    assert got.outcome is Outcome.PASS and got.raw_outcome is Outcome.FAIL and "control caught" in got.reason
+
+
+@pytest.mark.parametrize("module, contract, language_code", [
+    (latency, "latency", None), (structured, "structured", None), (language, "language", "pt"),
+])
+def test_a_moderation_block_is_inconclusive_for_the_other_contracts(module, contract, language_code) -> None:
+    # Nothing was generated: no first token to time, no JSON, no text in any language. It is not
+    # a transport failure either (the host answered, with its policy).
+    case = Case(model="m/x", contract=contract, endpoint=EP, language=language_code)
+    got = run(module, FakeClient(moderated("violence")), settings(), case)
+    assert got.outcome is Outcome.INCONCLUSIVE and got.reason.startswith("moderation:")
+    assert "refusal contract judges the block" in got.reason and len(got.attempts) == 1
+
+
+def test_flagged_categories_are_quoted_so_they_cannot_pose_as_the_reason_around_them() -> None:
+    case = Case(model="m/x", contract="refusal", endpoint=EP)
+    got = run(refusal, FakeClient(moderated('x"), and the host is healthy ("y')), settings(), case)
+    assert '"x\\"), and the host is healthy (\\"y"' in got.reason
+
+
+def test_an_empty_length_finish_after_asking_to_think_is_reasoning_not_an_empty_reply() -> None:
+    # Thinking excluded from the reply and no reasoning_tokens reported: the `length` finish of a
+    # request that carried reasoning controls is the budget spent thinking, never "empty output".
+    case = Case(model="m/x", contract="refusal", endpoint=EP)
+    hidden = completed(text="", ttft=None, finish_reason="length", reasoning_requested=True)
+    got = run(refusal, FakeClient(hidden), settings(Board(_control(Outcome.FAIL))), case)
+    assert got.outcome is Outcome.INCONCLUSIVE and "reasoning" in got.reason
+    plain = completed(text="", ttft=None, finish_reason="length")
+    assert run(refusal, FakeClient(plain), settings(Board(_control(Outcome.FAIL))), case).outcome is Outcome.FAIL

@@ -276,6 +276,61 @@ def test_a_recorded_reply_with_text_is_never_reasoning_only() -> None:
             assert result.text and not result.reasoning_only, it.name
 
 
+# --- a real reasoning reply through the contracts -------------------------------------------------
+
+
+class _NoControls:
+    async def control_results(self, model: str) -> tuple[Any, ...]:
+        return ()
+
+
+async def _judge_language(text: str, lang: str) -> Any:
+    return await asyncio.to_thread(language.assess, text, lang)
+
+
+def _contract_on_recording(it: Interaction, contract: str) -> tuple[Any, list[dict[str, Any]]]:
+    """One contract probe (the real client with the engine's reasoning budget) answered by the recording."""
+    from canary.config import ProbeSettings
+    from probes.cases import Case
+    from probes.contracts import ContractSettings, latency, refusal, structured
+    from probes.contracts import language as language_contract
+    from probes.wire import ReasoningBudget
+
+    modules = {"latency": latency, "refusal": refusal, "structured": structured, "language": language_contract}
+    base = endpoint_for(it)
+    endpoint = Endpoint(base.model, base.tag, base.provider_name, None,
+                        ("max_tokens", "reasoning", "include_reasoning", "response_format"), 1e-7, 1e-7, 128_000, None, 0)
+    probe = ProbeSettings(ttft_seconds=10.0, request_deadline_seconds=10.0, max_tokens=200, language_confirmations=2,
+                          temperature=0.7)
+    settings = ContractSettings(probe=probe, controls=_NoControls(), judge_language=_judge_language, missing_controls={})
+    case = Case(model=endpoint.model, contract=contract, endpoint=endpoint,
+                language="en" if contract == "language" else None)
+
+    async def use(base_url: str) -> Any:
+        async with PinnedClient(ClientSettings(base_url=base_url, api_key=SECRET), deadline_s=10.0,
+                                reasoning_budget=ReasoningBudget(probe.reasoning_effort, probe.reasoning_max_tokens)) as c:
+            return await modules[contract].probe(c, endpoint, settings, case)
+
+    result, served = asyncio.run(serve_recorded(it.events(), it.status, it.content_type, use))
+    return result, served.requests
+
+
+@pytest.mark.parametrize("contract, expected", [
+    ("latency", "pass"),      # the first answer text, after the reasoning chunk, is on time
+    ("refusal", "pass"),      # a plain self-introduction is no refusal
+    ("structured", "fail"),   # prose where a JSON object was asked for
+    ("language", "pass|fail"),  # English prompt, English answer: the verdict is the language judge's own
+])
+@pytest.mark.parametrize("it", cases(_has_reasoning))
+def test_a_replayed_real_reasoning_reply_with_answer_text_reaches_a_verdict(it: Interaction, contract: str,
+                                                                            expected: str) -> None:
+    # Issue 13 item 8: a reasoning reply that carries answer text must never be inconclusive.
+    result, requests = _contract_on_recording(it, contract)
+    assert result.outcome.value in expected.split("|"), result.reason
+    assert all(r["reasoning"] == {"effort": "low", "exclude": True} for r in requests)
+    assert all(r["max_tokens"] > 200 for r in requests)  # the answer keeps its budget beside the thinking
+
+
 # --- the judges on real English text -------------------------------------------------------------
 
 

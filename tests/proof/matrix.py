@@ -67,11 +67,30 @@ MATRIX: dict[str, tuple[dict[str, Any], dict[str, str], str]] = {
                          "an error chunk after some text: like a truncated stream"),
     "wrong_provider": ({"to": "healthy/fp8"}, row(T, T, T, T),
                        "served by another host despite pinning: \"routing mismatch\", whatever that host did"),
+    "moderation": ({"reasons": ["violence"]}, row(I, F, I, I),
+                   "a moderation 403 before any byte: the route refuses the supported roleplay prompt, so "
+                   "refusal fails naming the flagged categories; nothing was generated to time, parse or read"),
+    "reset_before_response": ({}, row(P, P, P, P),
+                              "the first request of each prompt loses its connection before any response byte: "
+                              "retried once on a fresh connection (both counted), then judged as usual"),
+    "thinking": ({"tokens": 600}, row(P, P, P, P),
+                 "(not a fault) a reasoning host thinking 600 tokens first: the reasoning controls give the "
+                 "answer room, so every contract reaches its verdict (without them: inconclusive)"),
 }
+# Traits are not drawn (no `rate`); a reasoning host lists `reasoning` among its parameters.
+TRAITS = ("thinking", "reset_before_response")
+PARAMS = {"thinking": ("max_tokens", "temperature", "seed", "response_format", "structured_outputs", "reasoning",
+                       "include_reasoning")}
+
+
+# A host's rotating language comes from its place in the sorted list of tags, so the rows added
+# after the first nineteen get tags that sort last: the original hosts keep the languages their
+# cells were established with (tests/probes/test_round_planted.py, docs/fault-matrix.md).
+APPENDED = ("moderation", "reset_before_response", "thinking")
 
 
 def tag_of(fault: str) -> str:
-    return f"{fault.replace('_', '-')}/fp8"
+    return f"{'zz-' if fault in APPENDED else ''}{fault.replace('_', '-')}/fp8"
 
 
 def render() -> str:

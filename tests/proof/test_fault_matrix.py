@@ -17,6 +17,8 @@ from matrix import (
     DEADLINE_SECONDS,
     MATRIX,
     NO_STRUCTURED,
+    PARAMS,
+    TRAITS,
     TTFT_SECONDS,
     render,
     tag_of,
@@ -36,7 +38,9 @@ def matrix_scenario() -> dict[str, object]:
             extra = {"params": NO_JSON_PARAMS} if fault == NO_STRUCTURED else {}
             hosts.append(endpoint(tag_of(fault), **FAST, **extra))  # type: ignore[arg-type]
         else:
-            hosts.append(endpoint(tag_of(fault), **FAST, faults={fault: {"rate": 1.0, **params}}))  # type: ignore[arg-type]
+            rate = {} if fault in TRAITS else {"rate": 1.0}
+            extra = {"params": PARAMS[fault]} if fault in PARAMS else {}
+            hosts.append(endpoint(tag_of(fault), **FAST, **extra, faults={fault: {**rate, **params}}))  # type: ignore[arg-type]
     hosts.append(endpoint(CONTROL, **FAST, faults={"refusal": {"rate": 1.0}}))  # type: ignore[arg-type]
     return scenario("fault-matrix", hosts, keepalive_ms=50)
 
@@ -89,6 +93,29 @@ def test_every_reason_of_the_round_has_a_history_reason_code(matrix_round: Probe
     assert codes[(tag_of("leading_garbage"), "language")] == "leading_garbage"
     assert codes[(tag_of("http_error"), "latency")].startswith("http_")
     assert codes[(tag_of("wrong_provider"), "refusal")] == "routing_mismatch"
+
+
+def _cases(round_: ProbeRun, fault: str) -> list[dict[str, object]]:
+    return [c for c in round_.results["cases"] if c["provider"] == tag_of(fault)]
+
+
+def test_a_moderation_block_names_its_categories_and_counts_as_a_refusal(matrix_round: ProbeRun) -> None:
+    refusal = next(c for c in _cases(matrix_round, "moderation") if c["contract"] == "refusal")
+    assert str(refusal["reason"]).startswith("moderation:") and '"violence"' in str(refusal["reason"])
+    assert all(a["error_kind"] == "moderation" for c in _cases(matrix_round, "moderation") for a in c["attempts"])  # type: ignore[attr-defined]
+
+
+def test_a_connection_lost_before_the_first_byte_is_retried_once_and_both_requests_count(matrix_round: ProbeRun) -> None:
+    cases = _cases(matrix_round, "reset_before_response")
+    assert cases and all(c["requests"] == 2 for c in cases)  # one attempt each, two HTTP requests
+    usage = matrix_round.results["usage"]
+    assert usage[next(iter(usage))][tag_of("reset_before_response")]["requests"] == 2 * len(cases)
+
+
+def test_a_reasoning_host_is_sent_the_reasoning_controls_and_reaches_verdicts(matrix_round: ProbeRun) -> None:
+    cases = _cases(matrix_round, "thinking")
+    assert {c["outcome"] for c in cases} == {"pass"}
+    assert all(c["completion_tokens"] > 0 for c in cases)
 
 
 def test_the_documented_table_is_the_asserted_one() -> None:

@@ -11,7 +11,7 @@ import httpx
 import jsonschema
 import pytest
 
-from simkit import KEY, chat_body, one_endpoint_scenario, stream_chat
+from simkit import KEY, MODEL, chat_body, one_endpoint_scenario, stream_chat
 from simulator import FAULT_NAMES
 from simulator.banks import load_bank
 from simulator.corrupt import REPLACEMENT_CHAR
@@ -285,6 +285,128 @@ def test_catch_phrase_adds_one_foreign_phrase_to_a_clean_reply(simulate):
     assert result.text.count('"Mamma mia!"') == 1
     rest = result.text.replace('"Mamma mia!"', "").split()
     assert sum(any(w in s for s in PT.sentences) for w in rest) == len(rest)  # the rest is the bank's
+
+
+def test_moderation_is_a_403_before_any_byte_with_openrouters_moderation_metadata(simulate):
+    sim = faulty(simulate, "moderation", reasons=["violence", "harassment"])
+    long_turn = "*I open the tavern door.* " + "The rain keeps falling on the cobbles. " * 5 + "Continue the scene."
+    body = chat_body("test/fp8")
+    body["messages"][-1]["content"] = long_turn
+
+    result = stream_chat(sim.base_url, body)
+
+    assert result.status == 403 and not result.chunks
+    error = result.error_body["error"]
+    assert error["code"] == 403 and "flagged" in error["message"]
+    meta = error["metadata"]
+    assert meta["reasons"] == ["violence", "harassment"]
+    assert meta["provider_name"] == "Testhost" and meta["model_slug"] == MODEL
+    flagged = meta["flagged_input"]
+    assert len(flagged) <= 100 and "..." in flagged  # cut in the middle, as documented
+    assert long_turn.startswith(flagged.split("...")[0]) and long_turn.endswith(flagged.split("...")[1])
+
+
+def test_reset_before_response_drops_the_first_request_of_a_conversation_without_a_byte(simulate):
+    sim = faulty(simulate, "reset_before_response", times=1)
+    body = chat_body("test/fp8")
+
+    with pytest.raises((httpx.RemoteProtocolError, httpx.ReadError)):  # nothing arrived, not even a status
+        stream_chat(sim.base_url, body)
+    again = stream_chat(sim.base_url, body)
+
+    assert again.status == 200 and again.done and again.text
+    assert len([r for r in sim.received if r.path.endswith("/chat/completions")]) == 2
+
+
+def _reasoning_of(chunks: list[dict]) -> tuple[str, list[dict]]:
+    deltas = [c["choices"][0]["delta"] for c in chunks if c.get("choices")]
+    text = "".join(d["reasoning"] for d in deltas if isinstance(d.get("reasoning"), str))
+    return text, [x for d in deltas for x in d.get("reasoning_details") or []]
+
+
+def _usage(result) -> dict:
+    return next(c["usage"] for c in result.chunks if c.get("usage"))
+
+
+def test_thinking_streams_readable_reasoning_before_the_answer_and_bills_it(simulate):
+    sim = faulty(simulate, "thinking", tokens=60)
+
+    result = stream_chat(sim.base_url, chat_body("test/fp8", max_tokens=1000))
+
+    thought, details = _reasoning_of(result.chunks)
+    assert thought and all(d["type"] == "reasoning.text" for d in details)
+    first_reasoning = next(i for i, c in enumerate(result.chunks) if c.get("choices") and c["choices"][0]["delta"].get("reasoning"))
+    first_text = next(i for i, c in enumerate(result.chunks) if c.get("choices") and c["choices"][0]["delta"].get("content"))
+    assert first_reasoning < first_text and result.finish_reason == "stop" and result.text
+    usage = _usage(result)
+    assert usage["completion_tokens_details"]["reasoning_tokens"] == 60
+    assert usage["completion_tokens"] > 60  # thinking and answer share the completion
+
+
+def test_thinking_longer_than_max_tokens_answers_nothing(simulate):
+    # No reasoning option and a small budget: it thinks until max_tokens, as real reasoning models do.
+    sim = faulty(simulate, "thinking", tokens=400)
+
+    result = stream_chat(sim.base_url, chat_body("test/fp8", max_tokens=50))
+
+    assert result.text == "" and result.finish_reason == "length"
+    assert _usage(result)["completion_tokens_details"]["reasoning_tokens"] == 50
+
+
+@pytest.mark.parametrize("reasoning, max_tokens, thought", [
+    ({"effort": "low"}, 1200, 240),       # low: 0.2 of max_tokens
+    ({"effort": "high"}, 200, 160),       # high: 0.8 of max_tokens
+    ({"max_tokens": 100}, 1000, 100),     # an explicit thinking budget
+    ({"effort": "none"}, 1000, 0),        # reasoning off
+    ({"enabled": False}, 1000, 0),
+    ({"enabled": True}, 1000, 400),       # on with defaults: as long as it naturally thinks
+], ids=["effort-low", "effort-high", "budget", "effort-none", "disabled", "enabled"])
+def test_thinking_follows_the_requested_reasoning_budget(simulate, reasoning, max_tokens, thought):
+    sim = faulty(simulate, "thinking", tokens=400)
+
+    result = stream_chat(sim.base_url, chat_body("test/fp8", max_tokens=max_tokens, reasoning=reasoning))
+
+    assert result.status == 200 and result.text  # what the thinking left of max_tokens went to the answer
+    assert _usage(result)["completion_tokens_details"]["reasoning_tokens"] == thought
+
+
+def test_thinking_excluded_from_the_reply_still_takes_its_tokens(simulate):
+    sim = faulty(simulate, "thinking", tokens=80)
+
+    result = stream_chat(sim.base_url, chat_body("test/fp8", max_tokens=1000,
+                                                 reasoning={"effort": "high", "exclude": True}))
+
+    assert _reasoning_of(result.chunks) == ("", [])
+    assert result.text and _usage(result)["completion_tokens_details"]["reasoning_tokens"] == 80
+
+
+def test_unreadable_thinking_arrives_as_one_encrypted_chunk_like_openai_o_series(simulate):
+    sim = faulty(simulate, "thinking", tokens=40, readable=False)
+
+    result = stream_chat(sim.base_url, chat_body("test/fp8", max_tokens=1000))
+
+    thought, details = _reasoning_of(result.chunks)
+    assert thought == "" and [d["type"] for d in details] == ["reasoning.encrypted"]
+    assert details[0]["format"] == "openai-responses-v1" and details[0]["data"]
+    assert result.text
+
+
+def test_thinking_in_a_non_streamed_reply_is_the_messages_reasoning(simulate):
+    sim = faulty(simulate, "thinking", tokens=40)
+
+    resp = httpx.post(f"{sim.base_url}/chat/completions", headers=KEY, timeout=20,
+                      json=chat_body("test/fp8", stream=False, max_tokens=1000))
+
+    message = resp.json()["choices"][0]["message"]
+    assert message["reasoning"] and message["reasoning_details"][0]["type"] == "reasoning.text"
+    assert message["content"] and resp.json()["usage"]["completion_tokens_details"]["reasoning_tokens"] == 40
+
+
+def test_a_trait_cannot_be_given_a_rate():
+    from simulator import ScenarioError, scenario_from_dict
+
+    with pytest.raises(ScenarioError, match="thinking.rate"):
+        scenario_from_dict(one_endpoint_scenario({"thinking": {"rate": 0.5}}))
 
 
 def test_every_fault_in_the_catalogue_has_a_test():

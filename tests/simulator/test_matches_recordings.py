@@ -100,3 +100,25 @@ def test_each_recorded_usage_chunk_shape_is_one_the_simulator_can_emit() -> None
         sim_usage = simulated(usage_shape(chunk))[-1]
         assert [set(ch) - {"logprobs"} for ch in chunk["choices"]] == [set(ch) - {"logprobs"} for ch in sim_usage["choices"]]
         assert [ch["finish_reason"] for ch in chunk["choices"]] == [ch["finish_reason"] for ch in sim_usage["choices"]]
+
+
+def _reasoning_chunks(chunks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [c for c in chunks if c.get("choices") and "reasoning_details" in c["choices"][0]["delta"]]
+
+
+def test_a_simulated_encrypted_reasoning_chunk_has_the_recorded_shape() -> None:
+    real = [c for s in recorded_streams() for c in _reasoning_chunks(s)]
+    if not real:
+        pytest.skip("no recorded stream carries reasoning_details")
+    data = one_endpoint_scenario({"thinking": {"tokens": 40, "readable": False}})
+    with start_simulator(scenario_from_dict(data), seed=3) as sim:
+        result = stream_chat(sim.base_url, chat_body("test/fp8", language="English", max_tokens=1000))
+    (chunk,) = _reasoning_chunks(result.chunks)
+    assert set(chunk) in [set(c) for c in real]
+    delta, real_delta = chunk["choices"][0]["delta"], real[0]["choices"][0]["delta"]
+    assert set(delta) == set(real_delta) and delta["reasoning"] is None and delta["content"] == ""
+    assert [set(d) for d in delta["reasoning_details"]] == [set(d) for d in real_delta["reasoning_details"]]
+    assert [d["type"] for d in delta["reasoning_details"]] == [d["type"] for d in real_delta["reasoning_details"]]
+    # Reasoning comes before the answer text, as recorded.
+    first_text = next(i for i, c in enumerate(result.chunks) if c.get("choices") and c["choices"][0]["delta"].get("content"))
+    assert result.chunks.index(chunk) < first_text

@@ -67,3 +67,33 @@ def test_openrouter_sdk_sends_a_chat_request(healthy):
     result = client.chat.send(model=MODEL, messages=chat_body()["messages"], stream=False)
 
     assert result.choices[0].message.content
+
+
+def test_openrouter_sdk_streams_a_reasoning_hosts_thinking_and_answer(simulate):
+    from simkit import one_endpoint_scenario
+
+    sim = simulate(one_endpoint_scenario({"thinking": {"tokens": 40}}), seed=5)
+    client = OpenRouter(api_key=API_KEY, server_url=sim.base_url)
+
+    stream = client.chat.send(model=MODEL, messages=chat_body()["messages"], stream=True, max_tokens=1000,
+                              provider={"only": ["test/fp8"]})
+    deltas = [chunk.choices[0].delta for chunk in stream if chunk.choices]
+
+    assert "".join(d.reasoning or "" for d in deltas) and "".join(d.content or "" for d in deltas)
+    details = [x for d in deltas for x in (d.reasoning_details or [])]
+    assert details and {x.type for x in details} == {"reasoning.text"}  # the SDK's typed ReasoningDetailText
+
+
+def test_openrouter_sdk_raises_its_typed_403_on_a_moderation_block(simulate):
+    from openrouter import errors
+    from simkit import one_endpoint_scenario
+
+    sim = simulate(one_endpoint_scenario({"moderation": {"rate": 1.0, "reasons": ["violence"]}}), seed=5)
+    client = OpenRouter(api_key=API_KEY, server_url=sim.base_url)
+
+    try:
+        client.chat.send(model=MODEL, messages=chat_body()["messages"], stream=False, provider={"only": ["test/fp8"]})
+    except errors.OpenRouterError as exc:
+        assert exc.status_code == 403
+    else:
+        raise AssertionError("a moderation block must be an error")
