@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from judge_cli_support import HALF_HOUR, MODEL, T0, iso, results
 from test_commit_back import Clone, git, remote_file, world  # noqa: F401  (the fixture)
+
+from judge_cli_support import HALF_HOUR, MODEL, T0, iso, results
 
 THREE = ("aurora/fp8", "borealis/bf16", "cirrus/fp8")
 BAD, OTHER = THREE[0], THREE[1]
