@@ -21,9 +21,11 @@ from typing import Any
 
 from canary.github_issues import excerpts
 from canary.github_issues.client import GitHubClient
-from canary.github_issues.sync import DEFAULT_LABEL, sync
+from canary.github_issues.sync import DEFAULT_LABEL, suspended_in, sync
+from canary.state import load_state
 from canary.store import StoreError, read_json
 from canary.untrusted import clean
+from judge.report import ReportError, parse_time
 
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
@@ -38,6 +40,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                    help="the round's results file(s), for reply excerpts in new issues")
     s.add_argument("--label", default=DEFAULT_LABEL, help=f"the label that finds canary's issues (default: {DEFAULT_LABEL})")
     s.add_argument("--run-url", default=None, help="link of the round (default: this workflow run)")
+    s.add_argument("--state", type=Path, default=None, metavar="PATH",
+                   help="the judge's state after the round: heal issues a cut-short earlier sync left behind")
     s.add_argument("--dry-run", action="store_true", help="read and plan, print what would change, change nothing")
     s.set_defaults(func=_run)
 
@@ -56,10 +60,18 @@ def _run(args: argparse.Namespace) -> int:
     if not isinstance(doc, dict):
         return _refuse(f"{args.decisions}: no such decisions file (did `canary judge` run?)")
     quotes = excerpts.from_results(_read_results(args.results))
+    suspended = None
+    if args.state is not None:
+        try:
+            suspended = suspended_in(load_state(args.state), parse_time(str(doc.get("now")), "now"))
+        except StoreError as exc:
+            return _refuse(str(exc))
+        except ReportError as exc:
+            return _refuse(f"{args.decisions}: {exc}")
     api = os.environ.get("GITHUB_API_URL") or "https://api.github.com"
     with GitHubClient(repo, token, api_url=api) as client:
         report = sync(doc, client, label=args.label, run_url=args.run_url or _run_url(), excerpts=quotes,
-                      dry_run=args.dry_run)
+                      dry_run=args.dry_run, suspended=suspended)
     for line in report.done:
         print(f"canary issues: {clean(line, 300)}")
     for line in report.failed:

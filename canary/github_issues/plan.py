@@ -12,6 +12,12 @@ operations out; the I/O is in client.py and sync.py. The rules:
 - an open issue that lacks one of its labels (removed by hand, or found by search only) is
   relabelled; an opening decision on an issue left open moves its state label;
 - whole-round decisions (model or provider `*`) have no endpoint and open nothing.
+
+With the judge's state after the round (`suspended`: every active suspension, observe-mode
+ones included), a sync that was cut short heals at the next round: an active suspension with
+no open issue opens one, and an open issue whose endpoint is no longer suspended, and that
+this round's decisions did not touch, is closed. Both are events of their own (the suspension's
+start; the round), so they are idempotent too, and an issue a person closed stays closed.
 """
 
 from __future__ import annotations
@@ -41,6 +47,23 @@ class KnownIssue:
     open: bool
     labels: frozenset[str] = frozenset()
     events: frozenset[str] = frozenset()
+
+    @property
+    def key(self) -> Key:
+        return (self.model, self.endpoint)
+
+
+@dataclass(frozen=True, slots=True)
+class Suspended:
+    """An active suspension as the judge's state has it (after the round)."""
+
+    model: str
+    endpoint: str
+    mode: str
+    since: str
+    until: str
+    rung: int
+    reason: str
 
     @property
     def key(self) -> Key:
@@ -90,8 +113,9 @@ class _Endpoint:
 
 
 def plan(doc: Mapping[str, Any], issues: Sequence[KnownIssue], *, label: str, run_url: str | None = None,
-         excerpts: Mapping[Key, Sequence[render.Excerpt]] | None = None) -> list[Operation]:
-    """The operations that bring the issues up to date with this round's decisions."""
+         excerpts: Mapping[Key, Sequence[render.Excerpt]] | None = None,
+         suspended: Sequence[Suspended] | None = None) -> list[Operation]:
+    """The operations that bring the issues up to date with this round's decisions (and state)."""
     round_id, mode = str(doc.get("round_id")), str(doc.get("mode"))
     endpoints = _endpoints(issues)
     ops: list[Operation] = []
@@ -125,6 +149,40 @@ def plan(doc: Mapping[str, Any], issues: Sequence[KnownIssue], *, label: str, ru
                 ops.append(Close(number, model, endpoint))
                 state.open, state.opened_now = None, False
         state.events.add(event)
+    if suspended is not None:
+        touched = {(str(d.get("model")), str(d.get("provider"))) for d in doc.get("decisions") or []
+                   if isinstance(d, Mapping)}
+        ops += _reconcile(doc, endpoints, suspended, touched, label=label, run_url=run_url)
+    return ops
+
+
+def _reconcile(doc: Mapping[str, Any], endpoints: dict[Key, _Endpoint], suspended: Sequence[Suspended],
+               touched: set[Key], *, label: str, run_url: str | None) -> list[Operation]:
+    round_id, mode = str(doc.get("round_id")), str(doc.get("mode"))
+    active = {s.key: s for s in suspended}
+    ops: list[Operation] = []
+    for key, s in sorted(active.items()):
+        state = endpoints.setdefault(key, _Endpoint())
+        action = "suspend" if s.mode == "enforce" else "would_suspend"
+        event = event_id(f"since-{s.since}", action)
+        if state.open is not None or state.opened_now or event in state.events:
+            continue
+        d = {"model": s.model, "provider": s.endpoint, "action": action, "until": s.until, "rung": s.rung,
+             "reason": f"{s.reason} (found in the judge's state: the round that decided it did not reach GitHub)"}
+        ops.append(Open(s.model, s.endpoint, event, render.title(d),
+                        render.issue_body(d, event=event, round_id=round_id, mode=s.mode, run_url=run_url),
+                        (label, STATE_LABELS[action])))
+        state.opened_now = True
+    for key, state in sorted(endpoints.items()):
+        if state.open is None or key in active or key in touched:
+            continue
+        event = event_id(round_id, "not_suspended")
+        d = {"model": key[0], "provider": key[1], "action": "not_suspended",
+             "reason": f"no longer suspended after this round ({mode} mode); the decision that ended it "
+                       "did not reach GitHub"}
+        ops += [Comment(state.open.number, key[0], key[1], event,
+                        render.comment_body(d, event=event, round_id=round_id, run_url=run_url)),
+                Close(state.open.number, key[0], key[1])]
     return ops
 
 

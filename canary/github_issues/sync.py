@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from canary.github_issues import markers
@@ -27,9 +28,11 @@ from canary.github_issues.plan import (
     Open,
     Operation,
     Relabel,
+    Suspended,
     plan,
 )
 from canary.github_issues.render import Excerpt
+from judge.state import JudgeState
 
 DEFAULT_LABEL = "canary-incident"
 LABEL_COLORS = {DEFAULT_LABEL: ("d93f0b", "An endpoint canary suspended or would suspend"),
@@ -53,18 +56,25 @@ def endpoint_keys(doc: Mapping[str, Any]) -> set[Key]:
 
 
 def sync(doc: Mapping[str, Any], client: GitHubClient, *, label: str = DEFAULT_LABEL, run_url: str | None = None,
-         excerpts: Mapping[Key, Sequence[Excerpt]] | None = None, dry_run: bool = False) -> SyncReport:
-    """Open, comment, close and relabel so the issues tell this round's decisions (dry run: only say so)."""
+         excerpts: Mapping[Key, Sequence[Excerpt]] | None = None, dry_run: bool = False,
+         suspended: Sequence[Suspended] | None = None) -> SyncReport:
+    """Open, comment, close and relabel so the issues tell this round's decisions (dry run: only say so).
+
+    With `suspended` (the judge's state after the round) every canary issue is checked against
+    it, not only those of this round's endpoints: see plan.py.
+    """
     report = SyncReport()
-    keys = endpoint_keys(doc)
-    if not keys:
+    keys: set[Key] | None = endpoint_keys(doc)
+    if suspended is not None:
+        keys = None
+    elif not keys:
         return report
     try:
         issues = find_issues(client, keys, label)
-        ops = plan(doc, issues, label=label, run_url=run_url, excerpts=excerpts)
-        lost = _search_lost(client, [op for op in ops if isinstance(op, Open)], {i.number for i in issues}, keys)
+        ops = plan(doc, issues, label=label, run_url=run_url, excerpts=excerpts, suspended=suspended)
+        lost = _search_lost(client, [op for op in ops if isinstance(op, Open)], {i.number for i in issues})
         if lost:
-            ops = plan(doc, issues + lost, label=label, run_url=run_url, excerpts=excerpts)
+            ops = plan(doc, issues + lost, label=label, run_url=run_url, excerpts=excerpts, suspended=suspended)
         if dry_run:
             report.done += [f"would {describe(op)}" for op in ops]
             return report
@@ -76,10 +86,10 @@ def sync(doc: Mapping[str, Any], client: GitHubClient, *, label: str = DEFAULT_L
     return report
 
 
-def find_issues(client: GitHubClient, keys: set[Key], label: str) -> list[KnownIssue]:
-    """The labelled issues about `keys`, each with every event written on it."""
+def find_issues(client: GitHubClient, keys: set[Key] | None, label: str) -> list[KnownIssue]:
+    """The labelled issues about `keys` (None: all), each with every event written on it."""
     return [_with_comments(client, issue) for raw in client.list_issues(label)
-            if (issue := known_issue(raw)) is not None and issue.key in keys]
+            if (issue := known_issue(raw)) is not None and (keys is None or issue.key in keys)]
 
 
 def known_issue(raw: Mapping[str, Any]) -> KnownIssue | None:
@@ -99,7 +109,7 @@ def _with_comments(client: GitHubClient, issue: KnownIssue) -> KnownIssue:
     return KnownIssue(issue.number, issue.model, issue.endpoint, issue.open, issue.labels, issue.events | events)
 
 
-def _search_lost(client: GitHubClient, opens: list[Open], known: set[int], keys: set[Key]) -> list[KnownIssue]:
+def _search_lost(client: GitHubClient, opens: list[Open], known: set[int]) -> list[KnownIssue]:
     lost: list[KnownIssue] = []
     for op in opens:
         try:
@@ -110,7 +120,7 @@ def _search_lost(client: GitHubClient, opens: list[Open], known: set[int], keys:
             continue   # search is a fallback: its failure must not stop the round's issues
         for raw in items:
             issue = known_issue(raw)
-            if issue is not None and issue.number not in known and issue.key in keys:
+            if issue is not None and issue.number not in known and issue.key == (op.model, op.endpoint):
                 lost.append(_with_comments(client, issue))
                 known.add(issue.number)
     return lost
@@ -134,6 +144,18 @@ def apply(client: GitHubClient, ops: list[Operation], report: SyncReport, *, lab
             return
         except GitHubError as exc:
             report.failed.append(f"{describe(op)}: {exc}")
+
+
+def suspended_in(state: JudgeState, now: datetime) -> list[Suspended]:
+    """The active suspensions of a JudgeState at `now` (the judge's `now` of the round)."""
+    return [Suspended(model, provider, ps.suspension.mode, _iso(ps.suspension.since), _iso(ps.suspension.until),
+                      ps.suspension.rung, ps.suspension.reason)
+            for model, providers in sorted(state.models.items()) for provider, ps in sorted(providers.items())
+            if ps.suspension is not None and ps.suspension.active(now)]
+
+
+def _iso(value: datetime) -> str:
+    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 def _apply(client: GitHubClient, op: Operation, opened: dict[Key, int], label: str) -> str:

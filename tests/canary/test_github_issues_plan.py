@@ -6,7 +6,16 @@ import re
 from typing import Any
 
 from canary.github_issues import markers, render
-from canary.github_issues.plan import STATE_LABELS, Close, Comment, KnownIssue, Open, Relabel, plan
+from canary.github_issues.plan import (
+    STATE_LABELS,
+    Close,
+    Comment,
+    KnownIssue,
+    Open,
+    Relabel,
+    Suspended,
+    plan,
+)
 
 MODEL, TAG = "deepseek/deepseek-chat-v3-0324", "cinder/fp8"
 LABEL = "canary-incident"
@@ -138,3 +147,38 @@ def test_an_excerpt_with_backticks_cannot_close_its_fence() -> None:
 def test_a_run_url_that_is_not_a_plain_http_url_is_not_linked() -> None:
     assert render.round_link("r-1", "javascript:alert(1)") == "round r-1"
     assert render.round_link("r-1", "https://x/y) [z](http://evil") == "round r-1"
+
+
+# --- healing from the judge's state (a sync that was cut short) ------------------------------
+
+def suspended(provider: str = TAG, mode: str = "enforce") -> Suspended:
+    return Suspended(MODEL, provider, mode, "2026-11-29T22:00:00Z", "2026-11-30T22:00:00Z", 1, "2 failed rounds")
+
+
+def test_an_active_suspension_without_an_issue_opens_one() -> None:
+    [op] = plan(doc(), [], label=LABEL, suspended=[suspended(mode="observe")])
+    assert isinstance(op, Open) and op.event == "since-2026-11-29T22:00:00Z/would_suspend"
+    assert STATE_LABELS["would_suspend"] in op.labels and "did not reach GitHub" in op.body
+
+
+def test_healing_is_idempotent_and_respects_an_issue_a_person_closed() -> None:
+    healed = issue(events=("since-2026-11-29T22:00:00Z/suspend",))
+    assert plan(doc(), [healed], label=LABEL, suspended=[suspended()]) == []
+    closed_by_hand = issue(open=False, events=("since-2026-11-29T22:00:00Z/suspend",))
+    assert plan(doc(), [closed_by_hand], label=LABEL, suspended=[suspended()]) == []
+
+
+def test_an_open_issue_whose_endpoint_is_no_longer_suspended_is_closed() -> None:
+    ops = plan(doc(), [issue()], label=LABEL, suspended=[])
+    assert [type(op) for op in ops] == [Comment, Close] and ops[0].event == "r-2/not_suspended"  # type: ignore[union-attr]
+    assert plan(doc(), [issue(events=("r-1/suspend", "r-2/not_suspended"), open=False)], label=LABEL,
+                suspended=[]) == []
+
+
+def test_an_issue_this_rounds_decisions_touched_is_left_to_them() -> None:
+    ops = plan(doc(decision("floor_held")), [issue()], label=LABEL, suspended=[])
+    assert [type(op) for op in ops] == [Comment]
+
+
+def test_without_the_state_nothing_is_healed() -> None:
+    assert plan(doc(), [issue()], label=LABEL) == []

@@ -19,6 +19,9 @@ from canary.github_issues import markers
 from canary.github_issues.client import GitHubClient
 from canary.github_issues.plan import STATE_LABELS
 from canary.github_issues.sync import DEFAULT_LABEL, sync
+from canary.state import save_state
+from judge.report import parse_time
+from judge.state import JudgeState, ProviderState, Suspension
 
 MODEL, TAG, OTHER = "deepseek/deepseek-chat-v3-0324", "cinder/fp8", "dune/int4"
 ISSUE = rf"/repos/{REPO}/issues"
@@ -241,3 +244,18 @@ def test_missing_token_or_repository_is_a_clear_refusal(
     assert "--repo OWNER/NAME" in capsys.readouterr().err
     assert main(["issues", "sync", "--decisions", str(path), "--repo", REPO]) == 2
     assert "GITHUB_TOKEN is not set" in capsys.readouterr().err
+
+
+def test_with_the_state_a_sync_that_was_cut_short_heals_at_the_next_round(
+        gh: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    since, until = parse_time("2026-11-29T22:00:00Z", "t"), parse_time("2026-11-30T22:00:00Z", "t")
+    state_path = tmp_path / "state.json"
+    state = JudgeState(models={MODEL: {TAG: ProviderState(suspension=Suspension(since, until, 1, "enforce", "why"))}})
+    save_state(state_path, state)
+    gone = gh.add_issue("stale", markers.issue_marker(MODEL, OTHER, "r-1/suspend"), [DEFAULT_LABEL])
+    for _ in range(2):
+        code, out = cli(gh, tmp_path, monkeypatch, capsys, decisions("r-9"), "--state", str(state_path))
+        assert code == 0
+    opened = [i for i in gh.issues.values() if i["number"] != gone["number"]]
+    assert len(opened) == 1 and opened[0]["state"] == "open" and TAG in opened[0]["title"]
+    assert gh.issues[gone["number"]]["state"] == "closed" and len(gh.comments[gone["number"]]) == 1
