@@ -55,8 +55,10 @@ class Failure:
 
 def recognised(url: str) -> bool:
     """Whether Apprise knows this URL as it is (a scheme of its own or a native webhook URL)."""
-    import apprise
-
+    try:
+        import apprise
+    except ImportError:
+        return False
     with _apprise_logs():
         return bool(apprise.Apprise().add(url))
 
@@ -93,8 +95,10 @@ def send(doc: Mapping[str, Any], urls: Sequence[Target | str], audit_path: Path 
 
 def _deliver(target: Target, message: Message, scrub: Callable[[str], str], attempts: int,
              sleep: Callable[[float], None]) -> Failure | None:
-    import apprise
-
+    try:
+        import apprise
+    except ImportError:   # a broken install must not fail the round either
+        return Failure(target.label, 0, "Apprise is not installed: pip install the project again")
     problem = "not delivered"
     with _apprise_logs():  # add() may log the URL it could not parse: keep that away from handlers
         sender = apprise.Apprise()
