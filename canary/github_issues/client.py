@@ -79,7 +79,8 @@ class GitHubClient:
     def search_issues(self, words: str) -> list[dict[str, Any]]:
         """Issues of this repository whose body contains `words` (GitHub search; best effort)."""
         query = f'repo:{self.repo} is:issue in:body "{words}"'
-        data = self._request("GET", "/search/issues", params={"q": query, "per_page": "100"})
+        # Search has its own, small limit (30 a minute): a fallback never waits for it.
+        data = self._request("GET", "/search/issues", params={"q": query, "per_page": "100"}, patient=False)
         return [i for i in data.get("items", []) if isinstance(i, dict)] if isinstance(data, dict) else []
 
     def list_comments(self, number: int) -> list[dict[str, Any]]:
@@ -150,11 +151,12 @@ class GitHubClient:
             url = response.links.get("next", {}).get("url")
         raise GitHubError(0, f"more than {MAX_PAGES} pages: stopped listing")
 
-    def _request(self, method: str, url: str, *, retry_5xx: bool = True, **kw: Any) -> Any:
-        response = self._response(method, url, retry_5xx=retry_5xx, **kw)
+    def _request(self, method: str, url: str, *, retry_5xx: bool = True, patient: bool = True, **kw: Any) -> Any:
+        response = self._response(method, url, retry_5xx=retry_5xx, patient=patient, **kw)
         return response.json() if response.content else None
 
-    def _response(self, method: str, url: str, *, retry_5xx: bool, **kw: Any) -> httpx.Response:
+    def _response(self, method: str, url: str, *, retry_5xx: bool, patient: bool = True,
+                  **kw: Any) -> httpx.Response:
         problem = "not attempted"
         for attempt in range(1, ATTEMPTS + 1):
             try:
@@ -169,6 +171,8 @@ class GitHubClient:
                 return response
             wait = self._rate_limit_wait(response)
             if wait is not None:
+                if not patient:
+                    raise RateLimited(response.status_code, f"rate limited for {wait:.0f} s; not waiting")
                 self._wait(wait, limit=True)
                 continue
             if response.status_code >= 500:

@@ -35,6 +35,7 @@ from canary.github_issues.render import Excerpt
 from judge.state import JudgeState
 
 DEFAULT_LABEL = "canary-incident"
+MAX_SEARCHES = 10   # GitHub search allows 30 requests a minute; it is only a fallback
 LABEL_COLORS = {DEFAULT_LABEL: ("d93f0b", "An endpoint canary suspended or would suspend"),
                 STATE_LABELS["suspend"]: ("b60205", "canary suspended this endpoint (enforce mode)"),
                 STATE_LABELS["would_suspend"]: ("fbca04", "canary would suspend this endpoint (observe mode)")}
@@ -78,7 +79,8 @@ def sync(doc: Mapping[str, Any], client: GitHubClient, *, label: str = DEFAULT_L
         if dry_run:
             report.done += [f"would {describe(op)}" for op in ops]
             return report
-        _ensure_labels(client, ops, label)
+        if ops:
+            _ensure_labels(client, ops, label)
     except GitHubError as exc:
         report.failed.append(f"could not read the incident issues ({exc}); nothing was changed")
         return report
@@ -111,13 +113,13 @@ def _with_comments(client: GitHubClient, issue: KnownIssue) -> KnownIssue:
 
 def _search_lost(client: GitHubClient, opens: list[Open], known: set[int]) -> list[KnownIssue]:
     lost: list[KnownIssue] = []
-    for op in opens:
+    for op in opens[:MAX_SEARCHES]:
         try:
             items = client.search_issues(markers.incident_key(op.model, op.endpoint))
         except RateLimited:
-            raise
+            break      # search is a fallback: its limit must not stop the round's issues
         except GitHubError:
-            continue   # search is a fallback: its failure must not stop the round's issues
+            continue
         for raw in items:
             issue = known_issue(raw)
             if issue is not None and issue.number not in known and issue.key == (op.model, op.endpoint):

@@ -259,3 +259,20 @@ def test_with_the_state_a_sync_that_was_cut_short_heals_at_the_next_round(
     opened = [i for i in gh.issues.values() if i["number"] != gone["number"]]
     assert len(opened) == 1 and opened[0]["state"] == "open" and TAG in opened[0]["title"]
     assert gh.issues[gone["number"]]["state"] == "closed" and len(gh.comments[gone["number"]]) == 1
+
+
+def test_a_rate_limited_search_is_skipped_without_waiting_and_the_issue_still_opens(gh: FakeGitHub) -> None:
+    sync(decisions("r-1", ("floor_held", TAG)), client(gh))   # nothing to open; no search yet
+    waits: list[float] = []
+    c = client(gh, waits)
+    real = c._http.request
+
+    def limit_the_search(method: str, url: str, **kw: Any) -> Any:
+        if url == "/search/issues":
+            gh.fail_next(1, "secondary")
+        return real(method, url, **kw)
+
+    c._http.request = limit_the_search  # type: ignore[method-assign]
+    report = sync(decisions("r-2", ("suspend", TAG), ("suspend", OTHER)), c)
+    assert report.ok and waits == [] and len(gh.issues) == 2
+    assert gh.count("GET", "/search/issues") == 1   # the first refusal stops the searching
