@@ -1,9 +1,11 @@
-"""Tell people about the round's decisions: stdout, $GITHUB_STEP_SUMMARY, $CANARY_WEBHOOK_URL.
+"""Tell people about the round's decisions: stdout, $GITHUB_STEP_SUMMARY, and every service of
+$CANARY_NOTIFY_URLS (Apprise URLs) plus the deprecated $CANARY_WEBHOOK_URL.
 
-All three render from the decisions.json document. Text from the upstream (reasons) is escaped
-for Markdown and flattened to one line; the webhook URL is a secret and is never printed or
-logged. A webhook that keeps failing is recorded in the audit log as a warning and never fails
-the command: the decisions are already in the state, the audit log and decisions.json.
+All render from the decisions.json document. Text from the upstream (reasons) is escaped for
+Markdown and flattened to one line; the notification URLs are secrets, never printed or logged.
+Delivery lives in canary/notifications/send.py: a service that keeps failing is recorded in the
+audit log as a warning and never fails the command (the decisions are already in the state,
+the audit log and decisions.json).
 
 The workflow announces after `canary commit` (`canary announce`), from the decisions file as
 committed. A round that was already applied (a re-run, or a run that lost the race to a
@@ -20,16 +22,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-import httpx
+from canary.notifications import send as notifications
+from canary.notifications.urls import NOTIFY_URLS_ENV, WEBHOOK_ENV
 
-from canary import audit
-from canary.state import fmt_time
-
-WEBHOOK_ENV = "CANARY_WEBHOOK_URL"
 SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
-WEBHOOK_ATTEMPTS = 3
-WEBHOOK_TIMEOUT_S = 5.0          # short: a slow chat service must not hold the round's job
-WEBHOOK_BACKOFF_S = (1.0, 3.0)   # pauses between attempts
+WEBHOOK_ATTEMPTS = notifications.ATTEMPTS
+__all__ = ["NOTIFY_URLS_ENV", "SUMMARY_ENV", "WEBHOOK_ATTEMPTS", "WEBHOOK_ENV", "md_escape", "notify",
+           "one_line", "render_markdown", "render_text"]
 MAX_REASON = 160                 # keep one decision on one readable line
 ALREADY_APPLIED_NOTE = "(already applied by an earlier run: summarised again, not posted again)"
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|<>~])")
@@ -84,11 +83,10 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
 
 
 def notify(doc: Mapping[str, Any], *, audit_path: Path, env: Mapping[str, str] | None = None,
-           client: httpx.Client | None = None, sleep: Callable[[float], None] = time.sleep,
-           echo: Callable[[str], None] = print) -> bool:
+           sleep: Callable[[float], None] = time.sleep, echo: Callable[[str], None] = print) -> bool:
     """Send the round's summary everywhere configured. Never raises for a delivery problem.
 
-    True when an undelivered webhook was recorded in the audit log (which then needs committing)."""
+    True when an undelivered notification was recorded in the audit log (which then needs committing)."""
     env = os.environ if env is None else env
     echo(render_text(doc))
     summary = env.get(SUMMARY_ENV)
@@ -98,37 +96,7 @@ def notify(doc: Mapping[str, Any], *, audit_path: Path, env: Mapping[str, str] |
                 handle.write(render_markdown(doc))
         except OSError as exc:
             echo(f"canary: could not append to ${SUMMARY_ENV} ({exc.strerror})")
-    url = env.get(WEBHOOK_ENV)
-    if url and doc.get("decisions") and not doc.get("already_applied"):
-        error = post_webhook(url, {"text": render_text(doc)}, client=client, sleep=sleep)
-        if error is not None:
-            echo(f"canary: webhook notification failed after {WEBHOOK_ATTEMPTS} attempts ({error}); recorded in the audit log")
-            audit.append(audit_path, [{
-                "time": doc.get("now") or fmt_time(None), "round_id": doc.get("round_id"), "mode": doc.get("mode"),
-                "model": "*", "provider": "*", "action": audit.WEBHOOK_FAILED, "rule": "notification",
-                "reason": f"webhook not delivered: {error}", "evidence": []}])
-            return True
+    targets = notifications.targets(env)
+    if targets and not doc.get("already_applied"):
+        return bool(notifications.send(doc, targets, audit_path, sleep=sleep, echo=echo, env=env))
     return False
-
-
-def post_webhook(url: str, payload: Mapping[str, Any], *, client: httpx.Client | None = None,
-                 sleep: Callable[[float], None] = time.sleep) -> str | None:
-    """POST with retries; None on success, else a description of the last error (without the URL)."""
-    own = client is None
-    http = client or httpx.Client(timeout=WEBHOOK_TIMEOUT_S)
-    error = "not attempted"
-    try:
-        for attempt in range(WEBHOOK_ATTEMPTS):
-            try:
-                response = http.post(url, json=dict(payload), timeout=WEBHOOK_TIMEOUT_S)
-                if response.status_code < 300:
-                    return None
-                error = f"HTTP {response.status_code}"
-            except httpx.HTTPError as exc:
-                error = type(exc).__name__  # the exception text may quote the secret URL
-            if attempt < WEBHOOK_ATTEMPTS - 1:
-                sleep(WEBHOOK_BACKOFF_S[min(attempt, len(WEBHOOK_BACKOFF_S) - 1)])
-    finally:
-        if own:
-            http.close()
-    return error

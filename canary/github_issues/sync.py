@@ -1,0 +1,196 @@
+"""Bring the incident issues up to date with one round: find, plan, apply, report.
+
+1. Nothing to do without an endpoint decision: a quiet round makes no API call at all.
+2. Find canary's issues: every issue with the finder label (open and closed, so a re-run
+   also recognises events written on issues already closed), then the comments of those
+   about this round's endpoints; before opening an issue, GitHub search looks for one that
+   lost its label (best effort: the search index lags).
+3. Plan (plan.py, pure), then apply in order. An operation that fails is reported and the
+   rest go on; once GitHub rate-limits past the budget, the rest are reported undone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from canary.github_issues import markers
+from canary.github_issues.client import GitHubClient, GitHubError, RateLimited
+from canary.github_issues.plan import (
+    STATE_LABELS,
+    WHOLE_ROUND,
+    Close,
+    Comment,
+    Key,
+    KnownIssue,
+    Open,
+    Operation,
+    Relabel,
+    Suspended,
+    plan,
+)
+from canary.github_issues.render import Excerpt
+from judge.state import JudgeState
+
+DEFAULT_LABEL = "canary-incident"
+MAX_SEARCHES = 10   # GitHub search allows 30 requests a minute; it is only a fallback
+LABEL_COLORS = {DEFAULT_LABEL: ("d93f0b", "An endpoint canary suspended or would suspend"),
+                STATE_LABELS["suspend"]: ("b60205", "canary suspended this endpoint (enforce mode)"),
+                STATE_LABELS["would_suspend"]: ("fbca04", "canary would suspend this endpoint (observe mode)")}
+
+
+@dataclass
+class SyncReport:
+    done: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+
+def endpoint_keys(doc: Mapping[str, Any]) -> set[Key]:
+    return {(str(d.get("model")), str(d.get("provider"))) for d in doc.get("decisions") or []
+            if isinstance(d, Mapping) and WHOLE_ROUND not in (str(d.get("model")), str(d.get("provider")))}
+
+
+def sync(doc: Mapping[str, Any], client: GitHubClient, *, label: str = DEFAULT_LABEL, run_url: str | None = None,
+         excerpts: Mapping[Key, Sequence[Excerpt]] | None = None, dry_run: bool = False,
+         suspended: Sequence[Suspended] | None = None) -> SyncReport:
+    """Open, comment, close and relabel so the issues tell this round's decisions (dry run: only say so).
+
+    With `suspended` (the judge's state after the round) every canary issue is checked against
+    it, not only those of this round's endpoints: see plan.py.
+    """
+    report = SyncReport()
+    keys: set[Key] | None = endpoint_keys(doc)
+    if suspended is not None:
+        keys = None
+    elif not keys:
+        return report
+    try:
+        issues = find_issues(client, keys, label)
+        ops = plan(doc, issues, label=label, run_url=run_url, excerpts=excerpts, suspended=suspended)
+        lost = _search_lost(client, [op for op in ops if isinstance(op, Open)], {i.number for i in issues})
+        if lost:
+            ops = plan(doc, issues + lost, label=label, run_url=run_url, excerpts=excerpts, suspended=suspended)
+        if dry_run:
+            report.done += [f"would {describe(op)}" for op in ops]
+            return report
+        if ops:
+            _ensure_labels(client, ops, label)
+    except GitHubError as exc:
+        report.failed.append(f"could not read the incident issues ({exc}); nothing was changed")
+        return report
+    apply(client, ops, report, label=label)
+    return report
+
+
+def find_issues(client: GitHubClient, keys: set[Key] | None, label: str) -> list[KnownIssue]:
+    """The labelled issues about `keys` (None: all), each with every event written on it."""
+    return [_with_comments(client, issue) for raw in client.list_issues(label)
+            if (issue := known_issue(raw)) is not None and (keys is None or issue.key in keys)]
+
+
+def known_issue(raw: Mapping[str, Any]) -> KnownIssue | None:
+    """An issue as canary sees it, or None when its body has no marker of ours."""
+    found = [m for m in markers.parse(str(raw.get("body") or "")) if "model" in m]
+    if not found or not isinstance(raw.get("number"), int):
+        return None
+    marker = found[0]
+    labels = frozenset(str(x.get("name")) for x in raw.get("labels") or [] if isinstance(x, Mapping))
+    return KnownIssue(int(raw["number"]), marker["model"], marker.get("endpoint", ""), raw.get("state") == "open",
+                      labels, frozenset({marker["event"]}))
+
+
+def _with_comments(client: GitHubClient, issue: KnownIssue) -> KnownIssue:
+    events = {m["event"] for c in client.list_comments(issue.number)
+              for m in markers.parse(str(c.get("body") or "")) if "model" not in m}
+    return KnownIssue(issue.number, issue.model, issue.endpoint, issue.open, issue.labels, issue.events | events)
+
+
+def _search_lost(client: GitHubClient, opens: list[Open], known: set[int]) -> list[KnownIssue]:
+    lost: list[KnownIssue] = []
+    for op in opens[:MAX_SEARCHES]:
+        try:
+            items = client.search_issues(markers.incident_key(op.model, op.endpoint))
+        except RateLimited:
+            break      # search is a fallback: its limit must not stop the round's issues
+        except GitHubError:
+            continue
+        for raw in items:
+            issue = known_issue(raw)
+            if issue is not None and issue.number not in known and issue.key == (op.model, op.endpoint):
+                lost.append(_with_comments(client, issue))
+                known.add(issue.number)
+    return lost
+
+
+def _ensure_labels(client: GitHubClient, ops: list[Operation], label: str) -> None:
+    needed = {label} | {name for op in ops if isinstance(op, Open | Relabel) for name in op.labels}
+    for name in sorted(needed & (set(LABEL_COLORS) | {label})):
+        if not client.label_exists(name):
+            color, description = LABEL_COLORS.get(name, LABEL_COLORS[DEFAULT_LABEL])
+            client.create_label(name, color, description)
+
+
+def apply(client: GitHubClient, ops: list[Operation], report: SyncReport, *, label: str) -> None:
+    opened: dict[Key, int] = {}
+    for index, op in enumerate(ops):
+        try:
+            report.done.append(_apply(client, op, opened, label))
+        except RateLimited as exc:
+            report.failed += [f"{describe(o)}: not done ({exc})" for o in ops[index:]]
+            return
+        except GitHubError as exc:
+            report.failed.append(f"{describe(op)}: {exc}")
+
+
+def suspended_in(state: JudgeState, now: datetime) -> list[Suspended]:
+    """The active suspensions of a JudgeState at `now` (the judge's `now` of the round)."""
+    return [Suspended(model, provider, ps.suspension.mode, _iso(ps.suspension.since), _iso(ps.suspension.until),
+                      ps.suspension.rung, ps.suspension.reason)
+            for model, providers in sorted(state.models.items()) for provider, ps in sorted(providers.items())
+            if ps.suspension is not None and ps.suspension.active(now)]
+
+
+def _iso(value: datetime) -> str:
+    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def _apply(client: GitHubClient, op: Operation, opened: dict[Key, int], label: str) -> str:
+    if isinstance(op, Open):
+        created = client.create_issue(op.title, op.body, list(op.labels), label=label,
+                                      marker=markers.issue_marker(op.model, op.endpoint, op.event))
+        opened[(op.model, op.endpoint)] = int(created.get("number", 0))
+        return f"opened #{created.get('number')} {op.endpoint} ({op.model})"
+    if isinstance(op, Comment):
+        number = _target(op.number, op.model, op.endpoint, opened)
+        client.create_comment(number, op.body, marker=markers.comment_marker(op.model, op.endpoint, op.event))
+        return f"commented on #{number} ({op.event})"
+    if isinstance(op, Close):
+        number = _target(op.number, op.model, op.endpoint, opened)
+        client.update_issue(number, state="closed", state_reason="completed")
+        return f"closed #{number}"
+    client.update_issue(op.number, labels=list(op.labels))
+    return f"relabelled #{op.number}: {', '.join(op.labels)}"
+
+
+def _target(number: int | None, model: str, endpoint: str, opened: dict[Key, int]) -> int:
+    if number is not None:
+        return number
+    if (model, endpoint) not in opened or not opened[(model, endpoint)]:
+        raise GitHubError(0, "its issue could not be opened")
+    return opened[(model, endpoint)]
+
+
+def describe(op: Operation) -> str:
+    if isinstance(op, Open):
+        return f"open an issue for {op.endpoint} ({op.model})"
+    if isinstance(op, Comment):
+        return f"comment {op.event} on {'#' + str(op.number) if op.number else 'the new issue'}"
+    if isinstance(op, Close):
+        return f"close {'#' + str(op.number) if op.number else 'the new issue'}"
+    return f"relabel #{op.number}"
