@@ -29,6 +29,7 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), code) fo
     (r"^the reply spent its budget on reasoning", "reasoning_budget"),
     (r"^routing mismatch", "routing_mismatch"),
     (r"^the upstream refused our API key", "auth_refused"),
+    (r"^moderation: ", "moderation"),
     # refusal (judge/refusal.py, probes/contracts/refusal.py)
     (r"^refusal: .*content_filter", "content_filter"),
     (r"^refusal: empty reply", "empty_reply"),

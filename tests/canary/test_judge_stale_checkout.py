@@ -60,7 +60,7 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, webhook: Webhook) -> 
     w = make_world(tmp_path, monkeypatch, state_branch="canary-state")
     w.hook(PROTECTED_MAIN_HOOK)
     monkeypatch.setenv("CANARY_WEBHOOK_URL", webhook.url)
-    monkeypatch.setattr("canary.notify.WEBHOOK_BACKOFF_S", (0.0, 0.0))
+    monkeypatch.setattr("canary.notifications.send.BACKOFF_S", (0.0, 0.0))
     return w
 
 
@@ -87,7 +87,7 @@ def test_a_run_queued_behind_the_last_round_judges_the_fresh_state_and_announces
     assert first.commit() == 0
     assert announce(world, first, tmp_path, monkeypatch) == {"undelivered": "false"}
     [post] = webhook.posts
-    assert "suspend aurora/fp8" in post["text"]
+    assert "**suspended**: aurora/fp8" in post["text"]
     # The queued run judges round 3 on its outdated copy (round 1 only): there, BAD reaches two failed
     # rounds and would be suspended again; on the real state it is suspended already.
     round3 = queued.judge(3, {BAD: "fail"})

@@ -36,7 +36,9 @@ def judge(tmp: Path, results: Path, *extra: str) -> dict[str, Any]:
     """`canary judge` on copies of the judge's files; returns decisions.json."""
     files = ["--state", str(tmp / "state.json"), "--audit", str(tmp / "audit.jsonl"),
              "--builtin", str(tmp / "none.yaml"), "--incidents", str(tmp / "none.yaml")]
-    assert canary(["judge", str(results), *files, "--decisions-out", str(tmp / "decisions.json"), *extra]) == 0
+    # a simulator round judged on scratch copies of the state
+    assert canary(["judge", str(results), *files, "--decisions-out", str(tmp / "decisions.json"),
+                   "--allow-simulator", *extra]) == 0
     return json.loads((tmp / "decisions.json").read_text(encoding="utf-8"))
 
 
