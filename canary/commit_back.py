@@ -1,4 +1,4 @@
-"""Commit the judge's files (state + audit log) and push them, safely, with retries.
+"""Commit the judge's files (state, audit log, round history) and push them, safely, with retries.
 
 Two layouts (canary.yaml's paths.state_branch):
 
@@ -51,6 +51,17 @@ branch tip's tree plus those files:
                       or push is a non-fast-forward rejection, retried on the fresh tip)
                       rejected twice while the tip stayed where it was: not a race but a
                       rule or a permission -> stop with git's message
+
+Folders (`folders=`, the round history under paths.history: one new file per round, old days
+folded into day files and their round files deleted) travel with the files, in both layouts.
+A folder on disk is the truth for its part of the tree: additions and deletions are committed,
+and a file that did not change keeps its blob, so a round's commit adds one small file and the
+trees above it (git hashes every file in one call; only new ones are written). pull_state and a
+re-apply make the local folder an exact copy of the branch's first (a concurrent run's round
+arrives, our own is recorded again by the re-applied judge, idempotently). Safety rails: a
+folder absent on disk is never removed from the branch, a branch without the folder leaves the
+local one standing (its first commit adds it), and dot files (an interrupted atomic write's
+leftovers) are never committed.
 """
 
 from __future__ import annotations

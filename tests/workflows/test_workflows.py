@@ -238,10 +238,11 @@ def test_the_default_token_is_read_only(path):
     assert load(path)["permissions"] == {"contents": "read"}
 
 
-def test_only_the_commit_job_may_write_contents_and_only_pages_may_deploy():
+def test_only_the_commit_job_may_write_contents_only_issues_may_write_issues_and_only_pages_may_deploy():
     writers = {name: {k for k, v in job.get("permissions", {}).items() if v == "write"}
                for name, job in load(CANARY)["jobs"].items()}
-    assert {n: w for n, w in writers.items() if w} == {"judge": {"contents"}, "pages": {"pages", "id-token"}}
+    assert {n: w for n, w in writers.items() if w} == {"judge": {"contents"}, "issues": {"issues"},
+                                                       "pages": {"pages", "id-token"}}
     assert "canary commit" in " ".join(s.get("run", "") for s in load(CANARY)["jobs"]["judge"]["steps"])
 
 
@@ -305,14 +306,23 @@ def canary_calls() -> list[tuple[str, list[str]]]:
 
 def test_the_workflows_call_canary_at_all():
     assert {name for name, _ in canary_calls()} >= {"models", "probe", "judge", "commit", "summary", "report",
-                                                    "validate", "fetch-state", "announce"}
+                                                    "validate", "fetch-state", "announce", "heartbeat", "issues"}
+
+
+def nested(parser: Any, argv: list[str]) -> Any:
+    """The parser of `canary issues sync ...`: a subcommand's own subcommand, named first in argv."""
+    action = next((a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction"), None)
+    if action is None:
+        return parser
+    assert argv and argv[0] in action.choices, f"{parser.prog} needs one of {sorted(action.choices)}, got {argv[:1]}"
+    return nested(action.choices[argv[0]], argv[1:])
 
 
 @pytest.mark.parametrize(("name", "argv"), canary_calls(), ids=lambda v: v if isinstance(v, str) else "")
 def test_every_canary_command_a_workflow_calls_exists_with_its_options(name, argv):
     commands = subcommands()
     assert name in commands, f"`canary {name}` is not a subcommand (have: {', '.join(sorted(commands))})"
-    known = {opt for action in commands[name]._actions for opt in action.option_strings}
+    known = {opt for action in nested(commands[name], argv)._actions for opt in action.option_strings}
     used = {arg.split("=")[0] for arg in argv if arg.startswith("-") and not arg.startswith("${")}
     assert used <= known, f"`canary {name}` has no option(s) {sorted(used - known)}"
 
