@@ -224,6 +224,11 @@ def commit_back(repo: Path, files: Sequence[Path], message: Callable[[], str], *
                           f"local, nothing was forced. git said: {said}")
 
 
+def is_inside(repo: Path, path: Path) -> bool:
+    """Does `path` live inside the repository (so that it can be committed)?"""
+    return _inside(repo, path) is not None
+
+
 def _inside(repo: Path, path: Path) -> str | None:
     """`path` relative to `repo`, or None when it lives outside the repository."""
     try:

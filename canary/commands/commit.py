@@ -13,7 +13,8 @@ caught.
 The round history (paths.history, default `history/` next to the state) goes with them: each
 commit carries the folder as it is on disk, the round's new file and the files compaction
 deleted, and nothing else of it (unchanged files keep their git objects). A history folder
-absent on disk is left as the branch has it.
+absent on disk is left as the branch has it; one configured outside the repository is not
+committed (a warning says so: the history is evidence, it never blocks the state's commit).
 
 --reapply names the round's results files: when the judge's files moved upstream meanwhile (a
 concurrent run, a `canary lift`), or main moved an exclusion file the judge read (the capacity
@@ -43,6 +44,7 @@ from canary.commit_back import (
     commit_back,
     commit_message,
     commit_to_state_branch,
+    is_inside,
 )
 from canary.history.store import history_root
 from canary.store import StoreError, read_json
@@ -98,7 +100,7 @@ def _run(args: argparse.Namespace) -> int:
                              allow_simulator=doc.get("allow_simulator") is True)
 
         files = [config.paths.state, config.paths.audit]
-        folders = [history_root(config.paths)]
+        folders = history_folders(repo, config.paths.state, history_root(config.paths), "canary commit")
         inputs = [config.paths.builtin, config.paths.incidents]
         again = reapply if args.reapply else None
         if state_branch is not None:
@@ -116,6 +118,16 @@ def _run(args: argparse.Namespace) -> int:
     print(f"canary commit: {result.status} ({args.remote} {where}; attempts: {result.attempts}, "
           f"re-applied: {result.reapplied})")
     return 0
+
+
+def history_folders(repo: Path, state: Path, history: Path, command: str) -> list[Path]:
+    """The history folder to carry with the state: none, with a warning, when it lies outside the
+    repository (git cannot keep it there; the history is evidence and never blocks the state)."""
+    if is_inside(repo, history) or not is_inside(repo, state):  # a state outside fails on its own, clearly
+        return [history]
+    print(f"{command}: warning: the round history {history} is outside the repository {repo}, so it is not "
+          "carried with the state; set paths.history inside the repository to keep it", file=sys.stderr)
+    return []
 
 
 def _people_branch(args: argparse.Namespace, repo: Path) -> str | None:

@@ -27,6 +27,7 @@ import sys
 from pathlib import Path
 
 from canary.commands._options import add_common, config_of
+from canary.commands.commit import history_folders
 from canary.commit_back import CommitBackError, PullResult, pull_state
 from canary.history.store import history_root
 from canary.state import fmt_time, load_state, state_from_json
@@ -57,10 +58,11 @@ def _run(args: argparse.Namespace) -> int:
               "nothing to fetch")
         return 0
     state = config.paths.state
+    repo = args.repo or Path.cwd()
     try:
-        result = pull_state(args.repo or Path.cwd(), [state, config.paths.audit], remote=args.remote,
+        result = pull_state(repo, [state, config.paths.audit], remote=args.remote,
                             branch=branch, force=args.force, local_ahead=lambda data: _local_ahead(state, data),
-                            folders=[history_root(config.paths)])
+                            folders=history_folders(repo, state, history_root(config.paths), "canary fetch-state"))
     except (CommitBackError, StoreError) as exc:
         print(f"canary fetch-state: {exc}", file=sys.stderr)
         return 1

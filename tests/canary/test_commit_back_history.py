@@ -206,6 +206,20 @@ def test_a_state_branch_from_before_the_history_gets_it_with_the_next_round(
     assert [p for p in branch_history(world) if "/rounds/" in p]
 
 
+def test_a_history_kept_outside_the_repository_never_blocks_the_states_commit(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    outside = world.root / "elsewhere" / "history"
+    with world.bot.config.open("a") as config:
+        config.write(f"  history: {outside}\n")  # under paths:, the configuration's last block
+    capsys.readouterr()
+    round_on_tip(world.bot, 1, {BAD: "fail"})
+    assert "outside the repository" in capsys.readouterr().err
+    assert world.bot.commit() == 0
+    assert "is not carried with the state" in capsys.readouterr().err
+    assert "round-1" in json.loads(world.show("canary-state", "state/canary-state.json"))["applied_rounds"]
+    assert not branch_history(world) and [r.round_id for r in read_span(outside).rounds] == ["round-1"]
+
+
 # --- everything on main (paths.state_branch empty) -------------------------------------------
 
 @pytest.fixture
