@@ -18,6 +18,8 @@ import pytest
 import yaml
 
 from canary.cli import build_parser
+from canary.config import load_config
+from canary.history.store import history_root
 
 REPO = Path(__file__).resolve().parents[2]
 WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
@@ -144,6 +146,32 @@ def test_the_probes_read_the_language_plan_from_the_state_branch():
     assert state["continue-on-error"] is True  # absent before the first round is committed
     assert f"--state-checkout {state['with']['path']}" in job["steps"][run_index(job, "canary probe")]["run"]
     assert "canary fetch-state --show-branch" in load(CANARY)["jobs"]["plan"]["steps"][-1]["run"]
+
+
+def test_the_probes_sparse_checkout_of_the_state_branch_gets_the_state_and_not_the_history(tmp_path):
+    """Run git's own sparse checkout with the workflow's patterns on a branch laid out as
+    canary.yaml's paths say: the probe needs the state file; the history's thousands of files it
+    never reads (and, sparse, actions/checkout does not even download their contents)."""
+    job = load(CANARY)["jobs"]["probe"]
+    state = next(s for s in job["steps"] if s.get("with", {}).get("ref") == "${{ needs.plan.outputs.state_branch }}")
+    assert state["with"]["sparse-checkout-cone-mode"] is False
+    paths = load_config(REPO / "canary.yaml").paths
+    state_file, history = Path(paths.state), history_root(paths)
+    assert not state_file.is_absolute() and not history.is_absolute()
+    branch = tmp_path / "branch"
+    for path in (state_file, history / "rounds/2026-11/29/223000Z-0123456789ab.xz", Path("README.md")):
+        (branch / path).parent.mkdir(parents=True, exist_ok=True)
+        (branch / path).write_text("x\n")
+    ident = ["-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    for args in (["init", "--quiet"], ["add", "."], [*ident, "commit", "--quiet", "-m", "state"]):
+        subprocess.run(["git", *args], cwd=branch, check=True, capture_output=True)
+    clone = tmp_path / "clone"
+    for args, cwd in ((["clone", "--quiet", "--no-checkout", str(branch), str(clone)], tmp_path),
+                      (["sparse-checkout", "set", "--no-cone", *state["with"]["sparse-checkout"].split()], clone),
+                      (["checkout", "--quiet"], clone)):
+        subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+    assert (clone / state_file).is_file() and (clone / "README.md").is_file()
+    assert not (clone / history).exists()
 
 
 def uploads(doc: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
