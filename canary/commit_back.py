@@ -1,4 +1,4 @@
-"""Commit the judge's files (state + audit log) and push them, safely, with retries.
+"""Commit the judge's files (state, audit log, round history) and push them, safely, with retries.
 
 Two layouts (canary.yaml's paths.state_branch):
 
@@ -51,6 +51,17 @@ branch tip's tree plus those files:
                       or push is a non-fast-forward rejection, retried on the fresh tip)
                       rejected twice while the tip stayed where it was: not a race but a
                       rule or a permission -> stop with git's message
+
+Folders (`folders=`, the round history under paths.history: one new file per round, old days
+folded into day files and their round files deleted) travel with the files, in both layouts.
+A folder on disk is the truth for its part of the tree: additions and deletions are committed,
+and a file that did not change keeps its blob, so a round's commit adds one small file and the
+trees above it (git hashes every file in one call; only new ones are written). pull_state and a
+re-apply make the local folder an exact copy of the branch's first (a concurrent run's round
+arrives, our own is recorded again by the re-applied judge, idempotently). Safety rails: a
+folder absent on disk is never removed from the branch, a branch without the folder leaves the
+local one standing (its first commit adds it), and dot files (an interrupted atomic write's
+leftovers) are never committed.
 """
 
 from __future__ import annotations
@@ -145,6 +156,15 @@ class _Git:
             raise CommitBackError(f"git {args[0]} failed: {git_said(result)}")
         return result
 
+    def run_bytes(self, *args: str, stdin: bytes = b"", env: Mapping[str, str] | None = None) -> bytes:
+        """git with bytes in and out (paths and blobs need not be text); CommitBackError on failure."""
+        result = subprocess.run(["git", "-C", str(self.repo), *self.identity, *args], capture_output=True,
+                                input=stdin, check=False, env={**os.environ, **env} if env else None)
+        if result.returncode != 0:
+            said = result.stderr.decode("utf-8", "replace").strip()[-MAX_GIT_MESSAGE:]
+            raise CommitBackError(f"git {args[0]} failed: {said or f'(no message; exit {result.returncode})'}")
+        return result.stdout
+
     def blob(self, commit: str, path: str) -> bytes | None:
         """The bytes of `path` at `commit`, or None when the commit has no such file."""
         result = subprocess.run(["git", "-C", str(self.repo), "cat-file", "blob", f"{commit}:{path}"],
@@ -160,19 +180,23 @@ def git_said(result: subprocess.CompletedProcess[str]) -> str:
 
 def commit_back(repo: Path, files: Sequence[Path], message: Callable[[], str], *, remote: str, branch: str,
                 retries: int = DEFAULT_RETRIES, reapply: Callable[[], int] | None = None,
-                sleep: Callable[[float], None] = time.sleep, inputs: Sequence[Path] = ()) -> CommitResult:
+                sleep: Callable[[float], None] = time.sleep, inputs: Sequence[Path] = (),
+                folders: Sequence[Path] = ()) -> CommitResult:
     """Commit `files` (paths inside `repo`) and push to remote/branch; see the module docstring.
 
     `inputs`: files the judge read but does not write (the exclusion files). When the remote
     changed one of them and `reapply` is given, the round is re-applied rather than rebased, so
     the capacity floor weighs the exclusions people pushed meanwhile.
+    `folders` (the round history) are committed as they are on disk, deletions included; one
+    that is absent on disk is left as the branch has it.
     """
     git = _Git(repo)
     rel = [str(Path(f).resolve().relative_to(Path(repo).resolve())) for f in files]
+    dirs = _relative_all(repo, folders)
     read_only = [r for r in (_inside(repo, f) for f in inputs) if r is not None]
-    watched = rel + read_only if reapply is not None else rel
-    _refuse_foreign_changes(git, rel)
-    if not _stage_and_commit(git, rel, message()):
+    watched = rel + dirs + read_only if reapply is not None else rel + dirs
+    _refuse_foreign_changes(git, rel, dirs)
+    if not _stage_and_commit(git, rel, dirs, message()):
         return CommitResult(NOTHING, 0, 0)
     reapplied = 0
     said = ""
@@ -194,10 +218,15 @@ def commit_back(repo: Path, files: Sequence[Path], message: Callable[[], str], *
             reapplied += 1
             if reapply() != 0:
                 raise CommitBackError("re-applying the round on the remote's state failed; nothing was pushed")
-            if not _stage_and_commit(git, rel, message()):
+            if not _stage_and_commit(git, rel, dirs, message()):
                 return CommitResult(ALREADY_UPSTREAM, attempt, reapplied)
     raise CommitBackError(f"push to {remote} {branch} still rejected after {retries} attempts; the commit stays "
                           f"local, nothing was forced. git said: {said}")
+
+
+def is_inside(repo: Path, path: Path) -> bool:
+    """Does `path` live inside the repository (so that it can be committed)?"""
+    return _inside(repo, path) is not None
 
 
 def _inside(repo: Path, path: Path) -> str | None:
@@ -217,18 +246,26 @@ def _remote_touched(git: _Git, rel: list[str]) -> bool:
     return diff.returncode != 0
 
 
-def _refuse_foreign_changes(git: _Git, ours: list[str]) -> None:
+def _refuse_foreign_changes(git: _Git, ours: list[str], folders: list[str]) -> None:
     status = git.run("status", "--porcelain", "--untracked-files=no").stdout.splitlines()
-    foreign = [line[3:] for line in status if line[3:] not in ours]
+    foreign = [line[3:] for line in status if line[3:] not in ours and not _under(line[3:], folders)]
     if foreign:
         raise CommitBackError(f"other tracked files have uncommitted changes ({', '.join(foreign[:5])}); "
                               "commit or stash them first: commit-back may reset the working tree")
 
 
-def _stage_and_commit(git: _Git, rel: list[str], message: str) -> bool:
+def _under(path: str, folders: Sequence[str]) -> bool:
+    return any(path == d or path.startswith(d + "/") for d in folders)
+
+
+def _stage_and_commit(git: _Git, rel: list[str], dirs: list[str], message: str) -> bool:
     present = [r for r in rel if (git.repo / r).exists()]  # a fresh repository may lack the audit log
+    present += [d for d in dirs if (git.repo / d).is_dir()]  # a folder absent on disk is never removed
     if present:
-        git.run("add", "--force", "--", *present)  # --force: state/ may be git-ignored (it lives on its own branch)
+        # --force: state/ may be git-ignored (it lives on its own branch); --all: the history's
+        # compaction deletes files; dot files are an interrupted atomic write's leftovers.
+        hidden = [f":(exclude,glob){d}/**/.*" for d in dirs if d in present]
+        git.run("add", "--force", "--all", "--", *present, *hidden)
     if git.run("diff", "--cached", "--quiet", check=False).returncode == 0:
         return False
     git.run("commit", "--no-verify", "-F", "-", stdin=message)
@@ -238,10 +275,21 @@ def _stage_and_commit(git: _Git, rel: list[str], message: str) -> bool:
 # --- the judge's files on their own branch ---------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
+class FolderCopy:
+    """What copying one folder (the round history) from the branch did."""
+
+    path: str
+    files: int      # files the branch has there (0: the branch has no such folder; the local one stands)
+    written: int    # of them written because the local copy lacked or differed from them
+    removed: int    # local files removed because the branch does not have them (compacted elsewhere)
+
+
+@dataclass(frozen=True, slots=True)
 class PullResult:
     tip: str | None            # the state-branch commit copied; None: the branch does not exist yet
     written: tuple[str, ...]   # files written from it
     removed: tuple[str, ...]   # local files removed because the branch does not have them
+    folders: tuple[FolderCopy, ...] = ()
 
 
 def fetch_tip(git: _Git, remote: str, branch: str, *, shallow: bool = False) -> str | None:
@@ -262,14 +310,18 @@ def fetch_tip(git: _Git, remote: str, branch: str, *, shallow: bool = False) -> 
 
 
 def pull_state(repo: Path, files: Sequence[Path], *, remote: str, branch: str, force: bool = False,
-               local_ahead: Callable[[bytes], str | None] | None = None) -> PullResult:
-    """Copy the judge's files from the tip of the state branch over the local ones.
+               local_ahead: Callable[[bytes], str | None] | None = None,
+               folders: Sequence[Path] = ()) -> PullResult:
+    """Copy the judge's files (and `folders`, the round history) from the tip of the state branch.
 
     `local_ahead(branch_state_bytes)` returns a description when the local state holds a round
     the branch does not (judged here, never pushed): then nothing is overwritten unless `force`.
+    A folder becomes an exact copy of the branch's (files it lacks are removed), unless the branch
+    has no such folder yet: then the local one stands and the next commit adds it.
     """
     git = _Git(repo)
     rel = _relative_all(repo, files)
+    dirs = _relative_all(repo, folders)
     tip = fetch_tip(git, remote, branch, shallow=_is_shallow(git))
     if tip is None:
         git.run("update-ref", "-d", STATE_BASE_REF, check=False)
@@ -280,21 +332,26 @@ def pull_state(repo: Path, files: Sequence[Path], *, remote: str, branch: str, f
             raise CommitBackError(f"{ahead}; push it first (canary commit --reapply RESULTS.json...), or pass --force "
                                   "to discard it. Nothing was overwritten")
     written, removed = _write_from(git, tip, rel)
+    copies = tuple(_mirror_from(git, tip, d, skip=rel) for d in dirs)
     git.run("update-ref", STATE_BASE_REF, tip)
-    return PullResult(tip, written, removed)
+    return PullResult(tip, written, removed, copies)
 
 
 def commit_to_state_branch(repo: Path, files: Sequence[Path], message: Callable[[], str], *, remote: str,
                            branch: str, people_branch: str | None = None, retries: int = DEFAULT_RETRIES,
                            reapply: Callable[[], int] | None = None, sleep: Callable[[float], None] = time.sleep,
-                           inputs: Sequence[Path] = ()) -> CommitResult:
+                           inputs: Sequence[Path] = (), folders: Sequence[Path] = ()) -> CommitResult:
     """Commit `files` onto remote/branch (created as an orphan on first use); see the module docstring.
 
     `inputs`: the files the judge read from `people_branch` (the exclusion files). With `reapply`,
     when that branch moved one of them since, the round is re-applied on its fresh versions.
+    `folders` (the round history): each commit carries them as they are on disk, additions and
+    deletions; only what changed gets a new object, so a round adds one small file and the trees
+    above it. A folder absent on disk is left as the branch has it.
     """
     git = _Git(repo)
     rel = _relative_all(repo, files)
+    dirs = _relative_all(repo, folders)
     read_only = [r for r in (_inside(repo, f) for f in inputs) if r is not None] if reapply is not None else []
     watch_inputs = bool(read_only and people_branch)
     if watch_inputs:
@@ -305,7 +362,7 @@ def commit_to_state_branch(repo: Path, files: Sequence[Path], message: Callable[
     for attempt in range(1, retries + 1):
         tip = fetch_tip(git, remote, branch, shallow=shallow)
         main_tip = fetch_tip(git, remote, people_branch) if watch_inputs and people_branch else None
-        state_moved = _moved(git, base, tip, rel)
+        state_moved = _moved(git, base, tip, rel + dirs)
         inputs_moved = main_tip is not None and _differs(git, main_tip, read_only)
         source = tip or base  # the state the round must be re-applied on (None: first round, nothing to restore)
         if (state_moved or inputs_moved) and source is not None:
@@ -316,14 +373,17 @@ def commit_to_state_branch(repo: Path, files: Sequence[Path], message: Callable[
             if inputs_moved and main_tip is not None:
                 _write_from(git, main_tip, read_only)
             _write_from(git, source, rel)
+            for d in dirs:  # the round's own history file goes too: the re-applied judge records it again
+                _mirror_from(git, source, d, skip=rel)
             base = source
             _set_base(git, base)
             reapplied += 1
             if reapply() != 0:
                 raise CommitBackError("re-applying the round on the fresh state failed; nothing was pushed")
-        if tip is None and not any((git.repo / r).is_file() for r in rel):
+        if tip is None and not any((git.repo / r).is_file() for r in rel) and not any(
+                _disk_files(git, d, rel) for d in dirs):
             return CommitResult(NOTHING, attempt, reapplied)  # no branch and no files: nothing to start it with
-        tree = _tree_with(git, tip, rel)
+        tree = _tree_with(git, tip, rel, dirs)
         if tip is not None and tree == git.run("rev-parse", f"{tip}^{{tree}}").stdout.strip():
             return CommitResult(ALREADY_UPSTREAM if reapplied else NOTHING, attempt, reapplied)
         parents = ["-p", tip] if tip is not None else []
@@ -372,8 +432,8 @@ def _moved(git: _Git, base: str | None, tip: str | None, rel: list[str]) -> bool
     """Did the branch change the judge's files since `base` (the state the judge read)?"""
     if tip is None or base == tip:
         return False  # not there (yet, or deleted by hand): the push (re)creates it from the judge's files
-    if base is None:
-        return any(git.blob(tip, r) is not None for r in rel)  # created meanwhile, or never fetched
+    if base is None:  # created meanwhile, or never fetched
+        return any(git.run("cat-file", "-e", f"{tip}:{r}", check=False).returncode == 0 for r in rel)
     diff = git.run("diff", "--quiet", base, tip, "--", *rel, check=False)
     return diff.returncode != 0  # 1: changed; anything else (base unknown here): re-derive, never guess
 
@@ -426,7 +486,7 @@ def _atomic_write_bytes(path: Path, data: bytes) -> None:
         raise
 
 
-def _tree_with(git: _Git, tip: str | None, rel: list[str]) -> str:
+def _tree_with(git: _Git, tip: str | None, rel: list[str], dirs: list[str]) -> str:
     """The tip's tree with the judge's files as they are on disk (a new branch also gets a README)."""
     with tempfile.TemporaryDirectory(prefix="canary-index-") as folder:
         env = {"GIT_INDEX_FILE": str(Path(folder) / "index")}
@@ -438,4 +498,109 @@ def _tree_with(git: _Git, tip: str | None, rel: list[str]) -> str:
                             .stdout.strip()))
         for path, blob in entries:
             git.run("update-index", "--add", "--cacheinfo", f"100644,{blob},{path}", env=env)
+        for d in dirs:
+            changes = _folder_changes(git, tip, d, skip=rel)
+            if changes:
+                git.run_bytes("update-index", "-z", "--index-info", stdin=changes, env=env)
         return git.run("write-tree", env=env).stdout.strip()
+
+
+# --- folders (the round history): thousands of small files, handled in a few git calls ----------
+
+def _folder_changes(git: _Git, tip: str | None, folder: str, *, skip: Sequence[str]) -> bytes:
+    """`update-index --index-info -z` input making the index's `folder` what is on disk: the files
+    that are new or differ (written as objects here), and the tip's files the disk no longer has
+    (the history's compaction deleted them). Unchanged files keep their objects, so a commit
+    rewrites no file it did not change. A folder absent on disk changes nothing."""
+    if not (git.repo / folder).is_dir():
+        return b""
+    on_disk = _disk_files(git, folder, skip)
+    on_tip = _tree_entries(git, tip, folder, skip) if tip is not None else {}
+    changed = [p for p, oid in zip(on_disk, _hash_files(git, on_disk), strict=True) if on_tip.get(p) != oid]
+    written = _hash_files(git, changed, write=True)
+    present = set(on_disk)
+    lines = [f"0 {'0' * len(oid)}\t{p}" for p, oid in on_tip.items() if p not in present]  # mode 0: remove
+    lines += [f"100644 {oid}\t{p}" for p, oid in zip(changed, written, strict=True)]
+    return b"".join(line.encode("utf-8", "surrogateescape") + b"\0" for line in lines)
+
+
+def _mirror_from(git: _Git, commit: str, folder: str, *, skip: Sequence[str]) -> FolderCopy:
+    """Make the files under `folder` on disk exactly `commit`'s (written atomically, only those
+    that differ); when `commit` has no such folder, leave the local one alone."""
+    wanted = _tree_entries(git, commit, folder, skip)
+    if not wanted:
+        return FolderCopy(folder, 0, 0, 0)
+    on_disk = _disk_files(git, folder, skip)
+    have = dict(zip(on_disk, _hash_files(git, on_disk), strict=True))
+    stale = [p for p, oid in wanted.items() if have.get(p) != oid]
+    blobs = _read_blobs(git, [wanted[p] for p in stale])
+    for p in stale:
+        _atomic_write_bytes(git.repo / p, blobs[wanted[p]])
+    gone = [p for p in on_disk if p not in wanted]
+    for p in gone:
+        (git.repo / p).unlink()
+    _remove_empty_folders(git.repo / folder)
+    return FolderCopy(folder, len(wanted), len(stale), len(gone))
+
+
+def _tree_entries(git: _Git, commit: str, folder: str, skip: Sequence[str]) -> dict[str, str]:
+    """path -> blob id of every file under `folder` in `commit` (empty: no such folder)."""
+    out = git.run_bytes("ls-tree", "-r", "-z", "--full-tree", commit, "--", folder)
+    entries = {}
+    for item in out.split(b"\0"):
+        meta, _, raw = item.partition(b"\t")
+        fields = meta.split()
+        path = raw.decode("utf-8", "surrogateescape")
+        if len(fields) == 3 and fields[1] == b"blob" and _under(path, [folder]) and path not in skip:
+            entries[path] = fields[2].decode("ascii")
+    return entries
+
+
+def _disk_files(git: _Git, folder: str, skip: Sequence[str]) -> list[str]:
+    """The regular files under `folder` on disk, repository-relative, sorted; symbolic links, dot
+    files (an interrupted atomic write's leftovers) and the judge's single files are not part of it."""
+    found = []
+    for top, subdirs, names in os.walk(git.repo / folder):
+        subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
+        for name in names:
+            path = Path(top) / name
+            rel = path.relative_to(git.repo).as_posix()
+            if not name.startswith(".") and path.is_file() and not path.is_symlink() and rel not in skip \
+                    and "\n" not in rel:
+                found.append(rel)
+    return sorted(found)
+
+
+def _hash_files(git: _Git, rel: list[str], *, write: bool = False) -> list[str]:
+    """The blob ids of files (repository-relative paths), in one git call; `write` stores them too."""
+    if not rel:
+        return []
+    out = git.run("hash-object", *(["-w"] if write else []), "--no-filters", "--stdin-paths",
+                  stdin="".join(f"{r}\n" for r in rel)).stdout.split()
+    if len(out) != len(rel):
+        raise CommitBackError(f"git hash-object returned {len(out)} ids for {len(rel)} files")
+    return out
+
+
+def _read_blobs(git: _Git, oids: list[str]) -> dict[str, bytes]:
+    """The contents of blobs by id, in one `git cat-file --batch` call."""
+    unique = list(dict.fromkeys(oids))
+    if not unique:
+        return {}
+    out = git.run_bytes("cat-file", "--batch", stdin="".join(f"{o}\n" for o in unique).encode("ascii"))
+    blobs, at = {}, 0
+    for oid in unique:
+        end = out.index(b"\n", at)
+        header = out[at:end].split()
+        if len(header) != 3:
+            raise CommitBackError(f"git cat-file: object {oid} is missing from this clone")
+        size = int(header[2])
+        blobs[oid] = out[end + 1:end + 1 + size]
+        at = end + 1 + size + 1  # the content is followed by a newline
+    return blobs
+
+
+def _remove_empty_folders(root: Path) -> None:
+    for top, _, _ in sorted(os.walk(root), key=lambda entry: -len(entry[0])):
+        if Path(top) != root and not any(Path(top).iterdir()):
+            Path(top).rmdir()

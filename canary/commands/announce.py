@@ -2,16 +2,17 @@
 
     canary announce [reports/decisions.json]
 
-Prints the decisions, appends a Markdown section to $GITHUB_STEP_SUMMARY and posts them to
-$CANARY_WEBHOOK_URL (canary/notify.py). The workflow runs it after `canary commit`, from the
+Prints the decisions, appends a Markdown section to $GITHUB_STEP_SUMMARY and sends them to every
+service of $CANARY_NOTIFY_URLS (Apprise URLs) and the deprecated $CANARY_WEBHOOK_URL
+(canary/notify.py); in the workflow those secrets reach this step and no other. The workflow runs it after `canary commit`, from the
 decisions file as committed: `canary judge --no-notify` decided on the state it read, and when
 that state moved meanwhile the commit re-applied the round and rewrote the file, so what people
 hear is what reached the state. A round that was already applied (a re-run) is summarised but
 not posted again.
 
-A webhook that cannot be reached is recorded in the audit log; in GitHub Actions the step then
+A service that cannot be reached is recorded in the audit log; in GitHub Actions the step then
 sets the output `undelivered=true`, so the workflow can commit that line (`canary commit
---message ...`). Exit 0 whatever the webhook did; 2 when the decisions file cannot be read.
+--message ...`). Exit 0 whatever the services did; 2 when the decisions file cannot be read.
 """
 
 from __future__ import annotations

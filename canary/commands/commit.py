@@ -1,4 +1,4 @@
-"""`canary commit`: commit the judge's files (state + audit) and push them, never forcing.
+"""`canary commit`: commit the judge's files (state, audit log, round history) and push them, never forcing.
 
     canary commit [--message-from reports/decisions.json | --message TEXT] [--remote origin]
                   [--state-branch NAME] [--branch B] [--retries 5] [--reapply RESULTS.json ...] [--repo DIR]
@@ -9,6 +9,12 @@ as an orphan branch on first use), so a protected main never blocks the bot; `--
 token that may push there. `canary fetch-state` must have copied the branch's files before the
 judge ran: the commit is built on the state the judge read, and a branch that moved since is
 caught.
+
+The round history (paths.history, default `history/` next to the state) goes with them: each
+commit carries the folder as it is on disk, the round's new file and the files compaction
+deleted, and nothing else of it (unchanged files keep their git objects). A history folder
+absent on disk is left as the branch has it; one configured outside the repository is not
+committed (a warning says so: the history is evidence, it never blocks the state's commit).
 
 --reapply names the round's results files: when the judge's files moved upstream meanwhile (a
 concurrent run, a `canary lift`), or main moved an exclusion file the judge read (the capacity
@@ -38,7 +44,9 @@ from canary.commit_back import (
     commit_back,
     commit_message,
     commit_to_state_branch,
+    is_inside,
 )
+from canary.history.store import history_root
 from canary.store import StoreError, read_json
 from judge.report import ReportError, parse_time
 
@@ -46,7 +54,7 @@ _PLAIN_MESSAGE = re.compile(r"[ -~]{1,200}")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser("commit", help="commit and push the judge's state and audit log (to the state branch)")
+    p = subparsers.add_parser("commit", help="commit and push the judge's state, audit log and round history (to the state branch)")
     p.add_argument("--message-from", type=Path, default=None, metavar="DECISIONS.json",
                    help="decisions file naming this round's decisions (default: <paths.reports>/decisions.json)")
     p.add_argument("--message", default=None, metavar="TEXT",
@@ -92,23 +100,34 @@ def _run(args: argparse.Namespace) -> int:
                              allow_simulator=doc.get("allow_simulator") is True)
 
         files = [config.paths.state, config.paths.audit]
+        folders = history_folders(repo, config.paths.state, history_root(config.paths), "canary commit")
         inputs = [config.paths.builtin, config.paths.incidents]
         again = reapply if args.reapply else None
         if state_branch is not None:
             result = commit_to_state_branch(repo, files, message, remote=args.remote, branch=state_branch,
                                             people_branch=_people_branch(args, repo), retries=args.retries,
-                                            reapply=again, inputs=inputs)
+                                            reapply=again, inputs=inputs, folders=folders)
             where = state_branch
         else:
             where = args.branch or os.environ.get("GITHUB_REF_NAME") or _current_branch(repo)
             result = commit_back(repo, files, message, remote=args.remote, branch=where, retries=args.retries,
-                                 reapply=again, inputs=inputs)
+                                 reapply=again, inputs=inputs, folders=folders)
     except (CommitBackError, StoreError, ReportError, ValueError) as exc:
         print(f"canary commit: {exc}", file=sys.stderr)
         return 1
     print(f"canary commit: {result.status} ({args.remote} {where}; attempts: {result.attempts}, "
           f"re-applied: {result.reapplied})")
     return 0
+
+
+def history_folders(repo: Path, state: Path, history: Path, command: str) -> list[Path]:
+    """The history folder to carry with the state: none, with a warning, when it lies outside the
+    repository (git cannot keep it there; the history is evidence and never blocks the state)."""
+    if is_inside(repo, history) or not is_inside(repo, state):  # a state outside fails on its own, clearly
+        return [history]
+    print(f"{command}: warning: the round history {history} is outside the repository {repo}, so it is not "
+          "carried with the state; set paths.history inside the repository to keep it", file=sys.stderr)
+    return []
 
 
 def _people_branch(args: argparse.Namespace, repo: Path) -> str | None:

@@ -1,11 +1,14 @@
-"""`canary fetch-state`: copy the judge's files from the tip of the state branch.
+"""`canary fetch-state`: copy the judge's files and the round history from the tip of the state branch.
 
     canary fetch-state [--remote origin] [--state-branch NAME] [--repo DIR] [--force] [--show-branch]
 
 The judge's state and audit log live on their own branch (paths.state_branch, default
 `canary-state`); people's files stay on main. This writes the branch tip's versions over
-paths.state and paths.audit in the checkout (git-ignored there) and remembers which commit they
-came from, so `canary commit` builds on exactly the state the judge read. Run it right before
+paths.state and paths.audit in the checkout (git-ignored there), makes the round history folder
+(paths.history, default `history/` next to the state) a copy of the branch's (only files that
+differ are written; files the branch no longer has, compacted into day files, are removed), and
+remembers which commit they came from, so `canary commit` builds on exactly what the judge read.
+A branch without a history folder yet leaves the local one as it is (the next commit adds it). Run it right before
 `canary judge` (the workflow does), and before `canary status`, `canary ignore`, `canary lift`
 or `canary incident` on a laptop.
 
@@ -24,21 +27,23 @@ import sys
 from pathlib import Path
 
 from canary.commands._options import add_common, config_of
-from canary.commit_back import CommitBackError, pull_state
+from canary.commands.commit import history_folders
+from canary.commit_back import CommitBackError, PullResult, pull_state
+from canary.history.store import history_root
 from canary.state import fmt_time, load_state, state_from_json
 from canary.store import StoreError
 from judge.state import JudgeState
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser("fetch-state", help="copy the judge's state and audit log from the state branch")
+    p = subparsers.add_parser("fetch-state", help="copy the judge's state, audit log and history from the state branch")
     p.add_argument("--remote", default="origin")
     p.add_argument("--state-branch", default=None, metavar="NAME",
                    help="the branch holding the judge's files (default: paths.state_branch)")
     p.add_argument("--repo", type=Path, default=None, help="repository folder (default: the current one)")
     p.add_argument("--force", action="store_true", help="overwrite a local state that holds rounds never pushed")
     p.add_argument("--show-branch", action="store_true", help="print the state branch's name and do nothing else")
-    add_common(p, files=("state", "audit"), now=False)
+    add_common(p, files=("state", "audit", "history"), now=False)
     p.set_defaults(func=_run)
 
 
@@ -53,9 +58,11 @@ def _run(args: argparse.Namespace) -> int:
               "nothing to fetch")
         return 0
     state = config.paths.state
+    repo = args.repo or Path.cwd()
     try:
-        result = pull_state(args.repo or Path.cwd(), [state, config.paths.audit], remote=args.remote,
-                            branch=branch, force=args.force, local_ahead=lambda data: _local_ahead(state, data))
+        result = pull_state(repo, [state, config.paths.audit], remote=args.remote,
+                            branch=branch, force=args.force, local_ahead=lambda data: _local_ahead(state, data),
+                            folders=history_folders(repo, state, history_root(config.paths), "canary fetch-state"))
     except (CommitBackError, StoreError) as exc:
         print(f"canary fetch-state: {exc}", file=sys.stderr)
         return 1
@@ -64,9 +71,19 @@ def _run(args: argparse.Namespace) -> int:
               f"this checkout ({state}: {'present' if state.exists() else 'none, an empty state'}) and its first "
               "commit creates the branch")
     else:
-        done = [*result.written, *(f"{r} (removed: not on the branch)" for r in result.removed)]
+        done = [*result.written, *(f"{r} (removed: not on the branch)" for r in result.removed), *_folders(result)]
         print(f"canary fetch-state: {branch} at {result.tip[:12]}: {', '.join(done) or 'no files yet'}")
     return 0
+
+
+def _folders(result: PullResult) -> list[str]:
+    said = []
+    for f in result.folders:
+        if f.files == 0:
+            said.append(f"{f.path}/ (not on the branch yet: the local one stands)")
+        else:
+            said.append(f"{f.path}/ ({f.files} files: {f.written} written, {f.removed} removed)")
+    return said
 
 
 def _local_ahead(local: Path, branch_state: bytes) -> str | None:

@@ -71,7 +71,9 @@ def test_the_first_commit_creates_the_state_branch_as_an_orphan_and_main_is_unto
     assert world.bot.commit() == 0
     first = world.tip("canary-state")
     assert git(world.remote, "rev-list", "--parents", "-n", "1", first).split() == [first]  # no parent: an orphan
-    assert set(git(world.remote, "ls-tree", "-r", "--name-only", first).split()) == {"README.md", STATE}  # no decision yet
+    tree = set(git(world.remote, "ls-tree", "-r", "--name-only", first).split())
+    (recorded,) = tree - {"README.md", STATE}  # no decision yet, so no audit log; the round in the history
+    assert recorded.startswith("state/history/rounds/2026-11/29/") and recorded.endswith(".xz")
     round_on_tip(world, 2, {BAD: "fail"})
     assert world.bot.commit() == 0
     assert [a["action"] for a in remote_audit(world)] == ["suspend"]

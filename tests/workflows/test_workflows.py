@@ -18,6 +18,8 @@ import pytest
 import yaml
 
 from canary.cli import build_parser
+from canary.config import load_config
+from canary.history.store import history_root
 
 REPO = Path(__file__).resolve().parents[2]
 WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
@@ -146,6 +148,32 @@ def test_the_probes_read_the_language_plan_from_the_state_branch():
     assert "canary fetch-state --show-branch" in load(CANARY)["jobs"]["plan"]["steps"][-1]["run"]
 
 
+def test_the_probes_sparse_checkout_of_the_state_branch_gets_the_state_and_not_the_history(tmp_path):
+    """Run git's own sparse checkout with the workflow's patterns on a branch laid out as
+    canary.yaml's paths say: the probe needs the state file; the history's thousands of files it
+    never reads (and, sparse, actions/checkout does not even download their contents)."""
+    job = load(CANARY)["jobs"]["probe"]
+    state = next(s for s in job["steps"] if s.get("with", {}).get("ref") == "${{ needs.plan.outputs.state_branch }}")
+    assert state["with"]["sparse-checkout-cone-mode"] is False
+    paths = load_config(REPO / "canary.yaml").paths
+    state_file, history = Path(paths.state), history_root(paths)
+    assert not state_file.is_absolute() and not history.is_absolute()
+    branch = tmp_path / "branch"
+    for path in (state_file, history / "rounds/2026-11/29/223000Z-0123456789ab.xz", Path("README.md")):
+        (branch / path).parent.mkdir(parents=True, exist_ok=True)
+        (branch / path).write_text("x\n")
+    ident = ["-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    for args in (["init", "--quiet"], ["add", "."], [*ident, "commit", "--quiet", "-m", "state"]):
+        subprocess.run(["git", *args], cwd=branch, check=True, capture_output=True)
+    clone = tmp_path / "clone"
+    for args, cwd in ((["clone", "--quiet", "--no-checkout", str(branch), str(clone)], tmp_path),
+                      (["sparse-checkout", "set", "--no-cone", *state["with"]["sparse-checkout"].split()], clone),
+                      (["checkout", "--quiet"], clone)):
+        subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+    assert (clone / state_file).is_file() and (clone / "README.md").is_file()
+    assert not (clone / history).exists()
+
+
 def uploads(doc: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return [(job, step) for job, step in steps(doc) if step.get("uses", "").startswith("actions/upload-artifact@")]
 
@@ -238,10 +266,11 @@ def test_the_default_token_is_read_only(path):
     assert load(path)["permissions"] == {"contents": "read"}
 
 
-def test_only_the_commit_job_may_write_contents_and_only_pages_may_deploy():
+def test_only_the_commit_job_may_write_contents_only_issues_may_write_issues_and_only_pages_may_deploy():
     writers = {name: {k for k, v in job.get("permissions", {}).items() if v == "write"}
                for name, job in load(CANARY)["jobs"].items()}
-    assert {n: w for n, w in writers.items() if w} == {"judge": {"contents"}, "pages": {"pages", "id-token"}}
+    assert {n: w for n, w in writers.items() if w} == {"judge": {"contents"}, "issues": {"issues"},
+                                                       "pages": {"pages", "id-token"}}
     assert "canary commit" in " ".join(s.get("run", "") for s in load(CANARY)["jobs"]["judge"]["steps"])
 
 
@@ -305,14 +334,23 @@ def canary_calls() -> list[tuple[str, list[str]]]:
 
 def test_the_workflows_call_canary_at_all():
     assert {name for name, _ in canary_calls()} >= {"models", "probe", "judge", "commit", "summary", "report",
-                                                    "validate", "fetch-state", "announce"}
+                                                    "validate", "fetch-state", "announce", "heartbeat", "issues"}
+
+
+def nested(parser: Any, argv: list[str]) -> Any:
+    """The parser of `canary issues sync ...`: a subcommand's own subcommand, named first in argv."""
+    action = next((a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction"), None)
+    if action is None:
+        return parser
+    assert argv and argv[0] in action.choices, f"{parser.prog} needs one of {sorted(action.choices)}, got {argv[:1]}"
+    return nested(action.choices[argv[0]], argv[1:])
 
 
 @pytest.mark.parametrize(("name", "argv"), canary_calls(), ids=lambda v: v if isinstance(v, str) else "")
 def test_every_canary_command_a_workflow_calls_exists_with_its_options(name, argv):
     commands = subcommands()
     assert name in commands, f"`canary {name}` is not a subcommand (have: {', '.join(sorted(commands))})"
-    known = {opt for action in commands[name]._actions for opt in action.option_strings}
+    known = {opt for action in nested(commands[name], argv)._actions for opt in action.option_strings}
     used = {arg.split("=")[0] for arg in argv if arg.startswith("-") and not arg.startswith("${")}
     assert used <= known, f"`canary {name}` has no option(s) {sorted(used - known)}"
 
