@@ -52,14 +52,16 @@ def record_round(state: JudgeState, report: RoundReport, policy: Policy) -> Judg
     by_model: dict[str, list[Case]] = {}
     for case in report.cases:
         by_model.setdefault(case.model, []).append(case)
+    models = dict(state.models)
     for model, cases in sorted(by_model.items()):
         judged = judge_short_replies(cases)
+        providers = dict(models.get(model, {}))
         for provider, codes in sorted(round_codes(judged, refusal_weak=(model, REFUSAL) in weak).items()):
-            ps = state.provider(model, provider)
-            if _set_aside(ps, report, policy):
-                continue
-            state = state.with_provider(model, provider, replace(ps, window=ps.window.push(codes)))
-    return state
+            ps = providers.get(provider, ProviderState())
+            if not _set_aside(ps, report, policy):
+                providers[provider] = replace(ps, window=ps.window.push(codes))
+        models[model] = providers
+    return replace(state, models=models)
 
 
 def _set_aside(ps: ProviderState, report: RoundReport, policy: Policy) -> bool:

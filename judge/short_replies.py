@@ -45,14 +45,10 @@ def _is_short(a: AttemptFacts, limit: float) -> bool:
     return _usable(a) and a.finish_reason == "stop" and a.chars is not None and a.chars < limit
 
 
-def _typical_length(cases: Sequence[Case]) -> float | None:
-    """Median over the cases of each case's median usable reply length (None: too few peers)."""
-    lengths = []
-    for case in cases:
-        own = [a.chars for a in case.attempts if _usable(a) and a.chars is not None]
-        if own:
-            lengths.append(statistics.median(own))
-    return statistics.median(lengths) if len(lengths) >= MIN_PEERS else None
+def _own_length(case: Case) -> float | None:
+    """The median length of a case's usable replies (None: it has none)."""
+    own = [a.chars for a in case.attempts if _usable(a) and a.chars is not None]
+    return statistics.median(own) if own else None
 
 
 def judge_short_replies(cases: Sequence[Case]) -> tuple[Case, ...]:
@@ -60,12 +56,20 @@ def judge_short_replies(cases: Sequence[Case]) -> tuple[Case, ...]:
     refusal = [c for c in cases if c.contract == REFUSAL and not c.control]
     if len(refusal) <= MIN_PEERS:
         return tuple(cases)
+    lengths = {id(c): _own_length(c) for c in refusal}
+    known = [v for v in lengths.values() if v is not None]
+    if len(known) < MIN_PEERS:
+        return tuple(cases)
+    ceiling = SHORT_FRACTION * max(known)  # no reply longer than this can be short against any peers
     changed: dict[int, Case] = {}
     for case in refusal:
-        peers = [c for c in refusal if c.provider != case.provider]
-        typical = _typical_length(peers)
-        if typical is None:
+        if not any(_is_short(a, ceiling) for a in case.attempts):
             continue
+        peers = [c for c in refusal if c.provider != case.provider]
+        typical_of = [v for c in peers if (v := lengths[id(c)]) is not None]
+        if len(typical_of) < MIN_PEERS:
+            continue
+        typical = statistics.median(typical_of)
         limit = SHORT_FRACTION * typical
         marked = tuple(replace(a, short=True) if _is_short(a, limit) else a for a in case.attempts)
         short = sum(a.short for a in marked)

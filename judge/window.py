@@ -68,15 +68,6 @@ class Window:
 
     contracts: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        lengths = {len(v) for v in self.contracts.values()}
-        if len(lengths) > 1:
-            raise ValueError("every contract of a window must hold the same number of rounds")
-        for segments in self.contracts.values():
-            for segment in segments:
-                if not set(segment) <= CODES:
-                    raise ValueError(f"unknown attempt code in {segment!r} (known: {''.join(sorted(CODES))})")
-
     @property
     def rounds(self) -> int:
         return next((len(v) for v in self.contracts.values()), 0)
@@ -115,5 +106,9 @@ def decode(raw: Mapping[str, object]) -> Window:
     for contract, text in raw.items():
         if not isinstance(contract, str) or not isinstance(text, str):
             raise ValueError("an evidence window maps contract names to strings of attempt codes")
+        if not set(text) <= CODES | {"."}:
+            raise ValueError(f"unknown attempt code in {text!r} (known: {''.join(sorted(CODES))})")
         contracts[contract] = tuple(text.split("."))
+    if len({len(v) for v in contracts.values()}) > 1:
+        raise ValueError("every contract of an evidence window must hold the same number of rounds")
     return Window(contracts)
