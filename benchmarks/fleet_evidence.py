@@ -201,7 +201,7 @@ def summarise(s: Scenario, played: Played, echo: Callable[[str], None]) -> dict[
     delays = {p: (first[p] - start + 1 if p in first else None) for p, start in sorted(s.planted.items())}
     weak = Counter("planted" if d["provider"] in s.planted else "false" for _, d in opened if d.get("weak_evidence"))
     req = played.requests
-    echo(f"  detection delay (rounds, 2 = the second failed round): "
+    echo("  detection delay (rounds, 2 = the second failed round): "
          + (", ".join(f"{p} {v if v is not None else 'MISSED'}" for p, v in delays.items()) or "no planted defect"))
     echo(f"  false suspensions (would-suspend of a host without a planted defect): {len(false)} {false or ''}")
     echo(f"  decisions on weak evidence: {weak['planted']} of planted hosts, {weak['false']} of the others")
