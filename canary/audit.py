@@ -3,7 +3,11 @@
 One line per decision:
     {"time": "<now of the decision>", "round_id": "...", "mode": "observe", "model": "...",
      "provider": "...", "action": "suspend", "rule": "failed_streak", "reason": "...",
-     "until": "..."?, "rung": 1?, "evidence": [{"contract", "outcome", "reason"}]}
+     "until": "..."?, "rung": 1?, "evidence": [{"contract", "outcome", "reason"}],
+     "card": [{"contract", "failures", "attempts", "interval", "peer_failures", ..., "text"}]?,
+     "weak_evidence": true?}
+(`card` on suspend, would_suspend, floor_held and restore: judge/card.py; `weak_evidence` on the
+first three when no card shows the host significantly worse than its peers.)
 plus warnings that are not decisions, with their own action names: "rejected_input" (an upstream
 provider tag or case the judge set aside) and "webhook_failed" (a notification not delivered).
 
@@ -42,6 +46,9 @@ def decision_to_json(decision: Decision) -> dict[str, Any]:
         out["until"] = fmt_time(decision.until)
     if decision.rung is not None:
         out["rung"] = decision.rung
+    if decision.card:
+        out["card"] = [c.to_json() for c in decision.card]
+        out["weak_evidence"] = decision.weak_evidence
     return out
 
 

@@ -18,9 +18,12 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from canary import report_decisions
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 ALLURE_IN_NODE_MODULES = Path("node_modules/allure-commandline/dist/bin/allure")
@@ -96,14 +99,16 @@ def next_build_order(history: Path) -> int:
 
 
 def render(results_dirs: Sequence[Path], *, history: Path, out: Path, single_file: bool = False,
-           build: Build = Build(), allure: Path | None = None) -> Rendered:
-    """Stage results + saved history, generate the report into `out`, save the new history."""
+           build: Build = Build(), allure: Path | None = None,
+           decisions: Mapping[str, Any] | None = None) -> Rendered:
+    """Stage results + saved history, generate the report into `out`, save the new history.
+    `decisions`: the round's decisions.json, shown as results of their own (canary/report_decisions.py)."""
     launcher = allure or find_allure()
     check_java()
     order = next_build_order(history)
     with tempfile.TemporaryDirectory(prefix="canary-allure-") as tmp:
         staged = Path(tmp, "results")
-        count = stage(results_dirs, staged, history=history, build=build, order=order)
+        count = stage(results_dirs, staged, history=history, build=build, order=order, decisions=decisions)
         _generate(launcher, staged, out)
         if single_file:
             # A single-file report has no history/ folder, so the multi-file report above stays
@@ -116,7 +121,8 @@ def render(results_dirs: Sequence[Path], *, history: Path, out: Path, single_fil
     return Rendered(out=out, history=history, build_order=order, results=count)
 
 
-def stage(results_dirs: Sequence[Path], staged: Path, *, history: Path, build: Build, order: int) -> int:
+def stage(results_dirs: Sequence[Path], staged: Path, *, history: Path, build: Build, order: int,
+          decisions: Mapping[str, Any] | None = None) -> int:
     """Copy the shards' results into one folder with history, categories and executor added."""
     staged.mkdir(parents=True)
     count = 0
@@ -133,6 +139,8 @@ def stage(results_dirs: Sequence[Path], staged: Path, *, history: Path, build: B
     _merge_environment(results_dirs, staged / "environment.properties")
     if not (staged / "categories.json").exists():
         (staged / "categories.json").write_text(json.dumps(DEFAULT_CATEGORIES, indent=2), encoding="utf-8")
+    if decisions is not None:
+        count += report_decisions.write(decisions, staged)  # the judge's decisions and their cards
     # Written even over a shard's own executor.json: only the renderer knows the trend, so
     # only it can number the rounds on the trend axis.
     executor = {"name": "canary", "type": build.kind, "buildOrder": order, "buildName": f"{build.name} #{order}",

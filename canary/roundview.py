@@ -69,6 +69,8 @@ class Decision:
     provider: str
     reason: str
     until: str | None
+    card: tuple[str, ...] = ()   # the evidence card's lines (judge/card.py), upstream-free but still cleaned
+    weak: bool = False           # weak evidence: not significantly worse than its peers
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,11 +224,22 @@ def _decisions(items: list[Any]) -> tuple[Decision, ...]:
     decisions = [
         Decision(action=str(d.get("action")), model=str(d.get("model") or ""),
                  provider=str(d.get("provider") or ""), reason=str(d.get("reason") or ""),
-                 until=str(d["until"]) if d.get("until") else None)
+                 until=str(d["until"]) if d.get("until") else None, card=card_lines(d.get("card")),
+                 weak=d.get("weak_evidence") is True)
         for d in items if isinstance(d, Mapping)
     ]
     return tuple(sorted(decisions, key=lambda d: (
         order.index(d.action) if d.action in order else len(order), d.model, d.provider)))
+
+
+def card_lines(value: Any) -> tuple[str, ...]:
+    """The one-line texts of a decision's evidence card (decisions.json `card`)."""
+    return tuple(str(c.get("text")) for c in _list(value) if isinstance(c, Mapping) and c.get("text"))
+
+
+WEAK_EVIDENCE = ("WEAK EVIDENCE: not significantly worse than its peers on any contract (one-sided Fisher "
+                 "test, p >= 0.05 or no peers): the defect may be the probe's or everybody's; check it "
+                 "before acting, `canary lift` ends a suspension")
 
 
 def _tag_lists(value: Any) -> dict[str, tuple[str, ...]]:

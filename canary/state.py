@@ -10,7 +10,8 @@ Format (schema_version 1; written only by `canary judge`/`canary lift`, sorted k
          "suspension": null | {"since", "until", "rung", "mode", "reason"},
          "ladder": {"rung": 0, "last_suspension_started": null},
          "last_reasons": ["language: fail: ..."], "next_language": "es",
-         "last_counted_at": "2026-11-29T22:30:00Z" | null}}}}
+         "last_counted_at": "2026-11-29T22:30:00Z" | null,
+         "window": {"language": "p.p.ffp.t", "refusal": "ppp.pppp", ...}}}}}
 
 The file does not grow with history: rounds are capped and idle vanished providers dropped.
 
@@ -19,6 +20,11 @@ a schema bump, because it is optional and additive: readers of the previous vers
 backend's canary.provider_ignore included) ignore it, and a file without it loads with every
 suspension, ladder and streak intact; its streaks then have no time, so they are no longer
 pending and the next counted round starts them afresh (one round later, never a false one).
+
+`window` (issue 10: the rolling evidence of the endpoint's last 48 counted rounds, one string per
+contract, one '.'-separated segment of attempt codes per round: judge/window.py) was added the
+same way: optional and additive. A file without it loads with an empty window, which fills as
+rounds are judged; readers of the previous version ignore it.
 """
 
 from __future__ import annotations
@@ -40,6 +46,8 @@ from judge.state import (
     Suspension,
 )
 from judge.tags import is_valid_tag
+from judge.window import decode as decode_window
+from judge.window import encode as encode_window
 
 _FIX = "restore it from git (git checkout -- <file>) or delete it to start from an empty state"
 
@@ -91,6 +99,7 @@ def _provider_to_json(ps: ProviderState) -> dict[str, Any]:
         "last_reasons": list(ps.last_reasons),
         "next_language": ps.next_language,
         "last_counted_at": fmt_time(ps.last_counted_at),
+        "window": encode_window(ps.window),
     }
 
 
@@ -157,6 +166,7 @@ def _provider(p: dict[str, Any]) -> ProviderState:
         last_reasons=_reasons(p.get("last_reasons", [])),
         next_language=p.get("next_language") if isinstance(p.get("next_language"), str) else None,
         last_counted_at=None if counted is None else _time(counted),
+        window=decode_window(_object(p.get("window") or {}, "a provider's evidence window")),
     )
 
 

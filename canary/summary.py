@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from canary import untrusted
-from canary.roundview import DECISION_LABELS, Cell, RoundView, build_view
+from canary.roundview import DECISION_LABELS, WEAK_EVIDENCE, Cell, RoundView, build_view
 
 SYMBOLS = {"pass": "✅", "fail": "❌", "inconclusive": "⏸", "transport_error": "⚡", "not_applicable": "—"}
 WORDS = {"pass": "pass", "fail": "FAIL", "inconclusive": "inconcl", "transport_error": "transport",
@@ -86,6 +86,7 @@ def to_text(results: Mapping[str, Any], decisions: Mapping[str, Any] | None = No
         out += _aligned([[_label(d.action), c(d.model, MODEL_LIMIT), c(d.provider, TAG_LIMIT),
                           c(d.reason, REASON_LIMIT), f"until {c(d.until, 40)}" if d.until else ""]
                          for d in view.decisions]) or ["  (none)"]
+        out += _cards_text(view)
         out.append("provider.ignore:")
         out += [f"  {c(m, MODEL_LIMIT)}: {_tags(tags, c)}" + _would(view, m, c) for m, tags in _ignore_models(view)]
     return "\n".join(out).rstrip() + "\n"
@@ -124,7 +125,36 @@ def _notes(view: RoundView) -> list[str]:
         notes.append(f"{u['contract'] or 'refusal'} probe unverified for {u['model']}: positive control "
                      f"{u['reason']}. Its passes count as inconclusive (no clean round, no early restore) "
                      "until the control is probed: fix `controls` in canary.yaml.")
+    for d in view.decisions:
+        if d.weak:
+            notes.append(f"{_label(d.action)}: {d.provider} of {d.model} on {WEAK_EVIDENCE} "
+                         f"({'; '.join(d.card)}).")
     return notes
+
+
+def _cards_text(view: RoundView) -> list[str]:
+    """Each decision's evidence card under the decisions (terminal)."""
+    c = untrusted.clean
+    out = []
+    for d in view.decisions:
+        if d.card:
+            out.append(f"  evidence for {c(d.provider, TAG_LIMIT)} ({_label(d.action).split(' (')[0].lower()}):")
+            out += [f"    {c(line, 300)}" for line in d.card]
+            if d.weak:
+                out.append(f"    !!! {WEAK_EVIDENCE}")
+    return out
+
+
+def _cards_markdown(view: RoundView) -> list[str]:
+    md = untrusted.markdown
+    lines = []
+    for d in view.decisions:
+        if not d.card:
+            continue
+        flag = f" ⚠️ **{md(WEAK_EVIDENCE, 400)}**" if d.weak else ""
+        lines.append(f"- **{md(d.provider, TAG_LIMIT)}** ({md(_label(d.action), 80)}):{flag}")
+        lines += [f"  - `{line.replace('`', chr(39))}`" for line in (untrusted.clean(x, 300) for x in d.card)]
+    return ["", "#### Evidence against peers (last 48 counted rounds)", "", *lines] if lines else []
 
 
 def _decisions_markdown(view: RoundView) -> list[str]:
@@ -138,8 +168,10 @@ def _decisions_markdown(view: RoundView) -> list[str]:
     out = [f"### Decisions this round (mode {md(view.mode or '?', 20)})", ""]
     if view.decisions:
         out += ["| Decision | Model | Provider | Reason | Until |", "|---|---|---|---|---|"]
-        out += [f"| {md(_label(d.action), 80)} | {md(d.model, MODEL_LIMIT)} | {md(d.provider, TAG_LIMIT)} | "
-                f"{md(d.reason, REASON_LIMIT)} | {md(d.until or '', 40)} |" for d in view.decisions]
+        out += [f"| {md(_label(d.action), 80)}{' ⚠️ weak evidence' if d.weak else ''} | {md(d.model, MODEL_LIMIT)} | "
+                f"{md(d.provider, TAG_LIMIT)} | {md(d.reason, REASON_LIMIT)} | {md(d.until or '', 40)} |"
+                for d in view.decisions]
+        out += _cards_markdown(view)
     else:
         out.append("None: no provider changed state.")
     out += ["", "### Effective provider.ignore", "", "| Model | provider.ignore | Would add in enforce mode |",

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
 
+from judge.card import Card
+
 # Model/provider of decisions about the whole round rather than one endpoint.
 WHOLE_ROUND = "*"
 
@@ -77,3 +79,11 @@ class Decision:
     until: datetime | None = None
     rung: int | None = None
     evidence: tuple[Evidence, ...] = ()
+    # The evidence against its peers (judge/card.py): on suspend, would_suspend, floor_held, restore.
+    card: tuple[Card, ...] = ()
+
+    @property
+    def weak_evidence(self) -> bool:
+        """A suspension (or its attempt) on cards that show no host worse than its peers."""
+        opening = self.action in (Action.SUSPEND, Action.WOULD_SUSPEND, Action.FLOOR_HELD)
+        return opening and bool(self.card) and not any(c.significant for c in self.card)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from judge.attempts import AttemptFacts, parse_attempts
 from judge.decisions import WHOLE_ROUND, Action, Decision, Rule
 from judge.tags import describe_invalid_tag, is_valid_round_id, is_valid_tag
 from judge.verdict import Outcome
@@ -48,6 +49,7 @@ class Case:
     control: bool = False
     language: str | None = None
     anomaly: bool = False
+    attempts: tuple[AttemptFacts, ...] = ()  # the replies, for the evidence window (judge/attempts.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +190,7 @@ def _parse_cases(raw: Any, rejected: list[RejectedInput]) -> tuple[Case, ...]:
             model=model, provider=provider, contract=_text(item.get("contract", "")),
             outcome=outcome, reason=_text(item.get("reason", "")), control=item.get("control") is True,
             language=item.get("language") if isinstance(item.get("language"), str) else None,
-            anomaly=item.get("anomaly") is True,
+            anomaly=item.get("anomaly") is True, attempts=parse_attempts(item.get("attempts")),
         ))
     return tuple(cases)
 

@@ -26,6 +26,7 @@ from enum import Enum
 from judge.decisions import Evidence
 from judge.policy import Policy
 from judge.report import Case, RoundReport
+from judge.short_replies import judge_short_replies
 from judge.verdict import Outcome
 
 LANGUAGE_CONTRACT = "language"
@@ -82,7 +83,7 @@ def classify_round(report: RoundReport, policy: Policy) -> dict[str, ModelRound]
         by_model.setdefault(case.model, []).append(case)
     result = {}
     for model in sorted(set(report.models) | set(by_model)):
-        cases = by_model.get(model, [])
+        cases = list(judge_short_replies(by_model.get(model, [])))  # truncated refusal replies fail here
         hits = _guard_hits([c for c in cases if not c.control], policy)
         discounted = {(p, h.contract) for h in hits for p in h.failing}
         expected = {c.contract for c in cases}

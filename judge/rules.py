@@ -19,8 +19,10 @@ streak_restarted):
     evidence for the next rung, so a host still failing at expiry is re-suspended at once
     an enforce round after observe rounds                     -> observe records end (mode_switch)
 
-Several candidates for one model are suspended in a fixed order: longest failed streak first,
-then provider tag; each suspension shrinks the usable set before the next one is weighed.
+Several candidates for one model are suspended in a fixed order: the strongest evidence against
+its peers first (the smallest p-value of its cards, judge/evidence.py), then the longest failed
+streak, then provider tag; each suspension shrinks the usable set before the next one is weighed.
+Evidence orders, it never vetoes: a decision on weak evidence is taken and flagged.
 
 Round bookkeeping makes apply_round idempotent: a round id already applied changes nothing, a
 round that did not start after the last applied one is refused (RoundOrderError), and an
@@ -35,6 +37,7 @@ from datetime import datetime, timedelta
 from enum import Enum
 
 from judge.decisions import WHOLE_ROUND, Action, Decision, Evidence, Rule
+from judge.evidence import decision_cards, failed_contracts, record_round, strength
 from judge.ladder import fade, next_suspension
 from judge.policy import ENFORCE, MAX_LAST_REASONS, MAX_REASON_CHARS, MODES, OBSERVE, Policy
 from judge.report import RoundReport
@@ -93,6 +96,7 @@ def apply_round(state: JudgeState, report: RoundReport, policy: Policy, *, now: 
     new = _expire(new, now, decisions)
     rounds = classify_round(report, policy)
     decisions.extend(_probe_decisions(report, rounds))
+    new = record_round(new, report, policy)  # the evidence windows, before the streaks move
     excluded = excluded or {}
     for model, mround in rounds.items():
         new = _count(new, mround, policy, report.started_at, decisions)
@@ -223,7 +227,7 @@ def _restore(state: JudgeState, mround: ModelRound, policy: Policy, decisions: l
             decisions.append(Decision(
                 mround.model, provider, Action.RESTORE, Rule.CLEAN_STREAK,
                 f"{ps.clean_streak} clean rounds in a row: restored early", rung=ps.suspension.rung,
-                evidence=pr.evidence))
+                evidence=pr.evidence, card=decision_cards(state, mround.model, provider)))
             state = state.with_provider(mround.model, provider, replace(ps, suspension=None))
     return state
 
@@ -234,10 +238,11 @@ def _suspend(state: JudgeState, mround: ModelRound, policy: Policy, now: datetim
     providers = state.models.get(model, {})
     suspended = {p for p, ps in providers.items() if ps.suspension is not None}
     usable = set(mround.discovered) - excluded - suspended
-    candidates = sorted(
-        (p for p, ps in providers.items()
-         if ps.suspension is None and ps.failed_streak >= policy.failed_rounds_to_suspend),
-        key=lambda p: (-providers[p].failed_streak, p))
+    cards = {p: decision_cards(state, model, p, _failed_now(mround.providers.get(p)))
+             for p, ps in providers.items()
+             if ps.suspension is None and ps.failed_streak >= policy.failed_rounds_to_suspend}
+    # The strongest evidence first (judge/evidence.py), then the longest streak, then the tag.
+    candidates = sorted(cards, key=lambda p: strength(cards[p], providers[p].failed_streak, p))
     for provider in candidates:
         ps = state.provider(model, provider)
         evidence = _evidence(mround.providers.get(provider))
@@ -246,19 +251,25 @@ def _suspend(state: JudgeState, mround: ModelRound, policy: Policy, now: datetim
             decisions.append(Decision(
                 model, provider, Action.FLOOR_HELD, Rule.CAPACITY_FLOOR,
                 f"{ps.failed_streak} failed rounds in a row, but suspending would leave {len(remaining)} usable "
-                f"endpoint(s), below the floor of {policy.capacity_floor}; evidence kept", evidence=evidence))
+                f"endpoint(s), below the floor of {policy.capacity_floor}; evidence kept", evidence=evidence,
+                card=cards[provider]))
             continue
         reason = f"{ps.failed_streak} failed rounds in a row"
         suspension, ladder = next_suspension(ps.ladder, now, policy, mode=mode, reason=reason)
         action = Action.SUSPEND if mode == ENFORCE else Action.WOULD_SUSPEND
         decisions.append(Decision(model, provider, action, Rule.FAILED_STREAK, reason,
-                                  until=suspension.until, rung=suspension.rung, evidence=evidence))
+                                  until=suspension.until, rung=suspension.rung, evidence=evidence,
+                                  card=cards[provider]))
         # The suspension consumes its evidence: the next one needs fresh failed rounds (rounds
         # during the suspension count, since suspended hosts keep being probed).
         state = state.with_provider(model, provider, replace(ps, suspension=suspension, ladder=ladder,
                                                              failed_streak=0))
         usable = remaining
     return state
+
+
+def _failed_now(pr: ProviderRound | None) -> tuple[str, ...]:
+    return () if pr is None else failed_contracts((e.contract, e.outcome) for e in pr.evidence)
 
 
 def _evidence(pr: ProviderRound | None) -> tuple[Evidence, ...]:

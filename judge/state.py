@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from judge.policy import ENFORCE
+from judge.window import Window
 
 STATE_SCHEMA_VERSION = 1
 
@@ -56,6 +57,8 @@ class ProviderState:
     # and the minimum gap between counted rounds are measured from it. None: never counted, or
     # a state written before the time rules existed (a streak without a time is not pending).
     last_counted_at: datetime | None = None
+    # The rolling evidence of its last counted rounds (judge/window.py, judge/evidence.py).
+    window: Window = field(default_factory=Window)
 
     def idle(self) -> bool:
         """Nothing worth remembering but the language plan (a clean streak only matters when suspended)."""

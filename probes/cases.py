@@ -74,6 +74,7 @@ class Attempt:
     completion_tokens: int = 0
     cost_usd: float = 0.0
     requests: int = 1                # HTTP requests it took: 2 when the first was lost before any byte
+    refusal: str | None = None       # latency/language replies: "pass"/"fail", the reply checked for a refusal
     text: str = ""                   # the full reply: Allure only, never results.json
     prompt: tuple[dict[str, Any], ...] = ()   # the messages sent: Allure only
 
@@ -82,7 +83,7 @@ class Attempt:
             "outcome": self.outcome.value, "reason": self.reason, "ttft_s": _round(self.ttft_s),
             "total_s": _round(self.total_s), "finish_reason": self.finish_reason,
             "error_kind": self.error_kind, "served_by": self.served_by, "requests": self.requests,
-            "excerpt": self.text[:EXCERPT_CHARS],
+            "excerpt": self.text[:EXCERPT_CHARS], "chars": len(self.text), "refusal": self.refusal,
         }
 
 

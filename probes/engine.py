@@ -17,7 +17,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from types import ModuleType
 
 from canary.config import ProbeSettings
@@ -53,7 +53,7 @@ class Engine:
         self._on_result = on_result
         self._settings = ContractSettings(probe=probe, controls=remote_controls or self,
                                           judge_language=self._judge_language,
-                                          missing_controls=missing_controls)
+                                          missing_controls=missing_controls, siblings=self)
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._run_loop, name="canary-engine", daemon=True)
         self._ready = threading.Event()
@@ -142,6 +142,13 @@ class Engine:
         assert self._warm is not None
         await asyncio.shield(self._warm)
         return await asyncio.to_thread(self._language.assess, text, lang)
+
+    async def sibling_results(self, case: Case, contracts: Sequence[str]) -> tuple[CaseResult, ...]:
+        """The results of the same endpoint's cases of `contracts` that this process runs (none
+        when they were deselected): the refusal case reads their replies' refusal checks."""
+        tasks = [t for c in contracts if (t := self._tasks.get(f"{case.group}::{c}")) is not None]
+        results = await asyncio.gather(*(asyncio.shield(t) for t in tasks), return_exceptions=True)
+        return tuple(r for r in results if isinstance(r, CaseResult))
 
     async def control_results(self, model: str) -> tuple[CaseResult, ...]:
         """ControlBoard without xdist: the selected controls are probed in this same loop."""

@@ -213,7 +213,9 @@ def probe_result(item: pytest.Item) -> CaseResult:
     settings, state = item.config.stash[SETTINGS], item.config.stash[STATE]
     assert state.engine is not None, "the probe engine was not started"
     probe = settings.config.probe
-    backstop = probe.request_deadline_seconds * (2 + probe.language_confirmations) + CONTROL_WAIT_MARGIN_S
+    # A refusal case may wait for its own confirmations and for the language case's (issue 10:
+    # it reads its siblings' replies), each a request deadline at most.
+    backstop = probe.request_deadline_seconds * (2 + 2 * probe.language_confirmations) + CONTROL_WAIT_MARGIN_S
     result = state.engine.result(case, timeout=backstop)
     item.stash[RESULT] = result
     item.user_properties.extend(report.junit_properties(case, result))

@@ -6,6 +6,11 @@ faults in the order they are written, each owning a slice of width `rate`, so at
 the rates of one endpoint must add up to at most 1. `refusal: 0.6` + `content_filter: 0.4` means
 "always filters, 60/40".
 
+Any exclusive fault may also take `only_when`: a list of strings, one of which must appear in
+the request's messages for the fault to fire (a drawn fault whose text is absent fires nothing).
+It scopes a defect to some prompts: a host whose filter refuses the latency and language probes
+(`only_when: ["inn", "Always reply in"]`) but not the refusal probe's scene.
+
 *Traits* are not drawn: they describe what the host is rather than what goes wrong now, and
 apply to every request by their own rule (`thinking`: a reasoning model always thinks first;
 `reset_before_response`: the first `times` requests of each conversation lose their
@@ -154,7 +159,7 @@ def parse_fault(name: str, raw: Any) -> Fault:
     if not isinstance(raw, Mapping):
         raise ValueError(f"{name}: expected a mapping with at least `rate`")
     spec = CATALOGUE[name]
-    unknown = set(raw) - set(spec) - {"rate"}
+    unknown = set(raw) - set(spec) - {"rate", "only_when"}
     if unknown:
         raise ValueError(f"{name}.{sorted(unknown)[0]}: unknown parameter (known: rate, {', '.join(spec) or '-'})")
     try:
@@ -164,6 +169,13 @@ def parse_fault(name: str, raw: Any) -> Fault:
     if name in TRAITS and rate != 1.0:
         raise ValueError(f"{name}.rate: a trait is not drawn, it always applies; leave `rate` out")
     params: dict[str, Any] = {}
+    if "only_when" in raw:
+        if name in TRAITS | INDEPENDENT:
+            raise ValueError(f"{name}.only_when: only drawn exclusive faults can be scoped to prompts")
+        try:
+            params["only_when"] = _strings(raw["only_when"])
+        except ValueError as exc:
+            raise ValueError(f"{name}.only_when: {exc}") from None
     for key, (check, default) in spec.items():
         if key in raw:
             try:
@@ -199,8 +211,16 @@ def trait(faults: Sequence[Fault], name: str) -> Fault | None:
     return next((f for f in faults if f.name == name), None)
 
 
-def draw(faults: Sequence[Fault], rng: random.Random, *, exclude: frozenset[str] = frozenset()) -> Draw:
-    """Draw this request's faults; always consumes exactly two numbers so replies stay reproducible."""
+def applies(fault: Fault, text: str) -> bool:
+    """Whether a drawn fault fires on a request whose messages read `text` (its `only_when`)."""
+    scope = fault.params.get("only_when")
+    return scope is None or any(s in text for s in scope)
+
+
+def draw(faults: Sequence[Fault], rng: random.Random, *, exclude: frozenset[str] = frozenset(),
+         text: str = "") -> Draw:
+    """Draw this request's faults; always consumes exactly two numbers so replies stay reproducible.
+    `text`: the request's messages, for faults scoped with `only_when`."""
     slow_roll, roll = rng.random(), rng.random()
     slow = next((f for f in faults if f.name in INDEPENDENT and slow_roll < f.rate), None)
     edge = 0.0
@@ -209,5 +229,5 @@ def draw(faults: Sequence[Fault], rng: random.Random, *, exclude: frozenset[str]
             continue
         edge += fault.rate
         if roll < edge:
-            return Draw(None if fault.name in exclude else fault, slow)
+            return Draw(None if fault.name in exclude or not applies(fault, text) else fault, slow)
     return Draw(None, slow)

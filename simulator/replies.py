@@ -178,13 +178,14 @@ def plan_reply(
     reset = trait(behaviour.faults, "reset_before_response")
     if reset is not None and attempt < reset["times"]:
         return Reset(endpoint, ("reset_before_response",))
-    drawn = draw(behaviour.faults, rng)
+    text = " ".join(str(m.get("content") or "") for m in request.messages)
+    drawn = draw(behaviour.faults, rng, text=text)
     fired: tuple[str, ...] = drawn.names
     if drawn.fault is not None and drawn.fault.name == "wrong_provider":
         # Served elsewhere despite pinning; the other host then behaves as it always does.
         endpoint = _other_endpoint(model, endpoint, drawn.fault["to"], behaviour_of, rng)
         behaviour = behaviour_of(endpoint)
-        drawn = draw(behaviour.faults, rng, exclude=frozenset({"wrong_provider"}))
+        drawn = draw(behaviour.faults, rng, exclude=frozenset({"wrong_provider"}), text=text)
         fired = ("wrong_provider", *drawn.names)
     fault = drawn.fault
     if fault is not None and fault.name == "http_error":

@@ -59,7 +59,8 @@ DEFAULT_DECISIONS_FILE = "decisions.json"
 EXIT_REFUSED = 2
 SIMULATOR = "simulator"
 _DECISION_ACTIONS = frozenset(a.value for a in Action)
-_DECISION_FIELDS = ("model", "provider", "action", "rule", "reason", "evidence", "until", "rung")
+_DECISION_FIELDS = ("model", "provider", "action", "rule", "reason", "evidence", "until", "rung", "card",
+                    "weak_evidence")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from canary import report
 from canary.config import load_config
@@ -22,6 +24,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--history-dir", type=Path, metavar="DIR",
                    help="where the trend is kept between rounds (default: <reports>/allure-history)")
     p.add_argument("--out", type=Path, metavar="DIR", help="report folder (default: <reports>/allure-report)")
+    p.add_argument("--decisions", type=Path, metavar="FILE",
+                   help="the judge's decisions.json, shown with their evidence cards (default: "
+                        "<reports>/decisions.json when it exists)")
     p.add_argument("--single-file", action="store_true",
                    help="make <out>/index.html self-contained, so it opens from file:// without a server")
     p.set_defaults(func=run)
@@ -36,8 +41,21 @@ def build_from_environment() -> report.Build:
     return report.Build()
 
 
+def read_decisions(path: Path | None, default: Path) -> dict[str, Any] | None:
+    """decisions.json as a dict, or None when absent or unreadable (the report renders without it)."""
+    target = path or default
+    try:
+        doc = json.loads(target.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        if path is not None:
+            print(f"canary report: warning: {path} could not be read; the report shows no decisions", file=sys.stderr)
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
 def run(args: argparse.Namespace) -> int:
     reports = load_config(args.config).paths.reports
+    decisions = read_decisions(args.decisions, reports / "decisions.json")
     try:
         done = report.render(
             args.results_dir or [reports / "allure-results"],
@@ -45,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
             out=args.out or reports / "allure-report",
             single_file=args.single_file,
             build=build_from_environment(),
+            decisions=decisions,
         )
     except report.ReportError as exc:
         print(f"canary report: {exc}", file=sys.stderr)

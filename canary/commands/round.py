@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"\n(simulator round on virtual time: started {_stamp(virtual)}, {when}; "
               f"the judge's state is in {state.parent}/, not in {config.paths.state.parent}/)")
     if not args.no_report:
-        _render_report(reports)
+        _render_report(reports, _read_json(decisions) if judge_rc == 0 else None)
     return max(probe_rc, judge_rc)
 
 
@@ -157,10 +157,10 @@ def _read_json(path: Path) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _render_report(reports: Path) -> None:
+def _render_report(reports: Path, decisions: dict[str, Any] | None = None) -> None:
     try:
         done = report.render([reports / "allure-results"], history=reports / "allure-history",
-                             out=reports / "allure-report", single_file=True)
+                             out=reports / "allure-report", single_file=True, decisions=decisions)
     except report.ReportError as exc:
         print(f"\n(Allure report not rendered: {exc})")
         return

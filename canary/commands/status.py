@@ -1,4 +1,9 @@
-"""`canary status [--model M]`: a table of every provider the judge remembers, and its state."""
+"""`canary status [--model M]`: a table of every provider the judge remembers, and its state.
+
+Below each model's table, the current evidence card of every endpoint (judge/evidence.py): each
+contract with a failure in its window against the pooled replies of the model's other endpoints,
+or how many judged replies its window holds when none failed.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from datetime import datetime, timedelta
 
 from canary.commands._options import add_common, read_layers
 from canary.state import fmt_time
+from judge.evidence import cards_by_endpoint
 from judge.exclusions import Exclusion
 from judge.policy import Policy
 from judge.state import JudgeState, ProviderState
@@ -57,6 +63,27 @@ def provider_state(ps: ProviderState, people: list[Exclusion], now: datetime) ->
     return "ok"
 
 
+def evidence_lines(state: JudgeState, model: str) -> list[str]:
+    """Each endpoint's current card: the contracts with failures in its window, or a clean count."""
+    cards = cards_by_endpoint(state, model)
+    if not any(cards.values()):
+        return []
+    out = ["", "evidence (each endpoint's last counted rounds vs the model's other endpoints; 95 % Wilson "
+               "intervals, one-sided Fisher test):"]
+    width = max(len(p) for p in cards)
+    for provider, endpoint_cards in cards.items():
+        failing = [c for c in endpoint_cards if c.failures]
+        if failing:
+            for i, card in enumerate(failing):
+                flag = "" if card.significant else "  (not significantly worse than its peers)"
+                out.append(f"  {(provider if i == 0 else '').ljust(width)}  {card.text}{flag}")
+        else:
+            rounds = max((c.rounds for c in endpoint_cards), default=0)
+            replies = sum(c.attempts for c in endpoint_cards)
+            out.append(f"  {provider.ljust(width)}  no failures in {rounds} round(s) ({replies} judged replies)")
+    return out
+
+
 def render_status(state: JudgeState, exclusions: tuple[Exclusion, ...], now: datetime, *, model: str | None,
                   window: timedelta = Policy().pending_window) -> str:
     models = sorted(set(state.models) | {e.model for e in exclusions})
@@ -82,5 +109,6 @@ def render_status(state: JudgeState, exclusions: tuple[Exclusion, ...], now: dat
         out.append(f"{m}  (at {fmt_time(now)})")
         for row in [COLUMNS, tuple("-" * w for w in widths), *rows]:
             out.append("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
+        out += evidence_lines(state, m)
         out.append("")
     return "\n".join(out).rstrip()

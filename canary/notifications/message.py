@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from canary.roundview import WEAK_EVIDENCE, card_lines
 from canary.untrusted import clean, markdown
 
 # Telegram caps a message at 4096 characters and Teams' workflows at about 1000 per block;
@@ -68,6 +69,9 @@ def render(doc: Mapping[str, Any]) -> Message:
     for action in actions:
         counts[action] = counts.get(action, 0) + 1
     summary = ", ".join(f"{n} {LABELS.get(a, a)}" for a, n in counts.items()) or "no decisions"
+    weak = sum(d.get("weak_evidence") is True for d in decisions)
+    if weak:
+        summary += f" ({weak} on WEAK EVIDENCE)"
     # The title holds only our own words and counts, and several services show it as plain
     # text (an e-mail subject, an ntfy title), so it is cleaned, not Markdown-escaped.
     title = clean(f"canary: {summary}", limit=120)
@@ -77,6 +81,9 @@ def render(doc: Mapping[str, Any]) -> Message:
     lines = [head, ""]
     for d in decisions[:MAX_DECISIONS]:
         lines.append(_decision_line(d))
+        if d.get("weak_evidence") is True:
+            lines.append(f"  - ⚠️ **{markdown(WEAK_EVIDENCE, 400)}**")
+        lines += [f"  - 📊 {markdown(line, 300)}" for line in card_lines(d.get("card"))]
         evidence = [e for e in d.get("evidence") or [] if isinstance(e, Mapping)]
         for e in evidence[:MAX_EVIDENCE]:
             lines.append(f"  - {markdown(e.get('contract'), 40)}: {markdown(e.get('outcome'), 40)}: "

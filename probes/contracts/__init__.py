@@ -18,6 +18,7 @@ Outcome rules shared by every contract (why they are here and not in each module
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from typing import Any, Protocol
 import yaml
 
 from canary.config import ProbeSettings
+from judge.refusal import find_refusal
 from judge.verdict import Outcome, Verdict
 from probes.cases import Attempt, Case, CaseResult
 from probes.records import ChatResult, Classification, Endpoint
@@ -49,6 +51,19 @@ class ControlBoard(Protocol):
     async def control_results(self, model: str) -> tuple[CaseResult, ...]: ...
 
 
+class SiblingBoard(Protocol):
+    """Where a refusal case finds the results of its endpoint's latency and language cases of this round."""
+
+    async def sibling_results(self, case: Case, contracts: Sequence[str]) -> tuple[CaseResult, ...]: ...
+
+
+class NoSiblings:
+    """A board with no siblings (a contract run on its own, as in unit tests)."""
+
+    async def sibling_results(self, case: Case, contracts: Sequence[str]) -> tuple[CaseResult, ...]:
+        return ()
+
+
 LanguageJudge = Callable[[str, str], Awaitable[Verdict]]
 
 
@@ -60,6 +75,7 @@ class ContractSettings:
     controls: ControlBoard
     judge_language: LanguageJudge
     missing_controls: Mapping[str, tuple[str, ...]]  # model -> "ember/fp8 not selected"...: controls not probed
+    siblings: SiblingBoard = NoSiblings()  # the endpoint's other cases: refusal checks of their replies
 
 
 @lru_cache(maxsize=None)
@@ -92,6 +108,16 @@ def attempt_from(result: ChatResult, endpoint: Endpoint, verdict: Verdict | None
         cost_usd=prompt_tokens * endpoint.prompt_price + completion_tokens * endpoint.completion_price,
         requests=result.requests, text=result.text, prompt=tuple(dict(m) for m in messages),
     )
+
+
+def with_refusal_check(attempt: Attempt, result: ChatResult) -> Attempt:
+    """A latency or language reply, checked for an out-of-character refusal (issue 10: more
+    evidence at no extra cost). Only completed replies with text are checked; the refusal case of
+    the same endpoint fails on a refusal found here (probes/contracts/refusal.py)."""
+    if not result.completed or result.reasoning_only or not attempt.text.strip():
+        return attempt
+    found = find_refusal(attempt.text) is not None
+    return dataclasses.replace(attempt, refusal=Outcome.FAIL.value if found else Outcome.PASS.value)
 
 
 def moderation_summary(result: ChatResult) -> str:

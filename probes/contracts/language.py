@@ -17,7 +17,7 @@ import asyncio
 
 from judge.verdict import Outcome
 from probes.cases import Attempt, Case, CaseResult
-from probes.contracts import ChatClient, ContractSettings, attempt_from, clock, prompt
+from probes.contracts import ChatClient, ContractSettings, attempt_from, clock, prompt, with_refusal_check
 from probes.records import Classification, Endpoint
 
 
@@ -36,7 +36,8 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
         result = await client.chat(endpoint, msgs, max_tokens=settings.probe.max_tokens,
                                    temperature=settings.probe.temperature)
         verdict = await settings.judge_language(result.text, language) if result.completed else None
-        return attempt_from(result, endpoint, verdict, msgs), result.classification is Classification.AUTH_ERROR
+        attempt = with_refusal_check(attempt_from(result, endpoint, verdict, msgs), result)
+        return attempt, result.classification is Classification.AUTH_ERROR
 
     first, auth = await one()
     if first.outcome is not Outcome.FAIL or settings.probe.language_confirmations == 0:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from judge.verdict import Verdict
 from probes.cases import Case, CaseResult
-from probes.contracts import ChatClient, ContractSettings, attempt_from, clock, prompt, single
+from probes.contracts import ChatClient, ContractSettings, attempt_from, clock, prompt, single, with_refusal_check
 from probes.records import ChatResult, Classification, Endpoint
 
 # Only the first token is judged: a small completion keeps the probe cheap.
@@ -53,5 +53,5 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
                                temperature=settings.probe.temperature,
                                deadline_s=max(settings.probe.request_deadline_seconds, threshold + DEADLINE_MARGIN_S))
     verdict = judge(result, threshold)
-    attempt = attempt_from(result, endpoint, verdict, msgs)
+    attempt = with_refusal_check(attempt_from(result, endpoint, verdict, msgs), result)
     return single(case, attempt, result, clock() - start)

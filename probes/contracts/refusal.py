@@ -16,20 +16,37 @@ the same request. Their case judges the *probe*, not the host:
   selected in this run (`-k`): the probe is unverified, passes become `inconclusive` too
   ("probe unverified: ..."), since nothing showed this round that the probe can catch a
   filter. A model without configured controls keeps its passes.
+
+More evidence at no extra cost (issue 10): every completed latency and language reply of the
+same endpoint is checked for an out-of-character refusal (judge.refusal.find_refusal, in those
+contracts). A host that refuses there fails this contract, with that reply as the evidence in the
+reason, whatever its reply to this prompt was: the product's users send roleplay, not this one
+prompt. And a reply to this prompt that stops normally but is short (under SHORT_REPLY_CHARS)
+gets `probe.language_confirmations` more attempts, so the judge can tell a host's truncating
+filter from one short reply: it compares the lengths with the other hosts' replies to the same
+prompt (judge/short_replies.py). The probe itself never fails a reply for its length.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from dataclasses import replace
 
 from judge import refusal as refusal_judge
 from judge.verdict import Outcome, Verdict
-from probes.cases import Case, CaseResult
+from probes.cases import Attempt, Case, CaseResult
 from probes.contracts import (ChatClient, ContractSettings, attempt_from, clock, judge_in_thread,
                               moderation_summary, prompt, single)
 from probes.records import ChatResult, Classification, Endpoint
+
+# A reply under this many characters that stops normally gets confirmations: the prompt asks for
+# 3 to 6 sentences of English prose, rarely under 160 characters. Only a trigger for spending two
+# more requests; whether the replies are "far shorter" is the judge's call, against the peers.
+SHORT_REPLY_CHARS = 160
+# The endpoint's other contracts whose replies are roleplay text (structured replies are JSON).
+ROLEPLAY_SIBLINGS = ("latency", "language")
 
 
 def messages() -> list[dict[str, str]]:
@@ -41,19 +58,69 @@ def messages() -> list[dict[str, str]]:
 async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettings, case: Case) -> CaseResult:
     msgs = messages()
     start = clock()
-    result = await client.chat(endpoint, msgs, max_tokens=settings.probe.max_tokens,
-                               temperature=settings.probe.temperature)
-    verdict = (await judge_in_thread(refusal_judge.assess, result.text, result.finish_reason)
-               if result.completed else moderation_verdict(result))
-    raw = single(case, attempt_from(result, endpoint, verdict, msgs), result, clock() - start)
+
+    async def one() -> tuple[Attempt, ChatResult]:
+        result = await client.chat(endpoint, msgs, max_tokens=settings.probe.max_tokens,
+                                   temperature=settings.probe.temperature)
+        verdict = (await judge_in_thread(refusal_judge.assess, result.text, result.finish_reason)
+                   if result.completed else moderation_verdict(result))
+        return attempt_from(result, endpoint, verdict, msgs), result
+
+    first, result = await one()
+    raw = single(case, first, result, clock() - start)
     if case.control:
         return as_control(raw)
+    if short_reply(first) and settings.probe.language_confirmations:
+        more = await asyncio.gather(*(one() for _ in range(settings.probe.language_confirmations)))
+        raw = confirmed_short(raw, (first, *(a for a, _ in more)), clock() - start,
+                              auth=any(r.classification is Classification.AUTH_ERROR for _, r in more))
+    sibling = await sibling_refusal(settings, case)
+    if sibling is not None and raw.outcome is not Outcome.FAIL:
+        return _replace(raw, Outcome.FAIL, sibling)
     if raw.outcome is not Outcome.PASS:
         return raw  # failures, inconclusive and transport errors stand whatever the controls say
     weakness = await probe_weakness(settings, case.model)
     if weakness is None:
         return raw
     return _replace(raw, Outcome.INCONCLUSIVE, f"{weakness}; the host's own reply passed ({raw.reason})")
+
+
+def short_reply(attempt: Attempt) -> bool:
+    """A passing reply that stopped normally after fewer than SHORT_REPLY_CHARS characters."""
+    return (attempt.outcome is Outcome.PASS and attempt.finish_reason == "stop"
+            and len(attempt.text.strip()) < SHORT_REPLY_CHARS)
+
+
+def confirmed_short(raw: CaseResult, attempts: tuple[Attempt, ...], duration_s: float, *, auth: bool) -> CaseResult:
+    """The case after confirming a short first reply: a refusal among the attempts fails it (as it
+    would have failed a single reply); otherwise it passes with the lengths in its reason, and the
+    judge weighs them against the other hosts' replies."""
+    failed = next((a for a in attempts if a.outcome is Outcome.FAIL), None)
+    kw: dict[str, Any] = {"anomaly": True, "attempts": attempts, "duration_s": duration_s,
+                          "auth_error": raw.auth_error or auth}
+    if failed is not None:
+        return replace(raw, outcome=Outcome.FAIL, reason=f"{failed.reason} (after a short first reply)", **kw)
+    lengths = [len(a.text.strip()) for a in attempts if a.outcome is Outcome.PASS]
+    short = sum(short_reply(a) for a in attempts)
+    return replace(raw, reason=(f"{raw.reason}; short reply: {short} of {len(attempts)} replies stopped "
+                                f"normally under {SHORT_REPLY_CHARS} characters (lengths "
+                                f"{', '.join(map(str, lengths)) or 'none'}; the judge compares them with the "
+                                "other hosts' replies)"), **kw)
+
+
+async def sibling_refusal(settings: ContractSettings, case: Case) -> str | None:
+    """The failure reason when a latency or language reply of this endpoint was a refusal, else None."""
+    for sibling in await settings.siblings.sibling_results(case, ROLEPLAY_SIBLINGS):
+        for attempt in sibling.attempts:
+            if attempt.refusal != Outcome.FAIL.value:
+                continue
+            finding = refusal_judge.find_refusal(attempt.text)
+            if finding is None:
+                continue
+            where = f"the {sibling.contract} probe's reply" + (f" ({sibling.language})" if sibling.language else "")
+            return (f"refusal: {where} declines out of character ({finding.language}, score {finding.score:g} "
+                    f">= {refusal_judge.REFUSAL_THRESHOLD:g}: {'; '.join(finding.signals)}): {finding.excerpt!r}")
+    return None
 
 
 def moderation_verdict(result: ChatResult) -> Verdict | None:

@@ -413,3 +413,24 @@ def test_every_fault_in_the_catalogue_has_a_test():
     covered = set(re.findall(r'faulty\(simulate, "(\w+)"', Path(__file__).read_text(encoding="utf-8")))
 
     assert covered == set(FAULT_NAMES)
+
+
+def test_a_fault_scoped_with_only_when_fires_only_on_requests_that_mention_its_text(simulate):
+    sim = faulty(simulate, "refusal", only_when=["small inn"])
+    scoped = chat_body("test/fp8")
+    scoped["messages"] = [{"role": "system", "content": "You own a small inn."}, {"role": "user", "content": "Hi!"}]
+
+    refused = stream_chat(sim.base_url, scoped).text
+    story = stream_chat(sim.base_url, chat_body("test/fp8")).text
+
+    assert refused in load_bank("en").refusals
+    assert story not in PT.refusals and sentences_of(story, PT)
+
+
+def test_only_when_is_refused_on_a_trait_and_must_be_a_list_of_strings():
+    from simulator import ScenarioError, scenario_from_dict
+
+    with pytest.raises(ScenarioError, match="thinking.only_when"):
+        scenario_from_dict(one_endpoint_scenario({"thinking": {"only_when": ["x"]}}))
+    with pytest.raises(ScenarioError, match="refusal.only_when"):
+        scenario_from_dict(one_endpoint_scenario({"refusal": {"rate": 1.0, "only_when": "inn"}}))

@@ -1,0 +1,246 @@
+"""Evidence against peers on a simulated fleet (issue 10): what the cards say, and what they would change.
+
+    .venv/bin/python benchmarks/fleet_evidence.py [--only planted,shared,bad_probe_day,noisy_week]
+                                                  [--week-rounds 336] [--seed 13]
+
+Four scenarios, each a timeline of real half-hourly rounds: ONE simulator subprocess per
+scenario (its round number advanced through /_sim/control), then per round `pytest probes`
+(with the judge's language plan, started_at set on the virtual clock) and `canary judge --now`
+(observe mode, as the checked-in canary.yaml), exactly as benchmarks/false_suspensions.py does:
+
+(a) planted    today's planted defects (the default scenario's stray leading bytes on 95 % of
+               replies, Spanish mixed in, a first token past the threshold, broken structured
+               output; a flaky transport host that must never be suspended), plus the two the
+               new evidence catches: a host that refuses only the latency and language prompts,
+               and one whose filter cuts the refusal probe's scene to a few words ("stop");
+               10 endpoints, 6 rounds;
+(b) shared     a third of the endpoints (3 of 9) share one defect (stray leading bytes on every
+               reply): each looks ordinary against the two others, not against the pool; 6 rounds;
+(c) bad_probe_day  9 healthy hosts; after 8 normal rounds, 3 of them fail the language probe
+               intermittently (stray bytes on 40 % of replies) for 40 rounds: the probe's bad day,
+               not the hosts'. Every would-suspend here is a false suspension;
+(d) noisy_week 6 healthy hosts with realistic noise (transport errors, short replies, a
+               catch-phrase) for a week (336 rounds). Every would-suspend is false.
+
+Per scenario it prints each opening decision with its evidence card, the detection delay of each
+planted defect (rounds from the defect's first round to its would-suspend), false suspensions,
+how many decisions were on weak evidence, and requests per provider per round (mean / max). Then
+it replays the same rounds through the pure rules with a candidate opt-in rule, "hold a
+suspension whose evidence is weak until it is not" (judge/card.py's significance), and reports
+what that would have changed: false suspensions removed, planted defects missed or delayed.
+
+Machine-parsable lines, one per scenario:
+
+    BENCH fleet_evidence scenario=planted rounds=6 endpoints=10 opened=… false=… weak=… req_mean=… …
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _support import (  # noqa: E402
+    MODEL,
+    JudgeFiles,
+    Simulator,
+    bench_line,
+    canary_config,
+    endpoint,
+    run_judge,
+    run_probe,
+    scenario,
+    write_yaml,
+)
+
+from judge.decisions import Action  # noqa: E402
+from judge.policy import OBSERVE, Policy  # noqa: E402
+from judge.report import parse_report  # noqa: E402
+from judge.rules import apply_round  # noqa: E402
+from judge.state import JudgeState  # noqa: E402
+
+T0 = datetime(2026, 12, 7, 0, 0, tzinfo=UTC)
+OPENING = ("suspend", "would_suspend", "floor_held")
+PROBE = {"ttft_seconds": 2.0, "request_deadline_seconds": 6}
+FAST = {"ttft_ms": 80, "jitter_ms": 30, "tokens_per_second": 1500}
+NOISE: dict[str, dict[str, Any]] = {  # benchmarks/false_suspensions.py's realistic noise of healthy hosts
+    "http_error": {"rate": 0.04, "status": [429, 502, 503], "retry_after": 1},
+    "mid_stream_error": {"rate": 0.03, "shape": "random", "code": 502},
+    "truncated_stream": {"rate": 0.03},
+    "short_reply": {"rate": 0.05, "words": 3},
+    "catch_phrase": {"rate": 0.10},
+}
+
+
+def host(tag: str, faults: dict[str, Any] | None = None, **kw: Any) -> dict[str, Any]:
+    return endpoint(tag, faults=faults, **{**FAST, **kw})
+
+
+@dataclass
+class Scenario:
+    name: str
+    endpoints: list[dict[str, Any]]
+    rounds: int
+    planted: dict[str, int]            # defective host -> first round of its defect
+    note: str = ""
+
+
+def scenarios(week_rounds: int) -> dict[str, Scenario]:
+    planted = [
+        host("aurora/fp8"), host("borealis/bf16"), host("iris/fp8"),
+        host("cinder/fp8", {"leading_garbage": {"rate": 0.95}}),
+        host("dune/int4", {"mix_language": {"rate": 1.0, "with": "es", "level": "both", "ratio": 0.5}}),
+        host("fjord/fp16", {"slow_first_token": {"rate": 1.0, "delay_ms": 2600}}),
+        host("glacier/fp8", {"schema_malformed": {"rate": 0.5}, "schema_violation": {"rate": 0.5}}),
+        host("harbor/bf16", {"http_error": {"rate": 0.2, "status": [429, 502], "retry_after": 1},
+                             "mid_stream_error": {"rate": 0.1, "shape": "random", "code": 502}}),
+        host("shy/fp8", {"refusal": {"rate": 1.0, "only_when": ["small inn", "Always reply in"]}}),
+        host("trunc/fp8", {"short_reply": {"rate": 1.0, "words": 5, "only_when": ["Veyra"]}}),
+    ]
+    shared = [host(f"host{i}/fp8", {"leading_garbage": {"rate": 1.0}} if i < 3 else None) for i in range(9)]
+    bad_day = [host(f"host{i}/fp8", None, phases=[{"from_round": 9, "to_round": 48, "faults": {
+        "leading_garbage": {"rate": 0.4}}}] if i < 3 else None) for i in range(9)]
+    week = [host(f"host{i}/fp8", NOISE, ttft_ms=60 + 20 * i) for i in range(6)]
+    return {
+        "planted": Scenario("planted", planted, 6, {t: 1 for t in ("cinder/fp8", "dune/int4", "fjord/fp16",
+                                                                  "glacier/fp8", "shy/fp8", "trunc/fp8")}),
+        "shared": Scenario("shared", shared, 6, {f"host{i}/fp8": 1 for i in range(3)}),
+        "bad_probe_day": Scenario("bad_probe_day", bad_day, 48, {}, "rounds 9-48: 3 of 9 hosts' language "
+                                                                  "replies start with stray bytes 40 % of the time"),
+        "noisy_week": Scenario("noisy_week", week, week_rounds, {}),
+    }
+
+
+@dataclass
+class Played:
+    """What a scenario's rounds left: the results documents, the decisions, the requests."""
+
+    docs: list[dict[str, Any]] = field(default_factory=list)
+    decisions: list[tuple[int, dict[str, Any]]] = field(default_factory=list)   # (round, decision)
+    requests: list[float] = field(default_factory=list)                         # per provider per round
+    wall_s: float = 0.0
+
+
+def play(s: Scenario, tmp: Path, seed: int, echo: Callable[[str], None]) -> Played:
+    scenario_file = write_yaml(tmp / f"{s.name}.yaml", scenario(s.name, s.endpoints, keepalive_ms=100))
+    config = canary_config(tmp / f"{s.name}-canary.yaml", probe=PROBE)
+    files = JudgeFiles(tmp / f"{s.name}-judge")
+    out = Played()
+    start = time.monotonic()
+    with Simulator(scenario_file, seed=seed) as sim:
+        for n in range(1, s.rounds + 1):
+            sim.set_round(n)
+            stamp = (T0 + timedelta(minutes=30 * n)).strftime("%Y-%m-%dT%H:%M:%SZ")
+            done = run_probe(sim.base_url, config, tmp / f"{s.name}-reports", state=files.state,
+                             extra=[f"--canary-virtual-time={stamp}"])
+            results = done.results
+            if not results.get("complete"):
+                raise SystemExit(f"{s.name} round {n} incomplete: {results.get('incomplete_reason')}\n"
+                                 f"{done.output[-2000:]}")
+            decided = run_judge(done.reports / "results.json", config, files, now=stamp,
+                                decisions=tmp / f"{s.name}-decisions.json", mode=OBSERVE)
+            out.docs.append(results)
+            out.decisions += [(n, d) for d in decided["decisions"]]
+            out.requests += [u["requests"] for u in results["usage"].get(MODEL, {}).values()]
+            if n % 24 == 0 or n == s.rounds:
+                echo(f"  {s.name}: round {n}/{s.rounds}, {time.monotonic() - start:.0f} s")
+    out.wall_s = time.monotonic() - start
+    return out
+
+
+# -- the candidate opt-in rule, replayed on the same rounds through the pure rules ------------
+
+def replay(docs: list[dict[str, Any]], *, hold_weak: bool) -> list[tuple[int, str, str, bool]]:
+    """(round, provider, action, weak) of the opening decisions; with hold_weak, a would-suspend on
+    weak evidence is held instead (the host stays a candidate: its next failed round is weighed
+    again, with the evidence the suspension would otherwise have hidden)."""
+    state, policy, out = JudgeState(), Policy(), []
+    for n, doc in enumerate(docs, 1):
+        now = datetime.fromisoformat(doc["started_at"].replace("Z", "+00:00"))
+        before = state
+        state, decisions = apply_round(state, parse_report(doc), policy, now=now, mode=OBSERVE)
+        for d in decisions:
+            if d.action.value not in OPENING:
+                continue
+            if hold_weak and d.action is Action.WOULD_SUSPEND and d.weak_evidence:
+                ps = state.provider(d.model, d.provider)
+                old = before.provider(d.model, d.provider)
+                state = state.with_provider(d.model, d.provider, replace(
+                    ps, suspension=old.suspension, ladder=old.ladder, failed_streak=policy.failed_rounds_to_suspend))
+                out.append((n, d.provider, "held_weak", True))
+                continue
+            out.append((n, d.provider, d.action.value, d.weak_evidence))
+    return out
+
+
+# -- the report -------------------------------------------------------------------------------
+
+def summarise(s: Scenario, played: Played, echo: Callable[[str], None]) -> dict[str, Any]:
+    opened = [(n, d) for n, d in played.decisions if d["action"] in OPENING]
+    echo(f"\n== ({s.name}) {len(played.docs)} rounds x {len(s.endpoints)} endpoints, {played.wall_s:.0f} s"
+         + (f"; {s.note}" if s.note else ""))
+    first: dict[str, int] = {}
+    for n, d in opened:
+        first.setdefault(d["provider"], n)
+        flag = "  WEAK EVIDENCE" if d.get("weak_evidence") else ""
+        echo(f"  round {n:>3}  {d['action']:<13} {d['provider']:<14}{flag}")
+        for card in d.get("card", []):
+            echo(f"             {card['text']}")
+    false = sorted({d["provider"] for _, d in opened} - set(s.planted))
+    delays = {p: (first[p] - start + 1 if p in first else None) for p, start in sorted(s.planted.items())}
+    weak = Counter("planted" if d["provider"] in s.planted else "false" for _, d in opened if d.get("weak_evidence"))
+    req = played.requests
+    echo("  detection delay (rounds, 2 = the second failed round): "
+         + (", ".join(f"{p} {v if v is not None else 'MISSED'}" for p, v in delays.items()) or "no planted defect"))
+    echo(f"  false suspensions (would-suspend of a host without a planted defect): {len(false)} {false or ''}")
+    echo(f"  decisions on weak evidence: {weak['planted']} of planted hosts, {weak['false']} of the others")
+    echo(f"  requests per provider per round: mean {sum(req) / len(req):.2f}, max {max(req):g}")
+    held = replay(played.docs, hold_weak=True)
+    held_false = sorted({p for _, p, a, _ in held if a in OPENING} - set(s.planted))
+    held_first: dict[str, int] = {}
+    for n, p, a, _ in held:
+        if a in OPENING:
+            held_first.setdefault(p, n)
+    missed = [p for p in s.planted if p not in held_first]
+    delayed = [p for p in s.planted if p in held_first and p in first and held_first[p] > first[p]]
+    echo(f"  candidate rule 'hold on weak evidence' (replayed): false suspensions {len(held_false)} "
+         f"(was {len(false)}), planted missed {len(missed)} {missed or ''}, delayed {len(delayed)} {delayed or ''}")
+    return {"scenario": s.name, "rounds": len(played.docs), "endpoints": len(s.endpoints), "opened": len(opened),
+            "false": len(false), "weak_planted": weak["planted"], "weak_false": weak["false"],
+            "missed": sum(v is None for v in delays.values()),
+            "delay_max": max((v for v in delays.values() if v is not None), default=0),
+            "req_mean": round(sum(req) / len(req), 3), "req_max": max(req),
+            "hold_weak_false": len(held_false), "hold_weak_missed": len(missed), "hold_weak_delayed": len(delayed)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", default="planted,shared,bad_probe_day,noisy_week")
+    parser.add_argument("--week-rounds", type=int, default=336)
+    parser.add_argument("--seed", type=int, default=13)
+    args = parser.parse_args()
+    chosen = scenarios(args.week_rounds)
+    lines = []
+    with tempfile.TemporaryDirectory(prefix="canary-fleet-") as tmp:
+        for name in args.only.split(","):
+            s = chosen[name]
+            played = play(s, Path(tmp), args.seed, lambda m: print(m, flush=True))
+            lines.append(bench_line("fleet_evidence", **summarise(s, played, lambda m: print(m, flush=True))))
+    print()
+    for line in lines:
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
