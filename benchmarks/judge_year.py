@@ -126,7 +126,9 @@ class Fleet:
                 cases.append(case)
         return {"schema_version": 1, "round_id": f"{at:%Y%m%dT%H%M%SZ}-bench", "started_at": iso(at),
                 "finished_at": iso(at + timedelta(seconds=20)), "complete": True, "incomplete_reason": None,
-                "upstream": "simulator", "models": {MODEL: {"providers": list(self.tags)}},
+                # synthetic rounds, not the bundled simulator's: `canary judge` refuses simulator rounds
+                # on a state outside simulator-state/ (issue 9)
+                "upstream": "custom", "models": {MODEL: {"providers": list(self.tags)}},
                 "weak_probes": [], "cases": cases}
 
     def follow(self, state: JudgeState) -> None:
