@@ -336,6 +336,21 @@ class History:
                                 histogram_percentile(tps_h, 50)))
         return tuple(out)
 
+    # -- the same for every endpoint at once (what a status page of 64 endpoints needs) ----
+
+    def timelines(self, days: float = 7, model: str | None = None) -> dict[tuple[str, str], tuple[TimelinePoint, ...]]:
+        """timeline() of every endpoint: {(model, provider): points}."""
+        return {(m, p): self.timeline(m, p, days) for m, p in self.endpoints(model)}
+
+    def ttft_series_all(self, days: float = 7, bucket_hours: float = 1,
+                        model: str | None = None) -> dict[tuple[str, str], tuple[SeriesPoint, ...]]:
+        """ttft_series() of every endpoint: {(model, provider): points}."""
+        return {(m, p): self.ttft_series(m, p, days, bucket_hours) for m, p in self.endpoints(model)}
+
+    def daily_series_all(self, model: str | None = None) -> dict[tuple[str, str], tuple[DayPoint, ...]]:
+        """daily_series() of every endpoint of the loaded span, compacted days included."""
+        return {(m, p): self.daily_series(m, p) for m, p in self.endpoints(model)}
+
     def language_grid(self, model: str, days: float = 7) -> tuple[GridCell, ...]:
         rows = self._rows("""
             SELECT provider, language, SUM(outcome = 'pass'), SUM(outcome = 'fail'),
