@@ -141,7 +141,9 @@
 
   // -- one model -----------------------------------------------------------------------------
 
-  function model(m) {
+  // Cards go into the document before anything is drawn in them: ECharts sizes a chart from its
+  // element, and an element outside the document has no size.
+  function model(m, parent) {
     var section = el('section', 'model');
     section.id = 'model-' + m.model;
     var title = add(el('h2'), el('span', null, m.model));
@@ -149,15 +151,15 @@
     badge.setAttribute('src', m.badge);
     badge.setAttribute('alt', 'canary: ' + m.badge_message);
     add(title, badge);
+    add(parent, section);
     add(section, title, counts(m), ignoreLine(m));
     var state = { selected: pickInitial(m) };
     var views = {};
-    add(section,
-      endpointTable(m, state, views),
-      timelineCard(m),
-      latencyCard(m, state, views),
-      gridCard(m),
-      decisionsCard(m));
+    endpointTable(m, state, views, section);
+    timelineCard(m, section);
+    latencyCard(m, state, views, section);
+    gridCard(m, section);
+    decisionsCard(m, section);
     return section;
   }
 
@@ -191,8 +193,8 @@
 
   // -- the endpoint table ----------------------------------------------------------------------
 
-  function endpointTable(m, state, views) {
-    var card = el('div', 'card');
+  function endpointTable(m, state, views, parent) {
+    var card = add(parent, el('div', 'card')).lastChild;
     var head = add(el('div', 'card-head'), el('h3', null, 'Endpoints (' + m.endpoints.length + ')'));
     var body = el('tbody');
     var windowDays = '7';
@@ -201,7 +203,7 @@
     }));
     add(card, head, el('p', 'hint', 'Pass rate = passes / (passes + fails) with its 95 % Wilson interval and n; ' +
       'inconclusive and unreachable cases count for neither. TTFT and tokens/s: last 24 h. Click a row to plot it.'));
-    var table = add(el('table', 'endpoints'), add(el('thead'), add(el('tr'),
+    var table = add(el('table', 'endpoints cards'), add(el('thead'), add(el('tr'),
       el('th', null, 'endpoint'), el('th', null, 'status'), el('th', null, 'TTFT p50 / p95'),
       el('th', null, 'tokens/s'), el('th', null, 'latency'), el('th', null, 'refusal'),
       el('th', null, 'structured'), el('th', null, 'language'), el('th', null, 'why'))), body);
@@ -217,11 +219,12 @@
         if (e.until) { add(status, el('span', 'until', 'until ' + fmtTime(e.until))); }
         var rates = (e.rates || {})[windowDays] || {};
         add(tr, el('td', null, e.provider), status,
-          el('td', 'num', num(e.latency.p50, 2) + ' / ' + num(e.latency.p95, 2) + ' s'),
-          el('td', 'num', num(e.latency.tps, 0)));
-        CONTRACTS.forEach(function (c) { tr.appendChild(rateCell(rates[c])); });
-        var why = e.reasons.concat(e.tier_reasons);
-        add(tr, el('td', 'reason', why.length ? why.join(' · ') : ''));
+          labelled(el('td', 'num', num(e.latency.p50, 2) + ' / ' + num(e.latency.p95, 2) + ' s'), 'TTFT p50/p95'),
+          labelled(el('td', 'num', num(e.latency.tps, 0)), 'tokens/s'));
+        CONTRACTS.forEach(function (c) { tr.appendChild(labelled(rateCell(rates[c]), c)); });
+        // The tier's reasons matter when routing does nothing about the endpoint (degraded, failing).
+        var why = e.state === 'active' ? e.reasons.concat(e.tier_reasons) : e.reasons;
+        add(tr, why.length ? el('td', 'reason wide', why.join(' · ')) : el('td', 'reason'));
         tr.addEventListener('click', function () {
           state.selected = e.provider;
           Array.prototype.forEach.call(body.children, function (r) {
@@ -234,6 +237,11 @@
     }
     fill();
     return card;
+  }
+
+  function labelled(td, label) {
+    td.setAttribute('data-label', label);   // shown before the value when the table becomes cards (phones)
+    return td;
   }
 
   function rateCell(r) {
@@ -250,8 +258,8 @@
 
   // -- the state timeline --------------------------------------------------------------------
 
-  function timelineCard(m) {
-    var card = el('div', 'card');
+  function timelineCard(m, parent) {
+    var card = add(parent, el('div', 'card')).lastChild;
     var head = add(el('div', 'card-head'), el('h3', null, 'State timeline'));
     var node = el('div', 'chart');
     var legend = el('div', 'legend');
@@ -296,8 +304,10 @@
             return tip(e.provider, lines);
           }
         },
-        xAxis: { type: 'category', data: labels, splitArea: { show: false },
-                 axisLabel: { hideOverlap: true, formatter: function (v) { return v.slice(5, 10); } } },
+        xAxis: { type: 'category', data: labels, splitArea: { show: false }, axisTick: { show: false },
+                 axisLabel: { hideOverlap: true, formatter: function (v) { return v.slice(5, 10); },
+                              // one label per UTC day, at its first bucket
+                              interval: function (i) { return (start + i * step) % 86400000 === 0; } } },
         yAxis: { type: 'category', data: providers, inverse: true, axisLabel: { fontSize: 11, interval: 0 } },
         visualMap: { type: 'piecewise', show: false, dimension: 2,
                      pieces: LETTERS.map(function (l, i) { return { value: i, color: l[2] }; }) },
@@ -310,8 +320,8 @@
 
   // -- TTFT and tokens/s over time ---------------------------------------------------------
 
-  function latencyCard(m, state, views) {
-    var card = el('div', 'card');
+  function latencyCard(m, state, views, parent) {
+    var card = add(parent, el('div', 'card')).lastChild;
     var head = add(el('div', 'card-head'), el('h3', null, 'Time to first token and output tokens/s'));
     var select = el('select');
     select.setAttribute('aria-label', 'endpoint');
@@ -346,9 +356,10 @@
         xAxis: { type: 'time' },
         yAxis: [{ type: 'value', name: 's', min: 0 }, { type: 'value', name: 'tok/s', min: 0, splitLine: { show: false } }],
         series: [
-          { name: 'TTFT p50', type: 'line', data: points.p50, showSymbol: false, connectNulls: false, color: '#0969da' },
-          { name: 'TTFT p95', type: 'line', data: points.p95, showSymbol: false, connectNulls: false, color: '#cf222e' },
-          { name: 'tokens/s', type: 'line', yAxisIndex: 1, data: points.tps, showSymbol: false, connectNulls: false,
+          // Symbols too: a lone bucket between empty ones has no line to draw.
+          { name: 'TTFT p50', type: 'line', data: points.p50, symbolSize: 3, connectNulls: false, color: '#0969da' },
+          { name: 'TTFT p95', type: 'line', data: points.p95, symbolSize: 3, connectNulls: false, color: '#cf222e' },
+          { name: 'tokens/s', type: 'line', yAxisIndex: 1, data: points.tps, symbolSize: 3, connectNulls: false,
             color: '#8c959f', lineStyle: { type: 'dashed' } }
         ]
       }, true);
@@ -381,8 +392,8 @@
 
   // -- provider x language grid --------------------------------------------------------------
 
-  function gridCard(m) {
-    var card = el('div', 'card');
+  function gridCard(m, parent) {
+    var card = add(parent, el('div', 'card')).lastChild;
     add(card, add(el('div', 'card-head'), el('h3', null, 'Language contract: provider × language, last 7 days')),
       el('p', 'hint', 'Colour: pass rate of the language cases (green 100 %, red 0 %); grey: no verdict.'));
     var node = el('div', 'chart');
@@ -414,8 +425,8 @@
 
   // -- the latest decisions ------------------------------------------------------------------
 
-  function decisionsCard(m) {
-    var card = el('div', 'card');
+  function decisionsCard(m, parent) {
+    var card = add(parent, el('div', 'card')).lastChild;
     add(card, add(el('div', 'card-head'), el('h3', null, 'Latest decisions')));
     if (!m.decisions.length) { add(card, el('p', 'empty', 'No decision in the last 30 days.')); return card; }
     var body = el('tbody');
@@ -429,10 +440,11 @@
       }
       // Issue 10's evidence card, when decisions carry one.
       if (d.card) { add(reason, el('pre', 'evidence-card', d.card)); }
+      reason.classList.add('wide');
       add(body, add(el('tr'), el('td', null, fmtTime(d.at)), el('td', null, d.provider || '(model)'), what,
-        el('td', null, d.until ? fmtTime(d.until) : '-'), reason));
+        labelled(el('td', null, d.until ? fmtTime(d.until) : '-'), 'until'), reason));
     });
-    add(card, add(el('div', 'scroll'), add(el('table', 'decisions'), add(el('thead'), add(el('tr'),
+    add(card, add(el('div', 'scroll'), add(el('table', 'decisions cards'), add(el('thead'), add(el('tr'),
       el('th', null, 'when'), el('th', null, 'endpoint'), el('th', null, 'decision'), el('th', null, 'until'),
       el('th', null, 'reason and evidence'))), body)));
     return card;
@@ -471,7 +483,7 @@
   setInterval(freshness, 30000);
   var main = document.getElementById('models');
   if (!DATA.models.length) { add(main, el('p', 'empty', 'No model in the history, the state or canary.yaml yet.')); }
-  DATA.models.forEach(function (m) { main.appendChild(model(m)); });
+  DATA.models.forEach(function (m) { model(m, main); });
   main.appendChild(badges());
   footer();
   var pending = null;
