@@ -43,7 +43,7 @@ def badge_svg(message: str, colour: str, label: str = LABEL) -> str:
     lw, mw = _width(label) + 10, _width(message) + 10
     total = lw + mw
     label_x, message_x = lw * 5, (lw + mw / 2) * 10
-    title = escape(f"{label}: {message}")
+    title = escape(f"{label}: {message}", {'"': "&quot;"})   # also an attribute value
     label_t, message_t, fill = escape(label), escape(message), escape(_colour(colour), {'"': "&quot;"})
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{total}" height="20" role="img" aria-label="{title}">'

@@ -185,7 +185,9 @@ def _rates(summary: EndpointSummary | None) -> dict[str, Any]:
 
 def _hourly(points: Sequence[Any], start: datetime) -> dict[str, list[Any]]:
     count = SERIES_DAYS * 24
-    p50, p95, tps = [None] * count, [None] * count, [None] * count
+    p50: list[float | None] = [None] * count
+    p95: list[float | None] = [None] * count
+    tps: list[float | None] = [None] * count
     for p in points:
         i = int((p.start - start).total_seconds() // 3600)
         if 0 <= i < count:
@@ -196,7 +198,9 @@ def _hourly(points: Sequence[Any], start: datetime) -> dict[str, list[Any]]:
 def _daily(points: Sequence[Any], day_list: Sequence[str]) -> dict[str, list[Any]]:
     index = {d: i for i, d in enumerate(day_list)}
     count = len(day_list)
-    p50, p95, tps = [None] * count, [None] * count, [None] * count
+    p50: list[float | None] = [None] * count
+    p95: list[float | None] = [None] * count
+    tps: list[float | None] = [None] * count
     for p in points:
         i = index[p.day]
         p50[i], p95[i], tps[i] = _r(p.ttft_p50, 3), _r(p.ttft_p95, 3), _r(p.tps_p50, 0)

@@ -54,6 +54,7 @@ class Visit:
     log_errors: list[dict[str, Any]] = field(default_factory=list)    # CSP, failed loads, ... (level error)
     facts: Any = None
     png: bytes = b""
+    clips: dict[str, bytes] = field(default_factory=dict)   # name -> PNG of that rectangle
 
     @property
     def errors(self) -> list[str]:
@@ -170,9 +171,10 @@ class Browser:
     # -- one page ------------------------------------------------------------------------------
 
     def visit(self, url: str, *, width: int, height: int, mobile: bool = False, ready: str = "",
-              facts: str = "null", full_page: bool = True, settle_s: float = 0.5) -> Visit:
+              facts: str = "null", full_page: bool = True, settle_s: float = 0.5, clips: str = "[]") -> Visit:
         """Load `url` at this viewport, wait until the JS expression `ready` is true, evaluate
-        `facts` (a JS expression, returned by value) and take a screenshot."""
+        `facts` (a JS expression, returned by value) and take a screenshot; `clips` (a JS expression
+        giving [{name, x, y, width, height}] in page pixels) names rectangles shot on their own."""
         target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
         session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         for domain in ("Runtime", "Log", "Page"):
@@ -199,6 +201,12 @@ class Browser:
                           session=session).get("result", {}).get("value")
         shot = self.call("Page.captureScreenshot", {"format": "png"}, session=session)["data"]
         visit = Visit(facts=value, png=base64.b64decode(shot))
+        rects = self.call("Runtime.evaluate", {"expression": clips, "returnByValue": True},
+                          session=session).get("result", {}).get("value") or []
+        for r in rects:
+            clip = {"x": r["x"], "y": r["y"], "width": max(1, r["width"]), "height": max(1, r["height"]), "scale": 1}
+            data = self.call("Page.captureScreenshot", {"format": "png", "clip": clip}, session=session)["data"]
+            visit.clips[r["name"]] = base64.b64decode(data)
         for event in self.events(session):
             method, params = event.get("method"), event.get("params", {})
             if method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert", "warning"):

@@ -311,7 +311,9 @@
         yAxis: { type: 'category', data: providers, inverse: true, axisLabel: { fontSize: 11, interval: 0 } },
         visualMap: { type: 'piecewise', show: false, dimension: 2,
                      pieces: LETTERS.map(function (l, i) { return { value: i, color: l[2] }; }) },
-        series: [{ type: 'heatmap', data: data, progressive: 0, itemStyle: { borderColor: '#fff', borderWidth: 0.5 } }]
+        // Cell borders only where cells are wide enough to keep their colour (not on a phone's 7 days).
+        series: [{ type: 'heatmap', data: data, progressive: 0,
+                   itemStyle: { borderColor: '#fff', borderWidth: (node.clientWidth - 110) / frame.count >= 4 ? 0.5 : 0 } }]
       }, true);
     }
     draw();
