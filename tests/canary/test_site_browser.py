@@ -29,6 +29,8 @@ from canary.cli import main
 from canary.history.rows import round_record
 from canary.history.store import record_round
 
+pytestmark = pytest.mark.slow
+
 MODEL = "acme/roleplay-test"
 HOSTILE_FRAGMENT = "</script><img src=x onerror=alert(1)>"
 READY = "document.documentElement.dataset.ready === '1'"

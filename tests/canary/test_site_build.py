@@ -215,3 +215,15 @@ def test_a_damaged_history_file_is_named(world: Path, tmp_path: Path, capsys: py
     assert build(copy, config, tmp_path / "s", SOON) == 2
     err = capsys.readouterr().err
     assert victim.name in err and "restore it from git" in err
+
+
+def test_the_threshold_comes_from_canary_yaml(world: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "canary.yaml"
+    text = (world / "canary.yaml").read_text(encoding="utf-8")
+    config.write_text(text + "site:\n  stale_after_minutes: 5\n", encoding="utf-8")
+    assert build(world, config, tmp_path / "s", SOON) == 0
+    assert page_data(tmp_path / "s")["stale_after_minutes"] == 5 and status(tmp_path / "s")["stale_at_generation"]
+    config.write_text(text + "site:\n  stale_after_minutes: soon\n", encoding="utf-8")
+    capsys.readouterr()
+    assert build(world, config, tmp_path / "t", SOON) == 2
+    assert "site.stale_after_minutes must be a number" in capsys.readouterr().err
