@@ -227,3 +227,22 @@ def test_the_threshold_comes_from_canary_yaml(world: Path, tmp_path: Path, capsy
     capsys.readouterr()
     assert build(world, config, tmp_path / "t", SOON) == 2
     assert "site.stale_after_minutes must be a number" in capsys.readouterr().err
+
+
+def test_the_state_and_history_can_come_from_a_checkout_of_the_state_branch(
+        world: Path, site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "canary.yaml"  # the repository's layout: the state's path relative, the history's default
+    config.write_text((world / "canary.yaml").read_text(encoding="utf-8").replace(
+        str(world / "state" / "canary-state.json"), "state/canary-state.json").replace(
+        str(world / "state" / "audit.jsonl"), "state/audit.jsonl"), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)  # nothing of the judge's here: it all comes from the checkout
+    assert build(world, config, tmp_path / "s", SOON, "--state-checkout", str(world)) == 0
+    assert status(tmp_path / "s")["models"] == status(site)["models"]
+    assert status(tmp_path / "s")["newest_round"] == status(site)["newest_round"] is not None
+
+
+def test_before_the_first_round_a_missing_state_checkout_gives_a_page_without_rounds(
+        world: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    assert build(world, world / "canary.yaml", tmp_path / "s", SOON, "--state-checkout", str(tmp_path / "absent")) == 0
+    assert status(tmp_path / "s")["newest_round"] is None and "no suspensions" in capsys.readouterr().err
