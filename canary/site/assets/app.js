@@ -117,7 +117,10 @@
     } else {
       var age = (Date.now() - Date.parse(newest.at)) / 60000;
       stale = !(age <= limit);
-      text = 'Newest round ' + fmtTime(newest.at) + ' (' + fmtAge(Math.max(age, 0)) + ' ago)' +
+      // A round ahead of this device's clock (a skewed clock, or a simulator round on virtual time)
+      // says so rather than "less than a minute ago".
+      text = 'Newest round ' + fmtTime(newest.at) +
+        (age < -1 ? ' (' + fmtAge(-age) + ' ahead of this device\'s clock)' : ' (' + fmtAge(Math.max(age, 0)) + ' ago)') +
         (newest.mode ? ', ' + newest.mode + ' mode' : '') + (newest.complete ? '' : ', incomplete');
     }
     document.getElementById('freshness').textContent = text;
@@ -355,13 +358,15 @@
           return tip(e.provider + ' · ' + fmtTime(new Date(ps[0].value[0]).toISOString()),
             ps.map(function (p) { return p.seriesName + ': ' + (p.value[1] === null ? '-' : p.value[1]); }));
         } },
-        xAxis: { type: 'time' },
+        // From the first bucket with a value: a history younger than the range fills the chart
+        // instead of a few pixels at its right edge.
+        xAxis: { type: 'time', min: firstValue(points), max: lastTime(points) },
         yAxis: [{ type: 'value', name: 's', min: 0 }, { type: 'value', name: 'tok/s', min: 0, splitLine: { show: false } }],
         series: [
           // Symbols too: a lone bucket between empty ones has no line to draw.
-          { name: 'TTFT p50', type: 'line', data: points.p50, symbolSize: 3, connectNulls: false, color: '#0969da' },
-          { name: 'TTFT p95', type: 'line', data: points.p95, symbolSize: 3, connectNulls: false, color: '#cf222e' },
-          { name: 'tokens/s', type: 'line', yAxisIndex: 1, data: points.tps, symbolSize: 3, connectNulls: false,
+          { name: 'TTFT p50', type: 'line', data: points.p50, symbolSize: 5, connectNulls: false, color: '#0969da' },
+          { name: 'TTFT p95', type: 'line', data: points.p95, symbolSize: 5, connectNulls: false, color: '#cf222e' },
+          { name: 'tokens/s', type: 'line', yAxisIndex: 1, data: points.tps, symbolSize: 5, connectNulls: false,
             color: '#8c959f', lineStyle: { type: 'dashed' } }
         ]
       }, true);
@@ -371,6 +376,24 @@
     views.redraw = redraw;
     redraw();
     return card;
+  }
+
+  // The end of the last bucket (a bucket's point is drawn at its start).
+  function lastTime(points) {
+    var t = points.p50;
+    return t.length > 1 ? t[t.length - 1][0] + (t[1][0] - t[0][0]) : null;
+  }
+
+  // The first bucket with a value, but at least six buckets before the last (one lone point is not
+  // put in the middle of an axis ECharts widens around it).
+  function firstValue(points) {
+    var first = null, t = points.p50;
+    ['p50', 'p95', 'tps'].forEach(function (k) {
+      var hit = points[k].filter(function (p) { return p[1] !== null; })[0];
+      if (hit && (first === null || hit[0] < first)) { first = hit[0]; }
+    });
+    if (first === null || t.length < 2) { return null; }
+    return Math.max(t[0][0], Math.min(first, t[t.length - 1][0] - 6 * (t[1][0] - t[0][0])));
   }
 
   function series(e, range) {
