@@ -83,6 +83,13 @@ DEFAULTS: dict[str, Any] = {
         # `history` folder next to paths.state (so it lands wherever the state lives).
         "history": "state/history",
     },
+    "site": {
+        # The status page (canary site) turns visibly stale when its newest round is older than
+        # this, computed in the browser at view time, so a page nobody rebuilt still turns stale.
+        # 90 min: three missed half-hourly rounds (GitHub delays scheduled runs by minutes, and
+        # drops some).
+        "stale_after_minutes": 90,
+    },
 }
 
 # --- paths.state_branch ----------------------------------------------------------------------
@@ -158,6 +165,11 @@ class PathSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class SiteSettings:
+    stale_after_minutes: float = 90.0
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     mode: str
     models: tuple[str, ...]
@@ -169,6 +181,7 @@ class Config:
     rules: RuleSettings
     paths: PathSettings
     source: str = field(default="<defaults>")
+    site: SiteSettings = field(default_factory=SiteSettings)
 
 
 def load_config(path: str | os.PathLike[str] | None = None) -> Config:
@@ -265,8 +278,10 @@ def parse_config(raw: dict[str, Any], *, source: str = "<inline>") -> Config:
     pa = merged["paths"]
     paths = PathSettings(**{k: Path(v.string(pa, k, f"paths.{k}")) for k in PATH_FILE_KEYS},
                          state_branch=_state_branch(pa["state_branch"], source))
+    site = SiteSettings(stale_after_minutes=v.number(merged["site"], "stale_after_minutes", "site.stale_after_minutes",
+                                                     minimum=1.0))
     return Config(mode=mode, models=models, controls=controls, contracts=contracts, languages=languages,
-                  probe=probe, concurrency=concurrency, rules=rules, paths=paths, source=source)
+                  probe=probe, concurrency=concurrency, rules=rules, paths=paths, source=source, site=site)
 
 
 REASONING_EFFORTS = ("max", "xhigh", "high", "medium", "low", "minimal", "none")  # OpenRouter's reasoning.effort

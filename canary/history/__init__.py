@@ -15,6 +15,7 @@ Layers (one job per module):
            observe.py    the would-suspends of a window and what happened next
     I/O    store.py      the folder layout, append (idempotent), compaction, reading a span
            db.py         an in-memory SQLite database of a span
+           cache.py      the decoded-rounds cache (opt-in: CANARY_HISTORY_CACHE), file rows on disk
            query.py      `History`: the typed queries below
            recorder.py   the judge's hook (a failure is a warning, never fatal) and backfill
 
@@ -23,11 +24,13 @@ The judge's rules (judge/) and their state never read any of this.
 Query API for the status page (stable; every value is a frozen dataclass from query.py)::
 
     from canary.history.query import History
-    h = History.open(config.paths.history, now=now, days=31)   # load the last 31 days
+    h = History.open(config.paths.history, now=now, days=31)   # load the last 31 days (cache=DIR: cache.py)
     h.current(ttft_threshold_s=10.0)        -> tuple[EndpointNow]    tier now, last round, until
     h.timeline(model, provider, days=7)     -> tuple[TimelinePoint]  per round: failed|clean|frozen, codes
     h.ttft_series(model, provider, days=7, bucket_hours=1) -> tuple[SeriesPoint]  TTFT p50/p95, tokens/s
     h.daily_series(model, provider)         -> tuple[DayPoint]       per day, compacted days included
+    h.timelines(days), h.ttft_series_all(days, bucket_hours), h.daily_series_all()
+                                            -> {(model, provider): ...}  the same for every endpoint at once
     h.pass_rates(window_days, model=None)   -> tuple[PassRate]       per contract, 95 % Wilson interval
     h.latency(window_days, model=None)      -> tuple[Latency]        TTFT p50/p95, tokens/s p50
     h.summary((1, 7, 30), model=None)       -> tuple[EndpointSummary] what `canary history` prints

@@ -3,64 +3,109 @@
 Why SQLite and not DuckDB: it ships with Python (no install at all, in CI, on a runner or in
 the chat backend), and a month of rounds (64 endpoints x 48 rounds x 30 days, 370,000 cases)
 loads and answers `canary history` in the time benchmarks/history_query.py prints. DuckDB's
-wheel adds tens of MB for speed this size of data does not need.
+wheel adds tens of MB for speed this size of data does not need (benchmarks/README.md).
 
 Tables (times are Unix seconds, `day` the UTC date):
-    rounds(round_id, ts, day, complete, mode, upstream, compacted)
+    endpoints(eid, model, provider, detail)                             -- one row per endpoint;
+                                                                        -- detail: it has cases
+    rounds(round_id, ts, day, complete, mode, upstream, compacted, rid)
     cases(round_id, ts, day, model, provider, contract, outcome, code, language, control, ttft_s,
-          duration_s, requests, prompt_tokens, completion_tokens, cost_usd, served_by, tokens_per_s, reason)
-    endpoint_rounds(round_id, ts, day, model, provider, klass, codes)    -- detail days only, filled
-                                                                        -- by prepare_endpoints()
+          duration_s, requests, prompt_tokens, completion_tokens, cost_usd, served_by, tokens_per_s, reason,
+          eid, rid)
+    endpoint_rounds(round_id, ts, day, model, provider, klass, codes, eid, rid)  -- detail days only,
+                                                                        -- filled by prepare_endpoints()
     decisions(round_id, ts, model, provider, action, rule, reason, until, rung, evidence)
     day_groups(day, model, provider, contract, control, n_pass, n_fail, n_inconclusive,
                n_transport_error, n_not_applicable, requests, prompt_tokens, completion_tokens,
-               cost_usd, codes, languages, ttft, tps)                    -- compacted days only
-    day_classes(day, model, provider, failed, clean, frozen)            -- compacted days only
+               cost_usd, codes, languages, ttft, tps, eid)               -- compacted days only
+    day_classes(day, model, provider, failed, clean, frozen, eid)       -- compacted days only
 `codes`, `languages`, `ttft` and `tps` of day_groups are sparse maps as text, as in the day file
 ("schema_violation:3", "pt/pass:20 pt/fail:1", histogram "bucket:count ..."; files.unsparse()).
+
+`eid` (endpoint) and `rid` (round, in time order of loading) are small integers given while
+loading: grouping and joining on them is several times faster than on the text columns, which
+stay for readers of the tables.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from collections.abc import Iterable
 from datetime import datetime
+from itertools import repeat
 
 from canary.history.files import CASE_COLUMNS, DayColumns, RoundColumns, unsparse
 from canary.history.rows import DecisionRow
 
 SCHEMA = """
+CREATE TABLE endpoints(eid INTEGER PRIMARY KEY, model TEXT, provider TEXT, detail INT);
 CREATE TABLE rounds(round_id TEXT PRIMARY KEY, ts REAL, day TEXT, complete INT, mode TEXT, upstream TEXT,
-                    compacted INT);
+                    compacted INT, rid INT);
 CREATE TABLE cases(round_id TEXT, ts REAL, day TEXT, model TEXT, provider TEXT, contract TEXT, outcome TEXT,
                    code TEXT, language TEXT, control INT, ttft_s REAL, duration_s REAL, requests INT,
                    prompt_tokens INT, completion_tokens INT, cost_usd REAL, served_by TEXT,
-                   tokens_per_s REAL, reason TEXT);
-CREATE TABLE endpoint_rounds(round_id TEXT, ts REAL, day TEXT, model TEXT, provider TEXT, klass TEXT, codes TEXT);
+                   tokens_per_s REAL, reason TEXT, eid INT, rid INT);
+CREATE TABLE endpoint_rounds(round_id TEXT, ts REAL, day TEXT, model TEXT, provider TEXT, klass TEXT, codes TEXT,
+                             eid INT, rid INT);
 CREATE TABLE decisions(round_id TEXT, ts REAL, model TEXT, provider TEXT, action TEXT, rule TEXT, reason TEXT,
                        until TEXT, rung INT, evidence TEXT);
 CREATE TABLE day_groups(day TEXT, model TEXT, provider TEXT, contract TEXT, control INT,
                         n_pass INT, n_fail INT, n_inconclusive INT, n_transport_error INT, n_not_applicable INT,
                         requests INT, prompt_tokens INT, completion_tokens INT, cost_usd REAL, codes TEXT,
-                        languages TEXT, ttft TEXT, tps TEXT);
-CREATE TABLE day_classes(day TEXT, model TEXT, provider TEXT, failed INT, clean INT, frozen INT);
+                        languages TEXT, ttft TEXT, tps TEXT, eid INT);
+CREATE TABLE day_classes(day TEXT, model TEXT, provider TEXT, failed INT, clean INT, frozen INT, eid INT);
 """
 INDEXES = """
-CREATE INDEX cases_endpoint ON cases(model, provider, contract, ts);
 CREATE INDEX endpoint_rounds_endpoint ON endpoint_rounds(model, provider, ts);
+CREATE INDEX endpoint_rounds_eid ON endpoint_rounds(eid, ts);
 """
+# For the one-endpoint queries only (query.ttft_series): the queries of every endpoint at once scan.
+CASES_INDEX = "CREATE INDEX IF NOT EXISTS cases_endpoint ON cases(model, provider, contract, ts)"
 
 
 def build(rounds: Iterable[RoundColumns], days: Iterable[DayColumns]) -> sqlite3.Connection:
     """A new in-memory database holding `rounds` (full detail) and `days` (compacted)."""
     db = sqlite3.connect(":memory:")
     db.executescript(SCHEMA)
+    math_functions(db)
+    ids = Ids()
     for r in rounds:
-        insert_round(db, r)
+        insert_round(db, r, ids)
     for day in days:
-        insert_day(db, day)
+        insert_day(db, day, ids)
+    db.executemany("INSERT INTO endpoints VALUES (?,?,?,?)",
+                   [(eid, m, p, int(eid in ids.detail)) for (m, p), eid in ids.endpoints.items()])
     return db
+
+
+class Ids:
+    """The small integers given while loading: one per endpoint, one per round."""
+
+    def __init__(self) -> None:
+        self.endpoints: dict[tuple[str, str], int] = {}
+        self.detail: set[int] = set()      # endpoints with cases (full-detail rounds)
+        self.rounds = 0
+
+    def endpoint(self, model: str, provider: str) -> int:
+        return self.endpoints.setdefault((model, provider), len(self.endpoints))
+
+    def column(self, models: list[str], providers: list[str]) -> list[int]:
+        """The eid of every row of a round (rounds repeat the same few endpoints: cached per pair)."""
+        out = [self.endpoint(m, p) for m, p in zip(models, providers)]
+        self.detail.update(out)
+        return out
+
+
+def math_functions(db: sqlite3.Connection) -> None:
+    """log10() and floor() in SQL (the histogram buckets): SQLite has them when compiled with its math
+    functions, as Python's own builds are; otherwise Python's, which give the same numbers."""
+    try:
+        db.execute("SELECT log10(10.0), floor(1.5)").fetchone()
+    except sqlite3.OperationalError:
+        db.create_function("log10", 1, math.log10, deterministic=True)
+        db.create_function("floor", 1, math.floor, deterministic=True)
 
 
 def prepare_endpoints(db: sqlite3.Connection) -> None:
@@ -74,57 +119,70 @@ def prepare_endpoints(db: sqlite3.Connection) -> None:
 # The class of each endpoint in each round, as aggregate.endpoint_rounds() computes it (a test
 # keeps the two equal): failed if a counted case failed; clean if every contract probed on the
 # model that round was probed on it, all counted cases passed or were not applicable, one passed.
+# Cases are loaded round by round in endpoint order, so grouping on (rid, eid) walks them in order.
 ENDPOINT_ROUNDS = """
 INSERT INTO endpoint_rounds
 WITH per AS (
-    SELECT round_id, ts, day, model, provider, COUNT(DISTINCT contract) AS probed,
+    SELECT rid, eid, MIN(round_id) AS round_id, MIN(ts) AS ts, MIN(day) AS day, MIN(model) AS model,
+           MIN(provider) AS provider, COUNT(DISTINCT contract) AS probed,
            SUM(control = 0 AND outcome = 'fail') AS fails, SUM(control = 0 AND outcome = 'pass') AS passes,
            SUM(control = 0 AND outcome NOT IN ('pass', 'not_applicable')) AS others,
            COALESCE(GROUP_CONCAT(CASE WHEN control = 0 AND outcome NOT IN ('pass', 'not_applicable')
                                       THEN contract || ':' || code END, ' '), '') AS codes
-    FROM cases GROUP BY round_id, model, provider),
-expected AS (SELECT round_id, model, COUNT(DISTINCT contract) AS n FROM cases GROUP BY round_id, model)
+    FROM cases GROUP BY rid, eid),
+expected AS (SELECT rid, model, COUNT(DISTINCT contract) AS n FROM cases GROUP BY rid, model)
 SELECT p.round_id, p.ts, p.day, p.model, p.provider,
        CASE WHEN p.fails > 0 THEN 'failed'
             WHEN p.passes > 0 AND p.others = 0 AND p.probed >= e.n THEN 'clean'
             ELSE 'frozen' END,
-       p.codes
-FROM per p JOIN expected e ON e.round_id = p.round_id AND e.model = p.model
+       p.codes, p.eid, p.rid
+FROM per p JOIN expected e ON e.rid = p.rid AND e.model = p.model
 """
 
 
-def insert_round(db: sqlite3.Connection, r: RoundColumns) -> None:
+def insert_round(db: sqlite3.Connection, r: RoundColumns, ids: Ids | None = None, schema: str = "main") -> None:
+    ids = ids or Ids()
+    ids.rounds += 1
+    rid = ids.rounds
     ts, day = r.started_at.timestamp(), r.started_at.date().isoformat()
-    db.execute("INSERT OR IGNORE INTO rounds VALUES (?,?,?,?,?,?,0)",
-               (r.round_id, ts, day, int(r.complete), r.mode, r.upstream))
+    db.execute(f"INSERT OR IGNORE INTO {schema}.rounds VALUES (?,?,?,?,?,?,0,?)",
+               (r.round_id, ts, day, int(r.complete), r.mode, r.upstream, rid))
     columns = [r.columns[name] for name in CASE_COLUMNS]
     count = len(columns[0]) if columns else 0
-    db.executemany("INSERT INTO cases VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                   zip([r.round_id] * count, [ts] * count, [day] * count, *columns))
-    _insert_decisions(db, r.round_id, ts, r.decisions)
+    eids = ids.column(r.columns["model"], r.columns["provider"])
+    db.executemany(f"INSERT INTO {schema}.cases VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                   zip(repeat(r.round_id, count), repeat(ts, count), repeat(day, count), *columns, eids,
+                       repeat(rid, count)))
+    _insert_decisions(db, r.round_id, ts, r.decisions, schema)
 
 
-def insert_day(db: sqlite3.Connection, d: DayColumns) -> None:
+def insert_day(db: sqlite3.Connection, d: DayColumns, ids: Ids | None = None, schema: str = "main") -> None:
+    ids = ids or Ids()
     started = {ref.round_id: _ts(ref.started_at) for ref in d.rounds}
-    db.executemany("INSERT OR IGNORE INTO rounds VALUES (?,?,?,?,?,NULL,1)",
-                   [(ref.round_id, started[ref.round_id], d.day, int(ref.complete), ref.mode) for ref in d.rounds])
+    rows = []
+    for ref in d.rounds:
+        ids.rounds += 1
+        rows.append((ref.round_id, started[ref.round_id], d.day, int(ref.complete), ref.mode, ids.rounds))
+    db.executemany(f"INSERT OR IGNORE INTO {schema}.rounds VALUES (?,?,?,?,?,NULL,1,?)", rows)
     for round_id, decision in d.decisions:
-        _insert_decisions(db, round_id, started.get(round_id, 0.0), (decision,))
+        _insert_decisions(db, round_id, started.get(round_id, 0.0), (decision,), schema)
     c = d.columns
     outcomes = [unsparse(o) for o in c["outcomes"]]
     count = len(outcomes)
-    db.executemany("INSERT INTO day_groups VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", zip(
+    db.executemany(f"INSERT INTO {schema}.day_groups VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", zip(
         [d.day] * count, c["model"], c["provider"], c["contract"], c["control"],
         *([o.get(name, 0) for o in outcomes] for name in ("pass", "fail", "inconclusive", "transport_error",
                                                            "not_applicable")),
         c["requests"], c["prompt_tokens"], c["completion_tokens"], c["cost_usd"], c["codes"], c["languages"],
-        c["ttft"], c["tps"]))
-    db.executemany("INSERT INTO day_classes VALUES (?,?,?,?,?,?)", [
-        (d.day, m, p, k.get("failed", 0), k.get("clean", 0), k.get("frozen", 0)) for m, p, k in d.classes])
+        c["ttft"], c["tps"], [ids.endpoint(m, p) for m, p in zip(c["model"], c["provider"])]))
+    db.executemany(f"INSERT INTO {schema}.day_classes VALUES (?,?,?,?,?,?,?)", [
+        (d.day, m, p, k.get("failed", 0), k.get("clean", 0), k.get("frozen", 0), ids.endpoint(m, p))
+        for m, p, k in d.classes])
 
 
-def _insert_decisions(db: sqlite3.Connection, round_id: str, ts: float, decisions: Iterable[DecisionRow]) -> None:
-    db.executemany("INSERT INTO decisions VALUES (?,?,?,?,?,?,?,?,?,?)", [
+def _insert_decisions(db: sqlite3.Connection, round_id: str, ts: float, decisions: Iterable[DecisionRow],
+                      schema: str = "main") -> None:
+    db.executemany(f"INSERT INTO {schema}.decisions VALUES (?,?,?,?,?,?,?,?,?,?)", [
         (round_id, ts, d.model, d.provider, d.action, d.rule, d.reason, d.until, d.rung,
          json.dumps([list(e) for e in d.evidence])) for d in decisions])
 

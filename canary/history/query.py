@@ -17,7 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from canary.history import db as database
-from canary.history.aggregate import bucket, histogram_percentile, merge_histograms
+from canary.history.aggregate import _SMALLEST as SMALLEST
+from canary.history.aggregate import HISTOGRAM_STEPS, histogram_percentile, merge_histograms
+from canary.history.cache import Loaded, cache_folder
+from canary.history.cache import load as load_cached
 from canary.history.files import unsparse
 from canary.history.stats import wilson_interval
 from canary.history.store import DETAIL_DAYS, read_column_span
@@ -169,10 +172,22 @@ class History:
     def __init__(self, db: sqlite3.Connection, now: datetime) -> None:
         self.db = db
         self.now = now
+        self._endpoint_names: dict[int, tuple[str, str]] | None = None
+        self.loaded: Loaded | None = None     # set by open() with a cache: what came from it
+        self._latency_memo: dict[tuple[float, str | None], tuple[Latency, ...]] = {}
 
     @classmethod
-    def open(cls, root: Path, *, now: datetime, days: int = DETAIL_DAYS) -> History:
-        span = read_column_span(Path(root), since=(now - timedelta(days=days)).date())
+    def open(cls, root: Path, *, now: datetime, days: int = DETAIL_DAYS, cache: Path | None = None) -> History:
+        """The history of the `days` days before `now`. With a cache folder (`cache`, or
+        $CANARY_HISTORY_CACHE: canary/history/cache.py), only files not seen before are decoded."""
+        since = (now - timedelta(days=days)).date()
+        folder = cache_folder(cache)
+        if folder is not None:
+            db, loaded = load_cached(folder, Path(root), since)
+            history = cls(db, now)
+            history.loaded = loaded
+            return history
+        span = read_column_span(Path(root), since=since)
         return cls(database.build(span.rounds, span.days), now)
 
     def _since(self, days: float) -> float:
@@ -184,31 +199,51 @@ class History:
     # -- what `canary history` shows -------------------------------------------------------
 
     def endpoints(self, model: str | None = None) -> tuple[tuple[str, str], ...]:
-        return tuple(self._rows("SELECT DISTINCT model, provider FROM cases WHERE ?1 IS NULL OR model = ?1 "
+        """Every endpoint with full-detail cases in the loaded span."""
+        return tuple(self._rows("SELECT model, provider FROM endpoints WHERE detail = 1 AND (?1 IS NULL OR model = ?1) "
                                 "ORDER BY model, provider", model))
+
+    def _names(self) -> dict[int, tuple[str, str]]:
+        """eid -> (model, provider) of every endpoint loaded (db.py gives the ids)."""
+        if self._endpoint_names is None:
+            self._endpoint_names = {eid: (m, p) for eid, m, p in self._rows("SELECT eid, model, provider FROM endpoints")}
+        return self._endpoint_names
 
     def pass_rates(self, window_days: float, model: str | None = None) -> tuple[PassRate, ...]:
         return self.pass_rates_windows((window_days,), model)[window_days]
 
     def pass_rates_windows(self, windows: Sequence[float], model: str | None = None) -> dict[float, tuple[PassRate, ...]]:
-        """pass_rates() for several windows in one scan of the cases."""
-        values = ", ".join("(?, ?)" for _ in windows)
-        params: list[Any] = [x for w in windows for x in (w, self._since(w))]
+        """pass_rates() for several windows in one scan of the cases (a conditional sum per window)."""
+        sums = ", ".join(f"SUM(ts >= ?{4 + i}), SUM(ts >= ?{4 + i} AND outcome = 'pass'), "
+                         f"SUM(ts >= ?{4 + i} AND outcome = 'fail'), "
+                         f"SUM(ts >= ?{4 + i} AND outcome IN ('inconclusive', 'transport_error'))"
+                         for i in range(len(windows)))
         rows = self._rows(f"""
-            WITH w(days, since) AS (VALUES {values})
-            SELECT w.days, model, provider, contract, SUM(outcome = 'pass'), SUM(outcome = 'fail'),
-                   SUM(outcome IN ('inconclusive', 'transport_error'))
-            FROM cases JOIN w ON ts >= w.since
-            WHERE ts <= ? AND control = 0 AND outcome != 'not_applicable' AND (? IS NULL OR model = ?)
-            GROUP BY w.days, model, provider, contract ORDER BY model, provider, contract""",
-                          *params, self.now.timestamp(), model, model)
-        return {w: tuple(_rate(m, p, c, w, k, f, o) for d, m, p, c, k, f, o in rows if d == w) for w in windows}
+            SELECT eid, contract, {sums} FROM cases
+            WHERE ts >= ?1 AND ts <= ?2 AND control = 0 AND outcome != 'not_applicable' AND (?3 IS NULL OR model = ?3)
+            GROUP BY eid, contract""", min(self._since(w) for w in windows) if windows else 0.0, self.now.timestamp(),
+                          model, *(self._since(w) for w in windows))
+        names = self._names()
+        ordered = sorted(rows, key=lambda r: (names[r[0]], r[1]))
+        out: dict[float, tuple[PassRate, ...]] = {}
+        for i, w in enumerate(windows):
+            at = 2 + 4 * i
+            out[w] = tuple(_rate(*names[r[0]], r[1], w, r[at + 1], r[at + 2], r[at + 3]) for r in ordered if r[at])
+        return out
 
     def latency(self, window_days: float, model: str | None = None) -> tuple[Latency, ...]:
         return self.latency_windows((window_days,), model)[window_days]
 
     def latency_windows(self, windows: Sequence[float], model: str | None = None) -> dict[float, tuple[Latency, ...]]:
-        """latency() for several windows at once (one sort of the cases instead of one per window)."""
+        """latency() for several windows at once (one sort of the cases instead of one per window).
+        Remembered per History: the status page asks for the same windows more than once."""
+        missing = [w for w in windows if (w, model) not in self._latency_memo]
+        if missing:
+            for w, rows in self._latency_windows(missing, model).items():
+                self._latency_memo[(w, model)] = rows
+        return {w: self._latency_memo[(w, model)] for w in windows}
+
+    def _latency_windows(self, windows: Sequence[float], model: str | None) -> dict[float, tuple[Latency, ...]]:
         ttft = {(w, m, p): (n, p50, p95) for w, m, p, n, p50, p95 in self._percentiles(
             "ttft_s", "contract = 'latency' AND ttft_s IS NOT NULL", windows, model)}
         tps = {(w, m, p): p50 for w, m, p, _, p50, _ in self._percentiles(
@@ -230,18 +265,27 @@ class History:
         """
         values = ", ".join("(?, ?)" for _ in windows)
         params: list[Any] = [x for w in windows for x in (w, self._since(w))]
-        self.db.execute("DROP TABLE IF EXISTS temp.sample")
-        self.db.execute("CREATE TEMP TABLE sample(id INTEGER PRIMARY KEY, days REAL, model TEXT, provider TEXT, v REAL)")
-        self.db.execute(f"""
-            INSERT INTO sample(days, model, provider, v)
+        rows = self._ranked(f"""
             WITH w(days, since) AS (VALUES {values})
-            SELECT w.days, model, provider, {column} FROM cases JOIN w ON ts >= w.since
-            WHERE {where} AND control = 0 AND ts <= ? AND (? IS NULL OR model = ?)
-            ORDER BY 1, 2, 3, 4""", (*params, self.now.timestamp(), model, model))
+            SELECT w.days, eid, {column} FROM cases JOIN w ON ts >= w.since
+            WHERE {where} AND control = 0 AND ts <= ? AND (? IS NULL OR model = ?)""",
+                            (*params, self.now.timestamp(), model, model))
+        names = self._names()
+        return [(days, *names[eid], n, p50, p95) for days, eid, n, p50, p95 in rows]
+
+    def _ranked(self, select: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        """(key1, key2, n, p50, p95) per (key1, key2) of `select` (which yields key1, key2, value), by
+        nearest rank (the value at rank ceil(q * n)).
+
+        The values are written to a temporary table sorted by (key1, key2, value), so each group's
+        values have consecutive ids and a rank is one id lookup: one sort for every group, two to
+        three times faster in SQLite than ROW_NUMBER() over partitions."""
+        self.db.execute("DROP TABLE IF EXISTS temp.sample")
+        self.db.execute("CREATE TEMP TABLE sample(id INTEGER PRIMARY KEY, k1, k2, v REAL)")
+        self.db.execute(f"INSERT INTO sample(k1, k2, v) SELECT * FROM ({select}) ORDER BY 1, 2, 3", params)
         return self._rows("""
-            WITH g AS (SELECT days, model, provider, COUNT(*) AS n, MIN(id) AS first FROM sample
-                       GROUP BY days, model, provider)
-            SELECT g.days, g.model, g.provider, g.n, a.v, b.v FROM g
+            WITH g AS (SELECT k1, k2, COUNT(*) AS n, MIN(id) AS first FROM sample GROUP BY k1, k2)
+            SELECT g.k1, g.k2, g.n, a.v, b.v FROM g
             JOIN sample a ON a.id = g.first + (g.n * 50 + 99) / 100 - 1
             JOIN sample b ON b.id = g.first + (g.n * 95 + 99) / 100 - 1""")
 
@@ -278,6 +322,7 @@ class History:
         return tuple(TimelinePoint(r, _dt(ts), k, tuple(sorted(c.split()))) for r, ts, k, c in rows)
 
     def ttft_series(self, model: str, provider: str, days: float = 7, bucket_hours: float = 1) -> tuple[SeriesPoint, ...]:
+        self.db.execute(database.CASES_INDEX)
         width = bucket_hours * 3600
         rows = self._rows("""
             WITH b AS (SELECT CAST((ts - ?3) / ?4 AS INT) AS bucket, contract, ttft_s, tokens_per_s FROM cases
@@ -301,40 +346,77 @@ class History:
 
         Percentiles come from histograms (aggregate.py) on every day, compacted or not, so a
         chart does not change when its days are compacted."""
+        return self.daily_series_all(model).get((model, provider), ())
+
+    # -- the same for every endpoint at once (what a status page of 64 endpoints needs) ----
+
+    def timelines(self, days: float = 7, model: str | None = None) -> dict[tuple[str, str], tuple[TimelinePoint, ...]]:
+        """timeline() of every endpoint (endpoints()), in one query: {(model, provider): points}."""
         self._endpoint_rounds()
-        self.db.create_function("bucket", 1, _bucket, deterministic=True)
-        hist: dict[tuple[str, str], dict[int, int]] = {}
-        for kind, column, where in (("ttft", "ttft_s", "contract = 'latency'"),
-                                    ("tps", "tokens_per_s", f"contract = '{TPS_CONTRACT}'")):
-            for day, b, n in self._rows(f"""
-                    SELECT day, bucket({column}) AS b, COUNT(*) FROM cases
-                    WHERE model = ? AND provider = ? AND control = 0 AND {column} IS NOT NULL AND {where}
-                    GROUP BY day, b""", model, provider):
-                hist.setdefault((kind, day), {})[b] = n
-        counts = {d: (k, f, o) for d, k, f, o in self._rows("""
-            SELECT day, SUM(outcome = 'pass'), SUM(outcome = 'fail'), SUM(outcome IN ('inconclusive', 'transport_error'))
-            FROM cases WHERE model = ? AND provider = ? AND control = 0 GROUP BY day""", model, provider)}
-        classes = {d: (f, c, z) for d, f, c, z in self._rows(
-            "SELECT day, SUM(klass = 'failed'), SUM(klass = 'clean'), SUM(klass = 'frozen') FROM endpoint_rounds "
-            "WHERE model = ? AND provider = ? GROUP BY day", model, provider)}
-        for day, contract, k, f, o, ttft, tps in self._rows("""
-                SELECT day, contract, n_pass, n_fail, n_inconclusive + n_transport_error, ttft, tps FROM day_groups
-                WHERE model = ? AND provider = ? AND control = 0""", model, provider):
-            before = counts.get(day, (0, 0, 0))
-            counts[day] = (before[0] + k, before[1] + f, before[2] + o)
+        out: dict[tuple[str, str], list[TimelinePoint]] = {e: [] for e in self.endpoints(model)}
+        names = self._names()
+        for eid, r, ts, k, c in self._rows(
+                "SELECT eid, round_id, ts, klass, codes FROM endpoint_rounds WHERE ts >= ? AND ts <= ? "
+                "AND (? IS NULL OR model = ?) ORDER BY eid, ts", self._since(days), self.now.timestamp(), model, model):
+            out.setdefault(names[eid], []).append(TimelinePoint(r, _dt(ts), k, tuple(sorted(c.split()))))
+        return {e: tuple(points) for e, points in out.items()}
+
+    def ttft_series_all(self, days: float = 7, bucket_hours: float = 1,
+                        model: str | None = None) -> dict[tuple[str, str], tuple[SeriesPoint, ...]]:
+        """ttft_series() of every endpoint (endpoints()), in two sorts: {(model, provider): points}."""
+        width, start = bucket_hours * 3600, self._since(days)
+        span = "control = 0 AND ts >= ?1 AND ts <= ?3 AND (?4 IS NULL OR model = ?4)"
+        bucket = "CAST((ts - ?1) / ?2 AS INT)"
+        params = (start, width, self.now.timestamp(), model)
+        ttft = self._ranked(f"SELECT eid, {bucket}, ttft_s FROM cases WHERE {span} AND contract = 'latency' "
+                            "AND ttft_s IS NOT NULL", params)
+        tps = {(e, b): p50 for e, b, _, p50, _ in self._ranked(
+            f"SELECT eid, {bucket}, tokens_per_s FROM cases WHERE {span} AND contract = '{TPS_CONTRACT}' "
+            "AND tokens_per_s IS NOT NULL", params)}
+        names = self._names()
+        out: dict[tuple[str, str], list[SeriesPoint]] = {e: [] for e in self.endpoints(model)}
+        for eid, b, n, p50, p95 in sorted(ttft):
+            out.setdefault(names[eid], []).append(SeriesPoint(_dt(start + b * width), n, p50, p95, tps.get((eid, b))))
+        return {e: tuple(points) for e, points in out.items()}
+
+    def daily_series_all(self, model: str | None = None) -> dict[tuple[str, str], tuple[DayPoint, ...]]:
+        """daily_series() of every endpoint of the loaded span, compacted days included, in a few
+        grouped queries: {(model, provider): points}. Endpoints seen only on compacted days too."""
+        self._endpoint_rounds()
+        which = "(?1 IS NULL OR model = ?1)"
+        hist: dict[tuple[int, str, str], dict[int, int]] = {}
+        for kind, column, contract in (("ttft", "ttft_s", "latency"), ("tps", "tokens_per_s", TPS_CONTRACT)):
+            for eid, day, b, n in self._rows(f"""
+                    SELECT eid, day, {_SQL_BUCKET.format(v=column)} AS b, COUNT(*) FROM cases
+                    WHERE control = 0 AND contract = '{contract}' AND {column} IS NOT NULL AND {which}
+                    GROUP BY eid, day, b""", model):
+                hist.setdefault((eid, kind, day), {})[b] = n
+        counts = {(e, d): (k, f, o) for e, d, k, f, o in self._rows(f"""
+            SELECT eid, day, SUM(outcome = 'pass'), SUM(outcome = 'fail'),
+                   SUM(outcome IN ('inconclusive', 'transport_error'))
+            FROM cases WHERE control = 0 AND {which} GROUP BY eid, day""", model)}
+        classes = {(e, d): (f, c, z) for e, d, f, c, z in self._rows(f"""
+            SELECT eid, day, SUM(klass = 'failed'), SUM(klass = 'clean'), SUM(klass = 'frozen') FROM endpoint_rounds
+            WHERE {which} GROUP BY eid, day""", model)}
+        for eid, day, contract, k, f, o, ttft, tps in self._rows(f"""
+                SELECT eid, day, contract, n_pass, n_fail, n_inconclusive + n_transport_error, ttft, tps
+                FROM day_groups WHERE control = 0 AND {which}""", model):
+            before = counts.get((eid, day), (0, 0, 0))
+            counts[(eid, day)] = (before[0] + k, before[1] + f, before[2] + o)
             if contract == "latency":
-                hist[("ttft", day)] = merge_histograms([hist.get(("ttft", day), {}), unsparse(ttft, int)])
+                hist[(eid, "ttft", day)] = merge_histograms([hist.get((eid, "ttft", day), {}), unsparse(ttft, int)])
             if contract == TPS_CONTRACT:
-                hist[("tps", day)] = merge_histograms([hist.get(("tps", day), {}), unsparse(tps, int)])
-        classes.update({d: (f, c, z) for d, f, c, z in self._rows(
-            "SELECT day, failed, clean, frozen FROM day_classes WHERE model = ? AND provider = ?", model, provider)})
-        out = []
-        for day in sorted(set(counts) | set(classes)):
-            ttft_h, tps_h = hist.get(("ttft", day), {}), hist.get(("tps", day), {})
-            out.append(DayPoint(day, *classes.get(day, (0, 0, 0)), *counts.get(day, (0, 0, 0)),
-                                histogram_percentile(ttft_h, 50), histogram_percentile(ttft_h, 95),
-                                histogram_percentile(tps_h, 50)))
-        return tuple(out)
+                hist[(eid, "tps", day)] = merge_histograms([hist.get((eid, "tps", day), {}), unsparse(tps, int)])
+        classes.update({(e, d): (f, c, z) for e, d, f, c, z in self._rows(
+            f"SELECT eid, day, failed, clean, frozen FROM day_classes WHERE {which}", model)})
+        names = self._names()
+        out: dict[tuple[str, str], list[DayPoint]] = {}
+        for eid, day in sorted(set(counts) | set(classes), key=lambda k: (names[k[0]], k[1])):
+            ttft_h, tps_h = hist.get((eid, "ttft", day), {}), hist.get((eid, "tps", day), {})
+            out.setdefault(names[eid], []).append(DayPoint(
+                day, *classes.get((eid, day), (0, 0, 0)), *counts.get((eid, day), (0, 0, 0)),
+                histogram_percentile(ttft_h, 50), histogram_percentile(ttft_h, 95), histogram_percentile(tps_h, 50)))
+        return {e: tuple(points) for e, points in out.items()}
 
     def language_grid(self, model: str, days: float = 7) -> tuple[GridCell, ...]:
         rows = self._rows("""
@@ -387,9 +469,10 @@ class History:
         suspended = self.active_suspensions()
         latency = self.latency_windows((0.25, 1, 7), model)
         lat6, lat24, lat7 = ({(x.model, x.provider): x for x in latency[w]} for w in (0.25, 1, 7))
+        timelines = self.timelines(7, model)
         out = []
         for m, p in self.endpoints(model):
-            points = self.timeline(m, p, 7)
+            points = timelines.get((m, p), ())
             classes = [pt.klass for pt in reversed(points)]
             mode, until = suspended.get((m, p), (None, None))
             signals = TierSignals(
@@ -402,8 +485,8 @@ class History:
         return tuple(out)
 
 
-def _bucket(value: float | None) -> int | None:
-    return None if value is None else bucket(value)
+# aggregate.bucket() in SQL (the same IEEE operations on the same C log10, so the same bucket).
+_SQL_BUCKET = f"CAST(floor({HISTOGRAM_STEPS} * log10(max({{v}}, {SMALLEST!r})) + 1e-9) AS INT)"
 
 
 def _rate(m: str, p: str, c: str, window: float, k: int, f: int, o: int) -> PassRate:

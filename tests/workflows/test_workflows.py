@@ -194,6 +194,27 @@ def test_a_rerun_of_the_pages_job_deploys_its_own_artifact():
     assert deploy["with"]["artifact_name"] == upload["with"]["name"]
 
 
+
+def test_pages_publishes_the_status_page_from_the_state_branch_with_the_allure_report_beside_it():
+    jobs = load(CANARY)["jobs"]
+    report = jobs["report"]
+    state = next(s for s in report["steps"] if s.get("uses", "").startswith("actions/checkout@")
+                 and s.get("with", {}).get("ref") == "${{ needs.plan.outputs.state_branch }}")
+    assert state["continue-on-error"] is True and state["with"]["persist-credentials"] is False
+    site = report["steps"][run_index(report, "canary site")]
+    assert run_index(report, "canary report") < run_index(report, "canary site")
+    assert "--out site" in site["run"] and "--allure reports/allure-report" in site["run"]
+    assert f"--state-checkout {state['with']['path']}" in site["run"]  # the history and state of the branch
+    assert site["env"]["STATE_BRANCH"] == "${{ needs.plan.outputs.state_branch }}"
+    upload = next(s for s in report["steps"][run_index(report, "canary site"):]
+                  if s.get("uses", "").startswith("actions/upload-artifact@"))
+    assert upload["with"]["path"].rstrip("/") == "site"
+    download = next(s for s in jobs["pages"]["steps"] if s.get("uses", "").startswith("actions/download-artifact@"))
+    pages_upload = next(s for s in jobs["pages"]["steps"] if s.get("uses", "").startswith("actions/upload-pages-artifact@"))
+    assert download["with"]["name"] == upload["with"]["name"]
+    assert download["with"]["path"] == pages_upload["with"]["path"]  # the site is the root of Pages
+    assert "checkout" not in " ".join(s.get("uses", "") for s in jobs["pages"]["steps"])  # it only deploys
+
 def test_logs_are_plain_without_forcing_colour():
     for path in WORKFLOWS:
         doc = load(path)

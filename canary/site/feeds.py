@@ -1,0 +1,113 @@
+"""The machine-readable files published beside the page (pure): status.json and decisions.atom.
+
+status.json (schema_version 1, README "Status feed"; its JSON Schema is published beside it as
+status.schema.json) is for gateways and chat backends that want each model's provider.ignore
+and every endpoint's state without this repository. decisions.atom is an Atom 1.0 feed (RFC
+4287) of the judge's decisions, newest first, for feed readers.
+
+Both are built from the page document of collect.py, so the page and the feeds never disagree.
+Upstream text (reasons, evidence) is kept as text: JSON escapes itself, and the feed is built
+with ElementTree (which escapes markup) after removing the characters XML 1.0 cannot carry.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import quote
+from xml.etree import ElementTree as ET
+
+STATUS_SCHEMA_VERSION = 1
+ATOM_NS = "http://www.w3.org/2005/Atom"
+FEED_ID = "urn:canary:decisions"
+ATOM_ENTRIES = 100
+# Characters XML 1.0 does not allow anywhere (not even escaped): C0 controls but tab, LF, CR;
+# surrogates; U+FFFE and U+FFFF.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+ACTION_TITLES = {
+    "suspend": "suspended", "would_suspend": "would be suspended (observe mode)", "restore": "restored",
+    "expired": "suspension expired", "lift": "suspension lifted by hand", "floor_held": "capacity floor held",
+    "probe_weak": "probe weak (positive control missed)", "control_unprobed": "positive control not probed",
+    "model_wide": "model-wide failure (guard)", "incomplete_round": "round incomplete",
+}
+
+
+def status_document(page: Mapping[str, Any]) -> dict[str, Any]:
+    """status.json from the page document (see the README for every field)."""
+    return {
+        "schema_version": STATUS_SCHEMA_VERSION,
+        "generated_at": page["generated_at"],
+        "newest_round": page["newest_round"],
+        "stale_after_minutes": page["stale_after_minutes"],
+        "stale_at_generation": page["stale_at_generation"],
+        "models": {m["model"]: {
+            "provider_ignore": list(m["provider_ignore"]),
+            "would_ignore": list(m["would_ignore"]),
+            "badge": m["badge"],
+            "endpoints": {e["provider"]: {
+                "state": e["state"], "tier": e["tier"], "status": e["status"], "until": e["until"],
+                "in_provider_ignore": e["provider"] in m["provider_ignore"],
+                "excluded_by": e["excluded_by"], "reasons": list(e["reasons"]),
+                "tier_reasons": list(e["tier_reasons"]), "last_round_at": e["last_round_at"],
+                "ttft_p50_s": e["latency"]["p50"], "ttft_p95_s": e["latency"]["p95"],
+                "tokens_per_s_p50": e["latency"]["tps"],
+            } for e in m["endpoints"]},
+        } for m in page["models"]},
+    }
+
+
+def atom_feed(decisions: Sequence[Mapping[str, Any]], *, updated: str, base_url: str = "") -> bytes:
+    """decisions.atom: one entry per decision (newest first), ids stable across rebuilds."""
+    ET.register_namespace("", ATOM_NS)
+    feed = ET.Element(f"{{{ATOM_NS}}}feed")
+    _text(feed, "title", "canary: routing decisions")
+    _text(feed, "subtitle", "Suspensions, restores and warnings of the canary's judge, newest first.")
+    _text(feed, "id", FEED_ID)
+    _text(feed, "updated", updated)
+    author = ET.SubElement(feed, f"{{{ATOM_NS}}}author")
+    _text(author, "name", "canary")
+    ET.SubElement(feed, f"{{{ATOM_NS}}}link", rel="self", href=base_url + "decisions.atom",
+                  type="application/atom+xml")
+    ET.SubElement(feed, f"{{{ATOM_NS}}}link", rel="alternate", href=base_url + "index.html", type="text/html")
+    ET.SubElement(feed, f"{{{ATOM_NS}}}generator").text = "canary site"
+    for d in decisions[:ATOM_ENTRIES]:
+        entry = ET.SubElement(feed, f"{{{ATOM_NS}}}entry")
+        _text(entry, "id", entry_id(d))
+        what = ACTION_TITLES.get(d["action"], d["action"])
+        who = f"{d['provider']} ({d['model']})" if d["provider"] else d["model"]
+        _text(entry, "title", f"{who}: {what}")
+        _text(entry, "updated", d["at"])
+        ET.SubElement(entry, f"{{{ATOM_NS}}}link", rel="alternate", type="text/html",
+                      href=base_url + "index.html#" + quote(f"model-{d['model']}", safe=""))
+        ET.SubElement(entry, f"{{{ATOM_NS}}}category", term=_clean(d["action"]))
+        _text(entry, "content", entry_text(d)).set("type", "text")
+    return b'<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(feed, encoding="utf-8", xml_declaration=False) + b"\n"
+
+
+def entry_id(d: Mapping[str, Any]) -> str:
+    """A stable id: the same decision gets the same id in every rebuild (round, model, provider, action)."""
+    parts = (d["round_id"], d["model"], d["provider"] or "-", d["action"])
+    return "urn:canary:decision:" + ":".join(quote(str(p), safe="-._+") for p in parts)
+
+
+def entry_text(d: Mapping[str, Any]) -> str:
+    lines = [f"{d['action']} ({d['rule']}): {d['reason']}"]
+    if d.get("until"):
+        lines.append(f"until {d['until']}")
+    lines += [f"{c} {o}: {r}" for c, o, r in d.get("evidence") or ()]
+    if d.get("card"):
+        lines.append(str(d["card"]))
+    lines.append(f"round {d['round_id']} at {d['at']}")
+    return "\n".join(lines)
+
+
+def _text(parent: ET.Element, tag: str, text: str) -> ET.Element:
+    element = ET.SubElement(parent, f"{{{ATOM_NS}}}{tag}")
+    element.text = _clean(text)
+    return element
+
+
+def _clean(text: str) -> str:
+    return _NOT_XML.sub("\ufffd", str(text))
