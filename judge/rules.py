@@ -39,7 +39,7 @@ from enum import Enum
 from judge.decisions import WHOLE_ROUND, Action, Decision, Evidence, Rule
 from judge.evidence import decision_cards, failed_contracts, record_round, strength
 from judge.ladder import fade, next_suspension
-from judge.policy import ENFORCE, MAX_LAST_REASONS, MAX_REASON_CHARS, MODES, OBSERVE, Policy
+from core.policy import ENFORCE, MAX_LAST_REASONS, MAX_REASON_CHARS, MODES, OBSERVE, Policy
 from judge.report import RoundReport
 from judge.rotation import next_language
 from judge.round import ModelRound, ProviderRound, RoundClass, classify_round

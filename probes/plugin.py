@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from judge.verdict import Outcome
+from core.vocabulary import Outcome
 from probes import report, table
 from probes.cases import DISCOVERY, Case, CaseRecord, CaseResult
 from probes.contracts import AUTH_REASON

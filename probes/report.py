@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from judge.verdict import Outcome
+from core.vocabulary import Outcome
 from probes.cases import Case, CaseRecord, CaseResult
 
 RESULTS_SCHEMA_VERSION = 1
