@@ -48,6 +48,7 @@ from typing import Any
 
 import httpx
 
+from core.errors import UpstreamError
 from probes.records import ChatResult, Endpoint
 from probes.run import Run
 from probes.settings import ClientSettings
@@ -62,7 +63,7 @@ MAX_JSON_BODY = 2 * 1024 * 1024   # a non-streamed reply of 64 K characters fits
 USER_AGENT = "canary-probe/0.1 (+httpx)"
 
 
-class TransportFailure(Exception):
+class TransportError(UpstreamError):
     """A GET (discovery) that never produced a response. The message never holds the key."""
 
     def __init__(self, kind: str, message: str) -> None:
@@ -129,16 +130,16 @@ class PinnedClient:
         return f"{self.settings.base_url}/{path.lstrip('/')}"
 
     async def get_bytes(self, path: str, *, max_bytes: int = 4 * 1024 * 1024) -> tuple[int, bytes]:
-        """GET base_url/path within the deadline: (status, body up to max_bytes) or TransportFailure."""
+        """GET base_url/path within the deadline: (status, body up to max_bytes) or TransportError."""
         http = self._require_http()
         try:
             async with asyncio.timeout(self.deadline_s):
                 async with http.stream("GET", self.url(path), headers=self._headers(stream=False)) as resp:
                     return resp.status_code, await read_capped(resp, max_bytes)
         except TimeoutError:
-            raise TransportFailure("deadline", f"no complete answer within {self.deadline_s:g} s") from None
+            raise TransportError("deadline", f"no complete answer within {self.deadline_s:g} s") from None
         except httpx.HTTPError as exc:
-            raise TransportFailure(type(exc).__name__, self.settings.scrub(str(exc) or "no detail")) from None
+            raise TransportError(type(exc).__name__, self.settings.scrub(str(exc) or "no detail")) from None
 
     async def chat(
         self,

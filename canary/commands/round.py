@@ -24,7 +24,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from canary import report, summary
+from canary import allure_html, summary
 from core.config import Config, load_config
 
 SIMULATOR_STATE_DIR = "simulator-state"
@@ -159,9 +159,9 @@ def _read_json(path: Path) -> dict[str, Any] | None:
 
 def _render_report(reports: Path, decisions: dict[str, Any] | None = None) -> None:
     try:
-        done = report.render([reports / "allure-results"], history=reports / "allure-history",
+        done = allure_html.render([reports / "allure-results"], history=reports / "allure-history",
                              out=reports / "allure-report", single_file=True, decisions=decisions)
-    except report.ReportError as exc:
+    except allure_html.AllureError as exc:
         print(f"\n(Allure report not rendered: {exc})")
         return
     print(f"\nAllure report (round #{done.build_order} of its trend): {done.out}/index.html")

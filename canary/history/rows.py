@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from canary.history.reasons import reason_code
+from core.errors import InputError
 from core.tags import is_valid_round_id, is_valid_tag
 
 REASON_CHARS = 240  # the evidence text kept per non-passing case (one line of a table)
@@ -31,7 +32,7 @@ REASON_CHARS = 240  # the evidence text kept per non-passing case (one line of a
 MIN_GENERATION_S = 0.05
 
 
-class HistoryError(ValueError):
+class HistoryError(InputError):
     """A round or a history file that cannot be recorded or read; the message says which and why."""
 
 
