@@ -1,6 +1,6 @@
 """The pinned client: one async httpx client for discovery and pinned chat requests.
 
-    async with PinnedClient(ClientSettings.from_env(), overall_concurrency=32,
+    async with PinnedClient(resolve_upstream() or Upstream(), overall_concurrency=32,
                             per_provider_concurrency=2, deadline_s=30.0) as client:
         endpoints = await discover(client, "deepseek/deepseek-chat-v3-0324")
         result = await client.chat(endpoints[0], messages, max_tokens=200)
@@ -51,7 +51,7 @@ import httpx
 from core.errors import UpstreamError
 from probes.records import ChatResult, Endpoint
 from probes.run import Run
-from probes.settings import ClientSettings
+from core.upstream import Upstream
 from probes.sse import SSEError, SSEParser
 from probes.transport import CountingTransport, Wire, watch
 from probes.wire import ReasoningBudget, pinned_body, reasoning_request
@@ -76,7 +76,7 @@ class PinnedClient:
 
     def __init__(
         self,
-        settings: ClientSettings,
+        settings: Upstream,
         *,
         overall_concurrency: int = 32,
         per_provider_concurrency: int = 2,

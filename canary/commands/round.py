@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import Any
 
 from canary import allure_html, summary
 from core.config import Config, load_config
+from core.upstream import key_in_environment
 
 SIMULATOR_STATE_DIR = "simulator-state"
 # The virtual time between two simulator rounds: the production schedule's half hour.
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     config_path = getattr(args, "config", None)
     config = load_config(config_path)
     reports = Path(args.reports or config.paths.reports)
-    on_simulator = not os.environ.get("OPENROUTER_API_KEY", "").strip()
+    on_simulator = key_in_environment() is None
     state, audit = _state_files(config, reports, on_simulator)
     common = ["--config", config_path] if config_path else []
 
