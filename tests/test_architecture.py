@@ -8,6 +8,7 @@ layer table of ARCHITECTURE.md. A failure names the file, the line and the rule 
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -147,3 +148,16 @@ def test_judge_is_importable_without_pytest() -> None:
             "print(judge.refusal.assess('', 'stop').outcome)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "fail"
+
+
+def test_every_file_the_where_does_x_live_table_names_exists() -> None:
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    table = text[text.index("## Where does X live"):text.index("## Errors")]
+    missing = []
+    for row in table.splitlines()[4:]:
+        where = row.split("|")[2] if row.count("|") >= 3 else ""
+        where = where.split("planned")[0]  # what is still planned need not exist yet
+        for path in re.findall(r"`([\w/]+(?:\.py|/))`", where):
+            if not (ROOT / path).exists():
+                missing.append(f"{path} ({row.split('|')[1].strip()})")
+    assert not missing, "ARCHITECTURE.md names files that do not exist:\n" + "\n".join(missing)
