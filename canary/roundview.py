@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from canary.config import CONTRACTS
+from core.vocabulary import CONTRACTS
 
 # GitHub runs the schedule every 30 min but routinely starts runs 5-15 min late; beyond this
 # the gap means a run was delayed a lot or dropped, which the reader should know.

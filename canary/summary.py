@@ -5,7 +5,7 @@
 
 `results` is one results.json document or `roundview.merge_results()` of several shards;
 `decisions` is the decisions.json of `canary judge`, or None before the judge has run. Pure
-functions of their input. Every upstream string goes through canary.untrusted first.
+functions of their input. Every upstream string goes through core.untrusted first.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from canary import untrusted
+from core import untrusted
 from canary.roundview import DECISION_LABELS, WEAK_EVIDENCE, Cell, RoundView, build_view
 
 SYMBOLS = {"pass": "✅", "fail": "❌", "inconclusive": "⏸", "transport_error": "⚡", "not_applicable": "—"}

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from judge.verdict import Outcome
+from core.vocabulary import Outcome
 
 _OUTCOMES = frozenset(o.value for o in Outcome)
 _CHECKS = frozenset({Outcome.PASS.value, Outcome.FAIL.value})

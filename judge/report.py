@@ -26,8 +26,8 @@ from typing import Any
 
 from judge.attempts import AttemptFacts, parse_attempts
 from judge.decisions import WHOLE_ROUND, Action, Decision, Rule
-from judge.tags import describe_invalid_tag, is_valid_round_id, is_valid_tag
-from judge.verdict import Outcome
+from core.tags import describe_invalid_tag, is_valid_round_id, is_valid_tag
+from core.vocabulary import Outcome
 
 RESULTS_SCHEMA_VERSION = 1
 _OUTCOMES = frozenset(o.value for o in Outcome)

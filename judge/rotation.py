@@ -10,7 +10,7 @@ configured order, wrapping around.
 from __future__ import annotations
 
 from judge.report import Case
-from judge.verdict import Outcome
+from core.vocabulary import Outcome
 
 
 def next_language(case: Case | None, current: str | None, languages: tuple[str, ...], *,

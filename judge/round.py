@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from enum import Enum
 
 from judge.decisions import Evidence
-from judge.policy import Policy
+from core.policy import Policy
 from judge.report import Case, RoundReport
 from judge.short_replies import judge_short_replies
-from judge.verdict import Outcome
+from core.vocabulary import Outcome
 
 LANGUAGE_CONTRACT = "language"
 DISCOUNTED_PREFIX = "model-wide, not counted: "

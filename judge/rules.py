@@ -36,10 +36,11 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from enum import Enum
 
+from core.errors import RuleError
 from judge.decisions import WHOLE_ROUND, Action, Decision, Evidence, Rule
 from judge.evidence import decision_cards, failed_contracts, record_round, strength
 from judge.ladder import fade, next_suspension
-from judge.policy import ENFORCE, MAX_LAST_REASONS, MAX_REASON_CHARS, MODES, OBSERVE, Policy
+from core.policy import ENFORCE, MAX_LAST_REASONS, MAX_REASON_CHARS, MODES, OBSERVE, Policy
 from judge.report import RoundReport
 from judge.rotation import next_language
 from judge.round import ModelRound, ProviderRound, RoundClass, classify_round
@@ -51,11 +52,11 @@ from judge.streaks import Counted, count
 MAX_NAMED = 5
 
 
-class RoundOrderError(ValueError):
+class RoundOrderError(RuleError):
     """A round older than (or as old as) the last applied one."""
 
 
-class LiftError(ValueError):
+class LiftError(RuleError):
     """`canary lift` for a provider that has no active suspension."""
 
 

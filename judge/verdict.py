@@ -1,22 +1,8 @@
-"""The vocabulary every judging function and report shares: outcomes and verdicts."""
+"""A judging function's answer: a Verdict (the outcomes themselves are core.vocabulary.Outcome)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
-
-
-class Outcome(str, Enum):
-    """How one probe case ended. The string values are the wire format of results.json."""
-
-    PASS = "pass"
-    FAIL = "fail"
-    INCONCLUSIVE = "inconclusive"
-    TRANSPORT_ERROR = "transport_error"
-    NOT_APPLICABLE = "not_applicable"
-
-    def __str__(self) -> str:  # so f"{outcome}" prints "pass", not "Outcome.PASS"
-        return self.value
 
 
 @dataclass(frozen=True, slots=True)

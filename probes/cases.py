@@ -1,13 +1,7 @@
 """The records of one round: a Case to run, the Attempts it made, and the CaseResult it ended with.
 
-Case ids have the fixed form `<model>::<endpoint tag>::<contract>`, e.g.
-`deepseek/deepseek-chat-v3-0324::aurora/fp8::latency`. pytest's `-k` grammar accepts `/`, `:`,
-`-` and `.` inside one word and matches substrings of the id case-insensitively, so
-`pytest probes -k aurora` (or `-k aurora/fp8`) selects one endpoint and `-k "aurora and
-latency"` one case. A discovery failure is the case `<model>::discovery`.
-
-The id is also the only parameter of the pytest case, so Allure's historyId (name + params)
-stays stable across rounds even when the rotating language changes.
+A case's id (`<model>::<endpoint tag>::<contract>`, or `<model>::discovery`) is core.vocabulary's
+`case_id()` / `discovery_case_id()`: the format and why it is so are described there.
 """
 
 from __future__ import annotations
@@ -15,10 +9,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from judge.verdict import Outcome
+from core.vocabulary import DISCOVERY, Outcome, case_id, discovery_case_id, endpoint_id
 from probes.records import Endpoint
 
-DISCOVERY = "discovery"
 EXCERPT_CHARS = 300
 
 
@@ -41,13 +34,13 @@ class Case:
     @property
     def id(self) -> str:
         if self.contract == DISCOVERY:
-            return f"{self.model}::{DISCOVERY}"
-        return f"{self.model}::{self.provider}::{self.contract}"
+            return discovery_case_id(self.model)
+        return case_id(self.model, self.provider, self.contract)
 
     @property
     def group(self) -> str:
         """The scheduling unit: every case of one endpoint runs in one process (per-provider caps)."""
-        return f"{self.model}::{self.provider}"
+        return endpoint_id(self.model, self.provider)
 
     @property
     def title(self) -> str:

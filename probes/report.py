@@ -2,7 +2,7 @@
 
 Everything here is either pure (`build_results`, `junit_properties`, `categories`) or writes
 exactly one file atomically (tmp + os.replace), so a reader never sees half a report. The API
-key never reaches this module: nothing here receives ClientSettings.
+key never reaches this module: nothing here receives Upstream.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from judge.verdict import Outcome
+from core.vocabulary import Outcome
 from probes.cases import Case, CaseRecord, CaseResult
 
 RESULTS_SCHEMA_VERSION = 1

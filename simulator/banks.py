@@ -15,9 +15,9 @@ from pathlib import Path
 
 import yaml
 
-LANGUAGES: tuple[str, ...] = (
-    "pt", "es", "id", "ko", "ja", "zh", "en", "fr", "de", "it", "ru", "pl", "tr", "vi", "th", "ar", "hi",
-)  # fmt: skip
+from core.errors import SimulatorError
+from core.vocabulary import LANGUAGES
+
 BANKS_DIR = Path(__file__).parent / "banks"
 MIN_SENTENCES = 30
 
@@ -70,7 +70,7 @@ class Bank:
         return self.separator.join(sentences[:cut]) + "\n\n" + self.separator.join(sentences[cut:])
 
 
-class BankError(ValueError):
+class BankError(SimulatorError):
     """A bank file is missing or malformed."""
 
 

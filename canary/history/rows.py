@@ -22,7 +22,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from canary.history.reasons import reason_code
-from judge.tags import is_valid_round_id, is_valid_tag
+from core.errors import InputError
+from core.tags import is_valid_round_id, is_valid_tag
 
 REASON_CHARS = 240  # the evidence text kept per non-passing case (one line of a table)
 # Precision kept (rows are rounded here, so a record reads back from its file unchanged):
@@ -31,7 +32,7 @@ REASON_CHARS = 240  # the evidence text kept per non-passing case (one line of a
 MIN_GENERATION_S = 0.05
 
 
-class HistoryError(ValueError):
+class HistoryError(InputError):
     """A round or a history file that cannot be recorded or read; the message says which and why."""
 
 

@@ -7,7 +7,8 @@ import re
 import pytest
 from summary_data import MODEL, case, decision, decisions, healthy, results
 
-from canary import summary, untrusted
+from canary import summary
+from core import untrusted
 from canary.summary import REASON_LIMIT
 
 HOSTILE_TAGS = {

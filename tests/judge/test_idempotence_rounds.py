@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from rules_factories import HALF_HOUR, MODEL, PROVIDERS, T0, report, results
 
-from judge.policy import Policy
+from core.policy import Policy
 from judge.report import ReportError, merge_shards, parse_report
 from judge.rules import RoundOrder, RoundOrderError, apply_round, check_round_order
 from judge.state import JudgeState

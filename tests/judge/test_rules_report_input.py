@@ -6,7 +6,7 @@ import pytest
 from rules_factories import PROVIDERS, case, results
 
 from judge.report import ReportError, parse_report
-from judge.tags import is_valid_tag
+from core.tags import is_valid_tag
 
 HOSTILE = ["$(rm -rf /)", "a\nb", "../etc", "a b", "`x`", "-flag", "x" * 200, "", "é/fp8", "a;b"]
 

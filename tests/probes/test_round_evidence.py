@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from judge.policy import Policy
+from core.policy import Policy
 from judge.report import parse_report
 from judge.round import RoundClass, classify_round
 from probes.contracts.refusal import SHORT_REPLY_CHARS

@@ -1,0 +1,62 @@
+"""Every error canary raises on purpose, in one tree. The message says what is wrong and what to do.
+
+    CanaryError                       the root (core/errors.py): catch it to catch any of them
+    ├── ConfigError                   canary.yaml holds a value canary cannot use (core/config.py)
+    ├── InputError                    a file or document canary refuses to read
+    │   ├── StoreError                  one of canary's own files cannot be read or written (core/store.py)
+    │   ├── ResultsError                a results.json the round record refuses (core/results.py)
+    │   ├── TimeFormatError             not an ISO 8601 time (core/times.py)
+    │   ├── StateError                  state JSON that is not in the expected shape (judge/state.py)
+    │   └── HistoryError                a history round or file (canary/history/rows.py)
+    ├── RuleError                     the judge refuses what it was asked to do
+    │   ├── RoundOrderError             a round older than the last applied one (judge/rules.py)
+    │   └── LiftError                   a lift of an endpoint that is not suspended (judge/rules.py)
+    ├── UpstreamError                 the upstream (OpenRouter or a simulator) cannot be used
+    │   ├── MissingKeyError             no OPENROUTER_API_KEY inside GitHub Actions (core/upstream.py)
+    │   ├── TransportError              a request that never got an answer (probes/client.py)
+    │   └── DiscoveryError              a model's endpoints cannot be trusted (probes/discovery.py)
+    ├── CommitBackError               commit-back gave up (canary/commit_back.py)
+    ├── AllureError                   the Allure HTML report cannot be rendered (canary/allure_html.py)
+    ├── GitHubError                   the GitHub API refused or failed (canary/github_issues/client.py)
+    │   └── RateLimited                 ...and said to wait longer than the budget allows (canary/github_issues/client.py)
+    └── SimulatorError                the bundled simulator refuses its input (simulator/)
+        ├── ScenarioError               a scenario file (simulator/scenario.py)
+        ├── BankError                   a text bank (simulator/banks.py)
+        └── BadRequest                  a chat request it cannot serve (simulator/request.py)
+
+Each class lives in the module named beside it, next to the code that raises it; the roots of
+the branches (CanaryError, InputError, RuleError, UpstreamError, SimulatorError) are defined
+here. `ConfigError` and every `InputError`, `RuleError` and `SimulatorError` are also
+ValueErrors, and `CommitBackError` a RuntimeError, as they always were, so an `except
+ValueError` around a parser keeps working.
+tests/test_errors.py checks this drawing against the classes themselves (each drawn class has
+the drawn parent, and no class derives from a drawn one without being drawn).
+
+Not in the tree, on purpose: how a probe case ends as pytest sees it (probes/outcomes.py:
+ContractViolation is an AssertionError, so pytest reports a failed contract as *failed*;
+HostUnreachable and RoundIncomplete are *errors*), and the private exceptions a module uses to
+leave a block (probes/sse.py SSEError, judge/structured.py's). judge/report.py's ReportError
+is the results.json reader's, to be replaced by core/results.py's ResultsError.
+"""
+
+from __future__ import annotations
+
+
+class CanaryError(Exception):
+    """An error canary raises on purpose: the message names the thing and says what to do."""
+
+
+class InputError(CanaryError, ValueError):
+    """A file or document canary refuses to read; the message names it and the field."""
+
+
+class RuleError(CanaryError, ValueError):
+    """The judge refuses what it was asked to do (nothing was changed)."""
+
+
+class UpstreamError(CanaryError):
+    """The upstream (OpenRouter, or a simulator) cannot be used."""
+
+
+class SimulatorError(CanaryError, ValueError):
+    """The bundled simulator refuses its input (a scenario, a text bank, a request)."""

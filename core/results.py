@@ -1,0 +1,447 @@
+"""The round record: reports/results.json (schema_version 1) as frozen dataclasses.
+
+    RoundResults         one round (or the merge of its shards)
+    ├── CaseResult       one model x endpoint x contract case, with its AttemptResults
+    ├── ControlNote      a weak probe (its positive control passed) or an unprobed control
+    ├── Incomplete       why the round cannot be trusted (IncompleteKind + the words for people)
+    └── usage()          requests, tokens and cost per model and provider (ProviderUsage), derived
+
+Written once per round by the probes (`RoundResults.to_json`), read by everyone through
+`read_results` / `RoundResults.from_json` (the judge, `canary summary`, `canary probe`'s exit code,
+the history, incident excerpts), merged by `merge_shards` (the workflow probes one model per
+job; the judge and the summary see one round). One reader with one set of rules:
+
+- what the judge decides on is checked, and a document it cannot trust is refused with
+  ResultsError naming the field: not an object, another schema_version, an unsafe round id, a
+  missing or bad `started_at`, `complete` not a boolean, `models`/`cases`/`weak_probes`/
+  `unprobed_controls` not of their type;
+- upstream data that is merely odd does not sink the round: a case (or a control note) whose
+  model or provider tag fails the safety pattern, or whose outcome is unknown, is set aside as a
+  RejectedInput (the judge writes those to the audit log), and an unusable measurement (a TTFT
+  that is not a number, a negative token count) reads as absent. Free text (reasons, excerpts)
+  is made writable as UTF-8 (lone surrogates from JSON become "?").
+
+Optional, additive fields (absent from older files, read with their defaults): `clock`
+(`real`), `controls_source`, `unprobed_controls`, `incomplete` (the typed reasons; an older
+incomplete file reads as one reason of kind `unknown` with its `incomplete_reason`), and per
+attempt `chars` and `refusal`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import Enum
+from typing import Any
+
+from core.errors import InputError
+from core.tags import describe_invalid_tag, is_valid_round_id, is_valid_tag
+from core.times import TimeFormatError, parse_time, stamp
+from core.vocabulary import Outcome, case_id
+
+SCHEMA_VERSION = 1
+EXCERPT_CHARS = 300           # how much of each reply results.json keeps (the rest is in Allure)
+REAL, VIRTUAL = "real", "virtual"
+_OUTCOMES = {o.value: o for o in Outcome}
+_CHECKS = {Outcome.PASS.value: Outcome.PASS, Outcome.FAIL.value: Outcome.FAIL}
+
+
+class ResultsError(InputError):
+    """A results.json (one round's record) that cannot be trusted; the message names the field."""
+
+
+class IncompleteKind(str, Enum):
+    """Why a round is incomplete: the judge changes no streak for it, `canary probe` exits 1 (3: AUTH)."""
+
+    DISCOVERY = "discovery"        # a model's discovery failed or returned nonsense
+    AUTH = "auth"                  # the upstream refused our API key
+    INTERRUPTED = "interrupted"    # Ctrl-C, a signal
+    CUT_SHORT = "cut_short"        # cases ended without a probe result (-x, timeout, harness error)
+    NOTHING_RAN = "nothing_ran"    # no case ran (nothing selected?)
+    UNKNOWN = "unknown"            # an older file: only the text is known
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class Incomplete:
+    kind: IncompleteKind
+    detail: str                    # the words for people, as `incomplete_reason` shows them
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AttemptResult:
+    """One request of a case (two HTTP requests when the first was lost before any byte)."""
+
+    outcome: Outcome
+    reason: str
+    ttft_s: float | None = None
+    total_s: float | None = None
+    finish_reason: str | None = None
+    error_kind: str | None = None
+    served_by: str | None = None
+    requests: int = 1
+    excerpt: str = ""              # the first EXCERPT_CHARS characters of the reply
+    chars: int | None = None       # the reply's whole length (None: an older file)
+    refusal: Outcome | None = None  # latency/language replies: PASS or FAIL of the refusal check
+
+    def to_json(self) -> dict[str, Any]:
+        return {"outcome": self.outcome.value, "reason": self.reason, "ttft_s": self.ttft_s,
+                "total_s": self.total_s, "finish_reason": self.finish_reason, "error_kind": self.error_kind,
+                "served_by": self.served_by, "requests": self.requests, "excerpt": self.excerpt,
+                "chars": self.chars, "refusal": self.refusal.value if self.refusal else None}
+
+    @classmethod
+    def from_json(cls, raw: Any) -> AttemptResult | None:
+        """An attempt, or None when the entry is not one (attempts are evidence, never a reason to refuse)."""
+        if not isinstance(raw, Mapping) or raw.get("outcome") not in _OUTCOMES:
+            return None
+        return cls(outcome=_OUTCOMES[raw["outcome"]], reason=_text(raw.get("reason", "")),
+                   ttft_s=_number(raw.get("ttft_s")), total_s=_number(raw.get("total_s")),
+                   finish_reason=_str(raw.get("finish_reason")), error_kind=_str(raw.get("error_kind")),
+                   served_by=_str(raw.get("served_by")), requests=_count(raw.get("requests"), default=1),
+                   excerpt=_text(raw.get("excerpt") or "") if isinstance(raw.get("excerpt"), str) else "",
+                   chars=_count(raw.get("chars"), default=None),
+                   refusal=_CHECKS.get(raw.get("refusal")) if isinstance(raw.get("refusal"), str) else None)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CaseResult:
+    """One model x endpoint x contract case of a round: its outcome, why, and what it cost."""
+
+    model: str
+    provider: str
+    contract: str
+    outcome: Outcome
+    reason: str
+    language: str | None = None    # the language contract only
+    anomaly: bool = False          # the language contract: the first attempt failed (confirmations ran)
+    control: bool = False          # a refusal case on a positive-control host (judges the probe)
+    ttft_s: float | None = None    # the first attempt's
+    duration_s: float | None = None
+    requests: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    served_by: str | None = None
+    attempts: tuple[AttemptResult, ...] = ()
+
+    @property
+    def id(self) -> str:
+        return case_id(self.model, self.provider, self.contract)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"model": self.model, "provider": self.provider, "contract": self.contract,
+                "outcome": self.outcome.value, "reason": self.reason, "language": self.language,
+                "anomaly": self.anomaly, "control": self.control, "ttft_s": self.ttft_s,
+                "duration_s": self.duration_s, "requests": self.requests, "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens, "cost_usd": self.cost_usd,
+                "served_by": self.served_by, "attempts": [a.to_json() for a in self.attempts]}
+
+
+@dataclass(frozen=True, slots=True)
+class ControlNote:
+    """A positive control that passed (`weak_probes`) or gave no verdict (`unprobed_controls`)."""
+
+    model: str
+    contract: str
+    control: str
+    reason: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"model": self.model, "contract": self.contract, "control": self.control, "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class RejectedInput:
+    """Upstream data set aside on reading instead of trusted (never written back)."""
+
+    model: str
+    provider: str
+    problem: str
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderUsage:
+    requests: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def to_json(self) -> dict[str, float]:
+        return {"requests": self.requests, "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens, "cost_usd": self.cost_usd}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RoundResults:
+    """One round: when, against what, every case, and whether it can be trusted."""
+
+    round_id: str
+    started_at: datetime
+    finished_at: datetime | None = None
+    complete: bool = True
+    incomplete: tuple[Incomplete, ...] = ()
+    upstream: str | None = None            # openrouter | simulator | custom; merged shards: "a+b"
+    models: Mapping[str, tuple[str, ...]] = field(default_factory=dict)   # model -> discovered tags, sorted
+    cases: tuple[CaseResult, ...] = ()
+    weak_probes: tuple[ControlNote, ...] = ()
+    unprobed_controls: tuple[ControlNote, ...] = ()
+    clock: str = REAL                      # virtual: a simulator round of `canary round` on its virtual clock
+    controls_source: str | None = None     # canary.yaml, or "simulator scenario <name>"
+    # Not part of the file: what reading set aside, and (judge/planned.py) planned models without results.
+    rejected: tuple[RejectedInput, ...] = ()
+    missing: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def incomplete_reason(self) -> str | None:
+        return "; ".join(i.detail for i in self.incomplete) or None
+
+    def incomplete_kinds(self) -> frozenset[IncompleteKind]:
+        return frozenset(i.kind for i in self.incomplete)
+
+    def upstreams(self) -> frozenset[str]:
+        return frozenset(self.upstream.split("+")) if self.upstream else frozenset()
+
+    def round_ids(self) -> tuple[str, ...]:
+        """The ids of the shards this round was merged from (itself when it is one file)."""
+        return tuple(self.round_id.split("+"))
+
+    def usage(self) -> dict[str, dict[str, ProviderUsage]]:
+        """Requests, tokens and cost per model and provider, summed over the cases."""
+        totals: dict[str, dict[str, ProviderUsage]] = {}
+        for c in self.cases:
+            u = totals.setdefault(c.model, {}).get(c.provider, ProviderUsage())
+            totals[c.model][c.provider] = ProviderUsage(
+                u.requests + c.requests, u.prompt_tokens + c.prompt_tokens,
+                u.completion_tokens + c.completion_tokens, round(u.cost_usd + c.cost_usd, 8))
+        return totals
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "round_id": self.round_id,
+            "started_at": stamp(self.started_at),
+            "finished_at": stamp(self.finished_at) if self.finished_at is not None else None,
+            "complete": self.complete,
+            "incomplete_reason": self.incomplete_reason,
+            "incomplete": [{"kind": i.kind.value, "detail": i.detail} for i in self.incomplete],
+            "upstream": self.upstream,
+            "clock": self.clock,
+            "controls_source": self.controls_source,
+            "models": {m: {"providers": list(tags)} for m, tags in self.models.items()},
+            "weak_probes": [w.to_json() for w in self.weak_probes],
+            "unprobed_controls": [u.to_json() for u in self.unprobed_controls],
+            "cases": [c.to_json() for c in self.cases],
+            "usage": {m: {p: u.to_json() for p, u in providers.items()} for m, providers in self.usage().items()},
+        }
+
+    @classmethod
+    def from_json(cls, raw: Any) -> RoundResults:
+        """Validate decoded results.json data (see the module docstring for what is refused)."""
+        if not isinstance(raw, Mapping):
+            raise ResultsError("the top level must be a JSON object")
+        if raw.get("schema_version") != SCHEMA_VERSION:
+            raise ResultsError(f"schema_version: expected {SCHEMA_VERSION}, got {raw.get('schema_version')!r}")
+        round_id = raw.get("round_id")
+        if not is_valid_round_id(round_id):
+            raise ResultsError(f"round_id: {ascii(round_id)[:80]} is missing or not a safe id")
+        started_at = _time(raw.get("started_at"), "started_at")
+        finished = raw.get("finished_at")
+        complete = raw.get("complete")
+        if not isinstance(complete, bool):
+            raise ResultsError("complete: expected true or false")
+        rejected: list[RejectedInput] = []
+        upstream = raw.get("upstream")
+        source = raw.get("controls_source")
+        return cls(
+            round_id=round_id, started_at=started_at,
+            finished_at=_time(finished, "finished_at") if finished is not None else None,
+            complete=complete, incomplete=_incomplete(raw, complete),
+            upstream=upstream if is_valid_tag(upstream) else None,
+            models=_models(raw.get("models"), rejected), cases=_cases(raw.get("cases"), rejected),
+            weak_probes=_notes(raw.get("weak_probes") or [], "weak_probes", rejected),
+            unprobed_controls=_notes(raw.get("unprobed_controls") or [], "unprobed_controls", rejected),
+            clock=VIRTUAL if raw.get("clock") == VIRTUAL else REAL,
+            controls_source=_text(source) if isinstance(source, str) else None,
+            rejected=tuple(rejected),
+        )
+
+
+def read_results(raw: Any, source: str | None = None) -> RoundResults:
+    """RoundResults.from_json, with the file named in the error."""
+    try:
+        return RoundResults.from_json(raw)
+    except ResultsError as exc:
+        raise ResultsError(f"{source}: {exc}" if source else str(exc)) from None
+
+
+def merge_shards(shards: Sequence[RoundResults], sources: Sequence[str] | None = None) -> RoundResults:
+    """One round from several shards; two shards may not both hold the same model.
+
+    The merged id is the distinct shard ids, sorted, joined with "+": the same set of shards
+    always gives the same id, so re-applying them is recognised as already applied.
+    """
+    if not shards:
+        raise ResultsError("no results files given")
+    if len(shards) == 1:
+        return shards[0]
+    names = list(sources) if sources is not None else [r.round_id for r in shards]
+    owner: dict[str, str] = {}
+    for shard, name in zip(shards, names, strict=True):
+        for model in shard.models:
+            if model in owner:
+                raise ResultsError(f"model {model} appears in two shards ({owner[model]} and {name}); "
+                                   "each shard must probe different models")
+            owner[model] = name
+    incomplete = tuple(
+        Incomplete(i.kind, f"{name}: {i.detail}") for r, name in zip(shards, names, strict=True) if not r.complete
+        for i in (r.incomplete or (Incomplete(IncompleteKind.UNKNOWN, "incomplete"),)))
+    finished = [r.finished_at for r in shards if r.finished_at is not None]
+    sources_of_controls = sorted({r.controls_source for r in shards if r.controls_source})
+    return RoundResults(
+        round_id="+".join(sorted({r.round_id for r in shards})),
+        started_at=min(r.started_at for r in shards),
+        finished_at=max(finished) if finished else None,
+        complete=all(r.complete for r in shards), incomplete=incomplete,
+        upstream="+".join(sorted({u for r in shards for u in r.upstreams()})) or None,
+        models={m: p for r in shards for m, p in r.models.items()},
+        cases=tuple(c for r in shards for c in r.cases),
+        weak_probes=tuple(w for r in shards for w in r.weak_probes),
+        unprobed_controls=tuple(u for r in shards for u in r.unprobed_controls),
+        clock=VIRTUAL if any(r.clock == VIRTUAL for r in shards) else REAL,
+        controls_source=", ".join(sources_of_controls) or None,
+        rejected=tuple(x for r in shards for x in r.rejected),
+    )
+
+
+def _incomplete(raw: Mapping[str, Any], complete: bool) -> tuple[Incomplete, ...]:
+    typed = raw.get("incomplete")
+    if isinstance(typed, list) and typed:
+        kinds = {k.value: k for k in IncompleteKind}
+        return tuple(Incomplete(kinds.get(str(i.get("kind")), IncompleteKind.UNKNOWN), _text(i.get("detail", "")))
+                     for i in typed if isinstance(i, Mapping))
+    text = raw.get("incomplete_reason")
+    if complete or text is None:
+        return ()
+    return (Incomplete(IncompleteKind.UNKNOWN, _text(text)),)
+
+
+def _models(raw: Any, rejected: list[RejectedInput]) -> dict[str, tuple[str, ...]]:
+    if not isinstance(raw, Mapping):
+        raise ResultsError("models: expected an object mapping model ids to {\"providers\": [...]}")
+    models: dict[str, tuple[str, ...]] = {}
+    for model, entry in raw.items():
+        if not is_valid_tag(model):
+            rejected.append(RejectedInput(_shown(model), "*", describe_invalid_tag(model)))
+            continue
+        providers = entry.get("providers") if isinstance(entry, Mapping) else None
+        if not isinstance(providers, list):
+            raise ResultsError(f"models.{model}.providers: expected a list of endpoint tags")
+        good = []
+        for tag in providers:
+            if is_valid_tag(tag):
+                good.append(tag)
+            else:
+                rejected.append(RejectedInput(model, _shown(tag), describe_invalid_tag(tag)))
+        models[model] = tuple(sorted(set(good)))
+    return models
+
+
+def _cases(raw: Any, rejected: list[RejectedInput]) -> tuple[CaseResult, ...]:
+    if not isinstance(raw, list):
+        raise ResultsError("cases: expected a list")
+    cases = []
+    for i, item in enumerate(raw):
+        if not isinstance(item, Mapping):
+            raise ResultsError(f"cases[{i}]: expected an object")
+        model, provider = item.get("model"), item.get("provider")
+        if not is_valid_tag(model) or not is_valid_tag(provider):
+            bad = provider if is_valid_tag(model) else model
+            rejected.append(RejectedInput(_shown(model), _shown(provider), describe_invalid_tag(bad)))
+            continue
+        outcome = item.get("outcome")
+        if outcome not in _OUTCOMES:
+            rejected.append(RejectedInput(model, provider, f"cases[{i}]: unknown outcome {ascii(outcome)[:40]}"))
+            continue
+        language = item.get("language")
+        attempts = item.get("attempts")
+        cases.append(CaseResult(
+            model=model, provider=provider, contract=_text(item.get("contract", "")),
+            outcome=_OUTCOMES[outcome], reason=_text(item.get("reason", "")),
+            language=language if isinstance(language, str) else None,
+            anomaly=item.get("anomaly") is True, control=item.get("control") is True,
+            ttft_s=_number(item.get("ttft_s")), duration_s=_number(item.get("duration_s")),
+            requests=_count(item.get("requests"), default=0) or 0,
+            prompt_tokens=_count(item.get("prompt_tokens"), default=0) or 0,
+            completion_tokens=_count(item.get("completion_tokens"), default=0) or 0,
+            cost_usd=_number(item.get("cost_usd")) or 0.0, served_by=_str(item.get("served_by")),
+            attempts=tuple(a for a in map(AttemptResult.from_json, attempts if isinstance(attempts, list) else [])
+                           if a is not None),
+        ))
+    return tuple(cases)
+
+
+def _notes(raw: Any, key: str, rejected: list[RejectedInput]) -> tuple[ControlNote, ...]:
+    """The entries of `weak_probes` or `unprobed_controls`."""
+    if not isinstance(raw, list):
+        raise ResultsError(f"{key}: expected a list")
+    out = []
+    for i, item in enumerate(raw):
+        if not isinstance(item, Mapping):
+            raise ResultsError(f"{key}[{i}]: expected an object")
+        model, control = item.get("model"), item.get("control")
+        if not (is_valid_tag(model) and is_valid_tag(control)):
+            rejected.append(RejectedInput(_shown(model), _shown(control), f"{key}[{i}]: an unsafe tag"))
+            continue
+        out.append(ControlNote(model, _text(item.get("contract", "")), control, _text(item.get("reason", ""))))
+    return tuple(out)
+
+
+def _time(value: Any, name: str) -> datetime:
+    try:
+        return parse_time(value, name)
+    except TimeFormatError as exc:
+        raise ResultsError(str(exc)) from None
+
+
+def _text(value: Any) -> str:
+    """Free text from the round (reasons): a str that can be written as UTF-8.
+
+    JSON may carry lone surrogates (`"\\ud800"`), which decode into a str that no UTF-8 file can
+    hold: written as is, they would crash the state write after the audit was already appended.
+    Each one becomes "?".
+    """
+    text = str(value)
+    return text.encode("utf-8", "replace").decode("utf-8") if not text.isascii() else text
+
+
+def _str(value: Any) -> str | None:
+    return _text(value) if isinstance(value, str) and value else None
+
+
+def _shown(value: Any) -> str:
+    """A tag as it may be written to the audit log: itself when safe, else an escaped excerpt."""
+    return value if is_valid_tag(value) else ascii(value)[:80]
+
+
+def _number(value: Any) -> float | None:
+    """A measurement: a finite, non-negative number, else absent."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0:
+        return float(value) if isinstance(value, float) else value
+    return None
+
+
+def _count(value: Any, *, default: int | None) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
+
+
+def cases_by_model(cases: Iterable[CaseResult]) -> dict[str, list[CaseResult]]:
+    """The cases grouped by model, in order."""
+    out: dict[str, list[CaseResult]] = {}
+    for c in cases:
+        out.setdefault(c.model, []).append(c)
+    return out

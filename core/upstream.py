@@ -1,0 +1,125 @@
+"""Which upstream a round talks to, and with which key: the one reader of the environment for it.
+
+    OPENROUTER_API_KEY         the key (a secret: it never leaves `Upstream` in clear)
+    OPENROUTER_BASE_URL        where the API is (default: the real OpenRouter)
+    CANARY_SIMULATOR_SCENARIO  set by whoever starts a simulator: the scenario file it serves
+
+`resolve_upstream()` answers, for every entry point alike (`canary probe`, `canary round`,
+`canary discover`, `pytest probes`, the pytest header):
+
+- `--simulator` asked for (`simulator=True`) -> None: start the bundled simulator;
+- a key is set -> that upstream (OPENROUTER_BASE_URL, else OpenRouter);
+- only OPENROUTER_BASE_URL is set -> that upstream without a key (a simulator of your own
+  wants some key: without one its 401 ends the round as incomplete, as OpenRouter's would);
+- neither -> None: the bundled simulator.
+
+`refuse_keyless_in_ci()` is the one exception to "no key means the simulator": inside GitHub
+Actions an absent secret arrives as an empty string, usually because the schedule started
+before the secret existed, and a simulator round must not pass for the real one there.
+
+The key is needed in exactly one place (the Authorization header built by `auth_headers`).
+Everything that turns an `Upstream` or an error into text goes through `__repr__` (masked) or
+`scrub` (removes the key from any message an upstream or a library produced).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from core.errors import UpstreamError
+
+KEY_ENV = "OPENROUTER_API_KEY"
+BASE_URL_ENV = "OPENROUTER_BASE_URL"
+SCENARIO_ENV = "CANARY_SIMULATOR_SCENARIO"
+CI_ENV = "GITHUB_ACTIONS"
+DEFAULT_BASE_URL = "https://openrouter.ai/api/v1"
+MASK = "***"
+
+OPENROUTER, SIMULATOR, CUSTOM = "openrouter", "simulator", "custom"
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+MISSING_KEY = (
+    "OPENROUTER_API_KEY is empty or unset inside GitHub Actions: add it as a secret named OPENROUTER_API_KEY of "
+    "the environment `canary` (Settings > Environments > canary > Environment secrets; environments with secrets "
+    "need a public repository, or a paid plan for a private one). Nothing was probed and nothing was written; "
+    "pass --simulator to probe the bundled simulator on purpose.")
+
+
+class MissingKeyError(UpstreamError):
+    """No OPENROUTER_API_KEY where a real upstream is required (inside GitHub Actions)."""
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Upstream:
+    """Base URL (ending in /api/v1) and API key of the upstream: OpenRouter or a simulator."""
+
+    base_url: str = DEFAULT_BASE_URL
+    api_key: str | None = None
+    title: str = "canary"  # X-OpenRouter-Title: lets OpenRouter's dashboard tell probe traffic apart
+
+    def __post_init__(self) -> None:
+        if not self.base_url.startswith(("http://", "https://")):
+            raise UpstreamError(f"{BASE_URL_ENV} must start with http:// or https:// (got {self.base_url[:80]!r})")
+        object.__setattr__(self, "base_url", self.base_url.rstrip("/"))
+        if self.api_key is not None and not self.api_key.strip():
+            object.__setattr__(self, "api_key", None)
+
+    @property
+    def has_key(self) -> bool:
+        return self.api_key is not None
+
+    @property
+    def kind(self) -> str:
+        """`openrouter`, `simulator` (a loopback address) or `custom`: what results.json records."""
+        return upstream_kind(self.base_url)
+
+    def auth_headers(self) -> dict[str, str]:
+        """The only place the key is put into anything that leaves the process."""
+        return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+
+    def scrub(self, text: str) -> str:
+        """Remove the key from a message (an upstream may echo headers back; a library may too)."""
+        if self.api_key and self.api_key in text:
+            text = text.replace(self.api_key, MASK)
+        return text
+
+    def __repr__(self) -> str:
+        key = MASK if self.api_key else None
+        return f"Upstream(base_url={self.base_url!r}, api_key={key!r}, title={self.title!r})"
+
+    __str__ = __repr__
+
+
+def upstream_kind(base_url: str) -> str:
+    host = (urlsplit(base_url).hostname or "").lower()
+    if host == "openrouter.ai" or host.endswith(".openrouter.ai"):
+        return OPENROUTER
+    return SIMULATOR if host in LOOPBACK_HOSTS else CUSTOM
+
+
+def resolve_upstream(environ: Mapping[str, str] | None = None, *, simulator: bool = False) -> Upstream | None:
+    """The upstream the environment names, or None: the bundled simulator (see the module docstring)."""
+    if simulator:
+        return None
+    env = os.environ if environ is None else environ
+    key = env.get(KEY_ENV, "").strip() or None
+    base = env.get(BASE_URL_ENV, "").strip()
+    if key is None and not base:
+        return None
+    return Upstream(base_url=base or DEFAULT_BASE_URL, api_key=key)
+
+
+def refuse_keyless_in_ci(environ: Mapping[str, str] | None = None, *, simulator: bool = False) -> None:
+    """MissingKeyError inside GitHub Actions without a key, unless the simulator was asked for."""
+    env = os.environ if environ is None else environ
+    if env.get(CI_ENV) == "true" and not simulator and not env.get(KEY_ENV, "").strip():
+        raise MissingKeyError(MISSING_KEY)
+
+
+def key_in_environment(environ: Mapping[str, str] | None = None) -> str | None:
+    """The key as the environment holds it (for scrubbing pytest's own output), or None."""
+    env = os.environ if environ is None else environ
+    return env.get(KEY_ENV, "").strip() or None

@@ -1,0 +1,61 @@
+"""The words every layer shares: outcomes, the contracts, the 17 languages, the case id.
+
+Each is defined here once; everything else imports it (the README, docs/system.md and the
+tests name these, never copies of them).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Outcome(str, Enum):
+    """How one probe case (or one attempt) ended. The string values are results.json's wire format."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    INCONCLUSIVE = "inconclusive"
+    TRANSPORT_ERROR = "transport_error"
+    NOT_APPLICABLE = "not_applicable"
+
+    def __str__(self) -> str:  # so f"{outcome}" prints "pass", not "Outcome.PASS"
+        return self.value
+
+
+# The four contracts, in the order the tables show them.
+LATENCY, REFUSAL, STRUCTURED, LANGUAGE = "latency", "refusal", "structured", "language"
+CONTRACTS: tuple[str, ...] = (LATENCY, REFUSAL, STRUCTURED, LANGUAGE)
+
+# The product's 17 interface languages (ISO 639-1), in the language contract's rotation order.
+LANGUAGE_NAMES: dict[str, str] = {
+    "pt": "Portuguese", "es": "Spanish", "id": "Indonesian", "ko": "Korean", "ja": "Japanese",
+    "zh": "Chinese", "en": "English", "fr": "French", "de": "German", "it": "Italian",
+    "ru": "Russian", "pl": "Polish", "tr": "Turkish", "vi": "Vietnamese", "th": "Thai",
+    "ar": "Arabic", "hi": "Hindi",
+}
+LANGUAGES: tuple[str, ...] = tuple(LANGUAGE_NAMES)
+
+# Case ids have the fixed form `<model>::<endpoint tag>::<contract>`, e.g.
+# `deepseek/deepseek-chat-v3-0324::aurora/fp8::latency`. pytest's `-k` grammar accepts `/`, `:`,
+# `-` and `.` inside one word and matches substrings of the id case-insensitively, so `pytest
+# probes -k aurora/fp8` selects one endpoint and `-k "aurora and latency"` one case. A model whose
+# discovery failed has the one case `<model>::discovery`. The id is the pytest case's only
+# parameter, so Allure's historyId (name + params) stays stable across rounds even when the
+# rotating language changes.
+CASE_ID_SEPARATOR = "::"
+DISCOVERY = "discovery"
+
+
+def case_id(model: str, provider: str, contract: str) -> str:
+    """The id of one model x endpoint x contract case."""
+    return CASE_ID_SEPARATOR.join((model, provider, contract))
+
+
+def endpoint_id(model: str, provider: str) -> str:
+    """The id of one model's endpoint: every case of it starts with this (the xdist scheduling unit)."""
+    return CASE_ID_SEPARATOR.join((model, provider))
+
+
+def discovery_case_id(model: str) -> str:
+    """The id of the case standing for a model whose discovery failed."""
+    return CASE_ID_SEPARATOR.join((model, DISCOVERY))
