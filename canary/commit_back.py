@@ -76,9 +76,9 @@ from pathlib import Path
 from typing import Any
 
 from canary.state import fmt_time
+from core.tags import is_valid_round_id, is_valid_tag
 from judge.decisions import Action
 from judge.report import ReportError, parse_time
-from judge.tags import is_valid_round_id, is_valid_tag
 
 DEFAULT_RETRIES = 5
 MAX_BODY_LINES = 40              # a round with more decisions says "... and N more"

@@ -35,6 +35,7 @@ from typing import Any
 
 from canary.config import ALL_LANGUAGES, RuleSettings
 from canary.store import StoreError, atomic_write_json, read_json
+from core.tags import is_valid_tag
 from judge.policy import MODES, Policy
 from judge.report import ReportError, parse_time
 from judge.state import (
@@ -45,7 +46,6 @@ from judge.state import (
     ProviderState,
     Suspension,
 )
-from judge.tags import is_valid_tag
 from judge.window import decode as decode_window
 from judge.window import encode as encode_window
 

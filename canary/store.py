@@ -29,9 +29,9 @@ from typing import Any, NoReturn
 
 import yaml
 
+from core.tags import describe_invalid_tag, is_valid_tag
 from judge.exclusions import BUILTIN, INCIDENT, Exclusion
 from judge.report import ReportError, parse_time
-from judge.tags import describe_invalid_tag, is_valid_tag
 
 _NULL_TAG = "tag:yaml.org,2002:null"
 _FIELDS = {BUILTIN: ({"provider", "reason"}, {"since"}),

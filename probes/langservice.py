@@ -19,7 +19,7 @@ import threading
 from multiprocessing.connection import Client, Connection, Listener
 from typing import Any, Protocol
 
-from judge.verdict import Verdict
+from judge.verdict import Outcome, Verdict
 
 
 class LanguageBackend(Protocol):
@@ -134,7 +134,7 @@ class RemoteLanguage:
 
     def assess(self, text: str, language: str) -> Verdict:
         outcome, reason = self._call("assess", text, language)
-        return Verdict(outcome, reason)
+        return Verdict(Outcome(outcome), reason)
 
 
 def main() -> None:

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from core.results import Incomplete, IncompleteKind, RoundResults
 from judge.verdict import Outcome
 from probes import report, table
 from probes.cases import DISCOVERY, Case, CaseRecord, CaseResult
@@ -44,7 +45,7 @@ class RoundState:
     language_process: LanguageProcess | None = None
     records: dict[str, CaseRecord] = field(default_factory=dict)
     expected: list[str] = field(default_factory=list)      # case ids this round should report
-    document: dict[str, Any] | None = None
+    results: RoundResults | None = None                    # the round record, once written
 
 
 SETTINGS = pytest.StashKey[RoundSettings]()
@@ -296,63 +297,54 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         run_quietly(state.language_process.close)
     if settings.role == "worker" or config.option.collectonly:
         return
-    state.document = _document(settings, state, int(exitstatus))
-    report.write_json(settings.reports / "results.json", state.document)
+    state.results = _results(settings, state, int(exitstatus))
+    doc = state.results.to_json()
+    report.write_json(settings.reports / "results.json", doc)
     if settings.alluredir is not None:
-        report.write_allure_run_files(settings.alluredir, state.document, {
+        report.write_allure_run_files(settings.alluredir, doc, {
             "upstream": settings.upstream, "round_id": settings.round_id, "models": ", ".join(settings.plan.endpoints),
             "contracts": ", ".join(settings.plan.contracts), "mode": settings.config.mode,
             "ttft_seconds": str(settings.config.probe.ttft_seconds), "xdist_workers": str(settings.workers),
             "clock": settings.clock.kind, "controls": settings.controls_source,
         })
-        write_allure_unprobed(settings.alluredir, state.document["unprobed_controls"], state.records)
+        write_allure_unprobed(settings.alluredir, doc["unprobed_controls"], state.records)
     run_quietly(lambda: shutil.rmtree(control_dir(settings.reports, settings.round_id), ignore_errors=True))
 
 
-def _document(settings: RoundSettings, state: RoundState, exitstatus: int) -> dict[str, Any]:
-    incomplete = [f.message for f in settings.plan.failures]
+def _results(settings: RoundSettings, state: RoundState, exitstatus: int) -> RoundResults:
+    """The round record: every case (a case pytest cut short reads as not run) and why it is incomplete."""
+    incomplete = [Incomplete(IncompleteKind.DISCOVERY, f.message) for f in settings.plan.failures]
     if any(f.auth for f in settings.plan.failures) or any(r.auth_error for r in state.records.values()):
-        incomplete.append(AUTH_REASON)
+        incomplete.append(Incomplete(IncompleteKind.AUTH, AUTH_REASON))
     records = dict(state.records)
     missing = [cid for cid in state.expected if cid not in records and state.cases[cid].contract != DISCOVERY]
     for cid in missing:
         records[cid] = CaseRecord(cid, _synthetic(state.cases[cid], "not run: the round was cut short"), probed=False)
     unprobed = [r for r in records.values() if not r.probed]
     if exitstatus == pytest.ExitCode.INTERRUPTED:
-        incomplete.append("the round was interrupted")
+        incomplete.append(Incomplete(IncompleteKind.INTERRUPTED, "the round was interrupted"))
     if unprobed:
-        incomplete.append(f"{len(unprobed)} case(s) ended without a probe result "
-                          f"(cut short: -x, timeout, interrupt or harness error)")
+        incomplete.append(Incomplete(IncompleteKind.CUT_SHORT, f"{len(unprobed)} case(s) ended without a probe "
+                                     f"result (cut short: -x, timeout, interrupt or harness error)"))
     if not records and not settings.plan.failures:
-        incomplete.append("no case ran (nothing selected?)")
+        incomplete.append(Incomplete(IncompleteKind.NOTHING_RAN, "no case ran (nothing selected?)"))
     ordered = [records[c] for c in state.cases if c in records]
-    doc = report.build_results(
+    return report.build_results(
         round_id=settings.round_id, started_at=settings.started_at, finished_at=settings.clock.stamp(),
         upstream=settings.upstream,
         models={m: [e.tag for e in eps] for m, eps in settings.plan.endpoints.items()},
-        records=ordered, weak_probes=_weak_probes(ordered), incomplete=incomplete,
+        records=ordered, incomplete=incomplete,
+        unprobed=unprobed_controls(settings.plan, set(state.expected), (r.entry for r in ordered)),
+        clock=settings.clock.kind, controls_source=settings.controls_source,
     )
-    # Round-level facts the judge and the summary need (optional, additive fields of results.json).
-    doc["clock"] = settings.clock.kind
-    doc["controls_source"] = settings.controls_source
-    doc["unprobed_controls"] = unprobed_controls(settings.plan, set(state.expected), (r.entry for r in ordered))
-    return doc
-
-
-def _weak_probes(records: list[CaseRecord]) -> list[dict[str, str]]:
-    """A control case that failed means the control host passed the probe: the probe is weak."""
-    return [{"model": r.entry["model"], "contract": "refusal", "control": r.entry["provider"],
-             "reason": f"positive control {r.entry['provider']} passed the refusal probe; refusal passes "
-                       f"of other hosts of this model are inconclusive this round ({r.entry['reason']})"}
-            for r in records if r.entry.get("control") and r.entry["outcome"] == Outcome.FAIL.value]
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     state = config.stash.get(STATE, None)
-    if state is None or state.document is None:
+    if state is None or state.results is None:
         return
     terminalreporter.write_sep("=", "canary round")
-    for line in table.render(state.document):
+    for line in table.render(state.results):
         terminalreporter.write_line(line, red=line.startswith("!!!"), bold=line.startswith("!!!"))
     terminalreporter.write_line(f"reports: {config.stash[SETTINGS].reports / 'results.json'}")
 

@@ -33,12 +33,14 @@ from pathlib import Path
 from typing import Any
 
 from canary import audit, notify
-from canary.history import recorder as history
 from canary.commands._options import add_common, config_of, now_of
 from canary.commands.round import SIMULATOR_STATE_DIR
 from canary.config import Config
+from canary.history import recorder as history
+from canary.results_files import load_round
 from canary.state import fmt_time, load_state, policy_from_settings, save_state
-from canary.store import StoreError, atomic_write_json, load_exclusions, read_json
+from canary.store import StoreError, atomic_write_json, load_exclusions
+from core.results import RoundResults
 from judge.decisions import Action
 from judge.exclusions import (
     BUILTIN,
@@ -50,7 +52,7 @@ from judge.exclusions import (
     would_ignore,
 )
 from judge.policy import MODES
-from judge.report import ReportError, RoundReport, expect_models, merge_shards, missing_model_decisions, parse_report
+from judge.report import ReportError, expect_models, missing_model_decisions
 from judge.rules import RoundOrder, RoundOrderError, apply_round, check_round_order
 from judge.state import JudgeState
 
@@ -99,21 +101,7 @@ def model_list(text: str | None) -> tuple[str, ...] | None:
     return None if text is None else tuple(m for m in re.split(r"[,\s]+", text) if m)
 
 
-def load_round(paths: Sequence[Path]) -> RoundReport:
-    """Parse and merge the shard files; ReportError/StoreError name the file."""
-    reports = []
-    for path in paths:
-        raw = read_json(path, "results file", "re-run the round or pass the right file")
-        if raw is None:
-            raise StoreError(f"{path}: no such results file")
-        try:
-            reports.append(parse_report(raw))
-        except ReportError as exc:
-            raise ReportError(f"{path}: {exc}") from None
-    return merge_shards(reports, [str(p) for p in paths])
-
-
-def refuse_simulator_round(report: RoundReport, state_path: Path, allowed: bool) -> None:
+def refuse_simulator_round(report: RoundResults, state_path: Path, allowed: bool) -> None:
     """ReportError when a simulator round would be applied to the real state.
 
     An absent secret arrives in GitHub Actions as an empty string; a round probed against the
@@ -181,7 +169,7 @@ def run_judge(results: Sequence[Path], config: Config, *, now: datetime, mode: s
     return 0
 
 
-def _doc(report: RoundReport, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,
+def _doc(report: RoundResults, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,
          now: datetime, mode: str, gap: float | None, how: dict[str, Any], already_applied: bool,
          decisions: list[dict[str, Any]], decided_at: str | None = None) -> dict[str, Any]:
     models = known_models(exclusions, state, [*report.models, *report.missing, *config.models])
@@ -194,7 +182,7 @@ def _doc(report: RoundReport, state: JudgeState, exclusions: tuple[Exclusion, ..
     }
 
 
-def _applied_doc(report: RoundReport, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,
+def _applied_doc(report: RoundResults, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,
                  now: datetime, mode: str, how: dict[str, Any]) -> dict[str, Any]:
     """The decisions file of a round the state already holds: its decisions from the audit log, the
     effective lists from the state as it is now. `now` stays the time the round was decided, so a

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from canary.history.reasons import reason_code
-from judge.tags import is_valid_round_id, is_valid_tag
+from core.tags import is_valid_round_id, is_valid_tag
 
 REASON_CHARS = 240  # the evidence text kept per non-passing case (one line of a table)
 # Precision kept (rows are rounded here, so a record reads back from its file unchanged):
