@@ -184,6 +184,7 @@ class RejectedInput:
     model: str
     provider: str
     problem: str
+    part: str = "cases"            # where it was: cases, models, weak_probes or unprobed_controls
 
 
 @dataclass(frozen=True, slots=True)
@@ -359,7 +360,7 @@ def _models(raw: Any, rejected: list[RejectedInput]) -> dict[str, tuple[str, ...
     models: dict[str, tuple[str, ...]] = {}
     for model, entry in raw.items():
         if not is_valid_tag(model):
-            rejected.append(RejectedInput(_shown(model), "*", describe_invalid_tag(model)))
+            rejected.append(RejectedInput(_shown(model), "*", describe_invalid_tag(model), "models"))
             continue
         providers = entry.get("providers") if isinstance(entry, Mapping) else None
         if not isinstance(providers, list):
@@ -369,7 +370,7 @@ def _models(raw: Any, rejected: list[RejectedInput]) -> dict[str, tuple[str, ...
             if is_valid_tag(tag):
                 good.append(tag)
             else:
-                rejected.append(RejectedInput(model, _shown(tag), describe_invalid_tag(tag)))
+                rejected.append(RejectedInput(model, _shown(tag), describe_invalid_tag(tag), "models"))
         models[model] = tuple(sorted(set(good)))
     return models
 
@@ -404,7 +405,7 @@ def _notes(raw: Any, key: str, rejected: list[RejectedInput]) -> tuple[ControlNo
             raise ResultsError(f"{key}[{i}]: expected an object")
         model, control = item.get("model"), item.get("control")
         if not (is_valid_tag(model) and is_valid_tag(control)):
-            rejected.append(RejectedInput(_shown(model), _shown(control), f"{key}[{i}]: an unsafe tag"))
+            rejected.append(RejectedInput(_shown(model), _shown(control), f"{key}[{i}]: an unsafe tag", key))
             continue
         out.append(ControlNote(model, _text(item.get("contract", "")), control, _text(item.get("reason", ""))))
     return tuple(out)
