@@ -21,7 +21,7 @@ import pytest
 from core.results import Incomplete, IncompleteKind, RoundResults
 from judge.verdict import Outcome
 from probes import report, table
-from probes.cases import DISCOVERY, Case, CaseRecord, CaseResult
+from probes.cases import Case, CaseRecord, CaseResult, DiscoveryCase, PlannedCase
 from probes.contracts import AUTH_REASON
 from probes.controls import (FileControls, control_dir, publish, unprobed_controls, unselected_controls,
                              write_allure_unprobed)
@@ -40,7 +40,7 @@ CONTROL_WAIT_MARGIN_S = 15.0
 class RoundState:
     """Mutable state of one round in one process."""
 
-    cases: dict[str, Case]
+    cases: dict[str, PlannedCase]
     engine: Engine | None = None
     language_process: LanguageProcess | None = None
     records: dict[str, CaseRecord] = field(default_factory=dict)
@@ -50,7 +50,7 @@ class RoundState:
 
 SETTINGS = pytest.StashKey[RoundSettings]()
 STATE = pytest.StashKey[RoundState]()
-CASE = pytest.StashKey[Case]()
+CASE = pytest.StashKey[PlannedCase]()
 RESULT = pytest.StashKey[CaseResult]()
 DESCRIBED = pytest.StashKey[bool]()
 
@@ -99,7 +99,7 @@ class XdistHooks:
             state.expected = [cid for cid in (case_id_of(n) for n in ids) if cid in state.cases]
 
 
-def _group_of(cases: dict[str, Case], nodeid: str) -> str:
+def _group_of(cases: dict[str, PlannedCase], nodeid: str) -> str:
     case = cases.get(case_id_of(nodeid) or "")
     return case.group if case is not None else nodeid
 
@@ -111,7 +111,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     cases = metafunc.config.stash[STATE].cases.values()
     metafunc.parametrize(CASE_PARAM, [
-        pytest.param(c.id, id=c.id, marks=[getattr(pytest.mark, c.contract)] + ([pytest.mark.control] if c.control else []))
+        pytest.param(c.id, id=c.id, marks=[getattr(pytest.mark, c.marker)]
+                     + ([pytest.mark.control] if isinstance(c, Case) and c.control else []))
         for c in cases
     ])
 
@@ -128,7 +129,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             item.stash[CASE] = cases[case_id]
     # A failed discovery must never vanish behind -k/-m: a clean-looking round would follow.
     kept = {id(i) for i in items}
-    lost = [i for i in before if CASE in i.stash and i.stash[CASE].contract == DISCOVERY and id(i) not in kept]
+    lost = [i for i in before if isinstance(i.stash.get(CASE, None), DiscoveryCase) and id(i) not in kept]
     items[:0] = lost
 
 
@@ -136,7 +137,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     settings, state = session.config.stash[SETTINGS], session.config.stash[STATE]
     if settings.role == "controller" or session.config.option.collectonly:
         return
-    selected = [i.stash[CASE] for i in session.items if CASE in i.stash and i.stash[CASE].contract != DISCOVERY]
+    selected = [c for c in (i.stash.get(CASE, None) for i in session.items) if isinstance(c, Case)]
     state.expected = [i.stash[CASE].id for i in session.items if CASE in i.stash]
     controls = _by_model(c for c in selected if c.control)
     missing = {m: tuple(f"{tag} {why}" for tag, why in v)
@@ -208,7 +209,7 @@ def probe_result(item: pytest.Item) -> CaseResult:
     discovery as an *error* (JUnit <error>, Allure broken) rather than a failure.
     """
     case = item.stash[CASE]
-    if case.contract == DISCOVERY:
+    if isinstance(case, DiscoveryCase):
         hint = f" ({AUTH_REASON})" if case.auth_error else ""
         raise DiscoveryFailed(f"round incomplete: {case.message}{hint}")
     settings, state = item.config.stash[SETTINGS], item.config.stash[STATE]
@@ -244,7 +245,7 @@ def describe_in_allure(item: pytest.Item) -> None:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
     rep = yield
     case = item.stash.get(CASE, None)
-    if case is None or case.contract == DISCOVERY:
+    if not isinstance(case, Case):  # a DiscoveryCase has no probe result: the plan records its failure
         return rep
     result = item.stash.get(RESULT, None)
     if result is not None and (rep.when == "call" or (rep.when == "setup" and rep.failed)):
@@ -268,9 +269,9 @@ class ResultCollector:
         case_id = case_id_of(report.nodeid)
         if data is not None and case_id is not None:
             state.records[case_id] = CaseRecord(case_id, data["entry"], data["auth_error"], data["probed"])
-        elif report.when == "???" and case_id in state.cases and state.cases[case_id].contract != DISCOVERY:
+        elif report.when == "???" and isinstance(case := state.cases.get(case_id or ""), Case):
             # xdist's synthetic report for an item whose worker died under it.
-            state.records[case_id] = CaseRecord(case_id, _synthetic(state.cases[case_id], "worker crashed"))
+            state.records[case.id] = CaseRecord(case.id, _synthetic(case, "worker crashed"))
 
 
 def _synthetic(case: Case, reason: str) -> dict[str, Any]:
@@ -317,9 +318,10 @@ def _results(settings: RoundSettings, state: RoundState, exitstatus: int) -> Rou
     if any(f.auth for f in settings.plan.failures) or any(r.auth_error for r in state.records.values()):
         incomplete.append(Incomplete(IncompleteKind.AUTH, AUTH_REASON))
     records = dict(state.records)
-    missing = [cid for cid in state.expected if cid not in records and state.cases[cid].contract != DISCOVERY]
-    for cid in missing:
-        records[cid] = CaseRecord(cid, _synthetic(state.cases[cid], "not run: the round was cut short"), probed=False)
+    for cid in state.expected:
+        case = state.cases[cid]
+        if cid not in records and isinstance(case, Case):
+            records[cid] = CaseRecord(cid, _synthetic(case, "not run: the round was cut short"), probed=False)
     unprobed = [r for r in records.values() if not r.probed]
     if exitstatus == pytest.ExitCode.INTERRUPTED:
         incomplete.append(Incomplete(IncompleteKind.INTERRUPTED, "the round was interrupted"))

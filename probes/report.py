@@ -18,7 +18,7 @@ from core.results import CaseResult as RecordedCase
 from core.times import parse_time
 from core.vocabulary import REFUSAL
 from judge.verdict import Outcome
-from probes.cases import Case, CaseRecord, CaseResult
+from probes.cases import Case, CaseRecord, CaseResult, PlannedCase
 
 RESULTS_SCHEMA_VERSION = 1
 
@@ -82,16 +82,20 @@ class _AttemptBroken(Exception):
     """Marks an Allure step broken (any other exception)."""
 
 
-def allure_case(case: Case, result: CaseResult | None) -> None:
+def allure_case(case: PlannedCase, result: CaseResult | None) -> None:
     """Title, labels, and one step per request with prompt, reply and timings attached."""
     import allure
 
     allure.dynamic.title(case.title)
     allure.dynamic.parent_suite(case.model)
-    allure.dynamic.suite(case.contract)
-    allure.dynamic.sub_suite(case.provider)
-    for name, value in (("model", case.model), ("provider", case.provider), ("contract", case.contract)):
+    # A failed discovery has no endpoint and no contract: it is filed as "discovery", host "*".
+    provider, suite = (case.provider, case.contract) if isinstance(case, Case) else ("*", case.marker)
+    allure.dynamic.suite(suite)
+    allure.dynamic.sub_suite(provider)
+    for name, value in (("model", case.model), ("provider", provider), ("contract", suite)):
         allure.dynamic.label(name, value)
+    if not isinstance(case, Case):
+        return
     if case.language:
         allure.dynamic.tag(f"language:{case.language}")
     if case.control:

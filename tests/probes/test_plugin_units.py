@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from core.results import Incomplete, IncompleteKind, read_results
-from probes.cases import Case, CaseResult, result_from_wire, result_to_wire
+from probes.cases import Case, CaseResult, DiscoveryCase, result_from_wire, result_to_wire
 from probes.records import Endpoint
 from probes.report import build_results
-from probes.roundplan import RoundPlan, assign_languages
+from probes.roundplan import DiscoveryFailure, RoundPlan, assign_languages
 from probes.scheduling import assignment, case_id_of, worker_index
 from probes.table import render
 from judge.verdict import Outcome
@@ -44,6 +44,16 @@ def test_languages_follow_the_plan_else_rotate_by_sorted_tag() -> None:
     eps = (ep("b/1"), ep("a/1"), ep("c/1"))
     assert assign_languages("m/x", eps, ("pt", "es"), {}) == {"a/1": "pt", "b/1": "es", "c/1": "pt"}
     assert assign_languages("m/x", eps, ("pt", "es"), {"c/1": "es", "b/1": "xx"})["c/1"] == "es"
+
+
+def test_a_failed_discovery_is_a_case_of_its_own_listed_first_with_the_documented_id() -> None:
+    plan = RoundPlan(endpoints={"m/x": (ep("a/1"),)},
+                     failures=(DiscoveryFailure("m/y", "HTTP 401: bad key", auth=True),))
+    first, *probed = plan.cases()
+    assert isinstance(first, DiscoveryCase) and (first.id, first.marker) == ("m/y::discovery", "discovery")
+    assert first.auth_error and first.message == "HTTP 401: bad key" and first.title == "m/y · discovery"
+    assert all(isinstance(c, Case) for c in probed) and "discovery" not in {c.contract for c in probed}
+    assert RoundPlan.from_json(plan.to_json()).cases() == plan.cases()
 
 
 def test_the_round_plan_round_trips_through_json() -> None:
