@@ -3,7 +3,7 @@
 The round owner (plain pytest, or the xdist controller) builds the plan in pytest_configure,
 writes it to reports/discovery.json and hands the same JSON to every xdist worker through
 `workerinput`: workers never discover (workers that each discover collect different tests and
-xdist aborts the run, tooling-notes §1). `--discovery-snapshot FILE` replays a saved plan.
+xdist aborts the run, docs/design-notes.md §1.1). `--discovery-snapshot FILE` replays a saved plan.
 """
 
 from __future__ import annotations
