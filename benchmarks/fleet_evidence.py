@@ -65,7 +65,7 @@ from _support import (  # noqa: E402
 )
 
 from judge.decisions import Action  # noqa: E402
-from judge.policy import OBSERVE, Policy  # noqa: E402
+from core.policy import OBSERVE, Policy  # noqa: E402
 from core.results import read_results  # noqa: E402
 from judge.rules import apply_round  # noqa: E402
 from judge.state import JudgeState  # noqa: E402

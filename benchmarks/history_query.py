@@ -38,7 +38,7 @@ from canary.history.files import encode_day
 from canary.history.query import History
 from canary.history.rows import round_record
 from canary.history.store import DETAIL_DAYS, day_path, record_round
-from canary.store import atomic_write_bytes
+from core.store import atomic_write_bytes
 from core.results import read_results
 
 ROUNDS_PER_DAY = 48

@@ -4,7 +4,7 @@
 
 Part 1 (pure rules): 17,520 half-hourly rounds (one year) for one model with 64 endpoints go
 through core.results.read_results and judge.rules.apply_round, in enforce mode, exactly as
-`canary judge` calls them, but without files. The state is serialised as canary/state.py writes
+`canary judge` calls them, but without files. The state is serialised as judge/state.py state_to_json writes
 it (state_to_json + the same json.dumps) at 1 day, 1 week, 1 month and 1 year; the audit lines
 the judge would append are serialised too and their bytes summed (the audit log grows with
 decisions by design; the state file must not grow with history).
@@ -48,12 +48,12 @@ sys.path.insert(0, str(ROOT))
 
 from canary import audit
 from canary.cli import main as canary_main
-from canary.config import ALL_LANGUAGES, CONTRACTS, load_config
-from canary.state import policy_from_settings, state_to_json
-from judge.policy import ENFORCE
+from core.config import load_config
+from core.policy import ENFORCE
+from core.vocabulary import CONTRACTS, LANGUAGES
 from core.results import read_results
 from judge.rules import apply_round
-from judge.state import JudgeState
+from judge.state import JudgeState, state_to_json
 
 MODEL = "bench/year-model"
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -109,7 +109,7 @@ class Fleet:
             if not bad and rng.random() < ODD_FAIL_RATE and self.last_odd.get(tag, -9) < i - 1:
                 odd = rng.choice(CONTRACTS)
                 self.last_odd[tag] = i
-            lang = self.plan.get(tag, ALL_LANGUAGES[pos % len(ALL_LANGUAGES)])
+            lang = self.plan.get(tag, LANGUAGES[pos % len(LANGUAGES)])
             for contract in CONTRACTS:
                 outcome = "pass"
                 if rng.random() < TRANSPORT_ERROR_RATE:
@@ -137,13 +137,13 @@ class Fleet:
 
 
 def state_bytes(state: JudgeState) -> int:
-    # The exact text canary.store.atomic_write_json writes.
+    # The exact text core.store.atomic_write_json writes.
     return len((json.dumps(state_to_json(state), indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode())
 
 
 def run_pure(rounds: int, n_providers: int, seed: int) -> dict[str, Any]:
     config = load_config(ROOT / "canary.yaml")  # the project's rules: 2 rounds, 1/3/7 days, 14-day fade, floor 2
-    policy = policy_from_settings(config.rules, config.languages)
+    policy = config.rules
     fleet = Fleet(providers(n_providers), rounds, seed)
     state = JudgeState()
     actions: Counter[str] = Counter()
@@ -212,7 +212,7 @@ def run_cli(rounds: int, n_providers: int, seed: int) -> dict[str, Any]:
             elapsed += time.perf_counter() - t0
             if code != 0:
                 raise SystemExit(f"canary judge failed at round {i} (exit {code})")
-            from canary.state import load_state
+            from canary.judge_files import load_state
             fleet.follow(load_state(state_path))
             for name, at in CHECKPOINTS.items():
                 if i + 1 == at:

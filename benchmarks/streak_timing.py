@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _support import bench_line
 
 from judge.decisions import Action
-from judge.policy import ENFORCE, Policy
+from core.policy import ENFORCE, Policy
 from core.results import read_results
 from judge.rules import apply_round
 from judge.state import JudgeState

@@ -27,7 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from canary.state import fmt_time
+from core.times import fmt_time
 from core.results import RejectedInput
 from judge.decisions import Decision
 

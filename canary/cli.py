@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from canary import commands
-from canary.config import ConfigError
+from core.config import ConfigError
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -75,8 +75,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from canary.state import fmt_time
+from core.store import atomic_write_bytes
 from core.tags import is_valid_round_id, is_valid_tag
+from core.times import fmt_time
 from judge.decisions import Action
 from judge.report import ReportError, parse_time
 
@@ -467,23 +468,9 @@ def _write_from(git: _Git, commit: str | None, rel: list[str]) -> tuple[tuple[st
                 target.unlink()
                 removed.append(r)
             continue
-        _atomic_write_bytes(target, data)
+        atomic_write_bytes(target, data)
         written.append(r)
     return tuple(written), tuple(removed)
-
-
-def _atomic_write_bytes(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _tree_with(git: _Git, tip: str | None, rel: list[str], dirs: list[str]) -> str:
@@ -535,7 +522,7 @@ def _mirror_from(git: _Git, commit: str, folder: str, *, skip: Sequence[str]) ->
     stale = [p for p, oid in wanted.items() if have.get(p) != oid]
     blobs = _read_blobs(git, [wanted[p] for p in stale])
     for p in stale:
-        _atomic_write_bytes(git.repo / p, blobs[wanted[p]])
+        atomic_write_bytes(git.repo / p, blobs[wanted[p]])
     gone = [p for p in on_disk if p not in wanted]
     for p in gone:
         (git.repo / p).unlink()

@@ -24,7 +24,7 @@ logged and the last good contents of that file keep being served; a file that ha
 read successfully (or does not exist yet) counts as empty; a file that disappears after a good
 read keeps serving its last contents (a checkout in progress must not open routing). Expiry is evaluated at every call, so an incident or
 suspension ends on time without any file changing. Depends only on the standard library and
-PyYAML (through canary.store and judge/).
+PyYAML (through core.store and judge/).
 """
 
 from __future__ import annotations
@@ -37,8 +37,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from canary.state import load_state
-from canary.store import StoreError, load_exclusions
+from canary.judge_files import load_state
+from core.store import StoreError
+from canary.judge_files import load_exclusions
 from judge.exclusions import BUILTIN, INCIDENT, Exclusion, effective_ignore
 from judge.state import JudgeState
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from canary.store import StoreError, read_json
+from core.store import StoreError, read_json
 from core.results import RoundResults, merge_shards, read_results
 
 

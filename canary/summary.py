@@ -6,7 +6,7 @@
 `results` is the round record (core.results.RoundResults: one results.json, or its shards merged
 by core.results.merge_shards);
 `decisions` is the decisions.json of `canary judge`, or None before the judge has run. Pure
-functions of their input. Every upstream string goes through canary.untrusted first.
+functions of their input. Every upstream string goes through core.untrusted first.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from canary import untrusted
+from core import untrusted
 from canary.roundview import DECISION_LABELS, WEAK_EVIDENCE, Cell, RoundView, build_view
 from core.results import RoundResults
 

@@ -40,7 +40,6 @@ uses to leave a block.
 from __future__ import annotations
 
 
-
 class CanaryError(Exception):
     """An error canary raises on purpose: the message names the thing and says what to do."""
 

@@ -19,14 +19,11 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
+from core.vocabulary import LANGUAGES
+
 if TYPE_CHECKING:  # lingua is imported lazily so that importing the judge stays cheap
     from lingua import LanguageDetector
 
-# The 17 product languages (canary.config.ALL_LANGUAGES; judge/ may not import canary).
-LANGUAGES: tuple[str, ...] = (
-    "pt", "es", "id", "ko", "ja", "zh", "en", "fr", "de", "it",
-    "ru", "pl", "tr", "vi", "th", "ar", "hi",
-)
 # Latin-script sample that makes lazy mode load every Latin model during warm-up.
 _WARM_UP_TEXT = "Ela abriu a porta devagar e olhou para a rua vazia antes de sair."
 

@@ -32,10 +32,10 @@ from dataclasses import replace
 
 from core.results import AttemptResult, CaseResult, RoundResults
 from judge.card import Card, make_card
-from judge.policy import Policy
+from core.policy import Policy
 from judge.short_replies import REFUSAL, judge_short_replies
 from judge.state import JudgeState, ProviderState
-from judge.verdict import Outcome
+from core.vocabulary import Outcome
 from judge.window import FAIL, INCONCLUSIVE, PASS, SHORT, TRANSPORT, Tally
 
 # Contracts whose replies are roleplay text the refusal judge can read (structured is JSON).

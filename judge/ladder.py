@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from judge.policy import Policy
+from core.policy import Policy
 from judge.state import Ladder, Suspension
 
 

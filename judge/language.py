@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from core.vocabulary import LANGUAGE_NAMES
 from judge import detector
 from judge.artifacts import find_artifacts
 from judge.encoding import find_corruption
@@ -27,12 +28,6 @@ from judge.repetition import find_repetition
 from judge.segments import HAN, LATIN, SCRIPT_LANGUAGE, Segment, segment, strip_markup
 from judge.verdict import Verdict, failed, inconclusive, passed
 
-LANGUAGE_NAMES = {
-    "pt": "Portuguese", "es": "Spanish", "id": "Indonesian", "ko": "Korean", "ja": "Japanese",
-    "zh": "Chinese", "en": "English", "fr": "French", "de": "German", "it": "Italian",
-    "ru": "Russian", "pl": "Polish", "tr": "Turkish", "vi": "Vietnamese", "th": "Thai",
-    "ar": "Arabic", "hi": "Hindi",
-}
 # The languages written in Latin script: only between these does lingua have to decide.
 LATIN_SCRIPT_LANGUAGES = frozenset({"pt", "es", "id", "en", "fr", "de", "it", "pl", "tr", "vi"})
 # Under this many weighted letters, close languages are routinely confused: inconclusive.

@@ -25,9 +25,9 @@ from enum import Enum
 
 from core.results import CaseResult, RoundResults
 from judge.decisions import Evidence
-from judge.policy import Policy
+from core.policy import Policy
 from judge.short_replies import judge_short_replies
-from judge.verdict import Outcome
+from core.vocabulary import Outcome
 
 LANGUAGE_CONTRACT = "language"
 DISCOUNTED_PREFIX = "model-wide, not counted: "

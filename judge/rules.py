@@ -40,7 +40,7 @@ from core.results import RoundResults
 from judge.decisions import WHOLE_ROUND, Action, Decision, Evidence, Rule
 from judge.evidence import decision_cards, failed_contracts, record_round, strength
 from judge.ladder import fade, next_suspension
-from judge.policy import ENFORCE, MAX_LAST_REASONS, MAX_REASON_CHARS, MODES, OBSERVE, Policy
+from core.policy import ENFORCE, MAX_LAST_REASONS, MAX_REASON_CHARS, MODES, OBSERVE, Policy
 from judge.rotation import next_language
 from judge.round import ModelRound, ProviderRound, RoundClass, classify_round
 from judge.state import JudgeState, Ladder, LastRound, ProviderState

@@ -26,7 +26,7 @@ from dataclasses import replace
 
 from core.results import AttemptResult, CaseResult
 from judge.stats import fisher_greater
-from judge.verdict import Outcome
+from core.vocabulary import Outcome
 
 REFUSAL = "refusal"
 SHORT_FRACTION = 0.25      # "far shorter": under a quarter of what the peers write

@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
-from judge.policy import Policy
+from core.policy import Policy
 from judge.round import RoundClass
 from judge.state import ProviderState
 

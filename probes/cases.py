@@ -1,14 +1,9 @@
 """The records of one round: a Case to run, the Attempts it made, and the CaseResult it ended with.
 
-Case ids have the fixed form `<model>::<endpoint tag>::<contract>`, e.g.
-`deepseek/deepseek-chat-v3-0324::aurora/fp8::latency`. pytest's `-k` grammar accepts `/`, `:`,
-`-` and `.` inside one word and matches substrings of the id case-insensitively, so
-`pytest probes -k aurora` (or `-k aurora/fp8`) selects one endpoint and `-k "aurora and
-latency"` one case. A model whose discovery failed is one case of its own kind, a DiscoveryCase
-with the id `<model>::discovery` (and the pytest marker `discovery`).
-
-The id is also the only parameter of the pytest case, so Allure's historyId (name + params)
-stays stable across rounds even when the rotating language changes.
+A case's id (`<model>::<endpoint tag>::<contract>`) is core.vocabulary's `case_id()`: the format
+and why it is so are described there. A model whose discovery failed is one case of its own kind,
+a DiscoveryCase, with the id `<model>::discovery` (`discovery_case_id()`) and the pytest marker
+`discovery`.
 """
 
 from __future__ import annotations
@@ -16,8 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from core.vocabulary import case_id, discovery_case_id, endpoint_id
-from judge.verdict import Outcome
+from core.vocabulary import Outcome, case_id, discovery_case_id, endpoint_id
 from probes.records import Endpoint
 
 DISCOVERY_MARKER = "discovery"   # the pytest marker of a DiscoveryCase (`pytest probes -m discovery`)

@@ -45,7 +45,7 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 
 @pytest.hookimpl(trylast=True)  # after xdist's pytest_configure, so the plugin can see its role
 def pytest_configure(config: pytest.Config) -> None:
-    from canary.config import ConfigError
+    from core.config import ConfigError
     from probes import plugin
 
     _bundled_simulator_unless_configured(config)

@@ -22,20 +22,18 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import os
 import time
 import uuid
-from pathlib import Path
-
 from collections.abc import Collection, Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
-from judge.verdict import Outcome
+from core.store import atomic_write_text
+from core.vocabulary import REFUSAL, Outcome, case_id
 from probes.cases import Case, CaseResult, result_from_wire, result_to_wire
 from probes.roundplan import RoundPlan
 
 POLL_S = 0.05
-REFUSAL = "refusal"
 NOT_DISCOVERED = "not discovered"
 NOT_SELECTED = "not selected in this run"
 NO_VERDICT = (Outcome.TRANSPORT_ERROR.value, Outcome.INCONCLUSIVE.value)
@@ -58,7 +56,7 @@ def unselected_controls(plan: RoundPlan, selected: Collection[str]) -> dict[str,
         discovered = {ep.tag for ep in plan.endpoints[model]}
         missing = tuple((tag, NOT_DISCOVERED if tag not in discovered else NOT_SELECTED)
                         for tag in plan.controls.get(model, ())
-                        if tag not in discovered or f"{model}::{tag}::{REFUSAL}" not in probed)
+                        if tag not in discovered or case_id(model, tag, REFUSAL) not in probed)
         if missing:
             out[model] = missing
     return out
@@ -87,11 +85,7 @@ def _file(directory: Path, case_id: str) -> Path:
 
 def publish(directory: Path, result: CaseResult) -> None:
     """Write one control result atomically (the reader sees all of it or nothing)."""
-    directory.mkdir(parents=True, exist_ok=True)
-    target = _file(directory, result.case_id)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(result_to_wire(result)), encoding="utf-8")
-    os.replace(tmp, target)
+    atomic_write_text(_file(directory, result.case_id), json.dumps(result_to_wire(result)))
 
 
 class FileControls:
@@ -128,23 +122,19 @@ def write_allure_unprobed(alluredir: Path, unprobed: Iterable[Mapping[str, str]]
     """
     now_ms = int(time.time() * 1000)
     for u in unprobed:
-        case_id = f"{u['model']}::{u['control']}::{REFUSAL}"
-        if case_id in probed_ids:
+        unprobed_id = case_id(u["model"], u["control"], REFUSAL)
+        if unprobed_id in probed_ids:
             continue
-        history = hashlib.md5(f"control-unprobed::{case_id}".encode()).hexdigest()
+        history = hashlib.md5(f"control-unprobed::{unprobed_id}".encode()).hexdigest()
         labels = {"parentSuite": u["model"], "suite": REFUSAL, "subSuite": u["control"], "model": u["model"],
                   "provider": u["control"], "contract": REFUSAL, "tag": "positive-control"}
         message = (f"control not probed: {u['reason']}; refusal passes of {u['model']} are inconclusive this "
                    "round (fix `controls` in canary.yaml)")
         result = {
             "uuid": str(uuid.uuid4()), "historyId": history, "testCaseId": history,
-            "fullName": f"canary positive control {case_id}", "name": f"{u['control']} · refusal (control not probed)",
+            "fullName": f"canary positive control {unprobed_id}", "name": f"{u['control']} · refusal (control not probed)",
             "status": "broken", "stage": "finished", "statusDetails": {"message": message},
             "description": message, "start": now_ms, "stop": now_ms,
             "labels": [{"name": k, "value": v} for k, v in labels.items()],
         }
-        alluredir.mkdir(parents=True, exist_ok=True)
-        target = alluredir / f"{result['uuid']}-result.json"
-        tmp = target.with_name(f".{target.name}.tmp")
-        tmp.write_text(json.dumps(result, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, target)
+        atomic_write_text(alluredir / f"{result['uuid']}-result.json", json.dumps(result, ensure_ascii=False))

@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from types import ModuleType
 
-from canary.config import ProbeSettings
+from core.config import ProbeSettings
 from judge.verdict import Verdict
 from probes.cases import Case, CaseResult
 from probes.client import PinnedClient

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from judge.verdict import Outcome
+from core.vocabulary import Outcome
 from probes.cases import CaseResult
 
 

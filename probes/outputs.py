@@ -28,7 +28,7 @@ def reports_dir(config: pytest.Config) -> Path | None:
     explicit = config.getoption("canary_reports", None)
     if explicit:
         return Path(explicit)
-    from canary.config import ConfigError, load_config
+    from core.config import ConfigError, load_config
 
     try:
         return load_config(config.getoption("canary_config", None)).paths.reports

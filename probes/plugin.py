@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
+from core.vocabulary import Outcome
 from core.results import Incomplete, IncompleteKind, RoundResults
-from judge.verdict import Outcome
 from probes import report, table
 from probes.cases import Case, CaseRecord, CaseResult, DiscoveryCase, PlannedCase
 from probes.contracts import AUTH_REASON

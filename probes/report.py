@@ -16,8 +16,7 @@ from typing import Any
 from core.results import REAL, ControlNote, Incomplete, RoundResults
 from core.results import CaseResult as RecordedCase
 from core.times import parse_time
-from core.vocabulary import REFUSAL
-from judge.verdict import Outcome
+from core.vocabulary import REFUSAL, Outcome
 from probes.cases import Case, CaseRecord, CaseResult, PlannedCase
 
 RESULTS_SCHEMA_VERSION = 1

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from canary.config import CONTRACTS, Config
+from core.config import Config
+from core.vocabulary import CONTRACTS
 from probes.cases import Case, DiscoveryCase, PlannedCase
 from probes.client import PinnedClient
 from probes.discovery import DiscoveryError, discover

@@ -26,7 +26,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from canary.config import Config, load_config
+from core.config import Config, load_config
+from core.store import read_json
+from judge.state import STATE_FIX, state_from_json
 from probes.roundplan import RoundPlan, discover_plan, load_snapshot
 from probes.settings import ClientSettings
 
@@ -195,12 +197,17 @@ def snapshot_doc(s: RoundSettings) -> dict[str, Any]:
 
 
 def _language_plan(config: pytest.Config, canary_config: Config) -> dict[str, dict[str, str]]:
-    path = Path(config.getoption("canary_state") or canary_config.paths.state)
-    try:
-        from canary.state import read_language_plan
-    except ImportError:  # the judge's state module is optional for a round
-        return {}
-    return read_language_plan(path)
+    return read_language_plan(Path(config.getoption("canary_state") or canary_config.paths.state))
+
+
+def read_language_plan(path: Path) -> dict[str, dict[str, str]]:
+    """{model: {provider: language}} for this round, from the judge's state; {} without a state file.
+
+    A file that cannot be read raises StoreError, one that is not a state StateError (both
+    ValueErrors naming the file).
+    """
+    raw = read_json(path, "state file", STATE_FIX)
+    return {} if raw is None else state_from_json(raw, str(path)).language_plan()
 
 
 def _worker_count(config: pytest.Config) -> int:

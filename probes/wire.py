@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from canary.untrusted import clean
+from core.untrusted import clean
 from probes.records import Classification, Endpoint, ErrorKind, Usage
 from probes.stream import describe_error
 

@@ -15,9 +15,8 @@ from pathlib import Path
 
 import yaml
 
-LANGUAGES: tuple[str, ...] = (
-    "pt", "es", "id", "ko", "ja", "zh", "en", "fr", "de", "it", "ru", "pl", "tr", "vi", "th", "ar", "hi",
-)  # fmt: skip
+from core.vocabulary import LANGUAGES
+
 BANKS_DIR = Path(__file__).parent / "banks"
 MIN_SENTENCES = 30
 

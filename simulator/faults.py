@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from simulator.banks import LANGUAGES
+from core.vocabulary import LANGUAGES
 
 INDEPENDENT = frozenset({"slow_first_token"})
 TRAITS = frozenset({"thinking", "reset_before_response"})

@@ -11,7 +11,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from simulator.banks import LANGUAGES, all_banks
+from simulator.banks import all_banks
+from core.vocabulary import LANGUAGES
 
 DEFAULT_LANGUAGE = "en"
 

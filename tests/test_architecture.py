@@ -1,49 +1,146 @@
-"""The import directions of ARCHITECTURE.md, checked on the source (not on trust)."""
+"""The layers of ARCHITECTURE.md, checked on every import of every module (not on trust).
+
+Every `import` and `from ... import` of every module is read with `ast` (those inside functions
+and `if TYPE_CHECKING:` blocks too: a lazy import is still a dependency) and checked against the
+layer table of ARCHITECTURE.md. A failure names the file, the line and the rule it breaks.
+"""
 
 from __future__ import annotations
 
 import ast
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-
-# folder -> top-level modules it must never import
-FORBIDDEN = {
-    "judge": {"probes", "canary", "simulator", "pytest", "_pytest", "httpx", "aiohttp", "allure", "yaml", "os",
-              "subprocess", "socket", "time"},
-    "simulator": {"probes", "judge", "canary", "pytest"},
-    "probes": {"simulator"},
-}
-# the probes plugin may start the bundled simulator as a subprocess (conftest only)
-ALLOWED = {("probes", "conftest.py", "simulator")}
+STDLIB = frozenset(sys.stdlib_module_names)
+OUR_PACKAGES = frozenset({"core", "judge", "simulator", "probes", "canary"})
+# The parts of core/ that touch files or the environment: the pure layers may not use them.
+IMPURE_CORE = frozenset({"core.config", "core.store", "core.upstream"})
+# The standard library's doors to I/O, the clock and the environment: closed to the judge.
+IO_STDLIB = frozenset({"os", "sys", "subprocess", "socket", "time", "shutil", "tempfile", "asyncio", "urllib",
+                       "http", "sqlite3", "signal", "multiprocessing"})
 
 
-def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    names: set[str] = set()
-    for node in ast.walk(tree):
+@dataclass(frozen=True, slots=True)
+class Import:
+    file: str      # relative to the repository
+    line: int
+    module: str    # dotted, absolute
+
+
+@dataclass(frozen=True, slots=True)
+class Layer:
+    """What one folder may import: the standard library (but `no_stdlib`), `packages`, and `files`."""
+
+    folder: str
+    packages: frozenset[str]                 # top-level names allowed (our packages and third-party)
+    no_stdlib: frozenset[str] = frozenset()  # standard modules it must not use
+    no_modules: frozenset[str] = frozenset()  # dotted modules it must not use (nor their submodules)
+    only_in: tuple[tuple[str, str], ...] = ()  # (top-level name, the one file allowed to import it)
+
+    def offence(self, imp: Import) -> str | None:
+        top = imp.module.split(".")[0]
+        where = f"{imp.file}:{imp.line} imports {imp.module}"
+        if top in STDLIB:
+            return f"{where}: {self.folder}/ must not use {top} (I/O, clock or environment)" \
+                if top in self.no_stdlib else None
+        if top not in self.packages:
+            return f"{where}: {self.folder}/ may import only the standard library and {sorted(self.packages)}"
+        if any(imp.module == m or imp.module.startswith(m + ".") for m in self.no_modules):
+            return f"{where}: {self.folder}/ may use only the pure part of core/ (not {sorted(self.no_modules)})"
+        for name, file in self.only_in:
+            if top == name and imp.file != file:
+                return f"{where}: only {file} may import {name}"
+        return None
+
+
+LAYERS = (
+    Layer("core", frozenset({"core", "yaml"}), only_in=(("yaml", "core/config.py"),)),
+    Layer("judge", frozenset({"core", "judge", "jsonschema", "lingua", "ftfy", "wordfreq", "msgpack", "scipy"}),
+          no_stdlib=IO_STDLIB, no_modules=IMPURE_CORE),
+    Layer("simulator", frozenset({"core", "simulator", "aiohttp", "yaml"}), no_modules=IMPURE_CORE),
+    Layer("probes", frozenset({"core", "judge", "probes", "simulator", "httpx", "httpcore", "pytest", "_pytest",
+                               "xdist", "allure", "allure_commons", "yaml"}),
+          only_in=(("simulator", "probes/conftest.py"),)),
+)
+
+
+def imports_of(source: str, file: str) -> Iterator[Import]:
+    """Every absolute import in `source` (relative ones resolved against `file`'s package)."""
+    package = file.removesuffix(".py").split("/")[:-1]
+    for node in ast.walk(ast.parse(source, filename=file)):
         if isinstance(node, ast.Import):
-            names.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module.split(".")[0])
-    return names
+            for alias in node.names:
+                yield Import(file, node.lineno, alias.name)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                module = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                module = node.module or ""
+            yield Import(file, node.lineno, module)
 
 
-@pytest.mark.parametrize("folder", sorted(FORBIDDEN))
-def test_a_layer_imports_only_what_architecture_md_allows(folder: str) -> None:
-    offences = []
-    for path in sorted((ROOT / folder).rglob("*.py")):
-        for name in sorted(_imports(path) & FORBIDDEN[folder]):
-            if (folder, path.name, name) not in ALLOWED:
-                offences.append(f"{path.relative_to(ROOT)} imports {name}")
-    assert not offences, "\n".join(offences)
+def offences(layer: Layer, files: dict[str, str]) -> list[str]:
+    """The rule each import of `files` ({relative path: source}) breaks, one line each."""
+    found = []
+    for file, source in sorted(files.items()):
+        for imp in imports_of(source, file):
+            problem = layer.offence(imp)
+            if problem:
+                found.append(problem)
+    return found
+
+
+def sources(folder: str) -> dict[str, str]:
+    return {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in sorted((ROOT / folder).rglob("*.py"))}
+
+
+@pytest.mark.parametrize("layer", LAYERS, ids=lambda layer: layer.folder)
+def test_a_layer_imports_only_what_architecture_md_allows(layer: Layer) -> None:
+    found = offences(layer, sources(layer.folder))
+    assert not found, "\n".join(found)
+
+
+def test_every_layer_of_architecture_md_is_checked() -> None:
+    checked = {layer.folder for layer in LAYERS} | {"canary"}  # canary/ (the shell) may import everything
+    assert checked == OUR_PACKAGES
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    assert all(f"`{folder}/`" in text for folder in OUR_PACKAGES)
+
+
+@pytest.mark.parametrize(("layer", "file", "source", "expected"), [
+    ("judge", "judge/bad.py", "from __future__ import annotations\nimport json\nfrom canary.audit import x\n",
+     "judge/bad.py:3 imports canary.audit"),
+    ("judge", "judge/bad.py", "def f():\n    import os\n", "judge/bad.py:2 imports os: judge/ must not use os"),
+    ("judge", "judge/bad.py", "from core.store import atomic_write_text\n", "only the pure part of core/"),
+    ("judge", "judge/sub/bad.py", "from ...canary import cli\n", "judge/sub/bad.py:1 imports canary"),
+    ("core", "core/bad.py", "import yaml\n", "core/bad.py:1 imports yaml: only core/config.py may import yaml"),
+    ("core", "core/bad.py", "from judge.verdict import Verdict\n", "core/bad.py:1 imports judge.verdict"),
+    ("simulator", "simulator/bad.py", "from probes import client\n", "simulator/bad.py:1 imports probes"),
+    ("probes", "probes/engine.py", "from core.config import Config\nfrom canary.config import X\n",
+     "probes/engine.py:2 imports canary.config"),
+    ("probes", "probes/plugin.py", "import simulator.process\n", "only probes/conftest.py may import simulator"),
+])
+def test_the_check_names_the_file_and_line_of_a_forbidden_import(layer: str, file: str, source: str,
+                                                                  expected: str) -> None:
+    rules = next(candidate for candidate in LAYERS if candidate.folder == layer)
+    found = offences(rules, {file: source})
+    assert len(found) == 1 and expected in found[0], found
+
+
+def test_allowed_imports_are_not_reported() -> None:
+    judge = next(layer for layer in LAYERS if layer.folder == "judge")
+    source = "import json\nfrom core.vocabulary import Outcome\nfrom . import window\nimport lingua\n"
+    assert offences(judge, {"judge/ok.py": source}) == []
 
 
 def test_judge_is_importable_without_pytest() -> None:
     import subprocess
-    import sys
 
     code = ("import sys; sys.modules['pytest'] = None; sys.modules['_pytest'] = None\n"
             "import judge.language, judge.refusal, judge.structured, judge.rules\n"

@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 import yaml
 
-from canary.config import DEFAULTS
-from judge.policy import Policy
+from core.config import DEFAULTS
+from core.policy import Policy
 
 ROOT = Path(__file__).resolve().parents[1]
 SYSTEM = ROOT / "docs" / "system.md"

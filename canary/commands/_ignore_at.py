@@ -13,8 +13,9 @@ import sys
 from canary import audit
 from canary.commands._options import config_of
 from canary.history.past import PastIgnore, ignore_at
-from canary.store import StoreError, load_exclusions
-from canary.untrusted import clean
+from core.store import StoreError
+from canary.judge_files import load_exclusions
+from core.untrusted import clean
 from judge.exclusions import BUILTIN, INCIDENT
 from judge.report import ReportError, parse_time
 

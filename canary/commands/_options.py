@@ -12,8 +12,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from canary.config import Config, load_config
-from canary.store import StoreError
+from core.config import Config, load_config
+from core.store import StoreError
 from judge.exclusions import Exclusion
 from judge.report import ReportError, parse_time
 from judge.state import JudgeState

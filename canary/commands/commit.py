@@ -47,7 +47,7 @@ from canary.commit_back import (
     is_inside,
 )
 from canary.history.store import history_root
-from canary.store import StoreError, read_json
+from core.store import StoreError, read_json
 from judge.report import ReportError, parse_time
 
 _PLAIN_MESSAGE = re.compile(r"[ -~]{1,200}")

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from contextlib import ExitStack
 from typing import Any
 
-from canary.config import load_config
+from core.config import load_config
 from probes.client import PinnedClient
 from probes.discovery import DiscoveryError, discover
 from probes.records import ChatResult, Classification, Endpoint

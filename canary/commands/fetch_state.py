@@ -30,8 +30,10 @@ from canary.commands._options import add_common, config_of
 from canary.commands.commit import history_folders
 from canary.commit_back import CommitBackError, PullResult, pull_state
 from canary.history.store import history_root
-from canary.state import fmt_time, load_state, state_from_json
-from canary.store import StoreError
+from canary.judge_files import load_state
+from judge.state import state_from_json
+from core.times import fmt_time
+from core.store import StoreError
 from judge.state import JudgeState
 
 

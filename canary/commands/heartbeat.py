@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from canary.notifications import heartbeat
-from canary.store import StoreError, read_json
+from core.store import StoreError, read_json
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

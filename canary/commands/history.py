@@ -23,9 +23,9 @@ from canary.history.query import EndpointSummary, History, PassRate
 from canary.history.recorder import record_files
 from canary.history.rows import HistoryError
 from canary.history.store import DETAIL_DAYS, compact, history_root
-from canary.state import fmt_time
-from canary.store import StoreError, read_json
-from canary.untrusted import clean as cell
+from core.times import fmt_time
+from core.store import StoreError, read_json
+from core.untrusted import clean as cell
 from judge.report import ReportError
 
 WINDOWS = (1, 7, 30)

@@ -27,12 +27,13 @@ import yaml
 
 from canary import audit
 from canary.commands._options import add_common, config_of, now_of
-from canary.state import fmt_time
-from canary.store import StoreError, atomic_write_text, parse_exclusions, read_text
-from core.tags import describe_invalid_tag, is_valid_tag
+from core.times import fmt_time
+from core.store import StoreError, atomic_write_text, read_text
+from canary.judge_files import parse_exclusions
 from judge.decisions import Action, Decision, Rule
 from judge.exclusions import INCIDENT, Exclusion
 from judge.report import ReportError, parse_time
+from core.tags import describe_invalid_tag, is_valid_tag
 
 ENTRY_INDENT = 2  # dash column of entries under a model key, when the section has none yet
 

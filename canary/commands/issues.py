@@ -21,9 +21,9 @@ from pathlib import Path
 from canary.github_issues import excerpts
 from canary.github_issues.client import GitHubClient
 from canary.github_issues.sync import DEFAULT_LABEL, suspended_in, sync
-from canary.state import load_state
-from canary.store import StoreError, read_json
-from canary.untrusted import clean
+from canary.judge_files import load_state
+from core.store import StoreError, read_json
+from core.untrusted import clean
 from core.results import ResultsError, RoundResults, read_results
 from judge.report import ReportError, parse_time
 

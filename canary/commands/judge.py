@@ -35,11 +35,14 @@ from typing import Any
 from canary import audit, notify
 from canary.commands._options import add_common, config_of, now_of
 from canary.commands.round import SIMULATOR_STATE_DIR
-from canary.config import Config
 from canary.history import recorder as history
+from canary.judge_files import load_state, save_state
+from core.config import Config
+from core.policy import MODES
+from core.store import StoreError, atomic_write_json
+from canary.judge_files import load_exclusions
+from core.times import fmt_time
 from canary.results_files import load_round
-from canary.state import fmt_time, load_state, policy_from_settings, save_state
-from canary.store import StoreError, atomic_write_json, load_exclusions
 from core.results import RoundResults
 from judge.decisions import Action
 from judge.exclusions import (
@@ -51,8 +54,11 @@ from judge.exclusions import (
     people_excluded,
     would_ignore,
 )
-from judge.policy import MODES
-from judge.report import ReportError, expect_models, missing_model_decisions
+from judge.report import (
+    ReportError,
+    expect_models,
+    missing_model_decisions,
+)
 from judge.rules import RoundOrder, RoundOrderError, apply_round, check_round_order
 from judge.state import JudgeState
 
@@ -148,7 +154,7 @@ def run_judge(results: Sequence[Path], config: Config, *, now: datetime, mode: s
         echo(f"canary judge: round {report.round_id} already applied; nothing changed "
              f"(decisions file {out} rewritten from the state and the audit log)")
         return 0
-    policy = policy_from_settings(config.rules, config.languages)
+    policy = config.rules
     new_state, decisions = apply_round(state, report, policy, now=now, mode=mode,
                                        excluded=people_excluded(exclusions, now))
     decisions = missing_model_decisions(report) + decisions

@@ -11,8 +11,8 @@ import sys
 
 from canary import audit
 from canary.commands._options import add_common, config_of, now_of
-from canary.state import load_state, save_state
-from canary.store import StoreError
+from canary.judge_files import load_state, save_state
+from core.store import StoreError
 from judge.report import ReportError
 from judge.rules import LiftError, lift
 

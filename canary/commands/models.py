@@ -7,7 +7,7 @@ import json
 import re
 import sys
 
-from canary.config import load_config
+from core.config import load_config
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

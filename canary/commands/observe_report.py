@@ -17,8 +17,8 @@ from canary.history.observe import WouldSuspend, would_suspends
 from canary.history.query import History
 from canary.history.rows import HistoryError
 from canary.history.store import history_root
-from canary.state import fmt_time
-from canary.untrusted import clean
+from core.times import fmt_time
+from core.untrusted import clean
 from judge.report import ReportError
 
 OUTCOME_TEXT = {

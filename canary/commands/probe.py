@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import probes
-from canary.config import load_config
+from core.config import load_config
 from core.results import IncompleteKind, read_results
 from simulator.process import simulator_process
 

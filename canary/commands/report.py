@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from canary import report
-from canary.config import load_config
+from core.config import load_config
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from canary import report, summary
-from canary.config import Config, load_config
+from core.config import Config, load_config
 from core.results import ResultsError, read_results
 
 SIMULATOR_STATE_DIR = "simulator-state"

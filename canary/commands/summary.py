@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from canary import summary
-from canary.config import load_config
+from core.config import load_config
 from core.results import merge_shards, read_results
 
 

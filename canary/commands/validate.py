@@ -3,7 +3,7 @@
 Runs in CI on every pull request (and push), so a broken edit of exclusions/builtin.yaml,
 exclusions/incidents.yaml, canary.yaml or the judge's state fails the check with the file,
 the line and what to do, instead of failing the next scheduled round. It reuses the very
-parsers the judge uses (canary.store, canary.state): one definition of the format.
+parsers the judge uses (core.store, canary.judge_files): one definition of the format.
 
 It also warns (exit 0) when a configured positive control is not among the endpoints of the
 last saved discovery (reports/discovery.json, written by every round, or --discovery FILE): such
@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from canary.commands._options import add_common, config_of
-from canary.config import Config, ConfigError
-from canary.state import load_state
-from canary.store import load_exclusions
+from core.config import Config, ConfigError
+from canary.judge_files import load_state
+from canary.judge_files import load_exclusions
 from judge.exclusions import BUILTIN, INCIDENT
 
 

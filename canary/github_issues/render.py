@@ -1,7 +1,7 @@
 """The text of incident issues and their comments (pure, upstream text escaped).
 
 Reasons, evidence and reply excerpts are untrusted: in prose they go through
-`canary.untrusted.markdown()` (one line, every Markdown/HTML metacharacter escaped, so no
+`core.untrusted.markdown()` (one line, every Markdown/HTML metacharacter escaped, so no
 link, image, mention, table break or raw HTML), and excerpts go in a code fence longer than
 any backtick run they contain, so they cannot close it. Titles keep only characters that
 GitHub renders as plain text.
@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from canary.github_issues.markers import comment_marker, issue_marker
-from canary.untrusted import clean, markdown
+from core.untrusted import clean, markdown
 
 MAX_EVIDENCE = 8
 MAX_EXCERPTS = 3

@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from canary import audit
-from canary.config import PathSettings
+from core.config import PathSettings
 from canary.history.rows import HistoryError, round_record
 from canary.history.store import Recorded, history_root, record_round
-from canary.state import fmt_time
+from core.times import fmt_time
+from core.store import StoreError
 from canary.results_files import load_round
-from canary.store import StoreError
 from core.results import ResultsError
 
 HISTORY_FAILED = "history_failed"

@@ -14,7 +14,7 @@ day file and deleted from the tree (git keeps them in its history, so repository
 still counted in full in benchmarks/history_size.py; the checkout and the queries shrink).
 
 Recording is idempotent: the file name comes from the round id, and a round already in a day
-file is not written again. Every write is atomic (canary/store.py), and a day file is written
+file is not written again. Every write is atomic (core/store.py), and a day file is written
 before the round files it replaces are deleted, so a crash in between only leaves files the
 next compaction removes.
 """
@@ -40,14 +40,14 @@ from canary.history.files import (
     encode_round,
 )
 from canary.history.rows import HistoryError, RoundRecord
-from canary.store import atomic_write_bytes
+from core.store import atomic_write_bytes
 
 # Full detail for the longest window the commands show (30 days) plus margin; older: day files.
 DETAIL_DAYS = 35
 SUFFIX = ".xz"
 
 
-DEFAULT_HISTORY = Path("state/history")   # canary/config.py's default of paths.history
+DEFAULT_HISTORY = Path("state/history")   # core/config.py's default of paths.history
 FOLDER = "history"
 
 

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from canary.untrusted import clean
+from core.untrusted import clean
 
 HEARTBEAT_ENV = "CANARY_HEARTBEAT_URL"
 HEARTBEAT_FAIL_ENV = "CANARY_HEARTBEAT_FAIL_URL"

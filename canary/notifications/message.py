@@ -1,7 +1,7 @@
 """The notification about one round's decisions: a title, a Markdown body and a severity.
 
 Pure: decisions.json in, a Message out. Everything that came from upstream (provider tags,
-reasons, evidence) goes through `canary.untrusted.markdown()`: one line, no control or
+reasons, evidence) goes through `core.untrusted.markdown()`: one line, no control or
 bidi characters, every Markdown/HTML metacharacter escaped. That keeps a hostile reason
 from planting a link, an `@everyone` or `<!channel>` ping, or raw HTML in an e-mail (Apprise
 turns the Markdown into HTML for e-mail and passes it through to Slack, Discord, Telegram).
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from canary.roundview import WEAK_EVIDENCE, card_lines
-from canary.untrusted import clean, markdown
+from core.untrusted import clean, markdown
 
 # Telegram caps a message at 4096 characters and Teams' workflows at about 1000 per block;
 # the full list is in the job summary and decisions.json, so a long round is cut here.

@@ -32,8 +32,8 @@ from canary.notifications.urls import (
     Target,
     targets_from_env,
 )
-from canary.state import fmt_time
-from canary.untrusted import clean
+from core.times import fmt_time
+from core.untrusted import clean
 
 ATTEMPTS = 3
 BACKOFF_S = (1.0, 3.0)            # pauses between attempts (the last repeats)

@@ -28,9 +28,10 @@ from typing import Any, Protocol
 
 import yaml
 
-from canary.config import ProbeSettings
+from core.config import ProbeSettings
 from judge.refusal import find_refusal
-from judge.verdict import Outcome, Verdict
+from judge.verdict import Verdict
+from core.vocabulary import Outcome
 from probes.cases import Attempt, Case, CaseResult
 from probes.records import ChatResult, Classification, Endpoint
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 
-from judge.verdict import Outcome
+from core.vocabulary import Outcome
 from probes.cases import Attempt, Case, CaseResult
 from probes.contracts import ChatClient, ContractSettings, attempt_from, clock, prompt, with_refusal_check
 from probes.records import Classification, Endpoint

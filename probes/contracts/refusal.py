@@ -35,7 +35,8 @@ from typing import Any
 from dataclasses import replace
 
 from judge import refusal as refusal_judge
-from judge.verdict import Outcome, Verdict
+from judge.verdict import Verdict
+from core.vocabulary import Outcome
 from probes.cases import Attempt, Case, CaseResult
 from probes.contracts import (ChatClient, ContractSettings, attempt_from, clock, judge_in_thread,
                               moderation_summary, prompt, single)

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from judge import structured as structured_judge
-from judge.verdict import Outcome, Verdict
+from judge.verdict import Verdict
+from core.vocabulary import Outcome
 from probes.cases import Case, CaseResult
 from probes.contracts import (ChatClient, ContractSettings, attempt_from, clock, judge_in_thread, prompt,
                               single)

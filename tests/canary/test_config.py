@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from canary.config import ALL_LANGUAGES, DEFAULTS, ConfigError, load_config, parse_config
+from core.config import DEFAULTS, ConfigError, load_config, parse_config
+from core.vocabulary import LANGUAGES
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -24,7 +25,7 @@ def test_an_empty_file_means_every_default(tmp_path):
     assert config.probe.ttft_seconds == DEFAULTS["probe"]["ttft_seconds"]
     assert config.rules.ladder_days == tuple(DEFAULTS["rules"]["ladder_days"])
     assert config.rules.capacity_floor == DEFAULTS["rules"]["capacity_floor"]
-    assert config.languages == ALL_LANGUAGES
+    assert config.languages == LANGUAGES
 
 
 def test_the_spec_numbers_are_the_defaults():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from canary.config import ConfigError, parse_config
+from core.config import ConfigError, parse_config
 
 
 def test_by_default_the_judges_files_go_to_their_own_branch() -> None:

@@ -15,7 +15,7 @@ from canary import report_decisions, summary
 from canary.notifications.message import render
 from canary.provider_ignore import ProviderIgnore
 from canary.report import Build, stage
-from canary.state import load_state, save_state
+from canary.judge_files import load_state, save_state
 from core.results import RoundResults, read_results
 from judge.window import WINDOW_ROUNDS
 
@@ -99,7 +99,7 @@ def test_a_state_file_without_windows_loads_and_the_backend_still_reads_the_new_
 
 
 def test_a_garbled_window_is_refused_naming_the_file(tmp_path: Path) -> None:
-    from canary.store import StoreError
+    from core.store import StoreError
 
     doc = {"schema_version": 1, "mode": None, "applied_rounds": [], "last_round": None,
            "models": {MODEL: {BAD: {"failed_streak": 0, "clean_streak": 0, "window": {"latency": "p.q"}}}}}

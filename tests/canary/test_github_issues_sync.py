@@ -19,7 +19,7 @@ from canary.github_issues import markers
 from canary.github_issues.client import GitHubClient
 from canary.github_issues.plan import STATE_LABELS
 from canary.github_issues.sync import DEFAULT_LABEL, sync
-from canary.state import save_state
+from canary.judge_files import save_state
 from judge.report import parse_time
 from judge.state import JudgeState, ProviderState, Suspension
 

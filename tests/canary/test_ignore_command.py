@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from judge_cli_support import MODEL, T0, Files, files_in, iso
 
-from canary.state import save_state
+from canary.judge_files import save_state
 from judge.state import JudgeState, ProviderState, Suspension
 
 TAGS = st.sampled_from(["a/fp8", "b/fp8", "c/bf16", "d/fp4"])

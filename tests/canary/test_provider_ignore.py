@@ -11,7 +11,7 @@ import pytest
 from judge_cli_support import MODEL, T0, iso
 
 from canary.provider_ignore import ProviderIgnore
-from canary.state import save_state
+from canary.judge_files import save_state
 from judge.state import JudgeState, ProviderState, Suspension
 
 

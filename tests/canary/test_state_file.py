@@ -10,32 +10,33 @@ import pytest
 from judge_cli_support import HALF_HOUR, MODEL, PROVIDERS, T0, iso
 from rules_factories import Timeline, actions
 
-from canary.config import ALL_LANGUAGES, DEFAULTS, parse_config
-from canary.state import (
-    load_state,
-    policy_from_settings,
-    read_language_plan,
-    save_state,
-    state_to_json,
-)
-from canary.store import StoreError
+from canary.judge_files import load_state, save_state
+from core.config import DEFAULTS, parse_config
+from core.policy import Policy
+from core.store import StoreError
+from core.vocabulary import LANGUAGES
 from judge.decisions import Action
-from judge.policy import DEFAULT_LANGUAGES, Policy
+from judge.state import state_to_json
+from probes.roundsetup import read_language_plan
 
 
-def test_the_policy_defaults_mirror_the_configuration_defaults() -> None:
+def test_the_configuration_defaults_are_the_policy_defaults() -> None:
     config = parse_config({})
-    assert policy_from_settings(config.rules) == Policy()
-    assert DEFAULT_LANGUAGES == ALL_LANGUAGES
+    assert config.rules == Policy()
+    assert Policy().languages == LANGUAGES == tuple(DEFAULTS["languages"])
     assert Policy().ladder_days == tuple(DEFAULTS["rules"]["ladder_days"])
     assert Policy().pending_failure_hours == DEFAULTS["rules"]["pending_failure_hours"]
     assert Policy().min_round_gap_minutes == DEFAULTS["rules"]["min_round_gap_minutes"]
+    assert Policy().fade_days == DEFAULTS["rules"]["fade_days"] == 14
 
 
 def test_configured_time_rules_reach_the_policy() -> None:
-    rules = parse_config({"rules": {"pending_failure_hours": 3.5, "min_round_gap_minutes": 10}}).rules
-    policy = policy_from_settings(rules)
+    policy = parse_config({"rules": {"pending_failure_hours": 3.5, "min_round_gap_minutes": 10}}).rules
     assert (policy.pending_failure_hours, policy.min_round_gap_minutes) == (3.5, 10)
+
+
+def test_configured_languages_reach_the_policy() -> None:
+    assert parse_config({"languages": ["ko", "pt"]}).rules.languages == ("ko", "pt")
 
 
 # A state file as the previous version wrote it: no last_counted_at anywhere.
@@ -124,7 +125,7 @@ def test_read_language_plan_returns_the_next_languages(tmp_path: Path) -> None:
     path = tmp_path / "state.json"
     save_state(path, t.state)
     plan = read_language_plan(path)
-    assert plan[MODEL][PROVIDERS[0]] == DEFAULT_LANGUAGES[1]
+    assert plan[MODEL][PROVIDERS[0]] == LANGUAGES[1]
 
 
 def test_read_language_plan_is_empty_without_a_state_file(tmp_path: Path) -> None:

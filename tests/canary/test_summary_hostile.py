@@ -8,9 +8,10 @@ import re
 import pytest
 from summary_data import MODEL, case, decision, decisions, healthy, record, results, unchecked
 
-from canary import summary, untrusted
+from canary import summary
 from canary.cli import main
 from canary.summary import REASON_LIMIT
+from core import untrusted
 from core.results import RoundResults, read_results
 
 HOSTILE_TAGS = {

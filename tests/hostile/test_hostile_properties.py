@@ -15,9 +15,9 @@ from hostile_support import MODEL, T0, Files, files_in, iso
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from canary.state import save_state
+from canary.judge_files import save_state
 from judge.decisions import Action
-from judge.policy import ENFORCE, MODES, Policy
+from core.policy import ENFORCE, MODES, Policy
 from core.results import read_results
 from judge.rules import apply_round
 from judge.state import JudgeState

@@ -12,7 +12,7 @@ from typing import Any
 
 from judge.decisions import Action, Decision
 from judge.exclusions import effective_ignore
-from judge.policy import ENFORCE, Policy
+from core.policy import ENFORCE, Policy
 from core.results import RoundResults, read_results
 from judge.rules import apply_round
 from judge.state import JudgeState

@@ -11,7 +11,7 @@ from rules_factories import MODEL, PROVIDERS, T0, Timeline, actions, case, repor
 from judge.card import ALPHA, make_card
 from judge.decisions import Action
 from judge.evidence import decision_cards, record_round
-from judge.policy import Policy
+from core.policy import Policy
 from core.results import read_results
 from judge.rules import apply_round
 from judge.short_replies import judge_short_replies

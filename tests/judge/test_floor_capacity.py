@@ -5,7 +5,7 @@ from __future__ import annotations
 from rules_factories import MODEL, Timeline, actions
 
 from judge.decisions import Action, Rule
-from judge.policy import Policy
+from core.policy import Policy
 
 THREE = ("aurora/fp8", "borealis/bf16", "cirrus/fp8")
 # Failures on different contracts, so the model-wide guard stays out of these timelines.

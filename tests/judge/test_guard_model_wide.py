@@ -5,7 +5,7 @@ from __future__ import annotations
 from rules_factories import MODEL, PROVIDERS, Timeline, actions
 
 from judge.decisions import Action, Rule
-from judge.policy import Policy
+from core.policy import Policy
 
 POLICY = Policy()
 MOST = PROVIDERS[:3]  # 3 of 5 > guard_min_fraction

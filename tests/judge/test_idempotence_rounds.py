@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from rules_factories import HALF_HOUR, MODEL, PROVIDERS, T0, report, results
 
-from judge.policy import Policy
+from core.policy import Policy
 from core.results import ResultsError as ReportError
 from core.results import merge_shards, read_results
 from judge.rules import RoundOrder, RoundOrderError, apply_round, check_round_order

@@ -7,7 +7,7 @@ from datetime import timedelta
 from rules_factories import DAY, HALF_HOUR, MODEL, PROVIDERS, Timeline, actions
 
 from judge.decisions import Action
-from judge.policy import Policy
+from core.policy import Policy
 
 BAD = PROVIDERS[0]
 POLICY = Policy()

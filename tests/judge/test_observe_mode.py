@@ -6,7 +6,7 @@ from rules_factories import MODEL, PROVIDERS, Timeline, actions
 
 from judge.decisions import Action, Rule
 from judge.exclusions import would_ignore
-from judge.policy import ENFORCE, OBSERVE
+from core.policy import ENFORCE, OBSERVE
 
 BAD = PROVIDERS[0]
 

@@ -8,7 +8,7 @@ import pytest
 from rules_factories import HALF_HOUR, MODEL, PROVIDERS, T0, report
 
 from judge.decisions import WHOLE_ROUND, Action
-from judge.policy import Policy
+from core.policy import Policy
 from core.results import merge_shards
 from judge.report import MISSING_SHARD, ReportError, expect_models, missing_model_decisions
 from judge.rules import apply_round

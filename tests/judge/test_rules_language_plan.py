@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from rules_factories import MODEL, PROVIDERS, T0, results
 
-from judge.policy import DEFAULT_LANGUAGES, Policy
+from core.policy import Policy
+from core.vocabulary import LANGUAGES
 from core.results import read_results
 from judge.rules import apply_round
 from judge.state import JudgeState
@@ -22,11 +23,11 @@ def _plan_after(outcome: str, *, anomaly: bool = False, language: str = "pt") ->
 
 
 def test_a_passing_language_case_advances_the_rotation() -> None:
-    assert _plan_after("pass") == DEFAULT_LANGUAGES[1]
+    assert _plan_after("pass") == LANGUAGES[1]
 
 
 def test_the_rotation_wraps_around() -> None:
-    assert _plan_after("pass", language=DEFAULT_LANGUAGES[-1]) == DEFAULT_LANGUAGES[0]
+    assert _plan_after("pass", language=LANGUAGES[-1]) == LANGUAGES[0]
 
 
 def test_a_failed_language_case_repeats_the_language() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rules_factories import DAY, MODEL, PROVIDERS, Timeline, actions, case
 
 from judge.decisions import Action, Rule
-from judge.policy import Policy
+from core.policy import Policy
 
 BAD = PROVIDERS[0]
 

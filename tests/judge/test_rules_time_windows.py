@@ -9,7 +9,7 @@ import pytest
 from rules_factories import HALF_HOUR, MODEL, PROVIDERS, Timeline, actions
 
 from judge.decisions import WHOLE_ROUND, Action, Rule
-from judge.policy import Policy
+from core.policy import Policy
 
 BAD = PROVIDERS[0]
 POLICY = Policy()

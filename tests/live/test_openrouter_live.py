@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from canary.config import load_config
+from core.config import load_config
 from probes.client import PinnedClient
 from probes.discovery import discover
 from probes.records import Classification

@@ -7,8 +7,9 @@ from dataclasses import replace
 
 import pytest
 
-from canary.config import ProbeSettings
-from judge.verdict import Outcome, Verdict
+from core.config import ProbeSettings
+from judge.verdict import Verdict
+from core.vocabulary import Outcome
 from probes.cases import Attempt, Case, CaseResult
 from probes.contracts import ContractSettings, language, latency, refusal, structured
 from probes.records import ChatResult, Classification, Endpoint, ErrorKind, Usage
@@ -169,12 +170,12 @@ def test_language_majority_of_three_after_an_anomaly(verdicts, outcome, calls) -
 
 
 def test_every_language_prompt_names_its_language_and_asks_for_sentences() -> None:
-    from canary.config import ALL_LANGUAGES
+    from core.vocabulary import LANGUAGES
     from probes.contracts import prompt
 
     names = {code: entry["name"] for code, entry in prompt("languages").items()}
-    assert set(names) == set(ALL_LANGUAGES)
-    for code in ALL_LANGUAGES:
+    assert set(names) == set(LANGUAGES)
+    for code in LANGUAGES:
         system, user = language.messages(code)
         assert system["content"].startswith(f"Always reply in {names[code]}.")
         # 3 to 6 sentences, in digits or (zh, ar) in words: long enough replies to judge.

@@ -9,7 +9,7 @@ from probes.report import build_results
 from probes.roundplan import DiscoveryFailure, RoundPlan, assign_languages
 from probes.scheduling import assignment, case_id_of, worker_index
 from probes.table import render
-from judge.verdict import Outcome
+from core.vocabulary import Outcome
 
 
 def ep(tag: str) -> Endpoint:

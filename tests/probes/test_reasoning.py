@@ -17,9 +17,10 @@ from typing import Any
 
 import pytest
 
-from canary.config import ProbeSettings
+from core.config import ProbeSettings
 from judge import language as language_judge
-from judge.verdict import Outcome, Verdict
+from judge.verdict import Verdict
+from core.vocabulary import Outcome
 from probes.cases import Case, CaseResult
 from probes.client import PinnedClient
 from probes.contracts import ContractSettings, language, latency, refusal, structured

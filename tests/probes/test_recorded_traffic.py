@@ -290,7 +290,7 @@ async def _judge_language(text: str, lang: str) -> Any:
 
 def _contract_on_recording(it: Interaction, contract: str) -> tuple[Any, list[dict[str, Any]]]:
     """One contract probe (the real client with the engine's reasoning budget) answered by the recording."""
-    from canary.config import ProbeSettings
+    from core.config import ProbeSettings
     from probes.cases import Case
     from probes.contracts import ContractSettings, latency, refusal, structured
     from probes.contracts import language as language_contract

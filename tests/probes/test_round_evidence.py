@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from judge.policy import Policy
+from core.policy import Policy
 from core.results import read_results
 from judge.round import RoundClass, classify_round
 from probes.contracts.refusal import SHORT_REPLY_CHARS

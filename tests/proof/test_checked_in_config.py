@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
-from canary.config import load_config
+from core.config import load_config
 from simulator.process import SCENARIO_ENV
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from canary.cli import build_parser
-from canary.config import load_config
+from core.config import load_config
 from canary.history.store import history_root
 
 REPO = Path(__file__).resolve().parents[2]

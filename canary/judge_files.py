@@ -1,9 +1,7 @@
-"""File I/O for the judge's files: atomic writes, JSON and exclusion YAML read with clear errors.
+"""The judge's files on disk: state/canary-state.json and the exclusion files, read and written.
 
-Every write goes to a temporary file in the same directory, is fsynced, then os.replace()d over
-the target, so a reader (the chat backend, a person, git) never sees half a file. Every read
-that fails raises StoreError naming the file, the line when known, and what to do; commands
-catch it before writing anything.
+The state's format and its codec are judge/state.py's (`state_to_json` / `state_from_json`);
+this module is the I/O around them (core/store.py's atomic writes and careful reads).
 
 Exclusion files (builtin.yaml, incidents.yaml) map a model id to a list of entries:
 
@@ -20,111 +18,36 @@ They are walked as YAML nodes (not plain dicts) so that every error carries its 
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 from datetime import UTC, date, datetime, time
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 import yaml
 
+from core.store import StoreError, atomic_write_json, read_json, read_text
 from core.tags import describe_invalid_tag, is_valid_tag
 from judge.exclusions import BUILTIN, INCIDENT, Exclusion
 from judge.report import ReportError, parse_time
+from judge.state import STATE_FIX, JudgeState, StateError, state_from_json, state_to_json
 
 _NULL_TAG = "tag:yaml.org,2002:null"
 _FIELDS = {BUILTIN: ({"provider", "reason"}, {"since"}),
            INCIDENT: ({"provider", "reason", "added_at"}, {"expires", "added_by"})}
 
 
-class StoreError(ValueError):
-    """A file canary refuses to read or write; the message says which, where, and what to do."""
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Replace `path` with `text` atomically (temp file in the same dir, fsync, os.replace)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+def load_state(path: Path) -> JudgeState:
+    """The state in `path`; an empty state when the file does not exist yet."""
+    raw = read_json(path, "state file", STATE_FIX)
+    if raw is None:
+        return JudgeState()
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
+        return state_from_json(raw, str(path))
+    except StateError as exc:  # the file cannot be read as a state: a StoreError, like a broken JSON
+        raise StoreError(str(exc)) from None
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` atomically, like atomic_write_text (history files are binary)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(directory: Path) -> None:
-    # Makes the rename itself durable; not every platform lets a directory be opened.
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def atomic_write_json(path: Path, data: Any) -> None:
-    """Write JSON deterministically (sorted keys, 2-space indent, final newline): no-op runs give no diff."""
-    atomic_write_text(path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
-
-
-def read_text(path: Path, what: str) -> str | None:
-    """The file's text, or None when it does not exist."""
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except UnicodeDecodeError:
-        raise StoreError(f"{path}: is not UTF-8 text; restore the {what} from git (git checkout -- {path})") from None
-    except OSError as exc:
-        raise StoreError(f"{path}: cannot be read ({exc.strerror}); check its permissions") from None
-
-
-def read_json(path: Path, what: str, fix: str) -> Any | None:
-    """Decoded JSON, or None when the file does not exist (a file holding `null` is refused)."""
-    text = read_text(path, what)
-    if text is None:
-        return None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise StoreError(f"{path}: line {exc.lineno} column {exc.colno}: the {what} is not valid JSON "
-                         f"({exc.msg}); {fix}. Nothing was written.") from None
-    except (ValueError, RecursionError) as exc:
-        # Valid JSON syntax that Python refuses: a number over the int digit limit, nesting too deep.
-        problem = "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(";")[0]
-        raise StoreError(f"{path}: the {what} cannot be read ({problem}); {fix}. Nothing was written.") from None
-    if data is None:
-        # `null` must not read as "no file yet": for the state that would silently drop every suspension.
-        raise StoreError(f"{path}: the {what} holds JSON null instead of an object; {fix}. Nothing was written.")
-    return data
+def save_state(path: Path, state: JudgeState) -> None:
+    atomic_write_json(path, state_to_json(state))
 
 
 def load_exclusions(path: Path, layer: str) -> tuple[Exclusion, ...]:

@@ -1,7 +1,7 @@
 """The judge's rules as one value: thresholds, their time rules, the ladder, the floor, the guard, the rotation.
 
-Defaults mirror canary.config.DEFAULTS["rules"] and ALL_LANGUAGES (judge/ may not import canary/,
-so canary/state.py builds a Policy from the loaded RuleSettings; a test checks the two agree).
+These defaults are the only ones: core/config.py parses canary.yaml's `rules:` (and `languages`)
+straight into a Policy and derives its DEFAULTS["rules"] from this class.
 """
 
 from __future__ import annotations
@@ -9,10 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
-# Same order as canary.config.ALL_LANGUAGES: the rotation order of the language contract.
-DEFAULT_LANGUAGES: tuple[str, ...] = (
-    "pt", "es", "id", "ko", "ja", "zh", "en", "fr", "de", "it", "ru", "pl", "tr", "vi", "th", "ar", "hi",
-)
+from core.vocabulary import LANGUAGES
+
 # Applied round ids the state remembers: enough to recognise a re-run of any recent round
 # (100 rounds = 50 hours at one round per 30 minutes) while keeping the state file bounded.
 DEFAULT_REMEMBERED_ROUNDS = 100
@@ -39,12 +37,12 @@ class Policy:
     # re-run) is frozen for the streaks: only a scheduled half-hour apart counts as "next".
     min_round_gap_minutes: float = 20
     ladder_days: tuple[float, ...] = (1, 3, 7)
-    fade_days: float = 14
+    fade_days: int = 14
     capacity_floor: int = 2
     guard_enabled: bool = True
     guard_min_fraction: float = 0.5
     guard_min_endpoints: int = 3
-    languages: tuple[str, ...] = DEFAULT_LANGUAGES
+    languages: tuple[str, ...] = LANGUAGES
     remembered_rounds: int = DEFAULT_REMEMBERED_ROUNDS
 
     def __post_init__(self) -> None:

@@ -1,8 +1,9 @@
 """canary.yaml: the one configuration file, loaded into typed, validated settings.
 
 Every key has a default (DEFAULTS below is the documented source of truth, mirrored in the
-README); a bad value raises ConfigError naming the file and the dotted key, and saying what
-is expected, so a person can fix it without reading code.
+README; the `rules:` defaults are core.policy.Policy's, the only ones); a bad value raises
+ConfigError naming the file and the dotted key, and saying what is expected, so a person can
+fix it without reading code. `rules:` and `languages` are parsed straight into a Policy.
 """
 
 from __future__ import annotations
@@ -16,22 +17,22 @@ from typing import Any
 
 import yaml
 
-# The 17 interface languages of the product (ISO 639-1), in rotation order.
-ALL_LANGUAGES: tuple[str, ...] = (
-    "pt", "es", "id", "ko", "ja", "zh", "en", "fr", "de", "it", "ru", "pl", "tr", "vi", "th", "ar", "hi",
-)
-CONTRACTS: tuple[str, ...] = ("latency", "refusal", "structured", "language")
+from core.errors import CanaryError
+from core.policy import MODES, OBSERVE, Policy
+from core.vocabulary import CONTRACTS, LANGUAGES
+
+_RULES = Policy()  # the rules' defaults, read from the one place they are set
 
 DEFAULT_CONFIG_FILE = "canary.yaml"
 
 DEFAULTS: dict[str, Any] = {
     # observe: record "would suspend" only; enforce: suspensions reach provider.ignore.
-    "mode": "observe",
+    "mode": OBSERVE,
     "models": [],
     # Hosts known to filter the refusal probe, per model: the positive control.
     "controls": {},
     "contracts": list(CONTRACTS),
-    "languages": list(ALL_LANGUAGES),
+    "languages": list(LANGUAGES),
     "probe": {
         "ttft_seconds": 10.0,           # no text within this many seconds fails the latency contract
         "request_deadline_seconds": 30.0,  # overall deadline of one request, whatever the reads do
@@ -53,22 +54,19 @@ DEFAULTS: dict[str, Any] = {
         "overall": 256,
         "per_provider": 4,              # simultaneous requests to one provider: a clean round sends 4
     },
+    # The judge's rules: core/policy.py Policy holds the defaults and says what each means.
     "rules": {
-        "failed_rounds_to_suspend": 2,
-        "clean_rounds_to_restore": 2,
-        # The two rounds of a streak must be consecutive half-hourly rounds: a counted round stays
-        # pending at most this long (a failure on Monday and one on Tuesday are not consecutive)...
-        "pending_failure_hours": 2,
-        # ...and a round starting sooner than this after the last counted one (a manual re-run)
-        # is frozen for the streaks, its evidence kept.
-        "min_round_gap_minutes": 20,
-        "ladder_days": [1, 3, 7],
-        "fade_days": 14,
-        "capacity_floor": 2,
+        "failed_rounds_to_suspend": _RULES.failed_rounds_to_suspend,
+        "clean_rounds_to_restore": _RULES.clean_rounds_to_restore,
+        "pending_failure_hours": _RULES.pending_failure_hours,
+        "min_round_gap_minutes": _RULES.min_round_gap_minutes,
+        "ladder_days": list(_RULES.ladder_days),
+        "fade_days": _RULES.fade_days,
+        "capacity_floor": _RULES.capacity_floor,
         "model_wide_guard": {
-            "enabled": True,
-            "min_fraction": 0.5,        # a contract failing on more than this share of endpoints...
-            "min_endpoints": 3,         # ...of at least this many probed endpoints is model-wide
+            "enabled": _RULES.guard_enabled,
+            "min_fraction": _RULES.guard_min_fraction,
+            "min_endpoints": _RULES.guard_min_endpoints,
         },
     },
     "paths": {
@@ -106,7 +104,7 @@ def _state_branch(raw: Any, source: str) -> str | None:
     return raw
 
 
-class ConfigError(ValueError):
+class ConfigError(CanaryError, ValueError):
     """canary.yaml (or an override) holds a value canary cannot use."""
 
 
@@ -125,25 +123,6 @@ class ProbeSettings:
 class ConcurrencySettings:
     overall: int
     per_provider: int
-
-
-@dataclass(frozen=True, slots=True)
-class ModelWideGuard:
-    enabled: bool
-    min_fraction: float
-    min_endpoints: int
-
-
-@dataclass(frozen=True, slots=True)
-class RuleSettings:
-    failed_rounds_to_suspend: int
-    clean_rounds_to_restore: int
-    pending_failure_hours: float
-    min_round_gap_minutes: float
-    ladder_days: tuple[int, ...]
-    fade_days: int
-    capacity_floor: int
-    model_wide_guard: ModelWideGuard
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +145,7 @@ class Config:
     languages: tuple[str, ...]
     probe: ProbeSettings
     concurrency: ConcurrencySettings
-    rules: RuleSettings
+    rules: Policy  # canary.yaml's rules: and languages, as the judge uses them
     paths: PathSettings
     source: str = field(default="<defaults>")
 
@@ -197,7 +176,7 @@ def parse_config(raw: dict[str, Any], *, source: str = "<inline>") -> Config:
     """Validate a raw mapping (as read from YAML) on top of DEFAULTS."""
     merged = _merge(copy.deepcopy(DEFAULTS), raw, source, prefix="")
     v = _Validator(source)
-    mode = v.choice(merged, "mode", ("observe", "enforce"))
+    mode = v.choice(merged, "mode", MODES)
     models = tuple(v.str_list(merged, "models", nonempty=False))
     if len(set(models)) != len(models):
         raise ConfigError(f"{source}: models: lists a model twice")
@@ -216,9 +195,9 @@ def parse_config(raw: dict[str, Any], *, source: str = "<inline>") -> Config:
             raise ConfigError(f"{source}: contracts: unknown contract {c!r}; choose from {', '.join(CONTRACTS)}")
     languages = tuple(v.str_list(merged, "languages"))
     for lang in languages:
-        if lang not in ALL_LANGUAGES:
+        if lang not in LANGUAGES:
             raise ConfigError(
-                f"{source}: languages: {lang!r} is not one of the 17 supported codes ({', '.join(ALL_LANGUAGES)})")
+                f"{source}: languages: {lang!r} is not one of the 17 supported codes ({', '.join(LANGUAGES)})")
     p = merged["probe"]
     probe = ProbeSettings(
         ttft_seconds=v.number(p, "ttft_seconds", "probe.ttft_seconds", minimum=0.1),
@@ -243,25 +222,26 @@ def parse_config(raw: dict[str, Any], *, source: str = "<inline>") -> Config:
         isinstance(d, (int, float)) and not isinstance(d, bool) and d > 0 for d in ladder
     ):
         raise ConfigError(f"{source}: rules.ladder_days must be a non-empty list of positive numbers of days, like [1, 3, 7]")
-    rules = RuleSettings(
+    pending_failure_hours = v.number(r, "pending_failure_hours", "rules.pending_failure_hours", minimum=0.1)
+    min_round_gap_minutes = v.number(r, "min_round_gap_minutes", "rules.min_round_gap_minutes", minimum=0.0)
+    if min_round_gap_minutes >= pending_failure_hours * 60:
+        raise ConfigError(
+            f"{source}: rules.min_round_gap_minutes ({min_round_gap_minutes:g}) must be shorter than "
+            f"rules.pending_failure_hours ({pending_failure_hours:g} h = {pending_failure_hours * 60:g} min): "
+            "otherwise no round could ever extend a streak")
+    rules = Policy(
         failed_rounds_to_suspend=v.integer(r, "failed_rounds_to_suspend", "rules.failed_rounds_to_suspend", minimum=1),
         clean_rounds_to_restore=v.integer(r, "clean_rounds_to_restore", "rules.clean_rounds_to_restore", minimum=1),
-        pending_failure_hours=v.number(r, "pending_failure_hours", "rules.pending_failure_hours", minimum=0.1),
-        min_round_gap_minutes=v.number(r, "min_round_gap_minutes", "rules.min_round_gap_minutes", minimum=0.0),
+        pending_failure_hours=pending_failure_hours,
+        min_round_gap_minutes=min_round_gap_minutes,
         ladder_days=tuple(ladder),
         fade_days=v.integer(r, "fade_days", "rules.fade_days", minimum=1),
         capacity_floor=v.integer(r, "capacity_floor", "rules.capacity_floor", minimum=0),
-        model_wide_guard=ModelWideGuard(
-            enabled=v.boolean(g, "enabled", "rules.model_wide_guard.enabled"),
-            min_fraction=v.number(g, "min_fraction", "rules.model_wide_guard.min_fraction", minimum=0.0, maximum=1.0),
-            min_endpoints=v.integer(g, "min_endpoints", "rules.model_wide_guard.min_endpoints", minimum=1),
-        ),
+        guard_enabled=v.boolean(g, "enabled", "rules.model_wide_guard.enabled"),
+        guard_min_fraction=v.number(g, "min_fraction", "rules.model_wide_guard.min_fraction", minimum=0.0, maximum=1.0),
+        guard_min_endpoints=v.integer(g, "min_endpoints", "rules.model_wide_guard.min_endpoints", minimum=1),
+        languages=languages,
     )
-    if rules.min_round_gap_minutes >= rules.pending_failure_hours * 60:
-        raise ConfigError(
-            f"{source}: rules.min_round_gap_minutes ({rules.min_round_gap_minutes:g}) must be shorter than "
-            f"rules.pending_failure_hours ({rules.pending_failure_hours:g} h = {rules.pending_failure_hours * 60:g} min): "
-            "otherwise no round could ever extend a streak")
     pa = merged["paths"]
     paths = PathSettings(**{k: Path(v.string(pa, k, f"paths.{k}")) for k in PATH_FILE_KEYS},
                          state_branch=_state_branch(pa["state_branch"], source))
