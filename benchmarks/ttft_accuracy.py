@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 from probes.client import PinnedClient  # noqa: E402
 from probes.discovery import discover  # noqa: E402
 from probes.records import Classification, Endpoint  # noqa: E402
-from probes.settings import ClientSettings  # noqa: E402
+from core.upstream import Upstream
 from simulator.process import simulator_process  # noqa: E402
 
 MODEL = "bench/ttft-model"
@@ -46,7 +46,7 @@ def scenario(ttft_ms: float) -> dict[str, object]:
     return {"name": "ttft-bench", "models": [{"id": MODEL, "endpoints": [endpoint]}]}
 
 
-async def burst(settings: ClientSettings, endpoint: Endpoint, streams: int) -> list[tuple[float, float]]:
+async def burst(settings: Upstream, endpoint: Endpoint, streams: int) -> list[tuple[float, float]]:
     """(ttft_s, ttft_s - headers_s) of `streams` simultaneous pinned streams."""
     async with PinnedClient(settings, overall_concurrency=streams, per_provider_concurrency=streams,
                             deadline_s=30) as client:
@@ -62,7 +62,7 @@ def percentile(sorted_values: list[float], q: float) -> float:
     return sorted_values[max(0, math.ceil(q / 100 * len(sorted_values)) - 1)]
 
 
-async def measure(settings: ClientSettings, ttft_ms: float, levels: list[int], samples: int) -> None:
+async def measure(settings: Upstream, ttft_ms: float, levels: list[int], samples: int) -> None:
     async with PinnedClient(settings, deadline_s=10) as client:
         (endpoint,) = await discover(client, MODEL)
     await burst(settings, endpoint, 1)  # warm-up: imports, first-connection costs
@@ -101,7 +101,7 @@ def main() -> int:
             # Other work on the machine inflates the figures: print the load next to them.
             load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
             print(f"simulator (subprocess pid {sim.pid}) at {sim.base_url}; {os.cpu_count()} CPUs, load average {load}")
-            asyncio.run(measure(ClientSettings(base_url=sim.base_url, api_key="bench-not-a-secret"),
+            asyncio.run(measure(Upstream(base_url=sim.base_url, api_key="bench-not-a-secret"),
                                 args.ttft_ms, args.streams, args.samples))
     return 0
 

@@ -75,6 +75,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.errors import CanaryError
 from core.store import atomic_write_bytes
 from core.tags import is_valid_round_id, is_valid_tag
 from core.times import fmt_time
@@ -98,7 +99,7 @@ branch; `canary lift` and `canary incident` users commit here with `canary commi
 """
 
 
-class CommitBackError(RuntimeError):
+class CommitBackError(CanaryError, RuntimeError):
     """Commit-back gave up; the message says why and what was left as it was."""
 
 

@@ -1,6 +1,6 @@
 """A pytest plugin, loaded by the root conftest.py for every run: the API key never reaches pytest's output.
 
-The probes never print or store the key (probes/settings.py masks it); this is the last line of
+The probes never print or store the key (core/upstream.py masks it); this is the last line of
 defence for what pytest itself writes — failure tracebacks, captured output and logs end up in
 the terminal, the JUnit XML and the Allure results, so they are scrubbed before any reporter
 sees them.
@@ -8,20 +8,19 @@ sees them.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Generator
 from typing import Any
 
 import pytest
 
-KEY_VARIABLE = "OPENROUTER_API_KEY"
-MASK = "***"
+from core.upstream import BASE_URL_ENV, DEFAULT_BASE_URL, KEY_ENV, MASK, key_in_environment, resolve_upstream
+
 # Shorter values (an empty or placeholder key) would mask ordinary words in the output.
 MIN_SECRET_LENGTH = 8
 
 
 def _secret() -> str | None:
-    key = os.environ.get(KEY_VARIABLE, "").strip()
+    key = key_in_environment() or ""
     return key if len(key) >= MIN_SECRET_LENGTH else None
 
 
@@ -44,6 +43,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    base = os.environ.get("OPENROUTER_BASE_URL", "").strip() or "https://openrouter.ai/api/v1"
-    key = "set" if os.environ.get(KEY_VARIABLE, "").strip() else "not set"
-    return [f"canary: OPENROUTER_BASE_URL={base}, {KEY_VARIABLE} {key}"]
+    upstream = resolve_upstream()
+    base = upstream.base_url if upstream is not None else DEFAULT_BASE_URL
+    key = "set" if upstream is not None and upstream.has_key else "not set"
+    return [f"canary: {BASE_URL_ENV}={base}, {KEY_ENV} {key}"]

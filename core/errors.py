@@ -6,19 +6,19 @@
     │   ├── StoreError                  one of canary's own files cannot be read or written (core/store.py)
     │   ├── ResultsError                a results.json the round record refuses (core/results.py)
     │   ├── TimeFormatError             not an ISO 8601 time (core/times.py)
-    │   ├── StateError                  a state file that is not in the expected shape (judge/state.py)
+    │   ├── StateError                  state JSON that is not in the expected shape (judge/state.py)
     │   └── HistoryError                a history round or file (canary/history/rows.py)
     ├── RuleError                     the judge refuses what it was asked to do
     │   ├── RoundOrderError             a round older than the last applied one (judge/rules.py)
     │   └── LiftError                   a lift of an endpoint that is not suspended (judge/rules.py)
     ├── UpstreamError                 the upstream (OpenRouter or a simulator) cannot be used
     │   ├── MissingKeyError             no OPENROUTER_API_KEY inside GitHub Actions (core/upstream.py)
-    │   ├── TransportError              a request that never got an answer (probes/http/client.py)
-    │   └── DiscoveryError              a model's endpoints cannot be trusted (probes/http/discovery.py)
+    │   ├── TransportError              a request that never got an answer (probes/client.py)
+    │   └── DiscoveryError              a model's endpoints cannot be trusted (probes/discovery.py)
     ├── CommitBackError               commit-back gave up (canary/commit_back.py)
     ├── AllureError                   the Allure HTML report cannot be rendered (canary/allure_html.py)
-    ├── GitHubError                   the GitHub API refused or failed (canary/github_issues/github_api.py)
-    │   └── RateLimited                 ...and said to wait longer than the budget allows
+    ├── GitHubError                   the GitHub API refused or failed (canary/github_issues/client.py)
+    │   └── RateLimited                 ...and said to wait longer than the budget allows (canary/github_issues/client.py)
     └── SimulatorError                the bundled simulator refuses its input (simulator/)
         ├── ScenarioError               a scenario file (simulator/scenario.py)
         ├── BankError                   a text bank (simulator/banks.py)
@@ -29,12 +29,14 @@ the branches (CanaryError, InputError, RuleError, UpstreamError, SimulatorError)
 here. `ConfigError` and every `InputError`, `RuleError` and `SimulatorError` are also
 ValueErrors, and `CommitBackError` a RuntimeError, as they always were, so an `except
 ValueError` around a parser keeps working.
-tests/test_errors.py checks this drawing against the classes themselves.
+tests/test_errors.py checks this drawing against the classes themselves (each drawn class has
+the drawn parent, and no class derives from a drawn one without being drawn).
 
-Not in the tree, on purpose: how a probe case ends as pytest sees it (probes/pytest_plugin/
-outcomes.py: ContractViolation is an AssertionError, so pytest reports a failed contract as
-*failed*; HostUnreachable and RoundIncomplete are *errors*), and the private exceptions a module
-uses to leave a block.
+Not in the tree, on purpose: how a probe case ends as pytest sees it (probes/outcomes.py:
+ContractViolation is an AssertionError, so pytest reports a failed contract as *failed*;
+HostUnreachable and RoundIncomplete are *errors*), and the private exceptions a module uses to
+leave a block (probes/sse.py SSEError, judge/structured.py's). judge/report.py's ReportError
+is the results.json reader's, to be replaced by core/results.py's ResultsError.
 """
 
 from __future__ import annotations

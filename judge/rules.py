@@ -36,6 +36,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from enum import Enum
 
+from core.errors import RuleError
 from core.results import RoundResults
 from judge.decisions import WHOLE_ROUND, Action, Decision, Evidence, Rule
 from judge.evidence import decision_cards, failed_contracts, record_round, strength
@@ -50,11 +51,11 @@ from judge.streaks import Counted, count
 MAX_NAMED = 5
 
 
-class RoundOrderError(ValueError):
+class RoundOrderError(RuleError):
     """A round older than (or as old as) the last applied one."""
 
 
-class LiftError(ValueError):
+class LiftError(RuleError):
     """`canary lift` for a provider that has no active suspension."""
 
 

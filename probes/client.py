@@ -1,6 +1,6 @@
 """The pinned client: one async httpx client for discovery and pinned chat requests.
 
-    async with PinnedClient(ClientSettings.from_env(), overall_concurrency=32,
+    async with PinnedClient(resolve_upstream() or Upstream(), overall_concurrency=32,
                             per_provider_concurrency=2, deadline_s=30.0) as client:
         endpoints = await discover(client, "deepseek/deepseek-chat-v3-0324")
         result = await client.chat(endpoints[0], messages, max_tokens=200)
@@ -48,9 +48,10 @@ from typing import Any
 
 import httpx
 
+from core.errors import UpstreamError
 from probes.records import ChatResult, Endpoint
 from probes.run import Run
-from probes.settings import ClientSettings
+from core.upstream import Upstream
 from probes.sse import SSEError, SSEParser
 from probes.transport import CountingTransport, Wire, watch
 from probes.wire import ReasoningBudget, pinned_body, reasoning_request
@@ -62,7 +63,7 @@ MAX_JSON_BODY = 2 * 1024 * 1024   # a non-streamed reply of 64 K characters fits
 USER_AGENT = "canary-probe/0.1 (+httpx)"
 
 
-class TransportFailure(Exception):
+class TransportError(UpstreamError):
     """A GET (discovery) that never produced a response. The message never holds the key."""
 
     def __init__(self, kind: str, message: str) -> None:
@@ -75,7 +76,7 @@ class PinnedClient:
 
     def __init__(
         self,
-        settings: ClientSettings,
+        settings: Upstream,
         *,
         overall_concurrency: int = 32,
         per_provider_concurrency: int = 2,
@@ -129,16 +130,16 @@ class PinnedClient:
         return f"{self.settings.base_url}/{path.lstrip('/')}"
 
     async def get_bytes(self, path: str, *, max_bytes: int = 4 * 1024 * 1024) -> tuple[int, bytes]:
-        """GET base_url/path within the deadline: (status, body up to max_bytes) or TransportFailure."""
+        """GET base_url/path within the deadline: (status, body up to max_bytes) or TransportError."""
         http = self._require_http()
         try:
             async with asyncio.timeout(self.deadline_s):
                 async with http.stream("GET", self.url(path), headers=self._headers(stream=False)) as resp:
                     return resp.status_code, await read_capped(resp, max_bytes)
         except TimeoutError:
-            raise TransportFailure("deadline", f"no complete answer within {self.deadline_s:g} s") from None
+            raise TransportError("deadline", f"no complete answer within {self.deadline_s:g} s") from None
         except httpx.HTTPError as exc:
-            raise TransportFailure(type(exc).__name__, self.settings.scrub(str(exc) or "no detail")) from None
+            raise TransportError(type(exc).__name__, self.settings.scrub(str(exc) or "no detail")) from None
 
     async def chat(
         self,

@@ -9,6 +9,8 @@ import os
 
 import pytest
 
+from core.upstream import BASE_URL_ENV, KEY_ENV, resolve_upstream
+
 # simulator.process.SCENARIO_ENV, spelled out so a round against a real upstream never imports
 # the simulator package (tests/simulator/test_process.py keeps the two equal).
 SCENARIO_ENV = "CANARY_SIMULATOR_SCENARIO"
@@ -64,14 +66,12 @@ def _bundled_simulator_unless_configured(config: pytest.Config) -> None:
     """
     if hasattr(config, "workerinput") or config.getoption("discovery_snapshot"):
         return
-    if os.environ.get("OPENROUTER_API_KEY", "").strip():
+    if resolve_upstream() is not None:
+        # OpenRouter, or an upstream the developer chose (e.g. their own `canary sim`): they give
+        # its key too, even a made-up one; without one the upstream's 401 ends the round as incomplete.
         return
     from simulator.process import simulator_process
 
-    if os.environ.get("OPENROUTER_BASE_URL", "").strip():
-        # An upstream the developer chose (e.g. their own `canary sim`): they give its key too,
-        # even a made-up one; without one the upstream's 401 ends the round as incomplete.
-        return
     stack = contextlib.ExitStack()
     try:
         sim = stack.enter_context(simulator_process(config.getoption("canary_scenario")))
@@ -109,7 +109,7 @@ def _scenario_controls(config: pytest.Config) -> None:
 
 
 def _restore_env(saved: dict[str, str]) -> None:
-    for key in ("OPENROUTER_BASE_URL", "OPENROUTER_API_KEY", SCENARIO_ENV):
+    for key in (BASE_URL_ENV, KEY_ENV, SCENARIO_ENV):
         if key in saved:
             os.environ[key] = saved[key]
         else:

@@ -26,7 +26,8 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from probes.client import PinnedClient, TransportFailure
+from core.errors import UpstreamError
+from probes.client import PinnedClient, TransportError
 from probes.records import Endpoint
 from probes.wire import error_of, parse_json
 
@@ -35,7 +36,7 @@ _TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)*")
 _MODEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]*/[A-Za-z0-9][A-Za-z0-9._:-]*(?:/[A-Za-z0-9][A-Za-z0-9._:-]*)*")
 
 
-class DiscoveryError(Exception):
+class DiscoveryError(UpstreamError):
     """Discovery of one model failed or returned something that cannot be trusted."""
 
     def __init__(self, model: str, message: str, *, status: int | None = None,
@@ -60,7 +61,7 @@ async def discover(client: PinnedClient, model: str) -> list[Endpoint]:
     path = endpoints_path(model)
     try:
         status, raw = await client.get_bytes(path)
-    except TransportFailure as exc:
+    except TransportError as exc:
         raise DiscoveryError(model, f"no answer from {client.settings.base_url} ({exc})") from None
     body = parse_json(raw)
     if status != 200:

@@ -27,7 +27,7 @@ from probes.client import PinnedClient
 from probes.contracts import ContractSettings, language, latency, refusal, structured
 from probes.controls import FileControls
 from probes.langservice import LanguageBackend
-from probes.settings import ClientSettings
+from core.upstream import Upstream
 from probes.wire import ReasoningBudget
 
 CONTRACT_MODULES: dict[str, ModuleType] = {
@@ -39,7 +39,7 @@ STARTUP_TIMEOUT_S = 30.0
 class Engine:
     """Owns a background event loop, one PinnedClient, and one task per case id."""
 
-    def __init__(self, *, client_settings: ClientSettings, probe: ProbeSettings, overall: int,
+    def __init__(self, *, client_settings: Upstream, probe: ProbeSettings, overall: int,
                  per_provider: int, control_cases: dict[str, tuple[Case, ...]],
                  missing_controls: dict[str, tuple[str, ...]], language_backend: LanguageBackend,
                  remote_controls: FileControls | None = None,

@@ -1,7 +1,7 @@
 """How a case's Outcome becomes pytest's status, so JUnit and Allure tell the same story.
 
     fail            -> ContractViolation (an AssertionError): pytest "failed", Allure "failed"
-    transport_error -> TransportError (not an AssertionError): pytest "error"-like, Allure "broken"
+    transport_error -> HostUnreachable (not an AssertionError): pytest "error"-like, Allure "broken"
     inconclusive    -> pytest.skip("inconclusive: ...")
     not_applicable  -> pytest.skip("not applicable: ...")
     pass            -> passes
@@ -22,12 +22,12 @@ class ContractViolation(AssertionError):
     """A completed generation broke the contract: a quality failure (extends the host's streak)."""
 
 
-class TransportError(Exception):
-    """The host could not be judged (unreachable, cut, mis-routed): freezes the streak."""
+class HostUnreachable(Exception):
+    """The host could not be judged (unreachable, cut, mis-routed): freezes the streak (pytest: error)."""
 
 
-class DiscoveryFailed(Exception):
-    """Discovery failed or returned nonsense: the round is incomplete."""
+class RoundIncomplete(Exception):
+    """Discovery failed or returned nonsense: the round is incomplete (pytest: error)."""
 
 
 def enforce(result: CaseResult) -> None:
@@ -35,7 +35,7 @@ def enforce(result: CaseResult) -> None:
     if result.outcome is Outcome.FAIL:
         raise ContractViolation(f"quality failure: {result.reason}")
     if result.outcome is Outcome.TRANSPORT_ERROR:
-        raise TransportError(f"transport error: {result.reason}")
+        raise HostUnreachable(f"transport error: {result.reason}")
     if result.outcome is Outcome.INCONCLUSIVE:
         pytest.skip(f"inconclusive: {result.reason}")
     if result.outcome is Outcome.NOT_APPLICABLE:

@@ -27,7 +27,7 @@ from probes.controls import (FileControls, control_dir, publish, unprobed_contro
                              write_allure_unprobed)
 from probes.engine import Engine, run_quietly
 from probes.langservice import LanguageProcess, LocalLanguage, RemoteLanguage
-from probes.outcomes import DiscoveryFailed, TransportError
+from probes.outcomes import HostUnreachable, RoundIncomplete
 from probes.roundsetup import WORKERINPUT_KEY, RoundSettings, settle, snapshot_doc, workerinput_for
 from probes.scheduling import ProviderScheduling, assignment, case_id_of
 
@@ -211,7 +211,7 @@ def probe_result(item: pytest.Item) -> CaseResult:
     case = item.stash[CASE]
     if isinstance(case, DiscoveryCase):
         hint = f" ({AUTH_REASON})" if case.auth_error else ""
-        raise DiscoveryFailed(f"round incomplete: {case.message}{hint}")
+        raise RoundIncomplete(f"round incomplete: {case.message}{hint}")
     settings, state = item.config.stash[SETTINGS], item.config.stash[STATE]
     assert state.engine is not None, "the probe engine was not started"
     probe = settings.config.probe
@@ -222,7 +222,7 @@ def probe_result(item: pytest.Item) -> CaseResult:
     item.stash[RESULT] = result
     item.user_properties.extend(report.junit_properties(case, result))
     if result.outcome is Outcome.TRANSPORT_ERROR:
-        raise TransportError(f"transport error: {result.reason}")
+        raise HostUnreachable(f"transport error: {result.reason}")
     return result
 
 

@@ -1,8 +1,9 @@
 """The round's reports: results.json (ARCHITECTURE.md, schema_version 1), JUnit properties, Allure.
 
 Everything here is either pure (`build_results`, the round record of core/results.py;
-`junit_properties`, `categories`) or writes exactly one file atomically (tmp + os.replace), so a reader never sees half a report. The API
-key never reaches this module: nothing here receives ClientSettings.
+`junit_properties`, `categories`) or writes exactly one file atomically (tmp + os.replace), so a
+reader never sees half a report. The API key never reaches this module: nothing here receives
+Upstream.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from probes.cases import Case, DiscoveryCase, PlannedCase
 from probes.client import PinnedClient
 from probes.discovery import DiscoveryError, discover
 from probes.records import Endpoint
-from probes.settings import ClientSettings
+from core.upstream import Upstream
 
 SNAPSHOT_SCHEMA_VERSION = 1
 AUTH_STATUSES = (401, 402, 403)
@@ -113,12 +113,12 @@ def assign_languages(model: str, endpoints: tuple[Endpoint, ...], languages: tup
     return out
 
 
-def discover_plan(config: Config, client_settings: ClientSettings) -> RoundPlan:
+def discover_plan(config: Config, client_settings: Upstream) -> RoundPlan:
     """Discover every configured model once (concurrently); failures are kept, never dropped."""
     return asyncio.run(_discover_all(config, client_settings))
 
 
-async def _discover_all(config: Config, client_settings: ClientSettings) -> RoundPlan:
+async def _discover_all(config: Config, client_settings: Upstream) -> RoundPlan:
     async with PinnedClient(client_settings, overall_concurrency=max(1, len(config.models)),
                             deadline_s=config.probe.request_deadline_seconds) as client:
         results = await asyncio.gather(*(discover(client, m) for m in config.models), return_exceptions=True)

@@ -30,7 +30,7 @@ from core.config import Config, load_config
 from core.store import read_json
 from judge.state import STATE_FIX, state_from_json
 from probes.roundplan import RoundPlan, discover_plan, load_snapshot
-from probes.settings import ClientSettings
+from core.upstream import Upstream, resolve_upstream
 
 WORKERINPUT_KEY = "canary_round"
 SIMULATOR_UPSTREAM = "simulator"
@@ -71,7 +71,7 @@ class RoundClock:
 class RoundSettings:
     role: str                         # single | controller | worker
     config: Config
-    client: ClientSettings
+    client: Upstream
     plan: RoundPlan
     round_id: str
     started_at: str
@@ -146,7 +146,7 @@ def settle(config: pytest.Config, language_server: tuple[str, int, str] | None =
     """Resolve the options and (round owner) discover; a worker reads the controller's plan."""
     role = role_of(config)
     canary_config = load_round_config(config)
-    client = ClientSettings.from_env()
+    client = resolve_upstream() or Upstream()
     alluredir = config.getoption("allure_report_dir", None)
     if role == "worker":
         w = json.loads(config.workerinput[WORKERINPUT_KEY])  # type: ignore[attr-defined]

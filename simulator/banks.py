@@ -15,6 +15,7 @@ from pathlib import Path
 
 import yaml
 
+from core.errors import SimulatorError
 from core.vocabulary import LANGUAGES
 
 BANKS_DIR = Path(__file__).parent / "banks"
@@ -69,7 +70,7 @@ class Bank:
         return self.separator.join(sentences[:cut]) + "\n\n" + self.separator.join(sentences[cut:])
 
 
-class BankError(ValueError):
+class BankError(SimulatorError):
     """A bank file is missing or malformed."""
 
 

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from core.errors import SimulatorError
 from simulator.language import detect_language
 
 # Body keys that are sampling/format parameters, checked against supported_parameters when
@@ -23,7 +24,7 @@ _PARAMETER_KEYS = frozenset({
 EFFORTS = ("max", "xhigh", "high", "medium", "low", "minimal", "none")
 
 
-class BadRequest(ValueError):
+class BadRequest(SimulatorError):
     """The body cannot be served; the message goes into a 400 error envelope."""
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from core.errors import SimulatorError
 from simulator.faults import Fault, check_rates, parse_fault
 
 SCENARIOS_DIR = Path(__file__).parent / "scenarios"
@@ -29,7 +30,7 @@ ALL_PARAMETERS: tuple[str, ...] = (
 USAGE_SHAPES = ("null_finish", "empty_choices", "repeat_finish", "mixed")
 
 
-class ScenarioError(ValueError):
+class ScenarioError(SimulatorError):
     """A scenario file or dict has a bad value; the message names the source and the key."""
 
 

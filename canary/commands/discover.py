@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 from collections.abc import Sequence
 from contextlib import ExitStack
@@ -19,7 +18,7 @@ from core.config import load_config
 from probes.client import PinnedClient
 from probes.discovery import DiscoveryError, discover
 from probes.records import ChatResult, Classification, Endpoint
-from probes.settings import ClientSettings
+from core.upstream import Upstream, resolve_upstream
 from simulator.process import SIMULATOR_KEY, simulator_process
 
 PING_MESSAGES = ({"role": "user", "content": "Say hello to a traveller arriving at the inn, in one short sentence."},)
@@ -42,10 +41,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     deadline = args.deadline or config.probe.request_deadline_seconds
     with ExitStack() as stack:
-        settings = ClientSettings.from_env()
-        if not settings.has_key and not os.environ.get("OPENROUTER_BASE_URL"):
+        settings = resolve_upstream()
+        if settings is None:
             # The simulator wants a key like OpenRouter does (401 without one); any value will do.
-            settings = ClientSettings(base_url=stack.enter_context(simulator_process()).base_url, api_key=SIMULATOR_KEY)
+            settings = Upstream(base_url=stack.enter_context(simulator_process()).base_url, api_key=SIMULATOR_KEY)
             print(f"canary discover: no OPENROUTER_API_KEY; using the bundled simulator at {settings.base_url}",
                   file=sys.stderr)
         client = PinnedClient(settings, overall_concurrency=config.concurrency.overall,

@@ -33,6 +33,7 @@ from typing import Any
 
 import probes
 from core.config import load_config
+from core.upstream import BASE_URL_ENV, MissingKeyError, key_in_environment, refuse_keyless_in_ci
 from core.results import IncompleteKind, read_results
 from simulator.process import simulator_process
 
@@ -68,8 +69,10 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(config_path)  # fail early, with canary's own message, on a bad file
     reports = Path(args.reports or config.paths.reports).resolve()
     env = dict(os.environ)
-    if missing_key_in_ci(env, simulator=wants_simulator(args)):
-        print(f"canary probe: {MISSING_KEY}", file=sys.stderr)
+    try:
+        refuse_keyless_in_ci(env, simulator=wants_simulator(args))
+    except MissingKeyError as exc:
+        print(f"canary probe: {exc}", file=sys.stderr)
         return 2
     try:
         with _upstream(env, args) as upstream:
@@ -122,27 +125,15 @@ def exit_code(pytest_rc: int, results: Path) -> int:
     return 3 if IncompleteKind.AUTH in record.incomplete_kinds() else 1
 
 
-MISSING_KEY = (
-    "OPENROUTER_API_KEY is empty or unset inside GitHub Actions: add it as a secret named OPENROUTER_API_KEY of "
-    "the environment `canary` (Settings > Environments > canary > Environment secrets; environments with secrets "
-    "need a public repository, or a paid plan for a private one). Nothing was probed and nothing was written; "
-    "pass --simulator to probe the bundled simulator on purpose.")
-
-
 def wants_simulator(args: argparse.Namespace) -> bool:
     return bool(getattr(args, "simulator", False) or getattr(args, "scenario", None))
-
-
-def missing_key_in_ci(env: dict[str, str], *, simulator: bool) -> bool:
-    """GitHub Actions without a key, and nobody asked for the simulator: refuse rather than fake a round."""
-    return env.get("GITHUB_ACTIONS") == "true" and not simulator and not env.get("OPENROUTER_API_KEY", "").strip()
 
 
 @contextmanager
 def _upstream(env: dict[str, str], args: argparse.Namespace) -> Iterator[str]:
     """OpenRouter when a key is set (unless --simulator); otherwise a simulator subprocess for the round."""
-    if env.get("OPENROUTER_API_KEY", "").strip() and not wants_simulator(args):
-        yield env.get("OPENROUTER_BASE_URL") or "openrouter"
+    if key_in_environment(env) and not wants_simulator(args):
+        yield env.get(BASE_URL_ENV) or "openrouter"
         return
     with simulator_process(args.scenario, args.seed, args.round_number) as sim:
         env.update(sim.environment())  # base URL, dummy key, and the scenario (its own controls)

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from canary import report
+from canary import allure_html
 from core.config import load_config
 
 
@@ -32,13 +32,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run)
 
 
-def build_from_environment() -> report.Build:
+def build_from_environment() -> allure_html.Build:
     """Label the trend with the GitHub run (and link it) when running in Actions."""
     if os.environ.get("GITHUB_ACTIONS") == "true" and os.environ.get("GITHUB_RUN_ID"):
         url = "{}/{}/actions/runs/{}".format(os.environ.get("GITHUB_SERVER_URL", "https://github.com"),
                                              os.environ.get("GITHUB_REPOSITORY", ""), os.environ["GITHUB_RUN_ID"])
-        return report.Build(name="GitHub Actions canary round", url=url, kind="github")
-    return report.Build()
+        return allure_html.Build(name="GitHub Actions canary round", url=url, kind="github")
+    return allure_html.Build()
 
 
 def read_decisions(path: Path | None, default: Path) -> dict[str, Any] | None:
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     reports = load_config(args.config).paths.reports
     decisions = read_decisions(args.decisions, reports / "decisions.json")
     try:
-        done = report.render(
+        done = allure_html.render(
             args.results_dir or [reports / "allure-results"],
             history=args.history_dir or reports / "allure-history",
             out=args.out or reports / "allure-report",
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
             build=build_from_environment(),
             decisions=decisions,
         )
-    except report.ReportError as exc:
+    except allure_html.AllureError as exc:
         print(f"canary report: {exc}", file=sys.stderr)
         return 2
     opener = "open it from file://" if args.single_file else "serve it (`npx allure open`) or use --single-file"

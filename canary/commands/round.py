@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from canary import report, summary
+from canary import allure_html, summary
 from core.config import Config, load_config
+from core.upstream import key_in_environment
 from core.results import ResultsError, read_results
 
 SIMULATOR_STATE_DIR = "simulator-state"
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     config_path = getattr(args, "config", None)
     config = load_config(config_path)
     reports = Path(args.reports or config.paths.reports)
-    on_simulator = not os.environ.get("OPENROUTER_API_KEY", "").strip()
+    on_simulator = key_in_environment() is None
     state, audit = _state_files(config, reports, on_simulator)
     common = ["--config", config_path] if config_path else []
 
@@ -164,9 +164,9 @@ def _read_json(path: Path) -> dict[str, Any] | None:
 
 def _render_report(reports: Path, decisions: dict[str, Any] | None = None) -> None:
     try:
-        done = report.render([reports / "allure-results"], history=reports / "allure-history",
+        done = allure_html.render([reports / "allure-results"], history=reports / "allure-history",
                              out=reports / "allure-report", single_file=True, decisions=decisions)
-    except report.ReportError as exc:
+    except allure_html.AllureError as exc:
         print(f"\n(Allure report not rendered: {exc})")
         return
     print(f"\nAllure report (round #{done.build_order} of its trend): {done.out}/index.html")

@@ -25,6 +25,8 @@ from urllib.parse import quote
 
 import httpx
 
+from core.errors import CanaryError
+
 ATTEMPTS = 4
 BACKOFF_S = (1.0, 2.0, 4.0)      # after a 5xx or a transport error
 SECONDARY_WAIT_S = 60.0          # GitHub: "wait for at least one minute" without a header
@@ -35,7 +37,7 @@ TIMEOUT_S = 20.0
 API_VERSION = "2022-11-28"
 
 
-class GitHubError(Exception):
+class GitHubError(CanaryError):
     """A request GitHub refused or that could not be completed."""
 
     def __init__(self, status: int, message: str, *, maybe_applied: bool = False) -> None:

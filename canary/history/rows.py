@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from canary.history.reasons import reason_code
+from core.errors import InputError
 from core.results import AttemptResult, CaseResult, RoundResults
 from core.vocabulary import Outcome
 
@@ -31,7 +32,7 @@ REASON_CHARS = 240  # the evidence text kept per non-passing case (one line of a
 MIN_GENERATION_S = 0.05
 
 
-class HistoryError(ValueError):
+class HistoryError(InputError):
     """A round or a history file that cannot be recorded or read; the message says which and why."""
 
 

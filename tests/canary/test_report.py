@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from canary import report
+from canary import allure_html
 from canary.cli import main
 
 
@@ -35,7 +35,7 @@ def test_staging_adds_categories_history_and_a_numbered_executor(tmp_path):
     history.mkdir()
     (history / "history-trend.json").write_text(json.dumps([{"buildOrder": 4, "data": {}}, {"buildOrder": 3}]))
     shard = allure_results(tmp_path / "r", {"aurora/fp8::latency": "passed"})
-    count = report.stage([shard], tmp_path / "staged", history=history, build=report.Build(name="round"), order=5)
+    count = allure_html.stage([shard], tmp_path / "staged", history=history, build=allure_html.Build(name="round"), order=5)
     staged = tmp_path / "staged"
     assert count == 1
     categories = json.loads((staged / "categories.json").read_text())
@@ -48,14 +48,14 @@ def test_staging_adds_categories_history_and_a_numbered_executor(tmp_path):
 def test_a_categories_file_from_the_probes_is_kept(tmp_path):
     shard = allure_results(tmp_path / "r", {"a/x::latency": "failed"})
     (shard / "categories.json").write_text('[{"name": "theirs"}]')
-    report.stage([shard], tmp_path / "staged", history=tmp_path / "none", build=report.Build(), order=1)
+    allure_html.stage([shard], tmp_path / "staged", history=tmp_path / "none", build=allure_html.Build(), order=1)
     assert json.loads((tmp_path / "staged" / "categories.json").read_text()) == [{"name": "theirs"}]
 
 
 def test_shards_are_merged_and_their_environments_combined(tmp_path):
     a = allure_results(tmp_path / "a", {"a/x::latency": "passed"}, environment="model=m1\nupstream=simulator\n")
     b = allure_results(tmp_path / "b", {"b/y::latency": "passed"}, environment="model=m2\nupstream=simulator\n")
-    count = report.stage([a, b], tmp_path / "staged", history=tmp_path / "none", build=report.Build(), order=1)
+    count = allure_html.stage([a, b], tmp_path / "staged", history=tmp_path / "none", build=allure_html.Build(), order=1)
     assert count == 2
     assert (tmp_path / "staged" / "environment.properties").read_text() == "model=m1, m2\nupstream=simulator\n"
 
@@ -66,17 +66,17 @@ def test_shards_are_merged_and_their_environments_combined(tmp_path):
 def test_the_next_round_number_follows_the_saved_trend(tmp_path, trend, expected):
     if trend is not None:
         (tmp_path / "history-trend.json").write_text(trend)
-    assert report.next_build_order(tmp_path) == expected
+    assert allure_html.next_build_order(tmp_path) == expected
 
 
 def test_no_results_is_a_clear_error(tmp_path):
     (tmp_path / "empty").mkdir()
-    with pytest.raises(report.ReportError, match="run `canary probe` first"):
-        report.stage([tmp_path / "empty"], tmp_path / "staged", history=tmp_path, build=report.Build(), order=1)
+    with pytest.raises(allure_html.AllureError, match="run `canary probe` first"):
+        allure_html.stage([tmp_path / "empty"], tmp_path / "staged", history=tmp_path, build=allure_html.Build(), order=1)
 
 
 def test_missing_npm_tools_say_how_to_install_them(tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv(report.ALLURE_ENV, str(tmp_path / "no-allure"))
+    monkeypatch.setenv(allure_html.ALLURE_ENV, str(tmp_path / "no-allure"))
     allure_results(tmp_path / "r", {"a/x::latency": "passed"})
     rc = main(["report", "--results-dir", str(tmp_path / "r"), "--history-dir", str(tmp_path / "h"),
                "--out", str(tmp_path / "o")])
@@ -86,9 +86,9 @@ def test_missing_npm_tools_say_how_to_install_them(tmp_path, monkeypatch, capsys
 
 def _allure_or_skip() -> Path:
     try:
-        launcher = report.find_allure()
-        report.check_java()
-    except report.ReportError as exc:
+        launcher = allure_html.find_allure()
+        allure_html.check_java()
+    except allure_html.AllureError as exc:
         if shutil.which("npm") is None or shutil.which("java") is None:
             pytest.skip(f"Allure 2 cannot run here: {exc}")
         raise  # npm and Java exist, so ./dev test should have installed Allure: a real failure
@@ -102,7 +102,7 @@ def test_two_rounds_render_a_report_whose_trend_shows_both(tmp_path, capsys):
     second = allure_results(tmp_path / "round2", {"aurora/fp8::latency": "passed", "borealis/bf16::latency": "failed"})
     history, out = tmp_path / "allure-history", tmp_path / "allure-report"
 
-    done = report.render([first], history=history, out=out)
+    done = allure_html.render([first], history=history, out=out)
     assert done.build_order == 1
     rc = main(["report", "--results-dir", str(second), "--history-dir", str(history), "--out", str(out),
                "--single-file"])

@@ -16,7 +16,7 @@ from core.config import load_config
 from probes.client import PinnedClient
 from probes.discovery import discover
 from probes.records import Classification
-from probes.settings import ClientSettings
+from core.upstream import Upstream, resolve_upstream
 
 pytestmark = [
     pytest.mark.live,
@@ -26,7 +26,7 @@ pytestmark = [
 
 
 def test_discovery_and_one_pinned_stream_against_the_real_openrouter() -> None:
-    settings = ClientSettings.from_env()
+    settings = resolve_upstream() or Upstream()
     model = load_config().models[0]
 
     async def go():  # type: ignore[no-untyped-def]

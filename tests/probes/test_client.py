@@ -19,7 +19,7 @@ import pytest
 from probes.client import PinnedClient
 from probes.discovery import discover
 from probes.records import ChatResult, Classification, Endpoint, ErrorKind
-from probes.settings import ClientSettings
+from core.upstream import Upstream, resolve_upstream
 from simulator import RunningSimulator, scenario_from_dict, start_simulator
 
 SECRET = "sk-or-v1-SENTINEL-client-4f1c9e0d7b"
@@ -43,9 +43,9 @@ def upstream(*endpoints: dict[str, Any]) -> Iterator[RunningSimulator]:
 
 
 async def _chat(sim: RunningSimulator, tag: str, *, key: str | None, deadline: float, **kwargs: Any) -> ChatResult:
-    async with PinnedClient(ClientSettings(base_url=sim.base_url, api_key=SECRET), deadline_s=deadline) as client:
+    async with PinnedClient(Upstream(base_url=sim.base_url, api_key=SECRET), deadline_s=deadline) as client:
         endpoint = next(e for e in await discover(client, MODEL) if e.tag == tag)
-    async with PinnedClient(ClientSettings(base_url=sim.base_url, api_key=key), deadline_s=deadline) as client:
+    async with PinnedClient(Upstream(base_url=sim.base_url, api_key=key), deadline_s=deadline) as client:
         return await client.chat(endpoint, MESSAGES, **{"max_tokens": 120, **kwargs})
 
 
@@ -203,7 +203,7 @@ def test_a_closed_port_is_a_connect_error() -> None:
     endpoint = Endpoint(MODEL, "aurora/fp8", "Aurora", None, ("max_tokens",), 0.0, 0.0, None, None, 0)
 
     async def go() -> ChatResult:
-        async with PinnedClient(ClientSettings(base_url=f"http://127.0.0.1:{port}/api/v1", api_key=SECRET), deadline_s=2) as c:
+        async with PinnedClient(Upstream(base_url=f"http://127.0.0.1:{port}/api/v1", api_key=SECRET), deadline_s=2) as c:
             return await c.chat(endpoint, MESSAGES, max_tokens=10)
 
     result = asyncio.run(go())
@@ -235,7 +235,7 @@ def test_a_non_streamed_body_cut_in_the_middle_is_a_transport_error() -> None:
 def test_the_per_provider_cap_serialises_requests_to_one_tag() -> None:
     with upstream(spec("aurora/fp8", ttft_ms=300)) as sim:
         async def go() -> tuple[list[ChatResult], float]:
-            async with PinnedClient(ClientSettings(base_url=sim.base_url, api_key=SECRET), deadline_s=5,
+            async with PinnedClient(Upstream(base_url=sim.base_url, api_key=SECRET), deadline_s=5,
                                     overall_concurrency=10, per_provider_concurrency=2) as client:
                 (endpoint,) = await discover(client, MODEL)
                 loop = asyncio.get_running_loop()
@@ -249,16 +249,22 @@ def test_the_per_provider_cap_serialises_requests_to_one_tag() -> None:
 
 
 def test_the_key_never_shows_in_settings_client_or_results() -> None:
-    settings = ClientSettings(base_url="http://127.0.0.1:9/api/v1", api_key=SECRET)
+    settings = Upstream(base_url="http://127.0.0.1:9/api/v1", api_key=SECRET)
     client = PinnedClient(settings)
     for text in (repr(settings), str(settings), repr(client), f"{settings}"):
         assert SECRET not in text and "***" in text
 
 
 def test_settings_come_from_the_environment_with_openrouter_as_default() -> None:
-    default = ClientSettings.from_env({})
+    default = Upstream()
     assert default.base_url == "https://openrouter.ai/api/v1" and default.api_key is None
-    custom = ClientSettings.from_env({"OPENROUTER_BASE_URL": "http://127.0.0.1:8080/api/v1/", "OPENROUTER_API_KEY": SECRET})
-    assert custom.base_url == "http://127.0.0.1:8080/api/v1" and custom.has_key
+    assert resolve_upstream({}) is None  # nothing set: the bundled simulator
+    custom = resolve_upstream({"OPENROUTER_BASE_URL": "http://127.0.0.1:8080/api/v1/", "OPENROUTER_API_KEY": SECRET})
+    assert custom is not None and custom.base_url == "http://127.0.0.1:8080/api/v1" and custom.has_key
     assert custom.auth_headers() == {"Authorization": f"Bearer {SECRET}"}
-    assert ClientSettings.from_env({"OPENROUTER_API_KEY": "  "}).api_key is None
+    assert resolve_upstream({"OPENROUTER_API_KEY": "  "}) is None
+    keyless = resolve_upstream({"OPENROUTER_API_KEY": "  ", "OPENROUTER_BASE_URL": "http://127.0.0.1:8080/api/v1"})
+    assert keyless is not None and keyless.api_key is None
+    only_key = resolve_upstream({"OPENROUTER_API_KEY": SECRET})
+    assert only_key is not None and only_key.base_url == "https://openrouter.ai/api/v1"
+    assert resolve_upstream({"OPENROUTER_API_KEY": SECRET}, simulator=True) is None

@@ -19,7 +19,7 @@ from typing import Any
 
 from probes.client import PinnedClient
 from probes.records import ChatResult, Classification, Endpoint, ErrorKind
-from probes.settings import ClientSettings
+from core.upstream import Upstream
 
 SECRET = "sk-or-v1-SENTINEL-retry-77e1c0"
 ENDPOINT = Endpoint("acme/model-x", "aurora/fp8", "Aurora", "fp8", ("max_tokens",), 1e-7, 2e-7, 8192, 512, 0)
@@ -117,7 +117,7 @@ async def serve(steps: list[Any], use: Callable[[str], Awaitable[ChatResult]]) -
 def chat_n(steps: list[Any], streams: tuple[bool, ...] = (True,)) -> tuple[list[ChatResult], Scripted]:
     """Chats in a row through one client (so its pool can reuse a kept-alive connection)."""
     async def use(base_url: str) -> list[ChatResult]:  # type: ignore[return]
-        async with PinnedClient(ClientSettings(base_url=base_url, api_key=SECRET), deadline_s=3.0) as client:
+        async with PinnedClient(Upstream(base_url=base_url, api_key=SECRET), deadline_s=3.0) as client:
             return [await client.chat(ENDPOINT, MESSAGES, max_tokens=50, stream=s) for s in streams]
 
     results, script = asyncio.run(serve(steps, use))  # type: ignore[arg-type]
@@ -189,7 +189,7 @@ def test_a_refused_connection_is_retried_once_then_reported() -> None:
         port = placeholder.getsockname()[1]
 
     async def use() -> ChatResult:
-        settings = ClientSettings(base_url=f"http://127.0.0.1:{port}/api/v1", api_key=SECRET)
+        settings = Upstream(base_url=f"http://127.0.0.1:{port}/api/v1", api_key=SECRET)
         async with PinnedClient(settings, deadline_s=3.0) as client:
             return await client.chat(ENDPOINT, MESSAGES, max_tokens=50)
 
@@ -202,7 +202,7 @@ def test_the_retry_never_reuses_another_kept_alive_connection() -> None:
     # Two idle connections in the pool (two concurrent chats answered in full). The third request
     # is dropped; the other idle connection may be just as stale, so the retry opens a new one.
     async def use(base_url: str) -> list[ChatResult]:  # type: ignore[return]
-        async with PinnedClient(ClientSettings(base_url=base_url, api_key=SECRET), deadline_s=3.0,
+        async with PinnedClient(Upstream(base_url=base_url, api_key=SECRET), deadline_s=3.0,
                                 per_provider_concurrency=2) as client:
             pair = await asyncio.gather(*(client.chat(ENDPOINT, MESSAGES, max_tokens=50, stream=False)
                                           for _ in range(2)))

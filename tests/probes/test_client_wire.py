@@ -17,7 +17,7 @@ import pytest
 
 from probes.client import PinnedClient
 from probes.records import ChatResult, Classification, Endpoint, ErrorKind
-from probes.settings import ClientSettings
+from core.upstream import Upstream
 from probes.stream import MAX_TEXT_CHARS
 
 SECRET = "sk-or-v1-SENTINEL-wire-0123456789"
@@ -62,7 +62,7 @@ async def serve(script: Script, body: Callable[[PinnedClient], Awaitable[ChatRes
 
     server = await asyncio.start_server(handle, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
-    settings = ClientSettings(base_url=f"http://127.0.0.1:{port}/api/v1", api_key=SECRET)
+    settings = Upstream(base_url=f"http://127.0.0.1:{port}/api/v1", api_key=SECRET)
     try:
         async with PinnedClient(settings, deadline_s=deadline) as client:
             return await body(client)

@@ -11,7 +11,7 @@ import pytest
 from probes.client import PinnedClient
 from probes.discovery import DiscoveryError, discover
 from probes.records import Endpoint
-from probes.settings import ClientSettings
+from core.upstream import Upstream
 from simulator import scenario_from_dict, start_simulator
 
 SECRET = "sk-or-v1-SENTINEL-discovery-99aa"
@@ -30,7 +30,7 @@ def scenario() -> Any:
 
 def run_discover(base_url: str, model: str = MODEL, key: str | None = SECRET) -> list[Endpoint]:
     async def go() -> list[Endpoint]:
-        async with PinnedClient(ClientSettings(base_url=base_url, api_key=key), deadline_s=2) as client:
+        async with PinnedClient(Upstream(base_url=base_url, api_key=key), deadline_s=2) as client:
             return await discover(client, model)
 
     return asyncio.run(go())
@@ -96,7 +96,7 @@ def test_nonsense_over_the_wire_is_a_discovery_error(body: bytes, message: str) 
     async def go() -> None:
         server, url = await _raw_server(body)
         try:
-            async with PinnedClient(ClientSettings(base_url=url, api_key=SECRET), deadline_s=2) as client:
+            async with PinnedClient(Upstream(base_url=url, api_key=SECRET), deadline_s=2) as client:
                 await discover(client, MODEL)
         finally:
             server.close()

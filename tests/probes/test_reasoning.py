@@ -26,7 +26,7 @@ from probes.client import PinnedClient
 from probes.contracts import ContractSettings, language, latency, refusal, structured
 from probes.discovery import discover
 from probes.records import Endpoint
-from probes.settings import ClientSettings
+from core.upstream import Upstream
 from probes.wire import ReasoningBudget
 from simulator import RunningSimulator, scenario_from_dict, start_simulator
 
@@ -66,7 +66,7 @@ async def _judge_language(text: str, lang: str) -> Verdict:
 def probe(sim: RunningSimulator, tag: str, contract: str, *, budget: ReasoningBudget | None = BUDGET,
           settings: ProbeSettings = PROBE) -> CaseResult:
     async def go() -> CaseResult:
-        client_settings = ClientSettings(base_url=sim.base_url, api_key=SECRET)
+        client_settings = Upstream(base_url=sim.base_url, api_key=SECRET)
         async with PinnedClient(client_settings, deadline_s=settings.request_deadline_seconds,
                                 reasoning_budget=budget) as client:
             endpoint = next(e for e in await discover(client, MODEL) if e.tag == tag)
@@ -149,7 +149,7 @@ def test_the_latency_contract_times_the_first_answer_text_not_the_thinking() -> 
 def test_an_explicit_reasoning_option_replaces_the_budget(tmp_path: Any) -> None:
     with upstream(host("sage/fp8")) as sim:
         async def go() -> None:
-            async with PinnedClient(ClientSettings(base_url=sim.base_url, api_key=SECRET),
+            async with PinnedClient(Upstream(base_url=sim.base_url, api_key=SECRET),
                                     reasoning_budget=BUDGET) as client:
                 endpoint: Endpoint = next(e for e in await discover(client, MODEL) if e.tag == "sage/fp8")
                 await client.chat(endpoint, [{"role": "user", "content": "hi"}], max_tokens=900,

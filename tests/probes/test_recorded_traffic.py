@@ -34,7 +34,7 @@ from recorded_server import (
 from judge import language, refusal
 from probes.client import PinnedClient
 from probes.records import ChatResult, Classification, Endpoint, ErrorKind
-from probes.settings import ClientSettings
+from core.upstream import Upstream
 from probes.sse import SSEParser
 from probes.stream import StreamState
 
@@ -74,7 +74,7 @@ def drive(it: Interaction, *, pieces: list[bytes] | None = None, endpoint: Endpo
     messages = it.request.get("messages") or [{"role": "user", "content": "Hello"}]
 
     async def use(base_url: str) -> ChatResult:
-        async with PinnedClient(ClientSettings(base_url=base_url, api_key=SECRET), deadline_s=10.0) as client:
+        async with PinnedClient(Upstream(base_url=base_url, api_key=SECRET), deadline_s=10.0) as client:
             return await client.chat(endpoint, messages, max_tokens=200, stream=it.request_streamed)
 
     result, served = asyncio.run(serve_recorded(pieces or it.events(), it.status, it.content_type, use,
@@ -307,7 +307,7 @@ def _contract_on_recording(it: Interaction, contract: str) -> tuple[Any, list[di
                 language="en" if contract == "language" else None)
 
     async def use(base_url: str) -> Any:
-        async with PinnedClient(ClientSettings(base_url=base_url, api_key=SECRET), deadline_s=10.0,
+        async with PinnedClient(Upstream(base_url=base_url, api_key=SECRET), deadline_s=10.0,
                                 reasoning_budget=ReasoningBudget(probe.reasoning_effort, probe.reasoning_max_tokens)) as c:
             return await modules[contract].probe(c, endpoint, settings, case)
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from canary import report_decisions
+from core.errors import CanaryError
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 ALLURE_IN_NODE_MODULES = Path("node_modules/allure-commandline/dist/bin/allure")
@@ -49,7 +50,7 @@ DEFAULT_CATEGORIES: list[dict[str, object]] = [
 ]
 
 
-class ReportError(Exception):
+class AllureError(CanaryError):
     """The report cannot be rendered; the message says what to do."""
 
 
@@ -78,14 +79,14 @@ def find_allure(root: Path = REPO_ROOT) -> Path:
         if candidate.is_file():
             return candidate
     where = override or str(root / ALLURE_IN_NODE_MODULES)
-    raise ReportError(f"Allure 2 is not installed ({where} not found): {INSTALL_HINT}")
+    raise AllureError(f"Allure 2 is not installed ({where} not found): {INSTALL_HINT}")
 
 
 def check_java() -> None:
     """Allure 2 is a Java program; say so plainly instead of a launcher's shell error."""
     java = Path(os.environ["JAVA_HOME"], "bin", "java") if os.environ.get("JAVA_HOME") else shutil.which("java")
     if not java or not Path(java).exists():
-        raise ReportError("Allure 2 needs Java 17 (no `java` on PATH and no $JAVA_HOME): "
+        raise AllureError("Allure 2 needs Java 17 (no `java` on PATH and no $JAVA_HOME): "
                           "apt-get install openjdk-17-jre-headless, or actions/setup-java in a workflow")
 
 
@@ -128,13 +129,13 @@ def stage(results_dirs: Sequence[Path], staged: Path, *, history: Path, build: B
     count = 0
     for folder in results_dirs:
         if not folder.is_dir():
-            raise ReportError(f"{folder}: no such Allure results folder (run `canary probe` first)")
+            raise AllureError(f"{folder}: no such Allure results folder (run `canary probe` first)")
         for item in sorted(folder.iterdir()):
             if item.is_file() and not (staged / item.name).exists():  # uuid names: shards never collide
                 shutil.copy2(item, staged / item.name)
                 count += item.name.endswith("-result.json")
     if count == 0:
-        raise ReportError(f"no Allure results (*-result.json) in {', '.join(map(str, results_dirs))}: "
+        raise AllureError(f"no Allure results (*-result.json) in {', '.join(map(str, results_dirs))}: "
                           "run `canary probe` first")
     _merge_environment(results_dirs, staged / "environment.properties")
     if not (staged / "categories.json").exists():
@@ -154,7 +155,7 @@ def stage(results_dirs: Sequence[Path], staged: Path, *, history: Path, build: B
 def save_history(new: Path, history: Path) -> None:
     """Replace the saved history with the report's, via a sibling folder then a rename."""
     if not new.is_dir():
-        raise ReportError(f"{new}: Allure wrote no history folder; the trend was not saved")
+        raise AllureError(f"{new}: Allure wrote no history folder; the trend was not saved")
     history.parent.mkdir(parents=True, exist_ok=True)
     fresh = history.with_name(history.name + ".new")
     shutil.rmtree(fresh, ignore_errors=True)
@@ -182,9 +183,9 @@ def _generate(launcher: Path, staged: Path, out: Path, *extra: str) -> None:
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
     except OSError as exc:
-        raise ReportError(f"could not start Allure ({launcher}): {exc}; {INSTALL_HINT}") from None
+        raise AllureError(f"could not start Allure ({launcher}): {exc}; {INSTALL_HINT}") from None
     except subprocess.TimeoutExpired:
-        raise ReportError("Allure did not finish within 300 s") from None
+        raise AllureError("Allure did not finish within 300 s") from None
     if done.returncode != 0 or not (out / "index.html").is_file():
         tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-8:])
-        raise ReportError(f"allure generate failed (exit {done.returncode}):\n{tail}")
+        raise AllureError(f"allure generate failed (exit {done.returncode}):\n{tail}")
