@@ -39,6 +39,7 @@ from canary.history.query import History
 from canary.history.rows import round_record
 from canary.history.store import DETAIL_DAYS, day_path, record_round
 from core.store import atomic_write_bytes
+from core.results import read_results
 
 ROUNDS_PER_DAY = 48
 
@@ -48,7 +49,7 @@ def build(root: Path, days: int, endpoints: int) -> float:
     hosts, rng = fleet(endpoints), random.Random(5)
     detail_from = max(0, days - DETAIL_DAYS)
     for day in range(days):
-        records = [round_record([results(hosts, day * ROUNDS_PER_DAY + i, rng)]) for i in range(ROUNDS_PER_DAY)]
+        records = [round_record(read_results(results(hosts, day * ROUNDS_PER_DAY + i, rng))) for i in range(ROUNDS_PER_DAY)]
         if day < detail_from:
             name = records[0].started_at.date().isoformat()
             atomic_write_bytes(day_path(root, name), encode_day(aggregate_day(name, records)))

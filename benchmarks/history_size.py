@@ -33,6 +33,7 @@ from _support import bench_line
 
 from canary.history.rows import round_record
 from canary.history.store import record_round
+from core.results import read_results
 
 PREFIX = "state/history"
 BRANCH = "refs/heads/canary-state"
@@ -97,7 +98,7 @@ def main() -> int:
         stream = []
         while n < day_end * rounds_per_day:
             at = START + n * HALF_HOUR
-            record = round_record([results(hosts, n, rng, at=at)])
+            record = round_record(read_results(results(hosts, n, rng, at=at)))
             before = listing(work) if work.exists() else {}
             done = record_round(work, record, now=at)
             after = listing(work)

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/judge_year.py [--rounds 17520] [--providers 64] [--cli-rounds 500] [--seed 7]
 
 Part 1 (pure rules): 17,520 half-hourly rounds (one year) for one model with 64 endpoints go
-through judge.report.parse_report and judge.rules.apply_round, in enforce mode, exactly as
+through core.results.read_results and judge.rules.apply_round, in enforce mode, exactly as
 `canary judge` calls them, but without files. The state is serialised as judge/state.py state_to_json writes
 it (state_to_json + the same json.dumps) at 1 day, 1 week, 1 month and 1 year; the audit lines
 the judge would append are serialised too and their bytes summed (the audit log grows with
@@ -51,7 +51,7 @@ from canary.cli import main as canary_main
 from core.config import load_config
 from core.policy import ENFORCE
 from core.vocabulary import CONTRACTS, LANGUAGES
-from judge.report import parse_report
+from core.results import read_results
 from judge.rules import apply_round
 from judge.state import JudgeState, state_to_json
 
@@ -157,7 +157,7 @@ def run_pure(rounds: int, n_providers: int, seed: int) -> dict[str, Any]:
         raw = fleet.results(i)
         t1 = time.perf_counter()
         now = T0 + i * HALF_HOUR + timedelta(seconds=25)
-        report = parse_report(raw)
+        report = read_results(raw)
         state, decisions = apply_round(state, report, policy, now=now, mode=ENFORCE)
         t2 = time.perf_counter()
         gen_s += t1 - t0
@@ -243,7 +243,7 @@ def main() -> int:
     pure = run_pure(args.rounds, args.providers, args.seed)
     total = time.perf_counter() - start
     rate = args.rounds / pure["judge_s"]
-    print("\n[pure rules: parse_report + apply_round]")
+    print("\n[pure rules: read_results + apply_round]")
     print(f"  total wall time          {total:8.1f} s  (of which generating results {pure['gen_s']:.1f} s)")
     print(f"  judging time             {pure['judge_s']:8.1f} s  -> {rate:,.0f} rounds/s, "
           f"{1000 * pure['judge_s'] / args.rounds:.2f} ms/round, "

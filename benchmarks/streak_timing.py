@@ -47,7 +47,7 @@ from _support import bench_line
 
 from judge.decisions import Action
 from core.policy import ENFORCE, Policy
-from judge.report import parse_report
+from core.results import read_results
 from judge.rules import apply_round
 from judge.state import JudgeState
 
@@ -155,7 +155,7 @@ def play(weeks: int, seed: int) -> tuple[dict[str, Tally], Fleet, int]:
         at, manual = queue.pop(0)
         at = max(at, last_at + timedelta(seconds=30))
         outcomes = fleet.outcomes(at)
-        report = parse_report(results(n, at, outcomes))
+        report = read_results(results(n, at, outcomes))
         n += 1
         rounds += 1
         last_at = at

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/ttft_accuracy.py [--ttft-ms 500] [--streams 1 50] [--samples 60]
 
 Starts the simulator in a subprocess (in-process, the server would share our event loop's
-CPU and inflate the error: shared/reference/tooling-notes.md §6), with one endpoint whose
+CPU and inflate the error: docs/design-notes.md §1.3), with one endpoint whose
 first token is injected after exactly --ttft-ms (no jitter, no faults). For each concurrency
 level it sends bursts of that many pinned streams through one PinnedClient, fresh per burst
 (cold connections, as in a round), and prints the distribution of measured - injected, in ms.

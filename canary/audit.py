@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from core.times import fmt_time
+from core.results import RejectedInput
 from judge.decisions import Decision
-from judge.report import RejectedInput
 
 REJECTED_INPUT = "rejected_input"
 WEBHOOK_FAILED = "webhook_failed"

@@ -1,20 +1,23 @@
 """One round shaped for display: results (+ the judge's decisions, if any) -> a `RoundView`.
 
-Pure: dicts in, a `RoundView` out, rendered as Markdown (`$GITHUB_STEP_SUMMARY`) or as plain
-terminal text by canary.summary. The inputs are the JSON documents of
-ARCHITECTURE.md (`reports/results.json`) and of `canary judge` (`reports/decisions.json`).
-Every string taken from them is upstream data and is cleaned by the renderers, never here;
-this module only shapes, sorts and counts, and tolerates missing or odd-typed fields (a
-summary must still print when a shard's report is half-written).
+Pure: the round record (core.results.RoundResults: one results.json, or the shards merged by
+core.results.merge_shards) and the decisions document of `canary judge` (`reports/decisions.json`)
+in, a `RoundView` out, rendered as Markdown (`$GITHUB_STEP_SUMMARY`) or as plain terminal text by
+canary.summary. Every string taken from them is upstream data and is cleaned by the renderers,
+never here; this module only shapes, sorts and counts. The round record was checked by its one
+reader (core.results.read_results); the decisions document is tolerated with missing or
+odd-typed fields (the summary must still print when it is half-written).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from core.vocabulary import CONTRACTS
+from core.results import VIRTUAL, CaseResult, RoundResults
+from core.times import stamp
+from core.vocabulary import CONTRACTS, LATENCY, Outcome
 
 # GitHub runs the schedule every 30 min but routinely starts runs 5-15 min late; beyond this
 # the gap means a run was delayed a lot or dropped, which the reader should know.
@@ -22,7 +25,7 @@ GAP_WARNING_MINUTES = 45
 
 # When one (model, provider, contract) has several cases (shards overlapping, a re-run), the
 # most alarming outcome is the one to show.
-SEVERITY = ("fail", "transport_error", "inconclusive", "pass", "not_applicable")
+SEVERITY = (Outcome.FAIL, Outcome.TRANSPORT_ERROR, Outcome.INCONCLUSIVE, Outcome.PASS, Outcome.NOT_APPLICABLE)
 
 # The decisions this round, in the order a reader needs them: what changed traffic first.
 DECISION_LABELS: dict[str, str] = {
@@ -101,61 +104,29 @@ class RoundView:
         return self.gap_minutes is not None and self.gap_minutes > GAP_WARNING_MINUTES
 
 
-def merge_results(documents: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    """Merge the results.json of several shards of one round into one document."""
-    docs = [d for d in documents if isinstance(d, Mapping)]
-    models: dict[str, Any] = {}
-    cases: list[Any] = []
-    weak: list[Any] = []
-    unprobed: list[Any] = []
-    for doc in docs:
-        for model, entry in _mapping(doc.get("models")).items():
-            providers = set(models.get(model, {}).get("providers", []))
-            providers.update(str(p) for p in _list(_mapping(entry).get("providers")))
-            models[str(model)] = {"providers": sorted(providers)}
-        cases.extend(_list(doc.get("cases")))
-        weak.extend(_list(doc.get("weak_probes")))
-        unprobed.extend(_list(doc.get("unprobed_controls")))
-    starts = sorted(str(d["started_at"]) for d in docs if d.get("started_at"))
-    return {
-        "round_ids": [str(d.get("round_id", "?")) for d in docs],
-        "started_at": starts[0] if starts else None,
-        "clock": "virtual" if any(d.get("clock") == "virtual" for d in docs) else "real",
-        "upstream": next((str(d["upstream"]) for d in docs if d.get("upstream")), None),
-        "complete": bool(docs) and all(d.get("complete") is True for d in docs),
-        "incomplete_reasons": [str(d["incomplete_reason"]) for d in docs if d.get("incomplete_reason")],
-        "models": models,
-        "cases": cases,
-        "weak_probes": weak,
-        "unprobed_controls": unprobed,
-    }
-
-
-def build_view(results: Mapping[str, Any], decisions: Mapping[str, Any] | None = None) -> RoundView:
-    """Shape one round (a results document or a merge_results() output) for display."""
-    merged = results if "round_ids" in results else merge_results([results])
-    cases = [c for c in _list(merged.get("cases")) if isinstance(c, Mapping)]
-    seen = {str(c.get("contract")) for c in cases}
+def build_view(results: RoundResults, decisions: Mapping[str, Any] | None = None) -> RoundView:
+    """Shape one round (one record, or the merge of its shards) for display."""
+    cases = results.cases
+    seen = {c.contract for c in cases}
     contracts = tuple(c for c in CONTRACTS if c in seen) + tuple(sorted(seen - set(CONTRACTS)))
     counts: dict[str, int] = {}
     for case in cases:
-        outcome = str(case.get("outcome"))
-        counts[outcome] = counts.get(outcome, 0) + 1
-    round_ids = tuple(merged.get("round_ids", ()))
+        counts[case.outcome.value] = counts.get(case.outcome.value, 0) + 1
+    round_ids = results.round_ids()
     stale = _stale(decisions, round_ids)
     dec = decisions if decisions is not None and stale is None else {}
     return RoundView(
         round_ids=round_ids,
-        started_at=merged.get("started_at"),
-        virtual_clock=merged.get("clock") == "virtual",
-        upstream=merged.get("upstream"),
-        complete=bool(merged.get("complete")),
-        incomplete_reasons=tuple(merged.get("incomplete_reasons", ())),
+        started_at=stamp(results.started_at),
+        virtual_clock=results.clock == VIRTUAL,
+        upstream=results.upstream,
+        complete=results.complete,
+        incomplete_reasons=tuple(i.detail for i in results.incomplete),
         contracts=contracts or CONTRACTS,
-        rows=_rows(merged, cases),
+        rows=_rows(results),
         counts=counts,
-        weak_probes=_control_notes(merged.get("weak_probes")),
-        unprobed_controls=_control_notes(merged.get("unprobed_controls")),
+        weak_probes=tuple(w.to_json() for w in results.weak_probes),
+        unprobed_controls=tuple(u.to_json() for u in results.unprobed_controls),
         has_decisions=decisions is not None and stale is None,
         stale_decisions=stale,
         mode=str(dec["mode"]) if dec.get("mode") else None,
@@ -164,11 +135,6 @@ def build_view(results: Mapping[str, Any], decisions: Mapping[str, Any] | None =
         ignore=_tag_lists(dec.get("ignore")),
         would_ignore=_tag_lists(dec.get("would_ignore")),
     )
-
-
-def _control_notes(value: Any) -> tuple[dict[str, str], ...]:
-    return tuple({k: str(w.get(k, "")) for k in ("model", "contract", "control", "reason")}
-                 for w in _list(value) if isinstance(w, Mapping))
 
 
 def _stale(decisions: Mapping[str, Any] | None, round_ids: tuple[str, ...]) -> str | None:
@@ -181,42 +147,35 @@ def _stale(decisions: Mapping[str, Any] | None, round_ids: tuple[str, ...]) -> s
     return None if set(judged.split("+")) == set(round_ids) else judged
 
 
-def _rows(merged: Mapping[str, Any], cases: list[Mapping[str, Any]]) -> tuple[Row, ...]:
-    by_endpoint: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+def _rows(results: RoundResults) -> tuple[Row, ...]:
+    by_endpoint: dict[tuple[str, str], list[CaseResult]] = {}
     # Discovered endpoints with no case yet (a cut-short round) still get a row: a blank
     # row is information, a missing one hides a host.
-    for model, entry in _mapping(merged.get("models")).items():
-        for provider in _list(_mapping(entry).get("providers")):
-            by_endpoint.setdefault((str(model), str(provider)), [])
-    for case in cases:
-        by_endpoint.setdefault((str(case.get("model")), str(case.get("provider"))), []).append(case)
+    for model, providers in results.models.items():
+        for provider in providers:
+            by_endpoint.setdefault((model, provider), [])
+    for case in results.cases:
+        by_endpoint.setdefault((case.model, case.provider), []).append(case)
     rows = []
     for (model, provider), group in sorted(by_endpoint.items()):
         cells: dict[str, Cell] = {}
-        for case in sorted(group, key=_severity):
-            cells.setdefault(str(case.get("contract")), Cell(
-                outcome=str(case.get("outcome")), reason=str(case.get("reason") or ""),
-                control=case.get("control") is True))
+        for case in sorted(group, key=lambda c: SEVERITY.index(c.outcome)):
+            cells.setdefault(case.contract, Cell(outcome=case.outcome.value, reason=case.reason, control=case.control))
         rows.append(Row(model, provider, cells, _ttft(group)))
     return tuple(rows)
 
 
-def _ttft(group: list[Mapping[str, Any]]) -> float | None:
+def _ttft(group: list[CaseResult]) -> float | None:
     """The latency contract's TTFT (what the threshold judges), else the fastest seen.
 
     A latency case without a TTFT (the stream never started) shows none: another contract's
     fast reply next to a latency transport error would misread as a healthy host.
     """
-    latency = [c for c in group if c.get("contract") == "latency"]
+    latency = [c for c in group if c.contract == LATENCY]
     if latency:
-        return _number(latency[0].get("ttft_s"))
-    others = [t for t in (_number(c.get("ttft_s")) for c in group) if t is not None]
+        return latency[0].ttft_s
+    others = [c.ttft_s for c in group if c.ttft_s is not None]
     return min(others) if others else None
-
-
-def _severity(case: Mapping[str, Any]) -> int:
-    outcome = case.get("outcome")
-    return SEVERITY.index(outcome) if outcome in SEVERITY else -1  # unknown values stand out
 
 
 def _decisions(items: list[Any]) -> tuple[Decision, ...]:

@@ -3,7 +3,8 @@
     to_markdown(results, decisions=None) -> str
     to_text(results, decisions=None) -> str
 
-`results` is one results.json document or `roundview.merge_results()` of several shards;
+`results` is the round record (core.results.RoundResults: one results.json, or its shards merged
+by core.results.merge_shards);
 `decisions` is the decisions.json of `canary judge`, or None before the judge has run. Pure
 functions of their input. Every upstream string goes through core.untrusted first.
 """
@@ -15,6 +16,7 @@ from typing import Any
 
 from core import untrusted
 from canary.roundview import DECISION_LABELS, WEAK_EVIDENCE, Cell, RoundView, build_view
+from core.results import RoundResults
 
 SYMBOLS = {"pass": "✅", "fail": "❌", "inconclusive": "⏸", "transport_error": "⚡", "not_applicable": "—"}
 WORDS = {"pass": "pass", "fail": "FAIL", "inconclusive": "inconcl", "transport_error": "transport",
@@ -32,7 +34,7 @@ MODEL_LIMIT = 100
 FINDINGS_LIMIT = 50
 
 
-def to_markdown(results: Mapping[str, Any], decisions: Mapping[str, Any] | None = None) -> str:
+def to_markdown(results: RoundResults, decisions: Mapping[str, Any] | None = None) -> str:
     """The round summary in GitHub-flavoured Markdown."""
     view = build_view(results, decisions)
     md = untrusted.markdown
@@ -58,7 +60,7 @@ def to_markdown(results: Mapping[str, Any], decisions: Mapping[str, Any] | None 
     return "\n".join(out).rstrip() + "\n"
 
 
-def to_text(results: Mapping[str, Any], decisions: Mapping[str, Any] | None = None) -> str:
+def to_text(results: RoundResults, decisions: Mapping[str, Any] | None = None) -> str:
     """The same summary for a terminal: aligned columns, words instead of emoji, no escapes."""
     view = build_view(results, decisions)
     c = untrusted.clean

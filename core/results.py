@@ -87,6 +87,8 @@ class AttemptResult:
     excerpt: str = ""              # the first EXCERPT_CHARS characters of the reply
     chars: int | None = None       # the reply's whole length (None: an older file)
     refusal: Outcome | None = None  # latency/language replies: PASS or FAIL of the refusal check
+    # Not part of the file: set by judge/short_replies.py, far shorter than the peers' replies.
+    short: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"outcome": self.outcome.value, "reason": self.reason, "ttft_s": self.ttft_s,
@@ -102,10 +104,10 @@ class AttemptResult:
         return cls(outcome=_OUTCOMES[raw["outcome"]], reason=_text(raw.get("reason", "")),
                    ttft_s=_number(raw.get("ttft_s")), total_s=_number(raw.get("total_s")),
                    finish_reason=_str(raw.get("finish_reason")), error_kind=_str(raw.get("error_kind")),
-                   served_by=_str(raw.get("served_by")), requests=_count(raw.get("requests"), default=1),
+                   served_by=_str(raw.get("served_by")), requests=_int(raw.get("requests"), 1),
                    excerpt=_text(raw.get("excerpt") or "") if isinstance(raw.get("excerpt"), str) else "",
                    chars=_count(raw.get("chars"), default=None),
-                   refusal=_CHECKS.get(raw.get("refusal")) if isinstance(raw.get("refusal"), str) else None)
+                   refusal=_CHECKS.get(str(raw.get("refusal"))))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -141,6 +143,26 @@ class CaseResult:
                 "completion_tokens": self.completion_tokens, "cost_usd": self.cost_usd,
                 "served_by": self.served_by, "attempts": [a.to_json() for a in self.attempts]}
 
+    @classmethod
+    def from_json(cls, item: Mapping[str, Any]) -> CaseResult:
+        """One case entry, its fields read leniently; the caller has checked its tags and outcome
+        (RoundResults.from_json sets a case with unsafe tags or an unknown outcome aside)."""
+        language = item.get("language")
+        attempts = item.get("attempts")
+        return cls(
+            model=str(item.get("model")), provider=str(item.get("provider")),
+            contract=_text(item.get("contract", "")), outcome=_OUTCOMES[str(item.get("outcome"))],
+            reason=_text(item.get("reason", "")), language=language if isinstance(language, str) else None,
+            anomaly=item.get("anomaly") is True, control=item.get("control") is True,
+            ttft_s=_number(item.get("ttft_s")), duration_s=_number(item.get("duration_s")),
+            requests=_int(item.get("requests"), 0),
+            prompt_tokens=_int(item.get("prompt_tokens"), 0),
+            completion_tokens=_int(item.get("completion_tokens"), 0),
+            cost_usd=_number(item.get("cost_usd")) or 0.0, served_by=_str(item.get("served_by")),
+            attempts=tuple(a for a in map(AttemptResult.from_json, attempts if isinstance(attempts, list) else [])
+                           if a is not None),
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class ControlNote:
@@ -162,6 +184,7 @@ class RejectedInput:
     model: str
     provider: str
     problem: str
+    part: str = "cases"            # where it was: cases, models, weak_probes or unprobed_controls
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,8 +321,9 @@ def merge_shards(shards: Sequence[RoundResults], sources: Sequence[str] | None =
                                    "each shard must probe different models")
             owner[model] = name
     incomplete = tuple(
-        Incomplete(i.kind, f"{name}: {i.detail}") for r, name in zip(shards, names, strict=True) if not r.complete
-        for i in (r.incomplete or (Incomplete(IncompleteKind.UNKNOWN, "incomplete"),)))
+        Incomplete(i.kind, f"{name}: {i.detail}" if n == 0 else i.detail)
+        for r, name in zip(shards, names, strict=True) if not r.complete
+        for n, i in enumerate(r.incomplete or (Incomplete(IncompleteKind.UNKNOWN, "incomplete"),)))
     finished = [r.finished_at for r in shards if r.finished_at is not None]
     sources_of_controls = sorted({r.controls_source for r in shards if r.controls_source})
     return RoundResults(
@@ -336,7 +360,7 @@ def _models(raw: Any, rejected: list[RejectedInput]) -> dict[str, tuple[str, ...
     models: dict[str, tuple[str, ...]] = {}
     for model, entry in raw.items():
         if not is_valid_tag(model):
-            rejected.append(RejectedInput(_shown(model), "*", describe_invalid_tag(model)))
+            rejected.append(RejectedInput(_shown(model), "*", describe_invalid_tag(model), "models"))
             continue
         providers = entry.get("providers") if isinstance(entry, Mapping) else None
         if not isinstance(providers, list):
@@ -346,7 +370,7 @@ def _models(raw: Any, rejected: list[RejectedInput]) -> dict[str, tuple[str, ...
             if is_valid_tag(tag):
                 good.append(tag)
             else:
-                rejected.append(RejectedInput(model, _shown(tag), describe_invalid_tag(tag)))
+                rejected.append(RejectedInput(model, _shown(tag), describe_invalid_tag(tag), "models"))
         models[model] = tuple(sorted(set(good)))
     return models
 
@@ -367,21 +391,7 @@ def _cases(raw: Any, rejected: list[RejectedInput]) -> tuple[CaseResult, ...]:
         if outcome not in _OUTCOMES:
             rejected.append(RejectedInput(model, provider, f"cases[{i}]: unknown outcome {ascii(outcome)[:40]}"))
             continue
-        language = item.get("language")
-        attempts = item.get("attempts")
-        cases.append(CaseResult(
-            model=model, provider=provider, contract=_text(item.get("contract", "")),
-            outcome=_OUTCOMES[outcome], reason=_text(item.get("reason", "")),
-            language=language if isinstance(language, str) else None,
-            anomaly=item.get("anomaly") is True, control=item.get("control") is True,
-            ttft_s=_number(item.get("ttft_s")), duration_s=_number(item.get("duration_s")),
-            requests=_count(item.get("requests"), default=0) or 0,
-            prompt_tokens=_count(item.get("prompt_tokens"), default=0) or 0,
-            completion_tokens=_count(item.get("completion_tokens"), default=0) or 0,
-            cost_usd=_number(item.get("cost_usd")) or 0.0, served_by=_str(item.get("served_by")),
-            attempts=tuple(a for a in map(AttemptResult.from_json, attempts if isinstance(attempts, list) else [])
-                           if a is not None),
-        ))
+        cases.append(CaseResult.from_json(item))
     return tuple(cases)
 
 
@@ -395,7 +405,7 @@ def _notes(raw: Any, key: str, rejected: list[RejectedInput]) -> tuple[ControlNo
             raise ResultsError(f"{key}[{i}]: expected an object")
         model, control = item.get("model"), item.get("control")
         if not (is_valid_tag(model) and is_valid_tag(control)):
-            rejected.append(RejectedInput(_shown(model), _shown(control), f"{key}[{i}]: an unsafe tag"))
+            rejected.append(RejectedInput(_shown(model), _shown(control), f"{key}[{i}]: an unsafe tag", key))
             continue
         out.append(ControlNote(model, _text(item.get("contract", "")), control, _text(item.get("reason", ""))))
     return tuple(out)
@@ -436,6 +446,11 @@ def _number(value: Any) -> float | None:
 
 
 def _count(value: Any, *, default: int | None) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
+
+
+def _int(value: Any, default: int) -> int:
+    """A count (requests, tokens): a non-negative int, else the default."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
 
 

@@ -30,10 +30,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
-from judge.attempts import AttemptFacts
+from core.results import AttemptResult, CaseResult, RoundResults
 from judge.card import Card, make_card
 from core.policy import Policy
-from judge.report import Case, RoundReport
 from judge.short_replies import REFUSAL, judge_short_replies
 from judge.state import JudgeState, ProviderState
 from core.vocabulary import Outcome
@@ -41,15 +40,15 @@ from judge.window import FAIL, INCONCLUSIVE, PASS, SHORT, TRANSPORT, Tally
 
 # Contracts whose replies are roleplay text the refusal judge can read (structured is JSON).
 ROLEPLAY_CONTRACTS = ("latency", "language")
-_CODE = {Outcome.PASS.value: PASS, Outcome.FAIL.value: FAIL, Outcome.TRANSPORT_ERROR.value: TRANSPORT,
-         Outcome.INCONCLUSIVE.value: INCONCLUSIVE}
+_CODE = {Outcome.PASS: PASS, Outcome.FAIL: FAIL, Outcome.TRANSPORT_ERROR: TRANSPORT,
+         Outcome.INCONCLUSIVE: INCONCLUSIVE}
 
 
-def record_round(state: JudgeState, report: RoundReport, policy: Policy) -> JudgeState:
+def record_round(state: JudgeState, report: RoundResults, policy: Policy) -> JudgeState:
     """The state with this round added to the window of every endpoint it probed."""
     weak = {(w.model, w.contract) for w in report.weak_probes} | {
         (u.model, u.contract) for u in report.unprobed_controls}
-    by_model: dict[str, list[Case]] = {}
+    by_model: dict[str, list[CaseResult]] = {}
     for case in report.cases:
         by_model.setdefault(case.model, []).append(case)
     models = dict(state.models)
@@ -64,29 +63,29 @@ def record_round(state: JudgeState, report: RoundReport, policy: Policy) -> Judg
     return replace(state, models=models)
 
 
-def _set_aside(ps: ProviderState, report: RoundReport, policy: Policy) -> bool:
+def _set_aside(ps: ProviderState, report: RoundResults, policy: Policy) -> bool:
     last = ps.last_counted_at
     return last is not None and report.started_at - last < policy.min_round_gap
 
 
-def round_codes(cases: Sequence[Case], *, refusal_weak: bool = False) -> dict[str, dict[str, str]]:
+def round_codes(cases: Sequence[CaseResult], *, refusal_weak: bool = False) -> dict[str, dict[str, str]]:
     """provider -> contract -> this round's attempt codes (one model's cases, short replies judged)."""
     out: dict[str, dict[str, str]] = {}
     refusal_hosts = {c.provider for c in cases if c.contract == REFUSAL and not c.control}
     for case in sorted(cases, key=lambda c: (c.provider, c.contract)):
-        if case.control or case.outcome == Outcome.NOT_APPLICABLE.value:
+        if case.control or case.outcome == Outcome.NOT_APPLICABLE:
             continue
         codes = out.setdefault(case.provider, {})
         codes[case.contract] = codes.get(case.contract, "") + _own_codes(case)
         if case.contract in ROLEPLAY_CONTRACTS and case.provider in refusal_hosts:
-            checks = "".join(PASS if a.refusal == Outcome.PASS.value else FAIL for a in case.attempts if a.refusal)
+            checks = "".join(PASS if a.refusal == Outcome.PASS else FAIL for a in case.attempts if a.refusal)
             if checks:
                 codes[REFUSAL] = codes.get(REFUSAL, "") + checks
     for case in cases:
         codes = out.get(case.provider, {})
         # A case the probe (or the judge) failed without a failing reply of its own, e.g. a refusal
         # case failed by its siblings' replies, still shows as one failure.
-        if case.outcome == Outcome.FAIL.value and not case.control and FAIL not in codes.get(case.contract, ""):
+        if case.outcome == Outcome.FAIL and not case.control and FAIL not in codes.get(case.contract, ""):
             codes[case.contract] = codes.get(case.contract, "") + FAIL
     if refusal_weak:
         for codes in out.values():
@@ -95,14 +94,14 @@ def round_codes(cases: Sequence[Case], *, refusal_weak: bool = False) -> dict[st
     return out
 
 
-def _own_codes(case: Case) -> str:
+def _own_codes(case: CaseResult) -> str:
     if not case.attempts:  # a results file without attempts: the case's own outcome
         return _CODE.get(case.outcome, "")
     return "".join(_attempt_code(a) for a in case.attempts)
 
 
-def _attempt_code(a: AttemptFacts) -> str:
-    if a.short and a.outcome == Outcome.PASS.value:
+def _attempt_code(a: AttemptResult) -> str:
+    if a.short and a.outcome == Outcome.PASS:
         return SHORT
     return _CODE.get(a.outcome, "")
 
@@ -153,7 +152,7 @@ def strength(cards: Sequence[Card], failed_streak: int, provider: str) -> tuple[
 
 def failed_contracts(evidence: Iterable[tuple[str, str]]) -> tuple[str, ...]:
     """The contracts of (contract, outcome) pairs that failed."""
-    return tuple(c for c, o in evidence if o == Outcome.FAIL.value)
+    return tuple(c for c, o in evidence if o == Outcome.FAIL)
 
 
 def cards_by_endpoint(state: JudgeState, model: str) -> Mapping[str, tuple[Card, ...]]:

@@ -1,7 +1,7 @@
 """Word-level mixing of close languages: pt/es/it function words, and Chinese inside Japanese.
 
 lingua judges sentences; a host that writes "Ela caminhó hasta la porta, mas no sabía o que
-fazer" mixes inside the sentence and stays invisible to it (~1% caught, judging-notes). Each
+fazer" mixes inside the sentence and stays invisible to it (~1% caught, docs/design-notes.md §2.1). Each
 pair below lists frequent words (and letters) that occur in one language of the pair and not
 in the other, so counting them in a reply measures how much of the other language leaked in.
 Words valid in both languages of a pair ("que", "no", "da", "o", "la") are left out on purpose.

@@ -9,11 +9,11 @@ configured order, wrapping around.
 
 from __future__ import annotations
 
-from judge.report import Case
 from core.vocabulary import Outcome
+from core.results import CaseResult
 
 
-def next_language(case: Case | None, current: str | None, languages: tuple[str, ...], *,
+def next_language(case: CaseResult | None, current: str | None, languages: tuple[str, ...], *,
                   pending: bool = False) -> str | None:
     """The language for the next round, given this round's language case (None: no case, keep).
 
@@ -23,9 +23,9 @@ def next_language(case: Case | None, current: str | None, languages: tuple[str, 
     """
     if case is None or case.language is None:
         return current
-    if case.outcome == Outcome.FAIL.value or case.anomaly:
+    if case.outcome == Outcome.FAIL or case.anomaly:
         return case.language
-    if pending and case.outcome in (Outcome.TRANSPORT_ERROR.value, Outcome.INCONCLUSIVE.value):
+    if pending and case.outcome in (Outcome.TRANSPORT_ERROR, Outcome.INCONCLUSIVE):
         return case.language
     if case.language not in languages:
         return languages[0]

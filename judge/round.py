@@ -23,9 +23,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 
+from core.results import CaseResult, RoundResults
 from judge.decisions import Evidence
 from core.policy import Policy
-from judge.report import Case, RoundReport
 from judge.short_replies import judge_short_replies
 from core.vocabulary import Outcome
 
@@ -49,11 +49,11 @@ class ProviderRound:
     provider: str
     klass: RoundClass
     evidence: tuple[Evidence, ...]
-    language_case: Case | None = None
+    language_case: CaseResult | None = None
 
     def problems(self) -> tuple[Evidence, ...]:
         """The evidence that is not a plain pass (what a person wants to read first)."""
-        return tuple(e for e in self.evidence if e.outcome not in (Outcome.PASS.value, Outcome.NOT_APPLICABLE.value))
+        return tuple(e for e in self.evidence if e.outcome not in (Outcome.PASS, Outcome.NOT_APPLICABLE))
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,12 +73,12 @@ class ModelRound:
     guard_hits: tuple[GuardHit, ...] = ()
 
 
-def classify_round(report: RoundReport, policy: Policy) -> dict[str, ModelRound]:
+def classify_round(report: RoundResults, policy: Policy) -> dict[str, ModelRound]:
     """Every model of the round, each provider classified."""
-    by_model: dict[str, list[Case]] = {}
+    by_model: dict[str, list[CaseResult]] = {}
     for case in report.cases:
         if case.control:
-            case = dataclasses.replace(case, outcome=Outcome.NOT_APPLICABLE.value,
+            case = dataclasses.replace(case, outcome=Outcome.NOT_APPLICABLE,
                                        reason=f"positive control (judges the probe): {case.reason}")
         by_model.setdefault(case.model, []).append(case)
     result = {}
@@ -94,35 +94,35 @@ def classify_round(report: RoundReport, policy: Policy) -> dict[str, ModelRound]
     return result
 
 
-def _guard_hits(cases: list[Case], policy: Policy) -> tuple[GuardHit, ...]:
+def _guard_hits(cases: list[CaseResult], policy: Policy) -> tuple[GuardHit, ...]:
     if not policy.guard_enabled:
         return ()
     hits = []
     for contract in sorted({c.contract for c in cases}):
         probed = {c.provider for c in cases if c.contract == contract}
-        failing = sorted({c.provider for c in cases if c.contract == contract and c.outcome == Outcome.FAIL.value})
+        failing = sorted({c.provider for c in cases if c.contract == contract and c.outcome == Outcome.FAIL})
         if len(probed) >= policy.guard_min_endpoints and len(failing) > policy.guard_min_fraction * len(probed):
             hits.append(GuardHit(contract, tuple(failing), len(probed)))
     return tuple(hits)
 
 
-def _classify_provider(provider: str, cases: list[Case], expected: set[str],
+def _classify_provider(provider: str, cases: list[CaseResult], expected: set[str],
                        discounted: set[tuple[str, str]]) -> ProviderRound:
     evidence = []
     outcomes = []
     for case in sorted(cases, key=lambda c: c.contract):
         outcome = case.outcome
         reason = case.reason
-        if outcome == Outcome.FAIL.value and (provider, case.contract) in discounted:
-            outcome = Outcome.INCONCLUSIVE.value  # the failure counts for nobody this round
+        if outcome == Outcome.FAIL and (provider, case.contract) in discounted:
+            outcome = Outcome.INCONCLUSIVE  # the failure counts for nobody this round
             reason = DISCOUNTED_PREFIX + reason
         outcomes.append(outcome)
         evidence.append(Evidence(case.contract, case.outcome, reason))
     probed = {c.contract for c in cases}
-    if Outcome.FAIL.value in outcomes:
+    if Outcome.FAIL in outcomes:
         klass = RoundClass.FAILED
-    elif (probed >= expected and Outcome.PASS.value in outcomes
-          and all(o in (Outcome.PASS.value, Outcome.NOT_APPLICABLE.value) for o in outcomes)):
+    elif (probed >= expected and Outcome.PASS in outcomes
+          and all(o in (Outcome.PASS, Outcome.NOT_APPLICABLE) for o in outcomes)):
         klass = RoundClass.CLEAN
     else:
         klass = RoundClass.FROZEN

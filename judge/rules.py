@@ -37,16 +37,15 @@ from datetime import datetime, timedelta
 from enum import Enum
 
 from core.errors import RuleError
+from core.results import RoundResults
 from judge.decisions import WHOLE_ROUND, Action, Decision, Evidence, Rule
 from judge.evidence import decision_cards, failed_contracts, record_round, strength
 from judge.ladder import fade, next_suspension
 from core.policy import ENFORCE, MAX_LAST_REASONS, MAX_REASON_CHARS, MODES, OBSERVE, Policy
-from judge.report import RoundReport
 from judge.rotation import next_language
 from judge.round import ModelRound, ProviderRound, RoundClass, classify_round
 from judge.state import JudgeState, Ladder, LastRound, ProviderState
 from judge.streaks import Counted, count
-
 
 # How many endpoints a whole-round decision names before it says "and N more".
 MAX_NAMED = 5
@@ -65,7 +64,7 @@ class RoundOrder(str, Enum):
     ALREADY_APPLIED = "already_applied"
 
 
-def check_round_order(state: JudgeState, report: RoundReport) -> RoundOrder:
+def check_round_order(state: JudgeState, report: RoundResults) -> RoundOrder:
     """NEW or ALREADY_APPLIED; raises RoundOrderError for a round that is out of order."""
     if report.round_id in state.applied_rounds:
         return RoundOrder.ALREADY_APPLIED
@@ -78,7 +77,7 @@ def check_round_order(state: JudgeState, report: RoundReport) -> RoundOrder:
     return RoundOrder.NEW
 
 
-def apply_round(state: JudgeState, report: RoundReport, policy: Policy, *, now: datetime, mode: str,
+def apply_round(state: JudgeState, report: RoundResults, policy: Policy, *, now: datetime, mode: str,
                 excluded: Mapping[str, frozenset[str]] | None = None) -> tuple[JudgeState, list[Decision]]:
     """Apply one round. `excluded` = providers excluded by people (builtin + unexpired incidents)."""
     if mode not in MODES:
@@ -141,7 +140,7 @@ def _expire(state: JudgeState, now: datetime, decisions: list[Decision]) -> Judg
     return state
 
 
-def _probe_decisions(report: RoundReport, rounds: Mapping[str, ModelRound]) -> list[Decision]:
+def _probe_decisions(report: RoundResults, rounds: Mapping[str, ModelRound]) -> list[Decision]:
     out = []
     for weak in report.weak_probes:
         out.append(Decision(weak.model, weak.control, Action.PROBE_WEAK, Rule.WEAK_PROBE,

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
-# One CJK/kana/Hangul/Thai character weighs as much as this many Latin letters (judging-notes).
+# One CJK/kana/Hangul/Thai character weighs as much as this many Latin letters (docs/design-notes.md §2.1).
 DENSE_SCRIPT_WEIGHT = 3
 # A segment's main script must hold this share of its letter weight, else the segment is mixed.
 DOMINANT_SCRIPT_SHARE = 0.6

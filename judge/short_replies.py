@@ -24,8 +24,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import replace
 
-from judge.attempts import AttemptFacts
-from judge.report import Case
+from core.results import AttemptResult, CaseResult
 from judge.stats import fisher_greater
 from core.vocabulary import Outcome
 
@@ -37,21 +36,21 @@ ALPHA = 0.05               # one-sided: the host's replies are short more often 
 _COMPLETE = ("stop", "length")
 
 
-def _usable(a: AttemptFacts) -> bool:
-    return a.outcome == Outcome.PASS.value and a.chars is not None and a.finish_reason in _COMPLETE
+def _usable(a: AttemptResult) -> bool:
+    return a.outcome == Outcome.PASS and a.chars is not None and a.finish_reason in _COMPLETE
 
 
-def _is_short(a: AttemptFacts, limit: float) -> bool:
+def _is_short(a: AttemptResult, limit: float) -> bool:
     return _usable(a) and a.finish_reason == "stop" and a.chars is not None and a.chars < limit
 
 
-def _own_length(case: Case) -> float | None:
+def _own_length(case: CaseResult) -> float | None:
     """The median length of a case's usable replies (None: it has none)."""
     own = [a.chars for a in case.attempts if _usable(a) and a.chars is not None]
     return statistics.median(own) if own else None
 
 
-def judge_short_replies(cases: Sequence[Case]) -> tuple[Case, ...]:
+def judge_short_replies(cases: Sequence[CaseResult]) -> tuple[CaseResult, ...]:
     """One model's cases of a round, with short refusal replies marked and truncating hosts failed."""
     refusal = [c for c in cases if c.contract == REFUSAL and not c.control]
     if len(refusal) <= MIN_PEERS:
@@ -61,7 +60,7 @@ def judge_short_replies(cases: Sequence[Case]) -> tuple[Case, ...]:
     if len(known) < MIN_PEERS:
         return tuple(cases)
     ceiling = SHORT_FRACTION * max(known)  # no reply longer than this can be short against any peers
-    changed: dict[int, Case] = {}
+    changed: dict[int, CaseResult] = {}
     for case in refusal:
         if not any(_is_short(a, ceiling) for a in case.attempts):
             continue
@@ -79,11 +78,11 @@ def judge_short_replies(cases: Sequence[Case]) -> tuple[Case, ...]:
     return tuple(changed.get(id(c), c) for c in cases)
 
 
-def _verdict(case: Case, short: int, limit: float, typical: float, peers: Sequence[Case]) -> Case:
-    judged = sum(a.outcome in (Outcome.PASS.value, Outcome.FAIL.value) for a in case.attempts)
+def _verdict(case: CaseResult, short: int, limit: float, typical: float, peers: Sequence[CaseResult]) -> CaseResult:
+    judged = sum(a.outcome in (Outcome.PASS, Outcome.FAIL) for a in case.attempts)
     peer_short = sum(_is_short(a, limit) for c in peers for a in c.attempts)
-    peer_judged = sum(a.outcome in (Outcome.PASS.value, Outcome.FAIL.value) for c in peers for a in c.attempts)
-    if case.outcome != Outcome.PASS.value or judged < MIN_ATTEMPTS or short < judged:
+    peer_judged = sum(a.outcome in (Outcome.PASS, Outcome.FAIL) for c in peers for a in c.attempts)
+    if case.outcome != Outcome.PASS or judged < MIN_ATTEMPTS or short < judged:
         return case  # evidence only: one short reply, a mixed run, or a case already decided otherwise
     p = fisher_greater(short, judged, peer_short, peer_judged)
     if p >= ALPHA:
@@ -93,5 +92,5 @@ def _verdict(case: Case, short: int, limit: float, typical: float, peers: Sequen
               f"{longest} characters, under a quarter of the other hosts' typical {typical:.0f} "
               f"(other hosts: {peer_short} of {peer_judged} short; one-sided Fisher p = {p:.2g}); "
               f"the probe's own verdict was: {case.reason}")
-    failed = tuple(replace(a, outcome=Outcome.FAIL.value) if a.short else a for a in case.attempts)
-    return replace(case, outcome=Outcome.FAIL.value, reason=reason, attempts=failed)
+    failed = tuple(replace(a, outcome=Outcome.FAIL) if a.short else a for a in case.attempts)
+    return replace(case, outcome=Outcome.FAIL, reason=reason, attempts=failed)

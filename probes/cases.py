@@ -1,7 +1,9 @@
 """The records of one round: a Case to run, the Attempts it made, and the CaseResult it ended with.
 
-A case's id (`<model>::<endpoint tag>::<contract>`, or `<model>::discovery`) is core.vocabulary's
-`case_id()` / `discovery_case_id()`: the format and why it is so are described there.
+A case's id (`<model>::<endpoint tag>::<contract>`) is core.vocabulary's `case_id()`: the format
+and why it is so are described there. A model whose discovery failed is one case of its own kind,
+a DiscoveryCase, with the id `<model>::discovery` (`discovery_case_id()`) and the pytest marker
+`discovery`.
 """
 
 from __future__ import annotations
@@ -9,33 +11,34 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from core.vocabulary import DISCOVERY, Outcome, case_id, discovery_case_id, endpoint_id
+from core.vocabulary import Outcome, case_id, discovery_case_id, endpoint_id
 from probes.records import Endpoint
 
+DISCOVERY_MARKER = "discovery"   # the pytest marker of a DiscoveryCase (`pytest probes -m discovery`)
 EXCERPT_CHARS = 300
 
 
 @dataclass(frozen=True, slots=True)
 class Case:
-    """One model x endpoint x contract to probe (or, with contract "discovery", a failed discovery)."""
+    """One model x endpoint x contract to probe."""
 
     model: str
     contract: str
-    endpoint: Endpoint | None = None
+    endpoint: Endpoint
     language: str | None = None      # language contract only
     control: bool = False            # refusal case on a configured positive-control host
-    message: str | None = None       # discovery failure only: what went wrong
-    auth_error: bool = False         # discovery failure caused by our key
 
     @property
     def provider(self) -> str:
-        return self.endpoint.tag if self.endpoint is not None else "*"
+        return self.endpoint.tag
 
     @property
     def id(self) -> str:
-        if self.contract == DISCOVERY:
-            return discovery_case_id(self.model)
         return case_id(self.model, self.provider, self.contract)
+
+    @property
+    def marker(self) -> str:
+        return self.contract
 
     @property
     def group(self) -> str:
@@ -45,10 +48,40 @@ class Case:
     @property
     def title(self) -> str:
         """A readable title for Allure and the terminal ("aurora/fp8 · language (pt)")."""
-        if self.contract == DISCOVERY:
-            return f"{self.model} · discovery"
         extra = f" ({self.language})" if self.language else " (control)" if self.control else ""
         return f"{self.provider} · {self.contract}{extra}"
+
+
+@dataclass(frozen=True, slots=True)
+class DiscoveryCase:
+    """A model whose discovery failed: one case that ends the round incomplete (pytest: an error).
+
+    It probes nothing and has no endpoint; it exists so the failure is a line of pytest's output,
+    JUnit and Allure that no -k/-m can hide (probes/plugin.py keeps it selected).
+    """
+
+    model: str
+    message: str                     # what went wrong
+    auth_error: bool = False         # our key was refused
+
+    @property
+    def id(self) -> str:
+        return discovery_case_id(self.model)
+
+    @property
+    def marker(self) -> str:
+        return DISCOVERY_MARKER
+
+    @property
+    def group(self) -> str:
+        return self.id
+
+    @property
+    def title(self) -> str:
+        return f"{self.model} · discovery"
+
+
+PlannedCase = Case | DiscoveryCase   # what a pytest item of `pytest probes` stands for
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

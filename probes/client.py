@@ -8,7 +8,7 @@
 `chat` never raises for anything the network or the upstream does: every outcome comes back
 as a ChatResult with a Classification (see probes/records.py). Only programming errors raise.
 
-Why it is shaped this way (shared/reference/tooling-notes.md §3, §6; openrouter-api.md §6.2):
+Why it is shaped this way (docs/design-notes.md §1.2, §1.3; docs/openrouter-wire.md §5, §10):
 - The deadline is our own (`asyncio.timeout` around the whole exchange). httpx's read timeout
   is per read, so a host that trickles a keep-alive every few seconds would never trip it.
 - The deadline and the clock start *after* the concurrency caps let a request through:
@@ -23,7 +23,7 @@ Why it is shaped this way (shared/reference/tooling-notes.md §3, §6; openroute
   the first byte, never on a status, a timeout or a stream cut: a retried 502, hang or cut
   would hide exactly what the canary looks for. probes/transport.py counts the bytes.
 
-Reasoning models (openrouter-api.md "Pitfalls"): a reasoning model spends max_tokens thinking
+Reasoning models (docs/openrouter-wire.md §2): a reasoning model spends max_tokens thinking
 before it answers. With a `reasoning_budget` (the engine passes probe.reasoning_*), every
 request to an endpoint that lists a reasoning parameter gets OpenRouter's reasoning controls
 (low effort, thinking excluded from the reply) and `max_tokens` + room for the thinking, so

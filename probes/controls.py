@@ -47,7 +47,7 @@ def unselected_controls(plan: RoundPlan, selected: Collection[str]) -> dict[str,
     """
     if REFUSAL not in plan.contracts:
         return {}
-    cases = plan.cases()
+    cases = [c for c in plan.cases() if isinstance(c, Case)]
     probed = {c.id for c in cases if c.control and c.id in selected}
     out: dict[str, tuple[tuple[str, str], ...]] = {}
     for model in plan.endpoints:

@@ -129,7 +129,7 @@ class Engine:
         return await asyncio.shield(self._task(case))
 
     async def _probe_case(self, case: Case) -> CaseResult:
-        assert self._client is not None and case.endpoint is not None
+        assert self._client is not None
         module = CONTRACT_MODULES[case.contract]
         result = await module.probe(self._client, case.endpoint, self._settings, case)
         if self._on_result is not None:

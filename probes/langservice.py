@@ -1,7 +1,7 @@
 """One language detector per round, whatever the number of xdist workers.
 
-A lingua detector costs ~350 MB in each process that builds one (shared/reference/
-judging-notes.md); four workers each building their own would break the 1 GB budget of a
+A lingua detector costs ~350 MB in each process that builds one (docs/design-notes.md
+§2.1); four workers each building their own would break the 1 GB budget of a
 round. So a round runs one language-judge child process (LanguageProcess), started by the
 round owner, serving `judge.language.assess` over a local authenticated socket
 (multiprocessing.connection); every prober (the single process, or each xdist worker) is a
@@ -19,7 +19,7 @@ import threading
 from multiprocessing.connection import Client, Connection, Listener
 from typing import Any, Protocol
 
-from judge.verdict import Verdict
+from judge.verdict import Outcome, Verdict
 
 
 class LanguageBackend(Protocol):
@@ -134,7 +134,7 @@ class RemoteLanguage:
 
     def assess(self, text: str, language: str) -> Verdict:
         outcome, reason = self._call("assess", text, language)
-        return Verdict(outcome, reason)
+        return Verdict(Outcome(outcome), reason)
 
 
 def main() -> None:

@@ -19,8 +19,9 @@ from typing import Any
 import pytest
 
 from core.vocabulary import Outcome
+from core.results import Incomplete, IncompleteKind, RoundResults
 from probes import report, table
-from probes.cases import DISCOVERY, Case, CaseRecord, CaseResult
+from probes.cases import Case, CaseRecord, CaseResult, DiscoveryCase, PlannedCase
 from probes.contracts import AUTH_REASON
 from probes.controls import (FileControls, control_dir, publish, unprobed_controls, unselected_controls,
                              write_allure_unprobed)
@@ -39,17 +40,17 @@ CONTROL_WAIT_MARGIN_S = 15.0
 class RoundState:
     """Mutable state of one round in one process."""
 
-    cases: dict[str, Case]
+    cases: dict[str, PlannedCase]
     engine: Engine | None = None
     language_process: LanguageProcess | None = None
     records: dict[str, CaseRecord] = field(default_factory=dict)
     expected: list[str] = field(default_factory=list)      # case ids this round should report
-    document: dict[str, Any] | None = None
+    results: RoundResults | None = None                    # the round record, once written
 
 
 SETTINGS = pytest.StashKey[RoundSettings]()
 STATE = pytest.StashKey[RoundState]()
-CASE = pytest.StashKey[Case]()
+CASE = pytest.StashKey[PlannedCase]()
 RESULT = pytest.StashKey[CaseResult]()
 DESCRIBED = pytest.StashKey[bool]()
 
@@ -98,7 +99,7 @@ class XdistHooks:
             state.expected = [cid for cid in (case_id_of(n) for n in ids) if cid in state.cases]
 
 
-def _group_of(cases: dict[str, Case], nodeid: str) -> str:
+def _group_of(cases: dict[str, PlannedCase], nodeid: str) -> str:
     case = cases.get(case_id_of(nodeid) or "")
     return case.group if case is not None else nodeid
 
@@ -110,7 +111,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     cases = metafunc.config.stash[STATE].cases.values()
     metafunc.parametrize(CASE_PARAM, [
-        pytest.param(c.id, id=c.id, marks=[getattr(pytest.mark, c.contract)] + ([pytest.mark.control] if c.control else []))
+        pytest.param(c.id, id=c.id, marks=[getattr(pytest.mark, c.marker)]
+                     + ([pytest.mark.control] if isinstance(c, Case) and c.control else []))
         for c in cases
     ])
 
@@ -127,7 +129,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             item.stash[CASE] = cases[case_id]
     # A failed discovery must never vanish behind -k/-m: a clean-looking round would follow.
     kept = {id(i) for i in items}
-    lost = [i for i in before if CASE in i.stash and i.stash[CASE].contract == DISCOVERY and id(i) not in kept]
+    lost = [i for i in before if isinstance(i.stash.get(CASE, None), DiscoveryCase) and id(i) not in kept]
     items[:0] = lost
 
 
@@ -135,7 +137,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     settings, state = session.config.stash[SETTINGS], session.config.stash[STATE]
     if settings.role == "controller" or session.config.option.collectonly:
         return
-    selected = [i.stash[CASE] for i in session.items if CASE in i.stash and i.stash[CASE].contract != DISCOVERY]
+    selected = [c for c in (i.stash.get(CASE, None) for i in session.items) if isinstance(c, Case)]
     state.expected = [i.stash[CASE].id for i in session.items if CASE in i.stash]
     controls = _by_model(c for c in selected if c.control)
     missing = {m: tuple(f"{tag} {why}" for tag, why in v)
@@ -207,7 +209,7 @@ def probe_result(item: pytest.Item) -> CaseResult:
     discovery as an *error* (JUnit <error>, Allure broken) rather than a failure.
     """
     case = item.stash[CASE]
-    if case.contract == DISCOVERY:
+    if isinstance(case, DiscoveryCase):
         hint = f" ({AUTH_REASON})" if case.auth_error else ""
         raise RoundIncomplete(f"round incomplete: {case.message}{hint}")
     settings, state = item.config.stash[SETTINGS], item.config.stash[STATE]
@@ -243,7 +245,7 @@ def describe_in_allure(item: pytest.Item) -> None:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
     rep = yield
     case = item.stash.get(CASE, None)
-    if case is None or case.contract == DISCOVERY:
+    if not isinstance(case, Case):  # a DiscoveryCase has no probe result: the plan records its failure
         return rep
     result = item.stash.get(RESULT, None)
     if result is not None and (rep.when == "call" or (rep.when == "setup" and rep.failed)):
@@ -267,9 +269,9 @@ class ResultCollector:
         case_id = case_id_of(report.nodeid)
         if data is not None and case_id is not None:
             state.records[case_id] = CaseRecord(case_id, data["entry"], data["auth_error"], data["probed"])
-        elif report.when == "???" and case_id in state.cases and state.cases[case_id].contract != DISCOVERY:
+        elif report.when == "???" and isinstance(case := state.cases.get(case_id or ""), Case):
             # xdist's synthetic report for an item whose worker died under it.
-            state.records[case_id] = CaseRecord(case_id, _synthetic(state.cases[case_id], "worker crashed"))
+            state.records[case.id] = CaseRecord(case.id, _synthetic(case, "worker crashed"))
 
 
 def _synthetic(case: Case, reason: str) -> dict[str, Any]:
@@ -296,63 +298,55 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         run_quietly(state.language_process.close)
     if settings.role == "worker" or config.option.collectonly:
         return
-    state.document = _document(settings, state, int(exitstatus))
-    report.write_json(settings.reports / "results.json", state.document)
+    state.results = _results(settings, state, int(exitstatus))
+    doc = state.results.to_json()
+    report.write_json(settings.reports / "results.json", doc)
     if settings.alluredir is not None:
-        report.write_allure_run_files(settings.alluredir, state.document, {
+        report.write_allure_run_files(settings.alluredir, doc, {
             "upstream": settings.upstream, "round_id": settings.round_id, "models": ", ".join(settings.plan.endpoints),
             "contracts": ", ".join(settings.plan.contracts), "mode": settings.config.mode,
             "ttft_seconds": str(settings.config.probe.ttft_seconds), "xdist_workers": str(settings.workers),
             "clock": settings.clock.kind, "controls": settings.controls_source,
         })
-        write_allure_unprobed(settings.alluredir, state.document["unprobed_controls"], state.records)
+        write_allure_unprobed(settings.alluredir, doc["unprobed_controls"], state.records)
     run_quietly(lambda: shutil.rmtree(control_dir(settings.reports, settings.round_id), ignore_errors=True))
 
 
-def _document(settings: RoundSettings, state: RoundState, exitstatus: int) -> dict[str, Any]:
-    incomplete = [f.message for f in settings.plan.failures]
+def _results(settings: RoundSettings, state: RoundState, exitstatus: int) -> RoundResults:
+    """The round record: every case (a case pytest cut short reads as not run) and why it is incomplete."""
+    incomplete = [Incomplete(IncompleteKind.DISCOVERY, f.message) for f in settings.plan.failures]
     if any(f.auth for f in settings.plan.failures) or any(r.auth_error for r in state.records.values()):
-        incomplete.append(AUTH_REASON)
+        incomplete.append(Incomplete(IncompleteKind.AUTH, AUTH_REASON))
     records = dict(state.records)
-    missing = [cid for cid in state.expected if cid not in records and state.cases[cid].contract != DISCOVERY]
-    for cid in missing:
-        records[cid] = CaseRecord(cid, _synthetic(state.cases[cid], "not run: the round was cut short"), probed=False)
+    for cid in state.expected:
+        case = state.cases[cid]
+        if cid not in records and isinstance(case, Case):
+            records[cid] = CaseRecord(cid, _synthetic(case, "not run: the round was cut short"), probed=False)
     unprobed = [r for r in records.values() if not r.probed]
     if exitstatus == pytest.ExitCode.INTERRUPTED:
-        incomplete.append("the round was interrupted")
+        incomplete.append(Incomplete(IncompleteKind.INTERRUPTED, "the round was interrupted"))
     if unprobed:
-        incomplete.append(f"{len(unprobed)} case(s) ended without a probe result "
-                          f"(cut short: -x, timeout, interrupt or harness error)")
+        incomplete.append(Incomplete(IncompleteKind.CUT_SHORT, f"{len(unprobed)} case(s) ended without a probe "
+                                     f"result (cut short: -x, timeout, interrupt or harness error)"))
     if not records and not settings.plan.failures:
-        incomplete.append("no case ran (nothing selected?)")
+        incomplete.append(Incomplete(IncompleteKind.NOTHING_RAN, "no case ran (nothing selected?)"))
     ordered = [records[c] for c in state.cases if c in records]
-    doc = report.build_results(
+    return report.build_results(
         round_id=settings.round_id, started_at=settings.started_at, finished_at=settings.clock.stamp(),
         upstream=settings.upstream,
         models={m: [e.tag for e in eps] for m, eps in settings.plan.endpoints.items()},
-        records=ordered, weak_probes=_weak_probes(ordered), incomplete=incomplete,
+        records=ordered, incomplete=incomplete,
+        unprobed=unprobed_controls(settings.plan, set(state.expected), (r.entry for r in ordered)),
+        clock=settings.clock.kind, controls_source=settings.controls_source,
     )
-    # Round-level facts the judge and the summary need (optional, additive fields of results.json).
-    doc["clock"] = settings.clock.kind
-    doc["controls_source"] = settings.controls_source
-    doc["unprobed_controls"] = unprobed_controls(settings.plan, set(state.expected), (r.entry for r in ordered))
-    return doc
-
-
-def _weak_probes(records: list[CaseRecord]) -> list[dict[str, str]]:
-    """A control case that failed means the control host passed the probe: the probe is weak."""
-    return [{"model": r.entry["model"], "contract": "refusal", "control": r.entry["provider"],
-             "reason": f"positive control {r.entry['provider']} passed the refusal probe; refusal passes "
-                       f"of other hosts of this model are inconclusive this round ({r.entry['reason']})"}
-            for r in records if r.entry.get("control") and r.entry["outcome"] == Outcome.FAIL.value]
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     state = config.stash.get(STATE, None)
-    if state is None or state.document is None:
+    if state is None or state.results is None:
         return
     terminalreporter.write_sep("=", "canary round")
-    for line in table.render(state.document):
+    for line in table.render(state.results):
         terminalreporter.write_line(line, red=line.startswith("!!!"), bold=line.startswith("!!!"))
     terminalreporter.write_line(f"reports: {config.stash[SETTINGS].reports / 'results.json'}")
 

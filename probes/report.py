@@ -1,20 +1,24 @@
 """The round's reports: results.json (ARCHITECTURE.md, schema_version 1), JUnit properties, Allure.
 
-Everything here is either pure (`build_results`, `junit_properties`, `categories`) or writes
-exactly one file atomically (tmp + os.replace), so a reader never sees half a report. The API
-key never reaches this module: nothing here receives Upstream.
+Everything here is either pure (`build_results`, the round record of core/results.py;
+`junit_properties`, `categories`) or writes exactly one file atomically (tmp + os.replace), so a
+reader never sees half a report. The API key never reaches this module: nothing here receives
+Upstream.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from core.vocabulary import Outcome
-from probes.cases import Case, CaseRecord, CaseResult
+from core.results import REAL, ControlNote, Incomplete, RoundResults
+from core.results import CaseResult as RecordedCase
+from core.times import parse_time
+from core.vocabulary import REFUSAL, Outcome
+from probes.cases import Case, CaseRecord, CaseResult, PlannedCase
 
 RESULTS_SCHEMA_VERSION = 1
 
@@ -29,29 +33,31 @@ def write_json(path: Path, doc: Any) -> None:
 
 def build_results(*, round_id: str, started_at: str, finished_at: str, upstream: str,
                   models: Mapping[str, Iterable[str]], records: Iterable[CaseRecord],
-                  weak_probes: list[dict[str, str]], incomplete: list[str]) -> dict[str, Any]:
-    """The results.json document (ARCHITECTURE.md)."""
-    cases = [r.entry for r in records]
-    usage: dict[str, dict[str, dict[str, float]]] = {}
-    for entry in cases:
-        u = usage.setdefault(entry["model"], {}).setdefault(
-            entry["provider"], {"requests": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0})
-        for key in ("requests", "prompt_tokens", "completion_tokens"):
-            u[key] += entry.get(key) or 0
-        u["cost_usd"] = round(u["cost_usd"] + (entry.get("cost_usd") or 0.0), 8)
-    return {
-        "schema_version": RESULTS_SCHEMA_VERSION,
-        "round_id": round_id,
-        "started_at": started_at,
-        "finished_at": finished_at,
-        "complete": not incomplete,
-        "incomplete_reason": "; ".join(incomplete) if incomplete else None,
-        "upstream": upstream,
-        "models": {m: {"providers": sorted(tags)} for m, tags in models.items()},
-        "weak_probes": weak_probes,
-        "cases": cases,
-        "usage": usage,
-    }
+                  incomplete: Sequence[Incomplete], unprobed: Iterable[Mapping[str, str]] = (),
+                  clock: str = REAL, controls_source: str | None = None) -> RoundResults:
+    """The round record (core/results.py) of the cases the round owner collected, in order.
+
+    Its usage per provider is derived from the cases; its weak probes are the control cases
+    that failed (the control host passed the refusal probe).
+    """
+    cases = tuple(RecordedCase.from_json(r.entry) for r in records)
+    return RoundResults(
+        round_id=round_id, started_at=parse_time(started_at, "started_at"),
+        finished_at=parse_time(finished_at, "finished_at"), complete=not incomplete, incomplete=tuple(incomplete),
+        upstream=upstream, models={m: tuple(sorted(set(tags))) for m, tags in models.items()}, cases=cases,
+        weak_probes=weak_probes(cases),
+        unprobed_controls=tuple(ControlNote(u["model"], u["contract"], u["control"], u["reason"]) for u in unprobed),
+        clock=clock, controls_source=controls_source,
+    )
+
+
+def weak_probes(cases: Iterable[RecordedCase]) -> tuple[ControlNote, ...]:
+    """A control case that failed means the control host passed the probe: the probe is weak."""
+    return tuple(
+        ControlNote(c.model, REFUSAL, c.provider,
+                    f"positive control {c.provider} passed the refusal probe; refusal passes "
+                    f"of other hosts of this model are inconclusive this round ({c.reason})")
+        for c in cases if c.control and c.outcome is Outcome.FAIL)
 
 
 def junit_properties(case: Case, result: CaseResult) -> list[tuple[str, object]]:
@@ -76,16 +82,20 @@ class _AttemptBroken(Exception):
     """Marks an Allure step broken (any other exception)."""
 
 
-def allure_case(case: Case, result: CaseResult | None) -> None:
+def allure_case(case: PlannedCase, result: CaseResult | None) -> None:
     """Title, labels, and one step per request with prompt, reply and timings attached."""
     import allure
 
     allure.dynamic.title(case.title)
     allure.dynamic.parent_suite(case.model)
-    allure.dynamic.suite(case.contract)
-    allure.dynamic.sub_suite(case.provider)
-    for name, value in (("model", case.model), ("provider", case.provider), ("contract", case.contract)):
+    # A failed discovery has no endpoint and no contract: it is filed as "discovery", host "*".
+    provider, suite = (case.provider, case.contract) if isinstance(case, Case) else ("*", case.marker)
+    allure.dynamic.suite(suite)
+    allure.dynamic.sub_suite(provider)
+    for name, value in (("model", case.model), ("provider", provider), ("contract", suite)):
         allure.dynamic.label(name, value)
+    if not isinstance(case, Case):
+        return
     if case.language:
         allure.dynamic.tag(f"language:{case.language}")
     if case.control:

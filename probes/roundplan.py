@@ -3,7 +3,7 @@
 The round owner (plain pytest, or the xdist controller) builds the plan in pytest_configure,
 writes it to reports/discovery.json and hands the same JSON to every xdist worker through
 `workerinput`: workers never discover (workers that each discover collect different tests and
-xdist aborts the run, tooling-notes §1). `--discovery-snapshot FILE` replays a saved plan.
+xdist aborts the run, docs/design-notes.md §1.1). `--discovery-snapshot FILE` replays a saved plan.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 from core.config import Config
 from core.vocabulary import CONTRACTS
-from probes.cases import DISCOVERY, Case
+from probes.cases import Case, DiscoveryCase, PlannedCase
 from probes.client import PinnedClient
 from probes.discovery import DiscoveryError, discover
 from probes.records import Endpoint
@@ -44,10 +44,10 @@ class RoundPlan:
     contracts: tuple[str, ...] = CONTRACTS
     controls: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
 
-    def cases(self) -> list[Case]:
+    def cases(self) -> list[PlannedCase]:
         """Discovery failures first (so they are never lost in a long list), then model/tag/contract."""
-        out = [Case(model=f.model, contract=DISCOVERY, message=f.message, auth_error=f.auth)
-               for f in self.failures]
+        out: list[PlannedCase] = [DiscoveryCase(model=f.model, message=f.message, auth_error=f.auth)
+                                  for f in self.failures]
         for model, endpoints in self.endpoints.items():
             controls = set(self.controls.get(model, ()))
             for ep in endpoints:
@@ -63,7 +63,7 @@ class RoundPlan:
 
     def control_cases(self) -> list[Case]:
         """The refusal cases of the positive-control hosts that discovery found."""
-        return [c for c in self.cases() if c.control]
+        return [c for c in self.cases() if isinstance(c, Case) and c.control]
 
     def missing_controls(self, model: str) -> tuple[str, ...]:
         """Configured controls that discovery did not list: the probe cannot be verified."""

@@ -1,6 +1,6 @@
 """xdist: whole endpoints to workers, decided up front, so each worker can prefetch its share.
 
-`--dist loadgroup` is broken on pytest 9.2 + xdist 3.8 (tooling-notes §0.2), and the dynamic
+`--dist loadgroup` is broken on pytest 9.2 + xdist 3.8 (docs/design-notes.md §1.1), and the dynamic
 schedulers hand out work as workers finish, which a worker cannot predict. This scheduler is
 static and deterministic: the distinct groups (`model::tag`) of the collection are sorted, and
 group i goes to worker gw(i % n). Every worker computes the same assignment from the same

@@ -1,7 +1,7 @@
 """Accumulates one streamed chat completion from parsed SSE items: a pure state machine.
 
 The client owns the socket and the clock; this module only decides what each item means, so
-the rules of shared/reference/openrouter-api.md §3 live in one testable place:
+the rules of docs/openrouter-wire.md §3 live in one testable place:
 - comments are keep-alives, counted and otherwise ignored;
 - `data: [DONE]` ends the stream; anything that is not a JSON object is a malformed stream;
 - `error` is checked on every chunk whatever its `choices` or `finish_reason` say (three real

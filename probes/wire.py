@@ -2,7 +2,7 @@
 
 Kept apart from the client so the rules (which status freezes a host, which stops the round,
 what counts as "served by the pinned provider") are plain functions with their reasons beside
-them. References are to shared/reference/openrouter-api.md.
+them. References (§) are to docs/openrouter-wire.md.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ REASONING_PARAMS = ("reasoning", "reasoning_effort", "include_reasoning")
 class ReasoningBudget:
     """How the probes let a reasoning model think (probe.reasoning_effort / probe.reasoning_max_tokens).
 
-    Why (openrouter-api.md "Pitfalls"): a reasoning model spends the completion budget thinking
+    Why (docs/openrouter-wire.md §2): a reasoning model spends the completion budget thinking
     before it writes a word, and reasoning tokens count as output tokens (OpenRouter docs,
     guides/best-practices/reasoning-tokens). With the probes' small max_tokens it would think
     until the cap and answer nothing, round after round: no verdict on any contract.
@@ -90,7 +90,7 @@ def pinned_body(
     seed: int | None = None,
     reasoning: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The §2.3 recipe: order + only the exact tag, no fallbacks, every parameter honoured, no `models`.
+    """The §2 recipe: order + only the exact tag, no fallbacks, every parameter honoured, no `models`.
 
     `reasoning` holds reasoning fields for the body (see `reasoning_request`), merged as given.
     """
@@ -128,8 +128,8 @@ def provider_matches(endpoint: Endpoint, served: str) -> bool:
     """Does a served-by name designate the pinned endpoint's provider?
 
     Chunks carry the display name ("DeepInfra"); whether X-Provider-Name carries the display
-    name or the slug is undocumented (§7), so the tag and its base slug match too. Variants of
-    one provider (deepinfra/fp8 vs deepinfra/turbo) cannot be told apart this way (§1.2).
+    name or the slug is undocumented (§6), so the tag and its base slug match too. Variants of
+    one provider (deepinfra/fp8 vs deepinfra/turbo) cannot be told apart this way (§6).
     """
     name = served.strip().casefold()
     return name in {endpoint.provider_name.casefold(), endpoint.tag.casefold(), endpoint.base_slug.casefold()}
@@ -153,9 +153,9 @@ def error_of(body: Any) -> tuple[str, dict[str, Any]]:
 
 
 def classify_status(status: int, metadata: Mapping[str, Any]) -> tuple[Classification, ErrorKind]:
-    """Map a non-200 status of a pinned request (§4.2) to what the round should do with it."""
+    """Map a non-200 status of a pinned request (§5) to what the round should do with it."""
     if is_moderation(status, metadata):
-        # Input moderation (§4.4): the host's policy refused our prompt before generating. Not our
+        # Input moderation (§5): the host's policy refused our prompt before generating. Not our
         # key and not the network: the route refuses the product's traffic (MODERATED).
         return Classification.MODERATED, ErrorKind.MODERATION
     if status in (401, 402, 403):

@@ -1,7 +1,7 @@
 """The bundled simulator as a subprocess: the embedded upstream of a round without a key.
 
 A subprocess (not a thread) keeps the simulator's timing independent of the round's own CPU
-load (see shared/reference/tooling-notes.md §6: ~30-40 % less TTFT error than in-process).
+load (docs/design-notes.md §1.3: ~30-40 % less TTFT error than in-process).
 Used by `canary probe`, by `pytest probes` run directly without OPENROUTER_API_KEY, and by
 benchmarks.
 """

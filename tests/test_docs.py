@@ -231,6 +231,5 @@ def test_a_link_to_a_missing_heading_is_reported(tmp_path: Path) -> None:
     assert broken_links(page, tmp_path) == ["page.md: #2-gone (no such heading)"]
 
 
-@pytest.mark.xfail(strict=True, reason="docstrings still cite shared/: moved by the restructuring")
 def test_no_source_file_outside_tests_points_beside_the_repository() -> None:
     assert pointers_outside(outside_tests(suffix_py=True)) == []

@@ -17,7 +17,6 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Any
 
 from canary.github_issues import excerpts
 from canary.github_issues.client import GitHubClient
@@ -25,6 +24,7 @@ from canary.github_issues.sync import DEFAULT_LABEL, suspended_in, sync
 from canary.judge_files import load_state
 from core.store import StoreError, read_json
 from core.untrusted import clean
+from core.results import ResultsError, RoundResults, read_results
 from judge.report import ReportError, parse_time
 
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
@@ -81,14 +81,17 @@ def _run(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
-def _read_results(paths: list[Path]) -> list[Any]:
-    docs = []
+def _read_results(paths: list[Path]) -> list[RoundResults]:
+    """Each readable shard's record; one that cannot be read only loses its excerpts."""
+    shards = []
     for path in paths:
         try:
-            docs.append(read_json(path, "results file", "excerpts are left out"))
-        except StoreError as exc:
-            print(f"canary issues: warning: {exc}", file=sys.stderr)
-    return docs
+            raw = read_json(path, "results file", "excerpts are left out")
+            if raw is not None:
+                shards.append(read_results(raw, str(path)))
+        except (StoreError, ResultsError) as exc:
+            print(f"canary issues: warning: {exc}; excerpts are left out", file=sys.stderr)
+    return shards
 
 
 def _run_url() -> str | None:

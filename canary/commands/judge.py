@@ -39,9 +39,11 @@ from canary.history import recorder as history
 from canary.judge_files import load_state, save_state
 from core.config import Config
 from core.policy import MODES
-from core.store import StoreError, atomic_write_json, read_json
+from core.store import StoreError, atomic_write_json
 from canary.judge_files import load_exclusions
 from core.times import fmt_time
+from canary.results_files import load_round
+from core.results import RoundResults
 from judge.decisions import Action
 from judge.exclusions import (
     BUILTIN,
@@ -54,11 +56,8 @@ from judge.exclusions import (
 )
 from judge.report import (
     ReportError,
-    RoundReport,
     expect_models,
-    merge_shards,
     missing_model_decisions,
-    parse_report,
 )
 from judge.rules import RoundOrder, RoundOrderError, apply_round, check_round_order
 from judge.state import JudgeState
@@ -108,21 +107,7 @@ def model_list(text: str | None) -> tuple[str, ...] | None:
     return None if text is None else tuple(m for m in re.split(r"[,\s]+", text) if m)
 
 
-def load_round(paths: Sequence[Path]) -> RoundReport:
-    """Parse and merge the shard files; ReportError/StoreError name the file."""
-    reports = []
-    for path in paths:
-        raw = read_json(path, "results file", "re-run the round or pass the right file")
-        if raw is None:
-            raise StoreError(f"{path}: no such results file")
-        try:
-            reports.append(parse_report(raw))
-        except ReportError as exc:
-            raise ReportError(f"{path}: {exc}") from None
-    return merge_shards(reports, [str(p) for p in paths])
-
-
-def refuse_simulator_round(report: RoundReport, state_path: Path, allowed: bool) -> None:
+def refuse_simulator_round(report: RoundResults, state_path: Path, allowed: bool) -> None:
     """ReportError when a simulator round would be applied to the real state.
 
     An absent secret arrives in GitHub Actions as an empty string; a round probed against the
@@ -190,7 +175,7 @@ def run_judge(results: Sequence[Path], config: Config, *, now: datetime, mode: s
     return 0
 
 
-def _doc(report: RoundReport, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,
+def _doc(report: RoundResults, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,
          now: datetime, mode: str, gap: float | None, how: dict[str, Any], already_applied: bool,
          decisions: list[dict[str, Any]], decided_at: str | None = None) -> dict[str, Any]:
     models = known_models(exclusions, state, [*report.models, *report.missing, *config.models])
@@ -203,7 +188,7 @@ def _doc(report: RoundReport, state: JudgeState, exclusions: tuple[Exclusion, ..
     }
 
 
-def _applied_doc(report: RoundReport, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,
+def _applied_doc(report: RoundResults, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,
                  now: datetime, mode: str, how: dict[str, Any]) -> dict[str, Any]:
     """The decisions file of a round the state already holds: its decisions from the audit log, the
     effective lists from the state as it is now. `now` stays the time the round was decided, so a

@@ -34,6 +34,7 @@ from typing import Any
 import probes
 from core.config import load_config
 from core.upstream import BASE_URL_ENV, MissingKeyError, key_in_environment, refuse_keyless_in_ci
+from core.results import IncompleteKind, read_results
 from simulator.process import simulator_process
 
 PROJECT_ROOT = Path(probes.__file__).resolve().parent.parent
@@ -114,15 +115,14 @@ def pytest_command(args: argparse.Namespace, reports: Path, config_path: str | N
 def exit_code(pytest_rc: int, results: Path) -> int:
     """Map pytest's exit code and the round's own verdict onto canary's exit codes."""
     try:
-        doc = json.loads(results.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        record = read_results(json.loads(results.read_text(encoding="utf-8")), str(results))
+    except (OSError, ValueError):  # unreadable, not JSON, or a record core.results refuses (ResultsError)
         return 2
     if pytest_rc in (3, 4):
         return 2
-    if doc.get("complete") is True:
+    if record.complete:
         return 0
-    reason = str(doc.get("incomplete_reason") or "")
-    return 3 if "OPENROUTER_API_KEY" in reason else 1
+    return 3 if IncompleteKind.AUTH in record.incomplete_kinds() else 1
 
 
 def wants_simulator(args: argparse.Namespace) -> bool:

@@ -26,6 +26,7 @@ from typing import Any
 from canary import allure_html, summary
 from core.config import Config, load_config
 from core.upstream import key_in_environment
+from core.results import ResultsError, read_results
 
 SIMULATOR_STATE_DIR = "simulator-state"
 # The virtual time between two simulator rounds: the production schedule's half hour.
@@ -95,11 +96,15 @@ def run(args: argparse.Namespace) -> int:
         judge += ["--now", now]
     judge_rc = canary(judge)
 
-    if round_doc is None:
+    try:
+        record = read_results(round_doc, str(results))
+    except ResultsError:
+        record = None
+    if record is None:
         print(f"canary round: {results} is not a readable round report; nothing to summarise", file=sys.stderr)
         return 2
     print()
-    print(summary.to_text(round_doc, _read_json(decisions) if judge_rc == 0 else None))
+    print(summary.to_text(record, _read_json(decisions) if judge_rc == 0 else None))
     if virtual is not None:
         when = ("the first simulator round starts at the real time" if first else
                 f"{int(SIMULATOR_ROUND_INTERVAL.total_seconds() // 60)} min after the previous simulator round")

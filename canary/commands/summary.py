@@ -11,7 +11,7 @@ from typing import Any
 
 from canary import summary
 from core.config import load_config
-from canary.roundview import merge_results
+from core.results import merge_shards, read_results
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     reports = load_config(args.config).paths.reports
     paths = [Path(p) for p in args.results] if args.results else [reports / "results.json"]
     try:
-        results = merge_results([_load(p) for p in paths])
+        results = merge_shards([read_results(_load(p), str(p)) for p in paths], [str(p) for p in paths])
     except (OSError, ValueError, TypeError) as exc:
         print(f"canary summary: {exc}", file=sys.stderr)
         return 2

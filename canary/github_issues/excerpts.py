@@ -1,31 +1,30 @@
-"""Reply excerpts for an incident issue, from the round's results.json files (shards).
+"""Reply excerpts for an incident issue, from the round's record (core.results; shards merged).
 
-Read leniently: these files were already validated by the judge, and an excerpt is only
-illustration, so anything malformed is skipped rather than refused. The text stays
+Each shard is read by the one reader (core.results.read_results): a shard that cannot be read is
+left out with a warning by the command (an excerpt is only illustration). The text stays
 untrusted: render.py puts it in a code fence.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
 
 from canary.github_issues.render import MAX_EXCERPTS, Excerpt
+from core.results import RoundResults
+from core.vocabulary import Outcome
 
 Key = tuple[str, str]
 
 
-def from_results(docs: Iterable[Any]) -> dict[Key, list[Excerpt]]:
+def from_results(shards: Iterable[RoundResults]) -> dict[Key, list[Excerpt]]:
     """(model, endpoint) -> (contract, first reply excerpt) of each failed case, in file order."""
     out: dict[Key, list[Excerpt]] = {}
-    for doc in docs:
-        cases = doc.get("cases") if isinstance(doc, Mapping) else None
-        for case in cases if isinstance(cases, list) else []:
-            if not isinstance(case, Mapping) or case.get("outcome") != "fail" or case.get("control"):
+    for shard in shards:
+        for case in shard.cases:
+            if case.outcome is not Outcome.FAIL or case.control:
                 continue
-            text = next((a.get("excerpt") for a in case.get("attempts") or []
-                         if isinstance(a, Mapping) and isinstance(a.get("excerpt"), str) and a.get("excerpt")), None)
-            key = (str(case.get("model")), str(case.get("provider")))
+            text = next((a.excerpt for a in case.attempts if a.excerpt), None)
+            key = (case.model, case.provider)
             if text and len(out.setdefault(key, [])) < MAX_EXCERPTS:
-                out[key].append((str(case.get("contract")), text))
+                out[key].append((case.contract, text))
     return out

@@ -19,7 +19,9 @@ from core.config import PathSettings
 from canary.history.rows import HistoryError, round_record
 from canary.history.store import Recorded, history_root, record_round
 from core.times import fmt_time
-from core.store import StoreError, read_json
+from core.store import StoreError
+from canary.results_files import load_round
+from core.results import ResultsError
 
 HISTORY_FAILED = "history_failed"
 
@@ -27,14 +29,10 @@ HISTORY_FAILED = "history_failed"
 def record_files(history: Path, results: Sequence[Path], decisions: Mapping[str, Any] | None, *,
                  now: datetime) -> Recorded:
     """Record the round made of `results` (shards) with its decisions; HistoryError/StoreError say why not."""
-    docs = []
-    for path in results:
-        doc = read_json(Path(path), "results file", "pass the round's results.json")
-        if not isinstance(doc, dict):
-            raise HistoryError(f"{path}: no such results file" if doc is None else f"{path}: not a results document")
-        docs.append(doc)
     try:
-        record = round_record(docs, decisions)
+        record = round_record(load_round(results), decisions)
+    except ResultsError as exc:
+        raise HistoryError(str(exc)) from None
     except HistoryError as exc:
         raise HistoryError(f"{', '.join(map(str, results))}: {exc}") from None
     return record_round(history, record, now=now)

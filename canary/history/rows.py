@@ -1,11 +1,10 @@
 """History records: one judged round as rows (pure), read from the round's documents.
 
-`round_record(results_documents, decisions_document)` is the one place that reads a results
-document (reports/results.json, schema_version 1, README) and a decisions document
-(reports/decisions.json): `case_row()` is the adapter for one case, so a change of the round
-record's shape (issue 11) is a change here only. Reading is lenient like canary/roundview.py:
-a field that is missing or odd becomes None; a case whose model or provider tag is unsafe is
-left out (the judge sets those aside too) and counted in `skipped`.
+`round_record(results, decisions_document)` turns the round record (core.results.RoundResults,
+read and merged by the one reader, as the judge reads it) and a decisions document
+(reports/decisions.json) into rows: `case_row()` is the adapter for one case, so a change of the
+round record's shape is a change here only. A case the reader set aside (an unsafe model or
+provider tag, an unknown outcome) is left out and counted in `skipped`.
 
 Per case a row keeps what the questions need (outcome, reason code, language, timings, tokens,
 cost, served_by) and the reason text only when the case did not pass (the evidence a person
@@ -16,14 +15,15 @@ the attempts' own timings (see `tokens_per_second`).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from canary.history.reasons import reason_code
 from core.errors import InputError
-from core.tags import is_valid_round_id, is_valid_tag
+from core.results import AttemptResult, CaseResult, RoundResults
+from core.vocabulary import Outcome
 
 REASON_CHARS = 240  # the evidence text kept per non-passing case (one line of a table)
 # Precision kept (rows are rounded here, so a record reads back from its file unchanged):
@@ -88,78 +88,46 @@ class RoundRecord:
     skipped: int = 0
 
 
-def round_record(documents: Sequence[Mapping[str, Any]], decisions: Mapping[str, Any] | None = None) -> RoundRecord:
-    """The record of one round from its results documents (several = shards) and the judge's decisions."""
-    docs = [d for d in documents if isinstance(d, Mapping)]
-    if not docs:
-        raise HistoryError("no results document to record")
-    ids = sorted({str(d.get("round_id")) for d in docs if is_valid_round_id(d.get("round_id"))})
-    if len(ids) != len({str(d.get("round_id")) for d in docs}):
-        raise HistoryError("a results document has no usable round_id")
-    round_id = "+".join(ids)  # the judge's id of a round of several shards (judge/report.py)
-    starts = [t for t in (_time(d.get("started_at")) for d in docs) if t is not None]
-    if not starts:
-        raise HistoryError(f"round {round_id}: started_at is missing or not an ISO 8601 time")
-    ends = [t for t in (_time(d.get("finished_at")) for d in docs) if t is not None]
-    models: dict[str, set[str]] = {}
-    rows: list[CaseRow] = []
-    skipped = 0
-    for doc in docs:
-        for model, entry in _mapping(doc.get("models")).items():
-            if is_valid_tag(model):
-                tags = _list(_mapping(entry).get("providers"))
-                models.setdefault(model, set()).update(t for t in tags if is_valid_tag(t))
-        for case in _list(doc.get("cases")):
-            row = case_row(case) if isinstance(case, Mapping) else None
-            if row is None:
-                skipped += 1
-            else:
-                rows.append(row)
-    if decisions is not None and decisions.get("round_id") not in (None, round_id):
+def round_record(results: RoundResults, decisions: Mapping[str, Any] | None = None) -> RoundRecord:
+    """The record of one round (one results file, or its shards merged) and the judge's decisions."""
+    if decisions is not None and decisions.get("round_id") not in (None, results.round_id):
         raise HistoryError(f"the decisions are of round {str(decisions.get('round_id'))[:80]!r}, "
-                           f"not of {round_id}: pass the decisions.json written by judging this round")
+                           f"not of {results.round_id}: pass the decisions.json written by judging this round")
+    rows = [case_row(c) for c in results.cases]
     return RoundRecord(
-        round_id=round_id, started_at=min(starts), finished_at=max(ends) if ends else None,
-        complete=all(d.get("complete") is True for d in docs),
-        upstream=next((str(d["upstream"]) for d in docs if isinstance(d.get("upstream"), str)), None),
+        round_id=results.round_id, started_at=results.started_at, finished_at=results.finished_at,
+        complete=results.complete, upstream=results.upstream,
         mode=str(decisions["mode"]) if decisions and isinstance(decisions.get("mode"), str) else None,
-        models={m: tuple(sorted(p)) for m, p in sorted(models.items())},
+        models={m: tuple(sorted(p)) for m, p in sorted(results.models.items())},
         cases=tuple(sorted(rows, key=lambda r: (r.model, r.provider, r.contract, r.control))),
         decisions=tuple(decision_rows(decisions)) if decisions else (),
-        skipped=skipped,
+        skipped=sum(r.part == "cases" for r in results.rejected),
     )
 
 
-def case_row(case: Mapping[str, Any]) -> CaseRow | None:
-    """The adapter: one case of a results document as a row; None when its tags are unsafe."""
-    model, provider = case.get("model"), case.get("provider")
-    if not is_valid_tag(model) or not is_valid_tag(provider):
-        return None
-    outcome = _str(case.get("outcome")) or "unknown"
-    reason = _str(case.get("reason")) or ""
-    attempts = [a for a in _list(case.get("attempts")) if isinstance(a, Mapping)]
-    error_kind = _str(attempts[0].get("error_kind")) if attempts else None
-    completion = _int(case.get("completion_tokens"))
+def case_row(case: CaseResult) -> CaseRow:
+    """The adapter: one case of the round record as a row."""
+    outcome = case.outcome.value
+    reason = _str(case.reason) or ""
+    error_kind = case.attempts[0].error_kind if case.attempts else None
     return CaseRow(
-        model=model, provider=provider, contract=_str(case.get("contract")) or "unknown", outcome=outcome,
-        code=reason_code(outcome, reason, error_kind),
-        language=_str(case.get("language")), control=case.get("control") is True,
-        ttft_s=_rounded(case.get("ttft_s"), 3), duration_s=_rounded(case.get("duration_s"), 2),
-        requests=_int(case.get("requests")), prompt_tokens=_int(case.get("prompt_tokens")),
-        completion_tokens=completion, cost_usd=_rounded(case.get("cost_usd"), 8) or 0.0,
-        served_by=_str(case.get("served_by")),
-        tokens_per_s=tokens_per_second(completion, attempts),
-        reason=None if outcome == "pass" else _clean(reason)[:REASON_CHARS],
+        model=case.model, provider=case.provider, contract=_str(case.contract) or "unknown", outcome=outcome,
+        code=reason_code(outcome, reason, error_kind), language=_str(case.language), control=case.control,
+        ttft_s=_rounded(case.ttft_s, 3), duration_s=_rounded(case.duration_s, 2),
+        requests=case.requests, prompt_tokens=case.prompt_tokens, completion_tokens=case.completion_tokens,
+        cost_usd=_rounded(case.cost_usd, 8) or 0.0, served_by=_str(case.served_by),
+        tokens_per_s=tokens_per_second(case.completion_tokens, case.attempts),
+        reason=None if outcome == Outcome.PASS.value else _clean(reason)[:REASON_CHARS],
     )
 
 
-def tokens_per_second(completion_tokens: int, attempts: Iterable[Mapping[str, Any]]) -> float | None:
+def tokens_per_second(completion_tokens: int, attempts: Iterable[AttemptResult]) -> float | None:
     """Output tokens per second of generation: completion tokens / (end - first token), summed
     over the attempts. None when not measurable: no tokens, an attempt without a first token or a
     total time (its tokens cannot be placed in time), or less than MIN_GENERATION_S of generation."""
     generating = 0.0
     for attempt in attempts:
-        ttft, total = _number(attempt.get("ttft_s")), _number(attempt.get("total_s"))
+        ttft, total = attempt.ttft_s, attempt.total_s
         if ttft is None or total is None:
             return None
         generating += max(0.0, total - ttft)

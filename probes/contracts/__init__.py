@@ -92,7 +92,7 @@ def attempt_from(result: ChatResult, endpoint: Endpoint, verdict: Verdict | None
     if verdict is not None and result.reasoning_only:
         # A reasoning model spent the probe's whole budget thinking: that is our max_tokens, not
         # the host's behaviour, so it must never read as an empty reply or a refusal.
-        verdict = Verdict("inconclusive", f"the reply spent its budget on reasoning (finish_reason "
+        verdict = Verdict(Outcome.INCONCLUSIVE, f"the reply spent its budget on reasoning (finish_reason "
                                           f"{result.finish_reason!r}, no text): says nothing about the host")
     if outcome is None or reason is None:
         outcome, reason = transport_outcome(result) if verdict is None else (Outcome(verdict.outcome), verdict.reason)

@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from judge.verdict import Verdict
+from judge.verdict import Outcome, Verdict
 from probes.cases import Case, CaseResult
 from probes.contracts import ChatClient, ContractSettings, attempt_from, clock, prompt, single, with_refusal_check
 from probes.records import ChatResult, Classification, Endpoint
@@ -34,14 +34,14 @@ def judge(result: ChatResult, threshold: float) -> Verdict | None:
         return None
     if result.ttft_s is not None:
         if result.ttft_s <= threshold:
-            return Verdict("pass", f"first token after {result.ttft_s:.2f} s (threshold {threshold:g} s)")
-        return Verdict("fail", f"first token after {result.ttft_s:.2f} s > {threshold:g} s")
+            return Verdict(Outcome.PASS, f"first token after {result.ttft_s:.2f} s (threshold {threshold:g} s)")
+        return Verdict(Outcome.FAIL, f"first token after {result.ttft_s:.2f} s > {threshold:g} s")
     stream_open = result.http_status == 200
     if stream_open and result.total_s >= threshold:
-        return Verdict("fail", f"no text within {threshold:g} s (stream open, "
+        return Verdict(Outcome.FAIL, f"no text within {threshold:g} s (stream open, "
                                f"{result.error_kind.value if result.error_kind else 'ended'} after {result.total_s:.1f} s)")
     if result.completed:
-        return Verdict("inconclusive", "completed without any text: not a latency verdict")
+        return Verdict(Outcome.INCONCLUSIVE, "completed without any text: not a latency verdict")
     return None
 
 

@@ -128,7 +128,7 @@ def moderation_verdict(result: ChatResult) -> Verdict | None:
     """A moderation block of the supported prompt is a refusal (None for anything else unjudged)."""
     if result.classification is not Classification.MODERATED:
         return None
-    return Verdict("fail", f"moderation: {moderation_summary(result)}: the route refuses supported roleplay")
+    return Verdict(Outcome.FAIL, f"moderation: {moderation_summary(result)}: the route refuses supported roleplay")
 
 
 def as_control(raw: CaseResult) -> CaseResult:

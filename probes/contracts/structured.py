@@ -43,7 +43,7 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
     if (verdict is not None and verdict.failed and result.finish_reason == "length"
             and verdict.reason.startswith(structured_judge.NOT_JSON)):
         # Our own max_tokens cut the object before it closed: that says nothing about the host.
-        verdict = Verdict("inconclusive", f"structured: the reply reached max_tokens "
+        verdict = Verdict(Outcome.INCONCLUSIVE, f"structured: the reply reached max_tokens "
                                           f"({settings.probe.max_tokens}) before the JSON closed; raise "
                                           f"probe.max_tokens ({verdict.reason})")
     return single(case, attempt_from(result, endpoint, verdict, msgs), result, clock() - start)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
+
+from core.results import CaseResult, RoundResults, read_results
 
 MODEL = "deepseek/deepseek-chat-v3-0324"
 CONTRACTS = ("latency", "refusal", "structured", "language")
@@ -22,6 +25,20 @@ def results(*cases: dict[str, Any], providers: list[str] | None = None, round_id
             "finished_at": "2026-11-29T22:30:21Z", "complete": complete, "incomplete_reason": None,
             "upstream": "simulator", "models": {m: {"providers": tags} for m in models},
             "weak_probes": [], "cases": list(cases), **extra}
+
+
+def record(*cases: dict[str, Any], **kw: Any) -> RoundResults:
+    """The same round as `results`, read through the one reader (what the summary renders)."""
+    return read_results(results(*cases, **kw))
+
+
+def unchecked(*cases: dict[str, Any], **kw: Any) -> RoundResults:
+    """The round with its tags NOT checked: what the renderers would get if a hostile tag slipped past
+    the reader (read_results sets such a case aside); the renderers must contain it all the same."""
+    doc = results(*cases, **kw)
+    checked = read_results({**doc, "models": {}, "cases": []})
+    return replace(checked, models={m: tuple(e["providers"]) for m, e in doc["models"].items()},
+                   cases=tuple(CaseResult.from_json(c) for c in doc["cases"]))
 
 
 def healthy(provider: str, **extra: Any) -> list[dict[str, Any]]:

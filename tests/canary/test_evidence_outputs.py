@@ -16,6 +16,7 @@ from canary.notifications.message import render
 from canary.provider_ignore import ProviderIgnore
 from canary.allure_html import Build, stage
 from canary.judge_files import load_state, save_state
+from core.results import RoundResults, read_results
 from judge.window import WINDOW_ROUNDS
 
 BAD = PROVIDERS[0]
@@ -121,9 +122,9 @@ def would_suspend(provider: str, card: dict[str, Any], weak: bool) -> dict[str, 
             "card": [card], "weak_evidence": weak}
 
 
-def results_doc() -> dict[str, Any]:
-    return {"schema_version": 1, "round_id": "r-1", "started_at": "2026-11-29T22:30:00Z", "complete": True,
-            "models": {MODEL: {"providers": ["cinder/fp8", "fjord/fp16"]}}, "cases": []}
+def results_doc() -> RoundResults:
+    return read_results({"schema_version": 1, "round_id": "r-1", "started_at": "2026-11-29T22:30:00Z", "complete": True,
+            "models": {MODEL: {"providers": ["cinder/fp8", "fjord/fp16"]}}, "cases": []})
 
 
 def test_the_summary_shows_each_card_and_says_weak_evidence_loudly() -> None:

@@ -224,14 +224,25 @@ def test_a_dry_run_reads_and_plans_but_writes_nothing(
 def test_reply_excerpts_from_the_results_files_go_into_a_new_issue(
         gh: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     results = tmp_path / "results.json"
-    results.write_text(json.dumps({"cases": [
-        {"model": MODEL, "provider": TAG, "contract": "language", "outcome": "fail",
-         "attempts": [{"excerpt": "_,복도는 <b>`x`</b>"}]},
-        {"model": MODEL, "provider": TAG, "contract": "refusal", "outcome": "pass",
-         "attempts": [{"excerpt": "fine reply"}]}]}))
+    results.write_text(json.dumps({
+        "schema_version": 1, "round_id": "r-2", "started_at": "2026-11-30T10:00:00Z", "complete": True,
+        "models": {MODEL: {"providers": [TAG]}}, "cases": [
+            {"model": MODEL, "provider": TAG, "contract": "language", "outcome": "fail", "reason": "wrong language",
+             "attempts": [{"outcome": "fail", "reason": "wrong language", "excerpt": "_,복도는 <b>`x`</b>"}]},
+            {"model": MODEL, "provider": TAG, "contract": "refusal", "outcome": "pass", "reason": "ok",
+             "attempts": [{"outcome": "pass", "reason": "ok", "excerpt": "fine reply"}]}]}))
     assert cli(gh, tmp_path, monkeypatch, capsys, decisions("r-2", ("suspend", TAG)), "--results", str(results))[0] == 0
     body = gh.issues[1]["body"]
     assert "```text\n_,복도는 <b>`x`</b>\n```" in body and "fine reply" not in body
+
+
+def test_a_results_file_the_reader_refuses_only_loses_its_excerpts(
+        gh: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps({"schema_version": 2, "cases": []}))
+    code, output = cli(gh, tmp_path, monkeypatch, capsys, decisions("r-2", ("suspend", TAG)), "--results", str(results))
+    assert code == 0 and len(gh.issues) == 1 and "```text" not in gh.issues[1]["body"]
+    assert "schema_version: expected 1" in output
 
 
 def test_missing_token_or_repository_is_a_clear_refusal(

@@ -15,6 +15,7 @@ from canary.cli import main
 from canary.history.query import History
 from canary.history.rows import round_record
 from canary.history.store import DETAIL_DAYS, compact, read_span, record_round
+from core.results import read_results
 
 DAYS = DETAIL_DAYS + 5
 PER_DAY = 6
@@ -34,7 +35,7 @@ def fill(root: Path) -> None:
         decisions = {"round_id": doc["round_id"], "mode": "observe", "decisions": [
             {"model": MODEL, "provider": PROVIDERS[0], "action": "would_suspend", "rule": "failed_streak",
              "reason": "r", "until": None, "rung": 1, "evidence": []}] if n % 17 == 0 else []}
-        record_round(root, round_record([doc], decisions), now=at, detail_days=NEVER)
+        record_round(root, round_record(read_results(doc), decisions), now=at, detail_days=NEVER)
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ from canary.history.query import History
 from canary.history.rows import round_record
 from canary.history.store import record_round
 from canary.history.tiers import DEGRADED, FAILING, HEALTHY, SUSPENDED
+from core.results import read_results
 
 HALF_HOUR = timedelta(minutes=30)
 SLOW, FLAKY, BAD, GOOD = PROVIDERS[:4]
@@ -32,7 +33,7 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> History:
         decisions = {"round_id": doc["round_id"], "mode": "enforce", "decisions": [
             {"model": MODEL, "provider": BAD, "action": "suspend", "rule": "failed_streak", "reason": "2 failed rounds",
              "until": (at + timedelta(days=1)).isoformat(), "rung": 1, "evidence": []}] if i == ROUNDS - 1 else []}
-        record_round(root, round_record([doc], decisions), now=at)
+        record_round(root, round_record(read_results(doc), decisions), now=at)
     return History.open(root, now=NOW)
 
 
@@ -88,7 +89,7 @@ def test_percentiles_are_nearest_rank_whatever_the_order_of_the_rounds(tmp_path:
     root = tmp_path / "history"
     for i, v in enumerate(values):
         at = T0 + i * HALF_HOUR
-        record_round(root, round_record([detailed(at=at, ttft={GOOD: v}, providers=(GOOD, BAD))]), now=at)
+        record_round(root, round_record(read_results(detailed(at=at, ttft={GOOD: v}, providers=(GOOD, BAD)))), now=at)
     history = History.open(root, now=T0 + len(values) * HALF_HOUR)
     [latency] = [x for x in history.latency(7) if x.provider == GOOD]
     ordered = sorted(values)

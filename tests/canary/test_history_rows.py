@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from canary.history.aggregate import CLEAN, FAILED, FROZEN, aggregate_day, endpoint_rounds
 from canary.history.files import decode_day, decode_round, encode_day, encode_round
 from canary.history.rows import CaseRow, HistoryError, RoundRecord, round_record, tokens_per_second
+from core.results import AttemptResult, merge_shards, read_results
+from core.vocabulary import Outcome
 
 BAD = PROVIDERS[0]
 
@@ -25,7 +27,7 @@ def decisions_of(doc: dict[str, object]) -> dict[str, object]:
 
 def test_a_round_keeps_every_case_with_its_code_timings_tokens_and_cost() -> None:
     doc = detailed({BAD: "fail"}, ttft={BAD: 1.25})
-    record = round_record([doc], decisions_of(doc))
+    record = round_record(read_results(doc), decisions_of(doc))
     assert record.round_id == doc["round_id"] and record.started_at == T0 and record.mode == "enforce"
     assert len(record.cases) == len(PROVIDERS) * 4
     bad = next(r for r in record.cases if r.provider == BAD and r.contract == "structured")
@@ -40,13 +42,13 @@ def test_a_round_keeps_every_case_with_its_code_timings_tokens_and_cost() -> Non
 
 def test_a_round_reads_back_from_its_file_unchanged() -> None:
     doc = detailed({BAD: "fail", PROVIDERS[1]: "transport_error"}, ttft={BAD: 0.4567})
-    record = round_record([doc], decisions_of(doc))
+    record = round_record(read_results(doc), decisions_of(doc))
     assert decode_round(encode_round(record), "f") == record
 
 
 def test_the_file_of_a_round_is_the_same_bytes_every_time() -> None:
     doc = detailed({BAD: "fail"})
-    assert encode_round(round_record([doc])) == encode_round(round_record([doc]))
+    assert encode_round(round_record(read_results(doc))) == encode_round(round_record(read_results(doc)))
 
 
 @given(st.lists(st.tuples(
@@ -62,14 +64,14 @@ def test_any_case_values_survive_the_round_trip(cases: list[tuple[str, float | N
                      "cost_usd": cost, "served_by": reason or None,
                      "attempts": [{"ttft_s": ttft, "total_s": None if ttft is None else ttft + 1}]}
                     for i, (o, ttft, tokens, cost, reason) in enumerate(cases)]
-    record = round_record([doc])
+    record = round_record(read_results(doc))
     assert decode_round(encode_round(record), "f") == record
 
 
 def test_shards_of_one_round_are_one_record_named_as_the_judge_names_it() -> None:
     a = detailed(providers=PROVIDERS[:2], model=MODEL, round_id="r-b")
     b = detailed(providers=PROVIDERS[2:], model="other/model", round_id="r-a")
-    record = round_record([a, b])
+    record = round_record(merge_shards([read_results(a), read_results(b)]))
     assert record.round_id == "r-a+r-b" and set(record.models) == {MODEL, "other/model"}
     assert len(record.cases) == len(PROVIDERS) * 4
 
@@ -77,13 +79,13 @@ def test_shards_of_one_round_are_one_record_named_as_the_judge_names_it() -> Non
 def test_decisions_of_another_round_are_refused() -> None:
     doc = detailed()
     with pytest.raises(HistoryError, match="not of"):
-        round_record([doc], {"round_id": "another-round", "decisions": []})
+        round_record(read_results(doc), {"round_id": "another-round", "decisions": []})
 
 
 def test_cases_with_unsafe_tags_are_left_out_and_counted() -> None:
     doc = detailed(providers=(BAD,))
     doc["cases"].append({"model": MODEL, "provider": "x;rm -rf ~", "contract": "latency", "outcome": "fail"})
-    record = round_record([doc])
+    record = round_record(read_results(doc))
     assert record.skipped == 1 and all(r.provider == BAD for r in record.cases)
 
 
@@ -96,20 +98,21 @@ def test_cases_with_unsafe_tags_are_left_out_and_counted() -> None:
 ], ids=["one-request", "confirmations-summed", "no-first-token", "no-tokens", "one-chunk"])
 def test_tokens_per_second_is_measured_only_when_it_means_something(
         tokens: int, attempts: list[dict[str, float | None]], expected: float | None) -> None:
-    assert tokens_per_second(tokens, attempts) == expected
+    replies = [AttemptResult(outcome=Outcome.PASS, reason="", **a) for a in attempts]
+    assert tokens_per_second(tokens, replies) == expected
 
 
 def test_endpoint_rounds_are_failed_clean_or_frozen_and_controls_do_not_count() -> None:
     doc = detailed({BAD: "fail", PROVIDERS[1]: "inconclusive", PROVIDERS[2]: {"structured": "missing"}})
     doc["cases"].append({"model": MODEL, "provider": PROVIDERS[3], "contract": "refusal", "outcome": "fail",
                          "reason": "control missed: ...", "control": True})
-    classes = {e.provider: e.klass for e in endpoint_rounds(round_record([doc]))}
+    classes = {e.provider: e.klass for e in endpoint_rounds(round_record(read_results(doc)))}
     assert classes == {BAD: FAILED, PROVIDERS[1]: FROZEN, PROVIDERS[2]: FROZEN, PROVIDERS[3]: CLEAN,
                        PROVIDERS[4]: CLEAN}
 
 
 def test_a_day_aggregate_reads_back_and_merging_a_round_twice_changes_nothing() -> None:
-    records = [round_record([detailed({BAD: "fail"}, at=T0.replace(hour=h))]) for h in (1, 2, 3)]
+    records = [round_record(read_results(detailed({BAD: "fail"}, at=T0.replace(hour=h)))) for h in (1, 2, 3)]
     day = aggregate_day("2026-11-29", records)
     assert decode_day(encode_day(day), "d") == day
     assert aggregate_day("2026-11-29", records[:1], day) == day
@@ -119,7 +122,7 @@ def test_a_day_aggregate_reads_back_and_merging_a_round_twice_changes_nothing() 
 
 
 def test_a_damaged_file_is_named_with_what_to_do() -> None:
-    data = bytearray(encode_round(round_record([detailed()])))
+    data = bytearray(encode_round(round_record(read_results(detailed()))))
     data[len(data) // 2] ^= 0xFF
     with pytest.raises(HistoryError, match=r"rounds/x\.xz: damaged history file .*restore it from git"):
         decode_round(bytes(data), "rounds/x.xz")
@@ -145,7 +148,7 @@ def test_the_database_classes_endpoints_as_the_aggregates_do() -> None:
                     PROVIDERS[4]: {"structured": "not_applicable"}})
     doc["cases"].append({"model": MODEL, "provider": PROVIDERS[3], "contract": "refusal", "outcome": "fail",
                          "reason": "control missed: ...", "control": True})
-    record = round_record([doc])
+    record = round_record(read_results(doc))
     conn = db.build([decode_round_columns(encode_round(record), "f")], [])
     db.prepare_endpoints(conn)
     in_sql = {(m, p): (k, tuple(sorted(c.split()))) for m, p, k, c in

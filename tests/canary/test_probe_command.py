@@ -55,3 +55,32 @@ def test_asking_for_the_simulator_probes_it_and_reads_the_language_plan_from_the
     assert doc["upstream"] == "simulator"
     [case] = doc["cases"]
     assert (case["provider"], case["contract"], case["language"]) == ("aurora/fp8", "language", "ja")
+
+
+def _record(tmp_path: Path, **fields: object) -> Path:
+    doc = {"schema_version": 1, "round_id": "r1", "started_at": "2026-11-30T10:00:00Z", "complete": True,
+           "models": {}, "cases": [], **fields}
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("fields, code", [
+    ({}, 0),
+    ({"complete": False, "incomplete_reason": "the upstream refused our API key: check OPENROUTER_API_KEY",
+      "incomplete": [{"kind": "auth", "detail": "the upstream refused our API key: check OPENROUTER_API_KEY"}]}, 3),
+    ({"complete": False, "incomplete_reason": "discovery of 'm/x' failed; the upstream refused our API key",
+      "incomplete": [{"kind": "discovery", "detail": "discovery of 'm/x' failed"},
+                     {"kind": "auth", "detail": "the upstream refused our API key"}]}, 3),
+    # The kind decides, not the words: a discovery failure that mentions the key is not a refused key.
+    ({"complete": False, "incomplete_reason": "discovery: OPENROUTER_API_KEY looks odd",
+      "incomplete": [{"kind": "discovery", "detail": "discovery: OPENROUTER_API_KEY looks odd"}]}, 1),
+    ({"complete": False, "incomplete_reason": "the round was interrupted",
+      "incomplete": [{"kind": "interrupted", "detail": "the round was interrupted"}]}, 1),
+    ({"schema_version": 2}, 2),
+], ids=["complete", "auth", "discovery-and-auth", "words-are-not-the-kind", "interrupted", "refused-record"])
+def test_the_exit_code_comes_from_why_the_round_is_incomplete(tmp_path: Path, fields: dict[str, object],
+                                                              code: int) -> None:
+    from canary.commands.probe import exit_code
+    assert exit_code(0, _record(tmp_path, **fields)) == code
+    assert exit_code(0, tmp_path / "absent.json") == 2

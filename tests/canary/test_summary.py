@@ -5,15 +5,16 @@ from __future__ import annotations
 import json
 
 import pytest
-from summary_data import MODEL, case, decision, decisions, healthy, results
+from summary_data import MODEL, case, decision, decisions, healthy, record
 
 from canary import summary
 from canary.cli import main
-from canary.roundview import DECISION_LABELS, GAP_WARNING_MINUTES, merge_results
+from canary.roundview import DECISION_LABELS, GAP_WARNING_MINUTES
+from core.results import RoundResults, merge_shards
 
 
-def mixed_round() -> dict:
-    return results(
+def mixed_round() -> RoundResults:
+    return record(
         *healthy("aurora/fp8", ttft_s=0.41),
         case("borealis/bf16", "latency", "fail", reason="no text within 10 s", ttft_s=11.2),
         case("borealis/bf16", "refusal"),
@@ -58,9 +59,11 @@ def test_decisions_left_over_from_another_round_are_not_shown_as_this_rounds():
 
 
 def test_decisions_of_a_sharded_round_match_the_merged_shards():
-    shards = merge_results([results(*healthy("aurora/fp8"), round_id="r-a"),
-                            results(*healthy("kite/bf16"), round_id="r-b")])
-    doc = decisions(decision("suspend", "kite/bf16"))
+    other = "meta-llama/llama-3.3-70b-instruct"  # each shard probes its own models
+    shards = merge_shards([record(*healthy("aurora/fp8"), round_id="r-a"),
+                           record(*healthy("kite/bf16", model=other), round_id="r-b",
+                                  models={other: {"providers": ["kite/bf16"]}})])
+    doc = decisions(decision("suspend", "kite/bf16", model=other))
     doc["round_id"] = "r-a+r-b"
     assert "Suspended" in summary.to_markdown(shards, doc)
 
@@ -109,19 +112,19 @@ def test_the_gap_reads_in_hours_when_long():
 
 
 def test_an_incomplete_round_says_no_streak_changed():
-    doc = results(*healthy("aurora/fp8"), complete=False, incomplete_reason="discovery failed: HTTP 500")
+    doc = record(*healthy("aurora/fp8"), complete=False, incomplete_reason="discovery failed: HTTP 500")
     md = summary.to_markdown(doc)
     assert "Incomplete round \\(discovery failed\\: HTTP 500\\)" in md
 
 
 def test_a_weak_probe_is_said_loudly():
-    doc = results(*healthy("aurora/fp8"), weak_probes=[
+    doc = record(*healthy("aurora/fp8"), weak_probes=[
         {"model": MODEL, "contract": "refusal", "control": "ember/fp8", "reason": "the control answered"}])
     assert "refusal probe weak for" in summary.to_text(doc)
 
 
 def test_a_control_that_was_not_probed_is_said_loudly_in_both_renderings():
-    doc = results(*healthy("aurora/fp8"), unprobed_controls=[
+    doc = record(*healthy("aurora/fp8"), unprobed_controls=[
         {"model": MODEL, "contract": "refusal", "control": "ember/fp8",
          "reason": "ember/fp8 not discovered by the upstream for this model"}])
     text = summary.to_text(doc)
@@ -131,31 +134,32 @@ def test_a_control_that_was_not_probed_is_said_loudly_in_both_renderings():
 
 
 def test_shards_keep_their_unprobed_controls_and_their_clock():
-    merged = merge_results([results(*healthy("aurora/fp8"), round_id="r-a", clock="virtual", unprobed_controls=[
+    merged = merge_shards([record(*healthy("aurora/fp8"), round_id="r-a", clock="virtual", unprobed_controls=[
         {"model": MODEL, "contract": "refusal", "control": "ember/fp8", "reason": "ember/fp8 not discovered"}])])
     assert "probe unverified" in summary.to_text(merged) and "(virtual time)" in summary.to_text(merged)
 
 
 def test_real_time_is_not_called_virtual():
-    assert "virtual" not in summary.to_text(results(*healthy("aurora/fp8"), clock="real"))
-    assert "virtual" not in summary.to_text(results(*healthy("aurora/fp8")))
+    assert "virtual" not in summary.to_text(record(*healthy("aurora/fp8"), clock="real"))
+    assert "virtual" not in summary.to_text(record(*healthy("aurora/fp8")))
 
 
 def test_the_new_decisions_have_labels():
     for action in ("control_unprobed", "not_counted", "streak_restarted"):
         doc = decisions(decision(action, "ember/fp8", reason="why"))
-        assert DECISION_LABELS[action] in summary.to_text(results(*healthy("aurora/fp8")), doc)
+        assert DECISION_LABELS[action] in summary.to_text(record(*healthy("aurora/fp8")), doc)
 
 
 def test_a_discovered_endpoint_without_cases_still_gets_a_row():
-    doc = results(*healthy("aurora/fp8"), providers=["aurora/fp8", "zephyr/fp8"])
+    doc = record(*healthy("aurora/fp8"), providers=["aurora/fp8", "zephyr/fp8"])
     assert "| zephyr/fp8 |  |  |  |  | — |" in summary.to_markdown(doc)
 
 
 def test_shards_of_one_round_merge_into_one_table():
     other = "meta-llama/llama-3.3-70b-instruct"
-    merged = merge_results([results(*healthy("aurora/fp8"), round_id="r-a"),
-                            results(*healthy("kite/bf16", model=other), round_id="r-b")])
+    merged = merge_shards([record(*healthy("aurora/fp8"), round_id="r-a"),
+                           record(*healthy("kite/bf16", model=other), round_id="r-b",
+                                  models={other: {"providers": ["kite/bf16"]}})])
     md = summary.to_markdown(merged)
     assert f"### {MODEL}" in md and "### meta\\-llama" not in md and "### meta-llama/llama-3.3-70b-instruct" in md
     assert "r-a, r-b" in md
@@ -171,7 +175,7 @@ def test_the_terminal_table_aligns_columns_and_uses_words():
 
 
 def test_the_command_prints_markdown_and_appends_to_the_step_summary(tmp_path, monkeypatch, capsys):
-    (tmp_path / "results.json").write_text(json.dumps(mixed_round()))
+    (tmp_path / "results.json").write_text(json.dumps(mixed_round().to_json()))
     (tmp_path / "decisions.json").write_text(json.dumps(decisions(gap_minutes=200)))
     step = tmp_path / "step-summary.md"
     step.write_text("earlier step\n")
@@ -186,7 +190,7 @@ def test_the_command_prints_markdown_and_appends_to_the_step_summary(tmp_path, m
 
 
 def test_the_command_without_a_decisions_file_still_prints(tmp_path, capsys):
-    (tmp_path / "results.json").write_text(json.dumps(mixed_round()))
+    (tmp_path / "results.json").write_text(json.dumps(mixed_round().to_json()))
     rc = main(["summary", "--results", str(tmp_path / "results.json"), "--decisions", str(tmp_path / "none.json")])
     captured = capsys.readouterr()
     assert rc == 0 and "borealis/bf16" in captured.out

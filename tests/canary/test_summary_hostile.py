@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
-from summary_data import MODEL, case, decision, decisions, healthy, results
+from summary_data import MODEL, case, decision, decisions, healthy, record, results, unchecked
 
 from canary import summary
-from core import untrusted
+from canary.cli import main
 from canary.summary import REASON_LIMIT
+from core import untrusted
+from core.results import RoundResults, read_results
 
 HOSTILE_TAGS = {
     "pipe": "evil|x|y",
@@ -27,8 +30,12 @@ HOSTILE_TAGS = {
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 
 
-def hostile_round(tag: str) -> tuple[dict, dict]:
-    res = results(*healthy("aurora/fp8"), *healthy(tag), case(tag, "language", "fail", reason=f"because {tag}"))
+def hostile_round(tag: str) -> tuple[RoundResults, dict]:
+    cases = (*healthy("aurora/fp8"), *healthy(tag), case(tag, "language", "fail", reason=f"because {tag}"))
+    # The one reader sets a case with a hostile tag aside (judge and summary alike) ...
+    assert {c.provider for c in read_results(results(*cases)).cases} == {"aurora/fp8"}
+    # ... and the renderers contain one all the same, should it ever get past it.
+    res = unchecked(*cases)
     dec = decisions(decision("would_suspend", tag, reason=tag), ignore={MODEL: [tag]}, would_ignore={MODEL: [tag]})
     return res, dec
 
@@ -72,24 +79,33 @@ def test_the_terminal_summary_carries_no_control_characters(tag):
 
 def test_a_long_reason_is_cut_with_an_ellipsis():
     reason = "x" * 5000
-    md = summary.to_markdown(results(case("aurora/fp8", "language", "fail", reason=reason)))
+    md = summary.to_markdown(record(case("aurora/fp8", "language", "fail", reason=reason)))
     cut = "x" * (REASON_LIMIT - 1) + "…"
     assert cut in md and "x" * REASON_LIMIT not in md
 
 
 def test_a_huge_round_keeps_the_summary_bounded():
     cases = [case(f"host{i}/fp8", "language", "fail", reason="r" * 1000) for i in range(500)]
-    md = summary.to_markdown(results(*cases))
+    md = summary.to_markdown(record(*cases))
     assert "… and 450 more" in md
     assert len(md.encode()) < 1024 * 1024  # GitHub's limit for one step summary
 
 
 def test_odd_types_in_the_files_do_not_crash_the_summary():
-    doc = results(case("aurora/fp8", "latency", "pass", ttft_s="fast"), case("b/x", "refusal", None, reason=None))
-    doc["weak_probes"] = "not a list"
+    # A measurement of an odd type reads as absent, a case with an unknown outcome is set aside
+    # (by the one reader, as the judge does), and odd decisions are tolerated.
+    doc = record(case("aurora/fp8", "latency", "pass", ttft_s="fast"), case("b/x", "refusal", None, reason=None))
     dec = {"decisions": [None, 3, {"action": 7}], "ignore": {"m": "not-a-list"}, "gap_minutes": "long"}
     assert "aurora/fp8" in summary.to_markdown(doc, dec)
     assert "aurora/fp8" in summary.to_text(doc, dec)
+
+
+def test_a_record_the_reader_refuses_is_named_by_the_summary_command(tmp_path, capsys):
+    doc = results(case("aurora/fp8", "latency", "pass"))
+    doc["weak_probes"] = "not a list"
+    (tmp_path / "results.json").write_text(json.dumps(doc))
+    assert main(["summary", "--results", str(tmp_path / "results.json")]) == 2
+    assert "results.json: weak_probes: expected a list" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(("raw", "expected"), [

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from canary.judge_files import save_state
 from judge.decisions import Action
 from core.policy import ENFORCE, MODES, Policy
-from judge.report import parse_report
+from core.results import read_results
 from judge.rules import apply_round
 from judge.state import JudgeState
 
@@ -82,7 +82,7 @@ def test_random_rounds_obey_the_rules(rounds: list[dict[str, Any]], mode: str, e
     since_suspension: dict[str, list[str]] = {t: [] for t in TAGS}
     for n, spec in enumerate(rounds):
         now += spec["gap"]
-        report = parse_report(_document(spec, now, n))
+        report = read_results(_document(spec, now, n))
         new, decisions = apply_round(state, report, POLICY, now=now, mode=mode, excluded=people)
 
         # Applying the same round again changes nothing.
@@ -138,7 +138,7 @@ def test_canary_ignore_is_builtin_plus_unexpired_incidents_plus_enforced_suspens
     state, now = JudgeState(), T0
     for n, spec in enumerate(data["rounds"]):
         now += spec["gap"]
-        state, _ = apply_round(state, parse_report(_document(spec, now, n)), POLICY, now=now, mode=data["mode"])
+        state, _ = apply_round(state, read_results(_document(spec, now, n)), POLICY, now=now, mode=data["mode"])
     now += timedelta(hours=data["later"])
     save_state(f.state, state)
     f.builtin.parent.mkdir(parents=True, exist_ok=True)

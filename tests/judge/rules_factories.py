@@ -13,7 +13,7 @@ from typing import Any
 from judge.decisions import Action, Decision
 from judge.exclusions import effective_ignore
 from core.policy import ENFORCE, Policy
-from judge.report import RoundReport, parse_report
+from core.results import RoundResults, read_results
 from judge.rules import apply_round
 from judge.state import JudgeState
 
@@ -62,8 +62,8 @@ def results(spec: dict[str, Any] | None = None, *, at: datetime = T0, round_id: 
     }
 
 
-def report(spec: dict[str, Any] | None = None, **kw: Any) -> RoundReport:
-    return parse_report(results(spec, **kw))
+def report(spec: dict[str, Any] | None = None, **kw: Any) -> RoundResults:
+    return read_results(results(spec, **kw))
 
 
 @dataclass

@@ -12,7 +12,7 @@ from judge.card import ALPHA, make_card
 from judge.decisions import Action
 from judge.evidence import decision_cards, record_round
 from core.policy import Policy
-from judge.report import parse_report
+from core.results import read_results
 from judge.rules import apply_round
 from judge.short_replies import judge_short_replies
 from judge.state import JudgeState
@@ -81,7 +81,7 @@ def test_the_window_is_bounded_over_a_month_of_rounds() -> None:
 # -- what a round adds ------------------------------------------------------------------------
 
 def record(doc: dict[str, Any], state: JudgeState | None = None, policy: Policy | None = None) -> JudgeState:
-    return record_round(state or JudgeState(), parse_report(doc), policy or Policy())
+    return record_round(state or JudgeState(), read_results(doc), policy or Policy())
 
 
 def test_every_attempt_is_one_code_and_the_other_probes_replies_are_refusal_evidence() -> None:
@@ -198,7 +198,7 @@ def refusal_round(lengths: dict[str, list[int]], outcome: str = "pass") -> list[
     for c in doc["cases"]:
         if c["contract"] == "refusal":
             c["attempts"] = [{"outcome": outcome, "finish_reason": "stop", "chars": n} for n in lengths[c["provider"]]]
-    return [c for c in parse_report(doc).cases if c.model == MODEL]
+    return [c for c in read_results(doc).cases if c.model == MODEL]
 
 
 def test_a_host_short_in_every_confirmation_and_against_its_peers_fails() -> None:
@@ -237,8 +237,8 @@ def test_a_short_reply_is_an_s_in_the_window_and_a_failed_one_an_f(short: list[i
 
 def test_reapplying_a_round_changes_no_window() -> None:
     doc = with_attempts(results(at=T0), "aurora/fp8", "language", "ffp", refusal="pass")
-    state, _ = apply_round(JudgeState(), parse_report(doc), Policy(), now=T0, mode="enforce")
-    again, decisions = apply_round(state, parse_report(doc), Policy(), now=T0, mode="enforce")
+    state, _ = apply_round(JudgeState(), read_results(doc), Policy(), now=T0, mode="enforce")
+    again, decisions = apply_round(state, read_results(doc), Policy(), now=T0, mode="enforce")
     assert again == state and decisions == []
 
 

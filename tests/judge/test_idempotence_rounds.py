@@ -6,7 +6,8 @@ import pytest
 from rules_factories import HALF_HOUR, MODEL, PROVIDERS, T0, report, results
 
 from core.policy import Policy
-from judge.report import ReportError, merge_shards, parse_report
+from core.results import ResultsError as ReportError
+from core.results import merge_shards, read_results
 from judge.rules import RoundOrder, RoundOrderError, apply_round, check_round_order
 from judge.state import JudgeState
 
@@ -43,8 +44,8 @@ def test_vanished_idle_providers_are_forgotten() -> None:
 
 
 def test_shards_merge_into_one_round_with_a_stable_id() -> None:
-    a = parse_report(results(round_id="shard-b", model="x/one"))
-    b = parse_report(results(round_id="shard-a", model="y/two", at=T0 + HALF_HOUR / 30))
+    a = read_results(results(round_id="shard-b", model="x/one"))
+    b = read_results(results(round_id="shard-a", model="y/two", at=T0 + HALF_HOUR / 30))
     merged = merge_shards([a, b])
     assert merged.round_id == "shard-a+shard-b" == merge_shards([b, a]).round_id
     assert set(merged.models) == {"x/one", "y/two"} and merged.started_at == T0
@@ -52,8 +53,8 @@ def test_shards_merge_into_one_round_with_a_stable_id() -> None:
 
 
 def test_shards_with_one_round_id_keep_it() -> None:
-    a = parse_report(results(round_id="same", model="x/one"))
-    b = parse_report(results(round_id="same", model="y/two"))
+    a = read_results(results(round_id="same", model="x/one"))
+    b = read_results(results(round_id="same", model="y/two"))
     assert merge_shards([a, b]).round_id == "same"
 
 
@@ -64,6 +65,6 @@ def test_two_shards_with_the_same_model_are_refused() -> None:
 
 
 def test_an_incomplete_shard_makes_the_round_incomplete() -> None:
-    a = parse_report(results(model="x/one"))
-    b = parse_report(results(model="y/two", complete=False))
+    a = read_results(results(model="x/one"))
+    b = read_results(results(model="y/two", complete=False))
     assert not merge_shards([a, b]).complete

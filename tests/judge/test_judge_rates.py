@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from judge_corpus import LANGUAGES, LATIN_LANGUAGES, clean_corpus, interleave, mojibake, pt_with_spanish_words
 
 from judge import language, refusal
-from judge.verdict import Verdict
+from judge.verdict import Outcome, Verdict
 
 GARBAGE_PREFIXES = ('",', "ing. ", "</s>", "<|im_end|>", ".**", ")", ",", "s,")
 
@@ -33,8 +33,8 @@ def _rate(name: str, cases: Iterator[tuple[Callable[..., Verdict], tuple[object,
     for judge, args in cases:
         outcome = judge(*args).outcome
         total += 1
-        fails += outcome == "fail"
-        unsure += outcome == "inconclusive"
+        fails += outcome is Outcome.FAIL
+        unsure += outcome is Outcome.INCONCLUSIVE
     return Rate(name, total, fails, unsure)
 
 

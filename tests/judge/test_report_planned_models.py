@@ -9,7 +9,8 @@ from rules_factories import HALF_HOUR, MODEL, PROVIDERS, T0, report
 
 from judge.decisions import WHOLE_ROUND, Action
 from core.policy import Policy
-from judge.report import MISSING_SHARD, ReportError, expect_models, merge_shards, missing_model_decisions
+from core.results import merge_shards
+from judge.report import MISSING_SHARD, ReportError, expect_models, missing_model_decisions
 from judge.rules import apply_round
 from judge.state import JudgeState
 

@@ -6,7 +6,7 @@ from rules_factories import MODEL, PROVIDERS, T0, results
 
 from core.policy import Policy
 from core.vocabulary import LANGUAGES
-from judge.report import parse_report
+from core.results import read_results
 from judge.rules import apply_round
 from judge.state import JudgeState
 
@@ -18,7 +18,7 @@ def _plan_after(outcome: str, *, anomaly: bool = False, language: str = "pt") ->
     for c in raw["cases"]:
         if c["provider"] == P and c["contract"] == "language":
             c["anomaly"] = anomaly
-    state, _ = apply_round(JudgeState(), parse_report(raw), Policy(), now=T0, mode="observe")
+    state, _ = apply_round(JudgeState(), read_results(raw), Policy(), now=T0, mode="observe")
     return state.language_plan()[MODEL].get(P)
 
 

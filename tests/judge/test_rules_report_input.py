@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from rules_factories import PROVIDERS, case, results
 
-from judge.report import ReportError, parse_report
+from judge.report import ReportError
+from core.results import read_results
 from core.tags import is_valid_tag
 
 HOSTILE = ["$(rm -rf /)", "a\nb", "../etc", "a b", "`x`", "-flag", "x" * 200, "", "é/fp8", "a;b"]
@@ -24,14 +25,14 @@ def test_ordinary_tags_are_valid(tag: str) -> None:
 def test_cases_with_hostile_provider_tags_are_set_aside_not_fatal() -> None:
     raw = results(extra_cases=[case("$(reboot)", "latency", "fail")])
     raw["models"]["deepseek/deepseek-chat-v3-0324"]["providers"].append("bad\ntag")
-    r = parse_report(raw)
+    r = read_results(raw)
     assert len(r.rejected) == 2
     assert all(c.provider in PROVIDERS for c in r.cases)
     assert "bad\ntag" not in r.models["deepseek/deepseek-chat-v3-0324"]
 
 
 def test_an_unknown_outcome_is_set_aside() -> None:
-    r = parse_report(results(extra_cases=[case(PROVIDERS[0], "latency", "exploded")]))
+    r = read_results(results(extra_cases=[case(PROVIDERS[0], "latency", "exploded")]))
     assert [x.problem for x in r.rejected] == [r.rejected[0].problem] and "unknown outcome" in r.rejected[0].problem
 
 
@@ -46,4 +47,4 @@ def test_a_broken_structure_is_refused(field: str, value: object, message: str) 
     raw = results()
     raw[field] = value
     with pytest.raises(ReportError, match=message):
-        parse_report(raw)
+        read_results(raw)

@@ -150,7 +150,7 @@ def _verdicts(*outcomes: str):
     queue = list(outcomes)
 
     async def judge(text: str, lang: str) -> Verdict:
-        return Verdict(queue.pop(0), f"{lang}: scripted")
+        return Verdict(Outcome(queue.pop(0)), f"{lang}: scripted")
     return judge
 
 

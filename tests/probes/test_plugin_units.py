@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from probes.cases import Case, CaseResult, result_from_wire, result_to_wire
+from core.results import Incomplete, IncompleteKind, read_results
+from probes.cases import Case, CaseResult, DiscoveryCase, result_from_wire, result_to_wire
 from probes.records import Endpoint
 from probes.report import build_results
-from probes.roundplan import RoundPlan, assign_languages
+from probes.roundplan import DiscoveryFailure, RoundPlan, assign_languages
 from probes.scheduling import assignment, case_id_of, worker_index
 from probes.table import render
 from core.vocabulary import Outcome
@@ -45,6 +46,16 @@ def test_languages_follow_the_plan_else_rotate_by_sorted_tag() -> None:
     assert assign_languages("m/x", eps, ("pt", "es"), {"c/1": "es", "b/1": "xx"})["c/1"] == "es"
 
 
+def test_a_failed_discovery_is_a_case_of_its_own_listed_first_with_the_documented_id() -> None:
+    plan = RoundPlan(endpoints={"m/x": (ep("a/1"),)},
+                     failures=(DiscoveryFailure("m/y", "HTTP 401: bad key", auth=True),))
+    first, *probed = plan.cases()
+    assert isinstance(first, DiscoveryCase) and (first.id, first.marker) == ("m/y::discovery", "discovery")
+    assert first.auth_error and first.message == "HTTP 401: bad key" and first.title == "m/y · discovery"
+    assert all(isinstance(c, Case) for c in probed) and "discovery" not in {c.contract for c in probed}
+    assert RoundPlan.from_json(plan.to_json()).cases() == plan.cases()
+
+
 def test_the_round_plan_round_trips_through_json() -> None:
     plan = RoundPlan(endpoints={"m/x": (ep("a/1"),)}, languages={"m/x": {"a/1": "pt"}},
                      controls={"m/x": ("a/1",)})
@@ -63,11 +74,15 @@ def test_usage_is_summed_per_provider_and_an_incomplete_round_says_why() -> None
     from probes.cases import CaseRecord
     entry = {"model": "m/x", "provider": "a/1", "contract": "latency", "outcome": "pass", "reason": "",
              "requests": 1, "prompt_tokens": 10, "completion_tokens": 5, "cost_usd": 0.001, "ttft_s": 0.2}
-    doc = build_results(round_id="r1", started_at="t", finished_at="t", upstream="simulator",
-                        models={"m/x": ["a/1"]}, records=[CaseRecord("i", entry), CaseRecord("j", entry)],
-                        weak_probes=[], incomplete=["the round was interrupted"])
+    results = build_results(round_id="r1", started_at="2026-11-30T10:00:00Z", finished_at="2026-11-30T10:01:00Z",
+                            upstream="simulator", models={"m/x": ["a/1"]},
+                            records=[CaseRecord("i", entry), CaseRecord("j", entry)],
+                            incomplete=[Incomplete(IncompleteKind.INTERRUPTED, "the round was interrupted")])
+    doc = results.to_json()
     assert doc["usage"]["m/x"]["a/1"] == {"requests": 2, "prompt_tokens": 20, "completion_tokens": 10,
                                           "cost_usd": 0.002}
     assert doc["complete"] is False and doc["incomplete_reason"] == "the round was interrupted"
-    lines = render(doc)
+    assert doc["incomplete"] == [{"kind": "interrupted", "detail": "the round was interrupted"}]
+    assert read_results(doc) == results  # what is written reads back the same
+    lines = render(results)
     assert any("a/1" in ln and "0.20s" in ln for ln in lines) and lines[-1].startswith("!!! ROUND INCOMPLETE")

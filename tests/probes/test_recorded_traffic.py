@@ -1,11 +1,11 @@
 """The real client against REAL recorded OpenRouter traffic, served back byte for byte.
 
-Every recorded chat-completion exchange in shared/reference/recordings (read at run time from
-outside the repo, see recorded_server.py; skipped when absent) is served from a raw socket
+Every recorded chat-completion exchange of the real recordings (another project's files, read at
+run time from outside the repo: recorded_server.py names where; skipped when absent) is served from a raw socket
 server on 127.0.0.1 with its recorded status, content type and body, streams one event per
 write. `PinnedClient.chat` is pinned to an endpoint whose provider_name is the recording's
 own `provider`, so any routing mismatch would be the client's mistake. The assertions are the
-rules of openrouter-api.md §3-§4, computed from the recorded chunks themselves.
+rules of docs/openrouter-wire.md §3-§5, computed from the recorded chunks themselves.
 
 A few tests derive a variant from a recording at run time (the same real chunk envelopes with
 the reply text removed) for the one real shape the four cassettes lack: a reasoning model

@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 import yaml
+from round_support import MODEL, PLANTED, ROOT, SENTINEL_KEY, canary_config, endpoint, run_round, scenario
 
 from canary import summary
 from canary.cli import main as canary
-from round_support import MODEL, PLANTED, ROOT, SENTINEL_KEY, canary_config, endpoint, run_round, scenario
+from core.results import read_results
 from simulator import scenario_from_dict, start_simulator
 from simulator.process import SCENARIO_ENV
 
@@ -99,9 +100,9 @@ def test_an_undiscovered_control_is_a_decision_the_summary_and_notification_carr
     assert (d["model"], d["provider"], d["rule"]) == (MODEL, "ghost/fp8", "unprobed_control")
     assert "control_unprobed ghost/fp8" in capsys.readouterr().out  # the notification on stdout
     assert "| control_unprobed | `deepseek/deepseek-chat-v3-0324` | `ghost/fp8` |" in step_summary.read_text(encoding="utf-8")
-    markdown = summary.to_markdown(run.results, decisions)
+    markdown = summary.to_markdown(read_results(run.results), decisions)
     assert "refusal probe unverified" in markdown and "Control not probed" in markdown
-    assert "probe unverified" in summary.to_text(run.results, decisions)
+    assert "probe unverified" in summary.to_text(read_results(run.results), decisions)
 
 
 def test_a_deselected_control_is_listed_as_not_selected(planted, tmp_path: Path) -> None:
@@ -213,4 +214,4 @@ def test_a_simulator_round_records_its_virtual_start(planted, tmp_path: Path) ->
     assert doc["started_at"] == "2030-01-01T00:30:00Z" and doc["clock"] == "virtual"
     assert doc["round_id"].startswith("20300101T003000Z-")
     assert "2030-01-01T00:30:00Z" <= doc["finished_at"] < "2030-01-01T00:35:00Z"
-    assert "(virtual time)" in summary.to_text(doc)
+    assert "(virtual time)" in summary.to_text(read_results(doc))

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from core.policy import Policy
-from judge.report import parse_report
+from core.results import read_results
 from judge.round import RoundClass, classify_round
 from probes.contracts.refusal import SHORT_REPLY_CHARS
 from round_support import MODEL, ROOT, Round, endpoint, run_round, scenario
@@ -93,7 +93,7 @@ def test_a_truncating_host_is_confirmed_at_probe_time_and_failed_by_the_judge(ro
     assert len(trunc["attempts"]) == 3 and all(a["chars"] < SHORT_REPLY_CHARS for a in trunc["attempts"])
     assert trunc["requests"] == 3
     assert len(first.case("ok0/fp8", "refusal")["attempts"]) == 1  # a normal reply costs nothing more
-    classified = classify_round(parse_report(first.results), Policy())[MODEL].providers
+    classified = classify_round(read_results(first.results), Policy())[MODEL].providers
     assert classified["trunc/fp8"].klass is RoundClass.FAILED
     reason = next(e.reason for e in classified["trunc/fp8"].evidence if e.contract == "refusal")
     assert "truncated replies: 3 of 3" in reason

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.report import parse_report
+from core.results import read_results
 from round_support import PLANTED, SENTINEL_KEY, Round, files_containing, run_round
 from simulator import scenario_from_dict, start_simulator
 
@@ -69,7 +69,7 @@ def test_results_json_has_the_documented_shape(planted_round: Round) -> None:
         assert (case["language"] is not None) == (case["contract"] == "language")
     usage = doc["usage"]["deepseek/deepseek-chat-v3-0324"]["ok/fp8"]
     assert usage["requests"] == 4 and usage["completion_tokens"] > 0 and usage["cost_usd"] > 0
-    report = parse_report(doc)  # the judge accepts it
+    report = read_results(doc)  # the judge accepts it
     assert report.complete and not report.rejected
 
 

@@ -83,12 +83,13 @@ def test_every_reason_of_the_round_has_a_history_reason_code(matrix_round: Probe
     # canary/history/reasons.py derives codes from reason prefixes: no reason a real round writes
     # may fall through to "<outcome>_other" (a judge's new wording needs its code there).
     from canary.history.rows import case_row
+    from core.results import read_results
 
     codes = {}
-    for case in matrix_round.results["cases"]:
+    for case in read_results(matrix_round.results).cases:
         row = case_row(case)
-        assert row is not None and not row.code.endswith("_other"), case["reason"]
-        codes[(case["provider"], case["contract"])] = row.code
+        assert not row.code.endswith("_other"), case.reason
+        codes[(case.provider, case.contract)] = row.code
     assert codes[(tag_of("slow_first_token"), "latency")] == "ttft_exceeded"
     assert codes[(tag_of("leading_garbage"), "language")] == "leading_garbage"
     assert codes[(tag_of("http_error"), "latency")].startswith("http_")

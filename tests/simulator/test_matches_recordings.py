@@ -1,7 +1,7 @@
 """The simulator's streamed chunks have the SHAPE of real recorded OpenRouter chunks.
 
-Real traffic (VCR cassettes in shared/reference/recordings, outside the repo: read at run time
-from `<repo>/../shared/reference/recordings` or CANARY_RECORDINGS_DIR, skipped when absent) is
+Real traffic (VCR cassettes of real OpenRouter exchanges, outside the repo: tests/probes/
+recorded_server.py is the one place that says where they are read from; skipped when absent) is
 compared key by key with what the simulator streams for each of its usage-chunk shapes: the
 same top-level keys on content chunks, every choice with index/delta/finish_reason/
 native_finish_reason, a usage chunk whose keys and usage keys are ones real traffic carries, and
@@ -12,7 +12,7 @@ each recorded usage-chunk shape reproduced by the simulator mode named after it.
 from __future__ import annotations
 
 import json
-import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +22,9 @@ from simkit import chat_body, one_endpoint_scenario, stream_chat
 
 from simulator import scenario_from_dict, start_simulator
 
-RECORDINGS = Path(os.environ.get("CANARY_RECORDINGS_DIR", "").strip()
-                  or Path(__file__).resolve().parents[2] / ".." / "shared" / "reference" / "recordings")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "probes"))
+from recorded_server import recordings_dir, recordings_or_skip  # noqa: E402  (where the recordings are)
+
 CHOICE_KEYS = {"index", "delta", "finish_reason", "native_finish_reason"}
 USAGE_KEYS = {"prompt_tokens", "completion_tokens", "total_tokens", "cost"}
 SHAPES = ("null_finish", "empty_choices", "repeat_finish")
@@ -31,16 +32,14 @@ SHAPES = ("null_finish", "empty_choices", "repeat_finish")
 
 def recorded_streams() -> list[list[dict[str, Any]]]:
     """The JSON chunks of every recorded 200 stream, or skip when the recordings are absent."""
-    files = sorted(RECORDINGS.glob("*.yaml")) if RECORDINGS.is_dir() else []
     streams = []
-    for path in files:
+    for path in recordings_or_skip():
         for it in yaml.safe_load(path.read_text(encoding="utf-8")).get("interactions") or []:
             raw = (it["response"].get("body") or {}).get("string")
             if it["response"]["status"]["code"] == 200 and isinstance(raw, str) and "data: {" in raw:
                 streams.append([json.loads(line[6:]) for line in raw.splitlines() if line.startswith("data: {")])
     if not streams:
-        pytest.skip(f"no recorded OpenRouter streams in {RECORDINGS} (outside the repo: put shared/ beside "
-                    "the clone or set CANARY_RECORDINGS_DIR)")
+        pytest.skip(f"no recorded OpenRouter 200 stream in {recordings_dir()}")
     return streams
 
 
