@@ -26,7 +26,7 @@ from canary.history.store import DEFAULT_HISTORY, history_root
 from canary.provider_ignore import load_layers
 from canary.site.build import HISTORY_DAYS, SiteError, build_site
 from canary.site.collect import Layers
-from canary.store import StoreError
+from core.store import StoreError
 from judge.report import ReportError
 
 

@@ -28,7 +28,7 @@ from canary.site import collect as collecting
 from canary.site.badges import badge_svg
 from canary.site.feeds import atom_feed, status_document
 from canary.site.page import asset, render_index
-from canary.store import atomic_write_bytes
+from core.store import atomic_write_bytes
 
 HISTORY_DAYS = 365        # the daily TTFT series reaches back a year; strips and rates need 30 days
 ECHARTS_ENV = "CANARY_ECHARTS"
