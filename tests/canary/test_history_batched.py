@@ -15,6 +15,7 @@ from canary.history.aggregate import bucket
 from canary.history.query import _SQL_BUCKET, History
 from canary.history.rows import round_record
 from canary.history.store import compact, record_round
+from core.results import read_results
 
 HALF_HOUR = timedelta(minutes=30)
 ROUNDS = 60
@@ -35,7 +36,7 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> History:
                            providers=PROVIDERS[:4], model=model,
                            ttft={p: round(rng.uniform(0.2, 9), 3) for p in PROVIDERS[:4]},
                            languages={p: rng.choice(["pt", "ko", "es"]) for p in PROVIDERS[:4]})
-            record_round(root, round_record([doc]), now=at, detail_days=10_000)
+            record_round(root, round_record(read_results(doc)), now=at, detail_days=10_000)
     compact(root, now=NOW, detail_days=0)   # the first two days become day files, the last stays detail
     return History.open(root, now=NOW, days=40)
 

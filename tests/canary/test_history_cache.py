@@ -16,6 +16,7 @@ from canary.history.cache import ENV, cache_file
 from canary.history.query import History
 from canary.history.rows import HistoryError, round_record
 from canary.history.store import compact, record_round
+from core.results import read_results
 
 HALF_HOUR = timedelta(minutes=30)
 ROUNDS = 40
@@ -31,7 +32,7 @@ def record(root: Path, i: int, rng: random.Random) -> None:
          "reason": "r", "until": (at + timedelta(days=1)).isoformat(), "rung": 1, "evidence": []},
         {"model": MODEL, "provider": PROVIDERS[1], "action": "floor_held", "rule": "capacity_floor",
          "reason": "f", "until": None, "rung": None, "evidence": []}] if i % 7 == 0 else []}
-    record_round(root, round_record([doc], decisions), now=at, detail_days=10_000)
+    record_round(root, round_record(read_results(doc), decisions), now=at, detail_days=10_000)
 
 
 @pytest.fixture

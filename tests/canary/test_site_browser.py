@@ -28,6 +28,7 @@ from site_support import ECHARTS, ROOT, judged_world, real_now
 from canary.cli import main
 from canary.history.rows import round_record
 from canary.history.store import record_round
+from core.results import read_results
 
 pytestmark = pytest.mark.slow
 
@@ -194,7 +195,7 @@ def fleet_site(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> Pa
     tmp = tmp_path_factory.mktemp("fleet")
     hosts, rng = fleet(64), random.Random(5)
     for n in range(12):
-        record = round_record([results(hosts, n, rng)])
+        record = round_record(read_results(results(hosts, n, rng)))
         record_round(tmp / "state" / "history", record, now=record.started_at)
     config = tmp / "canary.yaml"
     config.write_text(f"models: []\npaths:\n  state: {tmp / 'state' / 'canary-state.json'}\n", encoding="utf-8")
