@@ -22,7 +22,7 @@ who read it (`loop`: the reply repeats itself back to back the way degenerate de
 `not`: a list, lyrics, a refrain, a quotation...). Keys are the first 16 hex digits of the
 SHA-256 of the text, so the file holds no corpus text. A flag nobody judged yet is `unjudged`.
 The file holds a verdict for every flag of the committed check (each read by the helper who tuned
-it, 2026-11-30) and for a seeded random sample of 40 of the flags only the earlier check raised
+it, 2026-11-30) and for a seeded random sample of 40 of the texts only the earlier check flagged
 (`git show 1fb7f69:judge/repetition.py`); the earlier check's other flags show as unjudged.
 
 Planted loops, on real prose of each language (deterministic, seeded per passage): a real

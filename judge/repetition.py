@@ -212,13 +212,17 @@ def _reaches_end(ids: list[int], stop: int, period: int, words: list[str]) -> bo
 
 
 def _candidate_periods(ids: list[int]) -> list[int]:
-    """Distances at which many token trigrams recur: a loop of period P makes P of them recur."""
-    last: dict[tuple[int, ...], int] = {}
+    """Distances at which many token trigrams recur: a loop of period P makes P of them recur.
+    The distance to the last two occurrences counts, so a unit that repeats a part of itself
+    ("A A B B", list items in pairs) still shows its whole period."""
+    last: dict[tuple[int, ...], tuple[int, int]] = {}
     distances: Counter[int] = Counter()
     for index in range(len(ids) - _GRAM + 1):
         gram = tuple(ids[index:index + _GRAM])
-        previous = last.get(gram)
-        if previous is not None:
+        previous, before = last.get(gram, (-1, -1))
+        if previous >= 0:
             distances[index - previous] += 1
-        last[gram] = index
+        if before >= 0:
+            distances[index - before] += 1
+        last[gram] = (index, previous)
     return [period for period, seen in distances.items() if seen >= period]

@@ -75,6 +75,13 @@ def test_a_clause_looping_to_the_end_is_a_loop() -> None:
     assert find_repetition("她打开了门。" + "，".join(["雨一直落在屋顶上"] * 8)) is not None
 
 
+def test_a_loop_whose_unit_repeats_a_part_of_itself_is_a_loop() -> None:
+    # Every piece of this unit recurs inside it (two items twice each), as in a real reply that
+    # cycled through a form's fields to the end of its budget.
+    unit = "- the missing person photo\n" * 2 + "- the missing person details\n" * 2
+    assert find_repetition("The note has these fields:\n" + unit * 4) is not None
+
+
 def test_a_numbered_list_of_one_item_over_and_over_is_a_loop() -> None:
     items = "\n".join(f"{n}. Laboratory thermometer" for n in range(1, 13))
     assert find_repetition("You will need:\n" + items) is not None
