@@ -10,10 +10,12 @@ recurs here and there are not loops: only back-to-back copies count.
 The text is read as tokens: words in spaced scripts (Hangul included), single characters in
 Chinese, Japanese and Thai, which do not separate words; combining marks (Thai vowels, Hindi
 matras) stay with their letter. Digits are dropped, so a numbered list that repeats one item
-("1. X 2. X 3. X") is seen as the loop it is. A loop's period is measured in tokens and may be
-as long as the text allows (a looped Thai sentence is ~100 characters); its size is measured in
-weighted letters (judge.segments: a CJK/kana/Hangul/Thai character weighs 3 Latin letters), so
-one threshold fits every script. Fenced code is left out (code repeats lines on purpose).
+("1. X 2. X 3. X") is seen as the loop it is; copies that differ only in their numbers
+("[source 1] [source 2]...") are a counted list, which fails only with a long item or many
+copies. A loop's period is measured in tokens and may be as long as the text allows (a looped
+Thai sentence is ~100 characters); its size is measured in weighted letters (judge.segments: a
+CJK character, kana or Hangul syllable weighs 3 Latin letters; Thai, an alphabet, 1 a letter),
+so one threshold fits every script. Fenced code is left out (code repeats lines on purpose).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ MIN_SENTENCE_REPEATS = 3
 # repeat at least this many times and cover this much weight: "Help me! Help me! Help me!" and
 # "我被甩了" four times are emphasis, not a loop.
 MIN_STUTTER_REPEATS = 4
-MIN_STUTTER_WEIGHT = 80
+MIN_STUTTER_WEIGHT = 60
 # One word (not a character of an unspaced script, not "ㅋㅋㅋ") this many times in a row.
 MIN_SINGLE_WORD_REPEATS = 16
 # In the middle of a reply (the reply moves on afterwards) a loop must be longer: lyrics and
@@ -45,7 +47,7 @@ MIN_MIDDLE_REPEATS = 8
 MIN_FLOOD_REPEATS = 32
 
 _FENCED_CODE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
-# Candidate loop periods come from how far back each run of this many tokens last occurred.
+# Candidate loop periods come from how far back each run of this many tokens occurred before.
 _GRAM = 3
 
 
