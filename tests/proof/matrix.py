@@ -12,10 +12,16 @@ from typing import Any
 CONTRACTS = ("latency", "refusal", "structured", "language")
 CONTROL = "control/fp8"
 
-# Probe settings of the matrix round: a short threshold so slow and hanging hosts cost seconds.
-TTFT_SECONDS = 2.0
-DEADLINE_SECONDS = 5.0
-SLOW_DELAY_MS = 3500  # well past TTFT_SECONDS, well within DEADLINE_SECONDS
+# Probe settings of the matrix round, chosen so no cell depends on the machine's speed:
+# - a healthy host answers in 60 ms, so its first token is on time unless the machine stalls it
+#   past TTFT_SECONDS (66 times that);
+# - the simulator holds slow_first_token's first token SLOW_DELAY_MS, more than TTFT_SECONDS, so
+#   its TTFT can only be late (a load only lengthens it), and the reply still has
+#   DEADLINE_SECONDS - SLOW_DELAY_MS (7 s) to finish, for the other contracts to judge it;
+# - a hanging host costs DEADLINE_SECONDS per request wave, so the deadline stays moderate.
+TTFT_SECONDS = 4.0
+DEADLINE_SECONDS = 12.0
+SLOW_DELAY_MS = 5000
 
 P, F, I, T, NA = "pass", "fail", "inconclusive", "transport_error", "not_applicable"
 # Not a fault: a healthy host that does not advertise response_format / structured_outputs.
