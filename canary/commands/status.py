@@ -11,10 +11,10 @@ import argparse
 from datetime import datetime, timedelta
 
 from canary.commands._options import add_common, read_layers
+from core.policy import Policy
 from core.times import fmt_time
 from judge.evidence import cards_by_endpoint
 from judge.exclusions import Exclusion
-from core.policy import Policy
 from judge.state import JudgeState, ProviderState
 
 COLUMNS = ("provider", "state", "failed", "clean", "rung", "pending until", "suspended until", "last reasons")

@@ -20,7 +20,7 @@ from canary.github_issues.client import GitHubClient
 from canary.github_issues.plan import STATE_LABELS
 from canary.github_issues.sync import DEFAULT_LABEL, sync
 from canary.judge_files import save_state
-from judge.report import parse_time
+from core.times import parse_time
 from judge.state import JudgeState, ProviderState, Suspension
 
 MODEL, TAG, OTHER = "deepseek/deepseek-chat-v3-0324", "cinder/fp8", "dune/int4"

@@ -6,7 +6,7 @@ import pytest
 from rules_factories import HALF_HOUR, MODEL, PROVIDERS, T0, report, results
 
 from core.policy import Policy
-from core.results import ResultsError as ReportError
+from core.results import ResultsError
 from core.results import merge_shards, read_results
 from judge.rules import RoundOrder, RoundOrderError, apply_round, check_round_order
 from judge.state import JudgeState
@@ -60,7 +60,7 @@ def test_shards_with_one_round_id_keep_it() -> None:
 
 def test_two_shards_with_the_same_model_are_refused() -> None:
     a, b = report(round_id="a"), report(round_id="b")
-    with pytest.raises(ReportError, match=f"model {MODEL} appears in two shards"):
+    with pytest.raises(ResultsError, match=f"model {MODEL} appears in two shards"):
         merge_shards([a, b], ["one.json", "two.json"])
 
 

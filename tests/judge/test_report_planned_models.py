@@ -10,7 +10,8 @@ from rules_factories import HALF_HOUR, MODEL, PROVIDERS, T0, report
 from judge.decisions import WHOLE_ROUND, Action
 from core.policy import Policy
 from core.results import merge_shards
-from judge.report import MISSING_SHARD, ReportError, expect_models, missing_model_decisions
+from core.results import ResultsError
+from judge.planned import MISSING_SHARD, expect_models, missing_model_decisions
 from judge.rules import apply_round
 from judge.state import JudgeState
 
@@ -42,7 +43,7 @@ def test_a_whole_incomplete_round_is_said_once_by_the_rules_not_per_model() -> N
 
 
 def test_a_planned_id_that_is_not_a_model_id_is_refused() -> None:
-    with pytest.raises(ReportError, match="not a model id"):
+    with pytest.raises(ResultsError, match="not a model id"):
         expect_models(report(), ["a b"])
 
 
