@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -122,9 +122,8 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
         echo(f"canary judge: round {report.round_id} already applied; nothing changed "
              f"(decisions file {out} rewritten from the state and the audit log)")
         return JudgeOutcome(0, decisions=out)
-    policy = config.rules
-    new_state, decisions = apply_round(state, report, policy, now=now, mode=mode,
-                                       excluded=people_excluded(exclusions, now))
+    policy = replace(config.rules, mode=mode)  # the round's mode: canary.yaml's, or the request's override
+    new_state, decisions = apply_round(state, report, policy, now=now, excluded=people_excluded(exclusions, now))
     decisions = missing_model_decisions(report) + decisions
     gap = None
     if state.last_round is not None:

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from core import untrusted
 from canary.roundview import DECISION_LABELS, WEAK_EVIDENCE, Cell, RoundView, build_view
+from core import untrusted
 from core.results import RoundResults
 
 SYMBOLS = {"pass": "✅", "fail": "❌", "inconclusive": "⏸", "transport_error": "⚡", "not_applicable": "—"}

@@ -23,11 +23,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 
-from core.results import CaseResult, RoundResults
-from judge.decisions import Evidence
 from core.policy import Policy
-from judge.short_replies import judge_short_replies
+from core.results import CaseResult, RoundResults
 from core.vocabulary import Outcome
+from judge.decisions import Evidence
+from judge.short_replies import judge_short_replies
 
 LANGUAGE_CONTRACT = "language"
 DISCOUNTED_PREFIX = "model-wide, not counted: "

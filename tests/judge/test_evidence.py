@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 from rules_factories import MODEL, PROVIDERS, T0, Timeline, actions, case, report, results
 
+from core.policy import Policy
+from core.results import read_results
 from judge.card import ALPHA, make_card
 from judge.decisions import Action
 from judge.evidence import decision_cards, record_round
-from core.policy import Policy
-from core.results import read_results
 from judge.rules import apply_round
 from judge.short_replies import judge_short_replies
 from judge.state import JudgeState
@@ -237,13 +237,13 @@ def test_a_short_reply_is_an_s_in_the_window_and_a_failed_one_an_f(short: list[i
 
 def test_reapplying_a_round_changes_no_window() -> None:
     doc = with_attempts(results(at=T0), "aurora/fp8", "language", "ffp", refusal="pass")
-    state, _ = apply_round(JudgeState(), read_results(doc), Policy(), now=T0, mode="enforce")
-    again, decisions = apply_round(state, read_results(doc), Policy(), now=T0, mode="enforce")
+    state, _ = apply_round(JudgeState(), read_results(doc), Policy(mode="enforce"), now=T0)
+    again, decisions = apply_round(state, read_results(doc), Policy(mode="enforce"), now=T0)
     assert again == state and decisions == []
 
 
 def test_decision_cards_cover_the_window_when_nothing_failed_this_round() -> None:
     state = JudgeState()
-    state, _ = apply_round(state, report({"aurora/fp8": L}, at=T0), Policy(), now=T0, mode="enforce")
+    state, _ = apply_round(state, report({"aurora/fp8": L}, at=T0), Policy(mode="enforce"), now=T0)
     [card] = decision_cards(state, MODEL, "aurora/fp8")
     assert card.contract == "latency" and card.failures == 1

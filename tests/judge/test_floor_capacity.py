@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rules_factories import MODEL, Timeline, actions
 
-from judge.decisions import Action, Rule
 from core.policy import Policy
+from judge.decisions import Action, Rule
 
 THREE = ("aurora/fp8", "borealis/bf16", "cirrus/fp8")
 # Failures on different contracts, so the model-wide guard stays out of these timelines.

@@ -9,7 +9,14 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from judge_corpus import LANGUAGES, LATIN_LANGUAGES, clean_corpus, interleave, mojibake, pt_with_spanish_words
+from judge_corpus import (
+    LANGUAGES,
+    LATIN_LANGUAGES,
+    clean_corpus,
+    interleave,
+    mojibake,
+    pt_with_spanish_words,
+)
 
 from judge import language, refusal
 from judge.verdict import Outcome, Verdict

@@ -14,8 +14,8 @@ from judge_corpus import (
     pt_with_spanish_words,
 )
 
-from judge.language import MIN_LETTERS, assess
 from core.vocabulary import LANGUAGE_NAMES
+from judge.language import MIN_LETTERS, assess
 
 CLEAN = [(lang, i, reply) for lang, replies in clean_corpus().items() for i, reply in enumerate(replies)]
 
