@@ -245,4 +245,4 @@ def _aligned(table: list[list[str]]) -> list[str]:
     if not table:
         return []
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
-    return ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in table]
+    return ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)).rstrip() for row in table]

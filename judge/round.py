@@ -33,7 +33,7 @@ LANGUAGE_CONTRACT = "language"
 DISCOUNTED_PREFIX = "model-wide, not counted: "
 
 
-class RoundClass(str, Enum):
+class RoundClass(str, Enum):  # noqa: UP042 (a StrEnum's str() and f-string give the value, this one's the member name: kept as is)
     FAILED = "failed"
     CLEAN = "clean"
     FROZEN = "frozen"

@@ -59,7 +59,7 @@ class LiftError(RuleError):
     """`canary lift` for a provider that has no active suspension."""
 
 
-class RoundOrder(str, Enum):
+class RoundOrder(str, Enum):  # noqa: UP042 (a StrEnum's str() and f-string give the value, this one's the member name: kept as is)
     NEW = "new"
     ALREADY_APPLIED = "already_applied"
 

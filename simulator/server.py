@@ -13,13 +13,13 @@ import time
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from aiohttp import web
 
 from simulator import stream, wire
-from simulator.replies import HttpFailure, Hang, Moderated, Outcome, Reset, plan_reply, reply_rng
+from simulator.replies import Hang, HttpFailure, Moderated, Outcome, Reset, plan_reply, reply_rng
 from simulator.request import BadRequest, parse_chat_request
 from simulator.routing import route
 from simulator.scenario import Behaviour, Endpoint, Model, Scenario
@@ -57,7 +57,7 @@ class SimState:
     received: list[ReceivedRequest] = field(default_factory=list)
 
     def now(self) -> datetime:
-        return self.now_override or datetime.now(timezone.utc)
+        return self.now_override or datetime.now(UTC)
 
     def behaviour(self, endpoint: Endpoint) -> Behaviour:
         return endpoint.behaviour_at(self.round_number, self.now())
@@ -211,4 +211,4 @@ async def _send(
 
 def _parse_time(value: Any) -> datetime:
     parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)

@@ -95,7 +95,7 @@ def _print_pings(results: Sequence[ChatResult]) -> None:
 def _table(rows: Sequence[Sequence[str]]) -> None:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
-        print("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+        print("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)).rstrip())
 
 
 def _clean(text: str) -> str:

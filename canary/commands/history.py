@@ -143,7 +143,7 @@ def render(summaries: tuple[EndpointSummary, ...], *, now_iso: str, newest: str 
 
 def _table(heads: list[str], rows: list[list[str]]) -> list[str]:
     widths = [max(len(r[i]) for r in [heads, *rows]) for i in range(len(heads))]
-    return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [heads, *rows]]
+    return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip() for r in [heads, *rows]]
 
 
 def _rate_cell(r: PassRate | None) -> str:

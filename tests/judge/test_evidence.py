@@ -154,7 +154,7 @@ def test_a_suspension_carries_the_card_of_the_contracts_it_failed() -> None:
 def test_a_host_failing_like_its_peers_is_suspended_on_weak_evidence() -> None:
     t = Timeline()
     # Every host fails latency now and then, never twice in a row but aurora's last two rounds.
-    for i, other in enumerate(PROVIDERS[1:] * 2):
+    for other in PROVIDERS[1:] * 2:
         t.round({other: L})
     decisions = t.rounds(2, {"aurora/fp8": L})
     [decision] = actions(decisions, Action.SUSPEND)

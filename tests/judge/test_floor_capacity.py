@@ -66,5 +66,5 @@ def test_people_exclusions_count_against_capacity() -> None:
 
 def test_a_zero_floor_suspends_everyone_who_qualifies() -> None:
     t = Timeline(providers=THREE, policy=Policy(capacity_floor=0))
-    spec = {p: {c: "fail"} for p, c in zip(THREE, ("latency", "structured", "refusal"))}
+    spec = {p: {c: "fail"} for p, c in zip(THREE, ("latency", "structured", "refusal"), strict=True)}
     assert len(actions(t.rounds(2, spec), Action.SUSPEND)) == 3
