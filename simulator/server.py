@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -26,6 +26,8 @@ from simulator.scenario import Behaviour, Endpoint, Model, Scenario
 
 API = "/api/v1"
 _SECRET_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "cookie", "proxy-authorization"})
+# What an aiohttp middleware is handed: the next handler of the request.
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +93,7 @@ def create_app(state: SimState) -> web.Application:
 
 
 @web.middleware
-async def _record(request: web.Request, handler: Any) -> web.StreamResponse:
+async def _record(request: web.Request, handler: Handler) -> web.StreamResponse:
     body: Any = None
     if request.can_read_body:
         raw = await request.read()  # cached by aiohttp, handlers can read it again
@@ -109,7 +111,7 @@ async def _record(request: web.Request, handler: Any) -> web.StreamResponse:
 
 
 @web.middleware
-async def _auth(request: web.Request, handler: Any) -> web.StreamResponse:
+async def _auth(request: web.Request, handler: Handler) -> web.StreamResponse:
     if request.path.startswith(API):
         scheme, _, key = request.headers.get("Authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not key.strip():

@@ -85,7 +85,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         def message() -> str:
             if args.message is not None:
-                return args.message + "\n"
+                return str(args.message) + "\n"
             return commit_message(read_json(decisions_path, "decisions file", "re-run canary judge"))
 
         def reapply() -> int:
