@@ -1,4 +1,4 @@
-"""A round against its plan (judge/report.py): missing models and the upstream of merged shards."""
+"""A round against its plan (judge/planned.py): missing models and the upstream of merged shards."""
 
 from __future__ import annotations
 
