@@ -41,8 +41,18 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _support import (PYTHON, ROOT, Simulator, bench_line, canary_config, endpoint, run_probe, scenario,
-                      usage_per_provider, write_yaml)
+from _support import (
+    PYTHON,
+    ROOT,
+    Simulator,
+    bench_line,
+    canary_config,
+    endpoint,
+    run_probe,
+    scenario,
+    usage_per_provider,
+    write_yaml,
+)
 
 ROUNDS_PER_MONTH = 48 * 30
 AIM_REQUESTS = 4

@@ -64,9 +64,9 @@ from _support import (  # noqa: E402
     write_yaml,
 )
 
-from judge.decisions import Action  # noqa: E402
 from core.policy import OBSERVE, Policy  # noqa: E402
 from core.results import read_results  # noqa: E402
+from judge.decisions import Action  # noqa: E402
 from judge.rules import apply_round  # noqa: E402
 from judge.state import JudgeState  # noqa: E402
 
@@ -169,7 +169,7 @@ def replay(docs: list[dict[str, Any]], *, hold_weak: bool) -> list[tuple[int, st
     for n, doc in enumerate(docs, 1):
         now = datetime.fromisoformat(doc["started_at"].replace("Z", "+00:00"))
         before = state
-        state, decisions = apply_round(state, read_results(doc), policy, now=now, mode=OBSERVE)
+        state, decisions = apply_round(state, read_results(doc), replace(policy, mode=OBSERVE), now=now)
         for d in decisions:
             if d.action.value not in OPENING:
                 continue

@@ -38,8 +38,8 @@ from canary.history.files import encode_day
 from canary.history.query import History
 from canary.history.rows import round_record
 from canary.history.store import DETAIL_DAYS, day_path, record_round
-from core.store import atomic_write_bytes
 from core.results import read_results
+from core.store import atomic_write_bytes
 
 ROUNDS_PER_DAY = 48
 

@@ -39,6 +39,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -50,8 +51,8 @@ from canary import audit
 from canary.cli import main as canary_main
 from core.config import load_config
 from core.policy import ENFORCE
-from core.vocabulary import CONTRACTS, LANGUAGES
 from core.results import read_results
+from core.vocabulary import CONTRACTS, LANGUAGES
 from judge.rules import apply_round
 from judge.state import JudgeState, state_to_json
 
@@ -158,7 +159,7 @@ def run_pure(rounds: int, n_providers: int, seed: int) -> dict[str, Any]:
         t1 = time.perf_counter()
         now = T0 + i * HALF_HOUR + timedelta(seconds=25)
         report = read_results(raw)
-        state, decisions = apply_round(state, report, policy, now=now, mode=ENFORCE)
+        state, decisions = apply_round(state, report, replace(policy, mode=ENFORCE), now=now)
         t2 = time.perf_counter()
         gen_s += t1 - t0
         judge_s += t2 - t1

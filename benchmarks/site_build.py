@@ -82,7 +82,7 @@ def main() -> int:
             # Alternate old and new runs so both see the same load on a shared machine.
             pairs = [(timed(site_args, 1, args.before.resolve()), timed(site_args, 1),
                       timed(history_args, 1, args.before.resolve()), timed(history_args, 1)) for _ in range(args.runs)]
-            old_site, new_site, old_hist, new_hist = (statistics.median(x) for x in zip(*pairs))
+            old_site, new_site, old_hist, new_hist = (statistics.median(x) for x in zip(*pairs, strict=True))
             print(f"before ({args.before}) / after, median of {args.runs} alternated runs, load {load:.1f}:")
             print(f"  canary site --out   {old_site:6.2f} s / {new_site:6.2f} s")
             print(f"  canary history      {old_hist:6.2f} s / {new_hist:6.2f} s")

@@ -34,7 +34,7 @@ import random
 import statistics
 import sys
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -45,9 +45,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _support import bench_line
 
-from judge.decisions import Action
 from core.policy import ENFORCE, Policy
 from core.results import read_results
+from judge.decisions import Action
 from judge.rules import apply_round
 from judge.state import JudgeState
 
@@ -161,7 +161,7 @@ def play(weeks: int, seed: int) -> tuple[dict[str, Tally], Fleet, int]:
         last_at = at
         for key, policy in rules.items():
             before = states[key]
-            states[key], decisions = apply_round(before, report, policy, now=at, mode=ENFORCE)
+            states[key], decisions = apply_round(before, report, replace(policy, mode=ENFORCE), now=at)
             _count(tallies[key], decisions, before, at, "manual" if manual else "scheduled")
             tallies[key].manual += manual
         failed = any(o == "fail" for per in outcomes.values() for o in per.values())

@@ -27,8 +27,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core.times import fmt_time
 from core.results import RejectedInput
+from core.times import fmt_time
 from judge.decisions import Decision
 
 REJECTED_INPUT = "rejected_input"

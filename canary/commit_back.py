@@ -68,6 +68,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -78,9 +79,8 @@ from typing import Any
 from core.errors import CanaryError
 from core.store import atomic_write_bytes
 from core.tags import is_valid_round_id, is_valid_tag
-from core.times import fmt_time
+from core.times import TimeFormatError, fmt_time, parse_time
 from judge.decisions import Action
-from judge.report import ReportError, parse_time
 
 DEFAULT_RETRIES = 5
 MAX_BODY_LINES = 40              # a round with more decisions says "... and N more"
@@ -132,7 +132,7 @@ def commit_message(doc: Mapping[str, Any] | None) -> str:
             line += f" rung {d['rung']}"
         try:
             line += f" until {fmt_time(parse_time(d['until'], 'until'))}" if d.get("until") else ""
-        except ReportError:
+        except TimeFormatError:
             pass
         lines.append(line)
     if len(decisions) > MAX_BODY_LINES:
@@ -592,3 +592,13 @@ def _remove_empty_folders(root: Path) -> None:
     for top, _, _ in sorted(os.walk(root), key=lambda entry: -len(entry[0])):
         if Path(top) != root and not any(Path(top).iterdir()):
             Path(top).rmdir()
+
+
+def history_folders(repo: Path, state: Path, history: Path, command: str) -> list[Path]:
+    """The history folder to carry with the state: none, with a warning, when it lies outside the
+    repository (git cannot keep it there; the history is evidence and never blocks the state)."""
+    if is_inside(repo, history) or not is_inside(repo, state):  # a state outside fails on its own, clearly
+        return [history]
+    print(f"{command}: warning: the round history {history} is outside the repository {repo}, so it is not "
+          "carried with the state; set paths.history inside the repository to keep it", file=sys.stderr)
+    return []

@@ -26,8 +26,8 @@ import yaml
 
 from core.store import StoreError, atomic_write_json, read_json, read_text
 from core.tags import describe_invalid_tag, is_valid_tag
+from core.times import TimeFormatError, parse_time
 from judge.exclusions import BUILTIN, INCIDENT, Exclusion
-from judge.report import ReportError, parse_time
 from judge.state import STATE_FIX, JudgeState, StateError, state_from_json, state_to_json
 
 _NULL_TAG = "tag:yaml.org,2002:null"
@@ -122,7 +122,7 @@ def _entry(source: str, layer: str, model: str, node: yaml.Node) -> Exclusion:
 def _time(source: str, node: yaml.Node, name: str, value: str) -> datetime:
     try:
         return parse_time(value, name)
-    except ReportError:
+    except TimeFormatError:
         pass
     try:
         return datetime.combine(date.fromisoformat(value), time(), tzinfo=UTC)

@@ -37,9 +37,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from canary.judge_files import load_state
+from canary.judge_files import load_exclusions, load_state
 from core.store import StoreError
-from canary.judge_files import load_exclusions
 from judge.exclusions import BUILTIN, INCIDENT, Exclusion, effective_ignore
 from judge.state import JudgeState
 

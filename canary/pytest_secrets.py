@@ -13,7 +13,14 @@ from typing import Any
 
 import pytest
 
-from core.upstream import BASE_URL_ENV, DEFAULT_BASE_URL, KEY_ENV, MASK, key_in_environment, resolve_upstream
+from core.upstream import (
+    BASE_URL_ENV,
+    DEFAULT_BASE_URL,
+    KEY_ENV,
+    MASK,
+    key_in_environment,
+    resolve_upstream,
+)
 
 # Shorter values (an empty or placeholder key) would mask ordinary words in the output.
 MIN_SECRET_LENGTH = 8

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from core.store import StoreError, read_json
 from core.results import RoundResults, merge_shards, read_results
+from core.store import StoreError, read_json
 
 
 def load_round(paths: Sequence[Path]) -> RoundResults:

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from core import untrusted
 from canary.roundview import DECISION_LABELS, WEAK_EVIDENCE, Cell, RoundView, build_view
+from core import untrusted
 from core.results import RoundResults
 
 SYMBOLS = {"pass": "✅", "fail": "❌", "inconclusive": "⏸", "transport_error": "⚡", "not_applicable": "—"}
@@ -245,4 +245,4 @@ def _aligned(table: list[list[str]]) -> list[str]:
     if not table:
         return []
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
-    return ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in table]
+    return ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)).rstrip() for row in table]

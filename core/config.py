@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 from core.errors import CanaryError
-from core.policy import MODES, OBSERVE, Policy
+from core.policy import MODES, Policy
 from core.vocabulary import CONTRACTS, LANGUAGES
 
 _RULES = Policy()  # the rules' defaults, read from the one place they are set
@@ -27,7 +27,7 @@ DEFAULT_CONFIG_FILE = "canary.yaml"
 
 DEFAULTS: dict[str, Any] = {
     # observe: record "would suspend" only; enforce: suspensions reach provider.ignore.
-    "mode": OBSERVE,
+    "mode": _RULES.mode,
     "models": [],
     # Hosts known to filter the refusal probe, per model: the positive control.
     "controls": {},
@@ -150,7 +150,6 @@ class SiteSettings:
 
 @dataclass(frozen=True, slots=True)
 class Config:
-    mode: str
     models: tuple[str, ...]
     controls: dict[str, tuple[str, ...]]
     contracts: tuple[str, ...]
@@ -161,6 +160,11 @@ class Config:
     paths: PathSettings
     source: str = field(default="<defaults>")
     site: SiteSettings = field(default_factory=SiteSettings)
+
+    @property
+    def mode(self) -> str:
+        """canary.yaml's mode (observe or enforce), kept in the Policy the judge applies."""
+        return self.rules.mode
 
 
 def load_config(path: str | os.PathLike[str] | None = None) -> Config:
@@ -254,13 +258,14 @@ def parse_config(raw: dict[str, Any], *, source: str = "<inline>") -> Config:
         guard_min_fraction=v.number(g, "min_fraction", "rules.model_wide_guard.min_fraction", minimum=0.0, maximum=1.0),
         guard_min_endpoints=v.integer(g, "min_endpoints", "rules.model_wide_guard.min_endpoints", minimum=1),
         languages=languages,
+        mode=mode,
     )
     pa = merged["paths"]
     paths = PathSettings(**{k: Path(v.string(pa, k, f"paths.{k}")) for k in PATH_FILE_KEYS},
                          state_branch=_state_branch(pa["state_branch"], source))
     site = SiteSettings(stale_after_minutes=v.number(merged["site"], "stale_after_minutes", "site.stale_after_minutes",
                                                      minimum=1.0))
-    return Config(mode=mode, models=models, controls=controls, contracts=contracts, languages=languages,
+    return Config(models=models, controls=controls, contracts=contracts, languages=languages,
                   probe=probe, concurrency=concurrency, rules=rules, paths=paths, source=source, site=site)
 
 

@@ -14,6 +14,7 @@
     ├── UpstreamError                 the upstream (OpenRouter or a simulator) cannot be used
     │   ├── MissingKeyError             no OPENROUTER_API_KEY inside GitHub Actions (core/upstream.py)
     │   ├── TransportError              a request that never got an answer (probes/client.py)
+    │   ├── SSEError                    a reply stream past the SSE framing limits (probes/sse.py)
     │   └── DiscoveryError              a model's endpoints cannot be trusted (probes/discovery.py)
     ├── CommitBackError               commit-back gave up (canary/commit_back.py)
     ├── AllureError                   the Allure HTML report cannot be rendered (canary/allure_html.py)
@@ -35,8 +36,7 @@ the drawn parent, and no class derives from a drawn one without being drawn).
 Not in the tree, on purpose: how a probe case ends as pytest sees it (probes/outcomes.py:
 ContractViolation is an AssertionError, so pytest reports a failed contract as *failed*;
 HostUnreachable and RoundIncomplete are *errors*), and the private exceptions a module uses to
-leave a block (probes/sse.py SSEError, judge/structured.py's). judge/report.py's ReportError
-is the results.json reader's, to be replaced by core/results.py's ResultsError.
+leave a block (judge/structured.py's).
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
-"""The judge's rules as one value: thresholds, their time rules, the ladder, the floor, the guard, the rotation.
+"""The judge's rules as one value: thresholds, their time rules, the ladder, the floor, the guard, the rotation,
+and the run mode (observe or enforce).
 
 These defaults are the only ones: core/config.py parses canary.yaml's `rules:` (and `languages`)
-straight into a Policy and derives its DEFAULTS["rules"] from this class.
+straight into a Policy (and `mode` into Policy.mode) and derives its DEFAULTS["rules"] and
+DEFAULTS["mode"] from this class.
 """
 
 from __future__ import annotations
@@ -44,8 +46,12 @@ class Policy:
     guard_min_endpoints: int = 3
     languages: tuple[str, ...] = LANGUAGES
     remembered_rounds: int = DEFAULT_REMEMBERED_ROUNDS
+    # observe: suspensions are recorded as "would suspend" only; enforce: they reach provider.ignore.
+    mode: str = OBSERVE
 
     def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, not {self.mode!r}")
         if self.failed_rounds_to_suspend < 1 or self.clean_rounds_to_restore < 1:
             raise ValueError("streak thresholds must be at least 1")
         if not self.ladder_days or any(d <= 0 for d in self.ladder_days):

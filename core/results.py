@@ -52,7 +52,7 @@ class ResultsError(InputError):
     """A results.json (one round's record) that cannot be trusted; the message names the field."""
 
 
-class IncompleteKind(str, Enum):
+class IncompleteKind(str, Enum):  # noqa: UP042 (a StrEnum's str() and f-string give the value, this one's the member name: kept as is)
     """Why a round is incomplete: the judge changes no streak for it, `canary probe` exits 1 (3: AUTH)."""
 
     DISCOVERY = "discovery"        # a model's discovery failed or returned nonsense

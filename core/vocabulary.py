@@ -9,7 +9,7 @@ from __future__ import annotations
 from enum import Enum
 
 
-class Outcome(str, Enum):
+class Outcome(str, Enum):  # noqa: UP042 (a StrEnum's str() and f-string give the value, this one's the member name: kept as is)
     """How one probe case (or one attempt) ended. The string values are results.json's wire format."""
 
     PASS = "pass"

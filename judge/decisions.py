@@ -16,7 +16,7 @@ from judge.card import Card
 WHOLE_ROUND = "*"
 
 
-class Action(str, Enum):
+class Action(str, Enum):  # noqa: UP042 (a StrEnum's str() and f-string give the value, this one's the member name: kept as is)
     """The kinds of decision, in the vocabulary of decisions.json."""
 
     SUSPEND = "suspend"
@@ -38,7 +38,7 @@ class Action(str, Enum):
         return self.value
 
 
-class Rule(str, Enum):
+class Rule(str, Enum):  # noqa: UP042 (a StrEnum's str() and f-string give the value, this one's the member name: kept as is)
     """Which rule produced a decision (the `rule` field)."""
 
     FAILED_STREAK = "failed_streak"

@@ -30,12 +30,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
-from core.results import AttemptResult, CaseResult, RoundResults
-from judge.card import Card, make_card
 from core.policy import Policy
+from core.results import AttemptResult, CaseResult, RoundResults
+from core.vocabulary import Outcome
+from judge.card import Card, make_card
 from judge.short_replies import REFUSAL, judge_short_replies
 from judge.state import JudgeState, ProviderState
-from core.vocabulary import Outcome
 from judge.window import FAIL, INCONCLUSIVE, PASS, SHORT, TRANSPORT, Tally
 
 # Contracts whose replies are roleplay text the refusal judge can read (structured is JSON).

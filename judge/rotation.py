@@ -9,8 +9,8 @@ configured order, wrapping around.
 
 from __future__ import annotations
 
-from core.vocabulary import Outcome
 from core.results import CaseResult
+from core.vocabulary import Outcome
 
 
 def next_language(case: CaseResult | None, current: str | None, languages: tuple[str, ...], *,

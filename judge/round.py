@@ -23,17 +23,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 
-from core.results import CaseResult, RoundResults
-from judge.decisions import Evidence
 from core.policy import Policy
-from judge.short_replies import judge_short_replies
+from core.results import CaseResult, RoundResults
 from core.vocabulary import Outcome
+from judge.decisions import Evidence
+from judge.short_replies import judge_short_replies
 
 LANGUAGE_CONTRACT = "language"
 DISCOUNTED_PREFIX = "model-wide, not counted: "
 
 
-class RoundClass(str, Enum):
+class RoundClass(str, Enum):  # noqa: UP042 (a StrEnum's str() and f-string give the value, this one's the member name: kept as is)
     FAILED = "failed"
     CLEAN = "clean"
     FROZEN = "frozen"

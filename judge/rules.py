@@ -37,11 +37,11 @@ from datetime import datetime, timedelta
 from enum import Enum
 
 from core.errors import RuleError
+from core.policy import ENFORCE, MAX_LAST_REASONS, MAX_REASON_CHARS, OBSERVE, Policy
 from core.results import RoundResults
 from judge.decisions import WHOLE_ROUND, Action, Decision, Evidence, Rule
 from judge.evidence import decision_cards, failed_contracts, record_round, strength
 from judge.ladder import fade, next_suspension
-from core.policy import ENFORCE, MAX_LAST_REASONS, MAX_REASON_CHARS, MODES, OBSERVE, Policy
 from judge.rotation import next_language
 from judge.round import ModelRound, ProviderRound, RoundClass, classify_round
 from judge.state import JudgeState, Ladder, LastRound, ProviderState
@@ -59,7 +59,7 @@ class LiftError(RuleError):
     """`canary lift` for a provider that has no active suspension."""
 
 
-class RoundOrder(str, Enum):
+class RoundOrder(str, Enum):  # noqa: UP042 (a StrEnum's str() and f-string give the value, this one's the member name: kept as is)
     NEW = "new"
     ALREADY_APPLIED = "already_applied"
 
@@ -77,11 +77,10 @@ def check_round_order(state: JudgeState, report: RoundResults) -> RoundOrder:
     return RoundOrder.NEW
 
 
-def apply_round(state: JudgeState, report: RoundResults, policy: Policy, *, now: datetime, mode: str,
+def apply_round(state: JudgeState, report: RoundResults, policy: Policy, *, now: datetime,
                 excluded: Mapping[str, frozenset[str]] | None = None) -> tuple[JudgeState, list[Decision]]:
-    """Apply one round. `excluded` = providers excluded by people (builtin + unexpired incidents)."""
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+    """Apply one round in `policy.mode`. `excluded` = providers excluded by people (builtin + unexpired incidents)."""
+    mode = policy.mode
     if check_round_order(state, report) is RoundOrder.ALREADY_APPLIED:
         return state, []
     applied = (state.applied_rounds + (report.round_id,))[-policy.remembered_rounds:]

@@ -25,8 +25,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from core.results import AttemptResult, CaseResult
-from judge.stats import fisher_greater
 from core.vocabulary import Outcome
+from judge.stats import fisher_greater
 
 REFUSAL = "refusal"
 SHORT_FRACTION = 0.25      # "far shorter": under a quarter of what the peers write

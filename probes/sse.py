@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from core.errors import UpstreamError
+
 MAX_LINE_BYTES = 1 << 20   # 1 MiB: real chunks are a few hundred bytes
 MAX_EVENT_BYTES = 4 << 20  # all data lines of one event together
 
@@ -26,8 +28,8 @@ _LINE_END = re.compile(rb"\r\n|\r|\n")
 _BOM = b"\xef\xbb\xbf"
 
 
-class SSEError(ValueError):
-    """The stream broke a size cap; the rest of it cannot be parsed safely."""
+class SSEError(UpstreamError, ValueError):
+    """The stream broke a size cap; the rest of it cannot be parsed safely (a ValueError, as it was)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,8 +11,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from simulator.banks import all_banks
 from core.vocabulary import LANGUAGES
+from simulator.banks import all_banks
 
 DEFAULT_LANGUAGE = "en"
 

@@ -67,6 +67,7 @@ def simulator_process(scenario: str | Path | None = None, seed: int = 0, round_n
     if scenario:
         cmd += ["--scenario", str(served)]
     proc = subprocess.Popen(cmd, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    drains: list[threading.Thread] = []
     try:
         assert proc.stdout is not None and proc.stderr is not None
         line = proc.stdout.readline().strip()
@@ -75,8 +76,9 @@ def simulator_process(scenario: str | Path | None = None, seed: int = 0, round_n
             detail = proc.stderr.read().strip().splitlines()
             raise RuntimeError(f"the simulator did not start: {detail[-1] if detail else line or 'no output'}")
         # Keep draining its output: a full pipe would block the simulator mid-round.
-        for stream in (proc.stdout, proc.stderr):
-            threading.Thread(target=_drain, args=(stream,), daemon=True).start()
+        drains = [threading.Thread(target=_drain, args=(stream,), daemon=True) for stream in (proc.stdout, proc.stderr)]
+        for drain in drains:
+            drain.start()
         yield BundledSimulator(line[len(SERVING_PREFIX):].split()[0], proc.pid, served)
     finally:
         proc.terminate()
@@ -85,6 +87,11 @@ def simulator_process(scenario: str | Path | None = None, seed: int = 0, round_n
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        for drain in drains:  # they end at the pipes' end of file, now that the simulator has exited
+            drain.join(timeout=5)
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None and not any(d.is_alive() for d in drains):
+                pipe.close()
 
 
 def _drain(stream: Iterable[str]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import threading
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from types import TracebackType
 
 from aiohttp import web
@@ -68,7 +68,7 @@ class RunningSimulator:
 
     def set_now(self, now: datetime | None) -> None:
         """Pin the clock that `from_time`/`to_time` phases see; None returns to the real clock."""
-        self._state.now_override = now if now is None or now.tzinfo else now.replace(tzinfo=timezone.utc)
+        self._state.now_override = now if now is None or now.tzinfo else now.replace(tzinfo=UTC)
 
     def start(self) -> RunningSimulator:
         self._thread.start()

@@ -8,9 +8,10 @@ See simulator/scenarios/default.yaml for a commented example.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Set as AbstractSet
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -281,7 +282,7 @@ class _Parser:
             out[key] = text
         return out
 
-    def behaviour(self, data: Any, where: str, base: Behaviour, extra: set[str] = set()) -> Behaviour:
+    def behaviour(self, data: Any, where: str, base: Behaviour, extra: frozenset[str] = frozenset()) -> Behaviour:
         keys = {"ttft_ms", "jitter_ms", "tokens_per_second", "faults", "available"} | extra
         b = self.mapping(data, where, keys)
         changes: dict[str, Any] = {}
@@ -334,7 +335,7 @@ class _Parser:
                 parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
             except ValueError:
                 raise self.fail(where, f"expected an ISO 8601 time like 2026-11-29T22:30:00Z, got {value!r}") from None
-        return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def base_title(tag: str) -> str:

@@ -11,21 +11,23 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from aiohttp import web
 
 from simulator import stream, wire
-from simulator.replies import HttpFailure, Hang, Moderated, Outcome, Reset, plan_reply, reply_rng
+from simulator.replies import Hang, HttpFailure, Moderated, Outcome, Reset, plan_reply, reply_rng
 from simulator.request import BadRequest, parse_chat_request
 from simulator.routing import route
 from simulator.scenario import Behaviour, Endpoint, Model, Scenario
 
 API = "/api/v1"
 _SECRET_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "cookie", "proxy-authorization"})
+# What an aiohttp middleware is handed: the next handler of the request.
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +59,7 @@ class SimState:
     received: list[ReceivedRequest] = field(default_factory=list)
 
     def now(self) -> datetime:
-        return self.now_override or datetime.now(timezone.utc)
+        return self.now_override or datetime.now(UTC)
 
     def behaviour(self, endpoint: Endpoint) -> Behaviour:
         return endpoint.behaviour_at(self.round_number, self.now())
@@ -91,7 +93,7 @@ def create_app(state: SimState) -> web.Application:
 
 
 @web.middleware
-async def _record(request: web.Request, handler: Any) -> web.StreamResponse:
+async def _record(request: web.Request, handler: Handler) -> web.StreamResponse:
     body: Any = None
     if request.can_read_body:
         raw = await request.read()  # cached by aiohttp, handlers can read it again
@@ -109,7 +111,7 @@ async def _record(request: web.Request, handler: Any) -> web.StreamResponse:
 
 
 @web.middleware
-async def _auth(request: web.Request, handler: Any) -> web.StreamResponse:
+async def _auth(request: web.Request, handler: Handler) -> web.StreamResponse:
     if request.path.startswith(API):
         scheme, _, key = request.headers.get("Authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not key.strip():
@@ -211,4 +213,4 @@ async def _send(
 
 def _parse_time(value: Any) -> datetime:
     parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)

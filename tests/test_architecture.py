@@ -161,3 +161,26 @@ def test_every_file_the_where_does_x_live_table_names_exists() -> None:
             if not (ROOT / path).exists():
                 missing.append(f"{path} ({row.split('|')[1].strip()})")
     assert not missing, "ARCHITECTURE.md names files that do not exist:\n" + "\n".join(missing)
+
+
+def command_offences(files: dict[str, str]) -> list[str]:
+    """Each import of one command module by another (canary/commands/_*.py are shared option helpers)."""
+    found = []
+    for file, source in sorted(files.items()):
+        for imp in imports_of(source, file):
+            target = imp.module.removeprefix("canary.commands.")
+            if imp.module.startswith("canary.commands.") and not target.startswith("_"):
+                found.append(f"{imp.file}:{imp.line} imports {imp.module}: a command calls the typed functions "
+                             "of canary/ (probing.py, judging.py, local_round.py), never another command")
+    return found
+
+
+def test_no_command_module_imports_another_command() -> None:
+    found = command_offences(sources("canary/commands"))
+    assert not found, "\n".join(found)
+
+
+def test_the_command_check_names_the_file_and_line_of_a_command_importing_another() -> None:
+    source = "from canary.commands._options import add_common\nfrom canary.commands.judge import run\n"
+    found = command_offences({"canary/commands/commit.py": source})
+    assert len(found) == 1 and "canary/commands/commit.py:2 imports canary.commands.judge" in found[0], found

@@ -13,11 +13,12 @@ import sys
 from canary import audit
 from canary.commands._options import config_of
 from canary.history.past import PastIgnore, ignore_at
-from core.store import StoreError
 from canary.judge_files import load_exclusions
+from core.results import ResultsError
+from core.store import StoreError
+from core.times import TimeFormatError, parse_time
 from core.untrusted import clean
 from judge.exclusions import BUILTIN, INCIDENT
-from judge.report import ReportError, parse_time
 
 
 def run_at(args: argparse.Namespace) -> int:
@@ -25,7 +26,7 @@ def run_at(args: argparse.Namespace) -> int:
     try:
         at = parse_time(args.at, "--at")
         exclusions = load_exclusions(config.paths.builtin, BUILTIN) + load_exclusions(config.paths.incidents, INCIDENT)
-    except (StoreError, ReportError) as exc:
+    except (StoreError, ResultsError, TimeFormatError) as exc:
         print(f"canary ignore: {exc}", file=sys.stderr)
         return 2
     records, torn = audit.read(config.paths.audit)

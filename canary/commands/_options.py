@@ -13,9 +13,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from core.config import Config, load_config
+from core.results import ResultsError
 from core.store import StoreError
+from core.times import TimeFormatError, parse_time
 from judge.exclusions import Exclusion
-from judge.report import ReportError, parse_time
 from judge.state import JudgeState
 
 FILE_OPTIONS = ("state", "audit", "builtin", "incidents", "history")
@@ -57,18 +58,18 @@ def read_layers(args: argparse.Namespace, command: str) -> Layers | None:
     try:
         now = now_of(args)
         state, exclusions = load_layers(config.paths.state, config.paths.builtin, config.paths.incidents)
-    except (StoreError, ReportError) as exc:
+    except (StoreError, ResultsError, TimeFormatError) as exc:  # a bad --now, an unreadable layer
         print(f"canary {command}: {exc}", file=sys.stderr)
         return None
     return Layers(config, now, state, exclusions)
 
 
 def now_of(args: argparse.Namespace) -> datetime:
-    """--now as an aware UTC datetime, or the current time. Raises ReportError for a bad value."""
+    """--now as an aware UTC datetime, or the current time. Raises TimeFormatError for a bad value."""
     value = getattr(args, "now", None)
     if value is None:
         return datetime.now(UTC).replace(microsecond=0)
     return parse_time(value, "--now")
 
 
-__all__ = ["FILE_OPTIONS", "ReportError", "add_common", "config_of", "now_of"]
+__all__ = ["add_common", "config_of", "now_of"]

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from canary import notify
 from canary.commands._options import add_common, config_of
-from canary.commands.judge import DEFAULT_DECISIONS_FILE
+from canary.judging import DEFAULT_DECISIONS_FILE
 from core.store import StoreError, read_json
 
 OUTPUT_ENV = "GITHUB_OUTPUT"

@@ -37,18 +37,19 @@ import sys
 from pathlib import Path
 
 from canary.commands._options import add_common, config_of
-from canary.commands.judge import DEFAULT_DECISIONS_FILE, run_judge
 from canary.commit_back import (
     DEFAULT_RETRIES,
     CommitBackError,
     commit_back,
     commit_message,
     commit_to_state_branch,
-    is_inside,
+    history_folders,
 )
 from canary.history.store import history_root
+from canary.judging import DEFAULT_DECISIONS_FILE, JudgeRequest, run_judge
+from core.results import ResultsError
 from core.store import StoreError, read_json
-from judge.report import ReportError, parse_time
+from core.times import TimeFormatError, parse_time
 
 _PLAIN_MESSAGE = re.compile(r"[ -~]{1,200}")
 
@@ -84,7 +85,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         def message() -> str:
             if args.message is not None:
-                return args.message + "\n"
+                return str(args.message) + "\n"
             return commit_message(read_json(decisions_path, "decisions file", "re-run canary judge"))
 
         def reapply() -> int:
@@ -94,10 +95,13 @@ def _run(args: argparse.Namespace) -> int:
                 print("canary commit: the decisions file has no 'now'; cannot re-apply", file=sys.stderr)
                 return 2
             planned = doc.get("expected_models")
-            return run_judge(args.reapply, config, now=now, mode=doc.get("mode") or config.mode,
-                             decisions_out=decisions_path, send=False,
-                             expect=[str(m) for m in planned] if isinstance(planned, list) else None,
-                             allow_simulator=doc.get("allow_simulator") is True)
+            outcome = run_judge(JudgeRequest(
+                tuple(args.reapply), config, now, mode=doc.get("mode") or None, decisions_out=decisions_path,
+                send=False, expect=tuple(str(m) for m in planned) if isinstance(planned, list) else None,
+                allow_simulator=doc.get("allow_simulator") is True))
+            if outcome.error is not None:
+                print(f"canary judge: {outcome.error}", file=sys.stderr)
+            return outcome.code
 
         files = [config.paths.state, config.paths.audit]
         folders = history_folders(repo, config.paths.state, history_root(config.paths), "canary commit")
@@ -112,22 +116,12 @@ def _run(args: argparse.Namespace) -> int:
             where = args.branch or os.environ.get("GITHUB_REF_NAME") or _current_branch(repo)
             result = commit_back(repo, files, message, remote=args.remote, branch=where, retries=args.retries,
                                  reapply=again, inputs=inputs, folders=folders)
-    except (CommitBackError, StoreError, ReportError, ValueError) as exc:
+    except (CommitBackError, StoreError, ResultsError, TimeFormatError, ValueError) as exc:
         print(f"canary commit: {exc}", file=sys.stderr)
         return 1
     print(f"canary commit: {result.status} ({args.remote} {where}; attempts: {result.attempts}, "
           f"re-applied: {result.reapplied})")
     return 0
-
-
-def history_folders(repo: Path, state: Path, history: Path, command: str) -> list[Path]:
-    """The history folder to carry with the state: none, with a warning, when it lies outside the
-    repository (git cannot keep it there; the history is evidence and never blocks the state)."""
-    if is_inside(repo, history) or not is_inside(repo, state):  # a state outside fails on its own, clearly
-        return [history]
-    print(f"{command}: warning: the round history {history} is outside the repository {repo}, so it is not "
-          "carried with the state; set paths.history inside the repository to keep it", file=sys.stderr)
-    return []
 
 
 def _people_branch(args: argparse.Namespace, repo: Path) -> str | None:

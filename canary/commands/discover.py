@@ -15,10 +15,10 @@ from contextlib import ExitStack
 from typing import Any
 
 from core.config import load_config
+from core.upstream import Upstream, resolve_upstream
 from probes.client import PinnedClient
 from probes.discovery import DiscoveryError, discover
 from probes.records import ChatResult, Classification, Endpoint
-from core.upstream import Upstream, resolve_upstream
 from simulator.process import SIMULATOR_KEY, simulator_process
 
 PING_MESSAGES = ({"role": "user", "content": "Say hello to a traveller arriving at the inn, in one short sentence."},)
@@ -95,7 +95,7 @@ def _print_pings(results: Sequence[ChatResult]) -> None:
 def _table(rows: Sequence[Sequence[str]]) -> None:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
-        print("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+        print("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)).rstrip())
 
 
 def _clean(text: str) -> str:

@@ -27,14 +27,12 @@ import sys
 from pathlib import Path
 
 from canary.commands._options import add_common, config_of
-from canary.commands.commit import history_folders
-from canary.commit_back import CommitBackError, PullResult, pull_state
+from canary.commit_back import CommitBackError, PullResult, history_folders, pull_state
 from canary.history.store import history_root
 from canary.judge_files import load_state
-from judge.state import state_from_json
-from core.times import fmt_time
 from core.store import StoreError
-from judge.state import JudgeState
+from core.times import fmt_time
+from judge.state import JudgeState, state_from_json
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -23,10 +23,10 @@ from canary.history.query import EndpointSummary, History, PassRate
 from canary.history.recorder import record_files
 from canary.history.rows import HistoryError
 from canary.history.store import DETAIL_DAYS, compact, history_root
-from core.times import fmt_time
+from core.results import ResultsError
 from core.store import StoreError, read_json
+from core.times import TimeFormatError, fmt_time
 from core.untrusted import clean as cell
-from judge.report import ReportError
 
 WINDOWS = (1, 7, 30)
 WINDOW_NAMES = {1: "24 h", 7: "7 d", 30: "30 d"}
@@ -68,7 +68,7 @@ def _run(args: argparse.Namespace) -> int:
             print(f"canary history: compacted {len(days)} day(s)" + (f": {', '.join(days)}" if days else ""))
             return 0
         history = History.open(history_root(config.paths), now=now, days=max(WINDOWS) + 1)
-    except (HistoryError, StoreError, ReportError) as exc:
+    except (HistoryError, StoreError, ResultsError, TimeFormatError) as exc:
         print(f"canary history: {exc}", file=sys.stderr)
         return 2
     summaries = history.summary(WINDOWS, model=args.model)
@@ -143,7 +143,7 @@ def render(summaries: tuple[EndpointSummary, ...], *, now_iso: str, newest: str 
 
 def _table(heads: list[str], rows: list[list[str]]) -> list[str]:
     widths = [max(len(r[i]) for r in [heads, *rows]) for i in range(len(heads))]
-    return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [heads, *rows]]
+    return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip() for r in [heads, *rows]]
 
 
 def _rate_cell(r: PassRate | None) -> str:

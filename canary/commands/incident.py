@@ -27,13 +27,13 @@ import yaml
 
 from canary import audit
 from canary.commands._options import add_common, config_of, now_of
-from core.times import fmt_time
-from core.store import StoreError, atomic_write_text, read_text
 from canary.judge_files import parse_exclusions
+from core.results import ResultsError
+from core.store import StoreError, atomic_write_text, read_text
+from core.tags import describe_invalid_tag, is_valid_tag
+from core.times import TimeFormatError, fmt_time, parse_time
 from judge.decisions import Action, Decision, Rule
 from judge.exclusions import INCIDENT, Exclusion
-from judge.report import ReportError, parse_time
-from core.tags import describe_invalid_tag, is_valid_tag
 
 ENTRY_INDENT = 2  # dash column of entries under a model key, when the section has none yet
 
@@ -71,7 +71,7 @@ def _run(args: argparse.Namespace) -> int:
         else:
             new_text = remove_incident(text, str(path), args.model, args.provider)
             decision = Decision(args.model, args.provider, Action.INCIDENT_REMOVE, Rule.MANUAL, args.reason)
-    except (StoreError, ReportError) as exc:
+    except (StoreError, ResultsError, TimeFormatError) as exc:
         print(f"canary incident: {exc}", file=sys.stderr)
         return 2
     atomic_write_text(path, new_text)

@@ -22,10 +22,10 @@ from canary.github_issues import excerpts
 from canary.github_issues.client import GitHubClient
 from canary.github_issues.sync import DEFAULT_LABEL, suspended_in, sync
 from canary.judge_files import load_state
-from core.store import StoreError, read_json
-from core.untrusted import clean
 from core.results import ResultsError, RoundResults, read_results
-from judge.report import ReportError, parse_time
+from core.store import StoreError, read_json
+from core.times import TimeFormatError, parse_time
+from core.untrusted import clean
 
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
@@ -66,7 +66,7 @@ def _run(args: argparse.Namespace) -> int:
             suspended = suspended_in(load_state(args.state), parse_time(str(doc.get("now")), "now"))
         except StoreError as exc:
             return _refuse(str(exc))
-        except ReportError as exc:
+        except (ResultsError, TimeFormatError) as exc:
             return _refuse(f"{args.decisions}: {exc}")
     api = os.environ.get("GITHUB_API_URL") or "https://api.github.com"
     with GitHubClient(repo, token, api_url=api) as client:

@@ -12,8 +12,9 @@ import sys
 from canary import audit
 from canary.commands._options import add_common, config_of, now_of
 from canary.judge_files import load_state, save_state
+from core.results import ResultsError
 from core.store import StoreError
-from judge.report import ReportError
+from core.times import TimeFormatError
 from judge.rules import LiftError, lift
 
 
@@ -32,7 +33,7 @@ def _run(args: argparse.Namespace) -> int:
         now = now_of(args)
         state = load_state(config.paths.state)
         new_state, decision = lift(state, args.model, args.provider, now=now, reason=args.reason)
-    except (StoreError, ReportError, LiftError) as exc:
+    except (StoreError, ResultsError, TimeFormatError, LiftError) as exc:
         print(f"canary lift: {exc}", file=sys.stderr)
         return 2
     audit.append(config.paths.audit, audit.decision_lines([decision], round_id=None, mode=config.mode, now=now))

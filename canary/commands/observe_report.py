@@ -17,9 +17,9 @@ from canary.history.observe import WouldSuspend, would_suspends
 from canary.history.query import History
 from canary.history.rows import HistoryError
 from canary.history.store import history_root
-from core.times import fmt_time
+from core.results import ResultsError
+from core.times import TimeFormatError, fmt_time
 from core.untrusted import clean
-from judge.report import ReportError
 
 OUTCOME_TEXT = {
     "restored": "restored by clean rounds",
@@ -43,7 +43,7 @@ def _run(args: argparse.Namespace) -> int:
     config = config_of(args)
     try:
         now = now_of(args)
-    except ReportError as exc:
+    except (ResultsError, TimeFormatError) as exc:
         print(f"canary observe-report: {exc}", file=sys.stderr)
         return 2
     records, torn = audit.read(config.paths.audit)

@@ -22,23 +22,11 @@ Exit codes: quality failures are the normal business of a round, so
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import probes
-from core.config import load_config
-from core.upstream import BASE_URL_ENV, MissingKeyError, key_in_environment, refuse_keyless_in_ci
-from core.results import IncompleteKind, read_results
-from simulator.process import simulator_process
-
-PROJECT_ROOT = Path(probes.__file__).resolve().parent.parent
-SIM_START_TIMEOUT_S = 30.0
+from canary.probing import ProbeOptions, run_probe
 
 
 def register(subparsers: Any) -> None:
@@ -65,76 +53,20 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    config_path = getattr(args, "config", None)
-    config = load_config(config_path)  # fail early, with canary's own message, on a bad file
-    reports = Path(args.reports or config.paths.reports).resolve()
-    env = dict(os.environ)
-    try:
-        refuse_keyless_in_ci(env, simulator=wants_simulator(args))
-    except MissingKeyError as exc:
-        print(f"canary probe: {exc}", file=sys.stderr)
-        return 2
-    try:
-        with _upstream(env, args) as upstream:
-            cmd = pytest_command(args, reports, config_path)
-            print(f"canary probe: upstream {upstream}; reports in {reports}", flush=True)
-            rc = subprocess.call(cmd, cwd=PROJECT_ROOT, env=env)
-    except RuntimeError as exc:
-        print(f"canary probe: {exc}", file=sys.stderr)
-        return 2
-    code = exit_code(rc, reports / "results.json")
-    print(f"canary probe: results {reports / 'results.json'}, JUnit {reports / 'junit.xml'}, "
-          f"Allure results {reports / 'allure-results'} (exit {code})")
-    return code
+    outcome = run_probe(options_of(args))
+    if outcome.error is not None:
+        print(f"canary probe: {outcome.error}", file=sys.stderr)
+        return outcome.code
+    print(outcome.where())
+    return outcome.code
 
 
-def pytest_command(args: argparse.Namespace, reports: Path, config_path: str | None) -> list[str]:
-    cmd = [sys.executable, "-m", "pytest", "probes", "-p", "no:cacheprovider", "-q", "-rfE",
-           f"--canary-reports={reports}", f"--junitxml={reports / 'junit.xml'}",
-           f"--alluredir={reports / 'allure-results'}", "--clean-alluredir"]
-    if config_path:
-        cmd.append(f"--canary-config={Path(config_path).resolve()}")
-    for model in args.model or ():
-        cmd.append(f"--canary-model={model}")
-    if args.keyword:
-        cmd += ["-k", args.keyword]
-    if args.marker:
-        cmd += ["-m", args.marker]
-    if args.workers:
-        cmd += ["-n", str(args.workers)]
-    if args.discovery_snapshot:
-        cmd.append(f"--discovery-snapshot={Path(args.discovery_snapshot).resolve()}")
-    if getattr(args, "state_checkout", None):
-        state = Path(load_config(config_path).paths.state)
-        inside = state if not state.is_absolute() else Path(state.name)
-        cmd.append(f"--canary-state={(Path(args.state_checkout) / inside).resolve()}")
+def options_of(args: argparse.Namespace) -> ProbeOptions:
+    """The command line as ProbeOptions (pytest options after `--` passed on as given)."""
     extra = list(args.pytest_args or ())
-    return cmd + (extra[1:] if extra[:1] == ["--"] else extra)
-
-
-def exit_code(pytest_rc: int, results: Path) -> int:
-    """Map pytest's exit code and the round's own verdict onto canary's exit codes."""
-    try:
-        record = read_results(json.loads(results.read_text(encoding="utf-8")), str(results))
-    except (OSError, ValueError):  # unreadable, not JSON, or a record core.results refuses (ResultsError)
-        return 2
-    if pytest_rc in (3, 4):
-        return 2
-    if record.complete:
-        return 0
-    return 3 if IncompleteKind.AUTH in record.incomplete_kinds() else 1
-
-
-def wants_simulator(args: argparse.Namespace) -> bool:
-    return bool(getattr(args, "simulator", False) or getattr(args, "scenario", None))
-
-
-@contextmanager
-def _upstream(env: dict[str, str], args: argparse.Namespace) -> Iterator[str]:
-    """OpenRouter when a key is set (unless --simulator); otherwise a simulator subprocess for the round."""
-    if key_in_environment(env) and not wants_simulator(args):
-        yield env.get(BASE_URL_ENV) or "openrouter"
-        return
-    with simulator_process(args.scenario, args.seed, args.round_number) as sim:
-        env.update(sim.environment())  # base URL, dummy key, and the scenario (its own controls)
-        yield f"the bundled simulator at {sim.base_url}"
+    return ProbeOptions(
+        config_path=getattr(args, "config", None), reports=Path(args.reports) if args.reports else None,
+        models=tuple(args.model or ()), keyword=args.keyword, marker=args.marker, workers=args.workers,
+        simulator=bool(args.simulator), scenario=args.scenario, seed=args.seed, round_number=args.round_number,
+        discovery_snapshot=args.discovery_snapshot, state_checkout=args.state_checkout,
+        pytest_args=tuple(extra[1:] if extra[:1] == ["--"] else extra))

@@ -26,8 +26,9 @@ from canary.history.store import DEFAULT_HISTORY, history_root
 from canary.provider_ignore import load_layers
 from canary.site.build import HISTORY_DAYS, SiteError, build_site
 from canary.site.collect import Layers
+from core.results import ResultsError
 from core.store import StoreError
-from judge.report import ReportError
+from core.times import TimeFormatError
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -86,7 +87,7 @@ def _run(args: argparse.Namespace) -> int:
             models=list(config.models), ttft_threshold_s=config.probe.ttft_seconds,
             stale_after_minutes=config.site.stale_after_minutes if args.stale_after is None else args.stale_after,
             allure=args.allure, echarts=args.echarts, base_url=base_url, days=args.days)
-    except (HistoryError, StoreError, ReportError, SiteError) as exc:
+    except (HistoryError, StoreError, ResultsError, TimeFormatError, SiteError) as exc:
         print(f"canary site: {exc}", file=sys.stderr)
         return 2
     print(f"canary site: wrote {built.files} files to {built.out} ({built.models} model(s), {built.endpoints} "

@@ -11,15 +11,16 @@ import argparse
 from datetime import datetime, timedelta
 
 from canary.commands._options import add_common, read_layers
+from core.policy import Policy
 from core.times import fmt_time
 from judge.evidence import cards_by_endpoint
 from judge.exclusions import Exclusion
-from core.policy import Policy
 from judge.state import JudgeState, ProviderState
 
 COLUMNS = ("provider", "state", "failed", "clean", "rung", "pending until", "suspended until", "last reasons")
 MAX_REASONS_SHOWN = 2
 REASON_WIDTH = 60
+_PENDING_WINDOW = Policy().pending_window  # the default rules' window
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -85,7 +86,7 @@ def evidence_lines(state: JudgeState, model: str) -> list[str]:
 
 
 def render_status(state: JudgeState, exclusions: tuple[Exclusion, ...], now: datetime, *, model: str | None,
-                  window: timedelta = Policy().pending_window) -> str:
+                  window: timedelta = _PENDING_WINDOW) -> str:
     models = sorted(set(state.models) | {e.model for e in exclusions})
     if model is not None:
         models = [m for m in models if m == model]
@@ -108,7 +109,7 @@ def render_status(state: JudgeState, exclusions: tuple[Exclusion, ...], now: dat
         widths = [max(len(str(r[i])) for r in [COLUMNS, *rows]) for i in range(len(COLUMNS))]
         out.append(f"{m}  (at {fmt_time(now)})")
         for row in [COLUMNS, tuple("-" * w for w in widths), *rows]:
-            out.append("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
+            out.append("  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=False)).rstrip())
         out += evidence_lines(state, m)
         out.append("")
     return "\n".join(out).rstrip()

@@ -22,9 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from canary.commands._options import add_common, config_of
+from canary.judge_files import load_exclusions, load_state
 from core.config import Config, ConfigError
-from canary.judge_files import load_state
-from canary.judge_files import load_exclusions
 from judge.exclusions import BUILTIN, INCIDENT
 
 

@@ -85,7 +85,7 @@ def decode_table(table: Any, columns: Columns, where: str) -> list[dict[str, Any
     """The rows of a columnar object, as mappings."""
     decoded = decode_columns(table, columns, where)
     names = list(columns)
-    return [dict(zip(names, values)) for values in zip(*(decoded[n] for n in names))] if names else []
+    return [dict(zip(names, values, strict=True)) for values in zip(*(decoded[n] for n in names), strict=False)] if names else []
 
 
 def pack(document: Mapping[str, Any]) -> bytes:

@@ -93,7 +93,7 @@ class Ids:
 
     def column(self, models: list[str], providers: list[str]) -> list[int]:
         """The eid of every row of a round (rounds repeat the same few endpoints: cached per pair)."""
-        out = [self.endpoint(m, p) for m, p in zip(models, providers)]
+        out = [self.endpoint(m, p) for m, p in zip(models, providers, strict=False)]
         self.detail.update(out)
         return out
 
@@ -152,7 +152,7 @@ def insert_round(db: sqlite3.Connection, r: RoundColumns, ids: Ids | None = None
     eids = ids.column(r.columns["model"], r.columns["provider"])
     db.executemany(f"INSERT INTO {schema}.cases VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                    zip(repeat(r.round_id, count), repeat(ts, count), repeat(day, count), *columns, eids,
-                       repeat(rid, count)))
+                       repeat(rid, count), strict=False))
     _insert_decisions(db, r.round_id, ts, r.decisions, schema)
 
 
@@ -174,7 +174,7 @@ def insert_day(db: sqlite3.Connection, d: DayColumns, ids: Ids | None = None, sc
         *([o.get(name, 0) for o in outcomes] for name in ("pass", "fail", "inconclusive", "transport_error",
                                                            "not_applicable")),
         c["requests"], c["prompt_tokens"], c["completion_tokens"], c["cost_usd"], c["codes"], c["languages"],
-        c["ttft"], c["tps"], [ids.endpoint(m, p) for m, p in zip(c["model"], c["provider"])]))
+        c["ttft"], c["tps"], [ids.endpoint(m, p) for m, p in zip(c["model"], c["provider"], strict=True)], strict=False))
     db.executemany(f"INSERT INTO {schema}.day_classes VALUES (?,?,?,?,?,?,?)", [
         (d.day, m, p, k.get("failed", 0), k.get("clean", 0), k.get("frozen", 0), ids.endpoint(m, p))
         for m, p, k in d.classes])

@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from canary.history.reasons import reason_code
-from judge.report import ReportError, parse_time
+from core.times import TimeFormatError, parse_time
 
 ENDINGS = {"restore": "restored", "lift": "lifted"}
 
@@ -96,5 +96,5 @@ def _evidence(e: Mapping[str, Any]) -> tuple[str, str, str, str]:
 def _time(value: Any) -> datetime | None:
     try:
         return parse_time(value, "time") if value else None
-    except ReportError:
+    except TimeFormatError:
         return None

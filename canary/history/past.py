@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from core.times import TimeFormatError, parse_time
 from judge.exclusions import BUILTIN, Exclusion
-from judge.report import ReportError, parse_time
 
 SUSPENSION = "suspension"
 INCIDENT = "incident"
@@ -124,7 +124,7 @@ def _caveats(timed: list[tuple[datetime, Mapping[str, Any]]], at: datetime, torn
 def _time(value: Any) -> datetime | None:
     try:
         return parse_time(value, "time") if value else None
-    except ReportError:
+    except TimeFormatError:
         return None
 
 

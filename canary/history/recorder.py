@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from canary import audit
-from core.config import PathSettings
 from canary.history.rows import HistoryError, round_record
 from canary.history.store import Recorded, history_root, record_round
-from core.times import fmt_time
-from core.store import StoreError
 from canary.results_files import load_round
+from core.config import PathSettings
 from core.results import ResultsError
+from core.store import StoreError
+from core.times import fmt_time
 
 HISTORY_FAILED = "history_failed"
 

@@ -83,7 +83,8 @@ def atom_feed(decisions: Sequence[Mapping[str, Any]], *, updated: str, base_url:
                       href=base_url + "index.html#" + quote(f"model-{d['model']}", safe=""))
         ET.SubElement(entry, f"{{{ATOM_NS}}}category", term=_clean(d["action"]))
         _text(entry, "content", entry_text(d)).set("type", "text")
-    return b'<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(feed, encoding="utf-8", xml_declaration=False) + b"\n"
+    body: bytes = ET.tostring(feed, encoding="utf-8", xml_declaration=False)
+    return b'<?xml version="1.0" encoding="utf-8"?>\n' + body + b"\n"
 
 
 def entry_id(d: Mapping[str, Any]) -> str:

@@ -64,7 +64,7 @@ def strip(rounds: Iterable[Round], suspensions: Iterable[Interval], *, start: da
             seen = codes.setdefault(i, [])
             seen.extend(code for code in r.codes if code not in seen)
     letters = [EMPTY] * buckets
-    for i, (failed, clean, frozen) in counts.items():
+    for i, (failed, _clean, frozen) in counts.items():
         letters[i] = FAILED if failed else FROZEN if frozen else CLEAN
     for s in suspensions:
         first, last = _index(s.start, start, width), _index(s.end - timedelta(microseconds=1), start, width)

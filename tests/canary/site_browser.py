@@ -94,7 +94,8 @@ class Browser:
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
         self._stderr: list[bytes] = []
-        threading.Thread(target=self._drain, daemon=True).start()
+        self._drainer = threading.Thread(target=self._drain, daemon=True)
+        self._drainer.start()
 
     def __enter__(self) -> Browser:
         return self
@@ -117,6 +118,9 @@ class Browser:
                 os.close(fd)
             except OSError:
                 pass
+        self._drainer.join(timeout=5)  # stderr's end of file, now that Chromium has exited
+        if self.process.stderr is not None and not self._drainer.is_alive():
+            self.process.stderr.close()
         shutil.rmtree(self._profile, ignore_errors=True)
 
     # -- the protocol --------------------------------------------------------------------------

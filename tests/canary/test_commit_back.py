@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from git_world import INCIDENTS_HEADER, PROVIDERS, T0, HALF_HOUR, Clone, World, git, iso, make_world
+from git_world import HALF_HOUR, INCIDENTS_HEADER, PROVIDERS, T0, Clone, World, git, iso, make_world
 from judge_cli_support import MODEL
 
 from canary.commit_back import commit_message

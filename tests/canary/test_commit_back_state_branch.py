@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 from git_world import (
+    HALF_HOUR,
     INCIDENTS_HEADER,
     PROTECTED_MAIN_HOOK,
     PROVIDERS,
     RULE_ON_STATE_HOOK,
     T0,
-    HALF_HOUR,
     World,
     git,
     iso,

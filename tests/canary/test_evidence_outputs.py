@@ -12,10 +12,10 @@ import pytest
 from judge_cli_support import HALF_HOUR, MODEL, PROVIDERS, T0, Files, files_in, iso
 
 from canary import report_decisions, summary
-from canary.notifications.message import render
-from canary.provider_ignore import ProviderIgnore
 from canary.allure_html import Build, stage
 from canary.judge_files import load_state, save_state
+from canary.notifications.message import render
+from canary.provider_ignore import ProviderIgnore
 from core.results import RoundResults, read_results
 from judge.window import WINDOW_ROUNDS
 

@@ -20,7 +20,7 @@ from canary.github_issues.client import GitHubClient
 from canary.github_issues.plan import STATE_LABELS
 from canary.github_issues.sync import DEFAULT_LABEL, sync
 from canary.judge_files import save_state
-from judge.report import parse_time
+from core.times import parse_time
 from judge.state import JudgeState, ProviderState, Suspension
 
 MODEL, TAG, OTHER = "deepseek/deepseek-chat-v3-0324", "cinder/fp8", "dune/int4"
@@ -35,14 +35,21 @@ def decisions(round_id: str, *pairs: tuple[str, str], mode: str = "enforce") -> 
                           for action, tag in pairs]}
 
 
+_CLIENTS: list[GitHubClient] = []  # closed when the test's fake GitHub stops (no socket left to the collector)
+
+
 @pytest.fixture
 def gh() -> Any:
     with fake_github() as server:
         yield server
+        while _CLIENTS:
+            _CLIENTS.pop().close()
 
 
 def client(gh: FakeGitHub, waits: list[float] | None = None) -> GitHubClient:
-    return GitHubClient(REPO, TOKEN, api_url=gh.url, sleep=(waits.append if waits is not None else lambda _: None))
+    made = GitHubClient(REPO, TOKEN, api_url=gh.url, sleep=(waits.append if waits is not None else lambda _: None))
+    _CLIENTS.append(made)
+    return made
 
 
 def cli(gh: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],

@@ -8,8 +8,8 @@ import pytest
 from judge_cli_support import MODEL, T0, Files, files_in, iso
 
 from canary.commands.incident import add_incident, remove_incident
-from core.store import StoreError
 from canary.judge_files import load_exclusions, parse_exclusions
+from core.store import StoreError
 from judge.exclusions import INCIDENT, Exclusion
 
 HAND_WRITTEN = '''# Incidents: see the runbook.   <- a person's comment

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from judge_cli_support import MODEL, T0, iso
 
-from canary.provider_ignore import ProviderIgnore
 from canary.judge_files import save_state
+from canary.provider_ignore import ProviderIgnore
 from judge.state import JudgeState, ProviderState, Suspension
 
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from test_commit_back import Clone, git, remote_file, world  # noqa: F401  (the fixture)
-
 from judge_cli_support import HALF_HOUR, MODEL, T0, iso, results
+from test_commit_back import Clone, git, remote_file, world  # noqa: F401  (the fixture)
 
 THREE = ("aurora/fp8", "borealis/bf16", "cirrus/fp8")
 BAD, OTHER = THREE[0], THREE[1]

@@ -212,7 +212,7 @@ def test_64_endpoints_stay_readable(browser: Browser, fleet_site: Path, viewport
     facts = visit.facts
     assert len(facts["rows"]) == 64 and facts["pageWidth"] <= facts["viewport"]
     rows = sorted(facts["rows"], key=lambda r: r["cell"]["y"])
-    assert all(b["cell"]["y"] >= a["cell"]["y"] + a["cell"]["h"] - 1 for a, b in zip(rows, rows[1:])), "rows overlap"
+    assert all(b["cell"]["y"] >= a["cell"]["y"] + a["cell"]["h"] - 1 for a, b in zip(rows, rows[1:], strict=False)), "rows overlap"
     timeline = facts["charts"][0]
     assert timeline["h"] / 64 >= 12, "at least 12 px per endpoint in the state timeline"
     assert CLEAN_GREEN in colours(visit.clips["chart0"])

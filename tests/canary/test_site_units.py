@@ -12,8 +12,24 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from canary.site import strips
-from canary.site.badges import GREEN, GREY, ORANGE, RED, YELLOW, badge_message, badge_paths, badge_svg
-from canary.site.endpoints import ACTIVE, EXCLUDED, FLOOR_HELD, SUSPENDED, WOULD_SUSPEND, endpoint_state
+from canary.site.badges import (
+    GREEN,
+    GREY,
+    ORANGE,
+    RED,
+    YELLOW,
+    badge_message,
+    badge_paths,
+    badge_svg,
+)
+from canary.site.endpoints import (
+    ACTIVE,
+    EXCLUDED,
+    FLOOR_HELD,
+    SUSPENDED,
+    WOULD_SUSPEND,
+    endpoint_state,
+)
 from canary.site.feeds import ATOM_NS, atom_feed, entry_id
 from canary.site.page import render_index, script_json
 from judge.exclusions import Exclusion

@@ -7,6 +7,7 @@ guard included) from the generated outcomes, without calling judge/round.py.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -16,9 +17,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from canary.judge_files import save_state
-from judge.decisions import Action
 from core.policy import ENFORCE, MODES, Policy
 from core.results import read_results
+from judge.decisions import Action
 from judge.rules import apply_round
 from judge.state import JudgeState
 
@@ -83,10 +84,10 @@ def test_random_rounds_obey_the_rules(rounds: list[dict[str, Any]], mode: str, e
     for n, spec in enumerate(rounds):
         now += spec["gap"]
         report = read_results(_document(spec, now, n))
-        new, decisions = apply_round(state, report, POLICY, now=now, mode=mode, excluded=people)
+        new, decisions = apply_round(state, report, replace(POLICY, mode=mode), now=now, excluded=people)
 
         # Applying the same round again changes nothing.
-        again, repeat = apply_round(new, report, POLICY, now=now + timedelta(minutes=1), mode=mode, excluded=people)
+        again, repeat = apply_round(new, report, replace(POLICY, mode=mode), now=now + timedelta(minutes=1), excluded=people)
         assert again == new and repeat == []
 
         classes = oracle_classes(spec) if spec["complete"] else {}
@@ -138,7 +139,7 @@ def test_canary_ignore_is_builtin_plus_unexpired_incidents_plus_enforced_suspens
     state, now = JudgeState(), T0
     for n, spec in enumerate(data["rounds"]):
         now += spec["gap"]
-        state, _ = apply_round(state, read_results(_document(spec, now, n)), POLICY, now=now, mode=data["mode"])
+        state, _ = apply_round(state, read_results(_document(spec, now, n)), replace(POLICY, mode=data["mode"]), now=now)
     now += timedelta(hours=data["later"])
     save_state(f.state, state)
     f.builtin.parent.mkdir(parents=True, exist_ok=True)

@@ -1,6 +1,6 @@
 """results.json from a broken or hostile round: a clear refusal, or the bad input set aside, never a crash.
 
-Provider tags come from the upstream. By the judge's design (core/tags.py, judge/report.py) a
+Provider tags come from the upstream. By the judge's design (core/tags.py, judge/planned.py) a
 tag that fails the safety pattern is set aside as rejected input: it is recorded in the audit
 log in escaped form (ascii(), cut at 80 characters, inside a JSON string) and never becomes a
 state key, a file name, a decision, a commit message line or Markdown.

@@ -35,7 +35,7 @@ def sentences(reply: str) -> list[str]:
 def interleave(first: str, second: str) -> str:
     """Alternate the sentences of two replies, starting with the first: a 50/50 mix."""
     a, b = sentences(first), sentences(second)
-    mixed = [s for pair in zip(a, b) for s in pair]
+    mixed = [s for pair in zip(a, b, strict=False) for s in pair]
     return " ".join(mixed)
 
 

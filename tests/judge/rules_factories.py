@@ -6,14 +6,14 @@ or a dict {contract: outcome} for finer control; unnamed contracts pass.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from judge.decisions import Action, Decision
-from judge.exclusions import effective_ignore
 from core.policy import ENFORCE, Policy
 from core.results import RoundResults, read_results
+from judge.decisions import Action, Decision
+from judge.exclusions import effective_ignore
 from judge.rules import apply_round
 from judge.state import JudgeState
 
@@ -81,8 +81,8 @@ class Timeline:
     def round(self, spec: dict[str, Any] | None = None, *, after: timedelta = HALF_HOUR, **kw: Any) -> list[Decision]:
         self.now += after
         kw.setdefault("providers", self.providers)
-        self.state, decisions = apply_round(self.state, report(spec, at=self.now, **kw), self.policy,
-                                            now=self.now, mode=self.mode, excluded=self.excluded)
+        self.state, decisions = apply_round(self.state, report(spec, at=self.now, **kw), replace(self.policy, mode=self.mode),
+                                            now=self.now, excluded=self.excluded)
         self.log += decisions
         return decisions
 

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 from rules_factories import MODEL, PROVIDERS, T0, Timeline, actions, case, report, results
 
+from core.policy import Policy
+from core.results import read_results
 from judge.card import ALPHA, make_card
 from judge.decisions import Action
 from judge.evidence import decision_cards, record_round
-from core.policy import Policy
-from core.results import read_results
 from judge.rules import apply_round
 from judge.short_replies import judge_short_replies
 from judge.state import JudgeState
@@ -154,7 +154,7 @@ def test_a_suspension_carries_the_card_of_the_contracts_it_failed() -> None:
 def test_a_host_failing_like_its_peers_is_suspended_on_weak_evidence() -> None:
     t = Timeline()
     # Every host fails latency now and then, never twice in a row but aurora's last two rounds.
-    for i, other in enumerate(PROVIDERS[1:] * 2):
+    for other in PROVIDERS[1:] * 2:
         t.round({other: L})
     decisions = t.rounds(2, {"aurora/fp8": L})
     [decision] = actions(decisions, Action.SUSPEND)
@@ -237,13 +237,13 @@ def test_a_short_reply_is_an_s_in_the_window_and_a_failed_one_an_f(short: list[i
 
 def test_reapplying_a_round_changes_no_window() -> None:
     doc = with_attempts(results(at=T0), "aurora/fp8", "language", "ffp", refusal="pass")
-    state, _ = apply_round(JudgeState(), read_results(doc), Policy(), now=T0, mode="enforce")
-    again, decisions = apply_round(state, read_results(doc), Policy(), now=T0, mode="enforce")
+    state, _ = apply_round(JudgeState(), read_results(doc), Policy(mode="enforce"), now=T0)
+    again, decisions = apply_round(state, read_results(doc), Policy(mode="enforce"), now=T0)
     assert again == state and decisions == []
 
 
 def test_decision_cards_cover_the_window_when_nothing_failed_this_round() -> None:
     state = JudgeState()
-    state, _ = apply_round(state, report({"aurora/fp8": L}, at=T0), Policy(), now=T0, mode="enforce")
+    state, _ = apply_round(state, report({"aurora/fp8": L}, at=T0), Policy(mode="enforce"), now=T0)
     [card] = decision_cards(state, MODEL, "aurora/fp8")
     assert card.contract == "latency" and card.failures == 1

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rules_factories import MODEL, Timeline, actions
 
-from judge.decisions import Action, Rule
 from core.policy import Policy
+from judge.decisions import Action, Rule
 
 THREE = ("aurora/fp8", "borealis/bf16", "cirrus/fp8")
 # Failures on different contracts, so the model-wide guard stays out of these timelines.
@@ -66,5 +66,5 @@ def test_people_exclusions_count_against_capacity() -> None:
 
 def test_a_zero_floor_suspends_everyone_who_qualifies() -> None:
     t = Timeline(providers=THREE, policy=Policy(capacity_floor=0))
-    spec = {p: {c: "fail"} for p, c in zip(THREE, ("latency", "structured", "refusal"))}
+    spec = {p: {c: "fail"} for p, c in zip(THREE, ("latency", "structured", "refusal"), strict=True)}
     assert len(actions(t.rounds(2, spec), Action.SUSPEND)) == 3

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rules_factories import MODEL, PROVIDERS, Timeline, actions
 
-from judge.decisions import Action, Rule
 from core.policy import Policy
+from judge.decisions import Action, Rule
 
 POLICY = Policy()
 MOST = PROVIDERS[:3]  # 3 of 5 > guard_min_fraction

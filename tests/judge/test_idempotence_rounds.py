@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from rules_factories import HALF_HOUR, MODEL, PROVIDERS, T0, report, results
 
 from core.policy import Policy
-from core.results import ResultsError as ReportError
-from core.results import merge_shards, read_results
+from core.results import ResultsError, merge_shards, read_results
 from judge.rules import RoundOrder, RoundOrderError, apply_round, check_round_order
 from judge.state import JudgeState
 
@@ -17,29 +18,29 @@ BAD = PROVIDERS[0]
 
 def test_the_same_round_applied_twice_changes_nothing() -> None:
     r = report({BAD: "fail"}, at=T0)
-    once, _ = apply_round(JudgeState(), r, POLICY, now=T0, mode="enforce")
-    twice, again = apply_round(once, r, POLICY, now=T0 + HALF_HOUR, mode="enforce")
+    once, _ = apply_round(JudgeState(), r, replace(POLICY, mode="enforce"), now=T0)
+    twice, again = apply_round(once, r, replace(POLICY, mode="enforce"), now=T0 + HALF_HOUR)
     assert twice is once and again == []
     assert check_round_order(once, r) is RoundOrder.ALREADY_APPLIED
 
 
 def test_an_older_round_is_refused_with_a_clear_message() -> None:
-    state, _ = apply_round(JudgeState(), report(at=T0 + HALF_HOUR), POLICY, now=T0, mode="enforce")
+    state, _ = apply_round(JudgeState(), report(at=T0 + HALF_HOUR), replace(POLICY, mode="enforce"), now=T0)
     with pytest.raises(RoundOrderError, match="not after the last applied round.*refused"):
-        apply_round(state, report(at=T0, round_id="older"), POLICY, now=T0, mode="enforce")
+        apply_round(state, report(at=T0, round_id="older"), replace(POLICY, mode="enforce"), now=T0)
 
 
 def test_remembered_rounds_are_bounded() -> None:
     policy = Policy(remembered_rounds=3)
     state = JudgeState()
     for i in range(10):
-        state, _ = apply_round(state, report(at=T0 + i * HALF_HOUR), policy, now=T0, mode="enforce")
+        state, _ = apply_round(state, report(at=T0 + i * HALF_HOUR), replace(policy, mode="enforce"), now=T0)
     assert len(state.applied_rounds) == 3
 
 
 def test_vanished_idle_providers_are_forgotten() -> None:
-    state, _ = apply_round(JudgeState(), report(at=T0), POLICY, now=T0, mode="enforce")
-    state, _ = apply_round(state, report(at=T0 + HALF_HOUR, providers=PROVIDERS[1:]), POLICY, now=T0, mode="enforce")
+    state, _ = apply_round(JudgeState(), report(at=T0), replace(POLICY, mode="enforce"), now=T0)
+    state, _ = apply_round(state, report(at=T0 + HALF_HOUR, providers=PROVIDERS[1:]), replace(POLICY, mode="enforce"), now=T0)
     assert BAD not in state.models[MODEL]
 
 
@@ -60,7 +61,7 @@ def test_shards_with_one_round_id_keep_it() -> None:
 
 def test_two_shards_with_the_same_model_are_refused() -> None:
     a, b = report(round_id="a"), report(round_id="b")
-    with pytest.raises(ReportError, match=f"model {MODEL} appears in two shards"):
+    with pytest.raises(ResultsError, match=f"model {MODEL} appears in two shards"):
         merge_shards([a, b], ["one.json", "two.json"])
 
 
@@ -68,3 +69,8 @@ def test_an_incomplete_shard_makes_the_round_incomplete() -> None:
     a = read_results(results(model="x/one"))
     b = read_results(results(model="y/two", complete=False))
     assert not merge_shards([a, b]).complete
+
+
+def test_a_policy_refuses_a_mode_that_is_neither_observe_nor_enforce() -> None:
+    with pytest.raises(ValueError, match="mode must be one of"):
+        replace(POLICY, mode="sometimes")

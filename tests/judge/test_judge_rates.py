@@ -9,7 +9,14 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from judge_corpus import LANGUAGES, LATIN_LANGUAGES, clean_corpus, interleave, mojibake, pt_with_spanish_words
+from judge_corpus import (
+    LANGUAGES,
+    LATIN_LANGUAGES,
+    clean_corpus,
+    interleave,
+    mojibake,
+    pt_with_spanish_words,
+)
 
 from judge import language, refusal
 from judge.verdict import Outcome, Verdict
@@ -68,7 +75,7 @@ def defect_rates(per_language: int | None = None) -> list[Rate]:
     return [
         _rate("full switch (all 272 pairs)", ((language.assess, (r, lang)) for lang, other in pairs for r in corpus[other])),
         _rate("50/50 sentence mix", ((language.assess, (interleave(a, b), lang)) for lang, other in pairs
-                                     for a, b in zip(corpus[lang], corpus[other]))),
+                                     for a, b in zip(corpus[lang], corpus[other], strict=False))),
         _rate("pt/es word mix, all words", ((language.assess, (pt_with_spanish_words(r, 1), "pt")) for r in corpus["pt"])),
         _rate("pt/es word mix, every 2nd word", ((language.assess, (pt_with_spanish_words(r, 2), "pt")) for r in corpus["pt"])),
         _rate("pt/es word mix, every 3rd word", ((language.assess, (pt_with_spanish_words(r, 3), "pt")) for r in corpus["pt"])),

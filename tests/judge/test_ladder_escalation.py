@@ -6,8 +6,8 @@ from datetime import timedelta
 
 from rules_factories import DAY, HALF_HOUR, MODEL, PROVIDERS, Timeline, actions
 
-from judge.decisions import Action
 from core.policy import Policy
+from judge.decisions import Action
 
 BAD = PROVIDERS[0]
 POLICY = Policy()

@@ -14,8 +14,8 @@ from judge_corpus import (
     pt_with_spanish_words,
 )
 
-from judge.language import MIN_LETTERS, assess
 from core.vocabulary import LANGUAGE_NAMES
+from judge.language import MIN_LETTERS, assess
 
 CLEAN = [(lang, i, reply) for lang, replies in clean_corpus().items() for i, reply in enumerate(replies)]
 
@@ -114,7 +114,7 @@ def test_a_full_switch_names_both_languages(corpus: dict[str, list[str]]) -> Non
 @pytest.mark.parametrize(("expected", "foreign"), SWITCH_PAIRS, ids=[f"{a}-with-{b}" for a, b in SWITCH_PAIRS])
 def test_a_fifty_fifty_sentence_mix_fails(expected: str, foreign: str, corpus: dict[str, list[str]]) -> None:
     misses = []
-    for native, other in zip(corpus[expected], corpus[foreign]):
+    for native, other in zip(corpus[expected], corpus[foreign], strict=False):
         verdict = assess(interleave(native, other), expected)
         if verdict.outcome != "fail":
             misses.append(verdict.reason)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from rules_factories import MODEL, PROVIDERS, Timeline, actions
 
+from core.policy import ENFORCE, OBSERVE
 from judge.decisions import Action, Rule
 from judge.exclusions import would_ignore
-from core.policy import ENFORCE, OBSERVE
 
 BAD = PROVIDERS[0]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from rules_factories import MODEL, PROVIDERS, T0, results
 
 from core.policy import Policy
-from core.vocabulary import LANGUAGES
 from core.results import read_results
+from core.vocabulary import LANGUAGES
 from judge.rules import apply_round
 from judge.state import JudgeState
 
@@ -18,7 +18,7 @@ def _plan_after(outcome: str, *, anomaly: bool = False, language: str = "pt") ->
     for c in raw["cases"]:
         if c["provider"] == P and c["contract"] == "language":
             c["anomaly"] = anomaly
-    state, _ = apply_round(JudgeState(), read_results(raw), Policy(), now=T0, mode="observe")
+    state, _ = apply_round(JudgeState(), read_results(raw), Policy(mode="observe"), now=T0)
     return state.language_plan()[MODEL].get(P)
 
 

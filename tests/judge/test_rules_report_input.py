@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 from rules_factories import PROVIDERS, case, results
 
-from judge.report import ReportError
-from core.results import read_results
+from core.results import ResultsError, read_results
 from core.tags import is_valid_tag
 
 HOSTILE = ["$(rm -rf /)", "a\nb", "../etc", "a b", "`x`", "-flag", "x" * 200, "", "é/fp8", "a;b"]
@@ -46,5 +45,5 @@ def test_an_unknown_outcome_is_set_aside() -> None:
 def test_a_broken_structure_is_refused(field: str, value: object, message: str) -> None:
     raw = results()
     raw[field] = value
-    with pytest.raises(ReportError, match=message):
+    with pytest.raises(ResultsError, match=message):
         read_results(raw)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rules_factories import DAY, MODEL, PROVIDERS, Timeline, actions, case
 
-from judge.decisions import Action, Rule
 from core.policy import Policy
+from judge.decisions import Action, Rule
 
 BAD = PROVIDERS[0]
 

@@ -8,8 +8,8 @@ from datetime import timedelta
 import pytest
 from rules_factories import HALF_HOUR, MODEL, PROVIDERS, Timeline, actions
 
-from judge.decisions import WHOLE_ROUND, Action, Rule
 from core.policy import Policy
+from judge.decisions import WHOLE_ROUND, Action, Rule
 
 BAD = PROVIDERS[0]
 POLICY = Policy()

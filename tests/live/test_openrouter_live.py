@@ -13,10 +13,10 @@ import os
 import pytest
 
 from core.config import load_config
+from core.upstream import Upstream, resolve_upstream
 from probes.client import PinnedClient
 from probes.discovery import discover
 from probes.records import Classification
-from core.upstream import Upstream, resolve_upstream
 
 pytestmark = [
     pytest.mark.live,

@@ -82,7 +82,10 @@ async def _read_request(reader: asyncio.StreamReader) -> bool:
 async def serve(steps: list[Any], use: Callable[[str], Awaitable[ChatResult]]) -> tuple[ChatResult, Scripted]:
     script = Scripted(steps)
 
+    writers: list[asyncio.StreamWriter] = []
+
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writers.append(writer)
         script.connections += 1
         number = script.connections
         try:
@@ -112,6 +115,9 @@ async def serve(steps: list[Any], use: Callable[[str], Awaitable[ChatResult]]) -
         return await use(f"http://127.0.0.1:{port}/api/v1"), script
     finally:
         server.close()
+        for writer in writers:  # every connection closed while the loop runs: nothing left for the collector
+            writer.close()
+        await asyncio.sleep(0)
 
 
 def chat_n(steps: list[Any], streams: tuple[bool, ...] = (True,)) -> tuple[list[ChatResult], Scripted]:

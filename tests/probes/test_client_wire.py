@@ -46,7 +46,10 @@ def ok_stream(*middle: bytes) -> Script:
 
 
 async def serve(script: Script, body: Callable[[PinnedClient], Awaitable[ChatResult]], deadline: float = 2.0) -> ChatResult:
+    writers: list[asyncio.StreamWriter] = []
+
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writers.append(writer)
         headers = await reader.readuntil(b"\r\n\r\n")
         length = next((int(line.split(b":")[1]) for line in headers.split(b"\r\n") if line.lower().startswith(b"content-length")), 0)
         await reader.readexactly(length)
@@ -68,6 +71,9 @@ async def serve(script: Script, body: Callable[[PinnedClient], Awaitable[ChatRes
             return await body(client)
     finally:
         server.close()
+        for writer in writers:  # a hung handler's connection too: nothing left for the collector
+            writer.close()
+        await asyncio.sleep(0)  # let the transports finish closing while the loop runs
 
 
 def run(script: Script, *, stream: bool = True, deadline: float = 2.0) -> ChatResult:

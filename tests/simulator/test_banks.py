@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
 from simkit import chat_body, stream_chat
-from simulator.banks import MIN_SENTENCES, all_banks, load_bank
+
 from core.vocabulary import LANGUAGES
+from simulator.banks import MIN_SENTENCES, all_banks, load_bank
 from simulator.language import detect_language, guess_language, language_named_in
 
 NAMES = {

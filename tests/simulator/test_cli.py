@@ -14,8 +14,8 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-
 from simkit import KEY, MODEL
+
 from canary.cli import build_parser
 from simulator import start_simulator
 from simulator.cli import run

@@ -10,8 +10,8 @@ from pathlib import Path
 import httpx
 import jsonschema
 import pytest
-
 from simkit import KEY, MODEL, chat_body, one_endpoint_scenario, stream_chat
+
 from simulator import FAULT_NAMES
 from simulator.banks import load_bank
 from simulator.corrupt import REPLACEMENT_CHAR

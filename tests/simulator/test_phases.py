@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import datetime
 
 import httpx
-
 from simkit import FAST, KEY, MODEL, chat_body, stream_chat
 
 STORY = {

@@ -9,10 +9,17 @@ from decimal import Decimal
 import httpx
 import jsonschema
 import pytest
-
 from simkit import KEY, chat_body, one_endpoint_scenario, stream_chat
+
 from simulator import load_scenario
-from simulator.replies import BYTES_PER_TOKEN, HttpFailure, Plan, count_tokens, plan_reply, reply_rng
+from simulator.replies import (
+    BYTES_PER_TOKEN,
+    HttpFailure,
+    Plan,
+    count_tokens,
+    plan_reply,
+    reply_rng,
+)
 from simulator.request import parse_chat_request
 
 SCHEMA = {

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import httpx
 import pytest
-
 from simkit import FAST, KEY, MODEL, chat_body, one_endpoint_scenario, stream_chat
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from simkit import MODEL, one_endpoint_scenario
+
 from simulator import DEFAULT_SCENARIO, ScenarioError, load_scenario, scenario_from_dict
 
 CANARY_YAML = Path(__file__).resolve().parents[2] / "canary.yaml"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from openai import OpenAI
 from openrouter import OpenRouter
-
 from simkit import KEY, MODEL, chat_body
 
 API_KEY = KEY["Authorization"].split(" ", 1)[1]

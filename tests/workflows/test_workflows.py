@@ -18,8 +18,8 @@ import pytest
 import yaml
 
 from canary.cli import build_parser
-from core.config import load_config
 from canary.history.store import history_root
+from core.config import load_config
 
 REPO = Path(__file__).resolve().parents[2]
 WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))

@@ -1,4 +1,4 @@
-"""A round against its plan (judge/report.py): missing models and the upstream of merged shards."""
+"""A round against its plan (judge/planned.py): missing models and the upstream of merged shards."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from dataclasses import replace
 import pytest
 from rules_factories import HALF_HOUR, MODEL, PROVIDERS, T0, report
 
-from judge.decisions import WHOLE_ROUND, Action
 from core.policy import Policy
-from core.results import merge_shards
-from judge.report import MISSING_SHARD, ReportError, expect_models, missing_model_decisions
+from core.results import ResultsError, merge_shards
+from judge.decisions import WHOLE_ROUND, Action
+from judge.planned import MISSING_SHARD, expect_models, missing_model_decisions
 from judge.rules import apply_round
 from judge.state import JudgeState
 
@@ -30,10 +30,8 @@ def test_every_planned_model_present_changes_nothing() -> None:
 
 
 def test_nothing_moves_for_a_missing_model() -> None:
-    before = apply_round(JudgeState(), report({PROVIDERS[0]: "fail"}, model=OTHER, at=T0, round_id="a"),
-                         Policy(), now=T0, mode="enforce")[0]
-    after, _ = apply_round(before, expect_models(report(at=T0 + HALF_HOUR, round_id="b"), [MODEL, OTHER]),
-                           Policy(), now=T0, mode="enforce")
+    before = apply_round(JudgeState(), report({PROVIDERS[0]: "fail"}, model=OTHER, at=T0, round_id="a"), Policy(mode="enforce"), now=T0)[0]
+    after, _ = apply_round(before, expect_models(report(at=T0 + HALF_HOUR, round_id="b"), [MODEL, OTHER]), Policy(mode="enforce"), now=T0)
     assert after.models[OTHER] == before.models[OTHER]
 
 
@@ -42,7 +40,7 @@ def test_a_whole_incomplete_round_is_said_once_by_the_rules_not_per_model() -> N
 
 
 def test_a_planned_id_that_is_not_a_model_id_is_refused() -> None:
-    with pytest.raises(ReportError, match="not a model id"):
+    with pytest.raises(ResultsError, match="not a model id"):
         expect_models(report(), ["a b"])
 
 
