@@ -30,9 +30,9 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from probes.client import PinnedClient  # noqa: E402
-from probes.discovery import discover  # noqa: E402
-from probes.records import Classification, Endpoint  # noqa: E402
+from probes.http.client import PinnedClient  # noqa: E402
+from probes.http.discovery import discover  # noqa: E402
+from probes.http.records import Classification, Endpoint  # noqa: E402
 from core.upstream import Upstream
 from simulator.process import simulator_process  # noqa: E402
 

@@ -1,6 +1,6 @@
 """`pytest probes` is one canary round. This initial conftest adds the round's options, points
-JUnit and Allure at the reports folder by default (probes/outputs.py) and registers the plugin
-(probes/plugin.py); see the README for the whole option list."""
+JUnit and Allure at the reports folder by default (probes/pytest_plugin/outputs.py) and registers the plugin
+(probes/pytest_plugin/hooks.py); see the README for the whole option list."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
     """Before any pytest_configure: the JUnit and Allure defaults (explicit options win)."""
-    from probes.outputs import default_outputs
+    from probes.pytest_plugin.outputs import default_outputs
 
     default_outputs(config)
 
@@ -48,12 +48,12 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 @pytest.hookimpl(trylast=True)  # after xdist's pytest_configure, so the plugin can see its role
 def pytest_configure(config: pytest.Config) -> None:
     from core.config import ConfigError
-    from probes import plugin
+    from probes.pytest_plugin import hooks
 
     _bundled_simulator_unless_configured(config)
     _scenario_controls(config)
     try:
-        config.pluginmanager.register(plugin, "canary-probes")
+        config.pluginmanager.register(hooks, "canary-probes")
     except ConfigError as exc:
         raise pytest.UsageError(f"canary: configuration error: {exc}") from None
 
@@ -92,14 +92,14 @@ def _scenario_controls(config: pytest.Config) -> None:
     """The round's upstream is a simulator serving a known scenario: hand its controls to the plugin.
 
     The plugin uses them in place of canary.yaml's `controls` only when the upstream really is
-    a local simulator (probes/roundsetup.py); a real upstream keeps canary.yaml's.
+    a local simulator (probes/round/settings.py); a real upstream keeps canary.yaml's.
     """
     path = os.environ.get(SCENARIO_ENV, "").strip()
     if hasattr(config, "workerinput") or not path:
         return  # and the simulator package (aiohttp and all) is not even imported
     from simulator.process import scenario_controls
 
-    from probes.roundsetup import SIMULATED_CONTROLS, SimulatedControls
+    from probes.round.settings import SIMULATED_CONTROLS, SimulatedControls
 
     try:
         found = scenario_controls(path)

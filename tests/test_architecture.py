@@ -123,9 +123,9 @@ def test_every_layer_of_architecture_md_is_checked() -> None:
     ("core", "core/bad.py", "import yaml\n", "core/bad.py:1 imports yaml: only core/config.py may import yaml"),
     ("core", "core/bad.py", "from judge.verdict import Verdict\n", "core/bad.py:1 imports judge.verdict"),
     ("simulator", "simulator/bad.py", "from probes import client\n", "simulator/bad.py:1 imports probes"),
-    ("probes", "probes/engine.py", "from core.config import Config\nfrom canary.config import X\n",
-     "probes/engine.py:2 imports canary.config"),
-    ("probes", "probes/plugin.py", "import simulator.process\n", "only probes/conftest.py may import simulator"),
+    ("probes", "probes/round/engine.py", "from core.config import Config\nfrom canary.config import X\n",
+     "probes/round/engine.py:2 imports canary.config"),
+    ("probes", "probes/pytest_plugin/hooks.py", "import simulator.process\n", "only probes/conftest.py may import simulator"),
 ])
 def test_the_check_names_the_file_and_line_of_a_forbidden_import(layer: str, file: str, source: str,
                                                                   expected: str) -> None:

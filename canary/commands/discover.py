@@ -15,9 +15,9 @@ from contextlib import ExitStack
 from typing import Any
 
 from core.config import load_config
-from probes.client import PinnedClient
-from probes.discovery import DiscoveryError, discover
-from probes.records import ChatResult, Classification, Endpoint
+from probes.http.client import PinnedClient
+from probes.http.discovery import DiscoveryError, discover
+from probes.http.records import ChatResult, Classification, Endpoint
 from core.upstream import Upstream, resolve_upstream
 from simulator.process import SIMULATOR_KEY, simulator_process
 

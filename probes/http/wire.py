@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.untrusted import clean
-from probes.records import Classification, Endpoint, ErrorKind, Usage
-from probes.stream import describe_error
+from probes.http.records import Classification, Endpoint, ErrorKind, Usage
+from probes.http.stream import describe_error
 
 # Moderation categories are upstream text: a few short printable ones are plenty for a reason.
 MAX_FLAGGED = 5

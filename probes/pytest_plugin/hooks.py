@@ -20,16 +20,16 @@ import pytest
 
 from core.vocabulary import Outcome
 from core.results import Incomplete, IncompleteKind, RoundResults
-from probes import report, table
-from probes.cases import Case, CaseRecord, CaseResult, DiscoveryCase, PlannedCase
-from probes.contracts import AUTH_REASON
-from probes.controls import (FileControls, control_dir, publish, unprobed_controls, unselected_controls,
+from probes.pytest_plugin import reporting, table
+from probes.round.cases import Case, CaseRecord, CaseResult, DiscoveryCase, PlannedCase
+from probes.round.contracts import AUTH_REASON
+from probes.round.controls import (FileControls, control_dir, publish, unprobed_controls, unselected_controls,
                              write_allure_unprobed)
-from probes.engine import Engine, run_quietly
-from probes.langservice import LanguageProcess, LocalLanguage, RemoteLanguage
-from probes.outcomes import HostUnreachable, RoundIncomplete
-from probes.roundsetup import WORKERINPUT_KEY, RoundSettings, settle, snapshot_doc, workerinput_for
-from probes.scheduling import ProviderScheduling, assignment, case_id_of
+from probes.round.engine import Engine, run_quietly
+from probes.round.language_service import LanguageProcess, LocalLanguage, RemoteLanguage
+from probes.pytest_plugin.outcomes import HostUnreachable, RoundIncomplete
+from probes.round.settings import WORKERINPUT_KEY, RoundSettings, settle, snapshot_doc, workerinput_for
+from probes.pytest_plugin.scheduling import ProviderScheduling, assignment, case_id_of
 
 CASE_PARAM = "canary_case_id"
 # How long beyond the request deadline a worker waits for the controller's control verdict.
@@ -67,14 +67,14 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[STATE] = state
     if settings.role == "worker":
         return
-    report.write_json(settings.reports / "discovery.json", snapshot_doc(settings))
+    reporting.write_json(settings.reports / "discovery.json", snapshot_doc(settings))
     config.pluginmanager.register(ResultCollector(state), "canary-results")
     if config.pluginmanager.has_plugin("xdist"):
         config.pluginmanager.register(XdistHooks(), "canary-xdist-hooks")
 
 
 def _with_language_process(settings: RoundSettings, state: RoundState) -> RoundSettings:
-    """Start the round's one language-judge process (probes/langservice.py) and record its address."""
+    """Start the round's one language-judge process (probes/round/language_service.py) and record its address."""
     state.language_process = LanguageProcess()
     host, port = state.language_process.address
     return dataclasses.replace(settings, language_server=(host, port, state.language_process.authkey.hex()))
@@ -220,7 +220,7 @@ def probe_result(item: pytest.Item) -> CaseResult:
     backstop = probe.request_deadline_seconds * (2 + 2 * probe.language_confirmations) + CONTROL_WAIT_MARGIN_S
     result = state.engine.result(case, timeout=backstop)
     item.stash[RESULT] = result
-    item.user_properties.extend(report.junit_properties(case, result))
+    item.user_properties.extend(reporting.junit_properties(case, result))
     if result.outcome is Outcome.TRANSPORT_ERROR:
         raise HostUnreachable(f"transport error: {result.reason}")
     return result
@@ -236,7 +236,7 @@ def describe_in_allure(item: pytest.Item) -> None:
     if item.stash.get(DESCRIBED, False) or CASE not in item.stash:
         return
     item.stash[DESCRIBED] = True
-    report.allure_case(item.stash[CASE], item.stash.get(RESULT, None))
+    reporting.allure_case(item.stash[CASE], item.stash.get(RESULT, None))
 
 
 # -- results --------------------------------------------------------------------------------
@@ -300,9 +300,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     state.results = _results(settings, state, int(exitstatus))
     doc = state.results.to_json()
-    report.write_json(settings.reports / "results.json", doc)
+    reporting.write_json(settings.reports / "results.json", doc)
     if settings.alluredir is not None:
-        report.write_allure_run_files(settings.alluredir, doc, {
+        reporting.write_allure_run_files(settings.alluredir, doc, {
             "upstream": settings.upstream, "round_id": settings.round_id, "models": ", ".join(settings.plan.endpoints),
             "contracts": ", ".join(settings.plan.contracts), "mode": settings.config.mode,
             "ttft_seconds": str(settings.config.probe.ttft_seconds), "xdist_workers": str(settings.workers),
@@ -331,7 +331,7 @@ def _results(settings: RoundSettings, state: RoundState, exitstatus: int) -> Rou
     if not records and not settings.plan.failures:
         incomplete.append(Incomplete(IncompleteKind.NOTHING_RAN, "no case ran (nothing selected?)"))
     ordered = [records[c] for c in state.cases if c in records]
-    return report.build_results(
+    return reporting.build_results(
         round_id=settings.round_id, started_at=settings.started_at, finished_at=settings.clock.stamp(),
         upstream=settings.upstream,
         models={m: [e.tag for e in eps] for m, eps in settings.plan.endpoints.items()},

@@ -18,7 +18,7 @@ from core.results import REAL, ControlNote, Incomplete, RoundResults
 from core.results import CaseResult as RecordedCase
 from core.times import parse_time
 from core.vocabulary import REFUSAL, Outcome
-from probes.cases import Case, CaseRecord, CaseResult, PlannedCase
+from probes.round.cases import Case, CaseRecord, CaseResult, PlannedCase
 
 RESULTS_SCHEMA_VERSION = 1
 

@@ -8,7 +8,7 @@ the other workers wait for that file, bounded by a deadline. Every worker theref
 refusal against the same control result, and the control costs one request per round.
 
 A control case that is not selected this run (`-k`, `-m`) is not probed at all: the refusal
-passes of its model are then "probe unverified" (see probes/contracts/refusal.py), and
+passes of its model are then "probe unverified" (see probes/round/contracts/refusal.py), and
 `pytest probes -k <tag>` really probes only that endpoint.
 
 A configured control that gives no verdict this round (not discovered, not selected, or probed
@@ -30,8 +30,8 @@ from typing import Any
 
 from core.store import atomic_write_text
 from core.vocabulary import REFUSAL, Outcome, case_id
-from probes.cases import Case, CaseResult, result_from_wire, result_to_wire
-from probes.roundplan import RoundPlan
+from probes.round.cases import Case, CaseResult, result_from_wire, result_to_wire
+from probes.round.planning import RoundPlan
 
 POLL_S = 0.05
 NOT_DISCOVERED = "not discovered"

@@ -22,13 +22,13 @@ from types import ModuleType
 
 from core.config import ProbeSettings
 from judge.verdict import Verdict
-from probes.cases import Case, CaseResult
-from probes.client import PinnedClient
-from probes.contracts import ContractSettings, language, latency, refusal, structured
-from probes.controls import FileControls
-from probes.langservice import LanguageBackend
+from probes.round.cases import Case, CaseResult
+from probes.http.client import PinnedClient
+from probes.round.contracts import ContractSettings, language, latency, refusal, structured
+from probes.round.controls import FileControls
+from probes.round.language_service import LanguageBackend
 from core.upstream import Upstream
-from probes.wire import ReasoningBudget
+from probes.http.wire import ReasoningBudget
 
 CONTRACT_MODULES: dict[str, ModuleType] = {
     "latency": latency, "refusal": refusal, "structured": structured, "language": language,

@@ -17,10 +17,10 @@ from typing import Any
 
 from core.config import Config
 from core.vocabulary import CONTRACTS
-from probes.cases import Case, DiscoveryCase, PlannedCase
-from probes.client import PinnedClient
-from probes.discovery import DiscoveryError, discover
-from probes.records import Endpoint
+from probes.round.cases import Case, DiscoveryCase, PlannedCase
+from probes.http.client import PinnedClient
+from probes.http.discovery import DiscoveryError, discover
+from probes.http.records import Endpoint
 from core.upstream import Upstream
 
 SNAPSHOT_SCHEMA_VERSION = 1

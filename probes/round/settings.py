@@ -29,7 +29,7 @@ import pytest
 from core.config import Config, load_config
 from core.store import read_json
 from judge.state import STATE_FIX, state_from_json
-from probes.roundplan import RoundPlan, discover_plan, load_snapshot
+from probes.round.planning import RoundPlan, discover_plan, load_snapshot
 from core.upstream import Upstream, resolve_upstream
 
 WORKERINPUT_KEY = "canary_round"
@@ -150,7 +150,7 @@ def settle(config: pytest.Config, language_server: tuple[str, int, str] | None =
     alluredir = config.getoption("allure_report_dir", None)
     if role == "worker":
         w = json.loads(config.workerinput[WORKERINPUT_KEY])  # type: ignore[attr-defined]
-        from probes.scheduling import worker_index
+        from probes.pytest_plugin.scheduling import worker_index
         return RoundSettings(
             role=role, config=canary_config, client=client, plan=RoundPlan.from_json(w["plan"]),
             round_id=w["round_id"], started_at=w["started_at"], upstream=w["upstream"],

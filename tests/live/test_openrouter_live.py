@@ -13,9 +13,9 @@ import os
 import pytest
 
 from core.config import load_config
-from probes.client import PinnedClient
-from probes.discovery import discover
-from probes.records import Classification
+from probes.http.client import PinnedClient
+from probes.http.discovery import discover
+from probes.http.records import Classification
 from core.upstream import Upstream, resolve_upstream
 
 pytestmark = [

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from probes.client import PinnedClient
-from probes.discovery import discover
-from probes.records import ChatResult, Classification, Endpoint, ErrorKind
+from probes.http.client import PinnedClient
+from probes.http.discovery import discover
+from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 from core.upstream import Upstream, resolve_upstream
 from simulator import RunningSimulator, scenario_from_dict, start_simulator
 

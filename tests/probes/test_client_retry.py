@@ -17,8 +17,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from probes.client import PinnedClient
-from probes.records import ChatResult, Classification, Endpoint, ErrorKind
+from probes.http.client import PinnedClient
+from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 from core.upstream import Upstream
 
 SECRET = "sk-or-v1-SENTINEL-retry-77e1c0"

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from probes.client import PinnedClient
-from probes.discovery import DiscoveryError, discover
-from probes.records import Endpoint
+from probes.http.client import PinnedClient
+from probes.http.discovery import DiscoveryError, discover
+from probes.http.records import Endpoint
 from core.upstream import Upstream
 from simulator import scenario_from_dict, start_simulator
 

@@ -21,13 +21,13 @@ from core.config import ProbeSettings
 from judge import language as language_judge
 from judge.verdict import Verdict
 from core.vocabulary import Outcome
-from probes.cases import Case, CaseResult
-from probes.client import PinnedClient
-from probes.contracts import ContractSettings, language, latency, refusal, structured
-from probes.discovery import discover
-from probes.records import Endpoint
+from probes.round.cases import Case, CaseResult
+from probes.http.client import PinnedClient
+from probes.round.contracts import ContractSettings, language, latency, refusal, structured
+from probes.http.discovery import discover
+from probes.http.records import Endpoint
 from core.upstream import Upstream
-from probes.wire import ReasoningBudget
+from probes.http.wire import ReasoningBudget
 from simulator import RunningSimulator, scenario_from_dict, start_simulator
 
 SECRET = "sk-or-v1-SENTINEL-reasoning-31c9"

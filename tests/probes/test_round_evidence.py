@@ -20,7 +20,7 @@ import yaml
 from core.policy import Policy
 from core.results import read_results
 from judge.round import RoundClass, classify_round
-from probes.contracts.refusal import SHORT_REPLY_CHARS
+from probes.round.contracts.refusal import SHORT_REPLY_CHARS
 from round_support import MODEL, ROOT, Round, endpoint, run_round, scenario
 from simulator import scenario_from_dict, start_simulator
 

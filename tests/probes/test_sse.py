@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probes.sse import Comment, Event, SSEError, SSEParser
+from probes.http.sse import Comment, Event, SSEError, SSEParser
 
 
 def parse(*chunks: bytes) -> list[Comment | Event]:
