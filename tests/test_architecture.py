@@ -66,7 +66,7 @@ LAYERS = (
     Layer("simulator", frozenset({"core", "simulator", "aiohttp", "yaml"}), no_modules=IMPURE_CORE),
     Layer("probes", frozenset({"core", "judge", "probes", "simulator", "httpx", "httpcore", "pytest", "_pytest",
                                "xdist", "allure", "allure_commons", "yaml"}),
-          only_in=(("simulator", "probes/conftest.py"),)),
+          only_in=(("simulator", "probes/pytest_plugin/bundled_simulator.py"),)),
 )
 
 
@@ -125,7 +125,8 @@ def test_every_layer_of_architecture_md_is_checked() -> None:
     ("simulator", "simulator/bad.py", "from probes import client\n", "simulator/bad.py:1 imports probes"),
     ("probes", "probes/round/engine.py", "from core.config import Config\nfrom canary.config import X\n",
      "probes/round/engine.py:2 imports canary.config"),
-    ("probes", "probes/pytest_plugin/hooks.py", "import simulator.process\n", "only probes/conftest.py may import simulator"),
+    ("probes", "probes/pytest_plugin/hooks.py", "import simulator.process\n",
+     "only probes/pytest_plugin/bundled_simulator.py may import simulator"),
 ])
 def test_the_check_names_the_file_and_line_of_a_forbidden_import(layer: str, file: str, source: str,
                                                                   expected: str) -> None:

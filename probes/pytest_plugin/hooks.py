@@ -23,8 +23,7 @@ from core.results import Incomplete, IncompleteKind, RoundResults
 from probes.pytest_plugin import reporting, table
 from probes.round.cases import Case, CaseRecord, CaseResult, DiscoveryCase, PlannedCase
 from probes.round.contracts import AUTH_REASON
-from probes.round.controls import (FileControls, control_dir, publish, unprobed_controls, unselected_controls,
-                             write_allure_unprobed)
+from probes.round.controls import FileControls, control_dir, publish, unprobed_controls, unselected_controls
 from probes.round.engine import Engine, run_quietly
 from probes.round.language_service import LanguageProcess, LocalLanguage, RemoteLanguage
 from probes.pytest_plugin.outcomes import HostUnreachable, RoundIncomplete
@@ -308,7 +307,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             "ttft_seconds": str(settings.config.probe.ttft_seconds), "xdist_workers": str(settings.workers),
             "clock": settings.clock.kind, "controls": settings.controls_source,
         })
-        write_allure_unprobed(settings.alluredir, doc["unprobed_controls"], state.records)
+        reporting.write_allure_unprobed(settings.alluredir, doc["unprobed_controls"], state.records)
     run_quietly(lambda: shutil.rmtree(control_dir(settings.reports, settings.round_id), ignore_errors=True))
 
 

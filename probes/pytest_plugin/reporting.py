@@ -1,34 +1,35 @@
 """The round's reports: results.json (ARCHITECTURE.md, schema_version 1), JUnit properties, Allure.
 
 Everything here is either pure (`build_results`, the round record of core/results.py;
-`junit_properties`, `categories`) or writes exactly one file atomically (tmp + os.replace), so a
+`junit_properties`, `categories`) or writes exactly one file atomically (core/store.py), so a
 reader never sees half a report. The API key never reaches this module: nothing here receives
 Upstream.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+import time
+import uuid
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from core.results import REAL, ControlNote, Incomplete, RoundResults
 from core.results import CaseResult as RecordedCase
+from core.store import atomic_write_text
 from core.times import parse_time
-from core.vocabulary import REFUSAL, Outcome
+from core.vocabulary import REFUSAL, Outcome, case_id
 from probes.round.cases import Case, CaseRecord, CaseResult, PlannedCase
 
 RESULTS_SCHEMA_VERSION = 1
 
 
 def write_json(path: Path, doc: Any) -> None:
-    """Write JSON atomically: a crash leaves the previous file or the new one, never a mix."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    """Write JSON atomically (core.store), keys in the record's own order: results.json reads top-down."""
+    atomic_write_text(path, json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=False) + "\n")
 
 
 def build_results(*, round_id: str, started_at: str, finished_at: str, upstream: str,
@@ -146,9 +147,7 @@ def write_allure_run_files(alluredir: Path, doc: Mapping[str, Any], environment:
     """environment.properties, categories.json, executor.json: controller only, once per round."""
     alluredir.mkdir(parents=True, exist_ok=True)
     env_lines = [f"{k}={_prop(v)}" for k, v in environment.items()]
-    tmp = alluredir / ".environment.properties.tmp"
-    tmp.write_text("\n".join(env_lines) + "\n", encoding="utf-8")
-    os.replace(tmp, alluredir / "environment.properties")
+    atomic_write_text(alluredir / "environment.properties", "\n".join(env_lines) + "\n")
     write_json(alluredir / "categories.json", categories())
     executor = {"name": os.environ.get("CANARY_EXECUTOR", "canary"), "type": "canary",
                 "buildName": f"canary round {doc['round_id']}", "buildOrder": _build_order(),
@@ -168,3 +167,29 @@ def _build_order() -> int:
 
 def _prop(value: str) -> str:
     return str(value).replace("\\", "\\\\").replace("\n", " ")
+
+
+def write_allure_unprobed(alluredir: Path, unprobed: Iterable[Mapping[str, str]], probed_ids: Collection[str]) -> None:
+    """One *broken* Allure result per configured control that has no case this round.
+
+    A control that was not discovered or not selected has no pytest item, so nothing else
+    would show it in the report; a control probed without a verdict already has its case.
+    """
+    now_ms = int(time.time() * 1000)
+    for u in unprobed:
+        unprobed_id = case_id(u["model"], u["control"], REFUSAL)
+        if unprobed_id in probed_ids:
+            continue
+        history = hashlib.md5(f"control-unprobed::{unprobed_id}".encode()).hexdigest()
+        labels = {"parentSuite": u["model"], "suite": REFUSAL, "subSuite": u["control"], "model": u["model"],
+                  "provider": u["control"], "contract": REFUSAL, "tag": "positive-control"}
+        message = (f"control not probed: {u['reason']}; refusal passes of {u['model']} are inconclusive this "
+                   "round (fix `controls` in canary.yaml)")
+        result = {
+            "uuid": str(uuid.uuid4()), "historyId": history, "testCaseId": history,
+            "fullName": f"canary positive control {unprobed_id}", "name": f"{u['control']} · refusal (control not probed)",
+            "status": "broken", "stage": "finished", "statusDetails": {"message": message},
+            "description": message, "start": now_ms, "stop": now_ms,
+            "labels": [{"name": k, "value": v} for k, v in labels.items()],
+        }
+        atomic_write_text(alluredir / f"{result['uuid']}-result.json", json.dumps(result, ensure_ascii=False))

@@ -23,7 +23,6 @@ import asyncio
 import hashlib
 import json
 import time
-import uuid
 from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -112,29 +111,3 @@ class FileControls:
                                            "control verdict never arrived from the worker probing it",
                                            raw_outcome=Outcome.TRANSPORT_ERROR)
             await asyncio.sleep(POLL_S)
-
-
-def write_allure_unprobed(alluredir: Path, unprobed: Iterable[Mapping[str, str]], probed_ids: Collection[str]) -> None:
-    """One *broken* Allure result per configured control that has no case this round.
-
-    A control that was not discovered or not selected has no pytest item, so nothing else
-    would show it in the report; a control probed without a verdict already has its case.
-    """
-    now_ms = int(time.time() * 1000)
-    for u in unprobed:
-        unprobed_id = case_id(u["model"], u["control"], REFUSAL)
-        if unprobed_id in probed_ids:
-            continue
-        history = hashlib.md5(f"control-unprobed::{unprobed_id}".encode()).hexdigest()
-        labels = {"parentSuite": u["model"], "suite": REFUSAL, "subSuite": u["control"], "model": u["model"],
-                  "provider": u["control"], "contract": REFUSAL, "tag": "positive-control"}
-        message = (f"control not probed: {u['reason']}; refusal passes of {u['model']} are inconclusive this "
-                   "round (fix `controls` in canary.yaml)")
-        result = {
-            "uuid": str(uuid.uuid4()), "historyId": history, "testCaseId": history,
-            "fullName": f"canary positive control {unprobed_id}", "name": f"{u['control']} · refusal (control not probed)",
-            "status": "broken", "stage": "finished", "statusDetails": {"message": message},
-            "description": message, "start": now_ms, "stop": now_ms,
-            "labels": [{"name": k, "value": v} for k, v in labels.items()],
-        }
-        atomic_write_text(alluredir / f"{result['uuid']}-result.json", json.dumps(result, ensure_ascii=False))

@@ -176,9 +176,9 @@ def collect_only(tmp: Path, base_url: str, *args: str, **env: str) -> subprocess
 
 
 def test_the_probes_and_the_simulator_name_the_same_scenario_variable() -> None:
-    from probes import conftest
+    from probes.pytest_plugin import bundled_simulator
 
-    assert conftest.SCENARIO_ENV == SCENARIO_ENV
+    assert bundled_simulator.SCENARIO_ENV == SCENARIO_ENV
 
 
 def test_a_real_upstream_keeps_canary_yamls_controls_whatever_the_environment_says(tmp_path: Path) -> None:
