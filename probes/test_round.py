@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from probes.round.cases import CaseResult
-from probes.pytest_plugin.outcomes import enforce
 from probes.pytest_plugin.hooks import describe_in_allure, probe_result
+from probes.pytest_plugin.outcomes import enforce
+from probes.round.cases import CaseResult
 
 
 @pytest.fixture

@@ -49,9 +49,9 @@ from typing import Any
 import httpx
 
 from core.errors import UpstreamError
-from probes.http.records import ChatResult, Endpoint
-from probes.http.exchange import Run
 from core.upstream import Upstream
+from probes.http.exchange import Run
+from probes.http.records import ChatResult, Endpoint
 from probes.http.sse import SSEError, SSEParser
 from probes.http.transport import CountingTransport, Wire, watch
 from probes.http.wire import ReasoningBudget, pinned_body, reasoning_request

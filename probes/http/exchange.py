@@ -23,7 +23,14 @@ import httpx
 
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 from probes.http.stream import StreamState
-from probes.http.wire import classify_status, completion_fields, error_of, flagged_categories, parse_json, provider_matches
+from probes.http.wire import (
+    classify_status,
+    completion_fields,
+    error_of,
+    flagged_categories,
+    parse_json,
+    provider_matches,
+)
 
 Outcome = tuple[Classification, ErrorKind | None, str | None]
 

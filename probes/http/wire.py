@@ -112,7 +112,7 @@ def pinned_body(
             "require_parameters": endpoint.supports(cap) or response_format is not None,
         },
     }
-    for name, value in zip(_OPTIONAL_PARAMS, (temperature, seed)):
+    for name, value in zip(_OPTIONAL_PARAMS, (temperature, seed), strict=True):
         if value is not None and endpoint.supports(name):
             body[name] = value
     # response_format and reasoning are sent as asked: the caller checks endpoint.supports()

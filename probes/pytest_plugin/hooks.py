@@ -18,17 +18,29 @@ from typing import Any
 
 import pytest
 
-from core.vocabulary import Outcome
 from core.results import Incomplete, IncompleteKind, RoundResults
+from core.vocabulary import Outcome
 from probes.pytest_plugin import reporting, table
+from probes.pytest_plugin.outcomes import HostUnreachable, RoundIncomplete
+from probes.pytest_plugin.scheduling import ProviderScheduling, assignment, case_id_of
 from probes.round.cases import Case, CaseRecord, CaseResult, DiscoveryCase, PlannedCase
 from probes.round.contracts import AUTH_REASON
-from probes.round.controls import FileControls, control_dir, publish, unprobed_controls, unselected_controls
+from probes.round.controls import (
+    FileControls,
+    control_dir,
+    publish,
+    unprobed_controls,
+    unselected_controls,
+)
 from probes.round.engine import Engine, run_quietly
 from probes.round.language_service import LanguageProcess, LocalLanguage, RemoteLanguage
-from probes.pytest_plugin.outcomes import HostUnreachable, RoundIncomplete
-from probes.round.settings import WORKERINPUT_KEY, RoundSettings, settle, snapshot_doc, workerinput_for
-from probes.pytest_plugin.scheduling import ProviderScheduling, assignment, case_id_of
+from probes.round.settings import (
+    WORKERINPUT_KEY,
+    RoundSettings,
+    settle,
+    snapshot_doc,
+    workerinput_for,
+)
 
 CASE_PARAM = "canary_case_id"
 # How long beyond the request deadline a worker waits for the controller's control verdict.
@@ -266,9 +278,10 @@ class ResultCollector:
         state = self.state
         data = getattr(report, "canary", None)
         case_id = case_id_of(report.nodeid)
+        when: str = report.when  # xdist's "???" is not among pytest's declared phases
         if data is not None and case_id is not None:
             state.records[case_id] = CaseRecord(case_id, data["entry"], data["auth_error"], data["probed"])
-        elif report.when == "???" and isinstance(case := state.cases.get(case_id or ""), Case):
+        elif when == "???" and isinstance(case := state.cases.get(case_id or ""), Case):
             # xdist's synthetic report for an item whose worker died under it.
             state.records[case.id] = CaseRecord(case.id, _synthetic(case, "worker crashed"))
 

@@ -87,23 +87,24 @@ def allure_case(case: PlannedCase, result: CaseResult | None) -> None:
     """Title, labels, and one step per request with prompt, reply and timings attached."""
     import allure
 
-    allure.dynamic.title(case.title)
-    allure.dynamic.parent_suite(case.model)
+    dynamic: Any = allure.dynamic  # allure-pytest leaves these functions unannotated
+    dynamic.title(case.title)
+    dynamic.parent_suite(case.model)
     # A failed discovery has no endpoint and no contract: it is filed as "discovery", host "*".
     provider, suite = (case.provider, case.contract) if isinstance(case, Case) else ("*", case.marker)
-    allure.dynamic.suite(suite)
-    allure.dynamic.sub_suite(provider)
+    dynamic.suite(suite)
+    dynamic.sub_suite(provider)
     for name, value in (("model", case.model), ("provider", provider), ("contract", suite)):
-        allure.dynamic.label(name, value)
+        dynamic.label(name, value)
     if not isinstance(case, Case):
         return
     if case.language:
-        allure.dynamic.tag(f"language:{case.language}")
+        dynamic.tag(f"language:{case.language}")
     if case.control:
-        allure.dynamic.tag("positive-control")
+        dynamic.tag("positive-control")
     if result is None:
         return
-    allure.dynamic.description(f"**{result.outcome.value}**: {result.reason}")
+    dynamic.description(f"**{result.outcome.value}**: {result.reason}")
     for n, attempt in enumerate(result.attempts, 1):
         label = "request" if len(result.attempts) == 1 else f"attempt {n} of {len(result.attempts)}"
         try:

@@ -19,7 +19,7 @@ import dataclasses
 import json
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -28,9 +28,9 @@ import pytest
 
 from core.config import Config, load_config
 from core.store import read_json
+from core.upstream import Upstream, resolve_upstream
 from judge.state import STATE_FIX, state_from_json
 from probes.round.planning import RoundPlan, discover_plan, load_snapshot
-from core.upstream import Upstream, resolve_upstream
 
 WORKERINPUT_KEY = "canary_round"
 SIMULATOR_UPSTREAM = "simulator"
@@ -56,7 +56,7 @@ class RoundClock:
     virtual: bool = False
 
     def now(self) -> datetime:
-        return datetime.now(timezone.utc) + self.offset
+        return datetime.now(UTC) + self.offset
 
     def stamp(self) -> str:
         """Now on this clock, as results.json writes times."""
@@ -87,7 +87,7 @@ class RoundSettings:
 
 def stamp(at: datetime) -> str:
     """A time as results.json writes it (UTC, second precision, Z)."""
-    return at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def utc_now() -> str:
@@ -95,7 +95,7 @@ def utc_now() -> str:
 
 
 def new_round_id(at: datetime | None = None) -> str:
-    return (at or datetime.now(timezone.utc)).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
+    return (at or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
 
 
 def round_clock(virtual_time: str | None, upstream: str) -> RoundClock:
@@ -110,8 +110,8 @@ def round_clock(virtual_time: str | None, upstream: str) -> RoundClock:
     except ValueError:
         raise pytest.UsageError(f"canary: --canary-virtual-time: {virtual_time!r} is not an ISO 8601 time "
                                 "like 2026-11-29T22:30:00Z") from None
-    at = at if at.tzinfo else at.replace(tzinfo=timezone.utc)
-    return RoundClock(offset=at - datetime.now(timezone.utc), virtual=True)
+    at = at if at.tzinfo else at.replace(tzinfo=UTC)
+    return RoundClock(offset=at - datetime.now(UTC), virtual=True)
 
 
 def round_controls(config: pytest.Config, canary_config: Config, upstream: str) -> tuple[Config, str]:
@@ -156,7 +156,7 @@ def settle(config: pytest.Config, language_server: tuple[str, int, str] | None =
             round_id=w["round_id"], started_at=w["started_at"], upstream=w["upstream"],
             clock=RoundClock(), controls_source=w["controls_source"], reports=Path(w["reports"]), workers=int(config.workerinput["workercount"]),  # type: ignore[attr-defined]
             worker_index=worker_index(config.workerinput["workerid"], int(config.workerinput["workercount"])),  # type: ignore[attr-defined]
-            language_server=tuple(w["language_server"]) if w["language_server"] else None,  # type: ignore[arg-type]
+            language_server=tuple(w["language_server"]) if w["language_server"] else None,
             alluredir=Path(alluredir) if alluredir else None,
         )
     reports = Path(config.getoption("canary_reports") or canary_config.paths.reports)

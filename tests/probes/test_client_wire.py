@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
+from core.upstream import Upstream
 from probes.http.client import PinnedClient
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
-from core.upstream import Upstream
 from probes.http.stream import MAX_TEXT_CHARS
 
 SECRET = "sk-or-v1-SENTINEL-wire-0123456789"

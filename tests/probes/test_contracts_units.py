@@ -8,11 +8,11 @@ from dataclasses import replace
 import pytest
 
 from core.config import ProbeSettings
-from judge.verdict import Verdict
 from core.vocabulary import Outcome
+from judge.verdict import Verdict
+from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind, Usage
 from probes.round.cases import Attempt, Case, CaseResult
 from probes.round.contracts import ContractSettings, language, latency, refusal, structured
-from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind, Usage
 
 PROBE = ProbeSettings(ttft_seconds=10.0, request_deadline_seconds=30.0, max_tokens=200,
                       language_confirmations=2, temperature=0.7)

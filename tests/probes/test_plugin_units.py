@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from core.results import Incomplete, IncompleteKind, read_results
-from probes.round.cases import Case, CaseResult, DiscoveryCase, result_from_wire, result_to_wire
+from core.vocabulary import Outcome
 from probes.http.records import Endpoint
 from probes.pytest_plugin.reporting import build_results
-from probes.round.planning import DiscoveryFailure, RoundPlan, assign_languages
 from probes.pytest_plugin.scheduling import assignment, case_id_of, worker_index
 from probes.pytest_plugin.table import render
-from core.vocabulary import Outcome
+from probes.round.cases import Case, CaseResult, DiscoveryCase, result_from_wire, result_to_wire
+from probes.round.planning import DiscoveryFailure, RoundPlan, assign_languages
 
 
 def ep(tag: str) -> Endpoint:

@@ -12,7 +12,16 @@ from typing import Any
 
 import pytest
 import yaml
-from round_support import MODEL, PLANTED, ROOT, SENTINEL_KEY, canary_config, endpoint, run_round, scenario
+from round_support import (
+    MODEL,
+    PLANTED,
+    ROOT,
+    SENTINEL_KEY,
+    canary_config,
+    endpoint,
+    run_round,
+    scenario,
+)
 
 from canary import summary
 from canary.cli import main as canary

@@ -22,18 +22,18 @@ import dataclasses
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
 
 import yaml
 
 from core.config import ProbeSettings
+from core.vocabulary import Outcome
 from judge.refusal import find_refusal
 from judge.verdict import Verdict
-from core.vocabulary import Outcome
-from probes.round.cases import Attempt, Case, CaseResult
 from probes.http.records import ChatResult, Classification, Endpoint
+from probes.round.cases import Attempt, Case, CaseResult
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
 
@@ -79,7 +79,7 @@ class ContractSettings:
     siblings: SiblingBoard = NoSiblings()  # the endpoint's other cases: refusal checks of their replies
 
 
-@lru_cache(maxsize=None)
+@cache
 def prompt(name: str) -> Any:
     """A prompt data file from probes/round/prompts/ (cached: read once per process)."""
     return yaml.safe_load((PROMPTS / f"{name}.yaml").read_text(encoding="utf-8"))

@@ -16,9 +16,16 @@ from __future__ import annotations
 import asyncio
 
 from core.vocabulary import Outcome
-from probes.round.cases import Attempt, Case, CaseResult
-from probes.round.contracts import ChatClient, ContractSettings, attempt_from, clock, prompt, with_refusal_check
 from probes.http.records import Classification, Endpoint
+from probes.round.cases import Attempt, Case, CaseResult
+from probes.round.contracts import (
+    ChatClient,
+    ContractSettings,
+    attempt_from,
+    clock,
+    prompt,
+    with_refusal_check,
+)
 
 
 def messages(language: str) -> list[dict[str, str]]:

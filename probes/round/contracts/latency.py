@@ -12,9 +12,17 @@
 from __future__ import annotations
 
 from judge.verdict import Outcome, Verdict
-from probes.round.cases import Case, CaseResult
-from probes.round.contracts import ChatClient, ContractSettings, attempt_from, clock, prompt, single, with_refusal_check
 from probes.http.records import ChatResult, Classification, Endpoint
+from probes.round.cases import Case, CaseResult
+from probes.round.contracts import (
+    ChatClient,
+    ContractSettings,
+    attempt_from,
+    clock,
+    prompt,
+    single,
+    with_refusal_check,
+)
 
 # Only the first token is judged: a small completion keeps the probe cheap.
 MAX_TOKENS = 32
