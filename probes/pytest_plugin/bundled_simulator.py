@@ -57,7 +57,8 @@ def hand_over_scenario_controls(config: pytest.Config) -> None:
     path = os.environ.get(SCENARIO_ENV, "").strip()
     if hasattr(config, "workerinput") or not path:
         return  # and the simulator package (aiohttp and all) is not even imported
-    from probes.round.settings import SIMULATED_CONTROLS, SimulatedControls
+    from probes.pytest_plugin.settle import SIMULATED_CONTROLS
+    from probes.round.settings import SimulatedControls
     from simulator.process import scenario_controls
 
     try:

@@ -23,6 +23,7 @@ from core.vocabulary import Outcome
 from probes.pytest_plugin import reporting, table
 from probes.pytest_plugin.outcomes import HostUnreachable, RoundIncomplete
 from probes.pytest_plugin.scheduling import ProviderScheduling, assignment, case_id_of
+from probes.pytest_plugin.settle import WORKERINPUT_KEY, settle
 from probes.round.cases import Case, CaseRecord, CaseResult, DiscoveryCase, PlannedCase
 from probes.round.contracts import AUTH_REASON
 from probes.round.controls import (
@@ -34,13 +35,7 @@ from probes.round.controls import (
 )
 from probes.round.engine import Engine, run_quietly
 from probes.round.language_service import LanguageProcess, LocalLanguage, RemoteLanguage
-from probes.round.settings import (
-    WORKERINPUT_KEY,
-    RoundSettings,
-    settle,
-    snapshot_doc,
-    workerinput_for,
-)
+from probes.round.settings import RoundSettings, snapshot_doc, workerinput_for
 
 CASE_PARAM = "canary_case_id"
 # How long beyond the request deadline a worker waits for the controller's control verdict.
