@@ -5,11 +5,11 @@ from __future__ import annotations
 from core.results import Incomplete, IncompleteKind, read_results
 from core.vocabulary import Outcome
 from probes.http.records import Endpoint
-from probes.pytest_plugin.reporting import build_results
 from probes.pytest_plugin.scheduling import assignment, case_id_of, worker_index
 from probes.pytest_plugin.table import render
 from probes.round.cases import Case, CaseResult, DiscoveryCase, result_from_wire, result_to_wire
 from probes.round.planning import DiscoveryFailure, RoundPlan, assign_languages
+from probes.round.record import build_results
 
 
 def ep(tag: str) -> Endpoint:
