@@ -31,9 +31,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from core.upstream import Upstream
-from probes.client import PinnedClient  # noqa: E402
-from probes.discovery import discover  # noqa: E402
-from probes.records import Classification, Endpoint  # noqa: E402
+from probes.http.client import PinnedClient  # noqa: E402
+from probes.http.discovery import discover  # noqa: E402
+from probes.http.records import Classification, Endpoint  # noqa: E402
 from simulator.process import simulator_process  # noqa: E402
 
 MODEL = "bench/ttft-model"

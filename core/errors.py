@@ -13,9 +13,9 @@
     │   └── LiftError                   a lift of an endpoint that is not suspended (judge/rules.py)
     ├── UpstreamError                 the upstream (OpenRouter or a simulator) cannot be used
     │   ├── MissingKeyError             no OPENROUTER_API_KEY inside GitHub Actions (core/upstream.py)
-    │   ├── TransportError              a request that never got an answer (probes/client.py)
-    │   ├── SSEError                    a reply stream past the SSE framing limits (probes/sse.py)
-    │   └── DiscoveryError              a model's endpoints cannot be trusted (probes/discovery.py)
+    │   ├── TransportError              a request that never got an answer (probes/http/client.py)
+    │   ├── SSEError                    a reply stream past the SSE framing limits (probes/http/sse.py)
+    │   └── DiscoveryError              a model's endpoints cannot be trusted (probes/http/discovery.py)
     ├── CommitBackError               commit-back gave up (canary/commit_back.py)
     ├── AllureError                   the Allure HTML report cannot be rendered (canary/allure_html.py)
     ├── GitHubError                   the GitHub API refused or failed (canary/github_issues/client.py)
@@ -33,7 +33,7 @@ ValueError` around a parser keeps working.
 tests/test_errors.py checks this drawing against the classes themselves (each drawn class has
 the drawn parent, and no class derives from a drawn one without being drawn).
 
-Not in the tree, on purpose: how a probe case ends as pytest sees it (probes/outcomes.py:
+Not in the tree, on purpose: how a probe case ends as pytest sees it (probes/pytest_plugin/outcomes.py:
 ContractViolation is an AssertionError, so pytest reports a failed contract as *failed*;
 HostUnreachable and RoundIncomplete are *errors*), and the private exceptions a module uses to
 leave a block (judge/structured.py's).

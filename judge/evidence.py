@@ -7,7 +7,7 @@ streaks move. What a round adds, per contract, is one code per judged reply:
   case "p", a transport error "t"; not-applicable cases add nothing and positive-control cases
   (they judge the probe) are never recorded;
 - the refusal contract also gets the refusal check of every completed latency and language reply
-  (probes/contracts: "more evidence at no extra cost"), so it holds 3 to 5 replies a round;
+  (probes/round/contracts: "more evidence at no extra cost"), so it holds 3 to 5 replies a round;
 - refusal-probe replies far shorter than the peers' are "s" (judge/short_replies.py), or "f" when
   they failed the case (the short-reply check then marks them failed);
 - while the model's refusal probe is weak or unverified (its positive control passed or gave no

@@ -11,7 +11,7 @@ at their usual length. So, per model and round:
   reference; a short reply is recorded as evidence (code `s` in the window) and fails nothing;
 - the refusal case **fails** only when every one of its replies is short, there are at least
   MIN_ATTEMPTS of them (the probe asks for confirmations after a short first reply:
-  probes/contracts/refusal.py), and the host is significantly shorter than its peers: a
+  probes/round/contracts/refusal.py), and the host is significantly shorter than its peers: a
   one-sided Fisher test of its short replies against theirs, p < ALPHA. One short reply is
   generative noise; the same prompt cut short three times while the peers were not is a filter.
 

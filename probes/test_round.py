@@ -1,18 +1,18 @@
 """One canary round: a case per model x endpoint x contract, generated from discovery.
 
-The parametrization comes from probes/plugin.py (pytest_generate_tests). The probes already
+The parametrization comes from probes/pytest_plugin/hooks.py (pytest_generate_tests). The probes already
 run concurrently in the engine; the fixture waits for this case's result at setup (a transport
 error or a failed discovery is raised there, so pytest reports it as an *error*), and the test
-turns the verdict into pass / fail / skip (probes/outcomes.py).
+turns the verdict into pass / fail / skip (probes/pytest_plugin/outcomes.py).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from probes.cases import CaseResult
-from probes.outcomes import enforce
-from probes.plugin import describe_in_allure, probe_result
+from probes.pytest_plugin.hooks import describe_in_allure, probe_result
+from probes.pytest_plugin.outcomes import enforce
+from probes.round.cases import CaseResult
 
 
 @pytest.fixture

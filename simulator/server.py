@@ -107,7 +107,8 @@ async def _record(request: web.Request, handler: Handler) -> web.StreamResponse:
             headers={k: mask(k, v) for k, v in request.headers.items()}, body=body, at=time.time(),
         )
     )  # fmt: skip
-    return await handler(request)
+    response: web.StreamResponse = await handler(request)
+    return response
 
 
 @web.middleware
@@ -116,7 +117,8 @@ async def _auth(request: web.Request, handler: Handler) -> web.StreamResponse:
         scheme, _, key = request.headers.get("Authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not key.strip():
             return stream.json_error(401, wire.error_body(401, "Missing Authentication header"))
-    return await handler(request)
+    response: web.StreamResponse = await handler(request)
+    return response
 
 
 async def models(request: web.Request) -> web.Response:

@@ -52,7 +52,9 @@ class Layer:
         if top not in self.packages:
             return f"{where}: {self.folder}/ may import only the standard library and {sorted(self.packages)}"
         if any(imp.module == m or imp.module.startswith(m + ".") for m in self.no_modules):
-            return f"{where}: {self.folder}/ may use only the pure part of core/ (not {sorted(self.no_modules)})"
+            if self.no_modules == IMPURE_CORE:
+                return f"{where}: {self.folder}/ may use only the pure part of core/ (not {sorted(self.no_modules)})"
+            return f"{where}: {self.folder}/ must not import any of {sorted(self.no_modules)}"
         for name, file in self.only_in:
             if top == name and imp.file != file:
                 return f"{where}: only {file} may import {name}"
@@ -66,7 +68,7 @@ LAYERS = (
     Layer("simulator", frozenset({"core", "simulator", "aiohttp", "yaml"}), no_modules=IMPURE_CORE),
     Layer("probes", frozenset({"core", "judge", "probes", "simulator", "httpx", "httpcore", "pytest", "_pytest",
                                "xdist", "allure", "allure_commons", "yaml"}),
-          only_in=(("simulator", "probes/conftest.py"),)),
+          only_in=(("simulator", "probes/pytest_plugin/bundled_simulator.py"),)),
 )
 
 
@@ -123,9 +125,10 @@ def test_every_layer_of_architecture_md_is_checked() -> None:
     ("core", "core/bad.py", "import yaml\n", "core/bad.py:1 imports yaml: only core/config.py may import yaml"),
     ("core", "core/bad.py", "from judge.verdict import Verdict\n", "core/bad.py:1 imports judge.verdict"),
     ("simulator", "simulator/bad.py", "from probes import client\n", "simulator/bad.py:1 imports probes"),
-    ("probes", "probes/engine.py", "from core.config import Config\nfrom canary.config import X\n",
-     "probes/engine.py:2 imports canary.config"),
-    ("probes", "probes/plugin.py", "import simulator.process\n", "only probes/conftest.py may import simulator"),
+    ("probes", "probes/round/engine.py", "from core.config import Config\nfrom canary.config import X\n",
+     "probes/round/engine.py:2 imports canary.config"),
+    ("probes", "probes/pytest_plugin/hooks.py", "import simulator.process\n",
+     "only probes/pytest_plugin/bundled_simulator.py may import simulator"),
 ])
 def test_the_check_names_the_file_and_line_of_a_forbidden_import(layer: str, file: str, source: str,
                                                                   expected: str) -> None:
@@ -138,6 +141,27 @@ def test_allowed_imports_are_not_reported() -> None:
     judge = next(layer for layer in LAYERS if layer.folder == "judge")
     source = "import json\nfrom core.vocabulary import Outcome\nfrom . import window\nimport lingua\n"
     assert offences(judge, {"judge/ok.py": source}) == []
+
+
+# Inside probes/: the HTTP client knows no round, and neither knows pytest (the adapter is pytest_plugin/).
+PROBES_INNER = (
+    Layer("probes/http", frozenset({"core", "probes", "httpx", "httpcore"}), no_modules=frozenset(
+        {"probes.round", "probes.pytest_plugin", "probes.conftest", "probes.test_round"})),
+    Layer("probes/round", frozenset({"core", "judge", "probes", "httpx", "yaml"}), no_modules=frozenset(
+        {"probes.pytest_plugin", "probes.conftest", "probes.test_round"})),
+)
+
+
+@pytest.mark.parametrize("layer", PROBES_INNER, ids=lambda layer: layer.folder)
+def test_the_http_client_and_the_round_do_not_import_pytest_or_the_adapter(layer: Layer) -> None:
+    found = offences(layer, sources(layer.folder))
+    assert not found, "\n".join(found)
+
+
+def test_the_round_check_can_fail() -> None:
+    found = offences(PROBES_INNER[1], {"probes/round/bad.py": "import pytest\nfrom probes.pytest_plugin import hooks\n"})
+    assert len(found) == 2 and "probes/round/bad.py:1 imports pytest" in found[0], found
+    assert "probes/round/bad.py:2 imports probes.pytest_plugin: probes/round/ must not import" in found[1], found
 
 
 def test_judge_is_importable_without_pytest() -> None:

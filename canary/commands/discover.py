@@ -16,9 +16,9 @@ from typing import Any
 
 from core.config import load_config
 from core.upstream import Upstream, resolve_upstream
-from probes.client import PinnedClient
-from probes.discovery import DiscoveryError, discover
-from probes.records import ChatResult, Classification, Endpoint
+from probes.http.client import PinnedClient
+from probes.http.discovery import DiscoveryError, discover
+from probes.http.records import ChatResult, Classification, Endpoint
 from simulator.process import SIMULATOR_KEY, simulator_process
 
 PING_MESSAGES = ({"role": "user", "content": "Say hello to a traveller arriving at the inn, in one short sentence."},)

@@ -21,16 +21,16 @@ NOT_APPLICABLE = "not_applicable"
 # ("control unverified: ...", "... (confirmed: 3 of 3)") keep the judge's prefix at the start
 # or are unwrapped below.
 _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), code) for p, code in (
-    # latency (probes/contracts/latency.py)
+    # latency (probes/round/contracts/latency.py)
     (r"^first token after .* > ", "ttft_exceeded"),
     (r"^no text within ", "ttft_exceeded"),
     (r"^completed without any text", "no_text"),
-    # any contract (probes/contracts/__init__.py)
+    # any contract (probes/round/contracts/__init__.py)
     (r"^the reply spent its budget on reasoning", "reasoning_budget"),
     (r"^routing mismatch", "routing_mismatch"),
     (r"^the upstream refused our API key", "auth_refused"),
     (r"^moderation: ", "moderation"),
-    # refusal (judge/refusal.py, probes/contracts/refusal.py)
+    # refusal (judge/refusal.py, probes/round/contracts/refusal.py)
     (r"^refusal: .*content_filter", "content_filter"),
     (r"^refusal: empty reply", "empty_reply"),
     (r"^refusal: .*refus", "refusal_pattern"),
@@ -38,7 +38,7 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), code) fo
     (r"^control missed", "control_missed"),
     (r"^probe weak", "probe_weak"),
     (r"^probe unverified", "probe_unverified"),
-    # structured (judge/structured.py, probes/contracts/structured.py)
+    # structured (judge/structured.py, probes/round/contracts/structured.py)
     (r"^structured: the reply reached max_tokens", "max_tokens_cut"),
     (r"^structured: not valid JSON", "not_json"),
     (r"^structured: empty reply", "empty_reply"),
@@ -69,7 +69,7 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), code) fo
     (r"^transport: stream ended without \[DONE\]", "stream_cut"),
 ))
 
-# error_kind values (probes/records.py ErrorKind) that read better under another name.
+# error_kind values (probes/http/records.py ErrorKind) that read better under another name.
 _ERROR_KINDS = {"routing": "routing_mismatch", "auth": "auth_refused"}
 _WRAPPERS = ("control caught: ", "control unverified: ")
 _CODE = re.compile(r"^[a-z0-9_]{1,40}$")

@@ -1,7 +1,7 @@
 """Every reason the judges and contracts write maps to a stable code (canary/history/reasons.py).
 
 The reasons come from the real producers where they are plain functions (the judging functions
-of judge/); the contracts' own wordings are quoted from probes/contracts. tests/proof's fault
+of judge/); the contracts' own wordings are quoted from probes/round/contracts. tests/proof's fault
 matrix round checks every reason of a real round over real sockets.
 """
 

@@ -17,7 +17,7 @@ from core.store import StoreError
 from core.vocabulary import LANGUAGES
 from judge.decisions import Action
 from judge.state import state_to_json
-from probes.roundsetup import read_language_plan
+from probes.round.settings import read_language_plan
 
 
 def test_the_configuration_defaults_are_the_policy_defaults() -> None:

@@ -14,9 +14,9 @@ import pytest
 
 from core.config import load_config
 from core.upstream import Upstream, resolve_upstream
-from probes.client import PinnedClient
-from probes.discovery import discover
-from probes.records import Classification
+from probes.http.client import PinnedClient
+from probes.http.discovery import discover
+from probes.http.records import Classification
 
 pytestmark = [
     pytest.mark.live,

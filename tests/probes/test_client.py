@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from probes.client import PinnedClient
-from probes.discovery import discover
-from probes.records import ChatResult, Classification, Endpoint, ErrorKind
 from core.upstream import Upstream, resolve_upstream
+from probes.http.client import PinnedClient
+from probes.http.discovery import discover
+from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 from simulator import RunningSimulator, scenario_from_dict, start_simulator
 
 SECRET = "sk-or-v1-SENTINEL-client-4f1c9e0d7b"

@@ -17,9 +17,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from probes.client import PinnedClient
-from probes.records import ChatResult, Classification, Endpoint, ErrorKind
 from core.upstream import Upstream
+from probes.http.client import PinnedClient
+from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 
 SECRET = "sk-or-v1-SENTINEL-retry-77e1c0"
 ENDPOINT = Endpoint("acme/model-x", "aurora/fp8", "Aurora", "fp8", ("max_tokens",), 1e-7, 2e-7, 8192, 512, 0)

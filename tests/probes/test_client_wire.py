@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from probes.client import PinnedClient
-from probes.records import ChatResult, Classification, Endpoint, ErrorKind
 from core.upstream import Upstream
-from probes.stream import MAX_TEXT_CHARS
+from probes.http.client import PinnedClient
+from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
+from probes.http.stream import MAX_TEXT_CHARS
 
 SECRET = "sk-or-v1-SENTINEL-wire-0123456789"
 ENDPOINT = Endpoint("acme/model-x", "aurora/fp8", "Aurora", "fp8", ("max_tokens",), 1e-7, 2e-7, 8192, 512, 0)

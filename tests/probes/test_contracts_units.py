@@ -8,11 +8,11 @@ from dataclasses import replace
 import pytest
 
 from core.config import ProbeSettings
-from judge.verdict import Verdict
 from core.vocabulary import Outcome
-from probes.cases import Attempt, Case, CaseResult
-from probes.contracts import ContractSettings, language, latency, refusal, structured
-from probes.records import ChatResult, Classification, Endpoint, ErrorKind, Usage
+from judge.verdict import Verdict
+from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind, Usage
+from probes.round.cases import Attempt, Case, CaseResult
+from probes.round.contracts import ContractSettings, language, latency, refusal, structured
 
 PROBE = ProbeSettings(ttft_seconds=10.0, request_deadline_seconds=30.0, max_tokens=200,
                       language_confirmations=2, temperature=0.7)
@@ -171,7 +171,7 @@ def test_language_majority_of_three_after_an_anomaly(verdicts, outcome, calls) -
 
 def test_every_language_prompt_names_its_language_and_asks_for_sentences() -> None:
     from core.vocabulary import LANGUAGES
-    from probes.contracts import prompt
+    from probes.round.contracts import prompt
 
     names = {code: entry["name"] for code, entry in prompt("languages").items()}
     assert set(names) == set(LANGUAGES)

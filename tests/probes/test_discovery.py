@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from probes.client import PinnedClient
-from probes.discovery import DiscoveryError, discover
-from probes.records import Endpoint
 from core.upstream import Upstream
+from probes.http.client import PinnedClient
+from probes.http.discovery import DiscoveryError, discover
+from probes.http.records import Endpoint
 from simulator import scenario_from_dict, start_simulator
 
 SECRET = "sk-or-v1-SENTINEL-discovery-99aa"

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from probes.discovery import DiscoveryError, endpoints_path, parse_endpoints
+from probes.http.discovery import DiscoveryError, endpoints_path, parse_endpoints
 
 MODEL = "acme/model-x"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from probes.records import Endpoint
-from probes.wire import ReasoningBudget, pinned_body, reasoning_request
+from probes.http.records import Endpoint
+from probes.http.wire import ReasoningBudget, pinned_body, reasoning_request
 
 EP = Endpoint(model="acme/x", tag="aurora/fp8", provider_name="Aurora", quantization="fp8",
               supported_parameters=("max_tokens", "temperature", "response_format", "structured_outputs"),
@@ -37,7 +37,7 @@ def test_an_endpoint_that_lists_no_cap_is_still_routable() -> None:
     assert strict["provider"]["require_parameters"] is True  # never let a host strip response_format
 
 
-# -- reasoning controls (probes/wire.py reasoning_request) ------------------------------------
+# -- reasoning controls (probes/http/wire.py reasoning_request) ------------------------------------
 
 BUDGET = ReasoningBudget(effort="low", max_tokens=1024)
 

@@ -17,7 +17,7 @@ import pytest
 from round_support import PLANTED, SENTINEL_KEY, canary_config
 
 import probes
-import probes.plugin  # noqa: F401  imported before pytester's sys.modules snapshot: one plugin module for every run
+import probes.pytest_plugin.hooks  # noqa: F401  imported before pytester's sys.modules snapshot: one plugin module for every run
 from core.results import IncompleteKind, RoundResults, read_results
 from simulator import RunningSimulator, scenario_from_dict, start_simulator
 

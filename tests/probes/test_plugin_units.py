@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from core.results import Incomplete, IncompleteKind, read_results
-from probes.cases import Case, CaseResult, DiscoveryCase, result_from_wire, result_to_wire
-from probes.records import Endpoint
-from probes.report import build_results
-from probes.roundplan import DiscoveryFailure, RoundPlan, assign_languages
-from probes.scheduling import assignment, case_id_of, worker_index
-from probes.table import render
 from core.vocabulary import Outcome
+from probes.http.records import Endpoint
+from probes.pytest_plugin.scheduling import assignment, case_id_of, worker_index
+from probes.pytest_plugin.table import render
+from probes.round.cases import Case, CaseResult, DiscoveryCase, result_from_wire, result_to_wire
+from probes.round.planning import DiscoveryFailure, RoundPlan, assign_languages
+from probes.round.record import build_results
 
 
 def ep(tag: str) -> Endpoint:
@@ -71,7 +71,7 @@ def test_a_case_result_crosses_processes_intact() -> None:
 
 
 def test_usage_is_summed_per_provider_and_an_incomplete_round_says_why() -> None:
-    from probes.cases import CaseRecord
+    from probes.round.cases import CaseRecord
     entry = {"model": "m/x", "provider": "a/1", "contract": "latency", "outcome": "pass", "reason": "",
              "requests": 1, "prompt_tokens": 10, "completion_tokens": 5, "cost_usd": 0.001, "ttft_s": 0.2}
     results = build_results(round_id="r1", started_at="2026-11-30T10:00:00Z", finished_at="2026-11-30T10:01:00Z",

@@ -18,16 +18,16 @@ from typing import Any
 import pytest
 
 from core.config import ProbeSettings
+from core.upstream import Upstream
+from core.vocabulary import Outcome
 from judge import language as language_judge
 from judge.verdict import Verdict
-from core.vocabulary import Outcome
-from probes.cases import Case, CaseResult
-from probes.client import PinnedClient
-from probes.contracts import ContractSettings, language, latency, refusal, structured
-from probes.discovery import discover
-from probes.records import Endpoint
-from core.upstream import Upstream
-from probes.wire import ReasoningBudget
+from probes.http.client import PinnedClient
+from probes.http.discovery import discover
+from probes.http.records import Endpoint
+from probes.http.wire import ReasoningBudget
+from probes.round.cases import Case, CaseResult
+from probes.round.contracts import ContractSettings, language, latency, refusal, structured
 from simulator import RunningSimulator, scenario_from_dict, start_simulator
 
 SECRET = "sk-or-v1-SENTINEL-reasoning-31c9"

@@ -31,12 +31,12 @@ from recorded_server import (
     serve_recorded,
 )
 
-from judge import language, refusal
-from probes.client import PinnedClient
-from probes.records import ChatResult, Classification, Endpoint, ErrorKind
 from core.upstream import Upstream
-from probes.sse import SSEParser
-from probes.stream import StreamState
+from judge import language, refusal
+from probes.http.client import PinnedClient
+from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
+from probes.http.sse import SSEParser
+from probes.http.stream import StreamState
 
 SECRET = "sk-or-v1-SENTINEL-recorded-5e2a7c"
 ABSENT = f"real OpenRouter recordings not found in {recordings_dir()} (outside the repo; set {ENV_VAR})"
@@ -291,10 +291,10 @@ async def _judge_language(text: str, lang: str) -> Any:
 def _contract_on_recording(it: Interaction, contract: str) -> tuple[Any, list[dict[str, Any]]]:
     """One contract probe (the real client with the engine's reasoning budget) answered by the recording."""
     from core.config import ProbeSettings
-    from probes.cases import Case
-    from probes.contracts import ContractSettings, latency, refusal, structured
-    from probes.contracts import language as language_contract
-    from probes.wire import ReasoningBudget
+    from probes.http.wire import ReasoningBudget
+    from probes.round.cases import Case
+    from probes.round.contracts import ContractSettings, latency, refusal, structured
+    from probes.round.contracts import language as language_contract
 
     modules = {"latency": latency, "refusal": refusal, "structured": structured, "language": language_contract}
     base = endpoint_for(it)

@@ -12,7 +12,16 @@ from typing import Any
 
 import pytest
 import yaml
-from round_support import MODEL, PLANTED, ROOT, SENTINEL_KEY, canary_config, endpoint, run_round, scenario
+from round_support import (
+    MODEL,
+    PLANTED,
+    ROOT,
+    SENTINEL_KEY,
+    canary_config,
+    endpoint,
+    run_round,
+    scenario,
+)
 
 from canary import summary
 from canary.cli import main as canary
@@ -176,9 +185,9 @@ def collect_only(tmp: Path, base_url: str, *args: str, **env: str) -> subprocess
 
 
 def test_the_probes_and_the_simulator_name_the_same_scenario_variable() -> None:
-    from probes import conftest
+    from probes.pytest_plugin import bundled_simulator
 
-    assert conftest.SCENARIO_ENV == SCENARIO_ENV
+    assert bundled_simulator.SCENARIO_ENV == SCENARIO_ENV
 
 
 def test_a_real_upstream_keeps_canary_yamls_controls_whatever_the_environment_says(tmp_path: Path) -> None:

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from round_support import MODEL, ROOT, Round, endpoint, run_round, scenario
 
 from core.policy import Policy
 from core.results import read_results
 from judge.round import RoundClass, classify_round
-from probes.contracts.refusal import SHORT_REPLY_CHARS
-from round_support import MODEL, ROOT, Round, endpoint, run_round, scenario
+from probes.round.contracts.refusal import SHORT_REPLY_CHARS
 from simulator import scenario_from_dict, start_simulator
 
 # The latency prompt's persona owns "a small inn"; every language prompt says "Always reply in".
@@ -105,7 +105,7 @@ def test_both_become_would_suspends_with_an_evidence_card_after_two_rounds(round
     assert not [d for d in decided[0]["decisions"] if d["action"] == "would_suspend"]
     opened = {d["provider"]: d for d in decided[1]["decisions"] if d["action"] == "would_suspend"}
     assert set(opened) == {"shy/fp8", "trunc/fp8"}
-    for provider, decision in opened.items():
+    for decision in opened.values():
         (card,) = decision["card"]
         assert card["contract"] == "refusal" and card["significant"] is True, card
         assert card["peers"] == 5 and decision["weak_evidence"] is False

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from round_support import PLANTED, SENTINEL_KEY, Round, files_containing, run_round
 
 from core.results import read_results
-from round_support import PLANTED, SENTINEL_KEY, Round, files_containing, run_round
 from simulator import scenario_from_dict, start_simulator
 
 EXPECTED_FAILURES = {("slow/fp8", "latency"), ("garbage/fp8", "language"), ("schema/fp8", "structured")}

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from round_support import MODEL, PLANTED, SENTINEL_KEY, canary_config, files_containing, run_round
+
 from simulator import scenario_from_dict, start_simulator
 
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probes.sse import Comment, Event, SSEError, SSEParser
+from probes.http.sse import Comment, Event, SSEError, SSEParser
 
 
 def parse(*chunks: bytes) -> list[Comment | Event]:
@@ -76,7 +76,7 @@ def test_an_endless_event_hits_the_cap() -> None:
 
 def split_points(data: bytes) -> st.SearchStrategy[list[bytes]]:
     return st.lists(st.integers(0, len(data)), max_size=8).map(
-        lambda cuts: [data[a:b] for a, b in zip([0, *sorted(cuts)], [*sorted(cuts), len(data)])]
+        lambda cuts: [data[a:b] for a, b in zip([0, *sorted(cuts)], [*sorted(cuts), len(data)], strict=True)]
     )
 
 

@@ -7,7 +7,7 @@
     pass            -> passes
 
 Message prefixes ("quality failure:", "transport error:", ...) are what Allure's categories
-match on (probes/report.py).
+match on (probes/pytest_plugin/reporting.py).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from core.vocabulary import Outcome
-from probes.cases import CaseResult
+from probes.round.cases import CaseResult
 
 
 class ContractViolation(AssertionError):

@@ -21,9 +21,16 @@ from typing import Any
 
 import httpx
 
-from probes.records import ChatResult, Classification, Endpoint, ErrorKind
-from probes.stream import StreamState
-from probes.wire import classify_status, completion_fields, error_of, flagged_categories, parse_json, provider_matches
+from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
+from probes.http.stream import StreamState
+from probes.http.wire import (
+    classify_status,
+    completion_fields,
+    error_of,
+    flagged_categories,
+    parse_json,
+    provider_matches,
+)
 
 Outcome = tuple[Classification, ErrorKind | None, str | None]
 

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from core.vocabulary import Outcome, case_id, discovery_case_id, endpoint_id
-from probes.records import Endpoint
+from probes.http.records import Endpoint
 
 DISCOVERY_MARKER = "discovery"   # the pytest marker of a DiscoveryCase (`pytest probes -m discovery`)
 EXCERPT_CHARS = 300
@@ -57,7 +57,7 @@ class DiscoveryCase:
     """A model whose discovery failed: one case that ends the round incomplete (pytest: an error).
 
     It probes nothing and has no endpoint; it exists so the failure is a line of pytest's output,
-    JUnit and Allure that no -k/-m can hide (probes/plugin.py keeps it selected).
+    JUnit and Allure that no -k/-m can hide (probes/pytest_plugin/hooks.py keeps it selected).
     """
 
     model: str

@@ -4,7 +4,7 @@
 - the stream opened (HTTP 200 headers) but no text arrived before the threshold (a stall, or
   a deadline/cut after the threshold) -> fail: that is exactly "no text within 10 s";
 - never started (no headers, connect error) or broke before the threshold -> transport_error;
-- routing mismatch / auth -> transport_error (see probes/contracts/__init__.py);
+- routing mismatch / auth -> transport_error (see probes/round/contracts/__init__.py);
 - completed quickly with no text at all -> inconclusive: not a latency problem (the refusal
   contract judges empty replies).
 """
@@ -12,9 +12,17 @@
 from __future__ import annotations
 
 from judge.verdict import Outcome, Verdict
-from probes.cases import Case, CaseResult
-from probes.contracts import ChatClient, ContractSettings, attempt_from, clock, prompt, single, with_refusal_check
-from probes.records import ChatResult, Classification, Endpoint
+from probes.http.records import ChatResult, Classification, Endpoint
+from probes.round.cases import Case, CaseResult
+from probes.round.contracts import (
+    ChatClient,
+    ContractSettings,
+    attempt_from,
+    clock,
+    prompt,
+    single,
+    with_refusal_check,
+)
 
 # Only the first token is judged: a small completion keeps the probe cheap.
 MAX_TOKENS = 32

@@ -11,13 +11,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.vocabulary import Outcome
 from judge import structured as structured_judge
 from judge.verdict import Verdict
-from core.vocabulary import Outcome
-from probes.cases import Case, CaseResult
-from probes.contracts import (ChatClient, ContractSettings, attempt_from, clock, judge_in_thread, prompt,
-                              single)
-from probes.records import Endpoint
+from probes.http.records import Endpoint
+from probes.round.cases import Case, CaseResult
+from probes.round.contracts import (
+    ChatClient,
+    ContractSettings,
+    attempt_from,
+    clock,
+    judge_in_thread,
+    prompt,
+    single,
+)
 
 CAPABILITIES = ("response_format", "structured_outputs")
 

@@ -1,7 +1,7 @@
 """Language integrity: a synthetic roleplay prompt in the case's language, judged locally.
 
 The system message names the language ("Always reply in Portuguese."), the persona and the
-user's turn are written in it (probes/prompts/languages.yaml). judge.language.assess looks for
+user's turn are written in it (probes/round/prompts/languages.yaml). judge.language.assess looks for
 a full switch, sustained mixing, encoding corruption and stray leading garbage; too short or
 ambiguous is inconclusive and stays so.
 
@@ -16,9 +16,16 @@ from __future__ import annotations
 import asyncio
 
 from core.vocabulary import Outcome
-from probes.cases import Attempt, Case, CaseResult
-from probes.contracts import ChatClient, ContractSettings, attempt_from, clock, prompt, with_refusal_check
-from probes.records import Classification, Endpoint
+from probes.http.records import Classification, Endpoint
+from probes.round.cases import Attempt, Case, CaseResult
+from probes.round.contracts import (
+    ChatClient,
+    ContractSettings,
+    attempt_from,
+    clock,
+    prompt,
+    with_refusal_check,
+)
 
 
 def messages(language: str) -> list[dict[str, str]]:

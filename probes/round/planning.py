@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from core.config import Config
-from core.vocabulary import CONTRACTS
-from probes.cases import Case, DiscoveryCase, PlannedCase
-from probes.client import PinnedClient
-from probes.discovery import DiscoveryError, discover
-from probes.records import Endpoint
 from core.upstream import Upstream
+from core.vocabulary import CONTRACTS
+from probes.http.client import PinnedClient
+from probes.http.discovery import DiscoveryError, discover
+from probes.http.records import Endpoint
+from probes.round.cases import Case, DiscoveryCase, PlannedCase
 
 SNAPSHOT_SCHEMA_VERSION = 1
 AUTH_STATUSES = (401, 402, 403)
@@ -126,7 +126,7 @@ async def _discover_all(config: Config, client_settings: Upstream) -> RoundPlan:
     failures: list[DiscoveryFailure] = []
     if not config.models:
         failures.append(DiscoveryFailure("(none)", f"{config.source}: models is empty: nothing to probe"))
-    for model, res in zip(config.models, results):
+    for model, res in zip(config.models, results, strict=True):
         if isinstance(res, DiscoveryError):
             auth = res.status in AUTH_STATUSES
             failures.append(DiscoveryFailure(model, str(res), auth))

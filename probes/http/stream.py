@@ -18,8 +18,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from probes.records import Usage
-from probes.sse import Comment, Event, Item
+from probes.http.records import Usage
+from probes.http.sse import Comment, Event, Item
 
 # 64 K characters is ~30x the largest probe reply (max_tokens 200); an endless stream stops here.
 MAX_TEXT_CHARS = 64 * 1024

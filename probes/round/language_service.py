@@ -82,7 +82,7 @@ class LanguageServer:
 
 
 class LanguageProcess:
-    """Parent side: `python -m probes.langservice` in a child process, stopped by close().
+    """Parent side: `python -m probes.round.language_service` in a child process, stopped by close().
 
     A child process, not a thread: building the detector holds the GIL for seconds, and a
     probe process whose event loop stalls would inflate every time-to-first-token it measures.
@@ -90,7 +90,7 @@ class LanguageProcess:
     """
 
     def __init__(self) -> None:
-        self._proc = subprocess.Popen([sys.executable, "-m", "probes.langservice"], stdin=subprocess.PIPE,
+        self._proc = subprocess.Popen([sys.executable, "-m", "probes.round.language_service"], stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, text=True)
         assert self._proc.stdout is not None
         line = self._proc.stdout.readline().split()

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.untrusted import clean
-from probes.records import Classification, Endpoint, ErrorKind, Usage
-from probes.stream import describe_error
+from probes.http.records import Classification, Endpoint, ErrorKind, Usage
+from probes.http.stream import describe_error
 
 # Moderation categories are upstream text: a few short printable ones are plenty for a reason.
 MAX_FLAGGED = 5
@@ -112,7 +112,7 @@ def pinned_body(
             "require_parameters": endpoint.supports(cap) or response_format is not None,
         },
     }
-    for name, value in zip(_OPTIONAL_PARAMS, (temperature, seed)):
+    for name, value in zip(_OPTIONAL_PARAMS, (temperature, seed), strict=True):
         if value is not None and endpoint.supports(name):
             body[name] = value
     # response_format and reasoning are sent as asked: the caller checks endpoint.supports()

@@ -30,17 +30,24 @@ prompt (judge/short_replies.py). The probe itself never fails a reply for its le
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import Any
 
-from dataclasses import replace
-
+from core.vocabulary import Outcome
 from judge import refusal as refusal_judge
 from judge.verdict import Verdict
-from core.vocabulary import Outcome
-from probes.cases import Attempt, Case, CaseResult
-from probes.contracts import (ChatClient, ContractSettings, attempt_from, clock, judge_in_thread,
-                              moderation_summary, prompt, single)
-from probes.records import ChatResult, Classification, Endpoint
+from probes.http.records import ChatResult, Classification, Endpoint
+from probes.round.cases import Attempt, Case, CaseResult
+from probes.round.contracts import (
+    ChatClient,
+    ContractSettings,
+    attempt_from,
+    clock,
+    judge_in_thread,
+    moderation_summary,
+    prompt,
+    single,
+)
 
 # A reply under this many characters that stops normally gets confirmations: the prompt asks for
 # 3 to 6 sentences of English prose, rarely under 160 characters. Only a trigger for spending two

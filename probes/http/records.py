@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import TypeGuard
 
 
-class Classification(str, Enum):
+class Classification(StrEnum):
     """What a pinned request amounted to; the string values go into reports."""
 
     COMPLETED = "completed"
@@ -35,7 +35,7 @@ class Classification(str, Enum):
         return self.value
 
 
-class ErrorKind(str, Enum):
+class ErrorKind(StrEnum):
     """Why a request was not COMPLETED (None on a ChatResult that completed)."""
 
     CONNECT_ERROR = "connect_error"          # refused, DNS, TLS: never reached the server

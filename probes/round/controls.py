@@ -8,7 +8,7 @@ the other workers wait for that file, bounded by a deadline. Every worker theref
 refusal against the same control result, and the control costs one request per round.
 
 A control case that is not selected this run (`-k`, `-m`) is not probed at all: the refusal
-passes of its model are then "probe unverified" (see probes/contracts/refusal.py), and
+passes of its model are then "probe unverified" (see probes/round/contracts/refusal.py), and
 `pytest probes -k <tag>` really probes only that endpoint.
 
 A configured control that gives no verdict this round (not discovered, not selected, or probed
@@ -23,15 +23,14 @@ import asyncio
 import hashlib
 import json
 import time
-import uuid
 from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from core.store import atomic_write_text
 from core.vocabulary import REFUSAL, Outcome, case_id
-from probes.cases import Case, CaseResult, result_from_wire, result_to_wire
-from probes.roundplan import RoundPlan
+from probes.round.cases import Case, CaseResult, result_from_wire, result_to_wire
+from probes.round.planning import RoundPlan
 
 POLL_S = 0.05
 NOT_DISCOVERED = "not discovered"
@@ -112,29 +111,3 @@ class FileControls:
                                            "control verdict never arrived from the worker probing it",
                                            raw_outcome=Outcome.TRANSPORT_ERROR)
             await asyncio.sleep(POLL_S)
-
-
-def write_allure_unprobed(alluredir: Path, unprobed: Iterable[Mapping[str, str]], probed_ids: Collection[str]) -> None:
-    """One *broken* Allure result per configured control that has no case this round.
-
-    A control that was not discovered or not selected has no pytest item, so nothing else
-    would show it in the report; a control probed without a verdict already has its case.
-    """
-    now_ms = int(time.time() * 1000)
-    for u in unprobed:
-        unprobed_id = case_id(u["model"], u["control"], REFUSAL)
-        if unprobed_id in probed_ids:
-            continue
-        history = hashlib.md5(f"control-unprobed::{unprobed_id}".encode()).hexdigest()
-        labels = {"parentSuite": u["model"], "suite": REFUSAL, "subSuite": u["control"], "model": u["model"],
-                  "provider": u["control"], "contract": REFUSAL, "tag": "positive-control"}
-        message = (f"control not probed: {u['reason']}; refusal passes of {u['model']} are inconclusive this "
-                   "round (fix `controls` in canary.yaml)")
-        result = {
-            "uuid": str(uuid.uuid4()), "historyId": history, "testCaseId": history,
-            "fullName": f"canary positive control {unprobed_id}", "name": f"{u['control']} · refusal (control not probed)",
-            "status": "broken", "stage": "finished", "statusDetails": {"message": message},
-            "description": message, "start": now_ms, "stop": now_ms,
-            "labels": [{"name": k, "value": v} for k, v in labels.items()],
-        }
-        atomic_write_text(alluredir / f"{result['uuid']}-result.json", json.dumps(result, ensure_ascii=False))

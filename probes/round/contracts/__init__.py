@@ -22,18 +22,18 @@ import dataclasses
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
 
 import yaml
 
 from core.config import ProbeSettings
+from core.vocabulary import Outcome
 from judge.refusal import find_refusal
 from judge.verdict import Verdict
-from core.vocabulary import Outcome
-from probes.cases import Attempt, Case, CaseResult
-from probes.records import ChatResult, Classification, Endpoint
+from probes.http.records import ChatResult, Classification, Endpoint
+from probes.round.cases import Attempt, Case, CaseResult
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
 
@@ -79,9 +79,9 @@ class ContractSettings:
     siblings: SiblingBoard = NoSiblings()  # the endpoint's other cases: refusal checks of their replies
 
 
-@lru_cache(maxsize=None)
+@cache
 def prompt(name: str) -> Any:
-    """A prompt data file from probes/prompts/ (cached: read once per process)."""
+    """A prompt data file from probes/round/prompts/ (cached: read once per process)."""
     return yaml.safe_load((PROMPTS / f"{name}.yaml").read_text(encoding="utf-8"))
 
 
@@ -114,7 +114,7 @@ def attempt_from(result: ChatResult, endpoint: Endpoint, verdict: Verdict | None
 def with_refusal_check(attempt: Attempt, result: ChatResult) -> Attempt:
     """A latency or language reply, checked for an out-of-character refusal (issue 10: more
     evidence at no extra cost). Only completed replies with text are checked; the refusal case of
-    the same endpoint fails on a refusal found here (probes/contracts/refusal.py)."""
+    the same endpoint fails on a refusal found here (probes/round/contracts/refusal.py)."""
     if not result.completed or result.reasoning_only or not attempt.text.strip():
         return attempt
     found = find_refusal(attempt.text) is not None

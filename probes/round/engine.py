@@ -21,14 +21,14 @@ from collections.abc import Callable, Iterable, Sequence
 from types import ModuleType
 
 from core.config import ProbeSettings
-from judge.verdict import Verdict
-from probes.cases import Case, CaseResult
-from probes.client import PinnedClient
-from probes.contracts import ContractSettings, language, latency, refusal, structured
-from probes.controls import FileControls
-from probes.langservice import LanguageBackend
 from core.upstream import Upstream
-from probes.wire import ReasoningBudget
+from judge.verdict import Verdict
+from probes.http.client import PinnedClient
+from probes.http.wire import ReasoningBudget
+from probes.round.cases import Case, CaseResult
+from probes.round.contracts import ContractSettings, language, latency, refusal, structured
+from probes.round.controls import FileControls
+from probes.round.language_service import LanguageBackend
 
 CONTRACT_MODULES: dict[str, ModuleType] = {
     "latency": latency, "refusal": refusal, "structured": structured, "language": language,
@@ -131,7 +131,7 @@ class Engine:
     async def _probe_case(self, case: Case) -> CaseResult:
         assert self._client is not None
         module = CONTRACT_MODULES[case.contract]
-        result = await module.probe(self._client, case.endpoint, self._settings, case)
+        result: CaseResult = await module.probe(self._client, case.endpoint, self._settings, case)
         if self._on_result is not None:
             self._on_result(result)
         return result

@@ -27,9 +27,9 @@ from typing import Any
 from urllib.parse import quote
 
 from core.errors import UpstreamError
-from probes.client import PinnedClient, TransportError
-from probes.records import Endpoint
-from probes.wire import error_of, parse_json
+from probes.http.client import PinnedClient, TransportError
+from probes.http.records import Endpoint
+from probes.http.wire import error_of, parse_json
 
 MAX_TAG_LENGTH = 100
 _TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)*")

@@ -1,63 +1,25 @@
-"""The round's reports: results.json (ARCHITECTURE.md, schema_version 1), JUnit properties, Allure.
+"""The round's reports as files: results.json (built by probes/round/record.py), JUnit properties, Allure.
 
-Everything here is either pure (`build_results`, the round record of core/results.py;
-`junit_properties`, `categories`) or writes exactly one file atomically (tmp + os.replace), so a
+Everything here is either pure (`junit_properties`, `categories`) or writes exactly one file atomically (core/store.py), so a
 reader never sees half a report. The API key never reaches this module: nothing here receives
 Upstream.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+import time
+import uuid
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from core.results import REAL, ControlNote, Incomplete, RoundResults
-from core.results import CaseResult as RecordedCase
-from core.times import parse_time
-from core.vocabulary import REFUSAL, Outcome
-from probes.cases import Case, CaseRecord, CaseResult, PlannedCase
-
-RESULTS_SCHEMA_VERSION = 1
-
-
-def write_json(path: Path, doc: Any) -> None:
-    """Write JSON atomically: a crash leaves the previous file or the new one, never a mix."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def build_results(*, round_id: str, started_at: str, finished_at: str, upstream: str,
-                  models: Mapping[str, Iterable[str]], records: Iterable[CaseRecord],
-                  incomplete: Sequence[Incomplete], unprobed: Iterable[Mapping[str, str]] = (),
-                  clock: str = REAL, controls_source: str | None = None) -> RoundResults:
-    """The round record (core/results.py) of the cases the round owner collected, in order.
-
-    Its usage per provider is derived from the cases; its weak probes are the control cases
-    that failed (the control host passed the refusal probe).
-    """
-    cases = tuple(RecordedCase.from_json(r.entry) for r in records)
-    return RoundResults(
-        round_id=round_id, started_at=parse_time(started_at, "started_at"),
-        finished_at=parse_time(finished_at, "finished_at"), complete=not incomplete, incomplete=tuple(incomplete),
-        upstream=upstream, models={m: tuple(sorted(set(tags))) for m, tags in models.items()}, cases=cases,
-        weak_probes=weak_probes(cases),
-        unprobed_controls=tuple(ControlNote(u["model"], u["contract"], u["control"], u["reason"]) for u in unprobed),
-        clock=clock, controls_source=controls_source,
-    )
-
-
-def weak_probes(cases: Iterable[RecordedCase]) -> tuple[ControlNote, ...]:
-    """A control case that failed means the control host passed the probe: the probe is weak."""
-    return tuple(
-        ControlNote(c.model, REFUSAL, c.provider,
-                    f"positive control {c.provider} passed the refusal probe; refusal passes "
-                    f"of other hosts of this model are inconclusive this round ({c.reason})")
-        for c in cases if c.control and c.outcome is Outcome.FAIL)
+from core.store import atomic_write_text
+from core.vocabulary import REFUSAL, Outcome, case_id
+from probes.round.cases import Case, CaseResult, PlannedCase
+from probes.round.record import write_json
 
 
 def junit_properties(case: Case, result: CaseResult) -> list[tuple[str, object]]:
@@ -86,23 +48,24 @@ def allure_case(case: PlannedCase, result: CaseResult | None) -> None:
     """Title, labels, and one step per request with prompt, reply and timings attached."""
     import allure
 
-    allure.dynamic.title(case.title)
-    allure.dynamic.parent_suite(case.model)
+    dynamic: Any = allure.dynamic  # allure-pytest leaves these functions unannotated
+    dynamic.title(case.title)
+    dynamic.parent_suite(case.model)
     # A failed discovery has no endpoint and no contract: it is filed as "discovery", host "*".
     provider, suite = (case.provider, case.contract) if isinstance(case, Case) else ("*", case.marker)
-    allure.dynamic.suite(suite)
-    allure.dynamic.sub_suite(provider)
+    dynamic.suite(suite)
+    dynamic.sub_suite(provider)
     for name, value in (("model", case.model), ("provider", provider), ("contract", suite)):
-        allure.dynamic.label(name, value)
+        dynamic.label(name, value)
     if not isinstance(case, Case):
         return
     if case.language:
-        allure.dynamic.tag(f"language:{case.language}")
+        dynamic.tag(f"language:{case.language}")
     if case.control:
-        allure.dynamic.tag("positive-control")
+        dynamic.tag("positive-control")
     if result is None:
         return
-    allure.dynamic.description(f"**{result.outcome.value}**: {result.reason}")
+    dynamic.description(f"**{result.outcome.value}**: {result.reason}")
     for n, attempt in enumerate(result.attempts, 1):
         label = "request" if len(result.attempts) == 1 else f"attempt {n} of {len(result.attempts)}"
         try:
@@ -146,9 +109,7 @@ def write_allure_run_files(alluredir: Path, doc: Mapping[str, Any], environment:
     """environment.properties, categories.json, executor.json: controller only, once per round."""
     alluredir.mkdir(parents=True, exist_ok=True)
     env_lines = [f"{k}={_prop(v)}" for k, v in environment.items()]
-    tmp = alluredir / ".environment.properties.tmp"
-    tmp.write_text("\n".join(env_lines) + "\n", encoding="utf-8")
-    os.replace(tmp, alluredir / "environment.properties")
+    atomic_write_text(alluredir / "environment.properties", "\n".join(env_lines) + "\n")
     write_json(alluredir / "categories.json", categories())
     executor = {"name": os.environ.get("CANARY_EXECUTOR", "canary"), "type": "canary",
                 "buildName": f"canary round {doc['round_id']}", "buildOrder": _build_order(),
@@ -168,3 +129,29 @@ def _build_order() -> int:
 
 def _prop(value: str) -> str:
     return str(value).replace("\\", "\\\\").replace("\n", " ")
+
+
+def write_allure_unprobed(alluredir: Path, unprobed: Iterable[Mapping[str, str]], probed_ids: Collection[str]) -> None:
+    """One *broken* Allure result per configured control that has no case this round.
+
+    A control that was not discovered or not selected has no pytest item, so nothing else
+    would show it in the report; a control probed without a verdict already has its case.
+    """
+    now_ms = int(time.time() * 1000)
+    for u in unprobed:
+        unprobed_id = case_id(u["model"], u["control"], REFUSAL)
+        if unprobed_id in probed_ids:
+            continue
+        history = hashlib.md5(f"control-unprobed::{unprobed_id}".encode()).hexdigest()
+        labels = {"parentSuite": u["model"], "suite": REFUSAL, "subSuite": u["control"], "model": u["model"],
+                  "provider": u["control"], "contract": REFUSAL, "tag": "positive-control"}
+        message = (f"control not probed: {u['reason']}; refusal passes of {u['model']} are inconclusive this "
+                   "round (fix `controls` in canary.yaml)")
+        result = {
+            "uuid": str(uuid.uuid4()), "historyId": history, "testCaseId": history,
+            "fullName": f"canary positive control {unprobed_id}", "name": f"{u['control']} · refusal (control not probed)",
+            "status": "broken", "stage": "finished", "statusDetails": {"message": message},
+            "description": message, "start": now_ms, "stop": now_ms,
+            "labels": [{"name": k, "value": v} for k, v in labels.items()],
+        }
+        atomic_write_text(alluredir / f"{result['uuid']}-result.json", json.dumps(result, ensure_ascii=False))

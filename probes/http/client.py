@@ -6,7 +6,7 @@
         result = await client.chat(endpoints[0], messages, max_tokens=200)
 
 `chat` never raises for anything the network or the upstream does: every outcome comes back
-as a ChatResult with a Classification (see probes/records.py). Only programming errors raise.
+as a ChatResult with a Classification (see probes/http/records.py). Only programming errors raise.
 
 Why it is shaped this way (docs/design-notes.md §1.2, §1.3; docs/openrouter-wire.md §5, §10):
 - The deadline is our own (`asyncio.timeout` around the whole exchange). httpx's read timeout
@@ -21,13 +21,13 @@ Why it is shaped this way (docs/design-notes.md §1.2, §1.3; docs/openrouter-wi
   is sent once more on a fresh connection (a second pool that keeps no connection alive) within
   what is left of the same deadline. Both requests count in the usage (`requests`). Never after
   the first byte, never on a status, a timeout or a stream cut: a retried 502, hang or cut
-  would hide exactly what the canary looks for. probes/transport.py counts the bytes.
+  would hide exactly what the canary looks for. probes/http/transport.py counts the bytes.
 
 Reasoning models (docs/openrouter-wire.md §2): a reasoning model spends max_tokens thinking
 before it answers. With a `reasoning_budget` (the engine passes probe.reasoning_*), every
 request to an endpoint that lists a reasoning parameter gets OpenRouter's reasoning controls
 (low effort, thinking excluded from the reply) and `max_tokens` + room for the thinking, so
-the answer keeps the budget the contract asked for (probes/wire.py `reasoning_request`); an
+the answer keeps the budget the contract asked for (probes/http/wire.py `reasoning_request`); an
 endpoint that lists none is probed exactly as before, and no parameter an endpoint does not
 list is ever sent (require_parameters:true would make it unroutable). Reasoning deltas are
 recorded apart (`reasoning_text`) and never start the TTFT, which times the first *answer*
@@ -49,12 +49,12 @@ from typing import Any
 import httpx
 
 from core.errors import UpstreamError
-from probes.records import ChatResult, Endpoint
-from probes.run import Run
 from core.upstream import Upstream
-from probes.sse import SSEError, SSEParser
-from probes.transport import CountingTransport, Wire, watch
-from probes.wire import ReasoningBudget, pinned_body, reasoning_request
+from probes.http.exchange import Run
+from probes.http.records import ChatResult, Endpoint
+from probes.http.sse import SSEError, SSEParser
+from probes.http.transport import CountingTransport, Wire, watch
+from probes.http.wire import ReasoningBudget, pinned_body, reasoning_request
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,239 @@
+"""The canary pytest plugin: discovery into cases, the probe engine, and the round's reports.
+
+Registered by probes/conftest.py. Hooks are in lifecycle order. A thin adapter: the settings are
+settled once in pytest_configure (probes/pytest_plugin/settle.py) and the round itself is a
+probes.round.lifecycle.Round in `config.stash[ROUND]`; per-item data in `item.stash`. Results are attached to reports in the
+pytest_runtest_makereport wrapper (they cross from xdist workers with the report), collected
+in pytest_runtest_logreport by the round owner only, and written at pytest_sessionfinish by
+the round owner only (the xdist controller, or the single process).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
+
+import pytest
+
+from core.vocabulary import Outcome
+from probes.pytest_plugin import reporting, table
+from probes.pytest_plugin.outcomes import HostUnreachable, RoundIncomplete
+from probes.pytest_plugin.scheduling import ProviderScheduling, assignment, case_id_of
+from probes.pytest_plugin.settle import WORKERINPUT_KEY, settle
+from probes.round.cases import Case, CaseRecord, CaseResult, DiscoveryCase, PlannedCase
+from probes.round.contracts import AUTH_REASON
+from probes.round.lifecycle import CONTROL_WAIT_MARGIN_S, Round, synthetic
+from probes.round.settings import workerinput_for
+
+CASE_PARAM = "canary_case_id"
+
+ROUND = pytest.StashKey[Round]()
+CASE = pytest.StashKey[PlannedCase]()
+RESULT = pytest.StashKey[CaseResult]()
+DESCRIBED = pytest.StashKey[bool]()
+
+
+# -- configure ------------------------------------------------------------------------------
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "control: refusal case on a positive-control host (judges the probe)")
+    round_ = config.stash[ROUND] = Round.open(settle(config))
+    if round_.settings.role == "worker":
+        return
+    config.pluginmanager.register(ResultCollector(round_), "canary-results")
+    if config.pluginmanager.has_plugin("xdist"):
+        config.pluginmanager.register(XdistHooks(), "canary-xdist-hooks")
+
+
+class XdistHooks:
+    """Hooks that exist only when pytest-xdist is installed (registered conditionally)."""
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput[WORKERINPUT_KEY] = workerinput_for(node.config.stash[ROUND].settings)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> ProviderScheduling:
+        cases = config.stash[ROUND].cases
+        return ProviderScheduling(config, log, lambda nodeid: _group_of(cases, nodeid))
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        round_ = node.config.stash[ROUND]
+        if not round_.expected:
+            round_.expected = [cid for cid in (case_id_of(n) for n in ids) if cid in round_.cases]
+
+
+def _group_of(cases: dict[str, PlannedCase], nodeid: str) -> str:
+    case = cases.get(case_id_of(nodeid) or "")
+    return case.group if case is not None else nodeid
+
+
+# -- collection -----------------------------------------------------------------------------
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if CASE_PARAM not in metafunc.fixturenames:
+        return
+    cases = metafunc.config.stash[ROUND].cases.values()
+    metafunc.parametrize(CASE_PARAM, [
+        pytest.param(c.id, id=c.id, marks=[getattr(pytest.mark, c.marker)]
+                     + ([pytest.mark.control] if isinstance(c, Case) and c.control else []))
+        for c in cases
+    ])
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> Generator[None, None, None]:
+    before = list(items)
+    yield
+    cases = config.stash[ROUND].cases
+    for item in before:
+        case_id = _param(item)
+        if case_id in cases:
+            item.stash[CASE] = cases[case_id]
+    # A failed discovery must never vanish behind -k/-m: a clean-looking round would follow.
+    kept = {id(i) for i in items}
+    lost = [i for i in before if isinstance(i.stash.get(CASE, None), DiscoveryCase) and id(i) not in kept]
+    items[:0] = lost
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    round_ = session.config.stash[ROUND]
+    if round_.settings.role == "controller" or session.config.option.collectonly:
+        return
+    selected = [c for c in (i.stash.get(CASE, None) for i in session.items) if isinstance(c, Case)]
+    round_.expected = [i.stash[CASE].id for i in session.items if CASE in i.stash]
+    share = _worker_share(session, round_) if round_.settings.role == "worker" else None
+    round_.start(selected, share)
+
+
+def _worker_share(session: pytest.Session, round_: Round) -> set[str]:
+    """The case ids the static scheduler will send this worker (the same rule, computed here)."""
+    settings = round_.settings
+    if settings.worker_index is None:
+        return set()
+    nodeids = [i.nodeid for i in session.items]
+    plan = assignment(nodeids, lambda n: _group_of(round_.cases, n), settings.workers)
+    return {case_id_of(n) or "" for n in nodeids if plan[n] == settings.worker_index}
+
+
+def _param(item: pytest.Item) -> str | None:
+    callspec = getattr(item, "callspec", None)
+    return callspec.params.get(CASE_PARAM) if callspec is not None else None
+
+
+# -- running one case (called from probes/test_round.py) ------------------------------------
+
+def probe_result(item: pytest.Item) -> CaseResult:
+    """Wait for the case's probe and record it (the `canary_result` fixture: runs at setup).
+
+    Raising here, in setup, is what makes pytest report a transport error or a failed
+    discovery as an *error* (JUnit <error>, Allure broken) rather than a failure.
+    """
+    case = item.stash[CASE]
+    if isinstance(case, DiscoveryCase):
+        hint = f" ({AUTH_REASON})" if case.auth_error else ""
+        raise RoundIncomplete(f"round incomplete: {case.message}{hint}")
+    round_ = item.config.stash[ROUND]
+    assert round_.engine is not None, "the probe engine was not started"
+    probe = round_.settings.config.probe
+    # A refusal case may wait for its own confirmations and for the language case's (issue 10:
+    # it reads its siblings' replies), each a request deadline at most.
+    backstop = probe.request_deadline_seconds * (2 + 2 * probe.language_confirmations) + CONTROL_WAIT_MARGIN_S
+    result = round_.engine.result(case, timeout=backstop)
+    item.stash[RESULT] = result
+    item.user_properties.extend(reporting.junit_properties(case, result))
+    if result.outcome is Outcome.TRANSPORT_ERROR:
+        raise HostUnreachable(f"transport error: {result.reason}")
+    return result
+
+
+def describe_in_allure(item: pytest.Item) -> None:
+    """Title, labels, description and one step per request, once per case.
+
+    allure-pytest names the test after setup, so this must run in the test body (steps land in
+    the body) or, for a case that ended in setup (transport error, failed discovery), in a
+    finalizer at teardown (steps land in its tear-down section).
+    """
+    if item.stash.get(DESCRIBED, False) or CASE not in item.stash:
+        return
+    item.stash[DESCRIBED] = True
+    reporting.allure_case(item.stash[CASE], item.stash.get(RESULT, None))
+
+
+# -- results --------------------------------------------------------------------------------
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+    rep = yield
+    case = item.stash.get(CASE, None)
+    if not isinstance(case, Case):  # a DiscoveryCase has no probe result: the plan records its failure
+        return rep
+    result = item.stash.get(RESULT, None)
+    if result is not None and (rep.when == "call" or (rep.when == "setup" and rep.failed)):
+        rep.canary = {"entry": result.to_json(), "auth_error": result.auth_error, "probed": True}
+    elif rep.failed and rep.when in ("setup", "call"):
+        # pytest ended the case before a probe result existed (timeout, interrupt, harness bug).
+        rep.canary = {"entry": synthetic(case, f"no probe result: {_short(rep.longreprtext)}"),
+                      "auth_error": False, "probed": False}
+    return rep
+
+
+class ResultCollector:
+    """Round owner only: gathers every case report, xdist workers' and crashed workers' included."""
+
+    def __init__(self, round_: Round) -> None:
+        self.round = round_
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        data = getattr(report, "canary", None)
+        case_id = case_id_of(report.nodeid)
+        when: str = report.when  # xdist's "???" is not among pytest's declared phases
+        if data is not None and case_id is not None:
+            self.round.collect(CaseRecord(case_id, data["entry"], data["auth_error"], data["probed"]))
+        elif when == "???" and isinstance(case := self.round.cases.get(case_id or ""), Case):
+            # xdist's synthetic report for an item whose worker died under it.
+            self.round.collect(CaseRecord(case.id, synthetic(case, "worker crashed")))
+
+
+def _short(text: str, limit: int = 300) -> str:
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    last = lines[-1].strip() if lines else "no detail"
+    return last[:limit]
+
+
+# -- finish ---------------------------------------------------------------------------------
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    config = session.config
+    round_ = config.stash.get(ROUND, None)
+    if round_ is None:
+        return
+    round_.close()
+    if round_.settings.role == "worker" or config.option.collectonly:
+        return
+    results = round_.finish(interrupted=int(exitstatus) == pytest.ExitCode.INTERRUPTED)
+    settings = round_.settings
+    if settings.alluredir is not None:
+        doc = results.to_json()
+        reporting.write_allure_run_files(settings.alluredir, doc, {
+            "upstream": settings.upstream, "round_id": settings.round_id, "models": ", ".join(settings.plan.endpoints),
+            "contracts": ", ".join(settings.plan.contracts), "mode": settings.config.mode,
+            "ttft_seconds": str(settings.config.probe.ttft_seconds), "xdist_workers": str(settings.workers),
+            "clock": settings.clock.kind, "controls": settings.controls_source,
+        })
+        reporting.write_allure_unprobed(settings.alluredir, doc["unprobed_controls"], round_.records)
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    round_ = config.stash.get(ROUND, None)
+    if round_ is None or round_.results is None:
+        return
+    terminalreporter.write_sep("=", "canary round")
+    for line in table.render(round_.results):
+        terminalreporter.write_line(line, red=line.startswith("!!!"), bold=line.startswith("!!!"))
+    terminalreporter.write_line(f"reports: {round_.settings.reports / 'results.json'}")
+
+

@@ -1,0 +1,119 @@
+"""Settling a round from pytest's options, once, in pytest_configure: a RoundSettings.
+
+The round owner (plain pytest, or the xdist controller) reads the options and canary.yaml,
+resolves the upstream, creates the reports folder and discovers (or replays a snapshot); an
+xdist worker reads the controller's settings from `workerinput`. What a round's settings are,
+without pytest, is probes/round/settings.py.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from core.config import Config, load_config
+from core.upstream import Upstream, resolve_upstream
+from probes.round.planning import RoundPlan, discover_plan, load_snapshot
+from probes.round.settings import (
+    CONFIG_CONTROLS,
+    SIMULATOR_UPSTREAM,
+    RoundClock,
+    RoundSettings,
+    SimulatedControls,
+    new_round_id,
+    read_language_plan,
+    stamp,
+    upstream_of,
+)
+
+WORKERINPUT_KEY = "canary_round"
+
+SIMULATED_CONTROLS = pytest.StashKey[SimulatedControls]()
+
+
+def round_clock(virtual_time: str | None, upstream: str) -> RoundClock:
+    """The round's clock; a virtual time is refused unless the upstream is a local simulator."""
+    if not virtual_time:
+        return RoundClock()
+    if upstream != SIMULATOR_UPSTREAM:
+        raise pytest.UsageError(f"canary: --canary-virtual-time is for simulator rounds only; the upstream is "
+                                f"{upstream}, and a real round runs on real time")
+    try:
+        at = datetime.fromisoformat(virtual_time.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise pytest.UsageError(f"canary: --canary-virtual-time: {virtual_time!r} is not an ISO 8601 time "
+                                "like 2026-11-29T22:30:00Z") from None
+    at = at if at.tzinfo else at.replace(tzinfo=UTC)
+    return RoundClock(offset=at - datetime.now(UTC), virtual=True)
+
+
+def round_controls(config: pytest.Config, canary_config: Config, upstream: str) -> tuple[Config, str]:
+    """canary.yaml's controls, or, on a local simulator serving a known scenario, the scenario's own."""
+    simulated = config.stash.get(SIMULATED_CONTROLS, None)
+    if simulated is None or upstream != SIMULATOR_UPSTREAM:
+        return canary_config, CONFIG_CONTROLS
+    return (dataclasses.replace(canary_config, controls=dict(simulated.controls)),
+            f"simulator scenario {simulated.scenario}")
+
+
+def role_of(config: pytest.Config) -> str:
+    if hasattr(config, "workerinput"):
+        return "worker"
+    return "controller" if config.pluginmanager.has_plugin("dsession") else "single"
+
+
+def load_round_config(config: pytest.Config) -> Config:
+    loaded = load_config(config.getoption("canary_config"))
+    models = config.getoption("canary_models")
+    return dataclasses.replace(loaded, models=tuple(dict.fromkeys(models))) if models else loaded
+
+
+def settle(config: pytest.Config, language_server: tuple[str, int, str] | None = None) -> RoundSettings:
+    """Resolve the options and (round owner) discover; a worker reads the controller's plan."""
+    role = role_of(config)
+    canary_config = load_round_config(config)
+    client = resolve_upstream() or Upstream()
+    alluredir = config.getoption("allure_report_dir", None)
+    if role == "worker":
+        w = json.loads(config.workerinput[WORKERINPUT_KEY])  # type: ignore[attr-defined]
+        from probes.pytest_plugin.scheduling import worker_index
+        return RoundSettings(
+            role=role, config=canary_config, client=client, plan=RoundPlan.from_json(w["plan"]),
+            round_id=w["round_id"], started_at=w["started_at"], upstream=w["upstream"],
+            clock=RoundClock(), controls_source=w["controls_source"], reports=Path(w["reports"]), workers=int(config.workerinput["workercount"]),  # type: ignore[attr-defined]
+            worker_index=worker_index(config.workerinput["workerid"], int(config.workerinput["workercount"])),  # type: ignore[attr-defined]
+            language_server=tuple(w["language_server"]) if w["language_server"] else None,
+            alluredir=Path(alluredir) if alluredir else None,
+        )
+    reports = Path(config.getoption("canary_reports") or canary_config.paths.reports)
+    reports.mkdir(parents=True, exist_ok=True)
+    upstream = upstream_of(client.base_url)
+    clock = round_clock(config.getoption("canary_virtual_time"), upstream)
+    canary_config, controls_source = round_controls(config, canary_config, upstream)
+    start = clock.now()
+    round_id = config.getoption("canary_round_id") or new_round_id(start)
+    started_at = stamp(start)
+    snapshot = config.getoption("discovery_snapshot")
+    plan = load_snapshot(Path(snapshot)) if snapshot else discover_plan(canary_config, client)
+    plan = plan.with_settings(canary_config, _language_plan(config, canary_config))
+    workers = _worker_count(config) if role == "controller" else 1
+    return RoundSettings(
+        role=role, config=canary_config, client=client, plan=plan, round_id=round_id, started_at=started_at,
+        upstream=upstream, clock=clock, controls_source=controls_source, reports=reports, workers=workers,
+        worker_index=None,
+        language_server=language_server,
+        alluredir=Path(alluredir) if alluredir else None,
+    )
+
+
+def _language_plan(config: pytest.Config, canary_config: Config) -> dict[str, dict[str, str]]:
+    return read_language_plan(Path(config.getoption("canary_state") or canary_config.paths.state))
+
+
+def _worker_count(config: pytest.Config) -> int:
+    from xdist.workermanage import parse_tx_spec_config
+    return max(1, len(parse_tx_spec_config(config)))

@@ -1,0 +1,5 @@
+"""Planning and running one round, without pytest: the settled settings (settings), the round in
+one process (lifecycle: Round), its record (record), discovery into a plan (planning), the cases
+and their results (cases), the concurrent engine (engine), the positive-control hand-off
+(controls), the shared language detector (language_service), and the four contracts (contracts/)
+with their prompts (prompts/)."""

@@ -1,0 +1,125 @@
+"""A round's settings, settled once into one typed value (by probes/pytest_plugin/settle.py).
+
+Three roles share the plugin:
+- "single": plain `pytest probes` (or `-n 0`): discovers, probes, judges and reports;
+- "controller": the xdist controller: discovers, probes the positive controls, serves the
+  language detector, collects every case and reports; it runs no test item;
+- "worker": an xdist worker: reads the plan from `workerinput`, probes its share.
+
+Two things differ when the upstream is a local simulator (never on a real upstream):
+- positive controls: a simulator started with a known scenario
+  (probes/pytest_plugin/bundled_simulator.py) brings
+  its own, used in place of canary.yaml's `controls` (which name real hosts);
+- the clock: `--canary-virtual-time` records the round as started at a virtual time (real
+  time shifted by a fixed offset), so `canary round` can replay a half-hourly schedule.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from core.config import Config
+from core.store import read_json
+from core.upstream import Upstream
+from judge.state import STATE_FIX, state_from_json
+from probes.round.planning import RoundPlan
+
+SIMULATOR_UPSTREAM = "simulator"
+CONFIG_CONTROLS = "canary.yaml"
+
+
+@dataclass(frozen=True, slots=True)
+class SimulatedControls:
+    """The positive controls of the scenario a local simulator serves (probes/pytest_plugin/bundled_simulator.py)."""
+
+    scenario: str
+    controls: dict[str, tuple[str, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundClock:
+    """Real UTC time, or a simulator round's virtual time: real time shifted by a fixed offset."""
+
+    offset: timedelta = timedelta(0)
+    virtual: bool = False
+
+    def now(self) -> datetime:
+        return datetime.now(UTC) + self.offset
+
+    def stamp(self) -> str:
+        """Now on this clock, as results.json writes times."""
+        return stamp(self.now())
+
+    @property
+    def kind(self) -> str:
+        return "virtual" if self.virtual else "real"
+
+
+@dataclass(frozen=True, slots=True)
+class RoundSettings:
+    role: str                         # single | controller | worker
+    config: Config
+    client: Upstream
+    plan: RoundPlan
+    round_id: str
+    started_at: str
+    upstream: str                     # simulator | openrouter | custom
+    clock: RoundClock                 # real, or virtual (simulator rounds of `canary round`)
+    controls_source: str              # canary.yaml, or "simulator scenario <name>"
+    reports: Path
+    workers: int                      # xdist worker count (1 without xdist)
+    worker_index: int | None          # this worker's position (None: replacement worker / not a worker)
+    language_server: tuple[str, int, str] | None  # host, port, authkey hex (xdist only)
+    alluredir: Path | None
+
+
+def stamp(at: datetime) -> str:
+    """A time as results.json writes it (UTC, second precision, Z)."""
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def utc_now() -> str:
+    return RoundClock().stamp()
+
+
+def new_round_id(at: datetime | None = None) -> str:
+    return (at or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
+
+
+def upstream_of(base_url: str) -> str:
+    host = (urlsplit(base_url).hostname or "").lower()
+    if host == "openrouter.ai" or host.endswith(".openrouter.ai"):
+        return "openrouter"
+    return "simulator" if host in ("127.0.0.1", "localhost", "::1") else "custom"
+
+
+def workerinput_for(s: RoundSettings) -> str:
+    """What a worker needs to collect exactly what the controller planned (JSON: execnet-safe)."""
+    return json.dumps({
+        "plan": s.plan.to_json(), "round_id": s.round_id, "started_at": s.started_at, "upstream": s.upstream,
+        "controls_source": s.controls_source, "reports": str(s.reports),
+        "language_server": list(s.language_server) if s.language_server else None,
+    })
+
+
+def snapshot_doc(s: RoundSettings) -> dict[str, Any]:
+    """reports/discovery.json: replayable with --discovery-snapshot. Holds no key."""
+    return {"schema_version": 1, "round_id": s.round_id, "taken_at": s.started_at, "clock": s.clock.kind,
+            "upstream": s.upstream, "base_url": s.client.base_url, "controls_source": s.controls_source,
+            "plan": s.plan.to_json()}
+
+
+def read_language_plan(path: Path) -> dict[str, dict[str, str]]:
+    """{model: {provider: language}} for this round, from the judge's state; {} without a state file.
+
+    A file that cannot be read raises StoreError, one that is not a state StateError (both
+    ValueErrors naming the file).
+    """
+    raw = read_json(path, "state file", STATE_FIX)
+    return {} if raw is None else state_from_json(raw, str(path)).language_plan()
