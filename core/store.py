@@ -23,23 +23,12 @@ class StoreError(InputError):
 
 def atomic_write_text(path: Path, text: str) -> None:
     """Replace `path` with `text` atomically (temp file in the same dir, fsync, os.replace)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
+    # Text is written as its UTF-8 bytes, no newline translation, through the one writer below.
+    atomic_write_bytes(Path(path), text.encode("utf-8"))
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` atomically, like atomic_write_text (history files are binary)."""
+    """Replace `path` with `data` atomically (temp file in the same dir, fsync, os.replace)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
