@@ -13,6 +13,15 @@ from canary import allure_html
 from canary.cli import main
 
 
+@pytest.fixture(autouse=True)
+def _own_reports_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `canary report` shows <reports>/decisions.json when it exists: a round run in the checkout
+    # (./dev round) must not leak its decisions into these reports.
+    config = tmp_path / "canary.yaml"
+    config.write_text(f"models: []\npaths:\n  reports: {tmp_path / 'reports'}\n", encoding="utf-8")
+    monkeypatch.setenv("CANARY_CONFIG", str(config))
+
+
 def allure_results(folder: Path, statuses: dict[str, str], *, environment: str | None = None) -> Path:
     """Result files shaped like allure-pytest's (one per case, uuid-named, stable historyId)."""
     folder.mkdir(parents=True, exist_ok=True)
