@@ -74,21 +74,16 @@ def span_files(root: Path, since: date | None) -> tuple[list[Path], list[Path]]:
 def load(folder: Path, root: Path, since: date | None) -> tuple[sqlite3.Connection, Loaded]:
     """The in-memory database of the span, through the cache (raises HistoryError for a bad history file)."""
     path = cache_file(folder, root)
-    try:
-        return _load(path, root, since)
-    except HistoryError:
-        raise
-    except (sqlite3.Error, OSError, ValueError, KeyError):
-        # A damaged, locked-forever or foreign cache: start it again once, then give up on it.
-        _remove(path)
+    for _attempt in range(2):
         try:
             return _load(path, root, since)
         except HistoryError:
             raise
         except (sqlite3.Error, OSError, ValueError, KeyError):
+            # A damaged, locked-forever or foreign cache: start it again once, then give up on it.
             _remove(path)
-            rounds, days = span_files(root, since)
-            return _cold(root, since), Loaded(0, len(rounds) + len(days))
+    rounds, days = span_files(root, since)
+    return _cold(root, since), Loaded(0, len(rounds) + len(days))
 
 
 def _cold(root: Path, since: date | None) -> sqlite3.Connection:
