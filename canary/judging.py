@@ -22,7 +22,7 @@ from core.config import Config
 from core.policy import MODES
 from core.results import ResultsError, RoundResults
 from core.store import StoreError, atomic_write_json
-from core.times import fmt_time
+from core.times import TimeFormatError, fmt_time, parse_time
 from judge.decisions import Action
 from judge.exclusions import (
     BUILTIN,
@@ -144,11 +144,11 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
 
 def _doc(report: RoundResults, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,
          now: datetime, mode: str, gap: float | None, how: dict[str, Any], already_applied: bool,
-         decisions: list[dict[str, Any]], decided_at: str | None = None) -> dict[str, Any]:
+         decisions: list[dict[str, Any]]) -> dict[str, Any]:
     models = known_models(exclusions, state, [*report.models, *report.missing, *config.models])
     return {
         "schema_version": DECISIONS_SCHEMA_VERSION, "round_id": report.round_id, "mode": mode,
-        "now": decided_at or fmt_time(now), "gap_minutes": gap, "already_applied": already_applied, **how,
+        "now": fmt_time(now), "gap_minutes": gap, "already_applied": already_applied, **how,
         "decisions": decisions,
         "ignore": {m: effective_ignore(m, exclusions, state, now) for m in models},
         "would_ignore": {m: would_ignore(m, exclusions, state, now) for m in models},
@@ -157,13 +157,29 @@ def _doc(report: RoundResults, state: JudgeState, exclusions: tuple[Exclusion, .
 
 def _applied_doc(report: RoundResults, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,
                  now: datetime, mode: str, how: dict[str, Any]) -> dict[str, Any]:
-    """The decisions file of a round the state already holds: its decisions from the audit log, the
-    effective lists from the state as it is now. `now` stays the time the round was decided, so a
-    re-apply decides the same way."""
+    """The decisions file of a round the state already holds, as the judge wrote it then.
+
+    Its decisions come from the audit log; its `now` and its effective lists are those of the time
+    the round was decided (the audit lines' time, else the state's record of its last round), so a
+    re-run on the same round, hours or a year later, rewrites the same file. Only a round decided
+    before that time was kept, with no decision to date it, falls back to the request's `now`.
+    """
     records, _ = audit.read(config.paths.audit)
     mine = [r for r in records if r.get("round_id") == report.round_id and r.get("action") in _DECISION_ACTIONS]
     decided_mode = next((r["mode"] for r in mine if r.get("mode") in MODES), state.mode or mode)
-    decided_at = next((r["time"] for r in mine if isinstance(r.get("time"), str)), None)
     decisions = [{k: r[k] for k in _DECISION_FIELDS if k in r} for r in mine]
-    return _doc(report, state, exclusions, config, now=now, mode=decided_mode, gap=None, how=how,
-                already_applied=True, decisions=decisions, decided_at=decided_at)
+    decided_at = _decided_at(report, state, mine) or now
+    return _doc(report, state, exclusions, config, now=decided_at, mode=decided_mode, gap=None, how=how,
+                already_applied=True, decisions=decisions)
+
+
+def _decided_at(report: RoundResults, state: JudgeState, audit_lines: list[dict[str, Any]]) -> datetime | None:
+    for line in audit_lines:
+        try:
+            return parse_time(line.get("time"), "audit time")
+        except TimeFormatError:
+            continue
+    last = state.last_round
+    if last is not None and last.round_id == report.round_id:
+        return last.decided_at
+    return None

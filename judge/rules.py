@@ -84,7 +84,7 @@ def apply_round(state: JudgeState, report: RoundResults, policy: Policy, *, now:
     if check_round_order(state, report) is RoundOrder.ALREADY_APPLIED:
         return state, []
     applied = (state.applied_rounds + (report.round_id,))[-policy.remembered_rounds:]
-    booked = replace(state, applied_rounds=applied, last_round=LastRound(report.round_id, report.started_at))
+    booked = replace(state, applied_rounds=applied, last_round=LastRound(report.round_id, report.started_at, now))
     if not report.complete:
         reason = f"incomplete round: {report.incomplete_reason or 'no reason given'}; no streak changed"
         return booked, [Decision(WHOLE_ROUND, WHOLE_ROUND, Action.INCOMPLETE_ROUND, Rule.INCOMPLETE_ROUND, reason)]

@@ -11,7 +11,7 @@ Format (schema_version 1; written only by `canary judge`/`canary lift`, sorted k
 
     {"schema_version": 1, "mode": "observe",
      "applied_rounds": ["<round id>", ...],               # the last Policy.remembered_rounds
-     "last_round": {"round_id": "...", "started_at": "2026-11-29T22:30:00Z"},
+     "last_round": {"round_id": "...", "started_at": "2026-11-29T22:30:00Z", "decided_at": "2026-11-29T22:41:07Z"},
      "models": {"<model>": {"<provider>": {
          "failed_streak": 0, "clean_streak": 0,
          "suspension": null | {"since", "until", "rung", "mode", "reason"},
@@ -108,6 +108,7 @@ class ProviderState:
 class LastRound:
     round_id: str
     started_at: datetime
+    decided_at: datetime | None = None  # when the judge applied it (None in states written before it was kept)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +152,7 @@ def state_to_json(state: JudgeState) -> dict[str, Any]:
         "schema_version": STATE_SCHEMA_VERSION,
         "mode": state.mode,
         "applied_rounds": list(state.applied_rounds),
-        "last_round": None if last is None else {"round_id": last.round_id, "started_at": fmt_time(last.started_at)},
+        "last_round": None if last is None else _last_round_to_json(last),
         "models": models,
     }
 
@@ -204,8 +205,17 @@ def _state(raw: Any) -> JudgeState:
         raise TypeError("applied_rounds must be a list of round ids")
     return JudgeState(
         models=models, applied_rounds=tuple(rounds), mode=mode,
-        last_round=None if last is None else LastRound(str(last["round_id"]), _time(last["started_at"])),
+        last_round=None if last is None else LastRound(
+            str(last["round_id"]), _time(last["started_at"]),
+            None if last.get("decided_at") is None else _time(last["decided_at"])),
     )
+
+
+def _last_round_to_json(last: LastRound) -> dict[str, str | None]:
+    doc = {"round_id": last.round_id, "started_at": fmt_time(last.started_at)}
+    if last.decided_at is not None:
+        doc["decided_at"] = fmt_time(last.decided_at)
+    return doc
 
 
 def _object(value: Any, where: str) -> dict[str, Any]:

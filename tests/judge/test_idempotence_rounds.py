@@ -10,7 +10,7 @@ from rules_factories import HALF_HOUR, MODEL, PROVIDERS, T0, report, results
 from core.policy import Policy
 from core.results import ResultsError, merge_shards, read_results
 from judge.rules import RoundOrder, RoundOrderError, apply_round, check_round_order
-from judge.state import JudgeState
+from judge.state import JudgeState, state_from_json, state_to_json
 
 POLICY = Policy()
 BAD = PROVIDERS[0]
@@ -22,6 +22,17 @@ def test_the_same_round_applied_twice_changes_nothing() -> None:
     twice, again = apply_round(once, r, replace(POLICY, mode="enforce"), now=T0 + HALF_HOUR)
     assert twice is once and again == []
     assert check_round_order(once, r) is RoundOrder.ALREADY_APPLIED
+
+
+def test_the_state_remembers_when_its_last_round_was_decided() -> None:
+    # A re-run of the judge rewrites the round's decisions file at this time, not at its own clock.
+    decided = T0 + HALF_HOUR / 3
+    state, _ = apply_round(JudgeState(), report(at=T0), replace(POLICY, mode="enforce"), now=decided)
+    assert state.last_round is not None and state.last_round.decided_at == decided
+    assert state_from_json(state_to_json(state), "state").last_round == state.last_round
+    older = state_to_json(state)
+    del older["last_round"]["decided_at"]  # a state written before the time was kept still reads
+    assert state_from_json(older, "state").last_round.decided_at is None
 
 
 def test_an_older_round_is_refused_with_a_clear_message() -> None:
