@@ -49,6 +49,8 @@ def assess(text: str, schema: dict[str, Any]) -> Verdict:
         return failed(f"{NOT_JSON}: {error.msg} at {where}")
     except _NonStandardConstant as error:
         return failed(f"{NOT_JSON}: {error}")
+    except ValueError as error:  # e.g. a number of more than 4,300 digits: Python refuses to convert it
+        return failed(f"{NOT_JSON}: {str(error)[:MESSAGE_CHARS]}")
     validator_class = validators.validator_for(schema)
     validator_class.check_schema(schema)
     errors = list(validator_class(schema).iter_errors(value))
