@@ -110,6 +110,7 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
         if expect is not None:
             report = expect_models(report, expect)
         refuse_simulator_round(report, paths.state, allow_simulator)
+        audit.check_appendable(paths.audit)
         state = load_state(paths.state)
         exclusions = load_exclusions(paths.builtin, BUILTIN) + load_exclusions(paths.incidents, INCIDENT)
         order = check_round_order(state, report)

@@ -61,6 +61,7 @@ def _run(args: argparse.Namespace) -> int:
             if not is_valid_tag(value):
                 raise StoreError(describe_invalid_tag(value))
         now = now_of(args)
+        audit.check_appendable(config.paths.audit)
         text = read_text(path, "incident file") or ""
         if args.incident_action == "add":
             expires = parse_time(args.expires, "--expires") if args.expires else None

@@ -31,6 +31,7 @@ def _run(args: argparse.Namespace) -> int:
     config = config_of(args)
     try:
         now = now_of(args)
+        audit.check_appendable(config.paths.audit)
         state = load_state(config.paths.state)
         new_state, decision = lift(state, args.model, args.provider, now=now, reason=args.reason)
     except (StoreError, ResultsError, TimeFormatError, LiftError) as exc:

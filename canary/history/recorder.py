@@ -51,5 +51,5 @@ def record_after_judge(paths: PathSettings, results: Sequence[Path], decisions: 
                 "model": "*", "provider": "*", "action": HISTORY_FAILED, "rule": "history",
                 "reason": problem[:500], "evidence": [],
             }])
-        except OSError as audit_exc:
+        except (OSError, StoreError) as audit_exc:
             print(f"canary judge: warning: could not log that in the audit log either: {audit_exc}", file=sys.stderr)
