@@ -119,7 +119,11 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
     how = {"upstream": report.upstream, "expected_models": None if expect is None else list(expect),
            "allow_simulator": allow_simulator}
     if order is RoundOrder.ALREADY_APPLIED:
-        atomic_write_json(out, _applied_doc(report, state, exclusions, config, now=now, mode=mode, how=how))
+        applied = _applied_doc(report, state, exclusions, config, now=now, mode=mode, how=how)
+        atomic_write_json(out, applied)
+        # A judge killed between the state and the history write left the round out of the
+        # history: recording is idempotent, so the re-run records it (or finds it recorded).
+        history.record_after_judge(paths, results, applied, now=now)
         echo(f"canary judge: round {report.round_id} already applied; nothing changed "
              f"(decisions file {out} rewritten from the state and the audit log)")
         return JudgeOutcome(0, decisions=out)
