@@ -111,9 +111,9 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
             report = expect_models(report, expect)
         refuse_simulator_round(report, paths.state, allow_simulator)
         audit.check_appendable(paths.audit)
-        state = load_state(paths.state)
+        state = load_state(paths.state, now=now)
         exclusions = load_exclusions(paths.builtin, BUILTIN) + load_exclusions(paths.incidents, INCIDENT)
-        order = check_round_order(state, report)
+        order = check_round_order(state, report, now=now)
     except (StoreError, ResultsError, RoundOrderError) as exc:
         return JudgeOutcome(EXIT_REFUSED, str(exc))
     how = {"upstream": report.upstream, "expected_models": None if expect is None else list(expect),

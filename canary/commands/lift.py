@@ -32,7 +32,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         now = now_of(args)
         audit.check_appendable(config.paths.audit)
-        state = load_state(config.paths.state)
+        state = load_state(config.paths.state, now=now)
         new_state, decision = lift(state, args.model, args.provider, now=now, reason=args.reason)
     except (StoreError, ResultsError, TimeFormatError, LiftError) as exc:
         print(f"canary lift: {exc}", file=sys.stderr)

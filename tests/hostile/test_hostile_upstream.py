@@ -102,7 +102,7 @@ def test_the_key_reaches_no_file_no_history_and_no_message(hostile_round: Round,
     }), encoding="utf-8")
     results = hostile_round.reports / "results.json"
     outputs: list[str] = [hostile_round.output]
-    for i, at in enumerate(("2099-01-01T00:00:00Z", "2099-01-01T00:30:00Z")):  # two rounds: streaks move
+    for i, at in enumerate(("2026-11-01T00:00:00Z", "2026-11-01T00:30:00Z")):  # two rounds: streaks move
         shifted = {**doc, "round_id": f"{doc['round_id']}-{i}", "started_at": at}
         path = tmp_path / "reports" / f"results-{i}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -111,10 +111,12 @@ def test_the_key_reaches_no_file_no_history_and_no_message(hostile_round: Round,
         assert judged.returncode == 0, judged.stderr
         outputs += [judged.stdout, judged.stderr]
     for args in (("summary", "--results", str(results), "--markdown", "--step-summary"), ("status",),
-                 ("announce",), ("site", "--out", str(tmp_path / "site"), "--now", "2099-01-01T01:00:00Z")):
+                 ("announce",), ("site", "--out", str(tmp_path / "site"), "--now", "2026-11-01T01:00:00Z")):
         done = _canary(tmp_path, *args)
         assert done.returncode == 0, (args, done.stderr)
         outputs += [done.stdout, done.stderr]
+    state = json.loads((tmp_path / "state" / "canary-state.json").read_text(encoding="utf-8"))
+    assert state["models"][MODEL]["cinder/fp8"]["suspension"] is not None  # both rounds counted for the others
     decisions: Any = json.loads((tmp_path / "reports" / "decisions.json").read_text(encoding="utf-8"))
     outputs.append(commit_message(decisions))
     leaked = [str(p) for root in (hostile_round.reports, tmp_path) for p, data in _texts_under(root)
