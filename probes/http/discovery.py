@@ -27,13 +27,13 @@ from typing import Any
 from urllib.parse import quote
 
 from core.errors import UpstreamError
+from core.tags import is_valid_model_id
 from probes.http.client import PinnedClient, TransportError
 from probes.http.records import Endpoint
 from probes.http.wire import error_of, parse_json
 
 MAX_TAG_LENGTH = 100
 _TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)*")
-_MODEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]*/[A-Za-z0-9][A-Za-z0-9._:-]*(?:/[A-Za-z0-9][A-Za-z0-9._:-]*)*")
 
 
 class DiscoveryError(UpstreamError):
@@ -50,7 +50,7 @@ class DiscoveryError(UpstreamError):
 
 def endpoints_path(model: str) -> str:
     """`models/{author}/{slug}/endpoints`, the id split at its first `/`."""
-    if not _MODEL.fullmatch(model) or ".." in model:
+    if not is_valid_model_id(model):
         raise DiscoveryError(model, "not a model id of the form author/slug")
     author, slug = model.split("/", 1)
     return f"models/{quote(author, safe='')}/{quote(slug, safe='/:')}/endpoints"
