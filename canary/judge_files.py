@@ -110,7 +110,14 @@ def parse_exclusions(text: str, layer: str, source: str) -> tuple[Exclusion, ...
             continue  # a model key with no entries yet
         if not isinstance(value, yaml.SequenceNode):
             _fail(source, value, f"{model}: expected a list of entries (- provider: ...)")
-        entries.extend(_entry(source, layer, model, item) for item in value.value)
+        spelled: dict[str, str] = {}
+        for item in value.value:
+            entry = _entry(source, layer, model, item)
+            other = spelled.setdefault(entry.provider.casefold(), entry.provider)
+            if other != entry.provider:  # one host to OpenRouter if it matches tags ignoring case
+                _fail(source, item, f"{model}: provider {entry.provider} differs only by case from {other}; "
+                                    "keep one spelling")
+            entries.append(entry)
     return tuple(entries)
 
 

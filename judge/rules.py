@@ -245,8 +245,9 @@ def _suspend(state: JudgeState, mround: ModelRound, policy: Policy, now: datetim
              excluded: frozenset[str], decisions: list[Decision]) -> JudgeState:
     model = mround.model
     providers = state.models.get(model, {})
-    suspended = {p for p, ps in providers.items() if ps.suspension is not None}
-    usable = set(mround.discovered) - excluded - suspended
+    # Compared by casefold: tags that differ only by case are one host, counted once by the floor.
+    suspended = {p.casefold() for p, ps in providers.items() if ps.suspension is not None}
+    usable = {p.casefold() for p in mround.discovered} - {e.casefold() for e in excluded} - suspended
     cards = {p: decision_cards(state, model, p, _failed_now(mround.providers.get(p)))
              for p, ps in providers.items()
              if ps.suspension is None and ps.failed_streak >= policy.failed_rounds_to_suspend}
@@ -255,7 +256,7 @@ def _suspend(state: JudgeState, mround: ModelRound, policy: Policy, now: datetim
     for provider in candidates:
         ps = state.provider(model, provider)
         evidence = _evidence(mround.providers.get(provider))
-        remaining = usable - {provider}
+        remaining = usable - {provider.casefold()}
         if len(remaining) < policy.capacity_floor:
             decisions.append(Decision(
                 model, provider, Action.FLOOR_HELD, Rule.CAPACITY_FLOOR,

@@ -89,10 +89,14 @@ def parse_endpoints(model: str, body: Any) -> list[Endpoint]:
         except ValueError as exc:
             problems.append(f"entry {i}: {exc}")
             continue
-        if endpoint.tag in found:
-            problems.append(f"entry {i}: duplicate tag {endpoint.tag!r}")
+        # Tags that differ only by case are one host to OpenRouter if it matches them as it
+        # matches provider names (case-insensitively): probed and excluded twice, counted twice.
+        twin = found.get(endpoint.tag.casefold())
+        if twin is not None:
+            same = "duplicate tag" if twin.tag == endpoint.tag else f"tag differs only by case from {twin.tag!r}:"
+            problems.append(f"entry {i}: {same} {endpoint.tag!r}")
             continue
-        found[endpoint.tag] = endpoint
+        found[endpoint.tag.casefold()] = endpoint
     good = tuple(sorted(found.values(), key=lambda e: e.tag))
     if problems:
         shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
