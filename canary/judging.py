@@ -123,7 +123,7 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
         atomic_write_json(out, applied)
         # A judge killed between the state and the history write left the round out of the
         # history: recording is idempotent, so the re-run records it (or finds it recorded).
-        history.record_after_judge(paths, results, applied, now=now)
+        history.record_after_judge(paths, results, applied, now=now, compact_days=False)
         echo(f"canary judge: round {report.round_id} already applied; nothing changed "
              f"(decisions file {out} rewritten from the state and the audit log)")
         return JudgeOutcome(0, decisions=out)

@@ -185,3 +185,14 @@ def test_a_real_judge_process_killed_at_random_moments(tmp_path: Path) -> None:
         assert main(_args(f, results)) == 0
         assert f.state.read_bytes() == new["state"]
         assert _history(f) == _history(ref)
+
+
+def test_a_rerun_a_year_later_records_a_missing_round_and_touches_no_other_history_file(tmp_path: Path) -> None:
+    f, results = _prepare(tmp_path / "late")
+    assert main(_args(f, results)) == 0
+    history = f.state.parent / "history"
+    before = {p: p.read_bytes() for p in history.rglob("*") if p.is_file()}
+    late = ["--config", str(f.config), "judge", str(results), "--now", iso(ROUND_AT + 365 * 48 * HALF_HOUR),
+            "--no-notify"]
+    assert main(late) == 0  # already applied: the history's old days are not compacted by a re-run
+    assert {p: p.read_bytes() for p in history.rglob("*") if p.is_file()} == before
