@@ -29,7 +29,7 @@ def expect_models(report: RoundResults, planned: Sequence[str]) -> RoundResults:
     for model in planned:
         if not is_valid_tag(model):
             raise ResultsError(f"planned model {ascii(model)[:80]} is not a model id")
-    present = set(report.models) | {c.model for c in report.cases}
+    present = set(report.models) | {c.model for c in report.cases} | set(report.missing)  # missing: its own reason
     missing = {m: MISSING_SHARD for m in dict.fromkeys(planned) if m not in present}
     return replace(report, missing={**report.missing, **missing}) if missing else report
 
