@@ -12,14 +12,21 @@ re-run's artifacts of earlier attempts).
 from __future__ import annotations
 
 import json
+import sys
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "canary"))  # the judge's file helpers
+
 from github_runner import Contexts, Run, condition, run_step, substitute, upload
+from judge_cli_support import HALF_HOUR, MODEL, T0, Files, files_in, iso, results
 from test_workflows import CANARY, load, run_index
 
 JOBS = load(CANARY)["jobs"]
+OTHER = "other/model"
 SHARD_PATTERN = "shard-*"
 
 
@@ -32,13 +39,13 @@ def probe_contexts(model: str) -> Contexts:
                      "needs": {"plan": {"outputs": {"state_branch": "canary-state", "models": model}}}})
 
 
-def probe_job(run: Run, tmp_path: Path, model: str, round_id: str) -> None:
-    """One probe job: its `canary probe` script leaves the shard, its upload step stores it."""
+def probe_job(run: Run, tmp_path: Path, model: str, round_id: str, doc: dict[str, Any] | None = None) -> None:
+    """One probe job: its `canary probe` script leaves the shard (`doc`), its upload step stores it."""
     job, contexts = JOBS["probe"], probe_contexts(model)
     workspace = tmp_path / f"probe-{slug(model)}-{run.attempt}"
     workspace.mkdir()
     shard = tmp_path / f"{round_id}.json"
-    shard.write_text(json.dumps({"round_id": round_id, "models": {model: {"providers": []}}}))
+    shard.write_text(json.dumps(doc or {"round_id": round_id, "models": {model: {"providers": []}}}))
     at = run_index(job, "canary probe")
     probed = run_step(job["steps"][at], workspace, contexts, bin_dir=tmp_path / "bin",
                       extra_env={"FAKE_SHARD": str(shard)})
@@ -118,3 +125,39 @@ def test_the_report_says_no_probe_left_results_only_when_none_did(tmp_path):
     downloads_of(job, Run(), empty)
     assert run_step(guard, empty, Contexts({}), bin_dir=tmp_path / "bin").code == 1
     assert condition(guard.get("if"), Contexts({})) is True
+
+
+def test_a_rerun_of_failed_jobs_after_a_committed_round_judges_the_new_shard_and_reports_its_own_decisions(tmp_path):
+    """Attempt 1 probes both models and commits; OTHER's probe job failed and is re-run: the judge
+    gets attempt 1's shard of MODEL and attempt 2's of OTHER (download-artifact: the latest of each
+    name). The real judge judges the new shard as its own round; a report whose judge failed
+    reads no decisions (not attempt 1's)."""
+    (tmp_path / "files").mkdir()
+    f = files_in(tmp_path / "files")
+    run = Run()
+    probe_job(run, tmp_path, MODEL, "r1-a", results(at=T0, round_id="r1-a"))
+    probe_job(run, tmp_path, OTHER, "r1-b", results(at=T0, model=OTHER, round_id="r1-b", complete=False))
+    plan = Contexts({"inputs": {}, "needs": {"plan": {"outputs": {"models": f"{MODEL},{OTHER}"}}}})
+    first = calls_of("judge", "judge", run, tmp_path / "judge-1", plan)
+    assert real_judge(f, first, tmp_path / "judge-1", T0 + HALF_HOUR / 3) == 0
+    run.store("decisions", {"decisions.json": f.decisions.read_bytes()})
+    run.attempt = 2
+    probe_job(run, tmp_path, OTHER, "r2-b", results(at=T0 + HALF_HOUR / 2, model=OTHER, round_id="r2-b"))
+    second = calls_of("judge", "judge", run, tmp_path / "judge-2", plan)
+    assert shards_given(second, tmp_path / "judge-2") == {"r1-a", "r2-b"}
+    assert real_judge(f, second, tmp_path / "judge-2", T0 + HALF_HOUR * 2 / 3) == 0
+    assert json.loads(f.decisions.read_text())["round_id"] == "r2-b"
+    report = JOBS["report"]
+    [download] = [s for s in report["steps"] if s.get("with", {}).get("name") == "decisions"]
+    for judged, reads in (("success", True), ("failure", False), ("skipped", False)):
+        contexts = Contexts({"needs": {"judge": {"result": judged}}})
+        assert condition(download.get("if"), contexts) is reads, judged
+
+
+def real_judge(f: Files, call: list[str], workspace: Path, now: datetime) -> int:
+    """The judge step's command line, run by the real `canary judge` (from the job's workspace)."""
+    shards = [str(workspace / a) for a in call if a.endswith("results.json")]
+    at = call.index("--expect-models")
+    code, _, _ = f.canary("judge", *shards, "--expect-models", call[at + 1] or f"{MODEL},{OTHER}",
+                          "--now", iso(now), "--no-notify")
+    return code
