@@ -28,8 +28,8 @@ from probes.round.controls import (
     unselected_controls,
 )
 from probes.round.engine import Engine, run_quietly
-from probes.round.planning import RoundPlan
 from probes.round.language_service import LanguageProcess, LocalLanguage, RemoteLanguage
+from probes.round.planning import RoundPlan
 from probes.round.record import build_results, write_json
 from probes.round.settings import RoundSettings, snapshot_doc
 

@@ -238,7 +238,8 @@ def _show(value: Any) -> str:
 
 FAKE_CANARY = """#!{python}
 # Records each call (cwd, argv) and plays the part: `canary probe --reports DIR` leaves the shard
-# the test put in $FAKE_SHARD there; $FAKE_EXIT_<SUBCOMMAND> is the exit code (default 0).
+# the test put in $FAKE_SHARD there; $FAKE_STDOUT_<SUBCOMMAND> is printed and $FAKE_EXIT_<SUBCOMMAND>
+# is the exit code (default 0).
 import json, os, shutil, sys
 args = sys.argv[1:]
 with open(os.environ["FAKE_CANARY_LOG"], "a") as log:
@@ -249,7 +250,9 @@ if args[:1] == ["probe"] and os.environ.get("FAKE_SHARD"):
     shutil.copy(os.environ["FAKE_SHARD"], os.path.join(reports, "results.json"))
     os.makedirs(os.path.join(reports, "allure-results"), exist_ok=True)
     open(os.path.join(reports, "allure-results", "x-result.json"), "w").write("{{}}")
-sys.exit(int(os.environ.get("FAKE_EXIT_" + args[0].upper().replace("-", "_"), "0")))
+name = args[0].upper().replace("-", "_")
+sys.stdout.write(os.environ.get("FAKE_STDOUT_" + name, ""))
+sys.exit(int(os.environ.get("FAKE_EXIT_" + name, "0")))
 """
 
 
@@ -287,3 +290,76 @@ def run_step(step: Mapping[str, Any], workspace: Path, contexts: Contexts, *, bi
     outputs = dict(line.split("=", 1) for line in output.read_text().splitlines() if "=" in line)
     calls = [json.loads(line)["argv"] for line in log.read_text().splitlines()]
     return StepRun(done.returncode, outputs, calls, done.stderr)
+
+
+# --- jobs --------------------------------------------------------------------------------------
+
+@dataclass
+class JobRun:
+    """How a job ended, as the `needs` context of later jobs sees it, and what it did."""
+
+    result: str                                   # success | failure
+    outputs: dict[str, str]                       # the job's `outputs:`, set whatever the result
+    steps: dict[str, dict[str, Any]]              # id -> outcome, conclusion, outputs
+    ran: list[str]                                # the names (or scripts) of the steps that ran
+    calls: list[list[str]]                        # every `canary` command line, in order
+
+    def needs(self) -> dict[str, Any]:
+        return {"result": self.result, "outputs": self.outputs}
+
+
+SETUP_SCRIPTS = ("python -m pip install", "npm ci")
+Action = Any  # a callable (step, workspace, contexts) -> "success" | "failure" for one `uses:` action
+
+
+def run_job(job: Mapping[str, Any], workspace: Path, values: Mapping[str, Any], *, bin_dir: Path,
+            run: Run | None = None, actions: Mapping[str, Action] | None = None,
+            extra_env: Mapping[str, str] | None = None, job_succeeded: bool = True) -> JobRun:
+    """Run a job's steps in order as the runner does: each `if:` over the status so far (a failed
+    step skips later steps without a status function; continue-on-error makes its conclusion a
+    success), `run:` scripts in bash (but the install steps), artifacts through `run`, other actions through `actions`
+    (by name before the @; absent: they succeed and do nothing, like setup-python here)."""
+    workspace.mkdir(parents=True, exist_ok=True)
+    steps_ctx: dict[str, dict[str, Any]] = {}
+    failed, ran, calls = not job_succeeded, [], []
+    for n, step in enumerate(job["steps"]):
+        contexts = Contexts({**values, "steps": steps_ctx, "job": {"status": "failure" if failed else "success"}},
+                            succeeded=not failed)
+        label = str(step.get("name") or step.get("uses") or step.get("run", "")[:60])
+        if not condition(step.get("if"), contexts):
+            steps_ctx[str(step.get("id", n))] = {"outcome": "skipped", "conclusion": "skipped", "outputs": {}}
+            continue
+        ran.append(label)
+        outputs: dict[str, str] = {}
+        if "run" in step and str(step["run"]).startswith(SETUP_SCRIPTS):
+            outcome = "success"  # installing canary and Allure: the runner's setup, not what is tested
+        elif "run" in step:
+            done = run_step(step, workspace, contexts, bin_dir=bin_dir, extra_env=extra_env)
+            outcome, outputs = ("success" if done.code == 0 else "failure"), done.outputs
+            calls += done.calls
+        else:
+            outcome = _use(step, workspace, contexts, run, actions or {})
+        conclusion = "success" if step.get("continue-on-error") is True else outcome
+        failed = failed or conclusion == "failure"
+        steps_ctx[str(step.get("id", n))] = {"outcome": outcome, "conclusion": conclusion, "outputs": outputs}
+    final = Contexts({**values, "steps": steps_ctx})
+    outputs = {k: substitute(str(v), final) for k, v in job.get("outputs", {}).items()}
+    return JobRun("failure" if failed else "success", outputs, steps_ctx, ran, calls)
+
+
+def _use(step: Mapping[str, Any], workspace: Path, contexts: Contexts, run: Run | None,
+         actions: Mapping[str, Action]) -> str:
+    action = str(step["uses"]).split("@")[0]
+    with_ = {k: substitute(str(v), contexts) for k, v in step.get("with", {}).items()}
+    if action in actions:
+        return str(actions[action]({**step, "with": with_}, workspace, contexts))
+    if run is not None and action == "actions/download-artifact":
+        try:
+            run.download(workspace, with_)
+        except ArtifactNotFound:
+            return "failure"
+        return "success"
+    if run is not None and action == "actions/upload-artifact":
+        run.store(with_["name"], upload(workspace, with_["path"]))
+        return "success"
+    return "success"

@@ -21,7 +21,17 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "canary"))  # the judge's file helpers
 
-from github_runner import Contexts, Run, condition, run_step, substitute, upload
+from github_runner import (
+    Contexts,
+    JobRun,
+    Run,
+    condition,
+    fake_canary,
+    run_job,
+    run_step,
+    substitute,
+    upload,
+)
 from judge_cli_support import HALF_HOUR, MODEL, T0, Files, files_in, iso, results
 from test_workflows import CANARY, load, run_index
 
@@ -43,7 +53,7 @@ def probe_job(run: Run, tmp_path: Path, model: str, round_id: str, doc: dict[str
     """One probe job: its `canary probe` script leaves the shard (`doc`), its upload step stores it."""
     job, contexts = JOBS["probe"], probe_contexts(model)
     workspace = tmp_path / f"probe-{slug(model)}-{run.attempt}"
-    workspace.mkdir()
+    workspace.mkdir(parents=True)
     shard = tmp_path / f"{round_id}.json"
     shard.write_text(json.dumps(doc or {"round_id": round_id, "models": {model: {"providers": []}}}))
     at = run_index(job, "canary probe")
@@ -161,3 +171,84 @@ def real_judge(f: Files, call: list[str], workspace: Path, now: datetime) -> int
     code, _, _ = f.canary("judge", *shards, "--expect-models", call[at + 1] or f"{MODEL},{OTHER}",
                           "--now", iso(now), "--no-notify")
     return code
+
+
+FAKE_GH = """#!/bin/sh
+# `gh api repos/OWNER/REPO/pages --jq ...`: Pages is on, with source GitHub Actions.
+printf 'workflow\\thttps://owner.github.io/repo/\\n'
+"""
+
+
+def report_job(tmp_path: Path, *, state_checkout: str = "success", site_exit: int = 0, judge: str = "success",
+               state_branch_exists: str = "true") -> JobRun:
+    """The report job run as the runner would: shards present, Pages on, the state branch there."""
+    run = Run()
+    probe_job(run, tmp_path, MODEL, "r1-a")
+    run.store("decisions", {"decisions.json": b"{}"})
+    bin_dir = tmp_path / "bin"
+    fake_canary(bin_dir)
+    (bin_dir / "gh").write_text(FAKE_GH)
+    (bin_dir / "gh").chmod(0o755)
+
+    def checkout(step: dict[str, Any], workspace: Path, contexts: Contexts) -> str:
+        if step["with"].get("ref") == "canary-state":
+            return state_checkout  # a transient fetch failure is "failure" here
+        return "success"
+
+    values = {"inputs": {}, "needs": {"plan": {"result": "success", "outputs": {"state_branch": "canary-state"}},
+                                      "judge": {"result": judge}}}
+    return run_job(JOBS["report"], tmp_path / "report", values, bin_dir=bin_dir, run=run,
+                   actions={"actions/checkout": checkout},
+                   extra_env={"FAKE_EXIT_SITE": str(site_exit), "FAKE_STDOUT_FETCH_STATE": state_branch_exists})
+
+
+def pages_runs(report: JobRun) -> bool:
+    return condition(JOBS["pages"]["if"], Contexts({"needs": {"report": report.needs()}}))
+
+
+def test_a_failed_checkout_of_the_state_branch_fails_the_report_and_deploys_nothing(tmp_path):
+    """A transient fetch failure is not the absent branch: no page is built from an empty history."""
+    report = report_job(tmp_path, state_checkout="failure")
+    assert report.result == "failure"
+    assert not [c for c in report.calls if c[:1] == ["site"]] and not pages_runs(report)
+
+
+def test_without_a_state_branch_yet_the_report_builds_the_first_page(tmp_path):
+    report = report_job(tmp_path, state_branch_exists="false")
+    assert report.result == "success", report.ran and "the judge's state and round history, from their branch" not in report.ran
+    [site] = [c for c in report.calls if c[:1] == ["site"]]
+    assert "--state-checkout" in site and pages_runs(report)  # the page then says there is no round yet
+
+
+def test_pages_deploys_only_after_a_successful_report_although_its_outputs_are_set_anyway(tmp_path):
+    """The Pages question is answered (publish=true) before `canary site` fails: job outputs are set
+    whatever the job's result, so `publish == 'true'` alone would deploy a missing site."""
+    failed = report_job(tmp_path / "failed", site_exit=1)
+    assert failed.result == "failure" and failed.outputs["publish"] == "true"
+    assert not pages_runs(failed)
+    good = report_job(tmp_path / "good")
+    assert good.result == "success" and good.outputs["publish"] == "true" and pages_runs(good)
+
+
+def judge_job(tmp_path: Path, **exits: int) -> tuple[JobRun, Run]:
+    """The judge job as the runner runs it, each `canary` command exiting as `exits` says."""
+    run = Run()
+    probe_job(run, tmp_path, MODEL, "r1-a")
+    bin_dir = tmp_path / "bin"
+    values = {"inputs": {}, "secrets": {}, "github": {"ref": "refs/heads/main"},
+              "needs": {"plan": {"result": "success", "outputs": {"models": MODEL}}}}
+    env = {f"FAKE_EXIT_{name.upper()}": str(code) for name, code in exits.items()}
+    workspace = tmp_path / "judge"
+    for written in ("reports/decisions.json", "state/canary-state.json"):  # what the judge would write
+        (workspace / written).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / written).write_text("{}")
+    return run_job(JOBS["judge"], workspace, values, bin_dir=bin_dir, run=run, extra_env=env), run
+
+
+def test_the_decisions_and_state_are_uploaded_after_a_committed_round_whatever_the_announcement_did(tmp_path):
+    """The round was committed; a failed announcement (or its follow-up commit) must not keep the
+    issues and report jobs from its decisions."""
+    job, run = judge_job(tmp_path / "announce-failed", announce=1)
+    assert job.result == "failure" and {"decisions", "judge-state"} <= set(run.latest())
+    job, run = judge_job(tmp_path / "commit-failed", commit=1)
+    assert job.result == "failure" and not {"decisions", "judge-state"} & set(run.latest())
