@@ -405,3 +405,17 @@ def test_the_dev_commands_a_workflow_calls_exist():
 def test_pull_requests_validate_the_hand_edited_files():
     runs = [step.get("run", "") for _, step in steps(load(CI))]
     assert "canary validate" in runs
+
+
+def test_the_readmes_actions_minutes_arithmetic_matches_the_workflow():
+    """README, "Minutes": the jobs it counts are the workflow's, and its figures follow from the schedule."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    jobs = set(load(CANARY)["jobs"])
+    assert jobs == {"plan", "probe", "judge", "issues", "report", "pages"}
+    assert f"a round is {len(jobs) - 1} jobs (plan, probe per model,\njudge, issues, report) or {len(jobs)} with Pages" \
+        in readme
+    (entry,) = load(CANARY)["on"]["schedule"]
+    per_day = 24 * len(entry["cron"].split()[0].split(","))
+    assert f"{per_day} rounds a day × 30\ndays × 10 minutes is about **{per_day * 30 * 10:,} minutes a month**" in readme
+    assert f"({per_day * 30 * len(jobs):,} even at the one-minute floor)" in readme
+    assert "actions/workflows/canary.yml/dispatches" in readme and "workflow_dispatch" in load(CANARY)["on"]
