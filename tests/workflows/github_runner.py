@@ -177,20 +177,24 @@ def _equal(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def _or(tokens: list[tuple[str, str]], c: Contexts) -> tuple[Any, list[tuple[str, str]]]:
-    left, tokens = _and(tokens, c)
-    while tokens and tokens[0][1] == "||":
-        right, tokens = _and(tokens[1:], c)
-        left = left if _truthy(left) else right
+Tokens = list[tuple[str, str]]
+
+
+def _chain(tokens: Tokens, c: Contexts, op: str, operand: Any, combine: Any) -> tuple[Any, Tokens]:
+    """`operand (op operand)*`, folded left with `combine` (GitHub's && and || return an operand)."""
+    left, tokens = operand(tokens, c)
+    while tokens and tokens[0][1] == op:
+        right, tokens = operand(tokens[1:], c)
+        left = combine(left, right)
     return left, tokens
 
 
-def _and(tokens: list[tuple[str, str]], c: Contexts) -> tuple[Any, list[tuple[str, str]]]:
-    left, tokens = _compare(tokens, c)
-    while tokens and tokens[0][1] == "&&":
-        right, tokens = _compare(tokens[1:], c)
-        left = right if _truthy(left) else left
-    return left, tokens
+def _or(tokens: Tokens, c: Contexts) -> tuple[Any, Tokens]:
+    return _chain(tokens, c, "||", _and, lambda left, right: left if _truthy(left) else right)
+
+
+def _and(tokens: Tokens, c: Contexts) -> tuple[Any, Tokens]:
+    return _chain(tokens, c, "&&", _compare, lambda left, right: right if _truthy(left) else left)
 
 
 def _compare(tokens: list[tuple[str, str]], c: Contexts) -> tuple[Any, list[tuple[str, str]]]:
