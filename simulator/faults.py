@@ -128,6 +128,11 @@ CATALOGUE: dict[str, _Spec] = {
     # policy layer refusing the prompt. The categories are upstream text, so scenarios may make
     # them hostile.
     "moderation": {"reasons": (_strings, ("sexual",))},
+    # Wire defects a judge reads off the reply itself (simulator/defects.py, issue 22).
+    "cumulative_deltas": {},
+    "repeated_deltas": {},
+    "ignore_max_tokens": {"factor": (_int(2), 20)},
+    "early_length": {"ratio": (_fraction, 0.2)},
     # Traits (not drawn, see the module docstring).
     "thinking": {"tokens": (_int(1), 400), "readable": (_bool, True)},
     "reset_before_response": {"times": (_int(1), 1)},

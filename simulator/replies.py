@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from simulator import corrupt, hostile, schema_gen
+from simulator import corrupt, defects, hostile, schema_gen
 from simulator.banks import Bank, all_banks
 from simulator.faults import MID_STREAM_SHAPES, Draw, draw, trait
 from simulator.request import ChatRequest, Reasoning
@@ -239,6 +239,9 @@ def _generation(
         prompt_tokens=prompt_tokens, completion_tokens=count_tokens(sent) + (thinking.tokens if thinking else 0),
         cut_at=cut_at, error=error, usage_shape=shape, thinking=thinking,
     )  # fmt: skip
+    if name in defects.FAULTS:
+        return defects.apply(plan, name, params, cap=request.max_tokens, truncate=truncate_tokens,
+                             count_tokens=count_tokens)
     return hostile.apply(plan, name, params, dict(request.headers)) if name in hostile.FAULTS else plan
 
 

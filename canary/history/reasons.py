@@ -58,6 +58,11 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), code) fo
     (r"^language: switched to", "language_switch"),
     (r"^language: .*(mixes in|sentences are)", "language_mixing"),
     (r"^anomaly unresolved", "language_unresolved"),
+    # reply checks on every completed reply (judge/stream_integrity.py, judge/limits.py)
+    (r"^stream integrity: cumulative deltas", "cumulative_deltas"),
+    (r"^stream integrity: repeated deltas", "repeated_deltas"),
+    (r"^limits: completion tokens above the cap", "max_tokens_ignored"),
+    (r"^limits: length finish far below the cap", "length_below_cap"),
     # transport errors without an error_kind (older reports): the client's messages
     (r"^transport: HTTP 429", "http_429"),
     (r"^transport: HTTP 408", "http_408"),

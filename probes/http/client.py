@@ -167,16 +167,19 @@ class PinnedClient:
                            reasoning=fields)
         deadline = deadline_s or self.deadline_s
         thinking = bool(fields)
+        # The cap is judged (judge/limits.py) only where the endpoint lists it: otherwise the
+        # request is not pinned with require_parameters and the host may never have seen it.
+        cap_sent = cap if endpoint.supports("max_tokens") or endpoint.supports("max_completion_tokens") else None
         async with self._slot(endpoint.tag):
             start = time.monotonic()
-            run = Run(endpoint, stream=stream, t0=start, reasoning_requested=thinking)
+            run = Run(endpoint, stream=stream, t0=start, reasoning_requested=thinking, max_tokens=cap_sent)
             lost = await self._exchange(run, body, deadline, self._require_http())
             left = deadline - (time.monotonic() - start)
             if lost is not None and left > 0 and self._fresh is not None:
                 # Timings restart with the request that could be answered: the lost one never
                 # reached a generation, so its milliseconds say nothing about the host.
                 run = Run(endpoint, stream=stream, t0=time.monotonic(), retried_after=lost,
-                          reasoning_requested=thinking)
+                          reasoning_requested=thinking, max_tokens=cap_sent)
                 await self._exchange(run, body, left, self._fresh)
         result = run.result(self.settings.scrub)
         log.debug("chat %s: %s %s ttft=%s requests=%d", endpoint.tag, result.classification, result.error_kind,

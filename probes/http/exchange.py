@@ -39,8 +39,9 @@ class Run:
     """Mutable collector for one request; the client feeds it, `result()` freezes it."""
 
     def __init__(self, endpoint: Endpoint, *, stream: bool, t0: float, retried_after: str | None = None,
-                 reasoning_requested: bool = False) -> None:
+                 reasoning_requested: bool = False, max_tokens: int | None = None) -> None:
         self.endpoint = endpoint
+        self.max_tokens = max_tokens
         self.reasoning_requested = reasoning_requested
         self.stream = stream
         self.t0 = t0
@@ -186,4 +187,6 @@ class Run:
             reasoning_requested=self.reasoning_requested,
             requests=1 if self.retried_after is None else 2,
             retried_after=kept(self.retried_after),
+            max_tokens_sent=self.max_tokens,
+            deltas=tuple(s.text_parts) if self.stream else (),
         )

@@ -154,6 +154,10 @@ class ChatResult:
     flagged: tuple[str, ...] = ()       # MODERATED: the categories the moderation named (cleaned upstream text)
     requests: int = 1                   # 2 when the first was lost before any response byte and retried
     retried_after: str | None = None    # why the first request was lost (timings are the retry's)
+    max_tokens_sent: int | None = None  # the cap sent (thinking room included); None: the endpoint lists none
+    # The non-empty content deltas of a stream, in order (judge/stream_integrity.py reads them;
+    # never shown anywhere: only `text`, scrubbed, is upstream text that leaves the client).
+    deltas: tuple[str, ...] = ()
 
     @property
     def completed(self) -> bool:

@@ -19,6 +19,7 @@ import asyncio
 import copy
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -33,10 +34,13 @@ from recorded_server import (
 
 from core.upstream import Upstream
 from judge import language, refusal
+from judge.limits import assess_limits
+from judge.stream_integrity import assess_deltas
 from probes.http.client import PinnedClient
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 from probes.http.sse import SSEParser
 from probes.http.stream import StreamState
+from probes.round.reply_checks import limits_facts
 
 SECRET = "sk-or-v1-SENTINEL-recorded-5e2a7c"
 ABSENT = f"real OpenRouter recordings not found in {recordings_dir()} (outside the repo; set {ENV_VAR})"
@@ -360,3 +364,17 @@ def test_the_language_judge_does_not_fail_real_english_replies(text: str) -> Non
 def test_the_refusal_judge_does_not_fail_real_english_replies(text: str) -> None:
     verdict = refusal.assess(text, "stop")
     assert not verdict.failed, verdict.reason
+
+
+@pytest.mark.parametrize("it", cases(is_stream))
+def test_the_reply_checks_find_nothing_wrong_in_a_recorded_stream(it: Interaction) -> None:
+    # Issue 22's false positives on real traffic: the real deltas (role-only first chunk, the
+    # usage chunk repeating finish_reason or carrying null) are judged as the round judges them.
+    # The limits are judged against the cap the *recorded* request carried (none of the four
+    # did: then there is nothing to compare, which is the check's answer too).
+    result, _ = drive(it)
+    recorded = [d.get("content") for c in it.chunks() if c.get("choices") for d in [c["choices"][0]["delta"]]]
+    assert list(result.deltas) == [d for d in recorded if isinstance(d, str) and d]
+    assert assess_deltas(result.deltas) is None
+    cap = it.request.get("max_completion_tokens") or it.request.get("max_tokens")
+    assert assess_limits(replace(limits_facts(result), cap=cap)) is None

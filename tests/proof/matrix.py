@@ -82,6 +82,17 @@ MATRIX: dict[str, tuple[dict[str, Any], dict[str, str], str]] = {
     "thinking": ({"tokens": 600}, row(P, P, P, P),
                  "(not a fault) a reasoning host thinking 600 tokens first: the reasoning controls give the "
                  "answer room, so every contract reaches its verdict (without them: inconclusive)"),
+    # Wire defects judged on every completed reply (issue 22: probes/round/reply_checks.py).
+    "cumulative_deltas": ({}, row(F, F, F, F),
+                          "every delta repeats the whole text so far: stream integrity fails every completed "
+                          "reply (the concatenated text is no JSON either)"),
+    "repeated_deltas": ({}, row(F, F, F, F),
+                        "every delta sent twice back to back: stream integrity fails every completed reply"),
+    "ignore_max_tokens": ({"factor": 20}, row(F, F, F, F),
+                          "usage reports 20 x the max_tokens sent: limits fail every reply, naming both figures"),
+    "early_length": ({"ratio": 0.2}, row(F, F, F, F),
+                     "finish_reason length at a fifth of the cap: limits fail every reply (a JSON cut short "
+                     "fails the structured contract first)"),
 }
 # Traits are not drawn (no `rate`); a reasoning host lists `reasoning` among its parameters.
 TRAITS = ("thinking", "reset_before_response")
@@ -92,7 +103,8 @@ PARAMS = {"thinking": ("max_tokens", "temperature", "seed", "response_format", "
 # A host's rotating language comes from its place in the sorted list of tags, so the rows added
 # after the first nineteen get tags that sort last: the original hosts keep the languages their
 # cells were established with (tests/probes/test_round_planted.py, docs/fault-matrix.md).
-APPENDED = ("moderation", "reset_before_response", "thinking")
+APPENDED = ("moderation", "reset_before_response", "thinking", "cumulative_deltas", "repeated_deltas",
+            "ignore_max_tokens", "early_length")
 
 
 def tag_of(fault: str) -> str:

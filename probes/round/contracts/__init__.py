@@ -34,6 +34,7 @@ from judge.refusal import find_refusal
 from judge.verdict import Verdict
 from probes.http.records import ChatResult, Classification, Endpoint
 from probes.round.cases import Attempt, Case, CaseResult
+from probes.round.reply_checks import checked
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
 
@@ -94,6 +95,7 @@ def attempt_from(result: ChatResult, endpoint: Endpoint, verdict: Verdict | None
         # the host's behaviour, so it must never read as an empty reply or a refusal.
         verdict = Verdict(Outcome.INCONCLUSIVE, f"the reply spent its budget on reasoning (finish_reason "
                                           f"{result.finish_reason!r}, no text): says nothing about the host")
+    verdict = checked(result, verdict)  # stream integrity and limits, on every completed reply
     if outcome is None or reason is None:
         outcome, reason = transport_outcome(result) if verdict is None else (Outcome(verdict.outcome), verdict.reason)
     usage = result.usage

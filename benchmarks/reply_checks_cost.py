@@ -1,0 +1,119 @@
+"""The reply checks of issue 22 (stream integrity, limits honesty): false failures on noisy healthy
+replies, detections on planted defects, and the CPU time they add per reply.
+
+    .venv/bin/python benchmarks/reply_checks_cost.py [--replies 600] [--seed 5]
+
+Replies come from the bundled simulator over real sockets through the real PinnedClient, with
+the probes' real prompts and caps (latency 32 tokens, the others probe.max_tokens 200):
+- healthy: 6 hosts with benchmarks/fleet_evidence.py's realistic noise (transport errors, cut
+  streams, short replies, catch-phrases), one of them a reasoning model (thinking trait), every
+  OpenRouter usage-chunk shape mixed in. Every failed check among their completed replies is a
+  false failure;
+- planted: one host per simulator wire defect (simulator/defects.py) at rate 1.
+
+CPU time is `time.process_time` over the judged replies (the check alone, repeated), plus a
+worst case: a 64 K-character stream in one-character deltas (the client's size cap).
+
+Machine-parsable lines:
+
+    BENCH reply_checks healthy_completed=… false_failures=… planted=… caught=… us_per_reply=… worst_us=…
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from fleet_evidence import NOISE  # noqa: E402
+
+from canary.history.reasons import reason_code  # noqa: E402
+from core.upstream import Upstream  # noqa: E402
+from probes.http.client import PinnedClient  # noqa: E402
+from probes.http.discovery import discover  # noqa: E402
+from probes.http.records import ChatResult  # noqa: E402
+from probes.round.contracts import language, latency, refusal  # noqa: E402
+from probes.round.reply_checks import reply_check  # noqa: E402
+from simulator import scenario_from_dict, start_simulator  # noqa: E402
+
+MODEL = "acme/model-x"
+LANGUAGES = ("en", "pt", "ja", "ru", "de", "ar")
+DEFECTS: dict[str, dict[str, Any]] = {"cumulative_deltas": {}, "repeated_deltas": {}, "ignore_max_tokens": {"factor": 20},
+           "early_length": {"ratio": 0.2}}
+
+
+def endpoints() -> list[dict[str, Any]]:
+    def one(tag: str, faults: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        behaviour = {"ttft_ms": 10, "jitter_ms": 5, "tokens_per_second": 20000, "faults": faults, **extra}
+        return {"tag": tag, "provider_name": tag.split("/")[0].title(), "behaviour": behaviour}
+
+    thinker: dict[str, Any] = {**NOISE, "thinking": {"tokens": 120}}  # a reasoning model, as healthy
+    healthy = [one(f"host{i}/fp8", thinker if i == 0 else dict(NOISE)) for i in range(6)]
+    planted = [one(f"{name.replace('_', '')}/fp8", {name: {"rate": 1.0, **params}}) for name, params in DEFECTS.items()]
+    return healthy + planted
+
+
+def requests() -> list[tuple[list[dict[str, str]], int]]:
+    return [(latency.messages(), latency.MAX_TOKENS), (refusal.messages(), 200),
+            *((language.messages(lang), 200) for lang in LANGUAGES)]
+
+
+async def collect(base_url: str, replies: int) -> dict[str, list[ChatResult]]:
+    out: dict[str, list[ChatResult]] = {}
+    async with PinnedClient(Upstream(base_url=base_url, api_key="sk-bench-reply-checks"), deadline_s=10.0) as client:
+        found = await discover(client, MODEL)
+        plan = requests()
+        for ep in found:
+            per = replies if ep.tag.startswith("host") else max(8, replies // 10)
+            out[ep.tag] = [await client.chat(ep, *plan[i % len(plan)][:1], max_tokens=plan[i % len(plan)][1])
+                           for i in range(per)]
+    return out
+
+
+def cpu_us(results: list[ChatResult], repeats: int) -> float:
+    start = time.process_time()
+    for _ in range(repeats):
+        for result in results:
+            reply_check(result)
+    return (time.process_time() - start) / (repeats * len(results)) * 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--replies", type=int, default=600, help="replies per healthy host")
+    parser.add_argument("--seed", type=int, default=5)
+    args = parser.parse_args()
+    scenario = scenario_from_dict({"name": "reply-checks", "keepalive_ms": 200,
+                                   "models": [{"id": MODEL, "endpoints": endpoints()}]})
+    with start_simulator(scenario, seed=args.seed) as sim:
+        by_tag = asyncio.run(collect(sim.base_url, args.replies))
+    healthy = [r for tag, rs in by_tag.items() if tag.startswith("host") for r in rs if r.completed]
+    false = Counter(reason_code("fail", v.reason) for r in healthy if (v := reply_check(r)) is not None)
+    planted = {tag: rs for tag, rs in by_tag.items() if not tag.startswith("host")}
+    caught = {tag: sum(1 for r in rs if reply_check(r) is not None) for tag, rs in planted.items()}
+    for tag, rs in planted.items():
+        codes = Counter(reason_code("fail", v.reason) for r in rs if (v := reply_check(r)) is not None)
+        print(f"planted {tag}: {caught[tag]} of {len(rs)} replies failed {dict(codes)}")
+    print(f"healthy: {len(healthy)} completed replies of 6 noisy hosts, false failures {sum(false.values())} "
+          f"{dict(false)}; with text and deltas: {sum(1 for r in healthy if r.deltas)}")
+    us = cpu_us(healthy, 20)
+    worst = ChatResult(tag="w/fp8", classification=healthy[0].classification, deltas=tuple("a" * 65536),
+                       finish_reason="length", usage=healthy[0].usage, max_tokens_sent=200)
+    worst_us = cpu_us([worst], 20)
+    print(f"CPU per reply: {us:.1f} us (mean over {len(healthy)} replies x 20); worst case 64 K one-char "
+          f"deltas: {worst_us:.0f} us")
+    print(f"BENCH reply_checks healthy_completed={len(healthy)} false_failures={sum(false.values())} "
+          f"planted={sum(len(rs) for rs in planted.values())} caught={sum(caught.values())} "
+          f"us_per_reply={us:.1f} worst_us={worst_us:.0f}")
+
+
+if __name__ == "__main__":
+    main()

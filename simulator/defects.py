@@ -1,0 +1,62 @@
+"""Wire defects of a host that a judge reads off the reply itself (issue 22): broken streams and
+dishonest limits. Each rewrites a Plan (pure), like simulator/hostile.py's faults.
+
+| fault | parameters (defaults) | what the client sees |
+|---|---|---|
+| `cumulative_deltas` | — | every content delta is the whole text so far (the host streams its running buffer) |
+| `repeated_deltas` | — | the reply in deltas of about 16 characters, each sent twice back to back |
+| `ignore_max_tokens` | `factor` (20) | usage reports `factor` x the request's max_tokens as completion tokens (the host generated past the cap) |
+| `early_length` | `ratio` (0.2) | the reply cut at `ratio` of the cap (or of its own length, when shorter), `finish_reason: length` |
+
+The two stream faults keep the stream's duration: the pace is scaled by how much more text the
+deltas carry, so a round with them takes no longer than a healthy one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # replies.py applies these faults, so it is imported there, not here
+    from simulator.replies import Plan
+
+FAULTS = frozenset({"cumulative_deltas", "repeated_deltas", "ignore_max_tokens", "early_length"})
+GROUP_CHARS = 16                      # a delta of a few tokens, as batching hosts send
+_PIECE = re.compile(r"\s*\S{1,5}|\s+")
+
+
+def groups(text: str) -> list[str]:
+    """`text` in deltas of at least GROUP_CHARS characters (the last may be shorter)."""
+    out, current = [], ""
+    for piece in _PIECE.findall(text):
+        current += piece
+        if len(current) >= GROUP_CHARS:
+            out.append(current)
+            current = ""
+    return [*out, current] if current else out
+
+
+def apply(plan: Plan, name: str, params: Mapping[str, Any], *, cap: int | None,
+          truncate: Callable[[str, int], str], count_tokens: Callable[[str], int]) -> Plan:
+    """`plan` as the defect `name` sends it. `cap`: the request's max_tokens (None: none sent)."""
+    if name in ("cumulative_deltas", "repeated_deltas"):
+        parts = groups(plan.text)
+        if name == "cumulative_deltas":
+            chunks = ["".join(parts[: i + 1]) for i in range(len(parts))]
+        else:
+            chunks = [part for part in parts for _ in (0, 1)]
+        sent = sum(len(c) for c in chunks)
+        scale = sent / max(1, len(plan.text))
+        return dataclasses.replace(plan, chunks=tuple(chunks), tokens_per_second=plan.tokens_per_second * scale)
+    if name == "ignore_max_tokens":
+        if cap is None:
+            return plan
+        return dataclasses.replace(plan, completion_tokens=max(plan.completion_tokens, cap * params["factor"]))
+    if name == "early_length":
+        limit = max(1, int(min(cap or 10**9, count_tokens(plan.text)) * params["ratio"]))
+        text = truncate(plan.text, limit)
+        return dataclasses.replace(plan, text=text, finish_reason="length", native_finish_reason="length",
+                                   completion_tokens=count_tokens(text))
+    raise ValueError(f"{name}: not a wire defect")

@@ -1,0 +1,71 @@
+"""Stream integrity and limits honesty on every completed reply (probes/round/reply_checks.py), over
+real sockets: each simulator wire defect (simulator/defects.py) at rate 1 fails the reply with its
+own reason code, whatever the contract said; a healthy host and OpenRouter's usage chunk shapes
+(repeated finish, null finish, `choices: []`) pass."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from canary.history.reasons import reason_code
+from core.upstream import Upstream
+from judge.verdict import Outcome, passed
+from probes.http.client import PinnedClient
+from probes.http.discovery import discover
+from probes.http.records import ChatResult, Endpoint
+from probes.round.contracts import attempt_from
+from probes.round.reply_checks import reply_check
+from simulator import scenario_from_dict, start_simulator
+
+SECRET = "sk-or-v1-SENTINEL-reply-checks-7d1e"
+MODEL = "acme/model-x"
+MESSAGES = [{"role": "user", "content": "Continue the scene: the innkeeper greets the traveller at the door."}]
+
+
+def chat(faults: dict[str, Any], *, usage_shape: str = "mixed", max_tokens: int = 120, seed: int = 7) -> ChatResult:
+    behaviour = {"ttft_ms": 20, "tokens_per_second": 4000, "faults": faults}
+    scenario = scenario_from_dict({"name": "reply-checks", "keepalive_ms": 50, "usage_shape": usage_shape,
+                                   "models": [{"id": MODEL, "endpoints": [
+                                       {"tag": "aurora/fp8", "provider_name": "Aurora", "behaviour": behaviour}]}]})
+
+    async def go(base_url: str) -> ChatResult:
+        async with PinnedClient(Upstream(base_url=base_url, api_key=SECRET), deadline_s=5.0) as client:
+            (endpoint,) = await discover(client, MODEL)
+            return await client.chat(endpoint, MESSAGES, max_tokens=max_tokens)
+
+    with start_simulator(scenario, seed=seed) as sim:
+        return asyncio.run(go(sim.base_url))
+
+
+@pytest.mark.parametrize("fault,params,code", [
+    ("cumulative_deltas", {}, "cumulative_deltas"),
+    ("repeated_deltas", {}, "repeated_deltas"),
+    ("ignore_max_tokens", {"factor": 20}, "max_tokens_ignored"),
+    ("early_length", {"ratio": 0.2}, "length_below_cap"),
+])
+def test_each_planted_wire_defect_fails_the_reply_with_its_code(fault: str, params: dict[str, Any], code: str) -> None:
+    result = chat({fault: {"rate": 1.0, **params}})
+    assert result.completed, result.error_message
+    verdict = reply_check(result)
+    assert verdict is not None and verdict.failed and reason_code("fail", verdict.reason) == code, verdict
+    # The hook: a contract that passed the reply still fails the case with the check's reason.
+    endpoint = Endpoint(MODEL, "aurora/fp8", "Aurora", None, ("max_tokens",), 0.0, 0.0, None, None, 0)
+    attempt = attempt_from(result, endpoint, passed("first token after 0.02 s"), MESSAGES)
+    assert attempt.outcome is Outcome.FAIL and attempt.reason == verdict.reason
+
+
+@pytest.mark.parametrize("shape", ["repeat_finish", "null_finish", "empty_choices"])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_healthy_host_passes_whatever_the_usage_chunk_shape(shape: str, seed: int) -> None:
+    result = chat({}, usage_shape=shape, seed=seed)
+    assert result.completed and result.text and result.deltas
+    assert reply_check(result) is None
+
+
+def test_a_healthy_reply_cut_at_the_cap_is_a_length_finish_at_the_cap_and_passes() -> None:
+    result = chat({}, max_tokens=12)
+    assert result.finish_reason == "length" and result.max_tokens_sent == 12
+    assert reply_check(result) is None

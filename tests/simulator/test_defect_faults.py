@@ -1,0 +1,49 @@
+"""The wire defects (simulator/defects.py) over a real socket, at rate 1.0 on a pinned endpoint."""
+
+from __future__ import annotations
+
+from simkit import chat_body, one_endpoint_scenario, stream_chat
+
+
+def faulty(simulate, name: str, **params: object):
+    return simulate(one_endpoint_scenario({name: {"rate": 1.0, **params}}), seed=11)
+
+
+def deltas(result) -> list[str]:
+    return [c["choices"][0]["delta"].get("content") or "" for c in result.chunks if c.get("choices")]
+
+
+def usage(result) -> dict:
+    return next(c["usage"] for c in result.chunks if c.get("usage"))
+
+
+def test_cumulative_deltas_send_the_whole_text_so_far_in_every_delta(simulate):
+    sim = faulty(simulate, "cumulative_deltas")
+
+    sent = [d for d in deltas(stream_chat(sim.base_url, chat_body("test/fp8"))) if d]
+
+    assert len(sent) > 3 and all(later.startswith(earlier) for earlier, later in zip(sent, sent[1:], strict=False))
+
+
+def test_repeated_deltas_send_each_delta_twice_back_to_back(simulate):
+    sim = faulty(simulate, "repeated_deltas")
+
+    sent = [d for d in deltas(stream_chat(sim.base_url, chat_body("test/fp8"))) if d]
+
+    assert len(sent) >= 4 and sent[0::2] == sent[1::2] and len(sent[0]) >= 16
+
+
+def test_ignore_max_tokens_reports_factor_times_the_cap(simulate):
+    sim = faulty(simulate, "ignore_max_tokens", factor=20)
+
+    result = stream_chat(sim.base_url, chat_body("test/fp8", max_tokens=50))
+
+    assert usage(result)["completion_tokens"] == 1000 and result.text
+
+
+def test_early_length_cuts_the_reply_far_below_the_cap_and_says_length(simulate):
+    sim = faulty(simulate, "early_length", ratio=0.2)
+
+    result = stream_chat(sim.base_url, chat_body("test/fp8", max_tokens=1000))
+
+    assert result.finish_reason == "length" and 0 < usage(result)["completion_tokens"] < 200 and result.text
