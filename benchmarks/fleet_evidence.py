@@ -64,6 +64,7 @@ from _support import (  # noqa: E402
     write_yaml,
 )
 
+from canary.history.reasons import reason_code  # noqa: E402
 from core.policy import OBSERVE, Policy  # noqa: E402
 from core.results import read_results  # noqa: E402
 from judge.decisions import Action  # noqa: E402
@@ -71,6 +72,7 @@ from judge.rules import apply_round  # noqa: E402
 from judge.state import JudgeState  # noqa: E402
 
 T0 = datetime(2026, 12, 7, 0, 0, tzinfo=UTC)
+REPLY_CHECK_CODES = frozenset({"cumulative_deltas", "repeated_deltas", "max_tokens_ignored", "length_below_cap"})
 OPENING = ("suspend", "would_suspend", "floor_held")
 PROBE = {"ttft_seconds": 2.0, "request_deadline_seconds": 6}
 FAST = {"ttft_ms": 80, "jitter_ms": 30, "tokens_per_second": 1500}
@@ -206,6 +208,8 @@ def summarise(s: Scenario, played: Played, echo: Callable[[str], None]) -> dict[
     echo(f"  false suspensions (would-suspend of a host without a planted defect): {len(false)} {false or ''}")
     echo(f"  decisions on weak evidence: {weak['planted']} of planted hosts, {weak['false']} of the others")
     echo(f"  requests per provider per round: mean {sum(req) / len(req):.2f}, max {max(req):g}")
+    checks = reply_check_failures(played.docs)
+    echo(f"  reply checks (issue 22) failing an attempt: {sum(checks.values())} {dict(checks) or ''}")
     held = replay(played.docs, hold_weak=True)
     held_false = sorted({p for _, p, a, _ in held if a in OPENING} - set(s.planted))
     held_first: dict[str, int] = {}
@@ -221,7 +225,14 @@ def summarise(s: Scenario, played: Played, echo: Callable[[str], None]) -> dict[
             "missed": sum(v is None for v in delays.values()),
             "delay_max": max((v for v in delays.values() if v is not None), default=0),
             "req_mean": round(sum(req) / len(req), 3), "req_max": max(req),
-            "hold_weak_false": len(held_false), "hold_weak_missed": len(missed), "hold_weak_delayed": len(delayed)}
+            "hold_weak_false": len(held_false), "hold_weak_missed": len(missed), "hold_weak_delayed": len(delayed),
+            "reply_check_fails": sum(checks.values())}
+
+
+def reply_check_failures(docs: list[dict[str, Any]]) -> Counter[str]:
+    """Attempts failed by a reply check (stream integrity, limits), by reason code, over every round."""
+    return Counter(code for doc in docs for case in doc["cases"] for a in case.get("attempts", [])
+                   if (code := reason_code(a["outcome"], a.get("reason", ""))) in REPLY_CHECK_CODES)
 
 
 def main() -> None:
