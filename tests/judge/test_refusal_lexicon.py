@@ -12,7 +12,8 @@ from judge.refusal_evidence import REFUSAL_THRESHOLD, weigh
 from judge.refusal_lexicon import LATIN_LANGUAGES, LATIN_TRIGGERS, LEXICONS, SCRIPT_LANGUAGES
 
 LANGUAGES = ("pt", "es", "id", "ko", "ja", "zh", "en", "fr", "de", "it", "ru", "pl", "tr", "vi", "th", "ar", "hi")
-FIELDS = ("decline", "actions", "apology", "ai", "offer", "request", "policy", "preamble", "verdict", "instead")
+FIELDS = ("decline", "actions", "apology", "ai", "offer", "request", "policy", "preamble", "verdict", "instead",
+          "soft_decline", "contrast")
 
 
 def test_the_lexicons_cover_the_seventeen_languages() -> None:
