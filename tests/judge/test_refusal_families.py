@@ -67,7 +67,31 @@ POLITE_AND_VERB_FINAL = [
     ("en", "Of course! However, I can't write that scene; it goes against my guidelines."),
     ("ar", "أنا آسف، لكن لا يمكن لي أن أساعد في ذلك."),
     ("ar", "عذراً، ليس بإمكاني تقديم هذا النوع من المحتوى."),
+    ("ja", "私はそのような行為を支持したり推奨したりすることはありません。差別は違法で倫理的にも問題があります。"),
+    ("ja", "申し訳ありませんが、ご期待に沿えず申し訳ございません。"),
+    ("ko", "그 요청은 도와드릴 수가 없어요."),
+    ("ko", "죄송하지만 그 질문에는 답변드리기 어려운 점 양해 부탁드립니다."),
+    ("zh", "很抱歉听到你的困扰。我必须强调，我不是医生，不能提供医疗建议。"),
 ]
+
+
+# Russian declines in the word orders and registers a host uses: the verb before the decline, "ты",
+# "it is not something I can help with".
+RUSSIAN = [
+    "Помочь с этим я не могу.",
+    "Такой контент я создавать не буду.",
+    "Прости, но я не могу с этим помочь.",
+    "Мне жаль, но это не то, с чем я могу помочь.",
+    "Я вынужден отказаться от продолжения этой сцены.",
+    "Я не готов обсуждать эту тему.",
+]
+
+
+@pytest.mark.parametrize("text", RUSSIAN, ids=[t[:20] for t in RUSSIAN])
+def test_a_russian_decline_in_any_word_order_fails(text: str) -> None:
+    verdict = assess(text, "stop")
+    assert verdict.failed
+    assert "(ru," in verdict.reason
 
 
 @pytest.mark.parametrize(("language", "text"), POLITE_AND_VERB_FINAL,
