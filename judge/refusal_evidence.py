@@ -157,6 +157,14 @@ _ANCHORS = {
     language: re.compile(_bounded(_anchor_fragment(LEXICONS[language]), language in UNBOUNDED_LANGUAGES))
     for language in LEXICONS
 }
+# A decline right after a contrast word, or a soft decline, anywhere in the first sentences, in one
+# pass: the contrast word followed by a decline word within reach (the exact match is _declines').
+_LATE_ANCHORS = {
+    language: re.compile(
+        f"{_bounded(LEXICONS[language].contrast, language in UNBOUNDED_LANGUAGES)}(?=[^.!?。！？\\n]{{0,{CONTRAST_REACH_CHARS}}}?"
+        f"{_bounded(LEXICONS[language].decline, language in UNBOUNDED_LANGUAGES)})|{patterns.soft_decline.pattern}")
+    for language, patterns in _PATTERNS.items()
+}
 _WORD = re.compile(r"\w+")
 _TURKISH_DECLINE = re.compile(r"\w(?:{})\b".format("|".join(TURKISH_DECLINE_ENDINGS)))
 _SCRIPT_CHARS = {
@@ -257,7 +265,7 @@ def _candidates(first: str, later: list[str]) -> list[str]:
             if script == "latin" and not _may_anchor(language, words, near):
                 continue
             if _ANCHORS[language].search(near if script in ("latin", "cyrillic") else whole) or \
-                    _PATTERNS[language].contrast_decline.search(whole) or _PATTERNS[language].soft_decline.search(whole):
+                    _LATE_ANCHORS[language].search(whole):
                 found.append(language)
     return found
 
