@@ -123,7 +123,7 @@ class _Patterns:
     verdict: re.Pattern[str]
     instead: re.Pattern[str]
     soft_decline: re.Pattern[str]
-    contrast_decline: re.Pattern[str]
+    contrast: re.Pattern[str]
 
 
 def _bounded(fragment: str, unbounded: bool) -> str:
@@ -145,8 +145,7 @@ def _compile(lexicon: Lexicon, unbounded: bool) -> _Patterns:
         request=pattern(lexicon.request), policy=pattern(lexicon.policy),
         preamble=pattern(lexicon.preamble, at_start=True), verdict=pattern(lexicon.verdict),
         instead=pattern(lexicon.instead), soft_decline=pattern(lexicon.soft_decline),
-        contrast_decline=re.compile(rf"{_bounded(lexicon.contrast, unbounded)}[^.!?。！？\n]{{0,{CONTRAST_REACH_CHARS}}}?"
-                                    rf"(?P<decline>{_bounded(lexicon.decline, unbounded)})"),
+        contrast=pattern(lexicon.contrast),
     )
 
 
@@ -303,9 +302,10 @@ def _declines(p: _Patterns, sentence: str, limit: int | None) -> re.Match[str] |
     found = p.decline.search(sentence, 0, len(sentence) if limit is None else limit + 24)
     if found and (limit is None or found.start() <= limit):
         return found
-    contrasted = p.contrast_decline.search(sentence)
-    if contrasted:
-        return p.decline.search(sentence, contrasted.start("decline"))
+    for contrast in p.contrast.finditer(sentence):
+        after = p.decline.search(sentence, contrast.end(), contrast.end() + CONTRAST_REACH_CHARS + 24)
+        if after and after.start() - contrast.end() <= CONTRAST_REACH_CHARS:
+            return after
     return None
 
 

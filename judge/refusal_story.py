@@ -45,7 +45,7 @@ _DIALOGUE_QUOTE = re.compile(
 )
 _DIALOGUE_DASH = re.compile(r"\n\s*[—–]\s*\w")
 _SPEECH_TAG = re.compile(
-    r"[,.!?…—–-]\s*(?:\w+\s+){0,2}?(?:says|said|whispers|whispered|mutters|muttered|replies|replied|asks|asked|"
+    r"(?:[,.!?…]\s+|[—–-]\s*)(?:\w+\s+){0,2}?(?:says|said|whispers|whispered|mutters|muttered|replies|replied|asks|asked|"
     r"snaps|snapped|murmurs|murmured|adds|added|sighs|sighed|growls|growled|hisses|hissed|tells|told|insists|"
     r"insisted|answers|answered|dit|répondit|répond|murmura|s'écria|sagte|sagt|rief|flüsterte|antwortete|"
     r"dijo|respondió|murmuró|susurró|disse|respondeu|murmurou|rispose|mormorò|powiedział|powiedziała|odparł|"

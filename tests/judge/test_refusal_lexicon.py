@@ -74,3 +74,8 @@ def test_weighing_any_text_is_total_and_deterministic(text: str) -> None:
 @settings(max_examples=100, deadline=None)
 def test_an_opening_refusal_stays_one_whatever_short_text_follows(refusal: str, tail: str) -> None:
     assert weigh(refusal + tail).refusal
+
+
+def test_a_word_glued_to_the_full_stop_is_not_a_speech_tag() -> None:
+    # Found by the property above: "that.added" read as ", she added" and cancelled the refusal.
+    assert weigh("I can't help with that.added").refusal
