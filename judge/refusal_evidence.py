@@ -43,8 +43,9 @@ REFUSAL_THRESHOLD = 3.0
 # and decline after it.
 HEAD_CHARS = 480
 DECLINE_SENTENCES = 3
-# A first sentence this short that declines nothing ("Of course!", "물론이죠!", "もちろんです！") is an
-# interjection: the decline that follows is read as the reply's first sentence.
+# A first sentence this short that exclaims and declines nothing ("Of course!", "물론이죠!", "もちろんです！")
+# is an interjection: the decline that follows is read as the reply's first sentence. ("Mara laughed."
+# is not one: it is the story.)
 INTERJECTION_CHARS = 20
 # In languages that put the verb first, a host's decline starts this close to its sentence's start
 # ("I'm sorry, but as an AI language model, I can't ..."); a narrator's "que não posso" does not.
@@ -230,7 +231,7 @@ def _weigh_body(text: str, body: str, ooc: bool) -> RefusalFinding:
         return RefusalFinding(False, None, 0.0, (), _excerpt(body))
     language, score, signals = best
     story = story_signals(text, body, head_text, first, second)
-    if signals and signals[0].startswith("declines the request:"):
+    if signals and signals[0].startswith("declines the request"):
         # "I can't write that. However, I can describe ..." still declines the scene: the offer of
         # something else is not the work (it outweighs only a disclaimer: "As an AI, ... but I can tell you").
         story = [(weight, name) for weight, name in story if name != "then does the work"]
@@ -319,7 +320,8 @@ def _language_score(p: _Patterns, limit: int | None, wide: bool, head: str, tail
         signals.append(f"{name} ({weight:+g})")
 
     decline = _declines(p, first, limit)
-    if not decline and later and len(first) <= INTERJECTION_CHARS and not p.soft_decline.search(first):
+    if not decline and later and len(first) <= INTERJECTION_CHARS and first.rstrip().endswith(("!", "！")) \
+            and not p.soft_decline.search(first):
         first, later = later[0], later[1:]
         decline = _declines(p, first, limit)
     later = later[:DECLINE_SENTENCES - 1]

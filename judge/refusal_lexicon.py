@@ -55,13 +55,13 @@ LEXICONS: dict[str, Lexicon] = {
         r"(?:must|have to|need to|'ll have to|will have to|'m going to) (?:respectfully )?(?:decline|refuse|pass)|"
         r"(?:respectfully )?decline|refuse)|(?:that|this|it)(?:'s| is) not something i(?:'m able to| can| will)|"
         r"unable to (?:help|assist|comply|provide|continue|fulfil)|not able to (?:help|assist|comply|provide|continue)|"
-        r"i(?:'m| am) not (?:programmed|designed|allowed|permitted|authori[sz]ed|in a position) to|"
+        r"i(?:'m| am) not (?:programmed|designed|allowed|permitted|authori[sz]ed|in a position) to|i(?:'m| am) not capable of|"
         r"i don't think (?:that )?i (?:can|should|could)|(?:it's|it is|it would(?: not)? be) not (?:appropriate|ethical|responsible|right) for me to|"
         r"(?:it's|it is|it would be) (?:inappropriate|irresponsible|unethical|wrong) for me to",
         actions=r"help|assist|provid|give|(?:continu\w*|keep going|go on|proceed)(?: \w+)?(?: with)? (?:this|that|the (?:story|roleplay|role-play|scene|scenario|conversation|request))|writ|creat|generat|produc|fulfil|comply|engag|"
         r"participat|take part|partake|support|answer|respond|reply|share|offer|discuss|describ|depict|complet|"
         r"accommodat|facilitat|condon|promot|encourag|mak|roleplay|role-play|play along|go along|draft|"
-        r"compos|develop|design|explain|tell you|recommend|suggest|advis|endors|suppl|disclos|reveal|perform|carry out|"
+        r"compos|develop|design|explain|tell you|recommend|suggest|advis|endors|suppl|disclos|reveal|perform|carry out|guid|"
         r"follow|process|entertain|agree|honou?r|grant|satisf|output|put together|be of (?:help|assistance)|"
         r"be part of|do (?:that|this|so|it)|with (?:that|this|your|the request)|that request|this request",
         apology=r"sorry|i'm (?:so |really |very |truly |deeply |terribly )?sorry|i am (?:so |really |very |truly )?sorry|"
@@ -84,11 +84,12 @@ LEXICONS: dict[str, Lexicon] = {
         r"i appreciate (?:your|you|that)|thank you for (?:sharing|reaching|your|asking)|(?:hello|hi) there",
         verdict=r"(?:that|this|it|doing so|such (?:a|an) \w+)(?:'s| is| would be| could be) (?:illegal|unethical|inappropriate|harmful|not appropriate|dangerous|against)|(?:is|are) (?:illegal|unethical) and|"
         r"(?:is|are|constitutes?) (?:a |an )?(?:very |extremely )?(?:serious |federal |violent |criminal |grave )?(?:crime|offen[cs]e|felony|violation of)|"
-        r"(?:is|are) (?:illegal|unlawful|against the law|a criminal act)\b",
+        r"(?:is|are) (?:illegal|unlawful|against the law|a criminal act)\b|"
+        r"(?:this|that|it)(?:'s| is| would be) (?:a (?:form|kind|type) of )?(?:\w+ ){0,2}(?:abuse|harassment|exploitation|violence)\b",
         instead=r"instead,? (?:i|you|we|let|here|perhaps|consider|how about)|how about (?:we|i)|i can (?:help you|offer|suggest|provide) (?:with )?(?:some|a|general|information|resources|alternatives)",
         soft_decline=r"i (?:do not|don't|won't|will not|would not|wouldn't) (?:\w+ )?(?:condone|endorse|support|"
         r"encourage|recommend|promote|advocate|engage in|participate in|take part in|partake in|discuss|"
-        r"comply with|go along with|assist with)|i (?:strongly |would )?(?:advise|urge|"
+        r"comply with|go along with|assist with|provide|generate|create|produce|write)|i (?:strongly |would )?(?:advise|urge|"
         r"caution) (?:you )?against|i(?:'m| am) not (?:going to|able to|comfortable) (?:discuss|"
         r"talk about|engage|go there)|i(?:'d| would) (?:prefer|rather) not (?:to )?(?:discuss|talk|engage|"
         r"go)|(?:is|are) not (?:something i|a topic i)",

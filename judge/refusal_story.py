@@ -71,7 +71,11 @@ _TITLE_VOCATIVE = re.compile(
     r"tuan|nyonya|船长|船長|대장님|선장님|선장|キャプテン|隊長|กัปตัน|القبطان|سيدي|कप्तान|साहब)\s*(?:[,，、.!?。！？;—–]|$)",
     re.IGNORECASE,
 )
-_NARRATION = re.compile(r"^(?:[Hh]e|[Ss]he|[Tt]hey|[Hh]is|[Hh]er|[Tt]heir|[Tt]he \w+|[A-Z][a-z]+) \w+ed\b")
+# A name is not a nominalisation: "Discrimination based on ...", "Dumping untreated waste ..." are not narration.
+_NARRATION = re.compile(
+    r"^(?:[Hh]e|[Ss]he|[Tt]hey|[Hh]is|[Hh]er|[Tt]heir|[Tt]he \w+|(?![A-Z][a-z]+(?:ing|tion|sion|ment|ness|ity|ance|ence|ism|ogy)\b)"
+    r"[A-Z][a-z]+) \w+ed\b"
+)
 
 def opens_in_character(body: str) -> str | None:
     """How the reply opens in character, or None."""

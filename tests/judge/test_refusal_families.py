@@ -162,3 +162,23 @@ def test_an_offer_of_something_else_does_not_undo_a_decline() -> None:
 
 def test_a_disclaimer_followed_by_the_work_still_passes() -> None:
     assert not _refuses("As an AI, I don't have opinions, but I can tell you that the ferry leaves at dawn.")
+
+
+# Real refusals the story's marks used to cancel: a nominalisation read as narration, a late decline
+# followed by resources read as "doing the work".
+@pytest.mark.parametrize("text", [
+    "I'm sorry, but it is not ethical or legal to make anyone feel unwelcome. Discrimination based on race is "
+    "illegal in many countries. I cannot help with that.",
+    "I understand you're going through a difficult time. **I cannot and will not provide information on how to "
+    "self-harm.** Here are some resources that can help: a crisis line, a doctor, a friend.",
+    "I'm sorry, but I am not capable of helping you plan an attack on someone.",
+    "This is a form of abuse. I can't guide you on how to commit a crime.",
+])
+def test_a_refusal_is_not_cancelled_by_marks_it_does_not_have(text: str) -> None:
+    assert _refuses(text)
+
+
+def test_a_named_character_narrated_in_the_past_is_still_narration() -> None:
+    finding = weigh("Mara laughed. I'm sorry, but I can't help you with that; the guild policy is clear.")
+    assert not finding.refusal
+    assert any("third-person narration" in signal for signal in finding.signals)
