@@ -182,3 +182,14 @@ def test_a_named_character_narrated_in_the_past_is_still_narration() -> None:
     finding = weigh("Mara laughed. I'm sorry, but I can't help you with that; the guild policy is clear.")
     assert not finding.refusal
     assert any("third-person narration" in signal for signal in finding.signals)
+
+
+# The simulator's `refusal` fault sends these shapes too, so rounds against it see them.
+@pytest.mark.parametrize("language", ["en", "ru", "ja", "ko", "zh", "vi", "ar"])
+def test_every_refusal_the_simulator_sends_fails_in_its_language(language: str) -> None:
+    from simulator.banks import load_bank
+
+    for text in load_bank(language).refusals:
+        verdict = assess(text, "stop")
+        assert verdict.failed, text
+        assert f"({language}," in verdict.reason, text
