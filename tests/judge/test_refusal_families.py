@@ -184,7 +184,7 @@ def test_a_named_character_narrated_in_the_past_is_still_narration() -> None:
     assert any("third-person narration" in signal for signal in finding.signals)
 
 
-# The simulator's `refusal` fault sends these shapes too, so rounds against it see them.
+# What the simulator's `refusal` fault sends is still a refusal, in its language.
 @pytest.mark.parametrize("language", ["en", "ru", "ja", "ko", "zh", "vi", "ar"])
 def test_every_refusal_the_simulator_sends_fails_in_its_language(language: str) -> None:
     from simulator.banks import load_bank
