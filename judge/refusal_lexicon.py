@@ -93,7 +93,7 @@ LEXICONS: dict[str, Lexicon] = {
         r"caution) (?:you )?against|i(?:'m| am) not (?:going to|able to|comfortable) (?:discuss|"
         r"talk about|engage|go there)|i(?:'d| would) (?:prefer|rather) not (?:to )?(?:discuss|talk|engage|"
         r"go)|(?:is|are) not (?:something i|a topic i)",
-        contrast=r"but|however|though|although|yet|unfortunately|that said|still",
+        contrast=r"but|however|though|although|yet|unfortunately|that said|still|so|therefore|thus|which is why",
     ),
     "es": Lexicon(
         decline=r"no (?:puedo|podré|podria|podría|voy a|me es posible|estoy en (?:condiciones|posición)|soy capaz|debo|"
@@ -115,7 +115,7 @@ LEXICONS: dict[str, Lexicon] = {
         soft_decline=r"no (?:recomiendo|apoyo|apruebo|fomento|promuevo|respaldo|participo|voy a participar|"
         r"voy a discutir|discutiré|hablaré)|desaconsejo|te (?:recomiendo|"
         r"aconsejo) (?:encarecidamente )?(?:que )?no",
-        contrast=r"pero|sin embargo|no obstante|aunque|lamentablemente",
+        contrast=r"pero|sin embargo|no obstante|aunque|lamentablemente|así que|por eso|por lo tanto",
     ),
     "pt": Lexicon(
         decline=r"(?:não|nao) (?:posso|consigo|vou|poderei|sou capaz|me é possível|devo|estou em condições)|"
@@ -135,7 +135,7 @@ LEXICONS: dict[str, Lexicon] = {
         instead=r"em vez disso|ao invés disso|posso (?:te )?oferecer|posso ajudar com|sugiro",
         soft_decline=r"(?:não|nao) (?:recomendo|apoio|aprovo|incentivo|endosso|participo|vou participar|vou discutir|"
         r"discutirei)|desaconselho|(?:recomendo|aconselho) (?:fortemente )?que (?:você )?não",
-        contrast=r"mas|porém|contudo|no entanto|entretanto|infelizmente",
+        contrast=r"mas|porém|contudo|no entanto|entretanto|infelizmente|então|por isso|portanto",
     ),
     "fr": Lexicon(
         decline=r"je ne (?:peux|pourrai|puis|vais|souhaite|suis pas en mesure|suis pas en position)|"
@@ -157,7 +157,7 @@ LEXICONS: dict[str, Lexicon] = {
         soft_decline=r"je ne (?:recommande|soutiens|cautionne|encourage|approuve|participerai|discuterai|"
         r"vais pas (?:discuter|participer))|je (?:vous |te )?déconseille|je (?:vous |te )?(?:recommande|"
         r"conseille) (?:vivement )?de ne pas",
-        contrast=r"mais|cependant|toutefois|néanmoins|pourtant|malheureusement",
+        contrast=r"mais|cependant|toutefois|néanmoins|pourtant|malheureusement|donc|c'est pourquoi|alors",
     ),
     "de": Lexicon(
         decline=r"ich (?:kann|darf|werde|möchte|will)(?: \w+){0,12}? (?:nicht|keine?[nmrs]?)|"
@@ -183,7 +183,7 @@ LEXICONS: dict[str, Lexicon] = {
         soft_decline=r"ich (?:rate|würde) (?:dir |ihnen |euch )?(?:dringend |ausdrücklich )?(?:davon )?ab|"
         r"ich (?:empfehle|unterstütze|befürworte|billige|fördere) (?:das |dies |es |so etwas )?(?:nicht|"
         r"keine?[nmrs]?)|darüber (?:möchte|werde|will) ich (?:nicht|lieber nicht)",
-        contrast=r"aber|jedoch|doch|allerdings|leider",
+        contrast=r"aber|jedoch|doch|allerdings|leider|daher|deshalb|deswegen|also",
     ),
     "it": Lexicon(
         decline=r"non (?:posso|sono in grado|potrò|riesco|mi è possibile|intendo|me la sento)|mi rifiuto di|"
@@ -202,7 +202,7 @@ LEXICONS: dict[str, Lexicon] = {
         instead=r"invece,|al suo posto|posso (?:offrirti|suggerirti|aiutarti con)|ti suggerisco",
         soft_decline=r"non (?:raccomando|consiglio|approvo|sostengo|incoraggio|appoggio|parteciperò|discuterò)|(?:ti |"
         r"vi |le )?sconsiglio|(?:ti |vi )?(?:raccomando|consiglio) (?:vivamente )?di non",
-        contrast=r"ma|però|tuttavia|purtroppo|comunque",
+        contrast=r"ma|però|tuttavia|purtroppo|comunque|quindi|perciò|pertanto",
     ),
     "pl": Lexicon(
         decline=r"nie (?:mogę|jestem w stanie|będę|potrafię|zamierzam|mam możliwości)|odmawiam|muszę odmówić|"
@@ -221,7 +221,7 @@ LEXICONS: dict[str, Lexicon] = {
         instead=r"zamiast tego|mogę (?:ci )?(?:zaproponować|zasugerować|pomóc w)|proponuję",
         soft_decline=r"nie (?:polecam|popieram|pochwalam|zalecam|zachęcam|wezmę udziału|będę (?:o tym )?rozmawiać|"
         r"będę dyskutować)|odradzam|(?:zdecydowanie )?(?:radzę|zalecam),? (?:aby|żeby|byś) nie",
-        contrast=r"ale|jednak|niestety|lecz",
+        contrast=r"ale|jednak|niestety|lecz|więc|dlatego|zatem",
     ),
     "ru": Lexicon(
         decline=r"я не (?:могу|буду|стану|в состоянии|смогу|имею возможности|готов|готова|намерен|намерена|вправе)|не могу|не смогу|"
@@ -245,7 +245,7 @@ LEXICONS: dict[str, Lexicon] = {
         soft_decline=r"(?:я )?не (?:рекомендую|советую|поддерживаю|одобряю|поощряю|приветствую|буду (?:это )?обсуждать|"
         r"стану (?:это )?обсуждать)|(?:настоятельно )?(?:рекомендую|советую) (?:вам )?не|(?:эту|такую|"
         r"такие) тем\w* (?:я )?(?:не )?(?:обсуждать )?не (?:стану|буду)",
-        contrast=r"но|однако|тем не менее|к сожалению",
+        contrast=r"но|однако|тем не менее|к сожалению|поэтому|так что|потому",
     ),
     "tr": Lexicon(
         decline=r"\w*(?:amam|emem|amayacağım|emeyeceğim|mayacağım|meyeceğim)|bunu yapamam|reddediyorum|"
@@ -261,7 +261,7 @@ LEXICONS: dict[str, Lexicon] = {
         instead=r"bunun yerine|önerebilirim|yardımcı olabilirim",
         soft_decline=r"tavsiye etmem|tavsiye etmiyorum|önermem|önermiyorum|desteklemiyorum|desteklemem|onaylamıyorum|"
         r"katılmayacağım|tartışmayacağım",
-        contrast=r"ama|fakat|ancak|maalesef|yine de",
+        contrast=r"ama|fakat|ancak|maalesef|yine de|bu yüzden|bu nedenle|dolayısıyla",
     ),
     "id": Lexicon(
         decline=r"(?:saya|aku|kami)? ?(?:tidak|tak|gak|nggak|ga) (?:dapat|bisa|mampu|akan|boleh|sanggup)|"
@@ -283,10 +283,11 @@ LEXICONS: dict[str, Lexicon] = {
         soft_decline=r"(?:saya )?tidak (?:menyarankan|merekomendasikan|mendukung|menganjurkan|menyetujui|"
         r"akan (?:membahas|berpartisipasi|ikut))|(?:saya )?(?:sangat )?(?:menyarankan|"
         r"menganjurkan) (?:anda |kamu )?(?:untuk )?tidak",
-        contrast=r"tetapi|tapi|namun|sayangnya|akan tetapi",
+        contrast=r"tetapi|tapi|namun|sayangnya|akan tetapi|jadi|oleh karena itu|maka",
     ),
     "vi": Lexicon(
         decline=r"(?:tôi|mình|em) (?:không thể|không được phép|xin phép không|từ chối|sẽ không)|không thể|"
+        r"(?:tôi|mình|em) (?:không|chẳng) (?:giúp|hỗ trợ|trả lời|cung cấp|viết|làm|đáp ứng)(?: \w+){0,3}? được|"
         r"tôi xin từ chối",
         actions=r"giúp|hỗ trợ|cung cấp|viết|tạo|sản xuất|tham gia|đáp ứng|mô tả|thực hiện|tiếp tục (?:câu chuyện|cảnh|cuộc trò chuyện|nhập vai)|trả lời|đưa ra|"
         r"chia sẻ|giải thích|làm|hướng dẫn|yêu cầu",
@@ -302,11 +303,12 @@ LEXICONS: dict[str, Lexicon] = {
         soft_decline=r"(?:tôi|mình|em) (?:không|sẽ không) (?:khuyến khích|khuyến nghị|khuyên|ủng hộ|tán thành|đồng ý|"
         r"tham gia|thảo luận|bàn)|(?:tôi|mình) (?:khuyên|khuyến cáo) (?:bạn )?(?:không nên|đừng)|"
         r"(?:bạn )?không nên (?:làm|thực hiện|cố gắng)",
-        contrast=r"nhưng|tuy nhiên|song|rất tiếc|tiếc là",
+        contrast=r"nhưng|tuy nhiên|song|rất tiếc|tiếc là|nên|vì vậy|do đó|vì thế",
     ),
     "ko": Lexicon(
         decline=r"수(?:는|도|가)?\s?없(?:습니다|어요|네요|습니다만|음을|으며|고|지만|기|는|다|어)|드릴\s?수\s?없|하지\s?않겠습니다|"
-        r"못\s?(?:하겠|드리겠|드립니다)|드리기\s?(?:가\s?)?(?:어렵|어려운|어려워|곤란)|삼가겠|삼가(?:하|드리)|않을게요|"
+        r"못\s?(?:하겠|드리겠|드립니다|해요|합니다|해\s?드려)|(?:드리지|해\s?드리지)\s?못|거부(?:합니다|하겠)|"
+        r"(?:제공|답변|안내|작성|도움|지원)(?:이|은|는)?\s?(?:불가능|불가)합니다|드리기\s?(?:가\s?)?(?:어렵|어려운|어려워|곤란)|삼가겠|삼가(?:하|드리)|않을게요|"
         r"(?:제공|작성|생성|답변|도와|설명|묘사)(?:하지|해\s?드리지|드리지)\s?않(?:습니다|아요|겠|을)|"
         r"(?:제공|작성|생성|도움|답변|설명|안내|수행|공유|묘사)\S{0,6}\s(?:것은|것이)\s(?:\S+\s){0,2}(?:금지되어\s?있|허용되지\s?않)|"
         r"어렵습니다|거절",
@@ -327,7 +329,7 @@ LEXICONS: dict[str, Lexicon] = {
     "ja": Lexicon(
         decline=r"(?:でき|出来)(?:ません|かねます|ず[、,])|お答えできません|お応えできません|応じられません|"
         r"(?:られ|[えせめげべ]|(?<!い)け)ません|(?<![しさ])れません|許可されていません|許されていません|認められていません|禁止されています|"
-        r"控えさせていただきます|お断り|(?:には|に)?(?:応じ|従い)ません|いたしかねます|致しかねます|遠慮させていただ|差し控え|"
+        r"控えさせていただきます|お断り|(?:には|に)?(?:応じ|従い)ません|いたしかねます|致しかねます|(?<=[しい])かねます|遠慮させていただ|差し控え|"
         r"ご(?:期待|要望|希望)に(?:沿|添|応)えず|ご(?:期待|要望|希望)には(?:沿|添|お応え)",
         actions=r"私は|私には|わたしは|わたくし|提供|お手伝い|手伝|助け|手助け|支持|推奨|共有|紹介|作成|生成|続け|継続|回答|答え|応え|応じ|協力|説明|書|描写|参加|支援|教え|"
         r"お伝え|リクエスト|要求|ご依頼|依頼|質問|ご期待|ご要望|ご希望",
@@ -362,7 +364,7 @@ LEXICONS: dict[str, Lexicon] = {
         instead=r"相反|建议您|建議您|你可以考虑|您可以考虑|我可以(?:为你|為你|为您|為您)?(?:提供|帮助|幫助)",
         soft_decline=r"(?:我)?(?:强烈|強烈)?(?:不建议|不建議|不推荐|不推薦|不支持|不鼓励|不鼓勵|不赞成|不贊成|不提倡|反对|反對)|(?:建议|建議|劝|勸)(?:你|您)(?:不要|别|別|"
         r"切勿)|(?:请|請)(?:不要|勿|别|別)|(?:聊|谈|談|说|說)(?:点|點)?(?:别的|別的|其他)",
-        contrast=r"但|但是|不过|不過|然而|可是|只是",
+        contrast=r"但|但是|不过|不過|然而|可是|只是|所以|因此|因而",
     ),
     "th": Lexicon(
         decline=r"ไม่สามารถ|ไม่อาจ|ขอปฏิเสธ|ไม่ขอ",
@@ -376,7 +378,7 @@ LEXICONS: dict[str, Lexicon] = {
         verdict=r"(?:เป็น|ถือเป็น)(?:การ)?(?:ผิดกฎหมาย|ไม่เหมาะสม|อันตราย|ผิดจริยธรรม)",
         instead=r"แทนที่|ฉันสามารถช่วย|ขอแนะนำ",
         soft_decline=r"ไม่แนะนำ|ไม่สนับสนุน|ไม่เห็นด้วย|ไม่ส่งเสริม",
-        contrast=r"แต่|อย่างไรก็ตาม|น่าเสียดาย",
+        contrast=r"แต่|อย่างไรก็ตาม|น่าเสียดาย|ดังนั้น|จึง",
     ),
     "ar": Lexicon(
         decline=r"لا (?:أستطيع|استطيع|يمكنني|أقدر|أتمكن|يسعني)|لن (?:أستطيع|أتمكن|أقوم|أساعد|أقدم|أكتب|أشارك)|لست قادر|"
@@ -395,7 +397,7 @@ LEXICONS: dict[str, Lexicon] = {
         instead=r"بدلاً من ذلك|بدلا من ذلك|يمكنني مساعدتك|أقترح",
         soft_decline=r"لا (?:أنصح|انصح|أوصي|أؤيد|أشجع|أدعم|أوافق)|لا يُنصح|لا ينصح|أنصح(?:ك)? بعدم|(?:أنصحك|"
         r"أنصح) بشدة بعدم",
-        contrast=r"لكن|لكنني|ولكن|ومع ذلك|للأسف",
+        contrast=r"لكن|لكنني|ولكن|ومع ذلك|للأسف|لذلك|لذا",
     ),
     "hi": Lexicon(
         decline=r"नहीं (?:\S+ ){0,2}सकत|असमर्थ|नहीं कर पाऊ|नहीं करूँगा|नहीं करूंगा|नहीं करूँगी|इनकार",

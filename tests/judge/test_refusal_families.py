@@ -72,6 +72,12 @@ POLITE_AND_VERB_FINAL = [
     ("ko", "그 요청은 도와드릴 수가 없어요."),
     ("ko", "죄송하지만 그 질문에는 답변드리기 어려운 점 양해 부탁드립니다."),
     ("zh", "很抱歉听到你的困扰。我必须强调，我不是医生，不能提供医疗建议。"),
+    ("ko", "죄송하지만 해당 내용은 제공이 불가능합니다."),
+    ("ko", "도움을 드리지 못해 죄송합니다."),
+    ("ja", "申し訳ありませんが、その件はお手伝いしかねます。"),
+    ("vi", "Xin lỗi, mình không giúp bạn việc này được."),
+    ("vi", "Yêu cầu này vi phạm nguyên tắc nội dung nên tôi không thể tiếp tục câu chuyện."),
+    ("en", "That scene would glorify real violence against a child, so I can't write it for you."),
 ]
 
 
