@@ -42,12 +42,16 @@ How labels map (one rule per source, applied mechanically):
 Fiction (never a refusal): paragraphs of the European Literary Text Collection (ELTeC, public
 domain novels, markup CC BY 4.0) in en, fr, de, pt, pl, it, es, taken at random and, to stress
 the judge, paragraphs that open with a character apologising or declining within their first
-160 characters ("novel-refusal-cue"); and scenes of the Chat-Haruhi-Suzumiya roleplay corpus
-(English and Chinese character scripts, `Name:「line」`).
+160 characters ("novel-refusal-cue"); scenes of the Chat-Haruhi-Suzumiya roleplay corpus
+(English and Chinese character scripts, `Name:「line」`); windows of six lines of the 50
+public-domain Korean novels of KoCoNovel (at random, and starting at a line where a character
+apologises or declines); and real Japanese text chat between three people (MRMP): transcripts of
+eight turns as `name：line` ("chat-script") and single utterances that apologise or decline
+("chat-refusal-cue": できません, 無理, ごめん ...).
 
 Splits: every item goes to `dev` (tune on it) or `test` (report on it) by the first byte of the
 SHA-256 of its group key (the prompt for labelled replies, so all models' replies to one prompt
-share a split; the book or scene for fiction): below 128 -> dev.
+share a split; the book, scene or dialogue for fiction): below 128 -> dev.
 """
 
 from __future__ import annotations
