@@ -200,9 +200,8 @@ async def _send(
         response.headers.update(extra)
         return response
     if isinstance(outcome, HttpFailure):
-        response = stream.json_error(
-            outcome.status, wire.provider_error_body(outcome.status, model, outcome.served), outcome.retry_after
-        )
+        body = wire.provider_error_body(outcome.status, model, outcome.served, outcome.body, outcome.error_type)
+        response = stream.json_error(outcome.status, body, outcome.retry_after)
         response.headers.update(extra)
         return response
     if isinstance(outcome, Hang):

@@ -123,6 +123,8 @@ async def _stream_body(request: web.Request, resp: web.StreamResponse, plan: Pla
     else:
         await resp.write(sse(chunks.finish()))
         await resp.write(sse(chunks.usage()))
+        if plan.trailing_error is not None:  # length_then_error: the recorded real shape
+            await resp.write(sse(chunks.error(plan.trailing_error)))
     await resp.write(sse("[DONE]"))
     await resp.write_eof()
 

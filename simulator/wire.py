@@ -43,9 +43,31 @@ def error_body(code: int, message: str | None = None, metadata: Mapping[str, Any
     return {"error": error, "user_id": USER_ID}
 
 
-def provider_error_body(status: int, model: Model, endpoint: Endpoint) -> dict[str, Any]:
-    """An upstream failure relayed by OpenRouter, with `provider_name` and the `raw` upstream text."""
+def provider_error_body(status: int, model: Model, endpoint: Endpoint, shape: str = "provider",
+                        error_type: str | None = None) -> dict[str, Any]:
+    """An error status's body in one of the shapes of faults.HTTP_ERROR_BODIES (or a filter error).
+
+    `provider`: an upstream failure relayed by OpenRouter, with `provider_name` and the `raw`
+    upstream text (a 403 carries the real relayed geo refusal); `availability`: the documented
+    availability format (no `code`); `no_code`: the envelope without `code`; `bare`: OpenRouter's
+    own envelope, naming no provider; `filter`: a typed content-policy error (400).
+    """
+    if shape == "availability":
+        return availability_error_body(status, model, endpoint)
+    if shape == "filter":
+        message = f"{model.id}: content flagged on {endpoint.provider_name}"
+        return error_body(status, message, {"error_type": error_type or "content_policy_violation",
+                                            "provider_name": endpoint.provider_name})
+    if shape == "bare":
+        return error_body(status)
+    if shape == "no_code":
+        body = provider_error_body(status, model, endpoint)
+        body["error"].pop("code", None)
+        return body
     raw = {
+        401: '{"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}}',
+        403: ('{"error":{"code":"unsupported_country_region_territory","message":"Country, region, or '
+              'territory not supported","param":null,"type":"request_forbidden"}}'),
         429: f"{model.id} is temporarily rate-limited upstream. Please retry shortly.",
         402: "Insufficient credits",
         408: "upstream request timed out",
@@ -55,6 +77,25 @@ def provider_error_body(status: int, model: Model, endpoint: Endpoint) -> dict[s
     if status in (402, 408, 500):  # OpenRouter's own errors carry no provider metadata
         return error_body(status)
     return error_body(status, None, {"provider_name": endpoint.provider_name, "raw": raw})
+
+
+AVAILABILITY = {  # status -> (availability.code, error_type, retryable): docs errors-and-debugging
+    403: ("region_restricted", "permission_denied", False),
+    404: ("no_endpoints", "not_found", False),
+    429: ("capacity_exhausted", "rate_limit_exceeded", True),
+    503: ("temporarily_unavailable", "provider_overloaded", True),
+}
+
+
+def availability_error_body(status: int, model: Model, endpoint: Endpoint) -> dict[str, Any]:
+    """The documented availability error: `message`, `error_type`, `http_status`, `availability`; no `code`."""
+    code, error_type, retryable = AVAILABILITY.get(status, ("temporarily_unavailable", "provider_overloaded", True))
+    return {"error": {
+        "message": f"{model.id} is not available ({code})", "error_type": error_type, "http_status": status,
+        "availability": {"code": code, "retryable": retryable, "requested_models": [model.id],
+                         "affected_providers": [endpoint.base_slug],
+                         "docs_url": f"https://openrouter.ai/docs/errors#{code}"},
+    }, "user_id": USER_ID}
 
 
 def moderation_error_body(model: Model, endpoint: Endpoint, reasons: tuple[str, ...], flagged: str) -> dict[str, Any]:
@@ -208,9 +249,12 @@ class ChunkMaker:
         return {**chunk, "usage": usage(self.plan)}
 
     def error(self, error: StreamError) -> dict[str, Any]:
-        """A mid-stream error chunk: documented (`finish_reason: error`), recorded, or `choices: []`."""
-        if error.shape == "recorded":  # real 2025 traffic: no metadata, finish null, usage attached
-            body = {"code": error.code, "message": error.message}
+        """A mid-stream error chunk: documented (`finish_reason: error`; also an in-band error
+        before any text), recorded (with or without a typed code), or `choices: []`."""
+        if error.shape in ("recorded", "recorded_typed"):  # real traffic: finish null, usage attached
+            body: dict[str, Any] = {"code": error.code, "message": error.message}
+            if error.shape == "recorded_typed":
+                body["metadata"] = {"error_type": error.error_type}
             return {**self.delta("", None), "error": body, "usage": usage(self.plan)}
         body = {"code": error.code, "message": error.message, "metadata": {"error_type": error.error_type}}
         if error.shape == "empty_choices":

@@ -6,8 +6,11 @@ stream itself goes through StreamState. `result()` applies the precedence once, 
 1. AUTH_ERROR (our key) beats everything: nothing else about the round can be trusted.
 2. A served-by name that is not the pinned provider -> ROUTING_MISMATCH, whatever else
    happened: the pin did not hold, so the reply (or error) says nothing about the pinned host.
-3. An error status (a moderation 403 is MODERATED: the host's policy answered), a JSON error in
-   a 200 body, an `error` in the stream, a malformed stream.
+3. An error status (a moderation 403 or a typed content_policy_violation / refusal error is
+   MODERATED: the host's policy answered; a 401/403 naming a provider or an availability code is
+   that endpoint's PROVIDER_DENIED, not our key), a JSON error in a 200 body, an `error` in the
+   stream (a filter error is MODERATED; a token-limit error after content or after a `length`
+   finish is COMPLETED on `length`: docs/openrouter-wire.md §3), a malformed stream.
 4. Timeouts and dropped connections -- unless a finish reason had already arrived: then the
    generation was complete and only the trailer ([DONE], usage) was lost, so it is COMPLETED.
 5. A stream that ended without [DONE] and without a finish reason was cut (stream_cut).
@@ -21,6 +24,7 @@ from typing import Any
 
 import httpx
 
+from probes.http.errors import ErrorFacts, facts_of_body
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 from probes.http.stream import StreamState
 from probes.http.wire import (
@@ -33,6 +37,11 @@ from probes.http.wire import (
 )
 
 Outcome = tuple[Classification, ErrorKind | None, str | None]
+
+
+def filter_flags(facts: ErrorFacts) -> tuple[str, ...]:
+    """What a filter error names: its typed code (one of a fixed vocabulary, so safe to show)."""
+    return (facts.error_type,) if facts.error_type else ()
 
 
 class Run:
@@ -68,12 +77,15 @@ class Run:
             self.fixed = (cls, kind, f"HTTP {status}")
 
     def http_error(self, status: int, raw: bytes) -> None:
-        message, metadata = error_of(parse_json(raw))
-        cls, kind = classify_status(status, metadata)
-        provider = metadata.get("provider_name")
-        self.error_provider = provider if isinstance(provider, str) and provider else None
-        if cls is Classification.MODERATED:
+        body = parse_json(raw)
+        message, metadata = error_of(body)
+        facts = facts_of_body(body)
+        cls, kind = classify_status(status, metadata, facts)
+        self.error_provider = facts.provider
+        if kind is ErrorKind.MODERATION:
             self.flagged = flagged_categories(metadata)
+        elif kind is ErrorKind.FILTER_ERROR:
+            self.flagged = filter_flags(facts)
         self.fixed = (cls, kind, f"HTTP {status}: {message}")
 
     def json_body(self, raw: bytes) -> None:
@@ -84,10 +96,14 @@ class Run:
         elif body is None:
             self.fixed = (Classification.TRANSPORT_ERROR, ErrorKind.MALFORMED_STREAM, "the 200 body is not JSON")
         else:
-            _, metadata = error_of(body)
-            provider = metadata.get("provider_name")
-            self.error_provider = provider if isinstance(provider, str) and provider else None
-            self.fixed = (Classification.TRANSPORT_ERROR, ErrorKind.ERROR_BODY_200, f"HTTP 200 carrying an error: {fields}")
+            facts = facts_of_body(body)
+            self.error_provider = facts.provider
+            if facts.filter:
+                self.flagged = filter_flags(facts)
+                self.fixed = (Classification.MODERATED, ErrorKind.FILTER_ERROR, f"HTTP 200 carrying an error: {fields}")
+            else:
+                self.fixed = (Classification.TRANSPORT_ERROR, ErrorKind.ERROR_BODY_200,
+                              f"HTTP 200 carrying an error: {fields}")
 
     def timed_out(self, deadline_s: float) -> None:
         if self.headers_at is None:
@@ -119,6 +135,13 @@ class Run:
         if self.fixed is not None:
             return self.fixed
         if s.error_message is not None:
+            facts = s.error_facts or ErrorFacts()
+            if self.finished_on_length():
+                # §3: a trailing token-limit error after the reply is the reply finishing on `length`.
+                return Classification.COMPLETED, None, f"finished (length), then {s.error_message}"
+            if facts.filter:
+                self.flagged = filter_flags(facts)
+                return Classification.MODERATED, ErrorKind.FILTER_ERROR, s.error_message
             return Classification.TRANSPORT_ERROR, ErrorKind.MID_STREAM_ERROR, s.error_message
         if s.malformed is not None:
             return Classification.TRANSPORT_ERROR, ErrorKind.MALFORMED_STREAM, s.malformed
@@ -131,6 +154,13 @@ class Run:
             return (Classification.TRANSPORT_ERROR, ErrorKind.STREAM_CUT,
                     f"stream ended without [DONE] and without a finish reason after {s.chunks} chunks")
         return Classification.COMPLETED, None, None
+
+    def finished_on_length(self) -> bool:
+        """A token-limit error after content or after a `length` finish (the recorded real shape)."""
+        s = self.state
+        facts = s.error_facts
+        return (facts is not None and facts.token_limit and s.malformed is None
+                and (bool(s.text) or s.finish_before_error == "length"))
 
     def served(self) -> list[str]:
         names = list(self.state.providers)
@@ -157,7 +187,7 @@ class Run:
             text=b.get("text", s.text),
             reasoning_text=b.get("reasoning_text", s.reasoning_text),
             reasoning_seen=b.get("reasoning_seen", s.reasoning_seen),
-            finish_reason=b.get("finish_reason", s.finish_reason),
+            finish_reason="length" if self.finished_on_length() else b.get("finish_reason", s.finish_reason),
             native_finish_reason=b.get("native_finish_reason", s.native_finish_reason),
             usage=b.get("usage", s.usage),
             served_by=next(iter(strangers or served), None),

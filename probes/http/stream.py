@@ -18,6 +18,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from probes.http.errors import ErrorFacts
 from probes.http.records import Usage
 from probes.http.sse import Comment, Event, Item
 
@@ -42,6 +43,8 @@ class StreamState:
     served_model: str | None = None
     generation_id: str | None = None
     error_message: str | None = None
+    error_facts: ErrorFacts | None = None   # the first error object's facts (token limit, filter...)
+    finish_before_error: str | None = None  # the finish reason seen before the first error (§3: `length`)
     malformed: str | None = None
     done: bool = False
     truncated: bool = False
@@ -152,6 +155,8 @@ class StreamState:
     def _error(self, error: object) -> None:
         if self.error_message is None:
             self.error_message = describe_error(error)
+            self.error_facts = ErrorFacts.of(error)
+            self.finish_before_error = self.finish_reason
 
 
 def _first_choice(choices: list[Any]) -> dict[str, Any] | None:

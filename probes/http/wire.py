@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.untrusted import clean
+from probes.http.errors import ErrorFacts
 from probes.http.records import Classification, Endpoint, ErrorKind, Usage
 from probes.http.stream import describe_error
 
@@ -152,12 +153,25 @@ def error_of(body: Any) -> tuple[str, dict[str, Any]]:
     return "no error object in the body", {}
 
 
-def classify_status(status: int, metadata: Mapping[str, Any]) -> tuple[Classification, ErrorKind]:
-    """Map a non-200 status of a pinned request (§5) to what the round should do with it."""
+def classify_status(status: int, metadata: Mapping[str, Any],
+                    facts: ErrorFacts | None = None) -> tuple[Classification, ErrorKind]:
+    """Map a non-200 status of a pinned request (§5) to what the round should do with it.
+
+    `facts` is the error object read by probes/http/errors.py (None: only the status is known yet).
+    """
+    facts = facts or ErrorFacts()
     if is_moderation(status, metadata):
         # Input moderation (§5): the host's policy refused our prompt before generating. Not our
         # key and not the network: the route refuses the product's traffic (MODERATED).
         return Classification.MODERATED, ErrorKind.MODERATION
+    if facts.filter:
+        # A typed content_policy_violation or refusal (§5): the host's filter answered, which is
+        # what the refusal contract judges; never "unreachable".
+        return Classification.MODERATED, ErrorKind.FILTER_ERROR
+    if status in (401, 403) and facts.upstream_side:
+        # A provider's 401/403 relayed by OpenRouter (metadata.provider_name) or an availability
+        # error such as region_restricted (§5): that endpoint cannot serve us; our key is fine.
+        return Classification.TRANSPORT_ERROR, ErrorKind.PROVIDER_DENIED
     if status in (401, 402, 403):
         # Our key is wrong, out of credit or not allowed: every host would fail the same way,
         # so the round stops rather than blaming anyone.
