@@ -18,6 +18,7 @@ from typing import Any
 
 from aiohttp import web
 
+from core.vocabulary import SIMULATOR_HEADER
 from simulator import stream, wire
 from simulator.replies import Hang, HttpFailure, Moderated, Outcome, Reset, plan_reply, reply_rng
 from simulator.request import BadRequest, parse_chat_request
@@ -83,10 +84,12 @@ def mask(name: str, value: str) -> str:
 
 def create_app(state: SimState) -> web.Application:
     app = web.Application(middlewares=[_record, _auth])
+    app.on_response_prepare.append(_identify)
     app[STATE] = state
     app.router.add_get(f"{API}/models", models)
     app.router.add_get(f"{API}/models/{{author}}/{{slug}}/endpoints", endpoints)
     app.router.add_get(f"{API}/providers", providers)
+    app.router.add_get(f"{API}/key", key)
     app.router.add_post(f"{API}/chat/completions", chat)
     app.router.add_route("*", "/_sim/control", control)
     return app
@@ -109,6 +112,13 @@ async def _record(request: web.Request, handler: Handler) -> web.StreamResponse:
     )  # fmt: skip
     response: web.StreamResponse = await handler(request)
     return response
+
+
+async def _identify(request: web.Request, response: web.StreamResponse) -> None:
+    """Every answer names the simulator (core.vocabulary.SIMULATOR_HEADER), errors and streams
+    included: a round is classified by who answers, never by the address (a proxy on localhost
+    in front of OpenRouter is not the simulator)."""
+    response.headers[SIMULATOR_HEADER] = "canary-simulator"
 
 
 @web.middleware
@@ -134,6 +144,13 @@ async def endpoints(request: web.Request) -> web.Response:
     if model is None:
         return stream.json_error(404, wire.error_body(404, f"No endpoints found for {model_id}."))
     return web.json_response(wire.model_endpoints_json(model, state.live_endpoints(model), stats=True))
+
+
+async def key(request: web.Request) -> web.Response:
+    """`GET /key`: the key's information, in OpenRouter's shape (only fields a caller might read)."""
+    data = {"label": "sk-or-v1-sim...", "limit": None, "limit_remaining": None, "usage": 0, "is_free_tier": False,
+            "is_management_key": False, "is_provisioning_key": False, "expires_at": None}
+    return web.json_response({"data": data})
 
 
 async def providers(request: web.Request) -> web.Response:

@@ -131,11 +131,16 @@ class PinnedClient:
 
     async def get_bytes(self, path: str, *, max_bytes: int = 4 * 1024 * 1024) -> tuple[int, bytes]:
         """GET base_url/path within the deadline: (status, body up to max_bytes) or TransportError."""
+        status, body, _ = await self.get(path, max_bytes=max_bytes)
+        return status, body
+
+    async def get(self, path: str, *, max_bytes: int = 4 * 1024 * 1024) -> tuple[int, bytes, httpx.Headers]:
+        """`get_bytes` with the response headers."""
         http = self._require_http()
         try:
             async with asyncio.timeout(self.deadline_s):
                 async with http.stream("GET", self.url(path), headers=self._headers(stream=False)) as resp:
-                    return resp.status_code, await read_capped(resp, max_bytes)
+                    return resp.status_code, await read_capped(resp, max_bytes), resp.headers
         except TimeoutError:
             raise TransportError("deadline", f"no complete answer within {self.deadline_s:g} s") from None
         except httpx.HTTPError as exc:
