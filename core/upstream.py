@@ -57,7 +57,6 @@ class Upstream:
 
     base_url: str = DEFAULT_BASE_URL
     api_key: str | None = None
-    title: str = "canary"  # X-OpenRouter-Title: lets OpenRouter's dashboard tell probe traffic apart
 
     def __post_init__(self) -> None:
         if not self.base_url.startswith(("http://", "https://")):
@@ -82,7 +81,7 @@ class Upstream:
 
     def __repr__(self) -> str:
         key = MASK if self.api_key else None
-        return f"Upstream(base_url={self.base_url!r}, api_key={key!r}, title={self.title!r})"
+        return f"Upstream(base_url={self.base_url!r}, api_key={key!r})"
 
     __str__ = __repr__
 

@@ -84,6 +84,13 @@ class Endpoint:
     # Known to filter supported roleplay: the refusal probe's positive control for rounds against
     # this scenario (the scenario brings its own control: canary.yaml names real hosts only).
     positive_control: bool = False
+    # X-Provider-Name on responses (undocumented upstream header): None sends none; `display`,
+    # `slug` or `tag` send that name of the endpoint; any other string is sent as it is.
+    provider_header: str | None = None
+    # `service_tier` the responses report (top level of the usage chunk and of a body); None: the
+    # endpoint's own tier when it has one, else `default`. A tier endpoint answering `default` is a
+    # request shed to the default tier (docs: guides/features/service-tiers).
+    reported_tier: str | None = None
 
     @property
     def base_slug(self) -> str:
@@ -238,6 +245,7 @@ class _Parser:
         keys = {
             "tag", "provider_name", "quantization", "pricing", "supported_parameters", "context_length",
             "max_completion_tokens", "behaviour", "phases", "service_tier", "uptime", "positive_control",
+            "provider_header", "reported_tier",
         }  # fmt: skip
         e = self.mapping(data, where, keys, {"tag"})
         tag = self.typed(e["tag"], f"{where}.tag", str, "a routing slug like provider/variant")
@@ -266,7 +274,12 @@ class _Parser:
             uptime=self.number(e.get("uptime", 99.5), f"{where}.uptime"),
             positive_control=self.typed(e.get("positive_control", False), f"{where}.positive_control", bool,
                                         "true or false"),
+            provider_header=self.optional_text(e.get("provider_header"), f"{where}.provider_header"),
+            reported_tier=self.optional_text(e.get("reported_tier"), f"{where}.reported_tier"),
         )
+
+    def optional_text(self, value: Any, where: str) -> str | None:
+        return None if value is None else str(self.typed(value, where, str, "a string"))
 
     def pricing(self, data: Any, where: str) -> Mapping[str, str]:
         p = self.mapping(data, where, {"prompt", "completion", "request"})

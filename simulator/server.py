@@ -208,7 +208,8 @@ async def chat(request: web.Request) -> web.StreamResponse:
 async def _send(
     request: web.Request, outcome: Outcome, model: Model, state: SimState, *, streaming: bool
 ) -> web.StreamResponse:
-    extra = {"X-Sim-Faults": ",".join(outcome.faults) or "none"}  # for humans and tests; probes must not rely on it
+    extra = {"X-Sim-Faults": ",".join(outcome.faults) or "none",  # for humans and tests; probes must not rely on it
+             **wire.provider_header(outcome.served)}
     if isinstance(outcome, Reset):
         return stream.reset(request)
     if isinstance(outcome, Moderated):

@@ -246,7 +246,7 @@ class ChunkMaker:
             chunk = {**self.delta("", self.plan.finish_reason), "service_tier": None}
         else:
             chunk = self.delta("", None)
-        return {**chunk, "usage": usage(self.plan)}
+        return {**chunk, **tier_field(self.plan.served), "usage": usage(self.plan)}
 
     def error(self, error: StreamError) -> dict[str, Any]:
         """A mid-stream error chunk: documented (`finish_reason: error`; also an in-band error
@@ -260,6 +260,21 @@ class ChunkMaker:
         if error.shape == "empty_choices":
             return {**self.head, "choices": [], "error": body}
         return {**self.delta("", "error"), "error": body}
+
+
+def tier_field(endpoint: Endpoint) -> dict[str, Any]:
+    """`service_tier` as responses report it: only when the scenario or the endpoint says one."""
+    tier = endpoint.reported_tier or endpoint.service_tier
+    return {"service_tier": tier} if tier else {}
+
+
+def provider_header(endpoint: Endpoint) -> dict[str, str]:
+    """X-Provider-Name as the scenario asks (scenario.Endpoint.provider_header)."""
+    kind = endpoint.provider_header
+    if kind is None:
+        return {}
+    value = {"display": endpoint.provider_name, "slug": endpoint.base_slug, "tag": endpoint.tag}.get(kind, kind)
+    return {"X-Provider-Name": value}
 
 
 def encrypted_blob(plan: Plan) -> str:
@@ -291,4 +306,5 @@ def completion_body(gen_id: str, model: Model, plan: Plan, content: str) -> dict
     return {
         "id": gen_id, "object": "chat.completion", "created": int(time.time()), "model": model.permaslug,
         "provider": plan.served.provider_name, "system_fingerprint": None, "choices": [choice], "usage": usage(plan),
+        **tier_field(plan.served),
     }  # fmt: skip

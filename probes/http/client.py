@@ -118,7 +118,10 @@ class PinnedClient:
         timeout = httpx.Timeout(self.deadline_s, connect=min(10.0, self.deadline_s))
         return httpx.AsyncClient(http1=True, http2=False, limits=limits, timeout=timeout,
                                  transport=self._transport or CountingTransport(limits), follow_redirects=False,
-                                 headers={"User-Agent": USER_AGENT, "X-OpenRouter-Title": self.settings.title})
+                                 # No X-OpenRouter-Title: without HTTP-Referer it attributes nothing
+                                 # (docs/openrouter-wire.md §2); probe traffic is told apart by its
+                                 # own key and its `user`.
+                                 headers={"User-Agent": USER_AGENT})
 
     async def __aexit__(self, *exc_info: object) -> None:
         for http in (self._http, self._fresh):

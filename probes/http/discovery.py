@@ -119,6 +119,7 @@ def _endpoint(model: str, entry: Any) -> Endpoint:
     if not isinstance(pricing, dict):
         raise ValueError(f"tag {tag!r}: pricing is not an object")
     quantization = entry.get("quantization")
+    tier = entry.get("service_tier")
     return Endpoint(
         model=model,
         tag=tag,
@@ -130,6 +131,7 @@ def _endpoint(model: str, entry: Any) -> Endpoint:
         context_length=_optional_int(tag, entry, "context_length"),
         max_completion_tokens=_optional_int(tag, entry, "max_completion_tokens"),
         status=_optional_int(tag, entry, "status") or 0,
+        service_tier=tier if isinstance(tier, str) and tier.isascii() and tier.isalnum() else None,
     )
 
 

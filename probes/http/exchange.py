@@ -6,6 +6,8 @@ stream itself goes through StreamState. `result()` applies the precedence once, 
 1. AUTH_ERROR (our key) beats everything: nothing else about the round can be trusted.
 2. A served-by name that is not the pinned provider -> ROUTING_MISMATCH, whatever else
    happened: the pin did not hold, so the reply (or error) says nothing about the pinned host.
+   X-Provider-Name counts only when the body names no provider (a disagreeing header is a note);
+   a tier endpoint whose response reports another `service_tier` is a mismatch too.
 3. An error status (a moderation 403 or a typed content_policy_violation / refusal error is
    MODERATED: the host's policy answered; a 401/403 naming a provider or an availability code is
    that endpoint's PROVIDER_DENIED, not our key), a JSON error in a 200 body, an `error` in the
@@ -24,6 +26,7 @@ from typing import Any
 
 import httpx
 
+from core.untrusted import clean
 from probes.http.errors import ErrorFacts, facts_of_body
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 from probes.http.stream import StreamState
@@ -34,6 +37,7 @@ from probes.http.wire import (
     flagged_categories,
     parse_json,
     provider_matches,
+    tier_mismatch,
 )
 
 Outcome = tuple[Classification, ErrorKind | None, str | None]
@@ -163,21 +167,41 @@ class Run:
                 and (bool(s.text) or s.finish_before_error == "length"))
 
     def served(self) -> list[str]:
+        """The names the reply gives its server. X-Provider-Name counts only when the body names
+        none: its value is undocumented (docs/openrouter-wire.md §6), so it never outvotes the body."""
         names = list(self.state.providers)
-        for name in (self.body or {}).get("served_by"), self.header_provider, self.error_provider:
+        for name in (self.body or {}).get("served_by"), self.error_provider:
             if name and name not in names:
                 names.append(name)
+        if not names and self.header_provider:
+            names.append(self.header_provider)
         return names
+
+    def notes(self, served: list[str]) -> tuple[str, ...]:
+        """Disagreements recorded, not judged: a header naming someone the body does not."""
+        header = self.header_provider
+        if header is None or header in served or provider_matches(self.endpoint, header):
+            return ()
+        return (f"X-Provider-Name {clean(header, 60)!r} disagrees with the body's {clean(served[0], 60)!r}",)
+
+    def served_tier(self) -> str | None:
+        tier = (self.body or {}).get("service_tier") or self.state.service_tier
+        return clean(tier, 20) if isinstance(tier, str) else None
 
     def result(self, scrub: Callable[[str], str]) -> ChatResult:
         cls, kind, message = self._outcome()
         served = self.served()
         strangers = [n for n in served if not provider_matches(self.endpoint, n)]
+        tier = self.served_tier()
         if strangers and cls is not Classification.AUTH_ERROR:
             note = f"; besides: {message}" if message and cls is not Classification.COMPLETED else ""
             cls, kind = Classification.ROUTING_MISMATCH, ErrorKind.ROUTING
             message = (f"served by {strangers[0]!r} while pinned to {self.endpoint.tag} "
                        f"({self.endpoint.provider_name}){note}")
+        elif tier_mismatch(self.endpoint, tier) and cls is not Classification.AUTH_ERROR:
+            cls, kind = Classification.ROUTING_MISMATCH, ErrorKind.ROUTING
+            message = (f"served at the {tier!r} service tier while pinned to the {self.endpoint.service_tier!r} "
+                       f"tier endpoint {self.endpoint.tag}")
         if message is not None and self.retried_after is not None:
             message = f"{message} (the request was retried once on a fresh connection after: {self.retried_after})"
         s, b = self.state, self.body or {}
@@ -207,5 +231,7 @@ class Run:
             reasoning_requested=self.reasoning_requested,
             requests=1 if self.retried_after is None else 2,
             retried_after=scrub(self.retried_after) if self.retried_after is not None else None,
+            service_tier=tier,
+            notes=self.notes(served) if served else (),
         )
 

@@ -77,6 +77,8 @@ class Endpoint:
     context_length: int | None
     max_completion_tokens: int | None
     status: int
+    service_tier: str | None = None   # the listing's tier of a tier endpoint (`priority`, `flex`); None: default
+    siblings: tuple[str, ...] = ()    # a bare tag's other endpoints of the same provider (`deepinfra/turbo`)
 
     def supports(self, param: str) -> bool:
         """True when the endpoint lists `param` (require_parameters:true would reject it otherwise)."""
@@ -157,6 +159,8 @@ class ChatResult:
     flagged: tuple[str, ...] = ()       # MODERATED: the categories the moderation named (cleaned upstream text)
     requests: int = 1                   # 2 when the first was lost before any response byte and retried
     retried_after: str | None = None    # why the first request was lost (timings are the retry's)
+    service_tier: str | None = None     # the tier the response says served it (`default`, `priority`...), cleaned
+    notes: tuple[str, ...] = ()         # what the wire said that decides nothing (e.g. a disagreeing header)
 
     @property
     def completed(self) -> bool:

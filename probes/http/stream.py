@@ -42,6 +42,7 @@ class StreamState:
     providers: list[str] = field(default_factory=list)
     served_model: str | None = None
     generation_id: str | None = None
+    service_tier: str | None = None
     error_message: str | None = None
     error_facts: ErrorFacts | None = None   # the first error object's facts (token limit, filter...)
     finish_before_error: str | None = None  # the finish reason seen before the first error (§3: `length`)
@@ -115,6 +116,9 @@ class StreamState:
             self.generation_id = chunk["id"]
         if self.served_model is None and isinstance(chunk.get("model"), str):
             self.served_model = chunk["model"]
+        tier = chunk.get("service_tier")
+        if isinstance(tier, str) and tier:
+            self.service_tier = tier
 
     def _delta(self, delta: dict[str, Any], now: float) -> bool:
         content, reasoning = delta.get("content"), delta.get("reasoning")

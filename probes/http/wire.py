@@ -25,6 +25,11 @@ FLAGGED_CHARS = 40
 # require_parameters:true an unlisted parameter makes the pinned request unroutable (404),
 # which would freeze the host forever over a parameter the probe can live without.
 _OPTIONAL_PARAMS = ("temperature", "seed")
+# The `user` of every probe request (docs/openrouter-wire.md §2): without one "requests use an
+# account-level identity, so provider policy blocks can affect the whole account" (OpenRouter's
+# OpenAPI description, ChatRequest.user), and the refusal probe is built to trip filters. Stable,
+# so a provider's block lands on the probes' identity, not on the account the product shares.
+PROBE_USER = "canary-probe"
 # The parameters by which an endpoint says it serves a reasoning model (SPEC `Parameter` enum).
 REASONING_PARAMS = ("reasoning", "reasoning_effort", "include_reasoning")
 
@@ -106,6 +111,7 @@ def pinned_body(
         "messages": [dict(m) for m in messages],
         cap: max_tokens,
         "stream": stream,
+        "user": PROBE_USER,
         "provider": {
             "order": [endpoint.tag],
             "only": [endpoint.tag],
@@ -134,6 +140,17 @@ def provider_matches(endpoint: Endpoint, served: str) -> bool:
     """
     name = served.strip().casefold()
     return name in {endpoint.provider_name.casefold(), endpoint.tag.casefold(), endpoint.base_slug.casefold()}
+
+
+def tier_mismatch(endpoint: Endpoint, served_tier: str | None) -> bool:
+    """A tier endpoint (`openai/priority`) whose response says another tier served it (§2).
+
+    "if a provider sheds a tier request to its default tier, you're billed the default rate", and
+    "the response's `service_tier` field reports which tier was actually used" (OpenRouter docs,
+    guides/features/service-tiers): the pinned tier did not hold. `null` (unknown) is no mismatch.
+    """
+    wanted = (endpoint.service_tier or "default").casefold()
+    return served_tier is not None and wanted != "default" and served_tier.casefold() != wanted
 
 
 def parse_json(raw: bytes) -> Any:
@@ -233,6 +250,7 @@ def completion_fields(body: Any) -> dict[str, Any] | str:
         "served_by": _str(body.get("provider")),
         "served_model": _str(body.get("model")),
         "generation_id": _str(body.get("id")),
+        "service_tier": _str(body.get("service_tier")),
     }
 
 

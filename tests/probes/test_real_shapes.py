@@ -88,3 +88,54 @@ def test_a_typed_filter_error_is_a_filter_event_that_fails_refusal(where: str, e
     assert verdict is not None and verdict.failed and error_type in verdict.reason
     outcome, reason = transport_outcome(result)
     assert outcome.value == "inconclusive" and reason.startswith("filter:") and error_type in reason
+
+
+# -- item 7: X-Provider-Name counts only when the body names no provider ----------------------------
+
+@pytest.mark.parametrize("header", ["display", "slug", "tag", "Aurora Labs Inc."])
+def test_an_x_provider_name_header_never_outvotes_the_body(header: str) -> None:
+    with upstream(spec("aurora/fp8", provider_header=header)) as sim:
+        result = chat(sim)
+    assert result.classification is Classification.COMPLETED and result.served_by == "Aurora"
+    disagrees = header not in ("display", "slug", "tag")
+    assert bool(result.notes) is disagrees
+    if disagrees:
+        assert "X-Provider-Name 'Aurora Labs Inc.' disagrees" in result.notes[0]
+
+
+def test_an_x_provider_name_header_still_names_the_server_of_a_body_that_names_none() -> None:
+    with upstream(one_fault("http_error", status=502, body="bare") | {"provider_header": "Borealis"}) as sim:
+        result = chat(sim)
+    assert result.classification is Classification.ROUTING_MISMATCH and result.served_by == "Borealis"
+
+
+# -- item 9: service_tier is recorded; a tier endpoint served at the default tier is a mismatch ------
+
+def test_the_service_tier_of_the_response_is_recorded() -> None:
+    with upstream(spec("aurora/fp8", reported_tier="default")) as sim:
+        result = chat(sim)
+    assert result.classification is Classification.COMPLETED and result.service_tier == "default"
+
+
+def test_a_tier_endpoint_served_at_the_default_tier_is_a_routing_mismatch() -> None:
+    with upstream(spec("aurora/priority", service_tier="priority", reported_tier="default"),
+                  spec("aurora/fp8")) as sim:
+        result = chat(sim, "aurora/priority")
+    assert (result.classification, result.error_kind) == (Classification.ROUTING_MISMATCH, ErrorKind.ROUTING)
+    assert "'default' service tier" in (result.error_message or "")
+
+
+def test_a_tier_endpoint_served_at_its_tier_completes() -> None:
+    with upstream(spec("aurora/priority", service_tier="priority"), spec("aurora/fp8")) as sim:
+        result = chat(sim, "aurora/priority")
+    assert result.classification is Classification.COMPLETED and result.service_tier == "priority"
+
+
+def test_probe_traffic_carries_a_stable_user_and_claims_no_attribution() -> None:
+    with upstream(spec("aurora/fp8")) as sim:
+        chat(sim)
+        chat(sim)
+        requests = [r for r in sim.received if r.path.endswith("/chat/completions")]
+    assert [r.body["user"] for r in requests] == ["canary-probe", "canary-probe"]
+    # X-OpenRouter-Title "alone does not create an app page" (app-attribution): not sent.
+    assert all("X-OpenRouter-Title" not in r.headers for r in requests)

@@ -108,6 +108,7 @@ def attempt_from(result: ChatResult, endpoint: Endpoint, verdict: Verdict | None
         # whether or not the upstream reported a cost.
         cost_usd=prompt_tokens * endpoint.prompt_price + completion_tokens * endpoint.completion_price,
         requests=result.requests, text=result.text, prompt=tuple(dict(m) for m in messages),
+        service_tier=result.service_tier, notes=result.notes,
     )
 
 
