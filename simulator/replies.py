@@ -27,7 +27,7 @@ from typing import Any
 from simulator import corrupt, schema_gen
 from simulator.banks import Bank, all_banks
 from simulator.faults import MID_STREAM_SHAPES, Draw, draw, trait
-from simulator.request import ChatRequest, Reasoning
+from simulator.request import ChatRequest, Reasoning, unportable_keywords
 from simulator.scenario import Behaviour, Endpoint, Model
 
 BYTES_PER_TOKEN = 4
@@ -190,6 +190,9 @@ def plan_reply(
         return Reset(endpoint, ("reset_before_response",))
     text = " ".join(str(m.get("content") or "") for m in request.messages)
     drawn = draw(behaviour.faults, rng, text=text)
+    refused = unportable_keywords(request.schema) if request.strict and endpoint.strict_schema == "portable" else []
+    if refused:  # its strict mode rejects the schema before generating (a provider's 400, relayed)
+        return HttpFailure(endpoint, 400, 0, ("strict_schema",), "schema_rejected", refused[0])
     fired: tuple[str, ...] = drawn.names
     if drawn.fault is not None and drawn.fault.name == "wrong_provider":
         # Served elsewhere despite pinning; the other host then behaves as it always does.

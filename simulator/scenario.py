@@ -91,6 +91,10 @@ class Endpoint:
     # endpoint's own tier when it has one, else `default`. A tier endpoint answering `default` is a
     # request shed to the default tier (docs: guides/features/service-tiers).
     reported_tier: str | None = None
+    # Which JSON Schema keywords its strict mode takes: `any`, or `portable` (type, properties,
+    # enum, required, additionalProperties, items): a strict schema with any other keyword gets a
+    # 400, as an OpenAI-family strict mode answered `minimum` (docs/openrouter-wire.md §2).
+    strict_schema: str = "any"
 
     @property
     def base_slug(self) -> str:
@@ -245,7 +249,7 @@ class _Parser:
         keys = {
             "tag", "provider_name", "quantization", "pricing", "supported_parameters", "context_length",
             "max_completion_tokens", "behaviour", "phases", "service_tier", "uptime", "positive_control",
-            "provider_header", "reported_tier",
+            "provider_header", "reported_tier", "strict_schema",
         }  # fmt: skip
         e = self.mapping(data, where, keys, {"tag"})
         tag = self.typed(e["tag"], f"{where}.tag", str, "a routing slug like provider/variant")
@@ -276,7 +280,13 @@ class _Parser:
                                         "true or false"),
             provider_header=self.optional_text(e.get("provider_header"), f"{where}.provider_header"),
             reported_tier=self.optional_text(e.get("reported_tier"), f"{where}.reported_tier"),
+            strict_schema=self.one_of(e.get("strict_schema", "any"), f"{where}.strict_schema", ("any", "portable")),
         )
+
+    def one_of(self, value: Any, where: str, options: tuple[str, ...]) -> str:
+        if value not in options:
+            raise self.fail(where, f"expected one of {', '.join(options)}, got {value!r}")
+        return str(value)
 
     def optional_text(self, value: Any, where: str) -> str | None:
         return None if value is None else str(self.typed(value, where, str, "a string"))

@@ -60,6 +60,10 @@ def provider_error_body(status: int, model: Model, endpoint: Endpoint, shape: st
                                             "provider_name": endpoint.provider_name})
     if shape == "bare":
         return error_body(status)
+    if shape == "schema_rejected":  # the keyword rides in error_type's place
+        raw = (f'{{"error":{{"message":"Invalid schema for response_format: \'{error_type}\' is not permitted.",'
+               '"type":"invalid_request_error","param":"response_format"}}')
+        return error_body(status, None, {"provider_name": endpoint.provider_name, "raw": raw})
     if shape == "no_code":
         body = provider_error_body(status, model, endpoint)
         body["error"].pop("code", None)

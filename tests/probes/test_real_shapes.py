@@ -6,13 +6,17 @@ each rule) and checks what the pinned client, and where it matters the contract,
 
 from __future__ import annotations
 
+import asyncio
+import json
 from typing import Any
 
 import pytest
 from test_client import chat, spec, upstream
 
+from judge import structured as structured_judge
 from probes.http.records import Classification, ErrorKind
-from probes.round.contracts import transport_outcome
+from probes.round.cases import CaseResult
+from probes.round.contracts import structured, transport_outcome
 from probes.round.contracts.refusal import moderation_verdict
 
 
@@ -139,3 +143,61 @@ def test_probe_traffic_carries_a_stable_user_and_claims_no_attribution() -> None
     assert [r.body["user"] for r in requests] == ["canary-probe", "canary-probe"]
     # X-OpenRouter-Title "alone does not create an app page" (app-attribution): not sent.
     assert all("X-OpenRouter-Title" not in r.headers for r in requests)
+
+
+# -- items 5 and 8: what the structured probe asks depends on what the endpoint promises -------------
+
+def structured_case(*endpoints: dict[str, Any], tag: str = "aurora/fp8") -> tuple[CaseResult, list[dict[str, Any]]]:
+    from test_client import MODEL, SECRET
+    from test_contracts_units import settings
+
+    from core.upstream import Upstream
+    from probes.http.client import PinnedClient
+    from probes.http.discovery import discover
+    from probes.round.cases import Case
+
+    async def run(base_url: str) -> CaseResult:
+        async with PinnedClient(Upstream(base_url=base_url, api_key=SECRET), deadline_s=3.0) as client:
+            endpoint = next(e for e in await discover(client, MODEL) if e.tag == tag)
+            return await structured.probe(client, endpoint, settings(), Case(model=MODEL, contract="structured",
+                                                                             endpoint=endpoint))
+    with upstream(*endpoints) as sim:
+        result = asyncio.run(run(sim.base_url))
+        bodies = [r.body for r in sim.received if r.path.endswith("/chat/completions")]
+    return result, bodies
+
+
+def test_an_endpoint_that_only_promises_json_mode_gets_a_json_mode_check() -> None:
+    result, (body,) = structured_case(spec("aurora/fp8", supported_parameters=["max_tokens", "response_format"]))
+    assert body["response_format"] == {"type": "json_object"}
+    assert result.outcome.value == "pass" and "JSON mode only" in result.reason
+
+
+def test_an_endpoint_that_promises_structured_outputs_gets_the_strict_schema() -> None:
+    result, (body,) = structured_case(spec("aurora/fp8", supported_parameters=[
+        "max_tokens", "response_format", "structured_outputs"]))
+    assert body["response_format"]["type"] == "json_schema" and body["response_format"]["json_schema"]["strict"]
+    assert result.outcome.value == "pass" and "JSON mode" not in result.reason
+
+
+def test_the_strict_schema_sent_is_the_portable_subset_a_strict_mode_accepts() -> None:
+    result, (body,) = structured_case(spec("aurora/fp8", strict_schema="portable"))
+    sent = json.dumps(body["response_format"]["json_schema"]["schema"])
+    assert not any(k in sent for k in ("minLength", "minimum", "maxItems"))
+    assert result.outcome.value == "pass"
+
+
+def test_the_local_judge_still_checks_the_bounds_the_request_left_out() -> None:
+    _, _, schema = structured.request()
+    verdict = structured_judge.assess(json.dumps({"name": "", "age": -1, "mood": "wary", "items": []}), schema)
+    assert verdict.failed
+
+
+def test_the_simulator_strict_mode_refuses_an_unportable_keyword() -> None:
+    with upstream(spec("aurora/fp8", strict_schema="portable")) as sim:
+        fmt = {"type": "json_schema", "json_schema": {"name": "x", "strict": True, "schema": {
+            "type": "object", "properties": {"age": {"type": "integer", "minimum": 0}}}}}
+        result = chat(sim, response_format=fmt)
+    # A 400 before any byte: the host frozen over our schema, which is why the probe sends the
+    # portable subset (the test above).
+    assert result.http_status == 400 and result.error_kind is ErrorKind.HTTP_4XX
