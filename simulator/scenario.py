@@ -119,6 +119,9 @@ class Model:
     description: str
     created: int
     endpoints: tuple[Endpoint, ...]
+    # Raw entries appended to the endpoints listing as they are (a malformed entry, a duplicate
+    # tag): what a real listing may hold; they are never routable.
+    extra_listing_entries: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,7 +229,7 @@ class _Parser:
         )
 
     def model(self, data: Any, where: str) -> Model:
-        keys = {"id", "name", "permaslug", "description", "created", "endpoints"}
+        keys = {"id", "name", "permaslug", "description", "created", "endpoints", "extra_listing_entries"}
         m = self.mapping(data, where, keys, {"id", "endpoints"})
         model_id = self.typed(m["id"], f"{where}.id", str, "a model id like author/slug")
         if model_id.count("/") != 1:
@@ -243,6 +246,8 @@ class _Parser:
             description=str(m.get("description") or f"{model_id} (simulated)"),
             created=int(self.number(m.get("created", 1742824755), f"{where}.created")),
             endpoints=parsed,
+            extra_listing_entries=tuple(self.typed(m.get("extra_listing_entries", []),
+                                                   f"{where}.extra_listing_entries", list, "a list")),
         )
 
     def endpoint(self, data: Any, where: str) -> Endpoint:

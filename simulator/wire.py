@@ -160,7 +160,7 @@ def model_endpoints_json(model: Model, endpoints: list[Endpoint], *, stats: bool
         "data": {
             "id": model.id, "name": model.name, "created": model.created, "description": model.description,
             "architecture": architecture(),
-            "endpoints": [endpoint_json(e, model, stats=stats) for e in endpoints],
+            "endpoints": [*(endpoint_json(e, model, stats=stats) for e in endpoints), *model.extra_listing_entries],
         }
     }  # fmt: skip
 

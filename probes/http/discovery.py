@@ -4,13 +4,14 @@ Policy: discovery either returns a list that is entirely trustworthy or raises D
 A list that "looks fine" while an endpoint was silently dropped would let a broken host go
 unprobed forever, so nothing is dropped quietly.
 
-Hostile or broken tags are **rejected**, not dropped: the tag becomes a pytest node id, a file
+Hostile or broken tags are **rejected**, never repaired into something routable: the tag becomes a pytest node id, a file
 name in reports, an entry of `provider.ignore` and a line in a commit message, so a tag with a
 newline, a control character, `..`, a leading `/`, whitespace or anything outside
-`[A-Za-z0-9._-]` segments joined by `/` stops the model's discovery with a message naming the
+`[A-Za-z0-9._-]` segments joined by `/` is refused with a message naming the
 entry (repr-escaped, cut short). OpenRouter's real tags (`deepinfra/fp8`,
-`google-vertex/us-east5`) all fit. The caller marks the round incomplete for that model (the
-judge then changes no streak), which is the safe failure. DiscoveryError still carries the
+`google-vertex/us-east5`) all fit. The round (probes/round/planning.py) drops and reports such
+entries and probes the model's others; only a listing with no usable entry fails the model
+(the round is then incomplete for it, the judge changes no streak). DiscoveryError carries the
 endpoints that passed (`.endpoints`) and every problem found (`.problems`) for a caller that
 wants to show them.
 
