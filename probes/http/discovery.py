@@ -22,6 +22,7 @@ canary probes what OpenRouter may route to and records the status.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from typing import Any
@@ -94,12 +95,28 @@ def parse_endpoints(model: str, body: Any) -> list[Endpoint]:
             problems.append(f"entry {i}: duplicate tag {endpoint.tag!r}")
             continue
         found[endpoint.tag] = endpoint
-    good = tuple(sorted(found.values(), key=lambda e: e.tag))
+    good = with_siblings(sorted(found.values(), key=lambda e: e.tag))
     if problems:
         shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
         raise DiscoveryError(model, f"{len(problems)} of {len(entries)} endpoints are unusable: {shown}",
                              status=200, problems=tuple(problems), endpoints=good)
     return list(good)
+
+
+def with_siblings(endpoints: list[Endpoint]) -> tuple[Endpoint, ...]:
+    """Each bare tag (`deepinfra`) with the tags its base slug also matches (`deepinfra/turbo`).
+
+    A base slug in `order`/`only`/`ignore` "matches **all** endpoints for that provider, including
+    any variants or regions", but not service-tier endpoints (OpenRouter docs,
+    guides/routing/provider-selection, "Base Slug Matching"): the pinned request puts exactly
+    these siblings in `provider.ignore`, so only the bare endpoint can serve it.
+    """
+    out = []
+    for ep in endpoints:
+        siblings = () if "/" in ep.tag else tuple(
+            e.tag for e in endpoints if e.tag != ep.tag and e.base_slug == ep.tag and not e.is_tier)
+        out.append(dataclasses.replace(ep, siblings=siblings) if siblings else ep)
+    return tuple(out)
 
 
 def _endpoint(model: str, entry: Any) -> Endpoint:

@@ -89,6 +89,11 @@ class Endpoint:
         """The provider part of the tag (`deepinfra` for `deepinfra/fp8`)."""
         return self.tag.split("/", 1)[0]
 
+    @property
+    def is_tier(self) -> bool:
+        """A service-tier endpoint (`openai/priority`): a base slug never matches it."""
+        return (self.service_tier or "default") != "default"
+
 
 @dataclass(frozen=True, slots=True)
 class Usage:

@@ -119,6 +119,10 @@ def pinned_body(
             "require_parameters": endpoint.supports(cap) or response_format is not None,
         },
     }
+    if endpoint.siblings:
+        # A bare tag (`deepinfra`) in `only` matches every variant of the provider: its siblings
+        # (`deepinfra/turbo`), each by its full tag, are ignored so only the bare endpoint serves (§2).
+        body["provider"]["ignore"] = list(endpoint.siblings)
     for name, value in zip(_OPTIONAL_PARAMS, (temperature, seed), strict=True):
         if value is not None and endpoint.supports(name):
             body[name] = value

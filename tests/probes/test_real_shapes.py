@@ -201,3 +201,24 @@ def test_the_simulator_strict_mode_refuses_an_unportable_keyword() -> None:
     # A 400 before any byte: the host frozen over our schema, which is why the probe sends the
     # portable subset (the test above).
     assert result.http_status == 400 and result.error_kind is ErrorKind.HTTP_4XX
+
+
+# -- item 2: a bare tag pins only its own endpoint --------------------------------------------------
+
+def test_a_bare_tags_outage_is_not_hidden_by_a_sibling_variant() -> None:
+    # `only: ["aurora"]` matches aurora/turbo too: without the siblings in `ignore`, the healthy
+    # variant would answer for the failing bare endpoint (a completed reply, the outage unseen).
+    with upstream(spec("aurora", {"http_error": {"rate": 1, "status": [502]}}, provider_name="Aurora"),
+                  spec("aurora/turbo", provider_name="Aurora"),
+                  spec("aurora/priority", provider_name="Aurora", service_tier="priority")) as sim:
+        result = chat(sim, "aurora")
+        (body,) = [r.body for r in sim.received if r.path.endswith("/chat/completions")]
+    assert body["provider"]["only"] == ["aurora"] and body["provider"]["ignore"] == ["aurora/turbo"]
+    assert (result.classification, result.error_kind) == (Classification.TRANSPORT_ERROR, ErrorKind.HTTP_5XX)
+
+
+def test_a_variant_tag_needs_no_ignore_list() -> None:
+    with upstream(spec("aurora", provider_name="Aurora"), spec("aurora/turbo", provider_name="Aurora")) as sim:
+        result = chat(sim, "aurora/turbo")
+        (body,) = [r.body for r in sim.received if r.path.endswith("/chat/completions")]
+    assert result.completed and "ignore" not in body["provider"]
