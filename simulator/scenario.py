@@ -125,6 +125,15 @@ class Model:
 
 
 @dataclass(frozen=True, slots=True)
+class RateLimit:
+    """The key's rate limit as the simulator applies it: more than `concurrent` chat requests in
+    flight get a 429 with `Retry-After: retry_after` (OpenRouter docs, errors-and-debugging)."""
+
+    concurrent: int
+    retry_after: int = 1
+
+
+@dataclass(frozen=True, slots=True)
 class Scenario:
     """Everything the simulator serves."""
 
@@ -134,6 +143,7 @@ class Scenario:
     keepalive_ms: float = 300.0
     usage_shape: str = "mixed"
     source: str = "<dict>"
+    rate_limit: RateLimit | None = None
 
     def model(self, model_id: str) -> Model | None:
         for model in self.models:
@@ -208,7 +218,8 @@ class _Parser:
         return number
 
     def scenario(self, data: Any) -> Scenario:
-        top = self.mapping(data, "", {"name", "description", "models", "keepalive_ms", "usage_shape"}, {"models"})
+        top = self.mapping(data, "", {"name", "description", "models", "keepalive_ms", "usage_shape", "rate_limit"},
+                           {"models"})
         models = self.typed(top["models"], "models", list, "a list of models")
         if not models:
             raise self.fail("models", "expected at least one model")
@@ -226,7 +237,13 @@ class _Parser:
             keepalive_ms=self.number(top.get("keepalive_ms", 300), "keepalive_ms", positive=True),
             usage_shape=usage_shape,
             source=self.source,
+            rate_limit=self.rate_limit(top["rate_limit"], "rate_limit") if top.get("rate_limit") else None,
         )
+
+    def rate_limit(self, data: Any, where: str) -> RateLimit:
+        r = self.mapping(data, where, {"concurrent", "retry_after"}, {"concurrent"})
+        return RateLimit(concurrent=int(self.number(r["concurrent"], f"{where}.concurrent", minimum=1)),
+                         retry_after=int(self.number(r.get("retry_after", 1), f"{where}.retry_after")))
 
     def model(self, data: Any, where: str) -> Model:
         keys = {"id", "name", "permaslug", "description", "created", "endpoints", "extra_listing_entries"}

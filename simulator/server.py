@@ -58,6 +58,8 @@ class SimState:
     now_override: datetime | None = None
     attempts: Counter[tuple[str, str]] = field(default_factory=Counter)
     received: list[ReceivedRequest] = field(default_factory=list)
+    in_flight: int = 0          # chat requests being answered (the scenario's rate_limit counts them)
+    rate_limited: int = 0       # chat requests answered 429 by the rate limit
 
     def now(self) -> datetime:
         return self.now_override or datetime.now(UTC)
@@ -172,11 +174,27 @@ async def control(request: web.Request) -> web.Response:
         except (ValueError, TypeError, AttributeError) as exc:
             return stream.json_error(400, wire.error_body(400, f"Invalid control request: {exc}"))
     clock = "fixed" if state.now_override else "real"
-    return web.json_response({"round": state.round_number, "now": state.now().isoformat(), "clock": clock})
+    return web.json_response({"round": state.round_number, "now": state.now().isoformat(), "clock": clock,
+                              "rate_limited": state.rate_limited})
 
 
 async def chat(request: web.Request) -> web.StreamResponse:
     state = request.app[STATE]
+    limit = state.scenario.rate_limit
+    if limit is not None and state.in_flight >= limit.concurrent:
+        # The key's own limit, before routing: OpenRouter's envelope, no provider named.
+        state.rate_limited += 1
+        body = wire.error_body(429, "Rate limit exceeded: too many concurrent requests",
+                               {"error_type": "rate_limit_exceeded"})
+        return stream.json_error(429, body, limit.retry_after)
+    state.in_flight += 1
+    try:
+        return await _chat(request, state)
+    finally:
+        state.in_flight -= 1
+
+
+async def _chat(request: web.Request, state: SimState) -> web.StreamResponse:
     try:
         body = json.loads(await request.read())
         req = parse_chat_request(body)

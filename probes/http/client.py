@@ -42,8 +42,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import httpx
@@ -51,6 +50,7 @@ import httpx
 from core.errors import UpstreamError
 from core.upstream import Upstream
 from probes.http.exchange import Run
+from probes.http.limiter import AdaptiveLimit, Ticket
 from probes.http.records import ChatResult, Endpoint
 from probes.http.sse import SSEError, SSEParser
 from probes.http.transport import CountingTransport, Wire, watch
@@ -61,6 +61,7 @@ log = logging.getLogger(__name__)
 MAX_ERROR_BODY = 64 * 1024        # error envelopes are small; a huge one is read only this far
 MAX_JSON_BODY = 2 * 1024 * 1024   # a non-streamed reply of 64 K characters fits comfortably
 USER_AGENT = "canary-probe/0.1 (+httpx)"
+MIN_ATTEMPT_S = 1.0               # a request after a Retry-After wait needs at least this much deadline left
 
 
 class TransportError(UpstreamError):
@@ -83,6 +84,7 @@ class PinnedClient:
         deadline_s: float = 30.0,
         transport: httpx.AsyncBaseTransport | None = None,
         reasoning_budget: ReasoningBudget | None = None,
+        adaptive: bool = True,
     ) -> None:
         if overall_concurrency < 1 or per_provider_concurrency < 1 or deadline_s <= 0:
             raise ValueError("concurrency caps must be >= 1 and the deadline > 0")
@@ -95,7 +97,8 @@ class PinnedClient:
         self._http: httpx.AsyncClient | None = None
         self._fresh: httpx.AsyncClient | None = None   # the retry's pool: never reuses a connection
         # Made in __aenter__: asyncio primitives belong to the loop that first waits on them.
-        self._overall = asyncio.Semaphore(overall_concurrency)
+        self.adaptive = adaptive
+        self._overall = AdaptiveLimit(overall_concurrency, adaptive=adaptive)
         self._per_tag: dict[str, asyncio.Semaphore] = {}
 
     def __repr__(self) -> str:
@@ -104,7 +107,7 @@ class PinnedClient:
                 f"reasoning_budget={self.reasoning_budget!r})")
 
     async def __aenter__(self) -> PinnedClient:
-        self._overall = asyncio.Semaphore(self.overall_concurrency)
+        self._overall = AdaptiveLimit(self.overall_concurrency, adaptive=self.adaptive)
         self._per_tag = {}
         limits = httpx.Limits(max_connections=self.overall_concurrency,
                               max_keepalive_connections=self.overall_concurrency)
@@ -128,6 +131,11 @@ class PinnedClient:
             if http is not None:
                 await http.aclose()
         self._http = self._fresh = None
+
+    @property
+    def lowest_concurrency(self) -> int:
+        """The lowest overall cap the 429s brought this client down to (the cap itself without any)."""
+        return self._overall.lowest
 
     def url(self, path: str) -> str:
         return f"{self.settings.base_url}/{path.lstrip('/')}"
@@ -175,24 +183,56 @@ class PinnedClient:
                            reasoning=fields)
         deadline = deadline_s or self.deadline_s
         thinking = bool(fields)
-        async with self._slot(endpoint.tag):
-            start = time.monotonic()
-            run = Run(endpoint, stream=stream, t0=start, reasoning_requested=thinking)
-            lost = await self._exchange(run, body, deadline, self._require_http())
-            left = deadline - (time.monotonic() - start)
-            if lost is not None and left > 0 and self._fresh is not None:
-                # Timings restart with the request that could be answered: the lost one never
-                # reached a generation, so its milliseconds say nothing about the host.
-                run = Run(endpoint, stream=stream, t0=time.monotonic(), retried_after=lost,
-                          reasoning_requested=thinking)
-                await self._exchange(run, body, left, self._fresh)
-        result = run.result(self.settings.scrub)
+        per_tag = self._per_tag.setdefault(endpoint.tag, asyncio.Semaphore(self.per_provider_concurrency))
+        waited: float | None = None
+        earlier = 0   # requests of an attempt answered 429 before the one waited for
+        # Provider slot first: a request waiting for its provider does not hold a global slot.
+        async with per_tag:
+            budget = deadline
+            while True:
+                async with self._overall.slot() as ticket:
+                    start = time.monotonic()
+                    run = await self._attempt(endpoint, body, budget, stream=stream, thinking=thinking,
+                                              ticket=ticket)
+                    spent = time.monotonic() - start
+                self._observe(run)
+                pause = run.retry_after_s if run.status == 429 else None
+                # One wait, as Retry-After asks, and only when the request still fits the deadline
+                # after it; the wait holds no global slot (docs/openrouter-wire.md §5).
+                if waited is None and pause is not None and pause + MIN_ATTEMPT_S <= budget - spent:
+                    await asyncio.sleep(pause)
+                    waited, earlier, budget = pause, run.requests, budget - spent - pause
+                    continue
+                break
+        result = run.result(self.settings.scrub, waited_s=waited, earlier_requests=earlier)
         log.debug("chat %s: %s %s ttft=%s requests=%d", endpoint.tag, result.classification, result.error_kind,
                   result.ttft_s, result.requests)
         return result
 
+    async def _attempt(self, endpoint: Endpoint, body: dict[str, Any], deadline: float, *, stream: bool,
+                       thinking: bool, ticket: Ticket | None = None) -> Run:
+        """One request, and its one retry on a fresh connection when it was lost before any byte."""
+        start = time.monotonic()
+        run = Run(endpoint, stream=stream, t0=start, reasoning_requested=thinking)
+        lost = await self._exchange(run, body, deadline, self._require_http(), ticket)
+        left = deadline - (time.monotonic() - start)
+        if lost is not None and left > 0 and self._fresh is not None:
+            # Timings restart with the request that could be answered: the lost one never
+            # reached a generation, so its milliseconds say nothing about the host.
+            run = Run(endpoint, stream=stream, t0=time.monotonic(), retried_after=lost,
+                      reasoning_requested=thinking)
+            await self._exchange(run, body, left, self._fresh, ticket)
+        return run
+
+    def _observe(self, run: Run) -> None:
+        """Tell the adaptive cap what came back: a 429 lowers it, an answer lets it recover."""
+        if run.status == 429:
+            self._overall.rate_limited()
+        elif run.status is not None:
+            self._overall.succeeded()
+
     async def _exchange(self, run: Run, body: dict[str, Any], deadline_s: float,
-                        http: httpx.AsyncClient) -> str | None:
+                        http: httpx.AsyncClient, ticket: Ticket | None = None) -> str | None:
         """Send once and feed `run`; the failure's description when it came before any response byte."""
         with watch() as wire:
             try:
@@ -200,6 +240,8 @@ class PinnedClient:
                     request = http.build_request("POST", self.url("chat/completions"), json=body,
                                                  headers=self._headers(stream=run.stream))
                     response = await http.send(request, stream=True)
+                    if ticket is not None and response.status_code == 200:
+                        ticket.accept()  # the upstream took it: what the adaptive cap counts on a 429
                     try:
                         await self._read(run, response)
                     finally:
@@ -243,13 +285,6 @@ class PinnedClient:
             headers["Accept-Encoding"] = "identity"
         headers.update(self.settings.auth_headers())
         return headers
-
-    @asynccontextmanager
-    async def _slot(self, tag: str) -> AsyncIterator[None]:
-        per_tag = self._per_tag.setdefault(tag, asyncio.Semaphore(self.per_provider_concurrency))
-        # Provider slot first: a request waiting for its provider does not hold a global slot.
-        async with per_tag, self._overall:
-            yield
 
     def _require_http(self) -> httpx.AsyncClient:
         if self._http is None:

@@ -43,6 +43,18 @@ from probes.http.wire import (
 Outcome = tuple[Classification, ErrorKind | None, str | None]
 
 
+MAX_RETRY_AFTER_S = 600.0  # a bigger ask is no use inside one round's deadline
+
+
+def retry_after(value: str | None) -> float | None:
+    """Retry-After in seconds (delta-seconds; an HTTP date is not worth parsing for a probe)."""
+    try:
+        seconds = float(value) if value is not None else None
+    except ValueError:
+        return None
+    return min(seconds, MAX_RETRY_AFTER_S) if seconds is not None and seconds >= 0 else None
+
+
 def filter_flags(facts: ErrorFacts) -> tuple[str, ...]:
     """What a filter error names: its typed code (one of a fixed vocabulary, so safe to show)."""
     return (facts.error_type,) if facts.error_type else ()
@@ -68,6 +80,7 @@ class Run:
         self.body: dict[str, Any] | None = None   # fields of a non-streamed 200 reply
         self.fixed: Outcome | None = None         # decided by a status or a body; final
         self.failure: Outcome | None = None       # a timeout or exception; may be forgiven (rule 4)
+        self.retry_after_s: float | None = None   # Retry-After of the answer, in seconds
 
     def elapsed(self) -> float:
         return time.monotonic() - self.t0
@@ -76,6 +89,7 @@ class Run:
         self.status, self.headers_at = status, self.elapsed()
         self.header_provider = headers.get("x-provider-name") or None
         self.header_generation_id = headers.get("x-generation-id") or None
+        self.retry_after_s = retry_after(headers.get("retry-after"))
         if status != 200:  # provisional: refined by http_error once the body is read
             cls, kind = classify_status(status, {})
             self.fixed = (cls, kind, f"HTTP {status}")
@@ -188,7 +202,13 @@ class Run:
         tier = (self.body or {}).get("service_tier") or self.state.service_tier
         return clean(tier, 20) if isinstance(tier, str) else None
 
-    def result(self, scrub: Callable[[str], str]) -> ChatResult:
+    @property
+    def requests(self) -> int:
+        return 1 if self.retried_after is None else 2
+
+    def result(self, scrub: Callable[[str], str], *, waited_s: float | None = None,
+               earlier_requests: int = 0) -> ChatResult:
+        """The frozen result; `waited_s`: a 429 came first, and Retry-After was waited once."""
         cls, kind, message = self._outcome()
         served = self.served()
         strangers = [n for n in served if not provider_matches(self.endpoint, n)]
@@ -204,6 +224,8 @@ class Run:
                        f"tier endpoint {self.endpoint.tag}")
         if message is not None and self.retried_after is not None:
             message = f"{message} (the request was retried once on a fresh connection after: {self.retried_after})"
+        if message is not None and waited_s is not None:
+            message = f"{message} (sent again after an HTTP 429 and the {waited_s:g} s its Retry-After asked)"
         s, b = self.state, self.body or {}
         return ChatResult(
             tag=self.endpoint.tag,
@@ -229,7 +251,8 @@ class Run:
             truncated_by_client=s.truncated,
             flagged=self.flagged if cls is Classification.MODERATED else (),
             reasoning_requested=self.reasoning_requested,
-            requests=1 if self.retried_after is None else 2,
+            requests=self.requests + earlier_requests,
+            waited_s=waited_s,
             retried_after=scrub(self.retried_after) if self.retried_after is not None else None,
             service_tier=tier,
             notes=self.notes(served) if served else (),

@@ -164,6 +164,7 @@ class ChatResult:
     flagged: tuple[str, ...] = ()       # MODERATED: the categories the moderation named (cleaned upstream text)
     requests: int = 1                   # 2 when the first was lost before any response byte and retried
     retried_after: str | None = None    # why the first request was lost (timings are the retry's)
+    waited_s: float | None = None       # a 429 came first; its Retry-After was waited once (timings are the resend's)
     service_tier: str | None = None     # the tier the response says served it (`default`, `priority`...), cleaned
     notes: tuple[str, ...] = ()         # what the wire said that decides nothing (e.g. a disagreeing header)
 
