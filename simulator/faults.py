@@ -150,7 +150,10 @@ CATALOGUE: dict[str, _Spec] = {
     # them hostile.
     "moderation": {"reasons": (_strings, ("sexual",))},
     # Traits (not drawn, see the module docstring).
-    "thinking": {"tokens": (_int(1), 400), "readable": (_bool, True)},
+    # by_default false: a hybrid model, thinking only when the request asks (an effort, a budget,
+    # enabled: true); the models API then says `reasoning.default_enabled: false`.
+    "thinking": {"tokens": (_int(1), 400), "readable": (_bool, True), "by_default": (_bool, True),
+                 "mandatory": (_bool, False)},
     "reset_before_response": {"times": (_int(1), 1)},
     # Realistic noise of healthy hosts (benchmarks/false_suspensions.py): never a defect.
     "short_reply": {"words": (_int(1), 3)},

@@ -285,6 +285,11 @@ def _thinking(request: ChatRequest, behaviour: Behaviour, limit: int) -> Thinkin
     think = trait(behaviour.faults, "thinking")
     if think is None:
         return None
+    asked = request.reasoning is not None and not request.reasoning.off and (
+        request.reasoning.effort is not None or request.reasoning.max_tokens is not None
+        or request.reasoning.enabled is True)
+    if not think["by_default"] and not think["mandatory"] and not asked:
+        return None  # a hybrid model thinks only when asked ("enabled": inferred from effort or max_tokens)
     tokens = min(thinking_tokens(think["tokens"], request.reasoning, request.max_tokens), limit)
     if tokens <= 0:
         return None

@@ -178,7 +178,19 @@ def model_json(model: Model, endpoints: list[Endpoint]) -> dict[str, Any]:
                          "max_completion_tokens": top.max_completion_tokens},
         "per_request_limits": None, "supported_parameters": params, "default_parameters": None,
         "supported_voices": None, "links": {"details": f"/api/v1/models/{model.id}/endpoints"},
+        **model_reasoning(model),
     }  # fmt: skip
+
+
+def model_reasoning(model: Model) -> dict[str, Any]:
+    """`reasoning` of a /models entry, from its endpoints' `thinking` trait (omitted without one,
+    as for non-reasoning models): default_enabled is false when the model thinks only when asked."""
+    traits = [f for e in model.endpoints for f in e.behaviour.faults if f.name == "thinking"]
+    if not traits:
+        return {}
+    return {"reasoning": {"supported_efforts": None, "default_effort": "medium",
+                          "default_enabled": all(t["by_default"] or t["mandatory"] for t in traits),
+                          "mandatory": all(t["mandatory"] for t in traits)}}
 
 
 def providers_json(endpoints: list[Endpoint]) -> dict[str, Any]:

@@ -79,6 +79,10 @@ class Endpoint:
     status: int
     service_tier: str | None = None   # the listing's tier of a tier endpoint (`priority`, `flex`); None: default
     siblings: tuple[str, ...] = ()    # a bare tag's other endpoints of the same provider (`deepinfra/turbo`)
+    # The model's thinking when a request says nothing (the models API's `reasoning`):
+    # True on by default, False off by default (a hybrid model), None not said.
+    thinks_by_default: bool | None = None
+    thinking_mandatory: bool = False
 
     def supports(self, param: str) -> bool:
         """True when the endpoint lists `param` (require_parameters:true would reject it otherwise)."""

@@ -46,6 +46,19 @@ class ReasoningBudget:
 
     effort: str | None = "low"   # reasoning.effort; None sends `max_tokens` as reasoning.max_tokens
     max_tokens: int = 1024       # room for thinking added on top of the answer's budget
+    always: bool = False         # probe.reasoning_controls: always (the product sends them everywhere)
+
+    def wanted(self, endpoint: Endpoint) -> bool:
+        """Send reasoning controls to this endpoint? As the product would call it (§2).
+
+        An effort or a budget switches thinking on ("enabled": "Default: inferred from `effort` or
+        `max_tokens`"; OpenRouter docs, guides/best-practices/reasoning-tokens, "Controlling
+        Reasoning Tokens"): a hybrid model whose thinking is off by default (the models API's
+        `reasoning.default_enabled: false`, "Discovering per-model reasoning options") would think
+        only because the probe asked, and the latency probe would time thinking the product never
+        waits for. So `auto` sends them where thinking is on by default, mandatory, or not said.
+        """
+        return self.always or endpoint.thinking_mandatory or endpoint.thinks_by_default is not False
 
 
 def reasoning_request(endpoint: Endpoint, budget: ReasoningBudget | None, answer_tokens: int) -> tuple[int, dict[str, Any]]:
@@ -64,7 +77,7 @@ def reasoning_request(endpoint: Endpoint, budget: ReasoningBudget | None, answer
     high. The cap never exceeds the endpoint's max_completion_tokens. An endpoint that lists
     none of these is probed exactly as before: no field, no extra room.
     """
-    if budget is None or not any(endpoint.supports(p) for p in REASONING_PARAMS):
+    if budget is None or not any(endpoint.supports(p) for p in REASONING_PARAMS) or not budget.wanted(endpoint):
         return answer_tokens, {}
     if endpoint.supports("reasoning"):
         control: dict[str, Any] = {"effort": budget.effort} if budget.effort else {"max_tokens": budget.max_tokens}
@@ -123,8 +136,11 @@ def pinned_body(
         # A bare tag (`deepinfra`) in `only` matches every variant of the provider: its siblings
         # (`deepinfra/turbo`), each by its full tag, are ignored so only the bare endpoint serves (§2).
         body["provider"]["ignore"] = list(endpoint.siblings)
+    thinking = bool(reasoning) and not _thinking_off(reasoning or {})
     for name, value in zip(_OPTIONAL_PARAMS, (temperature, seed), strict=True):
-        if value is not None and endpoint.supports(name):
+        # No temperature with thinking requested: Anthropic-family thinking refuses a temperature
+        # other than 1, and the product's own thinking requests do not set one either (§2).
+        if value is not None and endpoint.supports(name) and not (thinking and name == "temperature"):
             body[name] = value
     # response_format and reasoning are sent as asked: the caller checks endpoint.supports()
     # first, because silently dropping them would change what the probe measures.
@@ -133,6 +149,15 @@ def pinned_body(
     for name, value in (reasoning or {}).items():
         body[name] = dict(value) if isinstance(value, Mapping) else value
     return body
+
+
+def _thinking_off(fields: Mapping[str, Any]) -> bool:
+    """Reasoning fields that do not ask for thinking: `effort: none`, `enabled: false`, or only
+    `include_reasoning: false` (which hides thinking without asking for any)."""
+    control = fields.get("reasoning")
+    if isinstance(control, Mapping):
+        return control.get("effort") == "none" or control.get("enabled") is False
+    return fields.get("reasoning_effort") == "none" or set(fields) == {"include_reasoning"}
 
 
 def provider_matches(endpoint: Endpoint, served: str) -> bool:

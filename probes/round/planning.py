@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from core.upstream import Upstream
 from core.vocabulary import CONTRACTS
 from probes.http.client import PinnedClient
 from probes.http.discovery import DiscoveryError, discover
+from probes.http.models_info import ThinkingDefaults, thinking_defaults
 from probes.http.records import Endpoint
 from probes.round.cases import Case, DiscoveryCase, PlannedCase
 
@@ -132,6 +134,7 @@ async def _discover_all(config: Config, client_settings: Upstream) -> RoundPlan:
     async with PinnedClient(client_settings, overall_concurrency=max(1, len(config.models)),
                             deadline_s=config.probe.request_deadline_seconds) as client:
         results = await asyncio.gather(*(discover(client, m) for m in config.models), return_exceptions=True)
+        thinking = await thinking_defaults(client)
     endpoints: dict[str, tuple[Endpoint, ...]] = {}
     failures: list[DiscoveryFailure] = []
     dropped: dict[str, tuple[str, ...]] = {}
@@ -139,14 +142,22 @@ async def _discover_all(config: Config, client_settings: Upstream) -> RoundPlan:
         failures.append(DiscoveryFailure("(none)", f"{config.source}: models is empty: nothing to probe"))
     for model, res in zip(config.models, results, strict=True):
         if isinstance(res, DiscoveryError) and res.endpoints:
-            endpoints[model], dropped[model] = tuple(res.endpoints), res.problems
+            endpoints[model], dropped[model] = with_thinking(res.endpoints, thinking.get(model)), res.problems
         elif isinstance(res, DiscoveryError):
             failures.append(DiscoveryFailure(model, str(res), res.status in AUTH_STATUSES))
         elif isinstance(res, BaseException):
             failures.append(DiscoveryFailure(model, f"discovery of {model!r} crashed: {type(res).__name__}: {res}"))
         else:
-            endpoints[model] = tuple(res)
+            endpoints[model] = with_thinking(res, thinking.get(model))
     return RoundPlan(endpoints=endpoints, failures=tuple(failures), dropped=dropped)
+
+
+def with_thinking(endpoints: Sequence[Endpoint], defaults: ThinkingDefaults | None) -> tuple[Endpoint, ...]:
+    """The model's thinking defaults (the models API) on each of its endpoints."""
+    if defaults is None:
+        return tuple(endpoints)
+    return tuple(dataclasses.replace(e, thinks_by_default=defaults.by_default, thinking_mandatory=defaults.mandatory)
+                 for e in endpoints)
 
 
 def load_snapshot(path: Path) -> RoundPlan:
@@ -165,4 +176,5 @@ def _endpoint_from(raw: dict[str, Any]) -> Endpoint:
     names = {f.name for f in dataclasses.fields(Endpoint)}
     kw = {k: v for k, v in raw.items() if k in names}
     kw["supported_parameters"] = tuple(kw.get("supported_parameters", ()))
+    kw["siblings"] = tuple(kw.get("siblings", ()))
     return Endpoint(**kw)
