@@ -22,6 +22,10 @@ Why it is shaped this way (docs/design-notes.md §1.2, §1.3; docs/openrouter-wi
   what is left of the same deadline. Both requests count in the usage (`requests`). Never after
   the first byte, never on a status, a timeout or a stream cut: a retried 502, hang or cut
   would hide exactly what the canary looks for. probes/http/transport.py counts the bytes.
+- The one exception to "never on a status" is a 429 with `Retry-After`: OpenRouter asks to wait
+  that long, so the request is sent once more after the wait, when it still fits its deadline
+  (docs/openrouter-wire.md §5); a 429 is the key's limit, not the host's quality. The overall cap
+  adapts to 429s while the round runs (probes/http/limiter.py).
 
 Reasoning models (docs/openrouter-wire.md §2): a reasoning model spends max_tokens thinking
 before it answers. With a `reasoning_budget` (the engine passes probe.reasoning_*), every
