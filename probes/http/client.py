@@ -44,6 +44,7 @@ caller may pass `reasoning=` (a `reasoning` object) explicitly after checking
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from collections.abc import Mapping, Sequence
@@ -55,7 +56,7 @@ from core.errors import UpstreamError
 from core.upstream import Upstream
 from probes.http.exchange import Run
 from probes.http.limiter import AdaptiveLimit, Ticket
-from probes.http.records import ChatResult, Endpoint
+from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 from probes.http.sse import SSEError, SSEParser
 from probes.http.transport import CountingTransport, Wire, watch
 from probes.http.wire import ReasoningBudget, pinned_body, reasoning_request
@@ -104,6 +105,7 @@ class PinnedClient:
         self.adaptive = adaptive
         self._overall = AdaptiveLimit(overall_concurrency, adaptive=adaptive)
         self._per_tag: dict[str, asyncio.Semaphore] = {}
+        self._key_check: asyncio.Future[bool] | None = None
 
     def __repr__(self) -> str:
         return (f"PinnedClient({self.settings!r}, overall_concurrency={self.overall_concurrency}, "
@@ -113,6 +115,7 @@ class PinnedClient:
     async def __aenter__(self) -> PinnedClient:
         self._overall = AdaptiveLimit(self.overall_concurrency, adaptive=self.adaptive)
         self._per_tag = {}
+        self._key_check = None
         limits = httpx.Limits(max_connections=self.overall_concurrency,
                               max_keepalive_connections=self.overall_concurrency)
         self._http = self._new_http(limits)
@@ -209,6 +212,12 @@ class PinnedClient:
                     continue
                 break
         result = run.result(self.settings.scrub, waited_s=waited, earlier_requests=earlier)
+        if result.error_kind is ErrorKind.AUTH and result.http_status == 401 and await self._key_is_good():
+            # A 401 naming no provider, while OpenRouter says our key is good: the endpoint's, not
+            # ours (docs/openrouter-wire.md §5, "when in doubt, ask": GET /key).
+            result = dataclasses.replace(
+                result, classification=Classification.TRANSPORT_ERROR, error_kind=ErrorKind.PROVIDER_DENIED,
+                error_message=f"{result.error_message} (GET /key answers 200: our key is good)")
         log.debug("chat %s: %s %s ttft=%s requests=%d", endpoint.tag, result.classification, result.error_kind,
                   result.ttft_s, result.requests)
         return result
@@ -227,6 +236,19 @@ class PinnedClient:
                       reasoning_requested=thinking)
             await self._exchange(run, body, left, self._fresh, ticket)
         return run
+
+    async def _key_is_good(self) -> bool:
+        """Does OpenRouter accept our key (`GET /key` answers 200)? Asked once per client."""
+        if self._key_check is None:
+            self._key_check = asyncio.ensure_future(self._ask_key())
+        return await asyncio.shield(self._key_check)
+
+    async def _ask_key(self) -> bool:
+        try:
+            status, _ = await self.get_bytes("key", max_bytes=64 * 1024)
+        except TransportError:
+            return False  # no answer: keep the 401 as our key's (the round stops, blaming no host)
+        return status == 200
 
     def _observe(self, run: Run) -> None:
         """Tell the adaptive cap what came back: a 429 lowers it, an answer lets it recover."""

@@ -222,3 +222,18 @@ def test_a_variant_tag_needs_no_ignore_list() -> None:
         result = chat(sim, "aurora/turbo")
         (body,) = [r.body for r in sim.received if r.path.endswith("/chat/completions")]
     assert result.completed and "ignore" not in body["provider"]
+
+
+def test_a_bare_401_while_get_key_says_the_key_is_good_is_that_endpoints() -> None:
+    # "When in doubt, ask OpenRouter": the simulator's GET /key answers 200 for our key.
+    with upstream(one_fault("http_error", status=401, body="bare")) as sim:
+        result = chat(sim)
+        asked = [r for r in sim.received if r.path.endswith("/key")]
+    assert (result.classification, result.error_kind) == (Classification.TRANSPORT_ERROR, ErrorKind.PROVIDER_DENIED)
+    assert "our key is good" in (result.error_message or "") and len(asked) == 1
+
+
+def test_a_401_for_a_missing_key_stays_ours_when_get_key_refuses_it_too() -> None:
+    with upstream(spec("aurora/fp8")) as sim:
+        result = chat(sim, key=None)
+    assert (result.classification, result.error_kind) == (Classification.AUTH_ERROR, ErrorKind.AUTH)
