@@ -30,6 +30,7 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), code) fo
     (r"^routing mismatch", "routing_mismatch"),
     (r"^the upstream refused our API key", "auth_refused"),
     (r"^moderation: ", "moderation"),
+    (r"^filter: ", "filter_error"),
     # refusal (judge/refusal.py, probes/round/contracts/refusal.py)
     (r"^refusal: .*content_filter", "content_filter"),
     (r"^refusal: empty reply", "empty_reply"),

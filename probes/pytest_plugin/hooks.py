@@ -247,6 +247,10 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     terminalreporter.write_sep("=", "canary round")
     for line in table.render(round_.results):
         terminalreporter.write_line(line, red=line.startswith("!!!"), bold=line.startswith("!!!"))
+    for model, problems in round_.settings.plan.dropped.items():
+        # Each problem names its entry repr-escaped and cut short (probes/http/discovery.py).
+        terminalreporter.write_line(f"discovery of {model} dropped {len(problems)} listing entries: "
+                                    + "; ".join(problems[:5]), yellow=True)
     terminalreporter.write_line(f"reports: {round_.settings.reports / 'results.json'}")
 
 

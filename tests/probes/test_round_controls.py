@@ -200,11 +200,21 @@ def test_a_real_upstream_keeps_canary_yamls_controls_whatever_the_environment_sa
 
 
 def test_a_local_simulator_with_a_known_scenario_uses_the_scenarios_controls(tmp_path: Path) -> None:
-    proc = collect_only(tmp_path, "http://127.0.0.1:9/api/v1", **{SCENARIO_ENV: str(scenario_with_control(tmp_path))})
+    file = scenario_with_control(tmp_path)
+    # The simulator says it is one (issue 19 item 12): the address alone would not make it so.
+    with start_simulator(scenario_from_dict(yaml.safe_load(file.read_text(encoding="utf-8")))) as sim:
+        proc = collect_only(tmp_path, sim.base_url, **{SCENARIO_ENV: str(file)})
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     snapshot = json.loads((tmp_path / "r" / "discovery.json").read_text(encoding="utf-8"))
     assert snapshot["controls_source"] == "simulator scenario probe-tests"
     assert snapshot["plan"]["controls"] == {MODEL: ["filter/fp8"]}
+
+
+def test_a_proxy_on_localhost_that_is_not_the_simulator_keeps_canary_yamls_controls(tmp_path: Path) -> None:
+    proc = collect_only(tmp_path, "http://127.0.0.1:9/api/v1", **{SCENARIO_ENV: str(scenario_with_control(tmp_path))})
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    snapshot = json.loads((tmp_path / "r" / "discovery.json").read_text(encoding="utf-8"))
+    assert snapshot["upstream"] == "custom" and snapshot["controls_source"] == "canary.yaml"
 
 
 # -- the virtual clock ---------------------------------------------------------------------------

@@ -32,7 +32,7 @@ from core.config import ProbeSettings
 from core.vocabulary import Outcome
 from judge.refusal import find_refusal
 from judge.verdict import Verdict
-from probes.http.records import ChatResult, Classification, Endpoint
+from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 from probes.round.cases import Attempt, Case, CaseResult
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
@@ -108,6 +108,7 @@ def attempt_from(result: ChatResult, endpoint: Endpoint, verdict: Verdict | None
         # whether or not the upstream reported a cost.
         cost_usd=prompt_tokens * endpoint.prompt_price + completion_tokens * endpoint.completion_price,
         requests=result.requests, text=result.text, prompt=tuple(dict(m) for m in messages),
+        service_tier=result.service_tier, notes=result.notes,
     )
 
 
@@ -122,19 +123,24 @@ def with_refusal_check(attempt: Attempt, result: ChatResult) -> Attempt:
 
 
 def moderation_summary(result: ChatResult) -> str:
-    """'the host's moderation refused the prompt before generating (HTTP 403; flagged: "x")'.
+    """'the host's moderation refused the prompt before generating (HTTP 403; flagged: "x")', or
+    for a typed filter error 'the host's filter answered with an error (HTTP 400; "refusal")'.
 
     The categories were cleaned by the client; they are quoted here (JSON string escaping) so a
     category can never read as part of the sentence around it.
     """
     flagged = ", ".join(json.dumps(c, ensure_ascii=False) for c in result.flagged) or "no category given"
+    if result.error_kind is ErrorKind.FILTER_ERROR:
+        where = f"HTTP {result.http_status}" if result.http_status != 200 else "in the stream"
+        return f"the host's filter answered with an error ({where}; {flagged})"
     return f"the host's moderation refused the prompt before generating (HTTP 403; flagged: {flagged})"
 
 
 def transport_outcome(result: ChatResult) -> tuple[Outcome, str]:
     """The outcome and reason of a request that produced nothing to judge."""
     if result.classification is Classification.MODERATED:
-        return Outcome.INCONCLUSIVE, (f"moderation: {moderation_summary(result)}: nothing to judge here; "
+        label = "filter" if result.error_kind is ErrorKind.FILTER_ERROR else "moderation"
+        return Outcome.INCONCLUSIVE, (f"{label}: {moderation_summary(result)}: nothing to judge here; "
                                       "the refusal contract judges the block")
     detail = result.error_message or (result.error_kind.value if result.error_kind else "no detail")
     if result.classification is Classification.AUTH_ERROR:

@@ -36,7 +36,7 @@ from typing import Any
 from core.vocabulary import Outcome
 from judge import refusal as refusal_judge
 from judge.verdict import Verdict
-from probes.http.records import ChatResult, Classification, Endpoint
+from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 from probes.round.cases import Attempt, Case, CaseResult
 from probes.round.contracts import (
     ChatClient,
@@ -135,7 +135,8 @@ def moderation_verdict(result: ChatResult) -> Verdict | None:
     """A moderation block of the supported prompt is a refusal (None for anything else unjudged)."""
     if result.classification is not Classification.MODERATED:
         return None
-    return Verdict(Outcome.FAIL, f"moderation: {moderation_summary(result)}: the route refuses supported roleplay")
+    label = "filter" if result.error_kind is ErrorKind.FILTER_ERROR else "moderation"
+    return Verdict(Outcome.FAIL, f"{label}: {moderation_summary(result)}: the route refuses supported roleplay")
 
 
 def as_control(raw: CaseResult) -> CaseResult:
