@@ -24,6 +24,7 @@ from probes.round.contracts import (
     judge_in_thread,
     prompt,
     single,
+    with_integrity_check,
 )
 
 CAPABILITIES = ("response_format", "structured_outputs")
@@ -53,4 +54,5 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
         verdict = Verdict(Outcome.INCONCLUSIVE, f"structured: the reply reached max_tokens "
                                           f"({settings.probe.max_tokens}) before the JSON closed; raise "
                                           f"probe.max_tokens ({verdict.reason})")
-    return single(case, attempt_from(result, endpoint, verdict, msgs), result, clock() - start)
+    attempt = with_integrity_check(attempt_from(result, endpoint, verdict, msgs), result, json_reply=True)
+    return single(case, attempt, result, clock() - start)
