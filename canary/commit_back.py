@@ -37,11 +37,15 @@ branch tip's tree plus those files:
 
     pull_state      fetch the branch tip (only the tip in a shallow clone, as CI's checkout is);
                     copy its files over the local ones (first use:
-                    the branch does not exist, the local files stand); remember the tip in
-                    refs/canary/state-base: the state the judge is about to read
+                    the branch does not exist, the local files stand; local files changed
+                    since state-base and never pushed are not overwritten without force);
+                    remember the tip in refs/canary/state-base: the state the judge is about
+                    to read
     commit          up to `retries` times:
-                      fetch the tip; if it moved the judge's files since state-base (a
-                      concurrent run, a `canary lift`) - or, with `reapply`, main moved an
+                      fetch the tip; if it moved the judge's files since state-base and the
+                      only local change is lines appended to the audit log (an undelivered
+                      notification's record): take the tip's files, append those lines again;
+                      else if it moved them (a concurrent run, a `canary lift`) - or, with `reapply`, main moved an
                       exclusion file the judge read (the capacity floor must weigh it):
                           write the tip's files (and main's exclusion files), re-apply the
                           round(s) through `reapply` on them (never a textual merge of state)
@@ -66,6 +70,7 @@ leftovers) are never committed.
 
 from __future__ import annotations
 
+import base64
 import os
 import subprocess
 import sys
@@ -311,6 +316,26 @@ def fetch_tip(git: _Git, remote: str, branch: str, *, shallow: bool = False) -> 
     raise CommitBackError(f"cannot fetch {branch} from {remote}. git said: {git_said(fetched)}")
 
 
+def branch_exists(repo: Path, remote: str, branch: str, *, token: str | None = None) -> bool:
+    """Does remote/branch exist? CommitBackError when the remote cannot be asked (never a guess).
+
+    For the jobs that check the state branch out without keeping git credentials: `token` (the
+    job's GITHUB_TOKEN) reaches git as an HTTP header through git's environment, as
+    actions/checkout passes it, never on a command line; a public repository needs none.
+    """
+    env = None
+    if token:
+        basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
+        env = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "http.extraheader",
+               "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}"}
+    asked = _Git(repo).run("ls-remote", "--exit-code", "--heads", remote, f"refs/heads/{branch}", check=False, env=env)
+    if asked.returncode in (0, 2):
+        return asked.returncode == 0
+    said = git_said(asked).replace(token, "***") if token else git_said(asked)
+    raise CommitBackError(f"cannot ask {remote} whether the branch {branch} exists (git ls-remote exit "
+                          f"{asked.returncode}). git said: {said}")
+
+
 def pull_state(repo: Path, files: Sequence[Path], *, remote: str, branch: str, force: bool = False,
                local_ahead: Callable[[bytes], str | None] | None = None,
                folders: Sequence[Path] = ()) -> PullResult:
@@ -333,6 +358,15 @@ def pull_state(repo: Path, files: Sequence[Path], *, remote: str, branch: str, f
         if ahead:
             raise CommitBackError(f"{ahead}; push it first (canary commit --reapply RESULTS.json...), or pass --force "
                                   "to discard it. Nothing was overwritten")
+    base = _rev(git, STATE_BASE_REF)
+    edited = [r for r in rel if _local_edit(git, base, r)] if base is not None else []
+    if base is not None and edited and not force:
+        raise CommitBackError(
+            f"{', '.join(edited)} changed here since they were fetched from {branch} (at {base[:12]}) and were never "
+            "pushed (a `canary lift`, `canary incident`, or a round judged here): fetching would overwrite that "
+            "change. Push it (`canary commit`; after `canary judge`: canary commit "
+            "--reapply RESULTS.json...), or pass --force to discard it and redo it on the fresh files. Nothing was "
+            "overwritten")
     written, removed = _write_from(git, tip, rel)
     copies = tuple(_mirror_from(git, tip, d, skip=rel) for d in dirs)
     git.run("update-ref", STATE_BASE_REF, tip)
@@ -342,7 +376,8 @@ def pull_state(repo: Path, files: Sequence[Path], *, remote: str, branch: str, f
 def commit_to_state_branch(repo: Path, files: Sequence[Path], message: Callable[[], str], *, remote: str,
                            branch: str, people_branch: str | None = None, retries: int = DEFAULT_RETRIES,
                            reapply: Callable[[], int] | None = None, sleep: Callable[[float], None] = time.sleep,
-                           inputs: Sequence[Path] = (), folders: Sequence[Path] = ()) -> CommitResult:
+                           inputs: Sequence[Path] = (), folders: Sequence[Path] = (),
+                           append_only: Sequence[Path] = ()) -> CommitResult:
     """Commit `files` onto remote/branch (created as an orphan on first use); see the module docstring.
 
     `inputs`: the files the judge read from `people_branch` (the exclusion files). With `reapply`,
@@ -350,10 +385,15 @@ def commit_to_state_branch(repo: Path, files: Sequence[Path], message: Callable[
     `folders` (the round history): each commit carries them as they are on disk, additions and
     deletions; only what changed gets a new object, so a round adds one small file and the trees
     above it. A folder absent on disk is left as the branch has it.
+    `append_only` (the audit log): when the only local change since the judge read the branch is
+    lines appended to such a file (the record of an undelivered notification, after the round's
+    commit), a moved branch needs no re-judging: the branch's files are taken and those lines
+    appended to them again (a re-judge would find the round applied and drop the lines).
     """
     git = _Git(repo)
     rel = _relative_all(repo, files)
     dirs = _relative_all(repo, folders)
+    appendable = _relative_all(repo, append_only)
     read_only = [r for r in (_inside(repo, f) for f in inputs) if r is not None] if reapply is not None else []
     watch_inputs = bool(read_only and people_branch)
     if watch_inputs:
@@ -367,11 +407,15 @@ def commit_to_state_branch(repo: Path, files: Sequence[Path], message: Callable[
         state_moved = _moved(git, base, tip, rel + dirs)
         inputs_moved = main_tip is not None and _differs(git, main_tip, read_only)
         source = tip or base  # the state the round must be re-applied on (None: first round, nothing to restore)
-        if (state_moved or inputs_moved) and source is not None:
+        appended = _appended_lines(git, base, rel, appendable, dirs) if state_moved else None
+        if appended is not None and tip is not None:
+            _replay_appended(git, tip, rel, appended, dirs)
+            base = tip
+            _set_base(git, base)
+            reapplied += 1
+        elif (state_moved or inputs_moved) and source is not None:
             if reapply is None:
-                raise CommitBackError(
-                    f"the state branch {branch} moved since the judge read it (another run, or a `canary lift`); "
-                    "run `canary fetch-state` and the judge again, or pass --reapply RESULTS.json.... Nothing was pushed")
+                raise CommitBackError(_moved_message(branch, rel))
             if inputs_moved and main_tip is not None:
                 _write_from(git, main_tip, read_only)
             _write_from(git, source, rel)
@@ -402,6 +446,48 @@ def commit_to_state_branch(repo: Path, files: Sequence[Path], message: Callable[
         sleep(min(2.0 * attempt, 10.0))  # let the other pusher finish (or a passing fault clear), then retry
     raise CommitBackError(f"push to {remote} {branch} still rejected after {retries} attempts; nothing was forced. "
                           f"git said: {said}")
+
+
+def _moved_message(branch: str, rel: list[str]) -> str:
+    """What to do when the branch moved under a change that cannot be replayed: said to a person
+    (a `canary lift`, `canary incident`) first, since the workflow's judge always passes --reapply."""
+    return (f"the state branch {branch} moved since your files were fetched (a round was committed meanwhile, or "
+            f"someone else's change): nothing was pushed, and your change is still in {', '.join(rel)}. Redo it on "
+            f"the fresh files: `canary fetch-state --force` (this discards the local change), then your `canary lift` "
+            "or `canary incident` again, then `canary commit`. After `canary judge`, pass --reapply RESULTS.json... "
+            "instead: the round is then re-applied on the fresh state")
+
+
+def _appended_lines(git: _Git, base: str | None, rel: list[str], appendable: list[str],
+                    dirs: list[str]) -> dict[str, bytes] | None:
+    """The lines appended locally to append-only files since `base`, when that is the only change
+    (the other files and folders as `base` has them); None otherwise."""
+    if base is None or not appendable:
+        return None
+    appended: dict[str, bytes] = {}
+    for r in rel:
+        on_disk = (git.repo / r).read_bytes() if (git.repo / r).is_file() else None
+        before = git.blob(base, r)
+        if on_disk == before:
+            continue
+        if r not in appendable or on_disk is None or not on_disk.startswith(before or b"") or not on_disk.endswith(b"\n"):
+            return None
+        appended[r] = on_disk[len(before or b""):]
+    if not appended or any(_folder_changes(git, base, d, skip=rel) for d in dirs):
+        return None
+    return appended
+
+
+def _replay_appended(git: _Git, tip: str, rel: list[str], appended: Mapping[str, bytes], dirs: list[str]) -> None:
+    """The tip's files and folders on disk, with the local lines appended again to theirs."""
+    _write_from(git, tip, rel)
+    for d in dirs:
+        _mirror_from(git, tip, d, skip=rel)
+    for r, lines in appended.items():
+        theirs = git.blob(tip, r) or b""
+        if theirs and not theirs.endswith(b"\n"):
+            theirs += b"\n"
+        atomic_write_bytes(git.repo / r, theirs + lines)
 
 
 def _relative_all(repo: Path, files: Sequence[Path]) -> list[str]:
@@ -438,6 +524,12 @@ def _moved(git: _Git, base: str | None, tip: str | None, rel: list[str]) -> bool
         return any(git.run("cat-file", "-e", f"{tip}:{r}", check=False).returncode == 0 for r in rel)
     diff = git.run("diff", "--quiet", base, tip, "--", *rel, check=False)
     return diff.returncode != 0  # 1: changed; anything else (base unknown here): re-derive, never guess
+
+
+def _local_edit(git: _Git, base: str, r: str) -> bool:
+    """Does the local file differ from `base`'s version (a file neither has is no edit)?"""
+    on_disk = (git.repo / r).read_bytes() if (git.repo / r).is_file() else None
+    return on_disk is not None and on_disk != git.blob(base, r)
 
 
 def _differs(git: _Git, commit: str, rel: list[str]) -> bool:

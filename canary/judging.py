@@ -20,7 +20,7 @@ from canary.judge_files import load_exclusions, load_state, save_state
 from canary.results_files import load_round
 from core.config import Config
 from core.policy import MODES
-from core.results import ResultsError, RoundResults
+from core.results import ResultsError, RoundResults, merge_shards
 from core.store import StoreError, atomic_write_json
 from core.times import TimeFormatError, fmt_time, parse_time
 from judge.decisions import Action
@@ -33,7 +33,7 @@ from judge.exclusions import (
     people_excluded,
     would_ignore,
 )
-from judge.planned import expect_models, missing_model_decisions
+from judge.planned import expect_models, missing_model_decisions, reused_models, split_rerun
 from judge.rules import RoundOrder, RoundOrderError, apply_round, check_round_order
 from judge.state import JudgeState
 
@@ -106,17 +106,20 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
                    "(see their logs); ") if expect else ""
         return JudgeOutcome(EXIT_REFUSED, f"no results files given; {planned}nothing was judged")
     try:
-        report = load_round(results)
+        state = load_state(paths.state)
+        results, reused, report = _new_shards(results, state)
         if expect is not None:
             report = expect_models(report, expect)
         refuse_simulator_round(report, paths.state, allow_simulator)
-        state = load_state(paths.state)
         exclusions = load_exclusions(paths.builtin, BUILTIN) + load_exclusions(paths.incidents, INCIDENT)
         order = check_round_order(state, report)
     except (StoreError, ResultsError, RoundOrderError) as exc:
         return JudgeOutcome(EXIT_REFUSED, str(exc))
     how = {"upstream": report.upstream, "expected_models": None if expect is None else list(expect),
-           "allow_simulator": allow_simulator}
+           "allow_simulator": allow_simulator, "reused_shards": dict(sorted(reused.items()))}
+    if reused:
+        echo(f"canary judge: re-run: shard(s) {', '.join(sorted(reused))} were judged already (in "
+             f"{', '.join(sorted(set(reused.values())))}); judging {report.round_id} without them")
     if order is RoundOrder.ALREADY_APPLIED:
         atomic_write_json(out, _applied_doc(report, state, exclusions, config, now=now, mode=mode, how=how))
         echo(f"canary judge: round {report.round_id} already applied; nothing changed "
@@ -140,6 +143,18 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
     if request.send:
         notify.notify(doc, audit_path=paths.audit, echo=echo)
     return JudgeOutcome(0, decisions=out)
+
+
+def _new_shards(results: tuple[Path, ...], state: JudgeState) -> tuple[tuple[Path, ...], dict[str, str], RoundResults]:
+    """The results files to judge, the reused shards set aside (shard id -> the round that judged
+    it: judge/planned.py split_rerun), and the merged round of the kept ones."""
+    shards = [load_round([path]) for path in results]
+    rerun = split_rerun([s.round_id for s in shards], state.applied_rounds)
+    kept = tuple(results[i] for i in rerun.judge)
+    report = merge_shards([shards[i] for i in rerun.judge], [str(p) for p in kept])
+    if not rerun.reused:
+        return kept, {}, report
+    return kept, dict(rerun.reused), reused_models(report, {s.round_id: s for s in shards}, rerun.reused)
 
 
 def _doc(report: RoundResults, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,

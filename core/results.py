@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import Enum
 from typing import Any
@@ -314,6 +314,13 @@ def merge_shards(shards: Sequence[RoundResults], sources: Sequence[str] | None =
 
     The merged id is the distinct shard ids, sorted, joined with "+": the same set of shards
     always gives the same id, so re-applying them is recognised as already applied.
+
+    An incomplete shard (a discovery 503, a probe cut short) is incomplete for its own models
+    only, as a missing shard is: they are recorded in `missing` with the shard's reasons and none
+    of its cases or control notes is judged, while the complete shards' models are. The merged
+    round is incomplete only when every shard is. A shard whose models cannot be told (no
+    `models`, no case) is set aside the same way: the models it held are absent, and an absent
+    model changes nothing (with the plan, judge/planned.py names them missing).
     """
     if not shards:
         raise ResultsError("no results files given")
@@ -327,6 +334,8 @@ def merge_shards(shards: Sequence[RoundResults], sources: Sequence[str] | None =
                 raise ResultsError(f"model {model} appears in two shards ({owner[model]} and {name}); "
                                    "each shard must probe different models")
             owner[model] = name
+    if any(r.complete for r in shards) and not all(r.complete for r in shards):
+        return _merge_partly(shards, names)
     incomplete = tuple(
         Incomplete(i.kind, f"{name}: {i.detail}" if n == 0 else i.detail)
         for r, name in zip(shards, names, strict=True) if not r.complete
@@ -347,6 +356,26 @@ def merge_shards(shards: Sequence[RoundResults], sources: Sequence[str] | None =
         controls_source=", ".join(sources_of_controls) or None,
         rejected=tuple(x for r in shards for x in r.rejected),
     )
+
+
+def _merge_partly(shards: Sequence[RoundResults], names: Sequence[str]) -> RoundResults:
+    """Complete and incomplete shards: the complete ones make the round, the others' models are missing."""
+    kept = [r for r in shards if r.complete]
+    merged = merge_shards(kept)
+    missing = dict(merged.missing)
+    for shard, name in zip(shards, names, strict=True):
+        if shard.complete:
+            continue
+        why = "; ".join(i.detail for i in shard.incomplete) or "no reason given"
+        for model in dict.fromkeys([*shard.models, *(c.model for c in shard.cases)]):
+            missing.setdefault(model, f"its shard ({name}) is incomplete: {why}; nothing moves for it")
+    set_aside = [r for r in shards if not r.complete]
+    finished = [r.finished_at for r in shards if r.finished_at is not None]
+    return replace(
+        merged, round_id="+".join(sorted({r.round_id for r in shards})),
+        started_at=min(r.started_at for r in shards), finished_at=max(finished) if finished else None,
+        upstream="+".join(sorted({u for r in shards for u in r.upstreams()})) or None,
+        rejected=merged.rejected + tuple(x for r in set_aside for x in r.rejected), missing=missing)
 
 
 def _incomplete(raw: Mapping[str, Any], complete: bool) -> tuple[Incomplete, ...]:

@@ -24,7 +24,11 @@ way on the fresh state; the decisions file is rewritten with what was really com
 --reapply such a conflict stops with an error (nothing forced, nothing pushed).
 
 --message TEXT replaces the message built from the decisions file (one line of plain ASCII),
-e.g. after `canary lift` or `canary announce` recorded something in the audit log.
+e.g. after `canary lift` or `canary announce` recorded something in the audit log. When the only
+change since the files were fetched (or last pushed) is lines appended to the audit log (the
+record of an undelivered notification, an incident line), a branch that moved meanwhile takes
+them on top of its own audit log: nothing to re-judge. Any other change on a moved branch
+without --reapply (a person's `canary lift`) stops, pushes nothing and says how to redo it.
 """
 
 from __future__ import annotations
@@ -110,7 +114,8 @@ def _run(args: argparse.Namespace) -> int:
         if state_branch is not None:
             result = commit_to_state_branch(repo, files, message, remote=args.remote, branch=state_branch,
                                             people_branch=_people_branch(args, repo), retries=args.retries,
-                                            reapply=again, inputs=inputs, folders=folders)
+                                            reapply=again, inputs=inputs, folders=folders,
+                                            append_only=[config.paths.audit])
             where = state_branch
         else:
             where = args.branch or os.environ.get("GITHUB_REF_NAME") or _current_branch(repo)

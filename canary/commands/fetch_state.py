@@ -1,6 +1,6 @@
 """`canary fetch-state`: copy the judge's files and the round history from the tip of the state branch.
 
-    canary fetch-state [--remote origin] [--state-branch NAME] [--repo DIR] [--force] [--show-branch]
+    canary fetch-state [--remote origin] [--state-branch NAME] [--repo DIR] [--force] [--show-branch | --exists]
 
 The judge's state and audit log live on their own branch (paths.state_branch, default
 `canary-state`); people's files stay on main. This writes the branch tip's versions over
@@ -14,20 +14,33 @@ or `canary incident` on a laptop.
 
 Before the first commit the branch does not exist: the files in the checkout stand (none: an
 empty state). A local state holding a round the branch lacks (judged here, never pushed) is not
-overwritten without --force. With an empty paths.state_branch there is nothing to fetch: the
+overwritten without --force, nor a state or audit log changed here since they were last fetched
+or pushed (a `canary lift` or `canary incident` whose commit lost the race to the bot's push):
+following advice to fetch must never discard a person's change silently. With an empty paths.state_branch there is nothing to fetch: the
 files are on the checked-out branch. --show-branch prints the configured branch (empty line:
-none) and touches nothing; the workflow's plan job passes it to the probe jobs.
+none) and touches nothing; the workflow's plan job passes it to the probe jobs. --exists prints
+`true` or `false` (does the remote have the branch yet?) and touches nothing either; it fails
+(exit 1) when the remote cannot be asked, so the workflow skips its checkout of the branch only
+when the branch is really absent, never after a failed fetch. In a job that keeps no git
+credentials, $GITHUB_TOKEN authenticates that one request.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
 from canary.commands._options import add_common, config_of
-from canary.commit_back import CommitBackError, PullResult, history_folders, pull_state
+from canary.commit_back import (
+    CommitBackError,
+    PullResult,
+    branch_exists,
+    history_folders,
+    pull_state,
+)
 from canary.history.store import history_root
 from canary.judge_files import load_state
 from core.store import StoreError
@@ -43,6 +56,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--repo", type=Path, default=None, help="repository folder (default: the current one)")
     p.add_argument("--force", action="store_true", help="overwrite a local state that holds rounds never pushed")
     p.add_argument("--show-branch", action="store_true", help="print the state branch's name and do nothing else")
+    p.add_argument("--exists", action="store_true",
+                   help="print `true` or `false`: does the remote have the state branch yet (exit 1 when it cannot "
+                        "be asked; $GITHUB_TOKEN, when set, authenticates); touches nothing")
     add_common(p, files=("state", "audit", "history"), now=False)
     p.set_defaults(func=_run)
 
@@ -53,6 +69,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.show_branch:
         print(branch or "")
         return 0
+    if args.exists:
+        return _exists(args.repo or Path.cwd(), args.remote, branch)
     if branch is None:
         print("canary fetch-state: paths.state_branch is empty: the judge's files live on the checked-out branch; "
               "nothing to fetch")
@@ -73,6 +91,16 @@ def _run(args: argparse.Namespace) -> int:
     else:
         done = [*result.written, *(f"{r} (removed: not on the branch)" for r in result.removed), *_folders(result)]
         print(f"canary fetch-state: {branch} at {result.tip[:12]}: {', '.join(done) or 'no files yet'}")
+    return 0
+
+
+def _exists(repo: Path, remote: str, branch: str | None) -> int:
+    try:
+        found = branch is not None and branch_exists(repo, remote, branch, token=os.environ.get("GITHUB_TOKEN"))
+    except CommitBackError as exc:
+        print(f"canary fetch-state: {exc}", file=sys.stderr)
+        return 1
+    print("true" if found else "false")
     return 0
 
 

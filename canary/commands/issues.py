@@ -6,8 +6,9 @@ re-running the same decisions writes nothing new. Token from $GITHUB_TOKEN (need
 `issues: write`), API from $GITHUB_API_URL, repository from --repo or $GITHUB_REPOSITORY,
 the round's link from $GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID.
 
-Exit codes: 0 everything done (or nothing to do), 1 some operations were not done (listed;
-the next run does what is still missing for its own decisions), 2 it could not start.
+Exit codes: 0 everything done (or nothing to do; also when the repository has Issues turned
+off, the default on forks: a warning says so), 1 some operations were not done (listed; the
+next run does what is still missing for its own decisions), 2 it could not start.
 """
 
 from __future__ import annotations
@@ -76,7 +77,11 @@ def _run(args: argparse.Namespace) -> int:
         print(f"canary issues: {clean(line, 300)}")
     for line in report.failed:
         print(f"canary issues: NOT DONE: {clean(line, 300)}", file=sys.stderr)
-    if not report.done and not report.failed:
+    for line in report.warnings:
+        print(f"canary issues: warning: {clean(line, 300)}", file=sys.stderr)
+        if os.environ.get("GITHUB_ACTIONS") == "true":
+            print(f"::warning title=canary issues::{clean(line, 300)}")
+    if not report.done and not report.failed and not report.warnings:
         print("canary issues: no endpoint decision this round; nothing to do")
     return 0 if report.ok else 1
 

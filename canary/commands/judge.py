@@ -13,6 +13,12 @@ applied, and a round probed against the bundled simulator applied to a state out
 --expect-models names the models the round planned to probe (the workflow's plan job): a planned
 model with no results (its probe job was cancelled, timed out or failed before writing a shard)
 makes the round incomplete for that model only; nothing moves for it and the decisions say why.
+A shard that is itself incomplete (a discovery 503, a probe cut short) is the same for its own
+models only; the round is incomplete when every shard is.
+
+A re-run of failed jobs gives the judge the earlier attempt's shards (judged already, in a round
+the state holds) beside the re-probed ones: those are set aside and the new shards judged as a
+round of their own (judge/planned.py split_rerun; decisions.json `reused_shards` names them).
 
 An already-applied round changes nothing, but its decisions file is rewritten from the state and
 from that round's lines in the audit log, so a re-run (or a run that lost the race to a

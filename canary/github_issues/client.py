@@ -50,6 +50,9 @@ class RateLimited(GitHubError):
     """GitHub asked for a longer wait than the client may spend."""
 
 
+ISSUES_DISABLED = 410   # GitHub: "Issues are disabled for this repo" (410 Gone), the default on forks
+
+
 class GitHubClient:
     def __init__(self, repo: str, token: str, *, api_url: str = "https://api.github.com",
                  sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.time,
@@ -73,9 +76,12 @@ class GitHubClient:
 
     # --- reading ---------------------------------------------------------------------------
 
-    def list_issues(self, label: str, state: str = "all") -> list[dict[str, Any]]:
-        """Every issue (not pull request) carrying `label`, newest first."""
+    def list_issues(self, label: str, state: str = "all", since: str | None = None) -> list[dict[str, Any]]:
+        """Every issue (not pull request) carrying `label`, newest first; with `since` (ISO 8601),
+        only those last updated at or after it (a comment, a label, closing: all update it)."""
         params = {"labels": label, "state": state, "per_page": "100", "sort": "created", "direction": "desc"}
+        if since is not None:
+            params["since"] = since
         return [i for i in self._pages(f"/repos/{self.repo}/issues", params) if "pull_request" not in i]
 
     def search_issues(self, words: str) -> list[dict[str, Any]]:

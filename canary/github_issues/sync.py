@@ -1,23 +1,31 @@
 """Bring the incident issues up to date with one round: find, plan, apply, report.
 
-1. Nothing to do without an endpoint decision: a quiet round makes no API call at all.
-2. Find canary's issues: every issue with the finder label (open and closed, so a re-run
-   also recognises events written on issues already closed), then the comments of those
-   about this round's endpoints; before opening an issue, GitHub search looks for one that
-   lost its label (best effort: the search index lags).
+1. Nothing to do without an endpoint decision: a quiet round makes no API call at all
+   (with the judge's state, `--state`, a quiet round still heals: see plan.py).
+2. Find canary's issues: the open ones with the finder label, and the closed ones updated
+   since this round could have written on them (so a re-run recognises the events it wrote on
+   issues already closed); then the comments of those this round can change: open issues,
+   this round's endpoints, active suspensions. Closed issues of earlier rounds hold only
+   earlier events, which this round's plan never looks for, so the requests of a round do not
+   grow with every incident ever opened (benchmarks/issues_api_cost.py). Before opening an
+   issue, GitHub search looks for one that lost its label (best effort: the search index lags).
 3. Plan (plan.py, pure), then apply in order. An operation that fails is reported and the
    rest go on; once GitHub rate-limits past the budget, the rest are reported undone.
+
+Issues turned off in the repository (the default on forks: GitHub answers 410 "Issues are
+disabled for this repo") is not a failure: nothing to sync, and a warning says how to turn
+them on.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from canary.github_issues import markers
-from canary.github_issues.client import GitHubClient, GitHubError, RateLimited
+from canary.github_issues.client import ISSUES_DISABLED, GitHubClient, GitHubError, RateLimited
 from canary.github_issues.plan import (
     STATE_LABELS,
     WHOLE_ROUND,
@@ -32,6 +40,7 @@ from canary.github_issues.plan import (
     plan,
 )
 from canary.github_issues.render import Excerpt
+from core.times import TimeFormatError, parse_time
 from judge.state import JudgeState
 
 DEFAULT_LABEL = "canary-incident"
@@ -41,10 +50,16 @@ LABEL_COLORS = {DEFAULT_LABEL: ("d93f0b", "An endpoint canary suspended or would
                 STATE_LABELS["would_suspend"]: ("fbca04", "canary would suspend this endpoint (observe mode)")}
 
 
+SINCE_MARGIN = timedelta(hours=1)  # the runner's clock against GitHub's, generously
+ISSUES_OFF = ("Issues are turned off in this repository (GitHub answered 410: {exc}); nothing to sync. "
+              "Turn them on (Settings > General > Features > Issues) to get incident issues")
+
+
 @dataclass
 class SyncReport:
     done: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -65,13 +80,13 @@ def sync(doc: Mapping[str, Any], client: GitHubClient, *, label: str = DEFAULT_L
     it, not only those of this round's endpoints: see plan.py.
     """
     report = SyncReport()
-    keys: set[Key] | None = endpoint_keys(doc)
-    if suspended is not None:
-        keys = None
-    elif not keys:
+    decided = endpoint_keys(doc)
+    keys: set[Key] | None = None if suspended is not None else decided
+    if keys is not None and not keys:
         return report
+    needed = decided | {s.key for s in suspended or ()}
     try:
-        issues = find_issues(client, keys, label)
+        issues = find_issues(client, keys, label, since=written_since(doc, suspended), needed=needed)
         ops = plan(doc, issues, label=label, run_url=run_url, excerpts=excerpts, suspended=suspended)
         lost = _search_lost(client, [op for op in ops if isinstance(op, Open)], {i.number for i in issues})
         if lost:
@@ -82,16 +97,42 @@ def sync(doc: Mapping[str, Any], client: GitHubClient, *, label: str = DEFAULT_L
         if ops:
             _ensure_labels(client, ops, label)
     except GitHubError as exc:
-        report.failed.append(f"could not read the incident issues ({exc}); nothing was changed")
+        if exc.status == ISSUES_DISABLED:
+            report.warnings.append(ISSUES_OFF.format(exc=exc))
+        else:
+            report.failed.append(f"could not read the incident issues ({exc}); nothing was changed")
         return report
     apply(client, ops, report, label=label)
     return report
 
 
-def find_issues(client: GitHubClient, keys: set[Key] | None, label: str) -> list[KnownIssue]:
-    """The labelled issues about `keys` (None: all), each with every event written on it."""
-    return [_with_comments(client, issue) for raw in client.list_issues(label)
-            if (issue := known_issue(raw)) is not None and (keys is None or issue.key in keys)]
+def find_issues(client: GitHubClient, keys: set[Key] | None, label: str, *, since: datetime | None = None,
+                needed: set[Key] | frozenset[Key] = frozenset()) -> list[KnownIssue]:
+    """The labelled issues about `keys` (None: every open one, and the closed ones about `needed`),
+    each with every event written on it. With `since`, closed issues last updated before it are
+    not listed at all (their events are older than anything this round looks for)."""
+    if since is None:
+        raws = client.list_issues(label)
+    else:
+        raws = client.list_issues(label, state="open") + client.list_issues(label, state="closed", since=_iso(since))
+    found = []
+    for raw in raws:
+        issue = known_issue(raw)
+        if issue is not None and (issue.key in keys if keys is not None else issue.open or issue.key in needed):
+            found.append(_with_comments(client, issue))
+    return found
+
+
+def written_since(doc: Mapping[str, Any], suspended: Sequence[Suspended] | None) -> datetime | None:
+    """The earliest time this round's sync can find its own events on a closed issue: when the
+    round was decided (its events are written after), or when an active suspension began (its
+    issue was opened after); a margin for the clocks. None (list everything) without a `now`."""
+    times = [str(doc.get("now") or "")] + [s.since for s in suspended or ()]
+    try:
+        parsed = [parse_time(t, "time") for t in times]
+    except TimeFormatError:
+        return None
+    return min(parsed) - SINCE_MARGIN
 
 
 def known_issue(raw: Mapping[str, Any]) -> KnownIssue | None:

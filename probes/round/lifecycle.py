@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.results import Incomplete, IncompleteKind, RoundResults
+from core.tags import is_valid_tag
 from core.vocabulary import Outcome
 from probes.round.cases import Case, CaseRecord, CaseResult, PlannedCase
 from probes.round.contracts import AUTH_REASON
@@ -28,6 +29,7 @@ from probes.round.controls import (
 )
 from probes.round.engine import Engine, run_quietly
 from probes.round.language_service import LanguageProcess, LocalLanguage, RemoteLanguage
+from probes.round.planning import RoundPlan
 from probes.round.record import build_results, write_json
 from probes.round.settings import RoundSettings, snapshot_doc
 
@@ -151,7 +153,7 @@ class Round:
         return build_results(
             round_id=settings.round_id, started_at=settings.started_at, finished_at=settings.clock.stamp(),
             upstream=settings.upstream,
-            models={m: [e.tag for e in eps] for m, eps in settings.plan.endpoints.items()},
+            models=round_models(settings.plan),
             records=ordered, incomplete=incomplete,
             unprobed=unprobed_controls(settings.plan, set(self.expected), (r.entry for r in ordered)),
             clock=settings.clock.kind, controls_source=settings.controls_source,
@@ -168,3 +170,14 @@ def _by_model(cases: Iterable[Case]) -> dict[str, tuple[Case, ...]]:
     for c in cases:
         out.setdefault(c.model, []).append(c)
     return {m: tuple(v) for m, v in out.items()}
+
+
+def round_models(plan: RoundPlan) -> dict[str, list[str]]:
+    """The round's models and their discovered endpoints; a model whose discovery failed is listed
+    with none, so a shard that is incomplete because of it says which model it was (the judge
+    then sets aside that model only: core.results.merge_shards)."""
+    models = {m: [e.tag for e in eps] for m, eps in plan.endpoints.items()}
+    for failure in plan.failures:
+        if is_valid_tag(failure.model):
+            models.setdefault(failure.model, [])
+    return models

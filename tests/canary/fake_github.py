@@ -9,6 +9,11 @@ next n requests answer like GitHub under pressure:
 - "429": 429 with `retry-after: 1`;      "429-long": 429 with `retry-after: 3600`;
 - "502": 502 before doing anything;       "502-after": do the request, then answer 502
   (the issue or comment exists although the client was told it failed).
+
+Every write stamps the issue's `updated_at` (the wall clock, or `clock`; a comment updates its
+issue, as on GitHub), and listing honours `since`. `issues_disabled` answers every issues
+endpoint as GitHub does for a repository with Issues turned off (410, "Issues are disabled
+for this repo"), the default on forks.
 """
 
 from __future__ import annotations
@@ -17,9 +22,10 @@ import json
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -37,6 +43,8 @@ class FakeGitHub:
     labels: dict[str, dict[str, Any]] = field(default_factory=dict)
     requests: list[tuple[str, str]] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    issues_disabled: bool = False
+    clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
     lock: threading.Lock = field(default_factory=threading.Lock)
     _next_id: int = 1
 
@@ -50,9 +58,18 @@ class FakeGitHub:
     def count(self, method: str, pattern: str) -> int:
         return sum(1 for m, p in self.requests if m == method and re.fullmatch(pattern, p.split("?")[0]))
 
-    def add_issue(self, title: str, body: str, labels: list[str], state: str = "open") -> dict[str, Any]:
+    def add_issue(self, title: str, body: str, labels: list[str], state: str = "open",
+                  updated_at: datetime | None = None) -> dict[str, Any]:
         with self.lock:
-            return self._create_issue({"title": title, "body": body, "labels": labels, "state": state})
+            issue = self._create_issue({"title": title, "body": body, "labels": labels, "state": state})
+            if updated_at is not None:
+                issue["updated_at"] = _stamp(updated_at)
+            return issue
+
+    def add_comment(self, number: int, body: str, updated_at: datetime | None = None) -> None:
+        with self.lock:
+            self.comments[number].append({"id": 1000 + sum(len(c) for c in self.comments.values()), "body": body})
+            self.issues[number]["updated_at"] = _stamp(updated_at or self.clock())
 
     def open_issues(self) -> list[dict[str, Any]]:
         return [i for i in self.issues.values() if i["state"] == "open"]
@@ -64,18 +81,24 @@ class FakeGitHub:
         self._next_id += 1
         issue = {"number": number, "title": data.get("title"), "body": data.get("body"),
                  "state": data.get("state", "open"), "state_reason": None,
-                 "labels": [{"name": n} for n in data.get("labels", [])], "created_at": number}
+                 "labels": [{"name": n} for n in data.get("labels", [])], "created_at": number,
+                 "updated_at": _stamp(self.clock())}
         self.issues[number] = issue
         self.comments[number] = []
         return issue
 
     def handle(self, method: str, path: str, query: dict[str, str], body: Any) -> tuple[int, Any, dict[str, str]]:
         base = f"/repos/{REPO}"
+        if self.issues_disabled and path.startswith(f"{base}/issues"):
+            return 410, {"message": "Issues are disabled for this repo",
+                         "documentation_url": "https://docs.github.com/rest/issues/issues"}, {}
         if method == "GET" and path == f"{base}/issues":
             wanted = {x for x in query.get("labels", "").split(",") if x}
             state = query.get("state", "open")
+            since = query.get("since", "")
             items = [i for i in sorted(self.issues.values(), key=lambda i: -i["number"])
-                     if wanted <= {x["name"] for x in i["labels"]} and state in ("all", i["state"])]
+                     if wanted <= {x["name"] for x in i["labels"]} and state in ("all", i["state"])
+                     and i["updated_at"] >= since]
             return self._page(path, query, items)
         if method == "POST" and path == f"{base}/issues":
             return 201, self._create_issue(body), {}
@@ -89,6 +112,7 @@ class FakeGitHub:
                     issue[key] = body[key]
             if "labels" in body:
                 issue["labels"] = [{"name": n} for n in body["labels"]]
+            issue["updated_at"] = _stamp(self.clock())
             return 200, issue, {}
         m = re.fullmatch(rf"{base}/issues/(\d+)/comments", path)
         if m:
@@ -99,6 +123,7 @@ class FakeGitHub:
                 return self._page(path, query, self.comments[number])
             comment = {"id": 1000 + sum(len(c) for c in self.comments.values()), "body": body.get("body")}
             self.comments[number].append(comment)
+            self.issues[number]["updated_at"] = _stamp(self.clock())
             return 201, comment, {}
         m = re.fullmatch(rf"{base}/labels/(.+)", path)
         if m and method == "GET":
@@ -126,6 +151,11 @@ class FakeGitHub:
             links.append(f'<{self.url}{path}?{rest}&page={page + 1}>; rel="next"')
             links.append(f'<{self.url}{path}?{rest}&page={last}>; rel="last"')
         return 200, chunk, ({"Link": ", ".join(links)} if links else {})
+
+
+def _stamp(at: datetime) -> str:
+    """GitHub's timestamps: ISO 8601 in UTC, seconds, `Z` (so they compare as text)."""
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 _FAILURES: dict[str, tuple[int, dict[str, str], str]] = {

@@ -156,7 +156,7 @@ def test_without_reapply_a_moved_state_branch_stops_and_pushes_nothing(
     tip = world.tip("canary-state")
     capsys.readouterr()
     assert world.bot.commit() == 1
-    assert "moved since the judge read it" in capsys.readouterr().err and world.tip("canary-state") == tip
+    assert "moved since your files were fetched" in capsys.readouterr().err and world.tip("canary-state") == tip
 
 
 def test_a_rule_on_the_state_branch_is_reported_with_gits_own_message(

@@ -108,7 +108,7 @@ def test_canarys_issue_is_found_on_a_later_page(gh: FakeGitHub, tmp_path: Path, 
         gh.add_issue(f"other {i}", markers.issue_marker(MODEL, f"x{i}/fp8", "r-1/suspend"), [DEFAULT_LABEL])
     assert cli(gh, tmp_path, monkeypatch, capsys, decisions("r-2", ("restore", TAG)))[0] == 0
     assert gh.issues[1]["state"] == "closed" and len(gh.issues) == 6
-    assert gh.count("GET", ISSUE) == 3
+    assert gh.count("GET", ISSUE) == 4  # 3 pages of open issues, 1 of closed ones updated since the round
 
 
 def test_an_issue_that_lost_its_label_is_found_by_search_and_relabelled(
@@ -294,3 +294,57 @@ def test_a_rate_limited_search_is_skipped_without_waiting_and_the_issue_still_op
     report = sync(decisions("r-2", ("suspend", TAG), ("suspend", OTHER)), c)
     assert report.ok and waits == [] and len(gh.issues) == 2
     assert gh.count("GET", "/search/issues") == 1   # the first refusal stops the searching
+
+
+QUIET_STATE_SINCE = "2026-11-29T20:00:00Z"
+
+
+def closed_incidents(gh: FakeGitHub, n: int) -> None:
+    """`n` incidents of earlier months, closed long ago, each with its comments."""
+    old = parse_time("2026-10-01T12:00:00Z", "t")
+    for i in range(n):
+        issue = gh.add_issue(f"old {i}", markers.issue_marker(MODEL, f"h{i}/fp8", f"r-old{i}/suspend"),
+                             [DEFAULT_LABEL], state="closed", updated_at=old)
+        gh.add_comment(issue["number"], markers.comment_marker(MODEL, f"h{i}/fp8", f"r-old{i}/restore"),
+                       updated_at=old)
+
+
+@pytest.mark.parametrize("closed", [10, 120])
+def test_a_quiet_round_with_the_state_reads_only_what_it_can_change_however_many_incidents_were_closed(
+        gh: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        closed: int) -> None:
+    """GITHUB_TOKEN has 1,000 requests an hour: a year of closed incidents must not cost one
+    request each per round (the open issue of the active suspension is the one read)."""
+    since, until = parse_time(QUIET_STATE_SINCE, "t"), parse_time("2026-11-30T20:00:00Z", "t")
+    state_path = tmp_path / "state.json"
+    save_state(state_path, JudgeState(models={MODEL: {TAG: ProviderState(
+        suspension=Suspension(since, until, 1, "enforce", "why"))}}))
+    closed_incidents(gh, closed)
+    assert cli(gh, tmp_path, monkeypatch, capsys, decisions("r-1", ("suspend", TAG)))[0] == 0
+    gh.requests.clear()
+    code, out = cli(gh, tmp_path, monkeypatch, capsys, decisions("r-2"), "--state", str(state_path))
+    assert code == 0, out
+    assert gh.count("GET", COMMENTS) == 1 and gh.count("GET", ISSUE) == 2  # open list, closed-since list
+    assert [r for r in gh.requests if r[0] != "GET"] == []
+
+
+def test_a_rerun_still_sees_the_events_it_wrote_on_an_issue_it_closed(
+        gh: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    closed_incidents(gh, 3)
+    cli(gh, tmp_path, monkeypatch, capsys, decisions("r-2", ("suspend", TAG)))
+    restore = decisions("r-3", ("restore", TAG))
+    assert cli(gh, tmp_path, monkeypatch, capsys, restore)[0] == 0
+    writes = len([r for r in gh.requests if r[0] in ("POST", "PATCH")])
+    assert cli(gh, tmp_path, monkeypatch, capsys, restore)[0] == 0  # the issue is closed now: still found
+    assert len([r for r in gh.requests if r[0] in ("POST", "PATCH")]) == writes
+
+
+def test_issues_turned_off_is_nothing_to_sync_with_a_warning(
+        gh: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A fork has Issues off by default: GitHub answers 410 "Issues are disabled for this repo"."""
+    gh.issues_disabled = True
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    code, out = cli(gh, tmp_path, monkeypatch, capsys, decisions("r-2", ("suspend", TAG)))
+    assert code == 0 and "Issues are turned off in this repository" in out and "Issues are disabled" in out
+    assert "::warning title=canary issues::" in out and "Settings > General > Features > Issues" in out
+    assert "NOT DONE" not in out and gh.issues == {}

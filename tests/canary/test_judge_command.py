@@ -88,6 +88,27 @@ def test_a_planned_model_without_results_makes_the_round_incomplete_for_that_mod
     assert line["action"] == "incomplete_round"
 
 
+def test_an_incomplete_shard_freezes_its_own_model_only(f: Files) -> None:
+    """A discovery 503 in one model's probe job: that model is incomplete, the other is judged."""
+    other = "other/model"
+    for i in range(2):
+        at = T0 + i * HALF_HOUR
+        a = f.results(f"a{i}.json", {BAD: "fail"}, at=at, round_id=f"r{i}-a")
+        b = f.results(f"b{i}.json", {BAD: "fail"}, at=at, model=other, round_id=f"r{i}-b")
+        if i == 1:  # round 1: the other model's discovery answered 503
+            doc = json.loads(b.read_text())
+            b.write_text(json.dumps({**doc, "complete": False, "cases": [], "models": {other: {"providers": []}},
+                                     "incomplete": [{"kind": "discovery", "detail": "HTTP 503 from discovery"}]}))
+        code, _, err = f.canary("judge", str(a), str(b), "--expect-models", f"{MODEL},{other}", "--now", iso(at))
+        assert code == 0, err
+    doc = json.loads(f.decisions.read_text())
+    assert [d["action"] for d in doc["decisions"] if d["model"] == MODEL] == ["suspend"]  # judged, two failed rounds
+    [frozen] = [d for d in doc["decisions"] if d["model"] == other]
+    assert frozen["action"] == "incomplete_round" and "HTTP 503 from discovery" in frozen["reason"]
+    state = json.loads(f.state.read_text())
+    assert state["models"][other][BAD]["failed_streak"] == 1 and state["models"][other][BAD]["suspension"] is None
+
+
 def test_without_any_shard_the_judge_names_the_planned_models_and_writes_nothing(f: Files) -> None:
     code, _, err = f.canary("judge", "--expect-models", f"{MODEL},other/model", "--now", iso(T0))
     assert code == 2 and f"none of the planned models ({MODEL}, other/model) left a shard" in err

@@ -16,7 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from git_world import PROTECTED_MAIN_HOOK, PROVIDERS, World, make_world
+from git_world import HALF_HOUR, PROTECTED_MAIN_HOOK, PROVIDERS, T0, World, git, iso, make_world
 from judge_cli_support import MODEL
 
 BAD = PROVIDERS[0]
@@ -143,3 +143,35 @@ def test_an_undelivered_notification_is_recorded_and_committed_to_the_state_bran
     assert [a["action"] for a in audit] == ["suspend", "webhook_failed"]
     assert "secret" not in world.show("canary-state", "state/audit.jsonl")  # the URL is a secret
     assert world.show("main", "exclusions/builtin.yaml") == "# reviewed\n"
+
+
+def test_a_persons_push_during_the_announcement_keeps_the_undelivered_line_and_the_lift(
+        world: World, webhook: Webhook, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The workflow's second commit (`--reapply` its shards) after a `canary lift` landed between the
+    round's commit and it: the lift stays, and the webhook_failed line is appended to it."""
+    bot = world.bot
+    for n in (1, 2):
+        assert bot.fetch_state() == 0
+        shard = bot.judge(n, {BAD: "fail"})
+        assert bot.commit("--reapply", str(shard)) == 0
+    webhook.status = 503
+    assert announce(world, bot, tmp_path, monkeypatch) == {"undelivered": "true"}
+    person = world.person
+    assert person.fetch_state() == 0
+    assert person.canary("lift", "--model", MODEL, "--provider", BAD, "--reason", "fixed upstream",
+                         "--now", iso(T0 + 2 * HALF_HOUR)) == 0
+    assert person.commit("--message", "canary: lift aurora/fp8") == 0
+    lifted = world.tip("canary-state")
+    assert bot.commit("--message", "canary: record an undelivered notification in the audit log",
+                      "--reapply", str(shard)) == 0
+    audit = [json.loads(line) for line in world.show("canary-state", "state/audit.jsonl").splitlines()]
+    assert [a["action"] for a in audit] == ["suspend", "lift", "webhook_failed"]
+    state = json.loads(world.show("canary-state", STATE))
+    assert state["models"][MODEL][BAD]["suspension"] is None  # the person's lift survives
+    assert world.tip("canary-state") != lifted
+    assert git_parent(world, world.tip("canary-state")) == lifted  # on top of it, nothing forced
+    assert json.loads((bot.dir / "reports/decisions.json").read_text())["round_id"] == "round-2"
+
+
+def git_parent(w: World, commit: str) -> str:
+    return git(w.remote, "rev-parse", f"{commit}^").strip()

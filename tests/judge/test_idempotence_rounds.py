@@ -76,10 +76,33 @@ def test_two_shards_with_the_same_model_are_refused() -> None:
         merge_shards([a, b], ["one.json", "two.json"])
 
 
-def test_an_incomplete_shard_makes_the_round_incomplete() -> None:
-    a = read_results(results(model="x/one"))
+def test_an_incomplete_shard_makes_its_model_missing_and_the_round_stays_complete_for_the_others() -> None:
+    a = read_results(results(model="x/one", round_id="shard-a"))
+    b = read_results(results({BAD: "fail"}, model="y/two", complete=False, round_id="shard-b"))
+    merged = merge_shards([a, b], ["a.json", "b.json"])
+    assert merged.complete and merged.round_id == "shard-a+shard-b"
+    assert set(merged.models) == {"x/one"} and {c.model for c in merged.cases} == {"x/one"}
+    assert merged.missing == {"y/two": "its shard (b.json) is incomplete: discovery failed; nothing moves for it"}
+    state, decisions = apply_round(JudgeState(), merged, replace(POLICY, mode="enforce"), now=T0)
+    assert "y/two" not in state.models and "x/one" in state.models  # y's failure is not counted
+    assert not [d for d in decisions if d.action.value == "incomplete_round" and d.model == "*"]
+
+
+def test_a_discovery_failure_shard_names_its_model_and_only_that_model_is_set_aside() -> None:
+    a = read_results(results(model="x/one", round_id="shard-a"))
+    failed = {**results(model="y/two", complete=False, round_id="shard-b"), "cases": [],
+              "models": {"y/two": {"providers": []}},
+              "incomplete": [{"kind": "discovery", "detail": "discovery of 'y/two' failed: HTTP 503"}]}
+    merged = merge_shards([a, read_results(failed)])
+    assert merged.complete and list(merged.missing) == ["y/two"] and "HTTP 503" in merged.missing["y/two"]
+
+
+def test_the_round_is_incomplete_only_when_every_shard_is() -> None:
+    a = read_results(results(model="x/one", complete=False))
     b = read_results(results(model="y/two", complete=False))
-    assert not merge_shards([a, b]).complete
+    merged = merge_shards([a, b])
+    assert not merged.complete and merged.missing == {}
+    assert not read_results(results(model="x/one", complete=False)).complete  # one shard: as it is
 
 
 def test_a_policy_refuses_a_mode_that_is_neither_observe_nor_enforce() -> None:

@@ -85,7 +85,8 @@ def test_the_issues_job_works_from_the_committed_round_and_holds_up_nothing():
                if s.get("uses", "").startswith("actions/upload-artifact@")}
     assert uploads["decisions"] > committed and uploads["judge-state"] > committed  # what was committed
     for name in ("decisions", "judge-state"):
-        assert "if" not in judge["steps"][uploads[name]]  # skipped when the commit failed
+        step = judge["steps"][uploads[name]]  # skipped when the round's commit failed, not after a later step
+        assert step["if"] == f"${{{{ !cancelled() && steps.{judge['steps'][committed]['id']}.outcome == 'success' }}}}"
     sync = job["steps"][run_index(job, "canary issues sync")]["run"]
     assert downloads["decisions"]["with"]["path"] + "/decisions.json" in sync
     assert f"--state {downloads['judge-state']['with']['path']}/canary-state.json" in sync

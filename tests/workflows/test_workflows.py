@@ -117,8 +117,10 @@ def test_the_judge_reads_the_tips_and_announces_only_what_was_committed():
     assert not any("CANARY_WEBHOOK_URL" in step.get("env", {}) for step in job["steps"][:announce])
     follow_up = job["steps"][announce + 1]
     assert "steps.announce.outputs.undelivered" in follow_up["if"] and "canary commit --message" in follow_up["run"]
+    assert "--reapply" in follow_up["run"]  # a person's push during the announcement
     upload = next(s for s in job["steps"][commit:] if s.get("uses", "").startswith("actions/upload-artifact@"))
-    assert upload["with"]["name"] == "decisions" and "if" not in upload  # only committed decisions are reported
+    assert upload["with"]["name"] == "decisions"  # only committed decisions are reported
+    assert upload["if"] == f"${{{{ !cancelled() && steps.{job['steps'][commit]['id']}.outcome == 'success' }}}}"
 
 
 def test_a_failed_plan_skips_the_jobs_that_would_read_its_outputs():
@@ -143,9 +145,17 @@ def test_the_probes_read_the_language_plan_from_the_state_branch():
     job = load(CANARY)["jobs"]["probe"]
     checkouts = [s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@")]
     state = next(s for s in checkouts if s.get("with", {}).get("ref") == "${{ needs.plan.outputs.state_branch }}")
-    assert state["continue-on-error"] is True  # absent before the first round is committed
+    assert_checked_out_only_when_the_branch_exists(job, state)
     assert f"--state-checkout {state['with']['path']}" in job["steps"][run_index(job, "canary probe")]["run"]
     assert "canary fetch-state --show-branch" in load(CANARY)["jobs"]["plan"]["steps"][-1]["run"]
+
+
+def assert_checked_out_only_when_the_branch_exists(job: dict[str, Any], checkout: dict[str, Any]) -> None:
+    """Absent before the first round: asked first, so a failed checkout fails (never swallowed)."""
+    asked = job["steps"][run_index(job, "canary fetch-state --exists")]
+    assert job["steps"].index(asked) < job["steps"].index(checkout)
+    assert checkout["if"] == f"${{{{ steps.{asked['id']}.outputs.exists == 'true' }}}}"
+    assert "continue-on-error" not in checkout
 
 
 def test_the_probes_sparse_checkout_of_the_state_branch_gets_the_state_and_not_the_history(tmp_path):
@@ -200,7 +210,8 @@ def test_pages_publishes_the_status_page_from_the_state_branch_with_the_allure_r
     report = jobs["report"]
     state = next(s for s in report["steps"] if s.get("uses", "").startswith("actions/checkout@")
                  and s.get("with", {}).get("ref") == "${{ needs.plan.outputs.state_branch }}")
-    assert state["continue-on-error"] is True and state["with"]["persist-credentials"] is False
+    assert_checked_out_only_when_the_branch_exists(report, state)
+    assert state["with"]["persist-credentials"] is False
     site = report["steps"][run_index(report, "canary site")]
     assert run_index(report, "canary report") < run_index(report, "canary site")
     assert "--out site" in site["run"] and "--allure reports/allure-report" in site["run"]
@@ -394,3 +405,17 @@ def test_the_dev_commands_a_workflow_calls_exist():
 def test_pull_requests_validate_the_hand_edited_files():
     runs = [step.get("run", "") for _, step in steps(load(CI))]
     assert "canary validate" in runs
+
+
+def test_the_readmes_actions_minutes_arithmetic_matches_the_workflow():
+    """README, "Minutes": the jobs it counts are the workflow's, and its figures follow from the schedule."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    jobs = set(load(CANARY)["jobs"])
+    assert jobs == {"plan", "probe", "judge", "issues", "report", "pages"}
+    assert f"a round is {len(jobs) - 1} jobs (plan, probe per model,\njudge, issues, report) or {len(jobs)} with Pages" \
+        in readme
+    (entry,) = load(CANARY)["on"]["schedule"]
+    per_day = 24 * len(entry["cron"].split()[0].split(","))
+    assert f"{per_day} rounds a day × 30\ndays × 10 minutes is about **{per_day * 30 * 10:,} minutes a month**" in readme
+    assert f"({per_day * 30 * len(jobs):,} even at the one-minute floor)" in readme
+    assert "actions/workflows/canary.yml/dispatches" in readme and "workflow_dispatch" in load(CANARY)["on"]
