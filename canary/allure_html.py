@@ -31,6 +31,8 @@ ALLURE_IN_NODE_MODULES = Path("node_modules/allure-commandline/dist/bin/allure")
 ALLURE_ENV = "CANARY_ALLURE"  # path to an Allure 2 launcher installed elsewhere
 REPORT_NAME = "canary: OpenRouter endpoint probes"
 INSTALL_HINT = "run ./dev test once, or `npm ci` in the repository root"
+NO_ANALYTICS_ENV = "ALLURE_NO_ANALYTICS"   # read by Allure 2's generator (io.qameta.allure.Constants)
+ANALYTICS_HOST = "googletagmanager.com"
 
 # First match wins, and a regex must match the whole message/trace, hence `(?s).*...*`.
 # The probe suite maps outcomes to pytest statuses (fail -> failed, transport_error -> broken
@@ -180,8 +182,11 @@ def _merge_environment(results_dirs: Sequence[Path], target: Path) -> None:
 
 def _generate(launcher: Path, staged: Path, out: Path, *extra: str) -> None:
     cmd = [str(launcher), "generate", str(staged), "-o", str(out), "--clean", "--name", REPORT_NAME, *extra]
+    # Allure's page loads Google Analytics (googletagmanager.com) on every view unless this is set:
+    # the published report, like the status page, must make no request beyond its own files.
+    env = {**os.environ, NO_ANALYTICS_ENV: "true"}
     try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False, env=env)
     except OSError as exc:
         raise AllureError(f"could not start Allure ({launcher}): {exc}; {INSTALL_HINT}") from None
     except subprocess.TimeoutExpired:
@@ -189,3 +194,6 @@ def _generate(launcher: Path, staged: Path, out: Path, *extra: str) -> None:
     if done.returncode != 0 or not (out / "index.html").is_file():
         tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-8:])
         raise AllureError(f"allure generate failed (exit {done.returncode}):\n{tail}")
+    if ANALYTICS_HOST in (out / "index.html").read_text(encoding="utf-8", errors="replace"):
+        raise AllureError(f"{out / 'index.html'} would load analytics from {ANALYTICS_HOST} although "
+                          f"{NO_ANALYTICS_ENV} was set: this Allure version ignores it; pin allure-commandline 2.46")

@@ -20,14 +20,17 @@ the next record onto it, and read() skips lines that do not parse and counts the
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import stat
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from core.results import RejectedInput
+from core.store import StoreError
 from core.times import fmt_time
 from judge.decisions import Decision
 
@@ -63,15 +66,42 @@ def rejected_lines(rejected: Iterable[RejectedInput], *, round_id: str, mode: st
             for r in rejected]
 
 
+def check_appendable(path: Path) -> None:
+    """StoreError unless the audit log is absent or a regular file.
+
+    A planted symbolic link (or a FIFO, a device) would make every `canary lift`, `incident` and
+    `judge` append to whatever it points at, with the runner's rights (`/etc/passwd` as root).
+    The commands call this before they write anything, so a refusal leaves nothing half done."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(mode):
+        raise StoreError(_not_regular(Path(path), "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"))
+
+
+def _not_regular(path: Path, kind: str) -> str:
+    return (f"{path}: the audit log is {kind}; canary appends only to a regular file. Nothing was written: "
+            "replace it with the real log (or remove it) and run the command again")
+
+
 def append(path: Path, records: Iterable[dict[str, Any]]) -> None:
-    """Append records as JSON lines with a single write and an fsync."""
+    """Append records as JSON lines with a single write and an fsync; StoreError if `path` is not a
+    regular file (never followed through a symbolic link)."""
     data = "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in records)
     if not data:
         return
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
     try:
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise StoreError(_not_regular(path, "a symbolic link")) from None
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise StoreError(_not_regular(path, "not a regular file"))
         payload = data.encode("utf-8")
         if _ends_mid_line(fd):
             payload = b"\n" + payload  # a torn record from an interrupted append: leave it on its own line

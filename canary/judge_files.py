@@ -26,24 +26,47 @@ import yaml
 
 from core.store import StoreError, atomic_write_json, read_json, read_text
 from core.tags import describe_invalid_tag, is_valid_tag
-from core.times import TimeFormatError, parse_time
+from core.times import TimeFormatError, fmt_time, parse_time
 from judge.exclusions import BUILTIN, INCIDENT, Exclusion
-from judge.state import STATE_FIX, JudgeState, StateError, state_from_json, state_to_json
+from judge.rules import CLOCK_SKEW
+from judge.state import (
+    STATE_FIX,
+    JudgeState,
+    StateError,
+    state_from_json,
+    state_to_json,
+    times_after,
+)
 
 _NULL_TAG = "tag:yaml.org,2002:null"
 _FIELDS = {BUILTIN: ({"provider", "reason"}, {"since"}),
            INCIDENT: ({"provider", "reason", "added_at"}, {"expires", "added_by"})}
 
 
-def load_state(path: Path) -> JudgeState:
-    """The state in `path`; an empty state when the file does not exist yet."""
+def load_state(path: Path, *, now: datetime | None = None) -> JudgeState:
+    """The state in `path`; an empty state when the file does not exist yet. Given `now`, a state
+    holding a past-only time after it (judge/state.py times_after) is refused (StoreError)."""
     raw = read_json(path, "state file", STATE_FIX)
     if raw is None:
         return JudgeState()
     try:
-        return state_from_json(raw, str(path))
+        state = state_from_json(raw, str(path))
     except StateError as exc:  # the file cannot be read as a state: a StoreError, like a broken JSON
         raise StoreError(str(exc)) from None
+    if now is not None:
+        refuse_future_times(state, path, now)
+    return state
+
+
+def refuse_future_times(state: JudgeState, path: Path, now: datetime) -> None:
+    """StoreError naming the fields of `state` whose past-only times lie after `now` (+ clock skew)."""
+    future = times_after(state, now + CLOCK_SKEW)
+    if future:
+        shown = ", ".join(future[:3]) + (f" and {len(future) - 3} more" if len(future) > 3 else "")
+        raise StoreError(
+            f"{path}: {shown} lie after now ({fmt_time(now)}): a clock set ahead or a hand edit. Kept, such a "
+            "time refuses every later round or freezes a streak until that date. Nothing was changed: restore "
+            "the state from the state branch's history, or correct those times")
 
 
 def save_state(path: Path, state: JudgeState) -> None:
@@ -87,7 +110,14 @@ def parse_exclusions(text: str, layer: str, source: str) -> tuple[Exclusion, ...
             continue  # a model key with no entries yet
         if not isinstance(value, yaml.SequenceNode):
             _fail(source, value, f"{model}: expected a list of entries (- provider: ...)")
-        entries.extend(_entry(source, layer, model, item) for item in value.value)
+        spelled: dict[str, str] = {}
+        for item in value.value:
+            entry = _entry(source, layer, model, item)
+            other = spelled.setdefault(entry.provider.casefold(), entry.provider)
+            if other != entry.provider:  # one host to OpenRouter if it matches tags ignoring case
+                _fail(source, item, f"{model}: provider {entry.provider} differs only by case from {other}; "
+                                    "keep one spelling")
+            entries.append(entry)
     return tuple(entries)
 
 

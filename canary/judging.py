@@ -106,13 +106,14 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
                    "(see their logs); ") if expect else ""
         return JudgeOutcome(EXIT_REFUSED, f"no results files given; {planned}nothing was judged")
     try:
-        state = load_state(paths.state)
+        state = load_state(paths.state, now=now)
         results, reused, report = _new_shards(results, state)
         if expect is not None:
             report = expect_models(report, expect)
         refuse_simulator_round(report, paths.state, allow_simulator)
+        audit.check_appendable(paths.audit)
         exclusions = load_exclusions(paths.builtin, BUILTIN) + load_exclusions(paths.incidents, INCIDENT)
-        order = check_round_order(state, report)
+        order = check_round_order(state, report, now=now)
     except (StoreError, ResultsError, RoundOrderError) as exc:
         return JudgeOutcome(EXIT_REFUSED, str(exc))
     how = {"upstream": report.upstream, "expected_models": None if expect is None else list(expect),
@@ -121,7 +122,11 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
         echo(f"canary judge: re-run: shard(s) {', '.join(sorted(reused))} were judged already (in "
              f"{', '.join(sorted(set(reused.values())))}); judging {report.round_id} without them")
     if order is RoundOrder.ALREADY_APPLIED:
-        atomic_write_json(out, _applied_doc(report, state, exclusions, config, now=now, mode=mode, how=how))
+        applied = _applied_doc(report, state, exclusions, config, now=now, mode=mode, how=how)
+        atomic_write_json(out, applied)
+        # A judge killed between the state and the history write left the round out of the
+        # history: recording is idempotent, so the re-run records it (or finds it recorded).
+        history.record_after_judge(paths, results, applied, now=now, compact_days=False)
         echo(f"canary judge: round {report.round_id} already applied; nothing changed "
              f"(decisions file {out} rewritten from the state and the audit log)")
         return JudgeOutcome(0, decisions=out)

@@ -20,11 +20,15 @@ are on main.
 No redeploy is needed: each get() stats the three files and re-reads one only when its
 modification time, size or inode changed (commit-back and `canary incident` replace files
 atomically, so a new inode always shows). When a file cannot be read or is corrupt, a warning is
-logged and the last good contents of that file keep being served; a file that has never been
-read successfully (or does not exist yet) counts as empty; a file that disappears after a good
-read keeps serving its last contents (a checkout in progress must not open routing). Expiry is evaluated at every call, so an incident or
-suspension ends on time without any file changing. Depends only on the standard library and
-PyYAML (through core.store and judge/).
+logged and the last good contents of that file keep being served; a file that disappears after a
+good read keeps serving its last contents (a checkout in progress must not open routing); a file
+that does not exist yet counts as empty. A file that exists but has never been read successfully
+(a cold start on a corrupt file) has no good contents to serve: an empty list would silently
+drop the reviewed exclusions or every suspension and look healthy, so get() raises
+IgnoreUnavailable naming the file, and lookup() returns what the readable layers give together
+with what is unavailable, for a caller that prefers to decide itself. Expiry is evaluated at
+every call, so an incident or suspension ends on time without any file changing. Depends only on
+the standard library and PyYAML (through core.store and judge/).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -43,6 +48,22 @@ from judge.exclusions import BUILTIN, INCIDENT, Exclusion, effective_ignore
 from judge.state import JudgeState
 
 log = logging.getLogger(__name__)
+
+
+class IgnoreUnavailable(StoreError):
+    """A layer of provider.ignore exists but was never read successfully: nothing good to serve."""
+
+
+@dataclass(frozen=True, slots=True)
+class Lookup:
+    """provider.ignore for one model from the layers that could be read, and what could not."""
+
+    tags: list[str]
+    unavailable: tuple[str, ...] = ()   # one message per file with no good contents yet
+
+    @property
+    def complete(self) -> bool:
+        return not self.unavailable
 
 
 def load_layers(state: Path, builtin: Path, incidents: Path) -> tuple[JudgeState, tuple[Exclusion, ...]]:
@@ -56,6 +77,7 @@ class _Watched:
     def __init__(self, path: Path, load: Callable[[Path], Any], empty: Any) -> None:
         self.path, self.load, self.value = path, load, empty
         self.signature: tuple[int, int, int] | None = None
+        self.problem: str | None = None   # set while the file exists but has no good contents yet
 
     def refresh(self) -> Any:
         try:
@@ -65,18 +87,28 @@ class _Watched:
             if self.signature is not None:
                 # Mid-checkout or deleted by mistake: routing should not flap open because of it.
                 log.warning("canary: %s is missing; serving its last good contents", self.path)
+            else:
+                self.problem = None  # not created yet: empty is its true contents
             return self.value
         except OSError as exc:
-            log.warning("canary: cannot stat %s (%s); serving its last good contents", self.path, exc.strerror)
+            self._failed(f"cannot stat {self.path} ({exc.strerror})")
             return self.value
         if signature != self.signature:
             try:
                 self.value = self.load(self.path)
-                self.signature = signature
+                self.signature, self.problem = signature, None
             except (StoreError, OSError) as exc:
                 # Keep the old signature so the next call retries, and keep serving the last good list.
-                log.warning("canary: %s; serving its last good contents", exc)
+                self._failed(str(exc))
         return self.value
+
+    def _failed(self, problem: str) -> None:
+        if self.signature is not None:
+            log.warning("canary: %s; serving its last good contents", problem)
+            return
+        self.problem = problem
+        log.error("canary: %s; it was never read successfully, so there are no good contents to serve: "
+                  "provider.ignore is incomplete until it is fixed", problem)
 
 
 class ProviderIgnore:
@@ -90,9 +122,20 @@ class ProviderIgnore:
         self._incidents = _Watched(Path(incidents), lambda p: load_exclusions(p, INCIDENT), ())
 
     def get(self, model: str, now: datetime | None = None) -> list[str]:
-        """Provider tags to put in provider.ignore for `model` (sorted; [] when nothing is excluded)."""
+        """Provider tags to put in provider.ignore for `model` (sorted; [] when nothing is excluded).
+
+        Raises IgnoreUnavailable when a layer's file exists but has never been read successfully:
+        an empty or partial list would send traffic to hosts that people or the judge excluded."""
+        found = self.lookup(model, now)
+        if found.unavailable:
+            raise IgnoreUnavailable("provider.ignore is unavailable: " + "; ".join(found.unavailable))
+        return found.tags
+
+    def lookup(self, model: str, now: datetime | None = None) -> Lookup:
+        """What get() would return, from the readable layers, and the layers that are unavailable."""
         when = now or datetime.now(UTC)
         with self._lock:
             state = self._state.refresh()
             exclusions = self._builtin.refresh() + self._incidents.refresh()
-        return effective_ignore(model, exclusions, state, when)
+            unavailable = tuple(w.problem for w in (self._state, self._builtin, self._incidents) if w.problem)
+        return Lookup(effective_ignore(model, exclusions, state, when), unavailable)

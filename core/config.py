@@ -19,6 +19,7 @@ import yaml
 
 from core.errors import CanaryError
 from core.policy import MODES, Policy
+from core.tags import is_valid_model_id
 from core.vocabulary import CONTRACTS, LANGUAGES
 
 _RULES = Policy()  # the rules' defaults, read from the one place they are set
@@ -198,8 +199,9 @@ def parse_config(raw: dict[str, Any], *, source: str = "<inline>") -> Config:
     if len(set(models)) != len(models):
         raise ConfigError(f"{source}: models: lists a model twice")
     for m in models:
-        if m.count("/") < 1 or m.startswith("/") or m.endswith("/"):
-            raise ConfigError(f"{source}: models: {m!r} is not an OpenRouter model id of the form author/slug")
+        if not is_valid_model_id(m):  # as discovery checks them: an id reaches URLs, files and Markdown
+            raise ConfigError(f"{source}: models: {ascii(m)[:80]} is not an OpenRouter model id: author/slug, "
+                              "segments of letters, digits and ._:- joined by /, at most 128 characters")
     controls_raw = merged["controls"]
     if not isinstance(controls_raw, dict):
         raise ConfigError(f"{source}: controls: must map a model id to a list of endpoint tags")

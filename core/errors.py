@@ -4,6 +4,7 @@
     ├── ConfigError                   canary.yaml holds a value canary cannot use (core/config.py)
     ├── InputError                    a file or document canary refuses to read
     │   ├── StoreError                  one of canary's own files cannot be read or written (core/store.py)
+    │   │   └── IgnoreUnavailable         a provider.ignore layer never read successfully (canary/provider_ignore.py)
     │   ├── ResultsError                a results.json the round record refuses (core/results.py)
     │   ├── TimeFormatError             not an ISO 8601 time (core/times.py)
     │   ├── StateError                  state JSON that is not in the expected shape (judge/state.py)

@@ -12,6 +12,9 @@ import re
 from typing import TypeGuard
 
 TAG_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$")
+# OpenRouter model ids: `author/slug` (the slug may hold more `/`-separated segments and a
+# `:variant`), each segment of letters, digits and `._:-`; bounded like a tag.
+MODEL_PATTERN = re.compile(r"^(?=.{1,128}$)[A-Za-z0-9][A-Za-z0-9._:-]*(?:/[A-Za-z0-9][A-Za-z0-9._:-]*)+$")
 # Round ids of merged shards join several ids with "+", so they may be longer than a tag.
 ROUND_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]{0,1023}$")
 
@@ -19,6 +22,12 @@ ROUND_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]{0,1023}$")
 def is_valid_tag(value: object) -> TypeGuard[str]:
     """True when `value` is a provider tag or model id that is safe everywhere canary writes it."""
     return isinstance(value, str) and bool(TAG_PATTERN.fullmatch(value)) and ".." not in value
+
+
+def is_valid_model_id(value: object) -> TypeGuard[str]:
+    """True when `value` is an OpenRouter model id (author/slug) safe in a URL path, a file, Markdown
+    and a line of `canary models`' output."""
+    return isinstance(value, str) and bool(MODEL_PATTERN.fullmatch(value)) and ".." not in value
 
 
 def is_valid_round_id(value: object) -> TypeGuard[str]:

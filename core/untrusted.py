@@ -5,12 +5,18 @@ Markdown that reshapes a job summary (a `|` splits a table cell, `[x](url)` plan
 `<img>` is raw HTML), terminal escape sequences that repaint a developer's screen, or
 bidirectional overrides that make text read differently from what it is. Two steps, always
 in this order: `clean()` (one line, printable, bounded), then `markdown()` for Markdown only.
+
+Reading upstream data has its own two traps, handled here for every layer: JSON nested deep
+enough to crash Python's parser (`load_json` refuses it as not JSON) and UTF-16 surrogate
+halves split across chunks (`pair_surrogates` pairs them up).
 """
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
+from typing import Any
 
 ELLIPSIS = "…"
 
@@ -42,3 +48,61 @@ def clean(value: object, limit: int = 160) -> str:
 def markdown(value: object, limit: int = 160) -> str:
     """`clean()`, then escape every Markdown/HTML metacharacter: safe inside a table cell."""
     return _MD_SPECIAL.sub(r"\\\1", clean(value, limit))
+
+
+# Deeper than any reply, chunk or schema the probes handle (OpenRouter chunks nest ~6 levels), and
+# far below the depth at which Python's json raises RecursionError (~1000): deeper input is
+# "not JSON", so a hostile host gets a verdict instead of a crash in the parser.
+MAX_JSON_DEPTH = 64
+_JSON_STRUCTURE = re.compile(r'["\\\[\]{}]')
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class TooDeep(ValueError):
+    """JSON nested deeper than MAX_JSON_DEPTH: refused before the parser recurses."""
+
+
+def json_depth(text: str) -> int:
+    """The deepest `[`/`{` nesting of `text`, brackets inside strings not counted (one linear pass)."""
+    depth = deepest = 0
+    in_string, escaped_at = False, -1
+    for match in _JSON_STRUCTURE.finditer(text):
+        char, at = match.group(), match.start()
+        if in_string:
+            if at == escaped_at:
+                continue
+            if char == "\\":
+                escaped_at = at + 1
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def load_json(raw: str | bytes, **options: Any) -> Any:
+    """`json.loads` for upstream data: ValueError (TooDeep) instead of RecursionError on deep nesting.
+
+    Bytes must be UTF-8 (UnicodeDecodeError is a ValueError too); `options` go to json.loads.
+    """
+    text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    if text.count("[") + text.count("{") > MAX_JSON_DEPTH and json_depth(text) > MAX_JSON_DEPTH:
+        raise TooDeep(f"nested deeper than {MAX_JSON_DEPTH} levels")
+    try:
+        return json.loads(text, **options)
+    except RecursionError:  # unreachable after the depth check; kept so no parser crash escapes
+        raise TooDeep(f"nested deeper than {MAX_JSON_DEPTH} levels") from None
+
+
+def pair_surrogates(text: str) -> str:
+    """Text joined from chunks with UTF-16 surrogate halves paired up ("\\ud83d" + "\\ude00" is one
+    emoji); a lone half becomes U+FFFD. Python does not pair them itself, and an unpaired half
+    cannot be encoded as UTF-8, so every later step (judges, files) would fail on it."""
+    if _SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from core.untrusted import pair_surrogates
 from core.vocabulary import LANGUAGE_NAMES
 from judge import detector
 from judge.artifacts import find_artifacts
@@ -67,6 +68,7 @@ def assess(text: str, expected: str) -> Verdict:
     if expected not in LANGUAGE_NAMES:
         known = ", ".join(sorted(LANGUAGE_NAMES))
         raise ValueError(f"unsupported language {expected!r}; expected one of {known}")
+    text = pair_surrogates(text)  # a lone UTF-16 half (a split emoji) would crash the detector
     defect = (
         find_artifacts(text)
         or find_corruption(text)

@@ -59,15 +59,25 @@ class LiftError(RuleError):
     """`canary lift` for a provider that has no active suspension."""
 
 
+# Probe and judge run on different machines: a round may look this far ahead of the judge's clock.
+CLOCK_SKEW = timedelta(minutes=5)
+
+
 class RoundOrder(str, Enum):  # noqa: UP042 (a StrEnum's str() and f-string give the value, this one's the member name: kept as is)
     NEW = "new"
     ALREADY_APPLIED = "already_applied"
 
 
-def check_round_order(state: JudgeState, report: RoundResults) -> RoundOrder:
-    """NEW or ALREADY_APPLIED; raises RoundOrderError for a round that is out of order."""
+def check_round_order(state: JudgeState, report: RoundResults, *, now: datetime | None = None) -> RoundOrder:
+    """NEW or ALREADY_APPLIED; raises RoundOrderError for a round that is out of order, or (given
+    `now`) that started after `now` + CLOCK_SKEW."""
     if report.round_id in state.applied_rounds:
         return RoundOrder.ALREADY_APPLIED
+    if now is not None and report.started_at > now + CLOCK_SKEW:
+        raise RoundOrderError(
+            f"round {report.round_id} started at {report.started_at.isoformat()}, after now "
+            f"({now.isoformat()}): a probe clock set ahead, or a made-up file. Applied, it would refuse every "
+            "real round until that date as out of order, so it is refused and nothing was changed")
     last = state.last_round
     if last is not None and report.started_at <= last.started_at:
         raise RoundOrderError(
@@ -235,8 +245,9 @@ def _suspend(state: JudgeState, mround: ModelRound, policy: Policy, now: datetim
              excluded: frozenset[str], decisions: list[Decision]) -> JudgeState:
     model = mround.model
     providers = state.models.get(model, {})
-    suspended = {p for p, ps in providers.items() if ps.suspension is not None}
-    usable = set(mround.discovered) - excluded - suspended
+    # Compared by casefold: tags that differ only by case are one host, counted once by the floor.
+    suspended = {p.casefold() for p, ps in providers.items() if ps.suspension is not None}
+    usable = {p.casefold() for p in mround.discovered} - {e.casefold() for e in excluded} - suspended
     cards = {p: decision_cards(state, model, p, _failed_now(mround.providers.get(p)))
              for p, ps in providers.items()
              if ps.suspension is None and ps.failed_streak >= policy.failed_rounds_to_suspend}
@@ -245,7 +256,7 @@ def _suspend(state: JudgeState, mround: ModelRound, policy: Policy, now: datetim
     for provider in candidates:
         ps = state.provider(model, provider)
         evidence = _evidence(mround.providers.get(provider))
-        remaining = usable - {provider}
+        remaining = usable - {provider.casefold()}
         if len(remaining) < policy.capacity_floor:
             decisions.append(Decision(
                 model, provider, Action.FLOOR_HELD, Rule.CAPACITY_FLOOR,

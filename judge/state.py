@@ -142,6 +142,29 @@ class JudgeState:
         return plan
 
 
+def times_after(state: JudgeState, limit: datetime) -> list[str]:
+    """Where the state holds a time after `limit` that can only lie in the past (a suspension's
+    `until` may not: it is in the future by design). A round stamped by a clock set ahead, or a
+    hand edit, puts one there; kept, it refuses every later round as out of order, or freezes an
+    endpoint's streaks, until that date."""
+    found: list[str] = []
+
+    def check(where: str, value: datetime | None) -> None:
+        if value is not None and value > limit:
+            found.append(f"{where} {fmt_time(value)}")
+
+    if state.last_round is not None:
+        check("last_round.started_at", state.last_round.started_at)
+        check("last_round.decided_at", state.last_round.decided_at)
+    for model, providers in sorted(state.models.items()):
+        for provider, ps in sorted(providers.items()):
+            where = f"models.{model}.{provider}"
+            check(f"{where}.last_counted_at", ps.last_counted_at)
+            check(f"{where}.ladder.last_suspension_started", ps.ladder.last_suspension_started)
+            check(f"{where}.suspension.since", ps.suspension.since if ps.suspension else None)
+    return found
+
+
 def state_to_json(state: JudgeState) -> dict[str, Any]:
     models = {
         model: {provider: _provider_to_json(ps) for provider, ps in sorted(providers.items())}

@@ -15,6 +15,7 @@ from typing import Any
 from jsonschema import validators
 from jsonschema.exceptions import ValidationError, best_match
 
+from core.untrusted import TooDeep, load_json
 from judge.verdict import Verdict, failed, passed
 
 _FENCE = re.compile(
@@ -40,12 +41,16 @@ def assess(text: str, schema: dict[str, Any]) -> Verdict:
     if not body:
         return failed("structured: empty reply, expected a JSON value")
     try:
-        value = json.loads(body, parse_constant=_reject_constant)
+        value = load_json(body, parse_constant=_reject_constant)
+    except TooDeep as error:
+        return failed(f"{NOT_JSON}: {error}")
     except json.JSONDecodeError as error:
         where = f"line {error.lineno} column {error.colno}"
         return failed(f"{NOT_JSON}: {error.msg} at {where}")
     except _NonStandardConstant as error:
         return failed(f"{NOT_JSON}: {error}")
+    except ValueError as error:  # e.g. a number of more than 4,300 digits: Python refuses to convert it
+        return failed(f"{NOT_JSON}: {str(error)[:MESSAGE_CHARS]}")
     validator_class = validators.validator_for(schema)
     validator_class.check_schema(schema)
     errors = list(validator_class(schema).iter_errors(value))

@@ -134,6 +134,11 @@ CATALOGUE: dict[str, _Spec] = {
     # Realistic noise of healthy hosts (benchmarks/false_suspensions.py): never a defect.
     "short_reply": {"words": (_int(1), 3)},
     "catch_phrase": {"phrases": (_strings, DEFAULT_CATCH_PHRASES)},
+    # Hostile hosts (simulator/hostile.py): replies that attack the reader, not degraded text.
+    "echo_headers": {"into": (_choice(("text", "provider")), "text")},
+    "deep_json": {"depth": (_int(1), 1000), "into": (_choice(("content", "chunk")), "content")},
+    "split_surrogates": {"lone": (_bool, False)},
+    "no_space": {"chars": (_int(1), 65536)},
 }
 FAULT_NAMES: tuple[str, ...] = tuple(CATALOGUE)
 

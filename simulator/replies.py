@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from simulator import corrupt, schema_gen
+from simulator import corrupt, hostile, schema_gen
 from simulator.banks import Bank, all_banks
 from simulator.faults import MID_STREAM_SHAPES, Draw, draw, trait
 from simulator.request import ChatRequest, Reasoning
@@ -97,6 +97,8 @@ class Plan:
     error: StreamError | None = None
     usage_shape: str = "null_finish"
     thinking: Thinking | None = None
+    chunks: tuple[str, ...] | None = None   # hostile: these content deltas instead of pieces of `text`
+    deep_field: int = 0                     # hostile deep_json into chunk: each chunk nests a field this deep
 
     @property
     def thinking_s(self) -> float:
@@ -151,7 +153,7 @@ def reply_rng(seed: int, tag: str, messages_hash: str, attempt: int) -> random.R
 
 
 def count_tokens(text: str) -> int:
-    return math.ceil(len(text.encode("utf-8")) / BYTES_PER_TOKEN)
+    return math.ceil(len(text.encode("utf-8", "surrogatepass")) / BYTES_PER_TOKEN)  # a hostile lone half counts too
 
 
 def truncate_tokens(text: str, limit: int) -> str:
@@ -231,12 +233,13 @@ def _generation(
     prompt_tokens = sum(count_tokens(str(m.get("content") or "")) + MESSAGE_OVERHEAD_TOKENS for m in request.messages)
     sent = text[:cut_at] if cut_at is not None else text[: error.at] if error else text
     shape = rng.choice(("null_finish", "empty_choices", "repeat_finish")) if usage_shape == "mixed" else usage_shape
-    return Plan(
+    plan = Plan(
         served=endpoint, faults=fired, text=text, finish_reason=finish_reason,
         native_finish_reason=finish_reason, ttft_s=ttft_ms / 1000, tokens_per_second=behaviour.tokens_per_second,
         prompt_tokens=prompt_tokens, completion_tokens=count_tokens(sent) + (thinking.tokens if thinking else 0),
         cut_at=cut_at, error=error, usage_shape=shape, thinking=thinking,
     )  # fmt: skip
+    return hostile.apply(plan, name, params, dict(request.headers)) if name in hostile.FAULTS else plan
 
 
 def thinking_tokens(natural: int, reasoning: Reasoning | None, max_tokens: int | None) -> int:

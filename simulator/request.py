@@ -60,6 +60,7 @@ class ChatRequest:
     parameters: frozenset[str]
     language: str
     reasoning: Reasoning | None = None   # None: the request says nothing about reasoning
+    headers: tuple[tuple[str, str], ...] = ()   # as received, unmasked: only a hostile host echoes them
 
     @property
     def messages_hash(self) -> str:

@@ -8,6 +8,7 @@ which select the scenario's phases.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections import Counter
@@ -162,7 +163,7 @@ async def chat(request: web.Request) -> web.StreamResponse:
     state = request.app[STATE]
     try:
         body = json.loads(await request.read())
-        req = parse_chat_request(body)
+        req = dataclasses.replace(parse_chat_request(body), headers=tuple(request.headers.items()))
     except ValueError as exc:  # includes BadRequest and JSON errors
         message = str(exc) if isinstance(exc, BadRequest) else "Invalid request body: not valid JSON"
         return stream.json_error(400, wire.error_body(400, message, {"error_type": "invalid_request"}))

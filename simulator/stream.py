@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import re
 import socket
 import struct
@@ -21,7 +20,7 @@ from typing import Any
 
 from aiohttp import web
 
-from simulator import wire
+from simulator import hostile, wire
 from simulator.replies import Plan, count_tokens
 from simulator.scenario import Model
 
@@ -41,9 +40,8 @@ class Framing:
     headers: Mapping[str, str]
 
 
-def sse(payload: Mapping[str, Any] | str) -> bytes:
-    data = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
-    return f"data: {data}\n\n".encode()
+def sse(payload: Mapping[str, Any] | str, plan: Plan | None = None) -> bytes:
+    return f"data: {hostile.dumps(payload, plan)}\n\n".encode()
 
 
 def pieces(text: str) -> list[str]:
@@ -100,17 +98,17 @@ async def _stream_body(request: web.Request, resp: web.StreamResponse, plan: Pla
     chunks = wire.ChunkMaker(framing.gen_id, framing.model, plan)
     clock = _Clock(resp, framing.keepalive_s, KEEPALIVE)
     await clock.until(min(plan.ttft_s / 2, 0.05))
-    await resp.write(sse(chunks.delta("")))  # role-only chunk: not a token
+    await resp.write(sse(chunks.delta(""), plan))  # role-only chunk: not a token
     await clock.until(plan.ttft_s)
     await _think(resp, plan, chunks, clock)
     answer_at = plan.ttft_s + plan.thinking_s  # the first answer text comes after the thinking
     stop_at = plan.cut_at if plan.cut_at is not None else plan.error.at if plan.error else None
     sent, elapsed_tokens = 0, 0
-    for index, piece in enumerate(pieces(plan.text)):
+    for index, piece in enumerate(plan.chunks if plan.chunks is not None else pieces(plan.text)):
         if stop_at is not None and sent + len(piece) > stop_at and sent > 0:
             break
         await clock.until(answer_at + elapsed_tokens / plan.tokens_per_second)
-        await resp.write(sse(chunks.delta(piece)))
+        await resp.write(sse(chunks.delta(piece), plan))
         sent += len(piece)
         elapsed_tokens += count_tokens(piece)
         if index and index % COMMENT_EVERY_PIECES == 0:
@@ -119,10 +117,10 @@ async def _stream_body(request: web.Request, resp: web.StreamResponse, plan: Pla
         _drop(request)  # truncated_stream: no finish, no [DONE], connection gone
         return
     if plan.error is not None:
-        await resp.write(sse(chunks.error(plan.error)))
+        await resp.write(sse(chunks.error(plan.error), plan))
     else:
-        await resp.write(sse(chunks.finish()))
-        await resp.write(sse(chunks.usage()))
+        await resp.write(sse(chunks.finish(), plan))
+        await resp.write(sse(chunks.usage(), plan))
     await resp.write(sse("[DONE]"))
     await resp.write_eof()
 
@@ -137,11 +135,11 @@ async def _think(resp: web.StreamResponse, plan: Plan, chunks: wire.ChunkMaker, 
         elapsed_tokens = 0
         for piece in pieces(thinking.text):
             await clock.until(plan.ttft_s + elapsed_tokens / plan.tokens_per_second)
-            await resp.write(sse(chunks.reasoning(piece)))
+            await resp.write(sse(chunks.reasoning(piece), plan))
             elapsed_tokens += count_tokens(piece)
     await clock.until(plan.ttft_s + plan.thinking_s)
     if thinking.shown and not thinking.readable:
-        await resp.write(sse(chunks.encrypted_reasoning()))
+        await resp.write(sse(chunks.encrypted_reasoning(), plan))
 
 
 async def send_completion(request: web.Request, plan: Plan, framing: Framing) -> web.StreamResponse:
@@ -172,7 +170,7 @@ def _completion_payload(plan: Plan, model: Model, gen_id: str) -> bytes:
     else:
         content = plan.text[: plan.error.at] if plan.error else plan.text
         body = wire.completion_body(gen_id, model, plan, content)
-    return json.dumps(body, ensure_ascii=False).encode()
+    return hostile.dumps(body, plan).encode()
 
 
 async def hang(request: web.Request, seconds: float | None) -> web.StreamResponse:

@@ -61,6 +61,7 @@ def _run(args: argparse.Namespace) -> int:
             if not is_valid_tag(value):
                 raise StoreError(describe_invalid_tag(value))
         now = now_of(args)
+        audit.check_appendable(config.paths.audit)
         text = read_text(path, "incident file") or ""
         if args.incident_action == "add":
             expires = parse_time(args.expires, "--expires") if args.expires else None
@@ -84,8 +85,9 @@ def add_incident(text: str, source: str, entry: Exclusion) -> str:
     """`text` with `entry` appended to its model's section (created at the end when absent)."""
     before = parse_exclusions(text, INCIDENT, source)
     for e in before:
-        if e.model == entry.model and e.provider == entry.provider:
-            raise StoreError(f"{source}: line {e.line}: {entry.provider} is already listed for {entry.model}; "
+        if e.model == entry.model and e.provider.casefold() == entry.provider.casefold():
+            same = "" if e.provider == entry.provider else f" (as {e.provider}: tags are compared ignoring case)"
+            raise StoreError(f"{source}: line {e.line}: {entry.provider} is already listed for {entry.model}{same}; "
                              "remove it first to change it")
     lines = text.splitlines(keepends=True)
     if lines and not lines[-1].endswith("\n"):

@@ -31,7 +31,8 @@ def _run(args: argparse.Namespace) -> int:
     config = config_of(args)
     try:
         now = now_of(args)
-        state = load_state(config.paths.state)
+        audit.check_appendable(config.paths.audit)
+        state = load_state(config.paths.state, now=now)
         new_state, decision = lift(state, args.model, args.provider, now=now, reason=args.reason)
     except (StoreError, ResultsError, TimeFormatError, LiftError) as exc:
         print(f"canary lift: {exc}", file=sys.stderr)

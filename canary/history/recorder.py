@@ -27,7 +27,7 @@ HISTORY_FAILED = "history_failed"
 
 
 def record_files(history: Path, results: Sequence[Path], decisions: Mapping[str, Any] | None, *,
-                 now: datetime) -> Recorded:
+                 now: datetime, compact_days: bool = True) -> Recorded:
     """Record the round made of `results` (shards) with its decisions; HistoryError/StoreError say why not."""
     try:
         record = round_record(load_round(results), decisions)
@@ -35,13 +35,17 @@ def record_files(history: Path, results: Sequence[Path], decisions: Mapping[str,
         raise HistoryError(str(exc)) from None
     except HistoryError as exc:
         raise HistoryError(f"{', '.join(map(str, results))}: {exc}") from None
-    return record_round(history, record, now=now)
+    return record_round(history, record, now=now, compact_days=compact_days)
 
 
-def record_after_judge(paths: PathSettings, results: Sequence[Path], decisions: Mapping[str, Any], *, now: datetime) -> None:
-    """The judge's hook: record the judged round in `paths.history`; a failure is only a warning."""
+def record_after_judge(paths: PathSettings, results: Sequence[Path], decisions: Mapping[str, Any], *, now: datetime,
+                       compact_days: bool = True) -> None:
+    """The judge's hook: record the judged round in `paths.history`; a failure is only a warning.
+
+    `compact_days=False` (a re-run of an applied round): only add the round if it is missing, so a
+    re-run, however late, changes no other history file."""
     try:
-        record_files(history_root(paths), results, decisions, now=now)
+        record_files(history_root(paths), results, decisions, now=now, compact_days=compact_days)
     except Exception as exc:  # noqa: BLE001 - evidence must never block judging, whatever broke
         problem = str(exc) if isinstance(exc, (HistoryError, StoreError, OSError)) else f"{type(exc).__name__}: {exc}"
         print(f"canary judge: warning: the round was judged but not added to the history: {problem}", file=sys.stderr)
@@ -51,5 +55,5 @@ def record_after_judge(paths: PathSettings, results: Sequence[Path], decisions: 
                 "model": "*", "provider": "*", "action": HISTORY_FAILED, "rule": "history",
                 "reason": problem[:500], "evidence": [],
             }])
-        except OSError as audit_exc:
+        except (OSError, StoreError) as audit_exc:
             print(f"canary judge: warning: could not log that in the audit log either: {audit_exc}", file=sys.stderr)

@@ -78,15 +78,16 @@ def day_path(root: Path, day: str) -> Path:
     return Path(root) / "days" / day[:4] / f"{day}{SUFFIX}"
 
 
-def record_round(root: Path, record: RoundRecord, *, now: datetime, detail_days: int = DETAIL_DAYS) -> Recorded:
-    """Append one round (unless already recorded), then compact the days past the window."""
+def record_round(root: Path, record: RoundRecord, *, now: datetime, detail_days: int = DETAIL_DAYS,
+                 compact_days: bool = True) -> Recorded:
+    """Append one round (unless already recorded), then (`compact_days`) compact the days past the window."""
     path = round_path(root, record)
     day = record.started_at.date().isoformat()
     day_file = day_path(root, day)
     already = path.exists() or (day_file.exists() and record.round_id in read_day(day_file).round_ids)
     if not already:
         atomic_write_bytes(path, encode_round(record))
-    return Recorded(path, not already, compact(root, now=now, detail_days=detail_days))
+    return Recorded(path, not already, compact(root, now=now, detail_days=detail_days) if compact_days else ())
 
 
 def compact(root: Path, *, now: datetime, detail_days: int = DETAIL_DAYS) -> tuple[str, ...]:

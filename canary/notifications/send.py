@@ -32,6 +32,7 @@ from canary.notifications.urls import (
     Target,
     targets_from_env,
 )
+from core.store import StoreError
 from core.times import fmt_time
 from core.untrusted import clean
 
@@ -88,8 +89,9 @@ def send(doc: Mapping[str, Any], urls: Sequence[Target | str], audit_path: Path 
     if failures and audit_path is not None:
         try:
             audit.append(audit_path, [_audit_line(doc, f) for f in failures])
-        except OSError as exc:
-            echo(f"canary: could not record the failed notification in the audit log ({exc.strerror})")
+        except (OSError, StoreError) as exc:
+            detail = exc.strerror if isinstance(exc, OSError) else str(exc)
+            echo(f"canary: could not record the failed notification in the audit log ({detail})")
     return failures
 
 

@@ -27,13 +27,13 @@ from typing import Any
 from urllib.parse import quote
 
 from core.errors import UpstreamError
+from core.tags import is_valid_model_id
 from probes.http.client import PinnedClient, TransportError
 from probes.http.records import Endpoint
 from probes.http.wire import error_of, parse_json
 
 MAX_TAG_LENGTH = 100
 _TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)*")
-_MODEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]*/[A-Za-z0-9][A-Za-z0-9._:-]*(?:/[A-Za-z0-9][A-Za-z0-9._:-]*)*")
 
 
 class DiscoveryError(UpstreamError):
@@ -50,7 +50,7 @@ class DiscoveryError(UpstreamError):
 
 def endpoints_path(model: str) -> str:
     """`models/{author}/{slug}/endpoints`, the id split at its first `/`."""
-    if not _MODEL.fullmatch(model) or ".." in model:
+    if not is_valid_model_id(model):
         raise DiscoveryError(model, "not a model id of the form author/slug")
     author, slug = model.split("/", 1)
     return f"models/{quote(author, safe='')}/{quote(slug, safe='/:')}/endpoints"
@@ -89,10 +89,14 @@ def parse_endpoints(model: str, body: Any) -> list[Endpoint]:
         except ValueError as exc:
             problems.append(f"entry {i}: {exc}")
             continue
-        if endpoint.tag in found:
-            problems.append(f"entry {i}: duplicate tag {endpoint.tag!r}")
+        # Tags that differ only by case are one host to OpenRouter if it matches them as it
+        # matches provider names (case-insensitively): probed and excluded twice, counted twice.
+        twin = found.get(endpoint.tag.casefold())
+        if twin is not None:
+            same = "duplicate tag" if twin.tag == endpoint.tag else f"tag differs only by case from {twin.tag!r}:"
+            problems.append(f"entry {i}: {same} {endpoint.tag!r}")
             continue
-        found[endpoint.tag] = endpoint
+        found[endpoint.tag.casefold()] = endpoint
     good = tuple(sorted(found.values(), key=lambda e: e.tag))
     if problems:
         shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")

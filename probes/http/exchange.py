@@ -140,6 +140,11 @@ class Run:
         return names
 
     def result(self, scrub: Callable[[str], str]) -> ChatResult:
+        """The frozen result, with the key scrubbed from every upstream string it keeps.
+
+        A host may echo our request headers (the key) into its text, its reasoning, the served-by
+        name, the model or the id; only this step holds the key, so everything later (results.json,
+        Allure, issues, notifications, the state's reasons, the history) gets it scrubbed here."""
         cls, kind, message = self._outcome()
         served = self.served()
         strangers = [n for n in served if not provider_matches(self.endpoint, n)]
@@ -151,31 +156,34 @@ class Run:
         if message is not None and self.retried_after is not None:
             message = f"{message} (the request was retried once on a fresh connection after: {self.retried_after})"
         s, b = self.state, self.body or {}
+
+        def kept(value: str | None) -> str | None:
+            return scrub(value) if value is not None else None
+
         return ChatResult(
             tag=self.endpoint.tag,
             classification=cls,
-            text=b.get("text", s.text),
-            reasoning_text=b.get("reasoning_text", s.reasoning_text),
+            text=scrub(b.get("text", s.text)),
+            reasoning_text=scrub(b.get("reasoning_text", s.reasoning_text)),
             reasoning_seen=b.get("reasoning_seen", s.reasoning_seen),
-            finish_reason=b.get("finish_reason", s.finish_reason),
-            native_finish_reason=b.get("native_finish_reason", s.native_finish_reason),
+            finish_reason=kept(b.get("finish_reason", s.finish_reason)),
+            native_finish_reason=kept(b.get("native_finish_reason", s.native_finish_reason)),
             usage=b.get("usage", s.usage),
-            served_by=next(iter(strangers or served), None),
-            served_model=b.get("served_model", s.served_model),
-            generation_id=b.get("generation_id") or s.generation_id or self.header_generation_id,
+            served_by=kept(next(iter(strangers or served), None)),
+            served_model=kept(b.get("served_model", s.served_model)),
+            generation_id=kept(b.get("generation_id") or s.generation_id or self.header_generation_id),
             http_status=self.status,
             headers_s=self.headers_at,
             ttft_s=s.ttft_s if self.stream else None,
             first_event_s=s.first_event_s,
             total_s=self.elapsed(),
             error_kind=kind,
-            error_message=scrub(message) if message is not None else None,
+            error_message=kept(message),
             keepalives=s.keepalives,
             chunks=s.chunks,
             truncated_by_client=s.truncated,
-            flagged=self.flagged if cls is Classification.MODERATED else (),
+            flagged=tuple(scrub(f) for f in self.flagged) if cls is Classification.MODERATED else (),
             reasoning_requested=self.reasoning_requested,
             requests=1 if self.retried_after is None else 2,
-            retried_after=scrub(self.retried_after) if self.retried_after is not None else None,
+            retried_after=kept(self.retried_after),
         )
-

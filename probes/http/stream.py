@@ -14,10 +14,10 @@ the rules of docs/openrouter-wire.md §3 live in one testable place:
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.untrusted import load_json, pair_surrogates
 from probes.http.records import Usage
 from probes.http.sse import Comment, Event, Item
 
@@ -52,11 +52,11 @@ class StreamState:
 
     @property
     def text(self) -> str:
-        return "".join(self.text_parts)
+        return pair_surrogates("".join(self.text_parts))  # an emoji split across chunks is one again
 
     @property
     def reasoning_text(self) -> str:
-        return "".join(self.reasoning_parts)
+        return pair_surrogates("".join(self.reasoning_parts))
 
     def feed(self, item: Item, now: float) -> bool:
         """Apply one SSE item seen at `now` (seconds since send); False means stop reading."""
@@ -73,8 +73,8 @@ class StreamState:
             self.malformed = "a data event is not valid UTF-8"
             return False
         try:
-            chunk = json.loads(item.data)
-        except ValueError:
+            chunk = load_json(item.data)
+        except ValueError:  # a deeply nested event too (TooDeep): never a RecursionError
             self.malformed = f"a data event is not JSON: {item.data[:120]!r}"
             return False
         if not isinstance(chunk, dict):

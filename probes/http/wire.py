@@ -7,12 +7,11 @@ them. References (§) are to docs/openrouter-wire.md.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.untrusted import clean
+from core.untrusted import clean, load_json, pair_surrogates
 from probes.http.records import Classification, Endpoint, ErrorKind, Usage
 from probes.http.stream import describe_error
 
@@ -138,8 +137,8 @@ def provider_matches(endpoint: Endpoint, served: str) -> bool:
 def parse_json(raw: bytes) -> Any:
     """JSON or None; leading whitespace is fine (OpenRouter's keep-alive for non-streamed bodies)."""
     try:
-        return json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+        return load_json(raw)
+    except ValueError:  # not UTF-8, not JSON, or nested too deep to parse safely
         return None
 
 
@@ -210,8 +209,8 @@ def completion_fields(body: Any) -> dict[str, Any] | str:
     raw_message = choice.get("message")
     message: dict[str, Any] = raw_message if isinstance(raw_message, dict) else {}
     return {
-        "text": message.get("content") if isinstance(message.get("content"), str) else "",
-        "reasoning_text": message.get("reasoning") if isinstance(message.get("reasoning"), str) else "",
+        "text": pair_surrogates(message["content"]) if isinstance(message.get("content"), str) else "",
+        "reasoning_text": pair_surrogates(message["reasoning"]) if isinstance(message.get("reasoning"), str) else "",
         "reasoning_seen": isinstance(message, dict) and bool(message.get("reasoning") or message.get("reasoning_details")),
         "finish_reason": _str(choice.get("finish_reason")),
         "native_finish_reason": _str(choice.get("native_finish_reason")),

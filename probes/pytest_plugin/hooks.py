@@ -11,12 +11,13 @@ the round owner only (the xdist controller, or the single process).
 from __future__ import annotations
 
 from collections.abc import Generator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from core.vocabulary import Outcome
-from probes.pytest_plugin import reporting, table
+from probes.pytest_plugin import key_sweep, reporting, table
 from probes.pytest_plugin.outcomes import HostUnreachable, RoundIncomplete
 from probes.pytest_plugin.scheduling import ProviderScheduling, assignment, case_id_of
 from probes.pytest_plugin.settle import WORKERINPUT_KEY, settle
@@ -231,6 +232,18 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             "clock": settings.clock.kind, "controls": settings.controls_source,
         })
         reporting.write_allure_unprobed(settings.alluredir, doc["unprobed_controls"], round_.records)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """After every writer (JUnit, Allure, our reports): sweep the round's files for the key."""
+    round_ = config.stash.get(ROUND, None)
+    if round_ is None or round_.settings.role == "worker":
+        return
+    settings, xml = round_.settings, getattr(config.option, "xmlpath", None)
+    roots = [settings.reports, *([settings.alluredir] if settings.alluredir else []), *([Path(xml)] if xml else [])]
+    for path in key_sweep.sweep(roots, settings.client):
+        print(f"canary: the API key was found in {path} and masked there", flush=True)
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:

@@ -21,7 +21,9 @@ from collections.abc import Callable, Iterable, Sequence
 from types import ModuleType
 
 from core.config import ProbeSettings
+from core.untrusted import clean
 from core.upstream import Upstream
+from core.vocabulary import Outcome
 from judge.verdict import Verdict
 from probes.http.client import PinnedClient
 from probes.http.wire import ReasoningBudget
@@ -34,6 +36,7 @@ CONTRACT_MODULES: dict[str, ModuleType] = {
     "latency": latency, "refusal": refusal, "structured": structured, "language": language,
 }
 STARTUP_TIMEOUT_S = 30.0
+CRASH_DETAIL_CHARS = 200  # of an unexpected exception's message kept in the case's reason
 
 
 class Engine:
@@ -131,7 +134,10 @@ class Engine:
     async def _probe_case(self, case: Case) -> CaseResult:
         assert self._client is not None
         module = CONTRACT_MODULES[case.contract]
-        result: CaseResult = await module.probe(self._client, case.endpoint, self._settings, case)
+        try:
+            result: CaseResult = await module.probe(self._client, case.endpoint, self._settings, case)
+        except Exception as exc:  # one host's hostile reply must not void the round
+            result = crashed(case, exc, self._client_settings.scrub)
         if self._on_result is not None:
             self._on_result(result)
         return result
@@ -154,6 +160,16 @@ class Engine:
         """ControlBoard without xdist: the selected controls are probed in this same loop."""
         cases = self._control_cases.get(model, ())
         return tuple(await asyncio.gather(*(asyncio.shield(self._task(c)) for c in cases)))
+
+
+def crashed(case: Case, exc: BaseException, scrub: Callable[[str], str]) -> CaseResult:
+    """A probe that raised: that case's own transport error (it freezes the host, the round goes on).
+
+    Whatever a reply holds, the parsers and judges are meant to return a verdict; an exception
+    here is a bug they did not foresee, so the host is not blamed for it either way."""
+    detail = scrub(clean(f"{type(exc).__name__}: {exc}", CRASH_DETAIL_CHARS))
+    return CaseResult.for_case(case, Outcome.TRANSPORT_ERROR,
+                               f"transport: the probe raised an unexpected error on this reply ({detail})")
 
 
 def run_quietly(fn: Callable[[], None]) -> None:

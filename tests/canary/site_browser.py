@@ -55,6 +55,12 @@ class Visit:
     facts: Any = None
     png: bytes = b""
     clips: dict[str, bytes] = field(default_factory=dict)   # name -> PNG of that rectangle
+    requests: list[str] = field(default_factory=list)       # every URL the page asked for, in order
+
+    def left_the_page(self, page: str) -> list[str]:
+        """Requests to anything but the page's own files (file:// beside it, or its http origin) and data:."""
+        base = page.rsplit("/", 1)[0] + "/"
+        return [u for u in self.requests if not (u.startswith(base) or u.startswith(("data:", "blob:", "about:")))]
 
     @property
     def errors(self) -> list[str]:
@@ -181,7 +187,7 @@ class Browser:
         giving [{name, x, y, width, height}] in page pixels) names rectangles shot on their own."""
         target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
         session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        for domain in ("Runtime", "Log", "Page"):
+        for domain in ("Runtime", "Log", "Page", "Network"):
             self.call(f"{domain}.enable", session=session)
         metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile}
         self.call("Emulation.setDeviceMetricsOverride", metrics, session=session)
@@ -219,6 +225,8 @@ class Browser:
                 visit.exceptions.append(params)
             elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
                 visit.log_errors.append(params)
+            elif method == "Network.requestWillBeSent":
+                visit.requests.append(str(params.get("request", {}).get("url", "")))
         self.call("Target.closeTarget", {"targetId": target})
         return visit
 

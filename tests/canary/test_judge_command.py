@@ -143,10 +143,10 @@ def test_a_simulator_round_is_applied_to_a_simulator_state_or_when_allowed(f: Fi
 
 
 def test_an_out_of_order_round_is_refused_and_nothing_is_written(f: Files) -> None:
-    f.canary("judge", str(f.results("new.json", at=T0 + HALF_HOUR)), "--now", iso(T0))
+    f.canary("judge", str(f.results("new.json", at=T0 + HALF_HOUR)), "--now", iso(T0 + HALF_HOUR))
     old = f.results("old.json", at=T0)
     before = f.snapshot()
-    code, _, err = f.canary("judge", str(old), "--now", iso(T0))
+    code, _, err = f.canary("judge", str(old), "--now", iso(T0 + HALF_HOUR))
     assert code == 2 and "not after the last applied round" in err
     assert f.snapshot() == before
 
@@ -171,7 +171,8 @@ def test_the_mode_flag_overrides_the_configuration(f: Files) -> None:
 
 def test_an_incomplete_round_changes_no_streak(f: Files) -> None:
     f.canary("judge", str(f.results("a.json", {BAD: "fail"})), "--now", iso(T0))
-    f.canary("judge", str(f.results("b.json", {BAD: "fail"}, at=T0 + HALF_HOUR, complete=False)), "--now", iso(T0))
+    f.canary("judge", str(f.results("b.json", {BAD: "fail"}, at=T0 + HALF_HOUR, complete=False)),
+             "--now", iso(T0 + HALF_HOUR))
     assert json.loads(f.state.read_text())["models"][MODEL][BAD]["failed_streak"] == 1
     assert [d["action"] for d in json.loads(f.decisions.read_text())["decisions"]] == ["incomplete_round"]
 

@@ -153,6 +153,7 @@ def test_the_page_loads_without_errors_and_shows_every_endpoint(browser: Browser
     site, status = sim_site
     visit = load(browser, site, f"sim-{viewport['width']}", **viewport)
     assert visit.errors == []
+    assert visit.requests and visit.left_the_page((site / "index.html").as_uri()) == []  # "no network"
     facts = visit.facts
     shown = {r["endpoint"]: r for r in facts["rows"]}
     assert set(shown) == set(status["models"][MODEL]["endpoints"])
@@ -234,3 +235,31 @@ def test_the_page_turns_stale_by_itself(browser: Browser, tmp_path: Path, age: t
     assert (visit.facts["banner"] > 0) is (stale == "1")
     assert visit.facts["title"].startswith("STALE") is (stale == "1")
     shutil.rmtree(tmp_path / "site")
+
+
+def test_the_allure_report_makes_no_request_beyond_its_own_files(browser: Browser, tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from canary import allure_html
+
+    try:
+        allure_html.find_allure()
+        allure_html.check_java()
+    except allure_html.AllureError as exc:
+        if shutil.which("npm") is None or shutil.which("java") is None:
+            pytest.skip(f"Allure 2 cannot run here: {exc}")
+        raise
+    results = tmp_path / "allure-results"
+    results.mkdir()
+    (results / "0-result.json").write_text(json.dumps({
+        "uuid": "0", "historyId": "h0", "name": "aurora/fp8 · latency", "fullName": f"{MODEL}::aurora/fp8::latency",
+        "status": "passed", "start": 1_764_000_000_000, "stop": 1_764_000_001_000,
+        "labels": [{"name": "suite", "value": MODEL}]}), encoding="utf-8")
+    out = tmp_path / "allure-report"
+    code = main(["report", "--results-dir", str(results), "--history-dir", str(tmp_path / "history"),
+                 "--out", str(out), "--single-file"])
+    assert code == 0, capsys.readouterr().err
+
+    page = (out / "index.html").as_uri()
+    visit = browser.visit(page, ready="document.readyState === 'complete'", full_page=False, settle_s=1.0, **LAPTOP)
+
+    assert visit.requests and visit.left_the_page(page) == []

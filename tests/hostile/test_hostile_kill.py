@@ -24,6 +24,7 @@ from hostile_support import HALF_HOUR, PROVIDERS, T0, Files, iso, seeded
 
 from canary import audit
 from canary.cli import main
+from canary.history.store import read_span
 
 ROUND_AT = T0 + 3 * HALF_HOUR
 HOOKED = ("write", "fsync", "replace")
@@ -97,6 +98,12 @@ def _files(f: Files) -> dict[str, bytes]:
             (("state", f.state), ("audit", f.audit), ("decisions", f.decisions))}
 
 
+def _history(f: Files) -> list[tuple[str, int]]:
+    """The rounds the history holds: (round id, number of cases) each."""
+    root = f.state.parent / "history"
+    return sorted((r.round_id, len(r.cases)) for r in read_span(root).rounds) if root.exists() else []
+
+
 def _assert_old_or_new(now: dict[str, bytes], old: dict[str, bytes], new: dict[str, bytes], torn: bool) -> None:
     assert now["state"] in (old["state"], new["state"])
     json.loads(now["state"])
@@ -134,6 +141,7 @@ def test_a_judge_killed_at_any_io_step_leaves_old_or_new_files(tmp_path: Path,
         # Running the same round again finishes the job: the state of an uninterrupted run.
         assert main(_args(f, results)) == 0, (step, how)
         assert f.state.read_bytes() == new["state"], (step, how)
+        assert _history(f) == _history(ref), (step, how)  # killed before the history write: recorded now
         records, torn = audit.read(f.audit)
         assert torn == (1 if how == "torn" else 0), (step, how)
         before = [json.loads(line) for line in old["audit"].splitlines()]
@@ -176,3 +184,15 @@ def test_a_real_judge_process_killed_at_random_moments(tmp_path: Path) -> None:
         _assert_old_or_new(_files(f), old, new, torn=False)
         assert main(_args(f, results)) == 0
         assert f.state.read_bytes() == new["state"]
+        assert _history(f) == _history(ref)
+
+
+def test_a_rerun_a_year_later_records_a_missing_round_and_touches_no_other_history_file(tmp_path: Path) -> None:
+    f, results = _prepare(tmp_path / "late")
+    assert main(_args(f, results)) == 0
+    history = f.state.parent / "history"
+    before = {p: p.read_bytes() for p in history.rglob("*") if p.is_file()}
+    late = ["--config", str(f.config), "judge", str(results), "--now", iso(ROUND_AT + 365 * 48 * HALF_HOUR),
+            "--no-notify"]
+    assert main(late) == 0  # already applied: the history's old days are not compacted by a re-run
+    assert {p: p.read_bytes() for p in history.rglob("*") if p.is_file()} == before

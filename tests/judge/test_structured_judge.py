@@ -80,3 +80,19 @@ def test_several_violations_are_counted() -> None:
 def test_an_invalid_schema_is_a_caller_bug() -> None:
     with pytest.raises(jsonschema.SchemaError):
         assess("{}", {"type": "no-such-type"})
+
+
+def test_a_number_too_long_for_python_to_convert_is_not_json_rather_than_a_crash():
+    from judge.structured import NOT_JSON, assess
+
+    verdict = assess("7" * 8192, {"type": "object"})
+
+    assert verdict.outcome == "fail" and verdict.reason.startswith(NOT_JSON)
+
+
+def test_json_nested_a_thousand_deep_is_not_json_rather_than_a_recursion_error():
+    from judge.structured import NOT_JSON, assess
+
+    verdict = assess("[" * 1000 + "]" * 1000, {"type": "object"})
+
+    assert verdict.outcome == "fail" and verdict.reason.startswith(NOT_JSON) and "64 levels" in verdict.reason

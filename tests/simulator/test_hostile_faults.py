@@ -1,0 +1,72 @@
+"""The hostile faults (simulator/hostile.py) over a real socket, at rate 1.0 on a pinned endpoint."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+from simkit import KEY, chat_body, one_endpoint_scenario, stream_chat
+
+from simulator.hostile import EMOJI
+
+
+def faulty(simulate, name: str, **params: object):
+    return simulate(one_endpoint_scenario({name: {"rate": 1.0, **params}}), seed=11)
+
+
+def raw_events(base_url: str, body: dict[str, object]) -> list[str]:
+    resp = httpx.post(f"{base_url}/chat/completions", json=body, headers=KEY, timeout=20)
+    return [line[6:] for line in resp.text.splitlines() if line.startswith("data: ")]
+
+
+def test_echo_headers_puts_the_authorization_header_into_the_text_ignoring_max_tokens(simulate):
+    sim = faulty(simulate, "echo_headers")
+
+    result = stream_chat(sim.base_url, chat_body("test/fp8", max_tokens=5))
+
+    assert KEY["Authorization"] in result.text and result.finish_reason == "stop"
+
+
+def test_echo_headers_into_provider_names_the_key_as_the_provider_of_every_chunk(simulate):
+    sim = faulty(simulate, "echo_headers", into="provider")
+
+    result = stream_chat(sim.base_url, chat_body("test/fp8"))
+
+    assert result.providers == {KEY["Authorization"].partition(" ")[2]}
+
+
+def test_deep_json_in_the_content_is_a_thousand_nested_arrays(simulate):
+    sim = faulty(simulate, "deep_json")
+
+    result = stream_chat(sim.base_url, chat_body("test/fp8"))
+
+    assert result.text == "[" * 1000 + "]" * 1000
+
+
+def test_deep_json_into_chunk_nests_a_field_of_every_data_event(simulate):
+    sim = faulty(simulate, "deep_json", depth=300, into="chunk")
+
+    events = raw_events(sim.base_url, chat_body("test/fp8"))
+
+    assert all(e.startswith('{"nested": ' + "[" * 300 + "]" * 300) for e in events if e != "[DONE]")
+
+
+def test_split_surrogates_sends_each_emoji_as_two_halves_in_two_chunks(simulate):
+    sim = faulty(simulate, "split_surrogates", lone=True)
+
+    events = raw_events(sim.base_url, chat_body("test/fp8"))
+
+    chunks = [json.loads(e) for e in events if e != "[DONE]"]
+    deltas = [c["choices"][0]["delta"].get("content") or "" for c in chunks if c.get("choices")]
+    text = "".join(deltas)
+    assert EMOJI not in text and "\ud83d\ude00" in text  # two code points: json does not pair them
+    assert any(d.endswith("\ud83d") for d in deltas) and any(d.startswith("\ude00") for d in deltas)
+    assert text.count("\ud83d") == text.count("\ude00") + 1  # the lone half
+
+
+def test_no_space_sends_64k_characters_without_a_space_in_a_few_chunks(simulate):
+    sim = faulty(simulate, "no_space")
+
+    result = stream_chat(sim.base_url, chat_body("test/fp8", max_tokens=5))
+
+    assert len(result.text) == 65536 and " " not in result.text and len(result.chunks) < 40
