@@ -46,6 +46,7 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), code) fo
     (r"^structured: schema violation", "schema_violation"),
     # language integrity (judge/language.py, leading.py, repetition.py, encoding.py)
     (r"^leading garbage", "leading_garbage"),
+    (r"^reply integrity", "reply_integrity"),       # judge/integrity.py: most of the endpoint's replies
     (r"^undecoded tokens", "undecoded_tokens"),
     (r"^leaked reasoning", "leaked_reasoning"),
     (r"^injected placeholder", "injected_placeholder"),

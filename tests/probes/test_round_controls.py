@@ -114,10 +114,27 @@ def test_an_undiscovered_control_is_a_decision_the_summary_and_notification_carr
     assert "probe unverified" in summary.to_text(read_results(run.results), decisions)
 
 
-def test_a_deselected_control_is_listed_as_not_selected(planted, tmp_path: Path) -> None:
-    run = run_round(tmp_path, planted.base_url, "-k", "ok/fp8")
-    assert [(m["control"], m["reason"]) for m in run.results["unprobed_controls"]] == [
-        ("filter/fp8", "filter/fp8 not selected in this run (-k/-m)")]
+def test_k_on_one_provider_keeps_its_models_control_and_gives_the_full_rounds_verdicts(planted, tmp_path: Path) -> None:
+    full = run_round(tmp_path / "full", planted.base_url)
+    one = run_round(tmp_path / "one", planted.base_url, "-k", "ok/fp8")
+    assert one.results["unprobed_controls"] == [] and "CONTROL NOT PROBED" not in one.output
+    control = one.case("filter/fp8", "refusal")
+    assert control["control"] is True and control["outcome"] == "pass"  # caught: the probe proved itself
+    assert {c["provider"] for c in one.results["cases"]} == {"ok/fp8", "filter/fp8"}
+    assert [c["contract"] for c in one.results["cases"] if c["provider"] == "filter/fp8"] == ["refusal"]
+    for contract in ("latency", "refusal", "structured", "language"):
+        assert one.outcome("ok/fp8", contract) == full.outcome("ok/fp8", contract), contract
+    assert one.outcome("ok/fp8", "refusal") == "pass"  # was inconclusive: "probe unverified"
+    # Shown as the control it is, not as a case the developer selected.
+    assert "positive control filter/fp8 of" in one.output and "kept through -k/-m" in one.output
+    assert "refusal ctl" in one.output
+
+
+def test_m_refusal_with_k_keeps_the_control_too(planted, tmp_path: Path) -> None:
+    run = run_round(tmp_path, planted.base_url, "-m", "refusal", "-k", "garbage/fp8")
+    assert run.results["unprobed_controls"] == []
+    assert {(c["provider"], c["contract"]) for c in run.results["cases"]} == {
+        ("garbage/fp8", "refusal"), ("filter/fp8", "refusal")}
 
 
 def test_a_run_without_refusal_cases_needs_no_control(planted, tmp_path: Path) -> None:

@@ -22,13 +22,13 @@ def chat_tags(sim) -> set[str]:
     return {tag for r in sim.received if r.path.endswith("/chat/completions") for tag in r.provider.get("only", [])}
 
 
-def test_k_with_a_tag_probes_only_that_endpoint(simulator, tmp_path: Path) -> None:
+def test_k_with_a_tag_probes_only_that_endpoint_and_its_models_control(simulator, tmp_path: Path) -> None:
     run = run_round(tmp_path, simulator.base_url, "-k", "ok/fp8")
-    assert {c["provider"] for c in run.results["cases"]} == {"ok/fp8"}
-    assert len(run.results["cases"]) == 4
-    assert chat_tags(simulator) == {"ok/fp8"}  # not even the positive control
-    refusal = run.case("ok/fp8", "refusal")
-    assert refusal["outcome"] == "inconclusive" and "filter/fp8 not selected" in refusal["reason"]
+    assert {c["provider"] for c in run.results["cases"] if not c["control"]} == {"ok/fp8"}
+    assert len(run.results["cases"]) == 5
+    assert chat_tags(simulator) == {"ok/fp8", "filter/fp8"}  # the control: one refusal request, no more
+    assert len([r for r in simulator.received if "filter/fp8" in r.provider.get("only", [])]) == 1
+    assert run.case("ok/fp8", "refusal")["outcome"] == "pass"
     assert run.results["complete"] is True and run.rc == 0
 
 

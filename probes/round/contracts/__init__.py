@@ -30,6 +30,7 @@ import yaml
 
 from core.config import ProbeSettings
 from core.vocabulary import Outcome
+from judge.integrity import check_reply
 from judge.refusal import find_refusal
 from judge.verdict import Verdict
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
@@ -120,6 +121,18 @@ def with_refusal_check(attempt: Attempt, result: ChatResult) -> Attempt:
         return attempt
     found = find_refusal(attempt.text) is not None
     return dataclasses.replace(attempt, refusal=Outcome.FAIL.value if found else Outcome.PASS.value)
+
+
+def with_integrity_check(attempt: Attempt, result: ChatResult, language: str = "en", *,
+                         json_reply: bool = False) -> Attempt:
+    """Any completed reply, checked for the host's corruption (judge/integrity.py: leading garbage,
+    undecoded tokens, leaked reasoning, template tokens, placeholders). The judge counts the checks
+    as evidence for the language contract, at no extra request."""
+    if not result.completed or result.reasoning_only or not attempt.text.strip():
+        return attempt
+    defect = check_reply(attempt.text, language, json_reply=json_reply)
+    return dataclasses.replace(attempt, integrity=Outcome.FAIL.value if defect else Outcome.PASS.value,
+                               integrity_reason=defect or "")
 
 
 def moderation_summary(result: ChatResult) -> str:

@@ -34,6 +34,7 @@ from probes.round.contracts import (
     judge_in_thread,
     prompt,
     single,
+    with_integrity_check,
 )
 
 SCHEMA_CAPABILITY = "structured_outputs"   # response_format json_schema
@@ -89,4 +90,5 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
                                           f"probe.max_tokens ({verdict.reason})")
     if verdict is not None and json_mode:
         verdict = Verdict(verdict.outcome, f"{verdict.reason} ({JSON_MODE_NOTE})")
-    return single(case, attempt_from(result, endpoint, verdict, msgs), result, clock() - start)
+    attempt = with_integrity_check(attempt_from(result, endpoint, verdict, msgs), result, json_reply=True)
+    return single(case, attempt, result, clock() - start)
