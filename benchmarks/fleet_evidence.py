@@ -1,9 +1,15 @@
 """Evidence against peers on a simulated fleet (issue 10): what the cards say, and what they would change.
 
-    .venv/bin/python benchmarks/fleet_evidence.py [--only planted,shared,bad_probe_day,noisy_week]
+    .venv/bin/python benchmarks/fleet_evidence.py [--only demo,planted,article,three_defects,shared,
+                                                          bad_probe_day,noisy_week]
                                                   [--week-rounds 336] [--seed 13]
 
-Four scenarios, each a timeline of real half-hourly rounds: ONE simulator subprocess per
+(demo) first: `canary round` twice on the bundled simulator with its default scenario, exactly as
+`./dev round` twice from a fresh clone (scratch state under the reports folder's
+simulator-state/), and the cards of its would-suspends: the issue 20 target is no WEAK EVIDENCE
+for a host whose defect is its own (cinder, dune, fjord, glacier).
+
+Then six scenarios, each a timeline of real half-hourly rounds: ONE simulator subprocess per
 scenario (its round number advanced through /_sim/control), then per round `pytest probes`
 (with the judge's language plan, started_at set on the virtual clock) and `canary judge --now`
 (observe mode, as the checked-in canary.yaml), exactly as benchmarks/false_suspensions.py does:
@@ -14,6 +20,12 @@ scenario (its round number advanced through /_sim/control), then per round `pyte
                new evidence catches: a host that refuses only the latency and language prompts,
                and one whose filter cuts the refusal probe's scene to a few words ("stop");
                10 endpoints, 6 rounds;
+(a2) article   the seed's headline case (issue 20): one host corrupting the start of 95 % of its
+               replies among 14 healthy hosts with realistic noise; 4 rounds. Target: suspended after
+               round 2 on significant evidence that counts at least 6 of its replies;
+(a3) three_defects  three hosts with different language defects (stray leading bytes, Spanish mixed
+               in, a full switch to another language) among nine; 4 rounds. Target: each suspended
+               after round 2, none on weak evidence;
 (b) shared     a third of the endpoints (3 of 9) share one defect (stray leading bytes on every
                reply): each looks ordinary against the two others, not against the pool; 6 rounds;
 (c) bad_probe_day  9 healthy hosts; after 8 normal rounds, 3 of them fail the language probe
@@ -29,7 +41,8 @@ it replays the same rounds through the pure rules with a candidate opt-in rule, 
 suspension whose evidence is weak until it is not" (judge/card.py's significance), and reports
 what that would have changed: false suspensions removed, planted defects missed or delayed.
 
-Machine-parsable lines, one per scenario:
+Machine-parsable lines, one per scenario (`replies_min`: the fewest replies a planted host's
+first opening decision counted on its most significant card):
 
     BENCH fleet_evidence scenario=planted rounds=6 endpoints=10 opened=… false=… weak=… req_mean=… …
 """
@@ -37,6 +50,9 @@ Machine-parsable lines, one per scenario:
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -110,6 +126,12 @@ def scenarios(week_rounds: int) -> dict[str, Scenario]:
         host("shy/fp8", {"refusal": {"rate": 1.0, "only_when": ["small inn", "Always reply in"]}}),
         host("trunc/fp8", {"short_reply": {"rate": 1.0, "words": 5, "only_when": ["Veyra"]}}),
     ]
+    article = [host("seed/fp8", {"leading_garbage": {"rate": 0.95}})] + [
+        host(f"peer{i:02d}/fp8", NOISE, ttft_ms=60 + 10 * i) for i in range(14)]
+    three = [host("garble/fp8", {"leading_garbage": {"rate": 0.95}}),
+             host("mixer/fp8", {"mix_language": {"rate": 1.0, "with": "es", "level": "both", "ratio": 0.5}}),
+             host("switch/fp8", {"language_switch": {"rate": 1.0, "to": "en"}})] + [
+        host(f"host{i}/fp8") for i in range(6)]
     shared = [host(f"host{i}/fp8", {"leading_garbage": {"rate": 1.0}} if i < 3 else None) for i in range(9)]
     bad_day = [host(f"host{i}/fp8", None, phases=[{"from_round": 9, "to_round": 48, "faults": {
         "leading_garbage": {"rate": 0.4}}}] if i < 3 else None) for i in range(9)]
@@ -117,6 +139,10 @@ def scenarios(week_rounds: int) -> dict[str, Scenario]:
     return {
         "planted": Scenario("planted", planted, 6, {t: 1 for t in ("cinder/fp8", "dune/int4", "fjord/fp16",
                                                                   "glacier/fp8", "shy/fp8", "trunc/fp8")}),
+        "article": Scenario("article", article, 4, {"seed/fp8": 1}, "1 host garbling 95 % of reply starts, "
+                                                                 "14 healthy noisy peers"),
+        "three_defects": Scenario("three_defects", three, 4, {t: 1 for t in ("garble/fp8", "mixer/fp8", "switch/fp8")},
+                                  "3 different language defects among 9 hosts"),
         "shared": Scenario("shared", shared, 6, {f"host{i}/fp8": 1 for i in range(3)}),
         "bad_probe_day": Scenario("bad_probe_day", bad_day, 48, {}, "rounds 9-48: 3 of 9 hosts' language "
                                                                   "replies start with stray bytes 40 % of the time"),
@@ -200,6 +226,7 @@ def summarise(s: Scenario, played: Played, echo: Callable[[str], None]) -> dict[
         for card in d.get("card", []):
             echo(f"             {card['text']}")
     false = sorted({d["provider"] for _, d in opened} - set(s.planted))
+    replies = [_counted(d) for n, d in opened if d["provider"] in s.planted and first[d["provider"]] == n]
     delays = {p: (first[p] - start + 1 if p in first else None) for p, start in sorted(s.planted.items())}
     weak = Counter("planted" if d["provider"] in s.planted else "false" for _, d in opened if d.get("weak_evidence"))
     req = played.requests
@@ -220,7 +247,10 @@ def summarise(s: Scenario, played: Played, echo: Callable[[str], None]) -> dict[
     delayed = [p for p in s.planted if p in held_first and p in first and held_first[p] > first[p]]
     echo(f"  candidate rule 'hold on weak evidence' (replayed): false suspensions {len(held_false)} "
          f"(was {len(false)}), planted missed {len(missed)} {missed or ''}, delayed {len(delayed)} {delayed or ''}")
+    if replies:
+        echo(f"  replies counted on a planted host's first opening (its most significant card): min {min(replies)}")
     return {"scenario": s.name, "rounds": len(played.docs), "endpoints": len(s.endpoints), "opened": len(opened),
+            "replies_min": min(replies, default=0),
             "false": len(false), "weak_planted": weak["planted"], "weak_false": weak["false"],
             "missed": sum(v is None for v in delays.values()),
             "delay_max": max((v for v in delays.values() if v is not None), default=0),
@@ -235,9 +265,47 @@ def reply_check_failures(docs: list[dict[str, Any]]) -> Counter[str]:
                    if (code := reason_code(a["outcome"], a.get("reason", ""))) in REPLY_CHECK_CODES)
 
 
+def _counted(decision: dict[str, Any]) -> int:
+    """The judged replies on the decision's most significant card."""
+    cards = [c for c in decision.get("card", []) if c.get("p_value") is not None]
+    return min(cards, key=lambda c: c["p_value"])["attempts"] if cards else 0
+
+
+# -- the demo: `./dev round` twice from a fresh clone -------------------------------------------
+
+DEMO_OWN_DEFECTS = ("cinder/fp8", "dune/int4", "fjord/fp16", "glacier/fp8")
+
+
+def demo(tmp: Path, echo: Callable[[str], None]) -> dict[str, Any]:
+    """`canary round` twice on the bundled simulator (the default scenario), fresh scratch state."""
+    reports = tmp / "demo-reports"
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENROUTER_API_KEY", "OPENROUTER_BASE_URL",
+                                                             "CANARY_CONFIG")}
+    start = time.monotonic()
+    for _ in range(2):
+        proc = subprocess.run([sys.executable, "-m", "canary", "round", "--reports", str(reports), "--no-report"],
+                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False)
+        if not (reports / "decisions.json").exists():
+            raise SystemExit(f"demo round failed ({proc.returncode}):\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
+    decided = json.loads((reports / "decisions.json").read_text(encoding="utf-8"))
+    opened = [d for d in decided["decisions"] if d["action"] in OPENING]
+    echo(f"\n== (demo) `canary round` twice on the bundled simulator, {time.monotonic() - start:.0f} s")
+    for d in opened:
+        flag = "  WEAK EVIDENCE" if d.get("weak_evidence") else ""
+        echo(f"  round   2  {d['action']:<13} {d['provider']:<14}{flag}")
+        for card in d.get("card", []):
+            echo(f"             {card['text']}")
+    weak_own = sorted(d["provider"] for d in opened if d.get("weak_evidence") and d["provider"] in DEMO_OWN_DEFECTS)
+    caught = sorted({d["provider"] for d in opened} & set(DEMO_OWN_DEFECTS))
+    echo(f"  hosts whose defect is their own, would-suspended: {len(caught)} of {len(DEMO_OWN_DEFECTS)}; "
+         f"on WEAK EVIDENCE: {len(weak_own)} {weak_own or ''}")
+    return {"scenario": "demo", "rounds": 2, "opened": len(opened), "own_caught": len(caught),
+            "weak_own": len(weak_own), "weak_all": sum(bool(d.get("weak_evidence")) for d in opened)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", default="planted,shared,bad_probe_day,noisy_week")
+    parser.add_argument("--only", default="demo,planted,article,three_defects,shared,bad_probe_day,noisy_week")
     parser.add_argument("--week-rounds", type=int, default=336)
     parser.add_argument("--seed", type=int, default=13)
     args = parser.parse_args()
@@ -245,6 +313,9 @@ def main() -> None:
     lines = []
     with tempfile.TemporaryDirectory(prefix="canary-fleet-") as tmp:
         for name in args.only.split(","):
+            if name == "demo":
+                lines.append(bench_line("fleet_evidence", **demo(Path(tmp), lambda m: print(m, flush=True))))
+                continue
             s = chosen[name]
             played = play(s, Path(tmp), args.seed, lambda m: print(m, flush=True))
             lines.append(bench_line("fleet_evidence", **summarise(s, played, lambda m: print(m, flush=True))))

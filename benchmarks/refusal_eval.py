@@ -17,8 +17,8 @@ What is measured, per language of the source:
 - speed: replies judged per second over the whole corpus, single thread.
 
 A language has "enough data" when its test half holds at least MIN_REFUSALS refusals and
-MIN_ANSWERS answers; the targets are checked only there (precision >= 0.95 everywhere, recall
->= 0.75 in English and >= 0.70 elsewhere). The last line is machine-parsable:
+MIN_ANSWERS answers; the targets are checked only there (precision >= 0.97 everywhere, recall
+>= 0.80 in English and >= 0.75 elsewhere: issue 20). The last line is machine-parsable:
 
     BENCH refusal_eval split=test en_precision=… en_recall=… … fiction_false_flags=… replies_per_s=…
 """
@@ -42,9 +42,9 @@ from judge.refusal import assess  # noqa: E402
 
 MIN_REFUSALS = 30
 MIN_ANSWERS = 20
-PRECISION_TARGET = 0.95
-RECALL_TARGET = {"en": 0.75}
-RECALL_TARGET_OTHERS = 0.70
+PRECISION_TARGET = 0.97
+RECALL_TARGET = {"en": 0.80}
+RECALL_TARGET_OTHERS = 0.75
 
 
 @dataclass(frozen=True, slots=True)

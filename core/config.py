@@ -46,6 +46,11 @@ DEFAULTS: dict[str, Any] = {
         # budget so the answer still fits (benchmarks/cost.py measures what it costs).
         "reasoning_effort": "low",
         "reasoning_max_tokens": 1024,
+        # When to send them: `auto` only where the model thinks anyway (the models API says
+        # thinking is on by default or mandatory, or says nothing): sending an effort to a hybrid
+        # model whose thinking is off turns it on, so the probe would time thinking the product
+        # never waits for; `always` where the product itself sends reasoning controls.
+        "reasoning_controls": "auto",
     },
     "concurrency": {
         # Simultaneous requests per round, all providers (per xdist worker: overall // workers).
@@ -125,6 +130,7 @@ class ProbeSettings:
     temperature: float
     reasoning_effort: str | None = "low"   # see DEFAULTS["probe"]
     reasoning_max_tokens: int = 1024
+    reasoning_controls: str = "auto"       # auto | always (see DEFAULTS["probe"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,6 +232,7 @@ def parse_config(raw: dict[str, Any], *, source: str = "<inline>") -> Config:
         temperature=v.number(p, "temperature", "probe.temperature", minimum=0.0),
         reasoning_effort=_reasoning_effort(p.get("reasoning_effort"), source),
         reasoning_max_tokens=v.integer(p, "reasoning_max_tokens", "probe.reasoning_max_tokens", minimum=1),
+        reasoning_controls=v.choice(p, "reasoning_controls", REASONING_CONTROLS),
     )
     if probe.request_deadline_seconds < probe.ttft_seconds:
         raise ConfigError(f"{source}: probe.request_deadline_seconds must be at least probe.ttft_seconds")
@@ -271,6 +278,7 @@ def parse_config(raw: dict[str, Any], *, source: str = "<inline>") -> Config:
                   probe=probe, concurrency=concurrency, rules=rules, paths=paths, source=source, site=site)
 
 
+REASONING_CONTROLS = ("auto", "always")
 REASONING_EFFORTS = ("max", "xhigh", "high", "medium", "low", "minimal", "none")  # OpenRouter's reasoning.effort
 
 

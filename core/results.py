@@ -24,7 +24,7 @@ job; the judge and the summary see one round). One reader with one set of rules:
 Optional, additive fields (absent from older files, read with their defaults): `clock`
 (`real`), `controls_source`, `unprobed_controls`, `incomplete` (the typed reasons; an older
 incomplete file reads as one reason of kind `unknown` with its `incomplete_reason`), and per
-attempt `chars` and `refusal`.
+attempt `chars`, `refusal` and `integrity` (+ `integrity_reason` when it failed).
 """
 
 from __future__ import annotations
@@ -87,6 +87,8 @@ class AttemptResult:
     excerpt: str = ""              # the first EXCERPT_CHARS characters of the reply
     chars: int | None = None       # the reply's whole length (None: an older file)
     refusal: Outcome | None = None  # latency/language replies: PASS or FAIL of the refusal check
+    integrity: Outcome | None = None  # every completed reply: PASS or FAIL of judge/integrity.py's check
+    integrity_reason: str = ""     # the defect, when integrity failed
     # Not part of the file: set by judge/short_replies.py, far shorter than the peers' replies.
     short: bool = False
 
@@ -94,7 +96,9 @@ class AttemptResult:
         return {"outcome": self.outcome.value, "reason": self.reason, "ttft_s": self.ttft_s,
                 "total_s": self.total_s, "finish_reason": self.finish_reason, "error_kind": self.error_kind,
                 "served_by": self.served_by, "requests": self.requests, "excerpt": self.excerpt,
-                "chars": self.chars, "refusal": self.refusal.value if self.refusal else None}
+                "chars": self.chars, "refusal": self.refusal.value if self.refusal else None,
+                "integrity": self.integrity.value if self.integrity else None,
+                "integrity_reason": self.integrity_reason or None}
 
     @classmethod
     def from_json(cls, raw: Any) -> AttemptResult | None:
@@ -107,7 +111,10 @@ class AttemptResult:
                    served_by=_str(raw.get("served_by")), requests=_int(raw.get("requests"), 1),
                    excerpt=_text(raw.get("excerpt") or "") if isinstance(raw.get("excerpt"), str) else "",
                    chars=_count(raw.get("chars"), default=None),
-                   refusal=_CHECKS.get(str(raw.get("refusal"))))
+                   refusal=_CHECKS.get(str(raw.get("refusal"))),
+                   integrity=_CHECKS.get(str(raw.get("integrity"))),
+                   integrity_reason=_text(raw.get("integrity_reason") or "")
+                   if isinstance(raw.get("integrity_reason"), str) else "")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -39,7 +39,6 @@ DEFAULT_BASE_URL = "https://openrouter.ai/api/v1"
 MASK = "***"
 
 OPENROUTER, SIMULATOR, CUSTOM = "openrouter", "simulator", "custom"
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 MISSING_KEY = (
     "OPENROUTER_API_KEY is empty or unset inside GitHub Actions: add it as a secret named OPENROUTER_API_KEY of "
@@ -58,7 +57,6 @@ class Upstream:
 
     base_url: str = DEFAULT_BASE_URL
     api_key: str | None = None
-    title: str = "canary"  # X-OpenRouter-Title: lets OpenRouter's dashboard tell probe traffic apart
 
     def __post_init__(self) -> None:
         if not self.base_url.startswith(("http://", "https://")):
@@ -70,11 +68,6 @@ class Upstream:
     @property
     def has_key(self) -> bool:
         return self.api_key is not None
-
-    @property
-    def kind(self) -> str:
-        """`openrouter`, `simulator` (a loopback address) or `custom`: what results.json records."""
-        return upstream_kind(self.base_url)
 
     def auth_headers(self) -> dict[str, str]:
         """The only place the key is put into anything that leaves the process."""
@@ -88,16 +81,16 @@ class Upstream:
 
     def __repr__(self) -> str:
         key = MASK if self.api_key else None
-        return f"Upstream(base_url={self.base_url!r}, api_key={key!r}, title={self.title!r})"
+        return f"Upstream(base_url={self.base_url!r}, api_key={key!r})"
 
     __str__ = __repr__
 
 
 def upstream_kind(base_url: str) -> str:
+    """`openrouter` for OpenRouter's own host, else `custom`: whether a custom upstream is the bundled
+    simulator is for it to say (probes/http/identity.py), never guessed from the address."""
     host = (urlsplit(base_url).hostname or "").lower()
-    if host == "openrouter.ai" or host.endswith(".openrouter.ai"):
-        return OPENROUTER
-    return SIMULATOR if host in LOOPBACK_HOSTS else CUSTOM
+    return OPENROUTER if host == "openrouter.ai" or host.endswith(".openrouter.ai") else CUSTOM
 
 
 def resolve_upstream(environ: Mapping[str, str] | None = None, *, simulator: bool = False) -> Upstream | None:

@@ -42,6 +42,11 @@ LANGUAGES: tuple[str, ...] = tuple(LANGUAGE_NAMES)
 # discovery failed has the one case `<model>::discovery`. The id is the pytest case's only
 # parameter, so Allure's historyId (name + params) stays stable across rounds even when the
 # rotating language changes.
+# The bundled simulator names itself on every response with this header (its value: the scenario),
+# so a round is classified by who answers, not by the address: an OpenRouter-compatible proxy on
+# localhost is a `custom` upstream, not the simulator (docs/openrouter-wire.md §7).
+SIMULATOR_HEADER = "X-Canary-Simulator"
+
 CASE_ID_SEPARATOR = "::"
 DISCOVERY = "discovery"
 

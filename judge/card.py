@@ -4,7 +4,8 @@
 
 The host's failures over its judged replies in its evidence window (judge/window.py) with a 95 %
 Wilson interval, the pooled failures of the model's other endpoints on the same contract with
-theirs, and a one-sided Fisher exact test of "this host fails more often than its peers"
+theirs (its *peers*: the endpoints failing the contract significantly themselves are set aside,
+judge/evidence.py failing_endpoints, so one defective host cannot make another look ordinary), and a one-sided Fisher exact test of "this host fails more often than its peers"
 (judge/stats.py). Transport errors and inconclusive replies are counted apart: they are no
 verdict either way.
 
@@ -48,6 +49,7 @@ class Card:
     transport_errors: int = 0
     inconclusive: int = 0
     short: int = 0               # refusal replies far shorter than the peers' (evidence only)
+    set_aside: tuple[str, ...] = ()  # endpoints left out of the peers: they fail the contract themselves
 
     @property
     def significant(self) -> bool:
@@ -62,6 +64,8 @@ class Card:
         else:
             line = (f"{host} vs peers {self.peer_failures}/{self.peer_attempts} "
                     f"({_interval(self.peer_low, self.peer_high)}), {format_p(self.p_value)}")
+        if self.set_aside:
+            line += f" (set aside: {_peers(len(self.set_aside))} failing it themselves)"
         apart = [f"{n} {what}" for n, what in ((self.transport_errors, "transport errors"),
                                                (self.inconclusive, "inconclusive"),
                                                (self.short, "short replies")) if n]
@@ -74,11 +78,12 @@ class Card:
                 "peer_interval": [round(self.peer_low, 4), round(self.peer_high, 4)], "peers": self.peers,
                 "p_value": self.p_value, "significant": self.significant, "rounds": self.rounds,
                 "transport_errors": self.transport_errors, "inconclusive": self.inconclusive,
-                "short": self.short, "text": self.text}
+                "short": self.short, "set_aside": list(self.set_aside), "text": self.text}
 
 
-def make_card(contract: str, host: Tally, peers: Tally, peer_count: int) -> Card:
-    """The card of a host's tally against the pooled tally of `peer_count` peers."""
+def make_card(contract: str, host: Tally, peers: Tally, peer_count: int, set_aside: tuple[str, ...] = ()) -> Card:
+    """The card of a host's tally against the pooled tally of `peer_count` peers (`set_aside`: the
+    endpoints left out of them, judge/evidence.py failing_endpoints)."""
     low, high = wilson_interval(host.failures, host.attempts)
     peer_low, peer_high = wilson_interval(peers.failures, peers.attempts)
     p = None
@@ -86,7 +91,11 @@ def make_card(contract: str, host: Tally, peers: Tally, peer_count: int) -> Card
         p = fisher_greater(host.failures, host.attempts, peers.failures, peers.attempts)
     return Card(contract, host.failures, host.attempts, low, high, peers.failures, peers.attempts,
                 peer_low, peer_high, peer_count, p, host.rounds, host.transport_errors, host.inconclusive,
-                host.short)
+                host.short, set_aside)
+
+
+def _peers(n: int) -> str:
+    return "1 peer" if n == 1 else f"{n} peers"
 
 
 def format_p(p: float) -> str:

@@ -8,6 +8,11 @@ streaks move. What a round adds, per contract, is one code per judged reply:
   (they judge the probe) are never recorded;
 - the refusal contract also gets the refusal check of every completed latency and language reply
   (probes/round/contracts: "more evidence at no extra cost"), so it holds 3 to 5 replies a round;
+- the language contract also gets the integrity check (judge/integrity.py: leading garbage,
+  undecoded tokens, leaked reasoning, template tokens, placeholders) of every completed latency,
+  refusal and structured reply, the refusal probe's confirmations included: a corrupting host
+  corrupts all of them, so it holds 4 to 8 replies a round (the language replies are already
+  its own attempts);
 - refusal-probe replies far shorter than the peers' are "s" (judge/short_replies.py), or "f" when
   they failed the case (the short-reply check then marks them failed);
 - while the model's refusal probe is weak or unverified (its positive control passed or gave no
@@ -27,15 +32,18 @@ significant card first, then the longest failed streak, then the tag.
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from core.policy import Policy
 from core.results import AttemptResult, CaseResult, RoundResults
 from core.vocabulary import Outcome
-from judge.card import Card, make_card
+from judge.card import ALPHA, Card, make_card
+from judge.integrity import INTEGRITY_CONTRACT, checked, judge_integrity
 from judge.short_replies import REFUSAL, judge_short_replies
 from judge.state import JudgeState, ProviderState
+from judge.stats import fisher_greater
 from judge.window import FAIL, INCONCLUSIVE, PASS, SHORT, TRANSPORT, Tally
 
 # Contracts whose replies are roleplay text the refusal judge can read (structured is JSON).
@@ -53,7 +61,7 @@ def record_round(state: JudgeState, report: RoundResults, policy: Policy) -> Jud
         by_model.setdefault(case.model, []).append(case)
     models = dict(state.models)
     for model, cases in sorted(by_model.items()):
-        judged = judge_short_replies(cases)
+        judged = judge_integrity(judge_short_replies(cases))
         providers = dict(models.get(model, {}))
         for provider, codes in sorted(round_codes(judged, refusal_weak=(model, REFUSAL) in weak).items()):
             ps = providers.get(provider, ProviderState())
@@ -72,6 +80,8 @@ def round_codes(cases: Sequence[CaseResult], *, refusal_weak: bool = False) -> d
     """provider -> contract -> this round's attempt codes (one model's cases, short replies judged)."""
     out: dict[str, dict[str, str]] = {}
     refusal_hosts = {c.provider for c in cases if c.contract == REFUSAL and not c.control}
+    language_hosts = {c.provider for c in cases if c.contract == INTEGRITY_CONTRACT and not c.control
+                      and c.outcome != Outcome.NOT_APPLICABLE}
     for case in sorted(cases, key=lambda c: (c.provider, c.contract)):
         if case.control or case.outcome == Outcome.NOT_APPLICABLE:
             continue
@@ -81,6 +91,10 @@ def round_codes(cases: Sequence[CaseResult], *, refusal_weak: bool = False) -> d
             checks = "".join(PASS if a.refusal == Outcome.PASS else FAIL for a in case.attempts if a.refusal)
             if checks:
                 codes[REFUSAL] = codes.get(REFUSAL, "") + checks
+        if case.contract != INTEGRITY_CONTRACT and case.provider in language_hosts:
+            intact = "".join(PASS if a.integrity == Outcome.PASS else FAIL for a in checked(case.attempts))
+            if intact:
+                codes[INTEGRITY_CONTRACT] = codes.get(INTEGRITY_CONTRACT, "") + intact
     for case in cases:
         codes = out.get(case.provider, {})
         # A case the probe (or the judge) failed without a failing reply of its own, e.g. a refusal
@@ -106,21 +120,51 @@ def _attempt_code(a: AttemptResult) -> str:
     return _CODE.get(a.outcome, "")
 
 
-def peer_tally(state: JudgeState, model: str, provider: str, contract: str) -> tuple[Tally, int]:
-    """The pooled tally of the model's other endpoints on `contract`, and how many had replies."""
-    pooled, count = Tally(), 0
-    for other, ps in sorted(state.models.get(model, {}).items()):
-        if other == provider:
-            continue
-        t = ps.window.tally(contract)
-        if t.attempts:
-            pooled, count = pooled + t, count + 1
-    return pooled, count
+def failing_endpoints(state: JudgeState, model: str, contract: str) -> frozenset[str]:
+    """The model's endpoints that fail `contract` significantly themselves: set aside as peers.
+
+    Each is tested (one-sided Fisher, p < ALPHA) against the *typical* endpoints: those whose
+    failure rate on the contract is at or below the median endpoint's (each endpoint one vote,
+    itself left out). A defective host cannot hide another one this way (the demo's garbage host
+    made the broken-schema host look ordinary), and a healthy host a little noisier than the rest
+    stays a peer (tested against the typical half, its few failures are not significant)."""
+    tallies = {p: t for p, ps in sorted(state.models.get(model, {}).items())
+               if (t := ps.window.tally(contract)).attempts}
+    if len(tallies) < 2:
+        return frozenset()
+    median = statistics.median(_rate(t) for t in tallies.values())
+    typical = [p for p, t in tallies.items() if _rate(t) <= median]
+    failing = set()
+    for p, t in tallies.items():
+        reference = sum((tallies[q] for q in typical if q != p), Tally())
+        if t.failures and reference.attempts and fisher_greater(
+                t.failures, t.attempts, reference.failures, reference.attempts) < ALPHA:
+            failing.add(p)
+    return frozenset(failing)
 
 
-def card_for(state: JudgeState, model: str, provider: str, contract: str) -> Card:
-    pooled, count = peer_tally(state, model, provider, contract)
-    return make_card(contract, state.provider(model, provider).window.tally(contract), pooled, count)
+def _rate(t: Tally) -> float:
+    return t.failures / t.attempts
+
+
+def peer_tally(state: JudgeState, model: str, provider: str, contract: str,
+               failing: frozenset[str] | None = None) -> tuple[Tally, int, tuple[str, ...]]:
+    """The pooled tally of the model's other endpoints on `contract`, how many had replies, and
+    the endpoints set aside because they fail the contract significantly themselves
+    (failing_endpoints; all of them stay peers when setting them aside would leave none)."""
+    aside = failing_endpoints(state, model, contract) if failing is None else failing
+    others = [(p, t) for p, ps in sorted(state.models.get(model, {}).items())
+              if p != provider and (t := ps.window.tally(contract)).attempts]
+    kept = [(p, t) for p, t in others if p not in aside] or others
+    names = {p for p, _ in kept}
+    set_aside = tuple(p for p, _ in others if p not in names)
+    return sum((t for _, t in kept), Tally()), len(kept), set_aside
+
+
+def card_for(state: JudgeState, model: str, provider: str, contract: str,
+             failing: frozenset[str] | None = None) -> Card:
+    pooled, count, set_aside = peer_tally(state, model, provider, contract, failing)
+    return make_card(contract, state.provider(model, provider).window.tally(contract), pooled, count, set_aside)
 
 
 def card_contracts(ps: ProviderState, failed_now: Iterable[str] = ()) -> tuple[str, ...]:
@@ -157,5 +201,8 @@ def failed_contracts(evidence: Iterable[tuple[str, str]]) -> tuple[str, ...]:
 
 def cards_by_endpoint(state: JudgeState, model: str) -> Mapping[str, tuple[Card, ...]]:
     """Every endpoint's current cards (`canary status`): each contract of its window."""
-    return {p: tuple(card_for(state, model, p, c) for c in sorted(ps.window.contracts))
-            for p, ps in sorted(state.models.get(model, {}).items())}
+    endpoints = state.models.get(model, {})
+    contracts = sorted({c for ps in endpoints.values() for c in ps.window.contracts})
+    failing = {c: failing_endpoints(state, model, c) for c in contracts}  # once per contract, not per card
+    return {p: tuple(card_for(state, model, p, c, failing[c]) for c in sorted(ps.window.contracts))
+            for p, ps in sorted(endpoints.items())}

@@ -120,13 +120,19 @@ def find_leading_garbage(text: str, expected: str | None = None) -> str | None:
     `expected` is the reply's language (ISO 639-1); without it, only English word frequencies
     are used to tell a word from a fragment.
     """
-    token = _TEMPLATE_TOKEN.search(text)
+    token = find_template_token(text)
     if token:
-        return f"leading garbage: chat-template token {token.group()!r} in the reply"
+        return token
     start = text.lstrip()
     if not start or _URL_START.match(start):  # a reply may open with a link: not a fragment
         return None
     return _role_label(start) or _stray_punctuation(start) or _mid_word(start, expected or "en")
+
+
+def find_template_token(text: str) -> str | None:
+    """The reason a chat-template token sits anywhere in the reply, or None."""
+    token = _TEMPLATE_TOKEN.search(text)
+    return f"leading garbage: chat-template token {token.group()!r} in the reply" if token else None
 
 
 def _role_label(start: str) -> str | None:

@@ -27,6 +27,7 @@ from core.policy import Policy
 from core.results import CaseResult, RoundResults
 from core.vocabulary import Outcome
 from judge.decisions import Evidence
+from judge.integrity import judge_integrity
 from judge.short_replies import judge_short_replies
 
 LANGUAGE_CONTRACT = "language"
@@ -83,7 +84,8 @@ def classify_round(report: RoundResults, policy: Policy) -> dict[str, ModelRound
         by_model.setdefault(case.model, []).append(case)
     result = {}
     for model in sorted(set(report.models) | set(by_model)):
-        cases = list(judge_short_replies(by_model.get(model, [])))  # truncated refusal replies fail here
+        # Truncated refusal replies fail here, and language cases whose endpoint corrupts most of its replies.
+        cases = list(judge_integrity(judge_short_replies(by_model.get(model, []))))
         hits = _guard_hits([c for c in cases if not c.control], policy)
         discounted = {(p, h.contract) for h in hits for p in h.failing}
         expected = {c.contract for c in cases}

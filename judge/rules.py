@@ -39,6 +39,7 @@ from enum import Enum
 from core.errors import RuleError
 from core.policy import ENFORCE, MAX_LAST_REASONS, MAX_REASON_CHARS, OBSERVE, Policy
 from core.results import RoundResults
+from judge.coverage import also_removed, covers
 from judge.decisions import WHOLE_ROUND, Action, Decision, Evidence, Rule
 from judge.evidence import decision_cards, failed_contracts, record_round, strength
 from judge.ladder import fade, next_suspension
@@ -245,9 +246,11 @@ def _suspend(state: JudgeState, mround: ModelRound, policy: Policy, now: datetim
              excluded: frozenset[str], decisions: list[Decision]) -> JudgeState:
     model = mround.model
     providers = state.models.get(model, {})
-    # Compared by casefold: tags that differ only by case are one host, counted once by the floor.
-    suspended = {p.casefold() for p, ps in providers.items() if ps.suspension is not None}
-    usable = {p.casefold() for p in mround.discovered} - {e.casefold() for e in excluded} - suspended
+    suspended = {p for p, ps in providers.items() if ps.suspension is not None}
+    # A bare tag in provider.ignore removes its variants too (judge/coverage.py); tags that differ
+    # only by case are one host, counted once by the floor (covers() compares by casefold).
+    blocked = excluded | suspended
+    usable = {t.casefold() for t in mround.discovered if not any(covers(b, t) for b in blocked)}
     cards = {p: decision_cards(state, model, p, _failed_now(mround.providers.get(p)))
              for p, ps in providers.items()
              if ps.suspension is None and ps.failed_streak >= policy.failed_rounds_to_suspend}
@@ -256,15 +259,18 @@ def _suspend(state: JudgeState, mround: ModelRound, policy: Policy, now: datetim
     for provider in candidates:
         ps = state.provider(model, provider)
         evidence = _evidence(mround.providers.get(provider))
-        remaining = usable - {provider.casefold()}
+        remaining = {t for t in usable if not covers(provider, t)}
+        variants = also_removed(provider.casefold(), usable)
+        with_variants = f"; a bare tag: in provider.ignore it also removes {', '.join(variants)}" if variants else ""
         if len(remaining) < policy.capacity_floor:
             decisions.append(Decision(
                 model, provider, Action.FLOOR_HELD, Rule.CAPACITY_FLOOR,
                 f"{ps.failed_streak} failed rounds in a row, but suspending would leave {len(remaining)} usable "
-                f"endpoint(s), below the floor of {policy.capacity_floor}; evidence kept", evidence=evidence,
+                f"endpoint(s), below the floor of {policy.capacity_floor}{with_variants}; evidence kept",
+                evidence=evidence,
                 card=cards[provider]))
             continue
-        reason = f"{ps.failed_streak} failed rounds in a row"
+        reason = f"{ps.failed_streak} failed rounds in a row{with_variants}"
         suspension, ladder = next_suspension(ps.ladder, now, policy, mode=mode, reason=reason)
         action = Action.SUSPEND if mode == ENFORCE else Action.WOULD_SUSPEND
         decisions.append(Decision(model, provider, action, Rule.FAILED_STREAK, reason,

@@ -9,8 +9,9 @@ was not probed that round), at most WINDOW_ROUNDS of them. One code per judged r
     s  pass, but a refusal-probe reply far shorter than its peers' (judge/short_replies.py):
        recorded as evidence, counted as a pass
 
-So a language round confirmed as failing reads "ffp", a clean latency round "p", and the refusal
-contract of a round also holds the refusal checks of the latency and language replies
+So a language round confirmed as failing reads "ffp", a clean latency round "p", the refusal
+contract of a round also holds the refusal checks of the latency and language replies, and the
+language contract the integrity checks of the latency, refusal and structured replies
 (judge/evidence.py). The window is the whole evidence: cards never need an external store, and
 the state stays bounded (48 rounds x 4 contracts x a few characters per endpoint).
 """

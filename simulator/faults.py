@@ -29,6 +29,12 @@ from core.vocabulary import LANGUAGES
 INDEPENDENT = frozenset({"slow_first_token"})
 TRAITS = frozenset({"thinking", "reset_before_response"})
 MID_STREAM_SHAPES = ("documented", "recorded", "empty_choices")
+# How an http_error's body looks (docs/openrouter-wire.md §5): a provider's error relayed by
+# OpenRouter (`metadata.provider_name` + `raw`), the availability format (`error_type`,
+# `http_status`, `availability.code`, no `code`), an envelope without `code`, or OpenRouter's own
+# bare envelope (no provider named).
+HTTP_ERROR_BODIES = ("provider", "availability", "no_code", "bare")
+FILTER_ERROR_TYPES = ("content_policy_violation", "refusal")
 
 # Stray openers seen in the real incident: punctuation or a token fragment glued before the reply.
 # A character's foreign catch-phrase inside an otherwise clean reply: not a language switch.
@@ -116,7 +122,22 @@ CATALOGUE: dict[str, _Spec] = {
     "truncated_stream": {"after": (_fraction, 0.4)},
     "schema_malformed": {},
     "schema_violation": {},
-    "http_error": {"status": (_statuses, (429,)), "retry_after": (_int(), 1)},
+    "http_error": {
+        "status": (_statuses, (429,)), "retry_after": (_int(), 1),
+        "body": (_choice(HTTP_ERROR_BODIES), "provider"),
+        # true: the 200 was already committed by a keep-alive, so the error arrives in the stream
+        # (the real service commits at the first `: OPENROUTER PROCESSING`).
+        "in_band": (_bool, False),
+    },
+    # A typed content-policy error (§5): a 400 before any byte, or in the stream after `after` of the text.
+    "filter_error": {
+        "error_type": (_choice(FILTER_ERROR_TYPES), "content_policy_violation"),
+        "where": (_choice(("status", "stream")), "status"),
+        "after": (_fraction, 0.5),
+    },
+    # The recorded real shape (§3): the reply finishes on `length`, then an error chunk "Token
+    # limit reached" (code 400, usage attached; `typed` adds metadata.error_type max_tokens_exceeded).
+    "length_then_error": {"typed": (_bool, False)},
     "hang": {"seconds": (_optional_seconds, None)},
     "mid_stream_error": {
         "shape": (_choice((*MID_STREAM_SHAPES, "random")), "documented"),
@@ -134,7 +155,10 @@ CATALOGUE: dict[str, _Spec] = {
     "ignore_max_tokens": {"factor": (_int(2), 20)},
     "early_length": {"ratio": (_fraction, 0.2)},
     # Traits (not drawn, see the module docstring).
-    "thinking": {"tokens": (_int(1), 400), "readable": (_bool, True)},
+    # by_default false: a hybrid model, thinking only when the request asks (an effort, a budget,
+    # enabled: true); the models API then says `reasoning.default_enabled: false`.
+    "thinking": {"tokens": (_int(1), 400), "readable": (_bool, True), "by_default": (_bool, True),
+                 "mandatory": (_bool, False)},
     "reset_before_response": {"times": (_int(1), 1)},
     # Realistic noise of healthy hosts (benchmarks/false_suspensions.py): never a defect.
     "short_reply": {"words": (_int(1), 3)},

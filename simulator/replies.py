@@ -27,7 +27,7 @@ from typing import Any
 from simulator import corrupt, defects, hostile, schema_gen
 from simulator.banks import Bank, all_banks
 from simulator.faults import MID_STREAM_SHAPES, Draw, draw, trait
-from simulator.request import ChatRequest, Reasoning
+from simulator.request import ChatRequest, Reasoning, unportable_keywords
 from simulator.scenario import Behaviour, Endpoint, Model
 
 BYTES_PER_TOKEN = 4
@@ -43,10 +43,17 @@ _ERRORS = {  # mid-stream code -> (message, metadata.error_type)
     400: ("Token limit reached", "invalid_request"),
     408: ("Request timed out", "timeout"),
     429: ("Rate limit exceeded", "rate_limit_exceeded"),
+    401: ("Provider returned error", "authentication"),
+    403: ("Provider returned error", "permission_denied"),
     500: ("Internal Server Error", "server"),
     502: ("Provider disconnected", "provider_unavailable"),
     503: ("Provider overloaded", "provider_overloaded"),
 }
+FILTER_MESSAGES = {  # filter_error's error_type -> message (wording ours; the types are OpenRouter's)
+    "content_policy_violation": "The output was flagged by the provider's content filter",
+    "refusal": "The model refused to comply with the request",
+}
+TOKEN_LIMIT_MESSAGE = "Token limit reached"  # the recorded real wording
 
 
 EFFORT_SHARE = {"max": 0.95, "xhigh": 0.95, "high": 0.8, "medium": 0.5, "low": 0.2, "minimal": 0.1, "none": 0.0}
@@ -74,7 +81,7 @@ class StreamError:
     """An error sent after `at` characters of text (HTTP status already 200)."""
 
     at: int
-    shape: str  # documented | recorded | empty_choices
+    shape: str  # documented | recorded | recorded_typed | empty_choices | in_band
     code: int
     message: str
     error_type: str
@@ -95,6 +102,7 @@ class Plan:
     completion_tokens: int
     cut_at: int | None = None  # truncated_stream: drop the connection after this many chars
     error: StreamError | None = None
+    trailing_error: StreamError | None = None  # length_then_error: sent after the finish and usage
     usage_shape: str = "null_finish"
     thinking: Thinking | None = None
     chunks: tuple[str, ...] | None = None   # hostile: these content deltas instead of pieces of `text`
@@ -114,6 +122,8 @@ class HttpFailure:
     status: int
     retry_after: int
     faults: tuple[str, ...]
+    body: str = "provider"          # faults.HTTP_ERROR_BODIES, or "filter" (a typed filter error)
+    error_type: str | None = None   # filter_error's type
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +192,9 @@ def plan_reply(
         return Reset(endpoint, ("reset_before_response",))
     text = " ".join(str(m.get("content") or "") for m in request.messages)
     drawn = draw(behaviour.faults, rng, text=text)
+    refused = unportable_keywords(request.schema) if request.strict and endpoint.strict_schema == "portable" else []
+    if refused:  # its strict mode rejects the schema before generating (a provider's 400, relayed)
+        return HttpFailure(endpoint, 400, 0, ("strict_schema",), "schema_rejected", refused[0])
     fired: tuple[str, ...] = drawn.names
     if drawn.fault is not None and drawn.fault.name == "wrong_provider":
         # Served elsewhere despite pinning; the other host then behaves as it always does.
@@ -190,8 +203,10 @@ def plan_reply(
         drawn = draw(behaviour.faults, rng, exclude=frozenset({"wrong_provider"}), text=text)
         fired = ("wrong_provider", *drawn.names)
     fault = drawn.fault
-    if fault is not None and fault.name == "http_error":
-        return HttpFailure(endpoint, rng.choice(fault["status"]), fault["retry_after"], fired)
+    if fault is not None and fault.name == "http_error" and not fault["in_band"]:
+        return HttpFailure(endpoint, rng.choice(fault["status"]), fault["retry_after"], fired, fault["body"])
+    if fault is not None and fault.name == "filter_error" and fault["where"] == "status":
+        return HttpFailure(endpoint, 400, 0, fired, "filter", fault["error_type"])
     if fault is not None and fault.name == "hang":
         return Hang(endpoint, fault["seconds"], fired)
     if fault is not None and fault.name == "moderation":
@@ -222,6 +237,7 @@ def _generation(
         ttft_ms = max(0.0, behaviour.ttft_ms + rng.uniform(-behaviour.jitter_ms, behaviour.jitter_ms))
     cut_at: int | None = None
     error: StreamError | None = None
+    trailing: StreamError | None = None
     finish_reason: str | None = finish
     if name == "truncated_stream":
         cut_at, finish_reason = int(len(text) * params["after"]), None
@@ -230,14 +246,30 @@ def _generation(
         message, error_type = _ERRORS.get(params["code"], ("Provider returned error", "provider_unavailable"))
         error = StreamError(int(len(text) * params["after"]), shape, params["code"], message, error_type)
         finish_reason = None
+    elif name == "http_error":  # in_band: the error is the stream's first and only event
+        status = rng.choice(params["status"])
+        message, error_type = _ERRORS.get(status, ("Provider returned error", "provider_unavailable"))
+        text, error, finish_reason = "", StreamError(0, "in_band", status, message, error_type), None
+    elif name == "filter_error":  # where: stream (an output filter after some text)
+        error_type = params["error_type"]
+        error = StreamError(int(len(text) * params["after"]), "documented", 400, FILTER_MESSAGES[error_type],
+                            error_type)
+        finish_reason = None
+    elif name == "length_then_error":
+        text, finish_reason = text[: max(1, int(len(text) * 0.6))], "length"
+        trailing = StreamError(len(text), "recorded_typed" if params["typed"] else "recorded", 400,
+                               TOKEN_LIMIT_MESSAGE, "max_tokens_exceeded")
     prompt_tokens = sum(count_tokens(str(m.get("content") or "")) + MESSAGE_OVERHEAD_TOKENS for m in request.messages)
     sent = text[:cut_at] if cut_at is not None else text[: error.at] if error else text
+    completion_tokens = count_tokens(sent) + (thinking.tokens if thinking else 0)
+    if trailing is not None and limit < 10**9:  # the recorded shape: the reply reached max_tokens, and usage says so
+        completion_tokens = max(completion_tokens, limit + (thinking.tokens if thinking else 0))
     shape = rng.choice(("null_finish", "empty_choices", "repeat_finish")) if usage_shape == "mixed" else usage_shape
     plan = Plan(
         served=endpoint, faults=fired, text=text, finish_reason=finish_reason,
         native_finish_reason=finish_reason, ttft_s=ttft_ms / 1000, tokens_per_second=behaviour.tokens_per_second,
-        prompt_tokens=prompt_tokens, completion_tokens=count_tokens(sent) + (thinking.tokens if thinking else 0),
-        cut_at=cut_at, error=error, usage_shape=shape, thinking=thinking,
+        prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+        cut_at=cut_at, error=error, usage_shape=shape, thinking=thinking, trailing_error=trailing,
     )  # fmt: skip
     if name in defects.FAULTS:
         return defects.apply(plan, name, params, cap=request.max_tokens, truncate=truncate_tokens,
@@ -262,6 +294,11 @@ def _thinking(request: ChatRequest, behaviour: Behaviour, limit: int) -> Thinkin
     think = trait(behaviour.faults, "thinking")
     if think is None:
         return None
+    asked = request.reasoning is not None and not request.reasoning.off and (
+        request.reasoning.effort is not None or request.reasoning.max_tokens is not None
+        or request.reasoning.enabled is True)
+    if not think["by_default"] and not think["mandatory"] and not asked:
+        return None  # a hybrid model thinks only when asked ("enabled": inferred from effort or max_tokens)
     tokens = min(thinking_tokens(think["tokens"], request.reasoning, request.max_tokens), limit)
     if tokens <= 0:
         return None

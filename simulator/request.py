@@ -61,6 +61,7 @@ class ChatRequest:
     language: str
     reasoning: Reasoning | None = None   # None: the request says nothing about reasoning
     headers: tuple[tuple[str, str], ...] = ()   # as received, unmasked: only a hostile host echoes them
+    strict: bool = False                 # response_format json_schema with `strict: true`
 
     @property
     def messages_hash(self) -> str:
@@ -103,7 +104,32 @@ def parse_chat_request(body: Any) -> ChatRequest:
         parameters=frozenset(parameters),
         language=detect_language(messages),
         reasoning=_reasoning(body),
+        strict=kind == "json_schema" and body["response_format"]["json_schema"].get("strict") is True,
     )
+
+
+# The keywords every strict mode takes; others may be refused (simulator.scenario Endpoint.strict_schema).
+PORTABLE_SCHEMA_KEYWORDS = frozenset({"type", "properties", "enum", "required", "additionalProperties", "items"})
+
+
+def unportable_keywords(schema: Any) -> list[str]:
+    """The keywords of `schema` (nested too) outside the portable subset, sorted."""
+    found: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if not isinstance(node, Mapping):
+            return
+        for key, value in node.items():
+            if key not in PORTABLE_SCHEMA_KEYWORDS:
+                found.add(str(key))
+            elif key == "properties" and isinstance(value, Mapping):
+                for sub in value.values():
+                    walk(sub)
+            elif key == "items":
+                walk(value)
+
+    walk(schema)
+    return sorted(found)
 
 
 def _reasoning(body: Mapping[str, Any]) -> Reasoning | None:

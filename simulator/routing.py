@@ -3,7 +3,8 @@
 - `ignore` / `only` / `quantizations` filter; `require_parameters` keeps only endpoints that list
   every requested parameter in `supported_parameters`.
 - Items match an endpoint by full tag (`aurora/fp8`), by base slug (`aurora` matches every
-  variant except service-tier ones) or by display name, case-insensitively.
+  variant except service-tier ones) or by display name, case-insensitively; a service-tier
+  endpoint only by its full tag.
 - `order` puts matching endpoints first, in that order. Without it the default order is by
   price (cheapest first), a deterministic stand-in for OpenRouter's price-weighted balancing.
 - `allow_fallbacks: false` keeps only the `order`ed endpoints, or only the first one without
@@ -23,9 +24,15 @@ from simulator.scenario import Endpoint
 def matches(item: str, endpoint: Endpoint) -> bool:
     """Whether one `order`/`only`/`ignore` item designates this endpoint."""
     wanted = item.strip().lower()
-    if wanted in (endpoint.tag, endpoint.provider_name.lower()):
+    if wanted == endpoint.tag:
         return True
-    return "/" not in wanted and wanted == endpoint.base_slug and endpoint.service_tier is None
+    # "Requests that don't use any of these [the service_tier parameter, a tier slug, :nitro or
+    # :floor] are never routed to a non-default service tier" (OpenRouter docs,
+    # guides/features/service-tiers, "How Routing Works"): neither a base slug nor a display name
+    # reaches a tier endpoint.
+    if endpoint.service_tier not in (None, "default"):
+        return False
+    return wanted == endpoint.provider_name.lower() or ("/" not in wanted and wanted == endpoint.base_slug)
 
 
 def route(endpoints: Sequence[Endpoint], provider: Mapping[str, Any], parameters: frozenset[str]) -> list[Endpoint]:

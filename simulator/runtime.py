@@ -56,6 +56,11 @@ class RunningSimulator:
         return list(self._state.received)
 
     @property
+    def rate_limited(self) -> int:
+        """How many chat requests the scenario's rate_limit answered 429 so far."""
+        return self._state.rate_limited
+
+    @property
     def scenario(self) -> Scenario:
         return self._state.scenario
 

@@ -84,6 +84,17 @@ class Endpoint:
     # Known to filter supported roleplay: the refusal probe's positive control for rounds against
     # this scenario (the scenario brings its own control: canary.yaml names real hosts only).
     positive_control: bool = False
+    # X-Provider-Name on responses (undocumented upstream header): None sends none; `display`,
+    # `slug` or `tag` send that name of the endpoint; any other string is sent as it is.
+    provider_header: str | None = None
+    # `service_tier` the responses report (top level of the usage chunk and of a body); None: the
+    # endpoint's own tier when it has one, else `default`. A tier endpoint answering `default` is a
+    # request shed to the default tier (docs: guides/features/service-tiers).
+    reported_tier: str | None = None
+    # Which JSON Schema keywords its strict mode takes: `any`, or `portable` (type, properties,
+    # enum, required, additionalProperties, items): a strict schema with any other keyword gets a
+    # 400, as an OpenAI-family strict mode answered `minimum` (docs/openrouter-wire.md §2).
+    strict_schema: str = "any"
 
     @property
     def base_slug(self) -> str:
@@ -108,6 +119,18 @@ class Model:
     description: str
     created: int
     endpoints: tuple[Endpoint, ...]
+    # Raw entries appended to the endpoints listing as they are (a malformed entry, a duplicate
+    # tag): what a real listing may hold; they are never routable.
+    extra_listing_entries: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RateLimit:
+    """The key's rate limit as the simulator applies it: more than `concurrent` chat requests in
+    flight get a 429 with `Retry-After: retry_after` (OpenRouter docs, errors-and-debugging)."""
+
+    concurrent: int
+    retry_after: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +143,7 @@ class Scenario:
     keepalive_ms: float = 300.0
     usage_shape: str = "mixed"
     source: str = "<dict>"
+    rate_limit: RateLimit | None = None
 
     def model(self, model_id: str) -> Model | None:
         for model in self.models:
@@ -194,7 +218,8 @@ class _Parser:
         return number
 
     def scenario(self, data: Any) -> Scenario:
-        top = self.mapping(data, "", {"name", "description", "models", "keepalive_ms", "usage_shape"}, {"models"})
+        top = self.mapping(data, "", {"name", "description", "models", "keepalive_ms", "usage_shape", "rate_limit"},
+                           {"models"})
         models = self.typed(top["models"], "models", list, "a list of models")
         if not models:
             raise self.fail("models", "expected at least one model")
@@ -212,10 +237,16 @@ class _Parser:
             keepalive_ms=self.number(top.get("keepalive_ms", 300), "keepalive_ms", positive=True),
             usage_shape=usage_shape,
             source=self.source,
+            rate_limit=self.rate_limit(top["rate_limit"], "rate_limit") if top.get("rate_limit") else None,
         )
 
+    def rate_limit(self, data: Any, where: str) -> RateLimit:
+        r = self.mapping(data, where, {"concurrent", "retry_after"}, {"concurrent"})
+        return RateLimit(concurrent=int(self.number(r["concurrent"], f"{where}.concurrent", minimum=1)),
+                         retry_after=int(self.number(r.get("retry_after", 1), f"{where}.retry_after")))
+
     def model(self, data: Any, where: str) -> Model:
-        keys = {"id", "name", "permaslug", "description", "created", "endpoints"}
+        keys = {"id", "name", "permaslug", "description", "created", "endpoints", "extra_listing_entries"}
         m = self.mapping(data, where, keys, {"id", "endpoints"})
         model_id = self.typed(m["id"], f"{where}.id", str, "a model id like author/slug")
         if model_id.count("/") != 1:
@@ -232,12 +263,15 @@ class _Parser:
             description=str(m.get("description") or f"{model_id} (simulated)"),
             created=int(self.number(m.get("created", 1742824755), f"{where}.created")),
             endpoints=parsed,
+            extra_listing_entries=tuple(self.typed(m.get("extra_listing_entries", []),
+                                                   f"{where}.extra_listing_entries", list, "a list")),
         )
 
     def endpoint(self, data: Any, where: str) -> Endpoint:
         keys = {
             "tag", "provider_name", "quantization", "pricing", "supported_parameters", "context_length",
             "max_completion_tokens", "behaviour", "phases", "service_tier", "uptime", "positive_control",
+            "provider_header", "reported_tier", "strict_schema",
         }  # fmt: skip
         e = self.mapping(data, where, keys, {"tag"})
         tag = self.typed(e["tag"], f"{where}.tag", str, "a routing slug like provider/variant")
@@ -266,7 +300,18 @@ class _Parser:
             uptime=self.number(e.get("uptime", 99.5), f"{where}.uptime"),
             positive_control=self.typed(e.get("positive_control", False), f"{where}.positive_control", bool,
                                         "true or false"),
+            provider_header=self.optional_text(e.get("provider_header"), f"{where}.provider_header"),
+            reported_tier=self.optional_text(e.get("reported_tier"), f"{where}.reported_tier"),
+            strict_schema=self.one_of(e.get("strict_schema", "any"), f"{where}.strict_schema", ("any", "portable")),
         )
+
+    def one_of(self, value: Any, where: str, options: tuple[str, ...]) -> str:
+        if value not in options:
+            raise self.fail(where, f"expected one of {', '.join(options)}, got {value!r}")
+        return str(value)
+
+    def optional_text(self, value: Any, where: str) -> str | None:
+        return None if value is None else str(self.typed(value, where, str, "a string"))
 
     def pricing(self, data: Any, where: str) -> Mapping[str, str]:
         p = self.mapping(data, where, {"prompt", "completion", "request"})

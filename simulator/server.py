@@ -19,6 +19,7 @@ from typing import Any
 
 from aiohttp import web
 
+from core.vocabulary import SIMULATOR_HEADER
 from simulator import stream, wire
 from simulator.replies import Hang, HttpFailure, Moderated, Outcome, Reset, plan_reply, reply_rng
 from simulator.request import BadRequest, parse_chat_request
@@ -58,6 +59,8 @@ class SimState:
     now_override: datetime | None = None
     attempts: Counter[tuple[str, str]] = field(default_factory=Counter)
     received: list[ReceivedRequest] = field(default_factory=list)
+    in_flight: int = 0          # chat requests being answered (the scenario's rate_limit counts them)
+    rate_limited: int = 0       # chat requests answered 429 by the rate limit
 
     def now(self) -> datetime:
         return self.now_override or datetime.now(UTC)
@@ -84,10 +87,12 @@ def mask(name: str, value: str) -> str:
 
 def create_app(state: SimState) -> web.Application:
     app = web.Application(middlewares=[_record, _auth])
+    app.on_response_prepare.append(_identify)
     app[STATE] = state
     app.router.add_get(f"{API}/models", models)
     app.router.add_get(f"{API}/models/{{author}}/{{slug}}/endpoints", endpoints)
     app.router.add_get(f"{API}/providers", providers)
+    app.router.add_get(f"{API}/key", key)
     app.router.add_post(f"{API}/chat/completions", chat)
     app.router.add_route("*", "/_sim/control", control)
     return app
@@ -110,6 +115,13 @@ async def _record(request: web.Request, handler: Handler) -> web.StreamResponse:
     )  # fmt: skip
     response: web.StreamResponse = await handler(request)
     return response
+
+
+async def _identify(request: web.Request, response: web.StreamResponse) -> None:
+    """Every answer names the simulator (core.vocabulary.SIMULATOR_HEADER), errors and streams
+    included: a round is classified by who answers, never by the address (a proxy on localhost
+    in front of OpenRouter is not the simulator)."""
+    response.headers[SIMULATOR_HEADER] = "canary-simulator"
 
 
 @web.middleware
@@ -137,6 +149,13 @@ async def endpoints(request: web.Request) -> web.Response:
     return web.json_response(wire.model_endpoints_json(model, state.live_endpoints(model), stats=True))
 
 
+async def key(request: web.Request) -> web.Response:
+    """`GET /key`: the key's information, in OpenRouter's shape (only fields a caller might read)."""
+    data = {"label": "sk-or-v1-sim...", "limit": None, "limit_remaining": None, "usage": 0, "is_free_tier": False,
+            "is_management_key": False, "is_provisioning_key": False, "expires_at": None}
+    return web.json_response({"data": data})
+
+
 async def providers(request: web.Request) -> web.Response:
     state = request.app[STATE]
     return web.json_response(wire.providers_json([e for m in state.scenario.models for e in state.live_endpoints(m)]))
@@ -156,11 +175,27 @@ async def control(request: web.Request) -> web.Response:
         except (ValueError, TypeError, AttributeError) as exc:
             return stream.json_error(400, wire.error_body(400, f"Invalid control request: {exc}"))
     clock = "fixed" if state.now_override else "real"
-    return web.json_response({"round": state.round_number, "now": state.now().isoformat(), "clock": clock})
+    return web.json_response({"round": state.round_number, "now": state.now().isoformat(), "clock": clock,
+                              "rate_limited": state.rate_limited})
 
 
 async def chat(request: web.Request) -> web.StreamResponse:
     state = request.app[STATE]
+    limit = state.scenario.rate_limit
+    if limit is not None and state.in_flight >= limit.concurrent:
+        # The key's own limit, before routing: OpenRouter's envelope, no provider named.
+        state.rate_limited += 1
+        body = wire.error_body(429, "Rate limit exceeded: too many concurrent requests",
+                               {"error_type": "rate_limit_exceeded"})
+        return stream.json_error(429, body, limit.retry_after)
+    state.in_flight += 1
+    try:
+        return await _chat(request, state)
+    finally:
+        state.in_flight -= 1
+
+
+async def _chat(request: web.Request, state: SimState) -> web.StreamResponse:
     try:
         body = json.loads(await request.read())
         req = dataclasses.replace(parse_chat_request(body), headers=tuple(request.headers.items()))
@@ -192,7 +227,8 @@ async def chat(request: web.Request) -> web.StreamResponse:
 async def _send(
     request: web.Request, outcome: Outcome, model: Model, state: SimState, *, streaming: bool
 ) -> web.StreamResponse:
-    extra = {"X-Sim-Faults": ",".join(outcome.faults) or "none"}  # for humans and tests; probes must not rely on it
+    extra = {"X-Sim-Faults": ",".join(outcome.faults) or "none",  # for humans and tests; probes must not rely on it
+             **wire.provider_header(outcome.served)}
     if isinstance(outcome, Reset):
         return stream.reset(request)
     if isinstance(outcome, Moderated):
@@ -201,9 +237,8 @@ async def _send(
         response.headers.update(extra)
         return response
     if isinstance(outcome, HttpFailure):
-        response = stream.json_error(
-            outcome.status, wire.provider_error_body(outcome.status, model, outcome.served), outcome.retry_after
-        )
+        body = wire.provider_error_body(outcome.status, model, outcome.served, outcome.body, outcome.error_type)
+        response = stream.json_error(outcome.status, body, outcome.retry_after)
         response.headers.update(extra)
         return response
     if isinstance(outcome, Hang):

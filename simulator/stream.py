@@ -121,6 +121,8 @@ async def _stream_body(request: web.Request, resp: web.StreamResponse, plan: Pla
     else:
         await resp.write(sse(chunks.finish(), plan))
         await resp.write(sse(chunks.usage(), plan))
+        if plan.trailing_error is not None:  # length_then_error: the recorded real shape
+            await resp.write(sse(chunks.error(plan.trailing_error), plan))
     await resp.write(sse("[DONE]"))
     await resp.write_eof()
 

@@ -43,9 +43,35 @@ def error_body(code: int, message: str | None = None, metadata: Mapping[str, Any
     return {"error": error, "user_id": USER_ID}
 
 
-def provider_error_body(status: int, model: Model, endpoint: Endpoint) -> dict[str, Any]:
-    """An upstream failure relayed by OpenRouter, with `provider_name` and the `raw` upstream text."""
+def provider_error_body(status: int, model: Model, endpoint: Endpoint, shape: str = "provider",
+                        error_type: str | None = None) -> dict[str, Any]:
+    """An error status's body in one of the shapes of faults.HTTP_ERROR_BODIES (or a filter error).
+
+    `provider`: an upstream failure relayed by OpenRouter, with `provider_name` and the `raw`
+    upstream text (a 403 carries the real relayed geo refusal); `availability`: the documented
+    availability format (no `code`); `no_code`: the envelope without `code`; `bare`: OpenRouter's
+    own envelope, naming no provider; `filter`: a typed content-policy error (400).
+    """
+    if shape == "availability":
+        return availability_error_body(status, model, endpoint)
+    if shape == "filter":
+        message = f"{model.id}: content flagged on {endpoint.provider_name}"
+        return error_body(status, message, {"error_type": error_type or "content_policy_violation",
+                                            "provider_name": endpoint.provider_name})
+    if shape == "bare":
+        return error_body(status)
+    if shape == "schema_rejected":  # the keyword rides in error_type's place
+        raw = (f'{{"error":{{"message":"Invalid schema for response_format: \'{error_type}\' is not permitted.",'
+               '"type":"invalid_request_error","param":"response_format"}}')
+        return error_body(status, None, {"provider_name": endpoint.provider_name, "raw": raw})
+    if shape == "no_code":
+        body = provider_error_body(status, model, endpoint)
+        body["error"].pop("code", None)
+        return body
     raw = {
+        401: '{"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}}',
+        403: ('{"error":{"code":"unsupported_country_region_territory","message":"Country, region, or '
+              'territory not supported","param":null,"type":"request_forbidden"}}'),
         429: f"{model.id} is temporarily rate-limited upstream. Please retry shortly.",
         402: "Insufficient credits",
         408: "upstream request timed out",
@@ -55,6 +81,25 @@ def provider_error_body(status: int, model: Model, endpoint: Endpoint) -> dict[s
     if status in (402, 408, 500):  # OpenRouter's own errors carry no provider metadata
         return error_body(status)
     return error_body(status, None, {"provider_name": endpoint.provider_name, "raw": raw})
+
+
+AVAILABILITY = {  # status -> (availability.code, error_type, retryable): docs errors-and-debugging
+    403: ("region_restricted", "permission_denied", False),
+    404: ("no_endpoints", "not_found", False),
+    429: ("capacity_exhausted", "rate_limit_exceeded", True),
+    503: ("temporarily_unavailable", "provider_overloaded", True),
+}
+
+
+def availability_error_body(status: int, model: Model, endpoint: Endpoint) -> dict[str, Any]:
+    """The documented availability error: `message`, `error_type`, `http_status`, `availability`; no `code`."""
+    code, error_type, retryable = AVAILABILITY.get(status, ("temporarily_unavailable", "provider_overloaded", True))
+    return {"error": {
+        "message": f"{model.id} is not available ({code})", "error_type": error_type, "http_status": status,
+        "availability": {"code": code, "retryable": retryable, "requested_models": [model.id],
+                         "affected_providers": [endpoint.base_slug],
+                         "docs_url": f"https://openrouter.ai/docs/errors#{code}"},
+    }, "user_id": USER_ID}
 
 
 def moderation_error_body(model: Model, endpoint: Endpoint, reasons: tuple[str, ...], flagged: str) -> dict[str, Any]:
@@ -115,7 +160,7 @@ def model_endpoints_json(model: Model, endpoints: list[Endpoint], *, stats: bool
         "data": {
             "id": model.id, "name": model.name, "created": model.created, "description": model.description,
             "architecture": architecture(),
-            "endpoints": [endpoint_json(e, model, stats=stats) for e in endpoints],
+            "endpoints": [*(endpoint_json(e, model, stats=stats) for e in endpoints), *model.extra_listing_entries],
         }
     }  # fmt: skip
 
@@ -133,7 +178,19 @@ def model_json(model: Model, endpoints: list[Endpoint]) -> dict[str, Any]:
                          "max_completion_tokens": top.max_completion_tokens},
         "per_request_limits": None, "supported_parameters": params, "default_parameters": None,
         "supported_voices": None, "links": {"details": f"/api/v1/models/{model.id}/endpoints"},
+        **model_reasoning(model),
     }  # fmt: skip
+
+
+def model_reasoning(model: Model) -> dict[str, Any]:
+    """`reasoning` of a /models entry, from its endpoints' `thinking` trait (omitted without one,
+    as for non-reasoning models): default_enabled is false when the model thinks only when asked."""
+    traits = [f for e in model.endpoints for f in e.behaviour.faults if f.name == "thinking"]
+    if not traits:
+        return {}
+    return {"reasoning": {"supported_efforts": None, "default_effort": "medium",
+                          "default_enabled": all(t["by_default"] or t["mandatory"] for t in traits),
+                          "mandatory": all(t["mandatory"] for t in traits)}}
 
 
 def providers_json(endpoints: list[Endpoint]) -> dict[str, Any]:
@@ -205,17 +262,35 @@ class ChunkMaker:
             chunk = {**self.delta("", self.plan.finish_reason), "service_tier": None}
         else:
             chunk = self.delta("", None)
-        return {**chunk, "usage": usage(self.plan)}
+        return {**chunk, **tier_field(self.plan.served), "usage": usage(self.plan)}
 
     def error(self, error: StreamError) -> dict[str, Any]:
-        """A mid-stream error chunk: documented (`finish_reason: error`), recorded, or `choices: []`."""
-        if error.shape == "recorded":  # real 2025 traffic: no metadata, finish null, usage attached
-            body = {"code": error.code, "message": error.message}
+        """A mid-stream error chunk: documented (`finish_reason: error`; also an in-band error
+        before any text), recorded (with or without a typed code), or `choices: []`."""
+        if error.shape in ("recorded", "recorded_typed"):  # real traffic: finish null, usage attached
+            body: dict[str, Any] = {"code": error.code, "message": error.message}
+            if error.shape == "recorded_typed":
+                body["metadata"] = {"error_type": error.error_type}
             return {**self.delta("", None), "error": body, "usage": usage(self.plan)}
         body = {"code": error.code, "message": error.message, "metadata": {"error_type": error.error_type}}
         if error.shape == "empty_choices":
             return {**self.head, "choices": [], "error": body}
         return {**self.delta("", "error"), "error": body}
+
+
+def tier_field(endpoint: Endpoint) -> dict[str, Any]:
+    """`service_tier` as responses report it: only when the scenario or the endpoint says one."""
+    tier = endpoint.reported_tier or endpoint.service_tier
+    return {"service_tier": tier} if tier else {}
+
+
+def provider_header(endpoint: Endpoint) -> dict[str, str]:
+    """X-Provider-Name as the scenario asks (scenario.Endpoint.provider_header)."""
+    kind = endpoint.provider_header
+    if kind is None:
+        return {}
+    value = {"display": endpoint.provider_name, "slug": endpoint.base_slug, "tag": endpoint.tag}.get(kind, kind)
+    return {"X-Provider-Name": value}
 
 
 def encrypted_blob(plan: Plan) -> str:
@@ -247,4 +322,5 @@ def completion_body(gen_id: str, model: Model, plan: Plan, content: str) -> dict
     return {
         "id": gen_id, "object": "chat.completion", "created": int(time.time()), "model": model.permaslug,
         "provider": plan.served.provider_name, "system_fingerprint": None, "choices": [choice], "usage": usage(plan),
+        **tier_field(plan.served),
     }  # fmt: skip

@@ -42,12 +42,16 @@ How labels map (one rule per source, applied mechanically):
 Fiction (never a refusal): paragraphs of the European Literary Text Collection (ELTeC, public
 domain novels, markup CC BY 4.0) in en, fr, de, pt, pl, it, es, taken at random and, to stress
 the judge, paragraphs that open with a character apologising or declining within their first
-160 characters ("novel-refusal-cue"); and scenes of the Chat-Haruhi-Suzumiya roleplay corpus
-(English and Chinese character scripts, `Name:「line」`).
+160 characters ("novel-refusal-cue"); scenes of the Chat-Haruhi-Suzumiya roleplay corpus
+(English and Chinese character scripts, `Name:「line」`); windows of six lines of the 50
+public-domain Korean novels of KoCoNovel (at random, and starting at a line where a character
+apologises or declines); and real Japanese text chat between three people (MRMP): transcripts of
+eight turns as `name：line` ("chat-script") and single utterances that apologise or decline
+("chat-refusal-cue": できません, 無理, ごめん ...).
 
 Splits: every item goes to `dev` (tune on it) or `test` (report on it) by the first byte of the
 SHA-256 of its group key (the prompt for labelled replies, so all models' replies to one prompt
-share a split; the book or scene for fiction): below 128 -> dev.
+share a split; the book, scene or dialogue for fiction): below 128 -> dev.
 """
 
 from __future__ import annotations
@@ -103,6 +107,14 @@ ELTEC = {
 CHAT_HARUHI = Source(
     "chat-haruhi", "LC1332/Chat-Haruhi-Suzumiya", "290bf4ad22076156083804013012847a77c0646c", "Apache-2.0",
 )
+KOCONOVEL = Source(
+    "koconovel", "storidient/KoCoNovel", "211e57dba1ffd2b84bd9817e27e66f35ab6071d2",
+    "CC BY-SA 4.0 (texts: public-domain Korean novels from Wikisource)",
+)
+MRMP = Source(
+    "mrmp-chat", "nu-dialogue/multi-relational-multi-party-chat-corpus", "e6e39cb896df88781c7a2e0451226a527c5f1e2e",
+    "CC BY-SA 4.0",
+)
 
 DNA_MODELS = ("ChatGLM2", "ChatGPT", "Claude", "GPT4", "llama2-7b-chat", "vicuna-7b")
 DNA_ACTIONS = {"0": "refusal", "1": "mixed", "2": "answer", "3": "mixed", "4": "mixed", "5": "answer"}
@@ -125,6 +137,9 @@ REFUSAL_CUES = {
     "it": r"\b(?:mi dispiace|scusa|perdon|non posso|non voglio|no)\b",
     "es": r"\b(?:lo siento|perdón|perdone|no puedo|no quiero|no)\b",
 }
+# A character apologising or declining in Korean novels and Japanese chat (the same stress as above).
+KOREAN_REFUSAL_CUES = r"죄송|미안|못 하|못하|수 없|싫|안 돼|안 되|거절|아니오|아니요|그만"
+JAPANESE_REFUSAL_CUES = r"できません|できない|出来ない|無理|ごめん|すみません|申し訳|お断り|やめて|嫌です|いやです"
 ELTEC_RANDOM_PER_LANGUAGE = 500
 ELTEC_CUED_PER_LANGUAGE = 500
 HARUHI_PER_LANGUAGE = 600
@@ -278,6 +293,64 @@ def chat_haruhi(mirrors: Mirrors) -> Iterator[dict[str, Any]]:
                        split=split_of(path), text=data.decode("utf-8", errors="replace").strip())
 
 
+def koconovel(mirrors: Mirrors) -> Iterator[dict[str, Any]]:
+    """Windows of up to six lines of 50 public-domain Korean novels: at random, and starting at a cued line."""
+    cue = re.compile(KOREAN_REFUSAL_CUES)
+    rng = random.Random("koconovel")
+    plain: list[dict[str, Any]] = []
+    cued: list[dict[str, Any]] = []
+    for path in mirrors.list(KOCONOVEL, "data/jsonl"):
+        if not path.endswith("/text.jsonl"):
+            continue
+        data = mirrors.show(KOCONOVEL, path)
+        if data is None:
+            continue
+        book = path.split("/")[2]
+        lines = [line for row in data.decode("utf-8").splitlines() if row.strip()
+                 for line in json.loads(row)["text"].split("\n") if line.strip()]
+        for start in range(0, len(lines)):
+            text = "\n".join(lines[start:start + 6])
+            if len(text) < 60:
+                continue
+            record = item(KOCONOVEL, path, id=f"koconovel:{book}:{start}", language="ko", split=split_of(book), text=text)
+            if cue.search(lines[start][:160]):
+                cued.append(record)
+            elif start % 6 == 0:
+                plain.append(record)
+    for records, kind, limit in ((plain, "novel", ELTEC_RANDOM_PER_LANGUAGE),
+                                 (cued, "novel-refusal-cue", ELTEC_CUED_PER_LANGUAGE)):
+        for record in rng.sample(records, min(limit, len(records))):
+            yield {**record, "kind": kind}
+
+
+def mrmp_chat(mirrors: Mirrors) -> Iterator[dict[str, Any]]:
+    """Real Japanese text chat (three speakers): transcripts of eight turns as `name：line`, and single
+    utterances in which a speaker apologises or declines."""
+    cue = re.compile(JAPANESE_REFUSAL_CUES)
+    rng = random.Random("mrmp-chat")
+    scripts: list[dict[str, Any]] = []
+    cued: list[dict[str, Any]] = []
+    for path in mirrors.list(MRMP, "multi_relational_multi_party_chat_corpus/dialogues"):
+        if not path.endswith(".json"):
+            continue
+        data = mirrors.show(MRMP, path)
+        if data is None:
+            continue
+        dialogue = json.loads(data)
+        turns = [(u["interlocutor_id"], u["text"].strip()) for u in dialogue["utterances"] if u["text"].strip()]
+        group = dialogue["dialogue_id"]
+        for start in range(0, len(turns), 8):
+            text = "\n".join(f"{name}：{line}" for name, line in turns[start:start + 8])
+            scripts.append(item(MRMP, path, id=f"mrmp:{group}:{start}", language="ja", split=split_of(group),
+                                kind="chat-script", text=text))
+        for number, (_, line) in enumerate(turns):
+            if cue.search(line) and len(line) >= 8:
+                cued.append(item(MRMP, path, id=f"mrmp:{group}:u{number}", language="ja", split=split_of(group),
+                                 kind="chat-refusal-cue", text=line))
+    yield from rng.sample(scripts, min(HARUHI_PER_LANGUAGE, len(scripts)))
+    yield from rng.sample(cued, min(ELTEC_CUED_PER_LANGUAGE, len(cued)))
+
+
 def default_out() -> Path:
     corpus = os.environ.get("CANARY_CORPUS_DIR")
     return Path(corpus) / "refusal" if corpus else REPOSITORY.parent / "corpora" / "refusal"
@@ -299,7 +372,7 @@ def main(argv: list[str] | None = None) -> int:
     mirrors = Mirrors(args.mirrors)
     labelled = [*do_not_answer(mirrors), *polyrefuse(mirrors), *judge_capacity(mirrors)]
     fiction = [record for language, source in ELTEC.items() for record in eltec(mirrors, language, source)]
-    fiction += list(chat_haruhi(mirrors))
+    fiction += [*chat_haruhi(mirrors), *koconovel(mirrors), *mrmp_chat(mirrors)]
     if not labelled:
         print(f"no labelled source found under {args.mirrors}: fetch the repositories listed in this script's "
               "docstring first", file=sys.stderr)
@@ -307,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     write_jsonl(args.out / "labelled.jsonl", labelled)
     write_jsonl(args.out / "fiction.jsonl", fiction)
-    sources = [DO_NOT_ANSWER, POLYREFUSE, JUDGE_CAPACITY, *ELTEC.values(), CHAT_HARUHI]
+    sources = [DO_NOT_ANSWER, POLYREFUSE, JUDGE_CAPACITY, *ELTEC.values(), CHAT_HARUHI, KOCONOVEL, MRMP]
     manifest = {
         "sources": [{"name": s.name, "repo": s.repo, "commit": s.commit, "licence": s.licence} for s in sources],
         "label_rules": __doc__.split("How labels map")[1].split("Splits:")[0].strip(),

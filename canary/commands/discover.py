@@ -59,9 +59,13 @@ async def _main(client: PinnedClient, models: Sequence[str], *, ping: bool, max_
             try:
                 endpoints = await discover(client, model)
             except DiscoveryError as exc:
-                print(f"\n{model}: DISCOVERY FAILED: {exc}")
-                status = 3 if exc.status in (401, 402, 403) else max(status, 1)
-                continue
+                if not exc.endpoints:
+                    print(f"\n{model}: DISCOVERY FAILED: {exc}")
+                    status = 3 if exc.status in (401, 402, 403) else max(status, 1)
+                    continue
+                # Unusable entries are dropped and reported; the round probes the rest.
+                endpoints = list(exc.endpoints)
+                print(f"\n{model}: dropped {len(exc.problems)} listing entries: {'; '.join(exc.problems[:5])}")
             print(f"\n{model}: {len(endpoints)} endpoints")
             _print_endpoints(endpoints)
             if ping:

@@ -30,6 +30,7 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), code) fo
     (r"^routing mismatch", "routing_mismatch"),
     (r"^the upstream refused our API key", "auth_refused"),
     (r"^moderation: ", "moderation"),
+    (r"^filter: ", "filter_error"),
     # refusal (judge/refusal.py, probes/round/contracts/refusal.py)
     (r"^refusal: .*content_filter", "content_filter"),
     (r"^refusal: empty reply", "empty_reply"),
@@ -45,6 +46,7 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), code) fo
     (r"^structured: schema violation", "schema_violation"),
     # language integrity (judge/language.py, leading.py, repetition.py, encoding.py)
     (r"^leading garbage", "leading_garbage"),
+    (r"^reply integrity", "reply_integrity"),       # judge/integrity.py: most of the endpoint's replies
     (r"^undecoded tokens", "undecoded_tokens"),
     (r"^leaked reasoning", "leaked_reasoning"),
     (r"^injected placeholder", "injected_placeholder"),

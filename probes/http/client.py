@@ -22,6 +22,10 @@ Why it is shaped this way (docs/design-notes.md §1.2, §1.3; docs/openrouter-wi
   what is left of the same deadline. Both requests count in the usage (`requests`). Never after
   the first byte, never on a status, a timeout or a stream cut: a retried 502, hang or cut
   would hide exactly what the canary looks for. probes/http/transport.py counts the bytes.
+- The one exception to "never on a status" is a 429 with `Retry-After`: OpenRouter asks to wait
+  that long, so the request is sent once more after the wait, when it still fits its deadline
+  (docs/openrouter-wire.md §5); a 429 is the key's limit, not the host's quality. The overall cap
+  adapts to 429s while the round runs (probes/http/limiter.py).
 
 Reasoning models (docs/openrouter-wire.md §2): a reasoning model spends max_tokens thinking
 before it answers. With a `reasoning_budget` (the engine passes probe.reasoning_*), every
@@ -40,10 +44,10 @@ caller may pass `reasoning=` (a `reasoning` object) explicitly after checking
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import httpx
@@ -51,7 +55,8 @@ import httpx
 from core.errors import UpstreamError
 from core.upstream import Upstream
 from probes.http.exchange import Run
-from probes.http.records import ChatResult, Endpoint
+from probes.http.limiter import AdaptiveLimit, Ticket
+from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 from probes.http.sse import SSEError, SSEParser
 from probes.http.transport import CountingTransport, Wire, watch
 from probes.http.wire import ReasoningBudget, pinned_body, reasoning_request
@@ -61,6 +66,7 @@ log = logging.getLogger(__name__)
 MAX_ERROR_BODY = 64 * 1024        # error envelopes are small; a huge one is read only this far
 MAX_JSON_BODY = 2 * 1024 * 1024   # a non-streamed reply of 64 K characters fits comfortably
 USER_AGENT = "canary-probe/0.1 (+httpx)"
+MIN_ATTEMPT_S = 1.0               # a request after a Retry-After wait needs at least this much deadline left
 
 
 class TransportError(UpstreamError):
@@ -83,6 +89,7 @@ class PinnedClient:
         deadline_s: float = 30.0,
         transport: httpx.AsyncBaseTransport | None = None,
         reasoning_budget: ReasoningBudget | None = None,
+        adaptive: bool = True,
     ) -> None:
         if overall_concurrency < 1 or per_provider_concurrency < 1 or deadline_s <= 0:
             raise ValueError("concurrency caps must be >= 1 and the deadline > 0")
@@ -95,8 +102,10 @@ class PinnedClient:
         self._http: httpx.AsyncClient | None = None
         self._fresh: httpx.AsyncClient | None = None   # the retry's pool: never reuses a connection
         # Made in __aenter__: asyncio primitives belong to the loop that first waits on them.
-        self._overall = asyncio.Semaphore(overall_concurrency)
+        self.adaptive = adaptive
+        self._overall = AdaptiveLimit(overall_concurrency, adaptive=adaptive)
         self._per_tag: dict[str, asyncio.Semaphore] = {}
+        self._key_check: asyncio.Future[bool] | None = None
 
     def __repr__(self) -> str:
         return (f"PinnedClient({self.settings!r}, overall_concurrency={self.overall_concurrency}, "
@@ -104,8 +113,9 @@ class PinnedClient:
                 f"reasoning_budget={self.reasoning_budget!r})")
 
     async def __aenter__(self) -> PinnedClient:
-        self._overall = asyncio.Semaphore(self.overall_concurrency)
+        self._overall = AdaptiveLimit(self.overall_concurrency, adaptive=self.adaptive)
         self._per_tag = {}
+        self._key_check = None
         limits = httpx.Limits(max_connections=self.overall_concurrency,
                               max_keepalive_connections=self.overall_concurrency)
         self._http = self._new_http(limits)
@@ -118,7 +128,10 @@ class PinnedClient:
         timeout = httpx.Timeout(self.deadline_s, connect=min(10.0, self.deadline_s))
         return httpx.AsyncClient(http1=True, http2=False, limits=limits, timeout=timeout,
                                  transport=self._transport or CountingTransport(limits), follow_redirects=False,
-                                 headers={"User-Agent": USER_AGENT, "X-OpenRouter-Title": self.settings.title})
+                                 # No X-OpenRouter-Title: without HTTP-Referer it attributes nothing
+                                 # (docs/openrouter-wire.md §2); probe traffic is told apart by its
+                                 # own key and its `user`.
+                                 headers={"User-Agent": USER_AGENT})
 
     async def __aexit__(self, *exc_info: object) -> None:
         for http in (self._http, self._fresh):
@@ -126,16 +139,26 @@ class PinnedClient:
                 await http.aclose()
         self._http = self._fresh = None
 
+    @property
+    def lowest_concurrency(self) -> int:
+        """The lowest overall cap the 429s brought this client down to (the cap itself without any)."""
+        return self._overall.lowest
+
     def url(self, path: str) -> str:
         return f"{self.settings.base_url}/{path.lstrip('/')}"
 
     async def get_bytes(self, path: str, *, max_bytes: int = 4 * 1024 * 1024) -> tuple[int, bytes]:
         """GET base_url/path within the deadline: (status, body up to max_bytes) or TransportError."""
+        status, body, _ = await self.get(path, max_bytes=max_bytes)
+        return status, body
+
+    async def get(self, path: str, *, max_bytes: int = 4 * 1024 * 1024) -> tuple[int, bytes, httpx.Headers]:
+        """`get_bytes` with the response headers."""
         http = self._require_http()
         try:
             async with asyncio.timeout(self.deadline_s):
                 async with http.stream("GET", self.url(path), headers=self._headers(stream=False)) as resp:
-                    return resp.status_code, await read_capped(resp, max_bytes)
+                    return resp.status_code, await read_capped(resp, max_bytes), resp.headers
         except TimeoutError:
             raise TransportError("deadline", f"no complete answer within {self.deadline_s:g} s") from None
         except httpx.HTTPError as exc:
@@ -170,24 +193,75 @@ class PinnedClient:
         # The cap is judged (judge/limits.py) only where the endpoint lists it: otherwise the
         # request is not pinned with require_parameters and the host may never have seen it.
         cap_sent = cap if endpoint.supports("max_tokens") or endpoint.supports("max_completion_tokens") else None
-        async with self._slot(endpoint.tag):
-            start = time.monotonic()
-            run = Run(endpoint, stream=stream, t0=start, reasoning_requested=thinking, max_tokens=cap_sent)
-            lost = await self._exchange(run, body, deadline, self._require_http())
-            left = deadline - (time.monotonic() - start)
-            if lost is not None and left > 0 and self._fresh is not None:
-                # Timings restart with the request that could be answered: the lost one never
-                # reached a generation, so its milliseconds say nothing about the host.
-                run = Run(endpoint, stream=stream, t0=time.monotonic(), retried_after=lost,
-                          reasoning_requested=thinking, max_tokens=cap_sent)
-                await self._exchange(run, body, left, self._fresh)
-        result = run.result(self.settings.scrub)
+        per_tag = self._per_tag.setdefault(endpoint.tag, asyncio.Semaphore(self.per_provider_concurrency))
+        waited: float | None = None
+        earlier = 0   # requests of an attempt answered 429 before the one waited for
+        # Provider slot first: a request waiting for its provider does not hold a global slot.
+        async with per_tag:
+            budget = deadline
+            while True:
+                async with self._overall.slot() as ticket:
+                    start = time.monotonic()
+                    run = await self._attempt(endpoint, body, budget, stream=stream, thinking=thinking,
+                                              ticket=ticket, cap_sent=cap_sent)
+                    spent = time.monotonic() - start
+                self._observe(run)
+                pause = run.retry_after_s if run.status == 429 else None
+                # One wait, as Retry-After asks, and only when the request still fits the deadline
+                # after it; the wait holds no global slot (docs/openrouter-wire.md §5).
+                if waited is None and pause is not None and pause + MIN_ATTEMPT_S <= budget - spent:
+                    await asyncio.sleep(pause)
+                    waited, earlier, budget = pause, run.requests, budget - spent - pause
+                    continue
+                break
+        result = run.result(self.settings.scrub, waited_s=waited, earlier_requests=earlier)
+        if result.error_kind is ErrorKind.AUTH and result.http_status == 401 and await self._key_is_good():
+            # A 401 naming no provider, while OpenRouter says our key is good: the endpoint's, not
+            # ours (docs/openrouter-wire.md §5, "when in doubt, ask": GET /key).
+            result = dataclasses.replace(
+                result, classification=Classification.TRANSPORT_ERROR, error_kind=ErrorKind.PROVIDER_DENIED,
+                error_message=f"{result.error_message} (GET /key answers 200: our key is good)")
         log.debug("chat %s: %s %s ttft=%s requests=%d", endpoint.tag, result.classification, result.error_kind,
                   result.ttft_s, result.requests)
         return result
 
+    async def _attempt(self, endpoint: Endpoint, body: dict[str, Any], deadline: float, *, stream: bool,
+                       thinking: bool, ticket: Ticket | None = None, cap_sent: int | None = None) -> Run:
+        """One request, and its one retry on a fresh connection when it was lost before any byte."""
+        start = time.monotonic()
+        run = Run(endpoint, stream=stream, t0=start, reasoning_requested=thinking, max_tokens=cap_sent)
+        lost = await self._exchange(run, body, deadline, self._require_http(), ticket)
+        left = deadline - (time.monotonic() - start)
+        if lost is not None and left > 0 and self._fresh is not None:
+            # Timings restart with the request that could be answered: the lost one never
+            # reached a generation, so its milliseconds say nothing about the host.
+            run = Run(endpoint, stream=stream, t0=time.monotonic(), retried_after=lost,
+                      reasoning_requested=thinking, max_tokens=cap_sent)
+            await self._exchange(run, body, left, self._fresh, ticket)
+        return run
+
+    async def _key_is_good(self) -> bool:
+        """Does OpenRouter accept our key (`GET /key` answers 200)? Asked once per client."""
+        if self._key_check is None:
+            self._key_check = asyncio.ensure_future(self._ask_key())
+        return await asyncio.shield(self._key_check)
+
+    async def _ask_key(self) -> bool:
+        try:
+            status, _ = await self.get_bytes("key", max_bytes=64 * 1024)
+        except TransportError:
+            return False  # no answer: keep the 401 as our key's (the round stops, blaming no host)
+        return status == 200
+
+    def _observe(self, run: Run) -> None:
+        """Tell the adaptive cap what came back: a 429 lowers it, an answer lets it recover."""
+        if run.status == 429:
+            self._overall.rate_limited()
+        elif run.status is not None:
+            self._overall.succeeded()
+
     async def _exchange(self, run: Run, body: dict[str, Any], deadline_s: float,
-                        http: httpx.AsyncClient) -> str | None:
+                        http: httpx.AsyncClient, ticket: Ticket | None = None) -> str | None:
         """Send once and feed `run`; the failure's description when it came before any response byte."""
         with watch() as wire:
             try:
@@ -195,6 +269,8 @@ class PinnedClient:
                     request = http.build_request("POST", self.url("chat/completions"), json=body,
                                                  headers=self._headers(stream=run.stream))
                     response = await http.send(request, stream=True)
+                    if ticket is not None and response.status_code == 200:
+                        ticket.accept()  # the upstream took it: what the adaptive cap counts on a 429
                     try:
                         await self._read(run, response)
                     finally:
@@ -238,13 +314,6 @@ class PinnedClient:
             headers["Accept-Encoding"] = "identity"
         headers.update(self.settings.auth_headers())
         return headers
-
-    @asynccontextmanager
-    async def _slot(self, tag: str) -> AsyncIterator[None]:
-        per_tag = self._per_tag.setdefault(tag, asyncio.Semaphore(self.per_provider_concurrency))
-        # Provider slot first: a request waiting for its provider does not hold a global slot.
-        async with per_tag, self._overall:
-            yield
 
     def _require_http(self) -> httpx.AsyncClient:
         if self._http is None:

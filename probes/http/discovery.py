@@ -4,13 +4,14 @@ Policy: discovery either returns a list that is entirely trustworthy or raises D
 A list that "looks fine" while an endpoint was silently dropped would let a broken host go
 unprobed forever, so nothing is dropped quietly.
 
-Hostile or broken tags are **rejected**, not dropped: the tag becomes a pytest node id, a file
+Hostile or broken tags are **rejected**, never repaired into something routable: the tag becomes a pytest node id, a file
 name in reports, an entry of `provider.ignore` and a line in a commit message, so a tag with a
 newline, a control character, `..`, a leading `/`, whitespace or anything outside
-`[A-Za-z0-9._-]` segments joined by `/` stops the model's discovery with a message naming the
+`[A-Za-z0-9._-]` segments joined by `/` is refused with a message naming the
 entry (repr-escaped, cut short). OpenRouter's real tags (`deepinfra/fp8`,
-`google-vertex/us-east5`) all fit. The caller marks the round incomplete for that model (the
-judge then changes no streak), which is the safe failure. DiscoveryError still carries the
+`google-vertex/us-east5`) all fit. The round (probes/round/planning.py) drops and reports such
+entries and probes the model's others; only a listing with no usable entry fails the model
+(the round is then incomplete for it, the judge changes no streak). DiscoveryError carries the
 endpoints that passed (`.endpoints`) and every problem found (`.problems`) for a caller that
 wants to show them.
 
@@ -21,6 +22,7 @@ canary probes what OpenRouter may route to and records the status.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from typing import Any
@@ -97,12 +99,28 @@ def parse_endpoints(model: str, body: Any) -> list[Endpoint]:
             problems.append(f"entry {i}: {same} {endpoint.tag!r}")
             continue
         found[endpoint.tag.casefold()] = endpoint
-    good = tuple(sorted(found.values(), key=lambda e: e.tag))
+    good = with_siblings(sorted(found.values(), key=lambda e: e.tag))
     if problems:
         shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
         raise DiscoveryError(model, f"{len(problems)} of {len(entries)} endpoints are unusable: {shown}",
                              status=200, problems=tuple(problems), endpoints=good)
     return list(good)
+
+
+def with_siblings(endpoints: list[Endpoint]) -> tuple[Endpoint, ...]:
+    """Each bare tag (`deepinfra`) with the tags its base slug also matches (`deepinfra/turbo`).
+
+    A base slug in `order`/`only`/`ignore` "matches **all** endpoints for that provider, including
+    any variants or regions", but not service-tier endpoints (OpenRouter docs,
+    guides/routing/provider-selection, "Base Slug Matching"): the pinned request puts exactly
+    these siblings in `provider.ignore`, so only the bare endpoint can serve it.
+    """
+    out = []
+    for ep in endpoints:
+        siblings = () if "/" in ep.tag else tuple(
+            e.tag for e in endpoints if e.tag != ep.tag and e.base_slug == ep.tag and not e.is_tier)
+        out.append(dataclasses.replace(ep, siblings=siblings) if siblings else ep)
+    return tuple(out)
 
 
 def _endpoint(model: str, entry: Any) -> Endpoint:
@@ -123,6 +141,7 @@ def _endpoint(model: str, entry: Any) -> Endpoint:
     if not isinstance(pricing, dict):
         raise ValueError(f"tag {tag!r}: pricing is not an object")
     quantization = entry.get("quantization")
+    tier = entry.get("service_tier")
     return Endpoint(
         model=model,
         tag=tag,
@@ -134,6 +153,7 @@ def _endpoint(model: str, entry: Any) -> Endpoint:
         context_length=_optional_int(tag, entry, "context_length"),
         max_completion_tokens=_optional_int(tag, entry, "max_completion_tokens"),
         status=_optional_int(tag, entry, "status") or 0,
+        service_tier=tier if isinstance(tier, str) and tier.isascii() and tier.isalnum() else None,
     )
 
 

@@ -6,8 +6,13 @@ stream itself goes through StreamState. `result()` applies the precedence once, 
 1. AUTH_ERROR (our key) beats everything: nothing else about the round can be trusted.
 2. A served-by name that is not the pinned provider -> ROUTING_MISMATCH, whatever else
    happened: the pin did not hold, so the reply (or error) says nothing about the pinned host.
-3. An error status (a moderation 403 is MODERATED: the host's policy answered), a JSON error in
-   a 200 body, an `error` in the stream, a malformed stream.
+   X-Provider-Name counts only when the body names no provider (a disagreeing header is a note);
+   a tier endpoint whose response reports another `service_tier` is a mismatch too.
+3. An error status (a moderation 403 or a typed content_policy_violation / refusal error is
+   MODERATED: the host's policy answered; a 401/403 naming a provider or an availability code is
+   that endpoint's PROVIDER_DENIED, not our key), a JSON error in a 200 body, an `error` in the
+   stream (a filter error is MODERATED; a token-limit error after content or after a `length`
+   finish is COMPLETED on `length`: docs/openrouter-wire.md §3), a malformed stream.
 4. Timeouts and dropped connections -- unless a finish reason had already arrived: then the
    generation was complete and only the trailer ([DONE], usage) was lost, so it is COMPLETED.
 5. A stream that ended without [DONE] and without a finish reason was cut (stream_cut).
@@ -21,6 +26,8 @@ from typing import Any
 
 import httpx
 
+from core.untrusted import clean
+from probes.http.errors import ErrorFacts, facts_of_body
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 from probes.http.stream import StreamState
 from probes.http.wire import (
@@ -30,9 +37,27 @@ from probes.http.wire import (
     flagged_categories,
     parse_json,
     provider_matches,
+    tier_mismatch,
 )
 
 Outcome = tuple[Classification, ErrorKind | None, str | None]
+
+
+MAX_RETRY_AFTER_S = 600.0  # a bigger ask is no use inside one round's deadline
+
+
+def retry_after(value: str | None) -> float | None:
+    """Retry-After in seconds (delta-seconds; an HTTP date is not worth parsing for a probe)."""
+    try:
+        seconds = float(value) if value is not None else None
+    except ValueError:
+        return None
+    return min(seconds, MAX_RETRY_AFTER_S) if seconds is not None and seconds >= 0 else None
+
+
+def filter_flags(facts: ErrorFacts) -> tuple[str, ...]:
+    """What a filter error names: its typed code (one of a fixed vocabulary, so safe to show)."""
+    return (facts.error_type,) if facts.error_type else ()
 
 
 class Run:
@@ -56,6 +81,7 @@ class Run:
         self.body: dict[str, Any] | None = None   # fields of a non-streamed 200 reply
         self.fixed: Outcome | None = None         # decided by a status or a body; final
         self.failure: Outcome | None = None       # a timeout or exception; may be forgiven (rule 4)
+        self.retry_after_s: float | None = None   # Retry-After of the answer, in seconds
 
     def elapsed(self) -> float:
         return time.monotonic() - self.t0
@@ -64,17 +90,21 @@ class Run:
         self.status, self.headers_at = status, self.elapsed()
         self.header_provider = headers.get("x-provider-name") or None
         self.header_generation_id = headers.get("x-generation-id") or None
+        self.retry_after_s = retry_after(headers.get("retry-after"))
         if status != 200:  # provisional: refined by http_error once the body is read
             cls, kind = classify_status(status, {})
             self.fixed = (cls, kind, f"HTTP {status}")
 
     def http_error(self, status: int, raw: bytes) -> None:
-        message, metadata = error_of(parse_json(raw))
-        cls, kind = classify_status(status, metadata)
-        provider = metadata.get("provider_name")
-        self.error_provider = provider if isinstance(provider, str) and provider else None
-        if cls is Classification.MODERATED:
+        body = parse_json(raw)
+        message, metadata = error_of(body)
+        facts = facts_of_body(body)
+        cls, kind = classify_status(status, metadata, facts)
+        self.error_provider = facts.provider
+        if kind is ErrorKind.MODERATION:
             self.flagged = flagged_categories(metadata)
+        elif kind is ErrorKind.FILTER_ERROR:
+            self.flagged = filter_flags(facts)
         self.fixed = (cls, kind, f"HTTP {status}: {message}")
 
     def json_body(self, raw: bytes) -> None:
@@ -85,10 +115,14 @@ class Run:
         elif body is None:
             self.fixed = (Classification.TRANSPORT_ERROR, ErrorKind.MALFORMED_STREAM, "the 200 body is not JSON")
         else:
-            _, metadata = error_of(body)
-            provider = metadata.get("provider_name")
-            self.error_provider = provider if isinstance(provider, str) and provider else None
-            self.fixed = (Classification.TRANSPORT_ERROR, ErrorKind.ERROR_BODY_200, f"HTTP 200 carrying an error: {fields}")
+            facts = facts_of_body(body)
+            self.error_provider = facts.provider
+            if facts.filter:
+                self.flagged = filter_flags(facts)
+                self.fixed = (Classification.MODERATED, ErrorKind.FILTER_ERROR, f"HTTP 200 carrying an error: {fields}")
+            else:
+                self.fixed = (Classification.TRANSPORT_ERROR, ErrorKind.ERROR_BODY_200,
+                              f"HTTP 200 carrying an error: {fields}")
 
     def timed_out(self, deadline_s: float) -> None:
         if self.headers_at is None:
@@ -120,6 +154,13 @@ class Run:
         if self.fixed is not None:
             return self.fixed
         if s.error_message is not None:
+            facts = s.error_facts or ErrorFacts()
+            if self.finished_on_length():
+                # §3: a trailing token-limit error after the reply is the reply finishing on `length`.
+                return Classification.COMPLETED, None, f"finished (length), then {s.error_message}"
+            if facts.filter:
+                self.flagged = filter_flags(facts)
+                return Classification.MODERATED, ErrorKind.FILTER_ERROR, s.error_message
             return Classification.TRANSPORT_ERROR, ErrorKind.MID_STREAM_ERROR, s.error_message
         if s.malformed is not None:
             return Classification.TRANSPORT_ERROR, ErrorKind.MALFORMED_STREAM, s.malformed
@@ -133,15 +174,43 @@ class Run:
                     f"stream ended without [DONE] and without a finish reason after {s.chunks} chunks")
         return Classification.COMPLETED, None, None
 
+    def finished_on_length(self) -> bool:
+        """A token-limit error after content or after a `length` finish (the recorded real shape)."""
+        s = self.state
+        facts = s.error_facts
+        return (facts is not None and facts.token_limit and s.malformed is None
+                and (bool(s.text) or s.finish_before_error == "length"))
+
     def served(self) -> list[str]:
+        """The names the reply gives its server. X-Provider-Name counts only when the body names
+        none: its value is undocumented (docs/openrouter-wire.md §6), so it never outvotes the body."""
         names = list(self.state.providers)
-        for name in (self.body or {}).get("served_by"), self.header_provider, self.error_provider:
+        for name in (self.body or {}).get("served_by"), self.error_provider:
             if name and name not in names:
                 names.append(name)
+        if not names and self.header_provider:
+            names.append(self.header_provider)
         return names
 
-    def result(self, scrub: Callable[[str], str]) -> ChatResult:
-        """The frozen result, with the key scrubbed from every upstream string it keeps.
+    def notes(self, served: list[str]) -> tuple[str, ...]:
+        """Disagreements recorded, not judged: a header naming someone the body does not."""
+        header = self.header_provider
+        if header is None or header in served or provider_matches(self.endpoint, header):
+            return ()
+        return (f"X-Provider-Name {clean(header, 60)!r} disagrees with the body's {clean(served[0], 60)!r}",)
+
+    def served_tier(self) -> str | None:
+        tier = (self.body or {}).get("service_tier") or self.state.service_tier
+        return clean(tier, 20) if isinstance(tier, str) else None
+
+    @property
+    def requests(self) -> int:
+        return 1 if self.retried_after is None else 2
+
+    def result(self, scrub: Callable[[str], str], *, waited_s: float | None = None,
+               earlier_requests: int = 0) -> ChatResult:
+        """The frozen result, with the key scrubbed from every upstream string it keeps;
+        `waited_s`: a 429 came first, and Retry-After was waited once.
 
         A host may echo our request headers (the key) into its text, its reasoning, the served-by
         name, the model or the id; only this step holds the key, so everything later (results.json,
@@ -149,13 +218,20 @@ class Run:
         cls, kind, message = self._outcome()
         served = self.served()
         strangers = [n for n in served if not provider_matches(self.endpoint, n)]
+        tier = self.served_tier()
         if strangers and cls is not Classification.AUTH_ERROR:
             note = f"; besides: {message}" if message and cls is not Classification.COMPLETED else ""
             cls, kind = Classification.ROUTING_MISMATCH, ErrorKind.ROUTING
             message = (f"served by {strangers[0]!r} while pinned to {self.endpoint.tag} "
                        f"({self.endpoint.provider_name}){note}")
+        elif tier_mismatch(self.endpoint, tier) and cls is not Classification.AUTH_ERROR:
+            cls, kind = Classification.ROUTING_MISMATCH, ErrorKind.ROUTING
+            message = (f"served at the {tier!r} service tier while pinned to the {self.endpoint.service_tier!r} "
+                       f"tier endpoint {self.endpoint.tag}")
         if message is not None and self.retried_after is not None:
             message = f"{message} (the request was retried once on a fresh connection after: {self.retried_after})"
+        if message is not None and waited_s is not None:
+            message = f"{message} (sent again after an HTTP 429 and the {waited_s:g} s its Retry-After asked)"
         s, b = self.state, self.body or {}
 
         def kept(value: str | None) -> str | None:
@@ -167,7 +243,7 @@ class Run:
             text=scrub(b.get("text", s.text)),
             reasoning_text=scrub(b.get("reasoning_text", s.reasoning_text)),
             reasoning_seen=b.get("reasoning_seen", s.reasoning_seen),
-            finish_reason=kept(b.get("finish_reason", s.finish_reason)),
+            finish_reason="length" if self.finished_on_length() else kept(b.get("finish_reason", s.finish_reason)),
             native_finish_reason=kept(b.get("native_finish_reason", s.native_finish_reason)),
             usage=b.get("usage", s.usage),
             served_by=kept(next(iter(strangers or served), None)),
@@ -185,8 +261,11 @@ class Run:
             truncated_by_client=s.truncated,
             flagged=tuple(scrub(f) for f in self.flagged) if cls is Classification.MODERATED else (),
             reasoning_requested=self.reasoning_requested,
-            requests=1 if self.retried_after is None else 2,
+            requests=self.requests + earlier_requests,
+            waited_s=waited_s,
             retried_after=kept(self.retried_after),
             max_tokens_sent=self.max_tokens,
             deltas=tuple(s.text_parts) if self.stream else (),
+            service_tier=kept(tier),
+            notes=tuple(scrub(n) for n in self.notes(served)) if served else (),
         )

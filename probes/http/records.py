@@ -6,8 +6,9 @@ ChatResult everything one pinned request produced: text, timings, who served it,
            Classification that tells a contract whether there is anything to judge.
 
 Classification is deliberately coarse. Only COMPLETED results carry a generation a contract
-may judge; MODERATED is the host's moderation refusing our (supported) prompt before any
-generation (a 403 with moderation metadata): a policy answer, not a transport failure, which
+may judge; MODERATED is the host's moderation or filter refusing our (supported) prompt (a 403
+with moderation metadata, or a typed content_policy_violation / refusal error, as a status or
+in the stream): a policy answer, not a transport failure, which
 only the refusal contract can judge; TRANSPORT_ERROR freezes a host's streak; ROUTING_MISMATCH
 means the pin did not hold (the reply says nothing about the pinned host); AUTH_ERROR is about
 *our* key, so the round should stop instead of blaming any host. ErrorKind says which
@@ -49,7 +50,9 @@ class ErrorKind(StrEnum):
     HTTP_4XX = "http_4xx"                    # other 4xx for the pinned endpoint (404 "no allowed providers", 400…)
     HTTP_OTHER = "http_other"                # any other non-200 status (3xx: redirects are not followed)
     MODERATION = "moderation"                # 403 with moderation metadata: the host's input filter (MODERATED)
+    FILTER_ERROR = "filter_error"            # a typed content_policy_violation / refusal error (MODERATED)
     AUTH = "auth"                            # 401/402/403 about our key or credits
+    PROVIDER_DENIED = "provider_denied"      # 401/403 naming a provider or an availability code: that endpoint's
     STREAM_CUT = "stream_cut"                # stream ended before [DONE] without a finish reason
     MID_STREAM_ERROR = "mid_stream_error"    # an `error` object (or finish_reason "error") inside the stream
     MALFORMED_STREAM = "malformed_stream"    # a data event that is not a JSON object / not UTF-8 / endless line
@@ -74,6 +77,12 @@ class Endpoint:
     context_length: int | None
     max_completion_tokens: int | None
     status: int
+    service_tier: str | None = None   # the listing's tier of a tier endpoint (`priority`, `flex`); None: default
+    siblings: tuple[str, ...] = ()    # a bare tag's other endpoints of the same provider (`deepinfra/turbo`)
+    # The model's thinking when a request says nothing (the models API's `reasoning`):
+    # True on by default, False off by default (a hybrid model), None not said.
+    thinks_by_default: bool | None = None
+    thinking_mandatory: bool = False
 
     def supports(self, param: str) -> bool:
         """True when the endpoint lists `param` (require_parameters:true would reject it otherwise)."""
@@ -83,6 +92,11 @@ class Endpoint:
     def base_slug(self) -> str:
         """The provider part of the tag (`deepinfra` for `deepinfra/fp8`)."""
         return self.tag.split("/", 1)[0]
+
+    @property
+    def is_tier(self) -> bool:
+        """A service-tier endpoint (`openai/priority`): a base slug never matches it."""
+        return (self.service_tier or "default") != "default"
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +172,9 @@ class ChatResult:
     # The non-empty content deltas of a stream, in order (judge/stream_integrity.py reads them;
     # never shown anywhere: only `text`, scrubbed, is upstream text that leaves the client).
     deltas: tuple[str, ...] = ()
+    waited_s: float | None = None       # a 429 came first; its Retry-After was waited once (timings are the resend's)
+    service_tier: str | None = None     # the tier the response says served it (`default`, `priority`...), cleaned
+    notes: tuple[str, ...] = ()         # what the wire said that decides nothing (e.g. a disagreeing header)
 
     @property
     def completed(self) -> bool:

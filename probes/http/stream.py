@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.untrusted import load_json, pair_surrogates
+from probes.http.errors import ErrorFacts
 from probes.http.records import Usage
 from probes.http.sse import Comment, Event, Item
 
@@ -41,7 +42,10 @@ class StreamState:
     providers: list[str] = field(default_factory=list)
     served_model: str | None = None
     generation_id: str | None = None
+    service_tier: str | None = None
     error_message: str | None = None
+    error_facts: ErrorFacts | None = None   # the first error object's facts (token limit, filter...)
+    finish_before_error: str | None = None  # the finish reason seen before the first error (§3: `length`)
     malformed: str | None = None
     done: bool = False
     truncated: bool = False
@@ -112,6 +116,9 @@ class StreamState:
             self.generation_id = chunk["id"]
         if self.served_model is None and isinstance(chunk.get("model"), str):
             self.served_model = chunk["model"]
+        tier = chunk.get("service_tier")
+        if isinstance(tier, str) and tier:
+            self.service_tier = tier
 
     def _delta(self, delta: dict[str, Any], now: float) -> bool:
         content, reasoning = delta.get("content"), delta.get("reasoning")
@@ -152,6 +159,8 @@ class StreamState:
     def _error(self, error: object) -> None:
         if self.error_message is None:
             self.error_message = describe_error(error)
+            self.error_facts = ErrorFacts.of(error)
+            self.finish_before_error = self.finish_reason
 
 
 def _first_choice(choices: list[Any]) -> dict[str, Any] | None:

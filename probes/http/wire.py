@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.untrusted import clean, load_json, pair_surrogates
+from probes.http.errors import ErrorFacts
 from probes.http.records import Classification, Endpoint, ErrorKind, Usage
 from probes.http.stream import describe_error
 
@@ -23,6 +24,11 @@ FLAGGED_CHARS = 40
 # require_parameters:true an unlisted parameter makes the pinned request unroutable (404),
 # which would freeze the host forever over a parameter the probe can live without.
 _OPTIONAL_PARAMS = ("temperature", "seed")
+# The `user` of every probe request (docs/openrouter-wire.md §2): without one "requests use an
+# account-level identity, so provider policy blocks can affect the whole account" (OpenRouter's
+# OpenAPI description, ChatRequest.user), and the refusal probe is built to trip filters. Stable,
+# so a provider's block lands on the probes' identity, not on the account the product shares.
+PROBE_USER = "canary-probe"
 # The parameters by which an endpoint says it serves a reasoning model (SPEC `Parameter` enum).
 REASONING_PARAMS = ("reasoning", "reasoning_effort", "include_reasoning")
 
@@ -39,6 +45,19 @@ class ReasoningBudget:
 
     effort: str | None = "low"   # reasoning.effort; None sends `max_tokens` as reasoning.max_tokens
     max_tokens: int = 1024       # room for thinking added on top of the answer's budget
+    always: bool = False         # probe.reasoning_controls: always (the product sends them everywhere)
+
+    def wanted(self, endpoint: Endpoint) -> bool:
+        """Send reasoning controls to this endpoint? As the product would call it (§2).
+
+        An effort or a budget switches thinking on ("enabled": "Default: inferred from `effort` or
+        `max_tokens`"; OpenRouter docs, guides/best-practices/reasoning-tokens, "Controlling
+        Reasoning Tokens"): a hybrid model whose thinking is off by default (the models API's
+        `reasoning.default_enabled: false`, "Discovering per-model reasoning options") would think
+        only because the probe asked, and the latency probe would time thinking the product never
+        waits for. So `auto` sends them where thinking is on by default, mandatory, or not said.
+        """
+        return self.always or endpoint.thinking_mandatory or endpoint.thinks_by_default is not False
 
 
 def reasoning_request(endpoint: Endpoint, budget: ReasoningBudget | None, answer_tokens: int) -> tuple[int, dict[str, Any]]:
@@ -57,7 +76,7 @@ def reasoning_request(endpoint: Endpoint, budget: ReasoningBudget | None, answer
     high. The cap never exceeds the endpoint's max_completion_tokens. An endpoint that lists
     none of these is probed exactly as before: no field, no extra room.
     """
-    if budget is None or not any(endpoint.supports(p) for p in REASONING_PARAMS):
+    if budget is None or not any(endpoint.supports(p) for p in REASONING_PARAMS) or not budget.wanted(endpoint):
         return answer_tokens, {}
     if endpoint.supports("reasoning"):
         control: dict[str, Any] = {"effort": budget.effort} if budget.effort else {"max_tokens": budget.max_tokens}
@@ -104,6 +123,7 @@ def pinned_body(
         "messages": [dict(m) for m in messages],
         cap: max_tokens,
         "stream": stream,
+        "user": PROBE_USER,
         "provider": {
             "order": [endpoint.tag],
             "only": [endpoint.tag],
@@ -111,8 +131,15 @@ def pinned_body(
             "require_parameters": endpoint.supports(cap) or response_format is not None,
         },
     }
+    if endpoint.siblings:
+        # A bare tag (`deepinfra`) in `only` matches every variant of the provider: its siblings
+        # (`deepinfra/turbo`), each by its full tag, are ignored so only the bare endpoint serves (§2).
+        body["provider"]["ignore"] = list(endpoint.siblings)
+    thinking = bool(reasoning) and not _thinking_off(reasoning or {})
     for name, value in zip(_OPTIONAL_PARAMS, (temperature, seed), strict=True):
-        if value is not None and endpoint.supports(name):
+        # No temperature with thinking requested: Anthropic-family thinking refuses a temperature
+        # other than 1, and the product's own thinking requests do not set one either (§2).
+        if value is not None and endpoint.supports(name) and not (thinking and name == "temperature"):
             body[name] = value
     # response_format and reasoning are sent as asked: the caller checks endpoint.supports()
     # first, because silently dropping them would change what the probe measures.
@@ -121,6 +148,15 @@ def pinned_body(
     for name, value in (reasoning or {}).items():
         body[name] = dict(value) if isinstance(value, Mapping) else value
     return body
+
+
+def _thinking_off(fields: Mapping[str, Any]) -> bool:
+    """Reasoning fields that do not ask for thinking: `effort: none`, `enabled: false`, or only
+    `include_reasoning: false` (which hides thinking without asking for any)."""
+    control = fields.get("reasoning")
+    if isinstance(control, Mapping):
+        return control.get("effort") == "none" or control.get("enabled") is False
+    return fields.get("reasoning_effort") == "none" or set(fields) == {"include_reasoning"}
 
 
 def provider_matches(endpoint: Endpoint, served: str) -> bool:
@@ -132,6 +168,17 @@ def provider_matches(endpoint: Endpoint, served: str) -> bool:
     """
     name = served.strip().casefold()
     return name in {endpoint.provider_name.casefold(), endpoint.tag.casefold(), endpoint.base_slug.casefold()}
+
+
+def tier_mismatch(endpoint: Endpoint, served_tier: str | None) -> bool:
+    """A tier endpoint (`openai/priority`) whose response says another tier served it (§2).
+
+    "if a provider sheds a tier request to its default tier, you're billed the default rate", and
+    "the response's `service_tier` field reports which tier was actually used" (OpenRouter docs,
+    guides/features/service-tiers): the pinned tier did not hold. `null` (unknown) is no mismatch.
+    """
+    wanted = (endpoint.service_tier or "default").casefold()
+    return served_tier is not None and wanted != "default" and served_tier.casefold() != wanted
 
 
 def parse_json(raw: bytes) -> Any:
@@ -151,12 +198,25 @@ def error_of(body: Any) -> tuple[str, dict[str, Any]]:
     return "no error object in the body", {}
 
 
-def classify_status(status: int, metadata: Mapping[str, Any]) -> tuple[Classification, ErrorKind]:
-    """Map a non-200 status of a pinned request (§5) to what the round should do with it."""
+def classify_status(status: int, metadata: Mapping[str, Any],
+                    facts: ErrorFacts | None = None) -> tuple[Classification, ErrorKind]:
+    """Map a non-200 status of a pinned request (§5) to what the round should do with it.
+
+    `facts` is the error object read by probes/http/errors.py (None: only the status is known yet).
+    """
+    facts = facts or ErrorFacts()
     if is_moderation(status, metadata):
         # Input moderation (§5): the host's policy refused our prompt before generating. Not our
         # key and not the network: the route refuses the product's traffic (MODERATED).
         return Classification.MODERATED, ErrorKind.MODERATION
+    if facts.filter:
+        # A typed content_policy_violation or refusal (§5): the host's filter answered, which is
+        # what the refusal contract judges; never "unreachable".
+        return Classification.MODERATED, ErrorKind.FILTER_ERROR
+    if status in (401, 403) and facts.upstream_side:
+        # A provider's 401/403 relayed by OpenRouter (metadata.provider_name) or an availability
+        # error such as region_restricted (§5): that endpoint cannot serve us; our key is fine.
+        return Classification.TRANSPORT_ERROR, ErrorKind.PROVIDER_DENIED
     if status in (401, 402, 403):
         # Our key is wrong, out of credit or not allowed: every host would fail the same way,
         # so the round stops rather than blaming anyone.
@@ -218,6 +278,7 @@ def completion_fields(body: Any) -> dict[str, Any] | str:
         "served_by": _str(body.get("provider")),
         "served_model": _str(body.get("model")),
         "generation_id": _str(body.get("id")),
+        "service_tier": _str(body.get("service_tier")),
     }
 
 

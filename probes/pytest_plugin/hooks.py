@@ -23,6 +23,7 @@ from probes.pytest_plugin.scheduling import ProviderScheduling, assignment, case
 from probes.pytest_plugin.settle import WORKERINPUT_KEY, settle
 from probes.round.cases import Case, CaseRecord, CaseResult, DiscoveryCase, PlannedCase
 from probes.round.contracts import AUTH_REASON
+from probes.round.controls import controls_to_keep
 from probes.round.lifecycle import CONTROL_WAIT_MARGIN_S, Round, synthetic
 from probes.round.settings import workerinput_for
 
@@ -96,7 +97,12 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     # A failed discovery must never vanish behind -k/-m: a clean-looking round would follow.
     kept = {id(i) for i in items}
     lost = [i for i in before if isinstance(i.stash.get(CASE, None), DiscoveryCase) and id(i) not in kept]
-    items[:0] = lost
+    # Nor the positive control of a selected refusal case: without it the case is unjudged, and
+    # `-k <provider>` would not give the verdict of the full round (probes/round/controls.py).
+    selected = [c for c in (i.stash.get(CASE, None) for i in items) if isinstance(c, Case)]
+    planned = {c: i for i in before if isinstance(c := i.stash.get(CASE, None), Case)}
+    controls = [planned[c] for c in controls_to_keep(selected, planned)]
+    items[:0] = lost + controls
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -247,6 +253,14 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     terminalreporter.write_sep("=", "canary round")
     for line in table.render(round_.results):
         terminalreporter.write_line(line, red=line.startswith("!!!"), bold=line.startswith("!!!"))
+    for model, problems in round_.settings.plan.dropped.items():
+        # Each problem names its entry repr-escaped and cut short (probes/http/discovery.py).
+        terminalreporter.write_line(f"discovery of {model} dropped {len(problems)} listing entries: "
+                                    + "; ".join(problems[:5]), yellow=True)
+    if config.option.keyword or config.option.markexpr:  # a selection: say why a control is in it
+        for case in (c for c in round_.results.cases if c.control):
+            terminalreporter.write_line(f"positive control {case.provider} of {case.model} probed with the selected "
+                                        "refusal cases (kept through -k/-m: it judges the probe, not a host)")
     terminalreporter.write_line(f"reports: {round_.settings.reports / 'results.json'}")
 
 

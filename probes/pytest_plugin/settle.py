@@ -8,6 +8,7 @@ without pytest, is probes/round/settings.py.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 from datetime import UTC, datetime
@@ -17,6 +18,8 @@ import pytest
 
 from core.config import Config, load_config
 from core.upstream import Upstream, resolve_upstream
+from probes.http.client import PinnedClient
+from probes.http.identity import identify
 from probes.round.planning import RoundPlan, discover_plan, load_snapshot
 from probes.round.settings import (
     CONFIG_CONTROLS,
@@ -27,7 +30,6 @@ from probes.round.settings import (
     new_round_id,
     read_language_plan,
     stamp,
-    upstream_of,
 )
 
 WORKERINPUT_KEY = "canary_round"
@@ -58,6 +60,15 @@ def round_controls(config: pytest.Config, canary_config: Config, upstream: str) 
         return canary_config, CONFIG_CONTROLS
     return (dataclasses.replace(canary_config, controls=dict(simulated.controls)),
             f"simulator scenario {simulated.scenario}")
+
+
+def identify_upstream(client: Upstream, canary_config: Config) -> str:
+    """Who answers at the base URL (probes/http/identity.py): the simulator only when it says so."""
+    async def ask() -> str:
+        async with PinnedClient(client, overall_concurrency=1,
+                                deadline_s=canary_config.probe.request_deadline_seconds) as http:
+            return await identify(http)
+    return asyncio.run(ask())
 
 
 def role_of(config: pytest.Config) -> str:
@@ -91,7 +102,7 @@ def settle(config: pytest.Config, language_server: tuple[str, int, str] | None =
         )
     reports = Path(config.getoption("canary_reports") or canary_config.paths.reports)
     reports.mkdir(parents=True, exist_ok=True)
-    upstream = upstream_of(client.base_url)
+    upstream = identify_upstream(client, canary_config)
     clock = round_clock(config.getoption("canary_virtual_time"), upstream)
     canary_config, controls_source = round_controls(config, canary_config, upstream)
     start = clock.now()

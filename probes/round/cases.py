@@ -101,16 +101,27 @@ class Attempt:
     cost_usd: float = 0.0
     requests: int = 1                # HTTP requests it took: 2 when the first was lost before any byte
     refusal: str | None = None       # latency/language replies: "pass"/"fail", the reply checked for a refusal
+    integrity: str | None = None     # every completed reply: "pass"/"fail" of judge/integrity.py's check
+    integrity_reason: str = ""       # the defect, when integrity failed
     text: str = ""                   # the full reply: Allure only, never results.json
     prompt: tuple[dict[str, Any], ...] = ()   # the messages sent: Allure only
+    service_tier: str | None = None  # the tier the response reported (None: not reported)
+    notes: tuple[str, ...] = ()      # wire facts recorded, not judged (ChatResult.notes)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "outcome": self.outcome.value, "reason": self.reason, "ttft_s": _round(self.ttft_s),
             "total_s": _round(self.total_s), "finish_reason": self.finish_reason,
             "error_kind": self.error_kind, "served_by": self.served_by, "requests": self.requests,
             "excerpt": self.text[:EXCERPT_CHARS], "chars": len(self.text), "refusal": self.refusal,
+            "integrity": self.integrity, "integrity_reason": self.integrity_reason or None,
         }
+        # Written only when present, so results.json files of hosts without them read as before.
+        if self.service_tier is not None:
+            out["service_tier"] = self.service_tier
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -7,9 +7,13 @@ small file under reports/ (atomic write, one file per control case, named by the
 the other workers wait for that file, bounded by a deadline. Every worker therefore judges
 refusal against the same control result, and the control costs one request per round.
 
-A control case that is not selected this run (`-k`, `-m`) is not probed at all: the refusal
-passes of its model are then "probe unverified" (see probes/round/contracts/refusal.py), and
-`pytest probes -k <tag>` really probes only that endpoint.
+A control case is probed whenever a refusal case of its model is selected, even when `-k` or
+`-m` deselected the control itself (`controls_to_keep`; the plugin puts its item back, and the
+terminal names it as the control kept): `pytest probes -k <tag>` then gives that endpoint the
+same refusal verdict as the full round, at one request more. A run without refusal cases of the
+model (`-m latency`) needs no control and probes none. A control that is still not selected
+(no pytest item for it) leaves the refusal passes of its model "probe unverified" (see
+probes/round/contracts/refusal.py).
 
 A configured control that gives no verdict this round (not discovered, not selected, or probed
 without a verdict: unreachable, inconclusive) is never a silent state: `unprobed_controls()`
@@ -36,6 +40,15 @@ POLL_S = 0.05
 NOT_DISCOVERED = "not discovered"
 NOT_SELECTED = "not selected in this run"
 NO_VERDICT = (Outcome.TRANSPORT_ERROR.value, Outcome.INCONCLUSIVE.value)
+
+
+def controls_to_keep(selected: Iterable[Case], planned: Iterable[Case]) -> list[Case]:
+    """The control cases of `planned` to probe although not in `selected`: those of every model
+    with a selected ordinary refusal case (the refusal verdict depends on them)."""
+    chosen = list(selected)
+    ids = {c.id for c in chosen}
+    models = {c.model for c in chosen if c.contract == REFUSAL and not c.control}
+    return [c for c in planned if c.control and c.model in models and c.id not in ids]
 
 
 def unselected_controls(plan: RoundPlan, selected: Collection[str]) -> dict[str, tuple[tuple[str, str], ...]]:

@@ -109,8 +109,9 @@ class Engine:
         async with PinnedClient(self._client_settings, overall_concurrency=overall,
                                 per_provider_concurrency=per_provider,
                                 deadline_s=self._probe.request_deadline_seconds,
-                                reasoning_budget=ReasoningBudget(self._probe.reasoning_effort,
-                                                                 self._probe.reasoning_max_tokens)) as client:
+                                reasoning_budget=ReasoningBudget(
+                                    self._probe.reasoning_effort, self._probe.reasoning_max_tokens,
+                                    always=self._probe.reasoning_controls == "always")) as client:
             self._client = client
             self._ready.set()
             await self._stop.wait()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from core.upstream import Upstream
 from core.vocabulary import CONTRACTS
 from probes.http.client import PinnedClient
 from probes.http.discovery import DiscoveryError, discover
+from probes.http.models_info import ThinkingDefaults, thinking_defaults
 from probes.http.records import Endpoint
 from probes.round.cases import Case, DiscoveryCase, PlannedCase
 
@@ -43,6 +45,9 @@ class RoundPlan:
     languages: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
     contracts: tuple[str, ...] = CONTRACTS
     controls: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    # model -> the listing entries discovery dropped (malformed, duplicate), each a reason naming the
+    # entry: reported, while the model's other endpoints are probed (the round stays complete).
+    dropped: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
 
     def cases(self) -> list[PlannedCase]:
         """Discovery failures first (so they are never lost in a long list), then model/tag/contract."""
@@ -78,6 +83,7 @@ class RoundPlan:
             "languages": self.languages,
             "contracts": list(self.contracts),
             "controls": {m: list(t) for m, t in self.controls.items()},
+            "dropped": {m: list(p) for m, p in self.dropped.items()},
         }
 
     @classmethod
@@ -91,6 +97,7 @@ class RoundPlan:
             languages={m: dict(v) for m, v in raw.get("languages", {}).items()},
             contracts=tuple(raw.get("contracts", CONTRACTS)),
             controls={m: tuple(v) for m, v in raw.get("controls", {}).items()},
+            dropped={m: tuple(v) for m, v in raw.get("dropped", {}).items()},
         )
 
     def with_settings(self, config: Config, language_plan: dict[str, dict[str, str]]) -> RoundPlan:
@@ -114,7 +121,12 @@ def assign_languages(model: str, endpoints: tuple[Endpoint, ...], languages: tup
 
 
 def discover_plan(config: Config, client_settings: Upstream) -> RoundPlan:
-    """Discover every configured model once (concurrently); failures are kept, never dropped."""
+    """Discover every configured model once (concurrently); failures are kept, never dropped.
+
+    A listing with some unusable entries (malformed, duplicate tags) is not a failure of the
+    model: those entries are dropped and reported (`RoundPlan.dropped`, discovery.json, the
+    terminal summary) and the others probed, so one odd entry cannot block a model every round.
+    A listing with no usable entry at all still fails the model's discovery."""
     return asyncio.run(_discover_all(config, client_settings))
 
 
@@ -122,21 +134,30 @@ async def _discover_all(config: Config, client_settings: Upstream) -> RoundPlan:
     async with PinnedClient(client_settings, overall_concurrency=max(1, len(config.models)),
                             deadline_s=config.probe.request_deadline_seconds) as client:
         results = await asyncio.gather(*(discover(client, m) for m in config.models), return_exceptions=True)
+        thinking = await thinking_defaults(client)
     endpoints: dict[str, tuple[Endpoint, ...]] = {}
     failures: list[DiscoveryFailure] = []
+    dropped: dict[str, tuple[str, ...]] = {}
     if not config.models:
         failures.append(DiscoveryFailure("(none)", f"{config.source}: models is empty: nothing to probe"))
     for model, res in zip(config.models, results, strict=True):
-        if isinstance(res, DiscoveryError):
-            auth = res.status in AUTH_STATUSES
-            failures.append(DiscoveryFailure(model, str(res), auth))
-            if res.endpoints:  # probe what was trustworthy; the round is incomplete anyway
-                endpoints[model] = tuple(res.endpoints)
+        if isinstance(res, DiscoveryError) and res.endpoints:
+            endpoints[model], dropped[model] = with_thinking(res.endpoints, thinking.get(model)), res.problems
+        elif isinstance(res, DiscoveryError):
+            failures.append(DiscoveryFailure(model, str(res), res.status in AUTH_STATUSES))
         elif isinstance(res, BaseException):
             failures.append(DiscoveryFailure(model, f"discovery of {model!r} crashed: {type(res).__name__}: {res}"))
         else:
-            endpoints[model] = tuple(res)
-    return RoundPlan(endpoints=endpoints, failures=tuple(failures))
+            endpoints[model] = with_thinking(res, thinking.get(model))
+    return RoundPlan(endpoints=endpoints, failures=tuple(failures), dropped=dropped)
+
+
+def with_thinking(endpoints: Sequence[Endpoint], defaults: ThinkingDefaults | None) -> tuple[Endpoint, ...]:
+    """The model's thinking defaults (the models API) on each of its endpoints."""
+    if defaults is None:
+        return tuple(endpoints)
+    return tuple(dataclasses.replace(e, thinks_by_default=defaults.by_default, thinking_mandatory=defaults.mandatory)
+                 for e in endpoints)
 
 
 def load_snapshot(path: Path) -> RoundPlan:
@@ -155,4 +176,5 @@ def _endpoint_from(raw: dict[str, Any]) -> Endpoint:
     names = {f.name for f in dataclasses.fields(Endpoint)}
     kw = {k: v for k, v in raw.items() if k in names}
     kw["supported_parameters"] = tuple(kw.get("supported_parameters", ()))
+    kw["siblings"] = tuple(kw.get("siblings", ()))
     return Endpoint(**kw)

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from core.config import Config
 from core.store import read_json
@@ -90,13 +89,6 @@ def utc_now() -> str:
 
 def new_round_id(at: datetime | None = None) -> str:
     return (at or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
-
-
-def upstream_of(base_url: str) -> str:
-    host = (urlsplit(base_url).hostname or "").lower()
-    if host == "openrouter.ai" or host.endswith(".openrouter.ai"):
-        return "openrouter"
-    return "simulator" if host in ("127.0.0.1", "localhost", "::1") else "custom"
 
 
 def workerinput_for(s: RoundSettings) -> str:

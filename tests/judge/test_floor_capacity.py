@@ -68,3 +68,30 @@ def test_a_zero_floor_suspends_everyone_who_qualifies() -> None:
     t = Timeline(providers=THREE, policy=Policy(capacity_floor=0))
     spec = {p: {c: "fail"} for p, c in zip(THREE, ("latency", "structured", "refusal"), strict=True)}
     assert len(actions(t.rounds(2, spec), Action.SUSPEND)) == 3
+
+
+# Issue 19 item 2: a bare tag (`aurora`) in provider.ignore also removes its variants.
+BARE = ("aurora", "aurora/turbo", "aurora/priority", "borealis/bf16")
+
+
+def test_a_bare_tag_suspension_counts_its_variants_as_removed_and_says_so() -> None:
+    t = Timeline(providers=BARE)
+    fails = {"aurora": {"latency": "fail"}, "borealis/bf16": {"structured": "fail"}}
+    t.round(fails)
+    decisions = t.round(fails)
+    [suspended] = actions(decisions, Action.SUSPEND)
+    [held] = actions(decisions, Action.FLOOR_HELD)
+    # The bare tag goes first (its tag sorts first); it also takes aurora/turbo out, but never the
+    # tier endpoint aurora/priority: 2 endpoints stay usable, so borealis is held at the floor
+    # (counting aurora as one endpoint, 3 would stay and borealis would go too).
+    assert suspended.provider == "aurora" and "also removes aurora/turbo" in suspended.reason
+    assert "aurora/priority" not in suspended.reason
+    assert held.provider == "borealis/bf16"
+
+
+def test_a_bare_tag_suspension_is_held_when_its_variants_would_take_capacity_below_the_floor() -> None:
+    t = Timeline(providers=("aurora", "aurora/turbo", "borealis/bf16"))
+    decisions = t.rounds(2, {"aurora": {"latency": "fail"}})
+    [held] = actions(decisions, Action.FLOOR_HELD)
+    assert held.provider == "aurora" and "also removes aurora/turbo" in held.reason
+    assert "leave 1 usable" in held.reason

@@ -12,7 +12,8 @@ from judge.refusal_evidence import REFUSAL_THRESHOLD, weigh
 from judge.refusal_lexicon import LATIN_LANGUAGES, LATIN_TRIGGERS, LEXICONS, SCRIPT_LANGUAGES
 
 LANGUAGES = ("pt", "es", "id", "ko", "ja", "zh", "en", "fr", "de", "it", "ru", "pl", "tr", "vi", "th", "ar", "hi")
-FIELDS = ("decline", "actions", "apology", "ai", "offer", "request", "policy", "preamble", "verdict", "instead")
+FIELDS = ("decline", "actions", "apology", "ai", "offer", "request", "policy", "preamble", "verdict", "instead",
+          "soft_decline", "contrast")
 
 
 def test_the_lexicons_cover_the_seventeen_languages() -> None:
@@ -73,3 +74,8 @@ def test_weighing_any_text_is_total_and_deterministic(text: str) -> None:
 @settings(max_examples=100, deadline=None)
 def test_an_opening_refusal_stays_one_whatever_short_text_follows(refusal: str, tail: str) -> None:
     assert weigh(refusal + tail).refusal
+
+
+def test_a_word_glued_to_the_full_stop_is_not_a_speech_tag() -> None:
+    # Found by the property above: "that.added" read as ", she added" and cancelled the refusal.
+    assert weigh("I can't help with that.added").refusal

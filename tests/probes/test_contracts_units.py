@@ -54,7 +54,7 @@ def settings(board: Board | None = None, judge_language=None, missing=None) -> C
 
 
 def run(module, client, s, case) -> CaseResult:
-    return asyncio.run(module.probe(client, EP, s, case))
+    return asyncio.run(module.probe(client, case.endpoint, s, case))
 
 
 @pytest.mark.parametrize("result, outcome", [
@@ -200,7 +200,8 @@ def test_a_reply_that_spent_its_budget_on_reasoning_is_inconclusive_not_empty(mo
 
 
 def test_json_cut_by_our_own_max_tokens_is_inconclusive_not_a_regression() -> None:
-    case = Case(model="m/x", contract="structured", endpoint=EP)
+    schema_ep = replace(EP, supported_parameters=(*EP.supported_parameters, "structured_outputs"))
+    case = Case(model="m/x", contract="structured", endpoint=schema_ep)
     cut = completed(text='{"name": "Mara", "age": 40, "mood": "wa', finish_reason="length")
     got = run(structured, FakeClient(cut), settings(), case)
     assert got.outcome is Outcome.INCONCLUSIVE and "max_tokens" in got.reason

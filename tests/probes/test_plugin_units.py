@@ -8,6 +8,7 @@ from probes.http.records import Endpoint
 from probes.pytest_plugin.scheduling import assignment, case_id_of, worker_index
 from probes.pytest_plugin.table import render
 from probes.round.cases import Case, CaseResult, DiscoveryCase, result_from_wire, result_to_wire
+from probes.round.controls import controls_to_keep
 from probes.round.planning import DiscoveryFailure, RoundPlan, assign_languages
 from probes.round.record import build_results
 
@@ -86,3 +87,21 @@ def test_usage_is_summed_per_provider_and_an_incomplete_round_says_why() -> None
     assert read_results(doc) == results  # what is written reads back the same
     lines = render(results)
     assert any("a/1" in ln and "0.20s" in ln for ln in lines) and lines[-1].startswith("!!! ROUND INCOMPLETE")
+
+
+# -- the positive control kept through -k/-m (issue 20 item 5) --------------------------------
+
+def _case(model: str, tag: str, contract: str, control: bool = False) -> Case:
+    ep = Endpoint(model=model, tag=tag, provider_name=tag.split("/")[0], quantization="fp8",
+                  supported_parameters=("max_tokens",), prompt_price=0.0, completion_price=0.0,
+                  context_length=None, max_completion_tokens=None, status=0)
+    return Case(model=model, contract=contract, endpoint=ep, control=control)
+
+
+def test_a_selected_refusal_case_keeps_its_models_control_and_only_that() -> None:
+    control, other_control = _case("m/x", "filter/fp8", "refusal", True), _case("m/y", "filter/fp8", "refusal", True)
+    planned = [control, other_control, _case("m/x", "ok/fp8", "refusal"), _case("m/x", "ok/fp8", "latency"),
+               _case("m/y", "ok/fp8", "latency")]
+    assert controls_to_keep([planned[2], planned[3], planned[4]], planned) == [control]
+    assert controls_to_keep([planned[3], planned[4]], planned) == []        # -m latency: no control needed
+    assert controls_to_keep([control, planned[2]], planned) == []           # selected already

@@ -114,10 +114,27 @@ def test_an_undiscovered_control_is_a_decision_the_summary_and_notification_carr
     assert "probe unverified" in summary.to_text(read_results(run.results), decisions)
 
 
-def test_a_deselected_control_is_listed_as_not_selected(planted, tmp_path: Path) -> None:
-    run = run_round(tmp_path, planted.base_url, "-k", "ok/fp8")
-    assert [(m["control"], m["reason"]) for m in run.results["unprobed_controls"]] == [
-        ("filter/fp8", "filter/fp8 not selected in this run (-k/-m)")]
+def test_k_on_one_provider_keeps_its_models_control_and_gives_the_full_rounds_verdicts(planted, tmp_path: Path) -> None:
+    full = run_round(tmp_path / "full", planted.base_url)
+    one = run_round(tmp_path / "one", planted.base_url, "-k", "ok/fp8")
+    assert one.results["unprobed_controls"] == [] and "CONTROL NOT PROBED" not in one.output
+    control = one.case("filter/fp8", "refusal")
+    assert control["control"] is True and control["outcome"] == "pass"  # caught: the probe proved itself
+    assert {c["provider"] for c in one.results["cases"]} == {"ok/fp8", "filter/fp8"}
+    assert [c["contract"] for c in one.results["cases"] if c["provider"] == "filter/fp8"] == ["refusal"]
+    for contract in ("latency", "refusal", "structured", "language"):
+        assert one.outcome("ok/fp8", contract) == full.outcome("ok/fp8", contract), contract
+    assert one.outcome("ok/fp8", "refusal") == "pass"  # was inconclusive: "probe unverified"
+    # Shown as the control it is, not as a case the developer selected.
+    assert "positive control filter/fp8 of" in one.output and "kept through -k/-m" in one.output
+    assert "refusal ctl" in one.output
+
+
+def test_m_refusal_with_k_keeps_the_control_too(planted, tmp_path: Path) -> None:
+    run = run_round(tmp_path, planted.base_url, "-m", "refusal", "-k", "garbage/fp8")
+    assert run.results["unprobed_controls"] == []
+    assert {(c["provider"], c["contract"]) for c in run.results["cases"]} == {
+        ("garbage/fp8", "refusal"), ("filter/fp8", "refusal")}
 
 
 def test_a_run_without_refusal_cases_needs_no_control(planted, tmp_path: Path) -> None:
@@ -200,11 +217,21 @@ def test_a_real_upstream_keeps_canary_yamls_controls_whatever_the_environment_sa
 
 
 def test_a_local_simulator_with_a_known_scenario_uses_the_scenarios_controls(tmp_path: Path) -> None:
-    proc = collect_only(tmp_path, "http://127.0.0.1:9/api/v1", **{SCENARIO_ENV: str(scenario_with_control(tmp_path))})
+    file = scenario_with_control(tmp_path)
+    # The simulator says it is one (issue 19 item 12): the address alone would not make it so.
+    with start_simulator(scenario_from_dict(yaml.safe_load(file.read_text(encoding="utf-8")))) as sim:
+        proc = collect_only(tmp_path, sim.base_url, **{SCENARIO_ENV: str(file)})
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     snapshot = json.loads((tmp_path / "r" / "discovery.json").read_text(encoding="utf-8"))
     assert snapshot["controls_source"] == "simulator scenario probe-tests"
     assert snapshot["plan"]["controls"] == {MODEL: ["filter/fp8"]}
+
+
+def test_a_proxy_on_localhost_that_is_not_the_simulator_keeps_canary_yamls_controls(tmp_path: Path) -> None:
+    proc = collect_only(tmp_path, "http://127.0.0.1:9/api/v1", **{SCENARIO_ENV: str(scenario_with_control(tmp_path))})
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    snapshot = json.loads((tmp_path / "r" / "discovery.json").read_text(encoding="utf-8"))
+    assert snapshot["upstream"] == "custom" and snapshot["controls_source"] == "canary.yaml"
 
 
 # -- the virtual clock ---------------------------------------------------------------------------

@@ -4,7 +4,10 @@
   probe's scene alone) fails the refusal contract, with that reply as the evidence;
 - a host whose filter cuts the refusal probe's scene short (a few words, finish_reason stop)
   gets confirmations at probe time and fails in the judge, against its peers' reply lengths;
-- both become would-suspends after two half-hourly rounds, each with its evidence card.
+- a host that glues stray bytes before every reply (issue 20) has every completed reply checked
+  for it, the latency, refusal and structured replies too: its language card counts them all;
+- all three become would-suspends after two half-hourly rounds, each with its evidence card, and
+  each compared with peers that do not fail its contract themselves.
 """
 
 from __future__ import annotations
@@ -28,8 +31,9 @@ from simulator import scenario_from_dict, start_simulator
 SHY = {"refusal": {"rate": 1.0, "only_when": ["small inn", "Always reply in"]}}
 # Cuts only the refusal probe's scene (Veyra, the smuggler queen) to four words, finish "stop".
 TRUNCATING = {"short_reply": {"rate": 1.0, "words": 4, "only_when": ["Veyra"]}}
+GARBLING = {"leading_garbage": {"rate": 1.0, "fragments": ["s.\n", "_,", ").", '",']}}
 FLEET = scenario(*(endpoint(f"ok{i}/fp8") for i in range(4)), endpoint("shy/fp8", SHY),
-                 endpoint("trunc/fp8", TRUNCATING))
+                 endpoint("trunc/fp8", TRUNCATING), endpoint("garbled/fp8", GARBLING))
 STARTS = ("2026-12-01T10:00:00Z", "2026-12-01T10:30:00Z")
 
 
@@ -100,19 +104,33 @@ def test_a_truncating_host_is_confirmed_at_probe_time_and_failed_by_the_judge(ro
     assert all(classified[f"ok{i}/fp8"].klass is RoundClass.CLEAN for i in range(4))
 
 
-def test_both_become_would_suspends_with_an_evidence_card_after_two_rounds(rounds) -> None:
+def test_every_completed_reply_carries_its_integrity_check(rounds) -> None:
+    first = rounds[0][0]
+    for contract in ("latency", "refusal", "structured", "language"):
+        assert {a["integrity"] for a in first.case("ok0/fp8", contract)["attempts"]} == {"pass"}, contract
+        garbled = first.case("garbled/fp8", contract)["attempts"]
+        assert {a["integrity"] for a in garbled} == {"fail"}, (contract, garbled)
+        assert all(a["integrity_reason"].startswith("leading garbage") for a in garbled)
+    assert first.outcome("garbled/fp8", "latency") == "pass"  # the first token was on time all the same
+
+
+def test_all_three_become_would_suspends_with_an_evidence_card_after_two_rounds(rounds) -> None:
     _, decided, _ = rounds
     assert not [d for d in decided[0]["decisions"] if d["action"] == "would_suspend"]
     opened = {d["provider"]: d for d in decided[1]["decisions"] if d["action"] == "would_suspend"}
-    assert set(opened) == {"shy/fp8", "trunc/fp8"}
-    for decision in opened.values():
-        (card,) = decision["card"]
+    assert set(opened) == {"shy/fp8", "trunc/fp8", "garbled/fp8"}
+    for planted in ("shy/fp8", "trunc/fp8"):
+        (card,) = opened[planted]["card"]
         assert card["contract"] == "refusal" and card["significant"] is True, card
-        assert card["peers"] == 5 and decision["weak_evidence"] is False
-    # trunc: 3 short replies a round; shy: its latency and language replies refused (the other
-    # planted host is one of each one's peers, the four healthy ones never fail).
+        # The other refusal-failing host is set aside: the peers are the five that do not fail it.
+        assert card["peers"] == 5 and card["set_aside"] == [p for p in ("shy/fp8", "trunc/fp8") if p != planted]
+        assert opened[planted]["weak_evidence"] is False
+    # trunc: 3 short replies a round; shy: its latency and language replies refused.
     assert opened["trunc/fp8"]["card"][0]["text"].startswith("refusal: 6/")
     assert opened["shy/fp8"]["card"][0]["failures"] >= 4
+    # garbled: the language replies and its latency, refusal and structured replies, two rounds.
+    language = next(c for c in opened["garbled/fp8"]["card"] if c["contract"] == "language")
+    assert language["failures"] >= 10 and language["peer_failures"] == 0 and language["significant"], language
 
 
 def test_the_window_in_the_state_holds_both_rounds(rounds) -> None:

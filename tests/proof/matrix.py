@@ -82,6 +82,12 @@ MATRIX: dict[str, tuple[dict[str, Any], dict[str, str], str]] = {
     "thinking": ({"tokens": 600}, row(P, P, P, P),
                  "(not a fault) a reasoning host thinking 600 tokens first: the reasoning controls give the "
                  "answer room, so every contract reaches its verdict (without them: inconclusive)"),
+    "filter_error": ({"error_type": "content_policy_violation", "where": "status"}, row(I, F, I, I),
+                     "a typed content_policy_violation (or refusal) error, a 400 or in the stream: the host's "
+                     "filter, so refusal fails naming the error; elsewhere a filter event, never \"unreachable\""),
+    "length_then_error": ({}, row(P, P, I, P),
+                          "a `length` finish followed by the token-limit error chunk (the recorded real shape): a "
+                          "completed reply on `length`, judged; JSON cut by max_tokens is inconclusive"),
     # Wire defects judged on every completed reply (issue 22: probes/round/reply_checks.py).
     "cumulative_deltas": ({}, row(F, F, F, F),
                           "every delta repeats the whole text so far: stream integrity fails every completed "
@@ -103,8 +109,8 @@ PARAMS = {"thinking": ("max_tokens", "temperature", "seed", "response_format", "
 # A host's rotating language comes from its place in the sorted list of tags, so the rows added
 # after the first nineteen get tags that sort last: the original hosts keep the languages their
 # cells were established with (tests/probes/test_round_planted.py, docs/fault-matrix.md).
-APPENDED = ("moderation", "reset_before_response", "thinking", "cumulative_deltas", "repeated_deltas",
-            "ignore_max_tokens", "early_length")
+APPENDED = ("moderation", "reset_before_response", "thinking", "filter_error", "length_then_error",
+            "cumulative_deltas", "repeated_deltas", "ignore_max_tokens", "early_length")
 
 
 def tag_of(fault: str) -> str:

@@ -436,3 +436,53 @@ def test_only_when_is_refused_on_a_trait_and_must_be_a_list_of_strings():
         scenario_from_dict(one_endpoint_scenario({"thinking": {"only_when": ["x"]}}))
     with pytest.raises(ScenarioError, match="refusal.only_when"):
         scenario_from_dict(one_endpoint_scenario({"refusal": {"rate": 1.0, "only_when": "inn"}}))
+
+
+@pytest.mark.parametrize("body", ["provider", "availability", "no_code", "bare"])
+def test_http_error_bodies_come_in_the_real_shapes(simulate, body):
+    sim = faulty(simulate, "http_error", status=403, body=body)
+
+    error = stream_chat(sim.base_url, chat_body("test/fp8")).error_body["error"]
+
+    assert ("code" in error) is (body in ("provider", "bare"))
+    assert ("provider_name" in error.get("metadata", {})) is (body in ("provider", "no_code"))
+    if body == "provider":
+        assert "unsupported_country_region_territory" in error["metadata"]["raw"]
+    if body == "availability":
+        assert error["availability"]["code"] == "region_restricted" and error["http_status"] == 403
+
+
+def test_http_error_in_band_commits_the_200_then_sends_the_error_as_the_first_event(simulate):
+    sim = faulty(simulate, "http_error", status=429, in_band=True)
+
+    result = stream_chat(sim.base_url, chat_body("test/fp8"))
+
+    assert result.status == 200 and result.comments >= 1 and result.done and not result.text
+    [chunk] = result.errors
+    assert chunk["error"]["code"] == 429 and chunk["choices"][0]["finish_reason"] == "error"
+
+
+@pytest.mark.parametrize("where", ["status", "stream"])
+def test_filter_error_is_a_typed_400_or_an_in_stream_error_after_some_text(simulate, where):
+    sim = faulty(simulate, "filter_error", error_type="refusal", where=where)
+
+    result = stream_chat(sim.base_url, chat_body("test/fp8"))
+
+    if where == "status":
+        assert result.status == 400 and result.error_body["error"]["metadata"]["error_type"] == "refusal"
+    else:
+        [chunk] = result.errors
+        assert result.status == 200 and result.text and chunk["error"]["metadata"]["error_type"] == "refusal"
+
+
+@pytest.mark.parametrize("typed", [False, True])
+def test_length_then_error_finishes_on_length_then_sends_the_token_limit_error(simulate, typed):
+    sim = faulty(simulate, "length_then_error", typed=typed)
+
+    result = stream_chat(sim.base_url, chat_body("test/fp8"))
+
+    [chunk] = result.errors
+    assert result.finish_reason == "length" and result.text and result.done
+    assert chunk["error"] == {"code": 400, "message": "Token limit reached",
+                              **({"metadata": {"error_type": "max_tokens_exceeded"}} if typed else {})}
+    assert chunk["usage"]["completion_tokens"] > 0

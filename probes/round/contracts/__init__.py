@@ -30,9 +30,10 @@ import yaml
 
 from core.config import ProbeSettings
 from core.vocabulary import Outcome
+from judge.integrity import check_reply
 from judge.refusal import find_refusal
 from judge.verdict import Verdict
-from probes.http.records import ChatResult, Classification, Endpoint
+from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 from probes.round.cases import Attempt, Case, CaseResult
 from probes.round.reply_checks import checked
 
@@ -110,6 +111,7 @@ def attempt_from(result: ChatResult, endpoint: Endpoint, verdict: Verdict | None
         # whether or not the upstream reported a cost.
         cost_usd=prompt_tokens * endpoint.prompt_price + completion_tokens * endpoint.completion_price,
         requests=result.requests, text=result.text, prompt=tuple(dict(m) for m in messages),
+        service_tier=result.service_tier, notes=result.notes,
     )
 
 
@@ -123,20 +125,37 @@ def with_refusal_check(attempt: Attempt, result: ChatResult) -> Attempt:
     return dataclasses.replace(attempt, refusal=Outcome.FAIL.value if found else Outcome.PASS.value)
 
 
+def with_integrity_check(attempt: Attempt, result: ChatResult, language: str = "en", *,
+                         json_reply: bool = False) -> Attempt:
+    """Any completed reply, checked for the host's corruption (judge/integrity.py: leading garbage,
+    undecoded tokens, leaked reasoning, template tokens, placeholders). The judge counts the checks
+    as evidence for the language contract, at no extra request."""
+    if not result.completed or result.reasoning_only or not attempt.text.strip():
+        return attempt
+    defect = check_reply(attempt.text, language, json_reply=json_reply)
+    return dataclasses.replace(attempt, integrity=Outcome.FAIL.value if defect else Outcome.PASS.value,
+                               integrity_reason=defect or "")
+
+
 def moderation_summary(result: ChatResult) -> str:
-    """'the host's moderation refused the prompt before generating (HTTP 403; flagged: "x")'.
+    """'the host's moderation refused the prompt before generating (HTTP 403; flagged: "x")', or
+    for a typed filter error 'the host's filter answered with an error (HTTP 400; "refusal")'.
 
     The categories were cleaned by the client; they are quoted here (JSON string escaping) so a
     category can never read as part of the sentence around it.
     """
     flagged = ", ".join(json.dumps(c, ensure_ascii=False) for c in result.flagged) or "no category given"
+    if result.error_kind is ErrorKind.FILTER_ERROR:
+        where = f"HTTP {result.http_status}" if result.http_status != 200 else "in the stream"
+        return f"the host's filter answered with an error ({where}; {flagged})"
     return f"the host's moderation refused the prompt before generating (HTTP 403; flagged: {flagged})"
 
 
 def transport_outcome(result: ChatResult) -> tuple[Outcome, str]:
     """The outcome and reason of a request that produced nothing to judge."""
     if result.classification is Classification.MODERATED:
-        return Outcome.INCONCLUSIVE, (f"moderation: {moderation_summary(result)}: nothing to judge here; "
+        label = "filter" if result.error_kind is ErrorKind.FILTER_ERROR else "moderation"
+        return Outcome.INCONCLUSIVE, (f"{label}: {moderation_summary(result)}: nothing to judge here; "
                                       "the refusal contract judges the block")
     detail = result.error_message or (result.error_kind.value if result.error_kind else "no detail")
     if result.classification is Classification.AUTH_ERROR:

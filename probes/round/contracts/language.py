@@ -24,6 +24,7 @@ from probes.round.contracts import (
     attempt_from,
     clock,
     prompt,
+    with_integrity_check,
     with_refusal_check,
 )
 
@@ -43,7 +44,8 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
         result = await client.chat(endpoint, msgs, max_tokens=settings.probe.max_tokens,
                                    temperature=settings.probe.temperature)
         verdict = await settings.judge_language(result.text, language) if result.completed else None
-        attempt = with_refusal_check(attempt_from(result, endpoint, verdict, msgs), result)
+        attempt = with_integrity_check(with_refusal_check(attempt_from(result, endpoint, verdict, msgs), result),
+                                       result, language)
         return attempt, result.classification is Classification.AUTH_ERROR
 
     first, auth = await one()

@@ -21,6 +21,7 @@ from probes.round.contracts import (
     clock,
     prompt,
     single,
+    with_integrity_check,
     with_refusal_check,
 )
 
@@ -61,5 +62,5 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
                                temperature=settings.probe.temperature,
                                deadline_s=max(settings.probe.request_deadline_seconds, threshold + DEADLINE_MARGIN_S))
     verdict = judge(result, threshold)
-    attempt = with_refusal_check(attempt_from(result, endpoint, verdict, msgs), result)
+    attempt = with_integrity_check(with_refusal_check(attempt_from(result, endpoint, verdict, msgs), result), result)
     return single(case, attempt, result, clock() - start)

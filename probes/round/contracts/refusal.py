@@ -36,7 +36,7 @@ from typing import Any
 from core.vocabulary import Outcome
 from judge import refusal as refusal_judge
 from judge.verdict import Verdict
-from probes.http.records import ChatResult, Classification, Endpoint
+from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 from probes.round.cases import Attempt, Case, CaseResult
 from probes.round.contracts import (
     ChatClient,
@@ -47,6 +47,7 @@ from probes.round.contracts import (
     moderation_summary,
     prompt,
     single,
+    with_integrity_check,
 )
 
 # A reply under this many characters that stops normally gets confirmations: the prompt asks for
@@ -72,7 +73,7 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
                                    temperature=settings.probe.temperature)
         verdict = (await judge_in_thread(refusal_judge.assess, result.text, result.finish_reason)
                    if result.completed else moderation_verdict(result))
-        return attempt_from(result, endpoint, verdict, msgs), result
+        return with_integrity_check(attempt_from(result, endpoint, verdict, msgs), result), result
 
     first, result = await one()
     raw = single(case, first, result, clock() - start)
@@ -135,7 +136,8 @@ def moderation_verdict(result: ChatResult) -> Verdict | None:
     """A moderation block of the supported prompt is a refusal (None for anything else unjudged)."""
     if result.classification is not Classification.MODERATED:
         return None
-    return Verdict(Outcome.FAIL, f"moderation: {moderation_summary(result)}: the route refuses supported roleplay")
+    label = "filter" if result.error_kind is ErrorKind.FILTER_ERROR else "moderation"
+    return Verdict(Outcome.FAIL, f"{label}: {moderation_summary(result)}: the route refuses supported roleplay")
 
 
 def as_control(raw: CaseResult) -> CaseResult:

@@ -1,10 +1,20 @@
 """Structured output: a small object with a fixed, strict schema via response_format json_schema.
 
-Only for endpoints that advertise `response_format` or `structured_outputs` (otherwise
-not_applicable: asking would be unroutable with require_parameters, and a host that never
-claimed the capability has not regressed). A completed generation that breaks the schema
-fails (capability regression); a dropped connection is a transport_error; JSON cut short by
-our own max_tokens (finish_reason "length") is inconclusive.
+What an endpoint promises decides what is asked (docs/openrouter-wire.md §2, "Structured
+output"): `structured_outputs` means it takes `response_format: json_schema`, so it gets the
+strict schema; `response_format` alone means JSON mode (`{type: json_object}`: "guarantees the
+message the model generates is valid JSON"), so it gets a JSON-mode request and only "a JSON
+object" is checked; neither is not_applicable (asking would be unroutable with
+require_parameters, and a host that never claimed the capability has not regressed).
+
+The schema sent is the portable subset (`type`, `properties`, `enum`, `required`,
+`additionalProperties`, `items`): strict modes may reject other keywords (an OpenAI-family strict
+mode has answered 400 to `minimum`), which would freeze the host over our schema. The bounds
+(`minLength`, `minimum`, `maxItems`) stay in the local judge, which checks the full schema.
+
+A completed generation that breaks the schema fails (capability regression); a dropped
+connection is a transport_error; JSON cut short by our own max_tokens (finish_reason "length")
+is inconclusive.
 """
 
 from __future__ import annotations
@@ -24,17 +34,41 @@ from probes.round.contracts import (
     judge_in_thread,
     prompt,
     single,
+    with_integrity_check,
 )
 
-CAPABILITIES = ("response_format", "structured_outputs")
+SCHEMA_CAPABILITY = "structured_outputs"   # response_format json_schema
+JSON_MODE_CAPABILITY = "response_format"   # response_format json_object only
+CAPABILITIES = (JSON_MODE_CAPABILITY, SCHEMA_CAPABILITY)
+PORTABLE_KEYWORDS = frozenset({"type", "properties", "enum", "required", "additionalProperties", "items"})
+JSON_OBJECT: dict[str, Any] = {"type": "object"}
+JSON_MODE_NOTE = "JSON mode only: the endpoint lists response_format, not structured_outputs"
 
 
+def portable(schema: Any) -> Any:
+    """The schema with only the keywords every strict mode takes (nested schemas too)."""
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key not in PORTABLE_KEYWORDS:
+            continue
+        if key == "properties" and isinstance(value, dict):
+            out[key] = {name: portable(sub) for name, sub in value.items()}
+        elif key == "items":
+            out[key] = portable(value)
+        else:
+            out[key] = value
+    return out
 
-def request() -> tuple[list[dict[str, str]], dict[str, Any], dict[str, Any]]:
-    """(messages, response_format, schema) of the structured probe."""
+
+def request(*, json_mode: bool = False) -> tuple[list[dict[str, str]], dict[str, Any], dict[str, Any]]:
+    """(messages, response_format, schema the judge checks) of the structured probe."""
     p = prompt("structured")
     msgs = [{"role": "system", "content": p["system"]}, {"role": "user", "content": p["user"]}]
-    fmt = {"type": "json_schema", "json_schema": {"name": p["name"], "strict": True, "schema": p["schema"]}}
+    if json_mode:
+        return msgs, {"type": "json_object"}, JSON_OBJECT
+    fmt = {"type": "json_schema", "json_schema": {"name": p["name"], "strict": True, "schema": portable(p["schema"])}}
     return msgs, fmt, p["schema"]
 
 
@@ -42,7 +76,8 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
     if not any(endpoint.supports(c) for c in CAPABILITIES):
         return CaseResult.for_case(case, Outcome.NOT_APPLICABLE,
                                    "the endpoint does not advertise response_format / structured_outputs")
-    msgs, fmt, schema = request()
+    json_mode = not endpoint.supports(SCHEMA_CAPABILITY)
+    msgs, fmt, schema = request(json_mode=json_mode)
     start = clock()
     result = await client.chat(endpoint, msgs, max_tokens=settings.probe.max_tokens, response_format=fmt,
                                temperature=settings.probe.temperature)
@@ -53,4 +88,7 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
         verdict = Verdict(Outcome.INCONCLUSIVE, f"structured: the reply reached max_tokens "
                                           f"({settings.probe.max_tokens}) before the JSON closed; raise "
                                           f"probe.max_tokens ({verdict.reason})")
-    return single(case, attempt_from(result, endpoint, verdict, msgs), result, clock() - start)
+    if verdict is not None and json_mode:
+        verdict = Verdict(verdict.outcome, f"{verdict.reason} ({JSON_MODE_NOTE})")
+    attempt = with_integrity_check(attempt_from(result, endpoint, verdict, msgs), result, json_reply=True)
+    return single(case, attempt, result, clock() - start)
