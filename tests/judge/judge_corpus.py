@@ -2,18 +2,32 @@
 
 from __future__ import annotations
 
+import importlib.util
 import re
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import ftfy.bad_codecs  # noqa: F401  (registers the "sloppy-windows-1252" codec)
 
 DATA = Path(__file__).parent / "data"
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 LANGUAGES = (
     "pt", "es", "id", "ko", "ja", "zh", "en", "fr", "de", "it", "ru", "pl", "tr", "vi", "th", "ar", "hi",
 )
 LATIN_LANGUAGES = ("pt", "es", "id", "en", "fr", "de", "it", "pl", "tr", "vi")
 # Sentence ends, plus the danda of Hindi and the spaces between Thai sentences.
 _SENTENCE = re.compile(r"(?<=[.!?。！？।])\s*(?=\S)|\n+|(?<=[\u0e00-\u0e7f])\s+(?=[\u0e00-\u0e7f])")
+
+
+def load_benchmark(name: str) -> ModuleType:
+    """benchmarks/<name>.py as a module (registered in sys.modules: its dataclasses need it)."""
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def load_replies(folder: str, language: str) -> list[str]:

@@ -6,14 +6,13 @@ these tests skip. benchmarks/garbage_eval.py prints the same figures per languag
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import random
 from pathlib import Path
 from types import ModuleType
 
 import pytest
-from judge_corpus import LANGUAGES
+from judge_corpus import LANGUAGES, load_benchmark
 
 from judge.artifacts import find_artifacts
 from judge.leading import find_leading_garbage
@@ -31,11 +30,7 @@ pytestmark = pytest.mark.skipif(
 
 
 def _eval() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("garbage_eval", ROOT / "benchmarks" / "garbage_eval.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("garbage_eval")
 
 
 def _caught(language: str, kinds: tuple[str, ...]) -> tuple[int, int, list[str]]:

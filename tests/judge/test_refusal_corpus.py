@@ -7,13 +7,12 @@ repository's folder), so these tests skip where it was not built (CI has no corp
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from judge_corpus import load_benchmark
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,12 +32,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def refusal_eval() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("refusal_eval", ROOT / "benchmarks" / "refusal_eval.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["refusal_eval"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("refusal_eval")
 
 
 @pytest.fixture(scope="module")
