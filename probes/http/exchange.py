@@ -265,7 +265,7 @@ class Run:
             waited_s=waited_s,
             retried_after=kept(self.retried_after),
             max_tokens_sent=self.max_tokens,
-            deltas=tuple(s.text_parts) if self.stream else (),
+            deltas=tuple(scrub(part) for part in s.text_parts) if self.stream else (),
             service_tier=kept(tier),
             notes=tuple(scrub(n) for n in self.notes(served)) if served else (),
         )
