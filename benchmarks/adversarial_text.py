@@ -61,7 +61,7 @@ def texts(chars: int) -> dict[str, str]:
 
 
 def judges() -> dict[str, Callable[[str], object]]:
-    from judge import language, refusal, structured
+    from judge.replies import language, refusal, structured
 
     language.warm_up()
     return {"language": lambda t: language.assess(t, "en"), "refusal": refusal.assess,

@@ -38,7 +38,7 @@ Per scenario it prints each opening decision with its evidence card, the detecti
 planted defect (rounds from the defect's first round to its would-suspend), false suspensions,
 how many decisions were on weak evidence, and requests per provider per round (mean / max). Then
 it replays the same rounds through the pure rules with a candidate opt-in rule, "hold a
-suspension whose evidence is weak until it is not" (judge/card.py's significance), and reports
+suspension whose evidence is weak until it is not" (judge/suspension/card.py's significance), and reports
 what that would have changed: false suspensions removed, planted defects missed or delayed.
 
 Machine-parsable lines, one per scenario (`replies_min`: the fewest replies a planted host's
@@ -83,9 +83,9 @@ from _support import (  # noqa: E402
 from canary.history.reasons import reason_code  # noqa: E402
 from core.policy import OBSERVE, Policy  # noqa: E402
 from core.results import read_results  # noqa: E402
-from judge.decisions import Action  # noqa: E402
-from judge.rules import apply_round  # noqa: E402
-from judge.state import JudgeState  # noqa: E402
+from judge.suspension.decisions import Action  # noqa: E402
+from judge.suspension.rules import apply_round  # noqa: E402
+from judge.suspension.state import JudgeState  # noqa: E402
 
 T0 = datetime(2026, 12, 7, 0, 0, tzinfo=UTC)
 REPLY_CHECK_CODES = frozenset({"cumulative_deltas", "repeated_deltas", "max_tokens_ignored", "length_below_cap"})

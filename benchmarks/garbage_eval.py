@@ -22,8 +22,8 @@ other corruptions, anywhere in the reply
 - `placeholder` a word of the text replaced by `REDACTED`, `[REDACTED]` or `<PERSON>`.
 
 Real leaked reasoning (`reasoning/`, model outputs that wrote their `<think>` block into the
-answer) is counted as found. The leading-garbage figures use `judge.leading.find_leading_garbage(text, language)`, the others
-`judge.artifacts.find_artifacts(text)`; "false fails" counts clean passages either flags. The
+answer) is counted as found. The leading-garbage figures use `judge.replies.leading.find_leading_garbage(text, language)`, the others
+`judge.replies.artifacts.find_artifacts(text)`; "false fails" counts clean passages either flags. The
 last lines are machine-parsable: `BENCH garbage lang=xx ...`.
 """
 
@@ -42,8 +42,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from judge.artifacts import BYTE_OF, find_artifacts  # noqa: E402
-from judge.leading import find_leading_garbage  # noqa: E402
+from judge.replies.artifacts import BYTE_OF, find_artifacts  # noqa: E402
+from judge.replies.leading import find_leading_garbage  # noqa: E402
 
 LANGUAGES = ("pt", "es", "id", "ko", "ja", "zh", "en", "fr", "de", "it", "ru", "pl", "tr", "vi", "th", "ar", "hi")
 LEADING_KINDS = ("punct", "fragment", "cut", "role", "template")

@@ -1,4 +1,4 @@
-"""Reply integrity (judge/integrity.py check_reply) on real text: how often a healthy reply is flagged.
+"""Reply integrity (judge/replies/integrity.py check_reply) on real text: how often a healthy reply is flagged.
 
     CANARY_CORPUS_DIR=/work/corpora .venv/bin/python benchmarks/integrity_eval.py [--show N]
 
@@ -12,7 +12,7 @@ commit and licence. It exits cleanly (code 0, one line on stderr) when the corpu
 
 Each text is checked in its own language, as the probes check a reply in its prompt's. A flag
 fails nothing by itself: the judge fails a language case only when at least 2 of the endpoint's
-replies of one round are flagged and they are most of its replies (judge/integrity.py), so the
+replies of one round are flagged and they are most of its replies (judge/replies/integrity.py), so the
 per-reply rate p makes a false failed round about C(4,2) p^2 likely, and a false suspension
 needs two such rounds in a row.
 
@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _support import bench_line  # noqa: E402
 
 from core.vocabulary import LANGUAGE_NAMES  # noqa: E402
-from judge.integrity import check_reply  # noqa: E402
+from judge.replies.integrity import check_reply  # noqa: E402
 
 FILES = ("labelled.jsonl", "fiction.jsonl")
 

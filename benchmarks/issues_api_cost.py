@@ -25,12 +25,12 @@ sys.path.insert(0, str(ROOT / "tests" / "canary"))
 
 from fake_github import REPO, TOKEN, FakeGitHub, fake_github  # noqa: E402
 
-from canary.github_issues import markers  # noqa: E402
-from canary.github_issues.client import GitHubClient  # noqa: E402
-from canary.github_issues.sync import DEFAULT_LABEL, find_issues, suspended_in, sync  # noqa: E402
-from canary.judge_files import load_state, save_state  # noqa: E402
+from canary.integrations.github_issues import markers  # noqa: E402
+from canary.integrations.github_issues.client import GitHubClient  # noqa: E402
+from canary.integrations.github_issues.sync import DEFAULT_LABEL, find_issues, suspended_in, sync  # noqa: E402
+from canary.state.judge_files import load_state, save_state  # noqa: E402
 from core.times import parse_time  # noqa: E402
-from judge.state import JudgeState, ProviderState, Suspension  # noqa: E402
+from judge.suspension.state import JudgeState, ProviderState, Suspension  # noqa: E402
 
 MODEL = "deepseek/deepseek-chat-v3-0324"
 NOW = parse_time("2026-11-29T22:30:00Z", "now")

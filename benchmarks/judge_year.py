@@ -3,14 +3,14 @@
     .venv/bin/python benchmarks/judge_year.py [--rounds 17520] [--providers 64] [--cli-rounds 500] [--seed 7]
 
 Part 1 (pure rules): 17,520 half-hourly rounds (one year) for one model with 64 endpoints go
-through core.results.read_results and judge.rules.apply_round, in enforce mode, exactly as
-`canary judge` calls them, but without files. The state is serialised as judge/state.py state_to_json writes
+through core.results.read_results and judge.suspension.rules.apply_round, in enforce mode, exactly as
+`canary judge` calls them, but without files. The state is serialised as judge/suspension/state.py state_to_json writes
 it (state_to_json + the same json.dumps) at 1 day, 1 week, 1 month and 1 year; the audit lines
 the judge would append are serialised too and their bytes summed (the audit log grows with
 decisions by design; the state file must not grow with history).
 
 Part 2 (the real command): the first --cli-rounds rounds of the same year through
-`canary judge` (canary.cli.main in this process, --no-notify), writing decisions.json, the audit
+`canary judge` (canary.cli.main.main in this process, --no-notify), writing decisions.json, the audit
 log and the state file atomically (temp file, fsync, rename) in a temporary folder, to show
 what the file I/O and fsyncs cost per round. One extra round run as a subprocess shows the
 interpreter start-up a scheduled job pays once per round.
@@ -47,14 +47,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from canary import audit
-from canary.cli import main as canary_main
+from canary.cli.main import main as canary_main
+from canary.state import audit
 from core.config import load_config
 from core.policy import ENFORCE
 from core.results import read_results
 from core.vocabulary import CONTRACTS, LANGUAGES
-from judge.rules import apply_round
-from judge.state import JudgeState, state_to_json
+from judge.suspension.rules import apply_round
+from judge.suspension.state import JudgeState, state_to_json
 
 MODEL = "bench/year-model"
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -213,7 +213,7 @@ def run_cli(rounds: int, n_providers: int, seed: int) -> dict[str, Any]:
             elapsed += time.perf_counter() - t0
             if code != 0:
                 raise SystemExit(f"canary judge failed at round {i} (exit {code})")
-            from canary.judge_files import load_state
+            from canary.state.judge_files import load_state
             fleet.follow(load_state(state_path))
             for name, at in CHECKPOINTS.items():
                 if i + 1 == at:

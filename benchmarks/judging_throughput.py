@@ -10,7 +10,7 @@ failure path are timed. The refusal judge gets the same healthy replies plus the
 
 Memory is read from /proc/self/status (VmRSS, VmHWM) and /proc/self/smaps_rollup (Pss: shared
 pages counted once across processes) at four points: after importing the judges, after building
-the lingua detector (judge.language.warm_up()), after judging every reply, and the peak.
+the lingua detector (judge.replies.language.warm_up()), after judging every reply, and the peak.
 Single thread, single process: the round runs judges in a thread pool of one process, so this
 is the per-process figure.
 
@@ -101,7 +101,7 @@ def main() -> int:
     args = parser.parse_args()
     rng = random.Random(args.seed)
 
-    from judge import language, refusal
+    from judge.replies import language, refusal
 
     sentences, refusals, source = load_sentences()
     replies = build_replies(sentences, args.replies, rng)

@@ -33,9 +33,9 @@ sys.path.insert(0, str(ROOT / "tests" / "canary"))
 from fake_github import REPO, TOKEN, fake_github  # noqa: E402
 from notify_receivers import receiving  # noqa: E402
 
-from canary.github_issues.client import GitHubClient  # noqa: E402
-from canary.github_issues.sync import sync  # noqa: E402
-from canary.notifications.send import send  # noqa: E402
+from canary.integrations.github_issues.client import GitHubClient  # noqa: E402
+from canary.integrations.github_issues.sync import sync  # noqa: E402
+from canary.integrations.notifications.send import send  # noqa: E402
 
 # Apprise's own dependency tree as pip installs it next to canary's (certifi, idna and PyYAML were
 # already there through httpx and the simulator).
@@ -81,7 +81,7 @@ def main() -> None:
     bare = python_seconds("pass")
     with_apprise = python_seconds("import apprise")
     cli_loads = subprocess.run(
-        [sys.executable, "-c", "import sys, canary.cli; canary.cli.build_parser(); print('apprise' in sys.modules)"],
+        [sys.executable, "-c", "import sys, canary.cli.main; canary.cli.main.build_parser(); print('apprise' in sys.modules)"],
         capture_output=True, text=True, check=True, cwd=ROOT).stdout.strip() == "True"
 
     doc = round_doc("r-1", "suspend", 3)

@@ -9,7 +9,7 @@ folder `corpora` next to the repository's folder). Nothing here was written by u
 and passage is real text with its source's label.
 
 What is measured, per language of the source:
-- on `labelled.jsonl`: precision and recall of `judge.refusal.assess(text, "stop")` failing a
+- on `labelled.jsonl`: precision and recall of `judge.replies.refusal.assess(text, "stop")` failing a
   reply labelled `refusal`, on the held-out `test` half (the weights were tuned on `dev`);
   `mixed` replies (do-not-answer categories 1, 3, 4: disclaimers, refuted premises, declared
   inabilities, often followed by an answer) get their flag rate only;
@@ -38,7 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from judge.refusal import assess  # noqa: E402
+from judge.replies.refusal import assess  # noqa: E402
 
 MIN_REFUSALS = 30
 MIN_ANSWERS = 20

@@ -23,7 +23,7 @@ who read it (`loop`: the reply repeats itself back to back the way degenerate de
 SHA-256 of the text, so the file holds no corpus text. A flag nobody judged yet is `unjudged`.
 The file holds a verdict for every flag of the committed check (each read by the helper who tuned
 it, 2026-11-30) and for a seeded random sample of 40 of the texts only the earlier check flagged
-(`git show 1fb7f69:judge/repetition.py`); the earlier check's other flags show as unjudged.
+(`git show 1fb7f69:judge/replies/repetition.py`); the earlier check's other flags show as unjudged.
 
 Planted loops, on real prose of each language (deterministic, seeded per passage): a real
 opening passage, then a piece of another real passage repeated back to back at the end of the
@@ -35,7 +35,7 @@ reply, as a decoding loop leaves it:
                            recovers from (reported, not a target: refrains and lyrics look so).
 Copies are joined the way the language joins sentences (nothing in zh/ja, a space elsewhere).
 
-Figures use `judge.repetition.find_repetition`; with `--judge` also `judge.language.assess`
+Figures use `judge.replies.repetition.find_repetition`; with `--judge` also `judge.replies.language.assess`
 (the language contract's own verdict: a fail whose reason starts with "repetition"). Speed: the
 check's time per reply over every real reply, beside assess's (with `--judge`). The last lines
 are machine-parsable: `BENCH repetition lang=xx ...`.
@@ -58,7 +58,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from judge.repetition import find_repetition  # noqa: E402
+from judge.replies.repetition import find_repetition  # noqa: E402
 
 LANGUAGES = ("pt", "es", "id", "ko", "ja", "zh", "en", "fr", "de", "it", "ru", "pl", "tr", "vi", "th", "ar", "hi")
 UNSPACED = frozenset({"zh", "ja"})
@@ -160,7 +160,7 @@ def by_check(text: str, _lang: str) -> str | None:
 
 
 def by_language_judge(text: str, lang: str) -> str | None:
-    from judge.language import assess
+    from judge.replies.language import assess
 
     verdict = assess(text, lang)
     return verdict.reason if verdict.outcome == "fail" and verdict.reason.startswith("repetition") else None
@@ -229,7 +229,7 @@ def speed(real: dict[str, dict[str, list[str]]], with_judge: bool) -> None:
     print(f"\nspeed: find_repetition {len(replies)} real replies (mean {chars:.0f} chars) in {check:.1f} s: "
           f"{1e6 * check / len(replies):.0f} us per reply, {len(replies) / check:.0f} replies/s")
     if with_judge:
-        from judge.language import assess, warm_up
+        from judge.replies.language import assess, warm_up
 
         warm_up()
         sample = replies[:: max(1, len(replies) // 3000)]
@@ -248,7 +248,7 @@ def speed(real: dict[str, dict[str, list[str]]], with_judge: bool) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--judge", action="store_true", help="also judge everything through judge.language.assess")
+    parser.add_argument("--judge", action="store_true", help="also judge everything through judge.replies.language.assess")
     parser.add_argument("--trials", type=int, default=200, help="planted openings per language (default 200)")
     parser.add_argument("--show-flags", type=int, default=0, help="print N flags on real text per language")
     parser.add_argument("--show-misses", type=int, default=0, help="print N missed planted loops per language")

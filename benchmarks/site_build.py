@@ -34,9 +34,9 @@ from _support import PYTHON, ROOT, bench_line
 from history_query import build
 
 from canary.history.query import History
-from canary.site.build import HISTORY_DAYS, build_site
-from canary.site.collect import Layers, collect
-from judge.state import JudgeState
+from canary.outputs.site.build import HISTORY_DAYS, build_site
+from canary.outputs.site.collect import Layers, collect
+from judge.suspension.state import JudgeState
 
 
 def timed(args: list[str], runs: int, source: Path = ROOT, cache: Path | None = None) -> float:

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/streak_timing.py [--weeks 26] [--seed 5]
 
-A synthetic schedule (fixed seed) plays through the pure rules (judge.rules.apply_round, as
+A synthetic schedule (fixed seed) plays through the pure rules (judge.suspension.rules.apply_round, as
 `canary judge` calls them) twice: with the time rules (Policy(): a counted round pending at most
 2 h, counted rounds at least 20 min apart) and without them (the previous behaviour: any number
 of frozen rounds between two failed rounds, every round counted). Both runs see exactly the same
@@ -47,9 +47,9 @@ from _support import bench_line
 
 from core.policy import ENFORCE, Policy
 from core.results import read_results
-from judge.decisions import Action
-from judge.rules import apply_round
-from judge.state import JudgeState
+from judge.suspension.decisions import Action
+from judge.suspension.rules import apply_round
+from judge.suspension.state import JudgeState
 
 MODEL = "bench/timing-model"
 T0 = datetime(2026, 1, 5, tzinfo=UTC)

@@ -1,5 +1,5 @@
 import sys
 
-from canary.cli import main
+from canary.cli.main import main
 
 sys.exit(main())

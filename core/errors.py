@@ -4,23 +4,23 @@
     ├── ConfigError                   canary.yaml holds a value canary cannot use (core/config.py)
     ├── InputError                    a file or document canary refuses to read
     │   ├── StoreError                  one of canary's own files cannot be read or written (core/store.py)
-    │   │   └── IgnoreUnavailable         a provider.ignore layer never read successfully (canary/provider_ignore.py)
+    │   │   └── IgnoreUnavailable         a provider.ignore layer never read successfully (provider_ignore/__init__.py)
     │   ├── ResultsError                a results.json the round record refuses (core/results.py)
     │   ├── TimeFormatError             not an ISO 8601 time (core/times.py)
-    │   ├── StateError                  state JSON that is not in the expected shape (judge/state.py)
+    │   ├── StateError                  state JSON that is not in the expected shape (judge/suspension/state.py)
     │   └── HistoryError                a history round or file (canary/history/rows.py)
     ├── RuleError                     the judge refuses what it was asked to do
-    │   ├── RoundOrderError             a round older than the last applied one (judge/rules.py)
-    │   └── LiftError                   a lift of an endpoint that is not suspended (judge/rules.py)
+    │   ├── RoundOrderError             a round older than the last applied one (judge/suspension/rules.py)
+    │   └── LiftError                   a lift of an endpoint that is not suspended (judge/suspension/rules.py)
     ├── UpstreamError                 the upstream (OpenRouter or a simulator) cannot be used
     │   ├── MissingKeyError             no OPENROUTER_API_KEY inside GitHub Actions (core/upstream.py)
     │   ├── TransportError              a request that never got an answer (probes/http/client.py)
     │   ├── SSEError                    a reply stream past the SSE framing limits (probes/http/sse.py)
     │   └── DiscoveryError              a model's endpoints cannot be trusted (probes/http/discovery.py)
-    ├── CommitBackError               commit-back gave up (canary/commit_back.py)
-    ├── AllureError                   the Allure HTML report cannot be rendered (canary/allure_html.py)
-    ├── GitHubError                   the GitHub API refused or failed (canary/github_issues/client.py)
-    │   └── RateLimited                 ...and said to wait longer than the budget allows (canary/github_issues/client.py)
+    ├── CommitBackError               commit-back gave up (canary/state/commit_back.py)
+    ├── AllureError                   the Allure HTML report cannot be rendered (canary/outputs/allure_html.py)
+    ├── GitHubError                   the GitHub API refused or failed (canary/integrations/github_issues/client.py)
+    │   └── RateLimited                 ...and said to wait longer than the budget allows (canary/integrations/github_issues/client.py)
     └── SimulatorError                the bundled simulator refuses its input (simulator/)
         ├── ScenarioError               a scenario file (simulator/scenario.py)
         ├── BankError                   a text bank (simulator/banks.py)
@@ -37,7 +37,7 @@ the drawn parent, and no class derives from a drawn one without being drawn).
 Not in the tree, on purpose: how a probe case ends as pytest sees it (probes/pytest_plugin/outcomes.py:
 ContractViolation is an AssertionError, so pytest reports a failed contract as *failed*;
 HostUnreachable and RoundIncomplete are *errors*), and the private exceptions a module uses to
-leave a block (judge/structured.py's).
+leave a block (judge/replies/structured.py's).
 """
 
 from __future__ import annotations

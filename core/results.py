@@ -87,9 +87,9 @@ class AttemptResult:
     excerpt: str = ""              # the first EXCERPT_CHARS characters of the reply
     chars: int | None = None       # the reply's whole length (None: an older file)
     refusal: Outcome | None = None  # latency/language replies: PASS or FAIL of the refusal check
-    integrity: Outcome | None = None  # every completed reply: PASS or FAIL of judge/integrity.py's check
+    integrity: Outcome | None = None  # every completed reply: PASS or FAIL of judge/replies/integrity.py's check
     integrity_reason: str = ""     # the defect, when integrity failed
-    # Not part of the file: set by judge/short_replies.py, far shorter than the peers' replies.
+    # Not part of the file: set by judge/suspension/short_replies.py, far shorter than the peers' replies.
     short: bool = False
 
     def to_json(self) -> dict[str, Any]:
@@ -222,7 +222,7 @@ class RoundResults:
     unprobed_controls: tuple[ControlNote, ...] = ()
     clock: str = REAL                      # virtual: a simulator round of `canary round` on its virtual clock
     controls_source: str | None = None     # canary.yaml, or "simulator scenario <name>"
-    # Not part of the file: what reading set aside, and (judge/planned.py) planned models without results.
+    # Not part of the file: what reading set aside, and (judge/suspension/planned.py) planned models without results.
     rejected: tuple[RejectedInput, ...] = ()
     missing: Mapping[str, str] = field(default_factory=dict)
 
@@ -320,7 +320,7 @@ def merge_shards(shards: Sequence[RoundResults], sources: Sequence[str] | None =
     of its cases or control notes is judged, while the complete shards' models are. The merged
     round is incomplete only when every shard is. A shard whose models cannot be told (no
     `models`, no case) is set aside the same way: the models it held are absent, and an absent
-    model changes nothing (with the plan, judge/planned.py names them missing).
+    model changes nothing (with the plan, judge/suspension/planned.py names them missing).
     """
     if not shards:
         raise ResultsError("no results files given")

@@ -18,7 +18,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 STDLIB = frozenset(sys.stdlib_module_names)
-OUR_PACKAGES = frozenset({"core", "judge", "simulator", "probes", "canary"})
+OUR_PACKAGES = frozenset({"core", "judge", "simulator", "probes", "canary", "provider_ignore"})
 # The parts of core/ that touch files or the environment: the pure layers may not use them.
 IMPURE_CORE = frozenset({"core.config", "core.store", "core.upstream"})
 # The standard library's doors to I/O, the clock and the environment: closed to the judge.
@@ -69,6 +69,9 @@ LAYERS = (
     Layer("probes", frozenset({"core", "judge", "probes", "simulator", "httpx", "httpcore", "pytest", "_pytest",
                                "xdist", "allure", "allure_commons", "yaml"}),
           only_in=(("simulator", "probes/pytest_plugin/bundled_simulator.py"),)),
+    # The chat backend's library: the judge's merge and the state's readers, none of canary's shell.
+    Layer("provider_ignore", frozenset({"core", "judge", "canary"}), no_modules=frozenset(
+        {"canary.cli", "canary.round", "canary.outputs", "canary.integrations", "canary.history"})),
 )
 
 
@@ -117,13 +120,13 @@ def test_every_layer_of_architecture_md_is_checked() -> None:
 
 
 @pytest.mark.parametrize(("layer", "file", "source", "expected"), [
-    ("judge", "judge/bad.py", "from __future__ import annotations\nimport json\nfrom canary.audit import x\n",
-     "judge/bad.py:3 imports canary.audit"),
+    ("judge", "judge/bad.py", "from __future__ import annotations\nimport json\nfrom canary.state.audit import x\n",
+     "judge/bad.py:3 imports canary.state.audit"),
     ("judge", "judge/bad.py", "def f():\n    import os\n", "judge/bad.py:2 imports os: judge/ must not use os"),
     ("judge", "judge/bad.py", "from core.store import atomic_write_text\n", "only the pure part of core/"),
     ("judge", "judge/sub/bad.py", "from ...canary import cli\n", "judge/sub/bad.py:1 imports canary"),
     ("core", "core/bad.py", "import yaml\n", "core/bad.py:1 imports yaml: only core/config.py may import yaml"),
-    ("core", "core/bad.py", "from judge.verdict import Verdict\n", "core/bad.py:1 imports judge.verdict"),
+    ("core", "core/bad.py", "from judge.replies.verdict import Verdict\n", "core/bad.py:1 imports judge.replies.verdict"),
     ("simulator", "simulator/bad.py", "from probes import client\n", "simulator/bad.py:1 imports probes"),
     ("probes", "probes/round/engine.py", "from core.config import Config\nfrom canary.config import X\n",
      "probes/round/engine.py:2 imports canary.config"),
@@ -168,8 +171,8 @@ def test_judge_is_importable_without_pytest() -> None:
     import subprocess
 
     code = ("import sys; sys.modules['pytest'] = None; sys.modules['_pytest'] = None\n"
-            "import judge.language, judge.refusal, judge.structured, judge.rules\n"
-            "print(judge.refusal.assess('', 'stop').outcome)")
+            "import judge.replies.language, judge.replies.refusal, judge.replies.structured, judge.suspension.rules\n"
+            "print(judge.replies.refusal.assess('', 'stop').outcome)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "fail"
 
@@ -188,23 +191,68 @@ def test_every_file_the_where_does_x_live_table_names_exists() -> None:
 
 
 def command_offences(files: dict[str, str]) -> list[str]:
-    """Each import of one command module by another (canary/commands/_*.py are shared option helpers)."""
+    """Each import of one command module by another (canary/cli/commands/_*.py are shared option helpers)."""
     found = []
     for file, source in sorted(files.items()):
         for imp in imports_of(source, file):
-            target = imp.module.removeprefix("canary.commands.")
-            if imp.module.startswith("canary.commands.") and not target.startswith("_"):
+            target = imp.module.removeprefix("canary.cli.commands.")
+            if imp.module.startswith("canary.cli.commands.") and not target.startswith("_"):
                 found.append(f"{imp.file}:{imp.line} imports {imp.module}: a command calls the typed functions "
-                             "of canary/ (probing.py, judging.py, local_round.py), never another command")
+                             "of canary/round/ (probing.py, judging.py, local_round.py), never another command")
     return found
 
 
 def test_no_command_module_imports_another_command() -> None:
-    found = command_offences(sources("canary/commands"))
+    found = command_offences(sources("canary/cli/commands"))
     assert not found, "\n".join(found)
 
 
 def test_the_command_check_names_the_file_and_line_of_a_command_importing_another() -> None:
-    source = "from canary.commands._options import add_common\nfrom canary.commands.judge import run\n"
-    found = command_offences({"canary/commands/commit.py": source})
-    assert len(found) == 1 and "canary/commands/commit.py:2 imports canary.commands.judge" in found[0], found
+    source = "from canary.cli.commands._options import add_common\nfrom canary.cli.commands.judge import run\n"
+    found = command_offences({"canary/cli/commands/commit.py": source})
+    assert len(found) == 1 and "canary/cli/commands/commit.py:2 imports canary.cli.commands.judge" in found[0], found
+
+
+# Inside judge/: a reply is judged without the rules that act on it (the two packages of judge/).
+JUDGE_REPLIES = Layer("judge/replies", frozenset({"core", "judge", "jsonschema", "lingua", "ftfy", "wordfreq", "msgpack"}),
+                      no_modules=frozenset({"judge.suspension"}))
+
+
+def test_the_reply_checks_never_import_the_suspension_rules() -> None:
+    found = offences(JUDGE_REPLIES, sources("judge/replies"))
+    assert not found, "\n".join(found)
+
+
+def test_the_reply_check_rule_can_fail() -> None:
+    found = offences(JUDGE_REPLIES, {"judge/replies/bad.py": "from judge.suspension.card import Card\n"})
+    assert len(found) == 1 and "judge/replies/bad.py:1 imports judge.suspension.card" in found[0], found
+
+
+# Folders that show the seams: judge/ and canary/ hold packages (one per subsystem), not loose modules.
+SUBSYSTEM_FOLDERS = ("judge", "canary")
+
+
+def loose_modules(folder: Path) -> list[str]:
+    """Modules directly in `folder` other than its package files: each belongs in a subsystem package."""
+    return sorted(p.name for p in folder.glob("*.py") if p.name not in ("__init__.py", "__main__.py"))
+
+
+@pytest.mark.parametrize("folder", SUBSYSTEM_FOLDERS)
+def test_judge_and_canary_hold_subsystem_packages_not_loose_modules(folder: str) -> None:
+    loose = loose_modules(ROOT / folder)
+    assert not loose, f"{folder}/ holds loose modules {loose}: move each into the package of its subsystem " \
+                      "(ARCHITECTURE.md's folder map)"
+
+
+def test_the_loose_module_rule_can_fail(tmp_path: Path) -> None:
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "probing.py").write_text("")
+    assert loose_modules(tmp_path) == ["probing.py"]
+
+
+def test_architecture_md_maps_every_subsystem_package() -> None:
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    packages = [f"{folder}/{p.parent.name}/" for folder in SUBSYSTEM_FOLDERS
+                for p in sorted((ROOT / folder).glob("*/__init__.py"))]
+    missing = [package for package in packages if package not in text]
+    assert not missing, f"ARCHITECTURE.md's folder map does not name {missing}"

@@ -8,7 +8,7 @@ histograms have HISTOGRAM_STEPS buckets per decade (about 12 % wide), so they me
 a percentile read from them is within one bucket of the true one. Daily series are read from the
 histograms whether or not the day was compacted yet, so compaction never changes a chart.
 
-Round class of an endpoint (display only; the judge's rules in judge/round.py decide streaks,
+Round class of an endpoint (display only; the judge's rules in judge/suspension/round.py decide streaks,
 including the model-wide guard this does not apply): `failed` if a counted case failed,
 `clean` if every contract probed on the model this round passed or was not applicable on it
 (at least one pass), `frozen` otherwise. Positive-control cases judge the probe and are not

@@ -26,7 +26,7 @@ from datetime import datetime
 from typing import Any
 
 from core.times import TimeFormatError, parse_time
-from judge.exclusions import BUILTIN, Exclusion
+from judge.suspension.exclusions import BUILTIN, Exclusion
 
 SUSPENSION = "suspension"
 INCIDENT = "incident"

@@ -31,7 +31,7 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), code) fo
     (r"^the upstream refused our API key", "auth_refused"),
     (r"^moderation: ", "moderation"),
     (r"^filter: ", "filter_error"),
-    # refusal (judge/refusal.py, probes/round/contracts/refusal.py)
+    # refusal (judge/replies/refusal.py, probes/round/contracts/refusal.py)
     (r"^refusal: .*content_filter", "content_filter"),
     (r"^refusal: empty reply", "empty_reply"),
     (r"^refusal: .*refus", "refusal_pattern"),
@@ -39,14 +39,14 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), code) fo
     (r"^control missed", "control_missed"),
     (r"^probe weak", "probe_weak"),
     (r"^probe unverified", "probe_unverified"),
-    # structured (judge/structured.py, probes/round/contracts/structured.py)
+    # structured (judge/replies/structured.py, probes/round/contracts/structured.py)
     (r"^structured: the reply reached max_tokens", "max_tokens_cut"),
     (r"^structured: not valid JSON", "not_json"),
     (r"^structured: empty reply", "empty_reply"),
     (r"^structured: schema violation", "schema_violation"),
-    # language integrity (judge/language.py, leading.py, repetition.py, encoding.py)
+    # language integrity (judge/replies/language.py, leading.py, repetition.py, encoding.py)
     (r"^leading garbage", "leading_garbage"),
-    (r"^reply integrity", "reply_integrity"),       # judge/integrity.py: most of the endpoint's replies
+    (r"^reply integrity", "reply_integrity"),       # judge/replies/integrity.py: most of the endpoint's replies
     (r"^undecoded tokens", "undecoded_tokens"),
     (r"^leaked reasoning", "leaked_reasoning"),
     (r"^injected placeholder", "injected_placeholder"),
@@ -60,7 +60,7 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), code) fo
     (r"^language: switched to", "language_switch"),
     (r"^language: .*(mixes in|sentences are)", "language_mixing"),
     (r"^anomaly unresolved", "language_unresolved"),
-    # reply checks on every completed reply (judge/stream_integrity.py, judge/limits.py)
+    # reply checks on every completed reply (judge/replies/stream_integrity.py, judge/replies/limits.py)
     (r"^stream integrity: cumulative deltas", "cumulative_deltas"),
     (r"^stream integrity: repeated deltas", "repeated_deltas"),
     (r"^limits: completion tokens above the cap", "max_tokens_ignored"),

@@ -14,10 +14,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from canary import audit
 from canary.history.rows import HistoryError, round_record
 from canary.history.store import Recorded, history_root, record_round
-from canary.results_files import load_round
+from canary.round.results_files import load_round
+from canary.state import audit
 from core.config import PathSettings
 from core.results import ResultsError
 from core.store import StoreError

@@ -1,6 +1,6 @@
 """Proportions with honest uncertainty, and percentiles (pure).
 
-The intervals and the binomial test are judge.stats' (scipy.stats: one maintained statistics
+The intervals and the binomial test are judge.suspension.stats' (scipy.stats: one maintained statistics
 library for the history and the judge's evidence cards alike); only the percentile, a plain
 interpolation between ranks, is computed here. Checked against published tables (Newcombe
 1998) in the tests.
@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from judge.stats import CONFIDENCE, binomial_tail, exact_interval, wilson_interval
+from judge.suspension.stats import CONFIDENCE, binomial_tail, exact_interval, wilson_interval
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:

@@ -1,6 +1,6 @@
 """The health tier of an endpoint for people: healthy, degraded, failing, suspended (pure).
 
-Display only: the rules (judge/rules.py) are untouched and never read this. Between "passes
+Display only: the rules (judge/suspension/rules.py) are untouched and never read this. Between "passes
 every contract" and "failing" there is a tier people need to see coming:
 
     suspended   an enforce-mode suspension is active (it is in provider.ignore)

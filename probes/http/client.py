@@ -190,7 +190,7 @@ class PinnedClient:
                            reasoning=fields)
         deadline = deadline_s or self.deadline_s
         thinking = bool(fields)
-        # The cap is judged (judge/limits.py) only where the endpoint lists it: otherwise the
+        # The cap is judged (judge/replies/limits.py) only where the endpoint lists it: otherwise the
         # request is not pinned with require_parameters and the host may never have seen it.
         cap_sent = cap if endpoint.supports("max_tokens") or endpoint.supports("max_completion_tokens") else None
         per_tag = self._per_tag.setdefault(endpoint.tag, asyncio.Semaphore(self.per_provider_concurrency))

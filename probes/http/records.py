@@ -170,7 +170,7 @@ class ChatResult:
     retried_after: str | None = None    # why the first request was lost (timings are the retry's)
     max_tokens_sent: int | None = None  # the cap sent (thinking room included); None: the endpoint lists none
     # The non-empty content deltas of a stream, in order, scrubbed like every upstream string the
-    # result keeps (judge/stream_integrity.py reads them; never shown anywhere).
+    # result keeps (judge/replies/stream_integrity.py reads them; never shown anywhere).
     deltas: tuple[str, ...] = ()
     waited_s: float | None = None       # a 429 came first; its Retry-After was waited once (timings are the resend's)
     service_tier: str | None = None     # the tier the response says served it (`default`, `priority`...), cleaned

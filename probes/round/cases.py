@@ -101,7 +101,7 @@ class Attempt:
     cost_usd: float = 0.0
     requests: int = 1                # HTTP requests it took: 2 when the first was lost before any byte
     refusal: str | None = None       # latency/language replies: "pass"/"fail", the reply checked for a refusal
-    integrity: str | None = None     # every completed reply: "pass"/"fail" of judge/integrity.py's check
+    integrity: str | None = None     # every completed reply: "pass"/"fail" of judge/replies/integrity.py's check
     integrity_reason: str = ""       # the defect, when integrity failed
     text: str = ""                   # the full reply: Allure only, never results.json
     prompt: tuple[dict[str, Any], ...] = ()   # the messages sent: Allure only

@@ -24,7 +24,7 @@ from core.config import ProbeSettings
 from core.untrusted import clean
 from core.upstream import Upstream
 from core.vocabulary import Outcome
-from judge.verdict import Verdict
+from judge.replies.verdict import Verdict
 from probes.http.client import PinnedClient
 from probes.http.wire import ReasoningBudget
 from probes.round.cases import Case, CaseResult

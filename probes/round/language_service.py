@@ -3,7 +3,7 @@
 A lingua detector costs ~350 MB in each process that builds one (docs/design-notes.md
 §2.1); four workers each building their own would break the 1 GB budget of a
 round. So a round runs one language-judge child process (LanguageProcess), started by the
-round owner, serving `judge.language.assess` over a local authenticated socket
+round owner, serving `judge.replies.language.assess` over a local authenticated socket
 (multiprocessing.connection); every prober (the single process, or each xdist worker) is a
 RemoteLanguage client. The detector is built on the first `warm_up` call, which a prober sends
 at engine start only when it has language cases, so the build overlaps the network waits and a
@@ -19,7 +19,7 @@ import threading
 from multiprocessing.connection import Client, Connection, Listener
 from typing import Any, Protocol
 
-from judge.verdict import Outcome, Verdict
+from judge.replies.verdict import Outcome, Verdict
 
 
 class LanguageBackend(Protocol):
@@ -28,14 +28,14 @@ class LanguageBackend(Protocol):
 
 
 class LocalLanguage:
-    """Judge in this process (imports judge.language only when first needed)."""
+    """Judge in this process (imports judge.replies.language only when first needed)."""
 
     def warm_up(self) -> None:
-        from judge import language
+        from judge.replies import language
         language.warm_up()
 
     def assess(self, text: str, language: str) -> Verdict:
-        from judge import language as judge_language
+        from judge.replies import language as judge_language
         return judge_language.assess(text, language)
 
 

@@ -9,9 +9,9 @@ its text and usage say nothing a transport error does not already say.
 
 from __future__ import annotations
 
-from judge.limits import LimitsFacts, assess_limits
-from judge.stream_integrity import assess_deltas
-from judge.verdict import Verdict
+from judge.replies.limits import LimitsFacts, assess_limits
+from judge.replies.stream_integrity import assess_deltas
+from judge.replies.verdict import Verdict
 from probes.http.records import ChatResult
 
 

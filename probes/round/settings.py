@@ -26,7 +26,7 @@ from typing import Any
 from core.config import Config
 from core.store import read_json
 from core.upstream import Upstream
-from judge.state import STATE_FIX, state_from_json
+from judge.suspension.state import STATE_FIX, state_from_json
 from probes.round.planning import RoundPlan
 
 SIMULATOR_UPSTREAM = "simulator"

@@ -1,4 +1,4 @@
-"""Helpers for driving the judge's commands through canary.cli.main in a temporary folder."""
+"""Helpers for driving the judge's commands through canary.cli.main.main in a temporary folder."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "judge"))
 
 from rules_factories import HALF_HOUR, MODEL, PROVIDERS, T0, iso, results
 
-from canary.cli import main
+from canary.cli.main import main
 
 __all__ = ["HALF_HOUR", "MODEL", "PROVIDERS", "T0", "Files", "files_in", "iso", "results"]
 

@@ -26,7 +26,7 @@ from typing import Any
 from history_support import MODEL, detailed
 from judge_cli_support import HALF_HOUR, iso
 
-from canary.cli import main
+from canary.cli.main import main
 
 ENDPOINTS = ("aurora/fp8", "borealis/bf16", "cirrus/fp8", "dune/fp16", "ember/fp8", "fjord/fp16", "gale/fp8",
              "haze/fp8")

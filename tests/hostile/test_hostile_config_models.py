@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from canary.cli import main
+from canary.cli.main import main
 
 HOSTILE_IDS = {
     "newline": "deepseek/deepseek-chat\nopenai/gpt-4o",

@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 from hostile_support import HALF_HOUR, PROVIDERS, T0, Files, iso, seeded
 
-from canary import audit
-from canary.cli import main
+from canary.cli.main import main
 from canary.history.store import read_span
+from canary.state import audit
 
 ROUND_AT = T0 + 3 * HALF_HOUR
 HOOKED = ("write", "fsync", "replace")

@@ -1,7 +1,7 @@
 """Random sequences of rounds through the real rules, checked against an independent reading of the rules.
 
 The oracle below re-derives each endpoint's round class (failed / clean / frozen, model-wide
-guard included) from the generated outcomes, without calling judge/round.py.
+guard included) from the generated outcomes, without calling judge/suspension/round.py.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from hostile_support import MODEL, T0, Files, files_in, iso
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from canary.judge_files import save_state
+from canary.state.judge_files import save_state
 from core.policy import ENFORCE, MODES, Policy
 from core.results import read_results
-from judge.decisions import Action
-from judge.rules import apply_round
-from judge.state import JudgeState
+from judge.suspension.decisions import Action
+from judge.suspension.rules import apply_round
+from judge.suspension.state import JudgeState
 
 POLICY = Policy()
 TAGS = ("a/fp8", "b/bf16", "c/fp8", "d/fp16", "e/int4")
@@ -161,7 +161,7 @@ def test_canary_ignore_is_builtin_plus_unexpired_incidents_plus_enforced_suspens
     import contextlib
     import io
 
-    from canary.cli import main
+    from canary.cli.main import main
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert main(["--config", str(f.config), "ignore", "--model", MODEL, "--now", iso(now)]) == 0

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from hostile_support import MODEL, T0
 
-from canary.judge_files import save_state
-from canary.provider_ignore import IgnoreUnavailable, ProviderIgnore
-from judge.state import JudgeState, ProviderState, Suspension
+from canary.state.judge_files import save_state
+from judge.suspension.state import JudgeState, ProviderState, Suspension
+from provider_ignore import IgnoreUnavailable, ProviderIgnore
 
 BUILTIN = f'"{MODEL}":\n  - provider: b/fp8\n    reason: measured\n'
 CORRUPT = {"state": '{"schema_version": 1, "models": [', "builtin": f'"{MODEL}":\n  - provider: [unclosed\n',

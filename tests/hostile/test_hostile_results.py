@@ -1,6 +1,6 @@
 """results.json from a broken or hostile round: a clear refusal, or the bad input set aside, never a crash.
 
-Provider tags come from the upstream. By the judge's design (core/tags.py, judge/planned.py) a
+Provider tags come from the upstream. By the judge's design (core/tags.py, judge/suspension/planned.py) a
 tag that fails the safety pattern is set aside as rejected input: it is recorded in the audit
 log in escaped form (ascii(), cut at 80 characters, inside a JSON string) and never becomes a
 state key, a file name, a decision, a commit message line or Markdown.
@@ -27,8 +27,8 @@ from hostile_support import (
     seeded,
 )
 
-from canary.commit_back import commit_message
 from canary.history.store import read_span
+from canary.state.commit_back import commit_message
 
 NEXT = T0 + 2 * HALF_HOUR
 

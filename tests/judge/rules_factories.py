@@ -12,10 +12,10 @@ from typing import Any
 
 from core.policy import ENFORCE, Policy
 from core.results import RoundResults, read_results
-from judge.decisions import Action, Decision
-from judge.exclusions import effective_ignore
-from judge.rules import apply_round
-from judge.state import JudgeState
+from judge.suspension.decisions import Action, Decision
+from judge.suspension.exclusions import effective_ignore
+from judge.suspension.rules import apply_round
+from judge.suspension.state import JudgeState
 
 MODEL = "deepseek/deepseek-chat-v3-0324"
 PROVIDERS = ("aurora/fp8", "borealis/bf16", "cirrus/fp8", "dune/fp16", "ember/fp8")

@@ -20,13 +20,13 @@ from types import SimpleNamespace
 from typing import Any
 
 import judge
-from judge import detector, language
+from judge.replies import detector, language
 
 # Reviewed: why each remaining open-ended repeat cannot cost more than linear time.
 WHITESPACE_AFTER_A_LITERAL = "a run of whitespace after literal words: each attempt stops at the next non-space"
 ANCHORED = "anchored (\\A, or ^ per line): one attempt per line, stopping at the line's end"
 ALWAYS_MATCHES = "once started it always matches (lazy up to \\Z, or greedy word runs): the text is consumed"
-BOUNDED_INPUT = "runs only on the refusal judge's bounded window (judge/refusal_evidence.py HEAD_CHARS/TAIL_CHARS)"
+BOUNDED_INPUT = "runs only on the refusal judge's bounded window (judge/replies/refusal_evidence.py HEAD_CHARS/TAIL_CHARS)"
 STOPS_AT_ITS_OPENER = "the repeated class excludes the character that opens the next attempt"
 REVIEWED: dict[str, str] = {
     "artifacts._USER_REQUEST": WHITESPACE_AFTER_A_LITERAL,
@@ -71,8 +71,8 @@ def _open_repeats_followed_by_more(items: Any) -> Iterator[str]:
 
 
 def _judge_patterns() -> Iterator[tuple[str, re.Pattern[str]]]:
-    for info in pkgutil.iter_modules(judge.__path__):
-        module = importlib.import_module(f"judge.{info.name}")
+    for info in pkgutil.walk_packages(judge.__path__, "judge."):
+        module = importlib.import_module(info.name)
         for name, value in vars(module).items():
             if isinstance(value, re.Pattern) and isinstance(value.pattern, str):
                 yield f"{info.name}.{name}", value
@@ -87,7 +87,7 @@ def test_every_open_ended_repeat_of_the_judges_is_reviewed_or_bounded() -> None:
 
 
 def test_the_emails_and_links_of_a_reply_are_still_stripped_before_judging() -> None:
-    from judge.segments import strip_markup
+    from judge.replies.segments import strip_markup
 
     text = strip_markup("Write to anna.silva@example.com.br or see [the map](https://x.example/m) now.")
 

@@ -9,7 +9,7 @@ import pytest
 
 from core.config import ProbeSettings
 from core.vocabulary import Outcome
-from judge.verdict import Verdict
+from judge.replies.verdict import Verdict
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind, Usage
 from probes.round.cases import Attempt, Case, CaseResult
 from probes.round.contracts import ContractSettings, language, latency, refusal, structured

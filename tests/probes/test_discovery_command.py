@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from canary.cli import main
+from canary.cli.main import main
 from simulator import scenario_from_dict, start_simulator
 
 SECRET = "sk-or-v1-SENTINEL-command-77"

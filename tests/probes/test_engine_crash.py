@@ -12,7 +12,7 @@ from round_support import MODEL, SENTINEL_KEY, endpoint, scenario
 from core.config import ProbeSettings
 from core.upstream import Upstream
 from core.vocabulary import Outcome
-from judge.verdict import Verdict
+from judge.replies.verdict import Verdict
 from probes.http.records import Endpoint
 from probes.round.cases import Case
 from probes.round.engine import Engine

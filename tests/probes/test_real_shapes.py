@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from test_client import chat, spec, upstream
 
-from judge import structured as structured_judge
+from judge.replies import structured as structured_judge
 from probes.http.records import Classification, ErrorKind
 from probes.round.cases import CaseResult
 from probes.round.contracts import structured, transport_outcome

@@ -20,8 +20,8 @@ import pytest
 from core.config import ProbeSettings
 from core.upstream import Upstream
 from core.vocabulary import Outcome
-from judge import language as language_judge
-from judge.verdict import Verdict
+from judge.replies import language as language_judge
+from judge.replies.verdict import Verdict
 from probes.http.client import PinnedClient
 from probes.http.discovery import discover
 from probes.http.records import Endpoint

@@ -33,9 +33,9 @@ from recorded_server import (
 )
 
 from core.upstream import Upstream
-from judge import language, refusal
-from judge.limits import assess_limits
-from judge.stream_integrity import assess_deltas
+from judge.replies import language, refusal
+from judge.replies.limits import assess_limits
+from judge.replies.stream_integrity import assess_deltas
 from probes.http.client import PinnedClient
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 from probes.http.sse import SSEParser

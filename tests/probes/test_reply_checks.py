@@ -12,7 +12,7 @@ import pytest
 
 from canary.history.reasons import reason_code
 from core.upstream import Upstream
-from judge.verdict import Outcome, passed
+from judge.replies.verdict import Outcome, passed
 from probes.http.client import PinnedClient
 from probes.http.discovery import discover
 from probes.http.records import ChatResult, Endpoint

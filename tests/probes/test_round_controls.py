@@ -23,8 +23,8 @@ from round_support import (
     scenario,
 )
 
-from canary import summary
-from canary.cli import main as canary
+from canary.cli.main import main as canary
+from canary.outputs import summary
 from core.results import read_results
 from simulator import scenario_from_dict, start_simulator
 from simulator.process import SCENARIO_ENV

@@ -23,7 +23,7 @@ from round_support import MODEL, ROOT, Round, endpoint, run_round, scenario
 
 from core.policy import Policy
 from core.results import read_results
-from judge.round import RoundClass, classify_round
+from judge.suspension.round import RoundClass, classify_round
 from probes.round.contracts.refusal import SHORT_REPLY_CHARS
 from simulator import scenario_from_dict, start_simulator
 

@@ -16,7 +16,7 @@ import httpx
 import pytest
 from simkit import KEY, MODEL
 
-from canary.cli import build_parser
+from canary.cli.main import build_parser
 from simulator import start_simulator
 from simulator.cli import run
 

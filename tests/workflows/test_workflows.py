@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-from canary.cli import build_parser
+from canary.cli.main import build_parser
 from canary.history.store import history_root
 from core.config import load_config
 

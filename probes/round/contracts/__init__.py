@@ -30,9 +30,9 @@ import yaml
 
 from core.config import ProbeSettings
 from core.vocabulary import Outcome
-from judge.integrity import check_reply
-from judge.refusal import find_refusal
-from judge.verdict import Verdict
+from judge.replies.integrity import check_reply
+from judge.replies.refusal import find_refusal
+from judge.replies.verdict import Verdict
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 from probes.round.cases import Attempt, Case, CaseResult
 from probes.round.reply_checks import checked
@@ -127,7 +127,7 @@ def with_refusal_check(attempt: Attempt, result: ChatResult) -> Attempt:
 
 def with_integrity_check(attempt: Attempt, result: ChatResult, language: str = "en", *,
                          json_reply: bool = False) -> Attempt:
-    """Any completed reply, checked for the host's corruption (judge/integrity.py: leading garbage,
+    """Any completed reply, checked for the host's corruption (judge/replies/integrity.py: leading garbage,
     undecoded tokens, leaked reasoning, template tokens, placeholders). The judge counts the checks
     as evidence for the language contract, at no extra request."""
     if not result.completed or result.reasoning_only or not attempt.text.strip():

@@ -1,7 +1,7 @@
 """Language integrity: a synthetic roleplay prompt in the case's language, judged locally.
 
 The system message names the language ("Always reply in Portuguese."), the persona and the
-user's turn are written in it (probes/round/prompts/languages.yaml). judge.language.assess looks for
+user's turn are written in it (probes/round/prompts/languages.yaml). judge.replies.language.assess looks for
 a full switch, sustained mixing, encoding corruption and stray leading garbage; too short or
 ambiguous is inconclusive and stays so.
 

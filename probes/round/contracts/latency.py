@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from judge.verdict import Outcome, Verdict
+from judge.replies.verdict import Outcome, Verdict
 from probes.http.records import ChatResult, Classification, Endpoint
 from probes.round.cases import Case, CaseResult
 from probes.round.contracts import (

@@ -1,6 +1,6 @@
 """Refusal: a fixed roleplay continuation that represents supported traffic.
 
-judge.refusal.assess fails a `content_filter` finish, an empty reply or a high-confidence
+judge.replies.refusal.assess fails a `content_filter` finish, an empty reply or a high-confidence
 refusal (an in-story refusal by a character is not one). A moderation 403 on this prompt
 (OpenRouter's `error.metadata.reasons`) fails too: the route refuses supported traffic before
 generating, which is the silent filter this contract is for, only louder.
@@ -18,13 +18,13 @@ the same request. Their case judges the *probe*, not the host:
   filter. A model without configured controls keeps its passes.
 
 More evidence at no extra cost (issue 10): every completed latency and language reply of the
-same endpoint is checked for an out-of-character refusal (judge.refusal.find_refusal, in those
+same endpoint is checked for an out-of-character refusal (judge.replies.refusal.find_refusal, in those
 contracts). A host that refuses there fails this contract, with that reply as the evidence in the
 reason, whatever its reply to this prompt was: the product's users send roleplay, not this one
 prompt. And a reply to this prompt that stops normally but is short (under SHORT_REPLY_CHARS)
 gets `probe.language_confirmations` more attempts, so the judge can tell a host's truncating
 filter from one short reply: it compares the lengths with the other hosts' replies to the same
-prompt (judge/short_replies.py). The probe itself never fails a reply for its length.
+prompt (judge/suspension/short_replies.py). The probe itself never fails a reply for its length.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from dataclasses import replace
 from typing import Any
 
 from core.vocabulary import Outcome
-from judge import refusal as refusal_judge
-from judge.verdict import Verdict
+from judge.replies import refusal as refusal_judge
+from judge.replies.verdict import Verdict
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 from probes.round.cases import Attempt, Case, CaseResult
 from probes.round.contracts import (

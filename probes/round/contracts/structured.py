@@ -22,8 +22,8 @@ from __future__ import annotations
 from typing import Any
 
 from core.vocabulary import Outcome
-from judge import structured as structured_judge
-from judge.verdict import Verdict
+from judge.replies import structured as structured_judge
+from judge.replies.verdict import Verdict
 from probes.http.records import Endpoint
 from probes.round.cases import Case, CaseResult
 from probes.round.contracts import (

@@ -1,0 +1,1 @@
+"""The command line: `canary` (main.py) and one module per subcommand (commands/)."""

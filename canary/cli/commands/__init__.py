@@ -1,0 +1,1 @@
+"""Subcommands of `canary`: each module exposes register(subparsers). See canary/cli/main.py."""

@@ -1,0 +1,58 @@
+"""`canary ignore --at TIME`: the provider.ignore of a past moment (see canary/history/past.py).
+
+stdout: the list(s) as `canary ignore` printed them (JSON); stderr: where each entry comes from
+and what the reconstruction cannot know. Kept apart from ignore.py so that command stays small.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from canary.cli.commands._options import config_of
+from canary.history.past import PastIgnore, ignore_at
+from canary.state import audit
+from canary.state.judge_files import load_exclusions
+from core.results import ResultsError
+from core.store import StoreError
+from core.times import TimeFormatError, parse_time
+from core.untrusted import clean
+from judge.suspension.exclusions import BUILTIN, INCIDENT
+
+
+def run_at(args: argparse.Namespace) -> int:
+    config = config_of(args)
+    try:
+        at = parse_time(args.at, "--at")
+        exclusions = load_exclusions(config.paths.builtin, BUILTIN) + load_exclusions(config.paths.incidents, INCIDENT)
+    except (StoreError, ResultsError, TimeFormatError) as exc:
+        print(f"canary ignore: {exc}", file=sys.stderr)
+        return 2
+    records, torn = audit.read(config.paths.audit)
+    if args.model is not None:
+        models = [args.model]
+    else:
+        models = sorted({str(r.get("model")) for r in records if r.get("model") not in (None, "*")}
+                        | {e.model for e in exclusions} | set(config.models))
+    answers = [ignore_at(m, at, records, exclusions, torn_lines=torn) for m in models]
+    if args.model is not None:
+        print(json.dumps(answers[0].ignore))
+    else:
+        print(json.dumps({a.model: a.ignore for a in answers}, sort_keys=True))
+    for answer in answers:
+        print(explain(answer), file=sys.stderr)
+    if answers:
+        print("caveats:\n" + "\n".join(f"  - {c}" for c in answers[0].caveats), file=sys.stderr)
+    return 0
+
+
+def explain(answer: PastIgnore) -> str:
+    lines = [f"{clean(answer.model)} at {answer.at:%Y-%m-%dT%H:%M:%SZ}:"]
+    for e in answer.entries:
+        lines.append(f"  {clean(e.provider)}  [{e.layer}]  {clean(e.source, 240)}")
+    if not answer.entries:
+        lines.append("  (nothing excluded)")
+    for e in answer.observe_only:
+        lines.append(f"  ({clean(e.provider)} would have been excluded in enforce mode)  {clean(e.source, 240)}")
+    return "\n".join(lines)

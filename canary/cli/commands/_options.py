@@ -1,0 +1,75 @@
+"""Options shared by the judge's subcommands: file paths, --now, the loaded configuration.
+
+Every file a command reads or writes can be overridden (--state, --audit, --builtin,
+--incidents), so tools can work on copies; otherwise paths come from canary.yaml.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from core.config import Config, load_config
+from core.results import ResultsError
+from core.store import StoreError
+from core.times import TimeFormatError, parse_time
+from judge.suspension.exclusions import Exclusion
+from judge.suspension.state import JudgeState
+
+FILE_OPTIONS = ("state", "audit", "builtin", "incidents", "history")
+
+
+def add_common(parser: argparse.ArgumentParser, files: tuple[str, ...] = FILE_OPTIONS, now: bool = True) -> None:
+    # SUPPRESS: do not overwrite a --config given before the subcommand name.
+    parser.add_argument("--config", default=argparse.SUPPRESS, help="configuration file (default: canary.yaml)")
+    for name in files:
+        parser.add_argument(f"--{name}", type=Path, default=None, metavar="PATH",
+                            help=f"the {name} file (default: paths.{name} in canary.yaml)")
+    if now:
+        parser.add_argument("--now", default=None, metavar="ISO8601",
+                            help="the time to judge at (default: the current UTC time)")
+
+
+def config_of(args: argparse.Namespace) -> Config:
+    """canary.yaml with the command line's path overrides applied."""
+    config = load_config(getattr(args, "config", None))
+    overrides = {name: getattr(args, name) for name in FILE_OPTIONS if getattr(args, name, None) is not None}
+    return replace(config, paths=replace(config.paths, **overrides)) if overrides else config
+
+
+@dataclass(frozen=True, slots=True)
+class Layers:
+    """What `canary ignore` and `canary status` read: the config, the time, and the three layers."""
+
+    config: Config
+    now: datetime
+    state: JudgeState
+    exclusions: tuple[Exclusion, ...]
+
+
+def read_layers(args: argparse.Namespace, command: str) -> Layers | None:
+    """The three exclusion layers at --now; None (after saying why on stderr) when a file is bad."""
+    from provider_ignore import load_layers  # late: provider_ignore is the backend's module
+
+    config = config_of(args)
+    try:
+        now = now_of(args)
+        state, exclusions = load_layers(config.paths.state, config.paths.builtin, config.paths.incidents)
+    except (StoreError, ResultsError, TimeFormatError) as exc:  # a bad --now, an unreadable layer
+        print(f"canary {command}: {exc}", file=sys.stderr)
+        return None
+    return Layers(config, now, state, exclusions)
+
+
+def now_of(args: argparse.Namespace) -> datetime:
+    """--now as an aware UTC datetime, or the current time. Raises TimeFormatError for a bad value."""
+    value = getattr(args, "now", None)
+    if value is None:
+        return datetime.now(UTC).replace(microsecond=0)
+    return parse_time(value, "--now")
+
+
+__all__ = ["add_common", "config_of", "now_of"]

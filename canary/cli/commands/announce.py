@@ -1,0 +1,57 @@
+"""`canary announce [DECISIONS.json]`: tell people about a round's committed decisions.
+
+    canary announce [reports/decisions.json]
+
+Prints the decisions, appends a Markdown section to $GITHUB_STEP_SUMMARY and sends them to every
+service of $CANARY_NOTIFY_URLS (Apprise URLs) and the deprecated $CANARY_WEBHOOK_URL
+(canary/integrations/notify.py); in the workflow those secrets reach this step and no other. The workflow runs it after `canary commit`, from the
+decisions file as committed: `canary judge --no-notify` decided on the state it read, and when
+that state moved meanwhile the commit re-applied the round and rewrote the file, so what people
+hear is what reached the state. A round that was already applied (a re-run) is summarised but
+not posted again.
+
+A service that cannot be reached is recorded in the audit log; in GitHub Actions the step then
+sets the output `undelivered=true`, so the workflow can commit that line (`canary commit
+--message ...`). Exit 0 whatever the services did; 2 when the decisions file cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from canary.cli.commands._options import add_common, config_of
+from canary.integrations import notify
+from canary.round.judging import DEFAULT_DECISIONS_FILE
+from core.store import StoreError, read_json
+
+OUTPUT_ENV = "GITHUB_OUTPUT"
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser("announce", help="print, summarise and post a round's committed decisions")
+    p.add_argument("decisions", nargs="?", type=Path, default=None, metavar="DECISIONS.json",
+                   help="the decisions file (default: <paths.reports>/decisions.json)")
+    add_common(p, files=("audit",), now=False)
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    config = config_of(args)
+    path = args.decisions or Path(config.paths.reports) / DEFAULT_DECISIONS_FILE
+    try:
+        doc = read_json(path, "decisions file", "re-run canary judge")
+    except StoreError as exc:
+        print(f"canary announce: {exc}", file=sys.stderr)
+        return 2
+    if not isinstance(doc, dict):
+        print(f"canary announce: {path}: no decisions file (run canary judge first); nothing announced", file=sys.stderr)
+        return 2
+    undelivered = notify.notify(doc, audit_path=config.paths.audit)
+    output = os.environ.get(OUTPUT_ENV)
+    if output:
+        with open(output, "a", encoding="utf-8") as handle:
+            handle.write(f"undelivered={'true' if undelivered else 'false'}\n")
+    return 0

@@ -1,0 +1,134 @@
+"""`canary fetch-state`: copy the judge's files and the round history from the tip of the state branch.
+
+    canary fetch-state [--remote origin] [--state-branch NAME] [--repo DIR] [--force] [--show-branch | --exists]
+
+The judge's state and audit log live on their own branch (paths.state_branch, default
+`canary-state`); people's files stay on main. This writes the branch tip's versions over
+paths.state and paths.audit in the checkout (git-ignored there), makes the round history folder
+(paths.history, default `history/` next to the state) a copy of the branch's (only files that
+differ are written; files the branch no longer has, compacted into day files, are removed), and
+remembers which commit they came from, so `canary commit` builds on exactly what the judge read.
+A branch without a history folder yet leaves the local one as it is (the next commit adds it). Run it right before
+`canary judge` (the workflow does), and before `canary status`, `canary ignore`, `canary lift`
+or `canary incident` on a laptop.
+
+Before the first commit the branch does not exist: the files in the checkout stand (none: an
+empty state). A local state holding a round the branch lacks (judged here, never pushed) is not
+overwritten without --force, nor a state or audit log changed here since they were last fetched
+or pushed (a `canary lift` or `canary incident` whose commit lost the race to the bot's push):
+following advice to fetch must never discard a person's change silently. With an empty paths.state_branch there is nothing to fetch: the
+files are on the checked-out branch. --show-branch prints the configured branch (empty line:
+none) and touches nothing; the workflow's plan job passes it to the probe jobs. --exists prints
+`true` or `false` (does the remote have the branch yet?) and touches nothing either; it fails
+(exit 1) when the remote cannot be asked, so the workflow skips its checkout of the branch only
+when the branch is really absent, never after a failed fetch. In a job that keeps no git
+credentials, $GITHUB_TOKEN authenticates that one request.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from canary.cli.commands._options import add_common, config_of
+from canary.history.store import history_root
+from canary.state.commit_back import (
+    CommitBackError,
+    PullResult,
+    branch_exists,
+    history_folders,
+    pull_state,
+)
+from canary.state.judge_files import load_state
+from core.store import StoreError
+from core.times import fmt_time
+from judge.suspension.state import JudgeState, state_from_json
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser("fetch-state", help="copy the judge's state, audit log and history from the state branch")
+    p.add_argument("--remote", default="origin")
+    p.add_argument("--state-branch", default=None, metavar="NAME",
+                   help="the branch holding the judge's files (default: paths.state_branch)")
+    p.add_argument("--repo", type=Path, default=None, help="repository folder (default: the current one)")
+    p.add_argument("--force", action="store_true", help="overwrite a local state that holds rounds never pushed")
+    p.add_argument("--show-branch", action="store_true", help="print the state branch's name and do nothing else")
+    p.add_argument("--exists", action="store_true",
+                   help="print `true` or `false`: does the remote have the state branch yet (exit 1 when it cannot "
+                        "be asked; $GITHUB_TOKEN, when set, authenticates); touches nothing")
+    add_common(p, files=("state", "audit", "history"), now=False)
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    config = config_of(args)
+    branch = config.paths.state_branch if args.state_branch is None else (args.state_branch or None)
+    if args.show_branch:
+        print(branch or "")
+        return 0
+    if args.exists:
+        return _exists(args.repo or Path.cwd(), args.remote, branch)
+    if branch is None:
+        print("canary fetch-state: paths.state_branch is empty: the judge's files live on the checked-out branch; "
+              "nothing to fetch")
+        return 0
+    state = config.paths.state
+    repo = args.repo or Path.cwd()
+    try:
+        result = pull_state(repo, [state, config.paths.audit], remote=args.remote,
+                            branch=branch, force=args.force, local_ahead=lambda data: _local_ahead(state, data),
+                            folders=history_folders(repo, state, history_root(config.paths), "canary fetch-state"))
+    except (CommitBackError, StoreError) as exc:
+        print(f"canary fetch-state: {exc}", file=sys.stderr)
+        return 1
+    if result.tip is None:
+        print(f"canary fetch-state: {args.remote} has no branch {branch} yet; the judge starts from the files in "
+              f"this checkout ({state}: {'present' if state.exists() else 'none, an empty state'}) and its first "
+              "commit creates the branch")
+    else:
+        done = [*result.written, *(f"{r} (removed: not on the branch)" for r in result.removed), *_folders(result)]
+        print(f"canary fetch-state: {branch} at {result.tip[:12]}: {', '.join(done) or 'no files yet'}")
+    return 0
+
+
+def _exists(repo: Path, remote: str, branch: str | None) -> int:
+    try:
+        found = branch is not None and branch_exists(repo, remote, branch, token=os.environ.get("GITHUB_TOKEN"))
+    except CommitBackError as exc:
+        print(f"canary fetch-state: {exc}", file=sys.stderr)
+        return 1
+    print("true" if found else "false")
+    return 0
+
+
+def _folders(result: PullResult) -> list[str]:
+    said = []
+    for f in result.folders:
+        if f.files == 0:
+            said.append(f"{f.path}/ (not on the branch yet: the local one stands)")
+        else:
+            said.append(f"{f.path}/ ({f.files} files: {f.written} written, {f.removed} removed)")
+    return said
+
+
+def _local_ahead(local: Path, branch_state: bytes) -> str | None:
+    """Why the local state must not be overwritten (a round the branch lacks), or None."""
+    try:
+        mine = load_state(local)
+    except StoreError:
+        return None  # a broken local copy: the branch's version is the one to keep
+    last = mine.last_round
+    if last is None:
+        return None
+    try:
+        theirs = state_from_json(json.loads(branch_state), "the state branch") if branch_state else JudgeState()
+    except (StoreError, ValueError):
+        return None
+    if last.round_id in theirs.applied_rounds or (
+            theirs.last_round is not None and last.started_at <= theirs.last_round.started_at):
+        return None
+    return (f"{local} holds round {last.round_id} (started {fmt_time(last.started_at)}), which the state branch does "
+            "not have: it was judged here and never pushed")

@@ -1,0 +1,52 @@
+"""`canary heartbeat [--decisions FILE] [--fail]`: tell the dead-man's switch a round was judged.
+
+Pings $CANARY_HEARTBEAT_URL (healthchecks.io style; see canary/integrations/notifications/heartbeat.py):
+success after a judged, complete round; the failure URL when the decisions file is missing or
+unreadable, the round was incomplete, or `--fail` says a step failed. Always exits 0 once its
+arguments are right: a monitor that is down must not fail a round, and a missing ping is
+exactly what the monitor reports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from canary.integrations.notifications import heartbeat
+from core.store import StoreError, read_json
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser("heartbeat", help="ping $CANARY_HEARTBEAT_URL (a dead-man's switch) after a round")
+    p.add_argument("--decisions", type=Path, default=None, metavar="PATH",
+                   help="the round's decisions.json (missing or incomplete round: the failure ping)")
+    p.add_argument("--fail", action="store_true", help="signal a failure whatever the decisions say")
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    url = os.environ.get(heartbeat.HEARTBEAT_ENV, "").strip()
+    if not url:
+        print(f"canary heartbeat: ${heartbeat.HEARTBEAT_ENV} is not set; nothing to ping")
+        return 0
+    if args.decisions is None:
+        status = heartbeat.RoundStatus(not args.fail, "a step of the workflow failed" if args.fail else "alive")
+    else:
+        doc: dict[str, Any] | None = None
+        try:
+            raw = read_json(args.decisions, "decisions file", "re-run `canary judge`")
+            doc = raw if isinstance(raw, dict) else None
+        except StoreError as exc:
+            print(f"canary heartbeat: {exc}", file=sys.stderr)
+        status = heartbeat.round_status(doc, failed=args.fail)
+    error = heartbeat.ping(url, status, fail_url=os.environ.get(heartbeat.HEARTBEAT_FAIL_ENV, "").strip() or None)
+    what = "success" if status.ok else "failure"
+    if error is None:
+        print(f"canary heartbeat: {what} signalled ({status.summary})")
+    else:
+        warning = f"canary heartbeat: the {what} ping was not delivered ({error}); the monitor will report silence"
+        print(f"::warning::{warning}" if os.environ.get("GITHUB_ACTIONS") == "true" else warning, file=sys.stderr)
+    return 0

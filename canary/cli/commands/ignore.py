@@ -1,0 +1,49 @@
+"""`canary ignore --model M [--now ISO]`: print the effective provider.ignore list as JSON.
+
+builtin ∪ incidents unexpired at now ∪ enforce-mode suspensions unexpired at now, sorted.
+Without --model: an object mapping every known model to its list.
+
+The layers live in two places: the exclusion files on main (this checkout), the judge's state on
+its own branch (paths.state_branch, default `canary-state`). Run `canary fetch-state` first to
+copy the branch's state into paths.state; without it the suspensions are missing, and this says
+so on stderr (the list printed is then people's exclusions only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from canary.cli.commands._options import add_common, read_layers
+from judge.suspension.exclusions import effective_ignore, known_models
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser("ignore", help="print the effective provider.ignore list as JSON")
+    p.add_argument("--model", default=None, help="model id (default: every known model)")
+    p.add_argument("--at", default=None, metavar="ISO8601",
+                   help="the list in effect at this past moment, rebuilt from the audit log (canary/history/past.py)")
+    add_common(p, files=("state", "audit", "builtin", "incidents"))
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.at is not None:
+        from canary.cli.commands._ignore_at import run_at
+
+        return run_at(args)
+    layers = read_layers(args, "ignore")
+    if layers is None:
+        return 2
+    config, now, state, exclusions = layers.config, layers.now, layers.state, layers.exclusions
+    if config.paths.state_branch and not config.paths.state.exists():
+        print(f"canary ignore: warning: no {config.paths.state} here; the judge's suspensions live on branch "
+              f"{config.paths.state_branch}: run `canary fetch-state` first. Showing people's exclusions only.",
+              file=sys.stderr)
+    if args.model is not None:
+        print(json.dumps(effective_ignore(args.model, exclusions, state, now)))
+    else:
+        models = known_models(exclusions, state, config.models)
+        print(json.dumps({m: effective_ignore(m, exclusions, state, now) for m in models}, sort_keys=True))
+    return 0

@@ -1,0 +1,123 @@
+"""`canary status [--model M]`: a table of every provider the judge remembers, and its state.
+
+Below each model's table, the current evidence card of every endpoint (judge/suspension/evidence.py): each
+contract with a failure in its window against the pooled replies of the model's other endpoints,
+or how many judged replies its window holds when none failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import datetime, timedelta
+
+from canary.cli.commands._options import add_common, read_layers
+from canary.state.judge_files import refuse_future_times
+from core.policy import Policy
+from core.store import StoreError
+from core.times import fmt_time
+from judge.suspension.evidence import cards_by_endpoint
+from judge.suspension.exclusions import Exclusion
+from judge.suspension.state import JudgeState, ProviderState
+
+COLUMNS = ("provider", "state", "failed", "clean", "rung", "pending until", "suspended until", "last reasons")
+MAX_REASONS_SHOWN = 2
+REASON_WIDTH = 60
+_PENDING_WINDOW = Policy().pending_window  # the default rules' window
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser("status", help="show each provider's streaks, suspension and ladder")
+    p.add_argument("--model", default=None, help="only this model")
+    add_common(p, files=("state", "builtin", "incidents"))
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    layers = read_layers(args, "status")
+    if layers is None:
+        return 2
+    try:
+        refuse_future_times(layers.state, layers.config.paths.state, layers.now)
+    except StoreError as exc:  # a year-9999 time would also overflow the pending window below
+        print(f"canary status: {exc}", file=sys.stderr)
+        return 2
+    window = timedelta(hours=layers.config.rules.pending_failure_hours)
+    print(render_status(layers.state, layers.exclusions, layers.now, model=args.model, window=window))
+    return 0
+
+
+def pending_until(ps: ProviderState, window: timedelta, now: datetime) -> str:
+    """Until when the streak that matters waits for its next counted round (a failed streak, or
+    the clean streak of a suspended host): "-" when none, "lapsed" once past (or of unknown age)."""
+    streak = ps.failed_streak or (ps.clean_streak if ps.suspension is not None else 0)
+    if not streak:
+        return "-"
+    if ps.last_counted_at is None or ps.last_counted_at + window < now:
+        return "lapsed"
+    return fmt_time(ps.last_counted_at + window) or "-"
+
+
+def provider_state(ps: ProviderState, people: list[Exclusion], now: datetime) -> str:
+    """One word for a person: excluded by people, suspended, would-suspended, or probed."""
+    if any(e.layer == "builtin" for e in people):
+        return "builtin"
+    if people:
+        return "incident"
+    s = ps.suspension
+    if s is not None and s.active(now):
+        return "suspended" if s.mode == "enforce" else "would-suspend"
+    if ps.failed_streak:
+        return "failing"
+    return "ok"
+
+
+def evidence_lines(state: JudgeState, model: str) -> list[str]:
+    """Each endpoint's current card: the contracts with failures in its window, or a clean count."""
+    cards = cards_by_endpoint(state, model)
+    if not any(cards.values()):
+        return []
+    out = ["", "evidence (each endpoint's last counted rounds vs the model's other endpoints; 95 % Wilson "
+               "intervals, one-sided Fisher test):"]
+    width = max(len(p) for p in cards)
+    for provider, endpoint_cards in cards.items():
+        failing = [c for c in endpoint_cards if c.failures]
+        if failing:
+            for i, card in enumerate(failing):
+                flag = "" if card.significant else "  (not significantly worse than its peers)"
+                out.append(f"  {(provider if i == 0 else '').ljust(width)}  {card.text}{flag}")
+        else:
+            rounds = max((c.rounds for c in endpoint_cards), default=0)
+            replies = sum(c.attempts for c in endpoint_cards)
+            out.append(f"  {provider.ljust(width)}  no failures in {rounds} round(s) ({replies} judged replies)")
+    return out
+
+
+def render_status(state: JudgeState, exclusions: tuple[Exclusion, ...], now: datetime, *, model: str | None,
+                  window: timedelta = _PENDING_WINDOW) -> str:
+    models = sorted(set(state.models) | {e.model for e in exclusions})
+    if model is not None:
+        models = [m for m in models if m == model]
+    if not models:
+        return "canary status: nothing recorded yet" + (f" for {model}" if model else "")
+    out = []
+    for m in models:
+        rows = []
+        providers = dict(state.models.get(m, {}))
+        active = [e for e in exclusions if e.model == m and e.active(now)]
+        for e in active:
+            providers.setdefault(e.provider, ProviderState())
+        for p, ps in sorted(providers.items()):
+            s = ps.suspension
+            reasons = "; ".join(r.replace("\n", " ") for r in ps.last_reasons[:MAX_REASONS_SHOWN])
+            rows.append((p, provider_state(ps, [e for e in active if e.provider == p], now),
+                         str(ps.failed_streak), str(ps.clean_streak), str(ps.ladder.rung),
+                         pending_until(ps, window, now), fmt_time(s.until) if s is not None else "-",
+                         reasons[:REASON_WIDTH] or "-"))
+        widths = [max(len(str(r[i])) for r in [COLUMNS, *rows]) for i in range(len(COLUMNS))]
+        out.append(f"{m}  (at {fmt_time(now)})")
+        for row in [COLUMNS, tuple("-" * w for w in widths), *rows]:
+            out.append("  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=False)).rstrip())
+        out += evidence_lines(state, m)
+        out.append("")
+    return "\n".join(out).rstrip()

@@ -1,0 +1,80 @@
+"""`canary summary`: print the round summary; append it to the GitHub job summary on request."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from canary.outputs import summary
+from core.config import load_config
+from core.results import merge_shards, read_results
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "summary", help="print the round summary (outcomes, decisions, provider.ignore)",
+        description="Print one round's summary: model x provider x contract outcomes with time to first "
+                    "token, the judge's decisions and the effective provider.ignore. Several --results "
+                    "files are shards of one round. Without a decisions file the outcomes still print.")
+    p.add_argument("--results", nargs="+", action="extend", metavar="RESULTS.json",
+                   help="results.json of the round, one per shard (default: <reports>/results.json)")
+    p.add_argument("--decisions", metavar="PATH",
+                   help="decisions.json written by `canary judge` (default: <reports>/decisions.json if present)")
+    p.add_argument("--markdown", action="store_true", help="print Markdown instead of the terminal table")
+    p.add_argument("--step-summary", action="store_true",
+                   help="also append the Markdown to the file named by $GITHUB_STEP_SUMMARY (GitHub Actions)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    reports = load_config(args.config).paths.reports
+    paths = [Path(p) for p in args.results] if args.results else [reports / "results.json"]
+    try:
+        results = merge_shards([read_results(_load(p), str(p)) for p in paths], [str(p) for p in paths])
+    except (OSError, ValueError, TypeError) as exc:
+        print(f"canary summary: {exc}", file=sys.stderr)
+        return 2
+    decisions = _decisions(Path(args.decisions) if args.decisions else reports / "decisions.json",
+                           explicit=args.decisions is not None)
+    markdown = summary.to_markdown(results, decisions)
+    sys.stdout.write(markdown if args.markdown else summary.to_text(results, decisions))
+    if args.step_summary:
+        target = os.environ.get("GITHUB_STEP_SUMMARY")
+        if not target:
+            print("canary summary: --step-summary: $GITHUB_STEP_SUMMARY is not set (outside GitHub Actions); "
+                  "printed only", file=sys.stderr)
+        else:
+            with open(target, "a", encoding="utf-8") as fh:
+                fh.write(markdown + "\n")
+    return 0
+
+
+def _load(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise OSError(f"{path}: no such results file (run `canary probe` first, or pass --results)") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    if not isinstance(data, dict):
+        raise TypeError(f"{path}: expected a JSON object (a results.json of `canary probe`)")
+    return data
+
+
+def _decisions(path: Path, *, explicit: bool) -> dict[str, Any] | None:
+    """The judge's decisions, or None: the summary must print even when the judge has not run."""
+    if not path.exists():
+        if explicit:
+            print(f"canary summary: {path}: no decisions file; summarising the outcomes only", file=sys.stderr)
+        return None
+    try:
+        return _load(path)
+    except (OSError, ValueError, TypeError) as exc:
+        print(f"canary summary: {exc}; summarising the outcomes only", file=sys.stderr)
+        return None

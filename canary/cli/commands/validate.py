@@ -1,0 +1,128 @@
+"""`canary validate`: check the files people edit by hand before they reach main.
+
+Runs in CI on every pull request (and push), so a broken edit of exclusions/builtin.yaml,
+exclusions/incidents.yaml, canary.yaml or the judge's state fails the check with the file,
+the line and what to do, instead of failing the next scheduled round. It reuses the very
+parsers the judge uses (core.store, canary.state.judge_files): one definition of the format.
+
+It also warns (exit 0) when a configured positive control is not among the endpoints of the
+last saved discovery (reports/discovery.json, written by every round, or --discovery FILE): such
+a control is never probed, so the refusal probe of its model stays unverified every round. The
+check works offline, on that snapshot; without one, or with one taken from the bundled simulator
+(whose scenarios bring their own controls), it says so instead of guessing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from canary.cli.commands._options import add_common, config_of
+from canary.state.judge_files import load_exclusions, load_state
+from core.config import Config, ConfigError
+from judge.suspension.exclusions import BUILTIN, INCIDENT
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "validate", help="check canary.yaml, the exclusion files and the state file",
+        description="Parse canary.yaml, exclusions/builtin.yaml, exclusions/incidents.yaml and the judge's "
+                    "state file exactly as the judge will. Exit 1 with the file and line of each problem; "
+                    "nothing is written.")
+    add_common(p, files=("builtin", "incidents", "state"), now=False)
+    p.add_argument("--discovery", type=Path, default=None, metavar="FILE",
+                   help="a saved discovery snapshot to check `controls` against "
+                        "(default: <paths.reports>/discovery.json, written by every round)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        config = config_of(args)
+    except ConfigError as exc:
+        print(f"canary validate: {exc}", file=sys.stderr)
+        return 1
+    paths = config.paths
+    checks: list[tuple[Path, Callable[[], object]]] = [
+        (paths.builtin, lambda: load_exclusions(paths.builtin, BUILTIN)),
+        (paths.incidents, lambda: load_exclusions(paths.incidents, INCIDENT)),
+        (paths.state, lambda: load_state(paths.state)),
+    ]
+    problems = 0
+    print(f"ok    {config.source} ({len(config.models)} model(s), mode {config.mode})")
+    for path, check in checks:
+        try:
+            loaded = check()
+        except ValueError as exc:  # StoreError and the state parser's errors are ValueErrors
+            print(f"FAIL  {exc}", file=sys.stderr)
+            problems += 1
+            continue
+        state = "missing (empty)" if not path.exists() else _describe(loaded)
+        print(f"ok    {path}: {state}")
+        for model in _unconfigured(loaded, config.models):
+            print(f"note  {path}: model {model!r} is not in {config.source}; its entries apply to nothing "
+                  "until it is configured")
+    for line in control_warnings(config, args.discovery or Path(paths.reports) / "discovery.json"):
+        print(line)
+    return 1 if problems else 0
+
+
+def control_warnings(config: Config, snapshot: Path) -> list[str]:
+    """`warn`/`note` lines about configured controls the saved discovery does not list."""
+    controls = {m: tags for m, tags in config.controls.items() if tags}
+    if not controls:
+        return []
+    out = [f"warn  {config.source}: controls.{m} names a model that is not in models: it is never probed"
+           for m in sorted(controls) if m not in config.models]
+    doc = _snapshot(snapshot)
+    if doc is None:
+        return out + [f"note  {config.source}: controls not checked: no readable discovery snapshot at {snapshot} "
+                      "(run a round, or pass --discovery FILE)"]
+    taken = f"{snapshot} (upstream {doc.get('upstream', '?')}, taken {doc.get('taken_at', '?')})"
+    if doc.get("upstream") == "simulator":
+        return out + [f"note  {config.source}: controls not checked: {taken} comes from a simulator, whose "
+                      "scenarios bring their own controls; a round against the real upstream saves one to check"]
+    endpoints = _endpoints(doc)
+    for model, tags in sorted(controls.items()):
+        if model not in endpoints:
+            out.append(f"note  {config.source}: controls.{model} not checked: {taken} has no endpoints of {model}")
+            continue
+        for tag in tags:
+            if tag not in endpoints[model]:
+                out.append(
+                    f"warn  {config.source}: controls.{model}: {tag} is not among the {len(endpoints[model])} endpoints "
+                    f"in {taken}: it is never probed, so every refusal pass of {model} is inconclusive (no clean "
+                    "round, no early restore); name a served host (`canary discover`) or remove it")
+    return out
+
+
+def _snapshot(path: Path) -> dict[str, Any] | None:
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def _endpoints(doc: dict[str, Any]) -> dict[str, set[str]]:
+    plan = doc.get("plan", doc)
+    models = plan.get("models") if isinstance(plan, dict) else None
+    out: dict[str, set[str]] = {}
+    for model, entry in (models or {}).items() if isinstance(models, dict) else ():
+        eps = entry.get("endpoints") if isinstance(entry, dict) else None
+        out[str(model)] = {str(e.get("tag")) for e in eps if isinstance(e, dict)} if isinstance(eps, list) else set()
+    return out
+
+
+def _describe(loaded: object) -> str:
+    return f"{len(loaded)} entr{'y' if len(loaded) == 1 else 'ies'}" if isinstance(loaded, tuple) else "valid"
+
+
+def _unconfigured(loaded: object, models: tuple[str, ...]) -> list[str]:
+    if not isinstance(loaded, tuple):
+        return []
+    return sorted({e.model for e in loaded} - set(models))

@@ -1,1 +1,0 @@
-"""Subcommands of `canary`: each module exposes register(subparsers). See canary/cli.py."""

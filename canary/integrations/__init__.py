@@ -1,0 +1,1 @@
+"""Telling the outside world: notifications (Apprise) and GitHub incident issues."""

@@ -1,0 +1,30 @@
+"""Reply excerpts for an incident issue, from the round's record (core.results; shards merged).
+
+Each shard is read by the one reader (core.results.read_results): a shard that cannot be read is
+left out with a warning by the command (an excerpt is only illustration). The text stays
+untrusted: render.py puts it in a code fence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from canary.integrations.github_issues.render import MAX_EXCERPTS, Excerpt
+from core.results import RoundResults
+from core.vocabulary import Outcome
+
+Key = tuple[str, str]
+
+
+def from_results(shards: Iterable[RoundResults]) -> dict[Key, list[Excerpt]]:
+    """(model, endpoint) -> (contract, first reply excerpt) of each failed case, in file order."""
+    out: dict[Key, list[Excerpt]] = {}
+    for shard in shards:
+        for case in shard.cases:
+            if case.outcome is not Outcome.FAIL or case.control:
+                continue
+            text = next((a.excerpt for a in case.attempts if a.excerpt), None)
+            key = (case.model, case.provider)
+            if text and len(out.setdefault(key, [])) < MAX_EXCERPTS:
+                out[key].append((case.contract, text))
+    return out

@@ -1,0 +1,208 @@
+"""From one round's decisions and the incident issues that exist, the operations to perform.
+
+Pure: decisions.json and `KnownIssue`s (found by their hidden marker) in, a list of
+operations out; the I/O is in client.py and sync.py. The rules:
+
+- `suspend` (enforce) or `would_suspend` (observe) with no open issue for that model x
+  endpoint opens one (labels: the finder label and a state label);
+- any later decision about an endpoint with an open issue comments on it; `restore`,
+  `expired` and `lift` then close it;
+- an event (`<round id>/<action>`) already written on any issue of that endpoint, open or
+  closed, is skipped: re-running the same decisions plans nothing;
+- an open issue that lacks one of its labels (removed by hand, or found by search only) is
+  relabelled; an opening decision on an issue left open moves its state label;
+- whole-round decisions (model or provider `*`) have no endpoint and open nothing.
+
+With the judge's state after the round (`suspended`: every active suspension, observe-mode
+ones included), a sync that was cut short heals at the next round: an active suspension with
+no open issue opens one, and an open issue whose endpoint is no longer suspended, and that
+this round's decisions did not touch, is closed. Both are events of their own (the suspension's
+start; the round), so they are idempotent too, and an issue a person closed stays closed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from canary.integrations.github_issues import render
+from canary.integrations.github_issues.markers import event_id
+
+OPENING = frozenset({"suspend", "would_suspend"})
+CLOSING = frozenset({"restore", "expired", "lift"})
+WHOLE_ROUND = "*"
+STATE_LABELS = {"suspend": "canary: suspended", "would_suspend": "canary: would suspend"}
+
+Key = tuple[str, str]   # (model, endpoint)
+
+
+@dataclass(frozen=True, slots=True)
+class KnownIssue:
+    """An incident issue as found on GitHub: its marker, state, labels and the events written on it."""
+
+    number: int
+    model: str
+    endpoint: str
+    open: bool
+    labels: frozenset[str] = frozenset()
+    events: frozenset[str] = frozenset()
+
+    @property
+    def key(self) -> Key:
+        return (self.model, self.endpoint)
+
+
+@dataclass(frozen=True, slots=True)
+class Suspended:
+    """An active suspension as the judge's state has it (after the round)."""
+
+    model: str
+    endpoint: str
+    mode: str
+    since: str
+    until: str
+    rung: int
+    reason: str
+
+    @property
+    def key(self) -> Key:
+        return (self.model, self.endpoint)
+
+
+@dataclass(frozen=True, slots=True)
+class Open:
+    model: str
+    endpoint: str
+    event: str
+    title: str
+    body: str
+    labels: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Comment:
+    number: int | None        # None: the issue this same plan opens for (model, endpoint)
+    model: str
+    endpoint: str
+    event: str
+    body: str
+
+
+@dataclass(frozen=True, slots=True)
+class Close:
+    number: int | None
+    model: str
+    endpoint: str
+
+
+@dataclass(frozen=True, slots=True)
+class Relabel:
+    number: int
+    labels: tuple[str, ...]   # the complete new set (labels people added are kept)
+
+
+Operation = Open | Comment | Close | Relabel
+
+
+@dataclass
+class _Endpoint:
+    open: KnownIssue | None = None
+    opened_now: bool = False
+    events: set[str] = field(default_factory=set)
+
+
+def plan(doc: Mapping[str, Any], issues: Sequence[KnownIssue], *, label: str, run_url: str | None = None,
+         excerpts: Mapping[Key, Sequence[render.Excerpt]] | None = None,
+         suspended: Sequence[Suspended] | None = None) -> list[Operation]:
+    """The operations that bring the issues up to date with this round's decisions (and state)."""
+    round_id, mode = str(doc.get("round_id")), str(doc.get("mode"))
+    endpoints = _endpoints(issues)
+    ops: list[Operation] = []
+    for d in doc.get("decisions") or []:
+        if not isinstance(d, Mapping):
+            continue
+        model, endpoint, action = str(d.get("model")), str(d.get("provider")), str(d.get("action"))
+        if WHOLE_ROUND in (model, endpoint):
+            continue
+        state = endpoints.setdefault((model, endpoint), _Endpoint())
+        event = event_id(round_id, action)
+        if event in state.events:
+            continue
+        quotes = (excerpts or {}).get((model, endpoint), ())
+        if action in OPENING and state.open is None and not state.opened_now:
+            ops.append(Open(model, endpoint, event, render.title(d),
+                            render.issue_body(d, event=event, round_id=round_id, mode=mode, run_url=run_url,
+                                              excerpts=quotes),
+                            (label, STATE_LABELS[action])))
+            state.opened_now = True
+        elif state.open is not None or state.opened_now:
+            number = state.open.number if state.open is not None else None
+            ops.append(Comment(number, model, endpoint, event,
+                               render.comment_body(d, event=event, round_id=round_id, run_url=run_url,
+                                                   excerpts=quotes)))
+            relabel = _relabel(state.open, label, STATE_LABELS.get(action)) if state.open is not None else None
+            if relabel is not None and state.open is not None:
+                ops.append(relabel)
+                state.open = _with_labels(state.open, relabel)
+            if action in CLOSING:
+                ops.append(Close(number, model, endpoint))
+                state.open, state.opened_now = None, False
+        state.events.add(event)
+    if suspended is not None:
+        touched = {(str(d.get("model")), str(d.get("provider"))) for d in doc.get("decisions") or []
+                   if isinstance(d, Mapping)}
+        ops += _reconcile(doc, endpoints, suspended, touched, label=label, run_url=run_url)
+    return ops
+
+
+def _reconcile(doc: Mapping[str, Any], endpoints: dict[Key, _Endpoint], suspended: Sequence[Suspended],
+               touched: set[Key], *, label: str, run_url: str | None) -> list[Operation]:
+    round_id, mode = str(doc.get("round_id")), str(doc.get("mode"))
+    active = {s.key: s for s in suspended}
+    ops: list[Operation] = []
+    for key, s in sorted(active.items()):
+        state = endpoints.setdefault(key, _Endpoint())
+        action = "suspend" if s.mode == "enforce" else "would_suspend"
+        event = event_id(f"since-{s.since}", action)
+        if state.open is not None or state.opened_now or event in state.events:
+            continue
+        d = {"model": s.model, "provider": s.endpoint, "action": action, "until": s.until, "rung": s.rung,
+             "reason": f"{s.reason} (found in the judge's state: the round that decided it did not reach GitHub)"}
+        ops.append(Open(s.model, s.endpoint, event, render.title(d),
+                        render.issue_body(d, event=event, round_id=round_id, mode=s.mode, run_url=run_url),
+                        (label, STATE_LABELS[action])))
+        state.opened_now = True
+    for key, state in sorted(endpoints.items()):
+        if state.open is None or key in active or key in touched:
+            continue
+        event = event_id(round_id, "not_suspended")
+        d = {"model": key[0], "provider": key[1], "action": "not_suspended",
+             "reason": f"no longer suspended after this round ({mode} mode); the decision that ended it "
+                       "did not reach GitHub"}
+        ops += [Comment(state.open.number, key[0], key[1], event,
+                        render.comment_body(d, event=event, round_id=round_id, run_url=run_url)),
+                Close(state.open.number, key[0], key[1])]
+    return ops
+
+
+def _endpoints(issues: Sequence[KnownIssue]) -> dict[Key, _Endpoint]:
+    out: dict[Key, _Endpoint] = {}
+    for issue in sorted(issues, key=lambda i: i.number):
+        state = out.setdefault(issue.key, _Endpoint())
+        state.events |= issue.events
+        if issue.open:
+            state.open = issue   # several open (made by hand?): the newest is the one kept up to date
+    return out
+
+
+def _relabel(issue: KnownIssue, label: str, state_label: str | None) -> Relabel | None:
+    """The finder label always; the state label follows an opening decision (observe -> enforce)."""
+    wanted = set(issue.labels) | {label}
+    if state_label is not None:
+        wanted = (wanted - set(STATE_LABELS.values())) | {state_label}
+    return None if wanted == set(issue.labels) else Relabel(issue.number, tuple(sorted(wanted)))
+
+
+def _with_labels(issue: KnownIssue, op: Relabel) -> KnownIssue:
+    return KnownIssue(issue.number, issue.model, issue.endpoint, issue.open, frozenset(op.labels), issue.events)

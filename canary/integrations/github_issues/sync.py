@@ -1,0 +1,242 @@
+"""Bring the incident issues up to date with one round: find, plan, apply, report.
+
+1. Nothing to do without an endpoint decision: a quiet round makes no API call at all
+   (with the judge's state, `--state`, a quiet round still heals: see plan.py).
+2. Find canary's issues: the open ones with the finder label, and the closed ones updated
+   since this round could have written on them (so a re-run recognises the events it wrote on
+   issues already closed); then the comments of those this round can change: open issues,
+   this round's endpoints, active suspensions. Closed issues of earlier rounds hold only
+   earlier events, which this round's plan never looks for, so the requests of a round do not
+   grow with every incident ever opened (benchmarks/issues_api_cost.py). Before opening an
+   issue, GitHub search looks for one that lost its label (best effort: the search index lags).
+3. Plan (plan.py, pure), then apply in order. An operation that fails is reported and the
+   rest go on; once GitHub rate-limits past the budget, the rest are reported undone.
+
+Issues turned off in the repository (the default on forks: GitHub answers 410 "Issues are
+disabled for this repo") is not a failure: nothing to sync, and a warning says how to turn
+them on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from canary.integrations.github_issues import markers
+from canary.integrations.github_issues.client import (
+    ISSUES_DISABLED,
+    GitHubClient,
+    GitHubError,
+    RateLimited,
+)
+from canary.integrations.github_issues.plan import (
+    STATE_LABELS,
+    WHOLE_ROUND,
+    Close,
+    Comment,
+    Key,
+    KnownIssue,
+    Open,
+    Operation,
+    Relabel,
+    Suspended,
+    plan,
+)
+from canary.integrations.github_issues.render import Excerpt
+from core.times import TimeFormatError, parse_time
+from judge.suspension.state import JudgeState
+
+DEFAULT_LABEL = "canary-incident"
+MAX_SEARCHES = 10   # GitHub search allows 30 requests a minute; it is only a fallback
+LABEL_COLORS = {DEFAULT_LABEL: ("d93f0b", "An endpoint canary suspended or would suspend"),
+                STATE_LABELS["suspend"]: ("b60205", "canary suspended this endpoint (enforce mode)"),
+                STATE_LABELS["would_suspend"]: ("fbca04", "canary would suspend this endpoint (observe mode)")}
+
+
+SINCE_MARGIN = timedelta(hours=1)  # the runner's clock against GitHub's, generously
+ISSUES_OFF = ("Issues are turned off in this repository (GitHub answered 410: {exc}); nothing to sync. "
+              "Turn them on (Settings > General > Features > Issues) to get incident issues")
+
+
+@dataclass
+class SyncReport:
+    done: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+
+def endpoint_keys(doc: Mapping[str, Any]) -> set[Key]:
+    return {(str(d.get("model")), str(d.get("provider"))) for d in doc.get("decisions") or []
+            if isinstance(d, Mapping) and WHOLE_ROUND not in (str(d.get("model")), str(d.get("provider")))}
+
+
+def sync(doc: Mapping[str, Any], client: GitHubClient, *, label: str = DEFAULT_LABEL, run_url: str | None = None,
+         excerpts: Mapping[Key, Sequence[Excerpt]] | None = None, dry_run: bool = False,
+         suspended: Sequence[Suspended] | None = None) -> SyncReport:
+    """Open, comment, close and relabel so the issues tell this round's decisions (dry run: only say so).
+
+    With `suspended` (the judge's state after the round) every canary issue is checked against
+    it, not only those of this round's endpoints: see plan.py.
+    """
+    report = SyncReport()
+    decided = endpoint_keys(doc)
+    keys: set[Key] | None = None if suspended is not None else decided
+    if keys is not None and not keys:
+        return report
+    needed = decided | {s.key for s in suspended or ()}
+    try:
+        issues = find_issues(client, keys, label, since=written_since(doc, suspended), needed=needed)
+        ops = plan(doc, issues, label=label, run_url=run_url, excerpts=excerpts, suspended=suspended)
+        lost = _search_lost(client, [op for op in ops if isinstance(op, Open)], {i.number for i in issues})
+        if lost:
+            ops = plan(doc, issues + lost, label=label, run_url=run_url, excerpts=excerpts, suspended=suspended)
+        if dry_run:
+            report.done += [f"would {describe(op)}" for op in ops]
+            return report
+        if ops:
+            _ensure_labels(client, ops, label)
+    except GitHubError as exc:
+        if exc.status == ISSUES_DISABLED:
+            report.warnings.append(ISSUES_OFF.format(exc=exc))
+        else:
+            report.failed.append(f"could not read the incident issues ({exc}); nothing was changed")
+        return report
+    apply(client, ops, report, label=label)
+    return report
+
+
+def find_issues(client: GitHubClient, keys: set[Key] | None, label: str, *, since: datetime | None = None,
+                needed: set[Key] | frozenset[Key] = frozenset()) -> list[KnownIssue]:
+    """The labelled issues about `keys` (None: every open one, and the closed ones about `needed`),
+    each with every event written on it. With `since`, closed issues last updated before it are
+    not listed at all (their events are older than anything this round looks for)."""
+    if since is None:
+        raws = client.list_issues(label)
+    else:
+        raws = client.list_issues(label, state="open") + client.list_issues(label, state="closed", since=_iso(since))
+    found = []
+    for raw in raws:
+        issue = known_issue(raw)
+        if issue is not None and (issue.key in keys if keys is not None else issue.open or issue.key in needed):
+            found.append(_with_comments(client, issue))
+    return found
+
+
+def written_since(doc: Mapping[str, Any], suspended: Sequence[Suspended] | None) -> datetime | None:
+    """The earliest time this round's sync can find its own events on a closed issue: when the
+    round was decided (its events are written after), or when an active suspension began (its
+    issue was opened after); a margin for the clocks. None (list everything) without a `now`."""
+    times = [str(doc.get("now") or "")] + [s.since for s in suspended or ()]
+    try:
+        parsed = [parse_time(t, "time") for t in times]
+    except TimeFormatError:
+        return None
+    return min(parsed) - SINCE_MARGIN
+
+
+def known_issue(raw: Mapping[str, Any]) -> KnownIssue | None:
+    """An issue as canary sees it, or None when its body has no marker of ours."""
+    found = [m for m in markers.parse(str(raw.get("body") or "")) if "model" in m]
+    if not found or not isinstance(raw.get("number"), int):
+        return None
+    marker = found[0]
+    labels = frozenset(str(x.get("name")) for x in raw.get("labels") or [] if isinstance(x, Mapping))
+    return KnownIssue(int(raw["number"]), marker["model"], marker.get("endpoint", ""), raw.get("state") == "open",
+                      labels, frozenset({marker["event"]}))
+
+
+def _with_comments(client: GitHubClient, issue: KnownIssue) -> KnownIssue:
+    events = {m["event"] for c in client.list_comments(issue.number)
+              for m in markers.parse(str(c.get("body") or "")) if "model" not in m}
+    return KnownIssue(issue.number, issue.model, issue.endpoint, issue.open, issue.labels, issue.events | events)
+
+
+def _search_lost(client: GitHubClient, opens: list[Open], known: set[int]) -> list[KnownIssue]:
+    lost: list[KnownIssue] = []
+    for op in opens[:MAX_SEARCHES]:
+        try:
+            items = client.search_issues(markers.incident_key(op.model, op.endpoint))
+        except RateLimited:
+            break      # search is a fallback: its limit must not stop the round's issues
+        except GitHubError:
+            continue
+        for raw in items:
+            issue = known_issue(raw)
+            if issue is not None and issue.number not in known and issue.key == (op.model, op.endpoint):
+                lost.append(_with_comments(client, issue))
+                known.add(issue.number)
+    return lost
+
+
+def _ensure_labels(client: GitHubClient, ops: list[Operation], label: str) -> None:
+    needed = {label} | {name for op in ops if isinstance(op, Open | Relabel) for name in op.labels}
+    for name in sorted(needed & (set(LABEL_COLORS) | {label})):
+        if not client.label_exists(name):
+            color, description = LABEL_COLORS.get(name, LABEL_COLORS[DEFAULT_LABEL])
+            client.create_label(name, color, description)
+
+
+def apply(client: GitHubClient, ops: list[Operation], report: SyncReport, *, label: str) -> None:
+    opened: dict[Key, int] = {}
+    for index, op in enumerate(ops):
+        try:
+            report.done.append(_apply(client, op, opened, label))
+        except RateLimited as exc:
+            report.failed += [f"{describe(o)}: not done ({exc})" for o in ops[index:]]
+            return
+        except GitHubError as exc:
+            report.failed.append(f"{describe(op)}: {exc}")
+
+
+def suspended_in(state: JudgeState, now: datetime) -> list[Suspended]:
+    """The active suspensions of a JudgeState at `now` (the judge's `now` of the round)."""
+    return [Suspended(model, provider, ps.suspension.mode, _iso(ps.suspension.since), _iso(ps.suspension.until),
+                      ps.suspension.rung, ps.suspension.reason)
+            for model, providers in sorted(state.models.items()) for provider, ps in sorted(providers.items())
+            if ps.suspension is not None and ps.suspension.active(now)]
+
+
+def _iso(value: datetime) -> str:
+    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def _apply(client: GitHubClient, op: Operation, opened: dict[Key, int], label: str) -> str:
+    if isinstance(op, Open):
+        created = client.create_issue(op.title, op.body, list(op.labels), label=label,
+                                      marker=markers.issue_marker(op.model, op.endpoint, op.event))
+        opened[(op.model, op.endpoint)] = int(created.get("number", 0))
+        return f"opened #{created.get('number')} {op.endpoint} ({op.model})"
+    if isinstance(op, Comment):
+        number = _target(op.number, op.model, op.endpoint, opened)
+        client.create_comment(number, op.body, marker=markers.comment_marker(op.model, op.endpoint, op.event))
+        return f"commented on #{number} ({op.event})"
+    if isinstance(op, Close):
+        number = _target(op.number, op.model, op.endpoint, opened)
+        client.update_issue(number, state="closed", state_reason="completed")
+        return f"closed #{number}"
+    client.update_issue(op.number, labels=list(op.labels))
+    return f"relabelled #{op.number}: {', '.join(op.labels)}"
+
+
+def _target(number: int | None, model: str, endpoint: str, opened: dict[Key, int]) -> int:
+    if number is not None:
+        return number
+    if (model, endpoint) not in opened or not opened[(model, endpoint)]:
+        raise GitHubError(0, "its issue could not be opened")
+    return opened[(model, endpoint)]
+
+
+def describe(op: Operation) -> str:
+    if isinstance(op, Open):
+        return f"open an issue for {op.endpoint} ({op.model})"
+    if isinstance(op, Comment):
+        return f"comment {op.event} on {'#' + str(op.number) if op.number else 'the new issue'}"
+    if isinstance(op, Close):
+        return f"close {'#' + str(op.number) if op.number else 'the new issue'}"
+    return f"relabel #{op.number}"

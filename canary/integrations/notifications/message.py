@@ -1,0 +1,110 @@
+"""The notification about one round's decisions: a title, a Markdown body and a severity.
+
+Pure: decisions.json in, a Message out. Everything that came from upstream (provider tags,
+reasons, evidence) goes through `core.untrusted.markdown()`: one line, no control or
+bidi characters, every Markdown/HTML metacharacter escaped. That keeps a hostile reason
+from planting a link, an `@everyone` or `<!channel>` ping, or raw HTML in an e-mail (Apprise
+turns the Markdown into HTML for e-mail and passes it through to Slack, Discord, Telegram).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from canary.outputs.roundview import WEAK_EVIDENCE, card_lines
+from core.untrusted import clean, markdown
+
+# Telegram caps a message at 4096 characters and Teams' workflows at about 1000 per block;
+# the full list is in the job summary and decisions.json, so a long round is cut here.
+MAX_DECISIONS = 15
+MAX_EVIDENCE = 3
+MAX_BODY = 3500
+
+SYMBOLS = {"suspend": "⛔", "would_suspend": "👀", "floor_held": "⚠️", "restore": "✅", "expired": "⌛",
+           "probe_weak": "🧪", "model_wide_guard": "🛡️", "incomplete_round": "⏸️", "lift": "🔓",
+           "incident_add": "🚧", "incident_remove": "🧹"}
+LABELS = {"suspend": "suspended", "would_suspend": "would suspend (observe mode)", "floor_held": "floor held",
+          "restore": "restored", "expired": "suspension expired", "probe_weak": "probe weak",
+          "model_wide_guard": "model-wide guard", "incomplete_round": "round incomplete",
+          "lift": "lifted by hand", "incident_add": "incident exclusion added",
+          "incident_remove": "incident exclusion removed"}
+
+# Apprise's notification types, by how urgent the worst decision of the round is.
+FAILURE, WARNING, SUCCESS, INFO = "failure", "warning", "success", "info"
+_FAILURE = {"suspend"}
+_WARNING = {"would_suspend", "floor_held", "probe_weak", "model_wide_guard", "incomplete_round"}
+_SUCCESS = {"restore", "expired", "lift", "incident_remove"}
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """What every notification service receives."""
+
+    title: str
+    body: str        # Markdown, upstream text escaped
+    kind: str        # failure | warning | success | info
+
+    def as_text(self) -> str:
+        """Title and body in one string (for a receiver with a single text field)."""
+        return f"{self.title}\n{self.body}"
+
+
+def severity(actions: Sequence[str]) -> str:
+    if any(a in _FAILURE for a in actions):
+        return FAILURE
+    if any(a in _WARNING for a in actions):
+        return WARNING
+    if actions and all(a in _SUCCESS for a in actions):
+        return SUCCESS
+    return INFO
+
+
+def render(doc: Mapping[str, Any]) -> Message:
+    """The message for a decisions.json document (any action, known or not)."""
+    decisions = [d for d in doc.get("decisions") or [] if isinstance(d, Mapping)]
+    actions = [str(d.get("action", "")) for d in decisions]
+    counts: dict[str, int] = {}
+    for action in actions:
+        counts[action] = counts.get(action, 0) + 1
+    summary = ", ".join(f"{n} {LABELS.get(a, a)}" for a, n in counts.items()) or "no decisions"
+    weak = sum(d.get("weak_evidence") is True for d in decisions)
+    if weak:
+        summary += f" ({weak} on WEAK EVIDENCE)"
+    # The title holds only our own words and counts, and several services show it as plain
+    # text (an e-mail subject, an ntfy title), so it is cleaned, not Markdown-escaped.
+    title = clean(f"canary: {summary}", limit=120)
+    head = f"Round {markdown(doc.get('round_id'), 80)} · {markdown(doc.get('mode'), 20)} mode"
+    if doc.get("now"):
+        head += f" · {markdown(doc['now'], 40)}"
+    lines = [head, ""]
+    for d in decisions[:MAX_DECISIONS]:
+        lines.append(_decision_line(d))
+        if d.get("weak_evidence") is True:
+            lines.append(f"  - ⚠️ **{markdown(WEAK_EVIDENCE, 400)}**")
+        lines += [f"  - 📊 {markdown(line, 300)}" for line in card_lines(d.get("card"))]
+        evidence = [e for e in d.get("evidence") or [] if isinstance(e, Mapping)]
+        for e in evidence[:MAX_EVIDENCE]:
+            lines.append(f"  - {markdown(e.get('contract'), 40)}: {markdown(e.get('outcome'), 40)}: "
+                         f"{markdown(e.get('reason'), 200)}")
+    if len(decisions) > MAX_DECISIONS:
+        lines.append(f"- … and {len(decisions) - MAX_DECISIONS} more: see the job summary or decisions.json")
+    return Message(title=title, body=_cap("\n".join(lines)), kind=severity(actions))
+
+
+def _decision_line(d: Mapping[str, Any]) -> str:
+    action = str(d.get("action", ""))
+    symbol = SYMBOLS.get(action, "•")
+    what = markdown(LABELS.get(action, action), limit=60)
+    where = markdown(f"{d.get('provider')} of {d.get('model')}", limit=160)
+    until = f" until {markdown(d['until'], limit=40)}" if d.get("until") else ""
+    rung = f" (rung {markdown(d['rung'], limit=8)})" if d.get("rung") is not None else ""
+    return f"- {symbol} **{what}**: {where}{until}{rung}: {markdown(d.get('reason'))}"
+
+
+def _cap(body: str) -> str:
+    if len(body) <= MAX_BODY:
+        return body
+    cut = body[:MAX_BODY].rsplit("\n", 1)[0]
+    return cut + "\n- … cut short: see the job summary or decisions.json"

@@ -1,0 +1,102 @@
+"""Tell people about the round's decisions: stdout, $GITHUB_STEP_SUMMARY, and every service of
+$CANARY_NOTIFY_URLS (Apprise URLs) plus the deprecated $CANARY_WEBHOOK_URL.
+
+All render from the decisions.json document. Text from the upstream (reasons) is escaped for
+Markdown and flattened to one line; the notification URLs are secrets, never printed or logged.
+Delivery lives in canary/integrations/notifications/send.py: a service that keeps failing is recorded in the
+audit log as a warning and never fails the command (the decisions are already in the state,
+the audit log and decisions.json).
+
+The workflow announces after `canary commit` (`canary announce`), from the decisions file as
+committed. A round that was already applied (a re-run, or a run that lost the race to a
+concurrent one) is summarised again but not posted to the webhook again: it was announced by
+the run that committed it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from canary.integrations.notifications import send as notifications
+from canary.integrations.notifications.urls import NOTIFY_URLS_ENV, WEBHOOK_ENV
+
+SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
+WEBHOOK_ATTEMPTS = notifications.ATTEMPTS
+__all__ = ["NOTIFY_URLS_ENV", "SUMMARY_ENV", "WEBHOOK_ATTEMPTS", "WEBHOOK_ENV", "md_escape", "notify",
+           "one_line", "render_markdown", "render_text"]
+MAX_REASON = 160                 # keep one decision on one readable line
+ALREADY_APPLIED_NOTE = "(already applied by an earlier run: summarised again, not posted again)"
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|<>~])")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+
+SYMBOLS = {"suspend": "⛔", "would_suspend": "👀", "floor_held": "⚠️", "restore": "✅", "expired": "⌛",
+           "probe_weak": "🧪", "control_unprobed": "🧪", "not_counted": "⏭️", "streak_restarted": "🔁",
+           "model_wide_guard": "🛡️", "incomplete_round": "⏸️", "lift": "🔓",
+           "incident_add": "🚧", "incident_remove": "🧹"}
+
+
+def one_line(text: str, limit: int = MAX_REASON) -> str:
+    """Control characters (newlines included) flattened, length capped."""
+    flat = _CONTROL.sub(" ", text).strip()
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def md_escape(text: str) -> str:
+    return _MD_SPECIAL.sub(r"\\\1", one_line(text))
+
+
+def _describe(d: Mapping[str, Any]) -> str:
+    extra = ""
+    if d.get("until"):
+        extra = f" (rung {d.get('rung')}, until {d['until']})"
+    return f"{d['action']} {d['provider']} of {d['model']}{extra}: {one_line(str(d['reason']))}"
+
+
+def render_text(doc: Mapping[str, Any]) -> str:
+    """The stdout summary."""
+    decisions = doc.get("decisions", [])
+    head = f"canary judge: round {doc.get('round_id')} ({doc.get('mode')} mode): {len(decisions)} decision(s)"
+    if doc.get("already_applied"):
+        head += f" {ALREADY_APPLIED_NOTE}"
+    return "\n".join([head, *(f"  {_describe(d)}" for d in decisions)])
+
+
+def render_markdown(doc: Mapping[str, Any]) -> str:
+    """A `$GITHUB_STEP_SUMMARY` section."""
+    lines = [f"### Judge decisions: round `{doc.get('round_id')}` ({doc.get('mode')} mode)", ""]
+    if doc.get("already_applied"):
+        lines += [ALREADY_APPLIED_NOTE, ""]
+    decisions = doc.get("decisions", [])
+    if not decisions:
+        lines.append("No decisions this round.")
+    else:
+        lines += ["| | action | model | provider | until | reason |", "|---|---|---|---|---|---|"]
+        for d in decisions:
+            lines.append(f"| {SYMBOLS.get(d['action'], '')} | {d['action']} | `{d['model']}` | `{d['provider']}` | "
+                         f"{d.get('until') or ''} | {md_escape(str(d['reason']))} |")
+    return "\n".join(lines) + "\n\n"
+
+
+def notify(doc: Mapping[str, Any], *, audit_path: Path, env: Mapping[str, str] | None = None,
+           sleep: Callable[[float], None] = time.sleep, echo: Callable[[str], None] = print) -> bool:
+    """Send the round's summary everywhere configured. Never raises for a delivery problem.
+
+    True when an undelivered notification was recorded in the audit log (which then needs committing)."""
+    env = os.environ if env is None else env
+    echo(render_text(doc))
+    summary = env.get(SUMMARY_ENV)
+    if summary:
+        try:
+            with open(summary, "a", encoding="utf-8") as handle:
+                handle.write(render_markdown(doc))
+        except OSError as exc:
+            echo(f"canary: could not append to ${SUMMARY_ENV} ({exc.strerror})")
+    targets = notifications.targets(env)
+    if targets and not doc.get("already_applied"):
+        return bool(notifications.send(doc, targets, audit_path, sleep=sleep, echo=echo, env=env))
+    return False

@@ -1,0 +1,1 @@
+"""What a round shows people: the summary, the round view, the Allure report, the status site."""

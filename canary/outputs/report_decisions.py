@@ -1,0 +1,89 @@
+"""The judge's decisions in the Allure report: one result per decision about an endpoint, with its card.
+
+The probes write the Allure results while the round runs, before the judge has decided anything;
+`canary report` renders after the judge. So the report adds what the judge decided from
+decisions.json: each suspend, would_suspend, floor_held and restore becomes a result in the suite
+"judge decisions" (parent suite: the model), titled like `would suspend cinder/fp8 (weak
+evidence)`, whose description is the reason and the evidence card, one line per contract:
+
+    language: 19/20 failed (0.76-0.99) vs peers 0/49 (0-0.07), p < 1e-12
+
+A suspension is `failed`, a restore `passed`; a decision on weak evidence falls under its own
+category so a reviewer finds it first. Pure: a decisions document in, Allure result objects out
+(`write()` puts them in a results folder). Everything shown is escaped as HTML.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from canary.outputs.roundview import WEAK_EVIDENCE, card_lines
+
+SUITE = "judge decisions"
+ACTIONS = {"suspend": ("suspended", "failed"), "would_suspend": ("would suspend", "failed"),
+           "floor_held": ("floor held", "failed"), "restore": ("restored", "passed")}
+MESSAGE_PREFIX = "judge decision: "
+CATEGORIES: list[dict[str, object]] = [
+    {"name": "Judge decision on weak evidence (not worse than its peers)", "matchedStatuses": ["failed"],
+     "messageRegex": "(?s)judge decision: .*WEAK EVIDENCE.*"},
+    {"name": "Judge decision (suspension with its evidence card)", "matchedStatuses": ["failed"],
+     "messageRegex": "(?s)judge decision: .*"},
+]
+
+
+def decision_results(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Allure 2 result objects for the decisions of a decisions.json document that carry a card."""
+    out = []
+    for d in doc.get("decisions") or []:
+        if not isinstance(d, Mapping) or d.get("action") not in ACTIONS:
+            continue
+        label, status = ACTIONS[str(d["action"])]
+        model, provider = str(d.get("model", "")), str(d.get("provider", ""))
+        weak = d.get("weak_evidence") is True
+        lines = card_lines(d.get("card"))
+        message = f"{MESSAGE_PREFIX}{label} {provider}: {d.get('reason', '')}" + (f"; {WEAK_EVIDENCE}" if weak else "")
+        body = "".join(f"<li><code>{html.escape(line)}</code></li>" for line in lines) or "<li>no card</li>"
+        warning = f"<p><strong>{html.escape(WEAK_EVIDENCE)}</strong></p>" if weak else ""
+        key = f"canary-decision::{model}::{provider}"
+        out.append({
+            "uuid": str(uuid.uuid5(uuid.NAMESPACE_URL, f"{key}::{doc.get('round_id')}::{d['action']}")),
+            "historyId": hashlib.md5(key.encode("utf-8")).hexdigest(),
+            "name": f"{label} {provider}" + (" (weak evidence)" if weak else ""),
+            "fullName": key,
+            "status": status,
+            "statusDetails": {"message": message, "trace": "\n".join(lines)},
+            "stage": "finished",
+            "descriptionHtml": (f"<p>{html.escape(label)} <strong>{html.escape(provider)}</strong> of "
+                                f"{html.escape(model)}: {html.escape(str(d.get('reason', '')))}"
+                                f"{' until ' + html.escape(str(d['until'])) if d.get('until') else ''}</p>"
+                                f"{warning}<p>Evidence against its peers (last counted rounds):</p><ul>{body}</ul>"),
+            "labels": [{"name": "parentSuite", "value": model}, {"name": "suite", "value": SUITE},
+                       {"name": "subSuite", "value": provider}, {"name": "model", "value": model},
+                       {"name": "provider", "value": provider}, {"name": "tag", "value": f"decision:{d['action']}"}],
+            "parameters": [{"name": "round", "value": str(doc.get("round_id", ""))},
+                           {"name": "mode", "value": str(doc.get("mode", ""))}],
+        })
+    return out
+
+
+def write(doc: Mapping[str, Any], folder: Path) -> int:
+    """Write the decision results into an Allure results folder (and their categories); how many."""
+    results = decision_results(doc)
+    for result in results:
+        (folder / f"{result['uuid']}-result.json").write_text(json.dumps(result), encoding="utf-8")
+    if results:
+        path = folder / "categories.json"
+        try:
+            existing = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
+        except ValueError:
+            existing = []
+        names = {c.get("name") for c in existing if isinstance(c, dict)}
+        path.write_text(json.dumps([c for c in CATEGORIES if c["name"] not in names] + list(existing), indent=2),
+                        encoding="utf-8")
+    return len(results)

@@ -1,0 +1,217 @@
+"""One round shaped for display: results (+ the judge's decisions, if any) -> a `RoundView`.
+
+Pure: the round record (core.results.RoundResults: one results.json, or the shards merged by
+core.results.merge_shards) and the decisions document of `canary judge` (`reports/decisions.json`)
+in, a `RoundView` out, rendered as Markdown (`$GITHUB_STEP_SUMMARY`) or as plain terminal text by
+canary.outputs.summary. Every string taken from them is upstream data and is cleaned by the renderers,
+never here; this module only shapes, sorts and counts. The round record was checked by its one
+reader (core.results.read_results); the decisions document is tolerated with missing or
+odd-typed fields (the summary must still print when it is half-written).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from core.results import VIRTUAL, CaseResult, RoundResults
+from core.times import stamp
+from core.vocabulary import CONTRACTS, LATENCY, Outcome
+
+# GitHub runs the schedule every 30 min but routinely starts runs 5-15 min late; beyond this
+# the gap means a run was delayed a lot or dropped, which the reader should know.
+GAP_WARNING_MINUTES = 45
+
+# When one (model, provider, contract) has several cases (shards overlapping, a re-run), the
+# most alarming outcome is the one to show.
+SEVERITY = (Outcome.FAIL, Outcome.TRANSPORT_ERROR, Outcome.INCONCLUSIVE, Outcome.PASS, Outcome.NOT_APPLICABLE)
+
+# The decisions this round, in the order a reader needs them: what changed traffic first.
+DECISION_LABELS: dict[str, str] = {
+    "suspend": "Suspended",
+    "would_suspend": "Would suspend (observe mode)",
+    "floor_held": "Floor held (not suspended: too few endpoints would remain)",
+    "restore": "Restored",
+    "expired": "Suspension expired",
+    "lift": "Lifted by hand",
+    "probe_weak": "Probe weak (its passes are no evidence)",
+    "control_unprobed": "Control not probed (refusal passes unverified)",
+    "model_wide_guard": "Model-wide guard (the whole model fails: counts for nobody)",
+    "incomplete_round": "Incomplete round (no streak changed)",
+    "streak_restarted": "Streak restarted (the pending round was too old)",
+    "not_counted": "Not counted (too soon after the last counted round)",
+    "incident_add": "Incident exclusion added",
+    "incident_remove": "Incident exclusion removed",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One model x provider x contract outcome."""
+
+    outcome: str
+    reason: str
+    control: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One endpoint of one model: its cells by contract and its time to first token."""
+
+    model: str
+    provider: str
+    cells: dict[str, Cell]
+    ttft_s: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    action: str
+    model: str
+    provider: str
+    reason: str
+    until: str | None
+    card: tuple[str, ...] = ()   # the evidence card's lines (judge/suspension/card.py), upstream-free but still cleaned
+    weak: bool = False           # weak evidence: not significantly worse than its peers
+
+
+@dataclass(frozen=True, slots=True)
+class RoundView:
+    """Everything the summary shows, in display order; strings still raw (untrusted)."""
+
+    round_ids: tuple[str, ...]
+    started_at: str | None
+    virtual_clock: bool             # a simulator round of `canary round` on its virtual clock
+    upstream: str | None
+    complete: bool
+    incomplete_reasons: tuple[str, ...]
+    contracts: tuple[str, ...]
+    rows: tuple[Row, ...]
+    counts: dict[str, int]
+    weak_probes: tuple[dict[str, str], ...]
+    unprobed_controls: tuple[dict[str, str], ...]
+    has_decisions: bool
+    stale_decisions: str | None  # round id of a decisions file that belongs to another round
+    mode: str | None
+    gap_minutes: float | None
+    decisions: tuple[Decision, ...]
+    ignore: dict[str, tuple[str, ...]]
+    would_ignore: dict[str, tuple[str, ...]]
+
+    @property
+    def gap_warning(self) -> bool:
+        return self.gap_minutes is not None and self.gap_minutes > GAP_WARNING_MINUTES
+
+
+def build_view(results: RoundResults, decisions: Mapping[str, Any] | None = None) -> RoundView:
+    """Shape one round (one record, or the merge of its shards) for display."""
+    cases = results.cases
+    seen = {c.contract for c in cases}
+    contracts = tuple(c for c in CONTRACTS if c in seen) + tuple(sorted(seen - set(CONTRACTS)))
+    counts: dict[str, int] = {}
+    for case in cases:
+        counts[case.outcome.value] = counts.get(case.outcome.value, 0) + 1
+    round_ids = results.round_ids()
+    stale = _stale(decisions, round_ids)
+    dec = decisions if decisions is not None and stale is None else {}
+    return RoundView(
+        round_ids=round_ids,
+        started_at=stamp(results.started_at),
+        virtual_clock=results.clock == VIRTUAL,
+        upstream=results.upstream,
+        complete=results.complete,
+        incomplete_reasons=tuple(i.detail for i in results.incomplete),
+        contracts=contracts or CONTRACTS,
+        rows=_rows(results),
+        counts=counts,
+        weak_probes=tuple(w.to_json() for w in results.weak_probes),
+        unprobed_controls=tuple(u.to_json() for u in results.unprobed_controls),
+        has_decisions=decisions is not None and stale is None,
+        stale_decisions=stale,
+        mode=str(dec["mode"]) if dec.get("mode") else None,
+        gap_minutes=_number(dec.get("gap_minutes")),
+        decisions=_decisions(_list(dec.get("decisions"))),
+        ignore=_tag_lists(dec.get("ignore")),
+        would_ignore=_tag_lists(dec.get("would_ignore")),
+    )
+
+
+def _stale(decisions: Mapping[str, Any] | None, round_ids: tuple[str, ...]) -> str | None:
+    """The decisions' round id when they judged another round (a decisions.json left over from
+    the previous round, before `canary judge` ran on this one): showing them would mislead.
+    The judge names a round of several shards by their ids joined with "+"."""
+    if decisions is None or not decisions.get("round_id") or not round_ids:
+        return None
+    judged = str(decisions["round_id"])
+    return None if set(judged.split("+")) == set(round_ids) else judged
+
+
+def _rows(results: RoundResults) -> tuple[Row, ...]:
+    by_endpoint: dict[tuple[str, str], list[CaseResult]] = {}
+    # Discovered endpoints with no case yet (a cut-short round) still get a row: a blank
+    # row is information, a missing one hides a host.
+    for model, providers in results.models.items():
+        for provider in providers:
+            by_endpoint.setdefault((model, provider), [])
+    for case in results.cases:
+        by_endpoint.setdefault((case.model, case.provider), []).append(case)
+    rows = []
+    for (model, provider), group in sorted(by_endpoint.items()):
+        cells: dict[str, Cell] = {}
+        for case in sorted(group, key=lambda c: SEVERITY.index(c.outcome)):
+            cells.setdefault(case.contract, Cell(outcome=case.outcome.value, reason=case.reason, control=case.control))
+        rows.append(Row(model, provider, cells, _ttft(group)))
+    return tuple(rows)
+
+
+def _ttft(group: list[CaseResult]) -> float | None:
+    """The latency contract's TTFT (what the threshold judges), else the fastest seen.
+
+    A latency case without a TTFT (the stream never started) shows none: another contract's
+    fast reply next to a latency transport error would misread as a healthy host.
+    """
+    latency = [c for c in group if c.contract == LATENCY]
+    if latency:
+        return latency[0].ttft_s
+    others = [c.ttft_s for c in group if c.ttft_s is not None]
+    return min(others) if others else None
+
+
+def _decisions(items: list[Any]) -> tuple[Decision, ...]:
+    order = list(DECISION_LABELS)
+    decisions = [
+        Decision(action=str(d.get("action")), model=str(d.get("model") or ""),
+                 provider=str(d.get("provider") or ""), reason=str(d.get("reason") or ""),
+                 until=str(d["until"]) if d.get("until") else None, card=card_lines(d.get("card")),
+                 weak=d.get("weak_evidence") is True)
+        for d in items if isinstance(d, Mapping)
+    ]
+    return tuple(sorted(decisions, key=lambda d: (
+        order.index(d.action) if d.action in order else len(order), d.model, d.provider)))
+
+
+def card_lines(value: Any) -> tuple[str, ...]:
+    """The one-line texts of a decision's evidence card (decisions.json `card`)."""
+    return tuple(str(c.get("text")) for c in _list(value) if isinstance(c, Mapping) and c.get("text"))
+
+
+WEAK_EVIDENCE = ("WEAK EVIDENCE: not significantly worse than its peers on any contract (one-sided Fisher "
+                 "test, p >= 0.05 or no peers): the defect may be the probe's or everybody's; check it "
+                 "before acting, `canary lift` ends a suspension")
+
+
+def _tag_lists(value: Any) -> dict[str, tuple[str, ...]]:
+    return {str(m): tuple(str(t) for t in _list(tags)) for m, tags in sorted(_mapping(value).items())}
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list) else []
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None

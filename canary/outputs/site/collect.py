@@ -1,0 +1,234 @@
+"""The page document: everything the status page shows, gathered from the history and the layers.
+
+`collect()` asks the history's query API (canary/history/query.py) for every endpoint at once,
+merges in the routing layers (the judge's state file and people's exclusion files, as `canary
+ignore` reads them) and returns one JSON-ready dict. The browser renders it (assets/app.js); the
+feeds (feeds.py) and badges (badges.py) are projections of it, so they never disagree.
+
+No file I/O here: the History and the layers come in as values (build.py reads them).
+
+Shape (page_version 1; internal between this module and app.js, status.json is the public one):
+
+    generated_at, newest_round {round_id, at, mode, complete} | null, stale_after_minutes,
+    stale_at_generation, ttft_threshold_s, links {...},
+    strips {"7d": {start, bucket_hours, count}, "30d": {...}}, codes [reason codes of the details],
+    hourly {start, step_s, count}, daily {days: [...]},
+    models: [{model, badge, badge_message, provider_ignore, would_ignore, counts {status: n},
+              languages [...], grid [[endpoint index, language index, passes, fails, other]],
+              decisions [...],
+              endpoints: [{provider, state, tier, status, until, excluded_by, reasons, tier_reasons,
+                           last_round_at, last_class, latency {p50, p95, tps, n}, rates {"1"|"7"|"30":
+                           {contract: [passes, fails, other, rate, low, high]}}, strip7, strip30,
+                           detail7, detail30 {bucket: [failed, clean, frozen, [code index]]}, hourly {p50, p95, tps}, daily {p50, p95, tps}}]}]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from canary.history.query import DecisionEntry, EndpointNow, EndpointSummary, History
+from canary.outputs.site import strips
+from canary.outputs.site.badges import badge_message, badge_paths
+from canary.outputs.site.endpoints import endpoint_state
+from judge.suspension.exclusions import Exclusion, effective_ignore, people_excluded, would_ignore
+from judge.suspension.state import JudgeState
+
+PAGE_VERSION = 1
+WINDOWS = (1, 7, 30)                      # pass-rate windows, days
+STRIPS = {"7d": (7, 1), "30d": (30, 6)}   # name -> (days, bucket hours): 168 and 120 buckets
+SERIES_DAYS = 7                           # hourly TTFT / tokens/s series
+LISTED_DAYS = 7                           # an endpoint not seen for longer is left off the page...
+DECISIONS_PER_MODEL = 40                  # ...unless a layer still names it
+DECISION_DAYS = 38                        # 30 days of strips + the longest rung (7 d) + margin
+FEED_DECISIONS = 100                      # newest decisions of every model, for decisions.atom
+SUSPENDING = ("suspend", "would_suspend", "restore", "expired", "lift")
+
+
+@dataclass(frozen=True, slots=True)
+class Layers:
+    """The routing layers at `now`: the judge's state and people's exclusions."""
+
+    state: JudgeState
+    exclusions: tuple[Exclusion, ...]
+
+
+def collect(history: History, layers: Layers, *, models: Iterable[str] = (), ttft_threshold_s: float,
+            stale_after_minutes: float, links: Mapping[str, str | None] | None = None) -> dict[str, Any]:
+    """The page document at history.now (module docstring)."""
+    now = history.now
+    newest = history.newest_round()
+    summaries = {(s.model, s.provider): s for s in history.summary(WINDOWS)}
+    tiers = {(e.model, e.provider): e for e in history.current(ttft_threshold_s)}
+    decisions = history.latest_decisions(limit=1_000_000, days=DECISION_DAYS)
+    timelines = history.timelines(days=max(d for d, _ in STRIPS.values()))
+    hourly = history.ttft_series_all(days=SERIES_DAYS, bucket_hours=1)
+    daily = history.daily_series_all()
+    day_list = sorted({p.day for points in daily.values() for p in points})
+    hourly_start = now - timedelta(days=SERIES_DAYS)
+    strip_frames = {name: _frame(now, days, hours) for name, (days, hours) in STRIPS.items()}
+    people = people_excluded(layers.exclusions, now)
+    all_models = sorted(set(models) | {m for m, _ in tiers} | set(layers.state.models) | set(people))
+    badges = badge_paths(all_models)
+    codes: dict[str, int] = {}   # reason codes of the strips' tooltips, numbered once for the page
+    out_models = []
+    for model in all_models:
+        providers = _listed(model, tiers, layers, people.get(model, frozenset()), newest, decisions, now)
+        endpoints = [_endpoint(model, p, now=now, tier=tiers.get((model, p)), summary=summaries.get((model, p)),
+                               layers=layers, decisions=decisions, newest=newest,
+                               timeline=timelines.get((model, p), ()), frames=strip_frames,
+                               hourly=hourly.get((model, p), ()), hourly_start=hourly_start,
+                               daily=daily.get((model, p), ()), day_list=day_list, codes=codes)
+                     for p in providers]
+        counts: dict[str, int] = {}
+        for e in endpoints:
+            counts[e["status"]] = counts.get(e["status"], 0) + 1
+        message, colour = badge_message(e["status"] for e in endpoints)
+        languages, grid = _grid(history, model, providers)
+        out_models.append({
+            "model": model, "badge": badges[model], "badge_message": message, "badge_colour": colour,
+            "provider_ignore": effective_ignore(model, layers.exclusions, layers.state, now),
+            "would_ignore": would_ignore(model, layers.exclusions, layers.state, now),
+            "counts": counts, "endpoints": endpoints, "languages": languages, "grid": grid,
+            "decisions": [_decision(d) for d in decisions if d.model == model][:DECISIONS_PER_MODEL],
+        })
+    age_min = None if newest is None else (now - newest.at).total_seconds() / 60
+    return {
+        "page_version": PAGE_VERSION, "generated_at": _iso(now),
+        "newest_round": None if newest is None else {"round_id": newest.round_id, "at": _iso(newest.at),
+                                                     "mode": newest.mode, "complete": newest.complete},
+        "stale_after_minutes": stale_after_minutes,
+        "stale_at_generation": age_min is None or age_min > stale_after_minutes,
+        "ttft_threshold_s": ttft_threshold_s,
+        "links": dict(links or {}),
+        "strips": {name: {"start": _iso(start), "bucket_hours": hours, "count": count}
+                   for name, (start, hours, count) in strip_frames.items()},
+        "hourly": {"start": _iso(hourly_start), "step_s": 3600, "count": SERIES_DAYS * 24},
+        "daily": {"days": day_list},
+        "codes": list(codes),
+        "models": out_models,
+        "decisions": [_decision(d) for d in decisions[:FEED_DECISIONS]],   # the Atom feed's
+    }
+
+
+def _frame(now: datetime, days: int, hours: int) -> tuple[datetime, int, int]:
+    """(start, bucket hours, bucket count) of a strip whose last bucket holds `now`, on whole UTC hours."""
+    width = hours * 3600
+    end = (int(now.timestamp()) // width + 1) * width
+    count = days * 24 // hours
+    return datetime.fromtimestamp(end - count * width, UTC), hours, count
+
+
+def _listed(model: str, tiers: Mapping[tuple[str, str], EndpointNow], layers: Layers, people: frozenset[str],
+            newest: Any, decisions: Sequence[DecisionEntry], now: datetime) -> list[str]:
+    """The endpoints of a model on the page: seen in the last LISTED_DAYS, or named by a layer."""
+    recent = now - timedelta(days=LISTED_DAYS)
+    seen = {p for (m, p), e in tiers.items() if m == model and e.last_round_at is not None and e.last_round_at >= recent}
+    suspended = {p for p, ps in layers.state.models.get(model, {}).items()
+                 if ps.suspension is not None and ps.suspension.active(now)}
+    return sorted(seen | suspended | set(people))
+
+
+def _endpoint(model: str, provider: str, *, now: datetime, tier: EndpointNow | None, summary: EndpointSummary | None,
+              layers: Layers, decisions: Sequence[DecisionEntry], newest: Any, timeline: Sequence[Any],
+              frames: Mapping[str, tuple[datetime, int, int]], hourly: Sequence[Any], hourly_start: datetime,
+              daily: Sequence[Any], day_list: Sequence[str], codes: dict[str, int]) -> dict[str, Any]:
+    mine = [d for d in decisions if d.model == model and d.provider == provider]
+    active_people = [e for e in layers.exclusions if e.model == model and e.provider == provider and e.active(now)]
+    newest_actions = [d.action for d in mine if newest is not None and d.round_id == newest.round_id]
+    ps = layers.state.models.get(model, {}).get(provider)
+    routing = endpoint_state(ps, active_people, newest_actions, now=now)
+    tier_name = tier.tier.name if tier else "unknown"
+    status = tier_name if routing.state == "active" else routing.state
+    intervals = strips.suspension_intervals([(d.at, d.action, d.until) for d in mine if d.action in SUSPENDING], now=now)
+    if ps is not None and ps.suspension is not None and ps.suspension.active(now):
+        intervals = strips.merge_intervals(intervals, [strips.Interval(ps.suspension.since, now, ps.suspension.mode)])
+    rounds = [strips.Round(p.at, p.klass, p.codes) for p in timeline]
+    out: dict[str, Any] = {
+        "provider": provider, "state": routing.state, "tier": tier_name, "status": status,
+        "until": _iso(routing.until), "reasons": list(routing.reasons),
+        "excluded_by": None if routing.excluded_by is None else {
+            "layer": routing.excluded_by.layer, "reason": routing.excluded_by.reason,
+            "expires": _iso(routing.excluded_by.expires), "added_by": routing.excluded_by.added_by},
+        "tier_reasons": list(tier.tier.reasons) if tier else [],
+        "last_round_at": _iso(tier.last_round_at) if tier else None, "last_class": tier.last_class if tier else None,
+        "latency": _latency(summary), "rates": _rates(summary),
+    }
+    for name, (start, hours, count) in frames.items():
+        s = strips.strip(rounds, intervals, start=start, buckets=count, width=timedelta(hours=hours))
+        key = name[:-1]  # "7d" -> strip7, detail7
+        out[f"strip{key}"] = s.letters
+        out[f"detail{key}"] = {str(i): [f, c, z, [codes.setdefault(x, len(codes)) for x in text.split()]]
+                               for i, (f, c, z, text) in s.detail.items()}
+    out["hourly"] = _hourly(hourly, hourly_start)
+    out["daily"] = _daily(daily, day_list)
+    return out
+
+
+def _latency(summary: EndpointSummary | None) -> dict[str, Any]:
+    if summary is None:
+        return {"p50": None, "p95": None, "tps": None, "n": 0}
+    day = next(w for w in summary.windows if w.days == 1).latency
+    week = next(w for w in summary.windows if w.days == 7).latency
+    return {"p50": _r(day.ttft_p50, 3), "p95": _r(day.ttft_p95, 3), "n": day.samples,
+            "tps": _r(day.tps_p50 if day.tps_p50 is not None else week.tps_p50, 0)}
+
+
+def _rates(summary: EndpointSummary | None) -> dict[str, Any]:
+    if summary is None:
+        return {}
+    return {f"{w.days:g}": {r.contract: [r.passes, r.fails, r.other, _r(r.rate, 4), _r(r.low, 4), _r(r.high, 4)]
+                            for r in w.rates} for w in summary.windows}
+
+
+def _hourly(points: Sequence[Any], start: datetime) -> dict[str, list[Any]]:
+    count = SERIES_DAYS * 24
+    p50: list[float | None] = [None] * count
+    p95: list[float | None] = [None] * count
+    tps: list[float | None] = [None] * count
+    for p in points:
+        i = int((p.start - start).total_seconds() // 3600)
+        if 0 <= i < count:
+            p50[i], p95[i], tps[i] = _r(p.ttft_p50, 3), _r(p.ttft_p95, 3), _r(p.tps_p50, 0)
+    return {"p50": p50, "p95": p95, "tps": tps}
+
+
+def _daily(points: Sequence[Any], day_list: Sequence[str]) -> dict[str, list[Any]]:
+    index = {d: i for i, d in enumerate(day_list)}
+    count = len(day_list)
+    p50: list[float | None] = [None] * count
+    p95: list[float | None] = [None] * count
+    tps: list[float | None] = [None] * count
+    for p in points:
+        i = index[p.day]
+        p50[i], p95[i], tps[i] = _r(p.ttft_p50, 3), _r(p.ttft_p95, 3), _r(p.tps_p50, 0)
+    return {"p50": p50, "p95": p95, "tps": tps}
+
+
+def _grid(history: History, model: str, providers: Sequence[str]) -> tuple[list[str], list[list[Any]]]:
+    cells = [c for c in history.language_grid(model, days=7) if c.provider in providers]
+    languages = sorted({c.language for c in cells})
+    row, col = {p: i for i, p in enumerate(providers)}, {lang: i for i, lang in enumerate(languages)}
+    return languages, [[row[c.provider], col[c.language], c.passes, c.fails, c.other] for c in cells]
+
+
+def _decision(d: DecisionEntry) -> dict[str, Any]:
+    return {"round_id": d.round_id, "at": _iso(d.at), "model": d.model, "provider": d.provider, "action": d.action,
+            "rule": d.rule, "reason": d.reason, "until": d.until, "evidence": [list(e) for e in d.evidence],
+            # Issue 10's evidence card ("language: 19/20 failed (0.76-0.99) vs peers 0/49 ..."), once
+            # decisions carry one; the page and the feed show it when present.
+            "card": getattr(d, "card", None)}
+
+
+def _r(value: float | None, digits: int) -> float | None:
+    if value is None:
+        return None
+    return float(round(value)) if digits == 0 else round(value, digits)
+
+
+def _iso(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

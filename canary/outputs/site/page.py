@@ -1,0 +1,40 @@
+"""index.html: the fixed page shell with the data as one JSON block (pure).
+
+The page holds no upstream text as HTML. The data goes in a `<script type="application/json">`
+block, which browsers never execute; in it every `<`, `>` and `&` is written as a JSON escape
+(`\\u003c`...), so no reply text, reason or tag can close the block (`</script>`) or open a
+comment (`<!--`), and JSON.parse gives back the exact text. The app (assets/app.js) then puts
+each piece of text into the DOM with textContent, never as HTML. The Content-Security-Policy
+allows scripts and styles from the site's own files only: no inline script, no eval, no network.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "base-uri 'none'; form-action 'none'")
+DATA_ID = "canary-data"
+_SCRIPT_SAFE = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026",
+                ord("\u2028"): "\\u2028", ord("\u2029"): "\\u2029"}
+
+
+def script_json(data: Any) -> str:
+    """`data` as JSON that is inert inside a <script type="application/json"> block."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).translate(_SCRIPT_SAFE)
+
+
+def render_index(data: Any) -> str:
+    """The page: the template with its data block filled in."""
+    template = resources.files("canary.outputs.site").joinpath("assets/index.html").read_text(encoding="utf-8")
+    head, marker, tail = template.partition("@DATA@")
+    if not marker:
+        raise RuntimeError("canary/outputs/site/assets/index.html has no @DATA@ marker")
+    return head.replace("@CSP@", CSP) + script_json(data) + tail
+
+
+def asset(name: str) -> bytes:
+    """One of the page's own static files (assets/)."""
+    return resources.files("canary.outputs.site").joinpath(f"assets/{name}").read_bytes()

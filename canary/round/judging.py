@@ -1,0 +1,211 @@
+"""Applying one round to the judge's files, as a function: `run_judge(JudgeRequest) -> JudgeOutcome`.
+
+`canary judge` is this function behind argparse; `canary commit` calls it again (after resetting
+to the remote) to re-apply a round, and `canary round` calls it after probing. The order of
+effects, the refusals and the re-run rules are documented in canary/cli/commands/judge.py.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from canary.history import recorder as history
+from canary.integrations import notify
+from canary.round.results_files import load_round
+from canary.state import audit
+from canary.state.judge_files import load_exclusions, load_state, save_state
+from core.config import Config
+from core.policy import MODES
+from core.results import ResultsError, RoundResults, merge_shards
+from core.store import StoreError, atomic_write_json
+from core.times import TimeFormatError, fmt_time, parse_time
+from judge.suspension.decisions import Action
+from judge.suspension.exclusions import (
+    BUILTIN,
+    INCIDENT,
+    Exclusion,
+    effective_ignore,
+    known_models,
+    people_excluded,
+    would_ignore,
+)
+from judge.suspension.planned import (
+    expect_models,
+    missing_model_decisions,
+    reused_models,
+    split_rerun,
+)
+from judge.suspension.rules import RoundOrder, RoundOrderError, apply_round, check_round_order
+from judge.suspension.state import JudgeState
+
+DECISIONS_SCHEMA_VERSION = 1
+DEFAULT_DECISIONS_FILE = "decisions.json"
+# Where `canary round` keeps the judge's files of simulator rounds, under the reports folder: a
+# simulator round is applied to no state outside such a folder (refuse_simulator_round).
+SIMULATOR_STATE_DIR = "simulator-state"
+EXIT_REFUSED = 2
+SIMULATOR = "simulator"
+_DECISION_ACTIONS = frozenset(a.value for a in Action)
+_DECISION_FIELDS = ("model", "provider", "action", "rule", "reason", "evidence", "until", "rung", "card",
+                    "weak_evidence")
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeRequest:
+    """One round to apply: its results files (several = shards), the configuration, and how."""
+
+    results: tuple[Path, ...]
+    config: Config
+    now: datetime
+    mode: str | None = None  # override canary.yaml's mode for this round (None: the configured one)
+    decisions_out: Path | None = None  # default: <paths.reports>/decisions.json
+    send: bool = True  # print, summarise and post the decisions
+    expect: tuple[str, ...] | None = None  # the models the round planned to probe
+    allow_simulator: bool = False  # a simulator round may reach a state outside simulator-state/
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeOutcome:
+    """How applying the round ended: the exit code and, when it was refused, why (nothing written)."""
+
+    code: int
+    error: str | None = None
+    decisions: Path | None = None  # the decisions file written
+
+
+def model_list(text: str | None) -> tuple[str, ...] | None:
+    """--expect-models as a tuple (None when not given; an empty value plans no model)."""
+    return None if text is None else tuple(m for m in re.split(r"[,\s]+", text) if m)
+
+
+def refuse_simulator_round(report: RoundResults, state_path: Path, allowed: bool) -> None:
+    """ResultsError when a simulator round would be applied to the real state.
+
+    An absent secret arrives in GitHub Actions as an empty string; a round probed against the
+    bundled simulator must never put suspensions of fictional hosts into the state the chat
+    backend reads, nor into the audit log and report people trust.
+    """
+    if SIMULATOR not in report.upstreams() or allowed or Path(state_path).parent.name == SIMULATOR_STATE_DIR:
+        return
+    raise ResultsError(
+        f"round {report.round_id} was probed against the bundled simulator (upstream: simulator), and "
+        f"{state_path} is not a simulator state (a {SIMULATOR_STATE_DIR}/ folder): its decisions would reach the "
+        "state the chat backend reads. Refused; nothing was written. Give the probe OPENROUTER_API_KEY, judge "
+        f"simulator rounds with `canary round` (it keeps them in <reports>/{SIMULATOR_STATE_DIR}/), or pass "
+        "--allow-simulator if this state is a scratch copy")
+
+
+def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> JudgeOutcome:
+    """Apply one round: validate everything, then decisions.json, the audit log, the state, notify."""
+    results, config, now, expect = request.results, request.config, request.now, request.expect
+    mode = request.mode or config.mode
+    allow_simulator = request.allow_simulator
+    paths = config.paths
+    out = request.decisions_out or Path(paths.reports) / DEFAULT_DECISIONS_FILE
+    if not results:
+        planned = (f"none of the planned models ({', '.join(expect)}) left a shard, so every probe job failed "
+                   "(see their logs); ") if expect else ""
+        return JudgeOutcome(EXIT_REFUSED, f"no results files given; {planned}nothing was judged")
+    try:
+        state = load_state(paths.state, now=now)
+        results, reused, report = _new_shards(results, state)
+        if expect is not None:
+            report = expect_models(report, expect)
+        refuse_simulator_round(report, paths.state, allow_simulator)
+        audit.check_appendable(paths.audit)
+        exclusions = load_exclusions(paths.builtin, BUILTIN) + load_exclusions(paths.incidents, INCIDENT)
+        order = check_round_order(state, report, now=now)
+    except (StoreError, ResultsError, RoundOrderError) as exc:
+        return JudgeOutcome(EXIT_REFUSED, str(exc))
+    how = {"upstream": report.upstream, "expected_models": None if expect is None else list(expect),
+           "allow_simulator": allow_simulator, "reused_shards": dict(sorted(reused.items()))}
+    if reused:
+        echo(f"canary judge: re-run: shard(s) {', '.join(sorted(reused))} were judged already (in "
+             f"{', '.join(sorted(set(reused.values())))}); judging {report.round_id} without them")
+    if order is RoundOrder.ALREADY_APPLIED:
+        applied = _applied_doc(report, state, exclusions, config, now=now, mode=mode, how=how)
+        atomic_write_json(out, applied)
+        # A judge killed between the state and the history write left the round out of the
+        # history: recording is idempotent, so the re-run records it (or finds it recorded).
+        history.record_after_judge(paths, results, applied, now=now, compact_days=False)
+        echo(f"canary judge: round {report.round_id} already applied; nothing changed "
+             f"(decisions file {out} rewritten from the state and the audit log)")
+        return JudgeOutcome(0, decisions=out)
+    policy = replace(config.rules, mode=mode)  # the round's mode: canary.yaml's, or the request's override
+    new_state, decisions = apply_round(state, report, policy, now=now, excluded=people_excluded(exclusions, now))
+    decisions = missing_model_decisions(report) + decisions
+    gap = None
+    if state.last_round is not None:
+        gap = round((report.started_at - state.last_round.started_at).total_seconds() / 60, 1)
+    doc = _doc(report, new_state, exclusions, config, now=now, mode=mode, gap=gap, how=how, already_applied=False,
+               decisions=[audit.decision_to_json(d) for d in decisions])
+    atomic_write_json(out, doc)
+    audit.append_round(paths.audit, audit.rejected_lines(report.rejected, round_id=report.round_id, mode=mode, now=now)
+                       + audit.decision_lines(decisions, round_id=report.round_id, mode=mode, now=now))
+    save_state(paths.state, new_state)
+    history.record_after_judge(paths, results, doc, now=now)  # evidence only: never fails the judge
+    for rejected in report.rejected:
+        echo(f"canary judge: warning: set aside upstream input ({rejected.model} {rejected.provider}): {rejected.problem}")
+    if request.send:
+        notify.notify(doc, audit_path=paths.audit, echo=echo)
+    return JudgeOutcome(0, decisions=out)
+
+
+def _new_shards(results: tuple[Path, ...], state: JudgeState) -> tuple[tuple[Path, ...], dict[str, str], RoundResults]:
+    """The results files to judge, the reused shards set aside (shard id -> the round that judged
+    it: judge/suspension/planned.py split_rerun), and the merged round of the kept ones."""
+    shards = [load_round([path]) for path in results]
+    rerun = split_rerun([s.round_id for s in shards], state.applied_rounds)
+    kept = tuple(results[i] for i in rerun.judge)
+    report = merge_shards([shards[i] for i in rerun.judge], [str(p) for p in kept])
+    if not rerun.reused:
+        return kept, {}, report
+    return kept, dict(rerun.reused), reused_models(report, {s.round_id: s for s in shards}, rerun.reused)
+
+
+def _doc(report: RoundResults, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,
+         now: datetime, mode: str, gap: float | None, how: dict[str, Any], already_applied: bool,
+         decisions: list[dict[str, Any]]) -> dict[str, Any]:
+    models = known_models(exclusions, state, [*report.models, *report.missing, *config.models])
+    return {
+        "schema_version": DECISIONS_SCHEMA_VERSION, "round_id": report.round_id, "mode": mode,
+        "now": fmt_time(now), "gap_minutes": gap, "already_applied": already_applied, **how,
+        "decisions": decisions,
+        "ignore": {m: effective_ignore(m, exclusions, state, now) for m in models},
+        "would_ignore": {m: would_ignore(m, exclusions, state, now) for m in models},
+    }
+
+
+def _applied_doc(report: RoundResults, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,
+                 now: datetime, mode: str, how: dict[str, Any]) -> dict[str, Any]:
+    """The decisions file of a round the state already holds, as the judge wrote it then.
+
+    Its decisions come from the audit log; its `now` and its effective lists are those of the time
+    the round was decided (the audit lines' time, else the state's record of its last round), so a
+    re-run on the same round, hours or a year later, rewrites the same file. Only a round decided
+    before that time was kept, with no decision to date it, falls back to the request's `now`.
+    """
+    records, _ = audit.read(config.paths.audit)
+    mine = [r for r in records if r.get("round_id") == report.round_id and r.get("action") in _DECISION_ACTIONS]
+    decided_mode = next((r["mode"] for r in mine if r.get("mode") in MODES), state.mode or mode)
+    decisions = [{k: r[k] for k in _DECISION_FIELDS if k in r} for r in mine]
+    decided_at = _decided_at(report, state, mine) or now
+    return _doc(report, state, exclusions, config, now=decided_at, mode=decided_mode, gap=None, how=how,
+                already_applied=True, decisions=decisions)
+
+
+def _decided_at(report: RoundResults, state: JudgeState, audit_lines: list[dict[str, Any]]) -> datetime | None:
+    for line in audit_lines:
+        try:
+            return parse_time(line.get("time"), "audit time")
+        except TimeFormatError:
+            continue
+    last = state.last_round
+    if last is not None and last.round_id == report.round_id:
+        return last.decided_at
+    return None

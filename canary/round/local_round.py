@@ -1,0 +1,168 @@
+"""One whole round on this machine as a function: probe, judge, summary, Allure report.
+
+`run_round(RoundOptions)` runs exactly the steps the scheduled workflow runs (`canary probe`,
+`canary judge`, `canary summary`, `canary report`) through the same typed functions
+(canary/round/probing.py run_probe, canary/round/judging.py run_judge), in one process, so what a developer
+sees locally is what the workflow does. How simulator rounds keep their own state and run on a
+virtual clock is documented in canary/cli/commands/round.py.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from canary.outputs import allure_html, summary
+from canary.round.judging import EXIT_REFUSED, SIMULATOR_STATE_DIR, JudgeRequest, run_judge
+from canary.round.probing import ProbeOptions, run_probe
+from core.config import Config, load_config
+from core.results import ResultsError, read_results
+from core.times import TimeFormatError, parse_time
+from core.upstream import key_in_environment
+
+# The virtual time between two simulator rounds: the production schedule's half hour.
+SIMULATOR_ROUND_INTERVAL = timedelta(minutes=30)
+
+
+@dataclass(frozen=True, slots=True)
+class RoundOptions:
+    """What `canary round` was asked for."""
+
+    config_path: str | None = None
+    reports: Path | None = None  # default: canary.yaml's paths.reports
+    models: tuple[str, ...] = ()
+    keyword: str | None = None
+    marker: str | None = None
+    workers: int = 0
+    scenario: str | None = None  # a simulator scenario (only without a key)
+    seed: int | None = None  # the simulator's seed (default: the round number)
+    mode: str | None = None  # override canary.yaml's mode
+    now: str | None = None  # judge at this time (ISO 8601; default: now, or a simulator round's virtual end)
+    render_report: bool = True  # render the Allure HTML report
+
+
+def run_round(options: RoundOptions, *, echo: Callable[[str], None] = print) -> int:
+    """Probe, judge, print the summary and render the report; the worse of the probe's and judge's exit codes."""
+    config = load_config(options.config_path)
+    reports = Path(options.reports or config.paths.reports)
+    on_simulator = key_in_environment() is None
+    state, audit = _state_files(config, reports, on_simulator)
+    virtual, first = _virtual_start(state) if on_simulator else (None, False)
+    number = _rounds_applied(state) + 1 if on_simulator else 1
+    probe = ProbeOptions(
+        config_path=options.config_path, reports=reports, models=options.models, keyword=options.keyword,
+        marker=options.marker, workers=options.workers, simulator=on_simulator,
+        scenario=options.scenario if on_simulator else None,
+        seed=(options.seed if options.seed is not None else number) if on_simulator else 0,
+        round_number=number, state=state, virtual_time=_stamp(virtual) if virtual is not None else None)
+    probed = run_probe(probe)
+    if probed.error is not None:
+        print(f"canary probe: {probed.error}", file=sys.stderr)
+    else:
+        echo(probed.where())
+    probe_rc = probed.code
+    results = reports / "results.json"
+    if probe_rc == 2 or not results.exists():
+        print("canary round: the probes produced no results.json; nothing to judge", file=sys.stderr)
+        return 2
+
+    decisions = reports / "decisions.json"
+    round_doc = _read_json(results)
+    when = options.now or (_virtual_end(round_doc) if virtual is not None else None)
+    judge_rc = _judge(results, replace(config, paths=replace(config.paths, state=state, audit=audit)),
+                      when, options.mode, decisions, echo)
+
+    try:
+        record = read_results(round_doc, str(results))
+    except ResultsError:
+        record = None
+    if record is None:
+        print(f"canary round: {results} is not a readable round report; nothing to summarise", file=sys.stderr)
+        return 2
+    echo("")
+    echo(summary.to_text(record, _read_json(decisions) if judge_rc == 0 else None))
+    if virtual is not None:
+        after = ("the first simulator round starts at the real time" if first else
+                 f"{int(SIMULATOR_ROUND_INTERVAL.total_seconds() // 60)} min after the previous simulator round")
+        echo(f"\n(simulator round on virtual time: started {_stamp(virtual)}, {after}; "
+             f"the judge's state is in {state.parent}/, not in {config.paths.state.parent}/)")
+    if options.render_report:
+        _render_report(reports, _read_json(decisions) if judge_rc == 0 else None, echo)
+    return max(probe_rc, judge_rc)
+
+
+def _judge(results: Path, config: Config, now: str | None, mode: str | None, decisions: Path,
+           echo: Callable[[str], None]) -> int:
+    """`canary judge RESULTS --state .. --audit .. --decisions-out .. --no-notify [--mode] [--now]`."""
+    try:
+        at = parse_time(now, "--now") if now is not None else datetime.now(UTC).replace(microsecond=0)
+    except TimeFormatError as exc:
+        print(f"canary judge: {exc}", file=sys.stderr)
+        return EXIT_REFUSED
+    outcome = run_judge(JudgeRequest((results,), config, at, mode=mode, decisions_out=decisions, send=False),
+                        echo=echo)
+    if outcome.error is not None:
+        print(f"canary judge: {outcome.error}", file=sys.stderr)
+    return outcome.code
+
+
+def _state_files(config: Config, reports: Path, on_simulator: bool) -> tuple[Path, Path]:
+    if not on_simulator:
+        return config.paths.state, config.paths.audit
+    folder = reports / SIMULATOR_STATE_DIR
+    return folder / config.paths.state.name, folder / config.paths.audit.name
+
+
+def _rounds_applied(state: Path) -> int:
+    """How many rounds the judge has applied to this (simulator) state: the next round's number."""
+    try:
+        doc = json.loads(state.read_text(encoding="utf-8"))
+        return len(doc.get("applied_rounds") or [])
+    except (OSError, ValueError, AttributeError):
+        return 0
+
+
+def _virtual_start(state: Path) -> tuple[datetime, bool]:
+    """A simulator round's virtual start: half an hour after the last applied one, else now (first=True)."""
+    doc = _read_json(state) or {}
+    last = doc.get("last_round")
+    try:
+        started = datetime.fromisoformat(str(last["started_at"]).replace("Z", "+00:00"))  # type: ignore[index]
+    except (TypeError, KeyError, ValueError):
+        return datetime.now(UTC).replace(microsecond=0), True
+    return (started if started.tzinfo else started.replace(tzinfo=UTC)) + SIMULATOR_ROUND_INTERVAL, False
+
+
+def _virtual_end(doc: dict[str, Any] | None) -> str | None:
+    """When the judge judges a virtual-time round: its recorded (virtual) end."""
+    if doc is None or doc.get("clock") != "virtual":
+        return None
+    end = doc.get("finished_at") or doc.get("started_at")
+    return str(end) if end else None
+
+
+def _stamp(at: datetime) -> str:
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _render_report(reports: Path, decisions: dict[str, Any] | None, echo: Callable[[str], None]) -> None:
+    try:
+        done = allure_html.render([reports / "allure-results"], history=reports / "allure-history",
+                             out=reports / "allure-report", single_file=True, decisions=decisions)
+    except allure_html.AllureError as exc:
+        echo(f"\n(Allure report not rendered: {exc})")
+        return
+    echo(f"\nAllure report (round #{done.build_order} of its trend): {done.out}/index.html")

@@ -1,0 +1,181 @@
+"""state/audit.jsonl: the append-only log of every decision (JSON Lines).
+
+One line per decision:
+    {"time": "<now of the decision>", "round_id": "...", "mode": "observe", "model": "...",
+     "provider": "...", "action": "suspend", "rule": "failed_streak", "reason": "...",
+     "until": "..."?, "rung": 1?, "evidence": [{"contract", "outcome", "reason"}],
+     "card": [{"contract", "failures", "attempts", "interval", "peer_failures", ..., "text"}]?,
+     "weak_evidence": true?}
+(`card` on suspend, would_suspend, floor_held and restore: judge/suspension/card.py; `weak_evidence` on the
+first three when no card shows the host significantly worse than its peers.)
+plus warnings that are not decisions, with their own action names: "rejected_input" (an upstream
+provider tag or case the judge set aside) and "webhook_failed" (a notification not delivered).
+
+Lines are appended with one os.write of the whole batch followed by fsync. A write can still be
+cut short (a full disk, or SIGKILL during a large write: Linux stops a regular-file write at a
+page boundary when a fatal signal is pending), leaving a partial last line. So append() first
+ends such a fragment with a newline, keeping the fragment on a line of its own instead of gluing
+the next record onto it, and read() skips lines that do not parse and counts them.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import stat
+from collections.abc import Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from core.results import RejectedInput
+from core.store import StoreError
+from core.times import fmt_time
+from judge.suspension.decisions import Decision
+
+REJECTED_INPUT = "rejected_input"
+WEBHOOK_FAILED = "webhook_failed"
+
+
+def decision_to_json(decision: Decision) -> dict[str, Any]:
+    """A decision as it appears in decisions.json and the audit log."""
+    out: dict[str, Any] = {
+        "model": decision.model, "provider": decision.provider, "action": decision.action.value,
+        "rule": decision.rule.value, "reason": decision.reason,
+        "evidence": [{"contract": e.contract, "outcome": e.outcome, "reason": e.reason} for e in decision.evidence],
+    }
+    if decision.until is not None:
+        out["until"] = fmt_time(decision.until)
+    if decision.rung is not None:
+        out["rung"] = decision.rung
+    if decision.card:
+        out["card"] = [c.to_json() for c in decision.card]
+        out["weak_evidence"] = decision.weak_evidence
+    return out
+
+
+def decision_lines(decisions: Iterable[Decision], *, round_id: str | None, mode: str,
+                   now: datetime) -> list[dict[str, Any]]:
+    return [{"time": fmt_time(now), "round_id": round_id, "mode": mode, **decision_to_json(d)} for d in decisions]
+
+
+def rejected_lines(rejected: Iterable[RejectedInput], *, round_id: str, mode: str, now: datetime) -> list[dict[str, Any]]:
+    return [{"time": fmt_time(now), "round_id": round_id, "mode": mode, "model": r.model, "provider": r.provider,
+             "action": REJECTED_INPUT, "rule": "input_validation", "reason": r.problem, "evidence": []}
+            for r in rejected]
+
+
+def check_appendable(path: Path) -> None:
+    """StoreError unless the audit log is absent or a regular file.
+
+    A planted symbolic link (or a FIFO, a device) would make every `canary lift`, `incident` and
+    `judge` append to whatever it points at, with the runner's rights (`/etc/passwd` as root).
+    The commands call this before they write anything, so a refusal leaves nothing half done."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(mode):
+        raise StoreError(_not_regular(Path(path), "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"))
+
+
+def _not_regular(path: Path, kind: str) -> str:
+    return (f"{path}: the audit log is {kind}; canary appends only to a regular file. Nothing was written: "
+            "replace it with the real log (or remove it) and run the command again")
+
+
+def append(path: Path, records: Iterable[dict[str, Any]]) -> None:
+    """Append records as JSON lines with a single write and an fsync; StoreError if `path` is not a
+    regular file (never followed through a symbolic link)."""
+    data = "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in records)
+    if not data:
+        return
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise StoreError(_not_regular(path, "a symbolic link")) from None
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise StoreError(_not_regular(path, "not a regular file"))
+        payload = data.encode("utf-8")
+        if _ends_mid_line(fd):
+            payload = b"\n" + payload  # a torn record from an interrupted append: leave it on its own line
+        written = os.write(fd, payload)
+        while written < len(payload):  # a short write on a full pipe/disk: finish it, never drop a decision
+            written += os.write(fd, payload[written:])
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+# How far back from the end of the log a re-run looks for its own round's lines: they can only
+# be the last ones written (rounds are applied in order), so the tail is enough.
+TAIL_BYTES = 1 << 20
+
+
+def append_round(path: Path, records: list[dict[str, Any]]) -> None:
+    """Append one round's records, skipping those an interrupted earlier run of it already wrote.
+
+    The judge appends the audit lines before it replaces the state file (so a crash never loses
+    a decision); a re-run after a crash in between would otherwise log the round twice.
+    """
+    round_ids = {r.get("round_id") for r in records}
+    seen = {_key(r) for r in _tail_records(Path(path)) if r.get("round_id") in round_ids}
+    append(path, [r for r in records if _key(r) not in seen])
+
+
+def _key(record: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(record.get(k) for k in ("round_id", "model", "provider", "action", "rule", "reason"))
+
+
+def _tail_records(path: Path) -> list[dict[str, Any]]:
+    try:
+        with open(path, "rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, size - TAIL_BYTES))
+            raw = handle.read()
+    except FileNotFoundError:
+        return []
+    lines = raw.split(b"\n")[1:] if size > TAIL_BYTES else raw.split(b"\n")  # a cut first line
+    out = []
+    for line in lines:
+        try:
+            record = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            continue
+        if isinstance(record, dict):
+            out.append(record)
+    return out
+
+
+def _ends_mid_line(fd: int) -> bool:
+    size = os.fstat(fd).st_size
+    return size > 0 and os.pread(fd, 1, size - 1) != b"\n"
+
+
+def read(path: Path) -> tuple[list[dict[str, Any]], int]:
+    """The audit records in order, and how many lines were skipped as torn (not a JSON object)."""
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        return [], 0
+    records: list[dict[str, Any]] = []
+    torn = 0
+    for line in raw.split(b"\n"):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            torn += 1
+            continue
+        if isinstance(record, dict):
+            records.append(record)
+        else:
+            torn += 1
+    return records, torn

@@ -1,0 +1,77 @@
+"""Reply integrity on every reply of a round: the host's corruption is in all of them (pure).
+
+A corrupting host damages every reply it serves, not only the language probe's: the seed's
+host glued stray bytes before 19 of 20 replies. So every completed reply of a round is checked
+for the defects that belong to the host and not to the prompt, at no extra request:
+
+- serving artifacts anywhere (judge.replies.artifacts: undecoded byte-level tokens, leaked reasoning,
+  injected placeholders) and chat-template tokens (judge.replies.leading);
+- stray leading garbage (judge.replies.leading: a leaked role label, stray punctuation, a start
+  mid-word), read in the reply's language. A structured reply is JSON: its start is judged only
+  when it does not open as JSON does (`{`, `[` or a code fence), so `s.\n{"name": ...` fails
+  and `{"name": ...` is never read as a word cut in half.
+
+What is left out on purpose: encoding, repetition and the language itself belong to the language
+probe's prompt (a 32-token latency reply is too short to judge a language).
+
+`check_reply` is one reply's check (the probes record it on each attempt as `integrity`).
+`judge_integrity` is the round's rule, in the judge: the checks count as evidence for the
+language contract (language integrity is where these defects are judged), and the endpoint's
+language case fails when the defect shows in at least MIN_FAILED_REPLIES of its replies this
+round and in most of the replies checked. One flagged reply is noise, and the language probe's
+own confirmations already weigh its reply; the same defect on the latency, refusal and
+structured replies of one round is the host.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from core.results import AttemptResult, CaseResult
+from core.vocabulary import Outcome
+from judge.replies.artifacts import find_artifacts
+from judge.replies.leading import find_leading_garbage, find_template_token
+
+INTEGRITY_CONTRACT = "language"
+# A defect seen on this many of an endpoint's replies in one round (and on most of them) is the host's.
+MIN_FAILED_REPLIES = 2
+# How a JSON reply may open; anything else before the value is read as a reply's start.
+_JSON_OPENERS = ("{", "[", "```")
+# How many replies' reasons the language case quotes.
+QUOTED = 3
+
+
+def check_reply(text: str, language: str = "en", *, json_reply: bool = False) -> str | None:
+    """The integrity defect of one reply (a reason to show), or None when it looks intact."""
+    defect = find_artifacts(text)
+    if defect:
+        return defect
+    if json_reply and text.lstrip().startswith(_JSON_OPENERS):
+        return find_template_token(text)
+    return find_leading_garbage(text, language)
+
+
+def checked(attempts: Sequence[AttemptResult]) -> tuple[AttemptResult, ...]:
+    """The attempts that carry an integrity check."""
+    return tuple(a for a in attempts if a.integrity is not None)
+
+
+def judge_integrity(cases: Sequence[CaseResult]) -> tuple[CaseResult, ...]:
+    """One model's cases of a round, each endpoint's language case failed when most of its
+    checked replies (at least MIN_FAILED_REPLIES) show an integrity defect."""
+    out = list(cases)
+    for i, case in enumerate(cases):
+        if case.contract != INTEGRITY_CONTRACT or case.control or case.outcome in (Outcome.FAIL,
+                                                                                   Outcome.NOT_APPLICABLE):
+            continue
+        own = [(c.contract, a) for c in cases if c.provider == case.provider and not c.control
+               for a in checked(c.attempts)]
+        failed = [(contract, a) for contract, a in own if a.integrity is Outcome.FAIL]
+        if len(failed) < MIN_FAILED_REPLIES or 2 * len(failed) <= len(own):
+            continue
+        quoted = "; ".join(f"{contract}: {a.integrity_reason}" for contract, a in failed[:QUOTED])
+        reason = (f"reply integrity: {len(failed)} of the endpoint's {len(own)} replies this round are "
+                  f"corrupted ({quoted}); the language probe's own verdict was: {case.reason}")
+        out[i] = replace(case, outcome=Outcome.FAIL, reason=reason)
+    return tuple(out)

@@ -1,0 +1,54 @@
+"""Limits honesty: the completion tokens a reply reports against the `max_tokens` we sent (issue 22).
+
+Two host defects, judged from figures every completed reply already carries:
+- the cap ignored: `completion_tokens` above the cap sent. Tokenizers differ (OpenRouter reports
+  the host's native count; a host may count a few control tokens), so the reply fails only above
+  the cap times OVER_CAP_RATIO plus OVER_CAP_TOKENS: the real defect is tens of times the cap
+  (26 k tokens against a 1 k cap), a tokenizer difference a few percent;
+- the cap claimed but not reached: `finish_reason: length` with `completion_tokens` below
+  SHORT_LENGTH_RATIO of the cap: the host cut the reply at a limit of its own and blamed ours.
+  Set aside: a reasoning reply (reasoning asked for, seen, or reported: its thinking may be left
+  out of `completion_tokens` by some hosts, and a reasoning-only reply says nothing), our own
+  client's size cap (a "length" of ours), and a reply without usage (nothing to compare).
+Both reasons name the figures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from judge.replies.verdict import Verdict, failed
+
+OVER_CAP_RATIO = 1.25
+OVER_CAP_TOKENS = 16
+SHORT_LENGTH_RATIO = 0.5
+
+ABOVE_CAP = "limits: completion tokens above the cap"
+SHORT_LENGTH = "limits: length finish far below the cap"
+
+
+@dataclass(frozen=True, slots=True)
+class LimitsFacts:
+    """What one completed reply says about its limits (None: not reported or not sent)."""
+
+    cap: int | None                   # the max_tokens we sent (thinking room included)
+    completion_tokens: int | None     # usage.completion_tokens
+    finish_reason: str | None
+    reasoning: bool                   # reasoning asked for, seen or reported
+    cut_by_client: bool               # our own size cap stopped reading (a "length" of ours)
+
+
+def assess_limits(facts: LimitsFacts) -> Verdict | None:
+    """A failed Verdict when the reply breaks the cap or claims it far too early; None otherwise."""
+    cap, tokens = facts.cap, facts.completion_tokens
+    if cap is None or cap <= 0 or tokens is None:
+        return None
+    allowed = cap * OVER_CAP_RATIO + OVER_CAP_TOKENS
+    if tokens > allowed:
+        return failed(f"{ABOVE_CAP}: {tokens} completion tokens against max_tokens {cap} "
+                      f"(allowed up to {allowed:g} for tokenizer differences)")
+    if (facts.finish_reason == "length" and not facts.reasoning and not facts.cut_by_client
+            and tokens < cap * SHORT_LENGTH_RATIO):
+        return failed(f"{SHORT_LENGTH}: finish_reason 'length' after {tokens} completion tokens "
+                      f"against max_tokens {cap} (below {SHORT_LENGTH_RATIO:g} of the cap)")
+    return None

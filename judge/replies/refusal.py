@@ -1,0 +1,44 @@
+"""Silent filters and refusals: a content_filter finish, empty output, or an out-of-character refusal.
+
+`assess` is the refusal contract's verdict on the probe's reply. `find_refusal` answers the
+narrower question for any completed roleplay reply (the latency and language probes' replies
+too): is it the host declining out of character? It returns the evidence
+(judge.replies.refusal_evidence.RefusalFinding: language, score, signals, excerpt) or None.
+
+A refusal is one decision from combined evidence (judge.replies.refusal_evidence): a short meta statement
+that declines the request at the start of the reply, in any of the 17 languages
+(judge.replies.refusal_lexicon), outweighing every sign that the reply is the story going on. A character
+refusing in the story (`*She crosses her arms.* "I won't."`) is never one.
+"""
+
+from __future__ import annotations
+
+from judge.replies.refusal_evidence import REFUSAL_THRESHOLD, RefusalFinding, weigh
+from judge.replies.verdict import Verdict, failed, passed
+
+__all__ = ["REFUSAL_THRESHOLD", "RefusalFinding", "assess", "find_refusal", "weigh"]
+
+
+def find_refusal(text: str) -> RefusalFinding | None:
+    """The evidence that a completed roleplay reply is an out-of-character refusal, or None."""
+    finding = weigh(text)
+    return finding if finding.refusal else None
+
+
+def assess(text: str, finish_reason: str | None = None) -> Verdict:
+    """Judge whether the host filtered or refused a supported roleplay continuation."""
+    if finish_reason == "content_filter":
+        return failed("refusal: the host stopped the reply with finish_reason 'content_filter'")
+    if not text.strip():
+        truncated = f" (finish_reason {finish_reason!r})" if finish_reason else ""
+        return failed(f"refusal: empty reply{truncated}")
+    finding = weigh(text)
+    if finding.refusal:
+        return failed(f"refusal: the reply declines out of character ({finding.language}, score {finding.score:g} "
+                      f">= {REFUSAL_THRESHOLD:g}: {'; '.join(finding.signals)}): {finding.excerpt!r}")
+    if finding.signals and finding.signals[0].startswith("opens in character"):
+        return passed(f"refusal: the reply {finding.signals[0]}")
+    if finding.signals:
+        return passed(f"refusal: no refusal (score {finding.score:g} < {REFUSAL_THRESHOLD:g}: "
+                      f"{'; '.join(finding.signals)})")
+    return passed("refusal: no refusal, filter or empty output")

@@ -1,0 +1,79 @@
+"""Structured output: the reply must be one JSON value that satisfies the requested JSON Schema.
+
+Surrounding whitespace and a single Markdown code fence (```json ... ```) are tolerated, since
+hosts commonly wrap JSON that way; anything else around the value is malformed JSON. NaN and
+Infinity are rejected: Python's json accepts them, JSON does not. An invalid *schema* is a bug
+of the caller and raises jsonschema.SchemaError rather than failing the host.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from jsonschema import validators
+from jsonschema.exceptions import ValidationError, best_match
+
+from core.untrusted import TooDeep, load_json
+from judge.replies.verdict import Verdict, failed, passed
+
+_FENCE = re.compile(
+    r"\A```[ \t]*(?:json|JSON|javascript|js)?[ \t]*\r?\n?(.*?)\r?\n?```\Z", re.DOTALL
+)
+# Longest validator message quoted in a reason (some quote the whole offending value).
+MESSAGE_CHARS = 160
+
+
+# How a reply that is not JSON at all starts its reason (callers tell it from a schema violation).
+NOT_JSON = "structured: not valid JSON"
+
+class _NonStandardConstant(ValueError):
+    """NaN, Infinity or -Infinity: accepted by Python's json, not valid JSON."""
+
+
+def assess(text: str, schema: dict[str, Any]) -> Verdict:
+    """Judge whether `text` is valid JSON that satisfies `schema`."""
+    body = text.strip()
+    fence = _FENCE.match(body)
+    if fence:
+        body = fence.group(1).strip()
+    if not body:
+        return failed("structured: empty reply, expected a JSON value")
+    try:
+        value = load_json(body, parse_constant=_reject_constant)
+    except TooDeep as error:
+        return failed(f"{NOT_JSON}: {error}")
+    except json.JSONDecodeError as error:
+        where = f"line {error.lineno} column {error.colno}"
+        return failed(f"{NOT_JSON}: {error.msg} at {where}")
+    except _NonStandardConstant as error:
+        return failed(f"{NOT_JSON}: {error}")
+    except ValueError as error:  # e.g. a number of more than 4,300 digits: Python refuses to convert it
+        return failed(f"{NOT_JSON}: {str(error)[:MESSAGE_CHARS]}")
+    validator_class = validators.validator_for(schema)
+    validator_class.check_schema(schema)
+    errors = list(validator_class(schema).iter_errors(value))
+    if not errors:
+        return passed("structured: valid JSON matching the schema")
+    return failed(_violation_reason(errors))
+
+
+def _reject_constant(name: str) -> Any:
+    raise _NonStandardConstant(f"{name} is not a JSON number")
+
+
+def _violation_reason(errors: list[ValidationError]) -> str:
+    error = best_match(errors)
+    message = error.message
+    if len(message) > MESSAGE_CHARS:
+        message = message[:MESSAGE_CHARS] + "…"
+    more = f" (and {len(errors) - 1} more violation(s))" if len(errors) > 1 else ""
+    return f"structured: schema violation at {_path(error)}: {message}{more}"
+
+
+def _path(error: ValidationError) -> str:
+    path = "$"
+    for part in error.absolute_path:
+        path += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return path

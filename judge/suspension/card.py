@@ -1,0 +1,111 @@
+"""An evidence card: how unusual one endpoint is on one contract, against its peers (pure).
+
+    language: 19/20 failed (0.76-0.99) vs peers 0/49 (0-0.07), p < 1e-12
+
+The host's failures over its judged replies in its evidence window (judge/suspension/window.py) with a 95 %
+Wilson interval, the pooled failures of the model's other endpoints on the same contract with
+theirs (its *peers*: the endpoints failing the contract significantly themselves are set aside,
+judge/suspension/evidence.py failing_endpoints, so one defective host cannot make another look ordinary), and a one-sided Fisher exact test of "this host fails more often than its peers"
+(judge/suspension/stats.py). Transport errors and inconclusive replies are counted apart: they are no
+verdict either way.
+
+A card is *significant* when p < ALPHA. A suspension whose cards are all not significant rests
+on weak evidence: the host is not shown to be worse than its peers (a probe that is bad for
+everyone, or noise). That does not block it (a family of hosts sharing one broken build fails
+together and then each looks ordinary); the summary and the notification say it loudly so a
+person can lift it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from judge.suspension.stats import fisher_greater, wilson_interval
+from judge.suspension.window import Tally
+
+ALPHA = 0.05
+# Below this a p-value is printed as "p < 1e-12": more digits only suggest a precision that
+# the model behind the test (independent replies) does not have.
+P_FLOOR = 1e-12
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """One contract's evidence about one endpoint against the other endpoints of its model."""
+
+    contract: str
+    failures: int
+    attempts: int
+    low: float
+    high: float
+    peer_failures: int
+    peer_attempts: int
+    peer_low: float
+    peer_high: float
+    peers: int                   # other endpoints with at least one judged reply on this contract
+    p_value: float | None        # None: no peer replies to compare with
+    rounds: int = 0              # rounds of the window with a reply on this contract
+    transport_errors: int = 0
+    inconclusive: int = 0
+    short: int = 0               # refusal replies far shorter than the peers' (evidence only)
+    set_aside: tuple[str, ...] = ()  # endpoints left out of the peers: they fail the contract themselves
+
+    @property
+    def significant(self) -> bool:
+        return self.p_value is not None and self.p_value < ALPHA
+
+    @property
+    def text(self) -> str:
+        """The one-line form, as in the issue: 'language: 19/20 failed (0.76-0.99) vs peers ...'."""
+        host = f"{self.contract}: {self.failures}/{self.attempts} failed ({_interval(self.low, self.high)})"
+        if self.p_value is None:
+            line = f"{host} vs no peer replies to compare with"
+        else:
+            line = (f"{host} vs peers {self.peer_failures}/{self.peer_attempts} "
+                    f"({_interval(self.peer_low, self.peer_high)}), {format_p(self.p_value)}")
+        if self.set_aside:
+            line += f" (set aside: {_peers(len(self.set_aside))} failing it themselves)"
+        apart = [f"{n} {what}" for n, what in ((self.transport_errors, "transport errors"),
+                                               (self.inconclusive, "inconclusive"),
+                                               (self.short, "short replies")) if n]
+        return line + (f" [{', '.join(apart)} apart]" if apart else "")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"contract": self.contract, "failures": self.failures, "attempts": self.attempts,
+                "interval": [round(self.low, 4), round(self.high, 4)],
+                "peer_failures": self.peer_failures, "peer_attempts": self.peer_attempts,
+                "peer_interval": [round(self.peer_low, 4), round(self.peer_high, 4)], "peers": self.peers,
+                "p_value": self.p_value, "significant": self.significant, "rounds": self.rounds,
+                "transport_errors": self.transport_errors, "inconclusive": self.inconclusive,
+                "short": self.short, "set_aside": list(self.set_aside), "text": self.text}
+
+
+def make_card(contract: str, host: Tally, peers: Tally, peer_count: int, set_aside: tuple[str, ...] = ()) -> Card:
+    """The card of a host's tally against the pooled tally of `peer_count` peers (`set_aside`: the
+    endpoints left out of them, judge/suspension/evidence.py failing_endpoints)."""
+    low, high = wilson_interval(host.failures, host.attempts)
+    peer_low, peer_high = wilson_interval(peers.failures, peers.attempts)
+    p = None
+    if peers.attempts and host.attempts:
+        p = fisher_greater(host.failures, host.attempts, peers.failures, peers.attempts)
+    return Card(contract, host.failures, host.attempts, low, high, peers.failures, peers.attempts,
+                peer_low, peer_high, peer_count, p, host.rounds, host.transport_errors, host.inconclusive,
+                host.short, set_aside)
+
+
+def _peers(n: int) -> str:
+    return "1 peer" if n == 1 else f"{n} peers"
+
+
+def format_p(p: float) -> str:
+    return f"p < {P_FLOOR:.0e}" if p < P_FLOOR else f"p = {p:.2g}"
+
+
+def _share(x: float) -> str:
+    text = f"{x:.2f}"
+    return "0" if text == "0.00" else "1" if text == "1.00" else text
+
+
+def _interval(low: float, high: float) -> str:
+    return f"{_share(low)}-{_share(high)}"

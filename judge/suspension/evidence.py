@@ -1,0 +1,208 @@
+"""Evidence against peers: the rolling windows of the state, and the cards of decisions (pure).
+
+`record_round` adds one round to each probed endpoint's window (judge/suspension/window.py), before the
+streaks move. What a round adds, per contract, is one code per judged reply:
+
+- every attempt of the endpoint's case: a confirmed language failure adds "ffp", a clean latency
+  case "p", a transport error "t"; not-applicable cases add nothing and positive-control cases
+  (they judge the probe) are never recorded;
+- the refusal contract also gets the refusal check of every completed latency and language reply
+  (probes/round/contracts: "more evidence at no extra cost"), so it holds 3 to 5 replies a round;
+- the language contract also gets the integrity check (judge/replies/integrity.py: leading garbage,
+  undecoded tokens, leaked reasoning, template tokens, placeholders) of every completed latency,
+  refusal and structured reply, the refusal probe's confirmations included: a corrupting host
+  corrupts all of them, so it holds 4 to 8 replies a round (the language replies are already
+  its own attempts);
+- refusal-probe replies far shorter than the peers' are "s" (judge/suspension/short_replies.py), or "f" when
+  they failed the case (the short-reply check then marks them failed);
+- while the model's refusal probe is weak or unverified (its positive control passed or gave no
+  verdict), refusal passes are no evidence of health: they are recorded as inconclusive;
+- failures the model-wide guard discounted are recorded as they were (every peer failed too, so
+  the card shows the host as ordinary, which is the point).
+
+Which rounds count: every complete round in which the endpoint was probed, except one that
+started sooner than rules.min_round_gap_minutes after the endpoint's last counted round (a manual
+re-run is the same evidence twice; judge/suspension/streaks.py sets it aside the same way). Frozen rounds
+count: their transport errors and inconclusive replies are the evidence kept apart.
+
+`decision_cards` turns the windows into evidence cards (judge/suspension/card.py) for a decision, and
+`strength` orders several candidates when the capacity floor allows only some: the most
+significant card first, then the longest failed streak, then the tag.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+
+from core.policy import Policy
+from core.results import AttemptResult, CaseResult, RoundResults
+from core.vocabulary import Outcome
+from judge.replies.integrity import INTEGRITY_CONTRACT, checked, judge_integrity
+from judge.suspension.card import ALPHA, Card, make_card
+from judge.suspension.short_replies import REFUSAL, judge_short_replies
+from judge.suspension.state import JudgeState, ProviderState
+from judge.suspension.stats import fisher_greater
+from judge.suspension.window import FAIL, INCONCLUSIVE, PASS, SHORT, TRANSPORT, Tally
+
+# Contracts whose replies are roleplay text the refusal judge can read (structured is JSON).
+ROLEPLAY_CONTRACTS = ("latency", "language")
+_CODE = {Outcome.PASS: PASS, Outcome.FAIL: FAIL, Outcome.TRANSPORT_ERROR: TRANSPORT,
+         Outcome.INCONCLUSIVE: INCONCLUSIVE}
+
+
+def record_round(state: JudgeState, report: RoundResults, policy: Policy) -> JudgeState:
+    """The state with this round added to the window of every endpoint it probed."""
+    weak = {(w.model, w.contract) for w in report.weak_probes} | {
+        (u.model, u.contract) for u in report.unprobed_controls}
+    by_model: dict[str, list[CaseResult]] = {}
+    for case in report.cases:
+        by_model.setdefault(case.model, []).append(case)
+    models = dict(state.models)
+    for model, cases in sorted(by_model.items()):
+        judged = judge_integrity(judge_short_replies(cases))
+        providers = dict(models.get(model, {}))
+        for provider, codes in sorted(round_codes(judged, refusal_weak=(model, REFUSAL) in weak).items()):
+            ps = providers.get(provider, ProviderState())
+            if not _set_aside(ps, report, policy):
+                providers[provider] = replace(ps, window=ps.window.push(codes))
+        models[model] = providers
+    return replace(state, models=models)
+
+
+def _set_aside(ps: ProviderState, report: RoundResults, policy: Policy) -> bool:
+    last = ps.last_counted_at
+    return last is not None and report.started_at - last < policy.min_round_gap
+
+
+def round_codes(cases: Sequence[CaseResult], *, refusal_weak: bool = False) -> dict[str, dict[str, str]]:
+    """provider -> contract -> this round's attempt codes (one model's cases, short replies judged)."""
+    out: dict[str, dict[str, str]] = {}
+    refusal_hosts = {c.provider for c in cases if c.contract == REFUSAL and not c.control}
+    language_hosts = {c.provider for c in cases if c.contract == INTEGRITY_CONTRACT and not c.control
+                      and c.outcome != Outcome.NOT_APPLICABLE}
+    for case in sorted(cases, key=lambda c: (c.provider, c.contract)):
+        if case.control or case.outcome == Outcome.NOT_APPLICABLE:
+            continue
+        codes = out.setdefault(case.provider, {})
+        codes[case.contract] = codes.get(case.contract, "") + _own_codes(case)
+        if case.contract in ROLEPLAY_CONTRACTS and case.provider in refusal_hosts:
+            checks = "".join(PASS if a.refusal == Outcome.PASS else FAIL for a in case.attempts if a.refusal)
+            if checks:
+                codes[REFUSAL] = codes.get(REFUSAL, "") + checks
+        if case.contract != INTEGRITY_CONTRACT and case.provider in language_hosts:
+            intact = "".join(PASS if a.integrity == Outcome.PASS else FAIL for a in checked(case.attempts))
+            if intact:
+                codes[INTEGRITY_CONTRACT] = codes.get(INTEGRITY_CONTRACT, "") + intact
+    for case in cases:
+        codes = out.get(case.provider, {})
+        # A case the probe (or the judge) failed without a failing reply of its own, e.g. a refusal
+        # case failed by its siblings' replies, still shows as one failure.
+        if case.outcome == Outcome.FAIL and not case.control and FAIL not in codes.get(case.contract, ""):
+            codes[case.contract] = codes.get(case.contract, "") + FAIL
+    if refusal_weak:
+        for codes in out.values():
+            if REFUSAL in codes:
+                codes[REFUSAL] = codes[REFUSAL].replace(PASS, INCONCLUSIVE).replace(SHORT, INCONCLUSIVE)
+    return out
+
+
+def _own_codes(case: CaseResult) -> str:
+    if not case.attempts:  # a results file without attempts: the case's own outcome
+        return _CODE.get(case.outcome, "")
+    return "".join(_attempt_code(a) for a in case.attempts)
+
+
+def _attempt_code(a: AttemptResult) -> str:
+    if a.short and a.outcome == Outcome.PASS:
+        return SHORT
+    return _CODE.get(a.outcome, "")
+
+
+def failing_endpoints(state: JudgeState, model: str, contract: str) -> frozenset[str]:
+    """The model's endpoints that fail `contract` significantly themselves: set aside as peers.
+
+    Each is tested (one-sided Fisher, p < ALPHA) against the *typical* endpoints: those whose
+    failure rate on the contract is at or below the median endpoint's (each endpoint one vote,
+    itself left out). A defective host cannot hide another one this way (the demo's garbage host
+    made the broken-schema host look ordinary), and a healthy host a little noisier than the rest
+    stays a peer (tested against the typical half, its few failures are not significant)."""
+    tallies = {p: t for p, ps in sorted(state.models.get(model, {}).items())
+               if (t := ps.window.tally(contract)).attempts}
+    if len(tallies) < 2:
+        return frozenset()
+    median = statistics.median(_rate(t) for t in tallies.values())
+    typical = [p for p, t in tallies.items() if _rate(t) <= median]
+    failing = set()
+    for p, t in tallies.items():
+        reference = sum((tallies[q] for q in typical if q != p), Tally())
+        if t.failures and reference.attempts and fisher_greater(
+                t.failures, t.attempts, reference.failures, reference.attempts) < ALPHA:
+            failing.add(p)
+    return frozenset(failing)
+
+
+def _rate(t: Tally) -> float:
+    return t.failures / t.attempts
+
+
+def peer_tally(state: JudgeState, model: str, provider: str, contract: str,
+               failing: frozenset[str] | None = None) -> tuple[Tally, int, tuple[str, ...]]:
+    """The pooled tally of the model's other endpoints on `contract`, how many had replies, and
+    the endpoints set aside because they fail the contract significantly themselves
+    (failing_endpoints; all of them stay peers when setting them aside would leave none)."""
+    aside = failing_endpoints(state, model, contract) if failing is None else failing
+    others = [(p, t) for p, ps in sorted(state.models.get(model, {}).items())
+              if p != provider and (t := ps.window.tally(contract)).attempts]
+    kept = [(p, t) for p, t in others if p not in aside] or others
+    names = {p for p, _ in kept}
+    set_aside = tuple(p for p, _ in others if p not in names)
+    return sum((t for _, t in kept), Tally()), len(kept), set_aside
+
+
+def card_for(state: JudgeState, model: str, provider: str, contract: str,
+             failing: frozenset[str] | None = None) -> Card:
+    pooled, count, set_aside = peer_tally(state, model, provider, contract, failing)
+    return make_card(contract, state.provider(model, provider).window.tally(contract), pooled, count, set_aside)
+
+
+def card_contracts(ps: ProviderState, failed_now: Iterable[str] = ()) -> tuple[str, ...]:
+    """The contracts a decision's card covers: those failed this round, else those with failures
+    in the window (most failures first)."""
+    now = tuple(dict.fromkeys(failed_now))
+    if now:
+        return now
+    with_failures = [(c, ps.window.tally(c).failures) for c in ps.window.contracts]
+    return tuple(c for c, n in sorted(with_failures, key=lambda x: (-x[1], x[0])) if n)
+
+
+def decision_cards(state: JudgeState, model: str, provider: str, failed_now: Iterable[str] = ()) -> tuple[Card, ...]:
+    """The evidence cards of a decision about one endpoint, from the state after the round."""
+    contracts = card_contracts(state.provider(model, provider), failed_now)
+    return tuple(card_for(state, model, provider, c) for c in contracts)
+
+
+def weak(cards: Sequence[Card]) -> bool:
+    """Weak evidence: cards exist and none shows the host significantly worse than its peers."""
+    return bool(cards) and not any(c.significant for c in cards)
+
+
+def strength(cards: Sequence[Card], failed_streak: int, provider: str) -> tuple[float, int, str]:
+    """Sort key: the most significant card first, then the longest failed streak, then the tag."""
+    p = min((c.p_value for c in cards if c.p_value is not None), default=1.0)
+    return p, -failed_streak, provider
+
+
+def failed_contracts(evidence: Iterable[tuple[str, str]]) -> tuple[str, ...]:
+    """The contracts of (contract, outcome) pairs that failed."""
+    return tuple(c for c, o in evidence if o == Outcome.FAIL)
+
+
+def cards_by_endpoint(state: JudgeState, model: str) -> Mapping[str, tuple[Card, ...]]:
+    """Every endpoint's current cards (`canary status`): each contract of its window."""
+    endpoints = state.models.get(model, {})
+    contracts = sorted({c for ps in endpoints.values() for c in ps.window.contracts})
+    failing = {c: failing_endpoints(state, model, c) for c in contracts}  # once per contract, not per card
+    return {p: tuple(card_for(state, model, p, c, failing[c]) for c in sorted(ps.window.contracts))
+            for p, ps in sorted(endpoints.items())}

@@ -1,0 +1,32 @@
+"""The escalating suspension ladder (pure).
+
+Transitions:
+- suspend at `now`: if the last suspension began `fade_days` or more ago, the history has faded
+  and the ladder restarts at rung 0; the new suspension takes rung + 1 and lasts
+  ladder_days[rung] (the last entry repeats: 1, 3, 7, 7, ... days by default);
+- fade(): a ladder whose last suspension began `fade_days` ago is reset (no decision: nothing
+  changes for routing, it only shortens the next suspension).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from core.policy import Policy
+from judge.suspension.state import Ladder, Suspension
+
+
+def fade(ladder: Ladder, now: datetime, policy: Policy) -> Ladder:
+    """The ladder at `now`: reset when fade_days have passed since the last suspension began."""
+    last = ladder.last_suspension_started
+    if last is not None and now - last >= timedelta(days=policy.fade_days):
+        return Ladder()
+    return ladder
+
+
+def next_suspension(ladder: Ladder, now: datetime, policy: Policy, *, mode: str,
+                    reason: str) -> tuple[Suspension, Ladder]:
+    """The suspension that starts at `now` and the ladder after it."""
+    rung = fade(ladder, now, policy).rung + 1
+    until = now + timedelta(days=policy.ladder_duration_days(rung))
+    return Suspension(since=now, until=until, rung=rung, mode=mode, reason=reason), Ladder(rung, now)

@@ -1,0 +1,132 @@
+"""Classify one round per (model, provider): failed, clean or frozen (pure).
+
+- failed: any counted case is `fail`;
+- clean:  every expected contract was probed and is `pass` or `not_applicable`, at least one `pass`;
+- frozen: anything else (transport errors, inconclusive, missing contracts): streaks do not move.
+
+Control cases (`control: true`) judge the probe, not the host: for the host they count as
+`not_applicable` (so a control host can still have a clean round in its other contracts, and be
+restored early) and they never enter the model-wide guard.
+The expected contracts of a model are the contracts probed on any of its endpoints this round,
+so an endpoint missing one of them is frozen rather than clean.
+
+Model-wide guard: when a contract fails on more than `guard_min_fraction` of the endpoints
+probed for it (and at least `guard_min_endpoints` were probed), the defect follows the model or
+the probe, not the endpoints. Those failures count for nobody: the cases are treated as
+inconclusive, so the affected providers are frozen for the round (no streak moves either way).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum
+
+from core.policy import Policy
+from core.results import CaseResult, RoundResults
+from core.vocabulary import Outcome
+from judge.replies.integrity import judge_integrity
+from judge.suspension.decisions import Evidence
+from judge.suspension.short_replies import judge_short_replies
+
+LANGUAGE_CONTRACT = "language"
+DISCOUNTED_PREFIX = "model-wide, not counted: "
+
+
+class RoundClass(str, Enum):  # noqa: UP042 (a StrEnum's str() and f-string give the value, this one's the member name: kept as is)
+    FAILED = "failed"
+    CLEAN = "clean"
+    FROZEN = "frozen"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderRound:
+    """One endpoint's round: its class, the evidence, and its language case if any."""
+
+    provider: str
+    klass: RoundClass
+    evidence: tuple[Evidence, ...]
+    language_case: CaseResult | None = None
+
+    def problems(self) -> tuple[Evidence, ...]:
+        """The evidence that is not a plain pass (what a person wants to read first)."""
+        return tuple(e for e in self.evidence if e.outcome not in (Outcome.PASS, Outcome.NOT_APPLICABLE))
+
+
+@dataclass(frozen=True, slots=True)
+class GuardHit:
+    """A contract that failed on most of a model's endpoints this round."""
+
+    contract: str
+    failing: tuple[str, ...]
+    probed: int
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRound:
+    model: str
+    discovered: tuple[str, ...]
+    providers: Mapping[str, ProviderRound]
+    guard_hits: tuple[GuardHit, ...] = ()
+
+
+def classify_round(report: RoundResults, policy: Policy) -> dict[str, ModelRound]:
+    """Every model of the round, each provider classified."""
+    by_model: dict[str, list[CaseResult]] = {}
+    for case in report.cases:
+        if case.control:
+            case = dataclasses.replace(case, outcome=Outcome.NOT_APPLICABLE,
+                                       reason=f"positive control (judges the probe): {case.reason}")
+        by_model.setdefault(case.model, []).append(case)
+    result = {}
+    for model in sorted(set(report.models) | set(by_model)):
+        # Truncated refusal replies fail here, and language cases whose endpoint corrupts most of its replies.
+        cases = list(judge_integrity(judge_short_replies(by_model.get(model, []))))
+        hits = _guard_hits([c for c in cases if not c.control], policy)
+        discounted = {(p, h.contract) for h in hits for p in h.failing}
+        expected = {c.contract for c in cases}
+        providers = sorted(set(report.models.get(model, ())) | {c.provider for c in cases})
+        rounds = {p: _classify_provider(p, [c for c in cases if c.provider == p], expected, discounted)
+                  for p in providers}
+        result[model] = ModelRound(model, tuple(report.models.get(model, ())), rounds, hits)
+    return result
+
+
+def _guard_hits(cases: list[CaseResult], policy: Policy) -> tuple[GuardHit, ...]:
+    if not policy.guard_enabled:
+        return ()
+    hits = []
+    for contract in sorted({c.contract for c in cases}):
+        probed = {c.provider for c in cases if c.contract == contract}
+        failing = sorted({c.provider for c in cases if c.contract == contract and c.outcome == Outcome.FAIL})
+        if len(probed) >= policy.guard_min_endpoints and len(failing) > policy.guard_min_fraction * len(probed):
+            hits.append(GuardHit(contract, tuple(failing), len(probed)))
+    return tuple(hits)
+
+
+def _classify_provider(provider: str, cases: list[CaseResult], expected: set[str],
+                       discounted: set[tuple[str, str]]) -> ProviderRound:
+    evidence = []
+    outcomes = []
+    for case in sorted(cases, key=lambda c: c.contract):
+        outcome = case.outcome
+        reason = case.reason
+        if outcome == Outcome.FAIL and (provider, case.contract) in discounted:
+            outcome = Outcome.INCONCLUSIVE  # the failure counts for nobody this round
+            reason = DISCOUNTED_PREFIX + reason
+        outcomes.append(outcome)
+        evidence.append(Evidence(case.contract, case.outcome, reason))
+    probed = {c.contract for c in cases}
+    if Outcome.FAIL in outcomes:
+        klass = RoundClass.FAILED
+    elif (probed >= expected and Outcome.PASS in outcomes
+          and all(o in (Outcome.PASS, Outcome.NOT_APPLICABLE) for o in outcomes)):
+        klass = RoundClass.CLEAN
+    else:
+        klass = RoundClass.FROZEN
+    language = next((c for c in cases if c.contract == LANGUAGE_CONTRACT), None)
+    return ProviderRound(provider, klass, tuple(evidence), language)

@@ -1,0 +1,310 @@
+"""The suspension state machine (pure): one round in, a new state and decisions out.
+
+Per (model, provider), after classifying the round (judge/suspension/round.py), judge/suspension/streaks.py moves the
+streaks under two time rules (a round too soon after the last counted one is frozen for the
+streaks -> not_counted; a pending streak older than the pending window restarts ->
+streak_restarted):
+
+    failed round   failed_streak += 1, clean_streak = 0
+    clean round    clean_streak += 1, failed_streak = 0
+    frozen round   nothing moves (transport errors, inconclusive, model-wide discounted, missing)
+
+    not suspended, failed_streak >= failed_rounds_to_suspend
+        -> suspend (enforce) / would_suspend (observe) on the next ladder rung,
+           unless fewer than capacity_floor endpoints would stay usable -> floor_held
+           (the streak is kept, so the provider is suspended in a later round once capacity returns)
+    suspended, clean_streak >= clean_rounds_to_restore        -> restore (early)
+    suspended, until <= now (checked before the round counts) -> expired
+    a suspension starts with failed_streak = 0: failed rounds while suspended build the
+    evidence for the next rung, so a host still failing at expiry is re-suspended at once
+    an enforce round after observe rounds                     -> observe records end (mode_switch)
+
+Several candidates for one model are suspended in a fixed order: the strongest evidence against
+its peers first (the smallest p-value of its cards, judge/suspension/evidence.py), then the longest failed
+streak, then provider tag; each suspension shrinks the usable set before the next one is weighed.
+Evidence orders, it never vetoes: a decision on weak evidence is taken and flagged.
+
+Round bookkeeping makes apply_round idempotent: a round id already applied changes nothing, a
+round that did not start after the last applied one is refused (RoundOrderError), and an
+incomplete round only records its id (no streak, suspension or language plan changes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from datetime import datetime, timedelta
+from enum import Enum
+
+from core.errors import RuleError
+from core.policy import ENFORCE, MAX_LAST_REASONS, MAX_REASON_CHARS, OBSERVE, Policy
+from core.results import RoundResults
+from judge.suspension.coverage import also_removed, covers
+from judge.suspension.decisions import WHOLE_ROUND, Action, Decision, Evidence, Rule
+from judge.suspension.evidence import decision_cards, failed_contracts, record_round, strength
+from judge.suspension.ladder import fade, next_suspension
+from judge.suspension.rotation import next_language
+from judge.suspension.round import ModelRound, ProviderRound, RoundClass, classify_round
+from judge.suspension.state import JudgeState, Ladder, LastRound, ProviderState
+from judge.suspension.streaks import Counted, count
+
+# How many endpoints a whole-round decision names before it says "and N more".
+MAX_NAMED = 5
+
+
+class RoundOrderError(RuleError):
+    """A round older than (or as old as) the last applied one."""
+
+
+class LiftError(RuleError):
+    """`canary lift` for a provider that has no active suspension."""
+
+
+# Probe and judge run on different machines: a round may look this far ahead of the judge's clock.
+CLOCK_SKEW = timedelta(minutes=5)
+
+
+class RoundOrder(str, Enum):  # noqa: UP042 (a StrEnum's str() and f-string give the value, this one's the member name: kept as is)
+    NEW = "new"
+    ALREADY_APPLIED = "already_applied"
+
+
+def check_round_order(state: JudgeState, report: RoundResults, *, now: datetime | None = None) -> RoundOrder:
+    """NEW or ALREADY_APPLIED; raises RoundOrderError for a round that is out of order, or (given
+    `now`) that started after `now` + CLOCK_SKEW."""
+    if report.round_id in state.applied_rounds:
+        return RoundOrder.ALREADY_APPLIED
+    if now is not None and report.started_at > now + CLOCK_SKEW:
+        raise RoundOrderError(
+            f"round {report.round_id} started at {report.started_at.isoformat()}, after now "
+            f"({now.isoformat()}): a probe clock set ahead, or a made-up file. Applied, it would refuse every "
+            "real round until that date as out of order, so it is refused and nothing was changed")
+    last = state.last_round
+    if last is not None and report.started_at <= last.started_at:
+        raise RoundOrderError(
+            f"round {report.round_id} started at {report.started_at.isoformat()}, not after the last "
+            f"applied round {last.round_id} ({last.started_at.isoformat()}); rounds must be applied in "
+            "order, so this one is refused and nothing was changed")
+    return RoundOrder.NEW
+
+
+def apply_round(state: JudgeState, report: RoundResults, policy: Policy, *, now: datetime,
+                excluded: Mapping[str, frozenset[str]] | None = None) -> tuple[JudgeState, list[Decision]]:
+    """Apply one round in `policy.mode`. `excluded` = providers excluded by people (builtin + unexpired incidents)."""
+    mode = policy.mode
+    if check_round_order(state, report) is RoundOrder.ALREADY_APPLIED:
+        return state, []
+    applied = (state.applied_rounds + (report.round_id,))[-policy.remembered_rounds:]
+    booked = replace(state, applied_rounds=applied, last_round=LastRound(report.round_id, report.started_at, now))
+    if not report.complete:
+        reason = f"incomplete round: {report.incomplete_reason or 'no reason given'}; no streak changed"
+        return booked, [Decision(WHOLE_ROUND, WHOLE_ROUND, Action.INCOMPLETE_ROUND, Rule.INCOMPLETE_ROUND, reason)]
+    decisions: list[Decision] = []
+    new = replace(booked, mode=mode)
+    if state.mode == OBSERVE and mode == ENFORCE:
+        new = _end_observe_records(new, decisions)
+    new = _expire(new, now, decisions)
+    rounds = classify_round(report, policy)
+    decisions.extend(_probe_decisions(report, rounds))
+    new = record_round(new, report, policy)  # the evidence windows, before the streaks move
+    excluded = excluded or {}
+    for model, mround in rounds.items():
+        new = _count(new, mround, policy, report.started_at, decisions)
+        new = _restore(new, mround, policy, decisions)
+        new = _suspend(new, mround, policy, now, mode, excluded.get(model, frozenset()), decisions)
+    return _tidy(new, rounds, now, policy), decisions
+
+
+def lift(state: JudgeState, model: str, provider: str, *, now: datetime, reason: str) -> tuple[JudgeState, Decision]:
+    """End a suspension by hand. The failed streak restarts, so two fresh failed rounds are needed."""
+    ps = state.provider(model, provider)
+    if ps.suspension is None or not ps.suspension.active(now):
+        raise LiftError(f"{provider} of {model} has no active suspension to lift")
+    decision = Decision(model, provider, Action.LIFT, Rule.MANUAL, reason, rung=ps.suspension.rung)
+    return state.with_provider(model, provider, replace(ps, suspension=None, failed_streak=0)), decision
+
+
+def _end_observe_records(state: JudgeState, decisions: list[Decision]) -> JudgeState:
+    # Observe-era evidence never turns into enforcement: records end, streaks and ladders restart.
+    # Enforce-mode records (from an earlier enforce period) are real and keep running.
+    for model, providers in sorted(state.models.items()):
+        for provider, ps in sorted(providers.items()):
+            if ps.suspension is not None and ps.suspension.mode == ENFORCE:
+                continue
+            if ps.suspension is not None:
+                decisions.append(Decision(model, provider, Action.EXPIRED, Rule.MODE_SWITCH,
+                                          "observe-mode record ended: the judge now enforces, fresh evidence needed"))
+            state = state.with_provider(model, provider, replace(
+                ps, suspension=None, failed_streak=0, clean_streak=0, ladder=Ladder()))
+    return state
+
+
+def _expire(state: JudgeState, now: datetime, decisions: list[Decision]) -> JudgeState:
+    for model, providers in sorted(state.models.items()):
+        for provider, ps in sorted(providers.items()):
+            if ps.suspension is not None and not ps.suspension.active(now):
+                decisions.append(Decision(model, provider, Action.EXPIRED, Rule.EXPIRY,
+                                          f"suspension (rung {ps.suspension.rung}) reached its end",
+                                          until=ps.suspension.until, rung=ps.suspension.rung))
+                state = state.with_provider(model, provider, replace(ps, suspension=None))
+    return state
+
+
+def _probe_decisions(report: RoundResults, rounds: Mapping[str, ModelRound]) -> list[Decision]:
+    out = []
+    for weak in report.weak_probes:
+        out.append(Decision(weak.model, weak.control, Action.PROBE_WEAK, Rule.WEAK_PROBE,
+                            f"{weak.contract} probe weak this round: {weak.reason}"))
+    for miss in report.unprobed_controls:
+        # Loud, not silent: while a configured control gives no verdict, every refusal pass of the
+        # model is inconclusive, so no host of it has a clean round and none is restored early.
+        out.append(Decision(miss.model, miss.control, Action.CONTROL_UNPROBED, Rule.UNPROBED_CONTROL,
+                            f"{miss.contract} probe unverified this round: positive control {miss.reason}; "
+                            f"{miss.contract} passes of this model count as inconclusive (no clean round, no "
+                            "early restore) until the control is probed: fix `controls` in canary.yaml "
+                            "or remove the model's entry to trust the probe without a control"))
+    for model, mround in rounds.items():
+        for hit in mround.guard_hits:
+            evidence = tuple(e for p in hit.failing for e in mround.providers[p].evidence if e.contract == hit.contract)
+            out.append(Decision(
+                model, WHOLE_ROUND, Action.MODEL_WIDE_GUARD, Rule.MODEL_WIDE_GUARD,
+                f"{hit.contract} failed on {len(hit.failing)} of {hit.probed} endpoints "
+                f"({', '.join(hit.failing)}): counted for nobody this round", evidence=evidence))
+    return out
+
+
+def _count(state: JudgeState, mround: ModelRound, policy: Policy, started_at: datetime,
+           decisions: list[Decision]) -> JudgeState:
+    set_aside: dict[str, timedelta] = {}
+    for provider, pr in mround.providers.items():
+        before = state.provider(mround.model, provider)
+        counted = count(before, pr.klass, started_at, policy)
+        ps = counted.state
+        if counted.set_aside is not None:
+            set_aside[provider] = counted.set_aside
+        restarted = _restarted(mround.model, provider, pr, before, counted, policy)
+        if restarted is not None:
+            decisions.append(restarted)
+        problems = pr.problems()
+        reasons = tuple(f"{e.contract}: {e.outcome}: {e.reason}"[:MAX_REASON_CHARS] for e in problems)
+        language = next_language(pr.language_case, ps.next_language, policy.languages,
+                                 pending=ps.failed_streak > 0)
+        ps = replace(ps, last_reasons=reasons[:MAX_LAST_REASONS], next_language=language)
+        state = state.with_provider(mround.model, provider, ps)
+    if set_aside:
+        decisions.append(_not_counted(mround, set_aside, policy))
+    return state
+
+
+def _restarted(model: str, provider: str, pr: ProviderRound, before: ProviderState, counted: Counted,
+               policy: Policy) -> Decision | None:
+    """A failed streak (or, for a suspended host, a clean streak) that lapsed: worth saying why."""
+    if not counted.lapsed_streak:
+        return None
+    failed = pr.klass is RoundClass.FAILED
+    if not failed and before.suspension is None:
+        return None  # a healthy host's clean streak restarting changes nothing anyone acts on
+    kind = "failed" if failed else "clean"
+    age = "of unknown age" if counted.lapsed is None else f"{_hours(counted.lapsed)} old"
+    return Decision(model, provider, Action.STREAK_RESTARTED, Rule.PENDING_WINDOW,
+                    f"{kind} round, but the pending {kind} streak ({counted.lapsed_streak} round(s)) is {age}, "
+                    f"more than rules.pending_failure_hours ({policy.pending_failure_hours:g} h): "
+                    f"a new {kind} streak starts at 1", evidence=_evidence(pr))
+
+
+def _not_counted(mround: ModelRound, set_aside: Mapping[str, timedelta], policy: Policy) -> Decision:
+    shown = sorted(set_aside)
+    names = ", ".join(shown[:MAX_NAMED]) + (f" and {len(shown) - MAX_NAMED} more" if len(shown) > MAX_NAMED else "")
+    soonest = min(set_aside.values())
+    return Decision(mround.model, WHOLE_ROUND, Action.NOT_COUNTED, Rule.MIN_ROUND_GAP,
+                    f"{len(shown)} endpoint(s) ({names}) probed {_minutes(soonest)} after their last counted "
+                    f"round, sooner than rules.min_round_gap_minutes ({policy.min_round_gap_minutes:g} min): "
+                    "frozen for the streaks, evidence kept")
+
+
+def _hours(delta: timedelta) -> str:
+    return f"{delta.total_seconds() / 3600:.1f} h"
+
+
+def _minutes(delta: timedelta) -> str:
+    return f"{delta.total_seconds() / 60:.0f} min"
+
+
+def _restore(state: JudgeState, mround: ModelRound, policy: Policy, decisions: list[Decision]) -> JudgeState:
+    for provider, pr in mround.providers.items():
+        ps = state.provider(mround.model, provider)
+        if ps.suspension is not None and ps.clean_streak >= policy.clean_rounds_to_restore:
+            decisions.append(Decision(
+                mround.model, provider, Action.RESTORE, Rule.CLEAN_STREAK,
+                f"{ps.clean_streak} clean rounds in a row: restored early", rung=ps.suspension.rung,
+                evidence=pr.evidence, card=decision_cards(state, mround.model, provider)))
+            state = state.with_provider(mround.model, provider, replace(ps, suspension=None))
+    return state
+
+
+def _suspend(state: JudgeState, mround: ModelRound, policy: Policy, now: datetime, mode: str,
+             excluded: frozenset[str], decisions: list[Decision]) -> JudgeState:
+    model = mround.model
+    providers = state.models.get(model, {})
+    suspended = {p for p, ps in providers.items() if ps.suspension is not None}
+    # A bare tag in provider.ignore removes its variants too (judge/suspension/coverage.py); tags that differ
+    # only by case are one host, counted once by the floor (covers() compares by casefold).
+    blocked = excluded | suspended
+    usable = {t.casefold() for t in mround.discovered if not any(covers(b, t) for b in blocked)}
+    cards = {p: decision_cards(state, model, p, _failed_now(mround.providers.get(p)))
+             for p, ps in providers.items()
+             if ps.suspension is None and ps.failed_streak >= policy.failed_rounds_to_suspend}
+    # The strongest evidence first (judge/suspension/evidence.py), then the longest streak, then the tag.
+    candidates = sorted(cards, key=lambda p: strength(cards[p], providers[p].failed_streak, p))
+    for provider in candidates:
+        ps = state.provider(model, provider)
+        evidence = _evidence(mround.providers.get(provider))
+        remaining = {t for t in usable if not covers(provider, t)}
+        variants = also_removed(provider.casefold(), usable)
+        with_variants = f"; a bare tag: in provider.ignore it also removes {', '.join(variants)}" if variants else ""
+        if len(remaining) < policy.capacity_floor:
+            decisions.append(Decision(
+                model, provider, Action.FLOOR_HELD, Rule.CAPACITY_FLOOR,
+                f"{ps.failed_streak} failed rounds in a row, but suspending would leave {len(remaining)} usable "
+                f"endpoint(s), below the floor of {policy.capacity_floor}{with_variants}; evidence kept",
+                evidence=evidence,
+                card=cards[provider]))
+            continue
+        reason = f"{ps.failed_streak} failed rounds in a row{with_variants}"
+        suspension, ladder = next_suspension(ps.ladder, now, policy, mode=mode, reason=reason)
+        action = Action.SUSPEND if mode == ENFORCE else Action.WOULD_SUSPEND
+        decisions.append(Decision(model, provider, action, Rule.FAILED_STREAK, reason,
+                                  until=suspension.until, rung=suspension.rung, evidence=evidence,
+                                  card=cards[provider]))
+        # The suspension consumes its evidence: the next one needs fresh failed rounds (rounds
+        # during the suspension count, since suspended hosts keep being probed).
+        state = state.with_provider(model, provider, replace(ps, suspension=suspension, ladder=ladder,
+                                                             failed_streak=0))
+        usable = remaining
+    return state
+
+
+def _failed_now(pr: ProviderRound | None) -> tuple[str, ...]:
+    return () if pr is None else failed_contracts((e.contract, e.outcome) for e in pr.evidence)
+
+
+def _evidence(pr: ProviderRound | None) -> tuple[Evidence, ...]:
+    if pr is None:
+        return ()
+    return pr.problems() or pr.evidence
+
+
+def _tidy(state: JudgeState, rounds: Mapping[str, ModelRound], now: datetime, policy: Policy) -> JudgeState:
+    """Fade old ladders and forget idle providers that were not part of this round (bounded state)."""
+    models: dict[str, dict[str, ProviderState]] = {}
+    for model, providers in state.models.items():
+        seen = set(rounds[model].providers) if model in rounds else None
+        kept = {}
+        for provider, ps in providers.items():
+            ps = replace(ps, ladder=fade(ps.ladder, now, policy)) if ps.suspension is None else ps
+            if seen is not None and provider not in seen and ps.idle():
+                continue
+            kept[provider] = ps
+        if kept:
+            models[model] = kept
+    return replace(state, models=models)

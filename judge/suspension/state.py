@@ -1,0 +1,287 @@
+"""The judge's memory, as frozen records: per model, per provider, streaks, suspension, ladder.
+
+JudgeState is never mutated; the rules build a new one. Its size is bounded: the applied round
+ids are capped (Policy.remembered_rounds) and providers that vanished from discovery are
+forgotten once they hold nothing (no streak, no suspension, a faded ladder).
+
+`state_to_json` / `state_from_json` are its codec (pure: canary/state/judge_files.py reads and writes
+the file). The file's format, state/canary-state.json:
+
+Format (schema_version 1; written only by `canary judge`/`canary lift`, sorted keys):
+
+    {"schema_version": 1, "mode": "observe",
+     "applied_rounds": ["<round id>", ...],               # the last Policy.remembered_rounds
+     "last_round": {"round_id": "...", "started_at": "2026-11-29T22:30:00Z", "decided_at": "2026-11-29T22:41:07Z"},
+     "models": {"<model>": {"<provider>": {
+         "failed_streak": 0, "clean_streak": 0,
+         "suspension": null | {"since", "until", "rung", "mode", "reason"},
+         "ladder": {"rung": 0, "last_suspension_started": null},
+         "last_reasons": ["language: fail: ..."], "next_language": "es",
+         "last_counted_at": "2026-11-29T22:30:00Z" | null,
+         "window": {"language": "p.p.ffp.t", "refusal": "ppp.pppp", ...}}}}}
+
+The file does not grow with history: rounds are capped and idle vanished providers dropped.
+
+`last_counted_at` (when the provider's streak last moved: judge/suspension/streaks.py) was added without
+a schema bump, because it is optional and additive: readers of the previous version (the chat
+backend's provider_ignore included) ignore it, and a file without it loads with every
+suspension, ladder and streak intact; its streaks then have no time, so they are no longer
+pending and the next counted round starts them afresh (one round later, never a false one).
+
+`window` (issue 10: the rolling evidence of the endpoint's last 48 counted rounds, one string per
+contract, one '.'-separated segment of attempt codes per round: judge/suspension/window.py) was added the
+same way: optional and additive. A file without it loads with an empty window, which fills as
+rounds are judged; readers of the previous version ignore it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+from core.errors import InputError
+from core.policy import ENFORCE, MODES
+from core.tags import is_valid_tag
+from core.times import fmt_time, parse_time
+from judge.suspension.window import Window
+from judge.suspension.window import decode as decode_window
+from judge.suspension.window import encode as encode_window
+
+STATE_SCHEMA_VERSION = 1
+STATE_FIX = "restore it from git (git checkout -- <file>) or delete it to start from an empty state"
+
+
+class StateError(InputError):
+    """State JSON that is not in the expected shape (the message names its source and the key)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Suspension:
+    """An active suspension: enforce-mode ones reach provider.ignore, observe-mode ones never do."""
+
+    since: datetime
+    until: datetime
+    rung: int
+    mode: str
+    reason: str
+
+    def active(self, now: datetime) -> bool:
+        return self.until > now
+
+    def enforced(self, now: datetime) -> bool:
+        return self.mode == ENFORCE and self.active(now)
+
+
+@dataclass(frozen=True, slots=True)
+class Ladder:
+    """Suspensions since the history last faded (`rung`) and when the last one began."""
+
+    rung: int = 0
+    last_suspension_started: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderState:
+    """What the judge remembers about one endpoint of one model."""
+
+    failed_streak: int = 0
+    clean_streak: int = 0
+    suspension: Suspension | None = None
+    ladder: Ladder = field(default_factory=Ladder)
+    last_reasons: tuple[str, ...] = ()
+    next_language: str | None = None
+    # started_at of the last round that moved a streak (failed or clean): the pending window
+    # and the minimum gap between counted rounds are measured from it. None: never counted, or
+    # a state written before the time rules existed (a streak without a time is not pending).
+    last_counted_at: datetime | None = None
+    # The rolling evidence of its last counted rounds (judge/suspension/window.py, judge/suspension/evidence.py).
+    window: Window = field(default_factory=Window)
+
+    def idle(self) -> bool:
+        """Nothing worth remembering but the language plan (a clean streak only matters when suspended)."""
+        return self.failed_streak == 0 and self.suspension is None and self.ladder.rung == 0
+
+
+@dataclass(frozen=True, slots=True)
+class LastRound:
+    round_id: str
+    started_at: datetime
+    decided_at: datetime | None = None  # when the judge applied it (None in states written before it was kept)
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeState:
+    """All models' provider states plus the bookkeeping that makes rounds idempotent."""
+
+    models: Mapping[str, Mapping[str, ProviderState]] = field(default_factory=dict)
+    applied_rounds: tuple[str, ...] = ()
+    last_round: LastRound | None = None
+    mode: str | None = None
+    schema_version: int = STATE_SCHEMA_VERSION
+
+    def provider(self, model: str, provider: str) -> ProviderState:
+        return self.models.get(model, {}).get(provider, ProviderState())
+
+    def with_provider(self, model: str, provider: str, value: ProviderState) -> JudgeState:
+        """A copy with one provider replaced (the original is untouched)."""
+        providers = dict(self.models.get(model, {}))
+        providers[provider] = value
+        models = dict(self.models)
+        models[model] = providers
+        return replace(self, models=models)
+
+    def language_plan(self) -> dict[str, dict[str, str]]:
+        """{model: {provider: language}} for the next round (providers without a plan omitted)."""
+        plan: dict[str, dict[str, str]] = {}
+        for model, providers in sorted(self.models.items()):
+            langs = {p: s.next_language for p, s in sorted(providers.items()) if s.next_language}
+            if langs:
+                plan[model] = langs
+        return plan
+
+
+def times_after(state: JudgeState, limit: datetime) -> list[str]:
+    """Where the state holds a time after `limit` that can only lie in the past (a suspension's
+    `until` may not: it is in the future by design). A round stamped by a clock set ahead, or a
+    hand edit, puts one there; kept, it refuses every later round as out of order, or freezes an
+    endpoint's streaks, until that date."""
+    found: list[str] = []
+
+    def check(where: str, value: datetime | None) -> None:
+        if value is not None and value > limit:
+            found.append(f"{where} {fmt_time(value)}")
+
+    if state.last_round is not None:
+        check("last_round.started_at", state.last_round.started_at)
+        check("last_round.decided_at", state.last_round.decided_at)
+    for model, providers in sorted(state.models.items()):
+        for provider, ps in sorted(providers.items()):
+            where = f"models.{model}.{provider}"
+            check(f"{where}.last_counted_at", ps.last_counted_at)
+            check(f"{where}.ladder.last_suspension_started", ps.ladder.last_suspension_started)
+            check(f"{where}.suspension.since", ps.suspension.since if ps.suspension else None)
+    return found
+
+
+def state_to_json(state: JudgeState) -> dict[str, Any]:
+    models = {
+        model: {provider: _provider_to_json(ps) for provider, ps in sorted(providers.items())}
+        for model, providers in sorted(state.models.items())
+    }
+    last = state.last_round
+    return {
+        "schema_version": STATE_SCHEMA_VERSION,
+        "mode": state.mode,
+        "applied_rounds": list(state.applied_rounds),
+        "last_round": None if last is None else _last_round_to_json(last),
+        "models": models,
+    }
+
+
+def _provider_to_json(ps: ProviderState) -> dict[str, Any]:
+    s = ps.suspension
+    return {
+        "failed_streak": ps.failed_streak,
+        "clean_streak": ps.clean_streak,
+        "suspension": None if s is None else {
+            "since": fmt_time(s.since), "until": fmt_time(s.until), "rung": s.rung, "mode": s.mode, "reason": s.reason},
+        "ladder": {"rung": ps.ladder.rung, "last_suspension_started": fmt_time(ps.ladder.last_suspension_started)},
+        "last_reasons": list(ps.last_reasons),
+        "next_language": ps.next_language,
+        "last_counted_at": fmt_time(ps.last_counted_at),
+        "window": encode_window(ps.window),
+    }
+
+
+def state_from_json(raw: Any, source: str) -> JudgeState:
+    """Validate decoded state JSON; StateError names the source and the bad key."""
+    try:
+        return _state(raw)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        detail = f"missing key {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise StateError(f"{source}: the state file is not in the expected shape ({detail}); {STATE_FIX}. "
+                         "Nothing was written.") from None
+
+
+def _state(raw: Any) -> JudgeState:
+    if not isinstance(raw, dict):
+        raise TypeError("the top level must be an object")
+    if raw.get("schema_version") != STATE_SCHEMA_VERSION:
+        raise ValueError(f"schema_version {raw.get('schema_version')!r} is not {STATE_SCHEMA_VERSION}")
+    mode = raw.get("mode")
+    if mode is not None and mode not in MODES:
+        raise ValueError(f"mode {mode!r} is not one of {MODES}")
+    models: dict[str, dict[str, ProviderState]] = {}
+    for model, providers in _object(raw["models"], "models").items():
+        if not is_valid_tag(model):
+            raise ValueError(f"model id {model!r} is not a safe tag")
+        models[model] = {}
+        for provider, p in _object(providers, f"models.{model}").items():
+            if not is_valid_tag(provider):
+                raise ValueError(f"provider tag {provider!r} of {model} is not a safe tag")
+            models[model][provider] = _provider(p)
+    last = raw.get("last_round")
+    rounds = raw.get("applied_rounds", [])
+    if not isinstance(rounds, list) or not all(isinstance(r, str) for r in rounds):
+        raise TypeError("applied_rounds must be a list of round ids")
+    return JudgeState(
+        models=models, applied_rounds=tuple(rounds), mode=mode,
+        last_round=None if last is None else LastRound(
+            str(last["round_id"]), _time(last["started_at"]),
+            None if last.get("decided_at") is None else _time(last["decided_at"])),
+    )
+
+
+def _last_round_to_json(last: LastRound) -> dict[str, str | None]:
+    doc = {"round_id": last.round_id, "started_at": fmt_time(last.started_at)}
+    if last.decided_at is not None:
+        doc["decided_at"] = fmt_time(last.decided_at)
+    return doc
+
+
+def _object(value: Any, where: str) -> dict[str, Any]:
+    # dict() would also accept a list (of pairs, or empty): a hand-broken `"models": []` must not
+    # read as "nothing suspended".
+    if not isinstance(value, dict):
+        raise TypeError(f"{where} must be an object, not {type(value).__name__}")
+    return value
+
+
+def _provider(p: dict[str, Any]) -> ProviderState:
+    p = _object(p, "a provider's entry")
+    s = p.get("suspension")
+    ladder = p.get("ladder") or {}
+    suspension = None
+    if s is not None:
+        if s["mode"] not in MODES:
+            raise ValueError(f"suspension mode {s['mode']!r} is not one of {MODES}")
+        suspension = Suspension(since=_time(s["since"]), until=_time(s["until"]), rung=_int(s["rung"]),
+                                mode=s["mode"], reason=str(s["reason"]))
+    last = ladder.get("last_suspension_started")
+    counted = p.get("last_counted_at")
+    return ProviderState(
+        failed_streak=_int(p["failed_streak"]), clean_streak=_int(p["clean_streak"]), suspension=suspension,
+        ladder=Ladder(_int(ladder.get("rung", 0)), None if last is None else _time(last)),
+        last_reasons=_reasons(p.get("last_reasons", [])),
+        next_language=p.get("next_language") if isinstance(p.get("next_language"), str) else None,
+        last_counted_at=None if counted is None else _time(counted),
+        window=decode_window(_object(p.get("window") or {}, "a provider's evidence window")),
+    )
+
+
+def _reasons(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list):  # a string would be split into one "reason" per character
+        raise TypeError(f"last_reasons must be a list, not {type(value).__name__}")
+    return tuple(str(r) for r in value)
+
+
+def _int(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{value!r} is not a non-negative whole number")
+    return value
+
+
+def _time(value: Any) -> datetime:
+    return parse_time(value, "time")  # a TimeFormatError is a ValueError: state_from_json names the file

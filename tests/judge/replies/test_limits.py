@@ -1,0 +1,49 @@
+"""judge/replies/limits.py: a reply above the cap sent, or a `length` finish far below it, fails naming the figures."""
+
+from __future__ import annotations
+
+import pytest
+
+from canary.history.reasons import reason_code
+from judge.replies.limits import LimitsFacts, assess_limits
+
+
+def facts(tokens: int | None, cap: int | None = 200, finish: str | None = "stop", *, reasoning: bool = False,
+          cut: bool = False) -> LimitsFacts:
+    return LimitsFacts(cap=cap, completion_tokens=tokens, finish_reason=finish, reasoning=reasoning, cut_by_client=cut)
+
+
+def test_completion_tokens_far_above_the_cap_fail_naming_both() -> None:
+    verdict = assess_limits(facts(26_000, cap=1000))
+    assert verdict is not None and verdict.failed
+    assert "26000 completion tokens against max_tokens 1000" in verdict.reason
+    assert reason_code("fail", verdict.reason) == "max_tokens_ignored"
+
+
+@pytest.mark.parametrize("tokens", [200, 230, 266])
+def test_a_tokenizer_margin_above_the_cap_passes(tokens: int) -> None:
+    assert assess_limits(facts(tokens, finish="length")) is None  # 200 x 1.25 + 16 = 266
+
+
+def test_the_margin_ends_where_it_says() -> None:
+    verdict = assess_limits(facts(267))
+    assert verdict is not None and "allowed up to 266" in verdict.reason
+
+
+def test_a_length_finish_far_below_the_cap_fails_naming_the_figures() -> None:
+    verdict = assess_limits(facts(40, finish="length"))
+    assert verdict is not None and verdict.failed
+    assert "'length' after 40 completion tokens against max_tokens 200" in verdict.reason
+    assert reason_code("fail", verdict.reason) == "length_below_cap"
+
+
+@pytest.mark.parametrize("case", [
+    facts(40, finish="stop"),                         # a short natural ending
+    facts(120, finish="length"),                      # at 60 % of the cap: tokenizer or accounting, not a cut
+    facts(40, finish="length", reasoning=True),       # thinking a host may leave out of completion_tokens
+    facts(40, finish="length", cut=True),             # our client's own size cap
+    facts(None, finish="length"),                     # no usage: nothing to compare
+    facts(5000, cap=None),                            # no cap sent (the endpoint lists none)
+], ids=["stop", "60-percent", "reasoning", "our-cut", "no-usage", "no-cap"])
+def test_what_says_nothing_about_the_limits_passes(case: LimitsFacts) -> None:
+    assert assess_limits(case) is None
