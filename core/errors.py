@@ -8,6 +8,7 @@
     │   ├── ResultsError                a results.json the round record refuses (core/results.py)
     │   ├── TimeFormatError             not an ISO 8601 time (core/times.py)
     │   ├── StateError                  state JSON that is not in the expected shape (judge/suspension/state.py)
+    │   ├── DecisionsError              a decisions.json the judge's record refuses (judge/suspension/decisions.py)
     │   └── HistoryError                a history round or file (canary/history/rows.py)
     ├── RuleError                     the judge refuses what it was asked to do
     │   ├── RoundOrderError             a round older than the last applied one (judge/suspension/rules.py)

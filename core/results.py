@@ -68,7 +68,9 @@ class IncompleteKind(str, Enum):  # noqa: UP042 (a StrEnum's str() and f-string 
 
 @dataclass(frozen=True, slots=True)
 class Incomplete:
-    kind: IncompleteKind
+    """One reason why a round is incomplete."""
+
+    kind: IncompleteKind  # what went wrong, for code (`canary probe`'s exit code)
     detail: str                    # the words for people, as `incomplete_reason` shows them
 
 
@@ -76,14 +78,14 @@ class Incomplete:
 class AttemptResult:
     """One request of a case (two HTTP requests when the first was lost before any byte)."""
 
-    outcome: Outcome
-    reason: str
-    ttft_s: float | None = None
-    total_s: float | None = None
-    finish_reason: str | None = None
-    error_kind: str | None = None
-    served_by: str | None = None
-    requests: int = 1
+    outcome: Outcome  # this attempt's outcome
+    reason: str  # why, in words
+    ttft_s: float | None = None  # time to the first token
+    total_s: float | None = None  # time to the last byte
+    finish_reason: str | None = None  # as the reply gave it
+    error_kind: str | None = None  # the kind of a transport or upstream error
+    served_by: str | None = None  # the provider that answered
+    requests: int = 1  # HTTP requests of this attempt (2: the first was lost before any byte)
     excerpt: str = ""              # the first EXCERPT_CHARS characters of the reply
     chars: int | None = None       # the reply's whole length (None: an older file)
     refusal: Outcome | None = None  # latency/language replies: PASS or FAIL of the refusal check
@@ -121,22 +123,22 @@ class AttemptResult:
 class CaseResult:
     """One model x endpoint x contract case of a round: its outcome, why, and what it cost."""
 
-    model: str
-    provider: str
-    contract: str
-    outcome: Outcome
-    reason: str
+    model: str  # the model id
+    provider: str  # the endpoint's provider tag
+    contract: str  # latency | refusal | structured | language
+    outcome: Outcome  # pass | fail | inconclusive | transport_error | not_applicable
+    reason: str  # why, in words (upstream text, cleaned)
     language: str | None = None    # the language contract only
     anomaly: bool = False          # the language contract: the first attempt failed (confirmations ran)
     control: bool = False          # a refusal case on a positive-control host (judges the probe)
     ttft_s: float | None = None    # the first attempt's
-    duration_s: float | None = None
-    requests: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    served_by: str | None = None
-    attempts: tuple[AttemptResult, ...] = ()
+    duration_s: float | None = None  # the case's whole time
+    requests: int = 0  # HTTP requests the case made
+    prompt_tokens: int = 0  # as the upstream reported them
+    completion_tokens: int = 0  # as the upstream reported them
+    cost_usd: float = 0.0  # as the upstream reported it
+    served_by: str | None = None  # the provider that answered (OpenRouter's `provider` field)
+    attempts: tuple[AttemptResult, ...] = ()  # each request of the case, in order
 
     @property
     def id(self) -> str:
@@ -175,10 +177,10 @@ class CaseResult:
 class ControlNote:
     """A positive control that passed (`weak_probes`) or gave no verdict (`unprobed_controls`)."""
 
-    model: str
-    contract: str
-    control: str
-    reason: str
+    model: str  # the model id
+    contract: str  # the probe's contract (refusal)
+    control: str  # the control host's tag
+    reason: str  # what the control did
 
     def to_json(self) -> dict[str, str]:
         return {"model": self.model, "contract": self.contract, "control": self.control, "reason": self.reason}
@@ -196,10 +198,12 @@ class RejectedInput:
 
 @dataclass(frozen=True, slots=True)
 class ProviderUsage:
-    requests: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
+    """What one endpoint's cases cost (derived from the cases when the file is written)."""
+
+    requests: int = 0  # HTTP requests
+    prompt_tokens: int = 0  # summed over the cases
+    completion_tokens: int = 0  # summed over the cases
+    cost_usd: float = 0.0  # summed over the cases, 8 decimals
 
     def to_json(self) -> dict[str, float]:
         return {"requests": self.requests, "prompt_tokens": self.prompt_tokens,
@@ -210,16 +214,16 @@ class ProviderUsage:
 class RoundResults:
     """One round: when, against what, every case, and whether it can be trusted."""
 
-    round_id: str
-    started_at: datetime
-    finished_at: datetime | None = None
-    complete: bool = True
-    incomplete: tuple[Incomplete, ...] = ()
+    round_id: str  # the round's id (merged shards: their ids, sorted, joined with "+")
+    started_at: datetime  # when the round started (UTC, whole seconds)
+    finished_at: datetime | None = None  # when it finished (None: cut short before the end was written)
+    complete: bool = True  # false: the round cannot be trusted and the judge changes no streak
+    incomplete: tuple[Incomplete, ...] = ()  # why it is incomplete (empty when complete)
     upstream: str | None = None            # openrouter | simulator | custom; merged shards: "a+b"
     models: Mapping[str, tuple[str, ...]] = field(default_factory=dict)   # model -> discovered tags, sorted
-    cases: tuple[CaseResult, ...] = ()
-    weak_probes: tuple[ControlNote, ...] = ()
-    unprobed_controls: tuple[ControlNote, ...] = ()
+    cases: tuple[CaseResult, ...] = ()  # every model x endpoint x contract case
+    weak_probes: tuple[ControlNote, ...] = ()  # refusal probes whose positive control passed (no evidence this round)
+    unprobed_controls: tuple[ControlNote, ...] = ()  # positive controls that gave no verdict
     clock: str = REAL                      # virtual: a simulator round of `canary round` on its virtual clock
     controls_source: str | None = None     # canary.yaml, or "simulator scenario <name>"
     # Not part of the file: what reading set aside, and (judge/suspension/planned.py) planned models without results.
@@ -228,6 +232,7 @@ class RoundResults:
 
     @property
     def incomplete_reason(self) -> str | None:
+        """The reasons' words joined with "; " (None when complete): what older readers show."""
         return "; ".join(i.detail for i in self.incomplete) or None
 
     def incomplete_kinds(self) -> frozenset[IncompleteKind]:

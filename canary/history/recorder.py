@@ -9,24 +9,24 @@ the audit log and on stderr; the judge's exit code does not change.
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from canary.history.rows import HistoryError, round_record
 from canary.history.store import Recorded, history_root, record_round
 from canary.round.results_files import load_round
 from canary.state import audit
 from core.config import PathSettings
-from core.results import ResultsError
+from core.results import ResultsError, RoundResults
 from core.store import StoreError
 from core.times import fmt_time
+from judge.suspension.decisions import RoundDecisions
 
 HISTORY_FAILED = "history_failed"
 
 
-def record_files(history: Path, results: Sequence[Path], decisions: Mapping[str, Any] | None, *,
+def record_files(history: Path, results: Sequence[Path], decisions: RoundDecisions | None, *,
                  now: datetime, compact_days: bool = True) -> Recorded:
     """Record the round made of `results` (shards) with its decisions; HistoryError/StoreError say why not."""
     try:
@@ -38,20 +38,20 @@ def record_files(history: Path, results: Sequence[Path], decisions: Mapping[str,
     return record_round(history, record, now=now, compact_days=compact_days)
 
 
-def record_after_judge(paths: PathSettings, results: Sequence[Path], decisions: Mapping[str, Any], *, now: datetime,
+def record_after_judge(paths: PathSettings, results: RoundResults, decisions: RoundDecisions, *, now: datetime,
                        compact_days: bool = True) -> None:
     """The judge's hook: record the judged round in `paths.history`; a failure is only a warning.
 
     `compact_days=False` (a re-run of an applied round): only add the round if it is missing, so a
     re-run, however late, changes no other history file."""
     try:
-        record_files(history_root(paths), results, decisions, now=now, compact_days=compact_days)
+        record_round(history_root(paths), round_record(results, decisions), now=now, compact_days=compact_days)
     except Exception as exc:  # noqa: BLE001 - evidence must never block judging, whatever broke
         problem = str(exc) if isinstance(exc, (HistoryError, StoreError, OSError)) else f"{type(exc).__name__}: {exc}"
         print(f"canary judge: warning: the round was judged but not added to the history: {problem}", file=sys.stderr)
         try:
             audit.append(paths.audit, [{
-                "time": fmt_time(now), "round_id": decisions.get("round_id"), "mode": decisions.get("mode"),
+                "time": fmt_time(now), "round_id": decisions.round_id, "mode": decisions.mode,
                 "model": "*", "provider": "*", "action": HISTORY_FAILED, "rule": "history",
                 "reason": problem[:500], "evidence": [],
             }])

@@ -17,13 +17,15 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from canary.history.reasons import reason_code
 from core.errors import InputError
 from core.results import AttemptResult, CaseResult, RoundResults
+from core.times import fmt_time
 from core.vocabulary import Outcome
+from judge.suspension.decisions import RoundDecisions
 
 REASON_CHARS = 240  # the evidence text kept per non-passing case (one line of a table)
 # Precision kept (rows are rounded here, so a record reads back from its file unchanged):
@@ -88,19 +90,19 @@ class RoundRecord:
     skipped: int = 0
 
 
-def round_record(results: RoundResults, decisions: Mapping[str, Any] | None = None) -> RoundRecord:
+def round_record(results: RoundResults, decisions: RoundDecisions | None = None) -> RoundRecord:
     """The record of one round (one results file, or its shards merged) and the judge's decisions."""
-    if decisions is not None and decisions.get("round_id") not in (None, results.round_id):
-        raise HistoryError(f"the decisions are of round {str(decisions.get('round_id'))[:80]!r}, "
+    if decisions is not None and decisions.round_id != results.round_id:
+        raise HistoryError(f"the decisions are of round {decisions.round_id[:80]!r}, "
                            f"not of {results.round_id}: pass the decisions.json written by judging this round")
     rows = [case_row(c) for c in results.cases]
     return RoundRecord(
         round_id=results.round_id, started_at=results.started_at, finished_at=results.finished_at,
         complete=results.complete, upstream=results.upstream,
-        mode=str(decisions["mode"]) if decisions and isinstance(decisions.get("mode"), str) else None,
+        mode=decisions.mode if decisions is not None else None,
         models={m: tuple(sorted(p)) for m, p in sorted(results.models.items())},
         cases=tuple(sorted(rows, key=lambda r: (r.model, r.provider, r.contract, r.control))),
-        decisions=tuple(decision_rows(decisions)) if decisions else (),
+        decisions=tuple(decision_rows(decisions)) if decisions is not None else (),
         skipped=sum(r.part == "cases" for r in results.rejected),
     )
 
@@ -136,18 +138,11 @@ def tokens_per_second(completion_tokens: int, attempts: Iterable[AttemptResult])
     return float(round(completion_tokens / generating))
 
 
-def decision_rows(decisions: Mapping[str, Any]) -> Iterable[DecisionRow]:
-    for d in _list(decisions.get("decisions")):
-        if not isinstance(d, Mapping):
-            continue
-        evidence = tuple((str(e.get("contract", "")), str(e.get("outcome", "")),
-                          _clean(str(e.get("reason", "")))[:REASON_CHARS])
-                         for e in _list(d.get("evidence")) if isinstance(e, Mapping))
-        rung = d.get("rung")
-        yield DecisionRow(model=str(d.get("model", "")), provider=str(d.get("provider", "")),
-                          action=str(d.get("action", "")), rule=str(d.get("rule", "")),
-                          reason=_clean(str(d.get("reason", "")))[:REASON_CHARS * 2],
-                          until=_str(d.get("until")), rung=rung if isinstance(rung, int) else None,
+def decision_rows(decisions: RoundDecisions) -> Iterable[DecisionRow]:
+    for d in decisions.decisions:
+        evidence = tuple((e.contract, e.outcome, _clean(e.reason)[:REASON_CHARS]) for e in d.evidence)
+        yield DecisionRow(model=d.model, provider=d.provider, action=d.action.value, rule=d.rule.value,
+                          reason=_clean(d.reason)[:REASON_CHARS * 2], until=fmt_time(d.until), rung=d.rung,
                           evidence=evidence)
 
 
@@ -157,14 +152,6 @@ def _rounded(value: Any, digits: int) -> float | None:
     return None if number is None else round(number, digits)
 
 
-def _time(value: Any) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.strip())
-    except ValueError:
-        return None
-    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).astimezone(UTC)
 
 
 def _clean(text: str) -> str:
@@ -172,12 +159,8 @@ def _clean(text: str) -> str:
     return " ".join(text.split()).encode("utf-8", "replace").decode("utf-8")
 
 
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
 
 
-def _list(value: Any) -> list[Any]:
-    return list(value) if isinstance(value, list) else []
 
 
 def _str(value: Any) -> str | None:

@@ -1,7 +1,7 @@
 """Tell people about the round's decisions: stdout, $GITHUB_STEP_SUMMARY, and every service of
 $CANARY_NOTIFY_URLS (Apprise URLs) plus the deprecated $CANARY_WEBHOOK_URL.
 
-All render from the decisions.json document. Text from the upstream (reasons) is escaped for
+All render from the judge's record of the round (judge.suspension.decisions.RoundDecisions, decisions.json). Text from the upstream (reasons) is escaped for
 Markdown and flattened to one line; the notification URLs are secrets, never printed or logged.
 Delivery lives in canary/integrations/notifications/send.py: a service that keeps failing is recorded in the
 audit log as a warning and never fails the command (the decisions are already in the state,
@@ -20,10 +20,11 @@ import re
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from canary.integrations.notifications import send as notifications
 from canary.integrations.notifications.urls import NOTIFY_URLS_ENV, WEBHOOK_ENV
+from core.times import fmt_time
+from judge.suspension.decisions import Decision, RoundDecisions
 
 SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 WEBHOOK_ATTEMPTS = notifications.ATTEMPTS
@@ -50,39 +51,37 @@ def md_escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", one_line(text))
 
 
-def _describe(d: Mapping[str, Any]) -> str:
+def _describe(d: Decision) -> str:
     extra = ""
-    if d.get("until"):
-        extra = f" (rung {d.get('rung')}, until {d['until']})"
-    return f"{d['action']} {d['provider']} of {d['model']}{extra}: {one_line(str(d['reason']))}"
+    if d.until is not None:
+        extra = f" (rung {d.rung}, until {fmt_time(d.until)})"
+    return f"{d.action.value} {d.provider} of {d.model}{extra}: {one_line(d.reason)}"
 
 
-def render_text(doc: Mapping[str, Any]) -> str:
+def render_text(doc: RoundDecisions) -> str:
     """The stdout summary."""
-    decisions = doc.get("decisions", [])
-    head = f"canary judge: round {doc.get('round_id')} ({doc.get('mode')} mode): {len(decisions)} decision(s)"
-    if doc.get("already_applied"):
+    head = f"canary judge: round {doc.round_id} ({doc.mode} mode): {len(doc.decisions)} decision(s)"
+    if doc.already_applied:
         head += f" {ALREADY_APPLIED_NOTE}"
-    return "\n".join([head, *(f"  {_describe(d)}" for d in decisions)])
+    return "\n".join([head, *(f"  {_describe(d)}" for d in doc.decisions)])
 
 
-def render_markdown(doc: Mapping[str, Any]) -> str:
+def render_markdown(doc: RoundDecisions) -> str:
     """A `$GITHUB_STEP_SUMMARY` section."""
-    lines = [f"### Judge decisions: round `{doc.get('round_id')}` ({doc.get('mode')} mode)", ""]
-    if doc.get("already_applied"):
+    lines = [f"### Judge decisions: round `{doc.round_id}` ({doc.mode} mode)", ""]
+    if doc.already_applied:
         lines += [ALREADY_APPLIED_NOTE, ""]
-    decisions = doc.get("decisions", [])
-    if not decisions:
+    if not doc.decisions:
         lines.append("No decisions this round.")
     else:
         lines += ["| | action | model | provider | until | reason |", "|---|---|---|---|---|---|"]
-        for d in decisions:
-            lines.append(f"| {SYMBOLS.get(d['action'], '')} | {d['action']} | `{d['model']}` | `{d['provider']}` | "
-                         f"{d.get('until') or ''} | {md_escape(str(d['reason']))} |")
+        for d in doc.decisions:
+            lines.append(f"| {SYMBOLS.get(d.action.value, '')} | {d.action.value} | `{d.model}` | `{d.provider}` | "
+                         f"{fmt_time(d.until) or ''} | {md_escape(d.reason)} |")
     return "\n".join(lines) + "\n\n"
 
 
-def notify(doc: Mapping[str, Any], *, audit_path: Path, env: Mapping[str, str] | None = None,
+def notify(doc: RoundDecisions, *, audit_path: Path, env: Mapping[str, str] | None = None,
            sleep: Callable[[float], None] = time.sleep, echo: Callable[[str], None] = print) -> bool:
     """Send the round's summary everywhere configured. Never raises for a delivery problem.
 
@@ -97,6 +96,6 @@ def notify(doc: Mapping[str, Any], *, audit_path: Path, env: Mapping[str, str] |
         except OSError as exc:
             echo(f"canary: could not append to ${SUMMARY_ENV} ({exc.strerror})")
     targets = notifications.targets(env)
-    if targets and not doc.get("already_applied"):
+    if targets and not doc.already_applied:
         return bool(notifications.send(doc, targets, audit_path, sleep=sleep, echo=echo, env=env))
     return False

@@ -18,13 +18,13 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from canary.outputs import report_decisions
 from core.errors import CanaryError
+from judge.suspension.decisions import RoundDecisions
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ALLURE_IN_NODE_MODULES = Path("node_modules/allure-commandline/dist/bin/allure")
@@ -103,9 +103,9 @@ def next_build_order(history: Path) -> int:
 
 def render(results_dirs: Sequence[Path], *, history: Path, out: Path, single_file: bool = False,
            build: Build = Build(), allure: Path | None = None,
-           decisions: Mapping[str, Any] | None = None) -> Rendered:
+           decisions: RoundDecisions | None = None) -> Rendered:
     """Stage results + saved history, generate the report into `out`, save the new history.
-    `decisions`: the round's decisions.json, shown as results of their own (canary/outputs/report_decisions.py)."""
+    `decisions`: the judge's record of the round (decisions.json), shown as results of their own (canary/outputs/report_decisions.py)."""
     launcher = allure or find_allure()
     check_java()
     order = next_build_order(history)
@@ -125,7 +125,7 @@ def render(results_dirs: Sequence[Path], *, history: Path, out: Path, single_fil
 
 
 def stage(results_dirs: Sequence[Path], staged: Path, *, history: Path, build: Build, order: int,
-          decisions: Mapping[str, Any] | None = None) -> int:
+          decisions: RoundDecisions | None = None) -> int:
     """Copy the shards' results into one folder with history, categories and executor added."""
     staged.mkdir(parents=True)
     count = 0

@@ -9,7 +9,7 @@ evidence)`, whose description is the reason and the evidence card, one line per 
     language: 19/20 failed (0.76-0.99) vs peers 0/49 (0-0.07), p < 1e-12
 
 A suspension is `failed`, a restore `passed`; a decision on weak evidence falls under its own
-category so a reviewer finds it first. Pure: a decisions document in, Allure result objects out
+category so a reviewer finds it first. Pure: the judge's record of the round (RoundDecisions) in, Allure result objects out
 (`write()` puts them in a results folder). Everything shown is escaped as HTML.
 """
 
@@ -19,11 +19,12 @@ import hashlib
 import html
 import json
 import uuid
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from canary.outputs.roundview import WEAK_EVIDENCE, card_lines
+from core.times import fmt_time
+from judge.suspension.decisions import RoundDecisions
 
 SUITE = "judge decisions"
 ACTIONS = {"suspend": ("suspended", "failed"), "would_suspend": ("would suspend", "failed"),
@@ -37,22 +38,23 @@ CATEGORIES: list[dict[str, object]] = [
 ]
 
 
-def decision_results(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Allure 2 result objects for the decisions of a decisions.json document that carry a card."""
+def decision_results(doc: RoundDecisions) -> list[dict[str, Any]]:
+    """Allure 2 result objects for the decisions of the round that carry a card."""
     out = []
-    for d in doc.get("decisions") or []:
-        if not isinstance(d, Mapping) or d.get("action") not in ACTIONS:
+    for d in doc.decisions:
+        if d.action.value not in ACTIONS:
             continue
-        label, status = ACTIONS[str(d["action"])]
-        model, provider = str(d.get("model", "")), str(d.get("provider", ""))
-        weak = d.get("weak_evidence") is True
-        lines = card_lines(d.get("card"))
-        message = f"{MESSAGE_PREFIX}{label} {provider}: {d.get('reason', '')}" + (f"; {WEAK_EVIDENCE}" if weak else "")
+        action = d.action.value
+        label, status = ACTIONS[action]
+        model, provider, until = d.model, d.provider, fmt_time(d.until)
+        weak = d.weak_evidence
+        lines = card_lines(d.card)
+        message = f"{MESSAGE_PREFIX}{label} {provider}: {d.reason}" + (f"; {WEAK_EVIDENCE}" if weak else "")
         body = "".join(f"<li><code>{html.escape(line)}</code></li>" for line in lines) or "<li>no card</li>"
         warning = f"<p><strong>{html.escape(WEAK_EVIDENCE)}</strong></p>" if weak else ""
         key = f"canary-decision::{model}::{provider}"
         out.append({
-            "uuid": str(uuid.uuid5(uuid.NAMESPACE_URL, f"{key}::{doc.get('round_id')}::{d['action']}")),
+            "uuid": str(uuid.uuid5(uuid.NAMESPACE_URL, f"{key}::{doc.round_id}::{action}")),
             "historyId": hashlib.md5(key.encode("utf-8")).hexdigest(),
             "name": f"{label} {provider}" + (" (weak evidence)" if weak else ""),
             "fullName": key,
@@ -60,19 +62,19 @@ def decision_results(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
             "statusDetails": {"message": message, "trace": "\n".join(lines)},
             "stage": "finished",
             "descriptionHtml": (f"<p>{html.escape(label)} <strong>{html.escape(provider)}</strong> of "
-                                f"{html.escape(model)}: {html.escape(str(d.get('reason', '')))}"
-                                f"{' until ' + html.escape(str(d['until'])) if d.get('until') else ''}</p>"
+                                f"{html.escape(model)}: {html.escape(d.reason)}"
+                                f"{' until ' + html.escape(until) if until else ''}</p>"
                                 f"{warning}<p>Evidence against its peers (last counted rounds):</p><ul>{body}</ul>"),
             "labels": [{"name": "parentSuite", "value": model}, {"name": "suite", "value": SUITE},
                        {"name": "subSuite", "value": provider}, {"name": "model", "value": model},
-                       {"name": "provider", "value": provider}, {"name": "tag", "value": f"decision:{d['action']}"}],
-            "parameters": [{"name": "round", "value": str(doc.get("round_id", ""))},
-                           {"name": "mode", "value": str(doc.get("mode", ""))}],
+                       {"name": "provider", "value": provider}, {"name": "tag", "value": f"decision:{action}"}],
+            "parameters": [{"name": "round", "value": doc.round_id},
+                           {"name": "mode", "value": doc.mode}],
         })
     return out
 
 
-def write(doc: Mapping[str, Any], folder: Path) -> int:
+def write(doc: RoundDecisions, folder: Path) -> int:
     """Write the decision results into an Allure results folder (and their categories); how many."""
     results = decision_results(doc)
     for result in results:

@@ -1,23 +1,24 @@
 """One round shaped for display: results (+ the judge's decisions, if any) -> a `RoundView`.
 
 Pure: the round record (core.results.RoundResults: one results.json, or the shards merged by
-core.results.merge_shards) and the decisions document of `canary judge` (`reports/decisions.json`)
+core.results.merge_shards) and the judge's record of it (judge.suspension.decisions.RoundDecisions,
+`reports/decisions.json`)
 in, a `RoundView` out, rendered as Markdown (`$GITHUB_STEP_SUMMARY`) or as plain terminal text by
 canary.outputs.summary. Every string taken from them is upstream data and is cleaned by the renderers,
-never here; this module only shapes, sorts and counts. The round record was checked by its one
-reader (core.results.read_results); the decisions document is tolerated with missing or
-odd-typed fields (the summary must still print when it is half-written).
+never here; this module only shapes, sorts and counts. Both records were checked by their one
+reader (core.results.read_results, canary.round.results_files.read_decisions).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from core.results import VIRTUAL, CaseResult, RoundResults
-from core.times import stamp
+from core.times import fmt_time, stamp
 from core.vocabulary import CONTRACTS, LATENCY, Outcome
+from judge.suspension.card import Card
+from judge.suspension.decisions import Decision, RoundDecisions
 
 # GitHub runs the schedule every 30 min but routinely starts runs 5-15 min late; beyond this
 # the gap means a run was delayed a lot or dropped, which the reader should know.
@@ -66,7 +67,10 @@ class Row:
 
 
 @dataclass(frozen=True, slots=True)
-class Decision:
+class ShownDecision:
+    """A decision of the judge as the summary lists it (the judge's own record is
+    judge.suspension.decisions.Decision)."""
+
     action: str
     model: str
     provider: str
@@ -95,7 +99,7 @@ class RoundView:
     stale_decisions: str | None  # round id of a decisions file that belongs to another round
     mode: str | None
     gap_minutes: float | None
-    decisions: tuple[Decision, ...]
+    decisions: tuple[ShownDecision, ...]
     ignore: dict[str, tuple[str, ...]]
     would_ignore: dict[str, tuple[str, ...]]
 
@@ -104,7 +108,7 @@ class RoundView:
         return self.gap_minutes is not None and self.gap_minutes > GAP_WARNING_MINUTES
 
 
-def build_view(results: RoundResults, decisions: Mapping[str, Any] | None = None) -> RoundView:
+def build_view(results: RoundResults, decisions: RoundDecisions | None = None) -> RoundView:
     """Shape one round (one record, or the merge of its shards) for display."""
     cases = results.cases
     seen = {c.contract for c in cases}
@@ -114,7 +118,7 @@ def build_view(results: RoundResults, decisions: Mapping[str, Any] | None = None
         counts[case.outcome.value] = counts.get(case.outcome.value, 0) + 1
     round_ids = results.round_ids()
     stale = _stale(decisions, round_ids)
-    dec = decisions if decisions is not None and stale is None else {}
+    dec = decisions if stale is None else None
     return RoundView(
         round_ids=round_ids,
         started_at=stamp(results.started_at),
@@ -127,23 +131,23 @@ def build_view(results: RoundResults, decisions: Mapping[str, Any] | None = None
         counts=counts,
         weak_probes=tuple(w.to_json() for w in results.weak_probes),
         unprobed_controls=tuple(u.to_json() for u in results.unprobed_controls),
-        has_decisions=decisions is not None and stale is None,
+        has_decisions=dec is not None,
         stale_decisions=stale,
-        mode=str(dec["mode"]) if dec.get("mode") else None,
-        gap_minutes=_number(dec.get("gap_minutes")),
-        decisions=_decisions(_list(dec.get("decisions"))),
-        ignore=_tag_lists(dec.get("ignore")),
-        would_ignore=_tag_lists(dec.get("would_ignore")),
+        mode=(dec.mode or None) if dec is not None else None,
+        gap_minutes=float(dec.gap_minutes) if dec is not None and dec.gap_minutes is not None else None,
+        decisions=_decisions(dec.decisions) if dec is not None else (),
+        ignore=dict(sorted(dec.ignore.items())) if dec is not None else {},
+        would_ignore=dict(sorted(dec.would_ignore.items())) if dec is not None else {},
     )
 
 
-def _stale(decisions: Mapping[str, Any] | None, round_ids: tuple[str, ...]) -> str | None:
+def _stale(decisions: RoundDecisions | None, round_ids: tuple[str, ...]) -> str | None:
     """The decisions' round id when they judged another round (a decisions.json left over from
     the previous round, before `canary judge` ran on this one): showing them would mislead.
     The judge names a round of several shards by their ids joined with "+"."""
-    if decisions is None or not decisions.get("round_id") or not round_ids:
+    if decisions is None or not decisions.round_id or not round_ids:
         return None
-    judged = str(decisions["round_id"])
+    judged = decisions.round_id
     return None if set(judged.split("+")) == set(round_ids) else judged
 
 
@@ -178,40 +182,23 @@ def _ttft(group: list[CaseResult]) -> float | None:
     return min(others) if others else None
 
 
-def _decisions(items: list[Any]) -> tuple[Decision, ...]:
+def _decisions(items: Iterable[Decision]) -> tuple[ShownDecision, ...]:
     order = list(DECISION_LABELS)
     decisions = [
-        Decision(action=str(d.get("action")), model=str(d.get("model") or ""),
-                 provider=str(d.get("provider") or ""), reason=str(d.get("reason") or ""),
-                 until=str(d["until"]) if d.get("until") else None, card=card_lines(d.get("card")),
-                 weak=d.get("weak_evidence") is True)
-        for d in items if isinstance(d, Mapping)
+        ShownDecision(action=d.action.value, model=d.model, provider=d.provider, reason=d.reason,
+                      until=fmt_time(d.until), card=card_lines(d.card), weak=d.weak_evidence)
+        for d in items
     ]
     return tuple(sorted(decisions, key=lambda d: (
         order.index(d.action) if d.action in order else len(order), d.model, d.provider)))
 
 
-def card_lines(value: Any) -> tuple[str, ...]:
-    """The one-line texts of a decision's evidence card (decisions.json `card`)."""
-    return tuple(str(c.get("text")) for c in _list(value) if isinstance(c, Mapping) and c.get("text"))
+def card_lines(cards: Iterable[Card]) -> tuple[str, ...]:
+    """The one-line texts of a decision's evidence cards (decisions.json `card`)."""
+    return tuple(c.text for c in cards)
 
 
 WEAK_EVIDENCE = ("WEAK EVIDENCE: not significantly worse than its peers on any contract (one-sided Fisher "
                  "test, p >= 0.05 or no peers): the defect may be the probe's or everybody's; check it "
                  "before acting, `canary lift` ends a suspension")
 
-
-def _tag_lists(value: Any) -> dict[str, tuple[str, ...]]:
-    return {str(m): tuple(str(t) for t in _list(tags)) for m, tags in sorted(_mapping(value).items())}
-
-
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return list(value) if isinstance(value, list) else []
-
-
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None

@@ -5,18 +5,18 @@
 
 `results` is the round record (core.results.RoundResults: one results.json, or its shards merged
 by core.results.merge_shards);
-`decisions` is the decisions.json of `canary judge`, or None before the judge has run. Pure
+`decisions` is the judge's record of the round (decisions.json), or None before the judge has run. Pure
 functions of their input. Every upstream string goes through core.untrusted first.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from canary.outputs.roundview import DECISION_LABELS, WEAK_EVIDENCE, Cell, RoundView, build_view
 from core import untrusted
 from core.results import RoundResults
+from judge.suspension.decisions import RoundDecisions
 
 SYMBOLS = {"pass": "✅", "fail": "❌", "inconclusive": "⏸", "transport_error": "⚡", "not_applicable": "—"}
 WORDS = {"pass": "pass", "fail": "FAIL", "inconclusive": "inconcl", "transport_error": "transport",
@@ -34,7 +34,7 @@ MODEL_LIMIT = 100
 FINDINGS_LIMIT = 50
 
 
-def to_markdown(results: RoundResults, decisions: Mapping[str, Any] | None = None) -> str:
+def to_markdown(results: RoundResults, decisions: RoundDecisions | None = None) -> str:
     """The round summary in GitHub-flavoured Markdown."""
     view = build_view(results, decisions)
     md = untrusted.markdown
@@ -60,7 +60,7 @@ def to_markdown(results: RoundResults, decisions: Mapping[str, Any] | None = Non
     return "\n".join(out).rstrip() + "\n"
 
 
-def to_text(results: RoundResults, decisions: Mapping[str, Any] | None = None) -> str:
+def to_text(results: RoundResults, decisions: RoundDecisions | None = None) -> str:
     """The same summary for a terminal: aligned columns, words instead of emoji, no escapes."""
     view = build_view(results, decisions)
     c = untrusted.clean

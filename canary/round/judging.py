@@ -1,5 +1,10 @@
 """Applying one round to the judge's files, as a function: `run_judge(JudgeRequest) -> JudgeOutcome`.
 
+The outcome carries the judge's record of the round (judge.suspension.decisions.RoundDecisions,
+written to decisions.json): the caller in the same process (`canary round`) renders from it
+instead of reading the file back; the request may carry the round records already read
+(`JudgeRequest.rounds`), so a round is parsed once per process.
+
 `canary judge` is this function behind argparse; `canary commit` calls it again (after resetting
 to the remote) to re-apply a round, and `canary round` calls it after probing. The order of
 effects, the refusals and the re-run rules are documented in canary/cli/commands/judge.py.
@@ -23,8 +28,14 @@ from core.config import Config
 from core.policy import MODES
 from core.results import ResultsError, RoundResults, merge_shards
 from core.store import StoreError, atomic_write_json
-from core.times import TimeFormatError, fmt_time, parse_time
-from judge.suspension.decisions import Action
+from core.times import TimeFormatError, parse_time
+from judge.suspension.decisions import (
+    Action,
+    Decision,
+    DecisionsError,
+    RequestRecord,
+    RoundDecisions,
+)
 from judge.suspension.exclusions import (
     BUILTIN,
     INCIDENT,
@@ -43,7 +54,6 @@ from judge.suspension.planned import (
 from judge.suspension.rules import RoundOrder, RoundOrderError, apply_round, check_round_order
 from judge.suspension.state import JudgeState
 
-DECISIONS_SCHEMA_VERSION = 1
 DEFAULT_DECISIONS_FILE = "decisions.json"
 # Where `canary round` keeps the judge's files of simulator rounds, under the reports folder: a
 # simulator round is applied to no state outside such a folder (refuse_simulator_round).
@@ -51,8 +61,6 @@ SIMULATOR_STATE_DIR = "simulator-state"
 EXIT_REFUSED = 2
 SIMULATOR = "simulator"
 _DECISION_ACTIONS = frozenset(a.value for a in Action)
-_DECISION_FIELDS = ("model", "provider", "action", "rule", "reason", "evidence", "until", "rung", "card",
-                    "weak_evidence")
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +75,9 @@ class JudgeRequest:
     send: bool = True  # print, summarise and post the decisions
     expect: tuple[str, ...] | None = None  # the models the round planned to probe
     allow_simulator: bool = False  # a simulator round may reach a state outside simulator-state/
+    # The shards of `results` already read, in the same order (the process that probed the round
+    # holds its record): they are judged instead of reading the files again.
+    rounds: tuple[RoundResults, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +86,8 @@ class JudgeOutcome:
 
     code: int
     error: str | None = None
-    decisions: Path | None = None  # the decisions file written
+    decisions: RoundDecisions | None = None  # the judge's record of the round, as written to...
+    written: Path | None = None              # ...this decisions file
 
 
 def model_list(text: str | None) -> tuple[str, ...] | None:
@@ -113,7 +125,7 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
         return JudgeOutcome(EXIT_REFUSED, f"no results files given; {planned}nothing was judged")
     try:
         state = load_state(paths.state, now=now)
-        results, reused, report = _new_shards(results, state)
+        judged, reused, report = _new_shards(results, request.rounds, state)
         if expect is not None:
             report = expect_models(report, expect)
         refuse_simulator_round(report, paths.state, allow_simulator)
@@ -122,67 +134,66 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
         order = check_round_order(state, report, now=now)
     except (StoreError, ResultsError, RoundOrderError) as exc:
         return JudgeOutcome(EXIT_REFUSED, str(exc))
-    how = {"upstream": report.upstream, "expected_models": None if expect is None else list(expect),
-           "allow_simulator": allow_simulator, "reused_shards": dict(sorted(reused.items()))}
+    how = RequestRecord(upstream=report.upstream, expected_models=expect, allow_simulator=allow_simulator,
+                        reused_shards=dict(sorted(reused.items())))
     if reused:
         echo(f"canary judge: re-run: shard(s) {', '.join(sorted(reused))} were judged already (in "
              f"{', '.join(sorted(set(reused.values())))}); judging {report.round_id} without them")
     if order is RoundOrder.ALREADY_APPLIED:
-        applied = _applied_doc(report, state, exclusions, config, now=now, mode=mode, how=how)
-        atomic_write_json(out, applied)
+        applied = _applied_record(report, state, exclusions, config, now=now, mode=mode, how=how)
+        atomic_write_json(out, applied.to_json())
         # A judge killed between the state and the history write left the round out of the
         # history: recording is idempotent, so the re-run records it (or finds it recorded).
-        history.record_after_judge(paths, results, applied, now=now, compact_days=False)
+        history.record_after_judge(paths, judged, applied, now=now, compact_days=False)
         echo(f"canary judge: round {report.round_id} already applied; nothing changed "
              f"(decisions file {out} rewritten from the state and the audit log)")
-        return JudgeOutcome(0, decisions=out)
+        return JudgeOutcome(0, decisions=applied, written=out)
     policy = replace(config.rules, mode=mode)  # the round's mode: canary.yaml's, or the request's override
     new_state, decisions = apply_round(state, report, policy, now=now, excluded=people_excluded(exclusions, now))
     decisions = missing_model_decisions(report) + decisions
     gap = None
     if state.last_round is not None:
         gap = round((report.started_at - state.last_round.started_at).total_seconds() / 60, 1)
-    doc = _doc(report, new_state, exclusions, config, now=now, mode=mode, gap=gap, how=how, already_applied=False,
-               decisions=[audit.decision_to_json(d) for d in decisions])
-    atomic_write_json(out, doc)
+    record = _record(report, new_state, exclusions, config, now=now, mode=mode, gap=gap, how=how,
+                     already_applied=False, decisions=tuple(decisions))
+    atomic_write_json(out, record.to_json())
     audit.append_round(paths.audit, audit.rejected_lines(report.rejected, round_id=report.round_id, mode=mode, now=now)
                        + audit.decision_lines(decisions, round_id=report.round_id, mode=mode, now=now))
     save_state(paths.state, new_state)
-    history.record_after_judge(paths, results, doc, now=now)  # evidence only: never fails the judge
+    history.record_after_judge(paths, judged, record, now=now)  # evidence only: never fails the judge
     for rejected in report.rejected:
         echo(f"canary judge: warning: set aside upstream input ({rejected.model} {rejected.provider}): {rejected.problem}")
     if request.send:
-        notify.notify(doc, audit_path=paths.audit, echo=echo)
-    return JudgeOutcome(0, decisions=out)
+        notify.notify(record, audit_path=paths.audit, echo=echo)
+    return JudgeOutcome(0, decisions=record, written=out)
 
 
-def _new_shards(results: tuple[Path, ...], state: JudgeState) -> tuple[tuple[Path, ...], dict[str, str], RoundResults]:
-    """The results files to judge, the reused shards set aside (shard id -> the round that judged
-    it: judge/suspension/planned.py split_rerun), and the merged round of the kept ones."""
-    shards = [load_round([path]) for path in results]
+def _new_shards(results: tuple[Path, ...], rounds: tuple[RoundResults, ...] | None,
+                state: JudgeState) -> tuple[RoundResults, dict[str, str], RoundResults]:
+    """The merged round of the shards to judge (what the history records), the reused shards set
+    aside (shard id -> the round that judged it: judge/suspension/planned.py split_rerun), and the
+    round the judge decides on (the merged one, less the models of the reused shards)."""
+    shards = list(rounds) if rounds is not None else [load_round([path]) for path in results]
     rerun = split_rerun([s.round_id for s in shards], state.applied_rounds)
-    kept = tuple(results[i] for i in rerun.judge)
-    report = merge_shards([shards[i] for i in rerun.judge], [str(p) for p in kept])
+    judged = merge_shards([shards[i] for i in rerun.judge], [str(results[i]) for i in rerun.judge])
     if not rerun.reused:
-        return kept, {}, report
-    return kept, dict(rerun.reused), reused_models(report, {s.round_id: s for s in shards}, rerun.reused)
+        return judged, {}, judged
+    return judged, dict(rerun.reused), reused_models(judged, {s.round_id: s for s in shards}, rerun.reused)
 
 
-def _doc(report: RoundResults, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,
-         now: datetime, mode: str, gap: float | None, how: dict[str, Any], already_applied: bool,
-         decisions: list[dict[str, Any]]) -> dict[str, Any]:
+def _record(report: RoundResults, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,
+            now: datetime, mode: str, gap: float | None, how: RequestRecord, already_applied: bool,
+            decisions: tuple[Decision, ...]) -> RoundDecisions:
     models = known_models(exclusions, state, [*report.models, *report.missing, *config.models])
-    return {
-        "schema_version": DECISIONS_SCHEMA_VERSION, "round_id": report.round_id, "mode": mode,
-        "now": fmt_time(now), "gap_minutes": gap, "already_applied": already_applied, **how,
-        "decisions": decisions,
-        "ignore": {m: effective_ignore(m, exclusions, state, now) for m in models},
-        "would_ignore": {m: would_ignore(m, exclusions, state, now) for m in models},
-    }
+    return RoundDecisions(
+        round_id=report.round_id, mode=mode, now=now, gap_minutes=gap, already_applied=already_applied,
+        request=how, decisions=decisions,
+        ignore={m: tuple(effective_ignore(m, exclusions, state, now)) for m in models},
+        would_ignore={m: tuple(would_ignore(m, exclusions, state, now)) for m in models})
 
 
-def _applied_doc(report: RoundResults, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,
-                 now: datetime, mode: str, how: dict[str, Any]) -> dict[str, Any]:
+def _applied_record(report: RoundResults, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,
+                    now: datetime, mode: str, how: RequestRecord) -> RoundDecisions:
     """The decisions file of a round the state already holds, as the judge wrote it then.
 
     Its decisions come from the audit log; its `now` and its effective lists are those of the time
@@ -193,10 +204,21 @@ def _applied_doc(report: RoundResults, state: JudgeState, exclusions: tuple[Excl
     records, _ = audit.read(config.paths.audit)
     mine = [r for r in records if r.get("round_id") == report.round_id and r.get("action") in _DECISION_ACTIONS]
     decided_mode = next((r["mode"] for r in mine if r.get("mode") in MODES), state.mode or mode)
-    decisions = [{k: r[k] for k in _DECISION_FIELDS if k in r} for r in mine]
     decided_at = _decided_at(report, state, mine) or now
-    return _doc(report, state, exclusions, config, now=decided_at, mode=decided_mode, gap=None, how=how,
-                already_applied=True, decisions=decisions)
+    return _record(report, state, exclusions, config, now=decided_at, mode=decided_mode, gap=None, how=how,
+                   already_applied=True, decisions=tuple(_logged_decisions(mine)))
+
+
+def _logged_decisions(lines: list[dict[str, Any]]) -> list[Decision]:
+    """The decisions of audit lines (a line that is not one, hand-edited or torn, is left out of
+    the rewritten file; the audit log itself keeps it)."""
+    out = []
+    for line in lines:
+        try:
+            out.append(Decision.from_json(line))
+        except DecisionsError:
+            continue
+    return out
 
 
 def _decided_at(report: RoundResults, state: JudgeState, audit_lines: list[dict[str, Any]]) -> datetime | None:

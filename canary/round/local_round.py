@@ -9,21 +9,29 @@ virtual clock is documented in canary/cli/commands/round.py.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 from canary.outputs import allure_html, summary
-from canary.round.judging import EXIT_REFUSED, SIMULATOR_STATE_DIR, JudgeRequest, run_judge
+from canary.round.judging import (
+    EXIT_REFUSED,
+    SIMULATOR_STATE_DIR,
+    JudgeOutcome,
+    JudgeRequest,
+    run_judge,
+)
 from canary.round.probing import ProbeOptions, run_probe
+from canary.state.judge_files import load_state
 from core.config import Config, load_config
-from core.results import ResultsError, read_results
-from core.times import TimeFormatError, parse_time
+from core.results import VIRTUAL, RoundResults
+from core.store import StoreError
+from core.times import TimeFormatError, parse_time, stamp
 from core.upstream import key_in_environment
+from judge.suspension.decisions import RoundDecisions
+from judge.suspension.state import JudgeState
 
 # The virtual time between two simulator rounds: the production schedule's half hour.
 SIMULATOR_ROUND_INTERVAL = timedelta(minutes=30)
@@ -52,8 +60,9 @@ def run_round(options: RoundOptions, *, echo: Callable[[str], None] = print) -> 
     reports = Path(options.reports or config.paths.reports)
     on_simulator = key_in_environment() is None
     state, audit = _state_files(config, reports, on_simulator)
-    virtual, first = _virtual_start(state) if on_simulator else (None, False)
-    number = _rounds_applied(state) + 1 if on_simulator else 1
+    before = _simulator_state(state) if on_simulator else JudgeState()
+    virtual, first = _virtual_start(before) if on_simulator else (None, False)
+    number = len(before.applied_rounds) + 1 if on_simulator else 1
     probe = ProbeOptions(
         config_path=options.config_path, reports=reports, models=options.models, keyword=options.keyword,
         marker=options.marker, workers=options.workers, simulator=on_simulator,
@@ -70,45 +79,41 @@ def run_round(options: RoundOptions, *, echo: Callable[[str], None] = print) -> 
     if probe_rc == 2 or not results.exists():
         print("canary round: the probes produced no results.json; nothing to judge", file=sys.stderr)
         return 2
-
-    decisions = reports / "decisions.json"
-    round_doc = _read_json(results)
-    when = options.now or (_virtual_end(round_doc) if virtual is not None else None)
-    judge_rc = _judge(results, replace(config, paths=replace(config.paths, state=state, audit=audit)),
-                      when, options.mode, decisions, echo)
-
-    try:
-        record = read_results(round_doc, str(results))
-    except ResultsError:
-        record = None
+    record = probed.record  # results.json, read once by run_probe: the judge and the summary take it
     if record is None:
-        print(f"canary round: {results} is not a readable round report; nothing to summarise", file=sys.stderr)
+        print(f"canary round: {results} is not a readable round report; nothing to judge or summarise", file=sys.stderr)
         return 2
+
+    when = options.now or (_virtual_end(record) if virtual is not None else None)
+    judged = _judge(results, record, replace(config, paths=replace(config.paths, state=state, audit=audit)),
+                    when, options.mode, reports / "decisions.json", echo)
+    decisions = judged.decisions if judged.code == 0 else None
     echo("")
-    echo(summary.to_text(record, _read_json(decisions) if judge_rc == 0 else None))
+    echo(summary.to_text(record, decisions))
     if virtual is not None:
         after = ("the first simulator round starts at the real time" if first else
                  f"{int(SIMULATOR_ROUND_INTERVAL.total_seconds() // 60)} min after the previous simulator round")
         echo(f"\n(simulator round on virtual time: started {_stamp(virtual)}, {after}; "
              f"the judge's state is in {state.parent}/, not in {config.paths.state.parent}/)")
     if options.render_report:
-        _render_report(reports, _read_json(decisions) if judge_rc == 0 else None, echo)
-    return max(probe_rc, judge_rc)
+        _render_report(reports, decisions, echo)
+    return max(probe_rc, judged.code)
 
 
-def _judge(results: Path, config: Config, now: str | None, mode: str | None, decisions: Path,
-           echo: Callable[[str], None]) -> int:
-    """`canary judge RESULTS --state .. --audit .. --decisions-out .. --no-notify [--mode] [--now]`."""
+def _judge(results: Path, record: RoundResults, config: Config, now: str | None, mode: str | None,
+           decisions: Path, echo: Callable[[str], None]) -> JudgeOutcome:
+    """`canary judge RESULTS --state .. --audit .. --decisions-out .. --no-notify [--mode] [--now]`,
+    on the record already read."""
     try:
         at = parse_time(now, "--now") if now is not None else datetime.now(UTC).replace(microsecond=0)
     except TimeFormatError as exc:
         print(f"canary judge: {exc}", file=sys.stderr)
-        return EXIT_REFUSED
-    outcome = run_judge(JudgeRequest((results,), config, at, mode=mode, decisions_out=decisions, send=False),
-                        echo=echo)
+        return JudgeOutcome(EXIT_REFUSED, str(exc))
+    outcome = run_judge(JudgeRequest((results,), config, at, mode=mode, decisions_out=decisions, send=False,
+                                     rounds=(record,)), echo=echo)
     if outcome.error is not None:
         print(f"canary judge: {outcome.error}", file=sys.stderr)
-    return outcome.code
+    return outcome
 
 
 def _state_files(config: Config, reports: Path, on_simulator: bool) -> tuple[Path, Path]:
@@ -118,47 +123,34 @@ def _state_files(config: Config, reports: Path, on_simulator: bool) -> tuple[Pat
     return folder / config.paths.state.name, folder / config.paths.audit.name
 
 
-def _rounds_applied(state: Path) -> int:
-    """How many rounds the judge has applied to this (simulator) state: the next round's number."""
+def _simulator_state(state: Path) -> JudgeState:
+    """The simulator's own state, through its codec; an empty one when it is absent or cannot be
+    read (the first round starts afresh; the judge then names a damaged file and refuses it)."""
     try:
-        doc = json.loads(state.read_text(encoding="utf-8"))
-        return len(doc.get("applied_rounds") or [])
-    except (OSError, ValueError, AttributeError):
-        return 0
+        return load_state(state)
+    except StoreError:
+        return JudgeState()
 
 
-def _virtual_start(state: Path) -> tuple[datetime, bool]:
+def _virtual_start(state: JudgeState) -> tuple[datetime, bool]:
     """A simulator round's virtual start: half an hour after the last applied one, else now (first=True)."""
-    doc = _read_json(state) or {}
-    last = doc.get("last_round")
-    try:
-        started = datetime.fromisoformat(str(last["started_at"]).replace("Z", "+00:00"))  # type: ignore[index]
-    except (TypeError, KeyError, ValueError):
+    if state.last_round is None:
         return datetime.now(UTC).replace(microsecond=0), True
-    return (started if started.tzinfo else started.replace(tzinfo=UTC)) + SIMULATOR_ROUND_INTERVAL, False
+    return state.last_round.started_at + SIMULATOR_ROUND_INTERVAL, False
 
 
-def _virtual_end(doc: dict[str, Any] | None) -> str | None:
+def _virtual_end(record: RoundResults) -> str | None:
     """When the judge judges a virtual-time round: its recorded (virtual) end."""
-    if doc is None or doc.get("clock") != "virtual":
+    if record.clock != VIRTUAL:
         return None
-    end = doc.get("finished_at") or doc.get("started_at")
-    return str(end) if end else None
+    return stamp(record.finished_at or record.started_at)
 
 
 def _stamp(at: datetime) -> str:
     return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return value if isinstance(value, dict) else None
-
-
-def _render_report(reports: Path, decisions: dict[str, Any] | None, echo: Callable[[str], None]) -> None:
+def _render_report(reports: Path, decisions: RoundDecisions | None, echo: Callable[[str], None]) -> None:
     try:
         done = allure_html.render([reports / "allure-results"], history=reports / "allure-history",
                              out=reports / "allure-report", single_file=True, decisions=decisions)

@@ -9,7 +9,6 @@ round` call it; neither builds the other's command line.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -19,8 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import probes
+from canary.round.results_files import load_round
 from core.config import load_config
-from core.results import IncompleteKind, read_results
+from core.results import IncompleteKind, RoundResults
 from core.upstream import BASE_URL_ENV, MissingKeyError, key_in_environment, refuse_keyless_in_ci
 from simulator.process import simulator_process
 
@@ -65,6 +65,9 @@ class ProbeOutcome:
     code: int
     reports: Path
     error: str | None = None  # set when the round could not run (code 2): what to tell people
+    # The round record results.json holds, read once here (None: no readable results.json): the
+    # judge and the summary of the same process take it instead of reading the file again.
+    record: RoundResults | None = None
 
     @property
     def results(self) -> Path:
@@ -98,7 +101,8 @@ def run_probe(options: ProbeOptions, *, echo: Callable[[str], None] | None = Non
             rc = subprocess.call(cmd, cwd=PROJECT_ROOT, env=env)
     except RuntimeError as exc:
         return ProbeOutcome(NOT_RUN, reports, str(exc))
-    return ProbeOutcome(exit_code(rc, reports / "results.json"), reports)
+    record = read_round(reports / "results.json")
+    return ProbeOutcome(exit_code(rc, record), reports, record=record)
 
 
 def pytest_command(options: ProbeOptions, reports: Path) -> list[str]:
@@ -129,11 +133,18 @@ def pytest_command(options: ProbeOptions, reports: Path) -> list[str]:
     return cmd + list(options.pytest_args)
 
 
-def exit_code(pytest_rc: int, results: Path) -> int:
-    """Map pytest's exit code and the round's own verdict onto canary's exit codes."""
+def read_round(results: Path) -> RoundResults | None:
+    """The round record of the probes' results.json, or None when it cannot be read."""
     try:
-        record = read_results(json.loads(results.read_text(encoding="utf-8")), str(results))
-    except (OSError, ValueError):  # unreadable, not JSON, or a record core.results refuses (ResultsError)
+        return load_round([results])
+    except (OSError, ValueError):  # absent, not JSON (StoreError), or a record core.results refuses (ResultsError)
+        return None
+
+
+def exit_code(pytest_rc: int, record: RoundResults | None) -> int:
+    """Map pytest's exit code and the round's own verdict (its record; None: no readable
+    results.json) onto canary's exit codes."""
+    if record is None:
         return NOT_RUN
     if pytest_rc in (3, 4):
         return NOT_RUN

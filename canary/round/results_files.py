@@ -1,8 +1,11 @@
-"""Reading the round's results.json files (one per shard) into one RoundResults: the edge of core/results.py.
+"""Reading the round's files: results.json (one per shard) into one RoundResults, the edge of
+core/results.py, and decisions.json into the judge's RoundDecisions, the edge of
+judge/suspension/decisions.py.
 
-The record, its checks and the merge of shards are core.results (pure); this module only opens
-the files, so every command that reads a round (judge, summary, history, incident excerpts)
-reads it the same way and names the file in its errors.
+The records, their checks and the merge of shards are pure (core.results, judge.suspension.decisions);
+this module only opens the files, so every command that reads a round (judge, summary, history,
+incident excerpts) or its decisions (commit, announce, heartbeat, issues, report, history) reads it
+the same way and names the file in its errors.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from pathlib import Path
 
 from core.results import RoundResults, merge_shards, read_results
 from core.store import StoreError, read_json
+from judge.suspension.decisions import DecisionsError, RoundDecisions
 
 
 def load_round(paths: Sequence[Path]) -> RoundResults:
@@ -23,3 +27,15 @@ def load_round(paths: Sequence[Path]) -> RoundResults:
             raise StoreError(f"{path}: no such results file")
         shards.append(read_results(raw, str(path)))
     return merge_shards(shards, [str(p) for p in paths])
+
+
+def read_decisions(path: Path) -> RoundDecisions | None:
+    """The judge's record of a round from its decisions.json, or None when there is no such file;
+    StoreError (not JSON) or DecisionsError (another shape) name the file."""
+    raw = read_json(Path(path), "decisions file", "re-run `canary judge` on the round")
+    if raw is None:
+        return None
+    try:
+        return RoundDecisions.from_json(raw)
+    except DecisionsError as exc:
+        raise DecisionsError(f"{path}: {exc}; re-run `canary judge` on the round") from None

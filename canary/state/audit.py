@@ -38,26 +38,9 @@ REJECTED_INPUT = "rejected_input"
 WEBHOOK_FAILED = "webhook_failed"
 
 
-def decision_to_json(decision: Decision) -> dict[str, Any]:
-    """A decision as it appears in decisions.json and the audit log."""
-    out: dict[str, Any] = {
-        "model": decision.model, "provider": decision.provider, "action": decision.action.value,
-        "rule": decision.rule.value, "reason": decision.reason,
-        "evidence": [{"contract": e.contract, "outcome": e.outcome, "reason": e.reason} for e in decision.evidence],
-    }
-    if decision.until is not None:
-        out["until"] = fmt_time(decision.until)
-    if decision.rung is not None:
-        out["rung"] = decision.rung
-    if decision.card:
-        out["card"] = [c.to_json() for c in decision.card]
-        out["weak_evidence"] = decision.weak_evidence
-    return out
-
-
 def decision_lines(decisions: Iterable[Decision], *, round_id: str | None, mode: str,
                    now: datetime) -> list[dict[str, Any]]:
-    return [{"time": fmt_time(now), "round_id": round_id, "mode": mode, **decision_to_json(d)} for d in decisions]
+    return [{"time": fmt_time(now), "round_id": round_id, "mode": mode, **d.to_json()} for d in decisions]
 
 
 def rejected_lines(rejected: Iterable[RejectedInput], *, round_id: str, mode: str, now: datetime) -> list[dict[str, Any]]:

@@ -84,14 +84,13 @@ from typing import Any
 from core.errors import CanaryError
 from core.store import atomic_write_bytes
 from core.tags import is_valid_round_id, is_valid_tag
-from core.times import TimeFormatError, fmt_time, parse_time
-from judge.suspension.decisions import Action
+from core.times import fmt_time
+from judge.suspension.decisions import RoundDecisions
 
 DEFAULT_RETRIES = 5
 MAX_BODY_LINES = 40              # a round with more decisions says "... and N more"
 MAX_SUBJECT_ROUND_ID = 80
 BOT_IDENTITY = ("canary[bot]", "canary-bot@users.noreply.github.com")
-_ACTIONS = frozenset(a.value for a in Action)
 PUSHED, NOTHING, ALREADY_UPSTREAM = "pushed", "nothing to commit", "already applied upstream"
 STATE_BASE_REF = "refs/canary/state-base"   # the state-branch commit whose files the judge read
 MAX_GIT_MESSAGE = 800
@@ -119,29 +118,25 @@ def _tag(value: Any) -> str:
     return value if value == "*" or is_valid_tag(value) else "<invalid tag>"
 
 
-def commit_message(doc: Mapping[str, Any] | None) -> str:
-    """Subject and body naming the decisions; only validated tags, actions, rungs and times."""
-    if not doc:
+def commit_message(doc: RoundDecisions | None) -> str:
+    """Subject and body naming the decisions; only validated tags, modes and round ids (the record
+    holds any string its file held)."""
+    if doc is None:
         return "canary: update judge state"
-    round_id = doc.get("round_id")
-    shown: str = round_id if is_valid_round_id(round_id) else "<invalid round id>"
+    shown = doc.round_id if is_valid_round_id(doc.round_id) else "<invalid round id>"
     if len(shown) > MAX_SUBJECT_ROUND_ID:
         shown = shown[: MAX_SUBJECT_ROUND_ID - 3] + "..."
-    decisions = [d for d in doc.get("decisions", []) if isinstance(d, Mapping)]
-    mode = doc.get("mode") if doc.get("mode") in ("observe", "enforce") else "?"
-    lines = [f"canary: round {shown} ({mode}): {len(decisions)} decision(s)", ""]
-    for d in decisions[:MAX_BODY_LINES]:
-        action = d.get("action") if d.get("action") in _ACTIONS else "unknown"
-        line = f"- {action} {_tag(d.get('provider'))} ({_tag(d.get('model'))})"
-        if isinstance(d.get("rung"), int) and not isinstance(d.get("rung"), bool):
-            line += f" rung {d['rung']}"
-        try:
-            line += f" until {fmt_time(parse_time(d['until'], 'until'))}" if d.get("until") else ""
-        except TimeFormatError:
-            pass
+    mode = doc.mode if doc.mode in ("observe", "enforce") else "?"
+    lines = [f"canary: round {shown} ({mode}): {len(doc.decisions)} decision(s)", ""]
+    for d in doc.decisions[:MAX_BODY_LINES]:
+        line = f"- {d.action.value} {_tag(d.provider)} ({_tag(d.model)})"
+        if d.rung is not None:
+            line += f" rung {d.rung}"
+        if d.until is not None:
+            line += f" until {fmt_time(d.until)}"
         lines.append(line)
-    if len(decisions) > MAX_BODY_LINES:
-        lines.append(f"- ... and {len(decisions) - MAX_BODY_LINES} more (see state/audit.jsonl)")
+    if len(doc.decisions) > MAX_BODY_LINES:
+        lines.append(f"- ... and {len(doc.decisions) - MAX_BODY_LINES} more (see state/audit.jsonl)")
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -34,20 +34,20 @@ P_FLOOR = 1e-12
 class Card:
     """One contract's evidence about one endpoint against the other endpoints of its model."""
 
-    contract: str
-    failures: int
-    attempts: int
-    low: float
-    high: float
-    peer_failures: int
-    peer_attempts: int
-    peer_low: float
-    peer_high: float
+    contract: str  # the contract
+    failures: int  # the host's failed judged replies in its window
+    attempts: int  # the host's judged replies in its window
+    low: float  # the host's 95 % Wilson interval
+    high: float  # the host's 95 % Wilson interval
+    peer_failures: int  # the peers' failed judged replies, pooled
+    peer_attempts: int  # the peers' judged replies, pooled
+    peer_low: float  # the peers' interval
+    peer_high: float  # the peers' interval
     peers: int                   # other endpoints with at least one judged reply on this contract
     p_value: float | None        # None: no peer replies to compare with
     rounds: int = 0              # rounds of the window with a reply on this contract
-    transport_errors: int = 0
-    inconclusive: int = 0
+    transport_errors: int = 0  # the host's transport errors (no verdict)
+    inconclusive: int = 0  # the host's inconclusive replies (no verdict)
     short: int = 0               # refusal replies far shorter than the peers' (evidence only)
     set_aside: tuple[str, ...] = ()  # endpoints left out of the peers: they fail the contract themselves
 
@@ -79,6 +79,25 @@ class Card:
                 "p_value": self.p_value, "significant": self.significant, "rounds": self.rounds,
                 "transport_errors": self.transport_errors, "inconclusive": self.inconclusive,
                 "short": self.short, "set_aside": list(self.set_aside), "text": self.text}
+
+    @classmethod
+    def from_json(cls, raw: Any) -> Card:
+        """A card as `to_json` wrote it (`significant` and `text` are derived again). KeyError,
+        TypeError or ValueError for an entry of another shape: the caller names the field."""
+        low, high = raw["interval"]
+        peer_low, peer_high = raw["peer_interval"]
+        p_value = raw["p_value"]
+        return cls(str(raw["contract"]), _count(raw["failures"]), _count(raw["attempts"]), float(low), float(high),
+                   _count(raw["peer_failures"]), _count(raw["peer_attempts"]), float(peer_low), float(peer_high),
+                   _count(raw["peers"]), None if p_value is None else float(p_value), _count(raw.get("rounds", 0)),
+                   _count(raw.get("transport_errors", 0)), _count(raw.get("inconclusive", 0)),
+                   _count(raw.get("short", 0)), tuple(str(t) for t in raw.get("set_aside") or ()))
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{value!r} is not a count")
+    return value
 
 
 def make_card(contract: str, host: Tally, peers: Tally, peer_count: int, set_aside: tuple[str, ...] = ()) -> Card:

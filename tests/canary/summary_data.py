@@ -6,6 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from core.results import CaseResult, RoundResults, read_results
+from judge.suspension.decisions import RoundDecisions
 
 MODEL = "deepseek/deepseek-chat-v3-0324"
 CONTRACTS = ("latency", "refusal", "structured", "language")
@@ -45,15 +46,21 @@ def healthy(provider: str, **extra: Any) -> list[dict[str, Any]]:
     return [case(provider, c, **extra) for c in CONTRACTS]
 
 
+def record_of(doc: dict[str, Any]) -> RoundDecisions:
+    """A decisions.json document (the defaults filling what a test leaves out) read as the judge's
+    record, through its one reader: what every consumer of decisions.json takes."""
+    return RoundDecisions.from_json({"schema_version": 1, "round_id": "20261129T223000Z-aaaaaa",
+                                     "mode": "observe", "now": "2026-11-29T22:31:00Z", **doc})
+
+
 def decisions(*items: dict[str, Any], mode: str = "observe", gap_minutes: float | None = 30,
               ignore: dict[str, list[str]] | None = None,
-              would_ignore: dict[str, list[str]] | None = None) -> dict[str, Any]:
-    return {"schema_version": 1, "round_id": "20261129T223000Z-aaaaaa", "mode": mode,
-            "now": "2026-11-29T22:31:00Z", "gap_minutes": gap_minutes, "decisions": list(items),
-            "ignore": ignore or {}, "would_ignore": would_ignore or {}}
+              would_ignore: dict[str, list[str]] | None = None) -> RoundDecisions:
+    return record_of({"mode": mode, "gap_minutes": gap_minutes, "decisions": list(items),
+                      "ignore": ignore or {}, "would_ignore": would_ignore or {}})
 
 
 def decision(action: str, provider: str, *, model: str = MODEL, reason: str = "two failed rounds",
-             **extra: Any) -> dict[str, Any]:
-    return {"model": model, "provider": provider, "action": action, "rule": action, "reason": reason,
+             rule: str = "failed_streak", **extra: Any) -> dict[str, Any]:
+    return {"model": model, "provider": provider, "action": action, "rule": rule, "reason": reason,
             "evidence": [], **extra}

@@ -28,6 +28,7 @@ from hostile_support import (
 )
 
 from canary.history.store import read_span
+from canary.round.results_files import read_decisions
 from canary.state.commit_back import commit_message
 
 NEXT = T0 + 2 * HALF_HOUR
@@ -169,7 +170,7 @@ def test_a_hostile_provider_tag_is_set_aside_and_reaches_no_file_name_state_mark
 
     summary = (f.root / "step-summary.md").read_text(encoding="utf-8") if (f.root / "step-summary.md").exists() else ""
     assert tag not in summary or tag == ""
-    message = commit_message(decisions)
+    message = commit_message(read_decisions(f.decisions))
     assert tag not in message or tag == ""
     assert "\u202e" not in out and "\x00" not in out
 

@@ -17,7 +17,6 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -27,6 +26,7 @@ if str(_TESTS / "probes") not in sys.path:
 
 from round_support import MODEL, ROOT, SENTINEL_KEY, Round, canary_config, run_round  # noqa: E402
 
+from canary.round.results_files import read_decisions  # noqa: E402
 from canary.state.commit_back import commit_message  # noqa: E402
 from simulator import load_scenario, start_simulator  # noqa: E402
 
@@ -117,8 +117,7 @@ def test_the_key_reaches_no_file_no_history_and_no_message(hostile_round: Round,
         outputs += [done.stdout, done.stderr]
     state = json.loads((tmp_path / "state" / "canary-state.json").read_text(encoding="utf-8"))
     assert state["models"][MODEL]["cinder/fp8"]["suspension"] is not None  # both rounds counted for the others
-    decisions: Any = json.loads((tmp_path / "reports" / "decisions.json").read_text(encoding="utf-8"))
-    outputs.append(commit_message(decisions))
+    outputs.append(commit_message(read_decisions(tmp_path / "reports" / "decisions.json")))
     leaked = [str(p) for root in (hostile_round.reports, tmp_path) for p, data in _texts_under(root)
               if SENTINEL_KEY.encode() in data]
     assert leaked == []

@@ -26,6 +26,7 @@ from round_support import (
 from canary.cli.main import main as canary
 from canary.outputs import summary
 from core.results import read_results
+from judge.suspension.decisions import RoundDecisions
 from simulator import scenario_from_dict, start_simulator
 from simulator.process import SCENARIO_ENV
 
@@ -109,9 +110,10 @@ def test_an_undiscovered_control_is_a_decision_the_summary_and_notification_carr
     assert (d["model"], d["provider"], d["rule"]) == (MODEL, "ghost/fp8", "unprobed_control")
     assert "control_unprobed ghost/fp8" in capsys.readouterr().out  # the notification on stdout
     assert "| control_unprobed | `deepseek/deepseek-chat-v3-0324` | `ghost/fp8` |" in step_summary.read_text(encoding="utf-8")
-    markdown = summary.to_markdown(read_results(run.results), decisions)
+    record = RoundDecisions.from_json(decisions)
+    markdown = summary.to_markdown(read_results(run.results), record)
     assert "refusal probe unverified" in markdown and "Control not probed" in markdown
-    assert "probe unverified" in summary.to_text(read_results(run.results), decisions)
+    assert "probe unverified" in summary.to_text(read_results(run.results), record)
 
 
 def test_k_on_one_provider_keeps_its_models_control_and_gives_the_full_rounds_verdicts(planted, tmp_path: Path) -> None:

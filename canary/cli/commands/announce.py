@@ -25,7 +25,9 @@ from pathlib import Path
 from canary.cli.commands._options import add_common, config_of
 from canary.integrations import notify
 from canary.round.judging import DEFAULT_DECISIONS_FILE
-from core.store import StoreError, read_json
+from canary.round.results_files import read_decisions
+from core.store import StoreError
+from judge.suspension.decisions import DecisionsError
 
 OUTPUT_ENV = "GITHUB_OUTPUT"
 
@@ -42,11 +44,11 @@ def _run(args: argparse.Namespace) -> int:
     config = config_of(args)
     path = args.decisions or Path(config.paths.reports) / DEFAULT_DECISIONS_FILE
     try:
-        doc = read_json(path, "decisions file", "re-run canary judge")
-    except StoreError as exc:
+        doc = read_decisions(path)
+    except (StoreError, DecisionsError) as exc:
         print(f"canary announce: {exc}", file=sys.stderr)
         return 2
-    if not isinstance(doc, dict):
+    if doc is None:
         print(f"canary announce: {path}: no decisions file (run canary judge first); nothing announced", file=sys.stderr)
         return 2
     undelivered = notify.notify(doc, audit_path=config.paths.audit)

@@ -43,6 +43,7 @@ from pathlib import Path
 from canary.cli.commands._options import add_common, config_of
 from canary.history.store import history_root
 from canary.round.judging import DEFAULT_DECISIONS_FILE, JudgeRequest, run_judge
+from canary.round.results_files import read_decisions
 from canary.state.commit_back import (
     DEFAULT_RETRIES,
     CommitBackError,
@@ -52,8 +53,8 @@ from canary.state.commit_back import (
     history_folders,
 )
 from core.results import ResultsError
-from core.store import StoreError, read_json
-from core.times import TimeFormatError, parse_time
+from core.store import StoreError
+from core.times import TimeFormatError
 
 _PLAIN_MESSAGE = re.compile(r"[ -~]{1,200}")
 
@@ -90,19 +91,16 @@ def _run(args: argparse.Namespace) -> int:
         def message() -> str:
             if args.message is not None:
                 return str(args.message) + "\n"
-            return commit_message(read_json(decisions_path, "decisions file", "re-run canary judge"))
+            return commit_message(read_decisions(decisions_path))
 
         def reapply() -> int:
-            doc = read_json(decisions_path, "decisions file", "re-run canary judge") or {}
-            now = parse_time(doc["now"], "now") if doc.get("now") else None
-            if now is None:
-                print("canary commit: the decisions file has no 'now'; cannot re-apply", file=sys.stderr)
+            doc = read_decisions(decisions_path)
+            if doc is None:
+                print(f"canary commit: {decisions_path}: no decisions file; cannot re-apply", file=sys.stderr)
                 return 2
-            planned = doc.get("expected_models")
             outcome = run_judge(JudgeRequest(
-                tuple(args.reapply), config, now, mode=doc.get("mode") or None, decisions_out=decisions_path,
-                send=False, expect=tuple(str(m) for m in planned) if isinstance(planned, list) else None,
-                allow_simulator=doc.get("allow_simulator") is True))
+                tuple(args.reapply), config, doc.now, mode=doc.mode or None, decisions_out=decisions_path,
+                send=False, expect=doc.request.expected_models, allow_simulator=doc.request.allow_simulator))
             if outcome.error is not None:
                 print(f"canary judge: {outcome.error}", file=sys.stderr)
             return outcome.code

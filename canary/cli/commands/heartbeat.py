@@ -13,10 +13,11 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 from canary.integrations.notifications import heartbeat
-from core.store import StoreError, read_json
+from canary.round.results_files import read_decisions
+from core.store import StoreError
+from judge.suspension.decisions import DecisionsError, RoundDecisions
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -35,11 +36,10 @@ def _run(args: argparse.Namespace) -> int:
     if args.decisions is None:
         status = heartbeat.RoundStatus(not args.fail, "a step of the workflow failed" if args.fail else "alive")
     else:
-        doc: dict[str, Any] | None = None
+        doc: RoundDecisions | None = None
         try:
-            raw = read_json(args.decisions, "decisions file", "re-run `canary judge`")
-            doc = raw if isinstance(raw, dict) else None
-        except StoreError as exc:
+            doc = read_decisions(args.decisions)
+        except (StoreError, DecisionsError) as exc:
             print(f"canary heartbeat: {exc}", file=sys.stderr)
         status = heartbeat.round_status(doc, failed=args.fail)
     error = heartbeat.ping(url, status, fail_url=os.environ.get(heartbeat.HEARTBEAT_FAIL_ENV, "").strip() or None)

@@ -23,10 +23,12 @@ from canary.history.query import EndpointSummary, History, PassRate
 from canary.history.recorder import record_files
 from canary.history.rows import HistoryError
 from canary.history.store import DETAIL_DAYS, compact, history_root
+from canary.round.results_files import read_decisions
 from core.results import ResultsError
-from core.store import StoreError, read_json
+from core.store import StoreError
 from core.times import TimeFormatError, fmt_time
 from core.untrusted import clean as cell
+from judge.suspension.decisions import DecisionsError
 
 WINDOWS = (1, 7, 30)
 WINDOW_NAMES = {1: "24 h", 7: "7 d", 30: "30 d"}
@@ -68,7 +70,7 @@ def _run(args: argparse.Namespace) -> int:
             print(f"canary history: compacted {len(days)} day(s)" + (f": {', '.join(days)}" if days else ""))
             return 0
         history = History.open(history_root(config.paths), now=now, days=max(WINDOWS) + 1)
-    except (HistoryError, StoreError, ResultsError, TimeFormatError) as exc:
+    except (HistoryError, StoreError, ResultsError, DecisionsError, TimeFormatError) as exc:
         print(f"canary history: {exc}", file=sys.stderr)
         return 2
     summaries = history.summary(WINDOWS, model=args.model)
@@ -86,10 +88,9 @@ def _run(args: argparse.Namespace) -> int:
 def _record(args: argparse.Namespace, root: Path, now: Any) -> int:
     decisions = None
     if args.decisions is not None:
-        decisions = read_json(args.decisions, "decisions file", "pass the decisions.json of this round")
-        if not isinstance(decisions, dict):
-            raise HistoryError(f"{args.decisions}: " + ("no such decisions file" if decisions is None
-                                                        else "not a decisions document"))
+        decisions = read_decisions(args.decisions)
+        if decisions is None:
+            raise HistoryError(f"{args.decisions}: no such decisions file")
     done = record_files(root, args.results, decisions, now=now)
     print(f"canary history: {'recorded' if done.written else 'already recorded, nothing changed'}: {done.path}")
     return 0

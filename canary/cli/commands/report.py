@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 from canary.outputs import allure_html
+from canary.round.results_files import read_decisions
 from core.config import load_config
+from core.errors import InputError
+from judge.suspension.decisions import RoundDecisions
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,21 +42,23 @@ def build_from_environment() -> allure_html.Build:
     return allure_html.Build()
 
 
-def read_decisions(path: Path | None, default: Path) -> dict[str, Any] | None:
-    """decisions.json as a dict, or None when absent or unreadable (the report renders without it)."""
-    target = path or default
+def report_decisions(path: Path | None, default: Path) -> RoundDecisions | None:
+    """The judge's record of the round, or None when absent or unreadable (the report renders without it)."""
     try:
-        doc = json.loads(target.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        if path is not None:
-            print(f"canary report: warning: {path} could not be read; the report shows no decisions", file=sys.stderr)
-        return None
-    return doc if isinstance(doc, dict) else None
+        doc = read_decisions(path or default)
+    except (OSError, InputError) as exc:
+        doc, problem = None, str(exc)
+    else:
+        problem = "no such file"
+    if doc is None and path is not None:
+        print(f"canary report: warning: {path} could not be read ({problem}); the report shows no decisions",
+              file=sys.stderr)
+    return doc
 
 
 def run(args: argparse.Namespace) -> int:
     reports = load_config(args.config).paths.reports
-    decisions = read_decisions(args.decisions, reports / "decisions.json")
+    decisions = report_decisions(args.decisions, reports / "decisions.json")
     try:
         done = allure_html.render(
             args.results_dir or [reports / "allure-results"],

@@ -10,8 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from canary.outputs import summary
+from canary.round.results_files import read_decisions
 from core.config import load_config
+from core.errors import InputError
 from core.results import merge_shards, read_results
+from judge.suspension.decisions import RoundDecisions
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -67,14 +70,13 @@ def _load(path: Path) -> dict[str, Any]:
     return data
 
 
-def _decisions(path: Path, *, explicit: bool) -> dict[str, Any] | None:
+def _decisions(path: Path, *, explicit: bool) -> RoundDecisions | None:
     """The judge's decisions, or None: the summary must print even when the judge has not run."""
-    if not path.exists():
-        if explicit:
-            print(f"canary summary: {path}: no decisions file; summarising the outcomes only", file=sys.stderr)
-        return None
     try:
-        return _load(path)
-    except (OSError, ValueError, TypeError) as exc:
+        decisions = read_decisions(path)
+    except (OSError, InputError) as exc:
         print(f"canary summary: {exc}; summarising the outcomes only", file=sys.stderr)
         return None
+    if decisions is None and explicit:
+        print(f"canary summary: {path}: no decisions file; summarising the outcomes only", file=sys.stderr)
+    return decisions

@@ -24,14 +24,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from canary.integrations.github_issues import render
 from canary.integrations.github_issues.markers import event_id
+from canary.integrations.github_issues.render import IssueEvent
+from judge.suspension.decisions import RoundDecisions
 
 OPENING = frozenset({"suspend", "would_suspend"})
 CLOSING = frozenset({"restore", "expired", "lift"})
-WHOLE_ROUND = "*"
 STATE_LABELS = {"suspend": "canary: suspended", "would_suspend": "canary: would suspend"}
 
 Key = tuple[str, str]   # (model, endpoint)
@@ -112,19 +112,16 @@ class _Endpoint:
     events: set[str] = field(default_factory=set)
 
 
-def plan(doc: Mapping[str, Any], issues: Sequence[KnownIssue], *, label: str, run_url: str | None = None,
+def plan(doc: RoundDecisions, issues: Sequence[KnownIssue], *, label: str, run_url: str | None = None,
          excerpts: Mapping[Key, Sequence[render.Excerpt]] | None = None,
          suspended: Sequence[Suspended] | None = None) -> list[Operation]:
     """The operations that bring the issues up to date with this round's decisions (and state)."""
-    round_id, mode = str(doc.get("round_id")), str(doc.get("mode"))
+    round_id, mode = doc.round_id, doc.mode
     endpoints = _endpoints(issues)
     ops: list[Operation] = []
-    for d in doc.get("decisions") or []:
-        if not isinstance(d, Mapping):
-            continue
-        model, endpoint, action = str(d.get("model")), str(d.get("provider")), str(d.get("action"))
-        if WHOLE_ROUND in (model, endpoint):
-            continue
+    for decision in doc.endpoint_decisions():
+        d = IssueEvent.of(decision)
+        model, endpoint, action = d.model, d.endpoint, d.action
         state = endpoints.setdefault((model, endpoint), _Endpoint())
         event = event_id(round_id, action)
         if event in state.events:
@@ -150,15 +147,14 @@ def plan(doc: Mapping[str, Any], issues: Sequence[KnownIssue], *, label: str, ru
                 state.open, state.opened_now = None, False
         state.events.add(event)
     if suspended is not None:
-        touched = {(str(d.get("model")), str(d.get("provider"))) for d in doc.get("decisions") or []
-                   if isinstance(d, Mapping)}
+        touched = {(d.model, d.provider) for d in doc.decisions}
         ops += _reconcile(doc, endpoints, suspended, touched, label=label, run_url=run_url)
     return ops
 
 
-def _reconcile(doc: Mapping[str, Any], endpoints: dict[Key, _Endpoint], suspended: Sequence[Suspended],
+def _reconcile(doc: RoundDecisions, endpoints: dict[Key, _Endpoint], suspended: Sequence[Suspended],
                touched: set[Key], *, label: str, run_url: str | None) -> list[Operation]:
-    round_id, mode = str(doc.get("round_id")), str(doc.get("mode"))
+    round_id, mode = doc.round_id, doc.mode
     active = {s.key: s for s in suspended}
     ops: list[Operation] = []
     for key, s in sorted(active.items()):
@@ -167,8 +163,8 @@ def _reconcile(doc: Mapping[str, Any], endpoints: dict[Key, _Endpoint], suspende
         event = event_id(f"since-{s.since}", action)
         if state.open is not None or state.opened_now or event in state.events:
             continue
-        d = {"model": s.model, "provider": s.endpoint, "action": action, "until": s.until, "rung": s.rung,
-             "reason": f"{s.reason} (found in the judge's state: the round that decided it did not reach GitHub)"}
+        d = IssueEvent(model=s.model, endpoint=s.endpoint, action=action, until=s.until, rung=s.rung,
+                       reason=f"{s.reason} (found in the judge's state: the round that decided it did not reach GitHub)")
         ops.append(Open(s.model, s.endpoint, event, render.title(d),
                         render.issue_body(d, event=event, round_id=round_id, mode=s.mode, run_url=run_url),
                         (label, STATE_LABELS[action])))
@@ -177,9 +173,9 @@ def _reconcile(doc: Mapping[str, Any], endpoints: dict[Key, _Endpoint], suspende
         if state.open is None or key in active or key in touched:
             continue
         event = event_id(round_id, "not_suspended")
-        d = {"model": key[0], "provider": key[1], "action": "not_suspended",
-             "reason": f"no longer suspended after this round ({mode} mode); the decision that ended it "
-                       "did not reach GitHub"}
+        d = IssueEvent(model=key[0], endpoint=key[1], action="not_suspended",
+                       reason=f"no longer suspended after this round ({mode} mode); the decision that ended it "
+                              "did not reach GitHub")
         ops += [Comment(state.open.number, key[0], key[1], event,
                         render.comment_body(d, event=event, round_id=round_id, run_url=run_url)),
                 Close(state.open.number, key[0], key[1])]

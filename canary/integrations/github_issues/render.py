@@ -10,11 +10,13 @@ GitHub renders as plain text.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from canary.integrations.github_issues.markers import comment_marker, issue_marker
+from core.times import fmt_time
 from core.untrusted import clean, markdown
+from judge.suspension.decisions import Decision, Evidence
 
 MAX_EVIDENCE = 8
 MAX_EXCERPTS = 3
@@ -28,9 +30,28 @@ _SAFE_URL = re.compile(r"^https?://[^\s()<>\[\]\"'`\\]+$")
 Excerpt = tuple[str, str]   # (contract, reply text)
 
 
-def title(d: Mapping[str, Any]) -> str:
-    verb = VERBS.get(str(d.get("action")), str(d.get("action")))
-    text = f"{SYMBOLS.get(str(d.get('action')), '')} {d.get('provider')} {verb} ({d.get('model')})"
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IssueEvent:
+    """What an issue or a comment tells: a decision of the judge, or one the plan found in the
+    state (a suspension whose round never reached GitHub, an endpoint no longer suspended)."""
+
+    model: str
+    endpoint: str
+    action: str                  # a decision's action, or "not_suspended"
+    reason: str
+    until: str | None = None
+    rung: int | None = None
+    evidence: tuple[Evidence, ...] = ()
+
+    @classmethod
+    def of(cls, d: Decision) -> IssueEvent:
+        return cls(model=d.model, endpoint=d.provider, action=d.action.value, reason=d.reason,
+                   until=fmt_time(d.until), rung=d.rung, evidence=d.evidence)
+
+
+def title(d: IssueEvent) -> str:
+    verb = VERBS.get(d.action, d.action)
+    text = f"{SYMBOLS.get(d.action, '')} {d.endpoint} {verb} ({d.model})"
     return _TITLE_DROP.sub("", clean(text, 200)).strip()
 
 
@@ -40,15 +61,15 @@ def round_link(round_id: str, url: str | None) -> str:
     return f"[{text}]({url})" if url and _SAFE_URL.match(url) else text
 
 
-def issue_body(d: Mapping[str, Any], *, event: str, round_id: str, mode: str, run_url: str | None,
+def issue_body(d: IssueEvent, *, event: str, round_id: str, mode: str, run_url: str | None,
                excerpts: Sequence[Excerpt] = ()) -> str:
-    model, endpoint, action = str(d.get("model")), str(d.get("provider")), str(d.get("action"))
+    model, endpoint, action = d.model, d.endpoint, d.action
     what = "suspended" if action == "suspend" else "would have suspended (observe mode: routing unchanged)"
     lines = [
         issue_marker(model, endpoint, event),
         f"**Endpoint** {markdown(endpoint, 120)} · **model** {markdown(model, 120)} · {markdown(mode, 20)} mode",
         "",
-        f"In {round_link(round_id, run_url)} canary {what} this endpoint: {markdown(d.get('reason'))}"
+        f"In {round_link(round_id, run_url)} canary {what} this endpoint: {markdown(d.reason)}"
         f"{_until(d)}.",
         "",
         *_evidence(d),
@@ -60,14 +81,14 @@ def issue_body(d: Mapping[str, Any], *, event: str, round_id: str, mode: str, ru
     return "\n".join(lines).strip() + "\n"
 
 
-def comment_body(d: Mapping[str, Any], *, event: str, round_id: str, run_url: str | None,
+def comment_body(d: IssueEvent, *, event: str, round_id: str, run_url: str | None,
                  excerpts: Sequence[Excerpt] = ()) -> str:
-    model, endpoint, action = str(d.get("model")), str(d.get("provider")), str(d.get("action"))
+    model, endpoint, action = d.model, d.endpoint, d.action
     label = markdown(action.replace("_", " "), 40)
     lines = [
         comment_marker(model, endpoint, event),
         f"{SYMBOLS.get(action, '•')} **{label}** in {round_link(round_id, run_url)}: "
-        f"{markdown(d.get('reason'))}{_until(d)}.",
+        f"{markdown(d.reason)}{_until(d)}.",
         "",
         *_evidence(d),
         *_excerpts(excerpts),
@@ -75,23 +96,22 @@ def comment_body(d: Mapping[str, Any], *, event: str, round_id: str, run_url: st
     return "\n".join(lines).strip() + "\n"
 
 
-def _until(d: Mapping[str, Any]) -> str:
+def _until(d: IssueEvent) -> str:
     parts = []
-    if d.get("rung") is not None:
-        parts.append(f"rung {markdown(d['rung'], 8)}")
-    if d.get("until"):
-        parts.append(f"until {markdown(d['until'], 40)}")
+    if d.rung is not None:
+        parts.append(f"rung {markdown(d.rung, 8)}")
+    if d.until:
+        parts.append(f"until {markdown(d.until, 40)}")
     return f" ({', '.join(parts)})" if parts else ""
 
 
-def _evidence(d: Mapping[str, Any]) -> list[str]:
-    evidence = [e for e in d.get("evidence") or [] if isinstance(e, Mapping)]
+def _evidence(d: IssueEvent) -> list[str]:
+    evidence = d.evidence
     if not evidence:
         return []
     rows = ["| contract | outcome | reason |", "|---|---|---|"]
     for e in evidence[:MAX_EVIDENCE]:
-        rows.append(f"| {markdown(e.get('contract'), 40)} | {markdown(e.get('outcome'), 40)} | "
-                    f"{markdown(e.get('reason'), 300)} |")
+        rows.append(f"| {markdown(e.contract, 40)} | {markdown(e.outcome, 40)} | {markdown(e.reason, 300)} |")
     if len(evidence) > MAX_EVIDENCE:
         rows.append(f"| … | | {len(evidence) - MAX_EVIDENCE} more in decisions.json |")
     return [*rows, ""]

@@ -33,7 +33,6 @@ from canary.integrations.github_issues.client import (
 )
 from canary.integrations.github_issues.plan import (
     STATE_LABELS,
-    WHOLE_ROUND,
     Close,
     Comment,
     Key,
@@ -46,6 +45,7 @@ from canary.integrations.github_issues.plan import (
 )
 from canary.integrations.github_issues.render import Excerpt
 from core.times import TimeFormatError, parse_time
+from judge.suspension.decisions import RoundDecisions
 from judge.suspension.state import JudgeState
 
 DEFAULT_LABEL = "canary-incident"
@@ -71,12 +71,11 @@ class SyncReport:
         return not self.failed
 
 
-def endpoint_keys(doc: Mapping[str, Any]) -> set[Key]:
-    return {(str(d.get("model")), str(d.get("provider"))) for d in doc.get("decisions") or []
-            if isinstance(d, Mapping) and WHOLE_ROUND not in (str(d.get("model")), str(d.get("provider")))}
+def endpoint_keys(doc: RoundDecisions) -> set[Key]:
+    return {(d.model, d.provider) for d in doc.endpoint_decisions()}
 
 
-def sync(doc: Mapping[str, Any], client: GitHubClient, *, label: str = DEFAULT_LABEL, run_url: str | None = None,
+def sync(doc: RoundDecisions, client: GitHubClient, *, label: str = DEFAULT_LABEL, run_url: str | None = None,
          excerpts: Mapping[Key, Sequence[Excerpt]] | None = None, dry_run: bool = False,
          suspended: Sequence[Suspended] | None = None) -> SyncReport:
     """Open, comment, close and relabel so the issues tell this round's decisions (dry run: only say so).
@@ -128,13 +127,13 @@ def find_issues(client: GitHubClient, keys: set[Key] | None, label: str, *, sinc
     return found
 
 
-def written_since(doc: Mapping[str, Any], suspended: Sequence[Suspended] | None) -> datetime | None:
+def written_since(doc: RoundDecisions, suspended: Sequence[Suspended] | None) -> datetime | None:
     """The earliest time this round's sync can find its own events on a closed issue: when the
     round was decided (its events are written after), or when an active suspension began (its
-    issue was opened after); a margin for the clocks. None (list everything) without a `now`."""
-    times = [str(doc.get("now") or "")] + [s.since for s in suspended or ()]
+    issue was opened after); a margin for the clocks. None (list everything) when a suspension's
+    start cannot be read."""
     try:
-        parsed = [parse_time(t, "time") for t in times]
+        parsed = [doc.now] + [parse_time(s.since, "time") for s in suspended or ()]
     except TimeFormatError:
         return None
     return min(parsed) - SINCE_MARGIN

@@ -14,14 +14,14 @@ the HTTP status or the exception type. A ping that fails is reported and never f
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
 from core.untrusted import clean
+from judge.suspension.decisions import Action, RoundDecisions
 
 HEARTBEAT_ENV = "CANARY_HEARTBEAT_URL"
 HEARTBEAT_FAIL_ENV = "CANARY_HEARTBEAT_FAIL_URL"
@@ -40,16 +40,15 @@ class RoundStatus:
     summary: str
 
 
-def round_status(doc: Mapping[str, Any] | None, *, failed: bool = False) -> RoundStatus:
+def round_status(doc: RoundDecisions | None, *, failed: bool = False) -> RoundStatus:
     """Success unless the judge did not finish (no decisions file), the round was incomplete,
     or the workflow says a step failed (`failed`)."""
     if doc is None:
         return RoundStatus(False, "no decisions file: the judge did not finish this round")
-    decisions = [d for d in doc.get("decisions") or [] if isinstance(d, Mapping)]
-    incomplete = [d for d in decisions if d.get("action") == "incomplete_round"]
-    head = f"round {clean(doc.get('round_id'), 80)} ({clean(doc.get('mode'), 20)} mode): {len(decisions)} decision(s)"
+    incomplete = [d for d in doc.decisions if d.action is Action.INCOMPLETE_ROUND]
+    head = f"round {clean(doc.round_id, 80)} ({clean(doc.mode, 20)} mode): {len(doc.decisions)} decision(s)"
     if incomplete:
-        return RoundStatus(False, f"{head}; round incomplete: {clean(incomplete[0].get('reason'), 200)}")
+        return RoundStatus(False, f"{head}; round incomplete: {clean(incomplete[0].reason, 200)}")
     if failed:
         return RoundStatus(False, f"{head}; a step of the workflow failed")
     return RoundStatus(True, head)

@@ -1,6 +1,6 @@
 """The notification about one round's decisions: a title, a Markdown body and a severity.
 
-Pure: decisions.json in, a Message out. Everything that came from upstream (provider tags,
+Pure: the judge's record of the round (RoundDecisions, decisions.json) in, a Message out. Everything that came from upstream (provider tags,
 reasons, evidence) goes through `core.untrusted.markdown()`: one line, no control or
 bidi characters, every Markdown/HTML metacharacter escaped. That keeps a hostile reason
 from planting a link, an `@everyone` or `<!channel>` ping, or raw HTML in an e-mail (Apprise
@@ -9,12 +9,13 @@ turns the Markdown into HTML for e-mail and passes it through to Slack, Discord,
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from canary.outputs.roundview import WEAK_EVIDENCE, card_lines
+from core.times import fmt_time
 from core.untrusted import clean, markdown
+from judge.suspension.decisions import Decision, RoundDecisions
 
 # Telegram caps a message at 4096 characters and Teams' workflows at about 1000 per block;
 # the full list is in the job summary and decisions.json, so a long round is cut here.
@@ -61,46 +62,42 @@ def severity(actions: Sequence[str]) -> str:
     return INFO
 
 
-def render(doc: Mapping[str, Any]) -> Message:
-    """The message for a decisions.json document (any action, known or not)."""
-    decisions = [d for d in doc.get("decisions") or [] if isinstance(d, Mapping)]
-    actions = [str(d.get("action", "")) for d in decisions]
+def render(doc: RoundDecisions) -> Message:
+    """The message for the judge's record of a round."""
+    decisions = doc.decisions
+    actions = [d.action.value for d in decisions]
     counts: dict[str, int] = {}
     for action in actions:
         counts[action] = counts.get(action, 0) + 1
     summary = ", ".join(f"{n} {LABELS.get(a, a)}" for a, n in counts.items()) or "no decisions"
-    weak = sum(d.get("weak_evidence") is True for d in decisions)
+    weak = sum(d.weak_evidence for d in decisions)
     if weak:
         summary += f" ({weak} on WEAK EVIDENCE)"
     # The title holds only our own words and counts, and several services show it as plain
     # text (an e-mail subject, an ntfy title), so it is cleaned, not Markdown-escaped.
     title = clean(f"canary: {summary}", limit=120)
-    head = f"Round {markdown(doc.get('round_id'), 80)} · {markdown(doc.get('mode'), 20)} mode"
-    if doc.get("now"):
-        head += f" · {markdown(doc['now'], 40)}"
+    head = f"Round {markdown(doc.round_id, 80)} · {markdown(doc.mode, 20)} mode · {markdown(fmt_time(doc.now), 40)}"
     lines = [head, ""]
     for d in decisions[:MAX_DECISIONS]:
         lines.append(_decision_line(d))
-        if d.get("weak_evidence") is True:
+        if d.weak_evidence:
             lines.append(f"  - ⚠️ **{markdown(WEAK_EVIDENCE, 400)}**")
-        lines += [f"  - 📊 {markdown(line, 300)}" for line in card_lines(d.get("card"))]
-        evidence = [e for e in d.get("evidence") or [] if isinstance(e, Mapping)]
-        for e in evidence[:MAX_EVIDENCE]:
-            lines.append(f"  - {markdown(e.get('contract'), 40)}: {markdown(e.get('outcome'), 40)}: "
-                         f"{markdown(e.get('reason'), 200)}")
+        lines += [f"  - 📊 {markdown(line, 300)}" for line in card_lines(d.card)]
+        for e in d.evidence[:MAX_EVIDENCE]:
+            lines.append(f"  - {markdown(e.contract, 40)}: {markdown(e.outcome, 40)}: {markdown(e.reason, 200)}")
     if len(decisions) > MAX_DECISIONS:
         lines.append(f"- … and {len(decisions) - MAX_DECISIONS} more: see the job summary or decisions.json")
     return Message(title=title, body=_cap("\n".join(lines)), kind=severity(actions))
 
 
-def _decision_line(d: Mapping[str, Any]) -> str:
-    action = str(d.get("action", ""))
+def _decision_line(d: Decision) -> str:
+    action = d.action.value
     symbol = SYMBOLS.get(action, "•")
     what = markdown(LABELS.get(action, action), limit=60)
-    where = markdown(f"{d.get('provider')} of {d.get('model')}", limit=160)
-    until = f" until {markdown(d['until'], limit=40)}" if d.get("until") else ""
-    rung = f" (rung {markdown(d['rung'], limit=8)})" if d.get("rung") is not None else ""
-    return f"- {symbol} **{what}**: {where}{until}{rung}: {markdown(d.get('reason'))}"
+    where = markdown(f"{d.provider} of {d.model}", limit=160)
+    until = f" until {markdown(fmt_time(d.until), limit=40)}" if d.until is not None else ""
+    rung = f" (rung {markdown(d.rung, limit=8)})" if d.rung is not None else ""
+    return f"- {symbol} **{what}**: {where}{until}{rung}: {markdown(d.reason)}"
 
 
 def _cap(body: str) -> str:

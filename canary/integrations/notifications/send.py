@@ -19,7 +19,6 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +34,7 @@ from canary.state import audit
 from core.store import StoreError
 from core.times import fmt_time
 from core.untrusted import clean
+from judge.suspension.decisions import RoundDecisions
 
 ATTEMPTS = 3
 BACKOFF_S = (1.0, 3.0)            # pauses between attempts (the last repeats)
@@ -69,11 +69,11 @@ def targets(env: Mapping[str, str] | None = None) -> list[Target]:
     return targets_from_env(os.environ if env is None else env, recognised)
 
 
-def send(doc: Mapping[str, Any], urls: Sequence[Target | str], audit_path: Path | None, *,
+def send(doc: RoundDecisions, urls: Sequence[Target | str], audit_path: Path | None, *,
          attempts: int = ATTEMPTS, sleep: Callable[[float], None] = time.sleep,
          echo: Callable[[str], None] = print, env: Mapping[str, str] | None = None) -> list[Failure]:
     """Send the round's message to every URL; record and return the failures. Never raises."""
-    if not urls or not doc.get("decisions"):
+    if not urls or not doc.decisions:
         return []
     env = os.environ if env is None else env
     chosen = [u if isinstance(u, Target) else Target(u, i + 1, NOTIFY_URLS_ENV) for i, u in enumerate(urls)]
@@ -150,8 +150,8 @@ def _apprise_logs() -> Iterator[list[str]]:
         logger.propagate = propagate
 
 
-def _audit_line(doc: Mapping[str, Any], failure: Failure) -> dict[str, Any]:
-    return {"time": doc.get("now") or fmt_time(datetime.now(UTC)), "round_id": doc.get("round_id"), "mode": doc.get("mode"),
+def _audit_line(doc: RoundDecisions, failure: Failure) -> dict[str, Any]:
+    return {"time": fmt_time(doc.now), "round_id": doc.round_id, "mode": doc.mode,
             "model": "*", "provider": "*", "action": audit.WEBHOOK_FAILED, "rule": "notification",
             "reason": f"{failure.target}: not delivered after {failure.attempts} attempt(s): {failure.problem}",
             "evidence": []}

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from history_support import MODEL, PROVIDERS, T0, detailed
+from summary_data import record_of
 
 from canary.cli.main import main
 from canary.history.cache import ENV, cache_file
@@ -32,7 +33,7 @@ def record(root: Path, i: int, rng: random.Random) -> None:
          "reason": "r", "until": (at + timedelta(days=1)).isoformat(), "rung": 1, "evidence": []},
         {"model": MODEL, "provider": PROVIDERS[1], "action": "floor_held", "rule": "capacity_floor",
          "reason": "f", "until": None, "rung": None, "evidence": []}] if i % 7 == 0 else []}
-    record_round(root, round_record(read_results(doc), decisions), now=at, detail_days=10_000)
+    record_round(root, round_record(read_results(doc), record_of(decisions)), now=at, detail_days=10_000)
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from history_support import MODEL, PROVIDERS, T0, detailed
+from summary_data import record_of
 
 from canary.cli.main import main
 from canary.history.query import History
@@ -35,7 +36,7 @@ def fill(root: Path) -> None:
         decisions = {"round_id": doc["round_id"], "mode": "observe", "decisions": [
             {"model": MODEL, "provider": PROVIDERS[0], "action": "would_suspend", "rule": "failed_streak",
              "reason": "r", "until": None, "rung": 1, "evidence": []}] if n % 17 == 0 else []}
-        record_round(root, round_record(read_results(doc), decisions), now=at, detail_days=NEVER)
+        record_round(root, round_record(read_results(doc), record_of(decisions)), now=at, detail_days=NEVER)
 
 
 @pytest.fixture(scope="module")

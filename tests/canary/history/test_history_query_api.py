@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from history_support import MODEL, PROVIDERS, T0, detailed
+from summary_data import record_of
 
 from canary.history.query import History
 from canary.history.rows import round_record
@@ -33,7 +34,7 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> History:
         decisions = {"round_id": doc["round_id"], "mode": "enforce", "decisions": [
             {"model": MODEL, "provider": BAD, "action": "suspend", "rule": "failed_streak", "reason": "2 failed rounds",
              "until": (at + timedelta(days=1)).isoformat(), "rung": 1, "evidence": []}] if i == ROUNDS - 1 else []}
-        record_round(root, round_record(read_results(doc), decisions), now=at)
+        record_round(root, round_record(read_results(doc), record_of(decisions)), now=at)
     return History.open(root, now=NOW)
 
 

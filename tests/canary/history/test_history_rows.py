@@ -8,21 +8,23 @@ import pytest
 from history_support import MODEL, PROVIDERS, REASONS, T0, detailed
 from hypothesis import given
 from hypothesis import strategies as st
+from summary_data import record_of
 
 from canary.history.aggregate import CLEAN, FAILED, FROZEN, aggregate_day, endpoint_rounds
 from canary.history.files import decode_day, decode_round, encode_day, encode_round
 from canary.history.rows import CaseRow, HistoryError, RoundRecord, round_record, tokens_per_second
 from core.results import AttemptResult, merge_shards, read_results
 from core.vocabulary import Outcome
+from judge.suspension.decisions import RoundDecisions
 
 BAD = PROVIDERS[0]
 
 
-def decisions_of(doc: dict[str, object]) -> dict[str, object]:
-    return {"round_id": doc["round_id"], "mode": "enforce", "decisions": [
+def decisions_of(doc: dict[str, object]) -> RoundDecisions:
+    return record_of({"round_id": doc["round_id"], "mode": "enforce", "decisions": [
         {"model": MODEL, "provider": BAD, "action": "suspend", "rule": "failed_streak", "reason": "2 failed rounds",
          "until": "2026-11-30T22:00:00Z", "rung": 1,
-         "evidence": [{"contract": "structured", "outcome": "fail", "reason": REASONS["structured"]}]}]}
+         "evidence": [{"contract": "structured", "outcome": "fail", "reason": REASONS["structured"]}]}]})
 
 
 def test_a_round_keeps_every_case_with_its_code_timings_tokens_and_cost() -> None:
@@ -79,7 +81,7 @@ def test_shards_of_one_round_are_one_record_named_as_the_judge_names_it() -> Non
 def test_decisions_of_another_round_are_refused() -> None:
     doc = detailed()
     with pytest.raises(HistoryError, match="not of"):
-        round_record(read_results(doc), {"round_id": "another-round", "decisions": []})
+        round_record(read_results(doc), record_of({"round_id": "another-round", "decisions": []}))
 
 
 def test_cases_with_unsafe_tags_are_left_out_and_counted() -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from summary_data import record_of
+
 from canary.integrations.github_issues import markers, render
 from canary.integrations.github_issues.plan import (
     STATE_LABELS,
@@ -16,18 +18,20 @@ from canary.integrations.github_issues.plan import (
     Suspended,
     plan,
 )
+from judge.suspension.decisions import RoundDecisions
 
 MODEL, TAG = "deepseek/deepseek-chat-v3-0324", "cinder/fp8"
 LABEL = "canary-incident"
 
 
 def decision(action: str, provider: str = TAG, model: str = MODEL, **extra: Any) -> dict[str, Any]:
-    return {"model": model, "provider": provider, "action": action, "rule": "r", "reason": f"{action} reason",
+    return {"model": model, "provider": provider, "action": action, "rule": "failed_streak",
+            "reason": f"{action} reason",
             "evidence": [{"contract": "language", "outcome": "fail", "reason": "leading garbage"}], **extra}
 
 
-def doc(*decisions: dict[str, Any], round_id: str = "r-2", mode: str = "enforce") -> dict[str, Any]:
-    return {"round_id": round_id, "mode": mode, "decisions": list(decisions)}
+def doc(*decisions: dict[str, Any], round_id: str = "r-2", mode: str = "enforce") -> RoundDecisions:
+    return record_of({"round_id": round_id, "mode": mode, "decisions": list(decisions)})
 
 
 def issue(number: int = 5, *, open: bool = True, events: tuple[str, ...] = ("r-1/suspend",),
@@ -137,7 +141,7 @@ def test_a_marker_whose_key_does_not_match_its_fields_is_not_trusted() -> None:
 
 
 def test_an_excerpt_with_backticks_cannot_close_its_fence() -> None:
-    body = render.issue_body(decision("suspend"), event="r/suspend", round_id="r", mode="enforce", run_url=None,
+    body = render.issue_body(render.IssueEvent.of(doc(decision("suspend")).decisions[0]), event="r/suspend", round_id="r", mode="enforce", run_url=None,
                              excerpts=[("language", "```\n# Heading <b>x</b> ````` end")])
     lines = body.splitlines()
     start = lines.index("``````text")

@@ -12,13 +12,15 @@ from typing import Any
 
 import pytest
 from fake_github import REPO, TOKEN, FakeGitHub, fake_github
+from summary_data import record_of
 
 from canary.cli.main import main
 from canary.integrations.github_issues import client as client_module
 from canary.integrations.github_issues import markers
 from canary.integrations.github_issues.client import GitHubClient
 from canary.integrations.github_issues.plan import STATE_LABELS
-from canary.integrations.github_issues.sync import DEFAULT_LABEL, sync
+from canary.integrations.github_issues.sync import DEFAULT_LABEL, SyncReport
+from canary.integrations.github_issues.sync import sync as sync_record
 from canary.state.judge_files import save_state
 from core.times import parse_time
 from judge.suspension.state import JudgeState, ProviderState, Suspension
@@ -30,9 +32,15 @@ COMMENTS = rf"/repos/{REPO}/issues/\d+/comments"
 
 def decisions(round_id: str, *pairs: tuple[str, str], mode: str = "enforce") -> dict[str, Any]:
     return {"schema_version": 1, "round_id": round_id, "mode": mode, "now": "2026-11-29T22:30:00Z",
-            "decisions": [{"model": MODEL, "provider": tag, "action": action, "rule": "r", "reason": f"{action} here",
+            "decisions": [{"model": MODEL, "provider": tag, "action": action, "rule": "failed_streak",
+                           "reason": f"{action} here",
                            "evidence": [{"contract": "language", "outcome": "fail", "reason": "garbage"}]}
                           for action, tag in pairs]}
+
+
+def sync(doc: dict[str, Any], client: GitHubClient, **options: Any) -> SyncReport:
+    """The sync of a decisions.json document, read as `canary issues sync` reads it."""
+    return sync_record(record_of(doc), client, **options)
 
 
 _CLIENTS: list[GitHubClient] = []  # closed when the test's fake GitHub stops (no socket left to the collector)

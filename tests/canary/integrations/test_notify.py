@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from notify_receivers import receiving
+from summary_data import record_of
 
 from canary.integrations.notify import (
     NOTIFY_URLS_ENV,
@@ -25,13 +26,13 @@ DOC: dict[str, Any] = {
 
 
 def test_the_text_summary_names_each_decision_on_one_line() -> None:
-    text = render_text(DOC)
+    text = render_text(record_of(DOC))
     assert "suspend aurora/fp8 of m/x (rung 1, until 2026-11-30T22:30:00Z)" in text
     assert len(text.splitlines()) == 2
 
 
 def test_markdown_escapes_upstream_text() -> None:
-    md = render_markdown(DOC)
+    md = render_markdown(record_of(DOC))
     assert "<script>" not in md and r"\|" in md and r"\*bold\*" in md
     assert md_escape("a\nb") == "a b"
 
@@ -39,7 +40,7 @@ def test_markdown_escapes_upstream_text() -> None:
 def test_the_step_summary_gets_a_markdown_section(tmp_path: Path) -> None:
     summary = tmp_path / "summary.md"
     summary.write_text("# earlier steps\n")
-    notify(DOC, audit_path=tmp_path / "a.jsonl", env={"GITHUB_STEP_SUMMARY": str(summary)}, echo=lambda _: None)
+    notify(record_of(DOC), audit_path=tmp_path / "a.jsonl", env={"GITHUB_STEP_SUMMARY": str(summary)}, echo=lambda _: None)
     text = summary.read_text()
     assert text.startswith("# earlier steps\n") and "### Judge decisions" in text and "| suspend |" in text
 
@@ -47,6 +48,6 @@ def test_the_step_summary_gets_a_markdown_section(tmp_path: Path) -> None:
 def test_the_stdout_summary_is_printed_whether_or_not_a_service_is_configured(tmp_path: Path) -> None:
     printed: list[str] = []
     with receiving() as hook:
-        notify(DOC, audit_path=tmp_path / "a.jsonl", env={NOTIFY_URLS_ENV: f"json://127.0.0.1:{hook.port}/"},
+        notify(record_of(DOC), audit_path=tmp_path / "a.jsonl", env={NOTIFY_URLS_ENV: f"json://127.0.0.1:{hook.port}/"},
                sleep=lambda _: None, echo=printed.append)
     assert printed[0].startswith("canary judge: round r-1") and len(hook.requests) == 1

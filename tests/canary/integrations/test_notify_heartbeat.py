@@ -14,7 +14,8 @@ from canary.integrations.notifications import heartbeat
 
 UUID = "5f1e3c1a-0b7d-4c5e-9f00-8d1f2a3b4c5d"
 DOC: dict[str, Any] = {"schema_version": 1, "round_id": "r-7", "mode": "observe", "now": "2026-11-29T22:30:00Z",
-                       "decisions": [{"model": "m/x", "provider": "a/b", "action": "would_suspend", "reason": "x"}]}
+                       "decisions": [{"model": "m/x", "provider": "a/b", "action": "would_suspend",
+                                      "rule": "failed_streak", "reason": "x"}]}
 
 
 @pytest.fixture
@@ -48,7 +49,8 @@ def test_an_incomplete_round_pings_the_fail_url(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = tmp_path / "d.json"
     path.write_text(json.dumps({**DOC, "decisions": [
-        {"model": "*", "provider": "*", "action": "incomplete_round", "reason": "discovery failed"}]}))
+        {"model": "*", "provider": "*", "action": "incomplete_round", "rule": "incomplete_round",
+         "reason": "discovery failed"}]}))
     with receiving() as monitor:
         assert _run(monkeypatch, capsys, f"http://127.0.0.1:{monitor.port}/{UUID}/", "--decisions", str(path))[0] == 0
     assert monitor.requests[0].path == f"/{UUID}/fail"

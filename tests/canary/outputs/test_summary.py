@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from summary_data import MODEL, case, decision, decisions, healthy, record
@@ -51,8 +52,7 @@ def test_the_summary_renders_without_a_decisions_file():
 
 
 def test_decisions_left_over_from_another_round_are_not_shown_as_this_rounds():
-    doc = decisions(decision("suspend", "borealis/bf16"))
-    doc["round_id"] = "20261129T220000Z-older"
+    doc = replace(decisions(decision("suspend", "borealis/bf16")), round_id="20261129T220000Z-older")
     md = summary.to_markdown(mixed_round(), doc)
     assert "is for round 20261129T220000Z-older, not this one" in md
     assert "Suspended" not in md
@@ -63,8 +63,7 @@ def test_decisions_of_a_sharded_round_match_the_merged_shards():
     shards = merge_shards([record(*healthy("aurora/fp8"), round_id="r-a"),
                            record(*healthy("kite/bf16", model=other), round_id="r-b",
                                   models={other: {"providers": ["kite/bf16"]}})])
-    doc = decisions(decision("suspend", "kite/bf16", model=other))
-    doc["round_id"] = "r-a+r-b"
+    doc = replace(decisions(decision("suspend", "kite/bf16", model=other)), round_id="r-a+r-b")
     assert "Suspended" in summary.to_markdown(shards, doc)
 
 
@@ -176,7 +175,7 @@ def test_the_terminal_table_aligns_columns_and_uses_words():
 
 def test_the_command_prints_markdown_and_appends_to_the_step_summary(tmp_path, monkeypatch, capsys):
     (tmp_path / "results.json").write_text(json.dumps(mixed_round().to_json()))
-    (tmp_path / "decisions.json").write_text(json.dumps(decisions(gap_minutes=200)))
+    (tmp_path / "decisions.json").write_text(json.dumps(decisions(gap_minutes=200).to_json()))
     step = tmp_path / "step-summary.md"
     step.write_text("earlier step\n")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(step))

@@ -91,13 +91,20 @@ def test_a_huge_round_keeps_the_summary_bounded():
     assert len(md.encode()) < 1024 * 1024  # GitHub's limit for one step summary
 
 
-def test_odd_types_in_the_files_do_not_crash_the_summary():
+def test_odd_types_in_the_files_do_not_crash_the_summary(tmp_path, capsys):
     # A measurement of an odd type reads as absent, a case with an unknown outcome is set aside
-    # (by the one reader, as the judge does), and odd decisions are tolerated.
-    doc = record(case("aurora/fp8", "latency", "pass", ttft_s="fast"), case("b/x", "refusal", None, reason=None))
-    dec = {"decisions": [None, 3, {"action": 7}], "ignore": {"m": "not-a-list"}, "gap_minutes": "long"}
-    assert "aurora/fp8" in summary.to_markdown(doc, dec)
-    assert "aurora/fp8" in summary.to_text(doc, dec)
+    # (by the one reader, as the judge does); a decisions file of another shape is refused by its
+    # one reader, naming the field, and the summary prints the outcomes without it.
+    doc = results(case("aurora/fp8", "latency", "pass", ttft_s="fast"), case("b/x", "refusal", None, reason=None))
+    assert "aurora/fp8" in summary.to_markdown(read_results(doc)) and "aurora/fp8" in summary.to_text(read_results(doc))
+    (tmp_path / "results.json").write_text(json.dumps(doc))
+    (tmp_path / "decisions.json").write_text(json.dumps(
+        {"decisions": [None, 3, {"action": 7}], "ignore": {"m": "not-a-list"}, "gap_minutes": "long"}))
+    assert main(["summary", "--results", str(tmp_path / "results.json"),
+                 "--decisions", str(tmp_path / "decisions.json")]) == 0
+    out, err = capsys.readouterr()
+    assert "aurora/fp8" in out and "decisions: none yet" in out
+    assert "decisions.json: gap_minutes: expected a number or null" in err and "summarising the outcomes only" in err
 
 
 def test_a_record_the_reader_refuses_is_named_by_the_summary_command(tmp_path, capsys):

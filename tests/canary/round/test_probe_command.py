@@ -81,6 +81,6 @@ def _record(tmp_path: Path, **fields: object) -> Path:
 ], ids=["complete", "auth", "discovery-and-auth", "words-are-not-the-kind", "interrupted", "refused-record"])
 def test_the_exit_code_comes_from_why_the_round_is_incomplete(tmp_path: Path, fields: dict[str, object],
                                                               code: int) -> None:
-    from canary.round.probing import exit_code
-    assert exit_code(0, _record(tmp_path, **fields)) == code
-    assert exit_code(0, tmp_path / "absent.json") == 2
+    from canary.round.probing import exit_code, read_round
+    assert exit_code(0, read_round(_record(tmp_path, **fields))) == code
+    assert exit_code(0, read_round(tmp_path / "absent.json")) == 2

@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 from git_world import HALF_HOUR, INCIDENTS_HEADER, PROVIDERS, T0, Clone, World, git, iso, make_world
 from judge_cli_support import MODEL
+from summary_data import record_of
 
 from canary.state.commit_back import commit_message
+from judge.suspension.decisions import DecisionsError
 
 BAD = PROVIDERS[0]
 HAND_EDIT = f'"{MODEL}":\n  - provider: cirrus/fp8  # by hand\n    reason: filters\n    added_at: 2026-11-29\n'
@@ -110,10 +112,19 @@ HOSTILE = ['a/b"; rm -rf ~; echo "', "x\ny: injected", "$(reboot)", "`id`", "a|b
 
 @pytest.mark.parametrize("tag", HOSTILE, ids=lambda t: ascii(t)[:10])
 def test_commit_messages_never_contain_raw_hostile_tags(tag: str) -> None:
-    doc = {"round_id": "r\nSigned-off-by: evil", "mode": "enforce", "decisions": [
-        {"model": tag, "provider": tag, "action": "suspend; ls", "rung": "1;", "until": "soon`x`"}]}
+    # The record holds whatever strings its file held: ids and tags are checked again here.
+    doc = record_of({"round_id": "r\nSigned-off-by: evil", "mode": "enforce; ls", "decisions": [
+        {"model": tag, "provider": tag, "action": "suspend", "rule": "failed_streak", "reason": "`id`", "rung": 1}]})
     message = commit_message(doc)
     assert tag not in message and "evil" not in message
     assert all(ch not in message for ch in '`$;|"\x1b')
-    assert message.splitlines()[0] == "canary: round <invalid round id> (enforce): 1 decision(s)"
-    assert message.splitlines()[2] == "- unknown <invalid tag> (<invalid tag>)"
+    assert message.splitlines()[0] == "canary: round <invalid round id> (?): 1 decision(s)"
+    assert message.splitlines()[2] == "- suspend <invalid tag> (<invalid tag>) rung 1"
+
+
+@pytest.mark.parametrize("field", [{"action": "suspend; ls"}, {"rung": "1;"}, {"until": "soon`x`"}],
+                         ids=["action", "rung", "until"])
+def test_a_hostile_action_rung_or_time_never_reaches_a_commit_message(field: dict[str, str]) -> None:
+    with pytest.raises(DecisionsError, match=next(iter(field))):
+        record_of({"decisions": [{"model": "m/x", "provider": "a/fp8", "action": "suspend",
+                                  "rule": "failed_streak", "reason": "r", **field}]})

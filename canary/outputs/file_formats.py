@@ -1,0 +1,162 @@
+"""The field tables of docs/file-formats.md, generated from the records that read and write the files.
+
+    python -m canary.outputs.file_formats docs/file-formats.md     # rewrite the generated blocks
+
+Each table is one record class: a row per field the file holds (the dataclass field, its type
+and the comment beside it in the source), then the keys the record derives when it writes (a
+property or method, described by its docstring's first line). Fields the file does not hold
+(marked "Not part of the file" in the source) are left out. The blocks sit between
+`<!-- generated: NAME -->` and `<!-- end -->`; tests/canary/outputs/test_file_formats.py checks
+that the page equals what this module generates, so the tables cannot drift from the types.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import io
+import re
+import sys
+import tokenize
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from core.results import (
+    AttemptResult,
+    CaseResult,
+    ControlNote,
+    Incomplete,
+    ProviderUsage,
+    RoundResults,
+)
+from judge.suspension.card import Card
+from judge.suspension.decisions import Decision, Evidence, RequestRecord, RoundDecisions
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Table:
+    """One record's table: where it sits in the file, and the keys it writes beyond its fields."""
+
+    where: str
+    record: type[Any]
+    derived: tuple[tuple[str, str, Callable[..., Any] | str], ...] = ()  # (key, type, property/method or text)
+    skip: tuple[str, ...] = ()     # fields the file holds elsewhere (a nested record's own table)
+    note: str = ""
+
+
+BLOCKS: dict[str, tuple[Table, ...]] = {
+    "results-json": (
+        Table("the top level of reports/results.json", RoundResults, derived=(
+            ("schema_version", "int", "1: another value is refused"),
+            ("incomplete_reason", "str | None", RoundResults.incomplete_reason),
+            ("usage", "{model: {provider: ProviderUsage}}", RoundResults.usage)),
+            note="`models` is written as `{model: {\"providers\": [tags]}}`."),
+        Table("each entry of `incomplete`", Incomplete),
+        Table("each entry of `cases`", CaseResult),
+        Table("each entry of a case's `attempts`", AttemptResult),
+        Table("each entry of `weak_probes` and `unprobed_controls`", ControlNote),
+        Table("each provider of `usage`", ProviderUsage),
+    ),
+    "decisions-json": (
+        Table("the top level of reports/decisions.json", RoundDecisions, skip=("request",), derived=(
+            ("schema_version", "int", "1: another value is refused"),),
+            note="The fields of `request` (the table below) are written at the top level beside these."),
+        Table("the request that made the decisions (top-level keys)", RequestRecord),
+        Table("each entry of `decisions` (and each decision line of state/audit.jsonl)", Decision, derived=(
+            ("weak_evidence", "bool", Decision.weak_evidence),),
+            note="`until` and `rung` are left out when absent; `card` and `weak_evidence` when there is no card."),
+        Table("each entry of a decision's `evidence`", Evidence),
+        Table("each entry of a decision's `card`", Card, derived=(
+            ("interval", "[low, high]", "the host's 95 % Wilson interval (`low`, `high`), 4 decimals"),
+            ("peer_interval", "[low, high]", "the peers' interval (`peer_low`, `peer_high`), 4 decimals"),
+            ("significant", "bool", Card.significant), ("text", "str", Card.text)),
+            skip=("low", "high", "peer_low", "peer_high")),
+    ),
+}
+
+_BLOCK = re.compile(r"(<!-- generated: (?P<name>[a-z0-9-]+) -->\n)(?P<body>.*?)(<!-- end -->)", re.S)
+
+
+def generated(name: str) -> str:
+    """The Markdown of one block (what sits between its markers)."""
+    return "".join(_table(t) for t in BLOCKS[name])
+
+
+def rewrite(page: str) -> str:
+    """`page` with every generated block replaced by its current text; KeyError for an unknown block."""
+    return _BLOCK.sub(lambda m: m.group(1) + generated(m.group("name")) + m.group(4), page)
+
+
+def _table(table: Table) -> str:
+    doc = (inspect.getdoc(table.record) or "").split("\n")[0]
+    lines = [f"**{table.record.__name__}**, {table.where}: {doc}", "", "| key | type | meaning |", "|---|---|---|"]
+    comments = field_comments(table.record)
+    for f in dataclasses.fields(table.record):
+        if f.name in table.skip or comments.get(f.name, "").startswith("Not part of the file"):
+            continue
+        lines.append(f"| `{f.name}` | `{_cell(_type(f.type))}` | {_cell(comments.get(f.name, ''))} |")
+    for key, kind, source in table.derived:
+        lines.append(f"| `{key}` | `{_cell(kind)}` | {_cell(_describe(source))} |")
+    if table.note:
+        lines += ["", table.note]
+    return "\n".join(lines) + "\n\n"
+
+
+def field_comments(record: type[Any]) -> dict[str, str]:
+    """Each field's comment in the class source: the one at the end of its line, else the comment
+    lines just above it (a "Not part of the file" comment covers every field after it)."""
+    source = inspect.getsource(record)
+    out: dict[str, str] = {}
+    above: list[str] = []
+    hidden = False
+    for line in source.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            above.append(stripped.lstrip("# ").strip())
+            hidden = hidden or above[-1].startswith("Not part of the file")
+            continue
+        match = re.match(r"\s{4}(\w+): ", line)
+        if match is None:
+            above = []
+            continue
+        trailing = _trailing_comment(line)
+        text = trailing or " ".join(above)
+        out[match.group(1)] = ("Not part of the file: " + text) if hidden and not text.startswith("Not part") else text
+        above = []
+    return out
+
+
+def _trailing_comment(line: str) -> str:
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(line.strip() + "\n").readline))
+    except (tokenize.TokenError, SyntaxError):
+        return ""
+    return next((t.string.lstrip("# ").strip() for t in tokens if t.type == tokenize.COMMENT), "")
+
+
+def _describe(source: Callable[..., Any] | str) -> str:
+    if isinstance(source, str):
+        return source
+    target = source.fget if isinstance(source, property) else source
+    return (inspect.getdoc(target) or "").split("\n")[0]
+
+
+def _type(annotation: Any) -> str:
+    return str(annotation).replace("typing.", "")
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def main(argv: list[str]) -> int:
+    """Rewrite the generated blocks of each Markdown file named."""
+    for name in argv:
+        path = Path(name)
+        path.write_text(rewrite(path.read_text(encoding="utf-8")), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

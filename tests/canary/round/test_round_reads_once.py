@@ -1,0 +1,55 @@
+"""One `canary round` process reads each of the round's files once: the probes' results.json is
+parsed once and handed on as the record, and decisions.json is written, never read back."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from canary.round.local_round import RoundOptions, run_round
+
+MODEL = "acme/roleplay-test"
+
+
+def endpoint(tag: str, faults: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"tag": tag, "provider_name": tag.split("/")[0].capitalize(),
+            "pricing": {"prompt": "0.0000003", "completion": "0.000001"},
+            "supported_parameters": ["max_tokens", "temperature", "seed", "response_format", "structured_outputs"],
+            "behaviour": {"ttft_ms": 40, "tokens_per_second": 400, "faults": faults or {}}}
+
+
+def test_one_round_reads_results_json_once_and_never_reads_its_decisions_back(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text(yaml.safe_dump({"name": "reads-once", "keepalive_ms": 50, "models": [{
+        "id": MODEL, "name": "Test", "permaslug": MODEL, "endpoints": [
+            endpoint("ok/fp8"), endpoint("fine/fp8"), endpoint("schema/fp8", {"schema_violation": {"rate": 1.0}})]}]}),
+        encoding="utf-8")
+    config = tmp_path / "canary.yaml"
+    config.write_text(yaml.safe_dump({
+        "mode": "observe", "models": [MODEL], "contracts": ["structured"],
+        "probe": {"ttft_seconds": 2.0, "request_deadline_seconds": 5, "max_tokens": 200},
+        "paths": {"reports": str(tmp_path / "reports"), "state": str(tmp_path / "real" / "state.json"),
+                  "audit": str(tmp_path / "real" / "audit.jsonl")}}), encoding="utf-8")
+    for name in ("OPENROUTER_API_KEY", "OPENROUTER_BASE_URL", "GITHUB_STEP_SUMMARY"):
+        monkeypatch.delenv(name, raising=False)
+    reads: Counter[str] = Counter()
+    read_text = Path.read_text
+
+    def counting(self: Path, *args: Any, **kwargs: Any) -> str:
+        reads[self.name] += 1
+        return read_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", counting)
+    options = RoundOptions(config_path=str(config), scenario=str(scenario), render_report=False)
+    for _ in range(2):  # the second round also finds a state to read (the first starts without one)
+        reads.clear()
+        assert run_round(options, echo=lambda _: None) in (0, 1)
+        assert reads["results.json"] == 1, reads     # run_probe's; the judge and the summary take its record
+        assert reads["decisions.json"] == 0, reads   # the judge returns the record it wrote
+    # The simulator's state: once to place the round on its virtual clock, once by the judge.
+    assert reads["state.json"] == 2, reads

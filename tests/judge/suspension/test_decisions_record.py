@@ -1,0 +1,78 @@
+"""The judge's record of a round (decisions.json) reads and writes through one typed codec."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from judge.suspension.card import Card
+from judge.suspension.decisions import (
+    Action,
+    Decision,
+    DecisionsError,
+    Evidence,
+    RequestRecord,
+    RoundDecisions,
+    Rule,
+)
+
+# decisions.json files the judge wrote before the record was typed (canary judge on a made-up round).
+BEFORE = sorted((Path(__file__).resolve().parents[1] / "data" / "decisions").glob("*.json"))
+
+
+def as_written(doc: object) -> str:
+    """The bytes core.store.atomic_write_json writes for a document."""
+    return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+@pytest.mark.parametrize("path", BEFORE, ids=[p.stem for p in BEFORE])
+def test_a_decisions_file_from_before_round_trips_to_the_same_bytes(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert as_written(RoundDecisions.from_json(json.loads(text)).to_json()) == text
+
+
+def test_the_fixtures_hold_a_card_an_expiry_a_plan_and_a_rerun() -> None:
+    records = [RoundDecisions.from_json(json.loads(p.read_text())) for p in BEFORE]
+    [suspend] = [d for r in records for d in r.decisions if d.action is Action.SUSPEND]
+    assert suspend.card and suspend.until is not None and suspend.rung == 1 and suspend.evidence
+    assert any(r.already_applied for r in records) and any(r.request.expected_models for r in records)
+
+
+def test_a_record_round_trips_with_weak_cards_set_aside_peers_and_reused_shards() -> None:
+    weak = Card("latency", 2, 20, 0.0279, 0.301, 7, 80, 0.0429, 0.1703, 4, 0.54, rounds=20, transport_errors=1,
+                inconclusive=2, short=3, set_aside=("fjord/fp16",))
+    lonely = Card("refusal", 1, 1, 0.2065, 1.0, 0, 0, 0.0, 0.0, 0, None)
+    decision = Decision("m/x", "cinder/fp8", Action.WOULD_SUSPEND, Rule.FAILED_STREAK, "2 failed rounds",
+                        until=datetime(2026, 12, 1, 22, 30, 0, 123000, tzinfo=UTC), rung=2,
+                        evidence=(Evidence("latency", "fail", "slow"),), card=(weak, lonely))
+    record = RoundDecisions(
+        round_id="r-a+r-b", mode="observe", now=datetime(2026, 11, 30, 22, 30, tzinfo=UTC), gap_minutes=30.5,
+        request=RequestRecord(upstream="simulator", expected_models=("m/x",), allow_simulator=True,
+                              reused_shards={"r-a": "r-a+r-c"}),
+        decisions=(decision, Decision("*", "*", Action.INCOMPLETE_ROUND, Rule.INCOMPLETE_ROUND, "cut short")),
+        ignore={"m/x": ()}, would_ignore={"m/x": ("cinder/fp8",)})
+    doc = json.loads(json.dumps(record.to_json()))
+    assert RoundDecisions.from_json(doc) == record
+    assert doc["decisions"][0]["weak_evidence"] is True and doc["decisions"][0]["card"][0]["significant"] is False
+
+
+@pytest.mark.parametrize(("change", "field"), [
+    ({"schema_version": 2}, "schema_version: expected 1"),
+    ({"now": "yesterday"}, "now: 'yesterday' is not an ISO 8601 time"),
+    ({"round_id": 7}, "round_id: expected a string"),
+    ({"decisions": {}}, "decisions: expected a list"),
+    ({"decisions": [None]}, r"decisions\[0\]: expected an object"),
+    ({"decisions": [{"model": "m", "provider": "p", "action": "explode", "rule": "manual", "reason": "r"}]},
+     r"decisions\[0\]\.action: 'explode' is not one of suspend"),
+    ({"decisions": [{"model": "m", "provider": "p", "action": "lift", "rule": "manual", "reason": "r",
+                     "card": [{"contract": "x"}]}]}, r"decisions\[0\]\.card: not an evidence card"),
+    ({"ignore": {"m/x": "aurora/fp8"}}, "ignore.m/x: expected a list"),
+    ({"gap_minutes": "long"}, "gap_minutes: expected a number"),
+])
+def test_a_document_of_another_shape_is_refused_naming_the_field(change: dict[str, object], field: str) -> None:
+    doc = {**json.loads(BEFORE[0].read_text()), **change}
+    with pytest.raises(DecisionsError, match=field):
+        RoundDecisions.from_json(doc)
