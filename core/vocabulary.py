@@ -1,7 +1,6 @@
 """The words every layer shares: outcomes, the contracts, the 17 languages, the case id.
 
-Each is defined here once; everything else imports it (the README, docs/system.md and the
-tests name these, never copies of them).
+Each is defined here once; everything else imports it (docs/ and the tests name these, never copies of them).
 """
 
 from __future__ import annotations

@@ -1,32 +1,12 @@
 """The suspension state machine (pure): one round in, a new state and decisions out.
 
-Per (model, provider), after classifying the round (judge/suspension/round.py), judge/suspension/streaks.py moves the
-streaks under two time rules (a round too soon after the last counted one is frozen for the
-streaks -> not_counted; a pending streak older than the pending window restarts ->
-streak_restarted):
-
-    failed round   failed_streak += 1, clean_streak = 0
-    clean round    clean_streak += 1, failed_streak = 0
-    frozen round   nothing moves (transport errors, inconclusive, model-wide discounted, missing)
-
-    not suspended, failed_streak >= failed_rounds_to_suspend
-        -> suspend (enforce) / would_suspend (observe) on the next ladder rung,
-           unless fewer than capacity_floor endpoints would stay usable -> floor_held
-           (the streak is kept, so the provider is suspended in a later round once capacity returns)
-    suspended, clean_streak >= clean_rounds_to_restore        -> restore (early)
-    suspended, until <= now (checked before the round counts) -> expired
-    a suspension starts with failed_streak = 0: failed rounds while suspended build the
-    evidence for the next rung, so a host still failing at expiry is re-suspended at once
-    an enforce round after observe rounds                     -> observe records end (mode_switch)
-
-Several candidates for one model are suspended in a fixed order: the strongest evidence against
-its peers first (the smallest p-value of its cards, judge/suspension/evidence.py), then the longest failed
-streak, then provider tag; each suspension shrinks the usable set before the next one is weighed.
-Evidence orders, it never vetoes: a decision on weak evidence is taken and flagged.
-
-Round bookkeeping makes apply_round idempotent: a round id already applied changes nothing, a
-round that did not start after the last applied one is refused (RoundOrderError), and an
-incomplete round only records its id (no streak, suspension or language plan changes).
+The rules, with every number, are told once in docs/judge.md; this module applies them. Per
+(model, provider) the round is classified (judge/suspension/round.py), judge/suspension/streaks.py
+moves the streaks under the two time rules, and the streaks decide suspend / would_suspend /
+floor_held / restore / expired / mode_switch. Several candidates for one model are weighed in the
+order judge/suspension/evidence.py `strength` gives; each suspension shrinks the usable set before
+the next one is weighed. A round id already applied changes nothing, an older one is refused
+(RoundOrderError), and an incomplete round only records its id.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Build the static site into a folder (I/O): read the history and the layers, write every file.
 
     DIR/index.html             the page (data inside, app in assets/)
-    DIR/status.json            each model's provider.ignore and every endpoint's state (README)
+    DIR/status.json            each model's provider.ignore and every endpoint's state (docs/file-formats.md)
     DIR/status.schema.json     its JSON Schema
     DIR/decisions.atom         the judge's decisions, Atom 1.0
     DIR/badges/<model>.svg     one README badge per model
