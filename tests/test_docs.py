@@ -40,6 +40,8 @@ CONTRACTS = DOCS / "contracts.md"
 WIRE = DOCS / "openrouter-wire.md"
 README = ROOT / "README.md"
 README_MAX_LINES = 200
+# A sentence this long said on two pages is a rule told twice (one copy goes stale: link instead).
+TOLD_ONCE_WORDS = 12
 
 # `canary.yaml` keys whose value is a mapping of the user's own keys, not a section of settings.
 OPAQUE_MAPPINGS = ("controls",)
@@ -202,6 +204,26 @@ def broken_links(page: Path, root: Path = ROOT) -> list[str]:
     return broken
 
 
+def sentences(markdown: str) -> set[str]:
+    """The prose sentences of a page (outside code and tables) of TOLD_ONCE_WORDS words or more, normalised."""
+    paragraphs = "\n".join("" if line.lstrip().startswith(("|", "#")) else line for line in without_code(markdown))
+    found = set()
+    for sentence in re.split(r"(?<=[.;:!?])\s+|\n\s*\n", paragraphs):
+        words = re.findall(r"\w+", sentence.lower())
+        if len(words) >= TOLD_ONCE_WORDS:
+            found.add(" ".join(words))
+    return found
+
+
+def told_twice(pages: list[Path], root: Path = ROOT) -> list[str]:
+    """`page, page: sentence` for every long sentence that more than one page says."""
+    where: dict[str, list[str]] = {}
+    for page in pages:
+        for sentence in sentences(page.read_text(encoding="utf-8")):
+            where.setdefault(sentence, []).append(str(page.relative_to(root)))
+    return [f"{', '.join(names)}: {sentence[:100]}" for sentence, names in sorted(where.items()) if len(names) > 1]
+
+
 def outside_tests(suffix_py: bool) -> list[Path]:
     return [p for p in tracked_files()
             if p.relative_to(ROOT).parts[0] != "tests" and (p.suffix == ".py") == suffix_py]
@@ -281,6 +303,20 @@ def test_the_readme_is_a_front_page() -> None:
     lines = README.read_text(encoding="utf-8").splitlines()
     assert len(lines) < README_MAX_LINES, (f"README.md has {len(lines)} lines: keep it a front page under "
                                            f"{README_MAX_LINES} and move the detail to its page under docs/")
+
+
+def test_each_rule_is_told_on_one_page_and_linked_from_the_others() -> None:
+    assert told_twice(sorted(DOCS.glob("*.md")) + [README, ROOT / "ARCHITECTURE.md"]) == []
+
+
+def test_a_sentence_copied_to_a_second_page_is_reported(tmp_path: Path) -> None:
+    rule = "A host is suspended after two failed rounds in a row, and restored after two clean ones."
+    (tmp_path / "a.md").write_text(f"# A\n{rule}\n", encoding="utf-8")
+    wrapped = rule.replace("in a row, ", "in a row,\n")  # the same sentence, wrapped differently
+    (tmp_path / "b.md").write_text(f"# B\nShort.\n\n{wrapped}\n", encoding="utf-8")
+    (tmp_path / "c.md").write_text("| in a table: " + rule + " |\n```\n" + rule + "\n```\n", encoding="utf-8")
+    assert told_twice(sorted(tmp_path.glob("*.md")), tmp_path) == [
+        "a.md, b.md: a host is suspended after two failed rounds in a row and restored after two clean ones"]
 
 
 def test_the_readme_links_every_page_of_docs() -> None:
