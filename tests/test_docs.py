@@ -299,6 +299,12 @@ def test_a_link_to_a_missing_file_is_reported(tmp_path: Path) -> None:
     assert broken_links(page, tmp_path) == ["page.md: docs/gone.md (no such file)"]
 
 
+@pytest.mark.parametrize(("page", "block"), [("configuration.md", "config-keys"), ("file-formats.md", "results-json"),
+                                             ("file-formats.md", "decisions-json"), ("file-formats.md", "status-json")])
+def test_the_tables_generated_from_the_code_have_their_block(page: str, block: str) -> None:
+    assert generated_block((DOCS / page).read_text(encoding="utf-8"), block).strip()
+
+
 def test_the_readme_is_a_front_page() -> None:
     lines = README.read_text(encoding="utf-8").splitlines()
     assert len(lines) < README_MAX_LINES, (f"README.md has {len(lines)} lines: keep it a front page under "
