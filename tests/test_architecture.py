@@ -256,3 +256,48 @@ def test_architecture_md_maps_every_subsystem_package() -> None:
                 for p in sorted((ROOT / folder).glob("*/__init__.py"))]
     missing = [package for package in packages if package not in text]
     assert not missing, f"ARCHITECTURE.md's folder map does not name {missing}"
+
+
+# "One X" (ARCHITECTURE.md): one way to do each of these things, checked like the layers.
+PRODUCT_FOLDERS = ("core", "judge", "simulator", "probes", "canary", "provider_ignore")
+TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S"
+
+
+def nodes_in_order(source: str, file: str) -> list[ast.AST]:
+    """Every node of `source` that has a line, in the order of the lines (so offences read top-down)."""
+    found = [node for node in ast.walk(ast.parse(source, filename=file)) if hasattr(node, "lineno")]
+    return sorted(found, key=lambda node: (node.lineno, node.col_offset))
+
+
+def product_sources() -> dict[str, str]:
+    return {file: source for folder in PRODUCT_FOLDERS for file, source in sources(folder).items()}
+
+
+def time_offences(files: dict[str, str]) -> list[str]:
+    """Each time read or written outside core/times.py: a `fromisoformat`, a copy of the timestamp format."""
+    found = []
+    for file, source in sorted(files.items()):
+        if file == "core/times.py":
+            continue
+        for node in nodes_in_order(source, file):
+            if isinstance(node, ast.Attribute) and node.attr == "fromisoformat":
+                found.append(f"{file}:{node.lineno} calls fromisoformat: read times with core/times.py "
+                             "(parse_time, time_or_none, parse_date: naive means UTC there)")
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and TIMESTAMP_FORMAT in node.value:
+                found.append(f"{file}:{node.lineno} spells the timestamp format: write times with core/times.py "
+                             "(stamp, fmt_time)")
+    return found
+
+
+def test_times_are_read_and_written_only_through_core_times() -> None:
+    found = time_offences(product_sources())
+    assert not found, "\n".join(found)
+
+
+def test_the_time_rule_can_fail() -> None:
+    source = ("from datetime import datetime\nt = datetime.fromisoformat('2026-11-29')\n"
+              "s = f'{t:%Y-%m-%dT%H:%M:%SZ}'\nu = t.strftime('%Y-%m-%dT%H:%M:%S.%fZ')\n")
+    found = time_offences({"canary/history/bad.py": source, "core/times.py": source})
+    assert len(found) == 3, found
+    assert "canary/history/bad.py:2 calls fromisoformat" in found[0], found
+    assert all("spells the timestamp format" in f for f in found[1:]) and "bad.py:3" in found[1], found

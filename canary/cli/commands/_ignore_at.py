@@ -16,7 +16,7 @@ from canary.state import audit
 from canary.state.judge_files import load_exclusions
 from core.results import ResultsError
 from core.store import StoreError
-from core.times import TimeFormatError, parse_time
+from core.times import TimeFormatError, parse_time, stamp
 from core.untrusted import clean
 from judge.suspension.exclusions import BUILTIN, INCIDENT
 
@@ -48,7 +48,7 @@ def run_at(args: argparse.Namespace) -> int:
 
 
 def explain(answer: PastIgnore) -> str:
-    lines = [f"{clean(answer.model)} at {answer.at:%Y-%m-%dT%H:%M:%SZ}:"]
+    lines = [f"{clean(answer.model)} at {stamp(answer.at)}:"]
     for e in answer.entries:
         lines.append(f"  {clean(e.provider)}  [{e.layer}]  {clean(e.source, 240)}")
     if not answer.entries:

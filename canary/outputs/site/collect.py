@@ -33,6 +33,7 @@ from canary.history.query import DecisionEntry, EndpointNow, EndpointSummary, Hi
 from canary.outputs.site import strips
 from canary.outputs.site.badges import badge_message, badge_paths
 from canary.outputs.site.endpoints import endpoint_state
+from core.times import stamp
 from judge.suspension.exclusions import Exclusion, effective_ignore, people_excluded, would_ignore
 from judge.suspension.state import JudgeState
 
@@ -229,6 +230,4 @@ def _r(value: float | None, digits: int) -> float | None:
 
 
 def _iso(value: datetime | None) -> str | None:
-    if value is None:
-        return None
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return None if value is None else stamp(value)
