@@ -82,12 +82,17 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import CanaryError
+from core.retry import Backoff
 from core.store import atomic_write_bytes
 from core.tags import is_valid_round_id, is_valid_tag
 from core.times import TimeFormatError, fmt_time, parse_time
 from judge.suspension.decisions import Action
 
 DEFAULT_RETRIES = 5
+# The pause after the nth rejected push, to let the other pusher finish (or a passing fault clear):
+# 2 s per attempt, at most 10. On the checked-out branch the first rejection is rebased at once.
+STATE_BRANCH_PAUSES_S = (2.0, 4.0, 6.0, 8.0, 10.0)
+CHECKED_OUT_PAUSES_S = (0.0, 4.0, 6.0, 8.0, 10.0)
 MAX_BODY_LINES = 40              # a round with more decisions says "... and N more"
 MAX_SUBJECT_ROUND_ID = 80
 BOT_IDENTITY = ("canary[bot]", "canary-bot@users.noreply.github.com")
@@ -198,7 +203,7 @@ def commit_back(repo: Path, files: Sequence[Path], message: Callable[[], str], *
     that is absent on disk is left as the branch has it.
     """
     git = _Git(repo)
-    rel = [str(Path(f).resolve().relative_to(Path(repo).resolve())) for f in files]
+    rel = _relative_all(repo, files)
     dirs = _relative_all(repo, folders)
     read_only = [r for r in (_inside(repo, f) for f in inputs) if r is not None]
     watched = rel + dirs + read_only if reapply is not None else rel + dirs
@@ -207,26 +212,25 @@ def commit_back(repo: Path, files: Sequence[Path], message: Callable[[], str], *
         return CommitResult(NOTHING, 0, 0)
     reapplied = 0
     said = ""
-    for attempt in range(1, retries + 1):
+    for attempt in Backoff(retries, CHECKED_OUT_PAUSES_S).tries(sleep):
+        if attempt > 1:  # the push before was rejected: take the remote's commits (after the pause)
+            git.run("fetch", remote, branch)
+            if _remote_touched(git, watched) or git.run("-c", "core.editor=true", "rebase", "FETCH_HEAD",
+                                                    check=False).returncode != 0:
+                git.run("rebase", "--abort", check=False)
+                if reapply is None:
+                    raise CommitBackError("the judge's files conflict with the remote and nothing can be re-applied "
+                                          "(pass --reapply RESULTS...); the local commit was left unpushed")
+                git.run("reset", "--hard", "FETCH_HEAD")
+                reapplied += 1
+                if reapply() != 0:
+                    raise CommitBackError("re-applying the round on the remote's state failed; nothing was pushed")
+                if not _stage_and_commit(git, rel, dirs, message()):
+                    return CommitResult(ALREADY_UPSTREAM, attempt - 1, reapplied)
         push = git.run("push", remote, f"HEAD:refs/heads/{branch}", check=False)
         if push.returncode == 0:
             return CommitResult(PUSHED, attempt, reapplied)
         said = git_said(push)
-        if attempt > 1:
-            sleep(min(2.0 * attempt, 10.0))  # contention persists: let the other pusher finish
-        git.run("fetch", remote, branch)
-        if _remote_touched(git, watched) or git.run("-c", "core.editor=true", "rebase", "FETCH_HEAD",
-                                                check=False).returncode != 0:
-            git.run("rebase", "--abort", check=False)
-            if reapply is None:
-                raise CommitBackError("the judge's files conflict with the remote and nothing can be re-applied "
-                                      "(pass --reapply RESULTS...); the local commit was left unpushed")
-            git.run("reset", "--hard", "FETCH_HEAD")
-            reapplied += 1
-            if reapply() != 0:
-                raise CommitBackError("re-applying the round on the remote's state failed; nothing was pushed")
-            if not _stage_and_commit(git, rel, dirs, message()):
-                return CommitResult(ALREADY_UPSTREAM, attempt, reapplied)
     raise CommitBackError(f"push to {remote} {branch} still rejected after {retries} attempts; the commit stays "
                           f"local, nothing was forced. git said: {said}")
 
@@ -401,7 +405,7 @@ def commit_to_state_branch(repo: Path, files: Sequence[Path], message: Callable[
     base = _rev(git, STATE_BASE_REF)
     shallow = _is_shallow(git)
     reapplied, unmoved, said = 0, 0, ""
-    for attempt in range(1, retries + 1):
+    for attempt in Backoff(retries, STATE_BRANCH_PAUSES_S).tries(sleep):
         tip = fetch_tip(git, remote, branch, shallow=shallow)
         main_tip = fetch_tip(git, remote, people_branch) if watch_inputs and people_branch else None
         state_moved = _moved(git, base, tip, rel + dirs)
@@ -443,7 +447,6 @@ def commit_to_state_branch(repo: Path, files: Sequence[Path], message: Callable[
         if unmoved >= 2:  # twice rejected while nobody else pushed: a rule, not a race
             raise CommitBackError(f"push to {remote} {branch} was rejected and the branch did not move: a rule or a "
                                   f"permission blocks it, not a concurrent push. Nothing was forced. git said: {said}")
-        sleep(min(2.0 * attempt, 10.0))  # let the other pusher finish (or a passing fault clear), then retry
     raise CommitBackError(f"push to {remote} {branch} still rejected after {retries} attempts; nothing was forced. "
                           f"git said: {said}")
 

@@ -41,7 +41,12 @@ from core.policy import ENFORCE, MAX_LAST_REASONS, MAX_REASON_CHARS, OBSERVE, Po
 from core.results import RoundResults
 from judge.suspension.coverage import also_removed, covers
 from judge.suspension.decisions import WHOLE_ROUND, Action, Decision, Evidence, Rule
-from judge.suspension.evidence import decision_cards, failed_contracts, record_round, strength
+from judge.suspension.evidence import (
+    add_round_to_windows,
+    decision_cards,
+    failed_contracts,
+    strength,
+)
 from judge.suspension.ladder import fade, next_suspension
 from judge.suspension.rotation import next_language
 from judge.suspension.round import ModelRound, ProviderRound, RoundClass, classify_round
@@ -106,7 +111,7 @@ def apply_round(state: JudgeState, report: RoundResults, policy: Policy, *, now:
     new = _expire(new, now, decisions)
     rounds = classify_round(report, policy)
     decisions.extend(_probe_decisions(report, rounds))
-    new = record_round(new, report, policy)  # the evidence windows, before the streaks move
+    new = add_round_to_windows(new, report, policy)  # the evidence windows, before the streaks move
     excluded = excluded or {}
     for model, mround in rounds.items():
         new = _count(new, mround, policy, report.started_at, decisions)

@@ -146,7 +146,7 @@ def _endpoint(model: str, provider: str, *, now: datetime, tier: EndpointNow | N
     intervals = strips.suspension_intervals([(d.at, d.action, d.until) for d in mine if d.action in SUSPENDING], now=now)
     if ps is not None and ps.suspension is not None and ps.suspension.active(now):
         intervals = strips.merge_intervals(intervals, [strips.Interval(ps.suspension.since, now, ps.suspension.mode)])
-    rounds = [strips.Round(p.at, p.klass, p.codes) for p in timeline]
+    rounds = [strips.StripRound(p.at, p.klass, p.codes) for p in timeline]
     out: dict[str, Any] = {
         "provider": provider, "state": routing.state, "tier": tier_name, "status": status,
         "until": _iso(routing.until), "reasons": list(routing.reasons),

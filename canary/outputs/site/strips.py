@@ -39,7 +39,7 @@ class Interval:
 
 
 @dataclass(frozen=True, slots=True)
-class Round:
+class StripRound:
     """One endpoint in one round (query.TimelinePoint without the round id)."""
 
     at: datetime
@@ -53,7 +53,7 @@ class Strip:
     detail: Mapping[int, tuple[int, int, int, str]]   # bucket -> (failed, clean, frozen, codes)
 
 
-def strip(rounds: Iterable[Round], suspensions: Iterable[Interval], *, start: datetime, buckets: int,
+def strip(rounds: Iterable[StripRound], suspensions: Iterable[Interval], *, start: datetime, buckets: int,
           width: timedelta) -> Strip:
     """The strip of one endpoint over `buckets` buckets of `width` from `start`."""
     counts: dict[int, list[int]] = {}
