@@ -43,14 +43,14 @@ from pathlib import Path
 from canary.cli.commands._options import add_common, config_of
 from canary.history.store import history_root
 from canary.round.judging import DEFAULT_DECISIONS_FILE, JudgeRequest, run_judge
+from canary.state.checked_out import commit_to_checked_out_branch
 from canary.state.commit_back import (
     DEFAULT_RETRIES,
     CommitBackError,
-    commit_back,
     commit_message,
-    commit_to_state_branch,
     history_folders,
 )
+from canary.state.state_branch import commit_to_state_branch
 from core.store import read_json
 from core.times import parse_time
 
@@ -118,8 +118,8 @@ def _run(args: argparse.Namespace) -> int:
         where = state_branch
     else:
         where = args.branch or os.environ.get("GITHUB_REF_NAME") or _current_branch(repo)
-        result = commit_back(repo, files, message, remote=args.remote, branch=where, retries=args.retries,
-                             reapply=again, inputs=inputs, folders=folders)
+        result = commit_to_checked_out_branch(repo, files, message, remote=args.remote, branch=where,
+                                              retries=args.retries, reapply=again, inputs=inputs, folders=folders)
     print(f"canary commit: {result.status} ({args.remote} {where}; attempts: {result.attempts}, "
           f"re-applied: {result.reapplied})")
     return 0

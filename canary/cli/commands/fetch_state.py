@@ -34,13 +34,9 @@ from pathlib import Path
 
 from canary.cli.commands._options import add_common, config_of
 from canary.history.store import history_root
-from canary.state.commit_back import (
-    PullResult,
-    branch_exists,
-    history_folders,
-    pull_state,
-)
+from canary.state.commit_back import history_folders
 from canary.state.judge_files import load_state
+from canary.state.state_branch import PullResult, branch_exists, pull_state
 from core.store import StoreError
 from core.times import fmt_time
 from judge.suspension.state import JudgeState, state_from_json
