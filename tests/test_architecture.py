@@ -414,3 +414,28 @@ def test_the_one_name_rule_can_fail() -> None:
                      "give one of them its own name",
                      "record_round names two things (canary/history/store.py:1, judge/suspension/evidence.py:1): "
                      "give one of them its own name"], found
+
+
+def str_enum_offences(files: dict[str, str]) -> list[str]:
+    """Each `class X(str, Enum)`: a StrEnum says it in one word, and its str() is the value."""
+    found = []
+    for file, source in sorted(files.items()):
+        for node in nodes_in_order(source, file):
+            if isinstance(node, ast.ClassDef):
+                bases = [b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else ""
+                         for b in node.bases]
+                if "str" in bases and "Enum" in bases:
+                    found.append(f"{file}:{node.lineno} {node.name} is a (str, Enum): make it a StrEnum")
+    return found
+
+
+def test_string_enums_are_str_enums() -> None:
+    found = str_enum_offences(product_sources())
+    assert not found, "\n".join(found)
+
+
+def test_the_str_enum_rule_can_fail() -> None:
+    source = "import enum\nfrom enum import Enum, StrEnum\nclass A(str, Enum):\n    X = 'x'\n" \
+             "class B(StrEnum):\n    Y = 'y'\nclass C(str, enum.Enum):\n    Z = 'z'\n"
+    found = str_enum_offences({"core/bad.py": source})
+    assert [f.split(" ")[0] for f in found] == ["core/bad.py:3", "core/bad.py:7"], found

@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
-from enum import Enum
+from enum import StrEnum
 
 from core.errors import RuleError
 from core.policy import ENFORCE, MAX_LAST_REASONS, MAX_REASON_CHARS, OBSERVE, Policy
@@ -69,7 +69,7 @@ class LiftError(RuleError):
 CLOCK_SKEW = timedelta(minutes=5)
 
 
-class RoundOrder(str, Enum):  # noqa: UP042 (a StrEnum's str() and f-string give the value, this one's the member name: kept as is)
+class RoundOrder(StrEnum):
     NEW = "new"
     ALREADY_APPLIED = "already_applied"
 
