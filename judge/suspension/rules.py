@@ -14,14 +14,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
-from enum import Enum
+from enum import StrEnum
 
 from core.errors import RuleError
 from core.policy import ENFORCE, MAX_LAST_REASONS, MAX_REASON_CHARS, OBSERVE, Policy
 from core.results import RoundResults
 from judge.suspension.coverage import also_removed, covers
 from judge.suspension.decisions import WHOLE_ROUND, Action, Decision, Evidence, Rule
-from judge.suspension.evidence import decision_cards, failed_contracts, record_round, strength
+from judge.suspension.evidence import (
+    add_round_to_windows,
+    decision_cards,
+    failed_contracts,
+    strength,
+)
 from judge.suspension.ladder import fade, next_suspension
 from judge.suspension.rotation import next_language
 from judge.suspension.round import ModelRound, ProviderRound, RoundClass, classify_round
@@ -44,7 +49,7 @@ class LiftError(RuleError):
 CLOCK_SKEW = timedelta(minutes=5)
 
 
-class RoundOrder(str, Enum):  # noqa: UP042 (a StrEnum's str() and f-string give the value, this one's the member name: kept as is)
+class RoundOrder(StrEnum):
     NEW = "new"
     ALREADY_APPLIED = "already_applied"
 
@@ -86,7 +91,7 @@ def apply_round(state: JudgeState, report: RoundResults, policy: Policy, *, now:
     new = _expire(new, now, decisions)
     rounds = classify_round(report, policy)
     decisions.extend(_probe_decisions(report, rounds))
-    new = record_round(new, report, policy)  # the evidence windows, before the streaks move
+    new = add_round_to_windows(new, report, policy)  # the evidence windows, before the streaks move
     excluded = excluded or {}
     for model, mround in rounds.items():
         new = _count(new, mround, policy, report.started_at, decisions)
