@@ -84,8 +84,10 @@ def generated(name: str) -> str:
 
 
 def rewrite(page: str) -> str:
-    """`page` with every generated block replaced by its current text; KeyError for an unknown block."""
-    return _BLOCK.sub(lambda m: m.group(1) + generated(m.group("name")) + m.group(4), page)
+    """`page` with each block this module generates replaced by its current text (other blocks,
+    status.json's, are kept as they are)."""
+    return _BLOCK.sub(lambda m: m.group(1) + generated(m.group("name")) + m.group(4)
+                      if m.group("name") in BLOCKS else m.group(0), page)
 
 
 def _table(table: Table) -> str:

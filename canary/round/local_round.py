@@ -68,7 +68,7 @@ def run_round(options: RoundOptions, *, echo: Callable[[str], None] = print) -> 
         marker=options.marker, workers=options.workers, simulator=on_simulator,
         scenario=options.scenario if on_simulator else None,
         seed=(options.seed if options.seed is not None else number) if on_simulator else 0,
-        round_number=number, state=state, virtual_time=_stamp(virtual) if virtual is not None else None)
+        round_number=number, state=state, virtual_time=stamp(virtual) if virtual is not None else None)
     probed = run_probe(probe)
     if probed.error is not None:
         print(f"canary probe: {probed.error}", file=sys.stderr)
@@ -93,7 +93,7 @@ def run_round(options: RoundOptions, *, echo: Callable[[str], None] = print) -> 
     if virtual is not None:
         after = ("the first simulator round starts at the real time" if first else
                  f"{int(SIMULATOR_ROUND_INTERVAL.total_seconds() // 60)} min after the previous simulator round")
-        echo(f"\n(simulator round on virtual time: started {_stamp(virtual)}, {after}; "
+        echo(f"\n(simulator round on virtual time: started {stamp(virtual)}, {after}; "
              f"the judge's state is in {state.parent}/, not in {config.paths.state.parent}/)")
     if options.render_report:
         _render_report(reports, decisions, echo)
@@ -144,10 +144,6 @@ def _virtual_end(record: RoundResults) -> str | None:
     if record.clock != VIRTUAL:
         return None
     return stamp(record.finished_at or record.started_at)
-
-
-def _stamp(at: datetime) -> str:
-    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _render_report(reports: Path, decisions: RoundDecisions | None, echo: Callable[[str], None]) -> None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from core.errors import InputError
@@ -38,7 +38,7 @@ class DecisionsError(InputError):
     """A decisions.json (the judge's record of one round) that cannot be read; the message names the field."""
 
 
-class Action(str, Enum):  # noqa: UP042 (a StrEnum's str() and f-string give the value, this one's the member name: kept as is)
+class Action(StrEnum):
     """The kinds of decision, in the vocabulary of decisions.json."""
 
     SUSPEND = "suspend"
@@ -56,11 +56,8 @@ class Action(str, Enum):  # noqa: UP042 (a StrEnum's str() and f-string give the
     INCIDENT_ADD = "incident_add"
     INCIDENT_REMOVE = "incident_remove"
 
-    def __str__(self) -> str:
-        return self.value
 
-
-class Rule(str, Enum):  # noqa: UP042 (a StrEnum's str() and f-string give the value, this one's the member name: kept as is)
+class Rule(StrEnum):
     """Which rule produced a decision (the `rule` field)."""
 
     FAILED_STREAK = "failed_streak"
@@ -75,9 +72,6 @@ class Rule(str, Enum):  # noqa: UP042 (a StrEnum's str() and f-string give the v
     PENDING_WINDOW = "pending_window"
     INCOMPLETE_ROUND = "incomplete_round"
     MANUAL = "manual"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 _ACTIONS = {a.value: a for a in Action}

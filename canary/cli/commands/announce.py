@@ -26,8 +26,6 @@ from canary.cli.commands._options import add_common, config_of
 from canary.integrations import notify
 from canary.round.judging import DEFAULT_DECISIONS_FILE
 from canary.round.results_files import read_decisions
-from core.store import StoreError
-from judge.suspension.decisions import DecisionsError
 
 OUTPUT_ENV = "GITHUB_OUTPUT"
 
@@ -43,11 +41,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def _run(args: argparse.Namespace) -> int:
     config = config_of(args)
     path = args.decisions or Path(config.paths.reports) / DEFAULT_DECISIONS_FILE
-    try:
-        doc = read_decisions(path)
-    except (StoreError, DecisionsError) as exc:
-        print(f"canary announce: {exc}", file=sys.stderr)
-        return 2
+    doc = read_decisions(path)
     if doc is None:
         print(f"canary announce: {path}: no decisions file (run canary judge first); nothing announced", file=sys.stderr)
         return 2

@@ -44,17 +44,14 @@ from canary.cli.commands._options import add_common, config_of
 from canary.history.store import history_root
 from canary.round.judging import DEFAULT_DECISIONS_FILE, JudgeRequest, run_judge
 from canary.round.results_files import read_decisions
+from canary.state.checked_out import commit_to_checked_out_branch
 from canary.state.commit_back import (
     DEFAULT_RETRIES,
     CommitBackError,
-    commit_back,
     commit_message,
-    commit_to_state_branch,
     history_folders,
 )
-from core.results import ResultsError
-from core.store import StoreError
-from core.times import TimeFormatError
+from canary.state.state_branch import commit_to_state_branch
 
 _PLAIN_MESSAGE = re.compile(r"[ -~]{1,200}")
 
@@ -76,7 +73,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                    help="results file(s) to re-judge when the state or the exclusions moved upstream")
     p.add_argument("--repo", type=Path, default=None, help="repository folder (default: the current one)")
     add_common(p, now=False)
-    p.set_defaults(func=_run)
+    p.set_defaults(func=_run, refused=1)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -87,41 +84,38 @@ def _run(args: argparse.Namespace) -> int:
     if args.message is not None and not _PLAIN_MESSAGE.fullmatch(args.message):
         print("canary commit: --message must be one line of plain ASCII, 1 to 200 characters", file=sys.stderr)
         return 2
-    try:
-        def message() -> str:
-            if args.message is not None:
-                return str(args.message) + "\n"
-            return commit_message(read_decisions(decisions_path))
 
-        def reapply() -> int:
-            doc = read_decisions(decisions_path)
-            if doc is None:
-                print(f"canary commit: {decisions_path}: no decisions file; cannot re-apply", file=sys.stderr)
-                return 2
-            outcome = run_judge(JudgeRequest(
-                tuple(args.reapply), config, doc.now, mode=doc.mode or None, decisions_out=decisions_path,
-                send=False, expect=doc.request.expected_models, allow_simulator=doc.request.allow_simulator))
-            if outcome.error is not None:
-                print(f"canary judge: {outcome.error}", file=sys.stderr)
-            return outcome.code
+    def message() -> str:
+        if args.message is not None:
+            return str(args.message) + "\n"
+        return commit_message(read_decisions(decisions_path))
 
-        files = [config.paths.state, config.paths.audit]
-        folders = history_folders(repo, config.paths.state, history_root(config.paths), "canary commit")
-        inputs = [config.paths.builtin, config.paths.incidents]
-        again = reapply if args.reapply else None
-        if state_branch is not None:
-            result = commit_to_state_branch(repo, files, message, remote=args.remote, branch=state_branch,
-                                            people_branch=_people_branch(args, repo), retries=args.retries,
-                                            reapply=again, inputs=inputs, folders=folders,
-                                            append_only=[config.paths.audit])
-            where = state_branch
-        else:
-            where = args.branch or os.environ.get("GITHUB_REF_NAME") or _current_branch(repo)
-            result = commit_back(repo, files, message, remote=args.remote, branch=where, retries=args.retries,
-                                 reapply=again, inputs=inputs, folders=folders)
-    except (CommitBackError, StoreError, ResultsError, TimeFormatError, ValueError) as exc:
-        print(f"canary commit: {exc}", file=sys.stderr)
-        return 1
+    def reapply() -> int:
+        doc = read_decisions(decisions_path)
+        if doc is None:
+            print(f"canary commit: {decisions_path}: no decisions file; cannot re-apply", file=sys.stderr)
+            return 2
+        outcome = run_judge(JudgeRequest(
+            tuple(args.reapply), config, doc.now, mode=doc.mode or None, decisions_out=decisions_path,
+            send=False, expect=doc.request.expected_models, allow_simulator=doc.request.allow_simulator))
+        if outcome.error is not None:
+            print(f"canary judge: {outcome.error}", file=sys.stderr)
+        return outcome.code
+
+    files = [config.paths.state, config.paths.audit]
+    folders = history_folders(repo, config.paths.state, history_root(config.paths), "canary commit")
+    inputs = [config.paths.builtin, config.paths.incidents]
+    again = reapply if args.reapply else None
+    if state_branch is not None:
+        result = commit_to_state_branch(repo, files, message, remote=args.remote, branch=state_branch,
+                                        people_branch=_people_branch(args, repo), retries=args.retries,
+                                        reapply=again, inputs=inputs, folders=folders,
+                                        append_only=[config.paths.audit])
+        where = state_branch
+    else:
+        where = args.branch or os.environ.get("GITHUB_REF_NAME") or _current_branch(repo)
+        result = commit_to_checked_out_branch(repo, files, message, remote=args.remote, branch=where,
+                                              retries=args.retries, reapply=again, inputs=inputs, folders=folders)
     print(f"canary commit: {result.status} ({args.remote} {where}; attempts: {result.attempts}, "
           f"re-applied: {result.reapplied})")
     return 0

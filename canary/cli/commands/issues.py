@@ -27,7 +27,6 @@ from canary.state.judge_files import load_state
 from core.results import ResultsError, RoundResults, read_results
 from core.store import StoreError, read_json
 from core.untrusted import clean
-from judge.suspension.decisions import DecisionsError
 
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
@@ -55,19 +54,13 @@ def _run(args: argparse.Namespace) -> int:
         return _refuse("name the repository with --repo OWNER/NAME (or set $GITHUB_REPOSITORY)")
     if not token and not args.dry_run:
         return _refuse("$GITHUB_TOKEN is not set: the workflow passes ${{ github.token }} with issues: write")
-    try:
-        doc = read_decisions(args.decisions)
-    except (StoreError, DecisionsError) as exc:
-        return _refuse(str(exc))
+    doc = read_decisions(args.decisions)
     if doc is None:
         return _refuse(f"{args.decisions}: no such decisions file (did `canary judge` run?)")
     quotes = excerpts.from_results(_read_results(args.results))
     suspended = None
     if args.state is not None:
-        try:
-            suspended = suspended_in(load_state(args.state), doc.now)
-        except StoreError as exc:
-            return _refuse(str(exc))
+        suspended = suspended_in(load_state(args.state), doc.now)
     api = os.environ.get("GITHUB_API_URL") or "https://api.github.com"
     with GitHubClient(repo, token, api_url=api) as client:
         report = sync(doc, client, label=args.label, run_url=args.run_url or _run_url(), excerpts=quotes,
