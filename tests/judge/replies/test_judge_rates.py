@@ -1,6 +1,6 @@
 """False-positive and detection rates of the reply judges over all the test material.
 
-Run `python tests/judge/suspension/test_judge_rates.py` to print the figures; the tests assert them.
+Run `python tests/judge/replies/test_judge_rates.py` to print the figures; the tests assert them.
 """
 
 from __future__ import annotations
