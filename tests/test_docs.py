@@ -1,10 +1,11 @@
 """The project's docs against its code, and the repository standing alone.
 
-docs/system.md §10 lists every `canary.yaml` setting with its default and the constants the
-system's rules use; docs/openrouter-wire.md §10 the client's limits. Each table row is compared
-with the value the code really has, so a changed default fails here until the page says the
-same. The tables are Markdown: `| key | default | ... |` (settings) and `| constant | value | ...
-|` (a dotted Python name, imported). Values are read as YAML (`10`, `[1, 3, 7]`, `true`, `low`).
+The table of `canary.yaml` settings is generated from the file's declaration (core/config_docs.py):
+the page must hold exactly the generated table. docs/system.md §10.2 lists the constants the
+system's rules use and docs/openrouter-wire.md §10 the client's limits: each row is compared with
+the value the code really has, so a changed constant fails here until the page says the same.
+The tables are Markdown: `| constant | value | ...|` (a dotted Python name, imported). Values
+are read as YAML (`10`, `[1, 3, 7]`, `true`, `low`).
 
 And a clone must make sense on its own: no file outside tests/ may point at material that lives
 beside the repository (the team's shared folder). Tests may: the recorded OpenRouter traffic is
@@ -17,35 +18,22 @@ import importlib
 import re
 import subprocess
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
+import msgspec
 import pytest
 import yaml
+from msgspec import Meta
 
-from core.config import DEFAULTS
-from core.policy import Policy
+from core import config_docs
+from core.config import parse_config
 
 ROOT = Path(__file__).resolve().parents[1]
 SYSTEM = ROOT / "docs" / "system.md"
 WIRE = ROOT / "docs" / "openrouter-wire.md"
 
-# `canary.yaml` keys whose value is a mapping of the user's own keys, not a section of settings.
-OPAQUE_MAPPINGS = ("controls",)
-# docs/system.md's `rules.*` (and `languages`) rows and the judge's Policy field holding each.
-POLICY_FIELDS = {
-    "rules.failed_rounds_to_suspend": "failed_rounds_to_suspend",
-    "rules.clean_rounds_to_restore": "clean_rounds_to_restore",
-    "rules.pending_failure_hours": "pending_failure_hours",
-    "rules.min_round_gap_minutes": "min_round_gap_minutes",
-    "rules.ladder_days": "ladder_days",
-    "rules.fade_days": "fade_days",
-    "rules.capacity_floor": "capacity_floor",
-    "rules.model_wide_guard.enabled": "guard_enabled",
-    "rules.model_wide_guard.min_fraction": "guard_min_fraction",
-    "rules.model_wide_guard.min_endpoints": "guard_min_endpoints",
-    "languages": "languages",
-}
 # Pointers at the team's shared folder beside the repository, and its documents by name.
 # The pages whose relative links are checked: the project's documentation.
 PAGES = ("README.md", "ARCHITECTURE.md", "benchmarks/README.md", "simulator/README.md", "reports/README.md")
@@ -83,17 +71,6 @@ def comparable(value: Any) -> Any:
     return value
 
 
-def flatten(settings: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    """DEFAULTS as dotted keys: `{"rules": {"fade_days": 14}}` -> `{"rules.fade_days": 14}`."""
-    flat: dict[str, Any] = {}
-    for key, value in settings.items():
-        if isinstance(value, Mapping) and key not in OPAQUE_MAPPINGS:
-            flat.update(flatten(value, f"{prefix}{key}."))
-        else:
-            flat[f"{prefix}{key}"] = value
-    return flat
-
-
 def constant(dotted: str) -> Any:
     """The value of `package.module.NAME`, imported."""
     module, _, name = dotted.rpartition(".")
@@ -108,10 +85,6 @@ def differences(rows: Mapping[str, str], actual: Mapping[str, Any]) -> list[str]
     """One line per row whose stated value is not the code's."""
     return [f"{key}: the docs say {rows[key]}, the code has {actual[key]!r}"
             for key in rows if key in actual and stated(rows[key]) != comparable(actual[key])]
-
-
-def settings_rows() -> dict[str, str]:
-    return table(SYSTEM.read_text(encoding="utf-8"), ("key", "default"))
 
 
 def constant_rows(page: Path) -> dict[str, str]:
@@ -183,22 +156,34 @@ def outside_tests(suffix_py: bool) -> list[Path]:
             if p.relative_to(ROOT).parts[0] != "tests" and (p.suffix == ".py") == suffix_py]
 
 
-def test_docs_system_md_lists_every_setting_of_canary_yaml_and_no_other() -> None:
-    documented, defaults = set(settings_rows()), set(flatten(DEFAULTS))
-    assert documented == defaults, (f"missing from docs/system.md §10.1: {sorted(defaults - documented)}; "
-                                    f"not a setting: {sorted(documented - defaults)}")
+def test_the_configuration_table_is_the_one_generated_from_canary_yamls_declaration() -> None:
+    pages = config_docs.pages()
+    assert len(pages) == 1, f"one page of docs/ holds the generated configuration table, not {pages}"
+    text = pages[0].read_text(encoding="utf-8")
+    assert config_docs.with_table(text) == text, (
+        f"{pages[0].name}: the configuration table is not the one generated from core/config.py: "
+        "run `.venv/bin/python -m core.config_docs`")
 
 
-def test_every_default_stated_in_docs_system_md_is_the_one_in_canary_config() -> None:
-    assert differences(settings_rows(), flatten(DEFAULTS)) == []
+def test_a_file_setting_every_key_to_the_tables_default_is_the_default_configuration() -> None:
+    raw: dict[str, Any] = {}
+    for key, cell in table(config_docs.config_keys_table(), ("key", "default")).items():
+        *sections, name = key.split(".")
+        node = raw
+        for section in sections:
+            node = node.setdefault(section, {})
+        node[name] = stated(cell)
+    assert parse_config(raw) == parse_config({})
 
 
-def test_the_judges_policy_defaults_are_the_ones_docs_system_md_states() -> None:
-    rows = settings_rows()
-    policy = Policy()
-    actual = {key: getattr(policy, field) for key, field in POLICY_FIELDS.items()}
-    assert set(POLICY_FIELDS) <= set(rows)
-    assert differences({key: rows[key] for key in POLICY_FIELDS}, actual) == []
+def test_a_key_declared_without_a_description_cannot_reach_the_table() -> None:
+    @dataclass(frozen=True)
+    class Section:
+        documented: Annotated[int, Meta(description="says what it does")] = 1
+        silent: int = 2
+
+    with pytest.raises(ValueError, match="silent has no Meta"):
+        list(config_docs.rows(msgspec.inspect.type_info(Section)))
 
 
 @pytest.mark.parametrize("page", [SYSTEM, WIRE], ids=lambda p: p.name)
@@ -209,9 +194,9 @@ def test_every_constant_a_doc_names_has_the_value_it_states(page: Path) -> None:
 
 
 def test_a_value_that_differs_from_the_code_is_reported() -> None:
-    rows = table("| key | default | what |\n|---|---|---|\n| `rules.fade_days` | `15` | x |\n"
-                 "| `rules.ladder_days` | `[1, 3, 7]` | y |\n", ("key", "default"))
-    assert differences(rows, flatten(DEFAULTS)) == ["rules.fade_days: the docs say `15`, the code has 14"]
+    rows = table("| constant | value | what |\n|---|---|---|\n| `a.FADE` | `15` | x |\n"
+                 "| `a.LADDER` | `[1, 3, 7]` | y |\n", ("constant", "value"))
+    assert differences(rows, {"a.FADE": 14, "a.LADDER": (1, 3, 7)}) == ["a.FADE: the docs say `15`, the code has 14"]
 
 
 def test_no_document_or_configuration_outside_tests_points_beside_the_repository() -> None:
