@@ -40,17 +40,20 @@ _NAMES = {"int": "a whole number", "float": "a number", "bool": "true or false",
 _EXPECTED = re.compile(r"^Expected `([^`]+)`(.*?)(?:, got `[^`]+`)?$", re.S)
 
 
-def read_as(raw: Any, kind: type[T], *, source: str, error: Callable[[str], Exception],
-            dec_hook: Callable[[type, Any], Any] | None = None) -> T:
-    """`raw` (decoded YAML or JSON) as a `kind`, or `error("<source>: <path>: <why>")`."""
+def read_as(raw: Any, kind: type[T], *, source: str | None, error: Callable[[str], Exception],
+            dec_hook: Callable[[type, Any], Any] | None = None, ignore_unknown_keys: bool = False, at: str = "") -> T:
+    """`raw` (decoded YAML or JSON) as a `kind`, or `error("<source>: <path>: <why>")` (no source:
+    `error("<path>: <why>")`). `ignore_unknown_keys` skips keys the declaration does not know, for a
+    format that grows by additive keys older readers must skip; `at` is where `raw` sits in its file."""
     info = mi.type_info(kind)
-    unknown = unknown_key(raw, info)
+    prefix = "" if source is None else f"{source}: "
+    unknown = None if ignore_unknown_keys else unknown_key(raw, info, at)
     if unknown is not None:
-        raise error(f"{source}: {unknown}")
+        raise error(f"{prefix}{unknown}")
     try:
         return msgspec.convert(raw, kind, strict=True, dec_hook=dec_hook)
     except msgspec.ValidationError as exc:
-        raise error(f"{source}: {explain(str(exc), raw, info)}") from None
+        raise error(f"{prefix}{explain(str(exc), raw, info, at)}") from None
 
 
 def unknown_key(raw: Any, info: mi.Type, path: str = "") -> str | None:
@@ -82,11 +85,12 @@ def unknown_key(raw: Any, info: mi.Type, path: str = "") -> str | None:
     return None
 
 
-def explain(message: str, raw: Any, info: mi.Type) -> str:
+def explain(message: str, raw: Any, info: mi.Type, at: str = "") -> str:
     """msgspec's `Expected `int` >= 1 - at `$.rules.fade_days`` in the project's words."""
     match = _AT.match(message)
     why, steps = (match.group("why"), _steps(match.group("path") or "$")) if match else (message, [])
-    path = "".join(f"[{s}]" if isinstance(s, int) or s == "..." else f".{s}" for s in steps).lstrip(".")
+    path = at + "".join(f"[{s}]" if isinstance(s, int) or s == "..." else f".{s}" for s in steps)
+    path = path.lstrip(".")
     expected = _EXPECTED.match(why)
     if expected:
         kinds = " or ".join(_NAMES.get(k, k) for k in expected.group(1).split(" | "))
