@@ -45,7 +45,7 @@ from typing import Annotated, Any, Literal, overload
 from msgspec import Meta
 
 from core.errors import InputError
-from core.policy import ENFORCE, Mode
+from core.policy import ENFORCE, MODES, Mode
 from core.schema import read_as
 from core.tags import is_valid_tag
 from core.times import fmt_time
@@ -54,6 +54,7 @@ from judge.suspension.window import decode as decode_window
 from judge.suspension.window import encode as encode_window
 
 STATE_SCHEMA_VERSION = 1
+Count = Annotated[int, Meta(ge=0)]
 STATE_FIX = "restore it from git (git checkout -- <file>) or delete it to start from an empty state"
 
 
@@ -67,9 +68,13 @@ class Suspension:
 
     since: datetime
     until: datetime
-    rung: int
+    rung: Count
     mode: str
     reason: str
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"mode: expected one of {', '.join(MODES)}, got {self.mode!r}")
 
     def active(self, now: datetime) -> bool:
         return self.until > now
@@ -82,7 +87,7 @@ class Suspension:
 class Ladder:
     """Suspensions since the history last faded (`rung`) and when the last one began."""
 
-    rung: int = 0
+    rung: Count = 0
     last_suspension_started: datetime | None = None
 
 
@@ -235,32 +240,14 @@ def _last_round_to_json(last: LastRound) -> dict[str, str | None]:
     return doc
 
 
-# -- the file's declaration (core/schema.py) ----------------------------------------------------
-
-Count = Annotated[int, Meta(ge=0)]
-
-
-@dataclass(frozen=True, slots=True)
-class SuspensionFile:
-    since: datetime
-    until: datetime
-    rung: Count
-    mode: Mode
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class LadderFile:
-    rung: Count = 0
-    last_suspension_started: datetime | None = None
-
+# -- the file's declaration (core/schema.py): these, and the records Suspension, Ladder, LastRound --
 
 @dataclass(frozen=True, slots=True)
 class ProviderFile:
     failed_streak: Count
     clean_streak: Count
-    suspension: SuspensionFile | None = None
-    ladder: LadderFile | None = None
+    suspension: Suspension | None = None
+    ladder: Ladder | None = None
     last_reasons: tuple[Any, ...] = ()  # a string would be split into one "reason" per character: refused
     next_language: Any = None  # anything but a language code: no plan (the rotation starts again)
     last_counted_at: datetime | None = None
@@ -273,21 +260,14 @@ class ProviderFile:
             raise ValueError(f"window: {exc}") from None
 
     def record(self) -> ProviderState:
-        s, ladder = self.suspension, self.ladder or LadderFile()
+        s, ladder = self.suspension, self.ladder or Ladder()
         return ProviderState(
             failed_streak=self.failed_streak, clean_streak=self.clean_streak,
-            suspension=None if s is None else Suspension(_utc(s.since), _utc(s.until), s.rung, s.mode, s.reason),
-            ladder=Ladder(ladder.rung, _utc(ladder.last_suspension_started)),
+            suspension=None if s is None else replace(s, since=_utc(s.since), until=_utc(s.until)),
+            ladder=replace(ladder, last_suspension_started=_utc(ladder.last_suspension_started)),
             last_reasons=tuple(str(r) for r in self.last_reasons),
             next_language=self.next_language if isinstance(self.next_language, str) else None,
             last_counted_at=_utc(self.last_counted_at), window=decode_window(self.window or {}))
-
-
-@dataclass(frozen=True, slots=True)
-class LastRoundFile:
-    round_id: str
-    started_at: datetime
-    decided_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,7 +276,7 @@ class StateFile:
     models: dict[str, Any]  # model -> provider -> ProviderFile, read one by one (the path names both)
     mode: Mode | None = None
     applied_rounds: tuple[str, ...] = ()
-    last_round: LastRoundFile | None = None
+    last_round: LastRound | None = None
 
 
 @overload
