@@ -10,6 +10,7 @@ defaults are Rules'; a Policy built in code is checked against the same declarat
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Annotated, Any, Literal, get_args
@@ -102,7 +103,7 @@ class Policy:
 
     def __post_init__(self) -> None:
         # The same declaration canary.yaml is read with: a Policy built in code obeys the same rules.
-        read_as(self.rules_section(), Rules, source="Policy", error=PolicyError)
+        _check_rules(self._numbers())
         if self.mode not in MODES:
             raise PolicyError(f"mode must be one of {MODES}, not {self.mode!r}")
         if not self.languages:
@@ -122,15 +123,10 @@ class Policy:
                    guard_enabled=guard.enabled, guard_min_fraction=guard.min_fraction,
                    guard_min_endpoints=guard.min_endpoints, languages=languages, mode=mode)
 
-    def rules_section(self) -> dict[str, Any]:
-        """This policy's numbers in canary.yaml's `rules:` shape."""
-        return {"failed_rounds_to_suspend": self.failed_rounds_to_suspend,
-                "clean_rounds_to_restore": self.clean_rounds_to_restore,
-                "pending_failure_hours": self.pending_failure_hours,
-                "min_round_gap_minutes": self.min_round_gap_minutes, "ladder_days": list(self.ladder_days),
-                "fade_days": self.fade_days, "capacity_floor": self.capacity_floor,
-                "model_wide_guard": {"enabled": self.guard_enabled, "min_fraction": self.guard_min_fraction,
-                                     "min_endpoints": self.guard_min_endpoints}}
+    def _numbers(self) -> tuple[Any, ...]:
+        return (self.failed_rounds_to_suspend, self.clean_rounds_to_restore, self.pending_failure_hours,
+                self.min_round_gap_minutes, tuple(self.ladder_days), self.fade_days, self.capacity_floor,
+                self.guard_enabled, self.guard_min_fraction, self.guard_min_endpoints)
 
     @property
     def pending_window(self) -> timedelta:
@@ -145,3 +141,14 @@ class Policy:
     def ladder_duration_days(self, rung: int) -> float:
         """Duration of the suspension on `rung` (1-based): the last rung repeats."""
         return self.ladder_days[min(rung, len(self.ladder_days)) - 1]
+
+
+@functools.lru_cache(maxsize=256)
+def _check_rules(numbers: tuple[Any, ...]) -> None:
+    """PolicyError unless a Policy's numbers, in canary.yaml's `rules:` shape, read as Rules.
+    Cached: the judge builds a Policy per round (dataclasses.replace) from the same few numbers."""
+    (failed, clean, pending, gap, ladder, fade, floor, enabled, fraction, endpoints) = numbers
+    section = {"failed_rounds_to_suspend": failed, "clean_rounds_to_restore": clean, "pending_failure_hours": pending,
+               "min_round_gap_minutes": gap, "ladder_days": list(ladder), "fade_days": fade, "capacity_floor": floor,
+               "model_wide_guard": {"enabled": enabled, "min_fraction": fraction, "min_endpoints": endpoints}}
+    read_as(section, Rules, source="Policy", error=PolicyError)

@@ -31,6 +31,7 @@ import msgspec
 from msgspec import inspect as mi
 
 T = TypeVar("T")
+_INFOS: dict[type[Any], mi.Type] = {}
 
 _AT = re.compile(r"^(?P<why>.*?)(?: - at `(?P<path>\$[^`]*)`)?$", re.S)
 _STEP = re.compile(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]")
@@ -45,7 +46,7 @@ def read_as(raw: Any, kind: type[T], *, source: str | None, error: Callable[[str
     """`raw` (decoded YAML or JSON) as a `kind`, or `error("<source>: <path>: <why>")` (no source:
     `error("<path>: <why>")`). `ignore_unknown_keys` skips keys the declaration does not know, for a
     format that grows by additive keys older readers must skip; `at` is where `raw` sits in its file."""
-    info = mi.type_info(kind)
+    info = _info(kind)
     prefix = "" if source is None else f"{source}: "
     unknown = None if ignore_unknown_keys else unknown_key(raw, info, at)
     if unknown is not None:
@@ -54,6 +55,14 @@ def read_as(raw: Any, kind: type[T], *, source: str | None, error: Callable[[str
         return msgspec.convert(raw, kind, strict=True, dec_hook=dec_hook)
     except msgspec.ValidationError as exc:
         raise error(f"{prefix}{explain(str(exc), raw, info, at)}") from None
+
+
+def _info(kind: type[Any]) -> mi.Type:
+    """The declaration's type tree, built once per kind (building it costs a millisecond)."""
+    info = _INFOS.get(kind)
+    if info is None:
+        info = _INFOS[kind] = mi.type_info(kind)
+    return info
 
 
 def unknown_key(raw: Any, info: mi.Type, path: str = "") -> str | None:
