@@ -19,6 +19,7 @@ entry's keys are declared once (`BuiltinEntry`, `IncidentEntry`) and read with c
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from pathlib import Path
@@ -148,15 +149,19 @@ _ENTRIES: dict[str, type[BuiltinEntry] | type[IncidentEntry]] = {BUILTIN: Builti
 def _entry(source: str, layer: str, model: str, node: yaml.Node) -> Exclusion:
     if not isinstance(node, yaml.MappingNode):
         _fail(source, node, f"{model}: each entry must be a mapping with provider and reason")
+    kind = _ENTRIES[layer]
+    known = sorted(f.name for f in dataclasses.fields(kind))
     fields: dict[str, str] = {}
     for key, value in node.value:
         name = str(key.value if isinstance(key, yaml.ScalarNode) else None)
+        if name not in known:  # named here, not by read_as: the key's own line
+            _fail(source, key, f"{model}: {name}: unknown key (known here: {', '.join(known)})")
         if name in fields:  # YAML would silently keep the last one: which provider did the person mean?
             _fail(source, key, f"{model}: field {name} is given twice in one entry")
         if not isinstance(value, yaml.ScalarNode):
             _fail(source, value, f"{name}: expected a single value")
         fields[name] = value.value
-    entry = read_as(fields, _ENTRIES[layer], source=None, error=lambda why: _problem(source, node, f"{model}: {why}"))
+    entry = read_as(fields, kind, source=None, error=lambda why: _problem(source, node, f"{model}: {why}"))
     if not is_valid_tag(entry.provider):
         _fail(source, node, f"provider {describe_invalid_tag(entry.provider)}")
     times = {name: _time(source, node, name, text) for name in ("since", "added_at", "expires")
