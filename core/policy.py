@@ -1,16 +1,23 @@
 """The judge's rules as one value: thresholds, their time rules, the ladder, the floor, the guard, the rotation,
 and the run mode (observe or enforce).
 
-These defaults are the only ones: core/config.py parses canary.yaml's `rules:` (and `languages`)
-straight into a Policy (and `mode` into Policy.mode) and derives its DEFAULTS["rules"] and
-DEFAULTS["mode"] from this class.
+canary.yaml's `rules:` section is declared here, once: `Rules` (and its `model_wide_guard:`,
+`GuardRules`) hold every default, every range (msgspec constraints, core/schema.py) and what
+each key means (the docs' configuration table is generated from these descriptions). `Policy`
+is the flat value the judge applies: canary.yaml's rules plus its `languages` and `mode`; its
+defaults are Rules'; a Policy built in code is checked against the same declaration.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import Annotated, Any, Literal, get_args
 
+from msgspec import Meta
+
+from core.schema import read_as
 from core.vocabulary import LANGUAGES
 
 # Applied round ids the state remembers: enough to recognise a re-run of any recent round
@@ -20,51 +27,106 @@ DEFAULT_REMEMBERED_ROUNDS = 100
 MAX_LAST_REASONS = 4
 MAX_REASON_CHARS = 200
 
-OBSERVE = "observe"
-ENFORCE = "enforce"
-MODES: tuple[str, ...] = (OBSERVE, ENFORCE)
+Mode = Literal["observe", "enforce"]
+OBSERVE: Mode = "observe"
+ENFORCE: Mode = "enforce"
+MODES: tuple[str, ...] = get_args(Mode)
+
+
+@dataclass(frozen=True, slots=True)
+class GuardRules:
+    """canary.yaml `rules.model_wide_guard`: a contract failing on most endpoints is the model's."""
+
+    enabled: Annotated[bool, Meta(description="the model-wide guard is on")] = True
+    min_fraction: Annotated[float, Meta(ge=0.0, le=1.0, description=(
+        "a contract failing on more than this share of the endpoints probed for it..."))] = 0.5
+    min_endpoints: Annotated[int, Meta(ge=1, description=(
+        "...of at least this many probed endpoints is model-wide: the endpoints are not blamed"))] = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """canary.yaml `rules:`. Durations are in days unless the name says otherwise."""
+
+    failed_rounds_to_suspend: Annotated[int, Meta(ge=1, description=(
+        "consecutive failed rounds before a suspension"))] = 2
+    clean_rounds_to_restore: Annotated[int, Meta(ge=1, description=(
+        "consecutive clean rounds that restore early"))] = 2
+    # Rounds are half-hourly, so two hours tolerate three skipped runs but not a day of transport errors.
+    pending_failure_hours: Annotated[float, Meta(ge=0.1, description=(
+        "a failed (or, for restore, clean) round stays pending at most this long; the next one of its "
+        "kind after that starts a new streak"))] = 2
+    # A manual re-run must not count as "the next round": only a scheduled half-hour apart does.
+    min_round_gap_minutes: Annotated[float, Meta(ge=0.0, description=(
+        "a round starting sooner than this after the provider's last counted round moves no streak "
+        "(its evidence is kept); must be shorter than the pending window; `0` counts every round"))] = 20
+    ladder_days: Annotated[tuple[Annotated[float, Meta(gt=0)], ...], Meta(min_length=1, description=(
+        "suspension length in days by rung (the last repeats)"))] = (1, 3, 7)
+    fade_days: Annotated[int, Meta(ge=1, description="quiet days after which the ladder starts again")] = 14
+    capacity_floor: Annotated[int, Meta(ge=0, description="never leave fewer usable endpoints than this")] = 2
+    model_wide_guard: GuardRules = field(default_factory=GuardRules)
+
+    def __post_init__(self) -> None:
+        if self.min_round_gap_minutes >= self.pending_failure_hours * 60:
+            raise ValueError(
+                f"min_round_gap_minutes: {self.min_round_gap_minutes:g} must be shorter than "
+                f"rules.pending_failure_hours ({self.pending_failure_hours:g} h = "
+                f"{self.pending_failure_hours * 60:g} min): otherwise no round could ever extend a streak")
+
+
+_RULES = Rules()
+_GUARD = _RULES.model_wide_guard
+
+
+class PolicyError(ValueError):
+    """A Policy built in code breaks canary.yaml's rules (the message names the key)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Policy:
-    """Every number the rules use. Durations are in days."""
+    """Every number the rules use (Rules and GuardRules say what each means)."""
 
-    failed_rounds_to_suspend: int = 2
-    clean_rounds_to_restore: int = 2
-    # A counted round stays pending this long: the next counted round of the same kind must
-    # start within it to extend the streak, else it starts a new one (rounds are half-hourly,
-    # so two hours tolerate three skipped runs but not a day of transport errors).
-    pending_failure_hours: float = 2
-    # A round starting sooner than this after the provider's last counted round (a manual
-    # re-run) is frozen for the streaks: only a scheduled half-hour apart counts as "next".
-    min_round_gap_minutes: float = 20
-    ladder_days: tuple[float, ...] = (1, 3, 7)
-    fade_days: int = 14
-    capacity_floor: int = 2
-    guard_enabled: bool = True
-    guard_min_fraction: float = 0.5
-    guard_min_endpoints: int = 3
+    failed_rounds_to_suspend: int = _RULES.failed_rounds_to_suspend
+    clean_rounds_to_restore: int = _RULES.clean_rounds_to_restore
+    pending_failure_hours: float = _RULES.pending_failure_hours
+    min_round_gap_minutes: float = _RULES.min_round_gap_minutes
+    ladder_days: tuple[float, ...] = _RULES.ladder_days
+    fade_days: int = _RULES.fade_days
+    capacity_floor: int = _RULES.capacity_floor
+    guard_enabled: bool = _GUARD.enabled
+    guard_min_fraction: float = _GUARD.min_fraction
+    guard_min_endpoints: int = _GUARD.min_endpoints
     languages: tuple[str, ...] = LANGUAGES
     remembered_rounds: int = DEFAULT_REMEMBERED_ROUNDS
     # observe: suspensions are recorded as "would suspend" only; enforce: they reach provider.ignore.
     mode: str = OBSERVE
 
     def __post_init__(self) -> None:
+        # The same declaration canary.yaml is read with: a Policy built in code obeys the same rules.
+        _check_rules(self._numbers())
         if self.mode not in MODES:
-            raise ValueError(f"mode must be one of {MODES}, not {self.mode!r}")
-        if self.failed_rounds_to_suspend < 1 or self.clean_rounds_to_restore < 1:
-            raise ValueError("streak thresholds must be at least 1")
-        if not self.ladder_days or any(d <= 0 for d in self.ladder_days):
-            raise ValueError("ladder_days must be a non-empty list of positive numbers")
+            raise PolicyError(f"mode must be one of {MODES}, not {self.mode!r}")
         if not self.languages:
-            raise ValueError("languages must not be empty")
+            raise PolicyError("languages must not be empty")
         if self.remembered_rounds < 1:
-            raise ValueError("remembered_rounds must be at least 1")
-        if self.pending_failure_hours <= 0 or self.min_round_gap_minutes < 0:
-            raise ValueError("pending_failure_hours must be positive and min_round_gap_minutes not negative")
-        if self.min_round_gap >= self.pending_window:
-            raise ValueError("min_round_gap_minutes must be shorter than pending_failure_hours, "
-                             "or no round could ever extend a streak")
+            raise PolicyError("remembered_rounds must be at least 1")
+
+    @classmethod
+    def from_rules(cls, rules: Rules, *, languages: tuple[str, ...], mode: str) -> Policy:
+        """The judge's value of canary.yaml's `rules:`, `languages` and `mode`."""
+        guard = rules.model_wide_guard
+        return cls(failed_rounds_to_suspend=rules.failed_rounds_to_suspend,
+                   clean_rounds_to_restore=rules.clean_rounds_to_restore,
+                   pending_failure_hours=rules.pending_failure_hours,
+                   min_round_gap_minutes=rules.min_round_gap_minutes, ladder_days=rules.ladder_days,
+                   fade_days=rules.fade_days, capacity_floor=rules.capacity_floor,
+                   guard_enabled=guard.enabled, guard_min_fraction=guard.min_fraction,
+                   guard_min_endpoints=guard.min_endpoints, languages=languages, mode=mode)
+
+    def _numbers(self) -> tuple[Any, ...]:
+        return (self.failed_rounds_to_suspend, self.clean_rounds_to_restore, self.pending_failure_hours,
+                self.min_round_gap_minutes, tuple(self.ladder_days), self.fade_days, self.capacity_floor,
+                self.guard_enabled, self.guard_min_fraction, self.guard_min_endpoints)
 
     @property
     def pending_window(self) -> timedelta:
@@ -79,3 +141,14 @@ class Policy:
     def ladder_duration_days(self, rung: int) -> float:
         """Duration of the suspension on `rung` (1-based): the last rung repeats."""
         return self.ladder_days[min(rung, len(self.ladder_days)) - 1]
+
+
+@functools.lru_cache(maxsize=256)
+def _check_rules(numbers: tuple[Any, ...]) -> None:
+    """PolicyError unless a Policy's numbers, in canary.yaml's `rules:` shape, read as Rules.
+    Cached: the judge builds a Policy per round (dataclasses.replace) from the same few numbers."""
+    (failed, clean, pending, gap, ladder, fade, floor, enabled, fraction, endpoints) = numbers
+    section = {"failed_rounds_to_suspend": failed, "clean_rounds_to_restore": clean, "pending_failure_hours": pending,
+               "min_round_gap_minutes": gap, "ladder_days": list(ladder), "fade_days": fade, "capacity_floor": floor,
+               "model_wide_guard": {"enabled": enabled, "min_fraction": fraction, "min_endpoints": endpoints}}
+    read_as(section, Rules, source="Policy", error=PolicyError)

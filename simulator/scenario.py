@@ -1,24 +1,27 @@
 """Scenarios: the declarative description of models, endpoints and how each endpoint behaves.
 
-A scenario is YAML (or a dict). Every key is checked; a bad value raises `ScenarioError` naming
+A scenario is YAML (or a dict), declared once below (`ScenarioFile` and its parts, read with
+core/schema.py): every key is checked; an unknown key or a bad value raises `ScenarioError` naming
 the file and the key path (`default.yaml: models[0].endpoints[3].behaviour.faults.hang.seconds`).
-See simulator/scenarios/default.yaml for a commented example.
+The declaration is the file's shape; the records above are what the simulator serves, with the
+defaults that derive from other keys (a provider name from the tag, a phase over its endpoint's
+behaviour) filled in. See simulator/scenarios/default.yaml for a commented example.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import yaml
+from msgspec import UNSET, Meta, UnsetType
 
 from core.errors import SimulatorError
-from core.times import TimeFormatError, parse_time
+from core.schema import read_as
 from simulator.faults import Fault, check_rates, parse_fault
 
 SCENARIOS_DIR = Path(__file__).parent / "scenarios"
@@ -29,7 +32,6 @@ ALL_PARAMETERS: tuple[str, ...] = (
     "repetition_penalty", "min_p", "seed", "stop", "response_format", "structured_outputs",
     "tools", "tool_choice", "logit_bias", "logprobs", "top_logprobs",
 )  # fmt: skip
-USAGE_SHAPES = ("null_finish", "empty_choices", "repeat_finish", "mixed")
 
 
 class ScenarioError(SimulatorError):
@@ -128,10 +130,11 @@ class Model:
 @dataclass(frozen=True, slots=True)
 class RateLimit:
     """The key's rate limit as the simulator applies it: more than `concurrent` chat requests in
-    flight get a 429 with `Retry-After: retry_after` (OpenRouter docs, errors-and-debugging)."""
+    flight get a 429 with `Retry-After: retry_after` (OpenRouter docs, errors-and-debugging).
+    Also the declaration of the scenario's `rate_limit:` (below)."""
 
-    concurrent: int
-    retry_after: int = 1
+    concurrent: Annotated[int, Meta(ge=1)]
+    retry_after: Annotated[int, Meta(ge=0)] = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,210 +187,176 @@ def load_scenario(path: str | Path | None = None) -> Scenario:
 
 def scenario_from_dict(data: Any, *, source: str = "<dict>") -> Scenario:
     """Build a scenario from plain data (the same shape as the YAML file)."""
-    return _Parser(source).scenario(data)
+    return _scenario(read_as(data, ScenarioFile, source=source, error=ScenarioError), source)
 
 
-class _Parser:
-    def __init__(self, source: str) -> None:
-        self.source = source
+# -- the file's declaration (core/schema.py): every key, its type, range and default -------------
 
-    def fail(self, where: str, why: str) -> ScenarioError:
-        return ScenarioError(f"{self.source}: {where}: {why}")
+Ms = Annotated[float, Meta(ge=0)]
 
-    def mapping(self, value: Any, where: str, allowed: set[str], required: AbstractSet[str] = frozenset()) -> Mapping[str, Any]:
-        if not isinstance(value, Mapping):
-            raise self.fail(where or "(top level)", f"expected a mapping, got {type(value).__name__}")
-        for key in value:
-            if key not in allowed:
-                raise self.fail(_join(where, str(key)), f"unknown key (allowed: {', '.join(sorted(allowed))})")
-        for key in required:
-            if key not in value:
-                raise self.fail(_join(where, key), "required key is missing")
-        return value
 
-    def typed(self, value: Any, where: str, kind: type | tuple[type, ...], what: str) -> Any:
-        if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
-            raise self.fail(where, f"expected {what}, got {value!r}")
-        if not isinstance(value, kind):
-            raise self.fail(where, f"expected {what}, got {value!r}")
-        return value
+@dataclass(frozen=True, slots=True)
+class BehaviourFile:
+    """`behaviour:` (and the behaviour keys of a phase): an absent key keeps the value beneath it."""
 
-    def number(self, value: Any, where: str, minimum: float = 0, positive: bool = False) -> float:
-        number = float(self.typed(value, where, (int, float), "a number"))
-        if number < minimum or (positive and number <= 0):
-            raise self.fail(where, f"expected a number {'>' if positive else '>='} {minimum}, got {value!r}")
-        return number
+    ttft_ms: Ms | UnsetType = UNSET
+    jitter_ms: Ms | UnsetType = UNSET
+    tokens_per_second: Annotated[float, Meta(gt=0)] | UnsetType = UNSET
+    faults: dict[str, Any] | None | UnsetType = UNSET  # fault name -> its parameters (simulator/faults.py)
+    available: bool | UnsetType = UNSET
 
-    def scenario(self, data: Any) -> Scenario:
-        top = self.mapping(data, "", {"name", "description", "models", "keepalive_ms", "usage_shape", "rate_limit"},
-                           {"models"})
-        models = self.typed(top["models"], "models", list, "a list of models")
-        if not models:
-            raise self.fail("models", "expected at least one model")
-        usage_shape = top.get("usage_shape", "mixed")
-        if usage_shape not in USAGE_SHAPES:
-            raise self.fail("usage_shape", f"expected one of {', '.join(USAGE_SHAPES)}, got {usage_shape!r}")
-        parsed = tuple(self.model(m, f"models[{i}]") for i, m in enumerate(models))
-        ids = [m.id for m in parsed]
-        if len(set(ids)) != len(ids):
-            raise self.fail("models", "model ids must be unique")
-        return Scenario(
-            name=str(top.get("name") or Path(self.source).stem),
-            description=str(top.get("description") or ""),
-            models=parsed,
-            keepalive_ms=self.number(top.get("keepalive_ms", 300), "keepalive_ms", positive=True),
-            usage_shape=usage_shape,
-            source=self.source,
-            rate_limit=self.rate_limit(top["rate_limit"], "rate_limit") if top.get("rate_limit") else None,
-        )
+    def __post_init__(self) -> None:
+        _faults(self.faults)  # the catalogue's own checks, at the key's path
 
-    def rate_limit(self, data: Any, where: str) -> RateLimit:
-        r = self.mapping(data, where, {"concurrent", "retry_after"}, {"concurrent"})
-        return RateLimit(concurrent=int(self.number(r["concurrent"], f"{where}.concurrent", minimum=1)),
-                         retry_after=int(self.number(r.get("retry_after", 1), f"{where}.retry_after")))
-
-    def model(self, data: Any, where: str) -> Model:
-        keys = {"id", "name", "permaslug", "description", "created", "endpoints", "extra_listing_entries"}
-        m = self.mapping(data, where, keys, {"id", "endpoints"})
-        model_id = self.typed(m["id"], f"{where}.id", str, "a model id like author/slug")
-        if model_id.count("/") != 1:
-            raise self.fail(f"{where}.id", f"expected author/slug, got {model_id!r}")
-        endpoints = self.typed(m["endpoints"], f"{where}.endpoints", list, "a list of endpoints")
-        parsed = tuple(self.endpoint(e, f"{where}.endpoints[{i}]") for i, e in enumerate(endpoints))
-        tags = [e.tag for e in parsed]
-        if len(set(tags)) != len(tags):
-            raise self.fail(f"{where}.endpoints", "endpoint tags must be unique")
-        return Model(
-            id=model_id,
-            name=str(m.get("name") or model_id),
-            permaslug=str(m.get("permaslug") or model_id),
-            description=str(m.get("description") or f"{model_id} (simulated)"),
-            created=int(self.number(m.get("created", 1742824755), f"{where}.created")),
-            endpoints=parsed,
-            extra_listing_entries=tuple(self.typed(m.get("extra_listing_entries", []),
-                                                   f"{where}.extra_listing_entries", list, "a list")),
-        )
-
-    def endpoint(self, data: Any, where: str) -> Endpoint:
-        keys = {
-            "tag", "provider_name", "quantization", "pricing", "supported_parameters", "context_length",
-            "max_completion_tokens", "behaviour", "phases", "service_tier", "uptime", "positive_control",
-            "provider_header", "reported_tier", "strict_schema",
-        }  # fmt: skip
-        e = self.mapping(data, where, keys, {"tag"})
-        tag = self.typed(e["tag"], f"{where}.tag", str, "a routing slug like provider/variant")
-        if not tag or tag != tag.strip() or tag.lower() != tag:
-            raise self.fail(f"{where}.tag", f"expected a lowercase slug, got {tag!r}")
-        base = self.behaviour(e.get("behaviour", {}), f"{where}.behaviour", Behaviour())
-        phases = self.typed(e.get("phases", []), f"{where}.phases", list, "a list of phases")
-        params = self.typed(
-            e.get("supported_parameters", list(ALL_PARAMETERS)), f"{where}.supported_parameters", list, "a list"
-        )
-        max_completion = e.get("max_completion_tokens", 16384)
-        return Endpoint(
-            tag=tag,
-            provider_name=str(e.get("provider_name") or base_title(tag)),
-            quantization=e.get("quantization", tag.split("/")[1] if "/" in tag else None),
-            pricing=self.pricing(e.get("pricing", {}), f"{where}.pricing"),
-            supported_parameters=tuple(str(p) for p in params),
-            context_length=int(self.number(e.get("context_length", 163840), f"{where}.context_length", positive=True)),
-            max_completion_tokens=(
-                None if max_completion is None
-                else int(self.number(max_completion, f"{where}.max_completion_tokens", positive=True))
-            ),  # fmt: skip
-            behaviour=base,
-            phases=tuple(self.phase(p, f"{where}.phases[{i}]", base) for i, p in enumerate(phases)),
-            service_tier=e.get("service_tier"),
-            uptime=self.number(e.get("uptime", 99.5), f"{where}.uptime"),
-            positive_control=self.typed(e.get("positive_control", False), f"{where}.positive_control", bool,
-                                        "true or false"),
-            provider_header=self.optional_text(e.get("provider_header"), f"{where}.provider_header"),
-            reported_tier=self.optional_text(e.get("reported_tier"), f"{where}.reported_tier"),
-            strict_schema=self.one_of(e.get("strict_schema", "any"), f"{where}.strict_schema", ("any", "portable")),
-        )
-
-    def one_of(self, value: Any, where: str, options: tuple[str, ...]) -> str:
-        if value not in options:
-            raise self.fail(where, f"expected one of {', '.join(options)}, got {value!r}")
-        return str(value)
-
-    def optional_text(self, value: Any, where: str) -> str | None:
-        return None if value is None else str(self.typed(value, where, str, "a string"))
-
-    def pricing(self, data: Any, where: str) -> Mapping[str, str]:
-        p = self.mapping(data, where, {"prompt", "completion", "request"})
-        out = {"prompt": "0.00000025", "completion": "0.00000085"}
-        for key, value in p.items():
-            # Decimal strings, as OpenRouter sends them: a float would print as 2.5e-07.
-            text = self.typed(value, f"{where}.{key}", str, 'a decimal string like "0.00000025"')
-            try:
-                if float(text) < 0:
-                    raise ValueError
-            except ValueError:
-                raise self.fail(f"{where}.{key}", f"expected a non-negative decimal string, got {value!r}") from None
-            out[key] = text
-        return out
-
-    def behaviour(self, data: Any, where: str, base: Behaviour, extra: frozenset[str] = frozenset()) -> Behaviour:
-        keys = {"ttft_ms", "jitter_ms", "tokens_per_second", "faults", "available"} | extra
-        b = self.mapping(data, where, keys)
-        changes: dict[str, Any] = {}
-        for key in ("ttft_ms", "jitter_ms"):
-            if key in b:
-                changes[key] = self.number(b[key], f"{where}.{key}")
-        if "tokens_per_second" in b:
-            tps = self.number(b["tokens_per_second"], f"{where}.tokens_per_second", positive=True)
-            changes["tokens_per_second"] = tps
-        if "available" in b:
-            changes["available"] = self.typed(b["available"], f"{where}.available", bool, "true or false")
-        if "faults" in b:
-            changes["faults"] = self.faults(b["faults"] or {}, f"{where}.faults")
+    def over(self, base: Behaviour) -> Behaviour:
+        changes = {f: getattr(self, f) for f in ("ttft_ms", "jitter_ms", "tokens_per_second", "available")
+                   if getattr(self, f) is not UNSET}
+        if self.faults is not UNSET:
+            changes["faults"] = _faults(self.faults)
         return dataclasses.replace(base, **changes)
 
-    def faults(self, data: Any, where: str) -> tuple[Fault, ...]:
-        raw = self.mapping(data, where, set(data) if isinstance(data, Mapping) else set())
-        parsed: list[Fault] = []
-        for name, params in raw.items():
+
+@dataclass(frozen=True, slots=True)
+class PhaseFile(BehaviourFile):
+    """One entry of `phases:`: a behaviour within a round range and/or a time window."""
+
+    from_round: Annotated[int, Meta(ge=1)] | None = None
+    to_round: Annotated[int, Meta(ge=1)] | None = None
+    from_time: datetime | None = None
+    to_time: datetime | None = None
+
+    def __post_init__(self) -> None:
+        if (self.from_round, self.to_round, self.from_time, self.to_time) == (None, None, None, None):
+            raise ValueError("a phase needs from_round, to_round, from_time or to_time")
+        BehaviourFile.__post_init__(self)
+
+
+@dataclass(frozen=True, slots=True)
+class PricingFile:
+    # Decimal strings, as OpenRouter sends them: a float would print as 2.5e-07.
+    prompt: str = "0.00000025"
+    completion: str = "0.00000085"
+    request: str | None = None
+
+    def __post_init__(self) -> None:
+        for key in ("prompt", "completion", "request"):
+            text = getattr(self, key)
             try:
-                parsed.append(parse_fault(str(name), params))
-            except ValueError as exc:
-                key, _, why = str(exc).partition(": ")
-                raise self.fail(f"{where}.{key}", why) from None
+                if text is not None and float(text) < 0:
+                    raise ValueError
+            except ValueError:
+                raise ValueError(f"{key}: expected a non-negative decimal string, got {text!r}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class EndpointFile:
+    tag: str  # the routing slug, lowercase: provider/variant
+    provider_name: str | None = None  # default: from the tag (`aurora/fp8` -> `Aurora`)
+    quantization: str | None | UnsetType = UNSET  # default: the tag's variant
+    pricing: PricingFile = field(default_factory=PricingFile)
+    supported_parameters: tuple[str, ...] = ALL_PARAMETERS
+    context_length: Annotated[int, Meta(gt=0)] = 163840
+    max_completion_tokens: Annotated[int, Meta(gt=0)] | None = 16384
+    behaviour: BehaviourFile = field(default_factory=BehaviourFile)
+    phases: tuple[PhaseFile, ...] = ()
+    service_tier: str | None = None
+    uptime: Annotated[float, Meta(ge=0)] = 99.5
+    positive_control: bool = False
+    provider_header: str | None = None
+    reported_tier: str | None = None
+    strict_schema: Literal["any", "portable"] = "any"
+
+    def __post_init__(self) -> None:
+        if not self.tag or self.tag != self.tag.strip() or self.tag.lower() != self.tag:
+            raise ValueError(f"tag: expected a lowercase slug, got {self.tag!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class ModelFile:
+    id: str  # author/slug
+    endpoints: tuple[EndpointFile, ...]
+    name: str | None = None
+    permaslug: str | None = None
+    description: str | None = None
+    created: Annotated[int, Meta(ge=0)] = 1742824755
+    extra_listing_entries: tuple[Any, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.id.count("/") != 1:
+            raise ValueError(f"id: expected author/slug, got {self.id!r}")
+        tags = [e.tag for e in self.endpoints]
+        if len(set(tags)) != len(tags):
+            raise ValueError("endpoints: endpoint tags must be unique")
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioFile:
+    models: Annotated[tuple[ModelFile, ...], Meta(min_length=1)]
+    name: str | None = None  # default: the file's name
+    description: str | None = None
+    keepalive_ms: Annotated[float, Meta(gt=0)] = 300.0
+    usage_shape: Literal["null_finish", "empty_choices", "repeat_finish", "mixed"] = "mixed"
+    rate_limit: RateLimit | None = None
+
+    def __post_init__(self) -> None:
+        ids = [m.id for m in self.models]
+        if len(set(ids)) != len(ids):
+            raise ValueError("models: model ids must be unique")
+
+
+def _faults(raw: dict[str, Any] | None | UnsetType) -> tuple[Fault, ...]:
+    if raw is UNSET or raw is None:
+        return ()
+    parsed: list[Fault] = []
+    for name, params in raw.items():
         try:
-            check_rates(parsed)
+            parsed.append(parse_fault(str(name), params))
         except ValueError as exc:
-            raise self.fail(where, str(exc)) from None
-        return tuple(parsed)
+            raise ValueError(f"faults.{exc}") from None
+    try:
+        check_rates(parsed)
+    except ValueError as exc:
+        raise ValueError(f"faults: {exc}") from None
+    return tuple(parsed)
 
-    def phase(self, data: Any, where: str, base: Behaviour) -> Phase:
-        bounds = {"from_round", "to_round", "from_time", "to_time"}
-        p = self.mapping(data, where, bounds | {"ttft_ms", "jitter_ms", "tokens_per_second", "faults", "available"})
-        if not bounds & set(p):
-            raise self.fail(where, "a phase needs from_round, to_round, from_time or to_time")
-        rounds = {k: int(self.number(p[k], f"{where}.{k}", minimum=1)) for k in ("from_round", "to_round") if k in p}
-        times = {k: self.time(p[k], f"{where}.{k}") for k in ("from_time", "to_time") if k in p}
-        body = {k: v for k, v in p.items() if k not in bounds}
-        return Phase(
-            behaviour=self.behaviour(body, where, base),
-            from_round=rounds.get("from_round"), to_round=rounds.get("to_round"),
-            from_time=times.get("from_time"), to_time=times.get("to_time"),
-        )
 
-    def time(self, value: Any, where: str) -> datetime:
-        if isinstance(value, datetime):  # YAML parses unquoted timestamps itself
-            parsed = value
-        else:
-            try:
-                parsed = parse_time(str(value), where)
-            except TimeFormatError:
-                raise self.fail(where, f"expected an ISO 8601 time like 2026-11-29T22:30:00Z, got {value!r}") from None
-        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+# -- from the file to the records the simulator serves: the derived defaults ---------------------
+
+def _scenario(f: ScenarioFile, source: str) -> Scenario:
+    return Scenario(name=f.name or Path(source).stem, description=f.description or "",
+                    models=tuple(map(_model, f.models)), keepalive_ms=f.keepalive_ms,
+                    usage_shape=f.usage_shape, source=source, rate_limit=f.rate_limit)
+
+
+def _model(m: ModelFile) -> Model:
+    return Model(id=m.id, name=m.name or m.id, permaslug=m.permaslug or m.id,
+                 description=m.description or f"{m.id} (simulated)", created=m.created,
+                 endpoints=tuple(map(_endpoint, m.endpoints)), extra_listing_entries=m.extra_listing_entries)
+
+
+def _endpoint(e: EndpointFile) -> Endpoint:
+    base = e.behaviour.over(Behaviour())
+    quantization = (e.tag.split("/")[1] if "/" in e.tag else None) if e.quantization is UNSET else e.quantization
+    pricing = {k: v for k, v in dataclasses.asdict(e.pricing).items() if v is not None}
+    return Endpoint(
+        tag=e.tag, provider_name=e.provider_name or base_title(e.tag), quantization=quantization,
+        pricing=pricing, supported_parameters=e.supported_parameters, context_length=e.context_length,
+        max_completion_tokens=e.max_completion_tokens, behaviour=base,
+        phases=tuple(_phase(p, base) for p in e.phases), service_tier=e.service_tier, uptime=e.uptime,
+        positive_control=e.positive_control, provider_header=e.provider_header, reported_tier=e.reported_tier,
+        strict_schema=e.strict_schema,
+    )
+
+
+def _phase(p: PhaseFile, base: Behaviour) -> Phase:
+    def utc(t: datetime | None) -> datetime | None:  # a time without a zone is UTC
+        return t if t is None or t.tzinfo else t.replace(tzinfo=UTC)
+
+    return Phase(behaviour=p.over(base), from_round=p.from_round, to_round=p.to_round,
+                 from_time=utc(p.from_time), to_time=utc(p.to_time))
 
 
 def base_title(tag: str) -> str:
     """A display name derived from a tag when the scenario gives none: `aurora/fp8` -> `Aurora`."""
     return tag.split("/", 1)[0].replace("-", " ").title()
 
-
-def _join(where: str, key: str) -> str:
-    return f"{where}.{key}" if where else key

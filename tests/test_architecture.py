@@ -62,10 +62,10 @@ class Layer:
 
 
 LAYERS = (
-    Layer("core", frozenset({"core", "yaml"}), only_in=(("yaml", "core/config.py"),)),
-    Layer("judge", frozenset({"core", "judge", "jsonschema", "lingua", "ftfy", "wordfreq", "msgpack", "scipy"}),
+    Layer("core", frozenset({"core", "yaml", "msgspec"}), only_in=(("yaml", "core/config.py"),)),
+    Layer("judge", frozenset({"core", "judge", "jsonschema", "lingua", "ftfy", "wordfreq", "msgpack", "scipy", "msgspec"}),
           no_stdlib=IO_STDLIB, no_modules=IMPURE_CORE),
-    Layer("simulator", frozenset({"core", "simulator", "aiohttp", "yaml"}), no_modules=IMPURE_CORE),
+    Layer("simulator", frozenset({"core", "simulator", "aiohttp", "yaml", "msgspec"}), no_modules=IMPURE_CORE),
     Layer("probes", frozenset({"core", "judge", "probes", "simulator", "httpx", "httpcore", "pytest", "_pytest",
                                "xdist", "allure", "allure_commons", "yaml"}),
           only_in=(("simulator", "probes/pytest_plugin/bundled_simulator.py"),)),

@@ -1,7 +1,8 @@
 """The project's docs against its code, and the repository standing alone.
 
-docs/configuration.md lists every `canary.yaml` setting with its default (inside its
-`<!-- generated: config-keys -->` block); the pages of docs/ name the constants their rules use
+docs/configuration.md's table of `canary.yaml` settings (its `<!-- generated: config-keys -->`
+block) is generated from the file's declaration (core/config_docs.py): the page must hold exactly
+the generated table. The pages of docs/ name the constants their rules use
 (contracts.md the probes' and the language judge's, file-formats.md the state's, openrouter-wire.md
 the client's limits, ...). Each table row is compared with the value the code really has, so a
 changed default fails here until the page says the same. The tables are Markdown: `| key |
@@ -23,15 +24,18 @@ import importlib
 import re
 import subprocess
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
+import msgspec
 import pytest
 import yaml
+from msgspec import Meta
 
 from canary.history import reasons
-from core.config import DEFAULTS
-from core.policy import Policy
+from core import config_docs
+from core.config import parse_config
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -43,22 +47,6 @@ README_MAX_LINES = 200
 # A sentence this long said on two pages is a rule told twice (one copy goes stale: link instead).
 TOLD_ONCE_WORDS = 12
 
-# `canary.yaml` keys whose value is a mapping of the user's own keys, not a section of settings.
-OPAQUE_MAPPINGS = ("controls",)
-# docs/configuration.md's `rules.*` (and `languages`) rows and the judge's Policy field holding each.
-POLICY_FIELDS = {
-    "rules.failed_rounds_to_suspend": "failed_rounds_to_suspend",
-    "rules.clean_rounds_to_restore": "clean_rounds_to_restore",
-    "rules.pending_failure_hours": "pending_failure_hours",
-    "rules.min_round_gap_minutes": "min_round_gap_minutes",
-    "rules.ladder_days": "ladder_days",
-    "rules.fade_days": "fade_days",
-    "rules.capacity_floor": "capacity_floor",
-    "rules.model_wide_guard.enabled": "guard_enabled",
-    "rules.model_wide_guard.min_fraction": "guard_min_fraction",
-    "rules.model_wide_guard.min_endpoints": "guard_min_endpoints",
-    "languages": "languages",
-}
 # Pointers at the team's shared folder beside the repository, and its documents by name.
 # The pages whose relative links are checked: the project's documentation.
 PAGES = ("README.md", "ARCHITECTURE.md", "benchmarks/README.md", "simulator/README.md", "reports/README.md")
@@ -96,17 +84,6 @@ def comparable(value: Any) -> Any:
     return value
 
 
-def flatten(settings: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    """DEFAULTS as dotted keys: `{"rules": {"fade_days": 14}}` -> `{"rules.fade_days": 14}`."""
-    flat: dict[str, Any] = {}
-    for key, value in settings.items():
-        if isinstance(value, Mapping) and key not in OPAQUE_MAPPINGS:
-            flat.update(flatten(value, f"{prefix}{key}."))
-        else:
-            flat[f"{prefix}{key}"] = value
-    return flat
-
-
 def constant(dotted: str) -> Any:
     """The value of `package.module.NAME`, imported."""
     module, _, name = dotted.rpartition(".")
@@ -130,10 +107,6 @@ def generated_block(text: str, name: str) -> str:
     body = text.split(start, 1)[1]
     assert "<!-- end -->" in body, f"{start} has no <!-- end -->"
     return body.split("<!-- end -->", 1)[0]
-
-
-def settings_rows() -> dict[str, str]:
-    return table(generated_block(CONFIGURATION.read_text(encoding="utf-8"), "config-keys"), ("key", "default"))
 
 
 def pages_with_constants() -> list[Path]:
@@ -229,22 +202,34 @@ def outside_tests(suffix_py: bool) -> list[Path]:
             if p.relative_to(ROOT).parts[0] != "tests" and (p.suffix == ".py") == suffix_py]
 
 
-def test_docs_configuration_md_lists_every_setting_of_canary_yaml_and_no_other() -> None:
-    documented, defaults = set(settings_rows()), set(flatten(DEFAULTS))
-    assert documented == defaults, (f"missing from docs/configuration.md: {sorted(defaults - documented)}; "
-                                    f"not a setting: {sorted(documented - defaults)}")
+def test_the_configuration_table_is_the_one_generated_from_canary_yamls_declaration() -> None:
+    pages = config_docs.pages()
+    assert len(pages) == 1, f"one page of docs/ holds the generated configuration table, not {pages}"
+    text = pages[0].read_text(encoding="utf-8")
+    assert config_docs.with_table(text) == text, (
+        f"{pages[0].name}: the configuration table is not the one generated from core/config.py: "
+        "run `.venv/bin/python -m core.config_docs`")
 
 
-def test_every_default_stated_in_docs_configuration_md_is_the_one_in_canary_config() -> None:
-    assert differences(settings_rows(), flatten(DEFAULTS)) == []
+def test_a_file_setting_every_key_to_the_tables_default_is_the_default_configuration() -> None:
+    raw: dict[str, Any] = {}
+    for key, cell in table(config_docs.config_keys_table(), ("key", "default")).items():
+        *sections, name = key.split(".")
+        node = raw
+        for section in sections:
+            node = node.setdefault(section, {})
+        node[name] = stated(cell)
+    assert parse_config(raw) == parse_config({})
 
 
-def test_the_judges_policy_defaults_are_the_ones_docs_configuration_md_states() -> None:
-    rows = settings_rows()
-    policy = Policy()
-    actual = {key: getattr(policy, field) for key, field in POLICY_FIELDS.items()}
-    assert set(POLICY_FIELDS) <= set(rows)
-    assert differences({key: rows[key] for key in POLICY_FIELDS}, actual) == []
+def test_a_key_declared_without_a_description_cannot_reach_the_table() -> None:
+    @dataclass(frozen=True)
+    class Section:
+        documented: Annotated[int, Meta(description="says what it does")] = 1
+        silent: int = 2
+
+    with pytest.raises(ValueError, match="silent has no Meta"):
+        list(config_docs.rows(msgspec.inspect.type_info(Section)))
 
 
 @pytest.mark.parametrize("page", pages_with_constants(), ids=lambda p: p.name)
@@ -278,9 +263,9 @@ def test_the_documented_reason_codes_are_the_ones_canary_derives() -> None:
 
 
 def test_a_value_that_differs_from_the_code_is_reported() -> None:
-    rows = table("| key | default | what |\n|---|---|---|\n| `rules.fade_days` | `15` | x |\n"
-                 "| `rules.ladder_days` | `[1, 3, 7]` | y |\n", ("key", "default"))
-    assert differences(rows, flatten(DEFAULTS)) == ["rules.fade_days: the docs say `15`, the code has 14"]
+    rows = table("| constant | value | what |\n|---|---|---|\n| `a.FADE` | `15` | x |\n"
+                 "| `a.LADDER` | `[1, 3, 7]` | y |\n", ("constant", "value"))
+    assert differences(rows, {"a.FADE": 14, "a.LADDER": (1, 3, 7)}) == ["a.FADE: the docs say `15`, the code has 14"]
 
 
 def test_no_document_or_configuration_outside_tests_points_beside_the_repository() -> None:

@@ -13,17 +13,21 @@ Exclusion files (builtin.yaml, incidents.yaml) map a model id to a list of entri
         expires: "2026-12-06T00:00:00Z"     # incidents: optional
         added_by: "alice"                   # incidents: optional
 
-They are walked as YAML nodes (not plain dicts) so that every error carries its line.
+They are walked as YAML nodes (not plain dicts) so that every error carries its line; each
+entry's keys are declared once (`BuiltinEntry`, `IncidentEntry`) and read with core/schema.py.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
 from datetime import UTC, datetime, time
 from pathlib import Path
 from typing import NoReturn
 
 import yaml
 
+from core.schema import read_as
 from core.store import StoreError, atomic_write_json, read_json, read_text
 from core.tags import describe_invalid_tag, is_valid_tag
 from core.times import TimeFormatError, fmt_time, parse_date, parse_time
@@ -39,8 +43,6 @@ from judge.suspension.state import (
 )
 
 _NULL_TAG = "tag:yaml.org,2002:null"
-_FIELDS = {BUILTIN: ({"provider", "reason"}, {"since"}),
-           INCIDENT: ({"provider", "reason", "added_at"}, {"expires", "added_by"})}
 
 
 def load_state(path: Path, *, now: datetime | None = None) -> JudgeState:
@@ -121,32 +123,52 @@ def parse_exclusions(text: str, layer: str, source: str) -> tuple[Exclusion, ...
     return tuple(entries)
 
 
+@dataclass(frozen=True, slots=True)
+class BuiltinEntry:
+    """An entry of builtin.yaml (the file's declaration, read with core/schema.py)."""
+
+    provider: str
+    reason: str
+    since: str | None = None  # a date or an ISO 8601 time
+
+
+@dataclass(frozen=True, slots=True)
+class IncidentEntry:
+    """An entry of incidents.yaml."""
+
+    provider: str
+    reason: str
+    added_at: str  # an ISO 8601 time (or a date)
+    expires: str | None = None
+    added_by: str | None = None
+
+
+_ENTRIES: dict[str, type[BuiltinEntry] | type[IncidentEntry]] = {BUILTIN: BuiltinEntry, INCIDENT: IncidentEntry}
+
+
 def _entry(source: str, layer: str, model: str, node: yaml.Node) -> Exclusion:
     if not isinstance(node, yaml.MappingNode):
         _fail(source, node, f"{model}: each entry must be a mapping with provider and reason")
-    required, optional = _FIELDS[layer]
+    kind = _ENTRIES[layer]
+    known = sorted(f.name for f in dataclasses.fields(kind))
     fields: dict[str, str] = {}
     for key, value in node.value:
-        name = key.value if isinstance(key, yaml.ScalarNode) else None
-        if name not in required | optional:
-            _fail(source, key, f"unknown field {name!a}; allowed: {', '.join(sorted(required | optional))}")
-        if not isinstance(value, yaml.ScalarNode):
-            _fail(source, value, f"{name}: expected a single value")
+        name = str(key.value if isinstance(key, yaml.ScalarNode) else None)
+        if name not in known:  # named here, not by read_as: the key's own line
+            _fail(source, key, f"{model}: {name}: unknown key (known here: {', '.join(known)})")
         if name in fields:  # YAML would silently keep the last one: which provider did the person mean?
             _fail(source, key, f"{model}: field {name} is given twice in one entry")
-        fields[str(name)] = value.value
-    missing = sorted(required - fields.keys())
-    if missing:
-        _fail(source, node, f"{model}: entry lacks {', '.join(missing)}")
-    if not is_valid_tag(fields["provider"]):
-        _fail(source, node, f"provider {describe_invalid_tag(fields['provider'])}")
-    times = {}
-    for name in ("since", "added_at", "expires"):
-        if fields.get(name):
-            times[name] = _time(source, node, name, fields[name])
-    return Exclusion(model=model, provider=fields["provider"], layer=layer, reason=fields["reason"],
+        if not isinstance(value, yaml.ScalarNode):
+            _fail(source, value, f"{name}: expected a single value")
+        fields[name] = value.value
+    entry = read_as(fields, kind, source=None, error=lambda why: _problem(source, node, f"{model}: {why}"))
+    if not is_valid_tag(entry.provider):
+        _fail(source, node, f"provider {describe_invalid_tag(entry.provider)}")
+    times = {name: _time(source, node, name, text) for name in ("since", "added_at", "expires")
+             if (text := getattr(entry, name, None))}
+    return Exclusion(model=model, provider=entry.provider, layer=layer, reason=entry.reason,
                      since=times.get("since") or times.get("added_at"), expires=times.get("expires"),
-                     added_by=fields.get("added_by"), line=node.start_mark.line + 1)
+                     added_by=getattr(entry, "added_by", None), line=node.start_mark.line + 1)
 
 
 def _time(source: str, node: yaml.Node, name: str, value: str) -> datetime:
@@ -161,5 +183,9 @@ def _time(source: str, node: yaml.Node, name: str, value: str) -> datetime:
 
 
 def _fail(source: str, node: yaml.Node, problem: str) -> NoReturn:
-    raise StoreError(f"{source}: line {node.start_mark.line + 1}: {problem}. Fix the entry (the file's header "
-                     "shows the format) or revert it with git. Nothing was written.")
+    raise _problem(source, node, problem)
+
+
+def _problem(source: str, node: yaml.Node, problem: str) -> StoreError:
+    return StoreError(f"{source}: line {node.start_mark.line + 1}: {problem}. Fix the entry (the file's header "
+                      "shows the format) or revert it with git. Nothing was written.")

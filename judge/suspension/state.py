@@ -5,7 +5,8 @@ ids are capped (Policy.remembered_rounds) and providers that vanished from disco
 forgotten once they hold nothing (no streak, no suspension, a faded ladder).
 
 `state_to_json` / `state_from_json` are its codec (pure: canary/state/judge_files.py reads and writes
-the file). The file's format, state/canary-state.json:
+the file); the reader is the file's declaration (`StateFile` and its parts, below) read with
+core/schema.py, which names the dotted key of a bad value (`models.<model>.<provider>.failed_streak`). The file's format, state/canary-state.json:
 
 Format (schema_version 1; written only by `canary judge`/`canary lift`, sorted keys):
 
@@ -38,18 +39,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from datetime import datetime
-from typing import Any
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal, overload
+
+from msgspec import Meta
 
 from core.errors import InputError
-from core.policy import ENFORCE, MODES
+from core.policy import ENFORCE, MODES, Mode
+from core.schema import read_as
 from core.tags import is_valid_tag
-from core.times import fmt_time, parse_time
+from core.times import fmt_time
 from judge.suspension.window import Window
 from judge.suspension.window import decode as decode_window
 from judge.suspension.window import encode as encode_window
 
 STATE_SCHEMA_VERSION = 1
+Count = Annotated[int, Meta(ge=0)]
 STATE_FIX = "restore it from git (git checkout -- <file>) or delete it to start from an empty state"
 
 
@@ -63,9 +68,13 @@ class Suspension:
 
     since: datetime
     until: datetime
-    rung: int
+    rung: Count
     mode: str
     reason: str
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"mode: expected one of {', '.join(MODES)}, got {self.mode!r}")
 
     def active(self, now: datetime) -> bool:
         return self.until > now
@@ -78,7 +87,7 @@ class Suspension:
 class Ladder:
     """Suspensions since the history last faded (`rung`) and when the last one began."""
 
-    rung: int = 0
+    rung: Count = 0
     last_suspension_started: datetime | None = None
 
 
@@ -196,41 +205,31 @@ def _provider_to_json(ps: ProviderState) -> dict[str, Any]:
 
 
 def state_from_json(raw: Any, source: str) -> JudgeState:
-    """Validate decoded state JSON; StateError names the source and the bad key."""
-    try:
-        return _state(raw)
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        detail = f"missing key {exc}" if isinstance(exc, KeyError) else str(exc)
-        raise StateError(f"{source}: the state file is not in the expected shape ({detail}); {STATE_FIX}. "
-                         "Nothing was written.") from None
+    """Validate decoded state JSON; StateError names the source and the dotted key."""
+    def refused(detail: str) -> StateError:
+        return StateError(f"{source}: the state file is not in the expected shape ({detail}); {STATE_FIX}. "
+                          "Nothing was written.")
 
-
-def _state(raw: Any) -> JudgeState:
-    if not isinstance(raw, dict):
-        raise TypeError("the top level must be an object")
-    if raw.get("schema_version") != STATE_SCHEMA_VERSION:
-        raise ValueError(f"schema_version {raw.get('schema_version')!r} is not {STATE_SCHEMA_VERSION}")
-    mode = raw.get("mode")
-    if mode is not None and mode not in MODES:
-        raise ValueError(f"mode {mode!r} is not one of {MODES}")
+    # Keys this reader does not know are skipped, not refused: the format grows by optional,
+    # additive keys (last_counted_at, window) that readers of the previous version must ignore.
+    f = read_as(raw, StateFile, source=None, error=refused, ignore_unknown_keys=True)
     models: dict[str, dict[str, ProviderState]] = {}
-    for model, providers in _object(raw["models"], "models").items():
+    for model, providers in f.models.items():
         if not is_valid_tag(model):
-            raise ValueError(f"model id {model!r} is not a safe tag")
+            raise refused(f"models: model id {model!r} is not a safe tag")
+        if not isinstance(providers, dict):  # a list (of pairs, or empty) must not read as "nothing suspended"
+            raise refused(f"models.{model}: expected a mapping of provider tags, got {type(providers).__name__}")
         models[model] = {}
-        for provider, p in _object(providers, f"models.{model}").items():
+        for provider, p in providers.items():
             if not is_valid_tag(provider):
-                raise ValueError(f"provider tag {provider!r} of {model} is not a safe tag")
-            models[model][provider] = _provider(p)
-    last = raw.get("last_round")
-    rounds = raw.get("applied_rounds", [])
-    if not isinstance(rounds, list) or not all(isinstance(r, str) for r in rounds):
-        raise TypeError("applied_rounds must be a list of round ids")
+                raise refused(f"models.{model}: provider tag {provider!r} is not a safe tag")
+            entry = read_as(p, ProviderFile, source=None, error=refused, ignore_unknown_keys=True,
+                            at=f"models.{model}.{provider}")
+            models[model][provider] = entry.record()
+    last = f.last_round
     return JudgeState(
-        models=models, applied_rounds=tuple(rounds), mode=mode,
-        last_round=None if last is None else LastRound(
-            str(last["round_id"]), _time(last["started_at"]),
-            None if last.get("decided_at") is None else _time(last["decided_at"])),
+        models=models, applied_rounds=f.applied_rounds, mode=f.mode,
+        last_round=None if last is None else LastRound(last.round_id, _utc(last.started_at), _utc(last.decided_at)),
     )
 
 
@@ -241,47 +240,51 @@ def _last_round_to_json(last: LastRound) -> dict[str, str | None]:
     return doc
 
 
-def _object(value: Any, where: str) -> dict[str, Any]:
-    # dict() would also accept a list (of pairs, or empty): a hand-broken `"models": []` must not
-    # read as "nothing suspended".
-    if not isinstance(value, dict):
-        raise TypeError(f"{where} must be an object, not {type(value).__name__}")
-    return value
+# -- the file's declaration (core/schema.py): these, and the records Suspension, Ladder, LastRound --
+
+@dataclass(frozen=True, slots=True)
+class ProviderFile:
+    failed_streak: Count
+    clean_streak: Count
+    suspension: Suspension | None = None
+    ladder: Ladder | None = None
+    last_reasons: tuple[Any, ...] = ()  # a string would be split into one "reason" per character: refused
+    next_language: Any = None  # anything but a language code: no plan (the rotation starts again)
+    last_counted_at: datetime | None = None
+    window: dict[str, Any] | None = None  # judge/suspension/window.py's codes, per contract
+
+    def __post_init__(self) -> None:
+        try:
+            decode_window(self.window or {})
+        except ValueError as exc:
+            raise ValueError(f"window: {exc}") from None
+
+    def record(self) -> ProviderState:
+        s, ladder = self.suspension, self.ladder or Ladder()
+        return ProviderState(
+            failed_streak=self.failed_streak, clean_streak=self.clean_streak,
+            suspension=None if s is None else replace(s, since=_utc(s.since), until=_utc(s.until)),
+            ladder=replace(ladder, last_suspension_started=_utc(ladder.last_suspension_started)),
+            last_reasons=tuple(str(r) for r in self.last_reasons),
+            next_language=self.next_language if isinstance(self.next_language, str) else None,
+            last_counted_at=_utc(self.last_counted_at), window=decode_window(self.window or {}))
 
 
-def _provider(p: dict[str, Any]) -> ProviderState:
-    p = _object(p, "a provider's entry")
-    s = p.get("suspension")
-    ladder = p.get("ladder") or {}
-    suspension = None
-    if s is not None:
-        if s["mode"] not in MODES:
-            raise ValueError(f"suspension mode {s['mode']!r} is not one of {MODES}")
-        suspension = Suspension(since=_time(s["since"]), until=_time(s["until"]), rung=_int(s["rung"]),
-                                mode=s["mode"], reason=str(s["reason"]))
-    last = ladder.get("last_suspension_started")
-    counted = p.get("last_counted_at")
-    return ProviderState(
-        failed_streak=_int(p["failed_streak"]), clean_streak=_int(p["clean_streak"]), suspension=suspension,
-        ladder=Ladder(_int(ladder.get("rung", 0)), None if last is None else _time(last)),
-        last_reasons=_reasons(p.get("last_reasons", [])),
-        next_language=p.get("next_language") if isinstance(p.get("next_language"), str) else None,
-        last_counted_at=None if counted is None else _time(counted),
-        window=decode_window(_object(p.get("window") or {}, "a provider's evidence window")),
-    )
+@dataclass(frozen=True, slots=True)
+class StateFile:
+    schema_version: Literal[1]
+    models: dict[str, Any]  # model -> provider -> ProviderFile, read one by one (the path names both)
+    mode: Mode | None = None
+    applied_rounds: tuple[str, ...] = ()
+    last_round: LastRound | None = None
 
 
-def _reasons(value: Any) -> tuple[str, ...]:
-    if not isinstance(value, list):  # a string would be split into one "reason" per character
-        raise TypeError(f"last_reasons must be a list, not {type(value).__name__}")
-    return tuple(str(r) for r in value)
-
-
-def _int(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"{value!r} is not a non-negative whole number")
-    return value
-
-
-def _time(value: Any) -> datetime:
-    return parse_time(value, "time")  # a TimeFormatError is a ValueError: state_from_json names the file
+@overload
+def _utc(value: datetime) -> datetime: ...
+@overload
+def _utc(value: None) -> None: ...
+def _utc(value: datetime | None) -> datetime | None:
+    """A time of the file as an aware UTC datetime (one without a zone is UTC, as core/times.py reads it)."""
+    if value is None:
+        return None
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)

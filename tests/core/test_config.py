@@ -101,3 +101,36 @@ def test_broken_yaml_names_the_file_and_line(tmp_path):
 def test_a_missing_explicit_file_is_an_error(tmp_path):
     with pytest.raises(ConfigError, match="no such configuration file"):
         load_config(tmp_path / "missing.yaml")
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ({"rules": {"streak": {"rounds": 2}}}, "canary.yaml: rules.streak: unknown key (known here: capacity_floor, "),
+        ({"rules": {"model_wide_guard": {"min_endpoint": 2}}}, "canary.yaml: rules.model_wide_guard.min_endpoint: "
+                                                                "unknown key (known here: enabled, min_endpoints, "),
+        ({"sites": {}}, "canary.yaml: sites: unknown key (known here: concurrency, contracts, controls, "),
+        ({"probe": {"ttft_seconds": -1}}, "canary.yaml: probe.ttft_seconds: expected a number >= 0.1, got -1"),
+        ({"probe": {"max_tokens": "200"}}, "canary.yaml: probe.max_tokens: expected a whole number, got '200'"),
+        ({"rules": {"fade_days": True}}, "canary.yaml: rules.fade_days: expected a whole number, got True"),
+        ({"rules": {"ladder_days": [1, -3]}}, "canary.yaml: rules.ladder_days[1]: expected a number > 0.0, got -3"),
+        ({"mode": "enforced"}, "canary.yaml: mode: expected one of enforce, observe, got 'enforced'"),
+        ({"probe": []}, "canary.yaml: probe: expected a mapping, got []"),
+        ({"controls": {"a/b": "x/fp8"}}, "canary.yaml: controls.a/b: expected a list of endpoint tags, got 'x/fp8'"),
+    ],
+    ids=["unknown-section", "unknown-nested-key", "unknown-top-level-key", "out-of-range", "a-string-is-no-number",
+         "a-boolean-is-no-number", "a-list-item", "a-choice", "a-section-that-is-no-mapping", "a-control-that-is-no-list"],
+)
+def test_the_message_names_the_file_the_dotted_key_and_what_is_expected(raw, message):
+    with pytest.raises(ConfigError) as info:
+        parse_config(raw, source="canary.yaml")
+    assert str(info.value).startswith(message)
+
+
+def test_a_policy_built_in_code_obeys_the_declaration_canary_yaml_is_read_with():
+    from core.policy import Policy, PolicyError
+
+    with pytest.raises(PolicyError, match="Policy: fade_days: expected a whole number >= 1, got 0"):
+        Policy(fade_days=0)
+    with pytest.raises(PolicyError, match="rules.pending_failure_hours"):
+        Policy(pending_failure_hours=0.25, min_round_gap_minutes=15)

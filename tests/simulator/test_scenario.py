@@ -111,3 +111,32 @@ def test_a_bad_scenario_file_names_the_file(tmp_path):
 def test_a_missing_scenario_file_is_a_scenario_error(tmp_path):
     with pytest.raises(ScenarioError, match="nothing.yaml"):
         load_scenario(tmp_path / "nothing.yaml")
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        (["models", 0, "endpoints", 0, "phases"], [{"from_round": 2, "ttfx_ms": 1}],
+         "story.yaml: models[0].endpoints[0].phases[0].ttfx_ms: unknown key (known here: available, faults, "),
+        (["models", 0, "endpoints", 0, "behaviour", "jitter_ms"], -1,
+         "story.yaml: models[0].endpoints[0].behaviour.jitter_ms: expected a number >= 0.0, got -1"),
+        (["rate_limit"], {"concurrent": 0}, "story.yaml: rate_limit.concurrent: expected a whole number >= 1, got 0"),
+        (["usage_shape"], "odd", "story.yaml: usage_shape: expected one of empty_choices, mixed, null_finish, "
+                                 "repeat_finish, got 'odd'"),
+    ],
+    ids=["unknown-phase-key", "negative-jitter", "rate-limit-zero", "usage-shape"],
+)
+def test_the_message_names_the_dotted_key_and_what_is_expected(path, value, message):
+    with pytest.raises(ScenarioError) as caught:
+        scenario_from_dict(broken(path, value), source="story.yaml")
+
+    assert str(caught.value).startswith(message)
+
+
+def test_a_phase_changes_only_the_keys_it_names():
+    data = one_endpoint_scenario({"refusal": {"rate": 0.5}})
+    endpoint = data["models"][0]["endpoints"][0]
+    endpoint["behaviour"]["ttft_ms"] = 900
+    endpoint["phases"] = [{"from_round": 3, "tokens_per_second": 5}]
+    phase = scenario_from_dict(data).models[0].endpoints[0].phases[0].behaviour
+    assert (phase.ttft_ms, phase.tokens_per_second, [f.name for f in phase.faults]) == (900, 5, ["refusal"])

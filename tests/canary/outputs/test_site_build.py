@@ -227,7 +227,7 @@ def test_the_threshold_comes_from_canary_yaml(world: Path, tmp_path: Path, capsy
     config.write_text(text + "site:\n  stale_after_minutes: soon\n", encoding="utf-8")
     capsys.readouterr()
     assert build(world, config, tmp_path / "t", SOON) == 2
-    assert "site.stale_after_minutes must be a number" in capsys.readouterr().err
+    assert "site.stale_after_minutes: expected a number, got 'soon'" in capsys.readouterr().err
 
 
 def test_the_state_and_history_can_come_from_a_checkout_of_the_state_branch(
