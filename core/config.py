@@ -74,6 +74,7 @@ DEFAULTS: dict[str, Any] = {
             "min_fraction": _RULES.guard_min_fraction,
             "min_endpoints": _RULES.guard_min_endpoints,
         },
+        "reliability": _RULES.reliability,
     },
     "paths": {
         "reports": "reports",
@@ -266,6 +267,7 @@ def parse_config(raw: dict[str, Any], *, source: str = "<inline>") -> Config:
         guard_enabled=v.boolean(g, "enabled", "rules.model_wide_guard.enabled"),
         guard_min_fraction=v.number(g, "min_fraction", "rules.model_wide_guard.min_fraction", minimum=0.0, maximum=1.0),
         guard_min_endpoints=v.integer(g, "min_endpoints", "rules.model_wide_guard.min_endpoints", minimum=1),
+        reliability=v.boolean(r, "reliability", "rules.reliability"),
         languages=languages,
         mode=mode,
     )

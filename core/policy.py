@@ -44,6 +44,10 @@ class Policy:
     guard_enabled: bool = True
     guard_min_fraction: float = 0.5
     guard_min_endpoints: int = 3
+    # Opt-in (judge/suspension/reliability.py): a host whose streams are cut after the first byte
+    # (or whose 200s carry errors) significantly more often than its peers' fails the round.
+    # Off: transport errors only freeze the streaks, as the design says.
+    reliability: bool = False
     languages: tuple[str, ...] = LANGUAGES
     remembered_rounds: int = DEFAULT_REMEMBERED_ROUNDS
     # observe: suspensions are recorded as "would suspend" only; enforce: they reach provider.ignore.

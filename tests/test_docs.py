@@ -44,6 +44,7 @@ POLICY_FIELDS = {
     "rules.model_wide_guard.enabled": "guard_enabled",
     "rules.model_wide_guard.min_fraction": "guard_min_fraction",
     "rules.model_wide_guard.min_endpoints": "guard_min_endpoints",
+    "rules.reliability": "reliability",
     "languages": "languages",
 }
 # Pointers at the team's shared folder beside the repository, and its documents by name.
