@@ -20,10 +20,18 @@ suspended by the streak rules. That default stays. What this module adds is the 
   1/200 (...), p = ..." with the same Fisher test as every card.
 
 `rules.reliability` (off by default) makes it a rule: `apply_reliability` turns an endpoint's
-round FAILED when the round has a counted host error of its own, its reliability card is
-significant (p < ALPHA, judge/suspension/card.py) and its window holds at least MIN_HOST_ERRORS
-host errors. Two such rounds suspend it like any failed rounds. A round without a host error of
-its own is judged as before (a host that stopped cutting streams recovers).
+round FAILED when the round has a counted host error of its own, its window holds at least
+MIN_HOST_ERRORS host errors at RATE_RATIO times its peers' rate or more, and its reliability card's
+Fisher p-value (the cards' test, judge/suspension/card.py) is under RULE_ALPHA. Two such rounds
+suspend it like any failed rounds. A round without a host error of its own is judged as before
+(a host that stopped cutting streams recovers).
+
+Why RULE_ALPHA is far stricter than the cards' 0.05: the card is read by a person once, the rule
+is asked every round of every host whose round had a host error. Healthy hosts cut 3-6 % of their
+streams (benchmarks/reliability_rule.py: 6 healthy hosts at 6 % through the real rules for a
+week): at p < 0.05 the rule would suspend healthy hosts every week, at p < 1e-4 one in ten weeks
+(a noisy peer set aside as failing makes the others' rate look low), at 1e-5 and 1e-6 none in ten,
+while a host cutting 30 % of its streams is still suspended within a day. 1e-6: the margin.
 """
 
 from __future__ import annotations
@@ -43,6 +51,8 @@ HOST_ERRORS = frozenset({"stream_cut", "mid_stream_error", "error_body_200"})
 WIDE_FRACTION = 0.5
 MIN_WIDE = 2
 MIN_HOST_ERRORS = 3
+RULE_ALPHA = 1e-6
+RATE_RATIO = 2.0
 PREFIX = "reliability: "
 
 
@@ -93,7 +103,7 @@ def apply_reliability(rounds: Mapping[str, ModelRound], report: RoundResults,
             if FAIL not in codes.get(model, {}).get(provider, ""):
                 continue
             c = card(model, provider)
-            if not c.significant or c.failures < MIN_HOST_ERRORS:
+            if not _worse(c):
                 continue
             evidence = Evidence(RELIABILITY, Outcome.FAIL,
                                 f"{PREFIX}host errors (streams cut after the first byte, errors in a 200) "
@@ -101,3 +111,11 @@ def apply_reliability(rounds: Mapping[str, ModelRound], report: RoundResults,
             providers[provider] = replace(pr, klass=RoundClass.FAILED, evidence=(*pr.evidence, evidence))
         out[model] = replace(mround, providers=providers)
     return out
+
+
+def _worse(c: Card) -> bool:
+    """The rule's test (module docstring): enough host errors, twice the peers' rate, p < RULE_ALPHA."""
+    if c.p_value is None or c.failures < MIN_HOST_ERRORS or not c.attempts or not c.peer_attempts:
+        return False
+    rate, peers = c.failures / c.attempts, c.peer_failures / c.peer_attempts
+    return c.p_value < RULE_ALPHA and rate >= RATE_RATIO * peers

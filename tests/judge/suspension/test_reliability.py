@@ -88,7 +88,7 @@ def test_by_default_a_flaky_host_is_never_suspended_but_its_card_shows_it() -> N
 
 
 def test_opted_in_a_significantly_flaky_host_fails_its_rounds_and_is_suspended() -> None:
-    state, log = flaky_rounds(3, replace(Policy(), reliability=True))
+    state, log = flaky_rounds(8, replace(Policy(), reliability=True))
     [decision] = actions(log, Action.WOULD_SUSPEND)
     assert decision.provider == FLAKY
     assert any(e.contract == RELIABILITY and e.reason.startswith("reliability: ") for e in decision.evidence)
