@@ -29,9 +29,10 @@ suspend it like any failed rounds. A round without a host error of its own is ju
 Why RULE_ALPHA is far stricter than the cards' 0.05: the card is read by a person once, the rule
 is asked every round of every host whose round had a host error. Healthy hosts cut 3-6 % of their
 streams (benchmarks/reliability_rule.py: 6 healthy hosts at 6 % through the real rules for a
-week): at p < 0.05 the rule would suspend healthy hosts every week, at p < 1e-4 one in ten weeks
-(a noisy peer set aside as failing makes the others' rate look low), at 1e-5 and 1e-6 none in ten,
-while a host cutting 30 % of its streams is still suspended within a day. 1e-6: the margin.
+week): at p < 0.05 the rule suspended 1-3 healthy hosts a week (3 seeds), at p < 1e-4 one in ten
+weeks (a noisy peer set aside as failing makes the others' rate look low), at 1e-5 and 1e-6 none
+in ten, while a host cutting 30 % of its streams was still suspended within 20 and 23 rounds.
+1e-6: the margin.
 """
 
 from __future__ import annotations
