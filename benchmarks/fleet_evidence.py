@@ -40,6 +40,10 @@ how many decisions were on weak evidence, and requests per provider per round (m
 it replays the same rounds through the pure rules with a candidate opt-in rule, "hold a
 suspension whose evidence is weak until it is not" (judge/suspension/card.py's significance), and reports
 what that would have changed: false suspensions removed, planted defects missed or delayed.
+Issue 22: the latency cases the judge's decode-speed rule failed (`decode_fails`: every one is
+false outside a planted slow decoder), and the same rounds replayed with the opt-in
+rules.reliability on (`reliability_added`: hosts it would-suspends that the default did not;
+in the planted scenario the flaky transport host harbor is the one it is meant to catch).
 
 Machine-parsable lines, one per scenario (`replies_min`: the fewest replies a planted host's
 first opening decision counted on its most significant card):
@@ -84,7 +88,10 @@ from canary.history.reasons import reason_code  # noqa: E402
 from core import times  # noqa: E402
 from core.policy import OBSERVE, Policy  # noqa: E402
 from core.results import read_results  # noqa: E402
+from core.vocabulary import Outcome  # noqa: E402
 from judge.suspension.decisions import Action  # noqa: E402
+from judge.suspension.decode_speed import PREFIX as DECODE_PREFIX  # noqa: E402
+from judge.suspension.decode_speed import judge_decode_speed  # noqa: E402
 from judge.suspension.rules import apply_round  # noqa: E402
 from judge.suspension.state import JudgeState  # noqa: E402
 
@@ -190,11 +197,12 @@ def play(s: Scenario, tmp: Path, seed: int, echo: Callable[[str], None]) -> Play
 
 # -- the candidate opt-in rule, replayed on the same rounds through the pure rules ------------
 
-def replay(docs: list[dict[str, Any]], *, hold_weak: bool) -> list[tuple[int, str, str, bool]]:
+def replay(docs: list[dict[str, Any]], *, hold_weak: bool, reliability: bool = False) -> list[tuple[int, str, str, bool]]:
     """(round, provider, action, weak) of the opening decisions; with hold_weak, a would-suspend on
     weak evidence is held instead (the host stays a candidate: its next failed round is weighed
-    again, with the evidence the suspension would otherwise have hidden)."""
-    state, policy, out = JudgeState(), Policy(), []
+    again, with the evidence the suspension would otherwise have hidden); with reliability, the
+    opt-in rules.reliability is on (issue 22: judge/suspension/reliability.py)."""
+    state, policy, out = JudgeState(), replace(Policy(), reliability=reliability), []
     for n, doc in enumerate(docs, 1):
         now = times.parse_time(doc["started_at"], "started_at")
         before = state
@@ -248,6 +256,12 @@ def summarise(s: Scenario, played: Played, echo: Callable[[str], None]) -> dict[
     delayed = [p for p in s.planted if p in held_first and p in first and held_first[p] > first[p]]
     echo(f"  candidate rule 'hold on weak evidence' (replayed): false suspensions {len(held_false)} "
          f"(was {len(false)}), planted missed {len(missed)} {missed or ''}, delayed {len(delayed)} {delayed or ''}")
+    decode = decode_failures(played.docs)
+    echo(f"  decode speed (issue 22) failing a latency case in the judge: {sum(decode.values())} {dict(decode) or ''}")
+    strict = [(n, p) for n, p, a, _ in replay(played.docs, hold_weak=False, reliability=True) if a in OPENING]
+    extra = sorted({p for _, p in strict} - {p for _, d in opened for p in [d["provider"]]})
+    echo(f"  opt-in rules.reliability (replayed): would-suspends {len(strict)} (was {len(opened)}), "
+         f"hosts it adds {extra or 'none'}")
     if replies:
         echo(f"  replies counted on a planted host's first opening (its most significant card): min {min(replies)}")
     return {"scenario": s.name, "rounds": len(played.docs), "endpoints": len(s.endpoints), "opened": len(opened),
@@ -257,13 +271,26 @@ def summarise(s: Scenario, played: Played, echo: Callable[[str], None]) -> dict[
             "delay_max": max((v for v in delays.values() if v is not None), default=0),
             "req_mean": round(sum(req) / len(req), 3), "req_max": max(req),
             "hold_weak_false": len(held_false), "hold_weak_missed": len(missed), "hold_weak_delayed": len(delayed),
-            "reply_check_fails": sum(checks.values())}
+            "reply_check_fails": sum(checks.values()), "decode_fails": sum(decode.values()),
+            "reliability_added": len(extra)}
 
 
 def reply_check_failures(docs: list[dict[str, Any]]) -> Counter[str]:
     """Attempts failed by a reply check (stream integrity, limits), by reason code, over every round."""
     return Counter(code for doc in docs for case in doc["cases"] for a in case.get("attempts", [])
                    if (code := reason_code(a["outcome"], a.get("reason", ""))) in REPLY_CHECK_CODES)
+
+
+def decode_failures(docs: list[dict[str, Any]]) -> Counter[str]:
+    """Latency cases the judge's decode-speed rule failed (judge/suspension/decode_speed.py), by provider."""
+    out: Counter[str] = Counter()
+    for doc in docs:
+        report = read_results(doc)
+        for model in report.models:
+            cases = [c for c in report.cases if c.model == model]
+            out.update(c.provider for c in judge_decode_speed(cases)
+                       if c.outcome == Outcome.FAIL and c.reason.startswith(DECODE_PREFIX))
+    return out
 
 
 def _counted(decision: dict[str, Any]) -> int:

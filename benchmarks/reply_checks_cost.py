@@ -1,5 +1,5 @@
-"""The reply checks of issue 22 (stream integrity, limits honesty): false failures on noisy healthy
-replies, detections on planted defects, and the CPU time they add per reply.
+"""The reply checks of issue 22 (stream integrity, limits honesty; decode speed's measurement): false
+failures on noisy healthy replies, detections on planted defects, and the CPU time they add per reply.
 
     .venv/bin/python benchmarks/reply_checks_cost.py [--replies 600] [--seed 5]
 
@@ -12,11 +12,16 @@ the probes' real prompts and caps (latency 32 tokens, the others probe.max_token
 - planted: one host per simulator wire defect (simulator/defects.py) at rate 1.
 
 CPU time is `time.process_time` over the judged replies (the check alone, repeated), plus a
-worst case: a 64 K-character stream in one-character deltas (the client's size cap).
+worst case: a 64 K-character stream in one-character deltas (the client's size cap). Decode speed
+is measured on every reply too (probes/round/reply_checks.py measured_decode; judged against the
+peers in the judge, benchmarks/fleet_evidence.py): its CPU per reply is `decode_us`, and the
+judge's peer comparison per model round (judge/suspension/decode_speed.py over 8 endpoints x 4
+cases) is `decode_round_us`.
 
 Machine-parsable lines:
 
     BENCH reply_checks healthy_completed=… false_failures=… planted=… caught=… us_per_reply=… worst_us=…
+          decode_us=… decode_round_us=…
 """
 
 from __future__ import annotations
@@ -36,12 +41,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fleet_evidence import NOISE  # noqa: E402
 
 from canary.history.reasons import reason_code  # noqa: E402
+from core.results import AttemptResult, CaseResult  # noqa: E402
 from core.upstream import Upstream  # noqa: E402
+from core.vocabulary import Outcome  # noqa: E402
+from judge.suspension.decode_speed import judge_decode_speed  # noqa: E402
 from probes.http.client import PinnedClient  # noqa: E402
 from probes.http.discovery import discover  # noqa: E402
 from probes.http.records import ChatResult  # noqa: E402
 from probes.round.contracts import language, latency, refusal  # noqa: E402
-from probes.round.reply_checks import reply_check  # noqa: E402
+from probes.round.reply_checks import measured_decode, reply_check  # noqa: E402
 from simulator import scenario_from_dict, start_simulator  # noqa: E402
 
 MODEL = "acme/model-x"
@@ -86,6 +94,27 @@ def cpu_us(results: list[ChatResult], repeats: int) -> float:
     return (time.process_time() - start) / (repeats * len(results)) * 1e6
 
 
+def decode_us(results: list[ChatResult], repeats: int) -> float:
+    start = time.process_time()
+    for _ in range(repeats):
+        for result in results:
+            measured_decode(result)
+    return (time.process_time() - start) / (repeats * len(results)) * 1e6
+
+
+def decode_round_us(repeats: int) -> float:
+    """The judge's peer comparison over one model round of 8 endpoints x 4 cases, 2 measured replies each."""
+    cases = [CaseResult(model=MODEL, provider=f"host{i}/fp8", contract=contract, outcome=Outcome.PASS, reason="ok",
+                        attempts=tuple(AttemptResult(outcome=Outcome.PASS, reason="ok", decode_tps=50.0 + i + j,
+                                                     advertised_p50_tps=60.0, advertised_slowest_tps=24.0)
+                                       for j in range(2)))
+             for i in range(8) for contract in ("latency", "refusal", "structured", "language")]
+    start = time.process_time()
+    for _ in range(repeats):
+        judge_decode_speed(cases)
+    return (time.process_time() - start) / repeats * 1e6
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replies", type=int, default=600, help="replies per healthy host")
@@ -110,9 +139,13 @@ def main() -> None:
     worst_us = cpu_us([worst], 20)
     print(f"CPU per reply: {us:.1f} us (mean over {len(healthy)} replies x 20); worst case 64 K one-char "
           f"deltas: {worst_us:.0f} us")
+    dec_us, round_us = decode_us(healthy, 20), decode_round_us(200)
+    measured = sum(1 for r in healthy if measured_decode(r) is not None)
+    print(f"decode speed: measured on {measured} of {len(healthy)} healthy replies, {dec_us:.1f} us a reply; "
+          f"the judge's peer comparison {round_us:.0f} us a model round (8 endpoints x 4 cases)")
     print(f"BENCH reply_checks healthy_completed={len(healthy)} false_failures={sum(false.values())} "
           f"planted={sum(len(rs) for rs in planted.values())} caught={sum(caught.values())} "
-          f"us_per_reply={us:.1f} worst_us={worst_us:.0f}")
+          f"us_per_reply={us:.1f} worst_us={worst_us:.0f} decode_us={dec_us:.1f} decode_round_us={round_us:.0f}")
 
 
 if __name__ == "__main__":

@@ -65,6 +65,11 @@ class Rules:
     fade_days: Annotated[int, Meta(ge=1, description="quiet days after which the ladder starts again")] = 14
     capacity_floor: Annotated[int, Meta(ge=0, description="never leave fewer usable endpoints than this")] = 2
     model_wide_guard: GuardRules = field(default_factory=GuardRules)
+    # Opt-in (judge/suspension/reliability.py). Off, transport errors only freeze the streaks, as
+    # the design says; on, a host significantly less reliable than its peers fails the round.
+    reliability: Annotated[bool, Meta(description=(
+        "a host whose streams are cut after the first byte (or whose 200s carry errors) significantly more "
+        "often than its peers' fails the round (off: such errors only freeze the streaks)"))] = False
 
     def __post_init__(self) -> None:
         if self.min_round_gap_minutes >= self.pending_failure_hours * 60:
@@ -96,6 +101,7 @@ class Policy:
     guard_enabled: bool = _GUARD.enabled
     guard_min_fraction: float = _GUARD.min_fraction
     guard_min_endpoints: int = _GUARD.min_endpoints
+    reliability: bool = _RULES.reliability
     languages: tuple[str, ...] = LANGUAGES
     remembered_rounds: int = DEFAULT_REMEMBERED_ROUNDS
     # observe: suspensions are recorded as "would suspend" only; enforce: they reach provider.ignore.
@@ -121,12 +127,13 @@ class Policy:
                    min_round_gap_minutes=rules.min_round_gap_minutes, ladder_days=rules.ladder_days,
                    fade_days=rules.fade_days, capacity_floor=rules.capacity_floor,
                    guard_enabled=guard.enabled, guard_min_fraction=guard.min_fraction,
-                   guard_min_endpoints=guard.min_endpoints, languages=languages, mode=mode)
+                   guard_min_endpoints=guard.min_endpoints, reliability=rules.reliability,
+                   languages=languages, mode=mode)
 
     def _numbers(self) -> tuple[Any, ...]:
         return (self.failed_rounds_to_suspend, self.clean_rounds_to_restore, self.pending_failure_hours,
                 self.min_round_gap_minutes, tuple(self.ladder_days), self.fade_days, self.capacity_floor,
-                self.guard_enabled, self.guard_min_fraction, self.guard_min_endpoints)
+                self.guard_enabled, self.guard_min_fraction, self.guard_min_endpoints, self.reliability)
 
     @property
     def pending_window(self) -> timedelta:
@@ -147,8 +154,9 @@ class Policy:
 def _check_rules(numbers: tuple[Any, ...]) -> None:
     """PolicyError unless a Policy's numbers, in canary.yaml's `rules:` shape, read as Rules.
     Cached: the judge builds a Policy per round (dataclasses.replace) from the same few numbers."""
-    (failed, clean, pending, gap, ladder, fade, floor, enabled, fraction, endpoints) = numbers
+    (failed, clean, pending, gap, ladder, fade, floor, enabled, fraction, endpoints, reliability) = numbers
     section = {"failed_rounds_to_suspend": failed, "clean_rounds_to_restore": clean, "pending_failure_hours": pending,
                "min_round_gap_minutes": gap, "ladder_days": list(ladder), "fade_days": fade, "capacity_floor": floor,
-               "model_wide_guard": {"enabled": enabled, "min_fraction": fraction, "min_endpoints": endpoints}}
+               "model_wide_guard": {"enabled": enabled, "min_fraction": fraction, "min_endpoints": endpoints},
+               "reliability": reliability}
     read_as(section, Rules, source="Policy", error=PolicyError)

@@ -24,7 +24,8 @@ job; the judge and the summary see one round). One reader with one set of rules:
 Optional, additive fields (absent from older files, read with their defaults): `clock`
 (`real`), `controls_source`, `unprobed_controls`, `incomplete` (the typed reasons; an older
 incomplete file reads as one reason of kind `unknown` with its `incomplete_reason`), and per
-attempt `chars`, `refusal` and `integrity` (+ `integrity_reason` when it failed).
+attempt `chars`, `refusal` and `integrity` (+ `integrity_reason` when it failed), and `decode_tps`,
+`advertised_p50_tps`, `advertised_slowest_tps` (issue 22's decode speed, written when measured).
 """
 
 from __future__ import annotations
@@ -88,6 +89,11 @@ class AttemptResult:
     refusal: Outcome | None = None  # latency/language replies: PASS or FAIL of the refusal check
     integrity: Outcome | None = None  # every completed reply: PASS or FAIL of judge/replies/integrity.py's check
     integrity_reason: str = ""     # the defect, when integrity failed
+    # Issue 22's decode speed: tokens/s after the first token (None: not measurable), and the
+    # endpoint's advertised throughput (discovery's throughput_last_30m p50 and slowest percentile).
+    decode_tps: float | None = None
+    advertised_p50_tps: float | None = None
+    advertised_slowest_tps: float | None = None
     # Not part of the file: set by judge/suspension/short_replies.py, far shorter than the peers' replies.
     short: bool = False
 
@@ -97,7 +103,9 @@ class AttemptResult:
                 "served_by": self.served_by, "requests": self.requests, "excerpt": self.excerpt,
                 "chars": self.chars, "refusal": self.refusal.value if self.refusal else None,
                 "integrity": self.integrity.value if self.integrity else None,
-                "integrity_reason": self.integrity_reason or None}
+                "integrity_reason": self.integrity_reason or None,
+                **{k: v for k, v in (("decode_tps", self.decode_tps), ("advertised_p50_tps", self.advertised_p50_tps),
+                                     ("advertised_slowest_tps", self.advertised_slowest_tps)) if v is not None}}
 
     @classmethod
     def from_json(cls, raw: Any) -> AttemptResult | None:
@@ -113,7 +121,10 @@ class AttemptResult:
                    refusal=_CHECKS.get(str(raw.get("refusal"))),
                    integrity=_CHECKS.get(str(raw.get("integrity"))),
                    integrity_reason=_text(raw.get("integrity_reason") or "")
-                   if isinstance(raw.get("integrity_reason"), str) else "")
+                   if isinstance(raw.get("integrity_reason"), str) else "",
+                   decode_tps=_number(raw.get("decode_tps")),
+                   advertised_p50_tps=_number(raw.get("advertised_p50_tps")),
+                   advertised_slowest_tps=_number(raw.get("advertised_slowest_tps")))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -7,6 +7,10 @@ dishonest limits. Each rewrites a Plan (pure), like simulator/hostile.py's fault
 | `repeated_deltas` | — | the reply in deltas of about 16 characters, each sent twice back to back |
 | `ignore_max_tokens` | `factor` (20) | usage reports `factor` x the request's max_tokens as completion tokens (the host generated past the cap) |
 | `early_length` | `ratio` (0.2) | the reply cut at `ratio` of the cap (or of its own length, when shorter), `finish_reason: length` |
+| `slow_decode` | `factor` (0.02) | the first token on time, every later one at `factor` of the host's pace; the listing still advertises its usual throughput |
+
+`slow_decode` is maximhq/bifrost#6472's crawl (1-2 tokens/s against 140-270): judged in the
+judge, against the peers and the endpoint's advertised throughput (judge/suspension/decode_speed.py).
 
 The two stream faults keep the stream's duration: the pace is scaled by how much more text the
 deltas carry, so a round with them takes no longer than a healthy one.
@@ -22,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # replies.py applies these faults, so it is imported there, not here
     from simulator.replies import Plan
 
-FAULTS = frozenset({"cumulative_deltas", "repeated_deltas", "ignore_max_tokens", "early_length"})
+FAULTS = frozenset({"cumulative_deltas", "repeated_deltas", "ignore_max_tokens", "early_length", "slow_decode"})
 GROUP_CHARS = 16                      # a delta of a few tokens, as batching hosts send
 _PIECE = re.compile(r"\s*\S{1,5}|\s+")
 
@@ -59,4 +63,7 @@ def apply(plan: Plan, name: str, params: Mapping[str, Any], *, cap: int | None,
         text = truncate(plan.text, limit)
         return dataclasses.replace(plan, text=text, finish_reason="length", native_finish_reason="length",
                                    completion_tokens=count_tokens(text))
+    if name == "slow_decode":
+        # The stream sends its first delta at the first-token time whatever the pace (stream.py).
+        return dataclasses.replace(plan, tokens_per_second=plan.tokens_per_second * params["factor"])
     raise ValueError(f"{name}: not a wire defect")

@@ -80,6 +80,12 @@ def _strings(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _pace(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+        raise ValueError(f"expected a number above 0 and at most 1, got {value!r}")
+    return float(value)
+
+
 def _bool(value: Any) -> bool:
     if not isinstance(value, bool):
         raise ValueError(f"expected true or false, got {value!r}")
@@ -154,6 +160,7 @@ CATALOGUE: dict[str, _Spec] = {
     "repeated_deltas": {},
     "ignore_max_tokens": {"factor": (_int(2), 20)},
     "early_length": {"ratio": (_fraction, 0.2)},
+    "slow_decode": {"factor": (_pace, 0.02)},
     # Traits (not drawn, see the module docstring).
     # by_default false: a hybrid model, thinking only when the request asks (an effort, a budget,
     # enabled: true); the models API then says `reasoning.default_enabled: false`.

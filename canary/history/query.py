@@ -26,6 +26,7 @@ from canary.history.stats import wilson_interval
 from canary.history.store import DETAIL_DAYS, read_column_span
 from canary.history.tiers import Tier, TierSignals, endpoint_tier
 from core.times import parse_time
+from judge.suspension.reliability import HOST_ERRORS
 
 DAY_S = 86400.0
 # Output tokens per second are read from the refusal contract's case: the same long roleplay
@@ -66,6 +67,23 @@ class Latency:
     ttft_p50: float | None
     ttft_p95: float | None
     tps_p50: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class HostErrors:
+    """Issue 22's host errors of one endpoint over a window, against its model's other endpoints:
+    cases ended by a stream cut after its first byte, an error inside the stream or an HTTP 200
+    carrying an error (judge/suspension/reliability.py HOST_ERRORS), over its probed cases.
+    Positive-control cases are left out. The judge's rule reads its own window (the state); this
+    is the same rate over days, for people."""
+
+    model: str
+    provider: str
+    window_days: float
+    errors: int
+    cases: int
+    peer_errors: int
+    peer_cases: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,6 +249,22 @@ class History:
             at = 2 + 4 * i
             out[w] = tuple(_rate(*names[r[0]], r[1], w, r[at + 1], r[at + 2], r[at + 3]) for r in ordered if r[at])
         return out
+
+    def host_errors(self, window_days: float, model: str | None = None) -> tuple[HostErrors, ...]:
+        """Per endpoint with cases in the window: its host errors and its peers' (HostErrors)."""
+        kinds = ", ".join(f"'{k}'" for k in sorted(HOST_ERRORS))
+        rows = self._rows(f"""
+            SELECT eid, SUM(code IN ({kinds})), COUNT(*) FROM cases
+            WHERE ts >= ?1 AND ts <= ?2 AND control = 0 AND outcome != 'not_applicable' AND (?3 IS NULL OR model = ?3)
+            GROUP BY eid""", self._since(window_days), self.now.timestamp(), model)
+        names = self._names()
+        per = {names[eid]: (errors, cases) for eid, errors, cases in rows}
+        totals: dict[str, tuple[int, int]] = {}
+        for (m, _), (errors, cases) in per.items():
+            e, c = totals.get(m, (0, 0))
+            totals[m] = (e + errors, c + cases)
+        return tuple(HostErrors(m, p, window_days, errors, cases, totals[m][0] - errors, totals[m][1] - cases)
+                     for (m, p), (errors, cases) in sorted(per.items()))
 
     def latency(self, window_days: float, model: str | None = None) -> tuple[Latency, ...]:
         return self.latency_windows((window_days,), model)[window_days]

@@ -65,6 +65,8 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), code) fo
     (r"^stream integrity: repeated deltas", "repeated_deltas"),
     (r"^limits: completion tokens above the cap", "max_tokens_ignored"),
     (r"^limits: length finish far below the cap", "length_below_cap"),
+    # against the peers, in the judge (judge/suspension/decode_speed.py)
+    (r"^decode speed: ", "decode_slow"),
     # transport errors without an error_kind (older reports): the client's messages
     (r"^transport: HTTP 429", "http_429"),
     (r"^transport: HTTP 408", "http_408"),

@@ -15,6 +15,13 @@ before the streaks move. What a round adds, per contract, is one code per judged
   its own attempts);
 - refusal-probe replies far shorter than the peers' are "s" (judge/suspension/short_replies.py), or "f" when
   they failed the case (the short-reply check then marks them failed);
+- evidence without a case of its own: `decode` holds one code per reply whose decode speed was
+  measured, `f` under both of judge/suspension/decode_speed.py's thresholds, `p` otherwise (a
+  decision on a latency case the decode speed failed carries its card too);
+- `reliability` holds one code per request of the endpoint's cases: `f` a host error (a stream cut
+  after it began, an error inside the stream or in a 200), `p` answered, `t` any other transport
+  error, `i` host errors that hit most of the model's or the round's endpoints
+  (judge/suspension/reliability.py: model-wide and upstream-wide errors count against nobody);
 - while the model's refusal probe is weak or unverified (its positive control passed or gave no
   verdict), refusal passes are no evidence of health: they are recorded as inconclusive;
 - failures the model-wide guard discounted are recorded as they were (every peer failed too, so
@@ -41,6 +48,8 @@ from core.results import AttemptResult, CaseResult, RoundResults
 from core.vocabulary import Outcome
 from judge.replies.integrity import INTEGRITY_CONTRACT, checked, judge_integrity
 from judge.suspension.card import ALPHA, Card, make_card
+from judge.suspension.decode_speed import DECODE, LATENCY, decode_codes, judge_decode_speed
+from judge.suspension.reliability import RELIABILITY, reliability_codes
 from judge.suspension.short_replies import REFUSAL, judge_short_replies
 from judge.suspension.state import JudgeState, ProviderState
 from judge.suspension.stats import fisher_greater
@@ -60,10 +69,13 @@ def add_round_to_windows(state: JudgeState, report: RoundResults, policy: Policy
     for case in report.cases:
         by_model.setdefault(case.model, []).append(case)
     models = dict(state.models)
+    reliability = reliability_codes(report)
     for model, cases in sorted(by_model.items()):
-        judged = judge_integrity(judge_short_replies(cases))
+        judged = judge_decode_speed(judge_integrity(judge_short_replies(cases)))
         providers = dict(models.get(model, {}))
         for provider, codes in sorted(round_codes(judged, refusal_weak=(model, REFUSAL) in weak).items()):
+            if rel := reliability.get(model, {}).get(provider):
+                codes = {**codes, RELIABILITY: rel}
             ps = providers.get(provider, ProviderState())
             if not _set_aside(ps, report, policy):
                 providers[provider] = replace(ps, window=ps.window.push(codes))
@@ -101,6 +113,9 @@ def round_codes(cases: Sequence[CaseResult], *, refusal_weak: bool = False) -> d
         # case failed by its siblings' replies, still shows as one failure.
         if case.outcome == Outcome.FAIL and not case.control and FAIL not in codes.get(case.contract, ""):
             codes[case.contract] = codes.get(case.contract, "") + FAIL
+    for provider, decode in decode_codes(cases).items():
+        if provider in out:
+            out[provider][DECODE] = decode
     if refusal_weak:
         for codes in out.values():
             if REFUSAL in codes:
@@ -172,6 +187,10 @@ def card_contracts(ps: ProviderState, failed_now: Iterable[str] = ()) -> tuple[s
     in the window (most failures first)."""
     now = tuple(dict.fromkeys(failed_now))
     if now:
+        # A latency case the decode speed failed (judge/suspension/decode_speed.py) rests on the
+        # window's decode evidence: its card goes with the latency card.
+        if LATENCY in now and ps.window.tally(DECODE).failures:
+            now += (DECODE,)
         return now
     with_failures = [(c, ps.window.tally(c).failures) for c in ps.window.contracts]
     return tuple(c for c, n in sorted(with_failures, key=lambda x: (-x[1], x[0])) if n)

@@ -23,11 +23,13 @@ from judge.suspension.coverage import also_removed, covers
 from judge.suspension.decisions import WHOLE_ROUND, Action, Decision, Evidence, Rule
 from judge.suspension.evidence import (
     add_round_to_windows,
+    card_for,
     decision_cards,
     failed_contracts,
     strength,
 )
 from judge.suspension.ladder import fade, next_suspension
+from judge.suspension.reliability import RELIABILITY, apply_reliability
 from judge.suspension.rotation import next_language
 from judge.suspension.round import ModelRound, ProviderRound, RoundClass, classify_round
 from judge.suspension.state import JudgeState, Ladder, LastRound, ProviderState
@@ -92,6 +94,9 @@ def apply_round(state: JudgeState, report: RoundResults, policy: Policy, *, now:
     rounds = classify_round(report, policy)
     decisions.extend(_probe_decisions(report, rounds))
     new = add_round_to_windows(new, report, policy)  # the evidence windows, before the streaks move
+    if policy.reliability:  # opt-in: a host significantly less reliable than its peers fails the round
+        windows = new
+        rounds = apply_reliability(rounds, report, lambda m, p: card_for(windows, m, p, RELIABILITY))
     excluded = excluded or {}
     for model, mround in rounds.items():
         new = _count(new, mround, policy, report.started_at, decisions)

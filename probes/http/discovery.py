@@ -123,6 +123,9 @@ def with_siblings(endpoints: list[Endpoint]) -> tuple[Endpoint, ...]:
     return tuple(out)
 
 
+_PERCENTILES = ("p50", "p75", "p90", "p99")
+
+
 def _endpoint(model: str, entry: Any) -> Endpoint:
     if not isinstance(entry, dict):
         raise ValueError("not an object")
@@ -142,6 +145,7 @@ def _endpoint(model: str, entry: Any) -> Endpoint:
         raise ValueError(f"tag {tag!r}: pricing is not an object")
     quantization = entry.get("quantization")
     tier = entry.get("service_tier")
+    p50, slowest = _throughput(entry.get("throughput_last_30m"))
     return Endpoint(
         model=model,
         tag=tag,
@@ -154,7 +158,18 @@ def _endpoint(model: str, entry: Any) -> Endpoint:
         max_completion_tokens=_optional_int(tag, entry, "max_completion_tokens"),
         status=_optional_int(tag, entry, "status") or 0,
         service_tier=tier if isinstance(tier, str) and tier.isascii() and tier.isalnum() else None,
+        throughput_p50=p50, throughput_slowest=slowest,
     )
+
+
+def _throughput(raw: Any) -> tuple[float | None, float | None]:
+    """`throughput_last_30m` as (p50, the slowest listed percentile). Statistics are advisory: an
+    odd value is dropped, never a reason to refuse the endpoint; without a p50, neither is kept."""
+    values = {k: float(v) for k, v in raw.items() if k in _PERCENTILES and isinstance(v, (int, float))
+              and not isinstance(v, bool) and math.isfinite(v) and v > 0} if isinstance(raw, dict) else {}
+    if "p50" not in values:
+        return None, None
+    return values["p50"], min(values.values())
 
 
 def _price(tag: str, pricing: dict[str, Any], key: str) -> float:

@@ -83,6 +83,10 @@ class Endpoint:
     # True on by default, False off by default (a hybrid model), None not said.
     thinks_by_default: bool | None = None
     thinking_mandatory: bool = False
+    # `throughput_last_30m` (output tokens/s OpenRouter measured on the endpoint's traffic): its
+    # p50 and its slowest listed percentile; None when the listing has none (too little traffic).
+    throughput_p50: float | None = None
+    throughput_slowest: float | None = None
 
     def supports(self, param: str) -> bool:
         """True when the endpoint lists `param` (require_parameters:true would reject it otherwise)."""

@@ -107,6 +107,11 @@ class Attempt:
     prompt: tuple[dict[str, Any], ...] = ()   # the messages sent: Allure only
     service_tier: str | None = None  # the tier the response reported (None: not reported)
     notes: tuple[str, ...] = ()      # wire facts recorded, not judged (ChatResult.notes)
+    # Decode speed (judge/replies/decode_speed.py) and the endpoint's advertised throughput of
+    # this round's discovery: the judge compares them with the peers' (judge/suspension/decode_speed.py).
+    decode_tps: float | None = None
+    advertised_p50_tps: float | None = None
+    advertised_slowest_tps: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -121,6 +126,9 @@ class Attempt:
             out["service_tier"] = self.service_tier
         if self.notes:
             out["notes"] = list(self.notes)
+        for key in ("decode_tps", "advertised_p50_tps", "advertised_slowest_tps"):
+            if (value := getattr(self, key)) is not None:
+                out[key] = round(value, 2)
         return out
 
 

@@ -9,6 +9,7 @@ its text and usage say nothing a transport error does not already say.
 
 from __future__ import annotations
 
+from judge.replies.decode_speed import DecodeFacts, decode_tps
 from judge.replies.limits import LimitsFacts, assess_limits
 from judge.replies.stream_integrity import assess_deltas
 from judge.replies.verdict import Verdict
@@ -22,6 +23,16 @@ def limits_facts(result: ChatResult) -> LimitsFacts:
     return LimitsFacts(cap=result.max_tokens_sent, completion_tokens=usage.completion_tokens if usage else None,
                        finish_reason=result.finish_reason, reasoning=reasoning,
                        cut_by_client=result.truncated_by_client)
+
+
+def measured_decode(result: ChatResult) -> float | None:
+    """The reply's decode speed (tokens/s after the first token), or None: the judge weighs it
+    against the peers' (judge/suspension/decode_speed.py), so it fails nothing here."""
+    usage = result.usage
+    facts = DecodeFacts(completed=result.completed, finish_reason=result.finish_reason,
+                        completion_tokens=usage.completion_tokens if usage else None, ttft_s=result.ttft_s,
+                        total_s=result.total_s, reasoning=limits_facts(result).reasoning)
+    return decode_tps(facts)
 
 
 def reply_check(result: ChatResult) -> Verdict | None:

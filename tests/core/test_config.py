@@ -67,6 +67,7 @@ def test_a_nested_override_keeps_its_siblings():
         ({"rules": {"ladder_days": []}}, "rules.ladder_days"),
         ({"rules": {"model_wide_guard": {"enabled": "yes"}}}, "rules.model_wide_guard.enabled"),
         ({"rules": {"model_wide_guard": {"min_fraction": 1.5}}}, "rules.model_wide_guard.min_fraction"),
+        ({"rules": {"reliability": "on"}}, "rules.reliability"),
         ({"languages": ["pt", "xx"]}, "languages"),
         ({"models": ["no-slash"]}, "models"),
         ({"contracts": ["speed"]}, "contracts"),
@@ -78,7 +79,7 @@ def test_a_nested_override_keeps_its_siblings():
         ({"rules": {"pending_failure_hours": 0.25, "min_round_gap_minutes": 15}}, "rules.min_round_gap_minutes"),
     ],
     ids=["mode", "ttft-not-number", "ttft-negative", "max-tokens-float", "per-provider-zero",
-         "empty-ladder", "guard-enabled-string", "guard-fraction", "unknown-language",
+         "empty-ladder", "guard-enabled-string", "guard-fraction", "reliability-string", "unknown-language",
          "model-without-author", "unknown-contract", "typo-key", "empty-path", "pending-window-string",
          "pending-window-zero", "gap-negative", "gap-not-shorter-than-the-window"],
 )

@@ -133,3 +133,16 @@ def test_the_path_splits_the_model_id_at_the_first_slash() -> None:
 def test_a_model_id_that_is_not_author_slug_is_refused_before_any_request(model: str) -> None:
     with pytest.raises(DiscoveryError, match="author/slug"):
         endpoints_path(model)
+
+
+@pytest.mark.parametrize("throughput,expected", [
+    ({"p50": 48, "p75": 40, "p90": 31, "p99": 12}, (48.0, 12.0)),   # the reference listing's shape
+    ({"p50": 48.5}, (48.5, 48.5)),
+    (None, (None, None)),                                            # too little traffic, or no key
+    ({"p75": 40, "p99": 12}, (None, None)),                          # no p50: nothing to compare with
+    ({"p50": "fast", "p99": -1, "p90": float("nan")}, (None, None)),  # odd values are dropped, never fatal
+    ({"p50": 60, "p99": True}, (60.0, 60.0)),
+])
+def test_the_advertised_throughput_is_its_p50_and_slowest_percentile(throughput: Any, expected: Any) -> None:
+    [found] = parse_endpoints(MODEL, listing(entry("deepinfra/fp8", throughput_last_30m=throughput)))
+    assert (found.throughput_p50, found.throughput_slowest) == expected

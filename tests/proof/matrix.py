@@ -99,6 +99,9 @@ MATRIX: dict[str, tuple[dict[str, Any], dict[str, str], str]] = {
     "early_length": ({"ratio": 0.2}, row(F, F, F, F),
                      "finish_reason length at a fifth of the cap: limits fail every reply (a JSON cut short "
                      "fails the structured contract first)"),
+    "slow_decode": ({"factor": 0.1}, row(P, P, P, P),
+                    "the first token on time, then a tenth of the pace: every reply passes at the probe; the "
+                    "judge fails the latency case against the peers and the advertised throughput"),
 }
 # Traits are not drawn (no `rate`); a reasoning host lists `reasoning` among its parameters.
 TRAITS = ("thinking", "reset_before_response")
@@ -110,7 +113,7 @@ PARAMS = {"thinking": ("max_tokens", "temperature", "seed", "response_format", "
 # after the first nineteen get tags that sort last: the original hosts keep the languages their
 # cells were established with (tests/probes/test_round_planted.py, docs/fault-matrix.md).
 APPENDED = ("moderation", "reset_before_response", "thinking", "filter_error", "length_then_error",
-            "cumulative_deltas", "repeated_deltas", "ignore_max_tokens", "early_length")
+            "cumulative_deltas", "repeated_deltas", "ignore_max_tokens", "early_length", "slow_decode")
 
 
 def tag_of(fault: str) -> str:

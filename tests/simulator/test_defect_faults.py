@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from simkit import chat_body, one_endpoint_scenario, stream_chat
+import httpx
+from simkit import FAST, KEY, MODEL, chat_body, one_endpoint_scenario, stream_chat
 
 
 def faulty(simulate, name: str, **params: object):
@@ -47,3 +48,17 @@ def test_early_length_cuts_the_reply_far_below_the_cap_and_says_length(simulate)
     result = stream_chat(sim.base_url, chat_body("test/fp8", max_tokens=1000))
 
     assert result.finish_reason == "length" and 0 < usage(result)["completion_tokens"] < 200 and result.text
+
+
+def test_slow_decode_keeps_the_reply_and_the_advertised_throughput(simulate):
+    # The pace itself is measured by tests/probes/test_decode_speed_round.py against healthy peers
+    # (a ratio with wide margins); here: the same reply, and a listing that still advertises the
+    # host's usual throughput (the point of the defect: slow for us, fast on paper).
+    healthy = simulate(one_endpoint_scenario(), seed=11)
+    expected = stream_chat(healthy.base_url, chat_body("test/fp8")).text
+    sim = faulty(simulate, "slow_decode", factor=0.5)
+    result = stream_chat(sim.base_url, chat_body("test/fp8"))
+    assert result.text == expected and result.done
+    listed = httpx.get(f"{sim.base_url}/models/{MODEL}/endpoints", headers=KEY).json()["data"]["endpoints"]
+    throughput = next(e["throughput_last_30m"] for e in listed if e["tag"] == "test/fp8")
+    assert throughput["p50"] == FAST["tokens_per_second"]

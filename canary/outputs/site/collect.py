@@ -19,7 +19,8 @@ Shape (page_version 1; internal between this module and app.js, status.json is t
               endpoints: [{provider, state, tier, status, until, excluded_by, reasons, tier_reasons,
                            last_round_at, last_class, latency {p50, p95, tps, n}, rates {"1"|"7"|"30":
                            {contract: [passes, fails, other, rate, low, high]}}, strip7, strip30,
-                           detail7, detail30 {bucket: [failed, clean, frozen, [code index]]}, hourly {p50, p95, tps}, daily {p50, p95, tps}}]}]
+                           detail7, detail30 {bucket: [failed, clean, frozen, [code index]]}, hourly {p50, p95, tps}, daily {p50, p95, tps},
+                           wire {lines, bad} (issue 22's checks: wire.py)}]}]
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ from canary.history.query import DecisionEntry, EndpointNow, EndpointSummary, Hi
 from canary.outputs.site import strips
 from canary.outputs.site.badges import badge_message, badge_paths
 from canary.outputs.site.endpoints import endpoint_state
+from canary.outputs.site.wire import wire_checks
 from core.times import stamp
+from judge.suspension.evidence import cards_by_endpoint
 from judge.suspension.exclusions import Exclusion, effective_ignore, people_excluded, would_ignore
 from judge.suspension.state import JudgeState
 
@@ -77,11 +80,15 @@ def collect(history: History, layers: Layers, *, models: Iterable[str] = (), ttf
     out_models = []
     for model in all_models:
         providers = _listed(model, tiers, layers, people.get(model, frozenset()), newest, decisions, now)
+        cards = cards_by_endpoint(layers.state, model)
+        week = now - timedelta(days=7)
         endpoints = [_endpoint(model, p, now=now, tier=tiers.get((model, p)), summary=summaries.get((model, p)),
                                layers=layers, decisions=decisions, newest=newest,
                                timeline=timelines.get((model, p), ()), frames=strip_frames,
                                hourly=hourly.get((model, p), ()), hourly_start=hourly_start,
                                daily=daily.get((model, p), ()), day_list=day_list, codes=codes)
+                     | {"wire": wire_checks(cards.get(p, ()), (t.codes for t in timelines.get((model, p), ())
+                                                               if t.at >= week))}
                      for p in providers]
         counts: dict[str, int] = {}
         for e in endpoints:

@@ -35,7 +35,7 @@ from judge.replies.refusal import find_refusal
 from judge.replies.verdict import Verdict
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 from probes.round.cases import Attempt, Case, CaseResult
-from probes.round.reply_checks import checked
+from probes.round.reply_checks import checked, measured_decode
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
 
@@ -111,7 +111,8 @@ def attempt_from(result: ChatResult, endpoint: Endpoint, verdict: Verdict | None
         # whether or not the upstream reported a cost.
         cost_usd=prompt_tokens * endpoint.prompt_price + completion_tokens * endpoint.completion_price,
         requests=result.requests, text=result.text, prompt=tuple(dict(m) for m in messages),
-        service_tier=result.service_tier, notes=result.notes,
+        service_tier=result.service_tier, notes=result.notes, decode_tps=measured_decode(result),
+        advertised_p50_tps=endpoint.throughput_p50, advertised_slowest_tps=endpoint.throughput_slowest,
     )
 
 

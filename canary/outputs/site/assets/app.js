@@ -209,7 +209,7 @@
     var table = add(el('table', 'endpoints cards'), add(el('thead'), add(el('tr'),
       el('th', null, 'endpoint'), el('th', null, 'status'), el('th', null, 'TTFT p50 / p95'),
       el('th', null, 'tokens/s'), el('th', null, 'latency'), el('th', null, 'refusal'),
-      el('th', null, 'structured'), el('th', null, 'language'), el('th', null, 'why'))), body);
+      el('th', null, 'structured'), el('th', null, 'language'), el('th', null, 'wire'), el('th', null, 'why'))), body);
     add(card, add(el('div', 'scroll'), table));
     if (!m.endpoints.length) { add(card, el('p', 'empty', 'No endpoint of this model was probed in the last 7 days.')); }
 
@@ -225,6 +225,7 @@
           labelled(el('td', 'num', num(e.latency.p50, 2) + ' / ' + num(e.latency.p95, 2) + ' s'), 'TTFT p50/p95'),
           labelled(el('td', 'num', num(e.latency.tps, 0)), 'tokens/s'));
         CONTRACTS.forEach(function (c) { tr.appendChild(labelled(rateCell(rates[c]), c)); });
+        tr.appendChild(labelled(wireCell(e.wire), 'wire'));
         // The tier's reasons matter when routing does nothing about the endpoint (degraded, failing).
         var why = e.state === 'active' ? e.reasons.concat(e.tier_reasons) : e.reasons;
         add(tr, why.length ? el('td', 'reason wide', why.join(' · ')) : el('td', 'reason'));
@@ -244,6 +245,16 @@
 
   function labelled(td, label) {
     td.setAttribute('data-label', label);   // shown before the value when the table becomes cards (phones)
+    return td;
+  }
+
+  // Issue 22's checks of what every reply carries (canary/outputs/site/wire.py): quiet when healthy.
+  function wireCell(w) {
+    var td = el('td', 'reason');
+    if (!w || !w.lines.length) { td.textContent = '-'; return td; }
+    td.textContent = w.lines.join(' · ');
+    if (w.bad) { td.classList.add('bad'); }
+    td.title = 'stream integrity, limits, decode speed and host errors against the peers';
     return td;
   }
 
