@@ -24,7 +24,8 @@ job; the judge and the summary see one round). One reader with one set of rules:
 Optional, additive fields (absent from older files, read with their defaults): `clock`
 (`real`), `controls_source`, `unprobed_controls`, `incomplete` (the typed reasons; an older
 incomplete file reads as one reason of kind `unknown` with its `incomplete_reason`), and per
-attempt `chars`, `refusal` and `integrity` (+ `integrity_reason` when it failed).
+attempt `chars`, `refusal` and `integrity` (+ `integrity_reason` when it failed), and on
+completed streams `usage_reported`, `prompt_tokens`, `billed_usd` and `listed_usd` (issue 22).
 """
 
 from __future__ import annotations
@@ -89,6 +90,11 @@ class AttemptResult:
     refusal: Outcome | None = None  # latency/language replies: PASS or FAIL of the refusal check
     integrity: Outcome | None = None  # every completed reply: PASS or FAIL of judge/replies/integrity.py's check
     integrity_reason: str = ""     # the defect, when integrity failed
+    # Billing honesty (issue 22), on completed streams only (None: not one, or an older file):
+    usage_reported: bool | None = None  # the stream carried usage
+    prompt_tokens: int | None = None    # its usage.prompt_tokens (judge/suspension/prompt_tokens.py)
+    billed_usd: float | None = None     # usage.cost, and the same usage at the listed prices
+    listed_usd: float | None = None
     # Not part of the file: set by judge/suspension/short_replies.py, far shorter than the peers' replies.
     short: bool = False
 
@@ -98,7 +104,10 @@ class AttemptResult:
                 "served_by": self.served_by, "requests": self.requests, "excerpt": self.excerpt,
                 "chars": self.chars, "refusal": self.refusal.value if self.refusal else None,
                 "integrity": self.integrity.value if self.integrity else None,
-                "integrity_reason": self.integrity_reason or None}
+                "integrity_reason": self.integrity_reason or None,
+                **{k: v for k, v in (("usage_reported", self.usage_reported), ("prompt_tokens", self.prompt_tokens),
+                                     ("billed_usd", self.billed_usd), ("listed_usd", self.listed_usd))
+                   if v is not None}}
 
     @classmethod
     def from_json(cls, raw: Any) -> AttemptResult | None:
@@ -114,7 +123,10 @@ class AttemptResult:
                    refusal=_CHECKS.get(str(raw.get("refusal"))),
                    integrity=_CHECKS.get(str(raw.get("integrity"))),
                    integrity_reason=_text(raw.get("integrity_reason") or "")
-                   if isinstance(raw.get("integrity_reason"), str) else "")
+                   if isinstance(raw.get("integrity_reason"), str) else "",
+                   usage_reported=raw.get("usage_reported") if isinstance(raw.get("usage_reported"), bool) else None,
+                   prompt_tokens=_count(raw.get("prompt_tokens"), default=None),
+                   billed_usd=_number(raw.get("billed_usd")), listed_usd=_number(raw.get("listed_usd")))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -1,5 +1,5 @@
-"""Wire defects of a host that a judge reads off the reply itself (issue 22): broken streams and
-dishonest limits. Each rewrites a Plan (pure), like simulator/hostile.py's faults.
+"""Wire defects of a host that a judge reads off the reply itself (issue 22): broken streams,
+dishonest limits and dishonest billing. Each rewrites a Plan (pure), like simulator/hostile.py's faults.
 
 | fault | parameters (defaults) | what the client sees |
 |---|---|---|
@@ -7,6 +7,9 @@ dishonest limits. Each rewrites a Plan (pure), like simulator/hostile.py's fault
 | `repeated_deltas` | — | the reply in deltas of about 16 characters, each sent twice back to back |
 | `ignore_max_tokens` | `factor` (20) | usage reports `factor` x the request's max_tokens as completion tokens (the host generated past the cap) |
 | `early_length` | `ratio` (0.2) | the reply cut at `ratio` of the cap (or of its own length, when shorter), `finish_reason: length` |
+| `overbilling` | `factor` (1.5) | usage.cost is `factor` x the listed price of the usage it reports |
+| `hidden_system_prompt` | `tokens` (400) | usage counts `tokens` more prompt tokens (and bills them): a system prompt of the host's own |
+| `no_stream_usage` | — | the stream ends without its usage chunk (a non-streamed body keeps its usage) |
 
 The two stream faults keep the stream's duration: the pace is scaled by how much more text the
 deltas carry, so a round with them takes no longer than a healthy one.
@@ -22,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # replies.py applies these faults, so it is imported there, not here
     from simulator.replies import Plan
 
-FAULTS = frozenset({"cumulative_deltas", "repeated_deltas", "ignore_max_tokens", "early_length"})
+FAULTS = frozenset({"cumulative_deltas", "repeated_deltas", "ignore_max_tokens", "early_length", "overbilling",
+                    "hidden_system_prompt", "no_stream_usage"})
 GROUP_CHARS = 16                      # a delta of a few tokens, as batching hosts send
 _PIECE = re.compile(r"\s*\S{1,5}|\s+")
 
@@ -59,4 +63,10 @@ def apply(plan: Plan, name: str, params: Mapping[str, Any], *, cap: int | None,
         text = truncate(plan.text, limit)
         return dataclasses.replace(plan, text=text, finish_reason="length", native_finish_reason="length",
                                    completion_tokens=count_tokens(text))
+    if name == "overbilling":
+        return dataclasses.replace(plan, cost_factor=float(params["factor"]))
+    if name == "hidden_system_prompt":
+        return dataclasses.replace(plan, prompt_tokens=plan.prompt_tokens + params["tokens"])
+    if name == "no_stream_usage":
+        return dataclasses.replace(plan, usage_sent=False)
     raise ValueError(f"{name}: not a wire defect")

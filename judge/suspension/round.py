@@ -28,6 +28,7 @@ from core.results import CaseResult, RoundResults
 from core.vocabulary import Outcome
 from judge.replies.integrity import judge_integrity
 from judge.suspension.decisions import Evidence
+from judge.suspension.prompt_tokens import judge_prompt_tokens
 from judge.suspension.short_replies import judge_short_replies
 
 LANGUAGE_CONTRACT = "language"
@@ -84,8 +85,9 @@ def classify_round(report: RoundResults, policy: Policy) -> dict[str, ModelRound
         by_model.setdefault(case.model, []).append(case)
     result = {}
     for model in sorted(set(report.models) | set(by_model)):
-        # Truncated refusal replies fail here, and language cases whose endpoint corrupts most of its replies.
-        cases = list(judge_integrity(judge_short_replies(by_model.get(model, []))))
+        # Truncated refusal replies fail here, language cases whose endpoint corrupts most of its
+        # replies, and cases counting far more prompt tokens than the other hosts (a hidden prompt).
+        cases = list(judge_prompt_tokens(judge_integrity(judge_short_replies(by_model.get(model, [])))))
         hits = _guard_hits([c for c in cases if not c.control], policy)
         discounted = {(p, h.contract) for h in hits for p in h.failing}
         expected = {c.contract for c in cases}

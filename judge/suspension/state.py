@@ -18,7 +18,8 @@ Format (schema_version 1; written only by `canary judge`/`canary lift`, sorted k
          "ladder": {"rung": 0, "last_suspension_started": null},
          "last_reasons": ["language: fail: ..."], "next_language": "es",
          "last_counted_at": "2026-11-29T22:30:00Z" | null,
-         "window": {"language": "p.p.ffp.t", "refusal": "ppp.pppp", ...}}}}}
+         "window": {"language": "p.p.ffp.t", "refusal": "ppp.pppp", ...},
+         "billing": "51200:49800.53000:52000"}}}}      # optional: billed:listed nano-USD per round
 
 The file does not grow with history: rounds are capped and idle vanished providers dropped.
 
@@ -32,6 +33,9 @@ pending and the next counted round starts them afresh (one round later, never a 
 contract, one '.'-separated segment of attempt codes per round: judge/suspension/window.py) was added the
 same way: optional and additive. A file without it loads with an empty window, which fills as
 rounds are judged; readers of the previous version ignore it.
+
+`billing` (issue 22: "billed:listed" nano-dollars per round, judge/suspension/billing_window.py)
+the same way, written only once an endpoint has a round with a reported cost.
 """
 
 from __future__ import annotations
@@ -45,6 +49,9 @@ from core.errors import InputError
 from core.policy import ENFORCE, MODES
 from core.tags import is_valid_tag
 from core.times import fmt_time, parse_time
+from judge.suspension.billing_window import BillingWindow
+from judge.suspension.billing_window import decode as decode_billing
+from judge.suspension.billing_window import encode as encode_billing
 from judge.suspension.window import Window
 from judge.suspension.window import decode as decode_window
 from judge.suspension.window import encode as encode_window
@@ -98,6 +105,8 @@ class ProviderState:
     last_counted_at: datetime | None = None
     # The rolling evidence of its last counted rounds (judge/suspension/window.py, judge/suspension/evidence.py).
     window: Window = field(default_factory=Window)
+    # Billed against listed over the same rounds (judge/suspension/billing_window.py): the status page's.
+    billing: BillingWindow = field(default_factory=BillingWindow)
 
     def idle(self) -> bool:
         """Nothing worth remembering but the language plan (a clean streak only matters when suspended)."""
@@ -192,6 +201,7 @@ def _provider_to_json(ps: ProviderState) -> dict[str, Any]:
         "next_language": ps.next_language,
         "last_counted_at": fmt_time(ps.last_counted_at),
         "window": encode_window(ps.window),
+        **({"billing": encode_billing(ps.billing)} if ps.billing else {}),
     }
 
 
@@ -268,6 +278,7 @@ def _provider(p: dict[str, Any]) -> ProviderState:
         next_language=p.get("next_language") if isinstance(p.get("next_language"), str) else None,
         last_counted_at=None if counted is None else _time(counted),
         window=decode_window(_object(p.get("window") or {}, "a provider's evidence window")),
+        billing=decode_billing(p.get("billing", "")),
     )
 
 

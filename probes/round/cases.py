@@ -107,6 +107,9 @@ class Attempt:
     prompt: tuple[dict[str, Any], ...] = ()   # the messages sent: Allure only
     service_tier: str | None = None  # the tier the response reported (None: not reported)
     notes: tuple[str, ...] = ()      # wire facts recorded, not judged (ChatResult.notes)
+    usage_reported: bool | None = None  # a completed stream: did it carry usage (None: not a completed stream)
+    billed_usd: float | None = None  # usage.cost (None: not reported)
+    listed_usd: float | None = None  # the same usage at the endpoint's listed prices (judge/replies/billing.py)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -121,6 +124,12 @@ class Attempt:
             out["service_tier"] = self.service_tier
         if self.notes:
             out["notes"] = list(self.notes)
+        if self.usage_reported is not None:
+            out["usage_reported"] = self.usage_reported
+        if self.usage_reported:
+            out["prompt_tokens"] = self.prompt_tokens
+        if self.billed_usd is not None and self.listed_usd is not None:
+            out["billed_usd"], out["listed_usd"] = round(self.billed_usd, 10), round(self.listed_usd, 10)
         return out
 
 
