@@ -25,7 +25,8 @@ Optional, additive fields (absent from older files, read with their defaults): `
 (`real`), `controls_source`, `unprobed_controls`, `incomplete` (the typed reasons; an older
 incomplete file reads as one reason of kind `unknown` with its `incomplete_reason`), and per
 attempt `chars`, `refusal` and `integrity` (+ `integrity_reason` when it failed), and on
-completed streams `usage_reported`, `prompt_tokens`, `billed_usd` and `listed_usd` (issue 22).
+completed streams `usage_reported`, `prompt_tokens`, `billed_usd` and `listed_usd`, and per model
+`limits` and `notes` (discovery's listed limits and its sanity notes; issue 22).
 """
 
 from __future__ import annotations
@@ -234,6 +235,10 @@ class RoundResults:
     unprobed_controls: tuple[ControlNote, ...] = ()
     clock: str = REAL                      # virtual: a simulator round of `canary round` on its virtual clock
     controls_source: str | None = None     # canary.yaml, or "simulator scenario <name>"
+    # model -> tag -> (context_length, max_completion_tokens) as discovery listed them, and model ->
+    # discovery's sanity notes (judge/replies/listing.py): `models.M.limits` / `models.M.notes`, optional.
+    limits: Mapping[str, Mapping[str, tuple[int | None, int | None]]] = field(default_factory=dict)
+    listing_notes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # Not part of the file: what reading set aside, and (judge/suspension/planned.py) planned models without results.
     rejected: tuple[RejectedInput, ...] = ()
     missing: Mapping[str, str] = field(default_factory=dict)
@@ -274,7 +279,10 @@ class RoundResults:
             "upstream": self.upstream,
             "clock": self.clock,
             "controls_source": self.controls_source,
-            "models": {m: {"providers": list(tags)} for m, tags in self.models.items()},
+            "models": {m: {"providers": list(tags),
+                           **({"limits": {t: list(v) for t, v in self.limits[m].items()}} if self.limits.get(m) else {}),
+                           **({"notes": list(self.listing_notes[m])} if self.listing_notes.get(m) else {})}
+                       for m, tags in self.models.items()},
             "weak_probes": [w.to_json() for w in self.weak_probes],
             "unprobed_controls": [u.to_json() for u in self.unprobed_controls],
             "cases": [c.to_json() for c in self.cases],
@@ -305,6 +313,7 @@ class RoundResults:
             complete=complete, incomplete=_incomplete(raw, complete),
             upstream=upstream if is_valid_tag(upstream) else None,
             models=_models(raw.get("models"), rejected), cases=_cases(raw.get("cases"), rejected),
+            limits=_limits(raw.get("models")), listing_notes=_listing_notes(raw.get("models")),
             weak_probes=_notes(raw.get("weak_probes") or [], "weak_probes", rejected),
             unprobed_controls=_notes(raw.get("unprobed_controls") or [], "unprobed_controls", rejected),
             clock=VIRTUAL if raw.get("clock") == VIRTUAL else REAL,
@@ -361,6 +370,8 @@ def merge_shards(shards: Sequence[RoundResults], sources: Sequence[str] | None =
         complete=all(r.complete for r in shards), incomplete=incomplete,
         upstream="+".join(sorted({u for r in shards for u in r.upstreams()})) or None,
         models={m: p for r in shards for m, p in r.models.items()},
+        limits={m: v for r in shards for m, v in r.limits.items()},
+        listing_notes={m: v for r in shards for m, v in r.listing_notes.items()},
         cases=tuple(c for r in shards for c in r.cases),
         weak_probes=tuple(w for r in shards for w in r.weak_probes),
         unprobed_controls=tuple(u for r in shards for u in r.unprobed_controls),
@@ -421,6 +432,28 @@ def _models(raw: Any, rejected: list[RejectedInput]) -> dict[str, tuple[str, ...
                 rejected.append(RejectedInput(model, _shown(tag), describe_invalid_tag(tag), "models"))
         models[model] = tuple(sorted(set(good)))
     return models
+
+
+def _limits(raw: Any) -> dict[str, dict[str, tuple[int | None, int | None]]]:
+    """`models.M.limits` (tag -> [context_length, max_completion_tokens]): evidence for notes, read
+    leniently (an unsafe tag or a figure that is not a count is left out)."""
+    out: dict[str, dict[str, tuple[int | None, int | None]]] = {}
+    for model, entry in (raw.items() if isinstance(raw, Mapping) else ()):
+        limits = entry.get("limits") if isinstance(entry, Mapping) else None
+        if not is_valid_tag(model) or not isinstance(limits, Mapping):
+            continue
+        out[model] = {t: (_count(v[0], default=None), _count(v[1], default=None)) for t, v in limits.items()
+                      if is_valid_tag(t) and isinstance(v, list) and len(v) == 2}
+    return out
+
+
+def _listing_notes(raw: Any) -> dict[str, tuple[str, ...]]:
+    out = {}
+    for model, entry in (raw.items() if isinstance(raw, Mapping) else ()):
+        notes = entry.get("notes") if isinstance(entry, Mapping) else None
+        if is_valid_tag(model) and isinstance(notes, list):
+            out[model] = tuple(_text(n) for n in notes if isinstance(n, str))
+    return out
 
 
 def _cases(raw: Any, rejected: list[RejectedInput]) -> tuple[CaseResult, ...]:

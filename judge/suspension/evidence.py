@@ -46,6 +46,7 @@ from core.policy import Policy
 from core.results import AttemptResult, CaseResult, RoundResults
 from core.vocabulary import Outcome
 from judge.replies.integrity import INTEGRITY_CONTRACT, checked, judge_integrity
+from judge.replies.listing import ListedLimits
 from judge.suspension.card import ALPHA, Card, make_card
 from judge.suspension.prompt_tokens import judge_prompt_tokens
 from judge.suspension.short_replies import REFUSAL, judge_short_replies
@@ -80,6 +81,12 @@ def record_round(state: JudgeState, report: RoundResults, policy: Policy) -> Jud
                 billed = billing.get(provider)
                 providers[provider] = replace(ps, window=ps.window.push(codes), billing=ps.billing if billed is None
                                               else ps.billing.push(*billed))
+        models[model] = providers
+    for model, listed in sorted(report.limits.items()):  # the limits discovery listed, for next round's notes
+        providers = dict(models.get(model, {}))
+        for provider, (ctx, most) in sorted(listed.items()):
+            ps = providers.get(provider, ProviderState())
+            providers[provider] = replace(ps, limits=ListedLimits(ctx, most))
         models[model] = providers
     return replace(state, models=models)
 

@@ -19,7 +19,8 @@ Format (schema_version 1; written only by `canary judge`/`canary lift`, sorted k
          "last_reasons": ["language: fail: ..."], "next_language": "es",
          "last_counted_at": "2026-11-29T22:30:00Z" | null,
          "window": {"language": "p.p.ffp.t", "refusal": "ppp.pppp", ...},
-         "billing": "51200:49800.53000:52000"}}}}      # optional: billed:listed nano-USD per round
+         "billing": "51200:49800.53000:52000",         # optional: billed:listed nano-USD per round
+         "limits": "131072:16384"}}}}                  # optional: context_length:max_completion_tokens
 
 The file does not grow with history: rounds are capped and idle vanished providers dropped.
 
@@ -35,7 +36,9 @@ same way: optional and additive. A file without it loads with an empty window, w
 rounds are judged; readers of the previous version ignore it.
 
 `billing` (issue 22: "billed:listed" nano-dollars per round, judge/suspension/billing_window.py)
-the same way, written only once an endpoint has a round with a reported cost.
+the same way, written only once an endpoint has a round with a reported cost; `limits` (the
+listed context_length and max_completion_tokens of the last round: judge/replies/listing.py notes
+a change) the same way.
 """
 
 from __future__ import annotations
@@ -49,6 +52,9 @@ from core.errors import InputError
 from core.policy import ENFORCE, MODES
 from core.tags import is_valid_tag
 from core.times import fmt_time, parse_time
+from judge.replies.listing import ListedLimits
+from judge.replies.listing import decode as decode_limits
+from judge.replies.listing import encode as encode_limits
 from judge.suspension.billing_window import BillingWindow
 from judge.suspension.billing_window import decode as decode_billing
 from judge.suspension.billing_window import encode as encode_billing
@@ -107,6 +113,8 @@ class ProviderState:
     window: Window = field(default_factory=Window)
     # Billed against listed over the same rounds (judge/suspension/billing_window.py): the status page's.
     billing: BillingWindow = field(default_factory=BillingWindow)
+    # Its limits as the last round's discovery listed them (judge/replies/listing.py: a change is a note).
+    limits: ListedLimits | None = None
 
     def idle(self) -> bool:
         """Nothing worth remembering but the language plan (a clean streak only matters when suspended)."""
@@ -202,6 +210,7 @@ def _provider_to_json(ps: ProviderState) -> dict[str, Any]:
         "last_counted_at": fmt_time(ps.last_counted_at),
         "window": encode_window(ps.window),
         **({"billing": encode_billing(ps.billing)} if ps.billing else {}),
+        **({"limits": encode_limits(ps.limits)} if ps.limits is not None else {}),
     }
 
 
@@ -279,6 +288,7 @@ def _provider(p: dict[str, Any]) -> ProviderState:
         last_counted_at=None if counted is None else _time(counted),
         window=decode_window(_object(p.get("window") or {}, "a provider's evidence window")),
         billing=decode_billing(p.get("billing", "")),
+        limits=None if p.get("limits") is None else decode_limits(p["limits"]),
     )
 
 
