@@ -26,8 +26,9 @@ Three findings:
   marker), with no reasoning asked, seen or reported, was billed for tokens it did not deliver.
   English averages about 4 bytes a token, so the bound is generous: it catches a host billing
   hidden generation, not a tokenizer. Set aside: reasoning replies (their thinking may be left
-  out of the text), a reply our client cut (the text is ours, not the host's), and a model that
-  thinks by default (its thinking may go unreported).
+  out of the text), a reply our client cut (the text is ours, not the host's), a model that
+  thinks by default (its thinking may go unreported), and a reply without text or that did not
+  finish on `stop` or `length` (see JUDGED_FINISHES).
 Replies without usage, or without `cost`, have nothing to compare: None.
 """
 
@@ -40,6 +41,10 @@ from judge.replies.verdict import Verdict, failed
 OVERBILLED_RATIO = 1.10
 OVERBILLED_FLOOR_USD = 0.000002
 HIDDEN_TOKENS_SLACK = 16
+# The finishes whose text is the whole generation: a content_filter finish may bill what its
+# filter withheld (the refusal contract judges the filter), and an empty text (a `refusal`
+# field, a tool call: parts the client does not read) is the contracts' to judge.
+JUDGED_FINISHES = ("stop", "length")
 
 OVERBILLED = "billing: cost above the listed price"
 HIDDEN_TOKENS = "billing: completion tokens the text cannot hold"
@@ -80,6 +85,7 @@ class HiddenTokensFacts:
 
     completion_tokens: int | None
     text_bytes: int                  # the visible text's UTF-8 length
+    finish_reason: str | None
     reasoning: bool                  # reasoning asked for, seen, reported, or the model's default
     cut_by_client: bool              # our own size cap stopped reading
 
@@ -136,7 +142,8 @@ def underbilled_note(usage: BilledUsage | None, prices: Prices | None) -> str | 
 def assess_hidden_tokens(facts: HiddenTokensFacts) -> Verdict | None:
     """A failed Verdict when the reply reports more completion tokens than its text can hold."""
     tokens = facts.completion_tokens
-    if tokens is None or facts.reasoning or facts.cut_by_client:
+    if (tokens is None or facts.reasoning or facts.cut_by_client or not facts.text_bytes
+            or facts.finish_reason not in JUDGED_FINISHES):
         return None
     most = facts.text_bytes + HIDDEN_TOKENS_SLACK
     if tokens > most:

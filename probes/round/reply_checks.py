@@ -63,6 +63,7 @@ def hidden_tokens_facts(result: ChatResult, endpoint: Endpoint | None) -> Hidden
     thinks = endpoint is not None and (endpoint.thinks_by_default is True or endpoint.thinking_mandatory)
     return HiddenTokensFacts(completion_tokens=result.usage.completion_tokens if result.usage else None,
                              text_bytes=len(result.text.encode("utf-8", "replace")),
+                             finish_reason=result.finish_reason,
                              reasoning=_reasoning(result) or thinks, cut_by_client=result.truncated_by_client)
 
 

@@ -95,8 +95,10 @@ def test_no_usage_or_no_cost_has_nothing_to_compare(u: BilledUsage | None) -> No
     assert assess_cost(u, OPEN) is None and underbilled_note(u, OPEN) is None
 
 
-def hidden(tokens: int | None, text_bytes: int = 400, *, reasoning: bool = False, cut: bool = False) -> HiddenTokensFacts:
-    return HiddenTokensFacts(completion_tokens=tokens, text_bytes=text_bytes, reasoning=reasoning, cut_by_client=cut)
+def hidden(tokens: int | None, text_bytes: int = 400, *, reasoning: bool = False, cut: bool = False,
+           finish: str | None = "stop") -> HiddenTokensFacts:
+    return HiddenTokensFacts(completion_tokens=tokens, text_bytes=text_bytes, reasoning=reasoning, cut_by_client=cut,
+                             finish_reason=finish)
 
 
 def test_completion_tokens_the_text_cannot_hold_fail_naming_the_figures() -> None:
@@ -120,3 +122,9 @@ def test_cjk_text_at_its_densest_tokenizer_passes() -> None:
 def test_reasoning_replies_and_our_own_cut_are_set_aside(kw: dict[str, bool]) -> None:
     assert assess_hidden_tokens(hidden(5000, **kw)) is None
     assert assess_hidden_tokens(hidden(None)) is None
+
+
+@pytest.mark.parametrize("text_bytes, finish", [(0, "stop"), (400, "content_filter"), (400, None)])
+def test_an_empty_text_or_a_filtered_finish_is_left_to_the_contracts(text_bytes: int, finish: str | None) -> None:
+    assert assess_hidden_tokens(hidden(5000, text_bytes, finish=finish)) is None
+    assert assess_hidden_tokens(hidden(5000, 400, finish="length")) is not None
