@@ -1,5 +1,6 @@
-"""The reply checks of issue 22 (stream integrity, limits honesty; decode speed's measurement): false
-failures on noisy healthy replies, detections on planted defects, and the CPU time they add per reply.
+"""The reply checks of issue 22 (stream integrity, limits honesty, billing honesty; decode speed's
+measurement): false failures on noisy healthy replies, detections on planted defects, and the CPU
+time they add per reply.
 
     .venv/bin/python benchmarks/reply_checks_cost.py [--replies 600] [--seed 5]
 
@@ -9,7 +10,12 @@ the probes' real prompts and caps (latency 32 tokens, the others probe.max_token
   streams, short replies, catch-phrases), one of them a reasoning model (thinking trait), every
   OpenRouter usage-chunk shape mixed in. Every failed check among their completed replies is a
   false failure;
-- planted: one host per simulator wire defect (simulator/defects.py) at rate 1.
+- planted: one host per simulator wire defect (simulator/defects.py) at rate 1 that a reply
+  check reads (`hidden_system_prompt` is judged against peers in the judge, `no_stream_usage`
+  over the window: neither fails a reply, so neither is planted here).
+
+Billing is judged against each endpoint's listing as discovery returned it (the simulator's
+prices), the way the probes judge it.
 
 CPU time is `time.process_time` over the judged replies (the check alone, repeated), plus a
 worst case: a 64 K-character stream in one-character deltas (the client's size cap). Decode speed
@@ -20,7 +26,7 @@ cases) is `decode_round_us`.
 
 Machine-parsable lines:
 
-    BENCH reply_checks healthy_completed=… false_failures=… planted=… caught=… us_per_reply=… worst_us=…
+    BENCH reply_checks healthy_completed=… false_failures=… planted=… caught=… us_per_reply=… billing_us=… worst_us=…
           decode_us=… decode_round_us=…
 """
 
@@ -44,18 +50,26 @@ from canary.history.reasons import reason_code  # noqa: E402
 from core.results import AttemptResult, CaseResult  # noqa: E402
 from core.upstream import Upstream  # noqa: E402
 from core.vocabulary import Outcome  # noqa: E402
+from judge.replies.billing import assess_cost, assess_hidden_tokens  # noqa: E402
+from judge.replies.verdict import Verdict  # noqa: E402
 from judge.suspension.decode_speed import judge_decode_speed  # noqa: E402
 from probes.http.client import PinnedClient  # noqa: E402
 from probes.http.discovery import discover  # noqa: E402
-from probes.http.records import ChatResult  # noqa: E402
+from probes.http.records import ChatResult, Endpoint  # noqa: E402
 from probes.round.contracts import language, latency, refusal  # noqa: E402
-from probes.round.reply_checks import measured_decode, reply_check  # noqa: E402
+from probes.round.reply_checks import (  # noqa: E402
+    billed_usage,
+    hidden_tokens_facts,
+    measured_decode,
+    prices,
+    reply_check,
+)
 from simulator import scenario_from_dict, start_simulator  # noqa: E402
 
 MODEL = "acme/model-x"
 LANGUAGES = ("en", "pt", "ja", "ru", "de", "ar")
 DEFECTS: dict[str, dict[str, Any]] = {"cumulative_deltas": {}, "repeated_deltas": {}, "ignore_max_tokens": {"factor": 20},
-           "early_length": {"ratio": 0.2}}
+           "early_length": {"ratio": 0.2}, "overbilling": {"factor": 1.17}}
 
 
 def endpoints() -> list[dict[str, Any]]:
@@ -74,23 +88,35 @@ def requests() -> list[tuple[list[dict[str, str]], int]]:
             *((language.messages(lang), 200) for lang in LANGUAGES)]
 
 
-async def collect(base_url: str, replies: int) -> dict[str, list[ChatResult]]:
+async def collect(base_url: str, replies: int) -> tuple[dict[str, list[ChatResult]], dict[str, Endpoint]]:
     out: dict[str, list[ChatResult]] = {}
     async with PinnedClient(Upstream(base_url=base_url, api_key="sk-bench-reply-checks"), deadline_s=10.0) as client:
         found = await discover(client, MODEL)
+        listed = {ep.tag: ep for ep in found}
         plan = requests()
         for ep in found:
             per = replies if ep.tag.startswith("host") else max(8, replies // 10)
             out[ep.tag] = [await client.chat(ep, *plan[i % len(plan)][:1], max_tokens=plan[i % len(plan)][1])
                            for i in range(per)]
-    return out
+    return out, listed
 
 
-def cpu_us(results: list[ChatResult], repeats: int) -> float:
+def cpu_us(results: list[ChatResult], repeats: int, listed: dict[str, Endpoint]) -> float:
     start = time.process_time()
     for _ in range(repeats):
         for result in results:
-            reply_check(result)
+            reply_check(result, listed.get(result.tag))
+    return (time.process_time() - start) / (repeats * len(results)) * 1e6
+
+
+def billing_cpu_us(results: list[ChatResult], repeats: int, listed: dict[str, Endpoint]) -> float:
+    """The billing checks alone (the part issue 22 item 2 adds to every reply)."""
+    start = time.process_time()
+    for _ in range(repeats):
+        for result in results:
+            endpoint = listed[result.tag]
+            assess_cost(billed_usage(result), prices(endpoint))
+            assess_hidden_tokens(hidden_tokens_facts(result, endpoint))
     return (time.process_time() - start) / (repeats * len(results)) * 1e6
 
 
@@ -123,29 +149,35 @@ def main() -> None:
     scenario = scenario_from_dict({"name": "reply-checks", "keepalive_ms": 200,
                                    "models": [{"id": MODEL, "endpoints": endpoints()}]})
     with start_simulator(scenario, seed=args.seed) as sim:
-        by_tag = asyncio.run(collect(sim.base_url, args.replies))
+        by_tag, listed = asyncio.run(collect(sim.base_url, args.replies))
+
+    def check(r: ChatResult) -> Verdict | None:
+        return reply_check(r, listed[r.tag])
+
     healthy = [r for tag, rs in by_tag.items() if tag.startswith("host") for r in rs if r.completed]
-    false = Counter(reason_code("fail", v.reason) for r in healthy if (v := reply_check(r)) is not None)
+    false = Counter(reason_code("fail", v.reason) for r in healthy if (v := check(r)) is not None)
     planted = {tag: rs for tag, rs in by_tag.items() if not tag.startswith("host")}
-    caught = {tag: sum(1 for r in rs if reply_check(r) is not None) for tag, rs in planted.items()}
+    caught = {tag: sum(1 for r in rs if check(r) is not None) for tag, rs in planted.items()}
     for tag, rs in planted.items():
-        codes = Counter(reason_code("fail", v.reason) for r in rs if (v := reply_check(r)) is not None)
+        codes = Counter(reason_code("fail", v.reason) for r in rs if (v := check(r)) is not None)
         print(f"planted {tag}: {caught[tag]} of {len(rs)} replies failed {dict(codes)}")
     print(f"healthy: {len(healthy)} completed replies of 6 noisy hosts, false failures {sum(false.values())} "
           f"{dict(false)}; with text and deltas: {sum(1 for r in healthy if r.deltas)}")
-    us = cpu_us(healthy, 20)
+    us = cpu_us(healthy, 20, listed)
+    billing_us = billing_cpu_us(healthy, 20, listed)
     worst = ChatResult(tag="w/fp8", classification=healthy[0].classification, deltas=tuple("a" * 65536),
                        finish_reason="length", usage=healthy[0].usage, max_tokens_sent=200)
-    worst_us = cpu_us([worst], 20)
-    print(f"CPU per reply: {us:.1f} us (mean over {len(healthy)} replies x 20); worst case 64 K one-char "
-          f"deltas: {worst_us:.0f} us")
+    worst_us = cpu_us([worst], 20, {"w/fp8": listed[healthy[0].tag]})
+    print(f"CPU per reply: {us:.1f} us (mean over {len(healthy)} replies x 20), of which billing honesty "
+          f"{billing_us:.1f} us; worst case 64 K one-char deltas: {worst_us:.0f} us")
     dec_us, round_us = decode_us(healthy, 20), decode_round_us(200)
     measured = sum(1 for r in healthy if measured_decode(r) is not None)
     print(f"decode speed: measured on {measured} of {len(healthy)} healthy replies, {dec_us:.1f} us a reply; "
           f"the judge's peer comparison {round_us:.0f} us a model round (8 endpoints x 4 cases)")
     print(f"BENCH reply_checks healthy_completed={len(healthy)} false_failures={sum(false.values())} "
           f"planted={sum(len(rs) for rs in planted.values())} caught={sum(caught.values())} "
-          f"us_per_reply={us:.1f} worst_us={worst_us:.0f} decode_us={dec_us:.1f} decode_round_us={round_us:.0f}")
+          f"us_per_reply={us:.1f} billing_us={billing_us:.1f} worst_us={worst_us:.0f} decode_us={dec_us:.1f} "
+          f"decode_round_us={round_us:.0f}")
 
 
 if __name__ == "__main__":

@@ -26,6 +26,9 @@ Optional, additive fields (absent from older files, read with their defaults): `
 incomplete file reads as one reason of kind `unknown` with its `incomplete_reason`), and per
 attempt `chars`, `refusal` and `integrity` (+ `integrity_reason` when it failed), and `decode_tps`,
 `advertised_p50_tps`, `advertised_slowest_tps` (issue 22's decode speed, written when measured).
+attempt `chars`, `refusal` and `integrity` (+ `integrity_reason` when it failed), and on
+completed streams `usage_reported`, `prompt_tokens`, `billed_usd` and `listed_usd`, and per model
+`limits` and `notes` (discovery's listed limits and its sanity notes; issue 22).
 """
 
 from __future__ import annotations
@@ -94,6 +97,11 @@ class AttemptResult:
     decode_tps: float | None = None
     advertised_p50_tps: float | None = None
     advertised_slowest_tps: float | None = None
+    # Billing honesty (issue 22), on completed streams only (None: not one, or an older file):
+    usage_reported: bool | None = None  # the stream carried usage
+    prompt_tokens: int | None = None    # its usage.prompt_tokens (judge/suspension/prompt_tokens.py)
+    billed_usd: float | None = None     # usage.cost, and the same usage at the listed prices
+    listed_usd: float | None = None
     # Not part of the file: set by judge/suspension/short_replies.py, far shorter than the peers' replies.
     short: bool = False
 
@@ -105,7 +113,10 @@ class AttemptResult:
                 "integrity": self.integrity.value if self.integrity else None,
                 "integrity_reason": self.integrity_reason or None,
                 **{k: v for k, v in (("decode_tps", self.decode_tps), ("advertised_p50_tps", self.advertised_p50_tps),
-                                     ("advertised_slowest_tps", self.advertised_slowest_tps)) if v is not None}}
+                                     ("advertised_slowest_tps", self.advertised_slowest_tps)) if v is not None},
+                **{k: v for k, v in (("usage_reported", self.usage_reported), ("prompt_tokens", self.prompt_tokens),
+                                     ("billed_usd", self.billed_usd), ("listed_usd", self.listed_usd))
+                   if v is not None}}
 
     @classmethod
     def from_json(cls, raw: Any) -> AttemptResult | None:
@@ -124,7 +135,10 @@ class AttemptResult:
                    if isinstance(raw.get("integrity_reason"), str) else "",
                    decode_tps=_number(raw.get("decode_tps")),
                    advertised_p50_tps=_number(raw.get("advertised_p50_tps")),
-                   advertised_slowest_tps=_number(raw.get("advertised_slowest_tps")))
+                   advertised_slowest_tps=_number(raw.get("advertised_slowest_tps")),
+                   usage_reported=raw.get("usage_reported") if isinstance(raw.get("usage_reported"), bool) else None,
+                   prompt_tokens=_count(raw.get("prompt_tokens"), default=None),
+                   billed_usd=_number(raw.get("billed_usd")), listed_usd=_number(raw.get("listed_usd")))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -234,6 +248,10 @@ class RoundResults:
     unprobed_controls: tuple[ControlNote, ...] = ()  # positive controls that gave no verdict
     clock: str = REAL                      # virtual: a simulator round of `canary round` on its virtual clock
     controls_source: str | None = None     # canary.yaml, or "simulator scenario <name>"
+    # model -> tag -> (context_length, max_completion_tokens) as discovery listed them, and model ->
+    # discovery's sanity notes (judge/replies/listing.py): `models.M.limits` / `models.M.notes`, optional.
+    limits: Mapping[str, Mapping[str, tuple[int | None, int | None]]] = field(default_factory=dict)
+    listing_notes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # Not part of the file: what reading set aside, and (judge/suspension/planned.py) planned models without results.
     rejected: tuple[RejectedInput, ...] = ()
     missing: Mapping[str, str] = field(default_factory=dict)
@@ -275,7 +293,10 @@ class RoundResults:
             "upstream": self.upstream,
             "clock": self.clock,
             "controls_source": self.controls_source,
-            "models": {m: {"providers": list(tags)} for m, tags in self.models.items()},
+            "models": {m: {"providers": list(tags),
+                           **({"limits": {t: list(v) for t, v in self.limits[m].items()}} if self.limits.get(m) else {}),
+                           **({"notes": list(self.listing_notes[m])} if self.listing_notes.get(m) else {})}
+                       for m, tags in self.models.items()},
             "weak_probes": [w.to_json() for w in self.weak_probes],
             "unprobed_controls": [u.to_json() for u in self.unprobed_controls],
             "cases": [c.to_json() for c in self.cases],
@@ -306,6 +327,7 @@ class RoundResults:
             complete=complete, incomplete=_incomplete(raw, complete),
             upstream=upstream if is_valid_tag(upstream) else None,
             models=_models(raw.get("models"), rejected), cases=_cases(raw.get("cases"), rejected),
+            limits=_limits(raw.get("models")), listing_notes=_listing_notes(raw.get("models")),
             weak_probes=_notes(raw.get("weak_probes") or [], "weak_probes", rejected),
             unprobed_controls=_notes(raw.get("unprobed_controls") or [], "unprobed_controls", rejected),
             clock=VIRTUAL if raw.get("clock") == VIRTUAL else REAL,
@@ -362,6 +384,8 @@ def merge_shards(shards: Sequence[RoundResults], sources: Sequence[str] | None =
         complete=all(r.complete for r in shards), incomplete=incomplete,
         upstream="+".join(sorted({u for r in shards for u in r.upstreams()})) or None,
         models={m: p for r in shards for m, p in r.models.items()},
+        limits={m: v for r in shards for m, v in r.limits.items()},
+        listing_notes={m: v for r in shards for m, v in r.listing_notes.items()},
         cases=tuple(c for r in shards for c in r.cases),
         weak_probes=tuple(w for r in shards for w in r.weak_probes),
         unprobed_controls=tuple(u for r in shards for u in r.unprobed_controls),
@@ -422,6 +446,28 @@ def _models(raw: Any, rejected: list[RejectedInput]) -> dict[str, tuple[str, ...
                 rejected.append(RejectedInput(model, _shown(tag), describe_invalid_tag(tag), "models"))
         models[model] = tuple(sorted(set(good)))
     return models
+
+
+def _limits(raw: Any) -> dict[str, dict[str, tuple[int | None, int | None]]]:
+    """`models.M.limits` (tag -> [context_length, max_completion_tokens]): evidence for notes, read
+    leniently (an unsafe tag or a figure that is not a count is left out)."""
+    out: dict[str, dict[str, tuple[int | None, int | None]]] = {}
+    for model, entry in (raw.items() if isinstance(raw, Mapping) else ()):
+        limits = entry.get("limits") if isinstance(entry, Mapping) else None
+        if not is_valid_tag(model) or not isinstance(limits, Mapping):
+            continue
+        out[model] = {t: (_count(v[0], default=None), _count(v[1], default=None)) for t, v in limits.items()
+                      if is_valid_tag(t) and isinstance(v, list) and len(v) == 2}
+    return out
+
+
+def _listing_notes(raw: Any) -> dict[str, tuple[str, ...]]:
+    out = {}
+    for model, entry in (raw.items() if isinstance(raw, Mapping) else ()):
+        notes = entry.get("notes") if isinstance(entry, Mapping) else None
+        if is_valid_tag(model) and isinstance(notes, list):
+            out[model] = tuple(_text(n) for n in notes if isinstance(n, str))
+    return out
 
 
 def _cases(raw: Any, rejected: list[RejectedInput]) -> tuple[CaseResult, ...]:

@@ -1,5 +1,5 @@
-"""Wire defects of a host that a judge reads off the reply itself (issue 22): broken streams and
-dishonest limits. Each rewrites a Plan (pure), like simulator/hostile.py's faults.
+"""Wire defects of a host that a judge reads off the reply itself (issue 22): broken streams,
+dishonest limits and dishonest billing. Each rewrites a Plan (pure), like simulator/hostile.py's faults.
 
 | fault | parameters (defaults) | what the client sees |
 |---|---|---|
@@ -8,6 +8,9 @@ dishonest limits. Each rewrites a Plan (pure), like simulator/hostile.py's fault
 | `ignore_max_tokens` | `factor` (20) | usage reports `factor` x the request's max_tokens as completion tokens (the host generated past the cap) |
 | `early_length` | `ratio` (0.2) | the reply cut at `ratio` of the cap (or of its own length, when shorter), `finish_reason: length` |
 | `slow_decode` | `factor` (0.02) | the first token on time, every later one at `factor` of the host's pace; the listing still advertises its usual throughput |
+| `overbilling` | `factor` (1.5) | usage.cost is `factor` x the listed price of the usage it reports |
+| `hidden_system_prompt` | `tokens` (400) | usage counts `tokens` more prompt tokens (and bills them): a system prompt of the host's own |
+| `no_stream_usage` | — | the stream ends without its usage chunk (a non-streamed body keeps its usage) |
 
 `slow_decode` is maximhq/bifrost#6472's crawl (1-2 tokens/s against 140-270): judged in the
 judge, against the peers and the endpoint's advertised throughput (judge/suspension/decode_speed.py).
@@ -26,7 +29,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # replies.py applies these faults, so it is imported there, not here
     from simulator.replies import Plan
 
-FAULTS = frozenset({"cumulative_deltas", "repeated_deltas", "ignore_max_tokens", "early_length", "slow_decode"})
+FAULTS = frozenset({"cumulative_deltas", "repeated_deltas", "ignore_max_tokens", "early_length", "slow_decode",
+                    "overbilling", "hidden_system_prompt", "no_stream_usage"})
 GROUP_CHARS = 16                      # a delta of a few tokens, as batching hosts send
 _PIECE = re.compile(r"\s*\S{1,5}|\s+")
 
@@ -66,4 +70,10 @@ def apply(plan: Plan, name: str, params: Mapping[str, Any], *, cap: int | None,
     if name == "slow_decode":
         # The stream sends its first delta at the first-token time whatever the pace (stream.py).
         return dataclasses.replace(plan, tokens_per_second=plan.tokens_per_second * params["factor"])
+    if name == "overbilling":
+        return dataclasses.replace(plan, cost_factor=float(params["factor"]))
+    if name == "hidden_system_prompt":
+        return dataclasses.replace(plan, prompt_tokens=plan.prompt_tokens + params["tokens"])
+    if name == "no_stream_usage":
+        return dataclasses.replace(plan, usage_sent=False)
     raise ValueError(f"{name}: not a wire defect")

@@ -58,6 +58,12 @@ def _fraction(value: Any) -> float:
     return float(value)
 
 
+def _factor(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1000:
+        raise ValueError(f"expected a number above 0 (at most 1000), got {value!r}")
+    return float(value)
+
+
 def _choice(options: Sequence[str]) -> Callable[[Any], str]:
     def check(value: Any) -> str:
         if value not in options:
@@ -161,6 +167,9 @@ CATALOGUE: dict[str, _Spec] = {
     "ignore_max_tokens": {"factor": (_int(2), 20)},
     "early_length": {"ratio": (_fraction, 0.2)},
     "slow_decode": {"factor": (_pace, 0.02)},
+    "overbilling": {"factor": (_factor, 1.5)},
+    "hidden_system_prompt": {"tokens": (_int(1), 400)},
+    "no_stream_usage": {},
     # Traits (not drawn, see the module docstring).
     # by_default false: a hybrid model, thinking only when the request asks (an effort, a budget,
     # enabled: true); the models API then says `reasoning.default_enabled: false`.

@@ -107,6 +107,8 @@ class Plan:
     thinking: Thinking | None = None
     chunks: tuple[str, ...] | None = None   # hostile: these content deltas instead of pieces of `text`
     deep_field: int = 0                     # hostile deep_json into chunk: each chunk nests a field this deep
+    cost_factor: float = 1.0                # overbilling: usage.cost is this many times the listed price
+    usage_sent: bool = True                 # no_stream_usage: the stream ends without its usage chunk
 
     @property
     def thinking_s(self) -> float:

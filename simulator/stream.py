@@ -120,7 +120,8 @@ async def _stream_body(request: web.Request, resp: web.StreamResponse, plan: Pla
         await resp.write(sse(chunks.error(plan.error), plan))
     else:
         await resp.write(sse(chunks.finish(), plan))
-        await resp.write(sse(chunks.usage(), plan))
+        if plan.usage_sent:
+            await resp.write(sse(chunks.usage(), plan))
         if plan.trailing_error is not None:  # length_then_error: the recorded real shape
             await resp.write(sse(chunks.error(plan.trailing_error), plan))
     await resp.write(sse("[DONE]"))

@@ -208,7 +208,7 @@ def usage(plan: Plan) -> dict[str, Any]:
     prices = plan.served.pricing
     prompt_cost = Decimal(prices.get("prompt", "0")) * plan.prompt_tokens
     completion_cost = Decimal(prices.get("completion", "0")) * plan.completion_tokens
-    cost = float(prompt_cost + completion_cost + Decimal(prices.get("request", "0")))
+    cost = float(prompt_cost + completion_cost + Decimal(prices.get("request", "0"))) * plan.cost_factor
     return {
         "prompt_tokens": plan.prompt_tokens, "completion_tokens": plan.completion_tokens,
         "total_tokens": plan.prompt_tokens + plan.completion_tokens, "cost": cost, "is_byok": False,

@@ -67,6 +67,10 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), code) fo
     (r"^limits: length finish far below the cap", "length_below_cap"),
     # against the peers, in the judge (judge/suspension/decode_speed.py)
     (r"^decode speed: ", "decode_slow"),
+    # billing honesty (judge/replies/billing.py per reply, judge/suspension/prompt_tokens.py per round)
+    (r"^billing: cost above the listed price", "overbilled"),
+    (r"^billing: completion tokens the text cannot hold", "hidden_completion_tokens"),
+    (r"^billing: prompt tokens far above", "hidden_prompt"),
     # transport errors without an error_kind (older reports): the client's messages
     (r"^transport: HTTP 429", "http_429"),
     (r"^transport: HTTP 408", "http_408"),

@@ -13,6 +13,9 @@ before the streaks move. What a round adds, per contract, is one code per judged
   refusal and structured reply, the refusal probe's confirmations included: a corrupting host
   corrupts all of them, so it holds 4 to 8 replies a round (the language replies are already
   its own attempts);
+- every completed stream of every contract adds a code to `stream_usage` (issue 22): "p" when it
+  carried usage, "f" when it did not. No case has that contract, so it fails no round: a host
+  that drops usage shows on its card against its peers over the window, never in one round;
 - refusal-probe replies far shorter than the peers' are "s" (judge/suspension/short_replies.py), or "f" when
   they failed the case (the short-reply check then marks them failed);
 - evidence without a case of its own: `decode` holds one code per reply whose decode speed was
@@ -26,6 +29,9 @@ before the streaks move. What a round adds, per contract, is one code per judged
   verdict), refusal passes are no evidence of health: they are recorded as inconclusive;
 - failures the model-wide guard discounted are recorded as they were (every peer failed too, so
   the card shows the host as ordinary, which is the point).
+
+The round also adds what each endpoint was billed against what it lists (judge/suspension/billing_window.py),
+over the same counted rounds: the status page's "billed / listed".
 
 Which rounds count: every complete round in which the endpoint was probed, except one that
 started sooner than rules.min_round_gap_minutes after the endpoint's last counted round (a manual
@@ -47,14 +53,19 @@ from core.policy import Policy
 from core.results import AttemptResult, CaseResult, RoundResults
 from core.vocabulary import Outcome
 from judge.replies.integrity import INTEGRITY_CONTRACT, checked, judge_integrity
+from judge.replies.listing import ListedLimits
 from judge.suspension.card import ALPHA, Card, make_card
 from judge.suspension.decode_speed import DECODE, LATENCY, decode_codes, judge_decode_speed
+from judge.suspension.prompt_tokens import judge_prompt_tokens
 from judge.suspension.reliability import RELIABILITY, reliability_codes
 from judge.suspension.short_replies import REFUSAL, judge_short_replies
 from judge.suspension.state import JudgeState, ProviderState
 from judge.suspension.stats import fisher_greater
 from judge.suspension.window import FAIL, INCONCLUSIVE, PASS, SHORT, TRANSPORT, Tally
 
+# Billing honesty's evidence (issue 22): one code per completed stream, "f" when it carried no
+# usage. Never a contract of a case, so never a failed round: only this card, against the peers.
+USAGE = "stream_usage"
 # Contracts whose replies are roleplay text the refusal judge can read (structured is JSON).
 ROLEPLAY_CONTRACTS = ("latency", "language")
 _CODE = {Outcome.PASS: PASS, Outcome.FAIL: FAIL, Outcome.TRANSPORT_ERROR: TRANSPORT,
@@ -71,16 +82,37 @@ def add_round_to_windows(state: JudgeState, report: RoundResults, policy: Policy
     models = dict(state.models)
     reliability = reliability_codes(report)
     for model, cases in sorted(by_model.items()):
-        judged = judge_decode_speed(judge_integrity(judge_short_replies(cases)))
+        judged = judge_decode_speed(judge_prompt_tokens(judge_integrity(judge_short_replies(cases))))
         providers = dict(models.get(model, {}))
+        billing = billed_and_listed(cases)
         for provider, codes in sorted(round_codes(judged, refusal_weak=(model, REFUSAL) in weak).items()):
             if rel := reliability.get(model, {}).get(provider):
                 codes = {**codes, RELIABILITY: rel}
             ps = providers.get(provider, ProviderState())
             if not _set_aside(ps, report, policy):
-                providers[provider] = replace(ps, window=ps.window.push(codes))
+                billed = billing.get(provider)
+                providers[provider] = replace(ps, window=ps.window.push(codes), billing=ps.billing if billed is None
+                                              else ps.billing.push(*billed))
+        models[model] = providers
+    for model, listed in sorted(report.limits.items()):  # the limits discovery listed, for next round's notes
+        providers = dict(models.get(model, {}))
+        for provider, (ctx, most) in sorted(listed.items()):
+            ps = providers.get(provider, ProviderState())
+            providers[provider] = replace(ps, limits=ListedLimits(ctx, most))
         models[model] = providers
     return replace(state, models=models)
+
+
+def billed_and_listed(cases: Iterable[CaseResult]) -> dict[str, tuple[float, float]]:
+    """provider -> (billed, listed) USD this round, over its replies that reported a cost (controls too:
+    the host billed them)."""
+    out: dict[str, tuple[float, float]] = {}
+    for case in cases:
+        for a in case.attempts:
+            if a.billed_usd is not None and a.listed_usd is not None:
+                billed, listed = out.get(case.provider, (0.0, 0.0))
+                out[case.provider] = (billed + a.billed_usd, listed + a.listed_usd)
+    return out
 
 
 def _set_aside(ps: ProviderState, report: RoundResults, policy: Policy) -> bool:
@@ -107,6 +139,9 @@ def round_codes(cases: Sequence[CaseResult], *, refusal_weak: bool = False) -> d
             intact = "".join(PASS if a.integrity == Outcome.PASS else FAIL for a in checked(case.attempts))
             if intact:
                 codes[INTEGRITY_CONTRACT] = codes.get(INTEGRITY_CONTRACT, "") + intact
+        usage = "".join(PASS if a.usage_reported else FAIL for a in case.attempts if a.usage_reported is not None)
+        if usage:
+            codes[USAGE] = codes.get(USAGE, "") + usage
     for case in cases:
         codes = out.get(case.provider, {})
         # A case the probe (or the judge) failed without a failing reply of its own, e.g. a refusal

@@ -19,7 +19,9 @@ Format (schema_version 1; written only by `canary judge`/`canary lift`, sorted k
          "ladder": {"rung": 0, "last_suspension_started": null},
          "last_reasons": ["language: fail: ..."], "next_language": "es",
          "last_counted_at": "2026-11-29T22:30:00Z" | null,
-         "window": {"language": "p.p.ffp.t", "refusal": "ppp.pppp", ...}}}}}
+         "window": {"language": "p.p.ffp.t", "refusal": "ppp.pppp", ...},
+         "billing": "51200:49800.53000:52000",         # optional: billed:listed nano-USD per round
+         "limits": "131072:16384"}}}}                  # optional: context_length:max_completion_tokens
 
 The file does not grow with history: rounds are capped and idle vanished providers dropped.
 
@@ -33,6 +35,11 @@ pending and the next counted round starts them afresh (one round later, never a 
 contract, one '.'-separated segment of attempt codes per round: judge/suspension/window.py) was added the
 same way: optional and additive. A file without it loads with an empty window, which fills as
 rounds are judged; readers of the previous version ignore it.
+
+`billing` (issue 22: "billed:listed" nano-dollars per round, judge/suspension/billing_window.py)
+the same way, written only once an endpoint has a round with a reported cost; `limits` (the
+listed context_length and max_completion_tokens of the last round: judge/replies/listing.py notes
+a change) the same way.
 """
 
 from __future__ import annotations
@@ -49,6 +56,12 @@ from core.policy import ENFORCE, MODES, Mode
 from core.schema import read_as
 from core.tags import is_valid_tag
 from core.times import fmt_time
+from judge.replies.listing import ListedLimits
+from judge.replies.listing import decode as decode_limits
+from judge.replies.listing import encode as encode_limits
+from judge.suspension.billing_window import BillingWindow
+from judge.suspension.billing_window import decode as decode_billing
+from judge.suspension.billing_window import encode as encode_billing
 from judge.suspension.window import Window
 from judge.suspension.window import decode as decode_window
 from judge.suspension.window import encode as encode_window
@@ -107,6 +120,10 @@ class ProviderState:
     last_counted_at: datetime | None = None
     # The rolling evidence of its last counted rounds (judge/suspension/window.py, judge/suspension/evidence.py).
     window: Window = field(default_factory=Window)
+    # Billed against listed over the same rounds (judge/suspension/billing_window.py): the status page's.
+    billing: BillingWindow = field(default_factory=BillingWindow)
+    # Its limits as the last round's discovery listed them (judge/replies/listing.py: a change is a note).
+    limits: ListedLimits | None = None
 
     def idle(self) -> bool:
         """Nothing worth remembering but the language plan (a clean streak only matters when suspended)."""
@@ -201,6 +218,8 @@ def _provider_to_json(ps: ProviderState) -> dict[str, Any]:
         "next_language": ps.next_language,
         "last_counted_at": fmt_time(ps.last_counted_at),
         "window": encode_window(ps.window),
+        **({"billing": encode_billing(ps.billing)} if ps.billing else {}),
+        **({"limits": encode_limits(ps.limits)} if ps.limits is not None else {}),
     }
 
 
@@ -252,12 +271,17 @@ class ProviderFile:
     next_language: Any = None  # anything but a language code: no plan (the rotation starts again)
     last_counted_at: datetime | None = None
     window: dict[str, Any] | None = None  # judge/suspension/window.py's codes, per contract
+    billing: str = ""  # judge/suspension/billing_window.py's billed:listed per round
+    limits: str | None = None  # judge/replies/listing.py's context_length:max_completion_tokens
 
     def __post_init__(self) -> None:
-        try:
-            decode_window(self.window or {})
-        except ValueError as exc:
-            raise ValueError(f"window: {exc}") from None
+        for key, check in (("window", lambda: decode_window(self.window or {})),
+                           ("billing", lambda: decode_billing(self.billing)),
+                           ("limits", lambda: None if self.limits is None else decode_limits(self.limits))):
+            try:
+                check()
+            except ValueError as exc:
+                raise ValueError(f"{key}: {exc}") from None
 
     def record(self) -> ProviderState:
         s, ladder = self.suspension, self.ladder or Ladder()
@@ -267,7 +291,9 @@ class ProviderFile:
             ladder=replace(ladder, last_suspension_started=_utc(ladder.last_suspension_started)),
             last_reasons=tuple(str(r) for r in self.last_reasons),
             next_language=self.next_language if isinstance(self.next_language, str) else None,
-            last_counted_at=_utc(self.last_counted_at), window=decode_window(self.window or {}))
+            last_counted_at=_utc(self.last_counted_at), window=decode_window(self.window or {}),
+            billing=decode_billing(self.billing),
+            limits=None if self.limits is None else decode_limits(self.limits))
 
 
 @dataclass(frozen=True, slots=True)

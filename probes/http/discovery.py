@@ -154,6 +154,13 @@ def _endpoint(model: str, entry: Any) -> Endpoint:
         supported_parameters=tuple(params),
         prompt_price=_price(tag, pricing, "prompt"),
         completion_price=_price(tag, pricing, "completion"),
+        request_price=_listed_price(pricing, "request") or 0.0,
+        prompt_price_high=_higher(pricing, "prompt"),
+        completion_price_high=_higher(pricing, "completion"),
+        cache_read_price=_listed_price(pricing, "input_cache_read"),
+        cache_write_price=_listed_price(pricing, "input_cache_write"),
+        reasoning_price=_listed_price(pricing, "internal_reasoning"),
+        web_search_price=_listed_price(pricing, "web_search"),
         context_length=_optional_int(tag, entry, "context_length"),
         max_completion_tokens=_optional_int(tag, entry, "max_completion_tokens"),
         status=_optional_int(tag, entry, "status") or 0,
@@ -184,6 +191,37 @@ def _price(tag: str, pricing: dict[str, Any], key: str) -> float:
     if not math.isfinite(value):
         raise ValueError(f"tag {tag!r}: pricing.{key} is not finite")
     return value
+
+
+def _listed_price(pricing: dict[str, Any], key: str) -> float | None:
+    """An optional price (billing honesty's, judge/replies/billing.py), at its highest.
+
+    `overrides` are conditional prices ("an entry applies only when all of its condition fields
+    (min_prompt_tokens, a utc_start/utc_end window) match the request"; OpenRouter's
+    PricingOverride): which applied to one request is not ours to tell, so the check reads the
+    highest a listing could charge and never calls a long-context or peak-hour price
+    overbilling. An optional price that is malformed reads as not listed: it decides no failure.
+    """
+    overrides = pricing.get("overrides")
+    entries = [pricing, *(o for o in overrides if isinstance(o, dict))] if isinstance(overrides, list) else [pricing]
+    values = [v for e in entries if (v := _decimal(e.get(key))) is not None]
+    return max(values) if values else None
+
+
+def _higher(pricing: dict[str, Any], key: str) -> float | None:
+    """The highest price an override lists for `key`, when it is above the base price."""
+    base, high = _decimal(pricing.get(key)), _listed_price(pricing, key)
+    return high if high is not None and base is not None and high > base else None
+
+
+def _decimal(raw: Any) -> float | None:
+    if isinstance(raw, bool) or not isinstance(raw, (str, int, float)):
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) and value >= 0 else None
 
 
 def _optional_int(tag: str, entry: dict[str, Any], key: str) -> int | None:

@@ -87,6 +87,16 @@ class Endpoint:
     # p50 and its slowest listed percentile; None when the listing has none (too little traffic).
     throughput_p50: float | None = None
     throughput_slowest: float | None = None
+    # The rest of the listing's pricing (judge/replies/billing.py): the `request` fee, and the
+    # per-token prices of cache reads, cache writes and reasoning, the per-search `web_search`
+    # (None: not listed). A conditional listing (`overrides`) is read at its highest price per key.
+    request_price: float = 0.0
+    prompt_price_high: float | None = None       # set only when an override charges more than prompt_price
+    completion_price_high: float | None = None   # likewise for completion_price
+    cache_read_price: float | None = None
+    cache_write_price: float | None = None
+    reasoning_price: float | None = None
+    web_search_price: float | None = None
 
     def supports(self, param: str) -> bool:
         """True when the endpoint lists `param` (require_parameters:true would reject it otherwise)."""
@@ -111,6 +121,9 @@ class Usage:
     completion_tokens: int
     cost_usd: float | None
     reasoning_tokens: int = 0   # completion_tokens_details.reasoning_tokens (0 when not reported)
+    cached_tokens: int = 0      # prompt_tokens_details.cached_tokens (counted inside prompt_tokens)
+    cache_write_tokens: int = 0  # prompt_tokens_details.cache_write_tokens (inside prompt_tokens)
+    web_searches: int = 0       # server_tool_use_details.web_search_requests
 
     @classmethod
     def from_wire(cls, raw: object) -> Usage | None:
@@ -121,10 +134,18 @@ class Usage:
         if not _is_count(prompt) or not _is_count(completion):
             return None
         cost_usd = float(cost) if _is_number(cost) and math.isfinite(float(cost)) else None
-        details = raw.get("completion_tokens_details")
-        reasoning = details.get("reasoning_tokens") if isinstance(details, dict) else None
         return cls(prompt_tokens=int(prompt), completion_tokens=int(completion), cost_usd=cost_usd,
-                   reasoning_tokens=reasoning if type(reasoning) is int and reasoning > 0 else 0)
+                   reasoning_tokens=_detail(raw, "completion_tokens_details", "reasoning_tokens"),
+                   cached_tokens=_detail(raw, "prompt_tokens_details", "cached_tokens"),
+                   cache_write_tokens=_detail(raw, "prompt_tokens_details", "cache_write_tokens"),
+                   web_searches=_detail(raw, "server_tool_use_details", "web_search_requests"))
+
+
+def _detail(raw: dict[object, object], group: str, key: str) -> int:
+    """A count inside one of usage's detail objects; 0 when absent or not a positive integer."""
+    details = raw.get(group)
+    value = details.get(key) if isinstance(details, dict) else None
+    return value if type(value) is int and value > 0 else 0
 
 
 def _is_number(value: object) -> TypeGuard[int | float]:

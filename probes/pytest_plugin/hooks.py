@@ -257,6 +257,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         # Each problem names its entry repr-escaped and cut short (probes/http/discovery.py).
         terminalreporter.write_line(f"discovery of {model} dropped {len(problems)} listing entries: "
                                     + "; ".join(problems[:5]), yellow=True)
+    for model, notes in round_.settings.plan.notes.items():
+        # Discovery sanity (judge/replies/listing.py): notes on the listed limits, deciding nothing.
+        terminalreporter.write_line(f"discovery of {model} notes: " + "; ".join(notes[:5]), yellow=True)
     if config.option.keyword or config.option.markexpr:  # a selection: say why a control is in it
         for case in (c for c in round_.results.cases if c.control):
             terminalreporter.write_line(f"positive control {case.provider} of {case.model} probed with the selected "

@@ -30,6 +30,7 @@ from probes.round.settings import (
     SimulatedControls,
     new_round_id,
     read_language_plan,
+    read_previous_limits,
 )
 
 WORKERINPUT_KEY = "canary_round"
@@ -109,7 +110,8 @@ def settle(config: pytest.Config, language_server: tuple[str, int, str] | None =
     started_at = stamp(start)
     snapshot = config.getoption("discovery_snapshot")
     plan = load_snapshot(Path(snapshot)) if snapshot else discover_plan(canary_config, client)
-    plan = plan.with_settings(canary_config, _language_plan(config, canary_config))
+    state_path = Path(config.getoption("canary_state") or canary_config.paths.state)
+    plan = plan.with_settings(canary_config, _language_plan(config, canary_config), read_previous_limits(state_path))
     workers = _worker_count(config) if role == "controller" else 1
     return RoundSettings(
         role=role, config=canary_config, client=client, plan=plan, round_id=round_id, started_at=started_at,

@@ -112,6 +112,9 @@ class Attempt:
     decode_tps: float | None = None
     advertised_p50_tps: float | None = None
     advertised_slowest_tps: float | None = None
+    usage_reported: bool | None = None  # a completed stream: did it carry usage (None: not a completed stream)
+    billed_usd: float | None = None  # usage.cost (None: not reported)
+    listed_usd: float | None = None  # the same usage at the endpoint's listed prices (judge/replies/billing.py)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -129,6 +132,12 @@ class Attempt:
         for key in ("decode_tps", "advertised_p50_tps", "advertised_slowest_tps"):
             if (value := getattr(self, key)) is not None:
                 out[key] = round(value, 2)
+        if self.usage_reported is not None:
+            out["usage_reported"] = self.usage_reported
+        if self.usage_reported:
+            out["prompt_tokens"] = self.prompt_tokens
+        if self.billed_usd is not None and self.listed_usd is not None:
+            out["billed_usd"], out["listed_usd"] = round(self.billed_usd, 10), round(self.listed_usd, 10)
         return out
 
 

@@ -157,6 +157,9 @@ class Round:
             records=ordered, incomplete=incomplete,
             unprobed=unprobed_controls(settings.plan, set(self.expected), (r.entry for r in ordered)),
             clock=settings.clock.kind, controls_source=settings.controls_source,
+            limits={m: {e.tag: (e.context_length, e.max_completion_tokens) for e in eps}
+                    for m, eps in settings.plan.endpoints.items()},
+            listing_notes=settings.plan.notes,
         )
 
 

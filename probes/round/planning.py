@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,7 @@ from typing import Any
 from core.config import Config
 from core.upstream import Upstream
 from core.vocabulary import CONTRACTS
+from judge.replies.listing import ListedLimits, listing_notes
 from probes.http.client import PinnedClient
 from probes.http.discovery import DiscoveryError, discover
 from probes.http.models_info import ThinkingDefaults, thinking_defaults
@@ -48,6 +49,8 @@ class RoundPlan:
     # model -> the listing entries discovery dropped (malformed, duplicate), each a reason naming the
     # entry: reported, while the model's other endpoints are probed (the round stays complete).
     dropped: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    # model -> discovery's sanity notes on its listed limits (judge/replies/listing.py): reported, decide nothing.
+    notes: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
 
     def cases(self) -> list[PlannedCase]:
         """Discovery failures first (so they are never lost in a long list), then model/tag/contract."""
@@ -84,6 +87,7 @@ class RoundPlan:
             "contracts": list(self.contracts),
             "controls": {m: list(t) for m, t in self.controls.items()},
             "dropped": {m: list(p) for m, p in self.dropped.items()},
+            "notes": {m: list(n) for m, n in self.notes.items()},
         }
 
     @classmethod
@@ -98,14 +102,22 @@ class RoundPlan:
             contracts=tuple(raw.get("contracts", CONTRACTS)),
             controls={m: tuple(v) for m, v in raw.get("controls", {}).items()},
             dropped={m: tuple(v) for m, v in raw.get("dropped", {}).items()},
+            notes={m: tuple(v) for m, v in raw.get("notes", {}).items()},
         )
 
-    def with_settings(self, config: Config, language_plan: dict[str, dict[str, str]]) -> RoundPlan:
-        """Apply this round's configuration (contracts, controls) and the judge's language plan."""
+    def with_settings(self, config: Config, language_plan: dict[str, dict[str, str]],
+                      previous_limits: Mapping[str, Mapping[str, ListedLimits]] | None = None) -> RoundPlan:
+        """Apply this round's configuration (contracts, controls), the judge's language plan, and
+        discovery's sanity notes against the limits the judge kept from the previous round."""
         languages = {m: assign_languages(m, eps, config.languages, language_plan.get(m, {}))
                      for m, eps in self.endpoints.items()}
+        before = previous_limits or {}
+        notes = {m: found for m, eps in self.endpoints.items()
+                 if (found := listing_notes({e.tag: ListedLimits(e.context_length, e.max_completion_tokens)
+                                             for e in eps}, before.get(m, {})))}
         return dataclasses.replace(self, languages=languages, contracts=config.contracts,
-                                   controls={m: config.controls.get(m, ()) for m in self.endpoints})
+                                   controls={m: config.controls.get(m, ()) for m in self.endpoints},
+                                   notes=notes)
 
 
 def assign_languages(model: str, endpoints: tuple[Endpoint, ...], languages: tuple[str, ...],

@@ -22,7 +22,9 @@ from probes.round.cases import CaseRecord
 def build_results(*, round_id: str, started_at: str, finished_at: str, upstream: str,
                   models: Mapping[str, Iterable[str]], records: Iterable[CaseRecord],
                   incomplete: Sequence[Incomplete], unprobed: Iterable[Mapping[str, str]] = (),
-                  clock: str = REAL, controls_source: str | None = None) -> RoundResults:
+                  clock: str = REAL, controls_source: str | None = None,
+                  limits: Mapping[str, Mapping[str, tuple[int | None, int | None]]] | None = None,
+                  listing_notes: Mapping[str, tuple[str, ...]] | None = None) -> RoundResults:
     """The round record (core/results.py) of the cases the round owner collected, in order.
 
     Its usage per provider is derived from the cases; its weak probes are the control cases
@@ -35,7 +37,8 @@ def build_results(*, round_id: str, started_at: str, finished_at: str, upstream:
         upstream=upstream, models={m: tuple(sorted(set(tags))) for m, tags in models.items()}, cases=cases,
         weak_probes=weak_probes(cases),
         unprobed_controls=tuple(ControlNote(u["model"], u["contract"], u["control"], u["reason"]) for u in unprobed),
-        clock=clock, controls_source=controls_source,
+        clock=clock, controls_source=controls_source, limits=dict(limits or {}),
+        listing_notes={m: n for m, n in (listing_notes or {}).items() if n},
     )
 
 

@@ -27,6 +27,7 @@ from core.config import Config
 from core.store import read_json
 from core.times import stamp
 from core.upstream import Upstream
+from judge.replies.listing import ListedLimits
 from judge.suspension.state import STATE_FIX, state_from_json
 from probes.round.planning import RoundPlan
 
@@ -111,3 +112,14 @@ def read_language_plan(path: Path) -> dict[str, dict[str, str]]:
     """
     raw = read_json(path, "state file", STATE_FIX)
     return {} if raw is None else state_from_json(raw, str(path)).language_plan()
+
+
+def read_previous_limits(path: Path) -> dict[str, dict[str, ListedLimits]]:
+    """{model: {provider: its listed limits}} as the judge kept them from the previous round; {}
+    without a state file (errors as read_language_plan's)."""
+    raw = read_json(path, "state file", STATE_FIX)
+    if raw is None:
+        return {}
+    state = state_from_json(raw, str(path))
+    return {m: {p: ps.limits for p, ps in providers.items() if ps.limits is not None}
+            for m, providers in state.models.items()}

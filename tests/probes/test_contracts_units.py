@@ -25,7 +25,8 @@ def completed(text: str = "*She smiles.* \"Welcome in.\"", ttft: float | None = 
               finish_reason: str = "stop", **kw) -> ChatResult:
     return ChatResult(tag=EP.tag, classification=Classification.COMPLETED, text=text, finish_reason=finish_reason,
                       ttft_s=ttft, total_s=1.0, http_status=200, served_by="A",
-                      usage=Usage(prompt_tokens=100, completion_tokens=50, cost_usd=None), **kw)
+                      # 12 tokens for the 27-byte reply: a count its text can hold (billing honesty's check)
+                      usage=Usage(prompt_tokens=100, completion_tokens=12, cost_usd=None), **kw)
 
 
 class FakeClient:
@@ -93,7 +94,7 @@ def test_routing_mismatch_reads_as_such_and_an_auth_error_flags_the_round() -> N
 
 def test_cost_comes_from_the_endpoint_pricing() -> None:
     got = run(latency, FakeClient(completed()), settings(), Case(model="m/x", contract="latency", endpoint=EP))
-    assert got.to_json()["cost_usd"] == pytest.approx(100 * 1e-6 + 50 * 2e-6)
+    assert got.to_json()["cost_usd"] == pytest.approx(100 * 1e-6 + 12 * 2e-6)
 
 
 def test_structured_is_not_applicable_without_the_capability() -> None:

@@ -146,3 +146,22 @@ def test_a_model_id_that_is_not_author_slug_is_refused_before_any_request(model:
 def test_the_advertised_throughput_is_its_p50_and_slowest_percentile(throughput: Any, expected: Any) -> None:
     [found] = parse_endpoints(MODEL, listing(entry("deepinfra/fp8", throughput_last_30m=throughput)))
     assert (found.throughput_p50, found.throughput_slowest) == expected
+def test_the_optional_prices_billing_honesty_reads_are_parsed_and_absent_ones_are_none() -> None:
+    pricing = {"prompt": "0.000003", "completion": "0.000015", "request": "0.0001", "input_cache_read": "0.0000003",
+               "input_cache_write": "0.00000375", "internal_reasoning": "0.00002", "web_search": "0.01", "discount": 0}
+    (e,) = parse_endpoints(MODEL, listing(entry("a/b", pricing=pricing)))
+    assert (e.request_price, e.cache_read_price, e.cache_write_price, e.reasoning_price, e.web_search_price) == (
+        pytest.approx(1e-4), pytest.approx(3e-7), pytest.approx(3.75e-6), pytest.approx(2e-5), pytest.approx(0.01))
+    assert e.prompt_price_high is None and e.completion_price_high is None
+    (plain,) = parse_endpoints(MODEL, listing(entry("a/b")))
+    assert plain.request_price == 0.0 and plain.cache_read_price is None and plain.web_search_price is None
+
+
+def test_conditional_prices_are_read_at_their_highest_and_a_malformed_optional_price_decides_nothing() -> None:
+    # Gemini-2.5-Pro-like long-context pricing: the override doubles the prompt price above 200 K tokens.
+    pricing = {"prompt": "0.00000125", "completion": "0.00001", "input_cache_read": "bad",
+               "overrides": [{"min_prompt_tokens": 200000, "prompt": "0.0000025", "completion": "0.000015"}, "junk"]}
+    (e,) = parse_endpoints(MODEL, listing(entry("a/b", pricing=pricing)))
+    assert e.prompt_price == pytest.approx(1.25e-6)  # the base price, as every estimate reads it
+    assert e.prompt_price_high == pytest.approx(2.5e-6) and e.completion_price_high == pytest.approx(1.5e-5)
+    assert e.cache_read_price is None

@@ -37,7 +37,8 @@ def test_a_probe_that_raises_is_that_cases_transport_error_and_the_others_are_ju
         pinned = Endpoint(model=MODEL, tag="ok/fp8", provider_name="Ok", quantization=None,
                           supported_parameters=("max_tokens", "temperature", "seed", "response_format",
                                                 "structured_outputs"),
-                          prompt_price=0.0, completion_price=0.0, context_length=None,
+                          # round_support's listing: billing honesty judges usage.cost against it.
+                          prompt_price=3e-7, completion_price=1e-6, context_length=None,
                           max_completion_tokens=None, status=0)
         cases = [Case(MODEL, "language", pinned, language="pt"), Case(MODEL, "latency", pinned)]
         engine = Engine(client_settings=Upstream(base_url=sim.base_url, api_key=SENTINEL_KEY), probe=PROBE,

@@ -40,7 +40,13 @@ from probes.http.client import PinnedClient
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 from probes.http.sse import SSEParser
 from probes.http.stream import StreamState
-from probes.round.reply_checks import limits_facts, measured_decode
+from probes.round.reply_checks import (
+    billed_and_listed,
+    billing_notes,
+    limits_facts,
+    measured_decode,
+    reply_check,
+)
 
 SECRET = "sk-or-v1-SENTINEL-recorded-5e2a7c"
 ABSENT = f"real OpenRouter recordings not found in {recordings_dir()} (outside the repo; set {ENV_VAR})"
@@ -64,11 +70,26 @@ def is_error(it: Interaction) -> bool:
     return it.status != 200
 
 
+# What OpenRouter lists for the recordings' served models (USD per token; web_search per search),
+# so billing honesty (judge/replies/billing.py) judges each recorded usage.cost against its real price.
+LISTED: dict[str, dict[str, float]] = {
+    "openai/o3": {"prompt_price": 2e-6, "completion_price": 8e-6},
+    "openai/gpt-4.1-mini": {"prompt_price": 4e-7, "completion_price": 1.6e-6, "web_search_price": 0.01},
+    "x-ai/grok-4": {"prompt_price": 3e-6, "completion_price": 15e-6, "cache_read_price": 7.5e-7},
+}
+
+
+def served_model(it: Interaction) -> str | None:
+    found = [c.get("model") for c in it.chunks()] if it.streamed_body else [it.json_body().get("model")]
+    return next((m for m in found if isinstance(m, str)), None)
+
+
 def endpoint_for(it: Interaction, provider_name: str | None = None) -> Endpoint:
     name = provider_name or it.provider() or "Unknown"
     tag = name.lower().replace(" ", "-")
-    return Endpoint(str(it.request.get("model", "acme/model")), tag, name, None, ("max_tokens",),
-                    1e-7, 1e-7, 128_000, None, 0)
+    endpoint = Endpoint(str(it.request.get("model", "acme/model")), tag, name, None, ("max_tokens",),
+                        1e-7, 1e-7, 128_000, None, 0)
+    return replace(endpoint, **LISTED.get(served_model(it) or "", {}))  # type: ignore[arg-type]
 
 
 def drive(it: Interaction, *, pieces: list[bytes] | None = None, endpoint: Endpoint | None = None,
@@ -302,8 +323,7 @@ def _contract_on_recording(it: Interaction, contract: str) -> tuple[Any, list[di
 
     modules = {"latency": latency, "refusal": refusal, "structured": structured, "language": language_contract}
     base = endpoint_for(it)
-    endpoint = Endpoint(base.model, base.tag, base.provider_name, None,
-                        ("max_tokens", "reasoning", "include_reasoning", "response_format"), 1e-7, 1e-7, 128_000, None, 0)
+    endpoint = replace(base, supported_parameters=("max_tokens", "reasoning", "include_reasoning", "response_format"))
     probe = ProbeSettings(ttft_seconds=10.0, request_deadline_seconds=10.0, max_tokens=200, language_confirmations=2,
                           temperature=0.7)
     settings = ContractSettings(probe=probe, controls=_NoControls(), judge_language=_judge_language, missing_controls={})
@@ -386,3 +406,20 @@ def test_the_reply_checks_find_nothing_wrong_in_a_recorded_stream(it: Interactio
         assert tps is None
     else:
         assert tps is None or tps > 0  # None: the replay sent it faster than 50 ms of decoding
+
+
+@pytest.mark.parametrize("it", cases(lambda it: it.status == 200))
+def test_billing_honesty_finds_every_recorded_real_bill_honest_at_its_listed_price(it: Interaction) -> None:
+    # Issue 22's billing check on real traffic: each recorded usage.cost against what OpenRouter
+    # lists for the served model (LISTED), the web search fee and the cache reads included; and
+    # the recorded completion tokens fit the visible text (the reasoning reply reports its thinking).
+    endpoint = endpoint_for(it)
+    result, _ = drive(it, endpoint=endpoint)
+    assert result.completed, result.error_message
+    assert reply_check(result, endpoint) is None
+    assert billing_notes(result, endpoint) == ()
+    billing = billed_and_listed(result, endpoint)
+    if result.usage is not None and result.usage.cost_usd is not None:
+        assert billing is not None and billing[0] == pytest.approx(billing[1], rel=1e-6)  # to the last digit
+    else:
+        assert billing is None  # no cost recorded (2025's non-streamed body): nothing to compare

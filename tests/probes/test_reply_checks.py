@@ -69,3 +69,47 @@ def test_a_healthy_reply_cut_at_the_cap_is_a_length_finish_at_the_cap_and_passes
     result = chat({}, max_tokens=12)
     assert result.finish_reason == "length" and result.max_tokens_sent == 12
     assert reply_check(result) is None
+
+
+def chat_on(faults: dict[str, Any], *, seed: int = 7) -> tuple[ChatResult, Endpoint]:
+    """One reply and the endpoint as the same round's discovery listed it (its prices)."""
+    behaviour = {"ttft_ms": 20, "tokens_per_second": 4000, "faults": faults}
+    scenario = scenario_from_dict({"name": "billing", "keepalive_ms": 50, "models": [{"id": MODEL, "endpoints": [
+        {"tag": "aurora/fp8", "provider_name": "Aurora", "behaviour": behaviour,
+         "pricing": {"prompt": "0.00000014", "completion": "0.00000028"}}]}]})
+
+    async def go(base_url: str) -> tuple[ChatResult, Endpoint]:
+        async with PinnedClient(Upstream(base_url=base_url, api_key=SECRET), deadline_s=5.0) as client:
+            (endpoint,) = await discover(client, MODEL)
+            return await client.chat(endpoint, MESSAGES, max_tokens=200), endpoint
+
+    with start_simulator(scenario, seed=seed) as sim:
+        return asyncio.run(go(sim.base_url))
+
+
+def test_an_overbilling_host_fails_every_reply_with_the_figures_and_its_code() -> None:
+    result, endpoint = chat_on({"overbilling": {"rate": 1.0, "factor": 1.5}})
+    verdict = reply_check(result, endpoint)
+    assert verdict is not None and reason_code("fail", verdict.reason) == "overbilled", verdict
+    assert "(1.50 x)" in verdict.reason
+    attempt = attempt_from(result, endpoint, passed("first token after 0.02 s"), MESSAGES)
+    assert attempt.outcome is Outcome.FAIL and attempt.billed_usd == pytest.approx(1.5 * (attempt.listed_usd or 0))
+    assert reply_check(result) is None  # without the listing there is nothing to bill against
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_healthy_host_is_billed_its_listed_price_and_reports_usage(seed: int) -> None:
+    result, endpoint = chat_on({}, seed=seed)
+    assert reply_check(result, endpoint) is None
+    attempt = attempt_from(result, endpoint, passed("first token after 0.02 s"), MESSAGES)
+    assert attempt.usage_reported is True and attempt.billed_usd == pytest.approx(attempt.listed_usd)
+    entry = attempt.to_json()
+    assert entry["usage_reported"] is True and entry["prompt_tokens"] == result.usage.prompt_tokens  # type: ignore[union-attr]
+
+
+def test_a_stream_without_usage_passes_its_reply_and_is_recorded_as_such() -> None:
+    result, endpoint = chat_on({"no_stream_usage": {"rate": 1.0}})
+    assert result.completed and result.usage is None
+    attempt = attempt_from(result, endpoint, passed("first token after 0.02 s"), MESSAGES)
+    assert attempt.outcome is Outcome.PASS  # never failed in one round: the judge counts it against peers
+    assert attempt.to_json()["usage_reported"] is False and "prompt_tokens" not in attempt.to_json()

@@ -60,8 +60,12 @@ def test_results_json_has_the_documented_shape(planted_round: Round) -> None:
     doc = planted_round.results
     assert doc["schema_version"] == 1 and doc["upstream"] == "simulator"
     assert doc["started_at"].endswith("Z") and doc["finished_at"].endswith("Z")
-    assert doc["models"] == {"deepseek/deepseek-chat-v3-0324": {"providers": sorted(
-        ["ok/fp8", "slow/fp8", "garbage/fp8", "filter/fp8", "schema/fp8"])}}
+    providers = sorted(["ok/fp8", "slow/fp8", "garbage/fp8", "filter/fp8", "schema/fp8"])
+    (model,) = doc["models"].values()
+    assert list(doc["models"]) == ["deepseek/deepseek-chat-v3-0324"] and model["providers"] == providers
+    # discovery's listed limits per endpoint ([context_length, max_completion_tokens]: issue 22)
+    assert set(model) <= {"providers", "limits", "notes"}
+    assert sorted(model["limits"]) == providers and all(len(pair) == 2 for pair in model["limits"].values())
     assert len(doc["cases"]) == 20
     for case in doc["cases"]:
         assert set(case) == CASE_KEYS

@@ -102,6 +102,17 @@ MATRIX: dict[str, tuple[dict[str, Any], dict[str, str], str]] = {
     "slow_decode": ({"factor": 0.1}, row(P, P, P, P),
                     "the first token on time, then a tenth of the pace: every reply passes at the probe; the "
                     "judge fails the latency case against the peers and the advertised throughput"),
+    # Billing honesty (issue 22): per reply in the probes, per round against peers in the judge.
+    "overbilling": ({"factor": 1.5}, row(F, F, F, F),
+                    "usage.cost 1.5 x the listed price of the usage it reports: billing fails every reply, "
+                    "naming both figures"),
+    "hidden_system_prompt": ({"tokens": 400}, row(P, P, P, P),
+                             "400 more prompt tokens than the peers for the identical prompt: the replies pass "
+                             "here; the judge fails its latency and refusal cases (language: when peers share its "
+                             "language) against the peers' median"),
+    "no_stream_usage": ({}, row(P, P, P, P),
+                        "streams without their usage chunk: never failed in one round; the judge counts them "
+                        "against the peers over the window (the stream_usage card)"),
 }
 # Traits are not drawn (no `rate`); a reasoning host lists `reasoning` among its parameters.
 TRAITS = ("thinking", "reset_before_response")
@@ -113,7 +124,8 @@ PARAMS = {"thinking": ("max_tokens", "temperature", "seed", "response_format", "
 # after the first nineteen get tags that sort last: the original hosts keep the languages their
 # cells were established with (tests/probes/test_round_planted.py, docs/fault-matrix.md).
 APPENDED = ("moderation", "reset_before_response", "thinking", "filter_error", "length_then_error",
-            "cumulative_deltas", "repeated_deltas", "ignore_max_tokens", "early_length", "slow_decode")
+            "cumulative_deltas", "repeated_deltas", "ignore_max_tokens", "early_length", "slow_decode", "overbilling",
+            "hidden_system_prompt", "no_stream_usage")
 
 
 def tag_of(fault: str) -> str:

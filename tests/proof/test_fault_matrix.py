@@ -130,3 +130,28 @@ def test_the_table_has_one_home_that_the_contracts_page_links() -> None:
              if table.splitlines()[2] in page.read_text(encoding="utf-8")]
     assert homes == ["fault-matrix.md"]
     assert "](fault-matrix.md)" in (ROOT / "docs" / "contracts.md").read_text(encoding="utf-8")
+
+
+def test_billing_honesty_in_the_judge_fails_only_the_hidden_prompt_and_counts_the_missing_usage(
+        matrix_round: ProbeRun) -> None:
+    # Issue 22: the per-round half of billing honesty, on the same real round. The hidden system
+    # prompt fails against ~30 peers; no other host of the matrix (hostile ones included) does;
+    # the host without stream usage is recorded so, and passes its round.
+    from core.policy import Policy
+    from core.results import read_results
+    from judge.suspension.evidence import USAGE, round_codes
+    from judge.suspension.round import classify_round
+
+    report = read_results(matrix_round.results)
+    (model,) = classify_round(report, Policy()).values()
+    hidden = {(p, e.contract) for p, pr in model.providers.items() for e in pr.evidence
+              if e.reason.startswith("billing: prompt tokens")}
+    # Its language case has peers only when two other hosts got its rotating language this round.
+    mine = {(tag_of("hidden_system_prompt"), c) for c in ("latency", "refusal", "language")}
+    assert mine - {(tag_of("hidden_system_prompt"), "language")} <= hidden <= mine
+    assert model.providers[tag_of("no_stream_usage")].klass.value == "clean"
+    codes = round_codes([c for c in report.cases if c.model == model.model])
+    assert set(codes[tag_of("no_stream_usage")][USAGE]) == {"f"}
+    assert set(codes[tag_of("healthy")][USAGE]) == {"p"}
+    overbilled = [c for c in report.cases if c.provider == tag_of("overbilling")]
+    assert all(c.reason.startswith("billing: cost above the listed price") for c in overbilled)

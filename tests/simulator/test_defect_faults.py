@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import httpx
+import pytest
 from simkit import FAST, KEY, MODEL, chat_body, one_endpoint_scenario, stream_chat
 
 
@@ -62,3 +63,39 @@ def test_slow_decode_keeps_the_reply_and_the_advertised_throughput(simulate):
     listed = httpx.get(f"{sim.base_url}/models/{MODEL}/endpoints", headers=KEY).json()["data"]["endpoints"]
     throughput = next(e["throughput_last_30m"] for e in listed if e["tag"] == "test/fp8")
     assert throughput["p50"] == FAST["tokens_per_second"]
+
+
+def listed_cost(sim, u: dict) -> float:
+    """The usage at the endpoint's listed prices, as discovery shows them."""
+    import httpx
+
+    listing = httpx.get(f"{sim.base_url}/models/{MODEL}/endpoints", headers=KEY, timeout=10).json()
+    pricing = next(e["pricing"] for e in listing["data"]["endpoints"] if e["tag"] == "test/fp8")
+    return u["prompt_tokens"] * float(pricing["prompt"]) + u["completion_tokens"] * float(pricing["completion"])
+
+
+def test_overbilling_bills_factor_times_the_listed_price_of_the_usage_it_reports(simulate):
+    sim = faulty(simulate, "overbilling", factor=1.5)
+
+    u = usage(stream_chat(sim.base_url, chat_body("test/fp8")))
+
+    assert u["cost"] == pytest.approx(1.5 * listed_cost(sim, u))
+
+
+def test_hidden_system_prompt_counts_and_bills_more_prompt_tokens_than_a_healthy_peer(simulate):
+    sim = faulty(simulate, "hidden_system_prompt", tokens=400)
+
+    hidden = usage(stream_chat(sim.base_url, chat_body("test/fp8")))
+    healthy = usage(stream_chat(sim.base_url, chat_body("spare/fp8")))
+
+    assert hidden["prompt_tokens"] == healthy["prompt_tokens"] + 400
+    assert hidden["cost"] == pytest.approx(listed_cost(sim, hidden))  # billed honestly for what it counts
+
+
+def test_no_stream_usage_ends_the_stream_without_its_usage_chunk(simulate):
+    sim = faulty(simulate, "no_stream_usage")
+
+    result = stream_chat(sim.base_url, chat_body("test/fp8"))
+
+    assert result.done and result.text and not any(c.get("usage") for c in result.chunks)
+    assert result.finish_reason == "stop"

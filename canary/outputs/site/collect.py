@@ -17,7 +17,8 @@ Shape (page_version 1; internal between this module and app.js, status.json is t
               languages [...], grid [[endpoint index, language index, passes, fails, other]],
               decisions [...],
               endpoints: [{provider, state, tier, status, until, excluded_by, reasons, tier_reasons,
-                           last_round_at, last_class, latency {p50, p95, tps, n}, rates {"1"|"7"|"30":
+                           last_round_at, last_class, latency {p50, p95, tps, n},
+                           billing {billed, listed, ratio, rounds} | null, rates {"1"|"7"|"30":
                            {contract: [passes, fails, other, rate, low, high]}}, strip7, strip30,
                            detail7, detail30 {bucket: [failed, clean, frozen, [code index]]}, hourly {p50, p95, tps}, daily {p50, p95, tps},
                            wire {lines, bad} (issue 22's checks: wire.py)}]}]
@@ -33,6 +34,7 @@ from typing import Any
 from canary.history.query import DecisionEntry, EndpointNow, EndpointSummary, History
 from canary.outputs.site import strips
 from canary.outputs.site.badges import badge_message, badge_paths
+from canary.outputs.site.billing import billing_cell
 from canary.outputs.site.endpoints import endpoint_state
 from canary.outputs.site.wire import wire_checks
 from core.times import stamp
@@ -162,7 +164,7 @@ def _endpoint(model: str, provider: str, *, now: datetime, tier: EndpointNow | N
             "expires": _iso(routing.excluded_by.expires), "added_by": routing.excluded_by.added_by},
         "tier_reasons": list(tier.tier.reasons) if tier else [],
         "last_round_at": _iso(tier.last_round_at) if tier else None, "last_class": tier.last_class if tier else None,
-        "latency": _latency(summary), "rates": _rates(summary),
+        "latency": _latency(summary), "rates": _rates(summary), "billing": billing_cell(ps),
     }
     for name, (start, hours, count) in frames.items():
         s = strips.strip(rounds, intervals, start=start, buckets=count, width=timedelta(hours=hours))

@@ -53,6 +53,7 @@ def status_document(page: Mapping[str, Any]) -> dict[str, Any]:
                 "tier_reasons": list(e["tier_reasons"]), "last_round_at": e["last_round_at"],
                 "ttft_p50_s": e["latency"]["p50"], "ttft_p95_s": e["latency"]["p95"],
                 "tokens_per_s_p50": e["latency"]["tps"],
+                "billed_over_listed": (e.get("billing") or {}).get("ratio"),
             } for e in m["endpoints"]},
         } for m in page["models"]},
     }

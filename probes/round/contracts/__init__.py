@@ -35,7 +35,7 @@ from judge.replies.refusal import find_refusal
 from judge.replies.verdict import Verdict
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 from probes.round.cases import Attempt, Case, CaseResult
-from probes.round.reply_checks import checked, measured_decode
+from probes.round.reply_checks import billed_and_listed, billing_notes, checked, measured_decode
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
 
@@ -96,12 +96,13 @@ def attempt_from(result: ChatResult, endpoint: Endpoint, verdict: Verdict | None
         # the host's behaviour, so it must never read as an empty reply or a refusal.
         verdict = Verdict(Outcome.INCONCLUSIVE, f"the reply spent its budget on reasoning (finish_reason "
                                           f"{result.finish_reason!r}, no text): says nothing about the host")
-    verdict = checked(result, verdict)  # stream integrity and limits, on every completed reply
+    verdict = checked(result, verdict, endpoint)  # stream integrity, limits, billing: every completed reply
     if outcome is None or reason is None:
         outcome, reason = transport_outcome(result) if verdict is None else (Outcome(verdict.outcome), verdict.reason)
     usage = result.usage
     prompt_tokens = usage.prompt_tokens if usage else 0
     completion_tokens = usage.completion_tokens if usage else 0
+    billing = billed_and_listed(result, endpoint)
     return Attempt(
         outcome=outcome, reason=reason, ttft_s=result.ttft_s, total_s=result.total_s,
         finish_reason=result.finish_reason, classification=result.classification.value,
@@ -111,7 +112,12 @@ def attempt_from(result: ChatResult, endpoint: Endpoint, verdict: Verdict | None
         # whether or not the upstream reported a cost.
         cost_usd=prompt_tokens * endpoint.prompt_price + completion_tokens * endpoint.completion_price,
         requests=result.requests, text=result.text, prompt=tuple(dict(m) for m in messages),
-        service_tier=result.service_tier, notes=result.notes, decode_tps=measured_decode(result),
+        service_tier=result.service_tier, notes=result.notes + billing_notes(result, endpoint),
+        # Billing honesty's evidence (issue 22): the usage a completed stream reported or not (the
+        # judge counts streams without usage against peers), and what it was billed against listed.
+        usage_reported=(usage is not None) if result.completed and result.chunks else None,
+        billed_usd=billing[0] if billing else None, listed_usd=billing[1] if billing else None,
+        decode_tps=measured_decode(result),
         advertised_p50_tps=endpoint.throughput_p50, advertised_slowest_tps=endpoint.throughput_slowest,
     )
 

@@ -198,3 +198,14 @@ def test_entry_ids_are_stable_and_differ_by_round_model_provider_and_action() ->
         {}, {"round_id": "20261129T230000Z-aaaaaa"}, {"model": "other/model"}, {"provider": "dune/int4"},
         {"action": "would_suspend"})}
     assert len(ids) == 5 and all(i.startswith("urn:canary:decision:") and " " not in i for i in ids)
+
+
+def test_the_billed_over_listed_cell_reads_the_state_s_billing_window() -> None:
+    from canary.outputs.site.billing import billing_cell
+    from judge.suspension.billing_window import BillingWindow
+
+    assert billing_cell(None) is None and billing_cell(ProviderState()) is None
+    cell = billing_cell(ProviderState(billing=BillingWindow(((30_000, 20_000), (15_000, 10_000)))))
+    assert cell == {"billed": 0.000045, "listed": 0.00003, "ratio": 1.5, "rounds": 2}
+    assert billing_cell(ProviderState(billing=BillingWindow(((0, 0),)))) == {
+        "billed": 0.0, "listed": 0.0, "ratio": None, "rounds": 1}  # a free model: nothing to divide by

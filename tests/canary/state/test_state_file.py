@@ -158,3 +158,32 @@ def test_time_is_written_in_utc_with_z(tmp_path: Path) -> None:
     t.rounds(2, {PROVIDERS[0]: "fail"})
     doc = state_to_json(t.state)
     assert doc["last_round"]["started_at"] == (T0 + 2 * HALF_HOUR).isoformat().replace("+00:00", "Z")
+
+
+def test_a_limit_that_changes_between_rounds_is_noted_through_the_judge_s_state(tmp_path: Path) -> None:
+    # Issue 22 item 1: round 1's listed limits reach the state (results.json models.M.limits ->
+    # the judge); round 2's plan reads them back and notes the change, deciding nothing.
+    from rules_factories import results
+
+    from core.results import read_results
+    from judge.suspension.rules import apply_round
+    from judge.suspension.state import JudgeState
+    from probes.http.records import Endpoint
+    from probes.round.planning import RoundPlan
+    from probes.round.settings import read_previous_limits
+
+    doc = results()
+    doc["models"][MODEL]["limits"] = {p: [131072, 16384] for p in PROVIDERS}
+    state, _ = apply_round(JudgeState(), read_results(doc), Policy(), now=T0 + timedelta(minutes=5))
+    path = tmp_path / "state.json"
+    save_state(path, state)
+    previous = read_previous_limits(path)
+    assert previous[MODEL][PROVIDERS[0]].max_completion_tokens == 16384
+    endpoints = tuple(Endpoint(MODEL, p, p.title(), None, ("max_tokens",), 0.0, 0.0, 131072,
+                               8192 if p == PROVIDERS[0] else 16384, 0) for p in PROVIDERS)
+    plan = RoundPlan(endpoints={MODEL: endpoints}).with_settings(parse_config({"models": [MODEL]}), {}, previous)
+    assert plan.notes == {MODEL: (f"{PROVIDERS[0]}: max_completion_tokens changed from 16384 to 8192 since the "
+                                  "previous round",)}
+    assert RoundPlan.from_json(plan.to_json()).notes == plan.notes  # discovery.json keeps them
+    assert read_previous_limits(tmp_path / "missing.json") == {}
+

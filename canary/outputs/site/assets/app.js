@@ -208,7 +208,7 @@
       'inconclusive and unreachable cases count for neither. TTFT and tokens/s: last 24 h. Click a row to plot it.'));
     var table = add(el('table', 'endpoints cards'), add(el('thead'), add(el('tr'),
       el('th', null, 'endpoint'), el('th', null, 'status'), el('th', null, 'TTFT p50 / p95'),
-      el('th', null, 'tokens/s'), el('th', null, 'latency'), el('th', null, 'refusal'),
+      el('th', null, 'tokens/s'), el('th', null, 'billed / listed'), el('th', null, 'latency'), el('th', null, 'refusal'),
       el('th', null, 'structured'), el('th', null, 'language'), el('th', null, 'wire'), el('th', null, 'why'))), body);
     add(card, add(el('div', 'scroll'), table));
     if (!m.endpoints.length) { add(card, el('p', 'empty', 'No endpoint of this model was probed in the last 7 days.')); }
@@ -223,7 +223,8 @@
         var rates = (e.rates || {})[windowDays] || {};
         add(tr, el('td', null, e.provider), status,
           labelled(el('td', 'num', num(e.latency.p50, 2) + ' / ' + num(e.latency.p95, 2) + ' s'), 'TTFT p50/p95'),
-          labelled(el('td', 'num', num(e.latency.tps, 0)), 'tokens/s'));
+          labelled(el('td', 'num', num(e.latency.tps, 0)), 'tokens/s'),
+          labelled(billingCell(e.billing), 'billed / listed'));
         CONTRACTS.forEach(function (c) { tr.appendChild(labelled(rateCell(rates[c]), c)); });
         tr.appendChild(labelled(wireCell(e.wire), 'wire'));
         // The tier's reasons matter when routing does nothing about the endpoint (degraded, failing).
@@ -255,6 +256,17 @@
     td.textContent = w.lines.join(' · ');
     if (w.bad) { td.classList.add('bad'); }
     td.title = 'stream integrity, limits, decode speed and host errors against the peers';
+    return td;
+  }
+
+  // What the endpoint billed (usage.cost) against its listed prices for the same usage, over its
+  // evidence window: above 1.10 x each reply fails billing honesty; below 1 a discount or a cache hit.
+  function billingCell(b) {
+    var td = el('td', 'num billing');
+    if (!b || b.ratio === null) { td.textContent = '-'; return td; }
+    td.textContent = num(b.ratio, 2) + ' ×';
+    if (b.ratio > 1.1) { td.classList.add('bad'); }
+    td.title = '$' + num(b.billed, 6) + ' billed / $' + num(b.listed, 6) + ' listed over ' + b.rounds + ' rounds';
     return td;
   }
 

@@ -1,0 +1,153 @@
+"""Billing honesty: what one completed reply was billed (`usage.cost`) against what the endpoint
+lists, and the tokens it reports against the text it carried (issue 22).
+
+Expected cost, from the same round's discovery pricing (USD per token, per request) and the
+reply's own usage: prompt tokens at `pricing.prompt` (the cache reads among them at
+`input_cache_read` and the cache writes at `input_cache_write`, where listed), completion tokens
+at `pricing.completion` (the reasoning among them at `internal_reasoning`, where listed), the
+`request` fee, and `web_search` per search the usage reports (the recorded real exchange billed
+$0.01 for one search on top of its tokens). OpenRouter counts cached tokens inside
+`prompt_tokens` (its usage-accounting docs), so they are priced apart, not added.
+
+Three findings:
+- overbilled: `cost` above the expected cost x OVERBILLED_RATIO *and* by more than
+  OVERBILLED_FLOOR_USD fails the reply. The ratio is the defect's size (civitai/civitai#3815:
+  17 % above listed price x reported tokens), well above OpenRouter's rounding (the recorded
+  costs match price x tokens to the last digit); the floor keeps a free or near-free reply
+  (a fraction of a micro-dollar) from failing on rounding. A conditional listing (`overrides`:
+  long-context or time-window prices) is read at its highest price per unit (discovery). One round's
+  overbilled replies fail the round; the streak rule's two failed rounds in a row are what
+  suspends, so "overbilled in two rounds" is exactly the suspension the judge already makes;
+- underbilled: `cost` below the expected cost / OVERBILLED_RATIO (and by the floor) is a note:
+  a discount, a cache hit the usage does not detail, a promotion. It costs the user nothing;
+- completion tokens the text cannot hold: every text token carries at least one UTF-8 byte
+  (byte-level BPE falls back to single bytes, never to less), so a reply reporting more than its
+  visible text's bytes + HIDDEN_TOKENS_SLACK completion tokens (a stop token, a template's end
+  marker), with no reasoning asked, seen or reported, was billed for tokens it did not deliver.
+  English averages about 4 bytes a token, so the bound is generous: it catches a host billing
+  hidden generation, not a tokenizer. Set aside: reasoning replies (their thinking may be left
+  out of the text), a reply our client cut (the text is ours, not the host's), a model that
+  thinks by default (its thinking may go unreported), and a reply without text or that did not
+  finish on `stop` or `length` (see JUDGED_FINISHES).
+Replies without usage, or without `cost`, have nothing to compare: None.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from judge.replies.verdict import Verdict, failed
+
+OVERBILLED_RATIO = 1.10
+OVERBILLED_FLOOR_USD = 0.000002
+HIDDEN_TOKENS_SLACK = 16
+# The finishes whose text is the whole generation: a content_filter finish may bill what its
+# filter withheld (the refusal contract judges the filter), and an empty text (a `refusal`
+# field, a tool call: parts the client does not read) is the contracts' to judge.
+JUDGED_FINISHES = ("stop", "length")
+
+OVERBILLED = "billing: cost above the listed price"
+HIDDEN_TOKENS = "billing: completion tokens the text cannot hold"
+UNDERBILLED = "billing: cost below the listed price"
+
+
+@dataclass(frozen=True, slots=True)
+class Prices:
+    """An endpoint's listed prices: USD per token, per request (`request`), per search (`web_search`).
+    None: not listed (cache reads and writes are then priced as prompt tokens, reasoning as
+    completion tokens: the upper bound, so an unlisted discount never reads as overbilling)."""
+
+    prompt: float
+    completion: float
+    request: float = 0.0
+    cache_read: float | None = None
+    cache_write: float | None = None
+    reasoning: float | None = None
+    web_search: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BilledUsage:
+    """What one completed reply's usage reports (the details are counted inside the totals)."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float | None               # usage.cost, USD; None: not reported
+    cached_tokens: int = 0           # prompt_tokens_details.cached_tokens
+    cache_write_tokens: int = 0      # prompt_tokens_details.cache_write_tokens
+    reasoning_tokens: int = 0        # completion_tokens_details.reasoning_tokens
+    web_searches: int = 0            # server_tool_use_details.web_search_requests
+
+
+@dataclass(frozen=True, slots=True)
+class HiddenTokensFacts:
+    """What the completion-token check reads off one completed reply."""
+
+    completion_tokens: int | None
+    text_bytes: int                  # the visible text's UTF-8 length
+    finish_reason: str | None
+    reasoning: bool                  # reasoning asked for, seen, reported, or the model's default
+    cut_by_client: bool              # our own size cap stopped reading
+
+
+def listed_cost(usage: BilledUsage, prices: Prices) -> float | None:
+    """The cost the listing gives for this usage (USD); None when a part of it is not priced."""
+    if usage.web_searches and prices.web_search is None:
+        return None
+    cached = min(usage.cached_tokens, usage.prompt_tokens)
+    written = min(usage.cache_write_tokens, usage.prompt_tokens - cached)
+    fresh = usage.prompt_tokens - cached - written
+    reasoning = min(usage.reasoning_tokens, usage.completion_tokens)
+    return (fresh * prices.prompt
+            + cached * _or(prices.cache_read, prices.prompt)
+            + written * _or(prices.cache_write, prices.prompt)
+            + (usage.completion_tokens - reasoning) * prices.completion
+            + reasoning * _or(prices.reasoning, prices.completion)
+            + prices.request + usage.web_searches * (prices.web_search or 0.0))
+
+
+def _or(listed: float | None, default: float) -> float:
+    return default if listed is None else listed
+
+
+def _figures(usage: BilledUsage, billed: float, listed: float) -> str:
+    ratio = f"{billed / listed:.2f} x" if listed > 0 else "nothing listed"
+    return (f"${billed:.8f} billed against ${listed:.8f} listed ({ratio}) for {usage.prompt_tokens} prompt "
+            f"and {usage.completion_tokens} completion tokens")
+
+
+def assess_cost(usage: BilledUsage | None, prices: Prices | None) -> Verdict | None:
+    """A failed Verdict when `usage.cost` is above the listed cost by OVERBILLED_RATIO and the floor."""
+    if usage is None or prices is None or usage.cost is None:
+        return None
+    listed = listed_cost(usage, prices)
+    if listed is None:
+        return None
+    if usage.cost > listed * OVERBILLED_RATIO and usage.cost - listed > OVERBILLED_FLOOR_USD:
+        return failed(f"{OVERBILLED}: {_figures(usage, usage.cost, listed)}; fails above "
+                      f"{OVERBILLED_RATIO:g} x and ${OVERBILLED_FLOOR_USD:g} more")
+    return None
+
+
+def underbilled_note(usage: BilledUsage | None, prices: Prices | None) -> str | None:
+    """A note when `usage.cost` is below the listed cost by the same margins (decides nothing)."""
+    if usage is None or prices is None or usage.cost is None:
+        return None
+    listed = listed_cost(usage, prices)
+    if listed is None or not (usage.cost * OVERBILLED_RATIO < listed and listed - usage.cost > OVERBILLED_FLOOR_USD):
+        return None
+    return f"{UNDERBILLED}: {_figures(usage, usage.cost, listed)} (a discount or an undetailed cache hit?)"
+
+
+def assess_hidden_tokens(facts: HiddenTokensFacts) -> Verdict | None:
+    """A failed Verdict when the reply reports more completion tokens than its text can hold."""
+    tokens = facts.completion_tokens
+    if (tokens is None or facts.reasoning or facts.cut_by_client or not facts.text_bytes
+            or facts.finish_reason not in JUDGED_FINISHES):
+        return None
+    most = facts.text_bytes + HIDDEN_TOKENS_SLACK
+    if tokens > most:
+        return failed(f"{HIDDEN_TOKENS}: {tokens} completion tokens reported, no reasoning asked or reported, "
+                      f"for a visible text of {facts.text_bytes} bytes (at most {most} tokens: every text token "
+                      "carries at least one byte)")
+    return None
