@@ -20,7 +20,7 @@ import yaml
 from core.errors import CanaryError
 from core.policy import MODES, Policy
 from core.tags import is_valid_model_id
-from core.vocabulary import CONTRACTS, LANGUAGES
+from core.vocabulary import CONTRACTS, LANGUAGES, OPTIONAL_CONTRACTS
 
 _RULES = Policy()  # the rules' defaults, read from the one place they are set
 
@@ -32,6 +32,8 @@ DEFAULTS: dict[str, Any] = {
     "models": [],
     # Hosts known to filter the refusal probe, per model: the positive control.
     "controls": {},
+    # The optional contracts (core.vocabulary.OPTIONAL_CONTRACTS) each model runs: model id -> names.
+    "optional_contracts": {},
     "contracts": list(CONTRACTS),
     "languages": list(LANGUAGES),
     "probe": {
@@ -167,6 +169,7 @@ class Config:
     paths: PathSettings
     source: str = field(default="<defaults>")
     site: SiteSettings = field(default_factory=SiteSettings)
+    optional_contracts: dict[str, tuple[str, ...]] = field(default_factory=dict)  # model -> opted-in optional contracts
 
     @property
     def mode(self) -> str:
@@ -218,6 +221,7 @@ def parse_config(raw: dict[str, Any], *, source: str = "<inline>") -> Config:
     for c in contracts:
         if c not in CONTRACTS:
             raise ConfigError(f"{source}: contracts: unknown contract {c!r}; choose from {', '.join(CONTRACTS)}")
+    optional = _optional_contracts(merged["optional_contracts"], v, source)
     languages = tuple(v.str_list(merged, "languages"))
     for lang in languages:
         if lang not in LANGUAGES:
@@ -274,8 +278,24 @@ def parse_config(raw: dict[str, Any], *, source: str = "<inline>") -> Config:
                          state_branch=_state_branch(pa["state_branch"], source))
     site = SiteSettings(stale_after_minutes=v.number(merged["site"], "stale_after_minutes", "site.stale_after_minutes",
                                                      minimum=1.0))
-    return Config(models=models, controls=controls, contracts=contracts, languages=languages,
+    return Config(models=models, controls=controls, contracts=contracts, optional_contracts=optional, languages=languages,
                   probe=probe, concurrency=concurrency, rules=rules, paths=paths, source=source, site=site)
+
+
+def _optional_contracts(raw: Any, v: _Validator, source: str) -> dict[str, tuple[str, ...]]:
+    """`optional_contracts:`: model id -> a list of optional contract names (OPTIONAL_CONTRACTS)."""
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{source}: optional_contracts: must map a model id to a list of optional contracts "
+                          f"({', '.join(OPTIONAL_CONTRACTS)})")
+    out: dict[str, tuple[str, ...]] = {}
+    for model in raw:
+        names = tuple(v.str_list(raw, model, key_path=f"optional_contracts.{model}", nonempty=False))
+        for name in names:
+            if name not in OPTIONAL_CONTRACTS:
+                raise ConfigError(f"{source}: optional_contracts.{model}: {name!r} is not an optional contract; "
+                                  f"choose from {', '.join(OPTIONAL_CONTRACTS)}")
+        out[str(model)] = names
+    return out
 
 
 REASONING_CONTROLS = ("auto", "always")
@@ -296,7 +316,7 @@ def _merge(base: dict[str, Any], override: dict[str, Any], source: str, prefix: 
         if key not in base:
             known = ", ".join(sorted(base))
             raise ConfigError(f"{source}: unknown key {dotted!r} (known here: {known})")
-        if isinstance(base[key], dict) and key not in ("controls",):
+        if isinstance(base[key], dict) and key not in ("controls", "optional_contracts"):
             if not isinstance(value, dict):
                 raise ConfigError(f"{source}: {dotted} must be a mapping, got {type(value).__name__}")
             base[key] = _merge(base[key], value, source, prefix=f"{dotted}.")

@@ -154,6 +154,14 @@ CATALOGUE: dict[str, _Spec] = {
     "repeated_deltas": {},
     "ignore_max_tokens": {"factor": (_int(2), 20)},
     "early_length": {"ratio": (_fraction, 0.2)},
+    # Tool-call defects (simulator/tool_calls.py, issue 23): fire only on a request with `tools`.
+    "tool_markup_leak": {"dialect": (_choice(("kimi", "hermes", "mistral", "deepseek", "glm", "qwen3_coder")), "kimi"),
+                         "into": (_choice(("content", "reasoning")), "content")},
+    "tool_schema_break": {},
+    "tool_args_twice": {},
+    "tool_no_arguments": {},
+    "tool_finish_stop": {},
+    "tool_prose": {},
     # Traits (not drawn, see the module docstring).
     # by_default false: a hybrid model, thinking only when the request asks (an effort, a budget,
     # enabled: true); the models API then says `reasoning.default_enabled: false`.
