@@ -44,6 +44,7 @@ from judge.suspension.card import ALPHA, Card, make_card
 from judge.suspension.short_replies import REFUSAL, judge_short_replies
 from judge.suspension.state import JudgeState, ProviderState
 from judge.suspension.stats import fisher_greater
+from judge.suspension.tool_prose import judge_tool_prose
 from judge.suspension.window import FAIL, INCONCLUSIVE, PASS, SHORT, TRANSPORT, Tally
 
 # Contracts whose replies are roleplay text the refusal judge can read (structured is JSON).
@@ -61,7 +62,7 @@ def record_round(state: JudgeState, report: RoundResults, policy: Policy) -> Jud
         by_model.setdefault(case.model, []).append(case)
     models = dict(state.models)
     for model, cases in sorted(by_model.items()):
-        judged = judge_integrity(judge_short_replies(cases))
+        judged = judge_tool_prose(judge_integrity(judge_short_replies(cases)))
         providers = dict(models.get(model, {}))
         for provider, codes in sorted(round_codes(judged, refusal_weak=(model, REFUSAL) in weak).items()):
             ps = providers.get(provider, ProviderState())

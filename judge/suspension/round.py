@@ -29,6 +29,7 @@ from core.vocabulary import Outcome
 from judge.replies.integrity import judge_integrity
 from judge.suspension.decisions import Evidence
 from judge.suspension.short_replies import judge_short_replies
+from judge.suspension.tool_prose import judge_tool_prose
 
 LANGUAGE_CONTRACT = "language"
 DISCOUNTED_PREFIX = "model-wide, not counted: "
@@ -84,8 +85,9 @@ def classify_round(report: RoundResults, policy: Policy) -> dict[str, ModelRound
         by_model.setdefault(case.model, []).append(case)
     result = {}
     for model in sorted(set(report.models) | set(by_model)):
-        # Truncated refusal replies fail here, and language cases whose endpoint corrupts most of its replies.
-        cases = list(judge_integrity(judge_short_replies(by_model.get(model, []))))
+        # Truncated refusal replies fail here, language cases whose endpoint corrupts most of its
+        # replies, and tools cases that wrote prose while most peers called.
+        cases = list(judge_tool_prose(judge_integrity(judge_short_replies(by_model.get(model, [])))))
         hits = _guard_hits([c for c in cases if not c.control], policy)
         discounted = {(p, h.contract) for h in hits for p in h.failing}
         expected = {c.contract for c in cases}
