@@ -67,6 +67,8 @@ def test_a_healthy_host_calls_both_tools_and_passes_with_the_request_pinned_and_
     assert [t["function"]["name"] for t in body["tools"]] == ["book_room", "roll_dice"]
     assert "response_format" not in body and "tool_choice" not in body
     assert result.attempts[0].notes == ()  # the stated values, finish_reason tool_calls: nothing to note
+    assert result.attempts[0].text.splitlines()[0] == '→ book_room({"room": "tower", "nights": 2})'
+    assert result.to_json()["attempts"][0]["excerpt"].startswith("→ book_room(")
 
 
 @pytest.mark.parametrize("fault,params,code", [

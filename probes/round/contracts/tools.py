@@ -23,7 +23,7 @@ from typing import Any
 from core.vocabulary import Outcome
 from judge.replies import tools as tools_judge
 from judge.replies.verdict import Verdict
-from probes.http.records import ChatResult, Classification, Endpoint
+from probes.http.records import ChatResult, Classification, Endpoint, StreamedToolCall
 from probes.round.cases import Attempt, Case, CaseResult
 from probes.round.contracts import ChatClient, ContractSettings, attempt_from, clock, prompt
 
@@ -72,6 +72,8 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
             attempt = attempt_from(result, endpoint, found.verdict if found else None, msgs)
         if found is not None and found.notes:
             attempt = dataclasses.replace(attempt, notes=(*attempt.notes, *found.notes))
+        if result.tool_calls:  # the calls as sent, after any text: Allure's reply and results.json's excerpt
+            attempt = dataclasses.replace(attempt, text="\n".join((attempt.text, *map(shown, result.tool_calls))).strip())
         return attempt, result.classification is Classification.AUTH_ERROR
 
     first, auth = await one()
@@ -83,6 +85,11 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
     outcome, reason = majority(attempts)
     return CaseResult.for_case(case, outcome, reason, anomaly=True, duration_s=clock() - start,
                                attempts=attempts, auth_error=auth or any(a for _, a in more))
+
+
+def shown(call: StreamedToolCall) -> str:
+    """One call as a line a person reads: `→ book_room({"room": "tower", "nights": 2})`."""
+    return f"→ {''.join(call.name_parts) or '(no name)'}({call.arguments})"
 
 
 def anomalous(attempt: Attempt) -> bool:
