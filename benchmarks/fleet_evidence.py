@@ -74,12 +74,12 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _support import (  # noqa: E402
+    ALL_PARAMS,
     MODEL,
     JudgeFiles,
     Simulator,
     bench_line,
     canary_config,
-    ALL_PARAMS,
     endpoint,
     run_judge,
     run_probe,
