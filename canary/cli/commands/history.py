@@ -27,10 +27,11 @@ from core.results import ResultsError
 from core.store import StoreError, read_json
 from core.times import TimeFormatError, fmt_time
 from core.untrusted import clean as cell
+from core.vocabulary import CONTRACTS
 
 WINDOWS = (1, 7, 30)
 WINDOW_NAMES = {1: "24 h", 7: "7 d", 30: "30 d"}
-CONTRACT_ORDER = ("latency", "refusal", "structured", "language")
+CONTRACT_ORDER = CONTRACTS   # the four, then the optional ones (tools, stop, fidelity)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
