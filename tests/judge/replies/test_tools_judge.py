@@ -172,3 +172,13 @@ def test_an_empty_completed_reply_fails_and_upstream_text_in_reasons_is_cleaned(
     assert found.verdict.failed and reason_code("fail", found.verdict.reason) == "empty_reply"
     hostile = assess("", "", (Call(0, ("x\x1b[31m\n<script>",), GOOD_BOOK),), TOOLS, "tool_calls").verdict.reason
     assert "\x1b" not in hostile and "\n" not in hostile
+
+
+def test_no_markup_is_found_in_real_replies_and_fiction() -> None:
+    # tests/judge/data/refusal_sample/: 475 real chat-model replies (refusals and answers, 17
+    # languages) and 200 passages of published fiction (benchmarks/corpora/sample_refusal_fixture.py).
+    sample = Path(__file__).resolve().parents[1] / "data" / "refusal_sample"
+    texts = [json.loads(line)["text"] for name in ("labelled.jsonl", "fiction.jsonl")
+             for line in (sample / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(texts) >= 600
+    assert [t[:80] for t in texts if leaked_markup(t)] == []
