@@ -13,7 +13,6 @@ sample of its size can: the pooled figures and every language's recall.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from types import ModuleType
 
 import pytest
