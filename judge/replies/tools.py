@@ -30,9 +30,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from jsonschema import Draft7Validator
-from jsonschema.exceptions import best_match
-
 from core.untrusted import TooDeep, clean, load_json
 from judge.replies.verdict import Verdict, failed, inconclusive, passed
 
@@ -155,17 +152,29 @@ def assess(text: str, reasoning: str, calls: Sequence[Call], tools: Sequence[Too
     notes: list[str] = []
     for call, value in parsed:
         tool = by_name[call_name(call, tuple(by_name))]
-        errors = list(Draft7Validator(dict(tool.parameters)).iter_errors(value))
-        if errors:
-            error = best_match(errors)
-            path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
-            message = clean(error.message, MESSAGE_CHARS)
-            return ToolsVerdict(failed(f"{SCHEMA}: {tool.name} arguments at ${path}: {message}"))
+        mismatch = _schema_mismatch(tool, value)
+        if mismatch is not None:
+            return ToolsVerdict(failed(mismatch))
         notes.extend(_value_notes(tool, value))
     if finish_reason != "tool_calls":
         notes.append(f"finish_reason {finish_reason!r} on a reply with valid tool calls (expected 'tool_calls')")
     called = ", ".join(call_name(c, tuple(by_name)) for c, _ in parsed)
     return ToolsVerdict(passed(f"{PASSED}: {called}"), tuple(notes))
+
+
+def _schema_mismatch(tool: Tool, value: Any) -> str | None:
+    """The reason arguments break the tool's schema (jsonschema Draft 7), or None."""
+    # Imported here: judge/suspension/tool_prose.py reads this module's reason prefixes, and the
+    # backend's provider_ignore library (through the judge's state) must not import jsonschema.
+    from jsonschema import Draft7Validator
+    from jsonschema.exceptions import best_match
+
+    errors = list(Draft7Validator(dict(tool.parameters)).iter_errors(value))
+    if not errors:
+        return None
+    error = best_match(errors)
+    path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+    return f"{SCHEMA}: {tool.name} arguments at ${path}: {clean(error.message, MESSAGE_CHARS)}"
 
 
 def _arguments(call: Call) -> tuple[Any, str | None]:
