@@ -26,6 +26,13 @@ request (answer + 1024 tokens) is what bounds a real one. Machine-parsable last 
     BENCH cost kind=clean requests=4 completion_tokens=… cost_usd_round=…
     BENCH cost kind=round providers=9 requests=… completion_tokens=… usd_round=… usd_month=…
     BENCH cost kind=reasoning-<group> effort=… requests=… completion_tokens=… usd_round=… verdicts=…
+
+Then the optional contracts (issue 23), each opted in for the default model against the default
+scenario (its pricing): what the contract's cases add per round, per provider and in total
+(a clean endpoint: one request; an anomaly: two confirmations more; an endpoint that does not
+list the parameter: none):
+
+    BENCH cost kind=optional-<contract> providers=… requests=… requests_max=… usd_round=… usd_month=…
 """
 
 from __future__ import annotations
@@ -175,12 +182,43 @@ def reasoning_rounds(tmp: Path) -> list[str]:
     return lines
 
 
+# The optional contracts measured: each is opted in on its own, against the default scenario.
+OPTIONAL = ("tools",)
+DEFAULT_SCENARIO = ROOT / "simulator" / "scenarios" / "default.yaml"
+
+
+def optional_rounds(tmp: Path) -> list[str]:
+    """One round per optional contract; prints what its cases add, returns BENCH lines."""
+    lines = []
+    with Simulator(DEFAULT_SCENARIO, seed=11) as sim:
+        for contract in OPTIONAL:
+            config = canary_config(tmp / f"canary-{contract}.yaml", optional_contracts=(contract,))
+            results = run_probe(sim.base_url, config, tmp / f"reports-{contract}", state=tmp / "no-state.json").results
+            cases = [c for c in results["cases"] if c["contract"] == contract]
+            requests = [int(c["requests"]) for c in cases]
+            usd = sum(float(c["cost_usd"]) for c in cases)
+            outcomes: dict[str, int] = {}
+            for c in cases:
+                outcomes[c["outcome"]] = outcomes.get(c["outcome"], 0) + 1
+            verdicts = ",".join(f"{k}:{v}" for k, v in sorted(outcomes.items()))
+            print()
+            print(f"optional contract {contract} on the default scenario ({len(cases)} endpoints): "
+                  f"+{sum(requests)} requests/round (median {statistics.median(requests):g}, max {max(requests)} "
+                  f"per endpoint), +${usd:.6f}/round, +${usd * ROUNDS_PER_MONTH:.4f}/month; {verdicts}")
+            lines.append(bench_line("cost", kind=f"optional-{contract}", providers=len(cases), requests=sum(requests),
+                                    requests_max=max(requests), usd_round=usd, usd_month=usd * ROUNDS_PER_MONTH,
+                                    verdicts=verdicts))
+    return lines
+
+
 def main_all() -> None:
     main()
+    with tempfile.TemporaryDirectory(prefix="canary-cost-optional-") as tmp:
+        optional = optional_rounds(Path(tmp))
     with tempfile.TemporaryDirectory(prefix="canary-cost-reasoning-") as tmp:
         lines = reasoning_rounds(Path(tmp))
     print()
-    for line in lines:
+    for line in (*optional, *lines):
         print(line)
 
 

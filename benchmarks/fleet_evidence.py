@@ -1,7 +1,7 @@
 """Evidence against peers on a simulated fleet (issue 10): what the cards say, and what they would change.
 
     .venv/bin/python benchmarks/fleet_evidence.py [--only demo,planted,article,three_defects,shared,
-                                                          bad_probe_day,noisy_week]
+                                                          bad_probe_day,noisy_week,tools]
                                                   [--week-rounds 336] [--seed 13]
 
 (demo) first: `canary round` twice on the bundled simulator with its default scenario, exactly as
@@ -9,7 +9,7 @@
 simulator-state/), and the cards of its would-suspends: the issue 20 target is no WEAK EVIDENCE
 for a host whose defect is its own (cinder, dune, fjord, glacier).
 
-Then six scenarios, each a timeline of real half-hourly rounds: ONE simulator subprocess per
+Then seven scenarios, each a timeline of real half-hourly rounds: ONE simulator subprocess per
 scenario (its round number advanced through /_sim/control), then per round `pytest probes`
 (with the judge's language plan, started_at set on the virtual clock) and `canary judge --now`
 (observe mode, as the checked-in canary.yaml), exactly as benchmarks/false_suspensions.py does:
@@ -32,7 +32,13 @@ scenario (its round number advanced through /_sim/control), then per round `pyte
                intermittently (stray bytes on 40 % of replies) for 40 rounds: the probe's bad day,
                not the hosts'. Every would-suspend here is a false suspension;
 (d) noisy_week 6 healthy hosts with realistic noise (transport errors, short replies, a
-               catch-phrase) for a week (336 rounds). Every would-suspend is false.
+               catch-phrase) for a week (336 rounds), the tools contract on (issue 23) with its own
+               noise (the model answers in prose 10 % of the time, valid calls end with `stop` 5 %).
+               Every would-suspend is false;
+(e) tools      the tools contract's planted defects among 11 hosts (Kimi markup leaked into the
+               content, arguments that break the schema, arguments streamed twice, a host whose
+               replies are prose while its peers call; a host that does not list tools; 6 noisy
+               peers with the tools noise above); 6 rounds.
 
 Per scenario it prints each opening decision with its evidence card, the detection delay of each
 planted defect (rounds from the defect's first round to its would-suspend), false suspensions,
@@ -72,6 +78,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _support import (  # noqa: E402
+    ALL_PARAMS,
     MODEL,
     JudgeFiles,
     Simulator,
@@ -111,6 +118,12 @@ NOISE: dict[str, dict[str, Any]] = {  # benchmarks/false_suspensions.py's realis
 }
 
 
+# The tools contract's realistic noise on healthy hosts (issue 23): the model answers in prose now
+# and then (its own propensity) and a host ends valid calls with `stop`; neither may suspend anyone.
+TOOL_NOISE: dict[str, dict[str, Any]] = {"tool_prose": {"rate": 0.10}, "tool_finish_stop": {"rate": 0.05}}
+TOOL_PARAMS = [*ALL_PARAMS, "tools"]
+
+
 def host(tag: str, faults: dict[str, Any] | None = None, **kw: Any) -> dict[str, Any]:
     return endpoint(tag, faults=faults, **{**FAST, **kw})
 
@@ -122,6 +135,7 @@ class Scenario:
     rounds: int
     planted: dict[str, int]            # defective host -> first round of its defect
     note: str = ""
+    optional: tuple[str, ...] = ()     # the optional contracts the model runs (canary.yaml optional_contracts)
 
 
 def scenarios(week_rounds: int) -> dict[str, Scenario]:
@@ -145,7 +159,13 @@ def scenarios(week_rounds: int) -> dict[str, Scenario]:
     shared = [host(f"host{i}/fp8", {"leading_garbage": {"rate": 1.0}} if i < 3 else None) for i in range(9)]
     bad_day = [host(f"host{i}/fp8", None, phases=[{"from_round": 9, "to_round": 48, "faults": {
         "leading_garbage": {"rate": 0.4}}}] if i < 3 else None) for i in range(9)]
-    week = [host(f"host{i}/fp8", NOISE, ttft_ms=60 + 20 * i) for i in range(6)]
+    week = [host(f"host{i}/fp8", {**NOISE, **TOOL_NOISE}, ttft_ms=60 + 20 * i, params=TOOL_PARAMS) for i in range(6)]
+    tools = [host("leak/fp8", {**NOISE, "tool_markup_leak": {"rate": 0.6, "dialect": "kimi"}}, params=TOOL_PARAMS),
+             host("schema/fp8", {"tool_schema_break": {"rate": 0.8}}, params=TOOL_PARAMS),
+             host("twice/fp8", {"tool_args_twice": {"rate": 1.0}}, params=TOOL_PARAMS),
+             host("prosy/fp8", {"tool_prose": {"rate": 1.0}}, params=TOOL_PARAMS),
+             host("notools/fp8", NOISE)] + [
+        host(f"peer{i}/fp8", {**NOISE, **TOOL_NOISE}, ttft_ms=60 + 10 * i, params=TOOL_PARAMS) for i in range(6)]
     return {
         "planted": Scenario("planted", planted, 6, {t: 1 for t in ("cinder/fp8", "dune/int4", "fjord/fp16",
                                                                   "glacier/fp8", "shy/fp8", "trunc/fp8")}),
@@ -156,7 +176,10 @@ def scenarios(week_rounds: int) -> dict[str, Scenario]:
         "shared": Scenario("shared", shared, 6, {f"host{i}/fp8": 1 for i in range(3)}),
         "bad_probe_day": Scenario("bad_probe_day", bad_day, 48, {}, "rounds 9-48: 3 of 9 hosts' language "
                                                                   "replies start with stray bytes 40 % of the time"),
-        "noisy_week": Scenario("noisy_week", week, week_rounds, {}),
+        "noisy_week": Scenario("noisy_week", week, week_rounds, {}, "tools on, with its noise", optional=("tools",)),
+        "tools": Scenario("tools", tools, 6, {t: 1 for t in ("leak/fp8", "schema/fp8", "twice/fp8", "prosy/fp8")},
+                          "Kimi markup leaked (60 %), schema broken (80 %), arguments streamed twice, prose where "
+                          "the peers call; a host without tools; 6 noisy peers", optional=("tools",)),
     }
 
 
@@ -172,7 +195,7 @@ class Played:
 
 def play(s: Scenario, tmp: Path, seed: int, echo: Callable[[str], None]) -> Played:
     scenario_file = write_yaml(tmp / f"{s.name}.yaml", scenario(s.name, s.endpoints, keepalive_ms=100))
-    config = canary_config(tmp / f"{s.name}-canary.yaml", probe=PROBE)
+    config = canary_config(tmp / f"{s.name}-canary.yaml", probe=PROBE, optional_contracts=s.optional)
     files = JudgeFiles(tmp / f"{s.name}-judge")
     out = Played()
     start = time.monotonic()
@@ -344,7 +367,7 @@ def demo(tmp: Path, echo: Callable[[str], None]) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", default="demo,planted,article,three_defects,shared,bad_probe_day,noisy_week")
+    parser.add_argument("--only", default="demo,planted,article,three_defects,shared,bad_probe_day,noisy_week,tools")
     parser.add_argument("--week-rounds", type=int, default=336)
     parser.add_argument("--seed", type=int, default=13)
     args = parser.parse_args()

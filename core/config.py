@@ -32,7 +32,7 @@ from core.errors import CanaryError
 from core.policy import OBSERVE, Mode, Policy, Rules
 from core.schema import read_as
 from core.tags import is_valid_model_id
-from core.vocabulary import CONTRACTS, LANGUAGES
+from core.vocabulary import CONTRACTS, LANGUAGES, OPTIONAL_CONTRACTS
 
 DEFAULT_CONFIG_FILE = "canary.yaml"
 
@@ -156,7 +156,11 @@ class ConfigFile:
         "model's refusal passes inconclusive and is reported every round (`control_unprobed`). Without "
         "an entry, refusal passes count. On the bundled simulator the scenario's own controls replace "
         "these"))] = field(default_factory=dict)
-    contracts: Annotated[tuple[str, ...], Meta(min_length=1, description="which contracts run")] = CONTRACTS
+    optional_contracts: Annotated[dict[str, Any], Meta(description=(
+        "model → the optional contracts it runs (`tools`; `stop`, `fidelity`): each adds at most one request "
+        "per endpoint per round (two more on an anomaly)"))] = field(default_factory=dict)
+    contracts: Annotated[tuple[str, ...], Meta(min_length=1, description=(
+        "which contracts may run (an optional one only for the models `optional_contracts` names it for)"))] = CONTRACTS
     languages: Annotated[tuple[str, ...], Meta(min_length=1, description=(
         "rotation order of the language probe"))] = LANGUAGES
     probe: ProbeSettings = field(default_factory=ProbeSettings)
@@ -172,6 +176,17 @@ class ConfigFile:
                 raise ValueError(f"controls.{model}: expected a list of endpoint tags, got {tags!r}")
             controls[str(model)] = tuple(tags)
         object.__setattr__(self, "controls", controls)  # frozen: the one normalisation, at construction
+        optional = {}
+        for model, names in self.optional_contracts.items():
+            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                raise ValueError(f"optional_contracts.{model}: expected a list of optional contracts "
+                                 f"({', '.join(OPTIONAL_CONTRACTS)}), got {names!r}")
+            for name in names:
+                if name not in OPTIONAL_CONTRACTS:
+                    raise ValueError(f"optional_contracts.{model}: {name!r} is not an optional contract; "
+                                     f"choose from {', '.join(OPTIONAL_CONTRACTS)}")
+            optional[str(model)] = tuple(names)
+        object.__setattr__(self, "optional_contracts", optional)
         if len(set(self.models)) != len(self.models):
             raise ValueError("models: lists a model twice")
         for m in self.models:
@@ -198,6 +213,7 @@ class Config:
     paths: PathSettings
     source: str = field(default="<defaults>")
     site: SiteSettings = field(default_factory=SiteSettings)
+    optional_contracts: dict[str, tuple[str, ...]] = field(default_factory=dict)  # model -> opted-in optional contracts
 
     @property
     def mode(self) -> str:
@@ -234,7 +250,8 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
 def parse_config(raw: dict[str, Any], *, source: str = "<inline>") -> Config:
     """Validate a raw mapping (as read from YAML) against the declaration; absent keys take defaults."""
     f = read_as(raw, ConfigFile, source=source, error=ConfigError, dec_hook=_path)
-    return Config(models=f.models, controls=f.controls, contracts=f.contracts, languages=f.languages,
+    return Config(models=f.models, controls=f.controls, contracts=f.contracts,
+                  optional_contracts=f.optional_contracts, languages=f.languages,
                   probe=f.probe, concurrency=f.concurrency, paths=f.paths, source=source, site=f.site,
                   rules=Policy.from_rules(f.rules, languages=f.languages, mode=f.mode))
 

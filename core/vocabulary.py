@@ -18,9 +18,12 @@ class Outcome(StrEnum):
     NOT_APPLICABLE = "not_applicable"
 
 
-# The four contracts, in the order the tables show them.
+# The contracts, in the order the tables show them: the four every model runs, then the optional ones.
 LATENCY, REFUSAL, STRUCTURED, LANGUAGE = "latency", "refusal", "structured", "language"
-CONTRACTS: tuple[str, ...] = (LATENCY, REFUSAL, STRUCTURED, LANGUAGE)
+TOOLS, STOP, FIDELITY = "tools", "stop", "fidelity"
+# Optional contracts: run only for the models canary.yaml's `optional_contracts:` names them for.
+OPTIONAL_CONTRACTS: tuple[str, ...] = (TOOLS, STOP, FIDELITY)
+CONTRACTS: tuple[str, ...] = (LATENCY, REFUSAL, STRUCTURED, LANGUAGE, *OPTIONAL_CONTRACTS)
 
 # The product's 17 interface languages (ISO 639-1), in the language contract's rotation order.
 LANGUAGE_NAMES: dict[str, str] = {

@@ -170,6 +170,14 @@ CATALOGUE: dict[str, _Spec] = {
     "overbilling": {"factor": (_factor, 1.5)},
     "hidden_system_prompt": {"tokens": (_int(1), 400)},
     "no_stream_usage": {},
+    # Tool-call defects (simulator/tool_calls.py, issue 23): fire only on a request with `tools`.
+    "tool_markup_leak": {"dialect": (_choice(("kimi", "hermes", "mistral", "deepseek", "glm", "qwen3_coder")), "kimi"),
+                         "into": (_choice(("content", "reasoning")), "content")},
+    "tool_schema_break": {},
+    "tool_args_twice": {},
+    "tool_no_arguments": {},
+    "tool_finish_stop": {},
+    "tool_prose": {},
     # Traits (not drawn, see the module docstring).
     # by_default false: a hybrid model, thinking only when the request asks (an effort, a budget,
     # enabled: true); the models API then says `reasoning.default_enabled: false`.

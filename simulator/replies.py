@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from simulator import corrupt, defects, hostile, schema_gen
+from simulator import corrupt, defects, hostile, schema_gen, tool_calls
 from simulator.banks import Bank, all_banks
 from simulator.faults import MID_STREAM_SHAPES, Draw, draw, trait
 from simulator.request import ChatRequest, Reasoning, unportable_keywords
@@ -56,6 +56,8 @@ FILTER_MESSAGES = {  # filter_error's error_type -> message (wording ours; the t
 TOKEN_LIMIT_MESSAGE = "Token limit reached"  # the recorded real wording
 
 
+# Faults whose reply is no call at all even to a tools request: the text they write is the reply.
+_NO_CALLS = frozenset({"empty_reply", "refusal", "content_filter"})
 EFFORT_SHARE = {"max": 0.95, "xhigh": 0.95, "high": 0.8, "medium": 0.5, "low": 0.2, "minimal": 0.1, "none": 0.0}
 FLAGGED_INPUT_CHARS = 100  # OpenRouter's moderation metadata: longer input is cut in the middle with "..."
 _THOUGHTS = (
@@ -106,6 +108,7 @@ class Plan:
     usage_shape: str = "null_finish"
     thinking: Thinking | None = None
     chunks: tuple[str, ...] | None = None   # hostile: these content deltas instead of pieces of `text`
+    tool_calls: tuple[tool_calls.PlannedCall, ...] = ()   # a tools request: the calls, streamed after the text
     deep_field: int = 0                     # hostile deep_json into chunk: each chunk nests a field this deep
     cost_factor: float = 1.0                # overbilling: usage.cost is this many times the listed price
     usage_sent: bool = True                 # no_stream_usage: the stream ends without its usage chunk
@@ -223,11 +226,17 @@ def _generation(
     name = drawn.fault.name if drawn.fault else None
     params: Mapping[str, Any] = drawn.fault.params if drawn.fault else {}
     text, finish = _text(request, all_banks(), name, params, rng), "stop"
+    tools: tool_calls.ToolReply | None = None
+    if request.tools and request.format == "text" and name not in _NO_CALLS:
+        tools = tool_calls.plan_tools(request, name if name in tool_calls.FAULTS else None, params, rng, text)
+        text, finish = tools.text, tools.finish_reason
     if name == "content_filter":
         keep = rng.random() < params["partial"]
         text, finish = (text[: int(len(text) * rng.uniform(0.1, 0.5))] if keep else ""), "content_filter"
     limit = min(request.max_tokens or 10**9, endpoint.max_completion_tokens or 10**9)
     thinking = _thinking(request, behaviour, limit)
+    if tools is not None and tools.reasoning:  # tool_markup_leak into the reasoning
+        thinking = Thinking(tools.reasoning, count_tokens(tools.reasoning), True, True)
     if thinking is not None:
         fired = (*fired, "thinking")
         limit -= thinking.tokens  # what the thinking left of the completion budget
@@ -263,7 +272,9 @@ def _generation(
                                TOKEN_LIMIT_MESSAGE, "max_tokens_exceeded")
     prompt_tokens = sum(count_tokens(str(m.get("content") or "")) + MESSAGE_OVERHEAD_TOKENS for m in request.messages)
     sent = text[:cut_at] if cut_at is not None else text[: error.at] if error else text
-    completion_tokens = count_tokens(sent) + (thinking.tokens if thinking else 0)
+    calls = tools.calls if tools is not None and cut_at is None and error is None and trailing is None else ()
+    completion_tokens = (count_tokens(sent) + (thinking.tokens if thinking else 0)
+                         + sum(count_tokens(c.name) + count_tokens(c.arguments) for c in calls))
     if trailing is not None and limit < 10**9:  # the recorded shape: the reply reached max_tokens, and usage says so
         completion_tokens = max(completion_tokens, limit + (thinking.tokens if thinking else 0))
     shape = rng.choice(("null_finish", "empty_choices", "repeat_finish")) if usage_shape == "mixed" else usage_shape
@@ -272,6 +283,7 @@ def _generation(
         native_finish_reason=finish_reason, ttft_s=ttft_ms / 1000, tokens_per_second=behaviour.tokens_per_second,
         prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
         cut_at=cut_at, error=error, usage_shape=shape, thinking=thinking, trailing_error=trailing,
+        tool_calls=calls,
     )  # fmt: skip
     if name in defects.FAULTS:
         return defects.apply(plan, name, params, cap=request.max_tokens, truncate=truncate_tokens,

@@ -47,6 +47,14 @@ class Reasoning:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """One function tool of a request: its name and its parameters' JSON Schema."""
+
+    name: str
+    parameters: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class ChatRequest:
     """What the simulator needs from one chat completion request."""
 
@@ -62,6 +70,7 @@ class ChatRequest:
     reasoning: Reasoning | None = None   # None: the request says nothing about reasoning
     headers: tuple[tuple[str, str], ...] = ()   # as received, unmasked: only a hostile host echoes them
     strict: bool = False                 # response_format json_schema with `strict: true`
+    tools: tuple[ToolSpec, ...] = ()     # the `tools` of the request (function tools only)
 
     @property
     def messages_hash(self) -> str:
@@ -105,7 +114,26 @@ def parse_chat_request(body: Any) -> ChatRequest:
         language=detect_language(messages),
         reasoning=_reasoning(body),
         strict=kind == "json_schema" and body["response_format"]["json_schema"].get("strict") is True,
+        tools=_tools(body.get("tools")),
     )
+
+
+def _tools(value: Any) -> tuple[ToolSpec, ...]:
+    """`tools: [{type: function, function: {name, description, parameters}}]`, as OpenAI shapes them."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise BadRequest("Invalid tools: expected an array")
+    out = []
+    for i, tool in enumerate(value):
+        function = tool.get("function") if isinstance(tool, Mapping) else None
+        if not isinstance(function, Mapping) or not isinstance(function.get("name"), str) or not function["name"]:
+            raise BadRequest(f"Invalid tools[{i}]: function.name is required")
+        parameters = function.get("parameters", {"type": "object", "properties": {}})
+        if not isinstance(parameters, Mapping):
+            raise BadRequest(f"Invalid tools[{i}]: function.parameters must be an object")
+        out.append(ToolSpec(function["name"], parameters))
+    return tuple(out)
 
 
 # The keywords every strict mode takes; others may be refused (simulator.scenario Endpoint.strict_schema).

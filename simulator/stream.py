@@ -116,6 +116,12 @@ async def _stream_body(request: web.Request, resp: web.StreamResponse, plan: Pla
     if plan.cut_at is not None:
         _drop(request)  # truncated_stream: no finish, no [DONE], connection gone
         return
+    for index, call in enumerate(plan.tool_calls):  # after any text, as Anthropic-family hosts send them
+        await resp.write(sse(chunks.tool_call(index, "", call.id, call.name), plan))
+        for fragment in call.fragments:
+            elapsed_tokens += count_tokens(fragment)
+            await clock.until(answer_at + elapsed_tokens / plan.tokens_per_second)
+            await resp.write(sse(chunks.tool_call(index, fragment), plan))
     if plan.error is not None:
         await resp.write(sse(chunks.error(plan.error), plan))
     else:

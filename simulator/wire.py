@@ -250,6 +250,16 @@ class ChunkMaker:
         choice = {"index": 0, "delta": delta, "finish_reason": None, "native_finish_reason": None, "logprobs": None}
         return {**self.head, "choices": [choice]}
 
+    def tool_call(self, index: int, arguments: str, call_id: str | None = None, name: str | None = None) -> dict[str, Any]:
+        """One `delta.tool_calls` fragment as recorded: the first of a call carries its id, type
+        and name with `arguments: ""`, the next ones only the index and an arguments fragment."""
+        call: dict[str, Any] = {"index": index}
+        if call_id is not None:
+            call.update(id=call_id, type="function", function={"name": name, "arguments": arguments})
+        else:
+            call["function"] = {"arguments": arguments}
+        return self._with_delta({"content": None, "role": "assistant", "tool_calls": [call]})
+
     def finish(self) -> dict[str, Any]:
         return self.delta("", self.plan.finish_reason)
 
@@ -311,6 +321,10 @@ def completion_body(gen_id: str, model: Model, plan: Plan, content: str) -> dict
         else:
             message["reasoning_details"] = [{"type": "reasoning.encrypted", "data": encrypted_blob(plan),
                                              "id": f"rs_{gen_id[-16:]}", "format": "openai-responses-v1", "index": 0}]
+    if plan.tool_calls:
+        message["tool_calls"] = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                                 for c in plan.tool_calls]
+        message["content"] = content or None
     choice: dict[str, Any] = {
         "index": 0, "logprobs": None, "finish_reason": plan.finish_reason,
         "native_finish_reason": plan.native_finish_reason, "message": message,

@@ -44,6 +44,16 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), code) fo
     (r"^structured: not valid JSON", "not_json"),
     (r"^structured: empty reply", "empty_reply"),
     (r"^structured: schema violation", "schema_violation"),
+    # tools (judge/replies/tools.py, probes/round/contracts/tools.py, judge/suspension/tool_prose.py)
+    (r"^tools: markup leaked", "tool_markup_leak"),
+    (r"^tools: empty reply", "empty_reply"),
+    (r"^tools: invalid JSON arguments", "invalid_json"),
+    (r"^tools: arguments streamed twice", "duplicated_arguments"),
+    (r"^tools: unknown tool name", "unknown_name"),
+    (r"^tools: schema mismatch", "schema_mismatch"),
+    (r"^tools: prose instead of a call", "no_tool_call"),
+    (r"^tools: the reply reached max_tokens", "max_tokens_cut"),
+    (r"^tools: anomaly unresolved", "tools_unresolved"),
     # language integrity (judge/replies/language.py, leading.py, repetition.py, encoding.py)
     (r"^leading garbage", "leading_garbage"),
     (r"^reply integrity", "reply_integrity"),       # judge/replies/integrity.py: most of the endpoint's replies

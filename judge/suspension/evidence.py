@@ -61,6 +61,7 @@ from judge.suspension.reliability import RELIABILITY, reliability_codes
 from judge.suspension.short_replies import REFUSAL, judge_short_replies
 from judge.suspension.state import JudgeState, ProviderState
 from judge.suspension.stats import fisher_greater
+from judge.suspension.tool_prose import judge_tool_prose
 from judge.suspension.window import FAIL, INCONCLUSIVE, PASS, SHORT, TRANSPORT, Tally
 
 # Billing honesty's evidence (issue 22): one code per completed stream, "f" when it carried no
@@ -82,7 +83,7 @@ def add_round_to_windows(state: JudgeState, report: RoundResults, policy: Policy
     models = dict(state.models)
     reliability = reliability_codes(report)
     for model, cases in sorted(by_model.items()):
-        judged = judge_decode_speed(judge_prompt_tokens(judge_integrity(judge_short_replies(cases))))
+        judged = judge_decode_speed(judge_prompt_tokens(judge_tool_prose(judge_integrity(judge_short_replies(cases)))))
         providers = dict(models.get(model, {}))
         billing = billed_and_listed(cases)
         for provider, codes in sorted(round_codes(judged, refusal_weak=(model, REFUSAL) in weak).items()):

@@ -20,6 +20,7 @@ stream itself goes through StreamState. `result()` applies the precedence once, 
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from typing import Any
@@ -268,4 +269,7 @@ class Run:
             deltas=tuple(scrub(part) for part in s.text_parts) if self.stream else (),
             service_tier=kept(tier),
             notes=tuple(scrub(n) for n in self.notes(served)) if served else (),
+            tool_calls=tuple(dataclasses.replace(c, id=kept(c.id), name_parts=tuple(scrub(n) for n in c.name_parts),
+                                                 arguments=scrub(c.arguments))
+                             for c in b.get("tool_calls", s.tool_calls)),
         )

@@ -19,7 +19,7 @@ from typing import Any
 
 from core.untrusted import load_json, pair_surrogates
 from probes.http.errors import ErrorFacts
-from probes.http.records import Usage
+from probes.http.records import StreamedToolCall, Usage
 from probes.http.sse import Comment, Event, Item
 
 # 64 K characters is ~30x the largest probe reply (max_tokens 200); an endless stream stops here.
@@ -53,6 +53,12 @@ class StreamState:
     chunks: int = 0
     ttft_s: float | None = None
     first_event_s: float | None = None
+    calls: dict[int, _CallParts] = field(default_factory=dict)   # `delta.tool_calls` by index
+    arguments_len: int = 0
+
+    @property
+    def tool_calls(self) -> tuple[StreamedToolCall, ...]:
+        return tuple(c.frozen(i) for i, c in sorted(self.calls.items()))
 
     @property
     def text(self) -> str:
@@ -131,6 +137,9 @@ class StreamState:
             self.reasoning_len += min(len(reasoning), room)
             if len(reasoning) > room:
                 return self._cut()
+        calls = delta.get("tool_calls")
+        if isinstance(calls, list) and not self._tool_calls(calls):
+            return False
         if isinstance(content, str) and content:
             if self.ttft_s is None:
                 self.ttft_s = now
@@ -139,6 +148,34 @@ class StreamState:
             self.text_len += min(len(content), room)
             if len(content) > room:
                 return self._cut()
+        return True
+
+    def _tool_calls(self, calls: list[Any]) -> bool:
+        """Assemble `delta.tool_calls` by index (OpenAI's shape: the first fragment of a call
+        carries its id, type and name with `arguments: ""`, the next ones only `index` and an
+        arguments fragment). A call without an integer index takes its place in the list."""
+        for position, raw in enumerate(calls):
+            if not isinstance(raw, dict):
+                continue
+            index = raw.get("index")
+            key = index if type(index) is int else position
+            parts = self.calls.setdefault(key, _CallParts())
+            if isinstance(raw.get("id"), str) and raw["id"] and parts.id is None:
+                parts.id = raw["id"]
+            function = raw.get("function")
+            if not isinstance(function, dict):
+                continue
+            name, arguments = function.get("name"), function.get("arguments")
+            if isinstance(name, str) and name:
+                parts.names.append(name[:MAX_NAME_CHARS])
+            if isinstance(arguments, str):
+                if arguments:
+                    parts.fragments += 1
+                room = self.max_chars - self.arguments_len
+                parts.arguments.append(arguments[:room])
+                self.arguments_len += min(len(arguments), room)
+                if len(arguments) > room:
+                    return self._cut()
         return True
 
     def _cut(self) -> bool:
@@ -161,6 +198,21 @@ class StreamState:
             self.error_message = describe_error(error)
             self.error_facts = ErrorFacts.of(error)
             self.finish_before_error = self.finish_reason
+
+
+MAX_NAME_CHARS = 200   # a tool name is an identifier; a longer one is kept this far
+
+
+@dataclass(slots=True)
+class _CallParts:
+    id: str | None = None
+    names: list[str] = field(default_factory=list)
+    arguments: list[str] = field(default_factory=list)
+    fragments: int = 0
+
+    def frozen(self, index: int) -> StreamedToolCall:
+        return StreamedToolCall(index=index, id=self.id, name_parts=tuple(self.names),
+                                arguments=pair_surrogates("".join(self.arguments)), fragments=self.fragments)
 
 
 def _first_choice(choices: list[Any]) -> dict[str, Any] | None:

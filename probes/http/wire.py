@@ -13,7 +13,7 @@ from typing import Any
 
 from core.untrusted import clean, load_json, pair_surrogates
 from probes.http.errors import ErrorFacts
-from probes.http.records import Classification, Endpoint, ErrorKind, Usage
+from probes.http.records import Classification, Endpoint, ErrorKind, StreamedToolCall, Usage
 from probes.http.stream import describe_error
 
 # Moderation categories are upstream text: a few short printable ones are plenty for a reason.
@@ -107,6 +107,7 @@ def pinned_body(
     temperature: float | None = None,
     seed: int | None = None,
     reasoning: Mapping[str, Any] | None = None,
+    tools: Sequence[Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The §2 recipe: order + only the exact tag, no fallbacks, every parameter honoured, no `models`.
 
@@ -128,7 +129,7 @@ def pinned_body(
             "order": [endpoint.tag],
             "only": [endpoint.tag],
             "allow_fallbacks": False,
-            "require_parameters": endpoint.supports(cap) or response_format is not None,
+            "require_parameters": endpoint.supports(cap) or response_format is not None or tools is not None,
         },
     }
     if endpoint.siblings:
@@ -145,6 +146,8 @@ def pinned_body(
     # first, because silently dropping them would change what the probe measures.
     if response_format is not None:
         body["response_format"] = dict(response_format)
+    if tools is not None:  # the tools contract: checked against endpoint.supports("tools") by its caller
+        body["tools"] = [dict(t) for t in tools]
     for name, value in (reasoning or {}).items():
         body[name] = dict(value) if isinstance(value, Mapping) else value
     return body
@@ -279,7 +282,26 @@ def completion_fields(body: Any) -> dict[str, Any] | str:
         "served_model": _str(body.get("model")),
         "generation_id": _str(body.get("id")),
         "service_tier": _str(body.get("service_tier")),
+        "tool_calls": body_tool_calls(message.get("tool_calls")),
     }
+
+
+def body_tool_calls(raw: object) -> tuple[StreamedToolCall, ...]:
+    """`message.tool_calls` of a non-streamed reply, in the streamed calls' record (one fragment each)."""
+    out: list[StreamedToolCall] = []
+    for position, call in enumerate(raw if isinstance(raw, list) else []):
+        if not isinstance(call, dict):
+            continue
+        raw_function = call.get("function")
+        function: dict[str, Any] = raw_function if isinstance(raw_function, dict) else {}
+        name, arguments = function.get("name"), function.get("arguments")
+        index = call.get("index")
+        out.append(StreamedToolCall(
+            index=index if type(index) is int else position, id=_str(call.get("id")),
+            name_parts=(name,) if isinstance(name, str) and name else (),
+            arguments=pair_surrogates(arguments) if isinstance(arguments, str) else "",
+            fragments=1 if isinstance(arguments, str) and arguments else 0))
+    return tuple(out)
 
 
 def _str(value: object) -> str | None:

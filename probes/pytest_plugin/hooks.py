@@ -148,6 +148,10 @@ def probe_result(item: pytest.Item) -> CaseResult:
     # A refusal case may wait for its own confirmations and for the language case's (issue 10:
     # it reads its siblings' replies), each a request deadline at most.
     backstop = probe.request_deadline_seconds * (2 + 2 * probe.language_confirmations) + CONTROL_WAIT_MARGIN_S
+    # Each optional contract of the model (issue 23) queues up to 1 + confirmations more requests on
+    # the endpoint's per-provider cap, ahead of this case's own.
+    optional = len(round_.settings.plan.optional.get(case.model, ()))
+    backstop += probe.request_deadline_seconds * (1 + probe.language_confirmations) * optional
     result = round_.engine.result(case, timeout=backstop)
     item.stash[RESULT] = result
     item.user_properties.extend(reporting.junit_properties(case, result))

@@ -96,6 +96,10 @@ def categories() -> list[dict[str, Any]]:
          "messageRegex": "(?s).*(control not probed|control unverified|probe unverified).*"},
         {"name": "Probe weak (positive control missed)", "matchedStatuses": ["failed", "skipped"],
          "messageRegex": "(?s).*(probe weak|control missed).*"},
+        # The tools contract's buckets (OpenRouter's Tool Call Error Rate's), apart from other quality failures.
+        {"name": "Tool-call failure", "matchedStatuses": ["failed"],
+         "messageRegex": "(?s).*quality failure:.*tools: (markup leaked|empty reply|invalid JSON arguments|"
+                         "arguments streamed twice|unknown tool name|schema mismatch|prose instead of a call).*"},
         {"name": "Quality failure", "matchedStatuses": ["failed"], "messageRegex": "(?s).*quality failure:.*"},
         {"name": "Transport error", "matchedStatuses": ["broken"], "messageRegex": "(?s).*transport error:.*"},
         {"name": "Round incomplete", "matchedStatuses": ["broken", "failed"],

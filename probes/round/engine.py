@@ -28,12 +28,13 @@ from judge.replies.verdict import Verdict
 from probes.http.client import PinnedClient
 from probes.http.wire import ReasoningBudget
 from probes.round.cases import Case, CaseResult
-from probes.round.contracts import ContractSettings, language, latency, refusal, structured
+from probes.round.contracts import ContractSettings, language, latency, refusal, structured, tools
 from probes.round.controls import FileControls
 from probes.round.language_service import LanguageBackend
 
 CONTRACT_MODULES: dict[str, ModuleType] = {
     "latency": latency, "refusal": refusal, "structured": structured, "language": language,
+    "tools": tools,
 }
 STARTUP_TIMEOUT_S = 30.0
 CRASH_DETAIL_CHARS = 200  # of an unexpected exception's message kept in the case's reason

@@ -18,7 +18,7 @@ from typing import Any
 
 from core.config import Config
 from core.upstream import Upstream
-from core.vocabulary import CONTRACTS
+from core.vocabulary import CONTRACTS, OPTIONAL_CONTRACTS
 from judge.replies.listing import ListedLimits, listing_notes
 from probes.http.client import PinnedClient
 from probes.http.discovery import DiscoveryError, discover
@@ -51,6 +51,8 @@ class RoundPlan:
     dropped: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     # model -> discovery's sanity notes on its listed limits (judge/replies/listing.py): reported, decide nothing.
     notes: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    # model -> the optional contracts canary.yaml's optional_contracts: opts it into (none: only the four).
+    optional: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
 
     def cases(self) -> list[PlannedCase]:
         """Discovery failures first (so they are never lost in a long list), then model/tag/contract."""
@@ -61,6 +63,8 @@ class RoundPlan:
             for ep in endpoints:
                 for contract in CONTRACTS:
                     if contract not in self.contracts:
+                        continue
+                    if contract in OPTIONAL_CONTRACTS and contract not in self.optional.get(model, ()):
                         continue
                     out.append(Case(
                         model=model, contract=contract, endpoint=ep,
@@ -88,6 +92,7 @@ class RoundPlan:
             "controls": {m: list(t) for m, t in self.controls.items()},
             "dropped": {m: list(p) for m, p in self.dropped.items()},
             "notes": {m: list(n) for m, n in self.notes.items()},
+            "optional": {m: list(c) for m, c in self.optional.items()},
         }
 
     @classmethod
@@ -103,6 +108,7 @@ class RoundPlan:
             controls={m: tuple(v) for m, v in raw.get("controls", {}).items()},
             dropped={m: tuple(v) for m, v in raw.get("dropped", {}).items()},
             notes={m: tuple(v) for m, v in raw.get("notes", {}).items()},
+            optional={m: tuple(v) for m, v in raw.get("optional", {}).items()},
         )
 
     def with_settings(self, config: Config, language_plan: dict[str, dict[str, str]],
@@ -117,7 +123,8 @@ class RoundPlan:
                                              for e in eps}, before.get(m, {})))}
         return dataclasses.replace(self, languages=languages, contracts=config.contracts,
                                    controls={m: config.controls.get(m, ()) for m in self.endpoints},
-                                   notes=notes)
+                                   notes=notes,
+                                   optional={m: config.optional_contracts.get(m, ()) for m in self.endpoints})
 
 
 def assign_languages(model: str, endpoints: tuple[Endpoint, ...], languages: tuple[str, ...],

@@ -25,10 +25,11 @@ from canary.history.store import DETAIL_DAYS, compact, history_root
 from canary.round.results_files import read_decisions
 from core.times import fmt_time
 from core.untrusted import clean as cell
+from core.vocabulary import CONTRACTS
 
 WINDOWS = (1, 7, 30)
 WINDOW_NAMES = {1: "24 h", 7: "7 d", 30: "30 d"}
-CONTRACT_ORDER = ("latency", "refusal", "structured", "language")
+CONTRACT_ORDER = CONTRACTS   # the four, then the optional ones (tools, stop, fidelity)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

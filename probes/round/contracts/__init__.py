@@ -1,4 +1,4 @@
-"""The four contracts. Each module has one `async def probe(client, endpoint, settings, case)`
+"""The contracts. Each module has one `async def probe(client, endpoint, settings, case)`
 returning a CaseResult; the helpers here turn one ChatResult into an Attempt the same way for all.
 
 Outcome rules shared by every contract (why they are here and not in each module):
@@ -45,7 +45,8 @@ AUTH_REASON = "the upstream refused our API key: check OPENROUTER_API_KEY"
 class ChatClient(Protocol):
     async def chat(self, endpoint: Endpoint, messages: Sequence[Mapping[str, Any]], *, max_tokens: int,
                    response_format: Mapping[str, Any] | None = None, temperature: float | None = None,
-                   deadline_s: float | None = None) -> ChatResult: ...
+                   deadline_s: float | None = None,
+                   tools: Sequence[Mapping[str, Any]] | None = None) -> ChatResult: ...
 
 
 class ControlBoard(Protocol):

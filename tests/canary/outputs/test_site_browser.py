@@ -219,6 +219,30 @@ def test_64_endpoints_stay_readable(browser: Browser, fleet_site: Path, viewport
     assert CLEAN_GREEN in colours(visit.clips["chart0"])
 
 
+# -- an optional contract's column ----------------------------------------------------------------------
+
+def test_an_optional_contract_the_model_runs_gets_its_column_and_says_what_it_sees(browser: Browser,
+                                                                                   tmp_path: Path) -> None:
+    from history_support import T0, detailed
+
+    for n in range(2):
+        doc = detailed(at=T0 + n * timedelta(minutes=30), providers=("aurora/fp8", "borealis/bf16"))
+        doc["cases"] += [{**c, "contract": "tools", "reason": "tools: valid tool calls: book_room, roll_dice"}
+                         for c in doc["cases"] if c["contract"] == "latency"]
+        record = round_record(read_results(doc))
+        record_round(tmp_path / "state" / "history", record, now=record.started_at)
+    config = tmp_path / "canary.yaml"
+    config.write_text(f"models: []\npaths:\n  state: {tmp_path / 'state' / 'canary-state.json'}\n", encoding="utf-8")
+    assert main(["--config", str(config), "site", "--out", str(tmp_path / "site"),
+                 "--now", (T0 + timedelta(hours=1)).isoformat(), "--echarts", str(ECHARTS)]) == 0
+    facts = ("({headers: Array.from(document.querySelectorAll('table.endpoints thead th')).map(t => t.textContent),"
+             " text: document.body.innerText})")
+    visit = browser.visit((tmp_path / "site" / "index.html").as_uri(), ready=READY, facts=facts, **LAPTOP)
+    assert visit.errors == []
+    assert visit.facts["headers"][4:] == ["latency", "refusal", "structured", "language", "tools", "why"]
+    assert "tools: one roleplay request with two tools per round" in visit.facts["text"]
+
+
 # -- staleness, computed by the browser at view time -----------------------------------------------------
 
 @pytest.mark.parametrize(("age", "stale"), [(timedelta(minutes=10), "0"), (timedelta(hours=3), "1")],

@@ -26,6 +26,14 @@
     ['.', 'no round', '#eef1f4']
   ];
   var CONTRACTS = ['latency', 'refusal', 'structured', 'language'];
+  // Optional contracts (canary.yaml optional_contracts:): a column only for a model that runs them,
+  // with what each can and cannot see under the table.
+  var OPTIONAL = ['tools', 'stop', 'fidelity'];
+  var OPTIONAL_HINTS = {
+    tools: 'tools: one roleplay request with two tools per round; fails leaked tool-call markup, an empty reply, ' +
+      'arguments that are not one JSON object or break the schema, an unknown tool name, and prose only when most ' +
+      'peers called. It cannot see tool use beyond one turn.'
+  };
   var WINDOW_NAMES = { '1': '24 h', '7': '7 d', '30': '30 d' };
   var charts = [];
 
@@ -196,6 +204,12 @@
 
   // -- the endpoint table ----------------------------------------------------------------------
 
+  function runs(m, contract) {  // any endpoint of the model has a rate of `contract` in any window
+    return m.endpoints.some(function (e) {
+      return Object.keys(e.rates || {}).some(function (w) { return (e.rates[w] || {})[contract]; });
+    });
+  }
+
   function endpointTable(m, state, views, parent) {
     var card = add(parent, el('div', 'card')).lastChild;
     var head = add(el('div', 'card-head'), el('h3', null, 'Endpoints (' + m.endpoints.length + ')'));
@@ -206,11 +220,15 @@
     }));
     add(card, head, el('p', 'hint', 'Pass rate = passes / (passes + fails) with its 95 % Wilson interval and n; ' +
       'inconclusive and unreachable cases count for neither. TTFT and tokens/s: last 24 h. Click a row to plot it.'));
-    var table = add(el('table', 'endpoints cards'), add(el('thead'), add(el('tr'),
-      el('th', null, 'endpoint'), el('th', null, 'status'), el('th', null, 'TTFT p50 / p95'),
-      el('th', null, 'tokens/s'), el('th', null, 'billed / listed'), el('th', null, 'latency'), el('th', null, 'refusal'),
-      el('th', null, 'structured'), el('th', null, 'language'), el('th', null, 'wire'), el('th', null, 'why'))), body);
+    var columns = CONTRACTS.concat(OPTIONAL.filter(function (c) { return runs(m, c); }));
+    var headRow = add(el('tr'), el('th', null, 'endpoint'), el('th', null, 'status'), el('th', null, 'TTFT p50 / p95'),
+      el('th', null, 'tokens/s'), el('th', null, 'billed / listed'));
+    columns.forEach(function (c) { headRow.appendChild(el('th', null, c)); });
+    headRow.appendChild(el('th', null, 'wire'));
+    headRow.appendChild(el('th', null, 'why'));
+    var table = add(el('table', 'endpoints cards'), add(el('thead'), headRow), body);
     add(card, add(el('div', 'scroll'), table));
+    columns.forEach(function (c) { if (OPTIONAL_HINTS[c]) { add(card, el('p', 'hint', OPTIONAL_HINTS[c])); } });
     if (!m.endpoints.length) { add(card, el('p', 'empty', 'No endpoint of this model was probed in the last 7 days.')); }
 
     function fill() {
@@ -225,7 +243,7 @@
           labelled(el('td', 'num', num(e.latency.p50, 2) + ' / ' + num(e.latency.p95, 2) + ' s'), 'TTFT p50/p95'),
           labelled(el('td', 'num', num(e.latency.tps, 0)), 'tokens/s'),
           labelled(billingCell(e.billing), 'billed / listed'));
-        CONTRACTS.forEach(function (c) { tr.appendChild(labelled(rateCell(rates[c]), c)); });
+        columns.forEach(function (c) { tr.appendChild(labelled(rateCell(rates[c]), c)); });
         tr.appendChild(labelled(wireCell(e.wire), 'wire'));
         // The tier's reasons matter when routing does nothing about the endpoint (degraded, failing).
         var why = e.state === 'active' ? e.reasons.concat(e.tier_reasons) : e.reasons;

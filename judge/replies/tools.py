@@ -1,0 +1,224 @@
+"""Tool calls: the streamed reply to a request with two tools, judged in a fixed order (pure).
+
+1. transport, as every contract (the caller: nothing here runs without a completed reply);
+2. tool-call markup leaked into the content or the reasoning fails (`tools: markup leaked`): the
+   host's parser did not turn the model's tool-call tokens into `tool_calls` (Kimi K2's markup
+   returned as plain content through OpenRouter, NousResearch/hermes-agent#24534). The dialects
+   are the real ones, as the open-source parsers read them (vllm-project/vllm,
+   vllm/entrypoints/openai/tool_parsers/: kimi_k2, hermes, mistral, deepseekv3/v31/v32, qwen3coder,
+   glm4_moe, llama, openai (harmony), minimax, granite, seed_oss) and as leaks were reported
+   (GLM's `<arg_key>` in content; Kimi's `<|open|>tools` markup, can1357/oh-my-pi#8495);
+3. a completed reply with no text and no call fails (`tools: empty reply`);
+4. every call, assembled by index: its arguments must parse as one JSON object (`tools: invalid
+   JSON arguments`; `tools: arguments streamed twice` for `{...}{...}`, the stream sent them
+   again: vllm-project/vllm#51697), name a tool of the request (`tools: unknown tool name`), and
+   validate against that tool's schema with jsonschema Draft 7 (`tools: schema mismatch`): the
+   buckets of OpenRouter's Tool Call Error Rate;
+5. no call but text: `tools: prose instead of a call`, inconclusive here. Whether it fails is a
+   peer question (judge/suspension/tool_prose.py): the model's own propensity to answer in prose
+   is not the host's defect, so it fails only when most peers called the tool that round.
+
+A wrong finish reason on valid calls (`stop` instead of `tool_calls`) and argument values other
+than the ones the prompt states are notes: recorded, never failing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from core.untrusted import TooDeep, clean, load_json
+from judge.replies.verdict import Verdict, failed, inconclusive, passed
+
+MARKUP = "tools: markup leaked"
+EMPTY = "tools: empty reply"
+INVALID_JSON = "tools: invalid JSON arguments"
+DUPLICATED = "tools: arguments streamed twice"
+UNKNOWN_NAME = "tools: unknown tool name"
+SCHEMA = "tools: schema mismatch"
+PROSE = "tools: prose instead of a call"
+PASSED = "tools: valid tool calls"
+EXCERPT_CHARS = 60       # of a leaked marker's surroundings, or of a bad argument string, in a reason
+MESSAGE_CHARS = 160      # of a validator message
+
+# Tool-call markup of the open model families, as their parsers match it (module docstring). A
+# roleplay reply has no business containing any of these; each is specific enough that prose
+# does not write it by accident.
+DIALECTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern)) for name, pattern in (
+    # Kimi K2: <|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{...}
+    ("Kimi K2", r"<\|tool_calls?_section_begin\|>|<\|tool_call_argument_begin\|>"),
+    ("Kimi K2 call id", r"\bfunctions\.[A-Za-z_][\w\-]*:\d+"),
+    ("Kimi", r"<\|open\|>tools"),
+    # <|tool_call|> (Granite), <|tool_call_start|> (LFM2), <|tool_call_begin|> (Kimi)
+    ("<|tool_call", r"<\|tool_calls?(?:_begin|_start)?\|>"),
+    # Hermes, Qwen2.5/Qwen3, GLM-4.5+, Qwen3-Coder: <tool_call>{"name": ...}</tool_call>
+    ("Hermes/Qwen", r"</?tool_call>"),
+    ("Seed-OSS", r"<seed:tool_call>"),
+    ("Qwen3-Coder", r"<function=[\w\-.]+>|<parameter=[\w\-.]+>"),
+    ("GLM", r"<arg_key>|<arg_value>"),
+    # Mistral: [TOOL_CALLS]name[ARGS]{...} (tokenizer v11) or [TOOL_CALLS][{...}]
+    ("Mistral", r"\[TOOL_CALLS\]|\[ARGS\]\{"),
+    # DeepSeek V3 / V3.1: <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>name; V3.2 DSML
+    ("DeepSeek", r"<[|｜]tool[▁_ ]calls?[▁_ ]begin[|｜]>|<[|｜]tool[▁_ ]sep[|｜]>"),
+    ("DeepSeek DSML", r"<[|｜]DSML[|｜]"),
+    # Llama 3.1+: <|python_tag|>{"name": ..., "parameters": ...}
+    ("Llama", r"<\|python_tag\|>"),
+    # gpt-oss (harmony): <|channel|>commentary to=functions.get_weather<|message|>{...}<|call|>
+    ("harmony", r"<\|call\|>|\bto=functions\.[A-Za-z_]"),
+    # MiniMax: <minimax:tool_call><invoke name="..."><parameter name="...">; Anthropic-style leaks
+    ("MiniMax", r"<minimax:tool_call>"),
+    ("invoke", r"<invoke name=\"|<function_calls>"),
+))
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """One tool of the request: its name, its parameters' JSON Schema, the values the prompt states."""
+
+    name: str
+    parameters: Mapping[str, Any]
+    expected: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One streamed call as assembled by index (probes/http/records.py StreamedToolCall)."""
+
+    index: int
+    name_parts: tuple[str, ...]
+    arguments: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolsVerdict:
+    verdict: Verdict
+    notes: tuple[str, ...] = ()
+
+    @property
+    def prose(self) -> bool:
+        return self.verdict.reason.startswith(PROSE)
+
+
+def leaked_markup(text: str) -> str | None:
+    """'Kimi K2 markup "…<|tool_call_begin|>…"' for the first dialect found in `text`, else None."""
+    for name, pattern in DIALECTS:
+        found = pattern.search(text)
+        if found:
+            start = max(0, found.start() - 10)
+            return f"{name} markup {json.dumps(clean(text[start:found.end() + 20], EXCERPT_CHARS), ensure_ascii=False)}"
+    return None
+
+
+def call_name(call: Call, names: Sequence[str]) -> str:
+    """The call's name: its fragments joined, or the one name every fragment repeats.
+
+    Most hosts send the name once; some repeat it on every fragment of the call, which is the
+    same name, not `book_roombook_room`."""
+    joined = "".join(call.name_parts)
+    if joined in names or not call.name_parts:
+        return joined
+    if len(set(call.name_parts)) == 1:
+        return call.name_parts[0]
+    return joined
+
+
+def assess(text: str, reasoning: str, calls: Sequence[Call], tools: Sequence[Tool],
+           finish_reason: str | None) -> ToolsVerdict:
+    """Judge one completed reply to the tools request (the order of the module docstring)."""
+    for where, value in (("content", text), ("reasoning", reasoning)):
+        leak = leaked_markup(value)
+        if leak is not None:
+            return ToolsVerdict(failed(f"{MARKUP} into the {where}: {leak}"))
+    if not calls:
+        if not text.strip():
+            return ToolsVerdict(failed(f"{EMPTY}: no text and no tool call (finish_reason {finish_reason!r})"))
+        return ToolsVerdict(inconclusive(f"{PROSE}: {len(text)} characters of text and no tool call"))
+    by_name = {t.name: t for t in tools}
+    parsed: list[tuple[Call, Any]] = []
+    for call in calls:
+        value, problem = _arguments(call)
+        if problem is not None:
+            return ToolsVerdict(failed(problem))
+        parsed.append((call, value))
+    for call, _ in parsed:
+        name = call_name(call, tuple(by_name))
+        if name not in by_name:
+            shown = json.dumps(clean(name, EXCERPT_CHARS), ensure_ascii=False) if name else "no name"
+            return ToolsVerdict(failed(f"{UNKNOWN_NAME}: call {call.index} names {shown}, "
+                                       f"the request has {', '.join(sorted(by_name))}"))
+    notes: list[str] = []
+    for call, value in parsed:
+        tool = by_name[call_name(call, tuple(by_name))]
+        mismatch = _schema_mismatch(tool, value)
+        if mismatch is not None:
+            return ToolsVerdict(failed(mismatch))
+        notes.extend(_value_notes(tool, value))
+    if finish_reason != "tool_calls":
+        notes.append(f"finish_reason {finish_reason!r} on a reply with valid tool calls (expected 'tool_calls')")
+    called = ", ".join(call_name(c, tuple(by_name)) for c, _ in parsed)
+    return ToolsVerdict(passed(f"{PASSED}: {called}"), tuple(notes))
+
+
+def _schema_mismatch(tool: Tool, value: Any) -> str | None:
+    """The reason arguments break the tool's schema (jsonschema Draft 7), or None."""
+    # Imported here: judge/suspension/tool_prose.py reads this module's reason prefixes, and the
+    # backend's provider_ignore library (through the judge's state) must not import jsonschema.
+    from jsonschema import Draft7Validator
+    from jsonschema.exceptions import best_match
+
+    errors = list(Draft7Validator(dict(tool.parameters)).iter_errors(value))
+    if not errors:
+        return None
+    error = best_match(errors)
+    path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+    return f"{SCHEMA}: {tool.name} arguments at ${path}: {clean(error.message, MESSAGE_CHARS)}"
+
+
+def _arguments(call: Call) -> tuple[Any, str | None]:
+    """(the parsed arguments object, None) or (None, the failure's reason)."""
+    raw = call.arguments.strip()
+    if not raw:
+        return None, f"{INVALID_JSON}: call {call.index} has no arguments (an object was required)"
+    try:
+        value = load_json(raw)
+    except TooDeep as error:
+        return None, f"{INVALID_JSON}: call {call.index} arguments: {error}"
+    except ValueError:
+        objects = _concatenated_objects(raw)
+        if len(objects) >= 2:
+            same = " (the same object each time)" if all(o == objects[0] for o in objects) else ""
+            return None, f"{DUPLICATED}: call {call.index} carries {len(objects)} JSON objects back to back{same}"
+        shown = json.dumps(clean(raw, EXCERPT_CHARS), ensure_ascii=False)
+        return None, f"{INVALID_JSON}: call {call.index} arguments do not parse as JSON: {shown}"
+    if not isinstance(value, dict):
+        return None, f"{INVALID_JSON}: call {call.index} arguments are JSON but not an object ({type(value).__name__})"
+    return value, None
+
+
+def _concatenated_objects(raw: str) -> list[Any]:
+    """The JSON objects `raw` consists of, back to back (`{...}{...}`); [] when it is anything else."""
+    decoder = json.JSONDecoder()
+    out: list[Any] = []
+    at = 0
+    while at < len(raw):
+        try:
+            value, end = decoder.raw_decode(raw, at)
+        except ValueError:
+            return []
+        if not isinstance(value, dict):
+            return []
+        out.append(value)
+        at = end
+        while at < len(raw) and raw[at].isspace():
+            at += 1
+    return out
+
+
+def _value_notes(tool: Tool, value: Mapping[str, Any]) -> list[str]:
+    """Arguments other than the prompt's stated values: a note each (a model's slip, not the host's)."""
+    return [f"{tool.name}.{key} = {json.dumps(value.get(key), ensure_ascii=False)[:EXCERPT_CHARS]}, the prompt "
+            f"says {json.dumps(want, ensure_ascii=False)}"
+            for key, want in tool.expected.items() if value.get(key) != want]

@@ -1,0 +1,114 @@
+"""Tool calls: a roleplay turn with two tools, streamed like product traffic, judged locally.
+
+Only where the endpoint lists `tools` (otherwise `not_applicable`: asking would be unroutable with
+require_parameters, and a host that never claimed the capability has not regressed); never with a
+response_format. The request (probes/round/prompts/tools.yaml) states every argument, so a
+model that calls tools has one right answer; `tool_choice` is left out (auto, as the product
+sends it), so a model may answer in prose, which judge/suspension/tool_prose.py weighs against
+the peers. judge/replies/tools.py judges each reply: leaked markup, an empty reply, arguments
+that are not one JSON object, an unknown name or a schema mismatch fail.
+
+On an anomaly (the first attempt fails, or answers in prose) `probe.language_confirmations` more
+attempts run at once, as the language contract does, and the majority decides: fail when most
+failed, pass when most passed, prose when most answered in prose; otherwise inconclusive.
+Arguments cut by our own max_tokens (`finish_reason: length`) are inconclusive, not the host's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from typing import Any
+
+from core.vocabulary import Outcome
+from judge.replies import tools as tools_judge
+from judge.replies.verdict import Verdict
+from probes.http.records import ChatResult, Classification, Endpoint, StreamedToolCall
+from probes.round.cases import Attempt, Case, CaseResult
+from probes.round.contracts import ChatClient, ContractSettings, attempt_from, clock, prompt
+
+CAPABILITY = "tools"
+
+
+def request() -> tuple[list[dict[str, str]], list[dict[str, Any]], tuple[tools_judge.Tool, ...]]:
+    """(messages, the `tools` of the body, the tools as the judge checks them) of the tools probe."""
+    p = prompt("tools")
+    msgs = [{"role": "system", "content": p["system"]}, {"role": "user", "content": p["user"]}]
+    wire = [{"type": "function", "function": {"name": t["name"], "description": t["description"],
+                                              "parameters": t["parameters"]}} for t in p["tools"]]
+    specs = tuple(tools_judge.Tool(t["name"], t["parameters"], t.get("expected", {})) for t in p["tools"])
+    return msgs, wire, specs
+
+
+def judge(result: ChatResult, specs: tuple[tools_judge.Tool, ...], max_tokens: int) -> tools_judge.ToolsVerdict:
+    """The judge's verdict on one completed reply (our own max_tokens cut is no verdict on the host)."""
+    calls = tuple(tools_judge.Call(c.index, c.name_parts, c.arguments) for c in result.tool_calls)
+    found = tools_judge.assess(result.text, result.reasoning_text, calls, specs, result.finish_reason)
+    if (found.verdict.failed and result.finish_reason == "length"
+            and found.verdict.reason.startswith((tools_judge.INVALID_JSON, tools_judge.EMPTY))):
+        return tools_judge.ToolsVerdict(Verdict(Outcome.INCONCLUSIVE, (
+            f"tools: the reply reached max_tokens ({max_tokens}) before the call closed; raise "
+            f"probe.max_tokens ({found.verdict.reason})")))
+    return found
+
+
+async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettings, case: Case) -> CaseResult:
+    if not endpoint.supports(CAPABILITY):
+        return CaseResult.for_case(case, Outcome.NOT_APPLICABLE, "the endpoint does not advertise tools")
+    msgs, wire, specs = request()
+    start = clock()
+
+    async def one() -> tuple[Attempt, bool]:
+        result = await client.chat(endpoint, msgs, max_tokens=settings.probe.max_tokens,
+                                   temperature=settings.probe.temperature, tools=wire)
+        found = (await asyncio.to_thread(judge, result, specs, settings.probe.max_tokens)
+                 if result.completed else None)
+        if found is not None and found.verdict.failed and result.reasoning_only:
+            # Markup leaked into the reasoning of a reply with no text: the judge read the
+            # reasoning itself, so "it only thought" is not the story here.
+            attempt = attempt_from(result, endpoint, found.verdict, msgs, outcome=Outcome.FAIL,
+                                   reason=found.verdict.reason)
+        else:
+            attempt = attempt_from(result, endpoint, found.verdict if found else None, msgs)
+        if found is not None and found.notes:
+            attempt = dataclasses.replace(attempt, notes=(*attempt.notes, *found.notes))
+        if result.tool_calls:  # the calls as sent, after any text: Allure's reply and results.json's excerpt
+            attempt = dataclasses.replace(attempt, text="\n".join((attempt.text, *map(shown, result.tool_calls))).strip())
+        return attempt, result.classification is Classification.AUTH_ERROR
+
+    first, auth = await one()
+    if not anomalous(first) or settings.probe.language_confirmations == 0:
+        return CaseResult.for_case(case, first.outcome, first.reason, duration_s=clock() - start,
+                                   attempts=(first,), auth_error=auth)
+    more = await asyncio.gather(*(one() for _ in range(settings.probe.language_confirmations)))
+    attempts = (first, *(a for a, _ in more))
+    outcome, reason = majority(attempts)
+    return CaseResult.for_case(case, outcome, reason, anomaly=True, duration_s=clock() - start,
+                               attempts=attempts, auth_error=auth or any(a for _, a in more))
+
+
+def shown(call: StreamedToolCall) -> str:
+    """One call as a line a person reads: `→ book_room({"room": "tower", "nights": 2})`."""
+    return f"→ {''.join(call.name_parts) or '(no name)'}({call.arguments})"
+
+
+def anomalous(attempt: Attempt) -> bool:
+    return attempt.outcome is Outcome.FAIL or attempt.reason.startswith(tools_judge.PROSE)
+
+
+def majority(attempts: tuple[Attempt, ...]) -> tuple[Outcome, str]:
+    """Strict majority of all attempts: fail, pass or prose; anything else is inconclusive."""
+    fails = [a for a in attempts if a.outcome is Outcome.FAIL]
+    passes = [a for a in attempts if a.outcome is Outcome.PASS]
+    prose = [a for a in attempts if a.reason.startswith(tools_judge.PROSE)]
+    need = len(attempts) // 2 + 1
+    tally = f"{len(fails)} of {len(attempts)} attempts failed"
+    if len(fails) >= need:
+        return Outcome.FAIL, f"{fails[0].reason} (confirmed: {tally})"
+    if len(passes) >= need:
+        return Outcome.PASS, f"anomaly not confirmed: {len(passes)} of {len(attempts)} passed (first: {attempts[0].reason})"
+    if len(prose) >= need:
+        # Keeps the prose prefix: judge/suspension/tool_prose.py reads it against the peers.
+        return Outcome.INCONCLUSIVE, f"{prose[0].reason} ({len(prose)} of {len(attempts)} attempts answered in prose)"
+    return Outcome.INCONCLUSIVE, (f"tools: anomaly unresolved: {tally}, {len(passes)} passed, {len(prose)} in prose "
+                                  f"(first: {attempts[0].reason})")
