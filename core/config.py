@@ -20,7 +20,7 @@ import yaml
 from core.errors import CanaryError
 from core.policy import MODES, Policy
 from core.tags import is_valid_model_id
-from core.vocabulary import CONTRACTS, LANGUAGES
+from core.vocabulary import CONTRACTS, LANGUAGES, OPTIONAL_CONTRACTS
 
 _RULES = Policy()  # the rules' defaults, read from the one place they are set
 
@@ -33,6 +33,8 @@ DEFAULTS: dict[str, Any] = {
     # Hosts known to filter the refusal probe, per model: the positive control.
     "controls": {},
     "contracts": list(CONTRACTS),
+    # model id -> the optional contracts (tools, stop, fidelity) it runs; none without an entry.
+    "optional_contracts": {},
     "languages": list(LANGUAGES),
     "probe": {
         "ttft_seconds": 10.0,           # no text within this many seconds fails the latency contract
@@ -69,6 +71,7 @@ DEFAULTS: dict[str, Any] = {
         "ladder_days": list(_RULES.ladder_days),
         "fade_days": _RULES.fade_days,
         "capacity_floor": _RULES.capacity_floor,
+        "observe_contracts": list(_RULES.observe_contracts),
         "model_wide_guard": {
             "enabled": _RULES.guard_enabled,
             "min_fraction": _RULES.guard_min_fraction,
@@ -167,6 +170,7 @@ class Config:
     paths: PathSettings
     source: str = field(default="<defaults>")
     site: SiteSettings = field(default_factory=SiteSettings)
+    optional_contracts: dict[str, tuple[str, ...]] = field(default_factory=dict)  # model -> opted-in optional contracts
 
     @property
     def mode(self) -> str:
@@ -218,6 +222,7 @@ def parse_config(raw: dict[str, Any], *, source: str = "<inline>") -> Config:
     for c in contracts:
         if c not in CONTRACTS:
             raise ConfigError(f"{source}: contracts: unknown contract {c!r}; choose from {', '.join(CONTRACTS)}")
+    optional_contracts = _optional_contracts(merged["optional_contracts"], v, source)
     languages = tuple(v.str_list(merged, "languages"))
     for lang in languages:
         if lang not in LANGUAGES:
@@ -268,6 +273,7 @@ def parse_config(raw: dict[str, Any], *, source: str = "<inline>") -> Config:
         guard_min_endpoints=v.integer(g, "min_endpoints", "rules.model_wide_guard.min_endpoints", minimum=1),
         languages=languages,
         mode=mode,
+        observe_contracts=_observe_contracts(r, v, source),
     )
     pa = merged["paths"]
     paths = PathSettings(**{k: Path(v.string(pa, k, f"paths.{k}")) for k in PATH_FILE_KEYS},
@@ -275,7 +281,32 @@ def parse_config(raw: dict[str, Any], *, source: str = "<inline>") -> Config:
     site = SiteSettings(stale_after_minutes=v.number(merged["site"], "stale_after_minutes", "site.stale_after_minutes",
                                                      minimum=1.0))
     return Config(models=models, controls=controls, contracts=contracts, languages=languages,
-                  probe=probe, concurrency=concurrency, rules=rules, paths=paths, source=source, site=site)
+                  probe=probe, concurrency=concurrency, rules=rules, paths=paths, source=source, site=site,
+                  optional_contracts=optional_contracts)
+
+
+def _optional_contracts(raw: Any, v: _Validator, source: str) -> dict[str, tuple[str, ...]]:
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{source}: optional_contracts: must map a model id to a list of optional contracts "
+                          f"({', '.join(OPTIONAL_CONTRACTS)})")
+    out: dict[str, tuple[str, ...]] = {}
+    for model in raw:
+        names = tuple(v.str_list(raw, model, key_path=f"optional_contracts.{model}", nonempty=False))
+        for name in names:
+            if name not in OPTIONAL_CONTRACTS:
+                raise ConfigError(f"{source}: optional_contracts.{model}: unknown optional contract {name!r}; "
+                                  f"choose from {', '.join(OPTIONAL_CONTRACTS)}")
+        out[str(model)] = names
+    return out
+
+
+def _observe_contracts(rules: dict[str, Any], v: _Validator, source: str) -> tuple[str, ...]:
+    names = tuple(v.str_list(rules, "observe_contracts", key_path="rules.observe_contracts", nonempty=False))
+    for name in names:
+        if name not in CONTRACTS:
+            raise ConfigError(f"{source}: rules.observe_contracts: unknown contract {name!r}; "
+                              f"choose from {', '.join(CONTRACTS)}")
+    return names
 
 
 REASONING_CONTROLS = ("auto", "always")
@@ -296,7 +327,7 @@ def _merge(base: dict[str, Any], override: dict[str, Any], source: str, prefix: 
         if key not in base:
             known = ", ".join(sorted(base))
             raise ConfigError(f"{source}: unknown key {dotted!r} (known here: {known})")
-        if isinstance(base[key], dict) and key not in ("controls",):
+        if isinstance(base[key], dict) and key not in ("controls", "optional_contracts"):
             if not isinstance(value, dict):
                 raise ConfigError(f"{source}: {dotted} must be a mapping, got {type(value).__name__}")
             base[key] = _merge(base[key], value, source, prefix=f"{dotted}.")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
-from core.vocabulary import LANGUAGES
+from core.vocabulary import FIDELITY, LANGUAGES
 
 # Applied round ids the state remembers: enough to recognise a re-run of any recent round
 # (100 rounds = 50 hours at one round per 30 minutes) while keeping the state file bounded.
@@ -48,6 +48,10 @@ class Policy:
     remembered_rounds: int = DEFAULT_REMEMBERED_ROUNDS
     # observe: suspensions are recorded as "would suspend" only; enforce: they reach provider.ignore.
     mode: str = OBSERVE
+    # Contracts still in observe whatever `mode` says: a streak that a round failed only on these
+    # ends in would_suspend (an observe-mode record), until their false-positive report supports
+    # enforcing them. A new contract starts here (issue 23: fidelity).
+    observe_contracts: tuple[str, ...] = (FIDELITY,)
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:

@@ -24,7 +24,8 @@ job; the judge and the summary see one round). One reader with one set of rules:
 Optional, additive fields (absent from older files, read with their defaults): `clock`
 (`real`), `controls_source`, `unprobed_controls`, `incomplete` (the typed reasons; an older
 incomplete file reads as one reason of kind `unknown` with its `incomplete_reason`), and per
-attempt `chars`, `refusal` and `integrity` (+ `integrity_reason` when it failed).
+attempt `chars`, `refusal` and `integrity` (+ `integrity_reason` when it failed), and `items`
+(the fidelity contract's kind -> pass | fail).
 """
 
 from __future__ import annotations
@@ -89,6 +90,9 @@ class AttemptResult:
     refusal: Outcome | None = None  # latency/language replies: PASS or FAIL of the refusal check
     integrity: Outcome | None = None  # every completed reply: PASS or FAIL of judge/replies/integrity.py's check
     integrity_reason: str = ""     # the defect, when integrity failed
+    # fidelity: (item kind, PASS or FAIL) per item, in the order asked; judge/suspension/fidelity.py
+    # sets INCONCLUSIVE on an item type no peer answered right (not part of the file then).
+    items: tuple[tuple[str, Outcome], ...] = ()
     # Not part of the file: set by judge/suspension/short_replies.py, far shorter than the peers' replies.
     short: bool = False
 
@@ -98,7 +102,9 @@ class AttemptResult:
                 "served_by": self.served_by, "requests": self.requests, "excerpt": self.excerpt,
                 "chars": self.chars, "refusal": self.refusal.value if self.refusal else None,
                 "integrity": self.integrity.value if self.integrity else None,
-                "integrity_reason": self.integrity_reason or None}
+                "integrity_reason": self.integrity_reason or None,
+                # Written only when present, so the files of the other contracts read as before.
+                **({"items": {k: o.value for k, o in self.items}} if self.items else {})}
 
     @classmethod
     def from_json(cls, raw: Any) -> AttemptResult | None:
@@ -114,7 +120,8 @@ class AttemptResult:
                    refusal=_CHECKS.get(str(raw.get("refusal"))),
                    integrity=_CHECKS.get(str(raw.get("integrity"))),
                    integrity_reason=_text(raw.get("integrity_reason") or "")
-                   if isinstance(raw.get("integrity_reason"), str) else "")
+                   if isinstance(raw.get("integrity_reason"), str) else "",
+                   items=_items(raw.get("items")))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -496,3 +503,10 @@ def cases_by_model(cases: Iterable[CaseResult]) -> dict[str, list[CaseResult]]:
     for c in cases:
         out.setdefault(c.model, []).append(c)
     return out
+
+
+def _items(raw: Any) -> tuple[tuple[str, Outcome], ...]:
+    """A fidelity attempt's items: kind -> pass | fail; anything else is not an item (set aside)."""
+    if not isinstance(raw, Mapping):
+        return ()
+    return tuple((_text(str(k)), _CHECKS[v]) for k, v in raw.items() if isinstance(v, str) and v in _CHECKS)

@@ -24,7 +24,10 @@ class Outcome(str, Enum):  # noqa: UP042 (a StrEnum's str() and f-string give th
 
 # The four contracts, in the order the tables show them.
 LATENCY, REFUSAL, STRUCTURED, LANGUAGE = "latency", "refusal", "structured", "language"
-CONTRACTS: tuple[str, ...] = (LATENCY, REFUSAL, STRUCTURED, LANGUAGE)
+TOOLS, STOP, FIDELITY = "tools", "stop", "fidelity"
+# Optional contracts: run only for the models canary.yaml's `optional_contracts:` names them for.
+OPTIONAL_CONTRACTS: tuple[str, ...] = (TOOLS, STOP, FIDELITY)
+CONTRACTS: tuple[str, ...] = (LATENCY, REFUSAL, STRUCTURED, LANGUAGE, *OPTIONAL_CONTRACTS)
 
 # The product's 17 interface languages (ISO 639-1), in the language contract's rotation order.
 LANGUAGE_NAMES: dict[str, str] = {

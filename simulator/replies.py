@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from simulator import corrupt, defects, hostile, schema_gen
+from simulator import corrupt, defects, hostile, schema_gen, tasks
 from simulator.banks import Bank, all_banks
 from simulator.faults import MID_STREAM_SHAPES, Draw, draw, trait
 from simulator.request import ChatRequest, Reasoning, unportable_keywords
@@ -221,6 +221,7 @@ def _generation(
     name = drawn.fault.name if drawn.fault else None
     params: Mapping[str, Any] = drawn.fault.params if drawn.fault else {}
     text, finish = _text(request, all_banks(), name, params, rng), "stop"
+    text, _ = tasks.apply_stop(text, request.stop, name)  # generation ends at a stop string: finish "stop"
     if name == "content_filter":
         keep = rng.random() < params["partial"]
         text, finish = (text[: int(len(text) * rng.uniform(0.1, 0.5))] if keep else ""), "content_filter"
@@ -326,6 +327,9 @@ def _text(
         return rng.choice(own.refusals)
     if name == "empty_reply":
         return ""
+    task = tasks.answer(request.messages, name, params, rng)
+    if task is not None and request.format == "text":
+        return task
     writer, sentences = own, own.pick(rng, rng.randint(*SENTENCES_PER_REPLY))
     if name == "short_reply" and request.format == "text":
         return corrupt.short_reply(sentences[0], params["words"], own.separator == " ")

@@ -41,6 +41,7 @@ from core.results import AttemptResult, CaseResult, RoundResults
 from core.vocabulary import Outcome
 from judge.replies.integrity import INTEGRITY_CONTRACT, checked, judge_integrity
 from judge.suspension.card import ALPHA, Card, make_card
+from judge.suspension.fidelity import judge_fidelity
 from judge.suspension.short_replies import REFUSAL, judge_short_replies
 from judge.suspension.state import JudgeState, ProviderState
 from judge.suspension.stats import fisher_greater
@@ -61,7 +62,7 @@ def record_round(state: JudgeState, report: RoundResults, policy: Policy) -> Jud
         by_model.setdefault(case.model, []).append(case)
     models = dict(state.models)
     for model, cases in sorted(by_model.items()):
-        judged = judge_integrity(judge_short_replies(cases))
+        judged = judge_fidelity(judge_integrity(judge_short_replies(cases)))
         providers = dict(models.get(model, {}))
         for provider, codes in sorted(round_codes(judged, refusal_weak=(model, REFUSAL) in weak).items()):
             ps = providers.get(provider, ProviderState())
@@ -111,6 +112,8 @@ def round_codes(cases: Sequence[CaseResult], *, refusal_weak: bool = False) -> d
 def _own_codes(case: CaseResult) -> str:
     if not case.attempts:  # a results file without attempts: the case's own outcome
         return _CODE.get(case.outcome, "")
+    if case.attempts[0].items:  # fidelity: one code per item (a dropped item type: inconclusive)
+        return "".join(_CODE.get(o, "") for _, o in case.attempts[0].items)
     return "".join(_attempt_code(a) for a in case.attempts)
 
 

@@ -28,6 +28,7 @@ from core.results import CaseResult, RoundResults
 from core.vocabulary import Outcome
 from judge.replies.integrity import judge_integrity
 from judge.suspension.decisions import Evidence
+from judge.suspension.fidelity import judge_fidelity
 from judge.suspension.short_replies import judge_short_replies
 
 LANGUAGE_CONTRACT = "language"
@@ -85,7 +86,7 @@ def classify_round(report: RoundResults, policy: Policy) -> dict[str, ModelRound
     result = {}
     for model in sorted(set(report.models) | set(by_model)):
         # Truncated refusal replies fail here, and language cases whose endpoint corrupts most of its replies.
-        cases = list(judge_integrity(judge_short_replies(by_model.get(model, []))))
+        cases = list(judge_fidelity(judge_integrity(judge_short_replies(by_model.get(model, [])))))
         hits = _guard_hits([c for c in cases if not c.control], policy)
         discounted = {(p, h.contract) for h in hits for p in h.failing}
         expected = {c.contract for c in cases}

@@ -107,6 +107,7 @@ def pinned_body(
     temperature: float | None = None,
     seed: int | None = None,
     reasoning: Mapping[str, Any] | None = None,
+    stop: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The §2 recipe: order + only the exact tag, no fallbacks, every parameter honoured, no `models`.
 
@@ -145,6 +146,8 @@ def pinned_body(
     # first, because silently dropping them would change what the probe measures.
     if response_format is not None:
         body["response_format"] = dict(response_format)
+    if stop:  # the stop contract's: sent only to an endpoint that lists `stop` (the caller checks)
+        body["stop"] = list(stop)
     for name, value in (reasoning or {}).items():
         body[name] = dict(value) if isinstance(value, Mapping) else value
     return body

@@ -107,6 +107,7 @@ class Attempt:
     prompt: tuple[dict[str, Any], ...] = ()   # the messages sent: Allure only
     service_tier: str | None = None  # the tier the response reported (None: not reported)
     notes: tuple[str, ...] = ()      # wire facts recorded, not judged (ChatResult.notes)
+    items: tuple[tuple[str, bool], ...] = ()  # fidelity: (item kind, answered right) per item
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -121,6 +122,8 @@ class Attempt:
             out["service_tier"] = self.service_tier
         if self.notes:
             out["notes"] = list(self.notes)
+        if self.items:
+            out["items"] = {kind: Outcome.PASS.value if right else Outcome.FAIL.value for kind, right in self.items}
         return out
 
 
@@ -193,7 +196,8 @@ def result_to_wire(result: CaseResult) -> dict[str, Any]:
 
 
 def result_from_wire(d: dict[str, Any]) -> CaseResult:
-    attempts = tuple(Attempt(**{**a, "outcome": Outcome(a["outcome"]), "prompt": tuple(a.get("prompt", ()))})
+    attempts = tuple(Attempt(**{**a, "outcome": Outcome(a["outcome"]), "prompt": tuple(a.get("prompt", ())),
+                                "items": tuple((str(k), bool(r)) for k, r in a.get("items", ()))})
                      for a in d.get("attempts", ()))
     raw = d.get("raw_outcome")
     return CaseResult(**{**d, "outcome": Outcome(d["outcome"]), "attempts": attempts,

@@ -18,7 +18,7 @@ from typing import Any
 
 from core.config import Config
 from core.upstream import Upstream
-from core.vocabulary import CONTRACTS
+from core.vocabulary import CONTRACTS, OPTIONAL_CONTRACTS
 from probes.http.client import PinnedClient
 from probes.http.discovery import DiscoveryError, discover
 from probes.http.models_info import ThinkingDefaults, thinking_defaults
@@ -48,6 +48,8 @@ class RoundPlan:
     # model -> the listing entries discovery dropped (malformed, duplicate), each a reason naming the
     # entry: reported, while the model's other endpoints are probed (the round stays complete).
     dropped: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    # model -> the optional contracts canary.yaml opts it in to (OPTIONAL_CONTRACTS run only there).
+    optional: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
 
     def cases(self) -> list[PlannedCase]:
         """Discovery failures first (so they are never lost in a long list), then model/tag/contract."""
@@ -58,6 +60,8 @@ class RoundPlan:
             for ep in endpoints:
                 for contract in CONTRACTS:
                     if contract not in self.contracts:
+                        continue
+                    if contract in OPTIONAL_CONTRACTS and contract not in self.optional.get(model, ()):
                         continue
                     out.append(Case(
                         model=model, contract=contract, endpoint=ep,
@@ -84,6 +88,7 @@ class RoundPlan:
             "contracts": list(self.contracts),
             "controls": {m: list(t) for m, t in self.controls.items()},
             "dropped": {m: list(p) for m, p in self.dropped.items()},
+            "optional": {m: list(c) for m, c in self.optional.items()},
         }
 
     @classmethod
@@ -98,6 +103,7 @@ class RoundPlan:
             contracts=tuple(raw.get("contracts", CONTRACTS)),
             controls={m: tuple(v) for m, v in raw.get("controls", {}).items()},
             dropped={m: tuple(v) for m, v in raw.get("dropped", {}).items()},
+            optional={m: tuple(v) for m, v in raw.get("optional", {}).items()},
         )
 
     def with_settings(self, config: Config, language_plan: dict[str, dict[str, str]]) -> RoundPlan:
@@ -105,7 +111,8 @@ class RoundPlan:
         languages = {m: assign_languages(m, eps, config.languages, language_plan.get(m, {}))
                      for m, eps in self.endpoints.items()}
         return dataclasses.replace(self, languages=languages, contracts=config.contracts,
-                                   controls={m: config.controls.get(m, ()) for m in self.endpoints})
+                                   controls={m: config.controls.get(m, ()) for m in self.endpoints},
+                                   optional={m: config.optional_contracts.get(m, ()) for m in self.endpoints})
 
 
 def assign_languages(model: str, endpoints: tuple[Endpoint, ...], languages: tuple[str, ...],

@@ -45,7 +45,7 @@ AUTH_REASON = "the upstream refused our API key: check OPENROUTER_API_KEY"
 class ChatClient(Protocol):
     async def chat(self, endpoint: Endpoint, messages: Sequence[Mapping[str, Any]], *, max_tokens: int,
                    response_format: Mapping[str, Any] | None = None, temperature: float | None = None,
-                   deadline_s: float | None = None) -> ChatResult: ...
+                   deadline_s: float | None = None, stop: Sequence[str] = ()) -> ChatResult: ...
 
 
 class ControlBoard(Protocol):
@@ -79,6 +79,7 @@ class ContractSettings:
     judge_language: LanguageJudge
     missing_controls: Mapping[str, tuple[str, ...]]  # model -> "ember/fp8 not selected"...: controls not probed
     siblings: SiblingBoard = NoSiblings()  # the endpoint's other cases: refusal checks of their replies
+    round_id: str = ""  # the round's id: the fidelity contract's items are drawn from it (the same in every process)
 
 
 @cache
