@@ -65,6 +65,16 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), code) fo
     (r"^stream integrity: repeated deltas", "repeated_deltas"),
     (r"^limits: completion tokens above the cap", "max_tokens_ignored"),
     (r"^limits: length finish far below the cap", "length_below_cap"),
+    # stop sequences (judge/replies/stop.py) and answer fidelity (probes/round/contracts/fidelity.py,
+    # judge/suspension/fidelity.py)
+    (r"^stop: stop_ignored", "stop_ignored"),
+    (r"^stop: stop_echoed", "stop_echoed"),
+    (r"^stop: the reply reached max_tokens", "max_tokens_cut"),
+    (r"^stop: the reply did not follow the task", "task_not_followed"),
+    (r"^fidelity: wrong answers", "fidelity_wrong"),
+    (r"^fidelity: most items wrong, but not worse than the peers", "fidelity_as_peers"),
+    (r"^fidelity: most items wrong, the peers decide", "fidelity_unjudged"),
+    (r"^fidelity: the reply reached max_tokens", "max_tokens_cut"),
     # transport errors without an error_kind (older reports): the client's messages
     (r"^transport: HTTP 429", "http_429"),
     (r"^transport: HTTP 408", "http_408"),

@@ -98,7 +98,8 @@ def colours(png: bytes) -> set[tuple[int, int, int]]:
 def endpoint(tag: str, faults: dict[str, Any] | None = None, ttft_ms: int = 40) -> dict[str, Any]:
     return {"tag": tag, "provider_name": tag.split("/")[0].capitalize(),
             "pricing": {"prompt": "0.0000003", "completion": "0.000001"},
-            "supported_parameters": ["max_tokens", "temperature", "seed", "response_format", "structured_outputs"],
+            "supported_parameters": ["max_tokens", "temperature", "seed", "response_format", "structured_outputs",
+                                     "stop"],
             "behaviour": {"ttft_ms": ttft_ms, "tokens_per_second": 400, "faults": faults or {}}}
 
 
@@ -115,6 +116,7 @@ def sim_site(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> tupl
     config = tmp / "canary.yaml"
     config.write_text(yaml.safe_dump({
         "mode": "enforce", "models": [MODEL], "rules": {"capacity_floor": 5},
+        "optional_contracts": {MODEL: ["stop", "fidelity"]},
         "probe": {"ttft_seconds": 2.0, "request_deadline_seconds": 8, "max_tokens": 200},
         "paths": {"reports": str(tmp / "reports"), "state": str(tmp / "state" / "state.json"),
                   "audit": str(tmp / "state" / "audit.jsonl"), "builtin": str(tmp / "builtin.yaml"),
@@ -162,6 +164,17 @@ def test_the_page_loads_without_errors_and_shows_every_endpoint(browser: Browser
         assert row["cell"]["x"] >= 0 and row["cell"]["x"] + row["cell"]["w"] <= facts["viewport"], tag
     assert facts["pageWidth"] <= facts["viewport"], "the page must not scroll sideways"
     assert "floor held" in facts["text"] and "suspended" in facts["text"] and "degraded" in facts["text"]
+
+
+def test_the_optional_contracts_get_their_columns_and_say_what_they_cannot_see(
+        browser: Browser, sim_site: tuple[Path, dict[str, Any]]) -> None:
+    site, _ = sim_site
+    visit = load(browser, site, "optional-contracts", **LAPTOP)
+    text = visit.facts["text"]
+
+    assert "language\tstop\tfidelity\twhy" in text, text[:3000]  # the columns, after the four contracts
+    assert "cannot see the 1-3 points of a good quantization" in text
+    assert "ignores the stop string" in text
 
 
 def test_the_charts_are_drawn(browser: Browser, sim_site: tuple[Path, dict[str, Any]]) -> None:

@@ -26,6 +26,7 @@
     ['.', 'no round', '#eef1f4']
   ];
   var CONTRACTS = ['latency', 'refusal', 'structured', 'language'];
+  var OPTIONAL = ['tools', 'stop', 'fidelity'];   // core/vocabulary.py OPTIONAL_CONTRACTS, in that order
   var WINDOW_NAMES = { '1': '24 h', '7': '7 d', '30': '30 d' };
   var charts = [];
 
@@ -206,11 +207,15 @@
     }));
     add(card, head, el('p', 'hint', 'Pass rate = passes / (passes + fails) with its 95 % Wilson interval and n; ' +
       'inconclusive and unreachable cases count for neither. TTFT and tokens/s: last 24 h. Click a row to plot it.'));
-    var table = add(el('table', 'endpoints cards'), add(el('thead'), add(el('tr'),
+    var contracts = modelContracts(m);
+    var table = add(el('table', 'endpoints cards'), add(el('thead'), add.apply(null, [el('tr'),
       el('th', null, 'endpoint'), el('th', null, 'status'), el('th', null, 'TTFT p50 / p95'),
-      el('th', null, 'tokens/s'), el('th', null, 'latency'), el('th', null, 'refusal'),
-      el('th', null, 'structured'), el('th', null, 'language'), el('th', null, 'why'))), body);
+      el('th', null, 'tokens/s')].concat(contracts.map(function (c) { return el('th', null, c); }),
+      [el('th', null, 'why')]))), body);
     add(card, add(el('div', 'scroll'), table));
+    contracts.forEach(function (c) {  // what an optional contract can and cannot see
+      if ((DATA.contract_notes || {})[c]) { add(card, el('p', 'hint contract-note', DATA.contract_notes[c])); }
+    });
     if (!m.endpoints.length) { add(card, el('p', 'empty', 'No endpoint of this model was probed in the last 7 days.')); }
 
     function fill() {
@@ -224,7 +229,7 @@
         add(tr, el('td', null, e.provider), status,
           labelled(el('td', 'num', num(e.latency.p50, 2) + ' / ' + num(e.latency.p95, 2) + ' s'), 'TTFT p50/p95'),
           labelled(el('td', 'num', num(e.latency.tps, 0)), 'tokens/s'));
-        CONTRACTS.forEach(function (c) { tr.appendChild(labelled(rateCell(rates[c]), c)); });
+        contracts.forEach(function (c) { tr.appendChild(labelled(rateCell(rates[c]), c)); });
         // The tier's reasons matter when routing does nothing about the endpoint (degraded, failing).
         var why = e.state === 'active' ? e.reasons.concat(e.tier_reasons) : e.reasons;
         add(tr, why.length ? el('td', 'reason wide', why.join(' · ')) : el('td', 'reason'));
@@ -240,6 +245,17 @@
     }
     fill();
     return card;
+  }
+
+  // The four contracts, then the optional ones (tools, stop, fidelity) some endpoint has rates for.
+  function modelContracts(m) {
+    var seen = CONTRACTS.slice();
+    m.endpoints.forEach(function (e) {
+      Object.keys(e.rates || {}).forEach(function (w) {
+        Object.keys(e.rates[w]).forEach(function (c) { if (seen.indexOf(c) < 0) { seen.push(c); } });
+      });
+    });
+    return CONTRACTS.concat(OPTIONAL.filter(function (c) { return seen.indexOf(c) >= 0; }));
   }
 
   function labelled(td, label) {
