@@ -31,7 +31,7 @@ SYSTEM = ROOT / "docs" / "system.md"
 WIRE = ROOT / "docs" / "openrouter-wire.md"
 
 # `canary.yaml` keys whose value is a mapping of the user's own keys, not a section of settings.
-OPAQUE_MAPPINGS = ("controls",)
+OPAQUE_MAPPINGS = ("controls", "optional_contracts")
 # docs/system.md's `rules.*` (and `languages`) rows and the judge's Policy field holding each.
 POLICY_FIELDS = {
     "rules.failed_rounds_to_suspend": "failed_rounds_to_suspend",
@@ -44,6 +44,7 @@ POLICY_FIELDS = {
     "rules.model_wide_guard.enabled": "guard_enabled",
     "rules.model_wide_guard.min_fraction": "guard_min_fraction",
     "rules.model_wide_guard.min_endpoints": "guard_min_endpoints",
+    "rules.observe_contracts": "observe_contracts",
     "languages": "languages",
 }
 # Pointers at the team's shared folder beside the repository, and its documents by name.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -50,7 +51,7 @@ def simulator():
 @pytest.fixture(scope="module", params=["single", "xdist-2"])
 def task_round(request, simulator, tmp_path_factory) -> Round:
     tmp = tmp_path_factory.mktemp(request.param)
-    args = ("-n", "2") if request.param == "xdist-2" else ("-p", "no:xdist")
+    args = ("-n", "2") if request.param == "xdist-2" else ("-p", "no:xdist", f"--alluredir={tmp / 'allure'}")
     return run_round(tmp, simulator.base_url, *args, config=config(tmp, ["stop", "fidelity"]))
 
 
@@ -80,6 +81,17 @@ def test_the_probe_leaves_a_mostly_wrong_reply_to_the_peers_and_the_judge_fails_
     assert wrong.outcome is Outcome.FAIL and wrong.reason.startswith("fidelity: wrong answers: 0 of 5")
     assert rounds["ok-a/fp8"].klass is RoundClass.CLEAN
     assert rounds["wrong/fp8"].klass is RoundClass.FAILED
+
+
+def test_allure_shows_which_items_a_fidelity_reply_got_wrong(task_round: Round) -> None:
+    allure = task_round.reports.parent / "allure"
+    if not allure.is_dir():
+        pytest.skip("the xdist round writes no Allure results here")
+    docs = [json.loads(p.read_text(encoding="utf-8")) for p in allure.glob("*-result.json")]
+    [wrong] = [d for d in docs if d["name"].startswith("wrong/fp8 · fidelity")]
+    [answers] = [a for s in wrong["steps"] for a in s.get("attachments", []) if a["name"] == "answers"]
+
+    assert (allure / answers["source"]).read_text(encoding="utf-8").splitlines()[0] == "arithmetic: WRONG"
 
 
 def test_without_optional_contracts_a_round_has_none_of_their_cases(simulator, tmp_path: Path) -> None:
