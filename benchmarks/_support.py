@@ -80,9 +80,11 @@ def write_yaml(path: Path, doc: dict[str, Any]) -> Path:
 
 def canary_config(path: Path, *, controls: Sequence[str] = (), model: str = MODEL, mode: str = "observe",
                   probe: dict[str, Any] | None = None, concurrency: dict[str, Any] | None = None,
-                  rules: dict[str, Any] | None = None) -> Path:
-    """A canary.yaml; unspecified sections keep canary's defaults."""
+                  rules: dict[str, Any] | None = None, optional: Sequence[str] = ()) -> Path:
+    """A canary.yaml; unspecified sections keep canary's defaults (`optional`: the model's optional contracts)."""
     doc: dict[str, Any] = {"mode": mode, "models": [model], "controls": {model: list(controls)} if controls else {}}
+    if optional:
+        doc["optional_contracts"] = {model: list(optional)}
     if probe:
         doc["probe"] = probe
     if concurrency:
