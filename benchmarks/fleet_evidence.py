@@ -92,6 +92,7 @@ REPLY_CHECK_CODES = frozenset({"cumulative_deltas", "repeated_deltas", "max_toke
 OPENING = ("suspend", "would_suspend", "floor_held")
 PROBE = {"ttft_seconds": 2.0, "request_deadline_seconds": 6}
 FAST = {"ttft_ms": 80, "jitter_ms": 30, "tokens_per_second": 1500}
+STOP_PARAMS = ("max_tokens", "temperature", "seed", "response_format", "structured_outputs", "stop")
 NOISE: dict[str, dict[str, Any]] = {  # benchmarks/false_suspensions.py's realistic noise of healthy hosts
     "http_error": {"rate": 0.04, "status": [429, 502, 503], "retry_after": 1},
     "mid_stream_error": {"rate": 0.03, "shape": "random", "code": 502},
@@ -112,6 +113,7 @@ class Scenario:
     rounds: int
     planted: dict[str, int]            # defective host -> first round of its defect
     note: str = ""
+    optional: tuple[str, ...] = ()     # the model's optional contracts (canary.yaml optional_contracts)
 
 
 def scenarios(week_rounds: int) -> dict[str, Scenario]:
@@ -136,6 +138,10 @@ def scenarios(week_rounds: int) -> dict[str, Scenario]:
     bad_day = [host(f"host{i}/fp8", None, phases=[{"from_round": 9, "to_round": 48, "faults": {
         "leading_garbage": {"rate": 0.4}}}] if i < 3 else None) for i in range(9)]
     week = [host(f"host{i}/fp8", NOISE, ttft_ms=60 + 20 * i) for i in range(6)]
+    tasks = [host(f"host{i}/fp8", NOISE, ttft_ms=60 + 20 * i, params=STOP_PARAMS) for i in range(6)] + [
+        host("ignores/fp8", {"stop_ignored": {"rate": 1.0}}, params=STOP_PARAMS),
+        host("echoes/fp8", {"stop_echoed": {"rate": 1.0}}, params=STOP_PARAMS),
+        host("wrong/fp8", {"fidelity_errors": {"rate": 1.0, "share": 0.6}}, params=STOP_PARAMS)]
     return {
         "planted": Scenario("planted", planted, 6, {t: 1 for t in ("cinder/fp8", "dune/int4", "fjord/fp16",
                                                                   "glacier/fp8", "shy/fp8", "trunc/fp8")}),
@@ -147,6 +153,11 @@ def scenarios(week_rounds: int) -> dict[str, Scenario]:
         "bad_probe_day": Scenario("bad_probe_day", bad_day, 48, {}, "rounds 9-48: 3 of 9 hosts' language "
                                                                   "replies start with stray bytes 40 % of the time"),
         "noisy_week": Scenario("noisy_week", week, week_rounds, {}),
+        "optional_week": Scenario("optional_week", tasks, week_rounds,
+                                  {t: 1 for t in ("ignores/fp8", "echoes/fp8", "wrong/fp8")},
+                                  "stop and fidelity on: a stop-ignoring, a stop-echoing and a host answering "
+                                  "60 % of the fidelity items wrongly among 6 healthy noisy hosts",
+                                  optional=("stop", "fidelity")),
     }
 
 
@@ -162,7 +173,7 @@ class Played:
 
 def play(s: Scenario, tmp: Path, seed: int, echo: Callable[[str], None]) -> Played:
     scenario_file = write_yaml(tmp / f"{s.name}.yaml", scenario(s.name, s.endpoints, keepalive_ms=100))
-    config = canary_config(tmp / f"{s.name}-canary.yaml", probe=PROBE)
+    config = canary_config(tmp / f"{s.name}-canary.yaml", probe=PROBE, optional=s.optional)
     files = JudgeFiles(tmp / f"{s.name}-judge")
     out = Played()
     start = time.monotonic()
@@ -305,7 +316,8 @@ def demo(tmp: Path, echo: Callable[[str], None]) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", default="demo,planted,article,three_defects,shared,bad_probe_day,noisy_week")
+    parser.add_argument("--only", default="demo,planted,article,three_defects,shared,bad_probe_day,noisy_week,"
+                                          "optional_week")
     parser.add_argument("--week-rounds", type=int, default=336)
     parser.add_argument("--seed", type=int, default=13)
     args = parser.parse_args()

@@ -10,6 +10,9 @@ so a test of the probe against it checks the probe's truth too). Two faults brea
 | `stop_echoed` | — | the reply stops at the first `stop` string but keeps it at its end |
 | `fidelity_errors` | `share` (0.6) | each fidelity item is answered wrongly with this probability (an off-by-one product, the words in their order, one character of the code changed, the day before, the numbers descending) |
 
+A task's answer is what the host sends whatever text fault it has (stray bytes, mixing and the
+like corrupt the roleplay banks' replies, not these).
+
 Every other reply honours `stop` as OpenAI's API documents it: generation ends at the first
 stop string, which is not part of the returned text (finish_reason `stop`).
 """

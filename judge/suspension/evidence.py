@@ -13,6 +13,8 @@ streaks move. What a round adds, per contract, is one code per judged reply:
   refusal and structured reply, the refusal probe's confirmations included: a corrupting host
   corrupts all of them, so it holds 4 to 8 replies a round (the language replies are already
   its own attempts);
+- the fidelity contract gets one code per item of its reply (judge/suspension/fidelity.py): an
+  item type no peer answered right that round is "i";
 - refusal-probe replies far shorter than the peers' are "s" (judge/suspension/short_replies.py), or "f" when
   they failed the case (the short-reply check then marks them failed);
 - while the model's refusal probe is weak or unverified (its positive control passed or gave no

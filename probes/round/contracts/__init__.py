@@ -1,4 +1,4 @@
-"""The four contracts. Each module has one `async def probe(client, endpoint, settings, case)`
+"""The contracts (the four, and the optional stop and fidelity). Each module has one `async def probe(client, endpoint, settings, case)`
 returning a CaseResult; the helpers here turn one ChatResult into an Attempt the same way for all.
 
 Outcome rules shared by every contract (why they are here and not in each module):

@@ -43,3 +43,17 @@ def test_a_reply_that_did_not_follow_the_task_is_inconclusive(text: str, finish:
 def test_a_polite_preamble_and_list_markup_around_the_right_count_still_pass() -> None:
     text = "Sure! Here are the numbers:\n" + "\n".join(f"- {n}" for n in range(1, 13)) + "\n"
     assert assess(text, "13").outcome is Outcome.PASS
+
+
+def test_the_real_token_boundary_defect_reads_as_stop_ignored() -> None:
+    # vllm-project/vllm#3572 (fixed by #3672): Mistral-7B asked to continue "ABC" with stop "DE"
+    # returned "DEFGHIJKLMNOPQRSTUVWXYZ": "DEF" was one token and the engine only checked
+    # endswith(stop) after each token, so the stop string sat inside the reply with text after it.
+    verdict = assess("DEFGHIJKLMNOPQRSTUVWXYZ", "DE")
+    assert verdict.outcome is Outcome.FAIL and verdict.reason.startswith(STOP_IGNORED)
+
+
+def test_a_host_that_keeps_the_stop_string_as_tgi_does_reads_as_stop_echoed() -> None:
+    # vllm-project/vllm#1973: vLLM cuts the stop string out (OpenAI's documented behaviour) and
+    # added `include_stop_str_in_output` because TGI keeps it: a host serving that way echoes it.
+    assert assess(BEFORE + "13", "13").reason.startswith(STOP_ECHOED)
