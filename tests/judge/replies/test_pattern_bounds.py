@@ -75,7 +75,7 @@ def _judge_patterns() -> Iterator[tuple[str, re.Pattern[str]]]:
         module = importlib.import_module(info.name)
         for name, value in vars(module).items():
             if isinstance(value, re.Pattern) and isinstance(value.pattern, str):
-                yield f"{info.name}.{name}", value
+                yield f"{info.name.rsplit('.', 1)[-1]}.{name}", value
 
 
 def test_every_open_ended_repeat_of_the_judges_is_reviewed_or_bounded() -> None:
