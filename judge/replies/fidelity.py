@@ -38,7 +38,7 @@ WORDS = ("amber", "bridge", "candle", "desert", "ember", "falcon", "garden", "ha
 # No 0/O and 1/I/l: the code measures copying, not reading an ambiguous glyph.
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_CHARS = 10
-_LINE = re.compile(r"^\s*(?:[*_`#>-]+\s*)?(\d{1,2})\s*[.):]\s*(.*?)\s*$")
+_LINE = re.compile(r"[ \t]{0,8}(?:[*_`#>-]{1,4}[ \t]{0,4})?(\d{1,2})[ \t]{0,4}[.):](.*)")
 _STRIP = " \t\"'`*_“”‘’«»"
 _THOUSANDS = re.compile(r"(?<=\d)[,_ ](?=\d{3}\b)")
 _SEPARATORS = re.compile(r"[\s,;]+")
@@ -99,7 +99,7 @@ def answers(text: str) -> Mapping[int, str]:
     for line in text.splitlines():
         match = _LINE.match(line)
         if match and int(match.group(1)) not in out:
-            out[int(match.group(1))] = match.group(2)
+            out[int(match.group(1))] = match.group(2).strip()
     return out
 
 
