@@ -1,7 +1,7 @@
 """Evidence against peers on a simulated fleet (issue 10): what the cards say, and what they would change.
 
     .venv/bin/python benchmarks/fleet_evidence.py [--only demo,planted,article,three_defects,shared,
-                                                          bad_probe_day,noisy_week]
+                                                          bad_probe_day,noisy_week,optional_week]
                                                   [--week-rounds 336] [--seed 13]
 
 (demo) first: `canary round` twice on the bundled simulator with its default scenario, exactly as
@@ -33,6 +33,10 @@ scenario (its round number advanced through /_sim/control), then per round `pyte
                not the hosts'. Every would-suspend here is a false suspension;
 (d) noisy_week 6 healthy hosts with realistic noise (transport errors, short replies, a
                catch-phrase) for a week (336 rounds). Every would-suspend is false.
+(e) optional_week  the optional stop and fidelity contracts on (issue 23): 6 healthy noisy hosts
+               listing `stop`, a host ignoring the stop string, one echoing it and one answering
+               60 % of the fidelity items wrongly, for --week-rounds rounds. Target: the three
+               caught, 0 false suspensions.
 
 Per scenario it prints each opening decision with its evidence card, the detection delay of each
 planted defect (rounds from the defect's first round to its would-suspend), false suspensions,
