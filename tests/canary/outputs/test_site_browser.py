@@ -30,7 +30,7 @@ from canary.history.rows import round_record
 from canary.history.store import record_round
 from core.results import read_results
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]  # three real rounds, the optional contracts on
 
 MODEL = "acme/roleplay-test"
 HOSTILE_FRAGMENT = "</script><img src=x onerror=alert(1)>"
