@@ -30,7 +30,7 @@ from canary.history.rows import round_record
 from canary.history.store import record_round
 from core.results import read_results
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]  # three real rounds, the optional contracts on
+pytestmark = pytest.mark.slow
 
 MODEL = "acme/roleplay-test"
 HOSTILE_FRAGMENT = "</script><img src=x onerror=alert(1)>"
@@ -98,8 +98,7 @@ def colours(png: bytes) -> set[tuple[int, int, int]]:
 def endpoint(tag: str, faults: dict[str, Any] | None = None, ttft_ms: int = 40) -> dict[str, Any]:
     return {"tag": tag, "provider_name": tag.split("/")[0].capitalize(),
             "pricing": {"prompt": "0.0000003", "completion": "0.000001"},
-            "supported_parameters": ["max_tokens", "temperature", "seed", "response_format", "structured_outputs",
-                                     "stop"],
+            "supported_parameters": ["max_tokens", "temperature", "seed", "response_format", "structured_outputs"],
             "behaviour": {"ttft_ms": ttft_ms, "tokens_per_second": 400, "faults": faults or {}}}
 
 
@@ -116,7 +115,6 @@ def sim_site(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> tupl
     config = tmp / "canary.yaml"
     config.write_text(yaml.safe_dump({
         "mode": "enforce", "models": [MODEL], "rules": {"capacity_floor": 5},
-        "optional_contracts": {MODEL: ["stop", "fidelity"]},
         "probe": {"ttft_seconds": 2.0, "request_deadline_seconds": 8, "max_tokens": 200},
         "paths": {"reports": str(tmp / "reports"), "state": str(tmp / "state" / "state.json"),
                   "audit": str(tmp / "state" / "audit.jsonl"), "builtin": str(tmp / "builtin.yaml"),
@@ -166,17 +164,6 @@ def test_the_page_loads_without_errors_and_shows_every_endpoint(browser: Browser
     assert "floor held" in facts["text"] and "suspended" in facts["text"] and "degraded" in facts["text"]
 
 
-def test_the_optional_contracts_get_their_columns_and_say_what_they_cannot_see(
-        browser: Browser, sim_site: tuple[Path, dict[str, Any]]) -> None:
-    site, _ = sim_site
-    visit = load(browser, site, "optional-contracts", **LAPTOP)
-    text = visit.facts["text"]
-
-    assert "language\tstop\tfidelity\twhy" in text, text[:3000]  # the columns, after the four contracts
-    assert "cannot see the 1-3 points of a good quantization" in text
-    assert "ignores the stop string" in text
-
-
 def test_the_charts_are_drawn(browser: Browser, sim_site: tuple[Path, dict[str, Any]]) -> None:
     site, _ = sim_site
     visit = load(browser, site, "sim-charts", **LAPTOP)
@@ -217,6 +204,37 @@ def fleet_site(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> Pa
     assert main(["--config", str(config), "site", "--out", str(tmp / "site"), "--now", now.isoformat(),
                  "--echarts", str(ECHARTS)]) == 0
     return tmp / "site"
+
+
+@pytest.fixture(scope="module")
+def optional_site(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Four endpoints, 3 rounds with the optional stop and fidelity contracts in the history."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from _history_rounds import HALF_HOUR, MODEL, START, fleet, results
+
+    tmp = tmp_path_factory.mktemp("optional")
+    hosts, rng = fleet(4), random.Random(5)
+    for n in range(3):
+        doc = results(hosts, n, rng)
+        doc["cases"] += [{"model": MODEL, "provider": c["provider"], "contract": contract, "outcome": "pass",
+                          "reason": f"{contract}: pass"}
+                         for c in doc["cases"] if c["contract"] == "latency" for contract in ("stop", "fidelity")]
+        record = round_record(read_results(doc))
+        record_round(tmp / "state" / "history", record, now=record.started_at)
+    config = tmp / "canary.yaml"
+    config.write_text(f"models: []\npaths:\n  state: {tmp / 'state' / 'canary-state.json'}\n", encoding="utf-8")
+    assert main(["--config", str(config), "site", "--out", str(tmp / "site"), "--now",
+                 (START + 3 * HALF_HOUR).isoformat(), "--echarts", str(ECHARTS)]) == 0
+    return tmp / "site"
+
+
+def test_the_optional_contracts_get_their_columns_and_say_what_they_cannot_see(
+        browser: Browser, optional_site: Path) -> None:
+    text = load(browser, optional_site, "optional-contracts", **LAPTOP).facts["text"]
+
+    assert "language\tstop\tfidelity\twhy" in text, text[:3000]  # the columns, after the four contracts
+    assert "cannot see the 1-3 points of a good quantization" in text
+    assert "ignores the stop string" in text
 
 
 @pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])
