@@ -13,6 +13,8 @@ import random
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from core import times
+
 MODEL = "deepseek/deepseek-chat-v3-0324"
 LANGUAGES = ("pt", "es", "id", "ko", "ja", "zh", "en", "fr", "de", "it", "ru", "pl", "tr", "vi", "th", "ar", "hi")
 START = datetime(2026, 1, 1, tzinfo=UTC)
@@ -80,4 +82,4 @@ def _case(h: dict[str, Any], contract: str, language: str, rng: random.Random, m
 
 
 def _iso(t: datetime) -> str:
-    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return times.stamp(t)

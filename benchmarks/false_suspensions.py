@@ -50,6 +50,8 @@ from _support import (
     write_yaml,
 )
 
+from core import times
+
 CONTRACTS = ("latency", "refusal", "structured", "language")
 T0 = datetime(2026, 12, 7, 0, 0, tzinfo=UTC)
 ROUND_MINUTES = 30
@@ -97,7 +99,7 @@ def play(tmp: Path, *, rounds: int, endpoints: int, mode: str = "observe", seed:
         for n in range(1, rounds + 1):
             sim.set_round(n)
             now = T0 + timedelta(minutes=ROUND_MINUTES * n)
-            stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ")
+            stamp = times.stamp(now)
             # The round's started_at is its place in the week (the simulator's virtual clock), so
             # the judge's time rules see half-hourly rounds, not the seconds between two runs.
             done = run_probe(sim.base_url, config, tmp / "reports", state=files.state,

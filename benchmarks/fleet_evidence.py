@@ -85,6 +85,7 @@ from _support import (  # noqa: E402
 )
 
 from canary.history.reasons import reason_code  # noqa: E402
+from core import times  # noqa: E402
 from core.policy import OBSERVE, Policy  # noqa: E402
 from core.results import read_results  # noqa: E402
 from judge.suspension.decisions import Action  # noqa: E402
@@ -184,7 +185,7 @@ def play(s: Scenario, tmp: Path, seed: int, echo: Callable[[str], None]) -> Play
     with Simulator(scenario_file, seed=seed) as sim:
         for n in range(1, s.rounds + 1):
             sim.set_round(n)
-            stamp = (T0 + timedelta(minutes=30 * n)).strftime("%Y-%m-%dT%H:%M:%SZ")
+            stamp = times.stamp(T0 + timedelta(minutes=30 * n))
             done = run_probe(sim.base_url, config, tmp / f"{s.name}-reports", state=files.state,
                              extra=[f"--canary-virtual-time={stamp}"])
             results = done.results
@@ -210,7 +211,7 @@ def replay(docs: list[dict[str, Any]], *, hold_weak: bool) -> list[tuple[int, st
     again, with the evidence the suspension would otherwise have hidden)."""
     state, policy, out = JudgeState(), Policy(), []
     for n, doc in enumerate(docs, 1):
-        now = datetime.fromisoformat(doc["started_at"].replace("Z", "+00:00"))
+        now = times.parse_time(doc["started_at"], "started_at")
         before = state
         state, decisions = apply_round(state, read_results(doc), replace(policy, mode=OBSERVE), now=now)
         for d in decisions:

@@ -16,7 +16,6 @@ import csv
 import sys
 import tempfile
 import time
-from datetime import datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -25,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _support import bench_line
 
 from canary.history.query import History
+from core import times
 
 WINDOWS = (1, 7, 30)
 
@@ -35,7 +35,7 @@ def main() -> int:
     ap.add_argument("--now", required=True)
     ap.add_argument("--duckdb", type=Path, default=None, help="a folder from which `import duckdb` works")
     args = ap.parse_args()
-    now = datetime.fromisoformat(args.now)
+    now = times.parse_time(args.now, "--now")
     t = time.perf_counter()
     history = History.open(args.history, now=now, days=31)
     sqlite_open = time.perf_counter() - t

@@ -40,6 +40,7 @@ from canary.history.rows import round_record
 from canary.history.store import DETAIL_DAYS, day_path, record_round
 from core.results import read_results
 from core.store import atomic_write_bytes
+from core.times import stamp
 
 ROUNDS_PER_DAY = 48
 
@@ -83,7 +84,7 @@ def main() -> int:
         end = build(month, 31, args.endpoints)
         build_s = time.perf_counter() - t0
         now = datetime.fromtimestamp(end, UTC)
-        iso = now.strftime("%Y-%m-%dT%H:%M:%SZ")
+        iso = stamp(now)
         table_s = timed_command(month, iso)
         json_s = timed_command(month, iso, "--json")
         t = time.perf_counter()

@@ -29,6 +29,7 @@ from canary.integrations.github_issues import markers  # noqa: E402
 from canary.integrations.github_issues.client import GitHubClient  # noqa: E402
 from canary.integrations.github_issues.sync import DEFAULT_LABEL, find_issues, suspended_in, sync  # noqa: E402
 from canary.state.judge_files import load_state, save_state  # noqa: E402
+from core import times  # noqa: E402
 from core.times import parse_time  # noqa: E402
 from judge.suspension.state import JudgeState, ProviderState, Suspension  # noqa: E402
 
@@ -48,7 +49,7 @@ def seeded(gh: FakeGitHub, closed: int, opened: int, state_path: Path) -> None:
     since = NOW - timedelta(hours=3)
     for i in range(opened):
         tag = f"live{i}/fp8"
-        gh.add_issue(f"live {i}", markers.issue_marker(MODEL, tag, f"since-{since:%Y-%m-%dT%H:%M:%SZ}/suspend"),
+        gh.add_issue(f"live {i}", markers.issue_marker(MODEL, tag, f"since-{times.stamp(since)}/suspend"),
                      [DEFAULT_LABEL, "canary: suspended"], updated_at=since)
         models[MODEL][tag] = ProviderState(suspension=Suspension(since, NOW + timedelta(days=1), 1, "enforce", "why"))
     save_state(state_path, JudgeState(models=models))

@@ -36,6 +36,7 @@ from history_query import build
 from canary.history.query import History
 from canary.outputs.site.build import HISTORY_DAYS, build_site
 from canary.outputs.site.collect import Layers, collect
+from core.times import parse_time, stamp
 from judge.suspension.state import JudgeState
 
 
@@ -70,8 +71,8 @@ def main() -> int:
             root = tmp / "history"
             now = datetime.fromtimestamp(build(root, HISTORY_DAYS, 64), UTC)
         else:
-            root, now = args.history, datetime.fromisoformat(args.now)
-        iso = now.strftime("%Y-%m-%dT%H:%M:%SZ")
+            root, now = args.history, parse_time(args.now, "--now")
+        iso = stamp(now)
         out = tmp / "site"
         none = tmp / "no-state" / "canary-state.json"
         load = os.getloadavg()[0]

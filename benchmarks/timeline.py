@@ -62,6 +62,8 @@ from _support import (
     write_yaml,
 )
 
+from core import times
+
 MODEL_B = "example/pair-model"
 T0 = datetime(2026, 12, 1, 0, 0, tzinfo=UTC)
 BAD, FLAKY, PAIR_BAD = "bad/fp8", "flaky/fp8", "pair-bad/fp8"
@@ -156,7 +158,7 @@ def play(tmp: Path, per_day: int = 0, echo: Any = None) -> list[Step]:
         for r in plan:
             sim.set_round(r.number)
             now = T0 + r.offset
-            stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ")
+            stamp = times.stamp(now)
             done = run_probe(sim.base_url, config, tmp / "reports", state=files.state,
                              extra=[f"--canary-virtual-time={stamp}"])
             results = done.results
@@ -176,7 +178,7 @@ def _suspended(state: dict[str, Any], now: datetime) -> dict[str, tuple[int, str
     for providers in state.get("models", {}).values():
         for provider, ps in providers.items():
             s = ps.get("suspension")
-            if s and s.get("until", "") > now.strftime("%Y-%m-%dT%H:%M:%SZ"):
+            if s and s.get("until", "") > times.stamp(now):
                 out[provider] = (s.get("rung"), s.get("until"))
     return out
 

@@ -1,7 +1,7 @@
 """canary.yaml: the one configuration file, loaded into typed, validated settings.
 
-Every key has a default (DEFAULTS below is the documented source of truth, mirrored in the
-README; the `rules:` defaults are core.policy.Policy's, the only ones); a bad value raises
+Every key has a default (DEFAULTS below is the documented source of truth, listed in
+docs/configuration.md; the `rules:` defaults are core.policy.Policy's, the only ones); a bad value raises
 ConfigError naming the file and the dotted key, and saying what is expected, so a person can
 fix it without reading code. `rules:` and `languages` are parsed straight into a Policy.
 """

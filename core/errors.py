@@ -16,9 +16,12 @@
     │   ├── MissingKeyError             no OPENROUTER_API_KEY inside GitHub Actions (core/upstream.py)
     │   ├── TransportError              a request that never got an answer (probes/http/client.py)
     │   ├── SSEError                    a reply stream past the SSE framing limits (probes/http/sse.py)
-    │   └── DiscoveryError              a model's endpoints cannot be trusted (probes/http/discovery.py)
+    │   ├── DiscoveryError              a model's endpoints cannot be trusted (probes/http/discovery.py)
+    │   └── SimulatorStartError         the bundled simulator's process did not start (simulator/process.py)
     ├── CommitBackError               commit-back gave up (canary/state/commit_back.py)
     ├── AllureError                   the Allure HTML report cannot be rendered (canary/outputs/allure_html.py)
+    ├── SiteError                     the status page cannot be built (canary/outputs/site/build.py)
+    ├── LanguageServiceError          the round's language process did not start or failed (probes/round/language_service.py)
     ├── GitHubError                   the GitHub API refused or failed (canary/integrations/github_issues/client.py)
     │   └── RateLimited                 ...and said to wait longer than the budget allows (canary/integrations/github_issues/client.py)
     └── SimulatorError                the bundled simulator refuses its input (simulator/)
@@ -29,8 +32,10 @@
 Each class lives in the module named beside it, next to the code that raises it; the roots of
 the branches (CanaryError, InputError, RuleError, UpstreamError, SimulatorError) are defined
 here. `ConfigError` and every `InputError`, `RuleError` and `SimulatorError` are also
-ValueErrors, and `CommitBackError` a RuntimeError, as they always were, so an `except
-ValueError` around a parser keeps working.
+ValueErrors, and `CommitBackError`, `SimulatorStartError` and `LanguageServiceError`
+RuntimeErrors, as they always were, so an `except ValueError` around a parser (or an `except
+RuntimeError` around a process) keeps working. canary/cli/main.py catches CanaryError once for
+every command.
 tests/test_errors.py checks this drawing against the classes themselves (each drawn class has
 the drawn parent, and no class derives from a drawn one without being drawn).
 

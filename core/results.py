@@ -34,7 +34,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from core.errors import InputError
@@ -53,7 +53,7 @@ class ResultsError(InputError):
     """A results.json (one round's record) that cannot be trusted; the message names the field."""
 
 
-class IncompleteKind(str, Enum):  # noqa: UP042 (a StrEnum's str() and f-string give the value, this one's the member name: kept as is)
+class IncompleteKind(StrEnum):
     """Why a round is incomplete: the judge changes no streak for it, `canary probe` exits 1 (3: AUTH)."""
 
     DISCOVERY = "discovery"        # a model's discovery failed or returned nonsense
@@ -62,9 +62,6 @@ class IncompleteKind(str, Enum):  # noqa: UP042 (a StrEnum's str() and f-string 
     CUT_SHORT = "cut_short"        # cases ended without a probe result (-x, timeout, harness error)
     NOTHING_RAN = "nothing_ran"    # no case ran (nothing selected?)
     UNKNOWN = "unknown"            # an older file: only the text is known
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,13 +1,16 @@
 """Times as canary's files write them: ISO 8601, UTC, with a Z.
 
 Every time canary reads from a file or the command line goes through `parse_time` (naive
-means UTC); every time it writes goes through `fmt_time` (as precise as given) or `stamp`
-(whole seconds, as results.json records a round's times).
+means UTC, never the machine's local time), or `time_or_none` where a lenient reader sets a bad
+value aside; a day through `parse_date`. Every time it writes goes through `fmt_time` (as precise
+as given) or `stamp` (whole seconds, as results.json records a round's times).
+tests/test_architecture.py keeps it so: no `fromisoformat` and no copy of the timestamp format
+outside this module.
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from core.errors import InputError
@@ -32,6 +35,24 @@ def parse_time(value: Any, field_name: str) -> datetime:
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
     return parsed.astimezone(UTC)
+
+
+def time_or_none(value: Any) -> datetime | None:
+    """`value` read as `parse_time` reads it, or None when it is not an ISO 8601 time string."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return parse_time(value, "time")
+    except TimeFormatError:
+        return None
+
+
+def parse_date(value: str, field_name: str) -> date:
+    """An ISO 8601 day (2026-11-29)."""
+    try:
+        return date.fromisoformat(value.strip())
+    except ValueError:
+        raise TimeFormatError(f"{field_name}: {value!r} is not an ISO 8601 day like 2026-11-29") from None
 
 
 def fmt_time(value: datetime | None) -> str | None:

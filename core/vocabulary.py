@@ -1,15 +1,14 @@
 """The words every layer shares: outcomes, the contracts, the 17 languages, the case id.
 
-Each is defined here once; everything else imports it (the README, docs/system.md and the
-tests name these, never copies of them).
+Each is defined here once; everything else imports it (docs/ and the tests name these, never copies of them).
 """
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 
-class Outcome(str, Enum):  # noqa: UP042 (a StrEnum's str() and f-string give the value, this one's the member name: kept as is)
+class Outcome(StrEnum):
     """How one probe case (or one attempt) ended. The string values are results.json's wire format."""
 
     PASS = "pass"
@@ -17,9 +16,6 @@ class Outcome(str, Enum):  # noqa: UP042 (a StrEnum's str() and f-string give th
     INCONCLUSIVE = "inconclusive"
     TRANSPORT_ERROR = "transport_error"
     NOT_APPLICABLE = "not_applicable"
-
-    def __str__(self) -> str:  # so f"{outcome}" prints "pass", not "Outcome.PASS"
-        return self.value
 
 
 # The four contracts, in the order the tables show them.

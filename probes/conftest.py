@@ -2,7 +2,7 @@
 (probes/pytest_plugin/options.py), points JUnit and Allure at the reports folder by default
 (probes/pytest_plugin/outputs.py), starts the bundled simulator when the round has no upstream
 (probes/pytest_plugin/bundled_simulator.py) and registers the plugin (probes/pytest_plugin/hooks.py);
-see the README for the whole option list."""
+see docs/developing.md for the whole option list."""
 
 from __future__ import annotations
 

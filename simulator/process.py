@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.errors import UpstreamError
 from simulator.scenario import load_scenario, scenario_file
 
 # The simulator accepts any non-empty key; this one says what it is wherever it shows up.
@@ -27,6 +28,10 @@ SIMULATOR_KEY = "sk-canary-bundled-simulator"
 SCENARIO_ENV = "CANARY_SIMULATOR_SCENARIO"
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SERVING_PREFIX = "canary sim: serving on "
+
+
+class SimulatorStartError(UpstreamError, RuntimeError):
+    """The bundled simulator's process did not start; the message quotes its last word."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +79,7 @@ def simulator_process(scenario: str | Path | None = None, seed: int = 0, round_n
         if not line.startswith(SERVING_PREFIX):
             proc.wait(timeout=5)
             detail = proc.stderr.read().strip().splitlines()
-            raise RuntimeError(f"the simulator did not start: {detail[-1] if detail else line or 'no output'}")
+            raise SimulatorStartError(f"the simulator did not start: {detail[-1] if detail else line or 'no output'}")
         # Keep draining its output: a full pipe would block the simulator mid-round.
         drains = [threading.Thread(target=_drain, args=(stream,), daemon=True) for stream in (proc.stdout, proc.stderr)]
         for drain in drains:

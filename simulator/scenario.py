@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from core.errors import SimulatorError
+from core.times import TimeFormatError, parse_time
 from simulator.faults import Fault, check_rates, parse_fault
 
 SCENARIOS_DIR = Path(__file__).parent / "scenarios"
@@ -377,8 +378,8 @@ class _Parser:
             parsed = value
         else:
             try:
-                parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-            except ValueError:
+                parsed = parse_time(str(value), where)
+            except TimeFormatError:
                 raise self.fail(where, f"expected an ISO 8601 time like 2026-11-29T22:30:00Z, got {value!r}") from None
         return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 

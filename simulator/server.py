@@ -19,6 +19,7 @@ from typing import Any
 
 from aiohttp import web
 
+from core.times import parse_time
 from core.vocabulary import SIMULATOR_HEADER
 from simulator import stream, wire
 from simulator.replies import Hang, HttpFailure, Moderated, Outcome, Reset, plan_reply, reply_rng
@@ -250,5 +251,4 @@ async def _send(
 
 
 def _parse_time(value: Any) -> datetime:
-    parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return parse_time(str(value), "now")

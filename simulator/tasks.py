@@ -22,8 +22,10 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Mapping, Sequence
-from datetime import date, timedelta
+from datetime import timedelta
 from typing import Any
+
+from core.times import parse_date
 
 FAULTS = frozenset({"stop_ignored", "stop_echoed", "fidelity_errors"})
 _COUNT = re.compile(r"Count from (\d+) to (\d+)")
@@ -66,7 +68,7 @@ def solve(question: str) -> str | None:
     if m := _COPY.search(question):
         return m.group(1)
     if m := _LATER.search(question):
-        return (date.fromisoformat(m.group(2)) + timedelta(days=int(m.group(1)))).isoformat()
+        return (parse_date(m.group(2), "calendar item") + timedelta(days=int(m.group(1)))).isoformat()
     if m := _SORT.search(question):
         return ", ".join(str(n) for n in sorted(int(x) for x in _list(m.group(1))))
     return None
@@ -81,7 +83,7 @@ def wrong(question: str, right: str) -> str:
     if _COPY.search(question):
         return right[:-1] + ("X" if right[-1] != "X" else "Y")
     if _LATER.search(question):
-        return (date.fromisoformat(right) - timedelta(days=1)).isoformat()
+        return (parse_date(right, "calendar answer") - timedelta(days=1)).isoformat()
     return ", ".join(reversed(_list(right)))
 
 

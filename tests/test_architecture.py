@@ -256,3 +256,187 @@ def test_architecture_md_maps_every_subsystem_package() -> None:
                 for p in sorted((ROOT / folder).glob("*/__init__.py"))]
     missing = [package for package in packages if package not in text]
     assert not missing, f"ARCHITECTURE.md's folder map does not name {missing}"
+
+
+# "One X" (ARCHITECTURE.md): one way to do each of these things, checked like the layers.
+PRODUCT_FOLDERS = ("core", "judge", "simulator", "probes", "canary", "provider_ignore")
+TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S"
+
+
+def nodes_in_order(source: str, file: str) -> list[ast.AST]:
+    """Every node of `source` that has a line, in the order of the lines (so offences read top-down)."""
+    found = [node for node in ast.walk(ast.parse(source, filename=file)) if hasattr(node, "lineno")]
+    return sorted(found, key=lambda node: (getattr(node, "lineno", 0), getattr(node, "col_offset", 0)))
+
+
+def product_sources() -> dict[str, str]:
+    return {file: source for folder in PRODUCT_FOLDERS for file, source in sources(folder).items()}
+
+
+def time_offences(files: dict[str, str]) -> list[str]:
+    """Each time read or written outside core/times.py: a `fromisoformat`, a copy of the timestamp format."""
+    found = []
+    for file, source in sorted(files.items()):
+        if file == "core/times.py":
+            continue
+        for node in nodes_in_order(source, file):
+            if isinstance(node, ast.Attribute) and node.attr == "fromisoformat":
+                found.append(f"{file}:{node.lineno} calls fromisoformat: read times with core/times.py "
+                             "(parse_time, time_or_none, parse_date: naive means UTC there)")
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and TIMESTAMP_FORMAT in node.value:
+                found.append(f"{file}:{node.lineno} spells the timestamp format: write times with core/times.py "
+                             "(stamp, fmt_time)")
+    return found
+
+
+def test_times_are_read_and_written_only_through_core_times() -> None:
+    files = {**product_sources(), **sources("benchmarks"), **sources("tests")}
+    found = time_offences({f: s for f, s in files.items() if f != "tests/test_architecture.py"})  # its examples
+    assert not found, "\n".join(found)
+
+
+def test_the_time_rule_can_fail() -> None:
+    source = ("from datetime import datetime\nt = datetime.fromisoformat('2026-11-29')\n"
+              "s = f'{t:%Y-%m-%dT%H:%M:%SZ}'\nu = t.strftime('%Y-%m-%dT%H:%M:%S.%fZ')\n")
+    found = time_offences({"canary/history/bad.py": source, "core/times.py": source})
+    assert len(found) == 3, found
+    assert "canary/history/bad.py:2 calls fromisoformat" in found[0], found
+    assert all("spells the timestamp format" in f for f in found[1:]) and "bad.py:3" in found[1], found
+
+
+def canary_errors() -> frozenset[str]:
+    """The names of the error tree core/errors.py draws (tests/test_errors.py: the drawing is the tree)."""
+    import core.errors
+
+    return frozenset({"CanaryError", *re.findall(r"[├└]── (\w+)", core.errors.__doc__ or "")})
+
+
+# A command whose output is the verdict on a file: there the error is the finding, not a refusal.
+VERDICTS = {"canary/cli/commands/validate.py": frozenset({"ConfigError"})}  # canary.yaml invalid: exit 1
+
+
+def refusal_offences(files: dict[str, str], errors: frozenset[str]) -> list[str]:
+    """Each handler in a command that catches one of canary's errors to return an exit code itself."""
+    found = []
+    for file, source in sorted(files.items()):
+        for node in nodes_in_order(source, file):
+            if not isinstance(node, ast.ExceptHandler) or node.type is None:
+                continue
+            named = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
+            caught = [n.id if isinstance(n, ast.Name) else n.attr for n in named if isinstance(n, ast.Name | ast.Attribute)]
+            ours = sorted(set(caught) & errors - VERDICTS.get(file, frozenset()))
+            exits = [r for r in ast.walk(node) if isinstance(r, ast.Return) and r.value is not None
+                     and not (isinstance(r.value, ast.Constant) and r.value.value is None)]
+            if ours and exits:
+                found.append(f"{file}:{node.lineno} catches {', '.join(ours)} to return an exit code: let it "
+                             "propagate; canary/cli/main.py says every CanaryError once (`refused=` sets the code)")
+    return found
+
+
+def test_commands_leave_their_refusals_to_the_cli_main() -> None:
+    found = refusal_offences(sources("canary/cli/commands"), canary_errors())
+    assert not found, "\n".join(found)
+
+
+def test_the_refusal_rule_can_fail() -> None:
+    source = ("def run(args):\n    try:\n        load()\n    except (StoreError, allure_html.AllureError) as exc:\n"
+              "        print(exc)\n        return 2\n    try:\n        branch = current()\n"
+              "    except CommitBackError:\n        return None\n    except OSError:\n        return 1\n")
+    found = refusal_offences({"canary/cli/commands/bad.py": source}, canary_errors())
+    assert len(found) == 1 and "bad.py:4 catches AllureError, StoreError to return an exit code" in found[0], found
+
+
+def sleep_offences(files: dict[str, str]) -> list[str]:
+    """Each call of a `sleep` inside a loop outside core/retry.py: a backoff of its own.
+
+    An awaited sleep is the event loop's pacing (the simulator's streams, the round's polling, the
+    probe client's one Retry-After wait), not a retry schedule: not counted.
+    """
+    found = []
+    for file, source in sorted(files.items()):
+        if file == "core/retry.py":
+            continue
+        tree = ast.parse(source, filename=file)
+        awaited = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Await)}
+        loops = [node for node in ast.walk(tree) if isinstance(node, ast.For | ast.While | ast.AsyncFor)]
+        calls = {id(call): call for loop in loops for call in ast.walk(loop) if isinstance(call, ast.Call)}
+        for call in sorted(calls.values(), key=lambda c: c.lineno):
+            name = call.func.id if isinstance(call.func, ast.Name) else \
+                call.func.attr if isinstance(call.func, ast.Attribute) else ""
+            if name.lstrip("_") == "sleep" and id(call) not in awaited:
+                found.append(f"{file}:{call.lineno} sleeps inside a loop: retry with core/retry.py's Backoff "
+                             "(same pauses, one loop)")
+    return found
+
+
+def test_the_only_backoff_loop_is_core_retry() -> None:
+    found = sleep_offences(product_sources())
+    assert not found, "\n".join(found)
+
+
+def test_the_backoff_rule_can_fail() -> None:
+    source = ("import asyncio, time\ndef send(sleep):\n    for attempt in range(3):\n        if ok():\n"
+              "            return\n        sleep(2.0 * attempt)\n    while True:\n        time.sleep(1)\n"
+              "async def pace():\n    while True:\n        await asyncio.sleep(0.1)\n")
+    found = sleep_offences({"canary/integrations/bad.py": source})
+    assert [f.split(" ")[0] for f in found] == ["canary/integrations/bad.py:6", "canary/integrations/bad.py:8"], found
+
+
+# One name per idea: a public class is defined once in the product (a few pairs still wait for their
+# names: issue 21 item 4), and so are the functions that once named two things.
+CLASS_NAMES_STILL_SHARED = frozenset({"CaseResult", "Decision", "Comment", "Endpoint", "Event"})
+FUNCTIONS_NAMED_ONCE = frozenset({"record_round"})
+
+
+def shared_names(files: dict[str, str]) -> list[str]:
+    """Each public class (or function of FUNCTIONS_NAMED_ONCE) defined in more than one module."""
+    where: dict[str, list[str]] = {}
+    for file, source in sorted(files.items()):
+        for node in ast.parse(source, filename=file).body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_") or (
+                    isinstance(node, ast.FunctionDef) and node.name in FUNCTIONS_NAMED_ONCE):
+                where.setdefault(node.name, []).append(f"{file}:{node.lineno}")
+    return [f"{name} names two things ({', '.join(files)}): give one of them its own name"
+            for name, files in sorted(where.items()) if len(files) > 1 and name not in CLASS_NAMES_STILL_SHARED]
+
+
+def test_each_public_class_has_a_name_of_its_own() -> None:
+    found = shared_names(product_sources())
+    assert not found, "\n".join(found)
+
+
+def test_the_one_name_rule_can_fail() -> None:
+    found = shared_names({"canary/cli/commands/_options.py": "class Layers:\n    pass\n",
+                          "canary/outputs/site/collect.py": "from x import y\nclass Layers:\n    pass\n",
+                          "canary/history/store.py": "def record_round():\n    pass\n",
+                          "judge/suspension/evidence.py": "def record_round():\n    pass\nclass Decision:\n    pass\n",
+                          "core/results.py": "class Decision:\n    pass\n"})
+    assert found == ["Layers names two things (canary/cli/commands/_options.py:1, canary/outputs/site/collect.py:2): "
+                     "give one of them its own name",
+                     "record_round names two things (canary/history/store.py:1, judge/suspension/evidence.py:1): "
+                     "give one of them its own name"], found
+
+
+def str_enum_offences(files: dict[str, str]) -> list[str]:
+    """Each `class X(str, Enum)`: a StrEnum says it in one word, and its str() is the value."""
+    found = []
+    for file, source in sorted(files.items()):
+        for node in nodes_in_order(source, file):
+            if isinstance(node, ast.ClassDef):
+                bases = [b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else ""
+                         for b in node.bases]
+                if "str" in bases and "Enum" in bases:
+                    found.append(f"{file}:{node.lineno} {node.name} is a (str, Enum): make it a StrEnum")
+    return found
+
+
+def test_string_enums_are_str_enums() -> None:
+    found = str_enum_offences(product_sources())
+    assert not found, "\n".join(found)
+
+
+def test_the_str_enum_rule_can_fail() -> None:
+    source = "import enum\nfrom enum import Enum, StrEnum\nclass A(str, Enum):\n    X = 'x'\n" \
+             "class B(StrEnum):\n    Y = 'y'\nclass C(str, enum.Enum):\n    Z = 'z'\n"
+    found = str_enum_offences({"core/bad.py": source})
+    assert [f.split(" ")[0] for f in found] == ["core/bad.py:3", "core/bad.py:7"], found

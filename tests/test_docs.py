@@ -1,10 +1,16 @@
 """The project's docs against its code, and the repository standing alone.
 
-docs/system.md §10 lists every `canary.yaml` setting with its default and the constants the
-system's rules use; docs/openrouter-wire.md §10 the client's limits. Each table row is compared
-with the value the code really has, so a changed default fails here until the page says the
-same. The tables are Markdown: `| key | default | ... |` (settings) and `| constant | value | ...
-|` (a dotted Python name, imported). Values are read as YAML (`10`, `[1, 3, 7]`, `true`, `low`).
+docs/configuration.md lists every `canary.yaml` setting with its default (inside its
+`<!-- generated: config-keys -->` block); the pages of docs/ name the constants their rules use
+(contracts.md the probes' and the language judge's, file-formats.md the state's, openrouter-wire.md
+the client's limits, ...). Each table row is compared with the value the code really has, so a
+changed default fails here until the page says the same. The tables are Markdown: `| key |
+default | ... |` (settings) and `| constant | value | ... |` (a dotted Python name, imported).
+Values are read as YAML (`10`, `[1, 3, 7]`, `true`, `low`). docs/contracts.md's reason codes are
+the ones canary/history/reasons.py derives.
+
+The README is a front page (under 200 lines) and every relative link of the documentation
+reaches its file and heading, so each rule can have one home that the other pages link to.
 
 And a clone must make sense on its own: no file outside tests/ may point at material that lives
 beside the repository (the team's shared folder). Tests may: the recorded OpenRouter traffic is
@@ -23,16 +29,23 @@ from typing import Any
 import pytest
 import yaml
 
+from canary.history import reasons
 from core.config import DEFAULTS
 from core.policy import Policy
 
 ROOT = Path(__file__).resolve().parents[1]
-SYSTEM = ROOT / "docs" / "system.md"
-WIRE = ROOT / "docs" / "openrouter-wire.md"
+DOCS = ROOT / "docs"
+CONFIGURATION = DOCS / "configuration.md"
+CONTRACTS = DOCS / "contracts.md"
+WIRE = DOCS / "openrouter-wire.md"
+README = ROOT / "README.md"
+README_MAX_LINES = 200
+# A sentence this long said on two pages is a rule told twice (one copy goes stale: link instead).
+TOLD_ONCE_WORDS = 12
 
 # `canary.yaml` keys whose value is a mapping of the user's own keys, not a section of settings.
 OPAQUE_MAPPINGS = ("controls", "optional_contracts")
-# docs/system.md's `rules.*` (and `languages`) rows and the judge's Policy field holding each.
+# docs/configuration.md's `rules.*` (and `languages`) rows and the judge's Policy field holding each.
 POLICY_FIELDS = {
     "rules.failed_rounds_to_suspend": "failed_rounds_to_suspend",
     "rules.clean_rounds_to_restore": "clean_rounds_to_restore",
@@ -111,8 +124,21 @@ def differences(rows: Mapping[str, str], actual: Mapping[str, Any]) -> list[str]
             for key in rows if key in actual and stated(rows[key]) != comparable(actual[key])]
 
 
+def generated_block(text: str, name: str) -> str:
+    """The text between `<!-- generated: NAME -->` and the next `<!-- end -->` (a regenerable block)."""
+    start = f"<!-- generated: {name} -->"
+    assert text.count(start) == 1, f"expected one {start} block"
+    body = text.split(start, 1)[1]
+    assert "<!-- end -->" in body, f"{start} has no <!-- end -->"
+    return body.split("<!-- end -->", 1)[0]
+
+
 def settings_rows() -> dict[str, str]:
-    return table(SYSTEM.read_text(encoding="utf-8"), ("key", "default"))
+    return table(generated_block(CONFIGURATION.read_text(encoding="utf-8"), "config-keys"), ("key", "default"))
+
+
+def pages_with_constants() -> list[Path]:
+    return [page for page in sorted(DOCS.glob("*.md")) if constant_rows(page)]
 
 
 def constant_rows(page: Path) -> dict[str, str]:
@@ -179,22 +205,42 @@ def broken_links(page: Path, root: Path = ROOT) -> list[str]:
     return broken
 
 
+def sentences(markdown: str) -> set[str]:
+    """The prose sentences of a page (outside code and tables) of TOLD_ONCE_WORDS words or more, normalised."""
+    paragraphs = "\n".join("" if line.lstrip().startswith(("|", "#")) else line for line in without_code(markdown))
+    found = set()
+    for sentence in re.split(r"(?<=[.;:!?])\s+|\n\s*\n", paragraphs):
+        words = re.findall(r"\w+", sentence.lower())
+        if len(words) >= TOLD_ONCE_WORDS:
+            found.add(" ".join(words))
+    return found
+
+
+def told_twice(pages: list[Path], root: Path = ROOT) -> list[str]:
+    """`page, page: sentence` for every long sentence that more than one page says."""
+    where: dict[str, list[str]] = {}
+    for page in pages:
+        for sentence in sentences(page.read_text(encoding="utf-8")):
+            where.setdefault(sentence, []).append(str(page.relative_to(root)))
+    return [f"{', '.join(names)}: {sentence[:100]}" for sentence, names in sorted(where.items()) if len(names) > 1]
+
+
 def outside_tests(suffix_py: bool) -> list[Path]:
     return [p for p in tracked_files()
             if p.relative_to(ROOT).parts[0] != "tests" and (p.suffix == ".py") == suffix_py]
 
 
-def test_docs_system_md_lists_every_setting_of_canary_yaml_and_no_other() -> None:
+def test_docs_configuration_md_lists_every_setting_of_canary_yaml_and_no_other() -> None:
     documented, defaults = set(settings_rows()), set(flatten(DEFAULTS))
-    assert documented == defaults, (f"missing from docs/system.md §10.1: {sorted(defaults - documented)}; "
+    assert documented == defaults, (f"missing from docs/configuration.md: {sorted(defaults - documented)}; "
                                     f"not a setting: {sorted(documented - defaults)}")
 
 
-def test_every_default_stated_in_docs_system_md_is_the_one_in_canary_config() -> None:
+def test_every_default_stated_in_docs_configuration_md_is_the_one_in_canary_config() -> None:
     assert differences(settings_rows(), flatten(DEFAULTS)) == []
 
 
-def test_the_judges_policy_defaults_are_the_ones_docs_system_md_states() -> None:
+def test_the_judges_policy_defaults_are_the_ones_docs_configuration_md_states() -> None:
     rows = settings_rows()
     policy = Policy()
     actual = {key: getattr(policy, field) for key, field in POLICY_FIELDS.items()}
@@ -202,11 +248,34 @@ def test_the_judges_policy_defaults_are_the_ones_docs_system_md_states() -> None
     assert differences({key: rows[key] for key in POLICY_FIELDS}, actual) == []
 
 
-@pytest.mark.parametrize("page", [SYSTEM, WIRE], ids=lambda p: p.name)
+@pytest.mark.parametrize("page", pages_with_constants(), ids=lambda p: p.name)
 def test_every_constant_a_doc_names_has_the_value_it_states(page: Path) -> None:
     rows = constant_rows(page)
-    assert rows, f"{page.name} has no `| constant | value |` table"
     assert differences(rows, {key: constant(key) for key in rows}) == []
+
+
+def test_the_pages_that_own_the_numbers_name_their_constants() -> None:
+    assert {page.name for page in pages_with_constants()} >= {
+        "contracts.md", "file-formats.md", "history.md", "notifications.md", "openrouter-wire.md", "workflow.md"}
+
+
+def test_each_constant_is_named_on_one_page_only() -> None:
+    seen: dict[str, str] = {}
+    twice = []
+    for page in pages_with_constants():
+        for key in constant_rows(page):
+            if key in seen:
+                twice.append(f"{key}: {seen[key]} and {page.name}")
+            seen[key] = page.name
+    assert twice == []
+
+
+def test_the_documented_reason_codes_are_the_ones_canary_derives() -> None:
+    rows = table(CONTRACTS.read_text(encoding="utf-8"), ("code", "contract"))
+    documented = {code for first_cell in rows for code in re.findall(r"[a-z0-9_]+", first_cell)}
+    derived = {code for _, code in reasons._RULES} | set(reasons._ERROR_KINDS.values())
+    assert derived - documented == set(), f"reason codes missing from docs/contracts.md: {sorted(derived - documented)}"
+    assert documented - derived == set(), f"docs/contracts.md lists codes canary never derives: {sorted(documented - derived)}"
 
 
 def test_a_value_that_differs_from_the_code_is_reported() -> None:
@@ -220,9 +289,47 @@ def test_no_document_or_configuration_outside_tests_points_beside_the_repository
 
 
 def test_every_relative_link_of_the_documentation_reaches_a_file_and_heading() -> None:
-    pages = sorted((ROOT / "docs").glob("*.md")) + [ROOT / page for page in PAGES]
-    assert SYSTEM in pages and WIRE in pages
+    pages = sorted(DOCS.glob("*.md")) + [ROOT / page for page in PAGES]
+    assert CONFIGURATION in pages and WIRE in pages and README in pages
     assert [link for page in pages for link in broken_links(page)] == []
+
+
+def test_a_link_to_a_missing_file_is_reported(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text("[gone](docs/gone.md) [web](https://example.org/x.md)\n", encoding="utf-8")
+    assert broken_links(page, tmp_path) == ["page.md: docs/gone.md (no such file)"]
+
+
+@pytest.mark.parametrize(("page", "block"), [("configuration.md", "config-keys"), ("file-formats.md", "results-json"),
+                                             ("file-formats.md", "decisions-json"), ("file-formats.md", "status-json")])
+def test_the_tables_generated_from_the_code_have_their_block(page: str, block: str) -> None:
+    assert generated_block((DOCS / page).read_text(encoding="utf-8"), block).strip()
+
+
+def test_the_readme_is_a_front_page() -> None:
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert len(lines) < README_MAX_LINES, (f"README.md has {len(lines)} lines: keep it a front page under "
+                                           f"{README_MAX_LINES} and move the detail to its page under docs/")
+
+
+def test_each_rule_is_told_on_one_page_and_linked_from_the_others() -> None:
+    assert told_twice(sorted(DOCS.glob("*.md")) + [README, ROOT / "ARCHITECTURE.md"]) == []
+
+
+def test_a_sentence_copied_to_a_second_page_is_reported(tmp_path: Path) -> None:
+    rule = "A host is suspended after two failed rounds in a row, and restored after two clean ones."
+    (tmp_path / "a.md").write_text(f"# A\n{rule}\n", encoding="utf-8")
+    wrapped = rule.replace("in a row, ", "in a row,\n")  # the same sentence, wrapped differently
+    (tmp_path / "b.md").write_text(f"# B\nShort.\n\n{wrapped}\n", encoding="utf-8")
+    (tmp_path / "c.md").write_text("| in a table: " + rule + " |\n```\n" + rule + "\n```\n", encoding="utf-8")
+    assert told_twice(sorted(tmp_path.glob("*.md")), tmp_path) == [
+        "a.md, b.md: a host is suspended after two failed rounds in a row and restored after two clean ones"]
+
+
+def test_the_readme_links_every_page_of_docs() -> None:
+    readme = README.read_text(encoding="utf-8")
+    missing = [page.name for page in sorted(DOCS.glob("*.md")) if f"(docs/{page.name})" not in readme]
+    assert missing == [], f"README.md's 'Where to go next' does not link {missing}"
 
 
 def test_a_link_to_a_missing_heading_is_reported(tmp_path: Path) -> None:

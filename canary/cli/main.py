@@ -3,6 +3,11 @@
 Each module in canary/cli/commands/ exposes `register(subparsers)`, which adds its parser and sets
 `func` (a callable taking the parsed args and returning an exit code). Discovering them here
 keeps this file free of per-command edits.
+
+A command refuses by raising: every CanaryError (core/errors.py) is caught once, here, and said
+as `canary COMMAND: message` with the exit code the command's parser names (`refused=`; 2
+unless it says otherwise). Commands never print a CanaryError and return an exit code
+themselves (tests/test_architecture.py keeps it so); they catch one only to carry on without it.
 """
 
 from __future__ import annotations
@@ -15,6 +20,9 @@ from collections.abc import Sequence
 
 from canary.cli import commands
 from core.config import ConfigError
+from core.errors import CanaryError
+
+EXIT_REFUSED = 2   # a command that refuses what it was given (its parser may name another: `refused=`)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,6 +51,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"canary: configuration error: {exc}", file=sys.stderr)
         return 2
+    except CanaryError as exc:  # the message names the thing and says what to do
+        print(f"canary {args.command}: {exc}", file=sys.stderr)
+        return int(getattr(args, "refused", EXIT_REFUSED))
     except KeyboardInterrupt:
         print("canary: interrupted", file=sys.stderr)
         return 130

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from canary.history.rows import CaseRow, DecisionRow, RoundRecord
+from core.times import stamp
 
 FAILED, CLEAN, FROZEN = "failed", "clean", "frozen"
 OUTCOMES = ("pass", "fail", "inconclusive", "transport_error", "not_applicable")
@@ -189,4 +190,4 @@ def _add(group: Group, row: CaseRow) -> Group:
 
 
 def _iso(record: RoundRecord) -> str:
-    return record.started_at.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return stamp(record.started_at)

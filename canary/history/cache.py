@@ -29,6 +29,7 @@ from canary.history import db as database
 from canary.history.files import decode_day_columns, decode_round_columns
 from canary.history.rows import HistoryError
 from canary.history.store import SUFFIX
+from core.times import TimeFormatError, parse_date
 
 ENV = "CANARY_HISTORY_CACHE"
 VERSION = 1          # bump when db.SCHEMA or what a file decodes to changes: old caches are rebuilt
@@ -63,8 +64,8 @@ def span_files(root: Path, since: date | None) -> tuple[list[Path], list[Path]]:
     rounds = []
     for folder in sorted(Path(root).glob("rounds/*/*")):
         try:
-            day = date.fromisoformat(f"{folder.parent.name}-{folder.name}")
-        except ValueError:
+            day = parse_date(f"{folder.parent.name}-{folder.name}", str(folder))
+        except TimeFormatError:
             continue  # not ours (a stray folder): leave it alone, as store.py does
         if folder.is_dir() and (since is None or day >= since):
             rounds.extend(sorted(folder.glob(f"*{SUFFIX}")))

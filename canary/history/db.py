@@ -33,11 +33,11 @@ import json
 import math
 import sqlite3
 from collections.abc import Iterable
-from datetime import datetime
 from itertools import repeat
 
 from canary.history.files import CASE_COLUMNS, DayColumns, RoundColumns, unsparse
 from canary.history.rows import DecisionRow
+from core.times import parse_time
 
 SCHEMA = """
 CREATE TABLE endpoints(eid INTEGER PRIMARY KEY, model TEXT, provider TEXT, detail INT);
@@ -188,4 +188,4 @@ def _insert_decisions(db: sqlite3.Connection, round_id: str, ts: float, decision
 
 
 def _ts(iso: str) -> float:
-    return datetime.fromisoformat(iso).timestamp()
+    return parse_time(iso, "started_at").timestamp()

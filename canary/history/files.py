@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from canary.history.aggregate import DayAggregate, Group, RoundRef
 from canary.history.codec import decode_columns, decode_table, encode_table, pack, unpack
 from canary.history.rows import CaseRow, DecisionRow, HistoryError, RoundRecord
+from core.times import TimeFormatError, fmt_time, parse_time
 
 CASE_COLUMNS: dict[str, str | int] = {
     "model": "text", "provider": "text", "contract": "text", "outcome": "text", "code": "text",
@@ -188,13 +189,13 @@ def _unsparse(text: Any, key: type) -> dict[Any, int]:
 
 
 def _iso(value: datetime | None) -> str | None:
-    return None if value is None else value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ").replace(".000000Z", "Z")
+    return fmt_time(value)
 
 
 def _time(value: Any, where: str) -> datetime | None:
     if value is None:
         return None
     try:
-        return datetime.fromisoformat(str(value)).astimezone(UTC)
-    except ValueError:
+        return parse_time(str(value), where)  # naive means UTC (it once meant this machine's local time)
+    except TimeFormatError:
         raise HistoryError(f"{where}: {value!r} is not a time") from None

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from core.times import TimeFormatError, parse_time
+from core.times import TimeFormatError, parse_time, stamp
 from judge.suspension.exclusions import BUILTIN, Exclusion
 
 SUSPENSION = "suspension"
@@ -129,4 +129,4 @@ def _time(value: Any) -> datetime | None:
 
 
 def _iso(t: datetime) -> str:
-    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return stamp(t)

@@ -25,6 +25,7 @@ from canary.history.files import unsparse
 from canary.history.stats import wilson_interval
 from canary.history.store import DETAIL_DAYS, read_column_span
 from canary.history.tiers import Tier, TierSignals, endpoint_tier
+from core.times import parse_time
 
 DAY_S = 86400.0
 # Output tokens per second are read from the refusal contract's case: the same long roleplay
@@ -462,7 +463,7 @@ class History:
                            ORDER BY e.ts DESC, e.rowid DESC LIMIT 1)""", self.now.timestamp())
         now = self.now
         return {(m, p): ("enforce" if a == "suspend" else "observe", u) for m, p, a, u in rows
-                if a in SUSPENDING and u and datetime.fromisoformat(u) > now}
+                if a in SUSPENDING and u and parse_time(u, "until") > now}
 
     def current(self, ttft_threshold_s: float, model: str | None = None) -> tuple[EndpointNow, ...]:
         """Every endpoint seen in the last 7 days, with its tier now."""

@@ -17,12 +17,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from canary.history.reasons import reason_code
 from core.errors import InputError
 from core.results import AttemptResult, CaseResult, RoundResults
+from core.times import time_or_none
 from core.vocabulary import Outcome
 
 REASON_CHARS = 240  # the evidence text kept per non-passing case (one line of a table)
@@ -158,13 +159,7 @@ def _rounded(value: Any, digits: int) -> float | None:
 
 
 def _time(value: Any) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.strip())
-    except ValueError:
-        return None
-    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).astimezone(UTC)
+    return time_or_none(value)
 
 
 def _clean(text: str) -> str:

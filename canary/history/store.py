@@ -41,6 +41,7 @@ from canary.history.files import (
 )
 from canary.history.rows import HistoryError, RoundRecord
 from core.store import atomic_write_bytes
+from core.times import TimeFormatError, parse_date
 
 # Full detail for the longest window the commands show (30 days) plus margin; older: day files.
 DETAIL_DAYS = 35
@@ -177,8 +178,8 @@ def _day_folders(root: Path) -> Iterator[tuple[date, Path]]:
         if not folder.is_dir():
             continue
         try:
-            yield date.fromisoformat(f"{folder.parent.name}-{folder.name}"), folder
-        except ValueError:
+            yield parse_date(f"{folder.parent.name}-{folder.name}", str(folder)), folder
+        except TimeFormatError:
             continue  # not ours (a stray folder): leave it alone
 
 

@@ -22,7 +22,7 @@ from canary.round.judging import EXIT_REFUSED, SIMULATOR_STATE_DIR, JudgeRequest
 from canary.round.probing import ProbeOptions, run_probe
 from core.config import Config, load_config
 from core.results import ResultsError, read_results
-from core.times import TimeFormatError, parse_time
+from core.times import TimeFormatError, parse_time, stamp
 from core.upstream import key_in_environment
 
 # The virtual time between two simulator rounds: the production schedule's half hour.
@@ -59,7 +59,7 @@ def run_round(options: RoundOptions, *, echo: Callable[[str], None] = print) -> 
         marker=options.marker, workers=options.workers, simulator=on_simulator,
         scenario=options.scenario if on_simulator else None,
         seed=(options.seed if options.seed is not None else number) if on_simulator else 0,
-        round_number=number, state=state, virtual_time=_stamp(virtual) if virtual is not None else None)
+        round_number=number, state=state, virtual_time=stamp(virtual) if virtual is not None else None)
     probed = run_probe(probe)
     if probed.error is not None:
         print(f"canary probe: {probed.error}", file=sys.stderr)
@@ -89,7 +89,7 @@ def run_round(options: RoundOptions, *, echo: Callable[[str], None] = print) -> 
     if virtual is not None:
         after = ("the first simulator round starts at the real time" if first else
                  f"{int(SIMULATOR_ROUND_INTERVAL.total_seconds() // 60)} min after the previous simulator round")
-        echo(f"\n(simulator round on virtual time: started {_stamp(virtual)}, {after}; "
+        echo(f"\n(simulator round on virtual time: started {stamp(virtual)}, {after}; "
              f"the judge's state is in {state.parent}/, not in {config.paths.state.parent}/)")
     if options.render_report:
         _render_report(reports, _read_json(decisions) if judge_rc == 0 else None, echo)
@@ -132,10 +132,10 @@ def _virtual_start(state: Path) -> tuple[datetime, bool]:
     doc = _read_json(state) or {}
     last = doc.get("last_round")
     try:
-        started = datetime.fromisoformat(str(last["started_at"]).replace("Z", "+00:00"))  # type: ignore[index]
-    except (TypeError, KeyError, ValueError):
+        started = parse_time(str(last["started_at"]), "last_round.started_at")  # type: ignore[index]
+    except (TypeError, KeyError, TimeFormatError):
         return datetime.now(UTC).replace(microsecond=0), True
-    return (started if started.tzinfo else started.replace(tzinfo=UTC)) + SIMULATOR_ROUND_INTERVAL, False
+    return started + SIMULATOR_ROUND_INTERVAL, False
 
 
 def _virtual_end(doc: dict[str, Any] | None) -> str | None:
@@ -144,10 +144,6 @@ def _virtual_end(doc: dict[str, Any] | None) -> str | None:
         return None
     end = doc.get("finished_at") or doc.get("started_at")
     return str(end) if end else None
-
-
-def _stamp(at: datetime) -> str:
-    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:

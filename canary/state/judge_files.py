@@ -18,7 +18,7 @@ They are walked as YAML nodes (not plain dicts) so that every error carries its 
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, time
+from datetime import UTC, datetime, time
 from pathlib import Path
 from typing import NoReturn
 
@@ -26,7 +26,7 @@ import yaml
 
 from core.store import StoreError, atomic_write_json, read_json, read_text
 from core.tags import describe_invalid_tag, is_valid_tag
-from core.times import TimeFormatError, fmt_time, parse_time
+from core.times import TimeFormatError, fmt_time, parse_date, parse_time
 from judge.suspension.exclusions import BUILTIN, INCIDENT, Exclusion
 from judge.suspension.rules import CLOCK_SKEW
 from judge.suspension.state import (
@@ -155,8 +155,8 @@ def _time(source: str, node: yaml.Node, name: str, value: str) -> datetime:
     except TimeFormatError:
         pass
     try:
-        return datetime.combine(date.fromisoformat(value), time(), tzinfo=UTC)
-    except ValueError:
+        return datetime.combine(parse_date(value, name), time(), tzinfo=UTC)
+    except TimeFormatError:
         _fail(source, node, f"{name}: {value!r} is not a date or ISO 8601 time like 2026-11-29T22:30:00Z")
 
 

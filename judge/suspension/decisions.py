@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from enum import Enum
+from enum import StrEnum
 
 from judge.suspension.card import Card
 
@@ -16,7 +16,7 @@ from judge.suspension.card import Card
 WHOLE_ROUND = "*"
 
 
-class Action(str, Enum):  # noqa: UP042 (a StrEnum's str() and f-string give the value, this one's the member name: kept as is)
+class Action(StrEnum):
     """The kinds of decision, in the vocabulary of decisions.json."""
 
     SUSPEND = "suspend"
@@ -34,11 +34,8 @@ class Action(str, Enum):  # noqa: UP042 (a StrEnum's str() and f-string give the
     INCIDENT_ADD = "incident_add"
     INCIDENT_REMOVE = "incident_remove"
 
-    def __str__(self) -> str:
-        return self.value
 
-
-class Rule(str, Enum):  # noqa: UP042 (a StrEnum's str() and f-string give the value, this one's the member name: kept as is)
+class Rule(StrEnum):
     """Which rule produced a decision (the `rule` field)."""
 
     FAILED_STREAK = "failed_streak"
@@ -53,9 +50,6 @@ class Rule(str, Enum):  # noqa: UP042 (a StrEnum's str() and f-string give the v
     PENDING_WINDOW = "pending_window"
     INCOMPLETE_ROUND = "incomplete_round"
     MANUAL = "manual"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True, slots=True)

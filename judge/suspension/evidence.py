@@ -1,7 +1,7 @@
 """Evidence against peers: the rolling windows of the state, and the cards of decisions (pure).
 
-`record_round` adds one round to each probed endpoint's window (judge/suspension/window.py), before the
-streaks move. What a round adds, per contract, is one code per judged reply:
+`add_round_to_windows` adds one round to each probed endpoint's window (judge/suspension/window.py),
+before the streaks move. What a round adds, per contract, is one code per judged reply:
 
 - every attempt of the endpoint's case: a confirmed language failure adds "ffp", a clean latency
   case "p", a transport error "t"; not-applicable cases add nothing and positive-control cases
@@ -55,7 +55,7 @@ _CODE = {Outcome.PASS: PASS, Outcome.FAIL: FAIL, Outcome.TRANSPORT_ERROR: TRANSP
          Outcome.INCONCLUSIVE: INCONCLUSIVE}
 
 
-def record_round(state: JudgeState, report: RoundResults, policy: Policy) -> JudgeState:
+def add_round_to_windows(state: JudgeState, report: RoundResults, policy: Policy) -> JudgeState:
     """The state with this round added to the window of every endpoint it probed."""
     weak = {(w.model, w.contract) for w in report.weak_probes} | {
         (u.model, u.contract) for u in report.unprobed_controls}

@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 from core.policy import Policy
 from core.results import CaseResult, RoundResults
@@ -35,13 +35,10 @@ LANGUAGE_CONTRACT = "language"
 DISCOUNTED_PREFIX = "model-wide, not counted: "
 
 
-class RoundClass(str, Enum):  # noqa: UP042 (a StrEnum's str() and f-string give the value, this one's the member name: kept as is)
+class RoundClass(StrEnum):
     FAILED = "failed"
     CLEAN = "clean"
     FROZEN = "frozen"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True, slots=True)

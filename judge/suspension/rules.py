@@ -1,32 +1,12 @@
 """The suspension state machine (pure): one round in, a new state and decisions out.
 
-Per (model, provider), after classifying the round (judge/suspension/round.py), judge/suspension/streaks.py moves the
-streaks under two time rules (a round too soon after the last counted one is frozen for the
-streaks -> not_counted; a pending streak older than the pending window restarts ->
-streak_restarted):
-
-    failed round   failed_streak += 1, clean_streak = 0
-    clean round    clean_streak += 1, failed_streak = 0
-    frozen round   nothing moves (transport errors, inconclusive, model-wide discounted, missing)
-
-    not suspended, failed_streak >= failed_rounds_to_suspend
-        -> suspend (enforce) / would_suspend (observe) on the next ladder rung,
-           unless fewer than capacity_floor endpoints would stay usable -> floor_held
-           (the streak is kept, so the provider is suspended in a later round once capacity returns)
-    suspended, clean_streak >= clean_rounds_to_restore        -> restore (early)
-    suspended, until <= now (checked before the round counts) -> expired
-    a suspension starts with failed_streak = 0: failed rounds while suspended build the
-    evidence for the next rung, so a host still failing at expiry is re-suspended at once
-    an enforce round after observe rounds                     -> observe records end (mode_switch)
-
-Several candidates for one model are suspended in a fixed order: the strongest evidence against
-its peers first (the smallest p-value of its cards, judge/suspension/evidence.py), then the longest failed
-streak, then provider tag; each suspension shrinks the usable set before the next one is weighed.
-Evidence orders, it never vetoes: a decision on weak evidence is taken and flagged.
-
-Round bookkeeping makes apply_round idempotent: a round id already applied changes nothing, a
-round that did not start after the last applied one is refused (RoundOrderError), and an
-incomplete round only records its id (no streak, suspension or language plan changes).
+The rules, with every number, are told once in docs/judge.md; this module applies them. Per
+(model, provider) the round is classified (judge/suspension/round.py), judge/suspension/streaks.py
+moves the streaks under the two time rules, and the streaks decide suspend / would_suspend /
+floor_held / restore / expired / mode_switch. Several candidates for one model are weighed in the
+order judge/suspension/evidence.py `strength` gives; each suspension shrinks the usable set before
+the next one is weighed. A round id already applied changes nothing, an older one is refused
+(RoundOrderError), and an incomplete round only records its id.
 """
 
 from __future__ import annotations
@@ -34,14 +14,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
-from enum import Enum
+from enum import StrEnum
 
 from core.errors import RuleError
 from core.policy import ENFORCE, MAX_LAST_REASONS, MAX_REASON_CHARS, OBSERVE, Policy
 from core.results import RoundResults
 from judge.suspension.coverage import also_removed, covers
 from judge.suspension.decisions import WHOLE_ROUND, Action, Decision, Evidence, Rule
-from judge.suspension.evidence import decision_cards, failed_contracts, record_round, strength
+from judge.suspension.evidence import (
+    add_round_to_windows,
+    decision_cards,
+    failed_contracts,
+    strength,
+)
 from judge.suspension.ladder import fade, next_suspension
 from judge.suspension.rotation import next_language
 from judge.suspension.round import ModelRound, ProviderRound, RoundClass, classify_round
@@ -64,7 +49,7 @@ class LiftError(RuleError):
 CLOCK_SKEW = timedelta(minutes=5)
 
 
-class RoundOrder(str, Enum):  # noqa: UP042 (a StrEnum's str() and f-string give the value, this one's the member name: kept as is)
+class RoundOrder(StrEnum):
     NEW = "new"
     ALREADY_APPLIED = "already_applied"
 
@@ -106,7 +91,7 @@ def apply_round(state: JudgeState, report: RoundResults, policy: Policy, *, now:
     new = _expire(new, now, decisions)
     rounds = classify_round(report, policy)
     decisions.extend(_probe_decisions(report, rounds))
-    new = record_round(new, report, policy)  # the evidence windows, before the streaks move
+    new = add_round_to_windows(new, report, policy)  # the evidence windows, before the streaks move
     excluded = excluded or {}
     for model, mround in rounds.items():
         new = _count(new, mround, policy, report.started_at, decisions)

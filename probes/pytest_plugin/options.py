@@ -6,7 +6,7 @@ import pytest
 
 
 def add_options(parser: pytest.Parser) -> None:
-    """The `canary round` option group of `pytest probes` (README: the whole option list)."""
+    """The `canary round` option group of `pytest probes` (docs/developing.md: the whole option list)."""
     group = parser.getgroup("canary", "canary round")
     group.addoption("--canary-config", dest="canary_config", default=None, metavar="FILE",
                     help="configuration file (default: $CANARY_CONFIG or canary.yaml)")

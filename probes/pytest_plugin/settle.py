@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from core.config import Config, load_config
+from core.times import TimeFormatError, parse_time, stamp
 from core.upstream import Upstream, resolve_upstream
 from probes.http.client import PinnedClient
 from probes.http.identity import identify
@@ -29,7 +30,6 @@ from probes.round.settings import (
     SimulatedControls,
     new_round_id,
     read_language_plan,
-    stamp,
 )
 
 WORKERINPUT_KEY = "canary_round"
@@ -45,11 +45,10 @@ def round_clock(virtual_time: str | None, upstream: str) -> RoundClock:
         raise pytest.UsageError(f"canary: --canary-virtual-time is for simulator rounds only; the upstream is "
                                 f"{upstream}, and a real round runs on real time")
     try:
-        at = datetime.fromisoformat(virtual_time.strip().replace("Z", "+00:00"))
-    except ValueError:
+        at = parse_time(virtual_time, "--canary-virtual-time")
+    except TimeFormatError:
         raise pytest.UsageError(f"canary: --canary-virtual-time: {virtual_time!r} is not an ISO 8601 time "
                                 "like 2026-11-29T22:30:00Z") from None
-    at = at if at.tzinfo else at.replace(tzinfo=UTC)
     return RoundClock(offset=at - datetime.now(UTC), virtual=True)
 
 

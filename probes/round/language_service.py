@@ -19,7 +19,12 @@ import threading
 from multiprocessing.connection import Client, Connection, Listener
 from typing import Any, Protocol
 
+from core.errors import CanaryError
 from judge.replies.verdict import Outcome, Verdict
+
+
+class LanguageServiceError(CanaryError, RuntimeError):
+    """The round's language process did not start, or failed to judge a reply."""
 
 
 class LanguageBackend(Protocol):
@@ -96,7 +101,7 @@ class LanguageProcess:
         line = self._proc.stdout.readline().split()
         if len(line) != 2:
             self.close()
-            raise RuntimeError("the language judge process did not start")
+            raise LanguageServiceError("the language judge process did not start")
         self.address = ("127.0.0.1", int(line[0]))
         self.authkey = bytes.fromhex(line[1])
 
@@ -126,7 +131,7 @@ class RemoteLanguage:
             self._conn.send((op, args))
             status, value = self._conn.recv()
         if status != "ok":
-            raise RuntimeError(f"language judge on the controller failed: {value}")
+            raise LanguageServiceError(f"language judge on the controller failed: {value}")
         return value
 
     def warm_up(self) -> None:

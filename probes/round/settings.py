@@ -25,6 +25,7 @@ from typing import Any
 
 from core.config import Config
 from core.store import read_json
+from core.times import stamp
 from core.upstream import Upstream
 from judge.suspension.state import STATE_FIX, state_from_json
 from probes.round.planning import RoundPlan
@@ -76,11 +77,6 @@ class RoundSettings:
     worker_index: int | None          # this worker's position (None: replacement worker / not a worker)
     language_server: tuple[str, int, str] | None  # host, port, authkey hex (xdist only)
     alluredir: Path | None
-
-
-def stamp(at: datetime) -> str:
-    """A time as results.json writes it (UTC, second precision, Z)."""
-    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def utc_now() -> str:

@@ -30,6 +30,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from core.times import stamp
+
 TOKEN = "ghs_fakeTokenForTheLocalServer0123456789"
 REPO = "acme/chat"
 
@@ -155,7 +157,7 @@ class FakeGitHub:
 
 def _stamp(at: datetime) -> str:
     """GitHub's timestamps: ISO 8601 in UTC, seconds, `Z` (so they compare as text)."""
-    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return stamp(at)
 
 
 _FAILURES: dict[str, tuple[int, dict[str, str], str]] = {

@@ -18,7 +18,7 @@ import pytest
 from judge_cli_support import HALF_HOUR, PROVIDERS, T0, iso, results
 
 from canary.cli.main import main
-from canary.state.commit_back import BOT_IDENTITY
+from canary.state.git import BOT_IDENTITY
 
 INCIDENTS_HEADER = "# Incidents, edited by people.\n# Keep this comment.\n"
 PROTECTED_MAIN_HOOK = f"""#!/bin/sh

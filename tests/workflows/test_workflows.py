@@ -407,9 +407,9 @@ def test_pull_requests_validate_the_hand_edited_files():
     assert "canary validate" in runs
 
 
-def test_the_readmes_actions_minutes_arithmetic_matches_the_workflow():
-    """README, "Minutes": the jobs it counts are the workflow's, and its figures follow from the schedule."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+def test_the_docs_actions_minutes_arithmetic_matches_the_workflow():
+    """docs/workflow.md, "Minutes": the jobs it counts are the workflow's, and its figures follow from the schedule."""
+    readme = (REPO / "docs" / "workflow.md").read_text(encoding="utf-8")
     jobs = set(load(CANARY)["jobs"])
     assert jobs == {"plan", "probe", "judge", "issues", "report", "pages"}
     assert f"a round is {len(jobs) - 1} jobs (plan, probe per model,\njudge, issues, report) or {len(jobs)} with Pages" \

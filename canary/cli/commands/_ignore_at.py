@@ -14,21 +14,15 @@ from canary.cli.commands._options import config_of
 from canary.history.past import PastIgnore, ignore_at
 from canary.state import audit
 from canary.state.judge_files import load_exclusions
-from core.results import ResultsError
-from core.store import StoreError
-from core.times import TimeFormatError, parse_time
+from core.times import parse_time, stamp
 from core.untrusted import clean
 from judge.suspension.exclusions import BUILTIN, INCIDENT
 
 
 def run_at(args: argparse.Namespace) -> int:
     config = config_of(args)
-    try:
-        at = parse_time(args.at, "--at")
-        exclusions = load_exclusions(config.paths.builtin, BUILTIN) + load_exclusions(config.paths.incidents, INCIDENT)
-    except (StoreError, ResultsError, TimeFormatError) as exc:
-        print(f"canary ignore: {exc}", file=sys.stderr)
-        return 2
+    at = parse_time(args.at, "--at")
+    exclusions = load_exclusions(config.paths.builtin, BUILTIN) + load_exclusions(config.paths.incidents, INCIDENT)
     records, torn = audit.read(config.paths.audit)
     if args.model is not None:
         models = [args.model]
@@ -48,7 +42,7 @@ def run_at(args: argparse.Namespace) -> int:
 
 
 def explain(answer: PastIgnore) -> str:
-    lines = [f"{clean(answer.model)} at {answer.at:%Y-%m-%dT%H:%M:%SZ}:"]
+    lines = [f"{clean(answer.model)} at {stamp(answer.at)}:"]
     for e in answer.entries:
         lines.append(f"  {clean(e.provider)}  [{e.layer}]  {clean(e.source, 240)}")
     if not answer.entries:

@@ -7,15 +7,12 @@ Every file a command reads or writes can be overridden (--state, --audit, --buil
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from core.config import Config, load_config
-from core.results import ResultsError
-from core.store import StoreError
-from core.times import TimeFormatError, parse_time
+from core.times import parse_time
 from judge.suspension.exclusions import Exclusion
 from judge.suspension.state import JudgeState
 
@@ -41,7 +38,7 @@ def config_of(args: argparse.Namespace) -> Config:
 
 
 @dataclass(frozen=True, slots=True)
-class Layers:
+class LayersAtNow:
     """What `canary ignore` and `canary status` read: the config, the time, and the three layers."""
 
     config: Config
@@ -50,18 +47,14 @@ class Layers:
     exclusions: tuple[Exclusion, ...]
 
 
-def read_layers(args: argparse.Namespace, command: str) -> Layers | None:
-    """The three exclusion layers at --now; None (after saying why on stderr) when a file is bad."""
+def read_layers(args: argparse.Namespace) -> LayersAtNow:
+    """The three exclusion layers at --now (a bad --now or an unreadable layer: an InputError)."""
     from provider_ignore import load_layers  # late: provider_ignore is the backend's module
 
     config = config_of(args)
-    try:
-        now = now_of(args)
-        state, exclusions = load_layers(config.paths.state, config.paths.builtin, config.paths.incidents)
-    except (StoreError, ResultsError, TimeFormatError) as exc:  # a bad --now, an unreadable layer
-        print(f"canary {command}: {exc}", file=sys.stderr)
-        return None
-    return Layers(config, now, state, exclusions)
+    now = now_of(args)
+    state, exclusions = load_layers(config.paths.state, config.paths.builtin, config.paths.incidents)
+    return LayersAtNow(config, now, state, exclusions)
 
 
 def now_of(args: argparse.Namespace) -> datetime:

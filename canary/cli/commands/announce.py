@@ -25,7 +25,7 @@ from pathlib import Path
 from canary.cli.commands._options import add_common, config_of
 from canary.integrations import notify
 from canary.round.judging import DEFAULT_DECISIONS_FILE
-from core.store import StoreError, read_json
+from core.store import read_json
 
 OUTPUT_ENV = "GITHUB_OUTPUT"
 
@@ -41,11 +41,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def _run(args: argparse.Namespace) -> int:
     config = config_of(args)
     path = args.decisions or Path(config.paths.reports) / DEFAULT_DECISIONS_FILE
-    try:
-        doc = read_json(path, "decisions file", "re-run canary judge")
-    except StoreError as exc:
-        print(f"canary announce: {exc}", file=sys.stderr)
-        return 2
+    doc = read_json(path, "decisions file", "re-run canary judge")
     if not isinstance(doc, dict):
         print(f"canary announce: {path}: no decisions file (run canary judge first); nothing announced", file=sys.stderr)
         return 2

@@ -43,17 +43,16 @@ from pathlib import Path
 from canary.cli.commands._options import add_common, config_of
 from canary.history.store import history_root
 from canary.round.judging import DEFAULT_DECISIONS_FILE, JudgeRequest, run_judge
+from canary.state.checked_out import commit_to_checked_out_branch
 from canary.state.commit_back import (
     DEFAULT_RETRIES,
     CommitBackError,
-    commit_back,
     commit_message,
-    commit_to_state_branch,
     history_folders,
 )
-from core.results import ResultsError
-from core.store import StoreError, read_json
-from core.times import TimeFormatError, parse_time
+from canary.state.state_branch import commit_to_state_branch
+from core.store import read_json
+from core.times import parse_time
 
 _PLAIN_MESSAGE = re.compile(r"[ -~]{1,200}")
 
@@ -75,7 +74,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                    help="results file(s) to re-judge when the state or the exclusions moved upstream")
     p.add_argument("--repo", type=Path, default=None, help="repository folder (default: the current one)")
     add_common(p, now=False)
-    p.set_defaults(func=_run)
+    p.set_defaults(func=_run, refused=1)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -86,44 +85,41 @@ def _run(args: argparse.Namespace) -> int:
     if args.message is not None and not _PLAIN_MESSAGE.fullmatch(args.message):
         print("canary commit: --message must be one line of plain ASCII, 1 to 200 characters", file=sys.stderr)
         return 2
-    try:
-        def message() -> str:
-            if args.message is not None:
-                return str(args.message) + "\n"
-            return commit_message(read_json(decisions_path, "decisions file", "re-run canary judge"))
 
-        def reapply() -> int:
-            doc = read_json(decisions_path, "decisions file", "re-run canary judge") or {}
-            now = parse_time(doc["now"], "now") if doc.get("now") else None
-            if now is None:
-                print("canary commit: the decisions file has no 'now'; cannot re-apply", file=sys.stderr)
-                return 2
-            planned = doc.get("expected_models")
-            outcome = run_judge(JudgeRequest(
-                tuple(args.reapply), config, now, mode=doc.get("mode") or None, decisions_out=decisions_path,
-                send=False, expect=tuple(str(m) for m in planned) if isinstance(planned, list) else None,
-                allow_simulator=doc.get("allow_simulator") is True))
-            if outcome.error is not None:
-                print(f"canary judge: {outcome.error}", file=sys.stderr)
-            return outcome.code
+    def message() -> str:
+        if args.message is not None:
+            return str(args.message) + "\n"
+        return commit_message(read_json(decisions_path, "decisions file", "re-run canary judge"))
 
-        files = [config.paths.state, config.paths.audit]
-        folders = history_folders(repo, config.paths.state, history_root(config.paths), "canary commit")
-        inputs = [config.paths.builtin, config.paths.incidents]
-        again = reapply if args.reapply else None
-        if state_branch is not None:
-            result = commit_to_state_branch(repo, files, message, remote=args.remote, branch=state_branch,
-                                            people_branch=_people_branch(args, repo), retries=args.retries,
-                                            reapply=again, inputs=inputs, folders=folders,
-                                            append_only=[config.paths.audit])
-            where = state_branch
-        else:
-            where = args.branch or os.environ.get("GITHUB_REF_NAME") or _current_branch(repo)
-            result = commit_back(repo, files, message, remote=args.remote, branch=where, retries=args.retries,
-                                 reapply=again, inputs=inputs, folders=folders)
-    except (CommitBackError, StoreError, ResultsError, TimeFormatError, ValueError) as exc:
-        print(f"canary commit: {exc}", file=sys.stderr)
-        return 1
+    def reapply() -> int:
+        doc = read_json(decisions_path, "decisions file", "re-run canary judge") or {}
+        now = parse_time(doc["now"], "now") if doc.get("now") else None
+        if now is None:
+            print("canary commit: the decisions file has no 'now'; cannot re-apply", file=sys.stderr)
+            return 2
+        planned = doc.get("expected_models")
+        outcome = run_judge(JudgeRequest(
+            tuple(args.reapply), config, now, mode=doc.get("mode") or None, decisions_out=decisions_path,
+            send=False, expect=tuple(str(m) for m in planned) if isinstance(planned, list) else None,
+            allow_simulator=doc.get("allow_simulator") is True))
+        if outcome.error is not None:
+            print(f"canary judge: {outcome.error}", file=sys.stderr)
+        return outcome.code
+
+    files = [config.paths.state, config.paths.audit]
+    folders = history_folders(repo, config.paths.state, history_root(config.paths), "canary commit")
+    inputs = [config.paths.builtin, config.paths.incidents]
+    again = reapply if args.reapply else None
+    if state_branch is not None:
+        result = commit_to_state_branch(repo, files, message, remote=args.remote, branch=state_branch,
+                                        people_branch=_people_branch(args, repo), retries=args.retries,
+                                        reapply=again, inputs=inputs, folders=folders,
+                                        append_only=[config.paths.audit])
+        where = state_branch
+    else:
+        where = args.branch or os.environ.get("GITHUB_REF_NAME") or _current_branch(repo)
+        result = commit_to_checked_out_branch(repo, files, message, remote=args.remote, branch=where,
+                                              retries=args.retries, reapply=again, inputs=inputs, folders=folders)
     print(f"canary commit: {result.status} ({args.remote} {where}; attempts: {result.attempts}, "
           f"re-applied: {result.reapplied})")
     return 0

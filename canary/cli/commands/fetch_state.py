@@ -30,19 +30,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 from pathlib import Path
 
 from canary.cli.commands._options import add_common, config_of
 from canary.history.store import history_root
-from canary.state.commit_back import (
-    CommitBackError,
-    PullResult,
-    branch_exists,
-    history_folders,
-    pull_state,
-)
+from canary.state.commit_back import history_folders
 from canary.state.judge_files import load_state
+from canary.state.state_branch import PullResult, branch_exists, pull_state
 from core.store import StoreError
 from core.times import fmt_time
 from judge.suspension.state import JudgeState, state_from_json
@@ -60,7 +54,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                    help="print `true` or `false`: does the remote have the state branch yet (exit 1 when it cannot "
                         "be asked; $GITHUB_TOKEN, when set, authenticates); touches nothing")
     add_common(p, files=("state", "audit", "history"), now=False)
-    p.set_defaults(func=_run)
+    p.set_defaults(func=_run, refused=1)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -77,13 +71,9 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     state = config.paths.state
     repo = args.repo or Path.cwd()
-    try:
-        result = pull_state(repo, [state, config.paths.audit], remote=args.remote,
-                            branch=branch, force=args.force, local_ahead=lambda data: _local_ahead(state, data),
-                            folders=history_folders(repo, state, history_root(config.paths), "canary fetch-state"))
-    except (CommitBackError, StoreError) as exc:
-        print(f"canary fetch-state: {exc}", file=sys.stderr)
-        return 1
+    result = pull_state(repo, [state, config.paths.audit], remote=args.remote,
+                        branch=branch, force=args.force, local_ahead=lambda data: _local_ahead(state, data),
+                        folders=history_folders(repo, state, history_root(config.paths), "canary fetch-state"))
     if result.tip is None:
         print(f"canary fetch-state: {args.remote} has no branch {branch} yet; the judge starts from the files in "
               f"this checkout ({state}: {'present' if state.exists() else 'none, an empty state'}) and its first "
@@ -95,11 +85,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _exists(repo: Path, remote: str, branch: str | None) -> int:
-    try:
-        found = branch is not None and branch_exists(repo, remote, branch, token=os.environ.get("GITHUB_TOKEN"))
-    except CommitBackError as exc:
-        print(f"canary fetch-state: {exc}", file=sys.stderr)
-        return 1
+    found = branch is not None and branch_exists(repo, remote, branch, token=os.environ.get("GITHUB_TOKEN"))
     print("true" if found else "false")
     return 0
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +22,8 @@ from canary.history.query import EndpointSummary, History, PassRate
 from canary.history.recorder import record_files
 from canary.history.rows import HistoryError
 from canary.history.store import DETAIL_DAYS, compact, history_root
-from core.results import ResultsError
-from core.store import StoreError, read_json
-from core.times import TimeFormatError, fmt_time
+from core.store import read_json
+from core.times import fmt_time
 from core.untrusted import clean as cell
 
 WINDOWS = (1, 7, 30)
@@ -59,18 +57,14 @@ def _sub_options(parser: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     config = config_of(args)
-    try:
-        now = now_of(args)
-        if args.history_action == "record":
-            return _record(args, history_root(config.paths), now)
-        if args.history_action == "compact":
-            days = compact(history_root(config.paths), now=now)
-            print(f"canary history: compacted {len(days)} day(s)" + (f": {', '.join(days)}" if days else ""))
-            return 0
-        history = History.open(history_root(config.paths), now=now, days=max(WINDOWS) + 1)
-    except (HistoryError, StoreError, ResultsError, TimeFormatError) as exc:
-        print(f"canary history: {exc}", file=sys.stderr)
-        return 2
+    now = now_of(args)
+    if args.history_action == "record":
+        return _record(args, history_root(config.paths), now)
+    if args.history_action == "compact":
+        days = compact(history_root(config.paths), now=now)
+        print(f"canary history: compacted {len(days)} day(s)" + (f": {', '.join(days)}" if days else ""))
+        return 0
+    history = History.open(history_root(config.paths), now=now, days=max(WINDOWS) + 1)
     summaries = history.summary(WINDOWS, model=args.model)
     newest_round = history.newest_round()
     newest = fmt_time(newest_round.at) if newest_round else None

@@ -33,9 +33,7 @@ def _run(args: argparse.Namespace) -> int:
         from canary.cli.commands._ignore_at import run_at
 
         return run_at(args)
-    layers = read_layers(args, "ignore")
-    if layers is None:
-        return 2
+    layers = read_layers(args)
     config, now, state, exclusions = layers.config, layers.now, layers.state, layers.exclusions
     if config.paths.state_branch and not config.paths.state.exists():
         print(f"canary ignore: warning: no {config.paths.state} here; the judge's suspensions live on branch "

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from dataclasses import replace
 
 import yaml
@@ -28,10 +27,9 @@ import yaml
 from canary.cli.commands._options import add_common, config_of, now_of
 from canary.state import audit
 from canary.state.judge_files import parse_exclusions
-from core.results import ResultsError
 from core.store import StoreError, atomic_write_text, read_text
 from core.tags import describe_invalid_tag, is_valid_tag
-from core.times import TimeFormatError, fmt_time, parse_time
+from core.times import fmt_time, parse_time
 from judge.suspension.decisions import Action, Decision, Rule
 from judge.suspension.exclusions import INCIDENT, Exclusion
 
@@ -56,25 +54,21 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def _run(args: argparse.Namespace) -> int:
     config = config_of(args)
     path = config.paths.incidents
-    try:
-        for value in (args.model, args.provider):
-            if not is_valid_tag(value):
-                raise StoreError(describe_invalid_tag(value))
-        now = now_of(args)
-        audit.check_appendable(config.paths.audit)
-        text = read_text(path, "incident file") or ""
-        if args.incident_action == "add":
-            expires = parse_time(args.expires, "--expires") if args.expires else None
-            entry = Exclusion(args.model, args.provider, INCIDENT, args.reason, since=now, expires=expires,
-                              added_by=args.by)
-            new_text = add_incident(text, str(path), entry)
-            decision = Decision(args.model, args.provider, Action.INCIDENT_ADD, Rule.MANUAL, args.reason, until=expires)
-        else:
-            new_text = remove_incident(text, str(path), args.model, args.provider)
-            decision = Decision(args.model, args.provider, Action.INCIDENT_REMOVE, Rule.MANUAL, args.reason)
-    except (StoreError, ResultsError, TimeFormatError) as exc:
-        print(f"canary incident: {exc}", file=sys.stderr)
-        return 2
+    for value in (args.model, args.provider):
+        if not is_valid_tag(value):
+            raise StoreError(describe_invalid_tag(value))
+    now = now_of(args)
+    audit.check_appendable(config.paths.audit)
+    text = read_text(path, "incident file") or ""
+    if args.incident_action == "add":
+        expires = parse_time(args.expires, "--expires") if args.expires else None
+        entry = Exclusion(args.model, args.provider, INCIDENT, args.reason, since=now, expires=expires,
+                          added_by=args.by)
+        new_text = add_incident(text, str(path), entry)
+        decision = Decision(args.model, args.provider, Action.INCIDENT_ADD, Rule.MANUAL, args.reason, until=expires)
+    else:
+        new_text = remove_incident(text, str(path), args.model, args.provider)
+        decision = Decision(args.model, args.provider, Action.INCIDENT_REMOVE, Rule.MANUAL, args.reason)
     atomic_write_text(path, new_text)
     audit.append(config.paths.audit, audit.decision_lines([decision], round_id=None, mode=config.mode, now=now))
     print(f"canary incident: {args.incident_action} {args.provider} for {args.model} in {path}")

@@ -25,7 +25,7 @@ from canary.integrations.github_issues.sync import DEFAULT_LABEL, suspended_in, 
 from canary.state.judge_files import load_state
 from core.results import ResultsError, RoundResults, read_results
 from core.store import StoreError, read_json
-from core.times import TimeFormatError, parse_time
+from core.times import parse_time
 from core.untrusted import clean
 
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
@@ -54,21 +54,13 @@ def _run(args: argparse.Namespace) -> int:
         return _refuse("name the repository with --repo OWNER/NAME (or set $GITHUB_REPOSITORY)")
     if not token and not args.dry_run:
         return _refuse("$GITHUB_TOKEN is not set: the workflow passes ${{ github.token }} with issues: write")
-    try:
-        doc = read_json(args.decisions, "decisions file", "re-run `canary judge`")
-    except StoreError as exc:
-        return _refuse(str(exc))
+    doc = read_json(args.decisions, "decisions file", "re-run `canary judge`")
     if not isinstance(doc, dict):
         return _refuse(f"{args.decisions}: no such decisions file (did `canary judge` run?)")
     quotes = excerpts.from_results(_read_results(args.results))
     suspended = None
     if args.state is not None:
-        try:
-            suspended = suspended_in(load_state(args.state), parse_time(str(doc.get("now")), "now"))
-        except StoreError as exc:
-            return _refuse(str(exc))
-        except (ResultsError, TimeFormatError) as exc:
-            return _refuse(f"{args.decisions}: {exc}")
+        suspended = suspended_in(load_state(args.state), parse_time(str(doc.get("now")), f"{args.decisions}: now"))
     api = os.environ.get("GITHUB_API_URL") or "https://api.github.com"
     with GitHubClient(repo, token, api_url=api) as client:
         report = sync(doc, client, label=args.label, run_url=args.run_url or _run_url(), excerpts=quotes,

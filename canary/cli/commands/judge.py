@@ -36,14 +36,12 @@ from pathlib import Path
 
 from canary.cli.commands._options import add_common, config_of, now_of
 from canary.round.judging import (
-    EXIT_REFUSED,
     SIMULATOR_STATE_DIR,
     JudgeRequest,
     model_list,
     run_judge,
 )
 from core.policy import MODES
-from core.times import TimeFormatError
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -66,11 +64,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _run(args: argparse.Namespace) -> int:
-    try:
-        now = now_of(args)
-    except TimeFormatError as exc:
-        print(f"canary judge: {exc}", file=sys.stderr)
-        return EXIT_REFUSED
+    now = now_of(args)
     outcome = run_judge(JudgeRequest(
         tuple(args.results), config_of(args), now, mode=args.mode, decisions_out=args.decisions_out,
         send=not args.no_notify, expect=model_list(args.expect_models), allow_simulator=args.allow_simulator))

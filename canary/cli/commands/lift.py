@@ -7,15 +7,11 @@ rounds; its ladder rung is kept (a lifted host that fails again climbs the ladde
 from __future__ import annotations
 
 import argparse
-import sys
 
 from canary.cli.commands._options import add_common, config_of, now_of
 from canary.state import audit
 from canary.state.judge_files import load_state, save_state
-from core.results import ResultsError
-from core.store import StoreError
-from core.times import TimeFormatError
-from judge.suspension.rules import LiftError, lift
+from judge.suspension.rules import lift
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -29,14 +25,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _run(args: argparse.Namespace) -> int:
     config = config_of(args)
-    try:
-        now = now_of(args)
-        audit.check_appendable(config.paths.audit)
-        state = load_state(config.paths.state, now=now)
-        new_state, decision = lift(state, args.model, args.provider, now=now, reason=args.reason)
-    except (StoreError, ResultsError, TimeFormatError, LiftError) as exc:
-        print(f"canary lift: {exc}", file=sys.stderr)
-        return 2
+    now = now_of(args)
+    audit.check_appendable(config.paths.audit)
+    state = load_state(config.paths.state, now=now)
+    new_state, decision = lift(state, args.model, args.provider, now=now, reason=args.reason)
     audit.append(config.paths.audit, audit.decision_lines([decision], round_id=None, mode=config.mode, now=now))
     save_state(config.paths.state, new_state)
     print(f"canary lift: lifted the suspension of {args.provider} for {args.model}")

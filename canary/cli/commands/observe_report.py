@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from datetime import timedelta
 from typing import Any
 
@@ -17,8 +16,7 @@ from canary.history.query import History
 from canary.history.rows import HistoryError
 from canary.history.store import history_root
 from canary.state import audit
-from core.results import ResultsError
-from core.times import TimeFormatError, fmt_time
+from core.times import fmt_time
 from core.untrusted import clean
 
 OUTCOME_TEXT = {
@@ -41,11 +39,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _run(args: argparse.Namespace) -> int:
     config = config_of(args)
-    try:
-        now = now_of(args)
-    except (ResultsError, TimeFormatError) as exc:
-        print(f"canary observe-report: {exc}", file=sys.stderr)
-        return 2
+    now = now_of(args)
     records, torn = audit.read(config.paths.audit)
     since = now - timedelta(days=args.days)
     items = [w for w in would_suspends(records, since=since, now=now) if args.model in (None, w.model)]

@@ -21,13 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from canary.cli.commands._options import add_common, config_of, now_of
-from canary.history.rows import HistoryError
 from canary.history.store import DEFAULT_HISTORY, history_root
-from canary.outputs.site.build import HISTORY_DAYS, SiteError, build_site
+from canary.outputs.site.build import HISTORY_DAYS, build_site
 from canary.outputs.site.collect import Layers
-from core.results import ResultsError
-from core.store import StoreError
-from core.times import TimeFormatError
 from provider_ignore import load_layers
 
 
@@ -79,17 +75,13 @@ def _run(args: argparse.Namespace) -> int:
     elif config.paths.state_branch and not state_file.exists():
         print(f"canary site: warning: no {config.paths.state} here (the judge's state lives on branch "
               f"{config.paths.state_branch}: run `canary fetch-state` first); suspensions are missing", file=sys.stderr)
-    try:
-        now = now_of(args)
-        state, exclusions = load_layers(state_file, config.paths.builtin, config.paths.incidents)
-        built = build_site(
-            args.out, history_root=history, layers=Layers(state, exclusions), now=now,
-            models=list(config.models), ttft_threshold_s=config.probe.ttft_seconds,
-            stale_after_minutes=config.site.stale_after_minutes if args.stale_after is None else args.stale_after,
-            allure=args.allure, echarts=args.echarts, base_url=base_url, days=args.days)
-    except (HistoryError, StoreError, ResultsError, TimeFormatError, SiteError) as exc:
-        print(f"canary site: {exc}", file=sys.stderr)
-        return 2
+    now = now_of(args)
+    state, exclusions = load_layers(state_file, config.paths.builtin, config.paths.incidents)
+    built = build_site(
+        args.out, history_root=history, layers=Layers(state, exclusions), now=now,
+        models=list(config.models), ttft_threshold_s=config.probe.ttft_seconds,
+        stale_after_minutes=config.site.stale_after_minutes if args.stale_after is None else args.stale_after,
+        allure=args.allure, echarts=args.echarts, base_url=base_url, days=args.days)
     print(f"canary site: wrote {built.files} files to {built.out} ({built.models} model(s), {built.endpoints} "
           f"endpoint(s), newest round {built.newest_round or 'none'}) in {time.perf_counter() - started:.1f} s")
     return 0

@@ -8,13 +8,11 @@ or how many judged replies its window holds when none failed.
 from __future__ import annotations
 
 import argparse
-import sys
 from datetime import datetime, timedelta
 
 from canary.cli.commands._options import add_common, read_layers
 from canary.state.judge_files import refuse_future_times
 from core.policy import Policy
-from core.store import StoreError
 from core.times import fmt_time
 from judge.suspension.evidence import cards_by_endpoint
 from judge.suspension.exclusions import Exclusion
@@ -34,14 +32,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _run(args: argparse.Namespace) -> int:
-    layers = read_layers(args, "status")
-    if layers is None:
-        return 2
-    try:
-        refuse_future_times(layers.state, layers.config.paths.state, layers.now)
-    except StoreError as exc:  # a year-9999 time would also overflow the pending window below
-        print(f"canary status: {exc}", file=sys.stderr)
-        return 2
+    layers = read_layers(args)
+    # A year-9999 time would also overflow the pending window below: refused (a StoreError) first.
+    refuse_future_times(layers.state, layers.config.paths.state, layers.now)
     window = timedelta(hours=layers.config.rules.pending_failure_hours)
     print(render_status(layers.state, layers.exclusions, layers.now, model=args.model, window=window))
     return 0

@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         config = config_of(args)
-    except ConfigError as exc:
+    except ConfigError as exc:  # validate's verdict on canary.yaml ("invalid", exit 1), not a refusal
         print(f"canary validate: {exc}", file=sys.stderr)
         return 1
     paths = config.paths

@@ -26,9 +26,11 @@ from urllib.parse import quote
 import httpx
 
 from core.errors import CanaryError
+from core.retry import Backoff
 
 ATTEMPTS = 4
 BACKOFF_S = (1.0, 2.0, 4.0)      # after a 5xx or a transport error
+BACKOFF = Backoff(ATTEMPTS, BACKOFF_S)
 SECONDARY_WAIT_S = 60.0          # GitHub: "wait for at least one minute" without a header
 MAX_WAIT_S = 120.0               # one wait longer than this: give up, the next round catches up
 BUDGET_S = 300.0                 # all waits of one client together (the job has 10 minutes)
@@ -133,7 +135,7 @@ class GitHubClient:
 
     def _create(self, path: str, payload: dict[str, Any],
                 existing: Callable[[], dict[str, Any] | None]) -> dict[str, Any]:
-        for attempt in range(1, ATTEMPTS + 1):
+        for attempt in BACKOFF.tries(self._wait):
             try:
                 data = self._request("POST", path, json=payload, retry_5xx=False)
                 return data if isinstance(data, dict) else {}
@@ -143,7 +145,6 @@ class GitHubClient:
             found = existing()
             if found is not None:
                 return found
-            self._wait(BACKOFF_S[min(attempt - 1, len(BACKOFF_S) - 1)])
         raise AssertionError("unreachable")
 
     def _pages(self, path: str, params: dict[str, str]) -> Iterator[dict[str, Any]]:
@@ -166,14 +167,14 @@ class GitHubClient:
     def _response(self, method: str, url: str, *, retry_5xx: bool, patient: bool = True,
                   **kw: Any) -> httpx.Response:
         problem = "not attempted"
-        for attempt in range(1, ATTEMPTS + 1):
+        tries = BACKOFF.tries(self._wait)
+        for _ in tries:
             try:
                 response = self._http.request(method, url, **kw)
             except httpx.HTTPError as exc:
                 problem = type(exc).__name__
                 if not retry_5xx:
                     raise GitHubError(0, problem, maybe_applied=True) from None
-                self._backoff(attempt)
                 continue
             if response.status_code < 300:
                 return response
@@ -182,12 +183,12 @@ class GitHubClient:
                 if not patient:
                     raise RateLimited(response.status_code, f"rate limited for {wait:.0f} s; not waiting")
                 self._wait(wait, limit=True)
+                tries.waited()  # the wait GitHub asked for, instead of the backoff's
                 continue
             if response.status_code >= 500:
                 problem = f"HTTP {response.status_code}"
                 if not retry_5xx:
                     raise GitHubError(response.status_code, _message(response), maybe_applied=True)
-                self._backoff(attempt)
                 continue
             raise GitHubError(response.status_code, _message(response))
         raise GitHubError(0, f"gave up after {ATTEMPTS} attempts ({problem})")
@@ -204,10 +205,6 @@ class GitHubClient:
         if response.status_code == 429 or "rate limit" in _message(response).lower():
             return SECONDARY_WAIT_S
         return None   # a plain 403: no permission; waiting will not help
-
-    def _backoff(self, attempt: int) -> None:
-        if attempt < ATTEMPTS:
-            self._wait(BACKOFF_S[min(attempt - 1, len(BACKOFF_S) - 1)])
 
     def _wait(self, seconds: float, *, limit: bool = False) -> None:
         if limit and (seconds > MAX_WAIT_S or self.waited + seconds > BUDGET_S):

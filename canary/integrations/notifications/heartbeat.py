@@ -21,6 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from core.retry import Backoff
 from core.untrusted import clean
 
 HEARTBEAT_ENV = "CANARY_HEARTBEAT_URL"
@@ -71,7 +72,7 @@ def ping(url: str, status: RoundStatus, *, fail_url: str | None = None, client: 
     http = client or httpx.Client(timeout=TIMEOUT_S)
     error = "not attempted"
     try:
-        for attempt in range(1, attempts + 1):
+        for _ in Backoff(attempts, BACKOFF_S).tries(sleep):
             try:
                 response = http.post(target, content=status.summary.encode("utf-8"),
                                      headers={"Content-Type": "text/plain; charset=utf-8"})
@@ -84,8 +85,6 @@ def ping(url: str, status: RoundStatus, *, fail_url: str | None = None, client: 
                 error = type(exc).__name__  # the exception text may quote the secret URL
             except ValueError:  # httpx refuses a malformed URL before sending; its text quotes it
                 return "not a valid http(s) URL"
-            if attempt < attempts:
-                sleep(BACKOFF_S[min(attempt - 1, len(BACKOFF_S) - 1)])
     finally:
         if own:
             http.close()

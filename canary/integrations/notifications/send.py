@@ -32,6 +32,7 @@ from canary.integrations.notifications.urls import (
     targets_from_env,
 )
 from canary.state import audit
+from core.retry import Backoff
 from core.store import StoreError
 from core.times import fmt_time
 from core.untrusted import clean
@@ -107,7 +108,7 @@ def _deliver(target: Target, message: Message, scrub: Callable[[str], str], atte
         if not sender.add(target.url):
             return Failure(target.label, 0, "not a URL Apprise understands: check its scheme and form")
     title, body = ("", message.as_text()) if target.legacy else (message.title, message.body)
-    for attempt in range(1, attempts + 1):
+    for _ in Backoff(attempts, BACKOFF_S).tries(sleep):
         with _apprise_logs() as logs:
             try:
                 delivered = bool(sender.notify(body=body, title=title, body_format="markdown",
@@ -117,8 +118,6 @@ def _deliver(target: Target, message: Message, scrub: Callable[[str], str], atte
         if delivered:
             return None
         problem = "; ".join(dict.fromkeys(logs)) or "not delivered"
-        if attempt < attempts:
-            sleep(BACKOFF_S[min(attempt - 1, len(BACKOFF_S) - 1)])
     return Failure(target.label, attempts, clean(scrub(problem), MAX_PROBLEM))
 
 

@@ -1,7 +1,7 @@
 """Build the static site into a folder (I/O): read the history and the layers, write every file.
 
     DIR/index.html             the page (data inside, app in assets/)
-    DIR/status.json            each model's provider.ignore and every endpoint's state (README)
+    DIR/status.json            each model's provider.ignore and every endpoint's state (docs/file-formats.md)
     DIR/status.schema.json     its JSON Schema
     DIR/decisions.atom         the judge's decisions, Atom 1.0
     DIR/badges/<model>.svg     one README badge per model
@@ -28,6 +28,7 @@ from canary.outputs.site import collect as collecting
 from canary.outputs.site.badges import badge_svg
 from canary.outputs.site.feeds import atom_feed, status_document
 from canary.outputs.site.page import asset, render_index
+from core.errors import CanaryError
 from core.store import atomic_write_bytes
 
 HISTORY_DAYS = 365        # the daily TTFT series reaches back a year; strips and rates need 30 days
@@ -36,7 +37,7 @@ ECHARTS_IN_NODE_MODULES = Path("node_modules/echarts/dist/echarts.min.js")
 APP_ASSETS = ("app.js", "style.css")
 
 
-class SiteError(Exception):
+class SiteError(CanaryError):
     """The site cannot be built; the message says what to do."""
 
 

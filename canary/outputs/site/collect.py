@@ -33,6 +33,7 @@ from canary.history.query import DecisionEntry, EndpointNow, EndpointSummary, Hi
 from canary.outputs.site import strips
 from canary.outputs.site.badges import badge_message, badge_paths
 from canary.outputs.site.endpoints import endpoint_state
+from core.times import stamp
 from judge.suspension.exclusions import Exclusion, effective_ignore, people_excluded, would_ignore
 from judge.suspension.state import JudgeState
 
@@ -158,7 +159,7 @@ def _endpoint(model: str, provider: str, *, now: datetime, tier: EndpointNow | N
     intervals = strips.suspension_intervals([(d.at, d.action, d.until) for d in mine if d.action in SUSPENDING], now=now)
     if ps is not None and ps.suspension is not None and ps.suspension.active(now):
         intervals = strips.merge_intervals(intervals, [strips.Interval(ps.suspension.since, now, ps.suspension.mode)])
-    rounds = [strips.Round(p.at, p.klass, p.codes) for p in timeline]
+    rounds = [strips.StripRound(p.at, p.klass, p.codes) for p in timeline]
     out: dict[str, Any] = {
         "provider": provider, "state": routing.state, "tier": tier_name, "status": status,
         "until": _iso(routing.until), "reasons": list(routing.reasons),
@@ -242,6 +243,4 @@ def _r(value: float | None, digits: int) -> float | None:
 
 
 def _iso(value: datetime | None) -> str | None:
-    if value is None:
-        return None
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return None if value is None else stamp(value)

@@ -1,6 +1,6 @@
 """The machine-readable files published beside the page (pure): status.json and decisions.atom.
 
-status.json (schema_version 1, README "Status feed"; its JSON Schema is published beside it as
+status.json (schema_version 1, docs/file-formats.md; its JSON Schema is published beside it as
 status.schema.json) is for gateways and chat backends that want each model's provider.ignore
 and every endpoint's state without this repository. decisions.atom is an Atom 1.0 feed (RFC
 4287) of the judge's decisions, newest first, for feed readers.
@@ -35,7 +35,7 @@ ACTION_TITLES = {
 
 
 def status_document(page: Mapping[str, Any]) -> dict[str, Any]:
-    """status.json from the page document (see the README for every field)."""
+    """status.json from the page document (docs/file-formats.md lists every field)."""
     return {
         "schema_version": STATUS_SCHEMA_VERSION,
         "generated_at": page["generated_at"],

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
+
+from core.times import time_or_none
 
 SUSPENDED, WOULD, FAILED, FROZEN, CLEAN, EMPTY = "S", "W", "f", "z", "c", "."
 ORDER = (SUSPENDED, WOULD, FAILED, FROZEN, CLEAN, EMPTY)   # worst first
@@ -37,7 +39,7 @@ class Interval:
 
 
 @dataclass(frozen=True, slots=True)
-class Round:
+class StripRound:
     """One endpoint in one round (query.TimelinePoint without the round id)."""
 
     at: datetime
@@ -51,7 +53,7 @@ class Strip:
     detail: Mapping[int, tuple[int, int, int, str]]   # bucket -> (failed, clean, frozen, codes)
 
 
-def strip(rounds: Iterable[Round], suspensions: Iterable[Interval], *, start: datetime, buckets: int,
+def strip(rounds: Iterable[StripRound], suspensions: Iterable[Interval], *, start: datetime, buckets: int,
           width: timedelta) -> Strip:
     """The strip of one endpoint over `buckets` buckets of `width` from `start`."""
     counts: dict[int, list[int]] = {}
@@ -109,10 +111,4 @@ def _index(at: datetime, start: datetime, width: timedelta) -> int:
 
 
 def _time(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return time_or_none(value)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
@@ -10,7 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from canary.history.aggregate import CLEAN, FAILED, FROZEN, aggregate_day, endpoint_rounds
-from canary.history.files import decode_day, decode_round, encode_day, encode_round
+from canary.history.codec import pack
+from canary.history.files import decode_day, decode_round, encode_day, encode_round, round_document
 from canary.history.rows import CaseRow, HistoryError, RoundRecord, round_record, tokens_per_second
 from core.results import AttemptResult, merge_shards, read_results
 from core.vocabulary import Outcome
@@ -154,3 +157,22 @@ def test_the_database_classes_endpoints_as_the_aggregates_do() -> None:
     in_sql = {(m, p): (k, tuple(sorted(c.split()))) for m, p, k, c in
               conn.execute("SELECT model, provider, klass, codes FROM endpoint_rounds")}
     assert in_sql == {(e.model, e.provider): (e.klass, e.codes) for e in endpoint_rounds(record)}
+
+
+@pytest.fixture
+def local_time_new_york(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """This process's local time zone is New York's for the test (UTC-5 in late November)."""
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.usefixtures("local_time_new_york")
+def test_a_naive_time_in_a_round_file_means_utc_not_the_machines_local_time() -> None:
+    doc = round_document(round_record(read_results(detailed({BAD: "fail"}))))
+    doc["started_at"], doc["finished_at"] = "2026-11-29T22:30:00", "2026-11-29T22:31:00.250000"
+    record = decode_round(pack(doc), "f")
+    assert record.started_at == datetime(2026, 11, 29, 22, 30, tzinfo=UTC)
+    assert record.finished_at == datetime(2026, 11, 29, 22, 31, 0, 250000, tzinfo=UTC)

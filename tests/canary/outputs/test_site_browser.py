@@ -29,6 +29,7 @@ from canary.cli.main import main
 from canary.history.rows import round_record
 from canary.history.store import record_round
 from core.results import read_results
+from core.times import parse_time
 
 pytestmark = pytest.mark.slow
 
@@ -130,8 +131,7 @@ def sim_site(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> tupl
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     state_dir = tmp / "reports" / "simulator-state"
     newest = json.loads((tmp / "reports" / "results.json").read_text(encoding="utf-8"))["started_at"]
-    from datetime import datetime
-    now = datetime.fromisoformat(newest) + timedelta(minutes=5)
+    now = parse_time(newest, "newest") + timedelta(minutes=5)
     out = tmp / "site"
     assert main(["--config", str(config), "site", "--out", str(out), "--state", str(state_dir / "state.json"),
                  "--history", str(state_dir / "history"), "--now", now.isoformat(), "--echarts", str(ECHARTS)]) == 0

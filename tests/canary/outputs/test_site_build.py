@@ -29,6 +29,7 @@ from site_support import (
 
 from canary.cli.main import main
 from canary.outputs.site.feeds import ATOM_NS
+from core.times import parse_time
 
 NEWEST = datetime(2026, 11, 29, 23, 30, tzinfo=UTC)
 SOON = NEWEST + timedelta(minutes=10)
@@ -86,7 +87,7 @@ def test_each_endpoint_has_its_state_and_tier(site: Path, provider: str, state: 
 
 def test_a_suspension_says_until_when_and_is_in_provider_ignore(site: Path) -> None:
     endpoint = status(site)["models"][MODEL]["endpoints"][SUSPENDED]
-    until = datetime.fromisoformat(endpoint["until"])
+    until = parse_time(endpoint["until"], "until")
     assert endpoint["in_provider_ignore"] and timedelta(hours=23) < until - NEWEST < timedelta(days=1, hours=1)
     slow = status(site)["models"][MODEL]["endpoints"][SLOW]
     assert slow["tier_reasons"][0].startswith("slow: TTFT p95") and slow["ttft_p95_s"] > 5

@@ -42,24 +42,24 @@ HOUR = timedelta(hours=1)
 # -- strips ------------------------------------------------------------------------------------
 
 def test_a_strip_has_one_letter_per_bucket_and_the_worst_round_wins() -> None:
-    rounds = [strips.Round(T + 10 * timedelta(minutes=1), "clean"), strips.Round(T + timedelta(minutes=40), "failed",
+    rounds = [strips.StripRound(T + 10 * timedelta(minutes=1), "clean"), strips.StripRound(T + timedelta(minutes=40), "failed",
                                                                                   ("language:leading_garbage",)),
-              strips.Round(T + HOUR + timedelta(minutes=5), "frozen", ("latency:http_429",)),
-              strips.Round(T + 3 * HOUR, "clean")]
+              strips.StripRound(T + HOUR + timedelta(minutes=5), "frozen", ("latency:http_429",)),
+              strips.StripRound(T + 3 * HOUR, "clean")]
     s = strips.strip(rounds, (), start=T, buckets=5, width=HOUR)
     assert s.letters == "fz.c."
     assert s.detail == {0: (1, 1, 0, "language:leading_garbage"), 1: (0, 0, 1, "latency:http_429")}
 
 
 def test_a_suspension_colours_every_bucket_it_touches_even_without_rounds() -> None:
-    rounds = [strips.Round(T + 2 * HOUR, "clean")]
+    rounds = [strips.StripRound(T + 2 * HOUR, "clean")]
     interval = strips.Interval(T + HOUR + timedelta(minutes=30), T + 3 * HOUR, "enforce")
     observe = strips.Interval(T + 4 * HOUR, T + 4 * HOUR + timedelta(minutes=1), "observe")
     assert strips.strip(rounds, [interval, observe], start=T, buckets=6, width=HOUR).letters == ".SS.W."
 
 
 def test_rounds_and_suspensions_outside_the_frame_are_left_out() -> None:
-    rounds = [strips.Round(T - HOUR, "failed"), strips.Round(T + 9 * HOUR, "failed")]
+    rounds = [strips.StripRound(T - HOUR, "failed"), strips.StripRound(T + 9 * HOUR, "failed")]
     interval = strips.Interval(T - 5 * HOUR, T - HOUR, "enforce")
     assert strips.strip(rounds, [interval], start=T, buckets=3, width=HOUR).letters == "..."
 

@@ -61,7 +61,7 @@ python3 -c 'import json, os, sys; json.dump({{"argv": sys.argv[1:], "header": os
 exit 2
 """)
     (fake / "git").chmod(0o755)
-    from canary.state.commit_back import branch_exists
+    from canary.state.state_branch import branch_exists
     monkeypatch.setenv("PATH", f"{fake}:/usr/bin:/bin")
     assert branch_exists(world.bot.dir, "origin", "canary-state", token="ghs_s3cretTOKEN") is False
     call = json.loads(seen.read_text())

@@ -11,7 +11,7 @@ from core.policy import Policy
 from core.results import AttemptResult, read_results
 from core.vocabulary import Outcome
 from judge.replies.integrity import check_reply, judge_integrity
-from judge.suspension.evidence import record_round
+from judge.suspension.evidence import add_round_to_windows
 from judge.suspension.round import RoundClass, classify_round
 from judge.suspension.state import JudgeState
 
@@ -103,17 +103,17 @@ def test_the_judge_classifies_the_round_failed_on_it() -> None:
 
 def test_every_checked_reply_is_language_evidence() -> None:
     doc = round_doc({"latency": "f", "refusal": "fp", "structured": "f", "language": "fff"})
-    window = record_round(JudgeState(), read_results(doc), Policy()).provider(MODEL, "aurora/fp8").window
+    window = add_round_to_windows(JudgeState(), read_results(doc), Policy()).provider(MODEL, "aurora/fp8").window
     assert sorted(window.contracts["language"][0]) == sorted("fff" + "f" + "fp" + "f")
     assert window.contracts["latency"] == ("p",)  # the latency verdict is the first token's, not the text's
-    healthy = record_round(JudgeState(), read_results(doc), Policy()).provider(MODEL, "borealis/bf16").window
+    healthy = add_round_to_windows(JudgeState(), read_results(doc), Policy()).provider(MODEL, "borealis/bf16").window
     assert healthy.tally("language").attempts == 4
 
 
 def test_without_a_language_case_the_checks_are_not_recorded() -> None:
     doc = round_doc({"latency": "f", "refusal": "f"})
     doc["cases"] = [c for c in doc["cases"] if not (c["provider"] == "aurora/fp8" and c["contract"] == "language")]
-    window = record_round(JudgeState(), read_results(doc), Policy()).provider(MODEL, "aurora/fp8").window
+    window = add_round_to_windows(JudgeState(), read_results(doc), Policy()).provider(MODEL, "aurora/fp8").window
     assert "language" not in window.contracts
 
 

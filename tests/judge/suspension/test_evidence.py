@@ -12,7 +12,7 @@ from core.policy import Policy
 from core.results import read_results
 from judge.suspension.card import ALPHA, make_card
 from judge.suspension.decisions import Action
-from judge.suspension.evidence import decision_cards, record_round
+from judge.suspension.evidence import add_round_to_windows, decision_cards
 from judge.suspension.rules import apply_round
 from judge.suspension.short_replies import judge_short_replies
 from judge.suspension.state import JudgeState
@@ -81,7 +81,7 @@ def test_the_window_is_bounded_over_a_month_of_rounds() -> None:
 # -- what a round adds ------------------------------------------------------------------------
 
 def record(doc: dict[str, Any], state: JudgeState | None = None, policy: Policy | None = None) -> JudgeState:
-    return record_round(state or JudgeState(), read_results(doc), policy or Policy())
+    return add_round_to_windows(state or JudgeState(), read_results(doc), policy or Policy())
 
 
 def test_every_attempt_is_one_code_and_the_other_probes_replies_are_refusal_evidence() -> None:
