@@ -33,6 +33,13 @@ scenario (its pricing): what the contract's cases add per round, per provider an
 list the parameter: none):
 
     BENCH cost kind=optional-<contract> providers=… requests=… requests_max=… usd_round=… usd_month=…
+
+Then the optional contracts (issue 23): one round of four healthy hosts (the default scenario's
+pricing, $0.27/M prompt, $1.10/M completion tokens, all listing `stop`) with `optional_contracts:
+[stop, fidelity]`, and what each contract adds per endpoint per round (one request each; the
+fidelity prompt is the longer one, five questions):
+
+    BENCH cost kind=optional-<contract> requests=… prompt_tokens=… completion_tokens=… usd_round=… usd_month=…
 """
 
 from __future__ import annotations
@@ -208,6 +215,34 @@ def optional_rounds(tmp: Path) -> list[str]:
             lines.append(bench_line("cost", kind=f"optional-{contract}", providers=len(cases), requests=sum(requests),
                                     requests_max=max(requests), usd_round=usd, usd_month=usd * ROUNDS_PER_MONTH,
                                     verdicts=verdicts))
+
+
+# The stop and fidelity contracts, together on hosts that list `stop` (the default scenario's do not).
+TASK_OPTIONAL = ("stop", "fidelity")
+
+
+def optional_round(tmp: Path) -> list[str]:
+    """One round with the optional stop and fidelity contracts on; prints what each adds, returns BENCH lines."""
+    hosts = [endpoint(f"host{i}/fp8", params=(*PLAIN_PARAMS, "stop")) for i in range(4)]
+    scenario_file = write_yaml(tmp / "optional.yaml", scenario("optional-cost", hosts))
+    with Simulator(scenario_file, seed=11) as sim:
+        config = canary_config(tmp / "canary-optional.yaml", optional_contracts=TASK_OPTIONAL)
+        results = run_probe(sim.base_url, config, tmp / "reports-optional", state=tmp / "no-state.json").results
+    print()
+    print(f"optional contracts {', '.join(TASK_OPTIONAL)} on {len(hosts)} healthy hosts, one round, per endpoint:")
+    print(f"{'contract':<10} {'requests':>8} {'prompt tok':>10} {'compl. tok':>10} {'USD/round':>11} {'USD/month':>10}  outcomes")
+    lines = []
+    for contract in TASK_OPTIONAL:
+        cases = [c for c in results["cases"] if c["contract"] == contract]
+        n = max(1, len(cases))
+        figures = {k: sum(c[k] for c in cases) / n for k in ("requests", "prompt_tokens", "completion_tokens", "cost_usd")}
+        outcomes = ",".join(sorted({c["outcome"] for c in cases}))
+        print(f"{contract:<10} {figures['requests']:>8g} {figures['prompt_tokens']:>10g} "
+              f"{figures['completion_tokens']:>10g} {figures['cost_usd']:>11.6f} "
+              f"{figures['cost_usd'] * ROUNDS_PER_MONTH:>10.4f}  {outcomes}")
+        lines.append(bench_line("cost", kind=f"optional-{contract}", requests=figures["requests"],
+                                prompt_tokens=figures["prompt_tokens"], completion_tokens=figures["completion_tokens"],
+                                usd_round=figures["cost_usd"], usd_month=figures["cost_usd"] * ROUNDS_PER_MONTH))
     return lines
 
 
@@ -216,7 +251,7 @@ def main_all() -> None:
     with tempfile.TemporaryDirectory(prefix="canary-cost-optional-") as tmp:
         optional = optional_rounds(Path(tmp))
     with tempfile.TemporaryDirectory(prefix="canary-cost-reasoning-") as tmp:
-        lines = reasoning_rounds(Path(tmp))
+        lines = reasoning_rounds(Path(tmp)) + optional_round(Path(tmp))
     print()
     for line in (*optional, *lines):
         print(line)

@@ -1,7 +1,8 @@
 """Evidence against peers on a simulated fleet (issue 10): what the cards say, and what they would change.
 
     .venv/bin/python benchmarks/fleet_evidence.py [--only demo,planted,article,three_defects,shared,
-                                                          bad_probe_day,noisy_week,tools]
+                                                          bad_probe_day,noisy_week,tools,
+                                                          optional_week]
                                                   [--week-rounds 336] [--seed 13]
 
 (demo) first: `canary round` twice on the bundled simulator with its default scenario, exactly as
@@ -39,6 +40,10 @@ scenario (its round number advanced through /_sim/control), then per round `pyte
                content, arguments that break the schema, arguments streamed twice, a host whose
                replies are prose while its peers call; a host that does not list tools; 6 noisy
                peers with the tools noise above); 6 rounds.
+(f) optional_week  the optional stop and fidelity contracts on (issue 23): 6 healthy noisy hosts
+               listing `stop`, a host ignoring the stop string, one echoing it and one answering
+               60 % of the fidelity items wrongly, for --week-rounds rounds. Target: the three
+               caught, 0 false suspensions.
 
 Per scenario it prints each opening decision with its evidence card, the detection delay of each
 planted defect (rounds from the defect's first round to its would-suspend), false suspensions,
@@ -109,6 +114,7 @@ REPLY_CHECK_CODES = frozenset({"cumulative_deltas", "repeated_deltas", "max_toke
 OPENING = ("suspend", "would_suspend", "floor_held")
 PROBE = {"ttft_seconds": 2.0, "request_deadline_seconds": 6}
 FAST = {"ttft_ms": 80, "jitter_ms": 30, "tokens_per_second": 1500}
+STOP_PARAMS = ("max_tokens", "temperature", "seed", "response_format", "structured_outputs", "stop")
 NOISE: dict[str, dict[str, Any]] = {  # benchmarks/false_suspensions.py's realistic noise of healthy hosts
     "http_error": {"rate": 0.04, "status": [429, 502, 503], "retry_after": 1},
     "mid_stream_error": {"rate": 0.03, "shape": "random", "code": 502},
@@ -166,6 +172,10 @@ def scenarios(week_rounds: int) -> dict[str, Scenario]:
              host("prosy/fp8", {"tool_prose": {"rate": 1.0}}, params=TOOL_PARAMS),
              host("notools/fp8", NOISE)] + [
         host(f"peer{i}/fp8", {**NOISE, **TOOL_NOISE}, ttft_ms=60 + 10 * i, params=TOOL_PARAMS) for i in range(6)]
+    tasks = [host(f"host{i}/fp8", NOISE, ttft_ms=60 + 20 * i, params=STOP_PARAMS) for i in range(6)] + [
+        host("ignores/fp8", {"stop_ignored": {"rate": 1.0}}, params=STOP_PARAMS),
+        host("echoes/fp8", {"stop_echoed": {"rate": 1.0}}, params=STOP_PARAMS),
+        host("wrong/fp8", {"fidelity_errors": {"rate": 1.0, "share": 0.6}}, params=STOP_PARAMS)]
     return {
         "planted": Scenario("planted", planted, 6, {t: 1 for t in ("cinder/fp8", "dune/int4", "fjord/fp16",
                                                                   "glacier/fp8", "shy/fp8", "trunc/fp8")}),
@@ -180,6 +190,11 @@ def scenarios(week_rounds: int) -> dict[str, Scenario]:
         "tools": Scenario("tools", tools, 6, {t: 1 for t in ("leak/fp8", "schema/fp8", "twice/fp8", "prosy/fp8")},
                           "Kimi markup leaked (60 %), schema broken (80 %), arguments streamed twice, prose where "
                           "the peers call; a host without tools; 6 noisy peers", optional=("tools",)),
+        "optional_week": Scenario("optional_week", tasks, week_rounds,
+                                  {t: 1 for t in ("ignores/fp8", "echoes/fp8", "wrong/fp8")},
+                                  "stop and fidelity on: a stop-ignoring, a stop-echoing and a host answering "
+                                  "60 % of the fidelity items wrongly among 6 healthy noisy hosts",
+                                  optional=("stop", "fidelity")),
     }
 
 
@@ -367,7 +382,8 @@ def demo(tmp: Path, echo: Callable[[str], None]) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", default="demo,planted,article,three_defects,shared,bad_probe_day,noisy_week,tools")
+    parser.add_argument("--only", default="demo,planted,article,three_defects,shared,bad_probe_day,noisy_week,tools,"
+                                          "optional_week")
     parser.add_argument("--week-rounds", type=int, default=336)
     parser.add_argument("--seed", type=int, default=13)
     args = parser.parse_args()

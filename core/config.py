@@ -1,11 +1,5 @@
 """canary.yaml: the one configuration file, declared once and loaded into typed settings.
 
-<<<<<<< HEAD
-Every key has a default (DEFAULTS below is the documented source of truth, listed in
-docs/configuration.md; the `rules:` defaults are core.policy.Policy's, the only ones); a bad value raises
-ConfigError naming the file and the dotted key, and saying what is expected, so a person can
-fix it without reading code. `rules:` and `languages` are parsed straight into a Policy.
-=======
 `ConfigFile` and its sections are the file's declaration (core/schema.py): each key's type,
 default, allowed range and meaning, in one place; `rules:` is core/policy.py's `Rules`. The docs'
 table of keys is generated from it (core/config_docs.py). A bad value raises ConfigError naming
@@ -13,7 +7,6 @@ the file and the dotted key and saying what is expected (`canary.yaml: probe.ttf
 expected a number >= 0.1, got -1`); an unknown key is refused the same way (a typo must not
 silently leave a default in force). `Config` is what the code uses: the same sections, with
 `rules:`, `languages` and `mode` as the judge's Policy.
->>>>>>> h-schema21
 """
 
 from __future__ import annotations
@@ -183,7 +176,7 @@ class ConfigFile:
                                  f"({', '.join(OPTIONAL_CONTRACTS)}), got {names!r}")
             for name in names:
                 if name not in OPTIONAL_CONTRACTS:
-                    raise ValueError(f"optional_contracts.{model}: {name!r} is not an optional contract; "
+                    raise ValueError(f"optional_contracts.{model}: unknown optional contract {name!r}; "
                                      f"choose from {', '.join(OPTIONAL_CONTRACTS)}")
             optional[str(model)] = tuple(names)
         object.__setattr__(self, "optional_contracts", optional)

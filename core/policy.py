@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal, get_args
 from msgspec import Meta
 
 from core.schema import read_as
-from core.vocabulary import LANGUAGES
+from core.vocabulary import CONTRACTS, FIDELITY, LANGUAGES
 
 # Applied round ids the state remembers: enough to recognise a re-run of any recent round
 # (100 rounds = 50 hours at one round per 30 minutes) while keeping the state file bounded.
@@ -67,11 +67,20 @@ class Rules:
     model_wide_guard: GuardRules = field(default_factory=GuardRules)
     # Opt-in (judge/suspension/reliability.py). Off, transport errors only freeze the streaks, as
     # the design says; on, a host significantly less reliable than its peers fails the round.
+    # Contracts still in observe whatever `mode` says: a streak that a round failed only on these
+    # ends in would_suspend (an observe-mode record), until their false-positive report supports
+    # enforcing them. A new contract starts here (issue 23: fidelity).
+    observe_contracts: Annotated[tuple[str, ...], Meta(description=(
+        "contracts kept in observe whatever `mode` says: a streak failed only on these ends in *would "
+        "suspend*, until their false-positive report supports enforcing them"))] = (FIDELITY,)
     reliability: Annotated[bool, Meta(description=(
         "a host whose streams are cut after the first byte (or whose 200s carry errors) significantly more "
         "often than its peers' fails the round (off: such errors only freeze the streaks)"))] = False
 
     def __post_init__(self) -> None:
+        for name in self.observe_contracts:
+            if name not in CONTRACTS:
+                raise ValueError(f"observe_contracts: unknown contract {name!r}; choose from {', '.join(CONTRACTS)}")
         if self.min_round_gap_minutes >= self.pending_failure_hours * 60:
             raise ValueError(
                 f"min_round_gap_minutes: {self.min_round_gap_minutes:g} must be shorter than "
@@ -102,6 +111,7 @@ class Policy:
     guard_min_fraction: float = _GUARD.min_fraction
     guard_min_endpoints: int = _GUARD.min_endpoints
     reliability: bool = _RULES.reliability
+    observe_contracts: tuple[str, ...] = _RULES.observe_contracts
     languages: tuple[str, ...] = LANGUAGES
     remembered_rounds: int = DEFAULT_REMEMBERED_ROUNDS
     # observe: suspensions are recorded as "would suspend" only; enforce: they reach provider.ignore.
@@ -128,12 +138,14 @@ class Policy:
                    fade_days=rules.fade_days, capacity_floor=rules.capacity_floor,
                    guard_enabled=guard.enabled, guard_min_fraction=guard.min_fraction,
                    guard_min_endpoints=guard.min_endpoints, reliability=rules.reliability,
+                   observe_contracts=rules.observe_contracts,
                    languages=languages, mode=mode)
 
     def _numbers(self) -> tuple[Any, ...]:
         return (self.failed_rounds_to_suspend, self.clean_rounds_to_restore, self.pending_failure_hours,
                 self.min_round_gap_minutes, tuple(self.ladder_days), self.fade_days, self.capacity_floor,
-                self.guard_enabled, self.guard_min_fraction, self.guard_min_endpoints, self.reliability)
+                self.guard_enabled, self.guard_min_fraction, self.guard_min_endpoints, self.reliability,
+                tuple(self.observe_contracts))
 
     @property
     def pending_window(self) -> timedelta:
@@ -154,9 +166,9 @@ class Policy:
 def _check_rules(numbers: tuple[Any, ...]) -> None:
     """PolicyError unless a Policy's numbers, in canary.yaml's `rules:` shape, read as Rules.
     Cached: the judge builds a Policy per round (dataclasses.replace) from the same few numbers."""
-    (failed, clean, pending, gap, ladder, fade, floor, enabled, fraction, endpoints, reliability) = numbers
+    (failed, clean, pending, gap, ladder, fade, floor, enabled, fraction, endpoints, reliability, observed) = numbers
     section = {"failed_rounds_to_suspend": failed, "clean_rounds_to_restore": clean, "pending_failure_hours": pending,
                "min_round_gap_minutes": gap, "ladder_days": list(ladder), "fade_days": fade, "capacity_floor": floor,
                "model_wide_guard": {"enabled": enabled, "min_fraction": fraction, "min_endpoints": endpoints},
-               "reliability": reliability}
+               "reliability": reliability, "observe_contracts": list(observed)}
     read_as(section, Rules, source="Policy", error=PolicyError)

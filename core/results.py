@@ -29,6 +29,8 @@ attempt `chars`, `refusal` and `integrity` (+ `integrity_reason` when it failed)
 attempt `chars`, `refusal` and `integrity` (+ `integrity_reason` when it failed), and on
 completed streams `usage_reported`, `prompt_tokens`, `billed_usd` and `listed_usd`, and per model
 `limits` and `notes` (discovery's listed limits and its sanity notes; issue 22).
+attempt `chars`, `refusal` and `integrity` (+ `integrity_reason` when it failed), and `items`
+(the fidelity contract's kind -> pass | fail).
 """
 
 from __future__ import annotations
@@ -102,6 +104,9 @@ class AttemptResult:
     prompt_tokens: int | None = None    # its usage.prompt_tokens (judge/suspension/prompt_tokens.py)
     billed_usd: float | None = None     # usage.cost, and the same usage at the listed prices
     listed_usd: float | None = None
+    # fidelity: (item kind, PASS or FAIL) per item, in the order asked; judge/suspension/fidelity.py
+    # sets INCONCLUSIVE on an item type no peer answered right (not part of the file then).
+    items: tuple[tuple[str, Outcome], ...] = ()
     # Not part of the file: set by judge/suspension/short_replies.py, far shorter than the peers' replies.
     short: bool = False
 
@@ -116,7 +121,9 @@ class AttemptResult:
                                      ("advertised_slowest_tps", self.advertised_slowest_tps)) if v is not None},
                 **{k: v for k, v in (("usage_reported", self.usage_reported), ("prompt_tokens", self.prompt_tokens),
                                      ("billed_usd", self.billed_usd), ("listed_usd", self.listed_usd))
-                   if v is not None}}
+                   if v is not None},
+                # Written only when present, so the files of the other contracts read as before.
+                **({"items": {k: o.value for k, o in self.items}} if self.items else {})}
 
     @classmethod
     def from_json(cls, raw: Any) -> AttemptResult | None:
@@ -138,7 +145,8 @@ class AttemptResult:
                    advertised_slowest_tps=_number(raw.get("advertised_slowest_tps")),
                    usage_reported=raw.get("usage_reported") if isinstance(raw.get("usage_reported"), bool) else None,
                    prompt_tokens=_count(raw.get("prompt_tokens"), default=None),
-                   billed_usd=_number(raw.get("billed_usd")), listed_usd=_number(raw.get("listed_usd")))
+                   billed_usd=_number(raw.get("billed_usd")), listed_usd=_number(raw.get("listed_usd")),
+                   items=_items(raw.get("items")))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -555,3 +563,10 @@ def cases_by_model(cases: Iterable[CaseResult]) -> dict[str, list[CaseResult]]:
     for c in cases:
         out.setdefault(c.model, []).append(c)
     return out
+
+
+def _items(raw: Any) -> tuple[tuple[str, Outcome], ...]:
+    """A fidelity attempt's items: kind -> pass | fail; anything else is not an item (set aside)."""
+    if not isinstance(raw, Mapping):
+        return ()
+    return tuple((_text(str(k)), _CHECKS[v]) for k, v in raw.items() if isinstance(v, str) and v in _CHECKS)

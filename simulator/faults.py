@@ -178,6 +178,10 @@ CATALOGUE: dict[str, _Spec] = {
     "tool_no_arguments": {},
     "tool_finish_stop": {},
     "tool_prose": {},
+    # Tasks with one right answer (simulator/tasks.py, issue 23): the stop and fidelity probes.
+    "stop_ignored": {},
+    "stop_echoed": {},
+    "fidelity_errors": {"share": (_fraction, 0.6)},
     # Traits (not drawn, see the module docstring).
     # by_default false: a hybrid model, thinking only when the request asks (an effort, a budget,
     # enabled: true); the models API then says `reasoning.default_enabled: false`.

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from simulator import corrupt, defects, hostile, schema_gen, tool_calls
+from simulator import corrupt, defects, hostile, schema_gen, tasks, tool_calls
 from simulator.banks import Bank, all_banks
 from simulator.faults import MID_STREAM_SHAPES, Draw, draw, trait
 from simulator.request import ChatRequest, Reasoning, unportable_keywords
@@ -230,6 +230,7 @@ def _generation(
     if request.tools and request.format == "text" and name not in _NO_CALLS:
         tools = tool_calls.plan_tools(request, name if name in tool_calls.FAULTS else None, params, rng, text)
         text, finish = tools.text, tools.finish_reason
+    text, _ = tasks.apply_stop(text, request.stop, name)  # generation ends at a stop string: finish "stop"
     if name == "content_filter":
         keep = rng.random() < params["partial"]
         text, finish = (text[: int(len(text) * rng.uniform(0.1, 0.5))] if keep else ""), "content_filter"
@@ -340,6 +341,9 @@ def _text(
         return rng.choice(own.refusals)
     if name == "empty_reply":
         return ""
+    task = tasks.answer(request.messages, name, params, rng)
+    if task is not None and request.format == "text":
+        return task
     writer, sentences = own, own.pick(rng, rng.randint(*SENTENCES_PER_REPLY))
     if name == "short_reply" and request.format == "text":
         return corrupt.short_reply(sentences[0], params["words"], own.separator == " ")

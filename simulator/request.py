@@ -71,6 +71,7 @@ class ChatRequest:
     headers: tuple[tuple[str, str], ...] = ()   # as received, unmasked: only a hostile host echoes them
     strict: bool = False                 # response_format json_schema with `strict: true`
     tools: tuple[ToolSpec, ...] = ()     # the `tools` of the request (function tools only)
+    stop: tuple[str, ...] = ()           # the request's stop strings (OpenAI's `stop`: a string or up to 4)
 
     @property
     def messages_hash(self) -> str:
@@ -115,6 +116,7 @@ def parse_chat_request(body: Any) -> ChatRequest:
         reasoning=_reasoning(body),
         strict=kind == "json_schema" and body["response_format"]["json_schema"].get("strict") is True,
         tools=_tools(body.get("tools")),
+        stop=_stop(body.get("stop")),
     )
 
 
@@ -158,6 +160,20 @@ def unportable_keywords(schema: Any) -> list[str]:
 
     walk(schema)
     return sorted(found)
+
+
+MAX_STOP_SEQUENCES = 4
+
+
+def _stop(value: Any) -> tuple[str, ...]:
+    """`stop`: null, one string, or a list of up to 4 non-empty strings."""
+    if value is None:
+        return ()
+    items = [value] if isinstance(value, str) else value
+    if (not isinstance(items, list) or len(items) > MAX_STOP_SEQUENCES
+            or not all(isinstance(s, str) and s for s in items)):
+        raise BadRequest(f"Invalid stop: expected a string or a list of up to {MAX_STOP_SEQUENCES} strings")
+    return tuple(items)
 
 
 def _reasoning(body: Mapping[str, Any]) -> Reasoning | None:

@@ -81,6 +81,16 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), code) fo
     (r"^billing: cost above the listed price", "overbilled"),
     (r"^billing: completion tokens the text cannot hold", "hidden_completion_tokens"),
     (r"^billing: prompt tokens far above", "hidden_prompt"),
+    # stop sequences (judge/replies/stop.py) and answer fidelity (probes/round/contracts/fidelity.py,
+    # judge/suspension/fidelity.py)
+    (r"^stop: stop_ignored", "stop_ignored"),
+    (r"^stop: stop_echoed", "stop_echoed"),
+    (r"^stop: the reply reached max_tokens", "max_tokens_cut"),
+    (r"^stop: the reply did not follow the task", "task_not_followed"),
+    (r"^fidelity: wrong answers", "fidelity_wrong"),
+    (r"^fidelity: most items wrong, but not worse than the peers", "fidelity_as_peers"),
+    (r"^fidelity: most items wrong, the peers decide", "fidelity_unjudged"),
+    (r"^fidelity: the reply reached max_tokens", "max_tokens_cut"),
     # transport errors without an error_kind (older reports): the client's messages
     (r"^transport: HTTP 429", "http_429"),
     (r"^transport: HTTP 408", "http_408"),

@@ -16,6 +16,8 @@ before the streaks move. What a round adds, per contract, is one code per judged
 - every completed stream of every contract adds a code to `stream_usage` (issue 22): "p" when it
   carried usage, "f" when it did not. No case has that contract, so it fails no round: a host
   that drops usage shows on its card against its peers over the window, never in one round;
+- the fidelity contract gets one code per item of its reply (judge/suspension/fidelity.py): an
+  item type no peer answered right that round is "i";
 - refusal-probe replies far shorter than the peers' are "s" (judge/suspension/short_replies.py), or "f" when
   they failed the case (the short-reply check then marks them failed);
 - evidence without a case of its own: `decode` holds one code per reply whose decode speed was
@@ -56,6 +58,7 @@ from judge.replies.integrity import INTEGRITY_CONTRACT, checked, judge_integrity
 from judge.replies.listing import ListedLimits
 from judge.suspension.card import ALPHA, Card, make_card
 from judge.suspension.decode_speed import DECODE, LATENCY, decode_codes, judge_decode_speed
+from judge.suspension.fidelity import judge_fidelity
 from judge.suspension.prompt_tokens import judge_prompt_tokens
 from judge.suspension.reliability import RELIABILITY, reliability_codes
 from judge.suspension.short_replies import REFUSAL, judge_short_replies
@@ -83,7 +86,8 @@ def add_round_to_windows(state: JudgeState, report: RoundResults, policy: Policy
     models = dict(state.models)
     reliability = reliability_codes(report)
     for model, cases in sorted(by_model.items()):
-        judged = judge_decode_speed(judge_prompt_tokens(judge_tool_prose(judge_integrity(judge_short_replies(cases)))))
+        judged = judge_fidelity(judge_decode_speed(judge_prompt_tokens(judge_tool_prose(judge_integrity(
+            judge_short_replies(cases))))))
         providers = dict(models.get(model, {}))
         billing = billed_and_listed(cases)
         for provider, codes in sorted(round_codes(judged, refusal_weak=(model, REFUSAL) in weak).items()):
@@ -162,6 +166,8 @@ def round_codes(cases: Sequence[CaseResult], *, refusal_weak: bool = False) -> d
 def _own_codes(case: CaseResult) -> str:
     if not case.attempts:  # a results file without attempts: the case's own outcome
         return _CODE.get(case.outcome, "")
+    if case.attempts[0].items:  # fidelity: one code per item (a dropped item type: inconclusive)
+        return "".join(_CODE.get(o, "") for _, o in case.attempts[0].items)
     return "".join(_attempt_code(a) for a in case.attempts)
 
 

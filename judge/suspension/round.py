@@ -29,6 +29,7 @@ from core.vocabulary import Outcome
 from judge.replies.integrity import judge_integrity
 from judge.suspension.decisions import Evidence
 from judge.suspension.decode_speed import judge_decode_speed
+from judge.suspension.fidelity import judge_fidelity
 from judge.suspension.prompt_tokens import judge_prompt_tokens
 from judge.suspension.short_replies import judge_short_replies
 from judge.suspension.tool_prose import judge_tool_prose
@@ -86,10 +87,10 @@ def classify_round(report: RoundResults, policy: Policy) -> dict[str, ModelRound
     for model in sorted(set(report.models) | set(by_model)):
         # Truncated refusal replies fail here, language cases whose endpoint corrupts most of its
         # replies, latency cases whose endpoint crawls after its first token, cases counting far more
-        # prompt tokens than the other hosts (a hidden prompt), and tools cases that wrote prose while
-        # most peers called.
-        cases = list(judge_decode_speed(judge_prompt_tokens(judge_tool_prose(judge_integrity(judge_short_replies(
-            by_model.get(model, [])))))))
+        # prompt tokens than the other hosts (a hidden prompt), tools cases that wrote prose while
+        # most peers called, and fidelity cases against the peers' answers.
+        cases = list(judge_fidelity(judge_decode_speed(judge_prompt_tokens(judge_tool_prose(judge_integrity(
+            judge_short_replies(by_model.get(model, []))))))))
         hits = _guard_hits([c for c in cases if not c.control], policy)
         discounted = {(p, h.contract) for h in hits for p in h.failing}
         expected = {c.contract for c in cases}

@@ -261,8 +261,11 @@ def _suspend(state: JudgeState, mround: ModelRound, policy: Policy, now: datetim
                 card=cards[provider]))
             continue
         reason = f"{ps.failed_streak} failed rounds in a row{with_variants}"
-        suspension, ladder = next_suspension(ps.ladder, now, policy, mode=mode, reason=reason)
-        action = Action.SUSPEND if mode == ENFORCE else Action.WOULD_SUSPEND
+        own_mode = _mode_for(_failed_now(mround.providers.get(provider)), mode, policy)
+        if own_mode != mode:
+            reason += f" (observed only: {', '.join(policy.observe_contracts)} in rules.observe_contracts)"
+        suspension, ladder = next_suspension(ps.ladder, now, policy, mode=own_mode, reason=reason)
+        action = Action.SUSPEND if own_mode == ENFORCE else Action.WOULD_SUSPEND
         decisions.append(Decision(model, provider, action, Rule.FAILED_STREAK, reason,
                                   until=suspension.until, rung=suspension.rung, evidence=evidence,
                                   card=cards[provider]))
@@ -272,6 +275,14 @@ def _suspend(state: JudgeState, mround: ModelRound, policy: Policy, now: datetim
                                                              failed_streak=0))
         usable = remaining
     return state
+
+
+def _mode_for(failed_now: tuple[str, ...], mode: str, policy: Policy) -> str:
+    """The mode of a suspension: observe when the round that completed the streak failed only
+    contracts still observed (Policy.observe_contracts), else the judge's."""
+    if failed_now and all(c in policy.observe_contracts for c in failed_now):
+        return OBSERVE
+    return mode
 
 
 def _failed_now(pr: ProviderRound | None) -> tuple[str, ...]:

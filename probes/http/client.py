@@ -177,6 +177,7 @@ class PinnedClient:
         reasoning: Mapping[str, Any] | None = None,
         deadline_s: float | None = None,
         tools: Sequence[Mapping[str, Any]] | None = None,
+        stop: Sequence[str] = (),
     ) -> ChatResult:
         """Send one request pinned to `endpoint.tag` (fallbacks off) and classify what came back.
 
@@ -188,7 +189,7 @@ class PinnedClient:
             cap, fields = reasoning_request(endpoint, self.reasoning_budget, max_tokens)
         body = pinned_body(endpoint, messages, max_tokens=cap, stream=stream,
                            response_format=response_format, temperature=temperature, seed=seed,
-                           reasoning=fields, tools=tools)
+                           reasoning=fields, tools=tools, stop=stop)
         deadline = deadline_s or self.deadline_s
         thinking = bool(fields)
         # The cap is judged (judge/replies/limits.py) only where the endpoint lists it: otherwise the

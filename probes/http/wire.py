@@ -108,6 +108,7 @@ def pinned_body(
     seed: int | None = None,
     reasoning: Mapping[str, Any] | None = None,
     tools: Sequence[Mapping[str, Any]] | None = None,
+    stop: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The §2 recipe: order + only the exact tag, no fallbacks, every parameter honoured, no `models`.
 
@@ -148,6 +149,8 @@ def pinned_body(
         body["response_format"] = dict(response_format)
     if tools is not None:  # the tools contract: checked against endpoint.supports("tools") by its caller
         body["tools"] = [dict(t) for t in tools]
+    if stop:  # the stop contract's: sent only to an endpoint that lists `stop` (the caller checks)
+        body["stop"] = list(stop)
     for name, value in (reasoning or {}).items():
         body[name] = dict(value) if isinstance(value, Mapping) else value
     return body

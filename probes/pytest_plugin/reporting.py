@@ -78,6 +78,9 @@ def allure_case(case: PlannedCase, result: CaseResult | None) -> None:
                                cost_usd=attempt.cost_usd, classification=attempt.classification)
                 allure.attach(json.dumps(timings, indent=2), name="timings",
                               attachment_type=allure.attachment_type.JSON)
+                if attempt.items:  # fidelity: which item types were answered right (the peers judge the rest)
+                    allure.attach("\n".join(f"{kind}: {'right' if right else 'WRONG'}" for kind, right in attempt.items),
+                                  name="answers", attachment_type=allure.attachment_type.TEXT)
                 # A step's status comes from how its block exits: raise to mark the attempt
                 # failed (quality) or broken (transport), and swallow it right here.
                 if attempt.outcome is Outcome.FAIL:

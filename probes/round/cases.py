@@ -115,6 +115,7 @@ class Attempt:
     usage_reported: bool | None = None  # a completed stream: did it carry usage (None: not a completed stream)
     billed_usd: float | None = None  # usage.cost (None: not reported)
     listed_usd: float | None = None  # the same usage at the endpoint's listed prices (judge/replies/billing.py)
+    items: tuple[tuple[str, bool], ...] = ()  # fidelity: (item kind, answered right) per item
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -138,6 +139,8 @@ class Attempt:
             out["prompt_tokens"] = self.prompt_tokens
         if self.billed_usd is not None and self.listed_usd is not None:
             out["billed_usd"], out["listed_usd"] = round(self.billed_usd, 10), round(self.listed_usd, 10)
+        if self.items:
+            out["items"] = {kind: Outcome.PASS.value if right else Outcome.FAIL.value for kind, right in self.items}
         return out
 
 
@@ -210,7 +213,8 @@ def result_to_wire(result: CaseResult) -> dict[str, Any]:
 
 
 def result_from_wire(d: dict[str, Any]) -> CaseResult:
-    attempts = tuple(Attempt(**{**a, "outcome": Outcome(a["outcome"]), "prompt": tuple(a.get("prompt", ()))})
+    attempts = tuple(Attempt(**{**a, "outcome": Outcome(a["outcome"]), "prompt": tuple(a.get("prompt", ())),
+                                "items": tuple((str(k), bool(r)) for k, r in a.get("items", ()))})
                      for a in d.get("attempts", ()))
     raw = d.get("raw_outcome")
     return CaseResult(**{**d, "outcome": Outcome(d["outcome"]), "attempts": attempts,

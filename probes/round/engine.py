@@ -28,13 +28,23 @@ from judge.replies.verdict import Verdict
 from probes.http.client import PinnedClient
 from probes.http.wire import ReasoningBudget
 from probes.round.cases import Case, CaseResult
-from probes.round.contracts import ContractSettings, language, latency, refusal, structured, tools
+from probes.round.contracts import (
+    ContractSettings,
+    fidelity,
+    language,
+    latency,
+    refusal,
+    stop,
+    structured,
+    tools,
+)
 from probes.round.controls import FileControls
 from probes.round.language_service import LanguageBackend
 
 CONTRACT_MODULES: dict[str, ModuleType] = {
     "latency": latency, "refusal": refusal, "structured": structured, "language": language,
     "tools": tools,
+    "stop": stop, "fidelity": fidelity,
 }
 STARTUP_TIMEOUT_S = 30.0
 CRASH_DETAIL_CHARS = 200  # of an unexpected exception's message kept in the case's reason
@@ -47,7 +57,7 @@ class Engine:
                  per_provider: int, control_cases: dict[str, tuple[Case, ...]],
                  missing_controls: dict[str, tuple[str, ...]], language_backend: LanguageBackend,
                  remote_controls: FileControls | None = None,
-                 on_result: Callable[[CaseResult], None] | None = None) -> None:
+                 on_result: Callable[[CaseResult], None] | None = None, round_id: str = "") -> None:
         self._client_settings = client_settings
         self._probe = probe
         self._caps = (overall, per_provider)
@@ -57,7 +67,7 @@ class Engine:
         self._on_result = on_result
         self._settings = ContractSettings(probe=probe, controls=remote_controls or self,
                                           judge_language=self._judge_language,
-                                          missing_controls=missing_controls, siblings=self)
+                                          missing_controls=missing_controls, siblings=self, round_id=round_id)
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._run_loop, name="canary-engine", daemon=True)
         self._ready = threading.Event()

@@ -109,7 +109,7 @@ class Round:
         return Engine(client_settings=settings.client, probe=settings.config.probe, overall=overall,
                       per_provider=settings.config.concurrency.per_provider, control_cases=controls,
                       missing_controls=missing, language_backend=backend, remote_controls=remote,
-                      on_result=on_result)
+                      on_result=on_result, round_id=settings.round_id)
 
     def collect(self, record: CaseRecord) -> None:
         """A case's record as the round owner received it (last one wins)."""

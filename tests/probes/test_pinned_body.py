@@ -90,3 +90,8 @@ def test_no_reasoning_field_ever_reaches_an_endpoint_that_does_not_list_it() -> 
         for budget in (BUDGET, ReasoningBudget(effort=None)):
             _, fields = reasoning_request(_with(*listed), budget, 100)
             assert set(fields) <= set(listed), (listed, fields)
+
+
+def test_stop_strings_are_sent_only_when_given() -> None:
+    assert "stop" not in pinned_body(EP, MSGS, max_tokens=50, stream=True)
+    assert pinned_body(EP, MSGS, max_tokens=50, stream=True, stop=("13",))["stop"] == ["13"]

@@ -10,7 +10,7 @@ No file I/O here: the History and the layers come in as values (build.py reads t
 Shape (page_version 1; internal between this module and app.js, status.json is the public one):
 
     generated_at, newest_round {round_id, at, mode, complete} | null, stale_after_minutes,
-    stale_at_generation, ttft_threshold_s, links {...},
+    stale_at_generation, ttft_threshold_s, links {...}, contract_notes {contract: what it can and cannot see},
     strips {"7d": {start, bucket_hours, count}, "30d": {...}}, codes [reason codes of the details],
     hourly {start, step_s, count}, daily {days: [...]},
     models: [{model, badge, badge_message, provider_ignore, would_ignore, counts {status: n},
@@ -51,6 +51,18 @@ DECISIONS_PER_MODEL = 40                  # ...unless a layer still names it
 DECISION_DAYS = 38                        # 30 days of strips + the longest rung (7 d) + margin
 FEED_DECISIONS = 100                      # newest decisions of every model, for decisions.atom
 SUSPENDING = ("suspend", "would_suspend", "restore", "expired", "lift")
+# What an optional contract can and cannot see, shown under the endpoint table of a model that
+# runs it: a pass rate alone would promise more than the probe measures.
+CONTRACT_NOTES: dict[str, str] = {
+    "stop": ("stop: one count a round sent with a stop string inside it; fails a host that ignores the stop "
+             "string (text after it) or returns it at the end of the reply. A reply that did not count is no verdict."),
+    "fidelity": ("fidelity: five items a round with computed answers (arithmetic, reversing words, copying a code, "
+                 "a date, sorting), the same for every endpoint, scored against the other endpoints. It finds a "
+                 "broken deployment (a wrong template, a broken cache, an ignored parameter: 10-60 points worse "
+                 "than its peers); it cannot see the 1-3 points of a good quantization. Item types no peer answers "
+                 "right are dropped. Observed only (would_suspend) until its false-positive report supports "
+                 "enforcing it."),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +125,7 @@ def collect(history: History, layers: Layers, *, models: Iterable[str] = (), ttf
         "stale_at_generation": age_min is None or age_min > stale_after_minutes,
         "ttft_threshold_s": ttft_threshold_s,
         "links": dict(links or {}),
+        "contract_notes": dict(CONTRACT_NOTES),
         "strips": {name: {"start": _iso(start), "bucket_hours": hours, "count": count}
                    for name, (start, hours, count) in strip_frames.items()},
         "hourly": {"start": _iso(hourly_start), "step_s": 3600, "count": SERIES_DAYS * 24},

@@ -1,4 +1,4 @@
-"""The contracts. Each module has one `async def probe(client, endpoint, settings, case)`
+"""The contracts (the four, and the optional stop and fidelity). Each module has one `async def probe(client, endpoint, settings, case)`
 returning a CaseResult; the helpers here turn one ChatResult into an Attempt the same way for all.
 
 Outcome rules shared by every contract (why they are here and not in each module):
@@ -46,7 +46,7 @@ class ChatClient(Protocol):
     async def chat(self, endpoint: Endpoint, messages: Sequence[Mapping[str, Any]], *, max_tokens: int,
                    response_format: Mapping[str, Any] | None = None, temperature: float | None = None,
                    deadline_s: float | None = None,
-                   tools: Sequence[Mapping[str, Any]] | None = None) -> ChatResult: ...
+                   tools: Sequence[Mapping[str, Any]] | None = None, stop: Sequence[str] = ()) -> ChatResult: ...
 
 
 class ControlBoard(Protocol):
@@ -80,6 +80,7 @@ class ContractSettings:
     judge_language: LanguageJudge
     missing_controls: Mapping[str, tuple[str, ...]]  # model -> "ember/fp8 not selected"...: controls not probed
     siblings: SiblingBoard = NoSiblings()  # the endpoint's other cases: refusal checks of their replies
+    round_id: str = ""  # the round's id: the fidelity contract's items are drawn from it (the same in every process)
 
 
 @cache

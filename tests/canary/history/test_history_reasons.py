@@ -10,7 +10,11 @@ from __future__ import annotations
 import pytest
 
 from canary.history.reasons import reason_code
-from judge.replies import language, refusal, structured
+from core.results import AttemptResult, CaseResult
+from core.vocabulary import Outcome
+from judge.replies import language, refusal, stop, structured
+from judge.replies.fidelity import KINDS
+from judge.suspension.fidelity import judge_fidelity
 
 SCHEMA = {"type": "object", "properties": {"mood": {"enum": ["calm", "tense"]}}, "required": ["mood"]}
 
@@ -84,3 +88,33 @@ def test_the_judges_reasons_get_their_codes(verdict, code: str) -> None:  # type
 ])
 def test_the_contracts_reasons_get_their_codes(outcome: str, reason: str, error_kind: str | None, code: str) -> None:
     assert reason_code(outcome, reason, error_kind) == code
+
+
+@pytest.mark.parametrize("reply, code", [
+    ("\n".join(str(n) for n in range(1, 31)), "stop_ignored"),
+    ("\n".join(str(n) for n in range(1, 14)), "stop_echoed"),
+    ("A poem about numbers, not a count.", "task_not_followed"),
+], ids=["ignored", "echoed", "not-followed"])
+def test_the_stop_judges_reasons_get_their_codes(reply: str, code: str) -> None:
+    v = stop.assess(reply, "13")
+    assert reason_code(v.outcome, v.reason) == code, v.reason
+
+
+@pytest.mark.parametrize("right, code", [("00000", "fidelity_wrong"), ("10000", "fidelity_as_peers")])
+def test_the_fidelity_rules_reasons_get_their_codes(right: str, code: str) -> None:
+    def fidelity(provider: str, marks: str) -> CaseResult:
+        items = tuple((k, Outcome.PASS if m == "1" else Outcome.FAIL) for k, m in zip(KINDS, marks, strict=True))
+        attempt = AttemptResult(outcome=Outcome.INCONCLUSIVE, reason="probe", items=items)
+        return CaseResult(model="m/x", provider=provider, contract="fidelity", outcome=Outcome.INCONCLUSIVE,
+                          reason="probe", attempts=(attempt,))
+
+    peers = ("11111", "11111") if code == "fidelity_wrong" else ("11000", "10100")
+    [case, *_] = judge_fidelity([fidelity("x", right), *(fidelity(f"p{i}", r) for i, r in enumerate(peers))])
+    assert reason_code(case.outcome.value, case.reason) == code, case.reason
+
+
+def test_the_fidelity_probes_own_reason_gets_its_code() -> None:
+    from probes.round.contracts.fidelity import verdict
+
+    v = verdict((("arithmetic", False), ("copy", False), ("sorting", True)))
+    assert reason_code(v.outcome, v.reason) == "fidelity_unjudged"

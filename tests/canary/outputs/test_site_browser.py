@@ -206,6 +206,37 @@ def fleet_site(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> Pa
     return tmp / "site"
 
 
+@pytest.fixture(scope="module")
+def optional_site(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Four endpoints, 3 rounds with the optional stop and fidelity contracts in the history."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from _history_rounds import HALF_HOUR, MODEL, START, fleet, results
+
+    tmp = tmp_path_factory.mktemp("optional")
+    hosts, rng = fleet(4), random.Random(5)
+    for n in range(3):
+        doc = results(hosts, n, rng)
+        doc["cases"] += [{"model": MODEL, "provider": c["provider"], "contract": contract, "outcome": "pass",
+                          "reason": f"{contract}: pass"}
+                         for c in doc["cases"] if c["contract"] == "latency" for contract in ("stop", "fidelity")]
+        record = round_record(read_results(doc))
+        record_round(tmp / "state" / "history", record, now=record.started_at)
+    config = tmp / "canary.yaml"
+    config.write_text(f"models: []\npaths:\n  state: {tmp / 'state' / 'canary-state.json'}\n", encoding="utf-8")
+    assert main(["--config", str(config), "site", "--out", str(tmp / "site"), "--now",
+                 (START + 3 * HALF_HOUR).isoformat(), "--echarts", str(ECHARTS)]) == 0
+    return tmp / "site"
+
+
+def test_the_optional_contracts_get_their_columns_and_say_what_they_cannot_see(
+        browser: Browser, optional_site: Path) -> None:
+    text = load(browser, optional_site, "optional-contracts", **LAPTOP).facts["text"]
+
+    assert "language\tstop\tfidelity\twhy" in text, text[:3000]  # the columns, after the four contracts
+    assert "cannot see the 1-3 points of a good quantization" in text
+    assert "ignores the stop string" in text
+
+
 @pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])
 def test_64_endpoints_stay_readable(browser: Browser, fleet_site: Path, viewport: dict[str, Any]) -> None:
     visit = load(browser, fleet_site, f"fleet-{viewport['width']}", **viewport)

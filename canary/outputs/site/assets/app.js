@@ -228,7 +228,10 @@
     headRow.appendChild(el('th', null, 'why'));
     var table = add(el('table', 'endpoints cards'), add(el('thead'), headRow), body);
     add(card, add(el('div', 'scroll'), table));
-    columns.forEach(function (c) { if (OPTIONAL_HINTS[c]) { add(card, el('p', 'hint', OPTIONAL_HINTS[c])); } });
+    columns.forEach(function (c) {  // what an optional contract can and cannot see
+      if (OPTIONAL_HINTS[c]) { add(card, el('p', 'hint', OPTIONAL_HINTS[c])); }
+      if ((DATA.contract_notes || {})[c]) { add(card, el('p', 'hint contract-note', DATA.contract_notes[c])); }
+    });
     if (!m.endpoints.length) { add(card, el('p', 'empty', 'No endpoint of this model was probed in the last 7 days.')); }
 
     function fill() {
@@ -260,6 +263,17 @@
     }
     fill();
     return card;
+  }
+
+  // The four contracts, then the optional ones (tools, stop, fidelity) some endpoint has rates for.
+  function modelContracts(m) {
+    var seen = CONTRACTS.slice();
+    m.endpoints.forEach(function (e) {
+      Object.keys(e.rates || {}).forEach(function (w) {
+        Object.keys(e.rates[w]).forEach(function (c) { if (seen.indexOf(c) < 0) { seen.push(c); } });
+      });
+    });
+    return CONTRACTS.concat(OPTIONAL.filter(function (c) { return seen.indexOf(c) >= 0; }));
   }
 
   function labelled(td, label) {

@@ -1,0 +1,110 @@
+"""Answer fidelity: a few verifiable items, made fresh from a seed, scored by exact match (pure).
+
+A host with a broken deployment (a wrong chat template, a broken prefix cache, an ignored
+sampling parameter) answers worse than the other hosts of the same model by 10-60 points; a good
+quantization by 1-3, which a handful of items a round cannot see. So the probe asks items whose
+truth is computed here, never stored (the seed is the round's, so every endpoint of a model gets
+the same items in a round and new ones the next):
+
+    arithmetic  the product of a 3-digit and a 2-digit number
+    reverse     a list of five words in reverse order
+    copy        a random 10-character code, copied exactly
+    calendar    the date a few days after a given date (ISO yyyy-mm-dd)
+    sorting     six numbers in ascending order
+
+The reply holds one numbered line per item (`1. 39402`). Each answer is normalised before the
+exact comparison: case, surrounding whitespace, quotes, backticks, Markdown emphasis and a final
+full stop are ignored, separators of a list (commas, spaces) are one comma, and a number's
+thousands separators are dropped. A missing line is a wrong answer.
+
+`score()` is one reply's per-item right/wrong; the verdict against the peers (most items wrong
+while the peers' median gets most right; an item type every peer gets wrong is dropped: the
+model cannot do it) is judge/suspension/fidelity.py's, over the round's cases.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+KINDS: tuple[str, ...] = ("arithmetic", "reverse", "copy", "calendar", "sorting")
+# Plain words every tokenizer splits alike: the item measures copying, not vocabulary.
+WORDS = ("amber", "bridge", "candle", "desert", "ember", "falcon", "garden", "harbor", "island", "jungle",
+         "lantern", "meadow", "nectar", "orchid", "pepper", "quartz", "river", "saddle", "timber", "velvet")
+# No 0/O and 1/I/l: the code measures copying, not reading an ambiguous glyph.
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+CODE_CHARS = 10
+_LINE = re.compile(r"[ \t]{0,8}(?:[*_`#>-]{1,4}[ \t]{0,4})?(\d{1,2})[ \t]{0,4}[.):](.*)")
+_STRIP = " \t\"'`*_“”‘’«»"
+_THOUSANDS = re.compile(r"(?<=\d)[,_ ](?=\d{3}\b)")
+_SEPARATORS = re.compile(r"[\s,;]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One question and its computed answer."""
+
+    kind: str
+    question: str
+    answer: str
+
+
+def seed_for(round_id: str, model: str) -> int:
+    """The items' seed: the same for every endpoint of `model` in round `round_id`, new each round."""
+    return int.from_bytes(hashlib.sha256(f"fidelity|{round_id}|{model}".encode()).digest()[:8], "big")
+
+
+def make_items(seed: int) -> tuple[Item, ...]:
+    """One item of each kind, in KINDS order, from `seed`."""
+    rng = random.Random(seed)
+    a, b = rng.randint(101, 999), rng.randint(11, 99)
+    words = rng.sample(WORDS, 5)
+    code = "".join(rng.choice(CODE_ALPHABET) for _ in range(CODE_CHARS))
+    day = date(2000, 1, 1) + timedelta(days=rng.randint(0, 365 * 30))
+    later = rng.randint(3, 19)
+    numbers = rng.sample(range(10, 100), 6)
+    return (
+        Item("arithmetic", f"What is {a} * {b}? Answer with the number only.", str(a * b)),
+        Item("reverse", f"Write these words in reverse order, separated by commas: {', '.join(words)}.",
+             ", ".join(reversed(words))),
+        Item("copy", f"Copy this code exactly: {code}", code),
+        Item("calendar", f"What date is {later} days after {day.isoformat()}? Answer as YYYY-MM-DD.",
+             (day + timedelta(days=later)).isoformat()),
+        Item("sorting", f"Sort these numbers in ascending order, separated by commas: "
+                        f"{', '.join(map(str, numbers))}.", ", ".join(map(str, sorted(numbers)))),
+    )
+
+
+def prompt_text(items: Sequence[Item]) -> str:
+    """The user message: the numbered questions and how to answer."""
+    lines = [f"{i}. {item.question}" for i, item in enumerate(items, 1)]
+    return ("Answer each question below. Reply with exactly one line per question, numbered like the "
+            "question (for example `1. 42`), holding the answer only.\n\n" + "\n".join(lines))
+
+
+def normalise(answer: str) -> str:
+    """An answer in the form the comparison uses (module docstring)."""
+    text = answer.strip().strip(_STRIP).rstrip(".").strip(_STRIP).casefold()
+    text = _THOUSANDS.sub("", text)
+    return ",".join(part for part in _SEPARATORS.split(text) if part)
+
+
+def answers(text: str) -> Mapping[int, str]:
+    """The numbered answers of a reply (1-based), the first line of each number kept."""
+    out: dict[int, str] = {}
+    for line in text.splitlines():
+        match = _LINE.match(line)
+        if match and int(match.group(1)) not in out:
+            out[int(match.group(1))] = match.group(2).strip()
+    return out
+
+
+def score(text: str, items: Sequence[Item]) -> tuple[tuple[str, bool], ...]:
+    """(kind, right) per item, in the items' order; a missing answer is wrong."""
+    given = answers(text)
+    return tuple((item.kind, i in given and normalise(given[i]) == normalise(item.answer))
+                 for i, item in enumerate(items, 1))

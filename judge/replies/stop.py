@@ -1,0 +1,64 @@
+"""Stop sequences: did the host stop where the request's `stop` string says (pure).
+
+OpenAI's chat completions API, which OpenRouter follows: "Up to 4 sequences where the API will
+stop generating further tokens. The returned text will not contain the stop sequence", and the
+finish reason is `stop` ("a natural stop point or a provided stop sequence"). vLLM omits the
+matched string by default too and adds it only on request (`include_stop_str_in_output`,
+vllm-project/vllm#2976). So the probe asks for something whose correct reply runs past the stop
+string (a count with the string in the count) and reads the reply:
+
+- the stop string and text after it: the host ignored the stop (`stop_ignored`): a roleplay
+  front-end's `\\n{{user}}:` stop would let the model write the user's turn;
+- the reply ending with the stop string: the host stopped but kept it (`stop_echoed`): that
+  `\\n{{user}}:` ends up in the character's reply;
+- the count up to the number before the stop string: pass;
+- anything else (another count, prose, a count cut short by max_tokens): the reply did not
+  follow the task, so it says nothing about the stop: inconclusive.
+
+Whitespace and a trailing separator (`12,`) around the count are tolerated; the numbers are read
+as they are written (digits), in order.
+"""
+
+from __future__ import annotations
+
+import re
+
+from judge.replies.verdict import Verdict, failed, inconclusive, passed
+
+STOP_IGNORED = "stop: stop_ignored"
+STOP_ECHOED = "stop: stop_echoed"
+SHOWN_CHARS = 40      # of the reply around the stop string quoted in a reason
+_NUMBER = re.compile(r"\d+")
+
+
+def expected_count(stop: str, start: int = 1) -> tuple[int, ...]:
+    """The numbers a correct reply writes: from `start` up to the one before the stop number."""
+    return tuple(range(start, int(stop.strip())))
+
+
+def assess(text: str, stop: str, *, finish_reason: str | None = None, start: int = 1) -> Verdict:
+    """Judge a reply to "count from `start`" sent with the stop string `stop` (a number)."""
+    at = text.find(stop)
+    if at >= 0:
+        after = text[at + len(stop):]
+        shown = _show(text[max(0, at - SHOWN_CHARS // 2): at + len(stop) + SHOWN_CHARS // 2])
+        if after.strip():
+            return failed(f"{STOP_IGNORED}: the reply went on past the stop sequence {stop!r} "
+                          f"({len(after.strip())} more characters: {shown})")
+        return failed(f"{STOP_ECHOED}: the reply ends with the stop sequence {stop!r} ({shown}); "
+                      "the stop string belongs outside the returned text")
+    numbers = tuple(int(n) for n in _NUMBER.findall(text))
+    want = expected_count(stop, start)
+    if numbers == want:
+        return passed(f"stop: the reply stopped before the stop sequence {stop!r} "
+                      f"(counted {want[0]} to {want[-1]}, finish_reason {finish_reason!r})")
+    if finish_reason == "length":
+        return inconclusive(f"stop: the reply reached max_tokens before the stop sequence {stop!r}: "
+                            "nothing to judge")
+    got = ", ".join(map(str, numbers[:8])) + (", ..." if len(numbers) > 8 else "")
+    return inconclusive(f"stop: the reply did not follow the task (numbers: {got or 'none'}; "
+                        f"expected {want[0]} to {want[-1]}): says nothing about the stop sequence")
+
+
+def _show(text: str) -> str:
+    return repr(text)[:SHOWN_CHARS + 8]

@@ -1,0 +1,87 @@
+"""Answer fidelity against the peers: an endpoint fails only where the other hosts of its model do not (pure).
+
+The probe scores each reply item by item (judge/replies/fidelity.py) and cannot tell a host's
+defect from the model's own limits, so it leaves a reply that got most items wrong
+inconclusive. This rule, over one model's cases of a round, decides:
+
+- an item type is *dropped* for an endpoint when none of its peers got it right this round
+  (the model itself cannot do it: its wrong answers say nothing about the host); a dropped
+  item reads as inconclusive in the evidence window;
+- the endpoint **fails** when it got most of its counted items wrong, the peers' median share
+  right is more than half, there are at least MIN_PEERS peers with a reply, and a one-sided
+  Fisher test of its wrong items against the peers' (the cards' test, judge/suspension/stats.py)
+  gives p < ALPHA;
+- when it got most wrong and the peers did too, it stays inconclusive; when every item type is
+  dropped, the case is not applicable this round (nothing the model can do was asked).
+
+What it sees: a broken deployment (a wrong template, a broken cache, an ignored parameter)
+answering 10-60 points worse than its peers. What it cannot see: the 1-3 points of a good
+quantization, which five items a round cannot tell from chance. The contract starts in observe
+(core/policy.py Policy.observe_contracts): its failures make would_suspend records only.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import replace
+
+from core.results import CaseResult
+from core.vocabulary import FIDELITY, Outcome
+from judge.suspension.stats import fisher_greater
+
+MIN_PEERS = 2          # fewer peers say too little about what the model can do
+ALPHA = 0.05
+
+
+def _items(case: CaseResult) -> tuple[tuple[str, Outcome], ...]:
+    first = case.attempts[0] if case.attempts else None
+    return first.items if first is not None else ()
+
+
+def _right(items: Sequence[tuple[str, Outcome]], kinds: frozenset[str]) -> tuple[int, int]:
+    counted = [o for k, o in items if k in kinds]
+    return sum(o == Outcome.PASS for o in counted), len(counted)
+
+
+def judge_fidelity(cases: Sequence[CaseResult]) -> tuple[CaseResult, ...]:
+    """One model's cases of a round, each fidelity case judged against the other endpoints'."""
+    scored = [c for c in cases if c.contract == FIDELITY and not c.control and _items(c)]
+    changed: dict[int, CaseResult] = {}
+    for case in scored:
+        peers = [c for c in scored if c.provider != case.provider]
+        if len(peers) < MIN_PEERS:
+            continue
+        kinds = frozenset(k for c in peers for k, o in _items(c) if o == Outcome.PASS)
+        changed[id(case)] = _verdict(case, peers, kinds)
+    return tuple(changed.get(id(c), c) for c in cases)
+
+
+def _verdict(case: CaseResult, peers: Sequence[CaseResult], kinds: frozenset[str]) -> CaseResult:
+    items = _items(case)
+    marked = tuple((k, o if k in kinds else Outcome.INCONCLUSIVE) for k, o in items)
+    attempts = (replace(case.attempts[0], items=marked), *case.attempts[1:])
+    dropped = sorted({k for k, _ in items} - kinds)
+    right, counted = _right(items, kinds)
+    if counted == 0:
+        if case.outcome not in (Outcome.PASS, Outcome.INCONCLUSIVE):
+            return replace(case, attempts=attempts)
+        return replace(case, outcome=Outcome.NOT_APPLICABLE, attempts=attempts,
+                       reason=f"fidelity: no peer answered any item type right this round ({', '.join(dropped)}): "
+                              "the model cannot do them, nothing judged")
+    peer_scores = [_right(_items(c), kinds) for c in peers]
+    median = statistics.median([r / n for r, n in peer_scores if n] or [0.0])
+    peer_wrong = sum(n - r for r, n in peer_scores)
+    peer_counted = sum(n for _, n in peer_scores)
+    tally = (f"{right} of {counted} items right vs the peers' median {median:.0%} ({len(peers)} peers"
+             + (f"; dropped, no peer right: {', '.join(dropped)}" if dropped else "") + ")")
+    if case.outcome not in (Outcome.PASS, Outcome.INCONCLUSIVE):
+        return replace(case, attempts=attempts)  # decided otherwise already (e.g. limits honesty failed it)
+    if 2 * right >= counted:
+        return replace(case, outcome=Outcome.PASS, attempts=attempts, reason=f"fidelity: {tally}")
+    p = fisher_greater(counted - right, counted, peer_wrong, peer_counted)
+    if median <= 0.5 or p >= ALPHA:
+        return replace(case, outcome=Outcome.INCONCLUSIVE, attempts=attempts,
+                       reason=f"fidelity: most items wrong, but not worse than the peers: {tally}, p = {p:.2g}")
+    return replace(case, outcome=Outcome.FAIL, attempts=attempts,
+                   reason=f"fidelity: wrong answers: {tally}; one-sided Fisher p = {p:.2g}")
