@@ -270,7 +270,8 @@ def test_an_optional_contract_the_model_runs_gets_its_column_and_says_what_it_se
              " text: document.body.innerText})")
     visit = browser.visit((tmp_path / "site" / "index.html").as_uri(), ready=READY, facts=facts, **LAPTOP)
     assert visit.errors == []
-    assert visit.facts["headers"][4:] == ["latency", "refusal", "structured", "language", "tools", "why"]
+    assert visit.facts["headers"][4:] == ["billed / listed", "latency", "refusal", "structured", "language", "tools", "wire",
+                                         "why"]
     assert "tools: one roleplay request with two tools per round" in visit.facts["text"]
 
 
