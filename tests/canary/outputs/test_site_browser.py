@@ -232,7 +232,7 @@ def test_the_optional_contracts_get_their_columns_and_say_what_they_cannot_see(
         browser: Browser, optional_site: Path) -> None:
     text = load(browser, optional_site, "optional-contracts", **LAPTOP).facts["text"]
 
-    assert "language\tstop\tfidelity\twhy" in text, text[:3000]  # the columns, after the four contracts
+    assert "language\tstop\tfidelity\twire\twhy" in text, text[:3000]  # the columns, after the four contracts
     assert "cannot see the 1-3 points of a good quantization" in text
     assert "ignores the stop string" in text
 
