@@ -181,6 +181,39 @@ def single(case: Case, attempt: Attempt, result: ChatResult, duration_s: float) 
                                auth_error=result.classification is Classification.AUTH_ERROR)
 
 
+async def confirmed(case: Case, one: Callable[[], Awaitable[tuple[Attempt, bool]]], confirmations: int,
+                    start: float, *, anomalous: Callable[[Attempt], bool],
+                    decide: Callable[[tuple[Attempt, ...]], tuple[Outcome, str]]) -> CaseResult:
+    """The first attempt decides, unless it is anomalous: then `confirmations` more are sent at once
+    and `decide` (a strict majority) weighs all of them. `one()` returns (attempt, auth error?)."""
+    first, auth = await one()
+    if not anomalous(first) or confirmations == 0:
+        return CaseResult.for_case(case, first.outcome, first.reason, duration_s=clock() - start,
+                                   attempts=(first,), auth_error=auth)
+    more = await asyncio.gather(*(one() for _ in range(confirmations)))
+    attempts = (first, *(a for a, _ in more))
+    outcome, reason = decide(attempts)
+    return CaseResult.for_case(case, outcome, reason, anomaly=True, duration_s=clock() - start,
+                               attempts=attempts, auth_error=auth or any(a for _, a in more))
+
+
+def strict_majority(attempts: tuple[Attempt, ...]) -> tuple[Outcome, str] | None:
+    """FAIL or PASS when more than half of the attempts say so, else None (the caller says why not)."""
+    fails = [a for a in attempts if a.outcome is Outcome.FAIL]
+    passes = [a for a in attempts if a.outcome is Outcome.PASS]
+    need = len(attempts) // 2 + 1
+    if len(fails) >= need:
+        return Outcome.FAIL, f"{fails[0].reason} (confirmed: {tally(attempts)})"
+    if len(passes) >= need:
+        return Outcome.PASS, f"anomaly not confirmed: {len(passes)} of {len(attempts)} passed (first: {attempts[0].reason})"
+    return None
+
+
+def tally(attempts: tuple[Attempt, ...]) -> str:
+    fails = sum(1 for a in attempts if a.outcome is Outcome.FAIL)
+    return f"{fails} of {len(attempts)} attempts failed"
+
+
 async def judge_in_thread(fn: Callable[..., Verdict], *args: Any) -> Verdict:
     """Judging is CPU work: off the event loop so other streams' timings are not delayed."""
     return await asyncio.to_thread(fn, *args)

@@ -13,8 +13,6 @@ records `anomaly: true` and every attempt; the judge repeats the language next r
 
 from __future__ import annotations
 
-import asyncio
-
 from core.vocabulary import Outcome
 from probes.http.records import Classification, Endpoint
 from probes.round.cases import Attempt, Case, CaseResult
@@ -23,7 +21,10 @@ from probes.round.contracts import (
     ContractSettings,
     attempt_from,
     clock,
+    confirmed,
     prompt,
+    strict_majority,
+    tally,
     with_integrity_check,
     with_refusal_check,
 )
@@ -48,26 +49,15 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
                                        result, language)
         return attempt, result.classification is Classification.AUTH_ERROR
 
-    first, auth = await one()
-    if first.outcome is not Outcome.FAIL or settings.probe.language_confirmations == 0:
-        return CaseResult.for_case(case, first.outcome, first.reason, duration_s=clock() - start,
-                                   attempts=(first,), auth_error=auth)
-    more = await asyncio.gather(*(one() for _ in range(settings.probe.language_confirmations)))
-    attempts = (first, *(a for a, _ in more))
-    outcome, reason = majority(attempts)
-    return CaseResult.for_case(case, outcome, reason, anomaly=True, duration_s=clock() - start,
-                               attempts=attempts, auth_error=auth or any(a for _, a in more))
+    return await confirmed(case, one, settings.probe.language_confirmations, start,
+                           anomalous=lambda a: a.outcome is Outcome.FAIL, decide=majority)
 
 
 def majority(attempts: tuple[Attempt, ...]) -> tuple[Outcome, str]:
     """Strict majority of all attempts; anything else is inconclusive."""
-    fails = [a for a in attempts if a.outcome is Outcome.FAIL]
-    passes = [a for a in attempts if a.outcome is Outcome.PASS]
-    need = len(attempts) // 2 + 1
-    tally = f"{len(fails)} of {len(attempts)} attempts failed"
-    if len(fails) >= need:
-        return Outcome.FAIL, f"{fails[0].reason} (confirmed: {tally})"
-    if len(passes) >= need:
-        return Outcome.PASS, f"anomaly not confirmed: {len(passes)} of {len(attempts)} passed (first: {attempts[0].reason})"
-    return Outcome.INCONCLUSIVE, f"anomaly unresolved: {tally}, {len(passes)} passed (first: {attempts[0].reason})"
+    decided = strict_majority(attempts)
+    if decided is not None:
+        return decided
+    passes = sum(1 for a in attempts if a.outcome is Outcome.PASS)
+    return Outcome.INCONCLUSIVE, f"anomaly unresolved: {tally(attempts)}, {passes} passed (first: {attempts[0].reason})"
 

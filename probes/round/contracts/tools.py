@@ -25,7 +25,16 @@ from judge.replies import tools as tools_judge
 from judge.replies.verdict import Verdict
 from probes.http.records import ChatResult, Classification, Endpoint, StreamedToolCall
 from probes.round.cases import Attempt, Case, CaseResult
-from probes.round.contracts import ChatClient, ContractSettings, attempt_from, clock, prompt
+from probes.round.contracts import (
+    ChatClient,
+    ContractSettings,
+    attempt_from,
+    clock,
+    confirmed,
+    prompt,
+    strict_majority,
+    tally,
+)
 
 CAPABILITY = "tools"
 
@@ -76,16 +85,8 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
             attempt = dataclasses.replace(attempt, text="\n".join((attempt.text, *map(shown, result.tool_calls))).strip())
         return attempt, result.classification is Classification.AUTH_ERROR
 
-    first, auth = await one()
-    if not anomalous(first) or settings.probe.language_confirmations == 0:
-        return CaseResult.for_case(case, first.outcome, first.reason, duration_s=clock() - start,
-                                   attempts=(first,), auth_error=auth)
-    more = await asyncio.gather(*(one() for _ in range(settings.probe.language_confirmations)))
-    attempts = (first, *(a for a, _ in more))
-    outcome, reason = majority(attempts)
-    return CaseResult.for_case(case, outcome, reason, anomaly=True, duration_s=clock() - start,
-                               attempts=attempts, auth_error=auth or any(a for _, a in more))
-
+    return await confirmed(case, one, settings.probe.language_confirmations, start,
+                           anomalous=anomalous, decide=majority)
 
 def shown(call: StreamedToolCall) -> str:
     """One call as a line a person reads: `→ book_room({"room": "tower", "nights": 2})`."""
@@ -98,17 +99,13 @@ def anomalous(attempt: Attempt) -> bool:
 
 def majority(attempts: tuple[Attempt, ...]) -> tuple[Outcome, str]:
     """Strict majority of all attempts: fail, pass or prose; anything else is inconclusive."""
-    fails = [a for a in attempts if a.outcome is Outcome.FAIL]
-    passes = [a for a in attempts if a.outcome is Outcome.PASS]
+    decided = strict_majority(attempts)
+    if decided is not None:
+        return decided
+    passes = sum(1 for a in attempts if a.outcome is Outcome.PASS)
     prose = [a for a in attempts if a.reason.startswith(tools_judge.PROSE)]
-    need = len(attempts) // 2 + 1
-    tally = f"{len(fails)} of {len(attempts)} attempts failed"
-    if len(fails) >= need:
-        return Outcome.FAIL, f"{fails[0].reason} (confirmed: {tally})"
-    if len(passes) >= need:
-        return Outcome.PASS, f"anomaly not confirmed: {len(passes)} of {len(attempts)} passed (first: {attempts[0].reason})"
-    if len(prose) >= need:
+    if len(prose) >= len(attempts) // 2 + 1:
         # Keeps the prose prefix: judge/suspension/tool_prose.py reads it against the peers.
         return Outcome.INCONCLUSIVE, f"{prose[0].reason} ({len(prose)} of {len(attempts)} attempts answered in prose)"
-    return Outcome.INCONCLUSIVE, (f"tools: anomaly unresolved: {tally}, {len(passes)} passed, {len(prose)} in prose "
+    return Outcome.INCONCLUSIVE, (f"tools: anomaly unresolved: {tally(attempts)}, {passes} passed, {len(prose)} in prose "
                                   f"(first: {attempts[0].reason})")
