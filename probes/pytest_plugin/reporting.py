@@ -18,21 +18,21 @@ from typing import Any
 
 from core.store import atomic_write_text
 from core.vocabulary import REFUSAL, Outcome, case_id
-from probes.round.cases import Case, CaseResult, PlannedCase
+from probes.round.cases import Case, PlannedCase, ProbedAttempt, ProbedCase
 from probes.round.record import write_json
 
 
-def junit_properties(case: Case, result: CaseResult) -> list[tuple[str, object]]:
-    """Per-case <property> entries of the JUnit XML (values are stringified by pytest)."""
-    entry = result.to_json()
+def junit_properties(case: Case, result: ProbedCase) -> list[tuple[str, object]]:
+    """Per-case <property> entries of the JUnit XML (values are stringified by pytest): the record's."""
+    record = result.record
     props: list[tuple[str, object]] = [
-        ("outcome", result.outcome.value), ("reason", result.reason), ("contract", case.contract),
+        ("outcome", record.outcome.value), ("reason", record.reason), ("contract", case.contract),
         ("provider", case.provider), ("model", case.model), ("control", str(case.control).lower()),
-        ("ttft_s", entry["ttft_s"] if entry["ttft_s"] is not None else ""), ("requests", entry["requests"]),
-        ("completion_tokens", entry["completion_tokens"]), ("cost_usd", entry["cost_usd"]),
+        ("ttft_s", record.ttft_s if record.ttft_s is not None else ""), ("requests", record.requests),
+        ("completion_tokens", record.completion_tokens), ("cost_usd", record.cost_usd),
     ]
     if case.language:
-        props += [("language", case.language), ("anomaly", str(result.anomaly).lower())]
+        props += [("language", case.language), ("anomaly", str(record.anomaly).lower())]
     return props
 
 
@@ -44,7 +44,7 @@ class _AttemptBroken(Exception):
     """Marks an Allure step broken (any other exception)."""
 
 
-def allure_case(case: PlannedCase, result: CaseResult | None) -> None:
+def allure_case(case: PlannedCase, result: ProbedCase | None) -> None:
     """Title, labels, and one step per request with prompt, reply and timings attached."""
     import allure
 
@@ -66,20 +66,19 @@ def allure_case(case: PlannedCase, result: CaseResult | None) -> None:
     if result is None:
         return
     dynamic.description(f"**{result.outcome.value}**: {result.reason}")
-    for n, attempt in enumerate(result.attempts, 1):
-        label = "request" if len(result.attempts) == 1 else f"attempt {n} of {len(result.attempts)}"
+    attempts = result.attempts
+    for n, attempt in enumerate(attempts, 1):
+        label = "request" if len(attempts) == 1 else f"attempt {n} of {len(attempts)}"
         try:
             with allure.step(f"{label}: {attempt.outcome.value} — {attempt.reason[:120]}"):
-                allure.attach(json.dumps(list(attempt.prompt), indent=2, ensure_ascii=False), name="prompt",
+                allure.attach(json.dumps(list(attempt.extras.prompt), indent=2, ensure_ascii=False), name="prompt",
                               attachment_type=allure.attachment_type.JSON)
                 allure.attach(attempt.text or "(empty)", name="reply", attachment_type=allure.attachment_type.TEXT)
-                timings = {k: v for k, v in attempt.to_json().items() if k != "excerpt"}
-                timings.update(prompt_tokens=attempt.prompt_tokens, completion_tokens=attempt.completion_tokens,
-                               cost_usd=attempt.cost_usd, classification=attempt.classification)
-                allure.attach(json.dumps(timings, indent=2), name="timings",
+                allure.attach(json.dumps(timings(attempt), indent=2), name="timings",
                               attachment_type=allure.attachment_type.JSON)
-                if attempt.items:  # fidelity: which item types were answered right (the peers judge the rest)
-                    allure.attach("\n".join(f"{kind}: {'right' if right else 'WRONG'}" for kind, right in attempt.items),
+                answers = attempt.extras.answers
+                if answers:  # fidelity: which item types were answered right (the peers judge the rest)
+                    allure.attach("\n".join(f"{kind}: {'right' if right else 'WRONG'}" for kind, right in answers),
                                   name="answers", attachment_type=allure.attachment_type.TEXT)
                 # A step's status comes from how its block exits: raise to mark the attempt
                 # failed (quality) or broken (transport), and swallow it right here.
@@ -89,6 +88,21 @@ def allure_case(case: PlannedCase, result: CaseResult | None) -> None:
                     raise _AttemptBroken(attempt.reason)
         except (_AttemptFailed, _AttemptBroken):
             pass
+
+
+def timings(attempt: ProbedAttempt) -> dict[str, Any]:
+    """The attempt's record (less its excerpt: the reply is attached whole) and its extras' figures."""
+    extras = attempt.extras
+    out: dict[str, Any] = {}
+    for key, value in attempt.record.to_json().items():
+        if key != "excerpt":
+            out[key] = value
+        if key == "integrity_reason":  # where the wire facts have always been shown
+            out.update({"service_tier": extras.service_tier} if extras.service_tier is not None else {})
+            out.update({"notes": list(extras.notes)} if extras.notes else {})
+    out.update(prompt_tokens=extras.prompt_tokens, completion_tokens=extras.completion_tokens,
+               cost_usd=extras.cost_usd, classification=extras.classification)
+    return out
 
 
 def categories() -> list[dict[str, Any]]:

@@ -8,10 +8,11 @@ from dataclasses import replace
 import pytest
 
 from core.config import ProbeSettings
+from core.results import AttemptResult
 from core.vocabulary import Outcome
 from judge.replies.verdict import Verdict
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind, Usage
-from probes.round.cases import Attempt, Case, CaseResult
+from probes.round.cases import AttemptExtras, Case, ProbedAttempt, ProbedCase
 from probes.round.contracts import ContractSettings, language, latency, refusal, structured
 
 PROBE = ProbeSettings(ttft_seconds=10.0, request_deadline_seconds=30.0, max_tokens=200,
@@ -40,10 +41,10 @@ class FakeClient:
 
 
 class Board:
-    def __init__(self, *controls: CaseResult) -> None:
+    def __init__(self, *controls: ProbedCase) -> None:
         self.controls = controls
 
-    async def control_results(self, model: str) -> tuple[CaseResult, ...]:
+    async def control_results(self, model: str) -> tuple[ProbedCase, ...]:
         return self.controls
 
 
@@ -54,7 +55,7 @@ def settings(board: Board | None = None, judge_language=None, missing=None) -> C
                             missing_controls=missing or {})
 
 
-def run(module, client, s, case) -> CaseResult:
+def run(module, client, s, case) -> ProbedCase:
     return asyncio.run(module.probe(client, case.endpoint, s, case))
 
 
@@ -94,7 +95,7 @@ def test_routing_mismatch_reads_as_such_and_an_auth_error_flags_the_round() -> N
 
 def test_cost_comes_from_the_endpoint_pricing() -> None:
     got = run(latency, FakeClient(completed()), settings(), Case(model="m/x", contract="latency", endpoint=EP))
-    assert got.to_json()["cost_usd"] == pytest.approx(100 * 1e-6 + 12 * 2e-6)
+    assert got.record.cost_usd == pytest.approx(100 * 1e-6 + 12 * 2e-6)
 
 
 def test_structured_is_not_applicable_without_the_capability() -> None:
@@ -114,9 +115,9 @@ def test_structured_judges_a_completed_reply_and_keeps_transport_errors_apart() 
     assert run(structured, FakeClient(cut), settings(), case).outcome is Outcome.TRANSPORT_ERROR
 
 
-def _control(raw: Outcome) -> CaseResult:
-    return CaseResult(case_id="m/x::e/fp8::refusal", model="m/x", provider="e/fp8", contract="refusal",
-                      outcome=Outcome.PASS, reason="", control=True, raw_outcome=raw)
+def _control(raw: Outcome) -> ProbedCase:
+    control = Case(model="m/x", contract="refusal", endpoint=replace(EP, tag="e/fp8"), control=True)
+    return ProbedCase.of(control, Outcome.PASS, "", raw_outcome=raw)
 
 
 @pytest.mark.parametrize("board, missing, expected", [
@@ -142,7 +143,7 @@ def test_a_refusal_failure_stands_even_with_a_weak_probe() -> None:
 def test_a_control_host_reads_caught_or_missed() -> None:
     case = Case(model="m/x", contract="refusal", endpoint=EP, control=True)
     caught = run(refusal, FakeClient(completed(text="", finish_reason="content_filter")), settings(), case)
-    assert caught.outcome is Outcome.PASS and caught.raw_outcome is Outcome.FAIL and caught.control
+    assert caught.outcome is Outcome.PASS and caught.raw_outcome is Outcome.FAIL and caught.record.control
     missed = run(refusal, FakeClient(completed()), settings(), case)
     assert missed.outcome is Outcome.FAIL and missed.raw_outcome is Outcome.PASS and "control missed" in missed.reason
 
@@ -167,7 +168,7 @@ def test_language_majority_of_three_after_an_anomaly(verdicts, outcome, calls) -
     case = Case(model="m/x", contract="language", endpoint=EP, language="pt")
     got = run(language, client, settings(judge_language=_verdicts(*verdicts)), case)
     assert got.outcome is outcome and client.calls == calls and len(got.attempts) == calls
-    assert got.anomaly is (calls > 1) and got.language == "pt"
+    assert got.record.anomaly is (calls > 1) and got.record.language == "pt"
 
 
 def test_every_language_prompt_names_its_language_and_asks_for_sentences() -> None:
@@ -185,8 +186,9 @@ def test_every_language_prompt_names_its_language_and_asks_for_sentences() -> No
 
 def test_attempts_keep_the_reply_for_allure_but_only_an_excerpt_for_results() -> None:
     long = "x" * 1000
-    a = Attempt(outcome=Outcome.PASS, reason="r", text=long)
-    assert len(a.to_json()["excerpt"]) == 300 and "text" not in a.to_json()
+    a = ProbedAttempt(AttemptResult(outcome=Outcome.PASS, reason="r"), AttemptExtras()).with_text(long)
+    assert a.text == long and a.record.chars == 1000
+    assert len(a.record.to_json()["excerpt"]) == 300 and long not in str(a.record.to_json())
 
 
 @pytest.mark.parametrize("module, contract", [(refusal, "refusal"), (structured, "structured")])
@@ -225,7 +227,7 @@ def test_a_moderation_block_of_the_supported_prompt_fails_the_refusal_contract_n
     got = run(refusal, FakeClient(moderated("violence", "sexual/minors")), settings(Board(_control(Outcome.FAIL))), case)
     assert got.outcome is Outcome.FAIL
     assert got.reason.startswith("moderation:") and '"violence", "sexual/minors"' in got.reason
-    assert got.attempts[0].error_kind == "moderation" and got.attempts[0].outcome is Outcome.FAIL
+    assert got.attempts[0].record.error_kind == "moderation" and got.attempts[0].outcome is Outcome.FAIL
 
 
 def test_a_moderated_control_host_is_a_caught_control() -> None:
