@@ -1,8 +1,11 @@
 """One `canary round` process reads each of the round's files once: the probes' results.json is
-parsed once and handed on as the record, and decisions.json is written, never read back."""
+parsed once and handed on as the record, the simulator's state is read once through its codec
+and handed to the judge, and decisions.json is written, never read back."""
 
 from __future__ import annotations
 
+import builtins
+import io
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -38,18 +41,22 @@ def test_one_round_reads_results_json_once_and_never_reads_its_decisions_back(
     for name in ("OPENROUTER_API_KEY", "OPENROUTER_BASE_URL", "GITHUB_STEP_SUMMARY"):
         monkeypatch.delenv(name, raising=False)
     reads: Counter[str] = Counter()
-    read_text = Path.read_text
+    real_open = io.open
 
-    def counting(self: Path, *args: Any, **kwargs: Any) -> str:
-        reads[self.name] += 1
-        return read_text(self, *args, **kwargs)
+    def counting(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        # Every way a file is opened for reading in this process (Path.read_text opens through io.open).
+        opened = real_open(file, mode, *args, **kwargs)
+        if isinstance(file, (str, Path)) and not any(m in mode for m in "wax+"):
+            reads[Path(file).name] += 1
+        return opened
 
-    monkeypatch.setattr(Path, "read_text", counting)
+    monkeypatch.setattr(io, "open", counting)
+    monkeypatch.setattr(builtins, "open", counting)
     options = RoundOptions(config_path=str(config), scenario=str(scenario), render_report=False)
-    for _ in range(2):  # the second round also finds a state to read (the first starts without one)
+    for n in range(2):  # the second round also finds a state to read (the first starts without one)
         reads.clear()
         assert run_round(options, echo=lambda _: None) in (0, 1)
         assert reads["results.json"] == 1, reads     # run_probe's; the judge and the summary take its record
         assert reads["decisions.json"] == 0, reads   # the judge returns the record it wrote
-    # The simulator's state: once to place the round on its virtual clock, once by the judge.
-    assert reads["state.json"] == 2, reads
+        # The simulator's state: once, to place the round on its virtual clock; the judge takes it.
+        assert reads["state.json"] == n, reads
