@@ -2,10 +2,11 @@
 
 Registered by probes/conftest.py. Hooks are in lifecycle order. A thin adapter: the settings are
 settled once in pytest_configure (probes/pytest_plugin/settle.py) and the round itself is a
-probes.round.lifecycle.Round in `config.stash[ROUND]`; per-item data in `item.stash`. Results are attached to reports in the
-pytest_runtest_makereport wrapper (they cross from xdist workers with the report), collected
-in pytest_runtest_logreport by the round owner only, and written at pytest_sessionfinish by
-the round owner only (the xdist controller, or the single process).
+probes.round.lifecycle.Round in `config.stash[ROUND]`; per-item data in `item.stash`. A case's
+record is taken in the pytest_runtest_makereport wrapper: the round owner that ran it collects it
+as it is; an xdist worker attaches its wire form to the report (it crosses with the report) and
+the controller collects it in pytest_runtest_logreport. The round owner (the xdist controller,
+or the single process) writes the round record at pytest_sessionfinish.
 """
 
 from __future__ import annotations
@@ -234,14 +235,13 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     results = round_.finish(interrupted=int(exitstatus) == pytest.ExitCode.INTERRUPTED)
     settings = round_.settings
     if settings.alluredir is not None:
-        doc = results.to_json()
-        reporting.write_allure_run_files(settings.alluredir, doc, {
+        reporting.write_allure_run_files(settings.alluredir, results.round_id, {
             "upstream": settings.upstream, "round_id": settings.round_id, "models": ", ".join(settings.plan.endpoints),
             "contracts": ", ".join(settings.plan.contracts), "mode": settings.config.mode,
             "ttft_seconds": str(settings.config.probe.ttft_seconds), "xdist_workers": str(settings.workers),
             "clock": settings.clock.kind, "controls": settings.controls_source,
         })
-        reporting.write_allure_unprobed(settings.alluredir, doc["unprobed_controls"], round_.records)
+        reporting.write_allure_unprobed(settings.alluredir, results.unprobed_controls, round_.records)
 
 
 @pytest.hookimpl(trylast=True)

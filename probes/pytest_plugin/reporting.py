@@ -16,6 +16,7 @@ from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from core.results import ControlNote
 from core.store import atomic_write_text
 from core.vocabulary import REFUSAL, Outcome, case_id
 from probes.round.cases import Case, PlannedCase, ProbedAttempt, ProbedCase
@@ -126,14 +127,14 @@ def categories() -> list[dict[str, Any]]:
     ]
 
 
-def write_allure_run_files(alluredir: Path, doc: Mapping[str, Any], environment: Mapping[str, str]) -> None:
+def write_allure_run_files(alluredir: Path, round_id: str, environment: Mapping[str, str]) -> None:
     """environment.properties, categories.json, executor.json: controller only, once per round."""
     alluredir.mkdir(parents=True, exist_ok=True)
     env_lines = [f"{k}={_prop(v)}" for k, v in environment.items()]
     atomic_write_text(alluredir / "environment.properties", "\n".join(env_lines) + "\n")
     write_json(alluredir / "categories.json", categories())
     executor = {"name": os.environ.get("CANARY_EXECUTOR", "canary"), "type": "canary",
-                "buildName": f"canary round {doc['round_id']}", "buildOrder": _build_order(),
+                "buildName": f"canary round {round_id}", "buildOrder": _build_order(),
                 "reportName": "canary: OpenRouter provider probes"}
     if os.environ.get("GITHUB_SERVER_URL") and os.environ.get("GITHUB_RUN_ID"):
         executor["buildUrl"] = (f"{os.environ['GITHUB_SERVER_URL']}/{os.environ.get('GITHUB_REPOSITORY', '')}"
@@ -152,7 +153,7 @@ def _prop(value: str) -> str:
     return str(value).replace("\\", "\\\\").replace("\n", " ")
 
 
-def write_allure_unprobed(alluredir: Path, unprobed: Iterable[Mapping[str, str]], probed_ids: Collection[str]) -> None:
+def write_allure_unprobed(alluredir: Path, unprobed: Iterable[ControlNote], probed_ids: Collection[str]) -> None:
     """One *broken* Allure result per configured control that has no case this round.
 
     A control that was not discovered or not selected has no pytest item, so nothing else
@@ -160,17 +161,17 @@ def write_allure_unprobed(alluredir: Path, unprobed: Iterable[Mapping[str, str]]
     """
     now_ms = int(time.time() * 1000)
     for u in unprobed:
-        unprobed_id = case_id(u["model"], u["control"], REFUSAL)
+        unprobed_id = case_id(u.model, u.control, REFUSAL)
         if unprobed_id in probed_ids:
             continue
         history = hashlib.md5(f"control-unprobed::{unprobed_id}".encode()).hexdigest()
-        labels = {"parentSuite": u["model"], "suite": REFUSAL, "subSuite": u["control"], "model": u["model"],
-                  "provider": u["control"], "contract": REFUSAL, "tag": "positive-control"}
-        message = (f"control not probed: {u['reason']}; refusal passes of {u['model']} are inconclusive this "
+        labels = {"parentSuite": u.model, "suite": REFUSAL, "subSuite": u.control, "model": u.model,
+                  "provider": u.control, "contract": REFUSAL, "tag": "positive-control"}
+        message = (f"control not probed: {u.reason}; refusal passes of {u.model} are inconclusive this "
                    "round (fix `controls` in canary.yaml)")
         result = {
             "uuid": str(uuid.uuid4()), "historyId": history, "testCaseId": history,
-            "fullName": f"canary positive control {unprobed_id}", "name": f"{u['control']} · refusal (control not probed)",
+            "fullName": f"canary positive control {unprobed_id}", "name": f"{u.control} · refusal (control not probed)",
             "status": "broken", "stage": "finished", "statusDetails": {"message": message},
             "description": message, "start": now_ms, "stop": now_ms,
             "labels": [{"name": k, "value": v} for k, v in labels.items()],

@@ -162,7 +162,7 @@ class ProbedCase:
         first = attempts[0].record if attempts else None
         extras = tuple(a.extras for a in attempts)
         record = CaseResult(
-            model=case.model, provider=case.provider, contract=writable_text(case.contract), outcome=outcome,
+            model=case.model, provider=case.provider, contract=case.contract, outcome=outcome,
             reason=writable_text(reason), language=case.language, anomaly=anomaly, control=case.control,
             ttft_s=first.ttft_s if first else None, duration_s=seconds(duration_s),
             requests=sum(a.record.requests for a in attempts),

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import replace
 
 import pytest
 
 from core.config import ProbeSettings
-from core.results import AttemptResult
+from core.results import AttemptResult, CaseResult
 from core.vocabulary import Outcome
 from judge.replies.verdict import Verdict
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind, Usage
@@ -263,3 +264,16 @@ def test_an_empty_length_finish_after_asking_to_think_is_reasoning_not_an_empty_
     assert got.outcome is Outcome.INCONCLUSIVE and "reasoning" in got.reason
     plain = completed(text="", ttft=None, finish_reason="length")
     assert run(refusal, FakeClient(plain), settings(Board(_control(Outcome.FAIL))), case).outcome is Outcome.FAIL
+
+
+def test_a_probed_case_is_the_record_its_results_entry_reads_back_as() -> None:
+    # The probes build core.results' own record by the rules the file is read by: an odd reply
+    # (a lone surrogate, an empty served_by, a negative timing) holds in memory what its
+    # results.json entry reads back as, so the file is the same whether or not it is re-read.
+    odd = replace(completed(text="*She smiles.* \ud800 \"Welcome in.\" " * 20, ttft=-0.5), served_by="")
+    case = Case(model="m/x", contract="latency", endpoint=EP)
+    got = run(latency, FakeClient(odd), settings(), case)
+    entry = json.loads(json.dumps(got.record.to_json()))
+    assert CaseResult.from_json(entry) == got.record
+    assert got.record.attempts[0].ttft_s is None and got.record.served_by is None
+    assert "\ud800" in got.attempts[0].text and "\ud800" not in got.record.attempts[0].excerpt  # Allure keeps it whole

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from core.results import CaseResult, Incomplete, IncompleteKind, read_results
+from core.results import CaseResult, Incomplete, IncompleteKind, RoundResults, read_results
 from core.vocabulary import Outcome
 from probes.http.records import Endpoint
 from probes.pytest_plugin.scheduling import assignment, case_id_of, worker_index
@@ -108,3 +108,19 @@ def test_a_selected_refusal_case_keeps_its_models_control_and_only_that() -> Non
     assert controls_to_keep([planned[2], planned[3], planned[4]], planned) == [control]
     assert controls_to_keep([planned[3], planned[4]], planned) == []        # -m latency: no control needed
     assert controls_to_keep([control, planned[2]], planned) == []           # selected already
+
+
+def test_the_round_owner_builds_its_record_from_the_cases_it_holds_without_parsing_them(monkeypatch) -> None:
+    # Files only at process boundaries: the lenient reader of results.json is for files, not for
+    # the cases this process already holds as records.
+    def refused(*_: object) -> None:
+        raise AssertionError("the record was parsed instead of taken as it is")
+
+    monkeypatch.setattr(CaseResult, "from_json", refused)
+    monkeypatch.setattr(RoundResults, "from_json", refused)
+    case = _case("m/x", "a/1", "refusal", control=True)
+    probed = ProbedCase.of(case, Outcome.FAIL, "control missed: the known filter passed", raw_outcome=Outcome.PASS)
+    results = build_results(round_id="r1", started_at="2026-11-30T10:00:00Z", finished_at="2026-11-30T10:01:00Z",
+                            upstream="simulator", models={"m/x": ["a/1"]}, records=[CaseRecord(probed.record)],
+                            incomplete=[])
+    assert results.cases == (probed.record,) and [w.control for w in results.weak_probes] == ["a/1"]
