@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import builtins
 import io
+import json
+import os
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -25,6 +27,33 @@ def endpoint(tag: str, faults: dict[str, Any] | None = None) -> dict[str, Any]:
             "behaviour": {"ttft_ms": 40, "tokens_per_second": 400, "faults": faults or {}}}
 
 
+# Loaded by the probes' own `pytest probes` process (PYTHONPATH): counts the files it opens to read
+# as text, to parse them (its key sweep reads every file of the round as bytes, parsing none).
+COUNTING_SITE = """
+import atexit, builtins, io, json, os, sys
+_open, _reads = io.open, {}
+def _counting(file, mode="r", *args, **kwargs):
+    opened = _open(file, mode, *args, **kwargs)
+    if isinstance(file, (str, os.PathLike)) and not any(m in mode for m in "waxb+"):
+        name = os.path.basename(os.fspath(file))
+        _reads[name] = _reads.get(name, 0) + 1
+    return opened
+io.open = builtins.open = _counting
+def _report():
+    if any(a.startswith("--canary-reports") for a in sys.argv):
+        with _open(os.path.join(os.environ["CANARY_TEST_READS"], f"{os.getpid()}.json"), "w") as out:
+            json.dump(_reads, out)
+atexit.register(_report)
+"""
+
+
+def probes_reads(folder: Path) -> list[dict[str, int]]:
+    found = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
+    for p in folder.glob("*.json"):
+        p.unlink()
+    return found
+
+
 def test_one_round_reads_results_json_once_and_never_reads_its_decisions_back(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     scenario = tmp_path / "scenario.yaml"
@@ -40,6 +69,12 @@ def test_one_round_reads_results_json_once_and_never_reads_its_decisions_back(
                   "audit": str(tmp_path / "real" / "audit.jsonl")}}), encoding="utf-8")
     for name in ("OPENROUTER_API_KEY", "OPENROUTER_BASE_URL", "GITHUB_STEP_SUMMARY"):
         monkeypatch.delenv(name, raising=False)
+    site, counted = tmp_path / "site", tmp_path / "probes-reads"
+    site.mkdir()
+    counted.mkdir()
+    (site / "sitecustomize.py").write_text(COUNTING_SITE, encoding="utf-8")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")])))
+    monkeypatch.setenv("CANARY_TEST_READS", str(counted))
     reads: Counter[str] = Counter()
     real_open = io.open
 
@@ -60,3 +95,7 @@ def test_one_round_reads_results_json_once_and_never_reads_its_decisions_back(
         assert reads["decisions.json"] == 0, reads   # the judge returns the record it wrote
         # The simulator's state: once, to place the round on its virtual clock; the judge takes it.
         assert reads["state.json"] == n, reads
+        # The probes' process parses the state once (its language plan and the previous limits),
+        # and never the results.json it writes.
+        [probing] = probes_reads(counted)
+        assert probing.get("state.json", 0) == n and probing.get("results.json", 0) == 0, probing
