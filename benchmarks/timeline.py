@@ -105,27 +105,27 @@ STORY: tuple[Key, ...] = (
 
 
 @dataclass(frozen=True)
-class Round:
+class TimelineRound:
     number: int
     offset: timedelta
     degraded: bool
     key: Key | None
 
 
-def rounds(per_day: int) -> list[Round]:
-    out: list[Round] = []
+def rounds(per_day: int) -> list[TimelineRound]:
+    out: list[TimelineRound] = []
     for i, key in enumerate(STORY):
-        out.append(Round(len(out) + 1, key.offset, key.degraded, key))
+        out.append(TimelineRound(len(out) + 1, key.offset, key.degraded, key))
         if key.quiet_after and per_day and i + 1 < len(STORY):
             step = timedelta(days=1) / per_day
             t = key.offset + step
             while t < STORY[i + 1].offset - timedelta(minutes=30):
-                out.append(Round(len(out) + 1, t, False, None))
+                out.append(TimelineRound(len(out) + 1, t, False, None))
                 t += step
     return out
 
 
-def story_scenario(plan: list[Round]) -> dict[str, Any]:
+def story_scenario(plan: list[TimelineRound]) -> dict[str, Any]:
     degraded_rounds = [r.number for r in plan if r.degraded]
     phases = [{"from_round": n, "to_round": n, "faults": DEGRADED} for n in degraded_rounds]
     a = [endpoint(BAD, phases=phases), endpoint(FLAKY, faults=FLAKY_NOISE), endpoint("ok1/fp8"), endpoint("ok2/fp8")]
@@ -138,7 +138,7 @@ def story_scenario(plan: list[Round]) -> dict[str, Any]:
 
 @dataclass
 class Step:
-    round: Round
+    round: TimelineRound
     now: datetime
     decisions: list[dict[str, Any]]
     suspended: dict[str, tuple[int, str]]   # provider -> (rung, until) after the round

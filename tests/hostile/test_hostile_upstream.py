@@ -24,7 +24,7 @@ _TESTS = Path(__file__).resolve().parents[1]
 if str(_TESTS / "probes") not in sys.path:
     sys.path.insert(0, str(_TESTS / "probes"))
 
-from round_support import MODEL, ROOT, SENTINEL_KEY, Round, canary_config, run_round  # noqa: E402
+from round_support import MODEL, ROOT, SENTINEL_KEY, ProbeRun, canary_config, run_round  # noqa: E402
 
 from canary.round.results_files import read_decisions  # noqa: E402
 from canary.state.commit_back import commit_message  # noqa: E402
@@ -36,7 +36,7 @@ CONTRACTS = ("latency", "refusal", "structured", "language")
 
 
 @pytest.fixture(scope="module")
-def hostile_round(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Round]:
+def hostile_round(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProbeRun]:
     tmp = tmp_path_factory.mktemp("hostile")
     with start_simulator(load_scenario("hostile"), seed=5) as sim:
         yield run_round(tmp, sim.base_url, config=canary_config(tmp, controls=("ember/fp8",)))
@@ -49,11 +49,11 @@ def _canary(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
 
 
-def _outcomes(round_: Round, provider: str) -> dict[str, str]:
+def _outcomes(round_: ProbeRun, provider: str) -> dict[str, str]:
     return {c["contract"]: c["outcome"] for c in round_.results["cases"] if c["provider"] == provider}
 
 
-def test_the_round_completes_with_a_result_for_every_case_of_every_host(hostile_round: Round) -> None:
+def test_the_round_completes_with_a_result_for_every_case_of_every_host(hostile_round: ProbeRun) -> None:
     doc = hostile_round.results
     assert doc["complete"] is True, (doc["incomplete"], hostile_round.output[-3000:])
     probed = {(c["provider"], c["contract"]) for c in doc["cases"]}
@@ -62,7 +62,7 @@ def test_the_round_completes_with_a_result_for_every_case_of_every_host(hostile_
     assert "Traceback" not in hostile_round.output and "RecursionError" not in hostile_round.output
 
 
-def test_every_other_host_is_judged_as_it_would_be_without_the_hostile_ones(hostile_round: Round) -> None:
+def test_every_other_host_is_judged_as_it_would_be_without_the_hostile_ones(hostile_round: ProbeRun) -> None:
     for host in HEALTHY:
         assert set(_outcomes(hostile_round, host).values()) == {"pass"}, host
     assert _outcomes(hostile_round, "cinder/fp8")["language"] == "fail"  # its stray leading fragments
@@ -70,7 +70,7 @@ def test_every_other_host_is_judged_as_it_would_be_without_the_hostile_ones(host
     assert control["control"] is True and control["outcome"] == "pass"  # the control was caught filtering
 
 
-def test_each_hostile_reply_gets_a_verdict_of_its_own_not_a_crash(hostile_round: Round) -> None:
+def test_each_hostile_reply_gets_a_verdict_of_its_own_not_a_crash(hostile_round: ProbeRun) -> None:
     abyss = hostile_round.case("abyss/fp8", "structured")
     assert abyss["outcome"] == "fail" and "not valid JSON" in abyss["reason"] and "64 levels" in abyss["reason"]
     for contract in CONTRACTS:  # every data event is nested too deep: a malformed stream, frozen
@@ -89,7 +89,7 @@ def _texts_under(root: Path) -> Iterator[tuple[Path, bytes]]:
             yield path, lzma.decompress(data) if path.suffix == ".xz" else data
 
 
-def test_the_key_reaches_no_file_no_history_and_no_message(hostile_round: Round,
+def test_the_key_reaches_no_file_no_history_and_no_message(hostile_round: ProbeRun,
                                                            tmp_path: Path) -> None:
     doc = hostile_round.results
     assert "***" in json.dumps(doc)  # the echo was there, and was scrubbed

@@ -59,7 +59,9 @@ def canary_config(tmp: Path, *, controls: tuple[str, ...] = ("filter/fp8",), mod
 
 
 @dataclass
-class Round:
+class ProbeRun:
+    """A finished `pytest probes` run: its exit code, its output and its reports folder."""
+
     rc: int
     output: str
     reports: Path
@@ -77,7 +79,7 @@ class Round:
         return found[0]
 
 
-def run_round(tmp: Path, base_url: str, *args: str, config: Path | None = None, key: str = SENTINEL_KEY) -> Round:
+def run_round(tmp: Path, base_url: str, *args: str, config: Path | None = None, key: str = SENTINEL_KEY) -> ProbeRun:
     reports = tmp / "reports"
     env = {**os.environ, "OPENROUTER_BASE_URL": base_url, "OPENROUTER_API_KEY": key}
     env.pop("CANARY_CONFIG", None)
@@ -86,7 +88,7 @@ def run_round(tmp: Path, base_url: str, *args: str, config: Path | None = None, 
            f"--canary-config={config or canary_config(tmp)}", f"--canary-reports={reports}",
            f"--canary-state={tmp / 'no-state.json'}", f"--junitxml={reports / 'junit.xml'}", *args]
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
-    return Round(proc.returncode, proc.stdout + proc.stderr, reports)
+    return ProbeRun(proc.returncode, proc.stdout + proc.stderr, reports)
 
 
 def files_containing(directory: Path, needle: str) -> list[Path]:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from round_support import MODEL, ROOT, Round, endpoint, run_round, scenario
+from round_support import MODEL, ROOT, ProbeRun, endpoint, run_round, scenario
 
 from core.policy import Policy
 from core.results import read_results
@@ -51,7 +51,7 @@ def config(tmp: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def rounds(tmp_path_factory) -> tuple[list[Round], list[dict], Path]:
+def rounds(tmp_path_factory) -> tuple[list[ProbeRun], list[dict], Path]:
     tmp = tmp_path_factory.mktemp("evidence")
     cfg = config(tmp)
     played, decided = [], []

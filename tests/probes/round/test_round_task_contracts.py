@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from round_support import ALL_PARAMS, MODEL, Round, endpoint, run_round, scenario
+from round_support import ALL_PARAMS, MODEL, ProbeRun, endpoint, run_round, scenario
 
 from core.policy import Policy
 from core.results import read_results
@@ -49,20 +49,20 @@ def simulator():
 
 
 @pytest.fixture(scope="module", params=["single", "xdist-2"])
-def task_round(request, simulator, tmp_path_factory) -> Round:
+def task_round(request, simulator, tmp_path_factory) -> ProbeRun:
     tmp = tmp_path_factory.mktemp(request.param)
     args = ("-n", "2") if request.param == "xdist-2" else ("-p", "no:xdist", f"--alluredir={tmp / 'allure'}")
     return run_round(tmp, simulator.base_url, *args, config=config(tmp, ["stop", "fidelity"]))
 
 
-def test_a_stop_honouring_host_passes_and_the_planted_stop_defects_fail(task_round: Round) -> None:
+def test_a_stop_honouring_host_passes_and_the_planted_stop_defects_fail(task_round: ProbeRun) -> None:
     assert task_round.outcome("ok-a/fp8", "stop") == "pass", task_round.case("ok-a/fp8", "stop")
     assert task_round.case("ignores/fp8", "stop")["reason"].startswith("stop: stop_ignored")
     assert task_round.case("echoes/fp8", "stop")["reason"].startswith("stop: stop_echoed")
     assert task_round.outcome("nostop/fp8", "stop") == "not_applicable"
 
 
-def test_every_endpoint_is_asked_the_same_fidelity_items(task_round: Round) -> None:
+def test_every_endpoint_is_asked_the_same_fidelity_items(task_round: ProbeRun) -> None:
     replies = {c["provider"]: c["attempts"][0]["excerpt"] for c in task_round.results["cases"]
                if c["contract"] == "fidelity"}
     healthy = {replies[t] for t in ("ok-a/fp8", "ok-b/fp8", "ok-c/fp8", "ignores/fp8", "nostop/fp8")}
@@ -71,7 +71,7 @@ def test_every_endpoint_is_asked_the_same_fidelity_items(task_round: Round) -> N
     assert replies["wrong/fp8"] not in healthy
 
 
-def test_the_probe_leaves_a_mostly_wrong_reply_to_the_peers_and_the_judge_fails_it(task_round: Round) -> None:
+def test_the_probe_leaves_a_mostly_wrong_reply_to_the_peers_and_the_judge_fails_it(task_round: ProbeRun) -> None:
     probed = task_round.case("wrong/fp8", "fidelity")
     assert probed["outcome"] == "inconclusive" and set(probed["attempts"][0]["items"].values()) == {"fail"}
 
@@ -83,7 +83,7 @@ def test_the_probe_leaves_a_mostly_wrong_reply_to_the_peers_and_the_judge_fails_
     assert rounds["wrong/fp8"].klass is RoundClass.FAILED
 
 
-def test_allure_shows_which_items_a_fidelity_reply_got_wrong(task_round: Round) -> None:
+def test_allure_shows_which_items_a_fidelity_reply_got_wrong(task_round: ProbeRun) -> None:
     allure = task_round.reports.parent / "allure"
     if not allure.is_dir():
         pytest.skip("the xdist round writes no Allure results here")

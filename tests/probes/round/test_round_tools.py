@@ -11,7 +11,7 @@ import yaml
 from round_support import (
     MODEL,
     SENTINEL_KEY,
-    Round,
+    ProbeRun,
     canary_config,
     endpoint,
     files_containing,
@@ -53,13 +53,13 @@ def simulator():
 
 
 @pytest.fixture(scope="module", params=["single", "xdist-2"])
-def tools_round(request, simulator, tmp_path_factory) -> Round:
+def tools_round(request, simulator, tmp_path_factory) -> ProbeRun:
     tmp = tmp_path_factory.mktemp(request.param)
     args = ("-n", "2") if request.param == "xdist-2" else ("-p", "no:xdist")
     return run_round(tmp, simulator.base_url, "-m", "tools", *args, config=opted_in(tmp, ["tools"]))
 
 
-def test_each_endpoint_has_one_tools_case_and_the_planted_defects_fail(tools_round: Round) -> None:
+def test_each_endpoint_has_one_tools_case_and_the_planted_defects_fail(tools_round: ProbeRun) -> None:
     cases = tools_round.results["cases"]
     assert {c["contract"] for c in cases} == {"tools"} and len(cases) == 5, tools_round.output[-2000:]
     assert tools_round.outcome("ok/fp8", "tools") == "pass" and tools_round.outcome("calm/fp8", "tools") == "pass"
@@ -72,7 +72,7 @@ def test_each_endpoint_has_one_tools_case_and_the_planted_defects_fail(tools_rou
     assert files_containing(tools_round.reports, SENTINEL_KEY) == []
 
 
-def test_the_judge_fails_the_defective_hosts_rounds_only(tools_round: Round) -> None:
+def test_the_judge_fails_the_defective_hosts_rounds_only(tools_round: ProbeRun) -> None:
     rounds = classify_round(read_results(tools_round.results), Policy())[MODEL].providers
     assert rounds["leak/fp8"].klass is RoundClass.FAILED and rounds["twice/fp8"].klass is RoundClass.FAILED
     assert rounds["ok/fp8"].klass is not RoundClass.FAILED and rounds["plain/fp8"].klass is not RoundClass.FAILED
