@@ -149,8 +149,8 @@ OPTIONAL_MATRIX: dict[str, tuple[dict[str, Any], dict[str, str], str]] = {
     "tool_finish_stop": ({}, optional_row(P, P, P),
                          "valid calls ending with finish_reason `stop`: a note, not a failure"),
     "tool_prose": ({}, optional_row(I, P, P),
-                   "prose instead of a call, confirmed by the majority of 3: inconclusive here; the judge fails "
-                   "it only when most peers called the tool that round (judge/suspension/tool_prose.py)"),
+                   "prose instead of a call on all 3 attempts: inconclusive here; the judge fails it only when "
+                   "every attempt was prose and most peers called the tool that round (judge/suspension/tool_prose.py)"),
     "stop_ignored": ({}, optional_row(P, F, P), "the count runs past the stop string (`stop_ignored`)"),
     "stop_echoed": ({}, optional_row(P, F, P), "the reply ends with the stop string (`stop_echoed`)"),
     "fidelity_errors": ({"share": 1.0}, optional_row(P, P, I),
