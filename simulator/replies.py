@@ -28,7 +28,7 @@ from simulator import corrupt, defects, hostile, schema_gen, tasks, tool_calls
 from simulator.banks import Bank, all_banks
 from simulator.faults import MID_STREAM_SHAPES, Draw, draw, trait
 from simulator.request import ChatRequest, Reasoning, unportable_keywords
-from simulator.scenario import Behaviour, Endpoint, Model
+from simulator.scenario import Behaviour, Model, SimulatedEndpoint
 
 BYTES_PER_TOKEN = 4
 MESSAGE_OVERHEAD_TOKENS = 4  # role and separators, as chat templates add them
@@ -93,7 +93,7 @@ class StreamError:
 class Plan:
     """Everything the writer needs to send one generation."""
 
-    served: Endpoint
+    served: SimulatedEndpoint
     faults: tuple[str, ...]
     text: str
     finish_reason: str | None
@@ -123,7 +123,7 @@ class Plan:
 class HttpFailure:
     """An error status sent before any byte of the body."""
 
-    served: Endpoint
+    served: SimulatedEndpoint
     status: int
     retry_after: int
     faults: tuple[str, ...]
@@ -135,7 +135,7 @@ class HttpFailure:
 class Hang:
     """Accept the request and send nothing (for `seconds`, or until the client gives up)."""
 
-    served: Endpoint
+    served: SimulatedEndpoint
     seconds: float | None
     faults: tuple[str, ...]
 
@@ -144,7 +144,7 @@ class Hang:
 class Moderated:
     """OpenRouter's input moderation: 403 before any byte, with the flagged categories."""
 
-    served: Endpoint
+    served: SimulatedEndpoint
     reasons: tuple[str, ...]
     flagged_input: str
     faults: tuple[str, ...]
@@ -154,7 +154,7 @@ class Moderated:
 class Reset:
     """The connection dies after the request was read, before a single response byte."""
 
-    served: Endpoint
+    served: SimulatedEndpoint
     faults: tuple[str, ...]
 
 
@@ -183,8 +183,8 @@ def truncate_tokens(text: str, limit: int) -> str:
 def plan_reply(
     request: ChatRequest,
     model: Model,
-    endpoint: Endpoint,
-    behaviour_of: Callable[[Endpoint], Behaviour],
+    endpoint: SimulatedEndpoint,
+    behaviour_of: Callable[[SimulatedEndpoint], Behaviour],
     rng: random.Random,
     usage_shape: str = "mixed",
     *,
@@ -220,7 +220,7 @@ def plan_reply(
 
 
 def _generation(
-    request: ChatRequest, endpoint: Endpoint, behaviour: Behaviour, drawn: Draw,
+    request: ChatRequest, endpoint: SimulatedEndpoint, behaviour: Behaviour, drawn: Draw,
     fired: tuple[str, ...], rng: random.Random, usage_shape: str,
 ) -> Plan:  # fmt: skip
     name = drawn.fault.name if drawn.fault else None
@@ -384,8 +384,8 @@ def _other_language(wanted: str, own: str, fallback: str) -> str:
 
 
 def _other_endpoint(
-    model: Model, pinned: Endpoint, to: str | None, behaviour_of: Callable[[Endpoint], Behaviour], rng: random.Random
-) -> Endpoint:
+    model: Model, pinned: SimulatedEndpoint, to: str | None, behaviour_of: Callable[[SimulatedEndpoint], Behaviour], rng: random.Random
+) -> SimulatedEndpoint:
     others = [e for e in model.endpoints if e.tag != pinned.tag and behaviour_of(e).available]
     chosen = [e for e in others if e.tag == to]
     if chosen:

@@ -138,7 +138,7 @@ def _tools(value: Any) -> tuple[ToolSpec, ...]:
     return tuple(out)
 
 
-# The keywords every strict mode takes; others may be refused (simulator.scenario Endpoint.strict_schema).
+# The keywords every strict mode takes; others may be refused (simulator.scenario SimulatedEndpoint.strict_schema).
 PORTABLE_SCHEMA_KEYWORDS = frozenset({"type", "properties", "enum", "required", "additionalProperties", "items"})
 
 

@@ -18,10 +18,10 @@ from decimal import Decimal
 from typing import Any
 
 from simulator.request import BadRequest
-from simulator.scenario import Endpoint
+from simulator.scenario import SimulatedEndpoint
 
 
-def matches(item: str, endpoint: Endpoint) -> bool:
+def matches(item: str, endpoint: SimulatedEndpoint) -> bool:
     """Whether one `order`/`only`/`ignore` item designates this endpoint."""
     wanted = item.strip().lower()
     if wanted == endpoint.tag:
@@ -35,7 +35,7 @@ def matches(item: str, endpoint: Endpoint) -> bool:
     return wanted == endpoint.provider_name.lower() or ("/" not in wanted and wanted == endpoint.base_slug)
 
 
-def route(endpoints: Sequence[Endpoint], provider: Mapping[str, Any], parameters: frozenset[str]) -> list[Endpoint]:
+def route(endpoints: Sequence[SimulatedEndpoint], provider: Mapping[str, Any], parameters: frozenset[str]) -> list[SimulatedEndpoint]:
     """The endpoints to try, in order; empty means no allowed provider is left."""
     order = _slugs(provider, "order")
     only = _slugs(provider, "only")
@@ -56,7 +56,7 @@ def route(endpoints: Sequence[Endpoint], provider: Mapping[str, Any], parameters
     by_price = sorted(eligible, key=_price)
     if not order:
         return by_price if allow_fallbacks else by_price[:1]
-    preferred: list[Endpoint] = []
+    preferred: list[SimulatedEndpoint] = []
     for item in order:
         preferred += [e for e in eligible if matches(item, e) and e not in preferred]
     if not allow_fallbacks:
@@ -71,5 +71,5 @@ def _slugs(provider: Mapping[str, Any], key: str) -> list[str]:
     return value
 
 
-def _price(endpoint: Endpoint) -> Decimal:
+def _price(endpoint: SimulatedEndpoint) -> Decimal:
     return Decimal(endpoint.pricing.get("prompt", "0")) + Decimal(endpoint.pricing.get("completion", "0"))

@@ -70,7 +70,7 @@ class Phase:
 
 
 @dataclass(frozen=True, slots=True)
-class Endpoint:
+class SimulatedEndpoint:
     """One provider endpoint of a model; `tag` is its routing slug."""
 
     tag: str
@@ -121,7 +121,7 @@ class Model:
     permaslug: str
     description: str
     created: int
-    endpoints: tuple[Endpoint, ...]
+    endpoints: tuple[SimulatedEndpoint, ...]
     # Raw entries appended to the endpoints listing as they are (a malformed entry, a duplicate
     # tag): what a real listing may hold; they are never routable.
     extra_listing_entries: tuple[Any, ...] = ()
@@ -334,11 +334,11 @@ def _model(m: ModelFile) -> Model:
                  endpoints=tuple(map(_endpoint, m.endpoints)), extra_listing_entries=m.extra_listing_entries)
 
 
-def _endpoint(e: EndpointFile) -> Endpoint:
+def _endpoint(e: EndpointFile) -> SimulatedEndpoint:
     base = e.behaviour.over(Behaviour())
     quantization = (e.tag.split("/")[1] if "/" in e.tag else None) if e.quantization is UNSET else e.quantization
     pricing = {k: v for k, v in dataclasses.asdict(e.pricing).items() if v is not None}
-    return Endpoint(
+    return SimulatedEndpoint(
         tag=e.tag, provider_name=e.provider_name or base_title(e.tag), quantization=quantization,
         pricing=pricing, supported_parameters=e.supported_parameters, context_length=e.context_length,
         max_completion_tokens=e.max_completion_tokens, behaviour=base,

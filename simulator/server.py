@@ -25,7 +25,7 @@ from simulator import stream, wire
 from simulator.replies import Hang, HttpFailure, Moderated, Outcome, Reset, plan_reply, reply_rng
 from simulator.request import BadRequest, parse_chat_request
 from simulator.routing import route
-from simulator.scenario import Behaviour, Endpoint, Model, Scenario
+from simulator.scenario import Behaviour, Model, Scenario, SimulatedEndpoint
 
 API = "/api/v1"
 _SECRET_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "cookie", "proxy-authorization"})
@@ -66,10 +66,10 @@ class SimState:
     def now(self) -> datetime:
         return self.now_override or datetime.now(UTC)
 
-    def behaviour(self, endpoint: Endpoint) -> Behaviour:
+    def behaviour(self, endpoint: SimulatedEndpoint) -> Behaviour:
         return endpoint.behaviour_at(self.round_number, self.now())
 
-    def live_endpoints(self, model: Model) -> list[Endpoint]:
+    def live_endpoints(self, model: Model) -> list[SimulatedEndpoint]:
         return [e for e in model.endpoints if self.behaviour(e).available]
 
 

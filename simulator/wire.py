@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from simulator.replies import Plan, StreamError
-from simulator.scenario import Endpoint, Model
+from simulator.scenario import Model, SimulatedEndpoint
 
 USER_ID = "user_sim0000000000000000000000"
 _ALPHABET = string.ascii_letters + string.digits
@@ -43,7 +43,7 @@ def error_body(code: int, message: str | None = None, metadata: Mapping[str, Any
     return {"error": error, "user_id": USER_ID}
 
 
-def provider_error_body(status: int, model: Model, endpoint: Endpoint, shape: str = "provider",
+def provider_error_body(status: int, model: Model, endpoint: SimulatedEndpoint, shape: str = "provider",
                         error_type: str | None = None) -> dict[str, Any]:
     """An error status's body in one of the shapes of faults.HTTP_ERROR_BODIES (or a filter error).
 
@@ -91,7 +91,7 @@ AVAILABILITY = {  # status -> (availability.code, error_type, retryable): docs e
 }
 
 
-def availability_error_body(status: int, model: Model, endpoint: Endpoint) -> dict[str, Any]:
+def availability_error_body(status: int, model: Model, endpoint: SimulatedEndpoint) -> dict[str, Any]:
     """The documented availability error: `message`, `error_type`, `http_status`, `availability`; no `code`."""
     code, error_type, retryable = AVAILABILITY.get(status, ("temporarily_unavailable", "provider_overloaded", True))
     return {"error": {
@@ -102,7 +102,7 @@ def availability_error_body(status: int, model: Model, endpoint: Endpoint) -> di
     }, "user_id": USER_ID}
 
 
-def moderation_error_body(model: Model, endpoint: Endpoint, reasons: tuple[str, ...], flagged: str) -> dict[str, Any]:
+def moderation_error_body(model: Model, endpoint: SimulatedEndpoint, reasons: tuple[str, ...], flagged: str) -> dict[str, Any]:
     """OpenRouter's moderation 403: `error.metadata` = {reasons, flagged_input, provider_name, model_slug}.
 
     The metadata shape is OpenRouter's documented ModerationErrorMetadata (docs,
@@ -116,7 +116,7 @@ def moderation_error_body(model: Model, endpoint: Endpoint, reasons: tuple[str, 
     return error_body(403, message, metadata)
 
 
-def endpoint_json(endpoint: Endpoint, model: Model, *, stats: bool) -> dict[str, Any]:
+def endpoint_json(endpoint: SimulatedEndpoint, model: Model, *, stats: bool) -> dict[str, Any]:
     """One entry of `/models/{id}/endpoints`, with every key SDK 1.3.84 requires."""
     b = endpoint.behaviour
     latency = {"p50": b.ttft_ms, "p75": b.ttft_ms * 1.3, "p90": b.ttft_ms * 1.8, "p99": b.ttft_ms * 3}
@@ -155,7 +155,7 @@ def architecture() -> dict[str, Any]:
     }  # fmt: skip
 
 
-def model_endpoints_json(model: Model, endpoints: list[Endpoint], *, stats: bool) -> dict[str, Any]:
+def model_endpoints_json(model: Model, endpoints: list[SimulatedEndpoint], *, stats: bool) -> dict[str, Any]:
     return {
         "data": {
             "id": model.id, "name": model.name, "created": model.created, "description": model.description,
@@ -165,7 +165,7 @@ def model_endpoints_json(model: Model, endpoints: list[Endpoint], *, stats: bool
     }  # fmt: skip
 
 
-def model_json(model: Model, endpoints: list[Endpoint]) -> dict[str, Any]:
+def model_json(model: Model, endpoints: list[SimulatedEndpoint]) -> dict[str, Any]:
     """One entry of `/models`; headline pricing is the first endpoint's."""
     top = endpoints[0] if endpoints else model.endpoints[0]
     params = sorted({p for e in endpoints for p in e.supported_parameters})
@@ -193,7 +193,7 @@ def model_reasoning(model: Model) -> dict[str, Any]:
                           "mandatory": all(t["mandatory"] for t in traits)}}
 
 
-def providers_json(endpoints: list[Endpoint]) -> dict[str, Any]:
+def providers_json(endpoints: list[SimulatedEndpoint]) -> dict[str, Any]:
     seen: dict[str, dict[str, Any]] = {}
     for e in endpoints:
         seen.setdefault(e.base_slug, {
@@ -288,14 +288,14 @@ class ChunkMaker:
         return {**self.delta("", "error"), "error": body}
 
 
-def tier_field(endpoint: Endpoint) -> dict[str, Any]:
+def tier_field(endpoint: SimulatedEndpoint) -> dict[str, Any]:
     """`service_tier` as responses report it: only when the scenario or the endpoint says one."""
     tier = endpoint.reported_tier or endpoint.service_tier
     return {"service_tier": tier} if tier else {}
 
 
-def provider_header(endpoint: Endpoint) -> dict[str, str]:
-    """X-Provider-Name as the scenario asks (scenario.Endpoint.provider_header)."""
+def provider_header(endpoint: SimulatedEndpoint) -> dict[str, str]:
+    """X-Provider-Name as the scenario asks (scenario.SimulatedEndpoint.provider_header)."""
     kind = endpoint.provider_header
     if kind is None:
         return {}

@@ -31,7 +31,9 @@ ENDINGS = {"restore": "restored", "lift": "lifted"}
 
 
 @dataclass(frozen=True, slots=True)
-class Event:
+class AuditEvent:
+    """One later line of the audit log for the same endpoint (what happened next)."""
+
     at: datetime
     action: str
     rule: str
@@ -50,7 +52,7 @@ class WouldSuspend:
     evidence: tuple[tuple[str, str, str, str], ...]   # (contract, outcome, code, reason)
     outcome: str                                      # restored | expired | ended | lifted | active
     ended_at: datetime | None
-    then: Event | None                                # the next would_suspend / suspend of the endpoint
+    then: AuditEvent | None                           # the next would_suspend / suspend of the endpoint
 
     @property
     def end(self) -> datetime | None:
@@ -82,7 +84,7 @@ def would_suspends(records: Sequence[Mapping[str, Any]], *, since: datetime, now
             rung=r.get("rung") if isinstance(r.get("rung"), int) else None, reason=str(r.get("reason", "")),
             evidence=tuple(_evidence(e) for e in r.get("evidence") or [] if isinstance(e, Mapping)),
             outcome=outcome, ended_at=ended_at,
-            then=None if resumed is None else Event(resumed[0], str(resumed[1].get("action")),
+            then=None if resumed is None else AuditEvent(resumed[0], str(resumed[1].get("action")),
                                                     str(resumed[1].get("rule")), str(resumed[1].get("reason", ""))),
         ))
     return tuple(out)

@@ -8,6 +8,8 @@ Re-running the same decisions finds every event already written and writes nothi
 Model and endpoint come from upstream (a provider tag), so values are percent-encoded with
 only `[A-Za-z0-9._~/:@+-]` left as they are: no `>` (or `<`, `!`, space, quote) can appear, so
 a value can never close the HTML comment (`-->`, `--!>`) and reach the rendered Markdown.
+The endpoint's field keeps the name `endpoint=` (the code calls it `provider`, as the file
+formats do): issues filed before the rename carry it and must still be found.
 """
 
 from __future__ import annotations
@@ -22,9 +24,9 @@ _MARKER = re.compile(r"<!-- canary-incident ((?:[a-z]+=[A-Za-z0-9._~/:@+%-]*\s)+
 _FIELD = re.compile(r"([a-z]+)=(\S*)")
 
 
-def incident_key(model: str, endpoint: str) -> str:
+def incident_key(model: str, provider: str) -> str:
     """A stable 20-hex-digit name for one model x endpoint (searchable, reveals nothing new)."""
-    return hashlib.sha256(f"{model}\n{endpoint}".encode()).hexdigest()[:20]
+    return hashlib.sha256(f"{model}\n{provider}".encode()).hexdigest()[:20]
 
 
 def event_id(round_id: str, action: str) -> str:
@@ -35,13 +37,13 @@ def _encode(value: str) -> str:
     return quote(value, safe=_SAFE)
 
 
-def issue_marker(model: str, endpoint: str, event: str) -> str:
-    return (f"<!-- {NAME} key={incident_key(model, endpoint)} model={_encode(model)} "
-            f"endpoint={_encode(endpoint)} event={_encode(event)} -->")
+def issue_marker(model: str, provider: str, event: str) -> str:
+    return (f"<!-- {NAME} key={incident_key(model, provider)} model={_encode(model)} "
+            f"endpoint={_encode(provider)} event={_encode(event)} -->")
 
 
-def comment_marker(model: str, endpoint: str, event: str) -> str:
-    return f"<!-- {NAME} key={incident_key(model, endpoint)} event={_encode(event)} -->"
+def comment_marker(model: str, provider: str, event: str) -> str:
+    return f"<!-- {NAME} key={incident_key(model, provider)} event={_encode(event)} -->"
 
 
 def parse(text: str | None) -> list[dict[str, str]]:

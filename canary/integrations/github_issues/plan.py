@@ -43,14 +43,14 @@ class KnownIssue:
 
     number: int
     model: str
-    endpoint: str
+    provider: str
     open: bool
     labels: frozenset[str] = frozenset()
     events: frozenset[str] = frozenset()
 
     @property
     def key(self) -> Key:
-        return (self.model, self.endpoint)
+        return (self.model, self.provider)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +58,7 @@ class Suspended:
     """An active suspension as the judge's state has it (after the round)."""
 
     model: str
-    endpoint: str
+    provider: str
     mode: str
     since: str
     until: str
@@ -67,13 +67,13 @@ class Suspended:
 
     @property
     def key(self) -> Key:
-        return (self.model, self.endpoint)
+        return (self.model, self.provider)
 
 
 @dataclass(frozen=True, slots=True)
 class Open:
     model: str
-    endpoint: str
+    provider: str
     event: str
     title: str
     body: str
@@ -81,10 +81,10 @@ class Open:
 
 
 @dataclass(frozen=True, slots=True)
-class Comment:
+class IssueComment:
     number: int | None        # None: the issue this same plan opens for (model, endpoint)
     model: str
-    endpoint: str
+    provider: str
     event: str
     body: str
 
@@ -93,7 +93,7 @@ class Comment:
 class Close:
     number: int | None
     model: str
-    endpoint: str
+    provider: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +102,7 @@ class Relabel:
     labels: tuple[str, ...]   # the complete new set (labels people added are kept)
 
 
-Operation = Open | Comment | Close | Relabel
+Operation = Open | IssueComment | Close | Relabel
 
 
 @dataclass
@@ -121,21 +121,21 @@ def plan(doc: RoundDecisions, issues: Sequence[KnownIssue], *, label: str, run_u
     ops: list[Operation] = []
     for decision in doc.endpoint_decisions():
         d = IssueEvent.of(decision)
-        model, endpoint, action = d.model, d.endpoint, d.action
-        state = endpoints.setdefault((model, endpoint), _Endpoint())
+        model, provider, action = d.model, d.provider, d.action
+        state = endpoints.setdefault((model, provider), _Endpoint())
         event = event_id(round_id, action)
         if event in state.events:
             continue
-        quotes = (excerpts or {}).get((model, endpoint), ())
+        quotes = (excerpts or {}).get((model, provider), ())
         if action in OPENING and state.open is None and not state.opened_now:
-            ops.append(Open(model, endpoint, event, render.title(d),
+            ops.append(Open(model, provider, event, render.title(d),
                             render.issue_body(d, event=event, round_id=round_id, mode=mode, run_url=run_url,
                                               excerpts=quotes),
                             (label, STATE_LABELS[action])))
             state.opened_now = True
         elif state.open is not None or state.opened_now:
             number = state.open.number if state.open is not None else None
-            ops.append(Comment(number, model, endpoint, event,
+            ops.append(IssueComment(number, model, provider, event,
                                render.comment_body(d, event=event, round_id=round_id, run_url=run_url,
                                                    excerpts=quotes)))
             relabel = _relabel(state.open, label, STATE_LABELS.get(action)) if state.open is not None else None
@@ -143,7 +143,7 @@ def plan(doc: RoundDecisions, issues: Sequence[KnownIssue], *, label: str, run_u
                 ops.append(relabel)
                 state.open = _with_labels(state.open, relabel)
             if action in CLOSING:
-                ops.append(Close(number, model, endpoint))
+                ops.append(Close(number, model, provider))
                 state.open, state.opened_now = None, False
         state.events.add(event)
     if suspended is not None:
@@ -163,9 +163,9 @@ def _reconcile(doc: RoundDecisions, endpoints: dict[Key, _Endpoint], suspended: 
         event = event_id(f"since-{s.since}", action)
         if state.open is not None or state.opened_now or event in state.events:
             continue
-        d = IssueEvent(model=s.model, endpoint=s.endpoint, action=action, until=s.until, rung=s.rung,
+        d = IssueEvent(model=s.model, provider=s.provider, action=action, until=s.until, rung=s.rung,
                        reason=f"{s.reason} (found in the judge's state: the round that decided it did not reach GitHub)")
-        ops.append(Open(s.model, s.endpoint, event, render.title(d),
+        ops.append(Open(s.model, s.provider, event, render.title(d),
                         render.issue_body(d, event=event, round_id=round_id, mode=s.mode, run_url=run_url),
                         (label, STATE_LABELS[action])))
         state.opened_now = True
@@ -173,10 +173,10 @@ def _reconcile(doc: RoundDecisions, endpoints: dict[Key, _Endpoint], suspended: 
         if state.open is None or key in active or key in touched:
             continue
         event = event_id(round_id, "not_suspended")
-        d = IssueEvent(model=key[0], endpoint=key[1], action="not_suspended",
+        d = IssueEvent(model=key[0], provider=key[1], action="not_suspended",
                        reason=f"no longer suspended after this round ({mode} mode); the decision that ended it "
                               "did not reach GitHub")
-        ops += [Comment(state.open.number, key[0], key[1], event,
+        ops += [IssueComment(state.open.number, key[0], key[1], event,
                         render.comment_body(d, event=event, round_id=round_id, run_url=run_url)),
                 Close(state.open.number, key[0], key[1])]
     return ops
@@ -201,4 +201,4 @@ def _relabel(issue: KnownIssue, label: str, state_label: str | None) -> Relabel 
 
 
 def _with_labels(issue: KnownIssue, op: Relabel) -> KnownIssue:
-    return KnownIssue(issue.number, issue.model, issue.endpoint, issue.open, frozenset(op.labels), issue.events)
+    return KnownIssue(issue.number, issue.model, issue.provider, issue.open, frozenset(op.labels), issue.events)

@@ -36,7 +36,7 @@ class IssueEvent:
     state (a suspension whose round never reached GitHub, an endpoint no longer suspended)."""
 
     model: str
-    endpoint: str
+    provider: str
     action: str                  # a decision's action, or "not_suspended"
     reason: str
     until: str | None = None
@@ -45,13 +45,13 @@ class IssueEvent:
 
     @classmethod
     def of(cls, d: Decision) -> IssueEvent:
-        return cls(model=d.model, endpoint=d.provider, action=d.action.value, reason=d.reason,
+        return cls(model=d.model, provider=d.provider, action=d.action.value, reason=d.reason,
                    until=fmt_time(d.until), rung=d.rung, evidence=d.evidence)
 
 
 def title(d: IssueEvent) -> str:
     verb = VERBS.get(d.action, d.action)
-    text = f"{SYMBOLS.get(d.action, '')} {d.endpoint} {verb} ({d.model})"
+    text = f"{SYMBOLS.get(d.action, '')} {d.provider} {verb} ({d.model})"
     return _TITLE_DROP.sub("", clean(text, 200)).strip()
 
 
@@ -63,11 +63,11 @@ def round_link(round_id: str, url: str | None) -> str:
 
 def issue_body(d: IssueEvent, *, event: str, round_id: str, mode: str, run_url: str | None,
                excerpts: Sequence[Excerpt] = ()) -> str:
-    model, endpoint, action = d.model, d.endpoint, d.action
+    model, provider, action = d.model, d.provider, d.action
     what = "suspended" if action == "suspend" else "would have suspended (observe mode: routing unchanged)"
     lines = [
-        issue_marker(model, endpoint, event),
-        f"**Endpoint** {markdown(endpoint, 120)} · **model** {markdown(model, 120)} · {markdown(mode, 20)} mode",
+        issue_marker(model, provider, event),
+        f"**Endpoint** {markdown(provider, 120)} · **model** {markdown(model, 120)} · {markdown(mode, 20)} mode",
         "",
         f"In {round_link(round_id, run_url)} canary {what} this endpoint: {markdown(d.reason)}"
         f"{_until(d)}.",
@@ -83,10 +83,10 @@ def issue_body(d: IssueEvent, *, event: str, round_id: str, mode: str, run_url: 
 
 def comment_body(d: IssueEvent, *, event: str, round_id: str, run_url: str | None,
                  excerpts: Sequence[Excerpt] = ()) -> str:
-    model, endpoint, action = d.model, d.endpoint, d.action
+    model, provider, action = d.model, d.provider, d.action
     label = markdown(action.replace("_", " "), 40)
     lines = [
-        comment_marker(model, endpoint, event),
+        comment_marker(model, provider, event),
         f"{SYMBOLS.get(action, '•')} **{label}** in {round_link(round_id, run_url)}: "
         f"{markdown(d.reason)}{_until(d)}.",
         "",

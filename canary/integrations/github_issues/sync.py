@@ -34,7 +34,7 @@ from canary.integrations.github_issues.client import (
 from canary.integrations.github_issues.plan import (
     STATE_LABELS,
     Close,
-    Comment,
+    IssueComment,
     Key,
     KnownIssue,
     Open,
@@ -153,21 +153,21 @@ def known_issue(raw: Mapping[str, Any]) -> KnownIssue | None:
 def _with_comments(client: GitHubClient, issue: KnownIssue) -> KnownIssue:
     events = {m["event"] for c in client.list_comments(issue.number)
               for m in markers.parse(str(c.get("body") or "")) if "model" not in m}
-    return KnownIssue(issue.number, issue.model, issue.endpoint, issue.open, issue.labels, issue.events | events)
+    return KnownIssue(issue.number, issue.model, issue.provider, issue.open, issue.labels, issue.events | events)
 
 
 def _search_lost(client: GitHubClient, opens: list[Open], known: set[int]) -> list[KnownIssue]:
     lost: list[KnownIssue] = []
     for op in opens[:MAX_SEARCHES]:
         try:
-            items = client.search_issues(markers.incident_key(op.model, op.endpoint))
+            items = client.search_issues(markers.incident_key(op.model, op.provider))
         except RateLimited:
             break      # search is a fallback: its limit must not stop the round's issues
         except GitHubError:
             continue
         for raw in items:
             issue = known_issue(raw)
-            if issue is not None and issue.number not in known and issue.key == (op.model, op.endpoint):
+            if issue is not None and issue.number not in known and issue.key == (op.model, op.provider):
                 lost.append(_with_comments(client, issue))
                 known.add(issue.number)
     return lost
@@ -208,33 +208,33 @@ def _iso(value: datetime) -> str:
 def _apply(client: GitHubClient, op: Operation, opened: dict[Key, int], label: str) -> str:
     if isinstance(op, Open):
         created = client.create_issue(op.title, op.body, list(op.labels), label=label,
-                                      marker=markers.issue_marker(op.model, op.endpoint, op.event))
-        opened[(op.model, op.endpoint)] = int(created.get("number", 0))
-        return f"opened #{created.get('number')} {op.endpoint} ({op.model})"
-    if isinstance(op, Comment):
-        number = _target(op.number, op.model, op.endpoint, opened)
-        client.create_comment(number, op.body, marker=markers.comment_marker(op.model, op.endpoint, op.event))
+                                      marker=markers.issue_marker(op.model, op.provider, op.event))
+        opened[(op.model, op.provider)] = int(created.get("number", 0))
+        return f"opened #{created.get('number')} {op.provider} ({op.model})"
+    if isinstance(op, IssueComment):
+        number = _target(op.number, op.model, op.provider, opened)
+        client.create_comment(number, op.body, marker=markers.comment_marker(op.model, op.provider, op.event))
         return f"commented on #{number} ({op.event})"
     if isinstance(op, Close):
-        number = _target(op.number, op.model, op.endpoint, opened)
+        number = _target(op.number, op.model, op.provider, opened)
         client.update_issue(number, state="closed", state_reason="completed")
         return f"closed #{number}"
     client.update_issue(op.number, labels=list(op.labels))
     return f"relabelled #{op.number}: {', '.join(op.labels)}"
 
 
-def _target(number: int | None, model: str, endpoint: str, opened: dict[Key, int]) -> int:
+def _target(number: int | None, model: str, provider: str, opened: dict[Key, int]) -> int:
     if number is not None:
         return number
-    if (model, endpoint) not in opened or not opened[(model, endpoint)]:
+    if (model, provider) not in opened or not opened[(model, provider)]:
         raise GitHubError(0, "its issue could not be opened")
-    return opened[(model, endpoint)]
+    return opened[(model, provider)]
 
 
 def describe(op: Operation) -> str:
     if isinstance(op, Open):
-        return f"open an issue for {op.endpoint} ({op.model})"
-    if isinstance(op, Comment):
+        return f"open an issue for {op.provider} ({op.model})"
+    if isinstance(op, IssueComment):
         return f"comment {op.event} on {'#' + str(op.number) if op.number else 'the new issue'}"
     if isinstance(op, Close):
         return f"close {'#' + str(op.number) if op.number else 'the new issue'}"

@@ -11,7 +11,7 @@ from canary.integrations.github_issues import markers, render
 from canary.integrations.github_issues.plan import (
     STATE_LABELS,
     Close,
-    Comment,
+    IssueComment,
     KnownIssue,
     Open,
     Relabel,
@@ -66,9 +66,9 @@ def test_whole_round_decisions_have_no_issue() -> None:
 
 def test_a_later_decision_comments_and_a_restore_closes() -> None:
     ops = plan(doc(decision("floor_held"), decision("restore")), [issue()], label=LABEL)
-    assert [type(op) for op in ops] == [Comment, Comment, Close]
+    assert [type(op) for op in ops] == [IssueComment, IssueComment, Close]
     first = ops[0]
-    assert isinstance(first, Comment) and first.number == 5
+    assert isinstance(first, IssueComment) and first.number == 5
     assert first.body.startswith(markers.comment_marker(MODEL, TAG, "r-2/floor_held"))
     assert ops[2] == Close(5, MODEL, TAG)
 
@@ -86,7 +86,7 @@ def test_rerunning_the_same_decisions_plans_nothing() -> None:
 
 def test_an_expiry_and_a_new_suspension_in_one_round_close_the_old_issue_and_open_a_new_one() -> None:
     ops = plan(doc(decision("expired"), decision("suspend", rung=2)), [issue()], label=LABEL)
-    assert [type(op) for op in ops] == [Comment, Close, Open]
+    assert [type(op) for op in ops] == [IssueComment, Close, Open]
 
 
 def test_a_rerun_of_that_round_finds_events_on_the_closed_issue_and_the_new_one() -> None:
@@ -104,7 +104,7 @@ def test_an_issue_that_lost_its_label_is_relabelled_when_touched() -> None:
 def test_a_suspension_on_an_issue_left_open_comments_and_moves_the_state_label() -> None:
     observed = issue(labels=(LABEL, STATE_LABELS["would_suspend"]), events=("r-1/would_suspend",))
     ops = plan(doc(decision("suspend")), [observed], label=LABEL)
-    assert isinstance(ops[0], Comment) and ops[1] == Relabel(5, tuple(sorted({LABEL, STATE_LABELS["suspend"]})))
+    assert isinstance(ops[0], IssueComment) and ops[1] == Relabel(5, tuple(sorted({LABEL, STATE_LABELS["suspend"]})))
 
 
 def test_the_newest_of_several_open_issues_is_the_one_kept_up_to_date() -> None:
@@ -114,7 +114,7 @@ def test_the_newest_of_several_open_issues_is_the_one_kept_up_to_date() -> None:
 
 def test_each_endpoint_has_its_own_issue() -> None:
     ops = plan(doc(decision("suspend", provider="a/fp8"), decision("suspend", provider="b/fp8")), [], label=LABEL)
-    assert [op.endpoint for op in ops if isinstance(op, Open)] == ["a/fp8", "b/fp8"]
+    assert [op.provider for op in ops if isinstance(op, Open)] == ["a/fp8", "b/fp8"]
 
 
 HOSTILE_TAG = "evil/x--> <img src=x onerror=alert(1)> @everyone [x](http://e) `"
@@ -174,14 +174,14 @@ def test_healing_is_idempotent_and_respects_an_issue_a_person_closed() -> None:
 
 def test_an_open_issue_whose_endpoint_is_no_longer_suspended_is_closed() -> None:
     ops = plan(doc(), [issue()], label=LABEL, suspended=[])
-    assert [type(op) for op in ops] == [Comment, Close] and ops[0].event == "r-2/not_suspended"  # type: ignore[union-attr]
+    assert [type(op) for op in ops] == [IssueComment, Close] and ops[0].event == "r-2/not_suspended"  # type: ignore[union-attr]
     assert plan(doc(), [issue(events=("r-1/suspend", "r-2/not_suspended"), open=False)], label=LABEL,
                 suspended=[]) == []
 
 
 def test_an_issue_this_rounds_decisions_touched_is_left_to_them() -> None:
     ops = plan(doc(decision("floor_held")), [issue()], label=LABEL, suspended=[])
-    assert [type(op) for op in ops] == [Comment]
+    assert [type(op) for op in ops] == [IssueComment]
 
 
 def test_without_the_state_nothing_is_healed() -> None:
