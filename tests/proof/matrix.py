@@ -191,6 +191,15 @@ def tag_of(fault: str) -> str:
     return f"{'zz-' if fault in APPENDED else ''}{fault.replace('_', '-')}/fp8"
 
 
+def table(matrix: dict[str, tuple[dict[str, Any], dict[str, str], str]], contracts: tuple[str, ...]) -> list[str]:
+    """One Markdown table: a row per fault, its outcome per contract (fail in bold), and why."""
+    lines = ["| fault | " + " | ".join(contracts) + " | why |", "|---|" + "---|" * len(contracts) + "---|"]
+    for fault, (_, cells, why) in matrix.items():
+        shown = " | ".join(f"**{cells[c]}**" if cells[c] == F else cells[c] for c in contracts)
+        lines.append(f"| `{fault}` | {shown} | {why} |")
+    return lines
+
+
 def render() -> str:
     """docs/fault-matrix.md."""
     lines = [
@@ -205,13 +214,7 @@ def render() -> str:
         "suspension. `not_applicable` appears only for a host that does not advertise what the contract",
         "needs (structured output here; `tools`, `stop` below).",
         "",
-        "| fault | " + " | ".join(CONTRACTS) + " | why |",
-        "|---|" + "---|" * len(CONTRACTS) + "---|",
-    ]
-    for fault, (_, cells, why) in MATRIX.items():
-        shown = " | ".join(f"**{cells[c]}**" if cells[c] == F else cells[c] for c in CONTRACTS)
-        lines.append(f"| `{fault}` | {shown} | {why} |")
-    lines += [
+        *table(MATRIX, CONTRACTS),
         "",
         "## The optional contracts",
         "",
@@ -221,13 +224,7 @@ def render() -> str:
         "verdicts are the judge's, not the round's: prose where the peers call and fidelity against the",
         "peers; the table is the outcome of each case in `results.json`, as the `slow_decode` row above.",
         "",
-        "| fault | " + " | ".join(OPTIONAL_CONTRACTS) + " | why |",
-        "|---|" + "---|" * len(OPTIONAL_CONTRACTS) + "---|",
-    ]
-    for fault, (_, cells, why) in OPTIONAL_MATRIX.items():
-        shown = " | ".join(f"**{cells[c]}**" if cells[c] == F else cells[c] for c in OPTIONAL_CONTRACTS)
-        lines.append(f"| `{fault}` | {shown} | {why} |")
-    lines += [
+        *table(OPTIONAL_MATRIX, OPTIONAL_CONTRACTS),
         "",
         f"Round settings: first-token threshold {TTFT_SECONDS:g} s, request deadline {DEADLINE_SECONDS:g} s,",
         f"`slow_first_token` at {SLOW_DELAY_MS} ms, the refusal probe verified by a filtering control host.",
