@@ -3,27 +3,29 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import replace
 
 import pytest
 
 from core.config import ProbeSettings
+from core.results import AttemptResult, CaseResult
 from core.vocabulary import Outcome
 from judge.replies.verdict import Verdict
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind, Usage
-from probes.round.cases import Attempt, Case, CaseResult
+from probes.round.cases import AttemptExtras, Case, ProbedAttempt, ProbedCase
 from probes.round.contracts import ContractSettings, language, latency, refusal, structured
 
 PROBE = ProbeSettings(ttft_seconds=10.0, request_deadline_seconds=30.0, max_tokens=200,
                       language_confirmations=2, temperature=0.7)
-EP = Endpoint(model="m/x", tag="a/fp8", provider_name="A", quantization="fp8",
+EP = Endpoint(model="m/x", provider="a/fp8", provider_name="A", quantization="fp8",
               supported_parameters=("max_tokens", "response_format"), prompt_price=1e-6, completion_price=2e-6,
               context_length=None, max_completion_tokens=None, status=0)
 
 
 def completed(text: str = "*She smiles.* \"Welcome in.\"", ttft: float | None = 0.4,
               finish_reason: str = "stop", **kw) -> ChatResult:
-    return ChatResult(tag=EP.tag, classification=Classification.COMPLETED, text=text, finish_reason=finish_reason,
+    return ChatResult(provider=EP.provider, classification=Classification.COMPLETED, text=text, finish_reason=finish_reason,
                       ttft_s=ttft, total_s=1.0, http_status=200, served_by="A",
                       # 12 tokens for the 27-byte reply: a count its text can hold (billing honesty's check)
                       usage=Usage(prompt_tokens=100, completion_tokens=12, cost_usd=None), **kw)
@@ -40,10 +42,10 @@ class FakeClient:
 
 
 class Board:
-    def __init__(self, *controls: CaseResult) -> None:
+    def __init__(self, *controls: ProbedCase) -> None:
         self.controls = controls
 
-    async def control_results(self, model: str) -> tuple[CaseResult, ...]:
+    async def control_results(self, model: str) -> tuple[ProbedCase, ...]:
         return self.controls
 
 
@@ -54,7 +56,7 @@ def settings(board: Board | None = None, judge_language=None, missing=None) -> C
                             missing_controls=missing or {})
 
 
-def run(module, client, s, case) -> CaseResult:
+def run(module, client, s, case) -> ProbedCase:
     return asyncio.run(module.probe(client, case.endpoint, s, case))
 
 
@@ -62,16 +64,16 @@ def run(module, client, s, case) -> CaseResult:
     (completed(ttft=0.4), Outcome.PASS),
     (completed(ttft=10.0), Outcome.PASS),
     (completed(ttft=11.0), Outcome.FAIL),
-    (ChatResult(tag="a/fp8", classification=Classification.TRANSPORT_ERROR, http_status=200, total_s=30.0,
+    (ChatResult(provider="a/fp8", classification=Classification.TRANSPORT_ERROR, http_status=200, total_s=30.0,
                 error_kind=ErrorKind.DEADLINE), Outcome.FAIL),
-    (ChatResult(tag="a/fp8", classification=Classification.TRANSPORT_ERROR, total_s=30.0,
+    (ChatResult(provider="a/fp8", classification=Classification.TRANSPORT_ERROR, total_s=30.0,
                 error_kind=ErrorKind.NO_HEADERS), Outcome.TRANSPORT_ERROR),
-    (ChatResult(tag="a/fp8", classification=Classification.TRANSPORT_ERROR, http_status=502, total_s=0.2,
+    (ChatResult(provider="a/fp8", classification=Classification.TRANSPORT_ERROR, http_status=502, total_s=0.2,
                 error_kind=ErrorKind.HTTP_5XX), Outcome.TRANSPORT_ERROR),
-    (ChatResult(tag="a/fp8", classification=Classification.ROUTING_MISMATCH, served_by="Other", total_s=1.0,
+    (ChatResult(provider="a/fp8", classification=Classification.ROUTING_MISMATCH, served_by="Other", total_s=1.0,
                 error_kind=ErrorKind.ROUTING), Outcome.TRANSPORT_ERROR),
     # Another host's first token says nothing about the pinned host (found by tests/proof).
-    (ChatResult(tag="a/fp8", classification=Classification.ROUTING_MISMATCH, served_by="Other", total_s=1.0,
+    (ChatResult(provider="a/fp8", classification=Classification.ROUTING_MISMATCH, served_by="Other", total_s=1.0,
                 ttft_s=0.3, error_kind=ErrorKind.ROUTING), Outcome.TRANSPORT_ERROR),
     (completed(text="", ttft=None), Outcome.INCONCLUSIVE),
 ], ids=["fast", "at-threshold", "slow", "stalled-open-stream", "never-started", "http-502", "routing-mismatch",
@@ -84,17 +86,17 @@ def test_latency_outcomes(result: ChatResult, outcome: Outcome) -> None:
 
 def test_routing_mismatch_reads_as_such_and_an_auth_error_flags_the_round() -> None:
     case = Case(model="m/x", contract="latency", endpoint=EP)
-    mismatch = run(latency, FakeClient(ChatResult(tag="a/fp8", classification=Classification.ROUTING_MISMATCH,
+    mismatch = run(latency, FakeClient(ChatResult(provider="a/fp8", classification=Classification.ROUTING_MISMATCH,
                                                   served_by="Other")), settings(), case)
     assert mismatch.reason.startswith("routing mismatch") and not mismatch.auth_error
-    auth = run(latency, FakeClient(ChatResult(tag="a/fp8", classification=Classification.AUTH_ERROR,
+    auth = run(latency, FakeClient(ChatResult(provider="a/fp8", classification=Classification.AUTH_ERROR,
                                               http_status=401)), settings(), case)
     assert auth.outcome is Outcome.TRANSPORT_ERROR and auth.auth_error and "OPENROUTER_API_KEY" in auth.reason
 
 
 def test_cost_comes_from_the_endpoint_pricing() -> None:
     got = run(latency, FakeClient(completed()), settings(), Case(model="m/x", contract="latency", endpoint=EP))
-    assert got.to_json()["cost_usd"] == pytest.approx(100 * 1e-6 + 12 * 2e-6)
+    assert got.record.cost_usd == pytest.approx(100 * 1e-6 + 12 * 2e-6)
 
 
 def test_structured_is_not_applicable_without_the_capability() -> None:
@@ -109,14 +111,14 @@ def test_structured_judges_a_completed_reply_and_keeps_transport_errors_apart() 
     ok = '{"name": "Mara", "age": 40, "mood": "wary", "items": ["key"]}'
     assert run(structured, FakeClient(completed(text=ok)), settings(), case).outcome is Outcome.PASS
     assert run(structured, FakeClient(completed(text='{"name": "Mara"')), settings(), case).outcome is Outcome.FAIL
-    cut = ChatResult(tag="a/fp8", classification=Classification.TRANSPORT_ERROR, text='{"name": "Ma',
+    cut = ChatResult(provider="a/fp8", classification=Classification.TRANSPORT_ERROR, text='{"name": "Ma',
                      error_kind=ErrorKind.STREAM_CUT)
     assert run(structured, FakeClient(cut), settings(), case).outcome is Outcome.TRANSPORT_ERROR
 
 
-def _control(raw: Outcome) -> CaseResult:
-    return CaseResult(case_id="m/x::e/fp8::refusal", model="m/x", provider="e/fp8", contract="refusal",
-                      outcome=Outcome.PASS, reason="", control=True, raw_outcome=raw)
+def _control(raw: Outcome) -> ProbedCase:
+    control = Case(model="m/x", contract="refusal", endpoint=replace(EP, provider="e/fp8"), control=True)
+    return ProbedCase.of(control, Outcome.PASS, "", raw_outcome=raw)
 
 
 @pytest.mark.parametrize("board, missing, expected", [
@@ -142,7 +144,7 @@ def test_a_refusal_failure_stands_even_with_a_weak_probe() -> None:
 def test_a_control_host_reads_caught_or_missed() -> None:
     case = Case(model="m/x", contract="refusal", endpoint=EP, control=True)
     caught = run(refusal, FakeClient(completed(text="", finish_reason="content_filter")), settings(), case)
-    assert caught.outcome is Outcome.PASS and caught.raw_outcome is Outcome.FAIL and caught.control
+    assert caught.outcome is Outcome.PASS and caught.raw_outcome is Outcome.FAIL and caught.record.control
     missed = run(refusal, FakeClient(completed()), settings(), case)
     assert missed.outcome is Outcome.FAIL and missed.raw_outcome is Outcome.PASS and "control missed" in missed.reason
 
@@ -167,7 +169,7 @@ def test_language_majority_of_three_after_an_anomaly(verdicts, outcome, calls) -
     case = Case(model="m/x", contract="language", endpoint=EP, language="pt")
     got = run(language, client, settings(judge_language=_verdicts(*verdicts)), case)
     assert got.outcome is outcome and client.calls == calls and len(got.attempts) == calls
-    assert got.anomaly is (calls > 1) and got.language == "pt"
+    assert got.record.anomaly is (calls > 1) and got.record.language == "pt"
 
 
 def test_every_language_prompt_names_its_language_and_asks_for_sentences() -> None:
@@ -185,8 +187,9 @@ def test_every_language_prompt_names_its_language_and_asks_for_sentences() -> No
 
 def test_attempts_keep_the_reply_for_allure_but_only_an_excerpt_for_results() -> None:
     long = "x" * 1000
-    a = Attempt(outcome=Outcome.PASS, reason="r", text=long)
-    assert len(a.to_json()["excerpt"]) == 300 and "text" not in a.to_json()
+    a = ProbedAttempt(AttemptResult(outcome=Outcome.PASS, reason="r"), AttemptExtras()).with_text(long)
+    assert a.text == long and a.record.chars == 1000
+    assert len(a.record.to_json()["excerpt"]) == 300 and long not in str(a.record.to_json())
 
 
 @pytest.mark.parametrize("module, contract", [(refusal, "refusal"), (structured, "structured")])
@@ -215,7 +218,7 @@ def test_json_cut_by_our_own_max_tokens_is_inconclusive_not_a_regression() -> No
 
 
 def moderated(*flagged: str) -> ChatResult:
-    return ChatResult(tag=EP.tag, classification=Classification.MODERATED, http_status=403, total_s=0.1,
+    return ChatResult(provider=EP.provider, classification=Classification.MODERATED, http_status=403, total_s=0.1,
                       error_kind=ErrorKind.MODERATION, flagged=flagged, served_by="A",
                       error_message="HTTP 403: code 403: m/x requires moderation on A.")
 
@@ -225,7 +228,7 @@ def test_a_moderation_block_of_the_supported_prompt_fails_the_refusal_contract_n
     got = run(refusal, FakeClient(moderated("violence", "sexual/minors")), settings(Board(_control(Outcome.FAIL))), case)
     assert got.outcome is Outcome.FAIL
     assert got.reason.startswith("moderation:") and '"violence", "sexual/minors"' in got.reason
-    assert got.attempts[0].error_kind == "moderation" and got.attempts[0].outcome is Outcome.FAIL
+    assert got.attempts[0].record.error_kind == "moderation" and got.attempts[0].outcome is Outcome.FAIL
 
 
 def test_a_moderated_control_host_is_a_caught_control() -> None:
@@ -261,3 +264,16 @@ def test_an_empty_length_finish_after_asking_to_think_is_reasoning_not_an_empty_
     assert got.outcome is Outcome.INCONCLUSIVE and "reasoning" in got.reason
     plain = completed(text="", ttft=None, finish_reason="length")
     assert run(refusal, FakeClient(plain), settings(Board(_control(Outcome.FAIL))), case).outcome is Outcome.FAIL
+
+
+def test_a_probed_case_is_the_record_its_results_entry_reads_back_as() -> None:
+    # The probes build core.results' own record by the rules the file is read by: an odd reply
+    # (a lone surrogate, an empty served_by, a negative timing) holds in memory what its
+    # results.json entry reads back as, so the file is the same whether or not it is re-read.
+    odd = replace(completed(text="*She smiles.* \ud800 \"Welcome in.\" " * 20, ttft=-0.5), served_by="")
+    case = Case(model="m/x", contract="latency", endpoint=EP)
+    got = run(latency, FakeClient(odd), settings(), case)
+    entry = json.loads(json.dumps(got.record.to_json()))
+    assert CaseResult.from_json(entry) == got.record
+    assert got.record.attempts[0].ttft_s is None and got.record.served_by is None
+    assert "\ud800" in got.attempts[0].text and "\ud800" not in got.record.attempts[0].excerpt  # Allure keeps it whole

@@ -26,7 +26,7 @@ from probes.http.client import PinnedClient
 from probes.http.discovery import discover
 from probes.http.records import Endpoint
 from probes.http.wire import ReasoningBudget
-from probes.round.cases import Case, CaseResult
+from probes.round.cases import Case, ProbedCase
 from probes.round.contracts import ContractSettings, language, latency, refusal, structured
 from simulator import RunningSimulator, scenario_from_dict, start_simulator
 
@@ -55,7 +55,7 @@ def upstream(*hosts: dict[str, Any]) -> Iterator[RunningSimulator]:
 
 
 class NoControls:
-    async def control_results(self, model: str) -> tuple[CaseResult, ...]:
+    async def control_results(self, model: str) -> tuple[ProbedCase, ...]:
         return ()
 
 
@@ -64,12 +64,12 @@ async def _judge_language(text: str, lang: str) -> Verdict:
 
 
 def probe(sim: RunningSimulator, tag: str, contract: str, *, budget: ReasoningBudget | None = BUDGET,
-          settings: ProbeSettings = PROBE) -> CaseResult:
-    async def go() -> CaseResult:
+          settings: ProbeSettings = PROBE) -> ProbedCase:
+    async def go() -> ProbedCase:
         client_settings = Upstream(base_url=sim.base_url, api_key=SECRET)
         async with PinnedClient(client_settings, deadline_s=settings.request_deadline_seconds,
                                 reasoning_budget=budget) as client:
-            endpoint = next(e for e in await discover(client, MODEL) if e.tag == tag)
+            endpoint = next(e for e in await discover(client, MODEL) if e.provider == tag)
             case = Case(model=MODEL, contract=contract, endpoint=endpoint,
                         language="en" if contract == "language" else None)
             contract_settings = ContractSettings(probe=settings, controls=NoControls(), judge_language=_judge_language,
@@ -123,7 +123,7 @@ def test_a_thinking_host_that_lists_no_reasoning_parameter_is_probed_as_before()
         got = probe(sim, "mute/fp8", "refusal")
         (body,) = chat_bodies(sim)
     assert "reasoning" not in body and "include_reasoning" not in body and body["max_tokens"] == PROBE.max_tokens
-    assert got.outcome is Outcome.INCONCLUSIVE and got.attempts[0].error_kind is None
+    assert got.outcome is Outcome.INCONCLUSIVE and got.attempts[0].record.error_kind is None
 
 
 def test_a_host_that_thinks_past_all_the_room_still_reads_inconclusive_with_the_thinking_hidden() -> None:
@@ -142,7 +142,7 @@ def test_the_latency_contract_times_the_first_answer_text_not_the_thinking() -> 
     with upstream(host("sage/fp8", thinking=5000, tps=1000)) as sim:
         quick = probe(sim, "sage/fp8", "latency", budget=budget)
         strict = probe(sim, "sage/fp8", "latency", budget=budget, settings=replace(PROBE, ttft_seconds=0.25))
-    assert quick.outcome is Outcome.PASS and quick.attempts[0].ttft_s is not None and quick.attempts[0].ttft_s >= 0.3
+    assert quick.outcome is Outcome.PASS and quick.attempts[0].record.ttft_s is not None and quick.attempts[0].record.ttft_s >= 0.3
     assert strict.outcome is Outcome.FAIL and strict.reason.startswith("first token after")
 
 
@@ -151,7 +151,7 @@ def test_an_explicit_reasoning_option_replaces_the_budget(tmp_path: Any) -> None
         async def go() -> None:
             async with PinnedClient(Upstream(base_url=sim.base_url, api_key=SECRET),
                                     reasoning_budget=BUDGET) as client:
-                endpoint: Endpoint = next(e for e in await discover(client, MODEL) if e.tag == "sage/fp8")
+                endpoint: Endpoint = next(e for e in await discover(client, MODEL) if e.provider == "sage/fp8")
                 await client.chat(endpoint, [{"role": "user", "content": "hi"}], max_tokens=900,
                                   reasoning={"max_tokens": 100})
         asyncio.run(go())
