@@ -80,9 +80,13 @@ def write_yaml(path: Path, doc: dict[str, Any]) -> Path:
 
 def canary_config(path: Path, *, controls: Sequence[str] = (), model: str = MODEL, mode: str = "observe",
                   probe: dict[str, Any] | None = None, concurrency: dict[str, Any] | None = None,
-                  rules: dict[str, Any] | None = None, optional_contracts: Sequence[str] = ()) -> Path:
-    """A canary.yaml; unspecified sections keep canary's defaults (`optional_contracts`: the model's)."""
+                  rules: dict[str, Any] | None = None, optional_contracts: Sequence[str] = (),
+                  contracts: Sequence[str] = ()) -> Path:
+    """A canary.yaml; unspecified sections keep canary's defaults (`optional_contracts`: the model's;
+    `contracts`: which may run, all by default)."""
     doc: dict[str, Any] = {"mode": mode, "models": [model], "controls": {model: list(controls)} if controls else {}}
+    if contracts:
+        doc["contracts"] = list(contracts)
     if optional_contracts:
         doc["optional_contracts"] = {model: list(optional_contracts)}
     if probe:

@@ -34,12 +34,14 @@ list the parameter: none):
 
     BENCH cost kind=optional-<contract> providers=… requests=… requests_max=… usd_round=… usd_month=…
 
-Then the optional contracts (issue 23): one round of four healthy hosts (the default scenario's
-pricing, $0.27/M prompt, $1.10/M completion tokens, all listing `stop`) with `optional_contracts:
-[stop, fidelity]`, and what each contract adds per endpoint per round (one request each; the
-fidelity prompt is the longer one, five questions):
+Then the optional contracts (issue 23) all three at once: one round of four healthy hosts (the
+default scenario's pricing, $0.27/M prompt, $1.10/M completion tokens, all listing `tools` and
+`stop`) with `optional_contracts: [tools, stop, fidelity]`, and what each contract adds per
+endpoint per round (one request each when clean; the fidelity prompt is the longer one, five
+questions), then the three together and a clean endpoint's whole round with them:
 
     BENCH cost kind=optional-<contract> requests=… prompt_tokens=… completion_tokens=… usd_round=… usd_month=…
+    BENCH cost kind=optional-all requests=… usd_round=… usd_month=… round_requests=… round_usd=…
 """
 
 from __future__ import annotations
@@ -215,15 +217,17 @@ def optional_rounds(tmp: Path) -> list[str]:
             lines.append(bench_line("cost", kind=f"optional-{contract}", providers=len(cases), requests=sum(requests),
                                     requests_max=max(requests), usd_round=usd, usd_month=usd * ROUNDS_PER_MONTH,
                                     verdicts=verdicts))
+    return lines
 
 
-# The stop and fidelity contracts, together on hosts that list `stop` (the default scenario's do not).
-TASK_OPTIONAL = ("stop", "fidelity")
+# All three optional contracts together, on hosts that list `tools` and `stop` (the default scenario's
+# list neither `stop` nor, for some, `tools`).
+TASK_OPTIONAL = ("tools", "stop", "fidelity")
 
 
 def optional_round(tmp: Path) -> list[str]:
-    """One round with the optional stop and fidelity contracts on; prints what each adds, returns BENCH lines."""
-    hosts = [endpoint(f"host{i}/fp8", params=(*PLAIN_PARAMS, "stop")) for i in range(4)]
+    """One round with the three optional contracts on; prints what each adds, returns BENCH lines."""
+    hosts = [endpoint(f"host{i}/fp8", params=(*PLAIN_PARAMS, "tools", "stop")) for i in range(4)]
     scenario_file = write_yaml(tmp / "optional.yaml", scenario("optional-cost", hosts))
     with Simulator(scenario_file, seed=11) as sim:
         config = canary_config(tmp / "canary-optional.yaml", optional_contracts=TASK_OPTIONAL)
@@ -243,6 +247,16 @@ def optional_round(tmp: Path) -> list[str]:
         lines.append(bench_line("cost", kind=f"optional-{contract}", requests=figures["requests"],
                                 prompt_tokens=figures["prompt_tokens"], completion_tokens=figures["completion_tokens"],
                                 usd_round=figures["cost_usd"], usd_month=figures["cost_usd"] * ROUNDS_PER_MONTH))
+    mine = [c for c in results["cases"] if c["contract"] in TASK_OPTIONAL]
+    every = results["cases"]
+    n = len(hosts)
+    added, usd = sum(c["requests"] for c in mine) / n, sum(c["cost_usd"] for c in mine) / n
+    total_req, total_usd = sum(c["requests"] for c in every) / n, sum(c["cost_usd"] for c in every) / n
+    print(f"{'all three':<10} {added:>8g} {'':>10} {'':>10} {usd:>11.6f} {usd * ROUNDS_PER_MONTH:>10.4f}  "
+          f"(a clean endpoint's whole round with them: {total_req:g} requests, ${total_usd:.6f}, "
+          f"${total_usd * ROUNDS_PER_MONTH:.4f}/month)")
+    lines.append(bench_line("cost", kind="optional-all", requests=added, usd_round=usd, usd_month=usd * ROUNDS_PER_MONTH,
+                            round_requests=total_req, round_usd=total_usd))
     return lines
 
 

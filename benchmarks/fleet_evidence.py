@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/fleet_evidence.py [--only demo,planted,article,three_defects,shared,
                                                           bad_probe_day,noisy_week,tools,
-                                                          optional_week]
+                                                          optional_week,optional_all_week]
                                                   [--week-rounds 336] [--seed 13]
 
 (demo) first: `canary round` twice on the bundled simulator with its default scenario, exactly as
@@ -10,7 +10,7 @@
 simulator-state/), and the cards of its would-suspends: the issue 20 target is no WEAK EVIDENCE
 for a host whose defect is its own (cinder, dune, fjord, glacier).
 
-Then seven scenarios, each a timeline of real half-hourly rounds: ONE simulator subprocess per
+Then nine scenarios, each a timeline of real half-hourly rounds: ONE simulator subprocess per
 scenario (its round number advanced through /_sim/control), then per round `pytest probes`
 (with the judge's language plan, started_at set on the virtual clock) and `canary judge --now`
 (observe mode, as the checked-in canary.yaml), exactly as benchmarks/false_suspensions.py does:
@@ -44,6 +44,13 @@ scenario (its round number advanced through /_sim/control), then per round `pyte
                listing `stop`, a host ignoring the stop string, one echoing it and one answering
                60 % of the fidelity items wrongly, for --week-rounds rounds. Target: the three
                caught, 0 false suspensions.
+(g) optional_all_week  all three optional contracts at once (issue 23's fleet week): 6 healthy noisy
+               hosts listing `tools` and `stop` with each contract's noise (the transport noise
+               above, prose 10 % and valid calls ending `stop` 5 %, a third of the fidelity replies
+               with a fifth of their items wrong) and the 7 planted optional defects (markup leaked
+               60 %, schema broken 80 %, arguments twice, prose where the peers call, stop ignored,
+               stop echoed, 60 % of the fidelity items wrong), for --week-rounds rounds. Target: the
+               7 caught, 0 false suspensions.
 
 Per scenario it prints each opening decision with its evidence card, the detection delay of each
 planted defect (rounds from the defect's first round to its would-suspend), false suspensions,
@@ -128,6 +135,10 @@ NOISE: dict[str, dict[str, Any]] = {  # benchmarks/false_suspensions.py's realis
 # and then (its own propensity) and a host ends valid calls with `stop`; neither may suspend anyone.
 TOOL_NOISE: dict[str, dict[str, Any]] = {"tool_prose": {"rate": 0.10}, "tool_finish_stop": {"rate": 0.05}}
 TOOL_PARAMS = [*ALL_PARAMS, "tools"]
+# The fidelity contract's realistic noise: the model itself slips on an item now and then (a
+# third of its replies get a fifth of their items wrong), on every host alike.
+FIDELITY_NOISE: dict[str, dict[str, Any]] = {"fidelity_errors": {"rate": 0.3, "share": 0.2}}
+OPTIONAL_PARAMS = [*ALL_PARAMS, "tools", "stop"]
 
 
 def host(tag: str, faults: dict[str, Any] | None = None, **kw: Any) -> dict[str, Any]:
@@ -176,6 +187,17 @@ def scenarios(week_rounds: int) -> dict[str, Scenario]:
         host("ignores/fp8", {"stop_ignored": {"rate": 1.0}}, params=STOP_PARAMS),
         host("echoes/fp8", {"stop_echoed": {"rate": 1.0}}, params=STOP_PARAMS),
         host("wrong/fp8", {"fidelity_errors": {"rate": 1.0, "share": 0.6}}, params=STOP_PARAMS)]
+    # All three optional contracts at once (issue 23's last paragraph): healthy noisy hosts listing
+    # tools and stop, each contract's noise on them, and every planted optional defect.
+    optional_all = [host(f"host{i}/fp8", {**NOISE, **TOOL_NOISE, **FIDELITY_NOISE}, ttft_ms=60 + 20 * i,
+                         params=OPTIONAL_PARAMS) for i in range(6)] + [
+        host("leak/fp8", {**NOISE, "tool_markup_leak": {"rate": 0.6, "dialect": "kimi"}}, params=OPTIONAL_PARAMS),
+        host("schema/fp8", {"tool_schema_break": {"rate": 0.8}}, params=OPTIONAL_PARAMS),
+        host("twice/fp8", {"tool_args_twice": {"rate": 1.0}}, params=OPTIONAL_PARAMS),
+        host("prosy/fp8", {"tool_prose": {"rate": 1.0}}, params=OPTIONAL_PARAMS),
+        host("ignores/fp8", {"stop_ignored": {"rate": 1.0}}, params=OPTIONAL_PARAMS),
+        host("echoes/fp8", {"stop_echoed": {"rate": 1.0}}, params=OPTIONAL_PARAMS),
+        host("wrong/fp8", {"fidelity_errors": {"rate": 1.0, "share": 0.6}}, params=OPTIONAL_PARAMS)]
     return {
         "planted": Scenario("planted", planted, 6, {t: 1 for t in ("cinder/fp8", "dune/int4", "fjord/fp16",
                                                                   "glacier/fp8", "shy/fp8", "trunc/fp8")}),
@@ -195,6 +217,13 @@ def scenarios(week_rounds: int) -> dict[str, Scenario]:
                                   "stop and fidelity on: a stop-ignoring, a stop-echoing and a host answering "
                                   "60 % of the fidelity items wrongly among 6 healthy noisy hosts",
                                   optional=("stop", "fidelity")),
+        "optional_all_week": Scenario(
+            "optional_all_week", optional_all, week_rounds,
+            {t: 1 for t in ("leak/fp8", "schema/fp8", "twice/fp8", "prosy/fp8", "ignores/fp8", "echoes/fp8",
+                            "wrong/fp8")},
+            "tools, stop and fidelity on: 6 healthy noisy hosts (transport noise, prose 10 %, valid calls "
+            "ending `stop` 5 %, fidelity slips) and the 7 planted optional defects",
+            optional=("tools", "stop", "fidelity")),
     }
 
 
@@ -383,7 +412,7 @@ def demo(tmp: Path, echo: Callable[[str], None]) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", default="demo,planted,article,three_defects,shared,bad_probe_day,noisy_week,tools,"
-                                          "optional_week")
+                                          "optional_week,optional_all_week")
     parser.add_argument("--week-rounds", type=int, default=336)
     parser.add_argument("--seed", type=int, default=13)
     args = parser.parse_args()

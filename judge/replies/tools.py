@@ -16,7 +16,8 @@
    buckets of OpenRouter's Tool Call Error Rate;
 5. no call but text: `tools: prose instead of a call`, inconclusive here. Whether it fails is a
    peer question (judge/suspension/tool_prose.py): the model's own propensity to answer in prose
-   is not the host's defect, so it fails only when most peers called the tool that round.
+   is not the host's defect, so it fails only when every attempt was prose and most peers called
+   the tool that round.
 
 A wrong finish reason on valid calls (`stop` instead of `tool_calls`) and argument values other
 than the ones the prompt states are notes: recorded, never failing.

@@ -3,6 +3,15 @@
 One endpoint per fault, each fault at rate 1.0, plus a healthy row and the positive control
 (which only makes the refusal probe verified: its own cases judge the probe, not a host).
 `render()` is the Markdown table of docs/fault-matrix.md; a test keeps the two identical.
+
+The optional contracts (issue 23: tools, stop, fidelity) have their own table and their own
+round (OPTIONAL_MATRIX): their faults plus the transport and filter faults that reach them, on
+hosts listing tools and stop, with only those three contracts running. A second round, rather
+than three more columns on every row of the first: measured on the loaded development machine,
+the three contracts on every host of the first round doubled it (14.5 s -> 29.3 s), about what
+the second round costs (15 s, most of it the hanging host's deadline), while most of the first
+round's faults act on the roleplay replies the optional requests never get (their cells would
+pass by construction and assert nothing).
 """
 
 from __future__ import annotations
@@ -114,6 +123,56 @@ MATRIX: dict[str, tuple[dict[str, Any], dict[str, str], str]] = {
                         "streams without their usage chunk: never failed in one round; the judge counts them "
                         "against the peers over the window (the stream_usage card)"),
 }
+# -- the optional contracts (issue 23) ---------------------------------------------------------
+
+OPTIONAL_CONTRACTS = ("tools", "stop", "fidelity")
+# Not a fault: a healthy host that lists neither `tools` nor `stop`.
+NO_OPTIONAL = "no_tools_or_stop"
+OPTIONAL_PARAMS = ("max_tokens", "temperature", "seed", "response_format", "structured_outputs", "tools", "stop")
+
+
+def optional_row(tools: str, stop: str, fidelity: str) -> dict[str, str]:
+    return {"tools": tools, "stop": stop, "fidelity": fidelity}
+
+
+OPTIONAL_MATRIX: dict[str, tuple[dict[str, Any], dict[str, str], str]] = {
+    "healthy": ({}, optional_row(P, P, P), "the baseline"),
+    NO_OPTIONAL: ({}, optional_row(NA, NA, P),
+                  "(not a fault) a host that never listed tools or stop has not regressed; fidelity needs "
+                  "no parameter (temperature 0 only where listed)"),
+    "tool_markup_leak": ({"dialect": "kimi"}, optional_row(F, P, P),
+                         "Kimi's tool-call markup in the content instead of a call (tools requests only)"),
+    "tool_schema_break": ({}, optional_row(F, P, P), "arguments that break the tool's schema (`schema_mismatch`)"),
+    "tool_args_twice": ({}, optional_row(F, P, P),
+                        "the streamed arguments assembled twice, `{...}{...}` (`duplicated_arguments`)"),
+    "tool_no_arguments": ({}, optional_row(F, P, P), "a call without arguments: no JSON object (`invalid_json`)"),
+    "tool_finish_stop": ({}, optional_row(P, P, P),
+                         "valid calls ending with finish_reason `stop`: a note, not a failure"),
+    "tool_prose": ({}, optional_row(I, P, P),
+                   "prose instead of a call on all 3 attempts: inconclusive here; the judge fails it only when "
+                   "every attempt was prose and most peers called the tool that round (judge/suspension/tool_prose.py)"),
+    "stop_ignored": ({}, optional_row(P, F, P), "the count runs past the stop string (`stop_ignored`)"),
+    "stop_echoed": ({}, optional_row(P, F, P), "the reply ends with the stop string (`stop_echoed`)"),
+    "fidelity_errors": ({"share": 1.0}, optional_row(P, P, I),
+                        "every fidelity item answered wrongly: inconclusive here (the model or the host?); the "
+                        "judge fails it against the peers' median over the window (judge/suspension/fidelity.py)"),
+    "leading_garbage": ({}, optional_row(P, P, P),
+                        "stray bytes corrupt the roleplay replies; the calls and the task answers are untouched"),
+    "content_filter": ({"partial": 0.0}, optional_row(F, I, I),
+                       "finish_reason content_filter with no text: an empty completed reply fails tools; "
+                       "the stop and fidelity tasks were not done"),
+    "empty_reply": ({}, optional_row(F, I, I), "no text at all: as content_filter"),
+    "filter_error": ({"error_type": "content_policy_violation", "where": "status"}, optional_row(I, I, I),
+                     "a typed content_policy_violation error: a filter event, never \"unreachable\", never a "
+                     "verdict on calls, stop or items"),
+    "truncated_stream": ({}, optional_row(T, T, T), "connection dropped after some text: nothing completed to judge"),
+    "mid_stream_error": ({"shape": "documented"}, optional_row(T, T, T), "an error chunk after some text"),
+    "http_error": ({"status": 503}, optional_row(T, T, T), "an error status before any byte"),
+    "hang": ({}, optional_row(T, T, T), "no headers before the deadline"),
+    "wrong_provider": ({"to": "healthy/fp8"}, optional_row(T, T, T), "served by another host despite pinning"),
+}
+
+
 # Traits are not drawn (no `rate`); a reasoning host lists `reasoning` among its parameters.
 TRAITS = ("thinking", "reset_before_response")
 PARAMS = {"thinking": ("max_tokens", "temperature", "seed", "response_format", "structured_outputs", "reasoning",
@@ -132,6 +191,15 @@ def tag_of(fault: str) -> str:
     return f"{'zz-' if fault in APPENDED else ''}{fault.replace('_', '-')}/fp8"
 
 
+def table(matrix: dict[str, tuple[dict[str, Any], dict[str, str], str]], contracts: tuple[str, ...]) -> list[str]:
+    """One Markdown table: a row per fault, its outcome per contract (fail in bold), and why."""
+    lines = ["| fault | " + " | ".join(contracts) + " | why |", "|---|" + "---|" * len(contracts) + "---|"]
+    for fault, (_, cells, why) in matrix.items():
+        shown = " | ".join(f"**{cells[c]}**" if cells[c] == F else cells[c] for c in contracts)
+        lines.append(f"| `{fault}` | {shown} | {why} |")
+    return lines
+
+
 def render() -> str:
     """docs/fault-matrix.md."""
     lines = [
@@ -143,15 +211,20 @@ def render() -> str:
         "asserts every cell and that this table is the one it asserts.",
         "",
         "`transport_error` freezes a host's streak; `inconclusive` too; only `fail` counts toward a",
-        "suspension. `not_applicable` appears only for a host that does not advertise structured output.",
+        "suspension. `not_applicable` appears only for a host that does not advertise what the contract",
+        "needs (structured output here; `tools`, `stop` below).",
         "",
-        "| fault | " + " | ".join(CONTRACTS) + " | why |",
-        "|---|" + "---|" * len(CONTRACTS) + "---|",
-    ]
-    for fault, (_, cells, why) in MATRIX.items():
-        shown = " | ".join(f"**{cells[c]}**" if cells[c] == F else cells[c] for c in CONTRACTS)
-        lines.append(f"| `{fault}` | {shown} | {why} |")
-    lines += [
+        *table(MATRIX, CONTRACTS),
+        "",
+        "## The optional contracts",
+        "",
+        "`tools`, `stop` and `fidelity` (issue 23, opted in per model with `optional_contracts:`) in a",
+        "round of their own: their faults plus the transport and filter faults that reach them, each at",
+        "rate 1.0 on its own host listing `tools` and `stop`, only these three contracts running. Two",
+        "verdicts are the judge's, not the round's: prose where the peers call and fidelity against the",
+        "peers; the table is the outcome of each case in `results.json`, as the `slow_decode` row above.",
+        "",
+        *table(OPTIONAL_MATRIX, OPTIONAL_CONTRACTS),
         "",
         f"Round settings: first-token threshold {TTFT_SECONDS:g} s, request deadline {DEADLINE_SECONDS:g} s,",
         f"`slow_first_token` at {SLOW_DELAY_MS} ms, the refusal probe verified by a filtering control host.",

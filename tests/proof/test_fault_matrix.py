@@ -16,7 +16,11 @@ from matrix import (
     CONTROL,
     DEADLINE_SECONDS,
     MATRIX,
+    NO_OPTIONAL,
     NO_STRUCTURED,
+    OPTIONAL_CONTRACTS,
+    OPTIONAL_MATRIX,
+    OPTIONAL_PARAMS,
     PARAMS,
     TRAITS,
     TTFT_SECONDS,
@@ -57,6 +61,44 @@ def matrix_round(tmp_path_factory: pytest.TempPathFactory) -> ProbeRun:
     return done
 
 
+def optional_scenario() -> dict[str, object]:
+    hosts = []
+    for fault, (params, _, _) in OPTIONAL_MATRIX.items():
+        listed = NO_JSON_PARAMS if fault == NO_OPTIONAL else OPTIONAL_PARAMS
+        faults = None if fault in ("healthy", NO_OPTIONAL) else {fault: {"rate": 1.0, **params}}
+        hosts.append(endpoint(tag_of(fault), **FAST, params=listed, faults=faults))  # type: ignore[arg-type]
+    return scenario("fault-matrix-optional", hosts, keepalive_ms=50)
+
+
+@pytest.fixture(scope="module")
+def optional_round(tmp_path_factory: pytest.TempPathFactory) -> ProbeRun:
+    """The optional contracts' round: only tools, stop and fidelity run (no refusal probe to verify)."""
+    tmp = tmp_path_factory.mktemp("fault-matrix-optional")
+    scenario_file = write_yaml(tmp / "scenario.yaml", optional_scenario())
+    config = canary_config(tmp / "canary.yaml", contracts=OPTIONAL_CONTRACTS, optional_contracts=OPTIONAL_CONTRACTS,
+                           probe={"ttft_seconds": TTFT_SECONDS, "request_deadline_seconds": DEADLINE_SECONDS})
+    with Simulator(scenario_file, seed=5) as sim:
+        done = run_probe(sim.base_url, config, tmp / "reports", state=tmp / "no-state.json")
+    assert (tmp / "reports" / "results.json").exists(), done.output[-3000:]
+    return done
+
+
+def test_the_optional_round_completes(optional_round: ProbeRun) -> None:
+    results = optional_round.results
+    assert results["complete"] is True, results["incomplete_reason"]
+    assert {c["contract"] for c in results["cases"]} == set(OPTIONAL_CONTRACTS)
+
+
+@pytest.mark.parametrize("fault, contract", [(f, c) for f in OPTIONAL_MATRIX for c in OPTIONAL_CONTRACTS],
+                         ids=[f"{f}-{c}" for f in OPTIONAL_MATRIX for c in OPTIONAL_CONTRACTS])
+def test_each_fault_gives_the_expected_outcome_on_each_optional_contract(optional_round: ProbeRun, fault: str,
+                                                                          contract: str) -> None:
+    expected = OPTIONAL_MATRIX[fault][1][contract]
+    case = next(c for c in optional_round.results["cases"]
+                if c["provider"] == tag_of(fault) and c["contract"] == contract)
+    assert case["outcome"] == expected, case["reason"]
+
+
 def test_the_matrix_round_completes_with_its_probe_verified(matrix_round: ProbeRun) -> None:
     results = matrix_round.results
     assert results["complete"] is True, results["incomplete_reason"]
@@ -77,6 +119,16 @@ def test_a_wrong_provider_reads_as_a_routing_mismatch(matrix_round: ProbeRun) ->
     for case in matrix_round.results["cases"]:
         if case["provider"] == tag_of("wrong_provider"):
             assert case["reason"].startswith("routing mismatch"), case
+
+
+def test_every_reason_of_the_optional_round_has_a_history_reason_code(optional_round: ProbeRun) -> None:
+    from canary.history.rows import case_row
+    from core.results import read_results
+
+    codes = {(c.provider, c.contract): case_row(c).code for c in read_results(optional_round.results).cases}
+    assert not [k for k, code in codes.items() if code.endswith("_other")], codes
+    assert codes[(tag_of("stop_ignored"), "stop")] == "stop_ignored"
+    assert codes[(tag_of("stop_echoed"), "stop")] == "stop_echoed"
 
 
 def test_every_reason_of_the_round_has_a_history_reason_code(matrix_round: ProbeRun) -> None:
@@ -155,3 +207,22 @@ def test_billing_honesty_in_the_judge_fails_only_the_hidden_prompt_and_counts_th
     assert set(codes[tag_of("healthy")][USAGE]) == {"p"}
     overbilled = [c for c in report.cases if c.provider == tag_of("overbilling")]
     assert all(c.reason.startswith("billing: cost above the listed price") for c in overbilled)
+
+
+def test_the_judge_adds_the_peer_verdicts_of_the_optional_round(optional_round: ProbeRun) -> None:
+    # The two verdicts the table leaves to the judge, on the same real round: prose fails only
+    # because the other hosts called, wrong items only because the peers' median got them right;
+    # every other failure of the judge is the round's own (no host gains a fail on a case that passed).
+    from core.policy import Policy
+    from core.results import read_results
+    from judge.suspension.round import classify_round
+
+    (model,) = classify_round(read_results(optional_round.results), Policy()).values()
+    failed = {(p, e.contract) for p, pr in model.providers.items() for e in pr.evidence if e.outcome == "fail"}
+    own = {(tag_of(f), c) for f, (_, cells, _) in OPTIONAL_MATRIX.items() for c, o in cells.items() if o == "fail"}
+    by_peers = {(tag_of(f), "fidelity") for f in ("fidelity_errors", "content_filter", "empty_reply")}
+    assert failed == own | {(tag_of("tool_prose"), "tools")} | by_peers
+    reasons = {(p, e.contract): e.reason for p, pr in model.providers.items() for e in pr.evidence}
+    assert "other hosts called a tool this round" in reasons[(tag_of("tool_prose"), "tools")]
+    assert "vs the peers' median" in reasons[(tag_of("fidelity_errors"), "fidelity")]
+    assert model.providers[tag_of(NO_OPTIONAL)].klass.value == "clean"

@@ -54,6 +54,9 @@ SUSPENDING = ("suspend", "would_suspend", "restore", "expired", "lift")
 # What an optional contract can and cannot see, shown under the endpoint table of a model that
 # runs it: a pass rate alone would promise more than the probe measures.
 CONTRACT_NOTES: dict[str, str] = {
+    "tools": ("tools: one roleplay request with two tools per round; fails leaked tool-call markup, an empty reply, "
+              "arguments that are not one JSON object or break the schema, an unknown tool name, and prose only when "
+              "every attempt was prose and most peers called. It cannot see tool use beyond one turn."),
     "stop": ("stop: one count a round sent with a stop string inside it; fails a host that ignores the stop "
              "string (text after it) or returns it at the end of the reply. A reply that did not count is no verdict."),
     "fidelity": ("fidelity: five items a round with computed answers (arithmetic, reversing words, copying a code, "

@@ -235,6 +235,7 @@ def test_the_optional_contracts_get_their_columns_and_say_what_they_cannot_see(
     assert "language\tstop\tfidelity\twire\twhy" in text, text[:3000]  # the columns, after the four contracts
     assert "cannot see the 1-3 points of a good quantization" in text
     assert "ignores the stop string" in text
+    assert "tool-call markup" not in text  # the notes come from one table (collect.py), for the columns shown
 
 
 @pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])

@@ -1,4 +1,5 @@
-"""judge/suspension/tool_prose.py: prose instead of a tool call fails only when most peers called.
+"""judge/suspension/tool_prose.py: prose instead of a tool call fails only when every attempt was
+prose and most peers called.
 
 And through the whole judge (classify_round): the prose host's round is failed when it is the odd
 one out, and no endpoint's round is failed (or frozen) when the model writes prose everywhere."""
@@ -57,6 +58,21 @@ def test_prose_is_not_applicable_when_the_peers_do_not_mostly_call(kinds: dict[s
     assert got["a/fp8"].outcome == Outcome.NOT_APPLICABLE and got["a/fp8"].reason.startswith(PROSE)
 
 
+def test_prose_on_two_of_three_attempts_is_the_models_habit_even_when_every_peer_called() -> None:
+    # The noisy fleet week's false would-suspend: a healthy host of a model that writes prose 10 %
+    # of the time, 2 of 3 attempts in prose in two rounds in a row (frozen rounds between them).
+    two = f"{PROSE}: 541 characters of text and no tool call (2 of 3 attempts answered in prose)"
+    called = AttemptResult(outcome=Outcome.PASS, reason="tools: valid tool calls: book_room, roll_dice")
+    prose = AttemptResult(outcome=Outcome.INCONCLUSIVE, reason=f"{PROSE}: 541 characters of text and no tool call")
+    habit = CaseResult(model=MODEL, provider="a/fp8", contract="tools", outcome=Outcome.INCONCLUSIVE, reason=two,
+                       attempts=(prose, called, prose))
+    peers = [tools_case(p, "call") for p in ("b/fp8", "c/fp8", "d/fp8", "e/fp8")]
+    (got, *_) = judge_tool_prose([habit, *peers])
+    assert got.outcome == Outcome.NOT_APPLICABLE
+    assert got.reason.startswith(f"{PROSE}; one of its own attempts called")
+    assert [a.outcome for a in got.attempts] == [a.outcome for a in habit.attempts]
+
+
 def test_re_judging_a_judged_round_changes_nothing() -> None:
     once = judge_tool_prose([tools_case(p, k) for p, k in {"a/fp8": "prose", "b/fp8": "call", "c/fp8": "call"}.items()])
     assert judge_tool_prose(once) == once
@@ -65,7 +81,8 @@ def test_re_judging_a_judged_round_changes_nothing() -> None:
 def with_tools(kinds: dict[str, str]) -> Any:
     doc = results()
     doc["cases"] = [*doc["cases"], *[
-        {**case(p, "tools", tools_case(p, k).outcome.value), "reason": tools_case(p, k).reason}
+        {**case(p, "tools", tools_case(p, k).outcome.value), "reason": tools_case(p, k).reason,
+         "attempts": [{"outcome": a.outcome.value, "reason": a.reason} for a in tools_case(p, k).attempts]}
         for p, k in kinds.items()]]
     return doc
 

@@ -27,13 +27,8 @@
   ];
   var CONTRACTS = ['latency', 'refusal', 'structured', 'language'];
   // Optional contracts (canary.yaml optional_contracts:): a column only for a model that runs them,
-  // with what each can and cannot see under the table.
+  // with what each can and cannot see under the table (data.json's contract_notes: collect.py).
   var OPTIONAL = ['tools', 'stop', 'fidelity'];
-  var OPTIONAL_HINTS = {
-    tools: 'tools: one roleplay request with two tools per round; fails leaked tool-call markup, an empty reply, ' +
-      'arguments that are not one JSON object or break the schema, an unknown tool name, and prose only when most ' +
-      'peers called. It cannot see tool use beyond one turn.'
-  };
   var WINDOW_NAMES = { '1': '24 h', '7': '7 d', '30': '30 d' };
   var charts = [];
 
@@ -229,7 +224,6 @@
     var table = add(el('table', 'endpoints cards'), add(el('thead'), headRow), body);
     add(card, add(el('div', 'scroll'), table));
     columns.forEach(function (c) {  // what an optional contract can and cannot see
-      if (OPTIONAL_HINTS[c]) { add(card, el('p', 'hint', OPTIONAL_HINTS[c])); }
       if ((DATA.contract_notes || {})[c]) { add(card, el('p', 'hint contract-note', DATA.contract_notes[c])); }
     });
     if (!m.endpoints.length) { add(card, el('p', 'empty', 'No endpoint of this model was probed in the last 7 days.')); }
