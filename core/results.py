@@ -302,7 +302,8 @@ class RoundResults:
             "clock": self.clock,
             "controls_source": self.controls_source,
             "models": {m: {"providers": list(tags),
-                           **({"limits": {t: list(v) for t, v in self.limits[m].items()}} if self.limits.get(m) else {}),
+                           **({"limits": {t: list(v) for t, v in self.limits[m].items()}}
+                              if self.limits.get(m) else {}),
                            **({"notes": list(self.listing_notes[m])} if self.listing_notes.get(m) else {})}
                        for m, tags in self.models.items()},
             "weak_probes": [w.to_json() for w in self.weak_probes],

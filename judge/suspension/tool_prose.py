@@ -56,7 +56,10 @@ def judge_tool_prose(cases: Sequence[CaseResult]) -> tuple[CaseResult, ...]:
                              for a in case.attempts)
             changed[id(case)] = replace(case, outcome=Outcome.FAIL, reason=reason, attempts=attempts)
         else:
-            why = (f"{voters - callers} of {voters} other hosts answered in prose too: the model's habit, not the host's"
-                   if voters >= MIN_VOTERS else f"{voters} other host(s) with a verdict: too few to tell the model from the host")
+            if voters >= MIN_VOTERS:
+                why = (f"{voters - callers} of {voters} other hosts answered in prose too: "
+                       "the model's habit, not the host's")
+            else:
+                why = f"{voters} other host(s) with a verdict: too few to tell the model from the host"
             changed[id(case)] = replace(case, outcome=Outcome.NOT_APPLICABLE, reason=f"{PROSE}; {why} ({case.reason})")
     return tuple(changed.get(id(c), c) for c in cases)
