@@ -204,7 +204,7 @@ class RoundDecisions:
     decisions: tuple[Decision, ...] = ()  # every decision of the round, in the judge's order
     # model -> provider.ignore in effect
     ignore: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    # ... and what it would be with the observe-mode suspensions enforced
+    # ... with observe-mode suspensions enforced
     would_ignore: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def endpoint_decisions(self) -> tuple[Decision, ...]:
