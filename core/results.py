@@ -130,22 +130,22 @@ class AttemptResult:
         """An attempt, or None when the entry is not one (attempts are evidence, never a reason to refuse)."""
         if not isinstance(raw, Mapping) or raw.get("outcome") not in _OUTCOMES:
             return None
-        return cls(outcome=_OUTCOMES[raw["outcome"]], reason=_text(raw.get("reason", "")),
-                   ttft_s=_number(raw.get("ttft_s")), total_s=_number(raw.get("total_s")),
-                   finish_reason=_str(raw.get("finish_reason")), error_kind=_str(raw.get("error_kind")),
-                   served_by=_str(raw.get("served_by")), requests=_int(raw.get("requests"), 1),
-                   excerpt=_text(raw.get("excerpt") or "") if isinstance(raw.get("excerpt"), str) else "",
-                   chars=_count(raw.get("chars"), default=None),
+        return cls(outcome=_OUTCOMES[raw["outcome"]], reason=writable_text(raw.get("reason", "")),
+                   ttft_s=measurement(raw.get("ttft_s")), total_s=measurement(raw.get("total_s")),
+                   finish_reason=optional_text(raw.get("finish_reason")), error_kind=optional_text(raw.get("error_kind")),
+                   served_by=optional_text(raw.get("served_by")), requests=_int(raw.get("requests"), 1),
+                   excerpt=writable_text(raw.get("excerpt") or "") if isinstance(raw.get("excerpt"), str) else "",
+                   chars=as_count(raw.get("chars"), default=None),
                    refusal=_CHECKS.get(str(raw.get("refusal"))),
                    integrity=_CHECKS.get(str(raw.get("integrity"))),
-                   integrity_reason=_text(raw.get("integrity_reason") or "")
+                   integrity_reason=writable_text(raw.get("integrity_reason") or "")
                    if isinstance(raw.get("integrity_reason"), str) else "",
-                   decode_tps=_number(raw.get("decode_tps")),
-                   advertised_p50_tps=_number(raw.get("advertised_p50_tps")),
-                   advertised_slowest_tps=_number(raw.get("advertised_slowest_tps")),
+                   decode_tps=measurement(raw.get("decode_tps")),
+                   advertised_p50_tps=measurement(raw.get("advertised_p50_tps")),
+                   advertised_slowest_tps=measurement(raw.get("advertised_slowest_tps")),
                    usage_reported=raw.get("usage_reported") if isinstance(raw.get("usage_reported"), bool) else None,
-                   prompt_tokens=_count(raw.get("prompt_tokens"), default=None),
-                   billed_usd=_number(raw.get("billed_usd")), listed_usd=_number(raw.get("listed_usd")),
+                   prompt_tokens=as_count(raw.get("prompt_tokens"), default=None),
+                   billed_usd=measurement(raw.get("billed_usd")), listed_usd=measurement(raw.get("listed_usd")),
                    items=_items(raw.get("items")))
 
 
@@ -190,14 +190,14 @@ class CaseResult:
         attempts = item.get("attempts")
         return cls(
             model=str(item.get("model")), provider=str(item.get("provider")),
-            contract=_text(item.get("contract", "")), outcome=_OUTCOMES[str(item.get("outcome"))],
-            reason=_text(item.get("reason", "")), language=language if isinstance(language, str) else None,
+            contract=writable_text(item.get("contract", "")), outcome=_OUTCOMES[str(item.get("outcome"))],
+            reason=writable_text(item.get("reason", "")), language=language if isinstance(language, str) else None,
             anomaly=item.get("anomaly") is True, control=item.get("control") is True,
-            ttft_s=_number(item.get("ttft_s")), duration_s=_number(item.get("duration_s")),
+            ttft_s=measurement(item.get("ttft_s")), duration_s=measurement(item.get("duration_s")),
             requests=_int(item.get("requests"), 0),
             prompt_tokens=_int(item.get("prompt_tokens"), 0),
             completion_tokens=_int(item.get("completion_tokens"), 0),
-            cost_usd=_number(item.get("cost_usd")) or 0.0, served_by=_str(item.get("served_by")),
+            cost_usd=measurement(item.get("cost_usd")) or 0.0, served_by=optional_text(item.get("served_by")),
             attempts=tuple(a for a in map(AttemptResult.from_json, attempts if isinstance(attempts, list) else [])
                            if a is not None),
         )
@@ -340,7 +340,7 @@ class RoundResults:
             weak_probes=_notes(raw.get("weak_probes") or [], "weak_probes", rejected),
             unprobed_controls=_notes(raw.get("unprobed_controls") or [], "unprobed_controls", rejected),
             clock=VIRTUAL if raw.get("clock") == VIRTUAL else REAL,
-            controls_source=_text(source) if isinstance(source, str) else None,
+            controls_source=writable_text(source) if isinstance(source, str) else None,
             rejected=tuple(rejected),
         )
 
@@ -428,12 +428,12 @@ def _incomplete(raw: Mapping[str, Any], complete: bool) -> tuple[Incomplete, ...
     typed = raw.get("incomplete")
     if isinstance(typed, list) and typed:
         kinds = {k.value: k for k in IncompleteKind}
-        return tuple(Incomplete(kinds.get(str(i.get("kind")), IncompleteKind.UNKNOWN), _text(i.get("detail", "")))
+        return tuple(Incomplete(kinds.get(str(i.get("kind")), IncompleteKind.UNKNOWN), writable_text(i.get("detail", "")))
                      for i in typed if isinstance(i, Mapping))
     text = raw.get("incomplete_reason")
     if complete or text is None:
         return ()
-    return (Incomplete(IncompleteKind.UNKNOWN, _text(text)),)
+    return (Incomplete(IncompleteKind.UNKNOWN, writable_text(text)),)
 
 
 def _models(raw: Any, rejected: list[RejectedInput]) -> dict[str, tuple[str, ...]]:
@@ -465,7 +465,7 @@ def _limits(raw: Any) -> dict[str, dict[str, tuple[int | None, int | None]]]:
         limits = entry.get("limits") if isinstance(entry, Mapping) else None
         if not is_valid_tag(model) or not isinstance(limits, Mapping):
             continue
-        out[model] = {t: (_count(v[0], default=None), _count(v[1], default=None)) for t, v in limits.items()
+        out[model] = {t: (as_count(v[0], default=None), as_count(v[1], default=None)) for t, v in limits.items()
                       if is_valid_tag(t) and isinstance(v, list) and len(v) == 2}
     return out
 
@@ -475,7 +475,7 @@ def _listing_notes(raw: Any) -> dict[str, tuple[str, ...]]:
     for model, entry in (raw.items() if isinstance(raw, Mapping) else ()):
         notes = entry.get("notes") if isinstance(entry, Mapping) else None
         if is_valid_tag(model) and isinstance(notes, list):
-            out[model] = tuple(_text(n) for n in notes if isinstance(n, str))
+            out[model] = tuple(writable_text(n) for n in notes if isinstance(n, str))
     return out
 
 
@@ -511,7 +511,7 @@ def _notes(raw: Any, key: str, rejected: list[RejectedInput]) -> tuple[ControlNo
         if not (is_valid_tag(model) and is_valid_tag(control)):
             rejected.append(RejectedInput(_shown(model), _shown(control), f"{key}[{i}]: an unsafe tag", key))
             continue
-        out.append(ControlNote(model, _text(item.get("contract", "")), control, _text(item.get("reason", ""))))
+        out.append(ControlNote(model, writable_text(item.get("contract", "")), control, writable_text(item.get("reason", ""))))
     return tuple(out)
 
 
@@ -522,7 +522,10 @@ def _time(value: Any, name: str) -> datetime:
         raise ResultsError(str(exc)) from None
 
 
-def _text(value: Any) -> str:
+# The rules a field is read by. Public: the probes build the record in memory by the same rules
+# (probes/round/cases.py), so a case they hold is the case its results.json entry reads back as.
+
+def writable_text(value: Any) -> str:
     """Free text from the round (reasons): a str that can be written as UTF-8.
 
     JSON may carry lone surrogates (`"\\ud800"`), which decode into a str that no UTF-8 file can
@@ -533,8 +536,9 @@ def _text(value: Any) -> str:
     return text.encode("utf-8", "replace").decode("utf-8") if not text.isascii() else text
 
 
-def _str(value: Any) -> str | None:
-    return _text(value) if isinstance(value, str) and value else None
+def optional_text(value: Any) -> str | None:
+    """A short upstream string (finish_reason, served_by): writable text, or None when absent or empty."""
+    return writable_text(value) if isinstance(value, str) and value else None
 
 
 def _shown(value: Any) -> str:
@@ -542,14 +546,15 @@ def _shown(value: Any) -> str:
     return value if is_valid_tag(value) else ascii(value)[:80]
 
 
-def _number(value: Any) -> float | None:
+def measurement(value: Any) -> float | None:
     """A measurement: a finite, non-negative number, else absent."""
     if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0:
         return float(value) if isinstance(value, float) else value
     return None
 
 
-def _count(value: Any, *, default: int | None) -> int | None:
+def as_count(value: Any, *, default: int | None) -> int | None:
+    """A count (tokens, characters): a non-negative int, else the default."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
 
 
@@ -570,4 +575,4 @@ def _items(raw: Any) -> tuple[tuple[str, Outcome], ...]:
     """A fidelity attempt's items: kind -> pass | fail; anything else is not an item (set aside)."""
     if not isinstance(raw, Mapping):
         return ()
-    return tuple((_text(str(k)), _CHECKS[v]) for k, v in raw.items() if isinstance(v, str) and v in _CHECKS)
+    return tuple((writable_text(str(k)), _CHECKS[v]) for k, v in raw.items() if isinstance(v, str) and v in _CHECKS)

@@ -12,11 +12,11 @@ import pytest
 
 from probes.pytest_plugin.hooks import describe_in_allure, probe_result
 from probes.pytest_plugin.outcomes import enforce
-from probes.round.cases import CaseResult
+from probes.round.cases import ProbedCase
 
 
 @pytest.fixture
-def canary_result(canary_case_id: str, request: pytest.FixtureRequest) -> CaseResult:
+def canary_result(canary_case_id: str, request: pytest.FixtureRequest) -> ProbedCase:
     # A case that ends in setup never reaches the body: describe it at teardown instead
     # (Allure shows this finalizer's name above the requests it lists).
     def requests_and_replies() -> None:
@@ -26,6 +26,6 @@ def canary_result(canary_case_id: str, request: pytest.FixtureRequest) -> CaseRe
     return probe_result(request.node)
 
 
-def test_case(canary_result: CaseResult, request: pytest.FixtureRequest) -> None:
+def test_case(canary_result: ProbedCase, request: pytest.FixtureRequest) -> None:
     describe_in_allure(request.node)
     enforce(canary_result)

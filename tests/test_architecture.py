@@ -382,9 +382,8 @@ def test_the_backoff_rule_can_fail() -> None:
     assert [f.split(" ")[0] for f in found] == ["canary/integrations/bad.py:6", "canary/integrations/bad.py:8"], found
 
 
-# One name per idea: a public class is defined once in the product (a few pairs still wait for their
-# names: issue 21 item 4), and so are the functions that once named two things.
-CLASS_NAMES_STILL_SHARED = frozenset({"CaseResult"})
+# One name per idea: a public class is defined once in the product (issue 21 item 4: no exception
+# is left), and so are the functions that once named two things.
 FUNCTIONS_NAMED_ONCE = frozenset({"record_round"})
 
 
@@ -397,7 +396,7 @@ def shared_names(files: dict[str, str]) -> list[str]:
                     isinstance(node, ast.FunctionDef) and node.name in FUNCTIONS_NAMED_ONCE):
                 where.setdefault(node.name, []).append(f"{file}:{node.lineno}")
     return [f"{name} names two things ({', '.join(files)}): give one of them its own name"
-            for name, files in sorted(where.items()) if len(files) > 1 and name not in CLASS_NAMES_STILL_SHARED]
+            for name, files in sorted(where.items()) if len(files) > 1]
 
 
 def test_each_public_class_has_a_name_of_its_own() -> None:

@@ -23,7 +23,7 @@ from canary.history import recorder as history
 from canary.integrations import notify
 from canary.round.results_files import load_round
 from canary.state import audit
-from canary.state.judge_files import load_exclusions, load_state, save_state
+from canary.state.judge_files import load_exclusions, load_state, refuse_future_times, save_state
 from core.config import Config
 from core.policy import MODES
 from core.results import ResultsError, RoundResults, merge_shards
@@ -78,6 +78,10 @@ class JudgeRequest:
     # The shards of `results` already read, in the same order (the process that probed the round
     # holds its record): they are judged instead of reading the files again.
     rounds: tuple[RoundResults, ...] | None = None
+    # The state in config.paths.state as this process read it through its codec (`canary round`
+    # reads a simulator state before probing, and nothing writes it in between): the judge
+    # applies the round to it instead of reading the file again (None: the judge reads it).
+    state: JudgeState | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +128,8 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
                    "(see their logs); ") if expect else ""
         return JudgeOutcome(EXIT_REFUSED, f"no results files given; {planned}nothing was judged")
     try:
-        state = load_state(paths.state, now=now)
+        state = load_state(paths.state) if request.state is None else request.state
+        refuse_future_times(state, paths.state, now)  # a time after `now` (a clock set ahead) refuses the round
         judged, reused, report = _new_shards(results, request.rounds, state)
         if expect is not None:
             report = expect_models(report, expect)

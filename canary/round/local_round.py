@@ -60,9 +60,12 @@ def run_round(options: RoundOptions, *, echo: Callable[[str], None] = print) -> 
     reports = Path(options.reports or config.paths.reports)
     on_simulator = key_in_environment() is None
     state, audit = _state_files(config, reports, on_simulator)
-    before = _simulator_state(state) if on_simulator else JudgeState()
-    virtual, first = _virtual_start(before) if on_simulator else (None, False)
-    number = len(before.applied_rounds) + 1 if on_simulator else 1
+    # A simulator state is read once, here, through its codec: it places the round on the virtual
+    # clock and the judge applies the round to it (nothing writes it in between).
+    before = _simulator_state(state) if on_simulator else None
+    known = before or JudgeState()
+    virtual, first = _virtual_start(known) if on_simulator else (None, False)
+    number = len(known.applied_rounds) + 1 if on_simulator else 1
     probe = ProbeOptions(
         config_path=options.config_path, reports=reports, models=options.models, keyword=options.keyword,
         marker=options.marker, workers=options.workers, simulator=on_simulator,
@@ -85,7 +88,7 @@ def run_round(options: RoundOptions, *, echo: Callable[[str], None] = print) -> 
         return 2
 
     when = options.now or (_virtual_end(record) if virtual is not None else None)
-    judged = _judge(results, record, replace(config, paths=replace(config.paths, state=state, audit=audit)),
+    judged = _judge(results, record, before, replace(config, paths=replace(config.paths, state=state, audit=audit)),
                     when, options.mode, reports / "decisions.json", echo)
     decisions = judged.decisions if judged.code == 0 else None
     echo("")
@@ -100,17 +103,17 @@ def run_round(options: RoundOptions, *, echo: Callable[[str], None] = print) -> 
     return max(probe_rc, judged.code)
 
 
-def _judge(results: Path, record: RoundResults, config: Config, now: str | None, mode: str | None,
-           decisions: Path, echo: Callable[[str], None]) -> JudgeOutcome:
+def _judge(results: Path, record: RoundResults, state: JudgeState | None, config: Config, now: str | None,
+           mode: str | None, decisions: Path, echo: Callable[[str], None]) -> JudgeOutcome:
     """`canary judge RESULTS --state .. --audit .. --decisions-out .. --no-notify [--mode] [--now]`,
-    on the record already read."""
+    on the record and the state already read (None: the judge reads the state)."""
     try:
         at = parse_time(now, "--now") if now is not None else datetime.now(UTC).replace(microsecond=0)
     except TimeFormatError as exc:
         print(f"canary judge: {exc}", file=sys.stderr)
         return JudgeOutcome(EXIT_REFUSED, str(exc))
     outcome = run_judge(JudgeRequest((results,), config, at, mode=mode, decisions_out=decisions, send=False,
-                                     rounds=(record,)), echo=echo)
+                                     rounds=(record,), state=state), echo=echo)
     if outcome.error is not None:
         print(f"canary judge: {outcome.error}", file=sys.stderr)
     return outcome
@@ -123,13 +126,13 @@ def _state_files(config: Config, reports: Path, on_simulator: bool) -> tuple[Pat
     return folder / config.paths.state.name, folder / config.paths.audit.name
 
 
-def _simulator_state(state: Path) -> JudgeState:
-    """The simulator's own state, through its codec; an empty one when it is absent or cannot be
-    read (the first round starts afresh; the judge then names a damaged file and refuses it)."""
+def _simulator_state(state: Path) -> JudgeState | None:
+    """The simulator's own state, through its codec (an empty one when there is no file yet); None
+    when it cannot be read: the round starts afresh and the judge reads the file, names it and refuses it."""
     try:
         return load_state(state)
     except StoreError:
-        return JudgeState()
+        return None
 
 
 def _virtual_start(state: JudgeState) -> tuple[datetime, bool]:

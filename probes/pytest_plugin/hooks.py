@@ -2,10 +2,11 @@
 
 Registered by probes/conftest.py. Hooks are in lifecycle order. A thin adapter: the settings are
 settled once in pytest_configure (probes/pytest_plugin/settle.py) and the round itself is a
-probes.round.lifecycle.Round in `config.stash[ROUND]`; per-item data in `item.stash`. Results are attached to reports in the
-pytest_runtest_makereport wrapper (they cross from xdist workers with the report), collected
-in pytest_runtest_logreport by the round owner only, and written at pytest_sessionfinish by
-the round owner only (the xdist controller, or the single process).
+probes.round.lifecycle.Round in `config.stash[ROUND]`; per-item data in `item.stash`. A case's
+record is taken in the pytest_runtest_makereport wrapper: the round owner that ran it collects it
+as it is; an xdist worker attaches its wire form to the report (it crosses with the report) and
+the controller collects it in pytest_runtest_logreport. The round owner (the xdist controller,
+or the single process) writes the round record at pytest_sessionfinish.
 """
 
 from __future__ import annotations
@@ -21,17 +22,17 @@ from probes.pytest_plugin import key_sweep, reporting, table
 from probes.pytest_plugin.outcomes import HostUnreachable, RoundIncomplete
 from probes.pytest_plugin.scheduling import ProviderScheduling, assignment, case_id_of
 from probes.pytest_plugin.settle import WORKERINPUT_KEY, settle
-from probes.round.cases import Case, CaseRecord, CaseResult, DiscoveryCase, PlannedCase
+from probes.round.cases import Case, CaseRecord, DiscoveryCase, PlannedCase, ProbedCase, not_probed
 from probes.round.contracts import AUTH_REASON
 from probes.round.controls import controls_to_keep
-from probes.round.lifecycle import CONTROL_WAIT_MARGIN_S, Round, synthetic
+from probes.round.lifecycle import CONTROL_WAIT_MARGIN_S, Round
 from probes.round.settings import workerinput_for
 
 CASE_PARAM = "canary_case_id"
 
 ROUND = pytest.StashKey[Round]()
 CASE = pytest.StashKey[PlannedCase]()
-RESULT = pytest.StashKey[CaseResult]()
+RESULT = pytest.StashKey[ProbedCase]()
 DESCRIBED = pytest.StashKey[bool]()
 
 
@@ -132,7 +133,7 @@ def _param(item: pytest.Item) -> str | None:
 
 # -- running one case (called from probes/test_round.py) ------------------------------------
 
-def probe_result(item: pytest.Item) -> CaseResult:
+def probe_result(item: pytest.Item) -> ProbedCase:
     """Wait for the case's probe and record it (the `canary_result` fixture: runs at setup).
 
     Raising here, in setup, is what makes pytest report a transport error or a failed
@@ -183,29 +184,35 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         return rep
     result = item.stash.get(RESULT, None)
     if result is not None and (rep.when == "call" or (rep.when == "setup" and rep.failed)):
-        rep.canary = {"entry": result.to_json(), "auth_error": result.auth_error, "probed": True}
+        record = CaseRecord(result.record, result.auth_error)
     elif rep.failed and rep.when in ("setup", "call"):
         # pytest ended the case before a probe result existed (timeout, interrupt, harness bug).
-        rep.canary = {"entry": synthetic(case, f"no probe result: {_short(rep.longreprtext)}"),
-                      "auth_error": False, "probed": False}
+        record = CaseRecord(not_probed(case, f"no probe result: {_short(rep.longreprtext)}"), probed=False)
+    else:
+        return rep
+    round_ = item.config.stash[ROUND]
+    if round_.settings.role == "worker":
+        rep.canary = record.to_wire()  # crosses to the controller with the report (a process boundary)
+    else:
+        round_.collect(record)  # the round owner ran the case: its record is at hand
     return rep
 
 
 class ResultCollector:
-    """Round owner only: gathers every case report, xdist workers' and crashed workers' included."""
+    """Round owner only: gathers the xdist workers' case records, crashed workers' included."""
 
     def __init__(self, round_: Round) -> None:
         self.round = round_
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        data = getattr(report, "canary", None)
+        wire = getattr(report, "canary", None)
         case_id = case_id_of(report.nodeid)
         when: str = report.when  # xdist's "???" is not among pytest's declared phases
-        if data is not None and case_id is not None:
-            self.round.collect(CaseRecord(case_id, data["entry"], data["auth_error"], data["probed"]))
+        if wire is not None and case_id is not None:
+            self.round.collect(CaseRecord.from_wire(wire))
         elif when == "???" and isinstance(case := self.round.cases.get(case_id or ""), Case):
             # xdist's synthetic report for an item whose worker died under it.
-            self.round.collect(CaseRecord(case.id, synthetic(case, "worker crashed")))
+            self.round.collect(CaseRecord(not_probed(case, "worker crashed")))
 
 
 def _short(text: str, limit: int = 300) -> str:
@@ -228,14 +235,13 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     results = round_.finish(interrupted=int(exitstatus) == pytest.ExitCode.INTERRUPTED)
     settings = round_.settings
     if settings.alluredir is not None:
-        doc = results.to_json()
-        reporting.write_allure_run_files(settings.alluredir, doc, {
+        reporting.write_allure_run_files(settings.alluredir, results.round_id, {
             "upstream": settings.upstream, "round_id": settings.round_id, "models": ", ".join(settings.plan.endpoints),
             "contracts": ", ".join(settings.plan.contracts), "mode": settings.config.mode,
             "ttft_seconds": str(settings.config.probe.ttft_seconds), "xdist_workers": str(settings.workers),
             "clock": settings.clock.kind, "controls": settings.controls_source,
         })
-        reporting.write_allure_unprobed(settings.alluredir, doc["unprobed_controls"], round_.records)
+        reporting.write_allure_unprobed(settings.alluredir, results.unprobed_controls, round_.records)
 
 
 @pytest.hookimpl(trylast=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from core.vocabulary import Outcome
-from probes.round.cases import CaseResult
+from probes.round.cases import ProbedCase
 
 
 class ContractViolation(AssertionError):
@@ -30,7 +30,7 @@ class RoundIncomplete(Exception):
     """Discovery failed or returned nonsense: the round is incomplete (pytest: error)."""
 
 
-def enforce(result: CaseResult) -> None:
+def enforce(result: ProbedCase) -> None:
     """Raise or skip according to the result's outcome (returns normally on pass)."""
     if result.outcome is Outcome.FAIL:
         raise ContractViolation(f"quality failure: {result.reason}")

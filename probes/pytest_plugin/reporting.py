@@ -16,23 +16,24 @@ from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from core.results import ControlNote
 from core.store import atomic_write_text
 from core.vocabulary import REFUSAL, Outcome, case_id
-from probes.round.cases import Case, CaseResult, PlannedCase
+from probes.round.cases import Case, PlannedCase, ProbedAttempt, ProbedCase
 from probes.round.record import write_json
 
 
-def junit_properties(case: Case, result: CaseResult) -> list[tuple[str, object]]:
-    """Per-case <property> entries of the JUnit XML (values are stringified by pytest)."""
-    entry = result.to_json()
+def junit_properties(case: Case, result: ProbedCase) -> list[tuple[str, object]]:
+    """Per-case <property> entries of the JUnit XML (values are stringified by pytest): the record's."""
+    record = result.record
     props: list[tuple[str, object]] = [
-        ("outcome", result.outcome.value), ("reason", result.reason), ("contract", case.contract),
+        ("outcome", record.outcome.value), ("reason", record.reason), ("contract", case.contract),
         ("provider", case.provider), ("model", case.model), ("control", str(case.control).lower()),
-        ("ttft_s", entry["ttft_s"] if entry["ttft_s"] is not None else ""), ("requests", entry["requests"]),
-        ("completion_tokens", entry["completion_tokens"]), ("cost_usd", entry["cost_usd"]),
+        ("ttft_s", record.ttft_s if record.ttft_s is not None else ""), ("requests", record.requests),
+        ("completion_tokens", record.completion_tokens), ("cost_usd", record.cost_usd),
     ]
     if case.language:
-        props += [("language", case.language), ("anomaly", str(result.anomaly).lower())]
+        props += [("language", case.language), ("anomaly", str(record.anomaly).lower())]
     return props
 
 
@@ -44,7 +45,7 @@ class _AttemptBroken(Exception):
     """Marks an Allure step broken (any other exception)."""
 
 
-def allure_case(case: PlannedCase, result: CaseResult | None) -> None:
+def allure_case(case: PlannedCase, result: ProbedCase | None) -> None:
     """Title, labels, and one step per request with prompt, reply and timings attached."""
     import allure
 
@@ -66,20 +67,19 @@ def allure_case(case: PlannedCase, result: CaseResult | None) -> None:
     if result is None:
         return
     dynamic.description(f"**{result.outcome.value}**: {result.reason}")
-    for n, attempt in enumerate(result.attempts, 1):
-        label = "request" if len(result.attempts) == 1 else f"attempt {n} of {len(result.attempts)}"
+    attempts = result.attempts
+    for n, attempt in enumerate(attempts, 1):
+        label = "request" if len(attempts) == 1 else f"attempt {n} of {len(attempts)}"
         try:
             with allure.step(f"{label}: {attempt.outcome.value} — {attempt.reason[:120]}"):
-                allure.attach(json.dumps(list(attempt.prompt), indent=2, ensure_ascii=False), name="prompt",
+                allure.attach(json.dumps(list(attempt.extras.prompt), indent=2, ensure_ascii=False), name="prompt",
                               attachment_type=allure.attachment_type.JSON)
                 allure.attach(attempt.text or "(empty)", name="reply", attachment_type=allure.attachment_type.TEXT)
-                timings = {k: v for k, v in attempt.to_json().items() if k != "excerpt"}
-                timings.update(prompt_tokens=attempt.prompt_tokens, completion_tokens=attempt.completion_tokens,
-                               cost_usd=attempt.cost_usd, classification=attempt.classification)
-                allure.attach(json.dumps(timings, indent=2), name="timings",
+                allure.attach(json.dumps(timings(attempt), indent=2), name="timings",
                               attachment_type=allure.attachment_type.JSON)
-                if attempt.items:  # fidelity: which item types were answered right (the peers judge the rest)
-                    allure.attach("\n".join(f"{kind}: {'right' if right else 'WRONG'}" for kind, right in attempt.items),
+                answers = attempt.extras.answers
+                if answers:  # fidelity: which item types were answered right (the peers judge the rest)
+                    allure.attach("\n".join(f"{kind}: {'right' if right else 'WRONG'}" for kind, right in answers),
                                   name="answers", attachment_type=allure.attachment_type.TEXT)
                 # A step's status comes from how its block exits: raise to mark the attempt
                 # failed (quality) or broken (transport), and swallow it right here.
@@ -89,6 +89,21 @@ def allure_case(case: PlannedCase, result: CaseResult | None) -> None:
                     raise _AttemptBroken(attempt.reason)
         except (_AttemptFailed, _AttemptBroken):
             pass
+
+
+def timings(attempt: ProbedAttempt) -> dict[str, Any]:
+    """The attempt's record (less its excerpt: the reply is attached whole) and its extras' figures."""
+    extras = attempt.extras
+    out: dict[str, Any] = {}
+    for key, value in attempt.record.to_json().items():
+        if key != "excerpt":
+            out[key] = value
+        if key == "integrity_reason":  # where the wire facts have always been shown
+            out.update({"service_tier": extras.service_tier} if extras.service_tier is not None else {})
+            out.update({"notes": list(extras.notes)} if extras.notes else {})
+    out.update(prompt_tokens=extras.prompt_tokens, completion_tokens=extras.completion_tokens,
+               cost_usd=extras.cost_usd, classification=extras.classification)
+    return out
 
 
 def categories() -> list[dict[str, Any]]:
@@ -112,14 +127,14 @@ def categories() -> list[dict[str, Any]]:
     ]
 
 
-def write_allure_run_files(alluredir: Path, doc: Mapping[str, Any], environment: Mapping[str, str]) -> None:
+def write_allure_run_files(alluredir: Path, round_id: str, environment: Mapping[str, str]) -> None:
     """environment.properties, categories.json, executor.json: controller only, once per round."""
     alluredir.mkdir(parents=True, exist_ok=True)
     env_lines = [f"{k}={_prop(v)}" for k, v in environment.items()]
     atomic_write_text(alluredir / "environment.properties", "\n".join(env_lines) + "\n")
     write_json(alluredir / "categories.json", categories())
     executor = {"name": os.environ.get("CANARY_EXECUTOR", "canary"), "type": "canary",
-                "buildName": f"canary round {doc['round_id']}", "buildOrder": _build_order(),
+                "buildName": f"canary round {round_id}", "buildOrder": _build_order(),
                 "reportName": "canary: OpenRouter provider probes"}
     if os.environ.get("GITHUB_SERVER_URL") and os.environ.get("GITHUB_RUN_ID"):
         executor["buildUrl"] = (f"{os.environ['GITHUB_SERVER_URL']}/{os.environ.get('GITHUB_REPOSITORY', '')}"
@@ -138,7 +153,7 @@ def _prop(value: str) -> str:
     return str(value).replace("\\", "\\\\").replace("\n", " ")
 
 
-def write_allure_unprobed(alluredir: Path, unprobed: Iterable[Mapping[str, str]], probed_ids: Collection[str]) -> None:
+def write_allure_unprobed(alluredir: Path, unprobed: Iterable[ControlNote], probed_ids: Collection[str]) -> None:
     """One *broken* Allure result per configured control that has no case this round.
 
     A control that was not discovered or not selected has no pytest item, so nothing else
@@ -146,17 +161,17 @@ def write_allure_unprobed(alluredir: Path, unprobed: Iterable[Mapping[str, str]]
     """
     now_ms = int(time.time() * 1000)
     for u in unprobed:
-        unprobed_id = case_id(u["model"], u["control"], REFUSAL)
+        unprobed_id = case_id(u.model, u.control, REFUSAL)
         if unprobed_id in probed_ids:
             continue
         history = hashlib.md5(f"control-unprobed::{unprobed_id}".encode()).hexdigest()
-        labels = {"parentSuite": u["model"], "suite": REFUSAL, "subSuite": u["control"], "model": u["model"],
-                  "provider": u["control"], "contract": REFUSAL, "tag": "positive-control"}
-        message = (f"control not probed: {u['reason']}; refusal passes of {u['model']} are inconclusive this "
+        labels = {"parentSuite": u.model, "suite": REFUSAL, "subSuite": u.control, "model": u.model,
+                  "provider": u.control, "contract": REFUSAL, "tag": "positive-control"}
+        message = (f"control not probed: {u.reason}; refusal passes of {u.model} are inconclusive this "
                    "round (fix `controls` in canary.yaml)")
         result = {
             "uuid": str(uuid.uuid4()), "historyId": history, "testCaseId": history,
-            "fullName": f"canary positive control {unprobed_id}", "name": f"{u['control']} · refusal (control not probed)",
+            "fullName": f"canary positive control {unprobed_id}", "name": f"{u.control} · refusal (control not probed)",
             "status": "broken", "stage": "finished", "statusDetails": {"message": message},
             "description": message, "start": now_ms, "stop": now_ms,
             "labels": [{"name": k, "value": v} for k, v in labels.items()],

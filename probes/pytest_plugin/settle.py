@@ -29,8 +29,8 @@ from probes.round.settings import (
     RoundSettings,
     SimulatedControls,
     new_round_id,
-    read_language_plan,
-    read_previous_limits,
+    previous_limits,
+    read_round_state,
 )
 
 WORKERINPUT_KEY = "canary_round"
@@ -110,8 +110,8 @@ def settle(config: pytest.Config, language_server: tuple[str, int, str] | None =
     started_at = stamp(start)
     snapshot = config.getoption("discovery_snapshot")
     plan = load_snapshot(Path(snapshot)) if snapshot else discover_plan(canary_config, client)
-    state_path = Path(config.getoption("canary_state") or canary_config.paths.state)
-    plan = plan.with_settings(canary_config, _language_plan(config, canary_config), read_previous_limits(state_path))
+    state = read_round_state(Path(config.getoption("canary_state") or canary_config.paths.state))
+    plan = plan.with_settings(canary_config, state.language_plan(), previous_limits(state))
     workers = _worker_count(config) if role == "controller" else 1
     return RoundSettings(
         role=role, config=canary_config, client=client, plan=plan, round_id=round_id, started_at=started_at,
@@ -120,10 +120,6 @@ def settle(config: pytest.Config, language_server: tuple[str, int, str] | None =
         language_server=language_server,
         alluredir=Path(alluredir) if alluredir else None,
     )
-
-
-def _language_plan(config: pytest.Config, canary_config: Config) -> dict[str, dict[str, str]]:
-    return read_language_plan(Path(config.getoption("canary_state") or canary_config.paths.state))
 
 
 def _worker_count(config: pytest.Config) -> int:

@@ -1,4 +1,10 @@
-"""The records of one round: a Case to run, the Attempts it made, and the CaseResult it ended with.
+"""The records of one round: a Case to run, and the ProbedCase it ended with.
+
+A probe builds the round record's own types (core.results: a CaseResult with its AttemptResults,
+by the same rules results.json is read by), so a case is one record from the contract that
+judged it to results.json. What only this round's processes use travels beside the record,
+never in the file: each attempt's AttemptExtras (the full reply and the prompt Allure attaches),
+and the ProbedCase's flags (our key refused; a control's own verdict).
 
 A case's id (`<model>::<endpoint tag>::<contract>`) is core.vocabulary's `case_id()`: the format
 and why it is so are described there. A model whose discovery failed is one case of its own kind,
@@ -8,14 +14,22 @@ a DiscoveryCase, with the id `<model>::discovery` (`discovery_case_id()`) and th
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
+from core.results import (
+    EXCERPT_CHARS,
+    AttemptResult,
+    CaseResult,
+    as_count,
+    measurement,
+    writable_text,
+)
 from core.vocabulary import Outcome, case_id, discovery_case_id, endpoint_id
 from probes.http.records import Endpoint
 
 DISCOVERY_MARKER = "discovery"   # the pytest marker of a DiscoveryCase (`pytest probes -m discovery`)
-EXCERPT_CHARS = 300
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,137 +99,139 @@ PlannedCase = Case | DiscoveryCase   # what a pytest item of `pytest probes` sta
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Attempt:
-    """One request a case made, reduced to what the reports keep (plus what Allure attaches)."""
+class AttemptExtras:
+    """What the reports show of one attempt beside its record (Allure's attachments): never results.json."""
 
-    outcome: Outcome
-    reason: str
-    ttft_s: float | None = None
-    total_s: float = 0.0
-    finish_reason: str | None = None
-    classification: str = ""
-    error_kind: str | None = None
-    served_by: str | None = None
-    prompt_tokens: int = 0
+    text: str = ""                   # the full reply (the record keeps its excerpt and length)
+    prompt: tuple[dict[str, Any], ...] = ()   # the messages sent
+    classification: str = ""         # the client's classification of the request
+    prompt_tokens: int = 0           # as the upstream reported them (the record sums them per case)
     completion_tokens: int = 0
-    cost_usd: float = 0.0
-    requests: int = 1                # HTTP requests it took: 2 when the first was lost before any byte
-    refusal: str | None = None       # latency/language replies: "pass"/"fail", the reply checked for a refusal
-    integrity: str | None = None     # every completed reply: "pass"/"fail" of judge/replies/integrity.py's check
-    integrity_reason: str = ""       # the defect, when integrity failed
-    text: str = ""                   # the full reply: Allure only, never results.json
-    prompt: tuple[dict[str, Any], ...] = ()   # the messages sent: Allure only
+    cost_usd: float = 0.0            # at the endpoint's listed prices (summed per case)
     service_tier: str | None = None  # the tier the response reported (None: not reported)
     notes: tuple[str, ...] = ()      # wire facts recorded, not judged (ChatResult.notes)
-    # Decode speed (judge/replies/decode_speed.py) and the endpoint's advertised throughput of
-    # this round's discovery: the judge compares them with the peers' (judge/suspension/decode_speed.py).
-    decode_tps: float | None = None
-    advertised_p50_tps: float | None = None
-    advertised_slowest_tps: float | None = None
-    usage_reported: bool | None = None  # a completed stream: did it carry usage (None: not a completed stream)
-    billed_usd: float | None = None  # usage.cost (None: not reported)
-    listed_usd: float | None = None  # the same usage at the endpoint's listed prices (judge/replies/billing.py)
-    items: tuple[tuple[str, bool], ...] = ()  # fidelity: (item kind, answered right) per item
+    answers: tuple[tuple[str, bool], ...] = ()  # fidelity: (item kind, answered right) per item asked
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "outcome": self.outcome.value, "reason": self.reason, "ttft_s": _round(self.ttft_s),
-            "total_s": _round(self.total_s), "finish_reason": self.finish_reason,
-            "error_kind": self.error_kind, "served_by": self.served_by, "requests": self.requests,
-            "excerpt": self.text[:EXCERPT_CHARS], "chars": len(self.text), "refusal": self.refusal,
-            "integrity": self.integrity, "integrity_reason": self.integrity_reason or None,
-        }
-        # Written only when present, so results.json files of hosts without them read as before.
-        if self.service_tier is not None:
-            out["service_tier"] = self.service_tier
-        if self.notes:
-            out["notes"] = list(self.notes)
-        for key in ("decode_tps", "advertised_p50_tps", "advertised_slowest_tps"):
-            if (value := getattr(self, key)) is not None:
-                out[key] = round(value, 2)
-        if self.usage_reported is not None:
-            out["usage_reported"] = self.usage_reported
-        if self.usage_reported:
-            out["prompt_tokens"] = self.prompt_tokens
-        if self.billed_usd is not None and self.listed_usd is not None:
-            out["billed_usd"], out["listed_usd"] = round(self.billed_usd, 10), round(self.listed_usd, 10)
-        if self.items:
-            out["items"] = {kind: Outcome.PASS.value if right else Outcome.FAIL.value for kind, right in self.items}
-        return out
+
+@dataclass(frozen=True, slots=True)
+class ProbedAttempt:
+    """One request a case made: its record (an attempt of results.json) and its extras beside it."""
+
+    record: AttemptResult
+    extras: AttemptExtras
+
+    @property
+    def outcome(self) -> Outcome:
+        return self.record.outcome
+
+    @property
+    def reason(self) -> str:
+        return self.record.reason
+
+    @property
+    def text(self) -> str:
+        return self.extras.text
+
+    def with_text(self, text: str) -> ProbedAttempt:
+        """The reply as the reports show it; the record's excerpt and length follow it."""
+        return ProbedAttempt(replace(self.record, excerpt=writable_text(text[:EXCERPT_CHARS]), chars=len(text)),
+                             replace(self.extras, text=text))
+
+    def with_answers(self, answers: Sequence[tuple[str, bool]]) -> ProbedAttempt:
+        """A fidelity reply's answers: the record keeps each item kind's (the last of a kind asked twice)."""
+        marks = {writable_text(kind): Outcome.PASS if right else Outcome.FAIL for kind, right in answers}
+        return ProbedAttempt(replace(self.record, items=tuple(marks.items())),
+                             replace(self.extras, answers=tuple(answers)))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class CaseResult:
-    """How one case ended: exactly one Outcome, a reason a person can read, and every attempt."""
+class ProbedCase:
+    """How probing one case ended: its record (core.results.CaseResult, what results.json holds
+    of it) and, beside it, what only this round's processes use."""
 
-    case_id: str
-    model: str
-    provider: str
-    contract: str
-    outcome: Outcome
-    reason: str
-    language: str | None = None
-    anomaly: bool = False
-    control: bool = False
-    duration_s: float = 0.0
-    attempts: tuple[Attempt, ...] = ()
+    record: CaseResult
+    extras: tuple[AttemptExtras, ...] = ()  # one per record.attempts, in order
     auth_error: bool = False          # our key was refused: the round cannot be trusted
     raw_outcome: Outcome | None = None  # a control's own refusal verdict (fail = caught)
 
     @classmethod
-    def for_case(cls, case: Case, outcome: Outcome, reason: str, **kw: Any) -> CaseResult:
-        return cls(case_id=case.id, model=case.model, provider=case.provider, contract=case.contract,
-                   outcome=outcome, reason=reason, language=case.language, control=case.control, **kw)
+    def of(cls, case: Case, outcome: Outcome, reason: str, *, attempts: Sequence[ProbedAttempt] = (),
+           duration_s: float = 0.0, anomaly: bool = False, auth_error: bool = False,
+           raw_outcome: Outcome | None = None) -> ProbedCase:
+        """The case's record, its sums over the attempts, by the rules results.json is read by."""
+        first = attempts[0].record if attempts else None
+        extras = tuple(a.extras for a in attempts)
+        record = CaseResult(
+            model=case.model, provider=case.provider, contract=case.contract, outcome=outcome,
+            reason=writable_text(reason), language=case.language, anomaly=anomaly, control=case.control,
+            ttft_s=first.ttft_s if first else None, duration_s=seconds(duration_s),
+            requests=sum(a.record.requests for a in attempts),
+            prompt_tokens=as_count(sum(e.prompt_tokens for e in extras), default=0) or 0,
+            completion_tokens=as_count(sum(e.completion_tokens for e in extras), default=0) or 0,
+            cost_usd=float(measurement(round(sum(e.cost_usd for e in extras), 8)) or 0.0),
+            served_by=first.served_by if first else None, attempts=tuple(a.record for a in attempts))
+        return cls(record=record, extras=extras, auth_error=auth_error, raw_outcome=raw_outcome)
 
     @property
-    def first(self) -> Attempt | None:
-        return self.attempts[0] if self.attempts else None
+    def case_id(self) -> str:
+        return self.record.id
 
-    def to_json(self) -> dict[str, Any]:
-        """The case entry of results.json (ARCHITECTURE.md), JSON-able so it can cross from xdist workers."""
-        first = self.first
-        return {
-            "model": self.model, "provider": self.provider, "contract": self.contract,
-            "outcome": self.outcome.value, "reason": self.reason, "language": self.language,
-            "anomaly": self.anomaly, "control": self.control,
-            "ttft_s": _round(first.ttft_s) if first else None,
-            "duration_s": _round(self.duration_s), "requests": sum(a.requests for a in self.attempts),
-            "prompt_tokens": sum(a.prompt_tokens for a in self.attempts),
-            "completion_tokens": sum(a.completion_tokens for a in self.attempts),
-            "cost_usd": round(sum(a.cost_usd for a in self.attempts), 8),
-            "served_by": first.served_by if first else None,
-            "attempts": [a.to_json() for a in self.attempts],
-        }
+    @property
+    def outcome(self) -> Outcome:
+        return self.record.outcome
+
+    @property
+    def reason(self) -> str:
+        return self.record.reason
+
+    @property
+    def attempts(self) -> tuple[ProbedAttempt, ...]:
+        return tuple(ProbedAttempt(r, e) for r, e in zip(self.record.attempts, self.extras, strict=True))
+
+    def restated(self, outcome: Outcome, reason: str, **flags: Any) -> ProbedCase:
+        """The same probe with another verdict (a control's, a weak probe's), its flags replaced as given."""
+        return replace(self, record=replace(self.record, outcome=outcome, reason=writable_text(reason)), **flags)
+
+    def to_wire(self) -> dict[str, Any]:
+        """What crosses to another process of the round (an xdist worker's report, a control's
+        verdict): the record's own JSON and the flags; the extras stay with the process that probed."""
+        return {"case": self.record.to_json(), "auth_error": self.auth_error,
+                "raw_outcome": self.raw_outcome.value if self.raw_outcome else None}
+
+    @classmethod
+    def from_wire(cls, wire: Mapping[str, Any]) -> ProbedCase:
+        raw = wire.get("raw_outcome")
+        record = CaseResult.from_json(wire["case"])
+        return cls(record=record, extras=tuple(AttemptExtras() for _ in record.attempts),
+                   auth_error=wire.get("auth_error") is True, raw_outcome=Outcome(raw) if raw else None)
 
 
 @dataclass(frozen=True, slots=True)
 class CaseRecord:
-    """What the controller keeps of one case: the results.json entry and round-level flags."""
+    """What the round owner keeps of one case: its record and round-level flags."""
 
-    case_id: str
-    entry: dict[str, Any] = field(hash=False)
+    case: CaseResult
     auth_error: bool = False
     probed: bool = True               # False: pytest ended it without a probe result (timeout, crash)
 
+    @property
+    def case_id(self) -> str:
+        return self.case.id
 
-def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 4)
+    def to_wire(self) -> dict[str, Any]:
+        """What an xdist worker sends the round owner with a case's report: the record's own JSON."""
+        return {"case": self.case.to_json(), "auth_error": self.auth_error, "probed": self.probed}
 
-
-def result_to_wire(result: CaseResult) -> dict[str, Any]:
-    """Every field of a CaseResult, JSON-able (control verdicts travel between processes)."""
-    d = asdict(result)
-    d["outcome"] = result.outcome.value
-    d["raw_outcome"] = result.raw_outcome.value if result.raw_outcome else None
-    for a in d["attempts"]:
-        a["outcome"] = Outcome(a["outcome"]).value
-    return d
+    @classmethod
+    def from_wire(cls, wire: Mapping[str, Any]) -> CaseRecord:
+        return cls(CaseResult.from_json(wire["case"]), wire.get("auth_error") is True, wire.get("probed") is not False)
 
 
-def result_from_wire(d: dict[str, Any]) -> CaseResult:
-    attempts = tuple(Attempt(**{**a, "outcome": Outcome(a["outcome"]), "prompt": tuple(a.get("prompt", ())),
-                                "items": tuple((str(k), bool(r)) for k, r in a.get("items", ()))})
-                     for a in d.get("attempts", ()))
-    raw = d.get("raw_outcome")
-    return CaseResult(**{**d, "outcome": Outcome(d["outcome"]), "attempts": attempts,
-                         "raw_outcome": Outcome(raw) if raw else None})
+def not_probed(case: Case, reason: str) -> CaseResult:
+    """A case's record when it ended without a probe result: a transport error."""
+    return ProbedCase.of(case, Outcome.TRANSPORT_ERROR, reason).record
+
+
+def seconds(value: float | None) -> float | None:
+    """A time as results.json keeps it: to 0.1 ms, and absent when it is no measurement."""
+    return None if value is None else measurement(round(value, 4))

@@ -27,19 +27,19 @@ import asyncio
 import hashlib
 import json
 import time
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable
 from pathlib import Path
-from typing import Any
 
+from core.results import CaseResult
 from core.store import atomic_write_text
 from core.vocabulary import REFUSAL, Outcome, case_id
-from probes.round.cases import Case, CaseResult, result_from_wire, result_to_wire
+from probes.round.cases import Case, ProbedCase
 from probes.round.planning import RoundPlan
 
 POLL_S = 0.05
 NOT_DISCOVERED = "not discovered"
 NOT_SELECTED = "not selected in this run"
-NO_VERDICT = (Outcome.TRANSPORT_ERROR.value, Outcome.INCONCLUSIVE.value)
+NO_VERDICT = (Outcome.TRANSPORT_ERROR, Outcome.INCONCLUSIVE)
 
 
 def controls_to_keep(selected: Iterable[Case], planned: Iterable[Case]) -> list[Case]:
@@ -75,15 +75,15 @@ def unselected_controls(plan: RoundPlan, selected: Collection[str]) -> dict[str,
 
 
 def unprobed_controls(plan: RoundPlan, selected: Collection[str],
-                      entries: Iterable[Mapping[str, Any]]) -> list[dict[str, str]]:
+                      cases: Iterable[CaseResult]) -> list[dict[str, str]]:
     """results.json's `unprobed_controls`: every configured control that gave no verdict this round."""
     out = [{"model": model, "contract": REFUSAL, "control": tag, "reason": f"{tag} {why}" + (
                 " by the upstream for this model" if why == NOT_DISCOVERED else " (-k/-m)")}
            for model, missing in unselected_controls(plan, selected).items() for tag, why in missing]
-    for e in entries:
-        if e.get("control") and e.get("outcome") in NO_VERDICT:
-            out.append({"model": e["model"], "contract": REFUSAL, "control": e["provider"],
-                        "reason": f"{e['provider']} probed without a verdict ({e['outcome']}): {e.get('reason', '')}"})
+    for c in cases:
+        if c.control and c.outcome in NO_VERDICT:
+            out.append({"model": c.model, "contract": REFUSAL, "control": c.provider,
+                        "reason": f"{c.provider} probed without a verdict ({c.outcome.value}): {c.reason}"})
     return out
 
 
@@ -95,9 +95,9 @@ def _file(directory: Path, case_id: str) -> Path:
     return directory / (hashlib.sha1(case_id.encode()).hexdigest()[:16] + ".json")
 
 
-def publish(directory: Path, result: CaseResult) -> None:
+def publish(directory: Path, result: ProbedCase) -> None:
     """Write one control result atomically (the reader sees all of it or nothing)."""
-    atomic_write_text(_file(directory, result.case_id), json.dumps(result_to_wire(result)))
+    atomic_write_text(_file(directory, result.case_id), json.dumps(result.to_wire()))
 
 
 class FileControls:
@@ -109,18 +109,18 @@ class FileControls:
         self.wait_s = wait_s
         self._started = time.monotonic()
 
-    async def control_results(self, model: str) -> tuple[CaseResult, ...]:
+    async def control_results(self, model: str) -> tuple[ProbedCase, ...]:
         return tuple(await asyncio.gather(*(self._result_for(c) for c in self.expected.get(model, ()))))
 
-    async def _result_for(self, case: Case) -> CaseResult:
+    async def _result_for(self, case: Case) -> ProbedCase:
         path = _file(self.directory, case.id)
         while True:
             try:
-                return result_from_wire(json.loads(path.read_text(encoding="utf-8")))
+                return ProbedCase.from_wire(json.loads(path.read_text(encoding="utf-8")))
             except (OSError, ValueError):
                 pass
             if time.monotonic() - self._started > self.wait_s:
-                return CaseResult.for_case(case, Outcome.TRANSPORT_ERROR,
-                                           "control verdict never arrived from the worker probing it",
-                                           raw_outcome=Outcome.TRANSPORT_ERROR)
+                return ProbedCase.of(case, Outcome.TRANSPORT_ERROR,
+                                     "control verdict never arrived from the worker probing it",
+                                     raw_outcome=Outcome.TRANSPORT_ERROR)
             await asyncio.sleep(POLL_S)

@@ -27,7 +27,7 @@ from core.vocabulary import Outcome
 from judge.replies.verdict import Verdict
 from probes.http.client import PinnedClient
 from probes.http.wire import ReasoningBudget
-from probes.round.cases import Case, CaseResult
+from probes.round.cases import Case, ProbedCase
 from probes.round.contracts import (
     ContractSettings,
     fidelity,
@@ -57,7 +57,7 @@ class Engine:
                  per_provider: int, control_cases: dict[str, tuple[Case, ...]],
                  missing_controls: dict[str, tuple[str, ...]], language_backend: LanguageBackend,
                  remote_controls: FileControls | None = None,
-                 on_result: Callable[[CaseResult], None] | None = None, round_id: str = "") -> None:
+                 on_result: Callable[[ProbedCase], None] | None = None, round_id: str = "") -> None:
         self._client_settings = client_settings
         self._probe = probe
         self._caps = (overall, per_provider)
@@ -73,7 +73,7 @@ class Engine:
         self._ready = threading.Event()
         self._stop: asyncio.Event | None = None
         self._client: PinnedClient | None = None
-        self._tasks: dict[str, asyncio.Task[CaseResult]] = {}
+        self._tasks: dict[str, asyncio.Task[ProbedCase]] = {}
         self._warm: asyncio.Future[None] | None = None
 
     # -- lifecycle (called from pytest's thread) -------------------------------------------
@@ -89,11 +89,11 @@ class Engine:
             self.submit(case)
         return self
 
-    def submit(self, case: Case) -> concurrent.futures.Future[CaseResult]:
+    def submit(self, case: Case) -> concurrent.futures.Future[ProbedCase]:
         """Start the case's probe (once per case id) and return a future of its result."""
         return asyncio.run_coroutine_threadsafe(self._result_of(case), self._loop)
 
-    def result(self, case: Case, timeout: float | None = None) -> CaseResult:
+    def result(self, case: Case, timeout: float | None = None) -> ProbedCase:
         return self.submit(case).result(timeout)
 
     def close(self) -> None:
@@ -134,20 +134,20 @@ class Engine:
         if self._warm is None:
             self._warm = asyncio.ensure_future(asyncio.to_thread(self._language.warm_up))
 
-    def _task(self, case: Case) -> asyncio.Task[CaseResult]:
+    def _task(self, case: Case) -> asyncio.Task[ProbedCase]:
         task = self._tasks.get(case.id)
         if task is None:
             task = self._tasks[case.id] = asyncio.ensure_future(self._probe_case(case))
         return task
 
-    async def _result_of(self, case: Case) -> CaseResult:
+    async def _result_of(self, case: Case) -> ProbedCase:
         return await asyncio.shield(self._task(case))
 
-    async def _probe_case(self, case: Case) -> CaseResult:
+    async def _probe_case(self, case: Case) -> ProbedCase:
         assert self._client is not None
         module = CONTRACT_MODULES[case.contract]
         try:
-            result: CaseResult = await module.probe(self._client, case.endpoint, self._settings, case)
+            result: ProbedCase = await module.probe(self._client, case.endpoint, self._settings, case)
         except Exception as exc:  # one host's hostile reply must not void the round
             result = crashed(case, exc, self._client_settings.scrub)
         if self._on_result is not None:
@@ -161,26 +161,26 @@ class Engine:
         await asyncio.shield(self._warm)
         return await asyncio.to_thread(self._language.assess, text, lang)
 
-    async def sibling_results(self, case: Case, contracts: Sequence[str]) -> tuple[CaseResult, ...]:
+    async def sibling_results(self, case: Case, contracts: Sequence[str]) -> tuple[ProbedCase, ...]:
         """The results of the same endpoint's cases of `contracts` that this process runs (none
         when they were deselected): the refusal case reads their replies' refusal checks."""
         tasks = [t for c in contracts if (t := self._tasks.get(f"{case.group}::{c}")) is not None]
         results = await asyncio.gather(*(asyncio.shield(t) for t in tasks), return_exceptions=True)
-        return tuple(r for r in results if isinstance(r, CaseResult))
+        return tuple(r for r in results if isinstance(r, ProbedCase))
 
-    async def control_results(self, model: str) -> tuple[CaseResult, ...]:
+    async def control_results(self, model: str) -> tuple[ProbedCase, ...]:
         """ControlBoard without xdist: the selected controls are probed in this same loop."""
         cases = self._control_cases.get(model, ())
         return tuple(await asyncio.gather(*(asyncio.shield(self._task(c)) for c in cases)))
 
 
-def crashed(case: Case, exc: BaseException, scrub: Callable[[str], str]) -> CaseResult:
+def crashed(case: Case, exc: BaseException, scrub: Callable[[str], str]) -> ProbedCase:
     """A probe that raised: that case's own transport error (it freezes the host, the round goes on).
 
     Whatever a reply holds, the parsers and judges are meant to return a verdict; an exception
     here is a bug they did not foresee, so the host is not blamed for it either way."""
     detail = scrub(clean(f"{type(exc).__name__}: {exc}", CRASH_DETAIL_CHARS))
-    return CaseResult.for_case(case, Outcome.TRANSPORT_ERROR,
+    return ProbedCase.of(case, Outcome.TRANSPORT_ERROR,
                                f"transport: the probe raised an unexpected error on this reply ({detail})")
 
 

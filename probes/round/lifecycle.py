@@ -13,12 +13,10 @@ import dataclasses
 import shutil
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from core.results import Incomplete, IncompleteKind, RoundResults
 from core.tags import is_valid_tag
-from core.vocabulary import Outcome
-from probes.round.cases import Case, CaseRecord, CaseResult, PlannedCase
+from probes.round.cases import Case, CaseRecord, PlannedCase, ProbedCase, not_probed
 from probes.round.contracts import AUTH_REASON
 from probes.round.controls import (
     FileControls,
@@ -88,7 +86,7 @@ class Round:
             remote = FileControls(directory, controls, wait_s=self.control_wait())
             overall = max(1, settings.config.concurrency.overall // settings.workers)
             engine = self._engine(controls, missing, overall=overall, remote=remote,
-                                  on_result=lambda r: publish(directory, r) if r.control else None)
+                                  on_result=lambda r: publish(directory, r) if r.record.control else None)
         else:
             mine = selected
             engine = self._engine(controls, missing, overall=settings.config.concurrency.overall)
@@ -98,7 +96,7 @@ class Round:
 
     def _engine(self, controls: dict[str, tuple[Case, ...]], missing: dict[str, tuple[str, ...]], *, overall: int,
                 remote: FileControls | None = None,
-                on_result: Callable[[CaseResult], None] | None = None) -> Engine:
+                on_result: Callable[[ProbedCase], None] | None = None) -> Engine:
         settings = self.settings
         backend: LocalLanguage | RemoteLanguage
         if settings.language_server is not None:
@@ -140,7 +138,7 @@ class Round:
         for cid in self.expected:
             case = self.cases[cid]
             if cid not in records and isinstance(case, Case):
-                records[cid] = CaseRecord(cid, synthetic(case, "not run: the round was cut short"), probed=False)
+                records[cid] = CaseRecord(not_probed(case, "not run: the round was cut short"), probed=False)
         unprobed = [r for r in records.values() if not r.probed]
         if interrupted:
             incomplete.append(Incomplete(IncompleteKind.INTERRUPTED, "the round was interrupted"))
@@ -155,17 +153,12 @@ class Round:
             upstream=settings.upstream,
             models=round_models(settings.plan),
             records=ordered, incomplete=incomplete,
-            unprobed=unprobed_controls(settings.plan, set(self.expected), (r.entry for r in ordered)),
+            unprobed=unprobed_controls(settings.plan, set(self.expected), (r.case for r in ordered)),
             clock=settings.clock.kind, controls_source=settings.controls_source,
             limits={m: {e.tag: (e.context_length, e.max_completion_tokens) for e in eps}
                     for m, eps in settings.plan.endpoints.items()},
             listing_notes=settings.plan.notes,
         )
-
-
-def synthetic(case: Case, reason: str) -> dict[str, Any]:
-    """A case's results.json entry when it ended without a probe result: a transport error."""
-    return CaseResult.for_case(case, Outcome.TRANSPORT_ERROR, reason).to_json()
 
 
 def _by_model(cases: Iterable[Case]) -> dict[str, tuple[Case, ...]]:

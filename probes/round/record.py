@@ -11,8 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from core.results import REAL, ControlNote, Incomplete, RoundResults
-from core.results import CaseResult as RecordedCase
+from core.results import REAL, CaseResult, ControlNote, Incomplete, RoundResults
 from core.store import atomic_write_text
 from core.times import parse_time
 from core.vocabulary import REFUSAL, Outcome
@@ -30,7 +29,7 @@ def build_results(*, round_id: str, started_at: str, finished_at: str, upstream:
     Its usage per provider is derived from the cases; its weak probes are the control cases
     that failed (the control host passed the refusal probe).
     """
-    cases = tuple(RecordedCase.from_json(r.entry) for r in records)
+    cases = tuple(r.case for r in records)
     return RoundResults(
         round_id=round_id, started_at=parse_time(started_at, "started_at"),
         finished_at=parse_time(finished_at, "finished_at"), complete=not incomplete, incomplete=tuple(incomplete),
@@ -42,7 +41,7 @@ def build_results(*, round_id: str, started_at: str, finished_at: str, upstream:
     )
 
 
-def weak_probes(cases: Iterable[RecordedCase]) -> tuple[ControlNote, ...]:
+def weak_probes(cases: Iterable[CaseResult]) -> tuple[ControlNote, ...]:
     """A control case that failed means the control host passed the probe: the probe is weak."""
     return tuple(
         ControlNote(c.model, REFUSAL, c.provider,

@@ -28,7 +28,7 @@ from core.store import read_json
 from core.times import stamp
 from core.upstream import Upstream
 from judge.replies.listing import ListedLimits
-from judge.suspension.state import STATE_FIX, state_from_json
+from judge.suspension.state import STATE_FIX, JudgeState, state_from_json
 from probes.round.planning import RoundPlan
 
 SIMULATOR_UPSTREAM = "simulator"
@@ -104,22 +104,18 @@ def snapshot_doc(s: RoundSettings) -> dict[str, Any]:
             "plan": s.plan.to_json()}
 
 
-def read_language_plan(path: Path) -> dict[str, dict[str, str]]:
-    """{model: {provider: language}} for this round, from the judge's state; {} without a state file.
+def read_round_state(path: Path) -> JudgeState:
+    """The judge's state a round plans from, read once through its codec (its language plan, the
+    previous round's listed limits); an empty state without a state file.
 
     A file that cannot be read raises StoreError, one that is not a state StateError (both
     ValueErrors naming the file).
     """
     raw = read_json(path, "state file", STATE_FIX)
-    return {} if raw is None else state_from_json(raw, str(path)).language_plan()
+    return JudgeState() if raw is None else state_from_json(raw, str(path))
 
 
-def read_previous_limits(path: Path) -> dict[str, dict[str, ListedLimits]]:
-    """{model: {provider: its listed limits}} as the judge kept them from the previous round; {}
-    without a state file (errors as read_language_plan's)."""
-    raw = read_json(path, "state file", STATE_FIX)
-    if raw is None:
-        return {}
-    state = state_from_json(raw, str(path))
+def previous_limits(state: JudgeState) -> dict[str, dict[str, ListedLimits]]:
+    """{model: {provider: its listed limits}} as the judge kept them from the previous round."""
     return {m: {p: ps.limits for p, ps in providers.items() if ps.limits is not None}
             for m, providers in state.models.items()}

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import replace
 
 import pytest
 
 from core.config import ProbeSettings
+from core.results import AttemptResult, CaseResult
 from core.vocabulary import Outcome
 from judge.replies.verdict import Verdict
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind, Usage
-from probes.round.cases import Attempt, Case, CaseResult
+from probes.round.cases import AttemptExtras, Case, ProbedAttempt, ProbedCase
 from probes.round.contracts import ContractSettings, language, latency, refusal, structured
 
 PROBE = ProbeSettings(ttft_seconds=10.0, request_deadline_seconds=30.0, max_tokens=200,
@@ -40,10 +42,10 @@ class FakeClient:
 
 
 class Board:
-    def __init__(self, *controls: CaseResult) -> None:
+    def __init__(self, *controls: ProbedCase) -> None:
         self.controls = controls
 
-    async def control_results(self, model: str) -> tuple[CaseResult, ...]:
+    async def control_results(self, model: str) -> tuple[ProbedCase, ...]:
         return self.controls
 
 
@@ -54,7 +56,7 @@ def settings(board: Board | None = None, judge_language=None, missing=None) -> C
                             missing_controls=missing or {})
 
 
-def run(module, client, s, case) -> CaseResult:
+def run(module, client, s, case) -> ProbedCase:
     return asyncio.run(module.probe(client, case.endpoint, s, case))
 
 
@@ -94,7 +96,7 @@ def test_routing_mismatch_reads_as_such_and_an_auth_error_flags_the_round() -> N
 
 def test_cost_comes_from_the_endpoint_pricing() -> None:
     got = run(latency, FakeClient(completed()), settings(), Case(model="m/x", contract="latency", endpoint=EP))
-    assert got.to_json()["cost_usd"] == pytest.approx(100 * 1e-6 + 12 * 2e-6)
+    assert got.record.cost_usd == pytest.approx(100 * 1e-6 + 12 * 2e-6)
 
 
 def test_structured_is_not_applicable_without_the_capability() -> None:
@@ -114,9 +116,9 @@ def test_structured_judges_a_completed_reply_and_keeps_transport_errors_apart() 
     assert run(structured, FakeClient(cut), settings(), case).outcome is Outcome.TRANSPORT_ERROR
 
 
-def _control(raw: Outcome) -> CaseResult:
-    return CaseResult(case_id="m/x::e/fp8::refusal", model="m/x", provider="e/fp8", contract="refusal",
-                      outcome=Outcome.PASS, reason="", control=True, raw_outcome=raw)
+def _control(raw: Outcome) -> ProbedCase:
+    control = Case(model="m/x", contract="refusal", endpoint=replace(EP, tag="e/fp8"), control=True)
+    return ProbedCase.of(control, Outcome.PASS, "", raw_outcome=raw)
 
 
 @pytest.mark.parametrize("board, missing, expected", [
@@ -142,7 +144,7 @@ def test_a_refusal_failure_stands_even_with_a_weak_probe() -> None:
 def test_a_control_host_reads_caught_or_missed() -> None:
     case = Case(model="m/x", contract="refusal", endpoint=EP, control=True)
     caught = run(refusal, FakeClient(completed(text="", finish_reason="content_filter")), settings(), case)
-    assert caught.outcome is Outcome.PASS and caught.raw_outcome is Outcome.FAIL and caught.control
+    assert caught.outcome is Outcome.PASS and caught.raw_outcome is Outcome.FAIL and caught.record.control
     missed = run(refusal, FakeClient(completed()), settings(), case)
     assert missed.outcome is Outcome.FAIL and missed.raw_outcome is Outcome.PASS and "control missed" in missed.reason
 
@@ -167,7 +169,7 @@ def test_language_majority_of_three_after_an_anomaly(verdicts, outcome, calls) -
     case = Case(model="m/x", contract="language", endpoint=EP, language="pt")
     got = run(language, client, settings(judge_language=_verdicts(*verdicts)), case)
     assert got.outcome is outcome and client.calls == calls and len(got.attempts) == calls
-    assert got.anomaly is (calls > 1) and got.language == "pt"
+    assert got.record.anomaly is (calls > 1) and got.record.language == "pt"
 
 
 def test_every_language_prompt_names_its_language_and_asks_for_sentences() -> None:
@@ -185,8 +187,9 @@ def test_every_language_prompt_names_its_language_and_asks_for_sentences() -> No
 
 def test_attempts_keep_the_reply_for_allure_but_only_an_excerpt_for_results() -> None:
     long = "x" * 1000
-    a = Attempt(outcome=Outcome.PASS, reason="r", text=long)
-    assert len(a.to_json()["excerpt"]) == 300 and "text" not in a.to_json()
+    a = ProbedAttempt(AttemptResult(outcome=Outcome.PASS, reason="r"), AttemptExtras()).with_text(long)
+    assert a.text == long and a.record.chars == 1000
+    assert len(a.record.to_json()["excerpt"]) == 300 and long not in str(a.record.to_json())
 
 
 @pytest.mark.parametrize("module, contract", [(refusal, "refusal"), (structured, "structured")])
@@ -225,7 +228,7 @@ def test_a_moderation_block_of_the_supported_prompt_fails_the_refusal_contract_n
     got = run(refusal, FakeClient(moderated("violence", "sexual/minors")), settings(Board(_control(Outcome.FAIL))), case)
     assert got.outcome is Outcome.FAIL
     assert got.reason.startswith("moderation:") and '"violence", "sexual/minors"' in got.reason
-    assert got.attempts[0].error_kind == "moderation" and got.attempts[0].outcome is Outcome.FAIL
+    assert got.attempts[0].record.error_kind == "moderation" and got.attempts[0].outcome is Outcome.FAIL
 
 
 def test_a_moderated_control_host_is_a_caught_control() -> None:
@@ -261,3 +264,16 @@ def test_an_empty_length_finish_after_asking_to_think_is_reasoning_not_an_empty_
     assert got.outcome is Outcome.INCONCLUSIVE and "reasoning" in got.reason
     plain = completed(text="", ttft=None, finish_reason="length")
     assert run(refusal, FakeClient(plain), settings(Board(_control(Outcome.FAIL))), case).outcome is Outcome.FAIL
+
+
+def test_a_probed_case_is_the_record_its_results_entry_reads_back_as() -> None:
+    # The probes build core.results' own record by the rules the file is read by: an odd reply
+    # (a lone surrogate, an empty served_by, a negative timing) holds in memory what its
+    # results.json entry reads back as, so the file is the same whether or not it is re-read.
+    odd = replace(completed(text="*She smiles.* \ud800 \"Welcome in.\" " * 20, ttft=-0.5), served_by="")
+    case = Case(model="m/x", contract="latency", endpoint=EP)
+    got = run(latency, FakeClient(odd), settings(), case)
+    entry = json.loads(json.dumps(got.record.to_json()))
+    assert CaseResult.from_json(entry) == got.record
+    assert got.record.attempts[0].ttft_s is None and got.record.served_by is None
+    assert "\ud800" in got.attempts[0].text and "\ud800" not in got.record.attempts[0].excerpt  # Allure keeps it whole

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 
 from canary.history.reasons import reason_code
-from core.results import AttemptResult, CaseResult
+from core.results import CaseResult
 from core.upstream import Upstream
 from core.vocabulary import Outcome
 from judge.replies.verdict import passed
@@ -43,11 +43,10 @@ def test_a_slow_decoder_among_healthy_peers_fails_its_latency_case_with_its_code
         cases = []
         for e in endpoints:
             mine = [r for r in results if r.tag == e.tag]
-            attempts = tuple(AttemptResult.from_json(attempt_from(r, e, passed("ok"), MESSAGES).to_json())
-                             for r in mine)
-            assert all(a is not None and a.decode_tps is not None for a in attempts)
+            attempts = tuple(attempt_from(r, e, passed("ok"), MESSAGES).record for r in mine)
+            assert all(a.decode_tps is not None for a in attempts)
             cases.append(CaseResult(model=MODEL, provider=e.tag, contract="latency", outcome=Outcome.PASS,
-                                    reason="first token after 0.02 s", attempts=tuple(a for a in attempts if a)))
+                                    reason="first token after 0.02 s", attempts=attempts))
         return cases
 
     with start_simulator(scenario, seed=3) as sim:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from core.results import Incomplete, IncompleteKind, read_results
+import json
+
+from core.results import CaseResult, Incomplete, IncompleteKind, RoundResults, read_results
 from core.vocabulary import Outcome
 from probes.http.records import Endpoint
 from probes.pytest_plugin.scheduling import assignment, case_id_of, worker_index
 from probes.pytest_plugin.table import render
-from probes.round.cases import Case, CaseResult, DiscoveryCase, result_from_wire, result_to_wire
+from probes.round.cases import Case, CaseRecord, DiscoveryCase, ProbedCase
 from probes.round.controls import controls_to_keep
 from probes.round.planning import DiscoveryFailure, RoundPlan, assign_languages
 from probes.round.record import build_results
@@ -65,19 +67,20 @@ def test_the_round_plan_round_trips_through_json() -> None:
     assert [c.control for c in again.cases()] == [False, True, False, False]
 
 
-def test_a_case_result_crosses_processes_intact() -> None:
-    r = CaseResult(case_id="i", model="m/x", provider="a/1", contract="refusal", outcome=Outcome.PASS,
-                   reason="control caught", control=True, raw_outcome=Outcome.FAIL)
-    assert result_from_wire(result_to_wire(r)) == r
+def test_a_control_verdict_and_a_case_record_cross_processes_intact() -> None:
+    case = _case("m/x", "a/1", "refusal", control=True)
+    r = ProbedCase.of(case, Outcome.PASS, "control caught", raw_outcome=Outcome.FAIL, auth_error=True)
+    assert ProbedCase.from_wire(json.loads(json.dumps(r.to_wire()))) == r
+    record = CaseRecord(r.record, auth_error=True, probed=False)
+    assert CaseRecord.from_wire(json.loads(json.dumps(record.to_wire()))) == record
 
 
 def test_usage_is_summed_per_provider_and_an_incomplete_round_says_why() -> None:
-    from probes.round.cases import CaseRecord
-    entry = {"model": "m/x", "provider": "a/1", "contract": "latency", "outcome": "pass", "reason": "",
-             "requests": 1, "prompt_tokens": 10, "completion_tokens": 5, "cost_usd": 0.001, "ttft_s": 0.2}
+    entry = CaseResult(model="m/x", provider="a/1", contract="latency", outcome=Outcome.PASS, reason="",
+                       requests=1, prompt_tokens=10, completion_tokens=5, cost_usd=0.001, ttft_s=0.2)
     results = build_results(round_id="r1", started_at="2026-11-30T10:00:00Z", finished_at="2026-11-30T10:01:00Z",
                             upstream="simulator", models={"m/x": ["a/1"]},
-                            records=[CaseRecord("i", entry), CaseRecord("j", entry)],
+                            records=[CaseRecord(entry), CaseRecord(entry)],
                             incomplete=[Incomplete(IncompleteKind.INTERRUPTED, "the round was interrupted")])
     doc = results.to_json()
     assert doc["usage"]["m/x"]["a/1"] == {"requests": 2, "prompt_tokens": 20, "completion_tokens": 10,
@@ -105,3 +108,19 @@ def test_a_selected_refusal_case_keeps_its_models_control_and_only_that() -> Non
     assert controls_to_keep([planned[2], planned[3], planned[4]], planned) == [control]
     assert controls_to_keep([planned[3], planned[4]], planned) == []        # -m latency: no control needed
     assert controls_to_keep([control, planned[2]], planned) == []           # selected already
+
+
+def test_the_round_owner_builds_its_record_from_the_cases_it_holds_without_parsing_them(monkeypatch) -> None:
+    # Files only at process boundaries: the lenient reader of results.json is for files, not for
+    # the cases this process already holds as records.
+    def refused(*_: object) -> None:
+        raise AssertionError("the record was parsed instead of taken as it is")
+
+    monkeypatch.setattr(CaseResult, "from_json", refused)
+    monkeypatch.setattr(RoundResults, "from_json", refused)
+    case = _case("m/x", "a/1", "refusal", control=True)
+    probed = ProbedCase.of(case, Outcome.FAIL, "control missed: the known filter passed", raw_outcome=Outcome.PASS)
+    results = build_results(round_id="r1", started_at="2026-11-30T10:00:00Z", finished_at="2026-11-30T10:01:00Z",
+                            upstream="simulator", models={"m/x": ["a/1"]}, records=[CaseRecord(probed.record)],
+                            incomplete=[])
+    assert results.cases == (probed.record,) and [w.control for w in results.weak_probes] == ["a/1"]

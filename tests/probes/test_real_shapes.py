@@ -15,7 +15,7 @@ from test_client import chat, spec, upstream
 
 from judge.replies import structured as structured_judge
 from probes.http.records import Classification, ErrorKind
-from probes.round.cases import CaseResult
+from probes.round.cases import ProbedCase
 from probes.round.contracts import structured, transport_outcome
 from probes.round.contracts.refusal import moderation_verdict
 
@@ -147,7 +147,7 @@ def test_probe_traffic_carries_a_stable_user_and_claims_no_attribution() -> None
 
 # -- items 5 and 8: what the structured probe asks depends on what the endpoint promises -------------
 
-def structured_case(*endpoints: dict[str, Any], tag: str = "aurora/fp8") -> tuple[CaseResult, list[dict[str, Any]]]:
+def structured_case(*endpoints: dict[str, Any], tag: str = "aurora/fp8") -> tuple[ProbedCase, list[dict[str, Any]]]:
     from test_client import MODEL, SECRET
     from test_contracts_units import settings
 
@@ -156,7 +156,7 @@ def structured_case(*endpoints: dict[str, Any], tag: str = "aurora/fp8") -> tupl
     from probes.http.discovery import discover
     from probes.round.cases import Case
 
-    async def run(base_url: str) -> CaseResult:
+    async def run(base_url: str) -> ProbedCase:
         async with PinnedClient(Upstream(base_url=base_url, api_key=SECRET), deadline_s=3.0) as client:
             endpoint = next(e for e in await discover(client, MODEL) if e.tag == tag)
             return await structured.probe(client, endpoint, settings(), Case(model=MODEL, contract="structured",

@@ -26,7 +26,7 @@ from probes.http.client import PinnedClient
 from probes.http.discovery import discover
 from probes.http.records import Endpoint
 from probes.http.wire import ReasoningBudget
-from probes.round.cases import Case, CaseResult
+from probes.round.cases import Case, ProbedCase
 from probes.round.contracts import ContractSettings, language, latency, refusal, structured
 from simulator import RunningSimulator, scenario_from_dict, start_simulator
 
@@ -55,7 +55,7 @@ def upstream(*hosts: dict[str, Any]) -> Iterator[RunningSimulator]:
 
 
 class NoControls:
-    async def control_results(self, model: str) -> tuple[CaseResult, ...]:
+    async def control_results(self, model: str) -> tuple[ProbedCase, ...]:
         return ()
 
 
@@ -64,8 +64,8 @@ async def _judge_language(text: str, lang: str) -> Verdict:
 
 
 def probe(sim: RunningSimulator, tag: str, contract: str, *, budget: ReasoningBudget | None = BUDGET,
-          settings: ProbeSettings = PROBE) -> CaseResult:
-    async def go() -> CaseResult:
+          settings: ProbeSettings = PROBE) -> ProbedCase:
+    async def go() -> ProbedCase:
         client_settings = Upstream(base_url=sim.base_url, api_key=SECRET)
         async with PinnedClient(client_settings, deadline_s=settings.request_deadline_seconds,
                                 reasoning_budget=budget) as client:
@@ -123,7 +123,7 @@ def test_a_thinking_host_that_lists_no_reasoning_parameter_is_probed_as_before()
         got = probe(sim, "mute/fp8", "refusal")
         (body,) = chat_bodies(sim)
     assert "reasoning" not in body and "include_reasoning" not in body and body["max_tokens"] == PROBE.max_tokens
-    assert got.outcome is Outcome.INCONCLUSIVE and got.attempts[0].error_kind is None
+    assert got.outcome is Outcome.INCONCLUSIVE and got.attempts[0].record.error_kind is None
 
 
 def test_a_host_that_thinks_past_all_the_room_still_reads_inconclusive_with_the_thinking_hidden() -> None:
@@ -142,7 +142,7 @@ def test_the_latency_contract_times_the_first_answer_text_not_the_thinking() -> 
     with upstream(host("sage/fp8", thinking=5000, tps=1000)) as sim:
         quick = probe(sim, "sage/fp8", "latency", budget=budget)
         strict = probe(sim, "sage/fp8", "latency", budget=budget, settings=replace(PROBE, ttft_seconds=0.25))
-    assert quick.outcome is Outcome.PASS and quick.attempts[0].ttft_s is not None and quick.attempts[0].ttft_s >= 0.3
+    assert quick.outcome is Outcome.PASS and quick.attempts[0].record.ttft_s is not None and quick.attempts[0].record.ttft_s >= 0.3
     assert strict.outcome is Outcome.FAIL and strict.reason.startswith("first token after")
 
 

@@ -93,7 +93,7 @@ def test_an_overbilling_host_fails_every_reply_with_the_figures_and_its_code() -
     assert verdict is not None and reason_code("fail", verdict.reason) == "overbilled", verdict
     assert "(1.50 x)" in verdict.reason
     attempt = attempt_from(result, endpoint, passed("first token after 0.02 s"), MESSAGES)
-    assert attempt.outcome is Outcome.FAIL and attempt.billed_usd == pytest.approx(1.5 * (attempt.listed_usd or 0))
+    assert attempt.outcome is Outcome.FAIL and attempt.record.billed_usd == pytest.approx(1.5 * (attempt.record.listed_usd or 0))
     assert reply_check(result) is None  # without the listing there is nothing to bill against
 
 
@@ -102,8 +102,8 @@ def test_a_healthy_host_is_billed_its_listed_price_and_reports_usage(seed: int) 
     result, endpoint = chat_on({}, seed=seed)
     assert reply_check(result, endpoint) is None
     attempt = attempt_from(result, endpoint, passed("first token after 0.02 s"), MESSAGES)
-    assert attempt.usage_reported is True and attempt.billed_usd == pytest.approx(attempt.listed_usd)
-    entry = attempt.to_json()
+    assert attempt.record.usage_reported is True and attempt.record.billed_usd == pytest.approx(attempt.record.listed_usd)
+    entry = attempt.record.to_json()
     assert entry["usage_reported"] is True and entry["prompt_tokens"] == result.usage.prompt_tokens  # type: ignore[union-attr]
 
 
@@ -112,4 +112,4 @@ def test_a_stream_without_usage_passes_its_reply_and_is_recorded_as_such() -> No
     assert result.completed and result.usage is None
     attempt = attempt_from(result, endpoint, passed("first token after 0.02 s"), MESSAGES)
     assert attempt.outcome is Outcome.PASS  # never failed in one round: the judge counts it against peers
-    assert attempt.to_json()["usage_reported"] is False and "prompt_tokens" not in attempt.to_json()
+    assert attempt.record.to_json()["usage_reported"] is False and "prompt_tokens" not in attempt.record.to_json()

@@ -17,7 +17,7 @@ from core.vocabulary import Outcome
 from judge.replies.verdict import Verdict
 from probes.http.client import PinnedClient
 from probes.http.discovery import discover
-from probes.round.cases import Case, CaseResult
+from probes.round.cases import Case, ProbedCase
 from probes.round.contracts import ContractSettings, tools
 from simulator import scenario_from_dict, start_simulator
 
@@ -29,7 +29,7 @@ PROBE = ProbeSettings(ttft_seconds=5.0, request_deadline_seconds=10.0, max_token
 
 
 class NoControls:
-    async def control_results(self, model: str) -> tuple[CaseResult, ...]:
+    async def control_results(self, model: str) -> tuple[ProbedCase, ...]:
         return ()
 
 
@@ -37,12 +37,12 @@ async def _no_language(text: str, lang: str) -> Verdict:
     raise AssertionError("the tools contract never judges a language")
 
 
-def run(faults: dict[str, Any] | None = None, *, params: list[str] = PARAMS, stream_seed: int = 5) -> tuple[CaseResult, list[dict[str, Any]]]:
+def run(faults: dict[str, Any] | None = None, *, params: list[str] = PARAMS, stream_seed: int = 5) -> tuple[ProbedCase, list[dict[str, Any]]]:
     behaviour = {"ttft_ms": 20, "tokens_per_second": 4000, "faults": faults or {}}
     scenario = scenario_from_dict({"name": "tools", "keepalive_ms": 50, "models": [{"id": MODEL, "endpoints": [
         {"tag": "aurora/fp8", "provider_name": "Aurora", "supported_parameters": params, "behaviour": behaviour}]}]})
 
-    async def go(base_url: str) -> CaseResult:
+    async def go(base_url: str) -> ProbedCase:
         async with PinnedClient(Upstream(base_url=base_url, api_key=SECRET), deadline_s=10.0) as client:
             (endpoint,) = await discover(client, MODEL)
             case = Case(model=MODEL, contract="tools", endpoint=endpoint)
@@ -66,9 +66,9 @@ def test_a_healthy_host_calls_both_tools_and_passes_with_the_request_pinned_and_
     assert body["provider"]["only"] == ["aurora/fp8"] and body["provider"]["allow_fallbacks"] is False
     assert [t["function"]["name"] for t in body["tools"]] == ["book_room", "roll_dice"]
     assert "response_format" not in body and "tool_choice" not in body
-    assert result.attempts[0].notes == ()  # the stated values, finish_reason tool_calls: nothing to note
+    assert result.attempts[0].extras.notes == ()  # the stated values, finish_reason tool_calls: nothing to note
     assert result.attempts[0].text.splitlines()[0] == '→ book_room({"room": "tower", "nights": 2})'
-    assert result.to_json()["attempts"][0]["excerpt"].startswith("→ book_room(")
+    assert result.record.attempts[0].excerpt.startswith("→ book_room(")
 
 
 @pytest.mark.parametrize("fault,params,code", [
@@ -87,14 +87,14 @@ def test_each_planted_tool_defect_fails_with_its_code_confirmed_by_two_more_atte
         fault: str, params: dict[str, Any], code: str) -> None:
     result, bodies = run({fault: {"rate": 1.0, **params}})
     assert result.outcome is Outcome.FAIL and reason_code("fail", result.reason) == code, result.reason
-    assert result.anomaly and len(result.attempts) == 3 and len(bodies) == 3
+    assert result.record.anomaly and len(result.attempts) == 3 and len(bodies) == 3
     assert "confirmed: 3 of 3" in result.reason
 
 
 def test_a_wrong_finish_reason_on_valid_calls_is_a_note_not_a_failure() -> None:
     result, _ = run({"tool_finish_stop": {"rate": 1.0}})
     assert result.outcome is Outcome.PASS, result.reason
-    assert any("finish_reason 'stop'" in n for n in result.attempts[0].notes)
+    assert any("finish_reason 'stop'" in n for n in result.attempts[0].extras.notes)
 
 
 def test_prose_instead_of_a_call_is_left_to_the_peers_and_keeps_its_prefix() -> None:

@@ -1,5 +1,5 @@
 """The contracts (the four, and the optional stop and fidelity). Each module has one `async def probe(client, endpoint, settings, case)`
-returning a CaseResult; the helpers here turn one ChatResult into an Attempt the same way for all.
+returning a ProbedCase; the helpers here turn one ChatResult into a ProbedAttempt the same way for all.
 
 Outcome rules shared by every contract (why they are here and not in each module):
 - only a COMPLETED generation is judged; a TRANSPORT_ERROR is `transport_error` (it freezes the
@@ -18,10 +18,9 @@ Outcome rules shared by every contract (why they are here and not in each module
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
@@ -29,12 +28,13 @@ from typing import Any, Protocol
 import yaml
 
 from core.config import ProbeSettings
+from core.results import AttemptResult, as_count, measurement, optional_text, writable_text
 from core.vocabulary import Outcome
 from judge.replies.integrity import check_reply
 from judge.replies.refusal import find_refusal
 from judge.replies.verdict import Verdict
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
-from probes.round.cases import Attempt, Case, CaseResult
+from probes.round.cases import AttemptExtras, Case, ProbedAttempt, ProbedCase, seconds
 from probes.round.reply_checks import billed_and_listed, billing_notes, checked, measured_decode
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
@@ -52,19 +52,19 @@ class ChatClient(Protocol):
 class ControlBoard(Protocol):
     """Where a non-control refusal case learns what the positive controls of its model said."""
 
-    async def control_results(self, model: str) -> tuple[CaseResult, ...]: ...
+    async def control_results(self, model: str) -> tuple[ProbedCase, ...]: ...
 
 
 class SiblingBoard(Protocol):
     """Where a refusal case finds the results of its endpoint's latency and language cases of this round."""
 
-    async def sibling_results(self, case: Case, contracts: Sequence[str]) -> tuple[CaseResult, ...]: ...
+    async def sibling_results(self, case: Case, contracts: Sequence[str]) -> tuple[ProbedCase, ...]: ...
 
 
 class NoSiblings:
     """A board with no siblings (a contract run on its own, as in unit tests)."""
 
-    async def sibling_results(self, case: Case, contracts: Sequence[str]) -> tuple[CaseResult, ...]:
+    async def sibling_results(self, case: Case, contracts: Sequence[str]) -> tuple[ProbedCase, ...]:
         return ()
 
 
@@ -91,8 +91,12 @@ def prompt(name: str) -> Any:
 
 def attempt_from(result: ChatResult, endpoint: Endpoint, verdict: Verdict | None,
                  messages: Sequence[Mapping[str, Any]], *, outcome: Outcome | None = None,
-                 reason: str | None = None) -> Attempt:
-    """One request as an Attempt: the verdict when completed, else the transport classification."""
+                 reason: str | None = None) -> ProbedAttempt:
+    """One request as a ProbedAttempt: the verdict when completed, else the transport classification.
+
+    The record is built by the rules results.json is read by (core.results): upstream strings
+    made writable, a measurement that is none left absent.
+    """
     if verdict is not None and result.reasoning_only:
         # A reasoning model spent the probe's whole budget thinking: that is our max_tokens, not
         # the host's behaviour, so it must never read as an empty reply or a refusal.
@@ -105,45 +109,53 @@ def attempt_from(result: ChatResult, endpoint: Endpoint, verdict: Verdict | None
     prompt_tokens = usage.prompt_tokens if usage else 0
     completion_tokens = usage.completion_tokens if usage else 0
     billing = billed_and_listed(result, endpoint)
-    return Attempt(
-        outcome=outcome, reason=reason, ttft_s=result.ttft_s, total_s=result.total_s,
-        finish_reason=result.finish_reason, classification=result.classification.value,
-        error_kind=result.error_kind.value if result.error_kind else None, served_by=result.served_by,
+    # Billing honesty's evidence (issue 22): the usage a completed stream reported or not (the
+    # judge counts streams without usage against peers), and what it was billed against listed.
+    usage_reported = (usage is not None) if result.completed and result.chunks else None
+    record = AttemptResult(
+        outcome=outcome, reason=writable_text(reason), ttft_s=seconds(result.ttft_s), total_s=seconds(result.total_s),
+        finish_reason=optional_text(result.finish_reason),
+        error_kind=result.error_kind.value if result.error_kind else None,
+        served_by=optional_text(result.served_by), requests=result.requests,
+        decode_tps=_tps(measured_decode(result)), advertised_p50_tps=_tps(endpoint.throughput_p50),
+        advertised_slowest_tps=_tps(endpoint.throughput_slowest), usage_reported=usage_reported,
+        prompt_tokens=as_count(prompt_tokens, default=None) if usage_reported else None,
+        billed_usd=measurement(round(billing[0], 10)) if billing else None,
+        listed_usd=measurement(round(billing[1], 10)) if billing else None)
+    extras = AttemptExtras(
+        prompt=tuple(dict(m) for m in messages), classification=result.classification.value,
         prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
         # The estimate comes from the endpoint's advertised pricing, so rounds are comparable
         # whether or not the upstream reported a cost.
         cost_usd=prompt_tokens * endpoint.prompt_price + completion_tokens * endpoint.completion_price,
-        requests=result.requests, text=result.text, prompt=tuple(dict(m) for m in messages),
-        service_tier=result.service_tier, notes=result.notes + billing_notes(result, endpoint),
-        # Billing honesty's evidence (issue 22): the usage a completed stream reported or not (the
-        # judge counts streams without usage against peers), and what it was billed against listed.
-        usage_reported=(usage is not None) if result.completed and result.chunks else None,
-        billed_usd=billing[0] if billing else None, listed_usd=billing[1] if billing else None,
-        decode_tps=measured_decode(result),
-        advertised_p50_tps=endpoint.throughput_p50, advertised_slowest_tps=endpoint.throughput_slowest,
-    )
+        service_tier=result.service_tier, notes=result.notes + billing_notes(result, endpoint))
+    return ProbedAttempt(record, extras).with_text(result.text)
 
 
-def with_refusal_check(attempt: Attempt, result: ChatResult) -> Attempt:
+def _tps(value: float | None) -> float | None:
+    return None if value is None else measurement(round(value, 2))
+
+
+def with_refusal_check(attempt: ProbedAttempt, result: ChatResult) -> ProbedAttempt:
     """A latency or language reply, checked for an out-of-character refusal (issue 10: more
     evidence at no extra cost). Only completed replies with text are checked; the refusal case of
     the same endpoint fails on a refusal found here (probes/round/contracts/refusal.py)."""
     if not result.completed or result.reasoning_only or not attempt.text.strip():
         return attempt
     found = find_refusal(attempt.text) is not None
-    return dataclasses.replace(attempt, refusal=Outcome.FAIL.value if found else Outcome.PASS.value)
+    return ProbedAttempt(replace(attempt.record, refusal=Outcome.FAIL if found else Outcome.PASS), attempt.extras)
 
 
-def with_integrity_check(attempt: Attempt, result: ChatResult, language: str = "en", *,
-                         json_reply: bool = False) -> Attempt:
+def with_integrity_check(attempt: ProbedAttempt, result: ChatResult, language: str = "en", *,
+                         json_reply: bool = False) -> ProbedAttempt:
     """Any completed reply, checked for the host's corruption (judge/replies/integrity.py: leading garbage,
     undecoded tokens, leaked reasoning, template tokens, placeholders). The judge counts the checks
     as evidence for the language contract, at no extra request."""
     if not result.completed or result.reasoning_only or not attempt.text.strip():
         return attempt
     defect = check_reply(attempt.text, language, json_reply=json_reply)
-    return dataclasses.replace(attempt, integrity=Outcome.FAIL.value if defect else Outcome.PASS.value,
-                               integrity_reason=defect or "")
+    return ProbedAttempt(replace(attempt.record, integrity=Outcome.FAIL if defect else Outcome.PASS,
+                                 integrity_reason=writable_text(defect or "")), attempt.extras)
 
 
 def moderation_summary(result: ChatResult) -> str:
@@ -174,30 +186,29 @@ def transport_outcome(result: ChatResult) -> tuple[Outcome, str]:
     return Outcome.TRANSPORT_ERROR, f"transport: {detail}"
 
 
-def single(case: Case, attempt: Attempt, result: ChatResult, duration_s: float) -> CaseResult:
+def single(case: Case, attempt: ProbedAttempt, result: ChatResult, duration_s: float) -> ProbedCase:
     """A one-request case ends as its one attempt."""
-    return CaseResult.for_case(case, attempt.outcome, attempt.reason, duration_s=duration_s,
-                               attempts=(attempt,),
-                               auth_error=result.classification is Classification.AUTH_ERROR)
+    return ProbedCase.of(case, attempt.outcome, attempt.reason, duration_s=duration_s, attempts=(attempt,),
+                         auth_error=result.classification is Classification.AUTH_ERROR)
 
 
-async def confirmed(case: Case, one: Callable[[], Awaitable[tuple[Attempt, bool]]], confirmations: int,
-                    start: float, *, anomalous: Callable[[Attempt], bool],
-                    decide: Callable[[tuple[Attempt, ...]], tuple[Outcome, str]]) -> CaseResult:
+async def confirmed(case: Case, one: Callable[[], Awaitable[tuple[ProbedAttempt, bool]]], confirmations: int,
+                    start: float, *, anomalous: Callable[[ProbedAttempt], bool],
+                    decide: Callable[[tuple[ProbedAttempt, ...]], tuple[Outcome, str]]) -> ProbedCase:
     """The first attempt decides, unless it is anomalous: then `confirmations` more are sent at once
     and `decide` (a strict majority) weighs all of them. `one()` returns (attempt, auth error?)."""
     first, auth = await one()
     if not anomalous(first) or confirmations == 0:
-        return CaseResult.for_case(case, first.outcome, first.reason, duration_s=clock() - start,
-                                   attempts=(first,), auth_error=auth)
+        return ProbedCase.of(case, first.outcome, first.reason, duration_s=clock() - start,
+                             attempts=(first,), auth_error=auth)
     more = await asyncio.gather(*(one() for _ in range(confirmations)))
     attempts = (first, *(a for a, _ in more))
     outcome, reason = decide(attempts)
-    return CaseResult.for_case(case, outcome, reason, anomaly=True, duration_s=clock() - start,
-                               attempts=attempts, auth_error=auth or any(a for _, a in more))
+    return ProbedCase.of(case, outcome, reason, anomaly=True, duration_s=clock() - start,
+                         attempts=attempts, auth_error=auth or any(a for _, a in more))
 
 
-def strict_majority(attempts: tuple[Attempt, ...]) -> tuple[Outcome, str] | None:
+def strict_majority(attempts: tuple[ProbedAttempt, ...]) -> tuple[Outcome, str] | None:
     """FAIL or PASS when more than half of the attempts say so, else None (the caller says why not)."""
     fails = [a for a in attempts if a.outcome is Outcome.FAIL]
     passes = [a for a in attempts if a.outcome is Outcome.PASS]
@@ -209,7 +220,7 @@ def strict_majority(attempts: tuple[Attempt, ...]) -> tuple[Outcome, str] | None
     return None
 
 
-def tally(attempts: tuple[Attempt, ...]) -> str:
+def tally(attempts: tuple[ProbedAttempt, ...]) -> str:
     fails = sum(1 for a in attempts if a.outcome is Outcome.FAIL)
     return f"{fails} of {len(attempts)} attempts failed"
 

@@ -13,12 +13,10 @@ round's cases. A reply cut by our max_tokens, or spent on reasoning, records no 
 
 from __future__ import annotations
 
-import dataclasses
-
 from judge.replies import fidelity as items_judge
 from judge.replies.verdict import Outcome, Verdict
 from probes.http.records import Endpoint
-from probes.round.cases import Case, CaseResult
+from probes.round.cases import Case, ProbedCase
 from probes.round.contracts import (
     ChatClient,
     ContractSettings,
@@ -46,7 +44,7 @@ def verdict(scores: tuple[tuple[str, bool], ...]) -> Verdict:
     return Verdict(Outcome.INCONCLUSIVE, f"fidelity: most items wrong, the peers decide: {tally}")
 
 
-async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettings, case: Case) -> CaseResult:
+async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettings, case: Case) -> ProbedCase:
     msgs, items = request(settings.round_id, case.model)
     began = clock()
     result = await client.chat(endpoint, msgs, max_tokens=settings.probe.max_tokens, temperature=TEMPERATURE)
@@ -60,5 +58,5 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
         found = verdict(scores)
     attempt = attempt_from(result, endpoint, found, msgs)
     if scores and not result.reasoning_only:
-        attempt = dataclasses.replace(attempt, items=scores)
+        attempt = attempt.with_answers(scores)
     return single(case, attempt, result, clock() - began)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from core.vocabulary import Outcome
 from probes.http.records import Classification, Endpoint
-from probes.round.cases import Attempt, Case, CaseResult
+from probes.round.cases import Case, ProbedAttempt, ProbedCase
 from probes.round.contracts import (
     ChatClient,
     ContractSettings,
@@ -36,12 +36,12 @@ def messages(language: str) -> list[dict[str, str]]:
             {"role": "user", "content": entry["user"]}]
 
 
-async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettings, case: Case) -> CaseResult:
+async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettings, case: Case) -> ProbedCase:
     language = case.language or "en"
     msgs = messages(language)
     start = clock()
 
-    async def one() -> tuple[Attempt, bool]:
+    async def one() -> tuple[ProbedAttempt, bool]:
         result = await client.chat(endpoint, msgs, max_tokens=settings.probe.max_tokens,
                                    temperature=settings.probe.temperature)
         verdict = await settings.judge_language(result.text, language) if result.completed else None
@@ -53,7 +53,7 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
                            anomalous=lambda a: a.outcome is Outcome.FAIL, decide=majority)
 
 
-def majority(attempts: tuple[Attempt, ...]) -> tuple[Outcome, str]:
+def majority(attempts: tuple[ProbedAttempt, ...]) -> tuple[Outcome, str]:
     """Strict majority of all attempts; anything else is inconclusive."""
     decided = strict_majority(attempts)
     if decided is not None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from judge.replies.verdict import Outcome, Verdict
 from probes.http.records import ChatResult, Classification, Endpoint
-from probes.round.cases import Case, CaseResult
+from probes.round.cases import Case, ProbedCase
 from probes.round.contracts import (
     ChatClient,
     ContractSettings,
@@ -54,7 +54,7 @@ def judge(result: ChatResult, threshold: float) -> Verdict | None:
     return None
 
 
-async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettings, case: Case) -> CaseResult:
+async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettings, case: Case) -> ProbedCase:
     threshold = settings.probe.ttft_seconds
     msgs = messages()
     start = clock()

@@ -30,14 +30,13 @@ prompt (judge/suspension/short_replies.py). The probe itself never fails a reply
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 from typing import Any
 
 from core.vocabulary import Outcome
 from judge.replies import refusal as refusal_judge
 from judge.replies.verdict import Verdict
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
-from probes.round.cases import Attempt, Case, CaseResult
+from probes.round.cases import Case, ProbedAttempt, ProbedCase
 from probes.round.contracts import (
     ChatClient,
     ContractSettings,
@@ -64,11 +63,11 @@ def messages() -> list[dict[str, str]]:
                                                          for m in p["messages"])]
 
 
-async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettings, case: Case) -> CaseResult:
+async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettings, case: Case) -> ProbedCase:
     msgs = messages()
     start = clock()
 
-    async def one() -> tuple[Attempt, ChatResult]:
+    async def one() -> tuple[ProbedAttempt, ChatResult]:
         result = await client.chat(endpoint, msgs, max_tokens=settings.probe.max_tokens,
                                    temperature=settings.probe.temperature)
         verdict = (await judge_in_thread(refusal_judge.assess, result.text, result.finish_reason)
@@ -81,7 +80,7 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
         return as_control(raw)
     if short_reply(first) and settings.probe.language_confirmations:
         more = await asyncio.gather(*(one() for _ in range(settings.probe.language_confirmations)))
-        raw = confirmed_short(raw, (first, *(a for a, _ in more)), clock() - start,
+        raw = confirmed_short(case, raw, (first, *(a for a, _ in more)), clock() - start,
                               auth=any(r.classification is Classification.AUTH_ERROR for _, r in more))
     sibling = await sibling_refusal(settings, case)
     if sibling is not None and raw.outcome is not Outcome.FAIL:
@@ -94,13 +93,14 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
     return _replace(raw, Outcome.INCONCLUSIVE, f"{weakness}; the host's own reply passed ({raw.reason})")
 
 
-def short_reply(attempt: Attempt) -> bool:
+def short_reply(attempt: ProbedAttempt) -> bool:
     """A passing reply that stopped normally after fewer than SHORT_REPLY_CHARS characters."""
-    return (attempt.outcome is Outcome.PASS and attempt.finish_reason == "stop"
+    return (attempt.outcome is Outcome.PASS and attempt.record.finish_reason == "stop"
             and len(attempt.text.strip()) < SHORT_REPLY_CHARS)
 
 
-def confirmed_short(raw: CaseResult, attempts: tuple[Attempt, ...], duration_s: float, *, auth: bool) -> CaseResult:
+def confirmed_short(case: Case, raw: ProbedCase, attempts: tuple[ProbedAttempt, ...], duration_s: float, *,
+                    auth: bool) -> ProbedCase:
     """The case after confirming a short first reply: a refusal among the attempts fails it (as it
     would have failed a single reply); otherwise it passes with the lengths in its reason, and the
     judge weighs them against the other hosts' replies."""
@@ -108,25 +108,26 @@ def confirmed_short(raw: CaseResult, attempts: tuple[Attempt, ...], duration_s: 
     kw: dict[str, Any] = {"anomaly": True, "attempts": attempts, "duration_s": duration_s,
                           "auth_error": raw.auth_error or auth}
     if failed is not None:
-        return replace(raw, outcome=Outcome.FAIL, reason=f"{failed.reason} (after a short first reply)", **kw)
+        return ProbedCase.of(case, Outcome.FAIL, f"{failed.reason} (after a short first reply)", **kw)
     lengths = [len(a.text.strip()) for a in attempts if a.outcome is Outcome.PASS]
     short = sum(short_reply(a) for a in attempts)
-    return replace(raw, reason=(f"{raw.reason}; short reply: {short} of {len(attempts)} replies stopped "
-                                f"normally under {SHORT_REPLY_CHARS} characters (lengths "
-                                f"{', '.join(map(str, lengths)) or 'none'}; the judge compares them with the "
-                                "other hosts' replies)"), **kw)
+    return ProbedCase.of(case, raw.outcome, (f"{raw.reason}; short reply: {short} of {len(attempts)} replies "
+                                             f"stopped normally under {SHORT_REPLY_CHARS} characters (lengths "
+                                             f"{', '.join(map(str, lengths)) or 'none'}; the judge compares them "
+                                             "with the other hosts' replies)"), **kw)
 
 
 async def sibling_refusal(settings: ContractSettings, case: Case) -> str | None:
     """The failure reason when a latency or language reply of this endpoint was a refusal, else None."""
     for sibling in await settings.siblings.sibling_results(case, ROLEPLAY_SIBLINGS):
         for attempt in sibling.attempts:
-            if attempt.refusal != Outcome.FAIL.value:
+            if attempt.record.refusal is not Outcome.FAIL:
                 continue
             finding = refusal_judge.find_refusal(attempt.text)
             if finding is None:
                 continue
-            where = f"the {sibling.contract} probe's reply" + (f" ({sibling.language})" if sibling.language else "")
+            where = f"the {sibling.record.contract} probe's reply" + (
+                f" ({sibling.record.language})" if sibling.record.language else "")
             return (f"refusal: {where} declines out of character ({finding.language}, score {finding.score:g} "
                     f">= {refusal_judge.REFUSAL_THRESHOLD:g}: {'; '.join(finding.signals)}): {finding.excerpt!r}")
     return None
@@ -140,7 +141,7 @@ def moderation_verdict(result: ChatResult) -> Verdict | None:
     return Verdict(Outcome.FAIL, f"{label}: {moderation_summary(result)}: the route refuses supported roleplay")
 
 
-def as_control(raw: CaseResult) -> CaseResult:
+def as_control(raw: ProbedCase) -> ProbedCase:
     """A control host's raw refusal verdict, restated as a verdict on the probe."""
     if raw.outcome is Outcome.FAIL:
         return _replace(raw, Outcome.PASS, f"control caught: {raw.reason}", raw_outcome=raw.outcome)
@@ -154,14 +155,14 @@ def as_control(raw: CaseResult) -> CaseResult:
 async def probe_weakness(settings: ContractSettings, model: str) -> str | None:
     """None when the probe proved itself this round (or the model has no control); else why not."""
     controls = await settings.controls.control_results(model)
-    missed = [c.provider for c in controls if c.raw_outcome is Outcome.PASS]
+    missed = [c.record.provider for c in controls if c.raw_outcome is Outcome.PASS]
     if missed:
         return f"probe weak: control {', '.join(missed)} passed"
     if any(c.raw_outcome is Outcome.FAIL for c in controls):
         return None
-    unverified = [f"{c.provider} {c.outcome.value}" for c in controls] + list(settings.missing_controls.get(model, ()))
+    unverified = [f"{c.record.provider} {c.outcome.value}" for c in controls] + list(settings.missing_controls.get(model, ()))
     return f"probe unverified: control {', '.join(unverified)}" if unverified else None
 
 
-def _replace(raw: CaseResult, outcome: Outcome, reason: str, **kw: Any) -> CaseResult:
-    return replace(raw, outcome=outcome, reason=reason, **kw)
+def _replace(raw: ProbedCase, outcome: Outcome, reason: str, **kw: Any) -> ProbedCase:
+    return raw.restated(outcome, reason, **kw)

@@ -14,7 +14,7 @@ from core.vocabulary import Outcome
 from judge.replies import stop as stop_judge
 from judge.replies.verdict import Verdict
 from probes.http.records import ChatResult, Endpoint
-from probes.round.cases import Case, CaseResult
+from probes.round.cases import Case, ProbedCase
 from probes.round.contracts import (
     ChatClient,
     ContractSettings,
@@ -42,9 +42,9 @@ def judge(result: ChatResult, stop: str, start: int) -> Verdict | None:
     return stop_judge.assess(result.text, stop, finish_reason=result.finish_reason, start=start)
 
 
-async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettings, case: Case) -> CaseResult:
+async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettings, case: Case) -> ProbedCase:
     if not endpoint.supports(CAPABILITY):
-        return CaseResult.for_case(case, Outcome.NOT_APPLICABLE, "the endpoint does not advertise stop")
+        return ProbedCase.of(case, Outcome.NOT_APPLICABLE, "the endpoint does not advertise stop")
     msgs, stop, start = request()
     began = clock()
     result = await client.chat(endpoint, msgs, max_tokens=settings.probe.max_tokens, temperature=TEMPERATURE,

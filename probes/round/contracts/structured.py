@@ -25,7 +25,7 @@ from core.vocabulary import Outcome
 from judge.replies import structured as structured_judge
 from judge.replies.verdict import Verdict
 from probes.http.records import Endpoint
-from probes.round.cases import Case, CaseResult
+from probes.round.cases import Case, ProbedCase
 from probes.round.contracts import (
     ChatClient,
     ContractSettings,
@@ -72,9 +72,9 @@ def request(*, json_mode: bool = False) -> tuple[list[dict[str, str]], dict[str,
     return msgs, fmt, p["schema"]
 
 
-async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettings, case: Case) -> CaseResult:
+async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettings, case: Case) -> ProbedCase:
     if not any(endpoint.supports(c) for c in CAPABILITIES):
-        return CaseResult.for_case(case, Outcome.NOT_APPLICABLE,
+        return ProbedCase.of(case, Outcome.NOT_APPLICABLE,
                                    "the endpoint does not advertise response_format / structured_outputs")
     json_mode = not endpoint.supports(SCHEMA_CAPABILITY)
     msgs, fmt, schema = request(json_mode=json_mode)

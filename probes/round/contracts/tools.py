@@ -17,14 +17,14 @@ Arguments cut by our own max_tokens (`finish_reason: length`) are inconclusive, 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
+from dataclasses import replace
 from typing import Any
 
 from core.vocabulary import Outcome
 from judge.replies import tools as tools_judge
 from judge.replies.verdict import Verdict
 from probes.http.records import ChatResult, Classification, Endpoint, StreamedToolCall
-from probes.round.cases import Attempt, Case, CaseResult
+from probes.round.cases import Case, ProbedAttempt, ProbedCase
 from probes.round.contracts import (
     ChatClient,
     ContractSettings,
@@ -61,13 +61,13 @@ def judge(result: ChatResult, specs: tuple[tools_judge.Tool, ...], max_tokens: i
     return found
 
 
-async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettings, case: Case) -> CaseResult:
+async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettings, case: Case) -> ProbedCase:
     if not endpoint.supports(CAPABILITY):
-        return CaseResult.for_case(case, Outcome.NOT_APPLICABLE, "the endpoint does not advertise tools")
+        return ProbedCase.of(case, Outcome.NOT_APPLICABLE, "the endpoint does not advertise tools")
     msgs, wire, specs = request()
     start = clock()
 
-    async def one() -> tuple[Attempt, bool]:
+    async def one() -> tuple[ProbedAttempt, bool]:
         result = await client.chat(endpoint, msgs, max_tokens=settings.probe.max_tokens,
                                    temperature=settings.probe.temperature, tools=wire)
         found = (await asyncio.to_thread(judge, result, specs, settings.probe.max_tokens)
@@ -80,9 +80,9 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
         else:
             attempt = attempt_from(result, endpoint, found.verdict if found else None, msgs)
         if found is not None and found.notes:
-            attempt = dataclasses.replace(attempt, notes=(*attempt.notes, *found.notes))
+            attempt = ProbedAttempt(attempt.record, replace(attempt.extras, notes=(*attempt.extras.notes, *found.notes)))
         if result.tool_calls:  # the calls as sent, after any text: Allure's reply and results.json's excerpt
-            attempt = dataclasses.replace(attempt, text="\n".join((attempt.text, *map(shown, result.tool_calls))).strip())
+            attempt = attempt.with_text("\n".join((attempt.text, *map(shown, result.tool_calls))).strip())
         return attempt, result.classification is Classification.AUTH_ERROR
 
     return await confirmed(case, one, settings.probe.language_confirmations, start,
@@ -93,11 +93,11 @@ def shown(call: StreamedToolCall) -> str:
     return f"→ {''.join(call.name_parts) or '(no name)'}({call.arguments})"
 
 
-def anomalous(attempt: Attempt) -> bool:
+def anomalous(attempt: ProbedAttempt) -> bool:
     return attempt.outcome is Outcome.FAIL or attempt.reason.startswith(tools_judge.PROSE)
 
 
-def majority(attempts: tuple[Attempt, ...]) -> tuple[Outcome, str]:
+def majority(attempts: tuple[ProbedAttempt, ...]) -> tuple[Outcome, str]:
     """Strict majority of all attempts: fail, pass or prose; anything else is inconclusive."""
     decided = strict_majority(attempts)
     if decided is not None:

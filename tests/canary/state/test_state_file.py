@@ -17,7 +17,7 @@ from core.store import StoreError
 from core.vocabulary import LANGUAGES
 from judge.suspension.decisions import Action
 from judge.suspension.state import state_to_json
-from probes.round.settings import read_language_plan
+from probes.round.settings import previous_limits, read_round_state
 
 
 def test_the_configuration_defaults_are_the_policy_defaults() -> None:
@@ -119,24 +119,24 @@ def test_the_state_file_does_not_grow_with_history(tmp_path: Path) -> None:
     assert sizes[1] <= sizes[0] * 1.1
 
 
-def test_read_language_plan_returns_the_next_languages(tmp_path: Path) -> None:
+def test_the_round_state_gives_the_next_languages(tmp_path: Path) -> None:
     t = Timeline()
     t.round()
     path = tmp_path / "state.json"
     save_state(path, t.state)
-    plan = read_language_plan(path)
+    plan = read_round_state(path).language_plan()
     assert plan[MODEL][PROVIDERS[0]] == LANGUAGES[1]
 
 
-def test_read_language_plan_is_empty_without_a_state_file(tmp_path: Path) -> None:
-    assert read_language_plan(tmp_path / "missing.json") == {}
+def test_the_round_state_is_empty_without_a_state_file(tmp_path: Path) -> None:
+    assert read_round_state(tmp_path / "missing.json").language_plan() == {}
 
 
-def test_read_language_plan_refuses_a_corrupt_file_naming_it(tmp_path: Path) -> None:
+def test_the_round_state_refuses_a_corrupt_file_naming_it(tmp_path: Path) -> None:
     path = tmp_path / "state.json"
     path.write_text("{\n  not json\n")
     with pytest.raises(StoreError, match=rf"{path}: line 2"):
-        read_language_plan(path)
+        read_round_state(path)
 
 
 def test_writes_are_atomic_and_leave_no_temporary_files(tmp_path: Path) -> None:
@@ -170,14 +170,13 @@ def test_a_limit_that_changes_between_rounds_is_noted_through_the_judge_s_state(
     from judge.suspension.state import JudgeState
     from probes.http.records import Endpoint
     from probes.round.planning import RoundPlan
-    from probes.round.settings import read_previous_limits
 
     doc = results()
     doc["models"][MODEL]["limits"] = {p: [131072, 16384] for p in PROVIDERS}
     state, _ = apply_round(JudgeState(), read_results(doc), Policy(), now=T0 + timedelta(minutes=5))
     path = tmp_path / "state.json"
     save_state(path, state)
-    previous = read_previous_limits(path)
+    previous = previous_limits(read_round_state(path))
     assert previous[MODEL][PROVIDERS[0]].max_completion_tokens == 16384
     endpoints = tuple(Endpoint(MODEL, p, p.title(), None, ("max_tokens",), 0.0, 0.0, 131072,
                                8192 if p == PROVIDERS[0] else 16384, 0) for p in PROVIDERS)
@@ -185,5 +184,5 @@ def test_a_limit_that_changes_between_rounds_is_noted_through_the_judge_s_state(
     assert plan.notes == {MODEL: (f"{PROVIDERS[0]}: max_completion_tokens changed from 16384 to 8192 since the "
                                   "previous round",)}
     assert RoundPlan.from_json(plan.to_json()).notes == plan.notes  # discovery.json keeps them
-    assert read_previous_limits(tmp_path / "missing.json") == {}
+    assert previous_limits(read_round_state(tmp_path / "missing.json")) == {}
 
