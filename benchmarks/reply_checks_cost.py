@@ -93,11 +93,11 @@ async def collect(base_url: str, replies: int) -> tuple[dict[str, list[ChatResul
     out: dict[str, list[ChatResult]] = {}
     async with PinnedClient(Upstream(base_url=base_url, api_key="sk-bench-reply-checks"), deadline_s=10.0) as client:
         found = await discover(client, MODEL)
-        listed = {ep.tag: ep for ep in found}
+        listed = {ep.provider: ep for ep in found}
         plan = requests()
         for ep in found:
-            per = replies if ep.tag.startswith("host") else max(8, replies // 10)
-            out[ep.tag] = [await client.chat(ep, *plan[i % len(plan)][:1], max_tokens=plan[i % len(plan)][1])
+            per = replies if ep.provider.startswith("host") else max(8, replies // 10)
+            out[ep.provider] = [await client.chat(ep, *plan[i % len(plan)][:1], max_tokens=plan[i % len(plan)][1])
                            for i in range(per)]
     return out, listed
 
@@ -106,7 +106,7 @@ def cpu_us(results: list[ChatResult], repeats: int, listed: dict[str, Endpoint])
     start = time.process_time()
     for _ in range(repeats):
         for result in results:
-            reply_check(result, listed.get(result.tag))
+            reply_check(result, listed.get(result.provider))
     return (time.process_time() - start) / (repeats * len(results)) * 1e6
 
 
@@ -115,7 +115,7 @@ def billing_cpu_us(results: list[ChatResult], repeats: int, listed: dict[str, En
     start = time.process_time()
     for _ in range(repeats):
         for result in results:
-            endpoint = listed[result.tag]
+            endpoint = listed[result.provider]
             assess_cost(billed_usage(result), prices(endpoint))
             assess_hidden_tokens(hidden_tokens_facts(result, endpoint))
     return (time.process_time() - start) / (repeats * len(results)) * 1e6
@@ -153,7 +153,7 @@ def main() -> None:
         by_tag, listed = asyncio.run(collect(sim.base_url, args.replies))
 
     def check(r: ChatResult) -> Verdict | None:
-        return reply_check(r, listed[r.tag])
+        return reply_check(r, listed[r.provider])
 
     healthy = [r for tag, rs in by_tag.items() if tag.startswith("host") for r in rs if r.completed]
     false = Counter(reason_code("fail", v.reason) for r in healthy if (v := check(r)) is not None)
@@ -166,9 +166,9 @@ def main() -> None:
           f"{dict(false)}; with text and deltas: {sum(1 for r in healthy if r.deltas)}")
     us = cpu_us(healthy, 20, listed)
     billing_us = billing_cpu_us(healthy, 20, listed)
-    worst = ChatResult(tag="w/fp8", classification=healthy[0].classification, deltas=tuple("a" * 65536),
+    worst = ChatResult(provider="w/fp8", classification=healthy[0].classification, deltas=tuple("a" * 65536),
                        finish_reason="length", usage=healthy[0].usage, max_tokens_sent=200)
-    worst_us = cpu_us([worst], 20, {"w/fp8": listed[healthy[0].tag]})
+    worst_us = cpu_us([worst], 20, {"w/fp8": listed[healthy[0].provider]})
     print(f"CPU per reply: {us:.1f} us (mean over {len(healthy)} replies x 20), of which billing honesty "
           f"{billing_us:.1f} us; worst case 64 K one-char deltas: {worst_us:.0f} us")
     dec_us, round_us = decode_us(healthy, 20), decode_round_us(200)

@@ -250,6 +250,45 @@ def test_the_loose_module_rule_can_fail(tmp_path: Path) -> None:
     assert loose_modules(tmp_path) == ["probing.py"]
 
 
+# tests/ mirrors the product's folders, so a module's tests are found from its path alone. These
+# test folders test the whole rather than one package: a hostile upstream, the real OpenRouter,
+# the proofs (fault matrix, timelines, fleets) and the GitHub workflows.
+WHOLE_SYSTEM_TEST_FOLDERS = ("hostile", "live", "proof", "workflows")
+PRODUCT_ROOTS = ("canary", "core", "judge", "probes", "provider_ignore", "simulator")
+
+
+def mirror_offences(root: Path) -> list[str]:
+    """Test folders that name no product folder, and product packages one level under a root
+    (canary/cli, judge/replies, probes/http, ...) without a test folder of their own."""
+    tests = root / "tests"
+    found = []
+    for folder in sorted({p.parent for p in tests.rglob("test_*.py")} - {tests}):
+        relative = folder.relative_to(tests)
+        if relative.parts[0] not in WHOLE_SYSTEM_TEST_FOLDERS and not (root / relative).is_dir():
+            found.append(f"tests/{relative.as_posix()} names no product folder: move its tests beside "
+                         "the folder they test")
+    for package in sorted(p.parent for top in PRODUCT_ROOTS for p in (root / top).glob("*/__init__.py")):
+        relative = package.relative_to(root).as_posix()
+        if not any((tests / relative).glob("test_*.py")):
+            found.append(f"{relative}/ has no tests/{relative}/ (tests mirror the product's folders)")
+    return found
+
+
+def test_the_tests_mirror_the_product_folders() -> None:
+    found = mirror_offences(ROOT)
+    assert not found, "\n".join(found)
+
+
+def test_the_mirror_rule_can_fail(tmp_path: Path) -> None:
+    for path in ("canary/cli/__init__.py", "canary/round/__init__.py", "tests/canary/cli/test_a.py",
+                 "tests/canary/commands/test_b.py", "tests/proof/test_c.py"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("")
+    assert mirror_offences(tmp_path) == [
+        "tests/canary/commands names no product folder: move its tests beside the folder they test",
+        "canary/round/ has no tests/canary/round/ (tests mirror the product's folders)"]
+
+
 def test_architecture_md_maps_every_subsystem_package() -> None:
     text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
     packages = [f"{folder}/{p.parent.name}/" for folder in SUBSYSTEM_FOLDERS

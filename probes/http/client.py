@@ -179,7 +179,7 @@ class PinnedClient:
         tools: Sequence[Mapping[str, Any]] | None = None,
         stop: Sequence[str] = (),
     ) -> ChatResult:
-        """Send one request pinned to `endpoint.tag` (fallbacks off) and classify what came back.
+        """Send one request pinned to `endpoint.provider` (fallbacks off) and classify what came back.
 
         `max_tokens` is the answer's budget; a reasoning endpoint gets room to think on top.
         """
@@ -195,7 +195,7 @@ class PinnedClient:
         # The cap is judged (judge/replies/limits.py) only where the endpoint lists it: otherwise the
         # request is not pinned with require_parameters and the host may never have seen it.
         cap_sent = cap if endpoint.supports("max_tokens") or endpoint.supports("max_completion_tokens") else None
-        per_tag = self._per_tag.setdefault(endpoint.tag, asyncio.Semaphore(self.per_provider_concurrency))
+        per_tag = self._per_tag.setdefault(endpoint.provider, asyncio.Semaphore(self.per_provider_concurrency))
         waited: float | None = None
         earlier = 0   # requests of an attempt answered 429 before the one waited for
         # Provider slot first: a request waiting for its provider does not hold a global slot.
@@ -223,7 +223,7 @@ class PinnedClient:
             result = dataclasses.replace(
                 result, classification=Classification.TRANSPORT_ERROR, error_kind=ErrorKind.PROVIDER_DENIED,
                 error_message=f"{result.error_message} (GET /key answers 200: our key is good)")
-        log.debug("chat %s: %s %s ttft=%s requests=%d", endpoint.tag, result.classification, result.error_kind,
+        log.debug("chat %s: %s %s ttft=%s requests=%d", endpoint.provider, result.classification, result.error_kind,
                   result.ttft_s, result.requests)
         return result
 

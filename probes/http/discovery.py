@@ -93,13 +93,13 @@ def parse_endpoints(model: str, body: Any) -> list[Endpoint]:
             continue
         # Tags that differ only by case are one host to OpenRouter if it matches them as it
         # matches provider names (case-insensitively): probed and excluded twice, counted twice.
-        twin = found.get(endpoint.tag.casefold())
+        twin = found.get(endpoint.provider.casefold())
         if twin is not None:
-            same = "duplicate tag" if twin.tag == endpoint.tag else f"tag differs only by case from {twin.tag!r}:"
-            problems.append(f"entry {i}: {same} {endpoint.tag!r}")
+            same = "duplicate tag" if twin.provider == endpoint.provider else f"tag differs only by case from {twin.provider!r}:"
+            problems.append(f"entry {i}: {same} {endpoint.provider!r}")
             continue
-        found[endpoint.tag.casefold()] = endpoint
-    good = with_siblings(sorted(found.values(), key=lambda e: e.tag))
+        found[endpoint.provider.casefold()] = endpoint
+    good = with_siblings(sorted(found.values(), key=lambda e: e.provider))
     if problems:
         shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
         raise DiscoveryError(model, f"{len(problems)} of {len(entries)} endpoints are unusable: {shown}",
@@ -117,8 +117,8 @@ def with_siblings(endpoints: list[Endpoint]) -> tuple[Endpoint, ...]:
     """
     out = []
     for ep in endpoints:
-        siblings = () if "/" in ep.tag else tuple(
-            e.tag for e in endpoints if e.tag != ep.tag and e.base_slug == ep.tag and not e.is_tier)
+        siblings = () if "/" in ep.provider else tuple(
+            e.provider for e in endpoints if e.provider != ep.provider and e.base_slug == ep.provider and not e.is_tier)
         out.append(dataclasses.replace(ep, siblings=siblings) if siblings else ep)
     return tuple(out)
 
@@ -148,7 +148,7 @@ def _endpoint(model: str, entry: Any) -> Endpoint:
     p50, slowest = _throughput(entry.get("throughput_last_30m"))
     return Endpoint(
         model=model,
-        tag=tag,
+        provider=tag,
         provider_name=name.strip(),
         quantization=quantization if isinstance(quantization, str) else None,
         supported_parameters=tuple(params),

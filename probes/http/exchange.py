@@ -223,12 +223,12 @@ class Run:
         if strangers and cls is not Classification.AUTH_ERROR:
             note = f"; besides: {message}" if message and cls is not Classification.COMPLETED else ""
             cls, kind = Classification.ROUTING_MISMATCH, ErrorKind.ROUTING
-            message = (f"served by {strangers[0]!r} while pinned to {self.endpoint.tag} "
+            message = (f"served by {strangers[0]!r} while pinned to {self.endpoint.provider} "
                        f"({self.endpoint.provider_name}){note}")
         elif tier_mismatch(self.endpoint, tier) and cls is not Classification.AUTH_ERROR:
             cls, kind = Classification.ROUTING_MISMATCH, ErrorKind.ROUTING
             message = (f"served at the {tier!r} service tier while pinned to the {self.endpoint.service_tier!r} "
-                       f"tier endpoint {self.endpoint.tag}")
+                       f"tier endpoint {self.endpoint.provider}")
         if message is not None and self.retried_after is not None:
             message = f"{message} (the request was retried once on a fresh connection after: {self.retried_after})"
         if message is not None and waited_s is not None:
@@ -239,7 +239,7 @@ class Run:
             return scrub(value) if value is not None else None
 
         return ChatResult(
-            tag=self.endpoint.tag,
+            provider=self.endpoint.provider,
             classification=cls,
             text=scrub(b.get("text", s.text)),
             reasoning_text=scrub(b.get("reasoning_text", s.reasoning_text)),

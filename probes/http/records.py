@@ -68,7 +68,7 @@ class Endpoint:
     """One provider endpoint of a model. Prices are USD per token (parsed from decimal strings)."""
 
     model: str
-    tag: str
+    provider: str
     provider_name: str
     quantization: str | None
     supported_parameters: tuple[str, ...]
@@ -105,7 +105,7 @@ class Endpoint:
     @property
     def base_slug(self) -> str:
         """The provider part of the tag (`deepinfra` for `deepinfra/fp8`)."""
-        return self.tag.split("/", 1)[0]
+        return self.provider.split("/", 1)[0]
 
     @property
     def is_tier(self) -> bool:
@@ -184,7 +184,7 @@ class ChatResult:
     total_s       until the stream ended, failed, or the deadline cut it.
     """
 
-    tag: str
+    provider: str
     classification: Classification
     text: str = ""
     reasoning_text: str = ""

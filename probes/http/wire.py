@@ -127,8 +127,8 @@ def pinned_body(
         "stream": stream,
         "user": PROBE_USER,
         "provider": {
-            "order": [endpoint.tag],
-            "only": [endpoint.tag],
+            "order": [endpoint.provider],
+            "only": [endpoint.provider],
             "allow_fallbacks": False,
             "require_parameters": endpoint.supports(cap) or response_format is not None or tools is not None,
         },
@@ -173,7 +173,7 @@ def provider_matches(endpoint: Endpoint, served: str) -> bool:
     one provider (deepinfra/fp8 vs deepinfra/turbo) cannot be told apart this way (§6).
     """
     name = served.strip().casefold()
-    return name in {endpoint.provider_name.casefold(), endpoint.tag.casefold(), endpoint.base_slug.casefold()}
+    return name in {endpoint.provider_name.casefold(), endpoint.provider.casefold(), endpoint.base_slug.casefold()}
 
 
 def tier_mismatch(endpoint: Endpoint, served_tier: str | None) -> bool:

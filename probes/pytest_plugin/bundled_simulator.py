@@ -14,7 +14,7 @@ import pytest
 from core.upstream import BASE_URL_ENV, KEY_ENV, resolve_upstream
 
 # simulator.process.SCENARIO_ENV, spelled out so a round against a real upstream never imports
-# the simulator package (tests/probes/test_round_controls.py keeps the two equal).
+# the simulator package (tests/probes/round/test_round_controls.py keeps the two equal).
 SCENARIO_ENV = "CANARY_SIMULATOR_SCENARIO"
 
 

@@ -44,7 +44,7 @@ class Case:
 
     @property
     def provider(self) -> str:
-        return self.endpoint.tag
+        return self.endpoint.provider
 
     @property
     def id(self) -> str:

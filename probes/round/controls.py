@@ -65,7 +65,7 @@ def unselected_controls(plan: RoundPlan, selected: Collection[str]) -> dict[str,
     for model in plan.endpoints:
         if not any(c.model == model and c.contract == REFUSAL and not c.control and c.id in selected for c in cases):
             continue
-        discovered = {ep.tag for ep in plan.endpoints[model]}
+        discovered = {ep.provider for ep in plan.endpoints[model]}
         missing = tuple((tag, NOT_DISCOVERED if tag not in discovered else NOT_SELECTED)
                         for tag in plan.controls.get(model, ())
                         if tag not in discovered or case_id(model, tag, REFUSAL) not in probed)

@@ -155,7 +155,7 @@ class Round:
             records=ordered, incomplete=incomplete,
             unprobed=unprobed_controls(settings.plan, set(self.expected), (r.case for r in ordered)),
             clock=settings.clock.kind, controls_source=settings.controls_source,
-            limits={m: {e.tag: (e.context_length, e.max_completion_tokens) for e in eps}
+            limits={m: {e.provider: (e.context_length, e.max_completion_tokens) for e in eps}
                     for m, eps in settings.plan.endpoints.items()},
             listing_notes=settings.plan.notes,
         )
@@ -172,7 +172,7 @@ def round_models(plan: RoundPlan) -> dict[str, list[str]]:
     """The round's models and their discovered endpoints; a model whose discovery failed is listed
     with none, so a shard that is incomplete because of it says which model it was (the judge
     then sets aside that model only: core.results.merge_shards)."""
-    models = {m: [e.tag for e in eps] for m, eps in plan.endpoints.items()}
+    models = {m: [e.provider for e in eps] for m, eps in plan.endpoints.items()}
     for failure in plan.failures:
         if is_valid_tag(failure.model):
             models.setdefault(failure.model, [])

@@ -68,8 +68,8 @@ class RoundPlan:
                         continue
                     out.append(Case(
                         model=model, contract=contract, endpoint=ep,
-                        language=self.languages.get(model, {}).get(ep.tag) if contract == "language" else None,
-                        control=contract == "refusal" and ep.tag in controls,
+                        language=self.languages.get(model, {}).get(ep.provider) if contract == "language" else None,
+                        control=contract == "refusal" and ep.provider in controls,
                     ))
         return out
 
@@ -79,7 +79,7 @@ class RoundPlan:
 
     def missing_controls(self, model: str) -> tuple[str, ...]:
         """Configured controls that discovery did not list: the probe cannot be verified."""
-        found = {ep.tag for ep in self.endpoints.get(model, ())}
+        found = {ep.provider for ep in self.endpoints.get(model, ())}
         return tuple(t for t in self.controls.get(model, ()) if t not in found)
 
     def to_json(self) -> dict[str, Any]:
@@ -119,7 +119,7 @@ class RoundPlan:
                      for m, eps in self.endpoints.items()}
         before = previous_limits or {}
         notes = {m: found for m, eps in self.endpoints.items()
-                 if (found := listing_notes({e.tag: ListedLimits(e.context_length, e.max_completion_tokens)
+                 if (found := listing_notes({e.provider: ListedLimits(e.context_length, e.max_completion_tokens)
                                              for e in eps}, before.get(m, {})))}
         return dataclasses.replace(self, languages=languages, contracts=config.contracts,
                                    controls={m: config.controls.get(m, ()) for m in self.endpoints},
@@ -130,7 +130,7 @@ class RoundPlan:
 def assign_languages(model: str, endpoints: tuple[Endpoint, ...], languages: tuple[str, ...],
                      planned: dict[str, str]) -> dict[str, str]:
     """The judge's plan where it has one; else languages[index of the tag in the sorted list % n]."""
-    tags = sorted(ep.tag for ep in endpoints)
+    tags = sorted(ep.provider for ep in endpoints)
     out = {}
     for i, tag in enumerate(tags):
         lang = planned.get(tag)
@@ -193,6 +193,8 @@ def _endpoint_json(ep: Endpoint) -> dict[str, Any]:
 
 def _endpoint_from(raw: dict[str, Any]) -> Endpoint:
     names = {f.name for f in dataclasses.fields(Endpoint)}
+    # Snapshots saved before the endpoint's tag was named `provider` (as every file format names it) say `tag`.
+    raw = {"provider": raw["tag"], **raw} if "tag" in raw else raw
     kw = {k: v for k, v in raw.items() if k in names}
     kw["supported_parameters"] = tuple(kw.get("supported_parameters", ()))
     kw["siblings"] = tuple(kw.get("siblings", ()))

@@ -27,7 +27,7 @@ def test_discovery_refuses_tags_that_differ_only_by_case() -> None:
     listing = {"data": {"endpoints": [entry("iris/fp8"), entry("Iris/fp8"), entry("juniper/fp8")]}}
     with pytest.raises(DiscoveryError, match="differs only by case") as caught:
         parse_endpoints(MODEL, listing)
-    assert [e.tag for e in caught.value.endpoints] == ["iris/fp8", "juniper/fp8"]  # the first spelling kept
+    assert [e.provider for e in caught.value.endpoints] == ["iris/fp8", "juniper/fp8"]  # the first spelling kept
 
 
 def test_the_capacity_floor_counts_a_case_twin_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

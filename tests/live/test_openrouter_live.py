@@ -38,7 +38,7 @@ def test_discovery_and_one_pinned_stream_against_the_real_openrouter() -> None:
         return endpoints, cheapest, result
 
     endpoints, cheapest, result = asyncio.run(go())
-    assert endpoints and all(e.tag for e in endpoints)
+    assert endpoints and all(e.provider for e in endpoints)
     assert result.classification in (Classification.COMPLETED, Classification.TRANSPORT_ERROR), result.error_message
     if result.classification is Classification.COMPLETED:
         assert result.served_by, "the response names its provider"

@@ -122,7 +122,7 @@ PARAMS = {"thinking": ("max_tokens", "temperature", "seed", "response_format", "
 
 # A host's rotating language comes from its place in the sorted list of tags, so the rows added
 # after the first nineteen get tags that sort last: the original hosts keep the languages their
-# cells were established with (tests/probes/test_round_planted.py, docs/fault-matrix.md).
+# cells were established with (tests/probes/round/test_round_planted.py, docs/fault-matrix.md).
 APPENDED = ("moderation", "reset_before_response", "thinking", "filter_error", "length_then_error",
             "cumulative_deltas", "repeated_deltas", "ignore_max_tokens", "early_length", "slow_decode", "overbilling",
             "hidden_system_prompt", "no_stream_usage")

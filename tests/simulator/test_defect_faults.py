@@ -52,7 +52,7 @@ def test_early_length_cuts_the_reply_far_below_the_cap_and_says_length(simulate)
 
 
 def test_slow_decode_keeps_the_reply_and_the_advertised_throughput(simulate):
-    # The pace itself is measured by tests/probes/test_decode_speed_round.py against healthy peers
+    # The pace itself is measured by tests/probes/round/test_decode_speed_round.py against healthy peers
     # (a ratio with wide margins); here: the same reply, and a listing that still advertises the
     # host's usual throughput (the point of the defect: slow for us, fast on paper).
     healthy = simulate(one_endpoint_scenario(), seed=11)

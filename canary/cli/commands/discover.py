@@ -81,7 +81,7 @@ async def _main(client: PinnedClient, models: Sequence[str], *, ping: bool, max_
 def _print_endpoints(endpoints: Sequence[Endpoint]) -> None:
     rows = [("tag", "provider", "quant", "$/M in", "$/M out", "context", "status", "params")]
     for e in endpoints:
-        rows.append((e.tag, _clean(e.provider_name), e.quantization or "-", f"{e.prompt_price * 1e6:.3f}",
+        rows.append((e.provider, _clean(e.provider_name), e.quantization or "-", f"{e.prompt_price * 1e6:.3f}",
                      f"{e.completion_price * 1e6:.3f}", str(e.context_length or "-"), str(e.status),
                      str(len(e.supported_parameters))))
     _table(rows)
@@ -92,7 +92,7 @@ def _print_pings(results: Sequence[ChatResult]) -> None:
     for r in results:
         ttft = f"{r.ttft_s:.2f}s" if r.ttft_s is not None else "-"
         error = f"{r.error_kind}: {_clean(r.error_message or '')[:70]}" if r.error_kind else ""
-        rows.append((r.tag, str(r.classification), ttft, f"{r.total_s:.2f}s", r.finish_reason or "-",
+        rows.append((r.provider, str(r.classification), ttft, f"{r.total_s:.2f}s", r.finish_reason or "-",
                      _clean(r.served_by or "-"), str(len(r.text)), error))
     print()
     _table(rows)

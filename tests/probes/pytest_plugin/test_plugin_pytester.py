@@ -3,7 +3,7 @@ the real client over real sockets against the bundled simulator (a thread of thi
 
 What the plugin owes pytest is checked here as pytest reports it (outcomes, ids, markers), and
 what it owes the judge as the one reader reads it (core.results.read_results). The subprocess
-rounds (tests/probes/test_round_*.py) keep covering xdist, the exit codes and the language
+rounds (tests/probes/round/test_round_*.py) keep covering xdist, the exit codes and the language
 service, which need a process of their own.
 """
 

@@ -135,7 +135,7 @@ def expected_stream(it: Interaction) -> dict[str, Any]:
 def test_a_recorded_stream_is_assembled_exactly_as_the_chunks_say(it: Interaction) -> None:
     result, sent = drive(it)
     want = expected_stream(it)
-    assert sent["stream"] is True and sent["provider"]["only"] == [endpoint_for(it).tag]
+    assert sent["stream"] is True and sent["provider"]["only"] == [endpoint_for(it).provider]
     assert result.classification is Classification.COMPLETED, result.error_message
     assert result.error_kind is None and result.http_status == 200
     assert result.text == want["text"] and result.text

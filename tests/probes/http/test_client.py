@@ -44,7 +44,7 @@ def upstream(*endpoints: dict[str, Any]) -> Iterator[RunningSimulator]:
 
 async def _chat(sim: RunningSimulator, tag: str, *, key: str | None, deadline: float, **kwargs: Any) -> ChatResult:
     async with PinnedClient(Upstream(base_url=sim.base_url, api_key=SECRET), deadline_s=deadline) as client:
-        endpoint = next(e for e in await discover(client, MODEL) if e.tag == tag)
+        endpoint = next(e for e in await discover(client, MODEL) if e.provider == tag)
     async with PinnedClient(Upstream(base_url=sim.base_url, api_key=key), deadline_s=deadline) as client:
         return await client.chat(endpoint, MESSAGES, **{"max_tokens": 120, **kwargs})
 

@@ -158,7 +158,7 @@ def structured_case(*endpoints: dict[str, Any], tag: str = "aurora/fp8") -> tupl
 
     async def run(base_url: str) -> ProbedCase:
         async with PinnedClient(Upstream(base_url=base_url, api_key=SECRET), deadline_s=3.0) as client:
-            endpoint = next(e for e in await discover(client, MODEL) if e.tag == tag)
+            endpoint = next(e for e in await discover(client, MODEL) if e.provider == tag)
             return await structured.probe(client, endpoint, settings(), Case(model=MODEL, contract="structured",
                                                                              endpoint=endpoint))
     with upstream(*endpoints) as sim:

@@ -37,15 +37,15 @@ def test_a_slow_decoder_among_healthy_peers_fails_its_latency_case_with_its_code
     async def go(base_url: str) -> list[CaseResult]:
         async with PinnedClient(Upstream(base_url=base_url, api_key=SECRET), deadline_s=30.0) as client:
             endpoints = await discover(client, MODEL)
-            assert {(e.tag, e.throughput_p50) for e in endpoints} == {(t, 400.0) for t in TAGS}
+            assert {(e.provider, e.throughput_p50) for e in endpoints} == {(t, 400.0) for t in TAGS}
             results = await asyncio.gather(*(client.chat(e, MESSAGES, max_tokens=120)
                                              for e in endpoints for _ in range(2)))
         cases = []
         for e in endpoints:
-            mine = [r for r in results if r.tag == e.tag]
+            mine = [r for r in results if r.provider == e.provider]
             attempts = tuple(attempt_from(r, e, passed("ok"), MESSAGES).record for r in mine)
             assert all(a.decode_tps is not None for a in attempts)
-            cases.append(CaseResult(model=MODEL, provider=e.tag, contract="latency", outcome=Outcome.PASS,
+            cases.append(CaseResult(model=MODEL, provider=e.provider, contract="latency", outcome=Outcome.PASS,
                                     reason="first token after 0.02 s", attempts=attempts))
         return cases
 

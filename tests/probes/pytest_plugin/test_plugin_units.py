@@ -16,7 +16,7 @@ from probes.round.record import build_results
 
 
 def ep(tag: str) -> Endpoint:
-    return Endpoint(model="m/x", tag=tag, provider_name=tag, quantization=None, supported_parameters=(),
+    return Endpoint(model="m/x", provider=tag, provider_name=tag, quantization=None, supported_parameters=(),
                     prompt_price=0.0, completion_price=0.0, context_length=None, max_completion_tokens=None, status=0)
 
 
@@ -95,7 +95,7 @@ def test_usage_is_summed_per_provider_and_an_incomplete_round_says_why() -> None
 # -- the positive control kept through -k/-m (issue 20 item 5) --------------------------------
 
 def _case(model: str, tag: str, contract: str, control: bool = False) -> Case:
-    ep = Endpoint(model=model, tag=tag, provider_name=tag.split("/")[0], quantization="fp8",
+    ep = Endpoint(model=model, provider=tag, provider_name=tag.split("/")[0], quantization="fp8",
                   supported_parameters=("max_tokens",), prompt_price=0.0, completion_price=0.0,
                   context_length=None, max_completion_tokens=None, status=0)
     return Case(model=model, contract=contract, endpoint=ep, control=control)

@@ -69,7 +69,7 @@ def probe(sim: RunningSimulator, tag: str, contract: str, *, budget: ReasoningBu
         client_settings = Upstream(base_url=sim.base_url, api_key=SECRET)
         async with PinnedClient(client_settings, deadline_s=settings.request_deadline_seconds,
                                 reasoning_budget=budget) as client:
-            endpoint = next(e for e in await discover(client, MODEL) if e.tag == tag)
+            endpoint = next(e for e in await discover(client, MODEL) if e.provider == tag)
             case = Case(model=MODEL, contract=contract, endpoint=endpoint,
                         language="en" if contract == "language" else None)
             contract_settings = ContractSettings(probe=settings, controls=NoControls(), judge_language=_judge_language,
@@ -151,7 +151,7 @@ def test_an_explicit_reasoning_option_replaces_the_budget(tmp_path: Any) -> None
         async def go() -> None:
             async with PinnedClient(Upstream(base_url=sim.base_url, api_key=SECRET),
                                     reasoning_budget=BUDGET) as client:
-                endpoint: Endpoint = next(e for e in await discover(client, MODEL) if e.tag == "sage/fp8")
+                endpoint: Endpoint = next(e for e in await discover(client, MODEL) if e.provider == "sage/fp8")
                 await client.chat(endpoint, [{"role": "user", "content": "hi"}], max_tokens=900,
                                   reasoning={"max_tokens": 100})
         asyncio.run(go())

@@ -40,7 +40,7 @@ def test_it_lists_the_available_endpoints_sorted_by_tag_with_their_fields() -> N
     with start_simulator(scenario()) as sim:
         found = run_discover(sim.base_url)
         (request,) = sim.received
-    assert [e.tag for e in found] == ["aurora/bf16", "zephyr/fp8"]
+    assert [e.provider for e in found] == ["aurora/bf16", "zephyr/fp8"]
     aurora, zephyr = found
     assert (aurora.model, aurora.provider_name, aurora.quantization, aurora.max_completion_tokens) == (MODEL, "Aurora", "bf16", 4096)
     assert zephyr.prompt_price == pytest.approx(1.4e-7) and zephyr.completion_price == pytest.approx(2.8e-7)

@@ -18,14 +18,14 @@ from probes.round.contracts import ContractSettings, language, latency, refusal,
 
 PROBE = ProbeSettings(ttft_seconds=10.0, request_deadline_seconds=30.0, max_tokens=200,
                       language_confirmations=2, temperature=0.7)
-EP = Endpoint(model="m/x", tag="a/fp8", provider_name="A", quantization="fp8",
+EP = Endpoint(model="m/x", provider="a/fp8", provider_name="A", quantization="fp8",
               supported_parameters=("max_tokens", "response_format"), prompt_price=1e-6, completion_price=2e-6,
               context_length=None, max_completion_tokens=None, status=0)
 
 
 def completed(text: str = "*She smiles.* \"Welcome in.\"", ttft: float | None = 0.4,
               finish_reason: str = "stop", **kw) -> ChatResult:
-    return ChatResult(tag=EP.tag, classification=Classification.COMPLETED, text=text, finish_reason=finish_reason,
+    return ChatResult(provider=EP.provider, classification=Classification.COMPLETED, text=text, finish_reason=finish_reason,
                       ttft_s=ttft, total_s=1.0, http_status=200, served_by="A",
                       # 12 tokens for the 27-byte reply: a count its text can hold (billing honesty's check)
                       usage=Usage(prompt_tokens=100, completion_tokens=12, cost_usd=None), **kw)
@@ -64,16 +64,16 @@ def run(module, client, s, case) -> ProbedCase:
     (completed(ttft=0.4), Outcome.PASS),
     (completed(ttft=10.0), Outcome.PASS),
     (completed(ttft=11.0), Outcome.FAIL),
-    (ChatResult(tag="a/fp8", classification=Classification.TRANSPORT_ERROR, http_status=200, total_s=30.0,
+    (ChatResult(provider="a/fp8", classification=Classification.TRANSPORT_ERROR, http_status=200, total_s=30.0,
                 error_kind=ErrorKind.DEADLINE), Outcome.FAIL),
-    (ChatResult(tag="a/fp8", classification=Classification.TRANSPORT_ERROR, total_s=30.0,
+    (ChatResult(provider="a/fp8", classification=Classification.TRANSPORT_ERROR, total_s=30.0,
                 error_kind=ErrorKind.NO_HEADERS), Outcome.TRANSPORT_ERROR),
-    (ChatResult(tag="a/fp8", classification=Classification.TRANSPORT_ERROR, http_status=502, total_s=0.2,
+    (ChatResult(provider="a/fp8", classification=Classification.TRANSPORT_ERROR, http_status=502, total_s=0.2,
                 error_kind=ErrorKind.HTTP_5XX), Outcome.TRANSPORT_ERROR),
-    (ChatResult(tag="a/fp8", classification=Classification.ROUTING_MISMATCH, served_by="Other", total_s=1.0,
+    (ChatResult(provider="a/fp8", classification=Classification.ROUTING_MISMATCH, served_by="Other", total_s=1.0,
                 error_kind=ErrorKind.ROUTING), Outcome.TRANSPORT_ERROR),
     # Another host's first token says nothing about the pinned host (found by tests/proof).
-    (ChatResult(tag="a/fp8", classification=Classification.ROUTING_MISMATCH, served_by="Other", total_s=1.0,
+    (ChatResult(provider="a/fp8", classification=Classification.ROUTING_MISMATCH, served_by="Other", total_s=1.0,
                 ttft_s=0.3, error_kind=ErrorKind.ROUTING), Outcome.TRANSPORT_ERROR),
     (completed(text="", ttft=None), Outcome.INCONCLUSIVE),
 ], ids=["fast", "at-threshold", "slow", "stalled-open-stream", "never-started", "http-502", "routing-mismatch",
@@ -86,10 +86,10 @@ def test_latency_outcomes(result: ChatResult, outcome: Outcome) -> None:
 
 def test_routing_mismatch_reads_as_such_and_an_auth_error_flags_the_round() -> None:
     case = Case(model="m/x", contract="latency", endpoint=EP)
-    mismatch = run(latency, FakeClient(ChatResult(tag="a/fp8", classification=Classification.ROUTING_MISMATCH,
+    mismatch = run(latency, FakeClient(ChatResult(provider="a/fp8", classification=Classification.ROUTING_MISMATCH,
                                                   served_by="Other")), settings(), case)
     assert mismatch.reason.startswith("routing mismatch") and not mismatch.auth_error
-    auth = run(latency, FakeClient(ChatResult(tag="a/fp8", classification=Classification.AUTH_ERROR,
+    auth = run(latency, FakeClient(ChatResult(provider="a/fp8", classification=Classification.AUTH_ERROR,
                                               http_status=401)), settings(), case)
     assert auth.outcome is Outcome.TRANSPORT_ERROR and auth.auth_error and "OPENROUTER_API_KEY" in auth.reason
 
@@ -111,13 +111,13 @@ def test_structured_judges_a_completed_reply_and_keeps_transport_errors_apart() 
     ok = '{"name": "Mara", "age": 40, "mood": "wary", "items": ["key"]}'
     assert run(structured, FakeClient(completed(text=ok)), settings(), case).outcome is Outcome.PASS
     assert run(structured, FakeClient(completed(text='{"name": "Mara"')), settings(), case).outcome is Outcome.FAIL
-    cut = ChatResult(tag="a/fp8", classification=Classification.TRANSPORT_ERROR, text='{"name": "Ma',
+    cut = ChatResult(provider="a/fp8", classification=Classification.TRANSPORT_ERROR, text='{"name": "Ma',
                      error_kind=ErrorKind.STREAM_CUT)
     assert run(structured, FakeClient(cut), settings(), case).outcome is Outcome.TRANSPORT_ERROR
 
 
 def _control(raw: Outcome) -> ProbedCase:
-    control = Case(model="m/x", contract="refusal", endpoint=replace(EP, tag="e/fp8"), control=True)
+    control = Case(model="m/x", contract="refusal", endpoint=replace(EP, provider="e/fp8"), control=True)
     return ProbedCase.of(control, Outcome.PASS, "", raw_outcome=raw)
 
 
@@ -218,7 +218,7 @@ def test_json_cut_by_our_own_max_tokens_is_inconclusive_not_a_regression() -> No
 
 
 def moderated(*flagged: str) -> ChatResult:
-    return ChatResult(tag=EP.tag, classification=Classification.MODERATED, http_status=403, total_s=0.1,
+    return ChatResult(provider=EP.provider, classification=Classification.MODERATED, http_status=403, total_s=0.1,
                       error_kind=ErrorKind.MODERATION, flagged=flagged, served_by="A",
                       error_message="HTTP 403: code 403: m/x requires moderation on A.")
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 from probes.http.records import Endpoint
 from probes.http.wire import ReasoningBudget, pinned_body, reasoning_request
 
-EP = Endpoint(model="acme/x", tag="aurora/fp8", provider_name="Aurora", quantization="fp8",
+EP = Endpoint(model="acme/x", provider="aurora/fp8", provider_name="Aurora", quantization="fp8",
               supported_parameters=("max_tokens", "temperature", "response_format", "structured_outputs"),
               prompt_price=1e-7, completion_price=4e-7, context_length=None, max_completion_tokens=None, status=0)
 MSGS = [{"role": "user", "content": "hi"}]

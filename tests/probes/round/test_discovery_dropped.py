@@ -32,7 +32,7 @@ def plan_with(*extra: Any) -> RoundPlan:
 ])
 def test_an_odd_listing_entry_is_dropped_and_reported_and_the_model_is_probed(odd: Any, why: str) -> None:
     plan = plan_with(odd)
-    assert [e.tag for e in plan.endpoints[MODEL]] == ["aurora/fp8", "borealis/bf16"]
+    assert [e.provider for e in plan.endpoints[MODEL]] == ["aurora/fp8", "borealis/bf16"]
     assert not plan.failures  # the round stays complete for the model
     (problem,) = plan.dropped[MODEL]
     assert why in problem and "\n" not in problem

@@ -34,7 +34,7 @@ class ExplodingLanguage:
 
 def test_a_probe_that_raises_is_that_cases_transport_error_and_the_others_are_judged() -> None:
     with start_simulator(scenario_from_dict(scenario(endpoint("ok/fp8"))), seed=1) as sim:
-        pinned = Endpoint(model=MODEL, tag="ok/fp8", provider_name="Ok", quantization=None,
+        pinned = Endpoint(model=MODEL, provider="ok/fp8", provider_name="Ok", quantization=None,
                           supported_parameters=("max_tokens", "temperature", "seed", "response_format",
                                                 "structured_outputs"),
                           # round_support's listing: billing honesty judges usage.cost against it.

@@ -30,7 +30,7 @@ def listing(*entries: dict[str, Any]) -> dict[str, Any]:
 
 def test_it_parses_endpoints_sorted_by_tag_with_prices_per_token() -> None:
     found = parse_endpoints(MODEL, listing(entry("zeta/fp8"), entry("deepinfra/fp8"), entry("google-vertex/us-east5")))
-    assert [e.tag for e in found] == ["deepinfra/fp8", "google-vertex/us-east5", "zeta/fp8"]
+    assert [e.provider for e in found] == ["deepinfra/fp8", "google-vertex/us-east5", "zeta/fp8"]
     first = found[0]
     assert first.model == MODEL and first.provider_name == "Deepinfra" and first.quantization == "fp8"
     assert first.prompt_price == pytest.approx(1.4e-7) and first.completion_price == pytest.approx(2.8e-7)
@@ -86,7 +86,7 @@ def test_a_hostile_tag_rejects_the_listing_and_names_the_entry(tag: str) -> None
     message = str(info.value)
     assert "entry 1" in message and "\n" not in message and "\r" not in message and "\x1b" not in message
     # The good endpoint is still available to a caller that wants to show it.
-    assert [e.tag for e in info.value.endpoints] == ["good/fp8"]
+    assert [e.provider for e in info.value.endpoints] == ["good/fp8"]
 
 
 @pytest.mark.parametrize(
