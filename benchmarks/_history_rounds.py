@@ -25,7 +25,13 @@ FAILURES = {
     "structured": ("structured: schema violation at $.mood: 'ecstatic' is not one of ['calm', 'tense']",
                    "structured: not valid JSON: Expecting value at line 1 column 1"),
     "language": ("leading garbage: stray punctuation at the start: '_,The corridor'",
-                 "language: 2 of 8 sentences are Spanish (es), expected Portuguese (pt) (confirmed: 3 of 3 attempts failed)"),
+                 "language: 2 of 8 sentences are Spanish (es), expected Portuguese (pt) "
+                 "(confirmed: 3 of 3 attempts failed)"),
+}
+TRANSPORT_ERRORS = {
+    "http_429": "transport: HTTP 429: rate limited",
+    "http_5xx": "transport: HTTP 502: bad gateway",
+    "stream_cut": "transport: stream ended without [DONE] and without a finish reason after 3 chunks",
 }
 
 
@@ -65,8 +71,7 @@ def _case(h: dict[str, Any], contract: str, language: str, rng: random.Random, m
         outcome, reason = "fail", rng.choice(FAILURES[contract]).format(x=10 + rng.random() * 3)
     elif roll < 0.03:
         outcome, kind = "transport_error", rng.choice(["http_429", "http_5xx", "stream_cut"])
-        reason = {"http_429": "transport: HTTP 429: rate limited", "http_5xx": "transport: HTTP 502: bad gateway",
-                  "stream_cut": "transport: stream ended without [DONE] and without a finish reason after 3 chunks"}[kind]
+        reason = TRANSPORT_ERRORS[kind]
     elif roll < 0.05 and contract == "language":
         outcome, reason = "inconclusive", "language: too short to judge (31 letters, need 40)"
     prompt = rng.choice([96, 120, 143])

@@ -84,11 +84,13 @@ def main() -> None:
     print(f"one round, one model, {endpoints} endpoint(s) x 4 contracts")
     print(f"  shard (results.json, junit.xml, allure-results/), zipped: {shard / 1000:8.1f} KB")
     print(f"  Allure single-file report: {report_raw / 1000:8.1f} KB raw, {report / 1000:8.1f} KB zipped")
-    print(f"per day at {ROUNDS_PER_DAY} rounds: {(per_day['shard'] + per_day['decisions'] + per_day['report']) / mb:.1f} MB "
+    uploaded = per_day["shard"] + per_day["decisions"] + per_day["report"]
+    print(f"per day at {ROUNDS_PER_DAY} rounds: {uploaded / mb:.1f} MB "
           f"uploaded, {per_day['pages'] / mb:.1f} MB more with Pages on")
     for name, days in (("old", OLD_DAYS), ("new", NEW_DAYS)):
         kept = ", ".join(f"{k} {d} d" for k, d in days.items())
-        fits = ", ".join(f"{plan} {'fits' if held(days, False) <= quota else 'FULL'}" for plan, quota in QUOTAS_MB.items())
+        fits = ", ".join(f"{plan} {'fits' if held(days, False) <= quota else 'FULL'}"
+                         for plan, quota in QUOTAS_MB.items())
         print(f"  {name} retention ({kept}): {held(days, False):7.1f} MB held, {held(days, True):7.1f} MB with Pages "
               f"(without Pages: {fits})")
     print(bench_line("artifact_storage", endpoints=endpoints, shard_kb=shard / 1000, report_kb=report / 1000,

@@ -28,8 +28,8 @@ object a line `{"lang", "text", "source"}`:
   measurement only); the answer after `</think>` of each also joins `roleplay/zh.jsonl` as a
   clean short roleplay reply.
 
-Labels: every passage is clean as published, except `reasoning/` (all leaked reasoning); the evaluation (benchmarks/garbage_eval.py)
-plants the defects itself, deterministically.
+Labels: every passage is clean as published, except `reasoning/` (all leaked reasoning); the
+evaluation (benchmarks/garbage_eval.py) plants the defects itself, deterministically.
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# language -> (repository, commit, path)
+# language -> (repository, commit, path): one pinned source per row, kept whole (noqa E501) so a
+# row reads as the source it pins.
 UD: dict[str, tuple[str, str, str]] = {
     "ar": ("UniversalDependencies/UD_Arabic-PUD", "be733f45d21f42d506c62930f806ed2182a5ee3d", "ar_pud-ud-test.conllu"),
     "zh": ("UniversalDependencies/UD_Chinese-PUD", "2849afd946a8c01b3e9acdf3e7afa8670cf2777d", "zh_pud-ud-test.conllu"),
@@ -53,17 +54,17 @@ UD: dict[str, tuple[str, str, str]] = {
     "fr": ("UniversalDependencies/UD_French-PUD", "c245786cfb3020d43bcfc96215ae531a1b07bcbc", "fr_pud-ud-test.conllu"),
     "de": ("UniversalDependencies/UD_German-PUD", "ff80846ae60a0a70fc4d6251ef73e6a483a620ee", "de_pud-ud-test.conllu"),
     "hi": ("UniversalDependencies/UD_Hindi-PUD", "8bc630f73e0737ce5ed9eaa97abf11f172ecc9bd", "hi_pud-ud-test.conllu"),
-    "id": ("UniversalDependencies/UD_Indonesian-PUD", "765fb3fe486201f094cb177aff5aa84bc6b06800", "id_pud-ud-test.conllu"),
+    "id": ("UniversalDependencies/UD_Indonesian-PUD", "765fb3fe486201f094cb177aff5aa84bc6b06800", "id_pud-ud-test.conllu"),  # noqa: E501
     "it": ("UniversalDependencies/UD_Italian-PUD", "71d932aa096368331ba2fd9bc906ec8dd853da8e", "it_pud-ud-test.conllu"),
-    "ja": ("UniversalDependencies/UD_Japanese-GSD", "7bc20119f476b552635e0640644e577b6fd3606b", "ja_gsd-ud-test.conllu"),
+    "ja": ("UniversalDependencies/UD_Japanese-GSD", "7bc20119f476b552635e0640644e577b6fd3606b", "ja_gsd-ud-test.conllu"),  # noqa: E501
     "ko": ("UniversalDependencies/UD_Korean-PUD", "9bc99c21a00b88d44def216b64f898e4b6151d0d", "ko_pud-ud-test.conllu"),
     "pl": ("UniversalDependencies/UD_Polish-PUD", "a726e5866e7f134763d734e6d915b8faf10f552f", "pl_pud-ud-test.conllu"),
-    "pt": ("UniversalDependencies/UD_Portuguese-PUD", "be08a756d76bd79bf5d4a492dfdc28b46b33e76e", "pt_pud-ud-test.conllu"),
+    "pt": ("UniversalDependencies/UD_Portuguese-PUD", "be08a756d76bd79bf5d4a492dfdc28b46b33e76e", "pt_pud-ud-test.conllu"),  # noqa: E501
     "ru": ("UniversalDependencies/UD_Russian-PUD", "da5b3816eeaa24283c1d81a48bb1de4d062fc5d5", "ru_pud-ud-test.conllu"),
     "es": ("UniversalDependencies/UD_Spanish-PUD", "818a82b8628c9cbec78750c7e83ccba34b9ce22b", "es_pud-ud-test.conllu"),
     "th": ("UniversalDependencies/UD_Thai-PUD", "516638d39adfbc03fa3e7f7b33ce59555055a2d9", "th_pud-ud-test.conllu"),
     "tr": ("UniversalDependencies/UD_Turkish-PUD", "63a134a087c8475ea832713b960baba8ff2f9401", "tr_pud-ud-test.conllu"),
-    "vi": ("UniversalDependencies/UD_Vietnamese-VTB", "e8fa54835582fb5d0c767f19f0992675726fa084", "vi_vtb-ud-test.conllu"),
+    "vi": ("UniversalDependencies/UD_Vietnamese-VTB", "e8fa54835582fb5d0c767f19f0992675726fa084", "vi_vtb-ud-test.conllu"),  # noqa: E501
 }
 REPLIES_REPO = ("hyunjun1121/Judge-Capacity-Beats-Template-Language", "9f2556a0421f2eeaf7bb1fe016ddb3d193c225b5")
 REPLIES: dict[str, str] = {
@@ -167,13 +168,15 @@ def main() -> int:
     print(f"building {out}")
     for lang, (repo, commit, path) in sorted(UD.items()):
         source = f"{repo}@{commit[:12]}:{path}"
-        rows = [{"lang": lang, "text": t, "source": source} for t in ud_passages(git_show(mirror, repo, commit, path), lang)]
+        passages = ud_passages(git_show(mirror, repo, commit, path), lang)
+        rows = [{"lang": lang, "text": t, "source": source} for t in passages]
         write(out / "text" / f"{lang}.jsonl", rows)
     repo, commit = REPLIES_REPO
     for lang, code in sorted(REPLIES.items()):
         path = f"data/evaluation_results/final_results/{code}_complete.json"
         source = f"{repo}@{commit[:12]}:{path}"
-        rows = [{"lang": lang, "text": t, "source": source} for t in judge_capacity_replies(git_show(mirror, repo, commit, path))]
+        replies = judge_capacity_replies(git_show(mirror, repo, commit, path))
+        rows = [{"lang": lang, "text": t, "source": source} for t in replies]
         write(out / "replies" / f"{lang}.jsonl", rows)
     rows = [{"lang": "en", "text": t, "source": f"{JAILBREAKBENCH[0]}@{JAILBREAKBENCH[1][:12]}:{p}"}
             for t, p in jailbreakbench_replies(mirror)]

@@ -18,9 +18,10 @@ costs ~3 s here (mostly Python and pytest start-up), so 336 rounds take ~20 minu
 
 Prints the decisions that matter (suspend, would_suspend, floor_held: must be none), the
 rounds classified failed per provider, and the false-positive rate per contract (fail cases
-/ cases). Machine-parsable last line:
+/ cases). Machine-parsable last line (one line, wrapped here):
 
-    BENCH false_suspensions rounds=336 endpoints=6 suspensions=0 would_suspend=0 floor_held=0 failed_rounds=… fp_latency=… …
+    BENCH false_suspensions rounds=336 endpoints=6 suspensions=0 would_suspend=0 floor_held=0
+        failed_rounds=… fp_latency=… …
 """
 
 from __future__ import annotations

@@ -22,9 +22,10 @@ other corruptions, anywhere in the reply
 - `placeholder` a word of the text replaced by `REDACTED`, `[REDACTED]` or `<PERSON>`.
 
 Real leaked reasoning (`reasoning/`, model outputs that wrote their `<think>` block into the
-answer) is counted as found. The leading-garbage figures use `judge.replies.leading.find_leading_garbage(text, language)`, the others
-`judge.replies.artifacts.find_artifacts(text)`; "false fails" counts clean passages either flags. The
-last lines are machine-parsable: `BENCH garbage lang=xx ...`.
+answer) is counted as found. The leading-garbage figures use
+`judge.replies.leading.find_leading_garbage(text, language)`, the others
+`judge.replies.artifacts.find_artifacts(text)`; "false fails" counts clean passages either flags.
+The last lines are machine-parsable: `BENCH garbage lang=xx ...`.
 """
 
 from __future__ import annotations

@@ -12,9 +12,10 @@ times, through the real CLI as the judge job runs it in a shallow clone:
 - `canary commit` of one round (the state file changed, one new round file), --commits times,
   with the objects and bytes each push added to the remote (git count-objects).
 
-Machine-parsable last line:
+Machine-parsable last line (one line, wrapped here):
 
-    BENCH history_commit files=… checkout_mib=… fetch_fresh_s=… fetch_again_s=… commit_s=… objects_per_commit=… kib_per_commit=…
+    BENCH history_commit files=… checkout_mib=… fetch_fresh_s=… fetch_again_s=… commit_s=…
+        objects_per_commit=… kib_per_commit=…
 """
 
 from __future__ import annotations
@@ -61,7 +62,10 @@ def loose(remote: Path) -> tuple[int, int]:
 def write_history(root: Path, rounds: int, days: int) -> None:
     for i in range(rounds):  # 48 a day, in day folders, as canary/history/store.py lays them out
         day, slot = divmod(i, 48)
-        path = root / "rounds" / "2026-12" / f"{day + 1:02d}" if day < 31 else root / "rounds/2027-01" / f"{day - 30:02d}"
+        if day < 31:
+            path = root / "rounds" / "2026-12" / f"{day + 1:02d}"
+        else:
+            path = root / "rounds/2027-01" / f"{day - 30:02d}"
         path.mkdir(parents=True, exist_ok=True)
         (path / f"{slot // 2:02d}{slot % 2 * 30:02d}00Z-{i:012x}.xz").write_bytes(os.urandom(ROUND_BYTES))
     for d in range(days):
@@ -102,7 +106,8 @@ def main() -> None:
         clone = base / "runner"
         git(base, "clone", "--quiet", "--depth", "1", f"file://{remote}", "runner")
         config = base / "canary.yaml"
-        config.write_text(f"paths:\n  state: {clone / 'state/canary-state.json'}\n  audit: {clone / 'state/audit.jsonl'}\n"
+        config.write_text(f"paths:\n  state: {clone / 'state/canary-state.json'}\n"
+                          f"  audit: {clone / 'state/audit.jsonl'}\n"
                           f"  reports: {clone / 'reports'}\n")
         fresh = canary(config, clone, "fetch-state", "--repo", str(clone))
         again = canary(config, clone, "fetch-state", "--repo", str(clone))
@@ -124,8 +129,9 @@ def main() -> None:
         print(f"canary commit of one round (median of {args.commits}):              {statistics.median(timings):.2f} s "
               f"({', '.join(f'{t:.2f}' for t in timings)})")
         print(f"objects per round commit: {objects} (KiB loose, before packing: {kib})")
-        print(bench_line("history_commit", files=files, checkout_mib=round(size / 2**20, 2), fetch_fresh_s=round(fresh, 2),
-                         fetch_again_s=round(again, 2), commit_s=round(statistics.median(timings), 2),
+        print(bench_line("history_commit", files=files, checkout_mib=round(size / 2**20, 2),
+                         fetch_fresh_s=round(fresh, 2), fetch_again_s=round(again, 2),
+                         commit_s=round(statistics.median(timings), 2),
                          objects_per_commit=statistics.median(objects), kib_per_commit=statistics.median(kib)))
 
 

@@ -50,7 +50,8 @@ def build(root: Path, days: int, endpoints: int) -> float:
     hosts, rng = fleet(endpoints), random.Random(5)
     detail_from = max(0, days - DETAIL_DAYS)
     for day in range(days):
-        records = [round_record(read_results(results(hosts, day * ROUNDS_PER_DAY + i, rng))) for i in range(ROUNDS_PER_DAY)]
+        records = [round_record(read_results(results(hosts, day * ROUNDS_PER_DAY + i, rng)))
+                   for i in range(ROUNDS_PER_DAY)]
         if day < detail_from:
             name = records[0].started_at.date().isoformat()
             atomic_write_bytes(day_path(root, name), encode_day(aggregate_day(name, records)))
@@ -95,7 +96,8 @@ def main() -> int:
         query_s = time.perf_counter() - t
         cases = history.db.execute("SELECT COUNT(*) FROM cases WHERE ts >= ?", (end - 30 * 86400,)).fetchone()[0]
         size_mib = sum(f.stat().st_size for f in month.rglob("*") if f.is_file()) / 2**20
-        print(f"month: {cases} cases in 30 days ({len(summaries)} endpoints), files {size_mib:.1f} MiB, built in {build_s:.0f} s")
+        print(f"month: {cases} cases in 30 days ({len(summaries)} endpoints), files {size_mib:.1f} MiB, "
+              f"built in {build_s:.0f} s")
         print(f"  canary history         {table_s:6.2f} s (median of 3, process start-up included)")
         print(f"  canary history --json  {json_s:6.2f} s")
         print(f"  in-process: read the files {open_s:.2f} s, the summary queries {query_s:.2f} s")

@@ -111,7 +111,8 @@ def main() -> int:
                 shutil.rmtree(dest, ignore_errors=True)
                 shutil.copytree(work, dest)
                 git(check, "add", "-A")
-                git(check, "-c", "user.name=canary", "-c", "user.email=canary@localhost", "commit", "-q", "-m", f"round {n}")
+                git(check, "-c", "user.name=canary", "-c", "user.email=canary@localhost",
+                    "commit", "-q", "-m", f"round {n}")
             n += 1
             del done
         git(repo, "fast-import", "--quiet", data=b"".join(stream))
@@ -130,8 +131,9 @@ def main() -> int:
     last_day, rounds, growth_kib = rows[-1][0], rows[-1][1], rows[-1][2]
     per_day = growth_kib / last_day
     year_mib = per_day * 365 / 1024
+    how = "measured" if last_day >= 365 else f"extrapolated from {last_day} days"
     print(f"\nper day {per_day:.0f} KiB, per month (30 d) {per_day * 30 / 1024:.2f} MiB, "
-          f"per year {year_mib:.1f} MiB ({'measured' if last_day >= 365 else 'extrapolated from ' + str(last_day) + ' days'})"
+          f"per year {year_mib:.1f} MiB ({how})"
           f"; per round {growth_kib * 1024 / rounds:.0f} bytes")
     print(bench_line("history_size", days=last_day, rounds=rounds, endpoints=args.endpoints,
                      repo_mib=growth_kib / 1024, per_day_kib=per_day, per_month_mib=per_day * 30 / 1024,

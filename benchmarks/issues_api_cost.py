@@ -82,7 +82,8 @@ def main() -> None:
     args = parser.parse_args()
     rows = []
     print(f"one quiet round of `canary issues sync --state`, {args.open} open incidents:")
-    print(f"{'closed':>7} {'requests':>9} {'per hour':>9} {'reading all':>12} {'per hour':>9}   (GITHUB_TOKEN: 1,000/h)")
+    print(f"{'closed':>7} {'requests':>9} {'per hour':>9} {'reading all':>12} {'per hour':>9}"
+          "   (GITHUB_TOKEN: 1,000/h)")
     for closed in (int(x) for x in args.closed.split(",")):
         now, everything = quiet_round(closed, args.open)
         rows.append((closed, now, everything))

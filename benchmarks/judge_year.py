@@ -262,7 +262,8 @@ def main() -> int:
     if args.cli_rounds:
         cli = run_cli(args.cli_rounds, args.providers, args.seed)
         print(f"\n[canary judge command, files in a temporary folder, {args.cli_rounds} rounds]")
-        print(f"  total                    {cli['seconds']:8.2f} s  -> {args.cli_rounds / cli['seconds']:,.1f} rounds/s, "
+        print(f"  total                    {cli['seconds']:8.2f} s  -> "
+              f"{args.cli_rounds / cli['seconds']:,.1f} rounds/s, "
               f"{1000 * cli['seconds'] / args.cli_rounds:.1f} ms/round (read, judge, 3 atomic writes + fsyncs)")
         for name, size in cli["sizes"].items():
             print(f"  state file after {name:<6}  {size:8,d} bytes")

@@ -81,7 +81,8 @@ def main() -> None:
     bare = python_seconds("pass")
     with_apprise = python_seconds("import apprise")
     cli_loads = subprocess.run(
-        [sys.executable, "-c", "import sys, canary.cli.main; canary.cli.main.build_parser(); print('apprise' in sys.modules)"],
+        [sys.executable, "-c",
+         "import sys, canary.cli.main; canary.cli.main.build_parser(); print('apprise' in sys.modules)"],
         capture_output=True, text=True, check=True, cwd=ROOT).stdout.strip() == "True"
 
     doc = round_doc("r-1", "suspend", 3)

@@ -93,7 +93,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--endpoints", type=int, default=256)
     parser.add_argument("--limits", type=int, nargs="+", default=[16, 64])
-    parser.add_argument("--deadline", type=float, default=30.0, help="request deadline (probe.request_deadline_seconds)")
+    parser.add_argument("--deadline", type=float, default=30.0,
+                        help="request deadline (probe.request_deadline_seconds)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         rows = [row for limit in args.limits for row in measure(args.endpoints, limit, args.deadline, Path(tmp))]

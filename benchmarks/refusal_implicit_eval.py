@@ -42,8 +42,8 @@ _STORY_MARKS = re.compile(r"[\"“”„«»「」『』*]")
 _ADDRESSED = {
     "en": r"\byou(?:r|rs|rself)?\b", "de": r"\b(?:du|dich|dir|dein\w*|sie|ihnen|ihr\w*)\b",
     "es": r"\b(?:tú|tu|te|usted|su)\b", "fr": r"\b(?:vous|tu|te|votre|ton)\b", "it": r"\b(?:tu|ti|lei|voi|tuo)\b",
-    "pl": r"\b(?:ty|ci|cię|pan|pani|twój|wasz)\b", "ja": r"あなた|ください|下さい|ましょう", "ko": r"당신|세요|십시오|바랍니다",
-    "zh": r"你|您",
+    "pl": r"\b(?:ty|ci|cię|pan|pani|twój|wasz)\b",
+    "ja": r"あなた|ください|下さい|ましょう", "ko": r"당신|세요|십시오|바랍니다", "zh": r"你|您",
 }
 
 

@@ -11,9 +11,11 @@ pass. A seventh host cuts 30 % of its streams (the issue's flaky-stream host). T
 threshold can be swept (--alpha, --ratio) to see what a looser one would have done.
 
 Figures per seed: healthy rounds failed by the rule, healthy hosts would-suspended (false
-suspensions), and the round of the flaky host's first would-suspend.
+suspensions), and the round of the flaky host's first would-suspend. Machine-parsable last line
+(one line, wrapped here):
 
-    BENCH reliability_rule alpha=… ratio=… seeds=… rounds=… healthy_failed_rounds=… false_suspensions=… flaky_first_max=…
+    BENCH reliability_rule alpha=… ratio=… seeds=… rounds=… healthy_failed_rounds=…
+        false_suspensions=… flaky_first_max=…
 """
 
 from __future__ import annotations

@@ -248,7 +248,8 @@ def speed(real: dict[str, dict[str, list[str]]], with_judge: bool) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--judge", action="store_true", help="also judge everything through judge.replies.language.assess")
+    parser.add_argument("--judge", action="store_true",
+                        help="also judge everything through judge.replies.language.assess")
     parser.add_argument("--trials", type=int, default=200, help="planted openings per language (default 200)")
     parser.add_argument("--show-flags", type=int, default=0, help="print N flags on real text per language")
     parser.add_argument("--show-misses", type=int, default=0, help="print N missed planted loops per language")

@@ -68,8 +68,9 @@ from simulator import scenario_from_dict, start_simulator  # noqa: E402
 
 MODEL = "acme/model-x"
 LANGUAGES = ("en", "pt", "ja", "ru", "de", "ar")
-DEFECTS: dict[str, dict[str, Any]] = {"cumulative_deltas": {}, "repeated_deltas": {}, "ignore_max_tokens": {"factor": 20},
-           "early_length": {"ratio": 0.2}, "overbilling": {"factor": 1.17}}
+DEFECTS: dict[str, dict[str, Any]] = {"cumulative_deltas": {}, "repeated_deltas": {},
+                                      "ignore_max_tokens": {"factor": 20}, "early_length": {"ratio": 0.2},
+                                      "overbilling": {"factor": 1.17}}
 
 
 def endpoints() -> list[dict[str, Any]]:

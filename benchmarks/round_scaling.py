@@ -65,7 +65,8 @@ def one_round(tmp: Path, endpoints: int, workers: int, config: str | None) -> di
     name = f"scale-{endpoints}-w{workers}"
     scenario_file = write_yaml(tmp / f"{name}.yaml", scenario(name, fleet(endpoints), keepalive_ms=300))
     reports = tmp / name
-    cmd = [PYTHON, "-m", "canary", *(["--config", config] if config else []), "probe", "--scenario", str(scenario_file), "--reports", str(reports),
+    cmd = [PYTHON, "-m", "canary", *(["--config", config] if config else []),
+           "probe", "--scenario", str(scenario_file), "--reports", str(reports),
            "--", f"--canary-state={tmp / 'no-state.json'}"]
     if workers:
         cmd[cmd.index("probe") + 1:cmd.index("probe") + 1] = ["--workers", str(workers)]
@@ -107,7 +108,8 @@ def verdicts(rows: list[dict[str, object]]) -> list[str]:
             out.append(f"64 endpoints: ratio {r['ratio']:.2f} (target <= {RATIO_TARGET_64:g}): "
                        f"{'met' if float(r['ratio']) <= RATIO_TARGET_64 else 'MISSED'}")  # type: ignore[arg-type]
         if r["endpoints"] == 256:
-            out.append(f"256 endpoints (workers {r['workers']}): {r['wall_s']:.1f} s (target < {WALL_TARGET_256_S:g} s): "
+            out.append(f"256 endpoints (workers {r['workers']}): {r['wall_s']:.1f} s "
+                       f"(target < {WALL_TARGET_256_S:g} s): "
                        f"{'met' if float(r['wall_s']) < WALL_TARGET_256_S else 'MISSED'}")  # type: ignore[arg-type]
     peak = max(float(r["peak_pss_mb"]) for r in rows)  # type: ignore[arg-type]
     out.append(f"peak PSS over all runs: {peak:.0f} MB (target < {PEAK_TARGET_MB:g} MB): "

@@ -67,7 +67,8 @@ MANUAL_RATE = 0.3
 UNTIMED = Policy(pending_failure_hours=24 * 365 * 10, min_round_gap_minutes=0)
 
 
-def stretches(rng: random.Random, end: datetime, shortest_h: float, longest_h: float) -> list[tuple[datetime, datetime]]:
+def stretches(rng: random.Random, end: datetime, shortest_h: float,
+              longest_h: float) -> list[tuple[datetime, datetime]]:
     """(start, end) of bad or unreachable periods, every 5 to 20 days."""
     out, at = [], T0 + timedelta(days=rng.uniform(1, 10))
     while at < end:
@@ -109,7 +110,8 @@ class Fleet:
         for host in HEALTHY + FLAKY + BAD:
             per = {c: "pass" for c in CONTRACTS}
             down = any(a <= at < b for a, b in self.outages.get(host, ()))
-            edge = any(timedelta(0) <= (a - at) < timedelta(minutes=40) or timedelta(0) <= (at - b) < timedelta(minutes=40)
+            near = timedelta(minutes=40)
+            edge = any(timedelta(0) <= (a - at) < near or timedelta(0) <= (at - b) < near
                        for a, b in self.outages.get(host, ()))
             bad = any(a <= at < b for a, b in self.bad.get(host, ()))
             draws = [self.rng.random() for _ in range(4)]

@@ -163,7 +163,8 @@ def play(tmp: Path, per_day: int = 0, echo: Any = None) -> list[Step]:
                              extra=[f"--canary-virtual-time={stamp}"])
             results = done.results
             if not results.get("complete"):
-                raise RuntimeError(f"round {r.number} incomplete: {results.get('incomplete_reason')}\n{done.output[-2000:]}")
+                raise RuntimeError(f"round {r.number} incomplete: {results.get('incomplete_reason')}\n"
+                                   f"{done.output[-2000:]}")
             doc = run_judge(done.reports / "results.json", config, files, now=stamp,
                             decisions=tmp / "decisions.json", mode="enforce")
             step = Step(r, now, doc["decisions"], _suspended(read_state(files), now), _outcomes(results), done.wall_s)
@@ -213,7 +214,8 @@ def check(steps: list[Step]) -> list[str]:
         wanted = set(step.round.key.expect) if step.round.key else set()
         for action, provider, rung in wanted:
             if not any(a == action and p == provider and (rung is None or g == rung) for a, p, g in got):
-                problems.append(f"round {step.round.number}: expected {action} {provider} rung {rung}, got {sorted(got)}")
+                problems.append(f"round {step.round.number}: expected {action} {provider} rung {rung}, "
+                                f"got {sorted(got)}")
         important = {(a, p) for a, p, _ in got if a in ("suspend", "restore", "floor_held", "expired")}
         # pair-bad keeps failing: the floor is held again in every later degraded round.
         unexpected = important - {(a, p) for a, p, _ in wanted} - {("floor_held", PAIR_BAD)}

@@ -77,7 +77,8 @@ async def measure(settings: Upstream, ttft_ms: float, levels: list[int], samples
         figures = summary(errors)
         below = sum(e < 0 for e in errors)
         print(f"\n{streams} concurrent stream(s), injected {ttft_ms:g} ms, {len(errors)} samples: measured - injected")
-        print("  from send:    " + "  ".join(f"{k} {v:7.1f} ms" for k, v in figures.items()) + f"  below-injected {below}")
+        from_send = "  ".join(f"{k} {v:7.1f} ms" for k, v in figures.items())
+        print(f"  from send:    {from_send}  below-injected {below}")
         print("  from headers: " + "  ".join(f"{k} {v:7.1f} ms" for k, v in summary(from_headers).items()))
         print(f"BENCH ttft_accuracy streams={streams} samples={len(errors)} injected_ms={ttft_ms:g} "
               + " ".join(f"{k}_ms={v:.1f}" for k, v in figures.items()) + f" below={below}")

@@ -230,7 +230,8 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"{file}:{where} is not valid YAML ({getattr(exc, 'problem', exc)}); fix the syntax") from None
+        problem = getattr(exc, "problem", exc)
+        raise ConfigError(f"{file}:{where} is not valid YAML ({problem}); fix the syntax") from None
     except UnicodeDecodeError:
         raise ConfigError(f"{file}: is not UTF-8 text") from None
     if raw is None:

@@ -132,7 +132,8 @@ class AttemptResult:
             return None
         return cls(outcome=_OUTCOMES[raw["outcome"]], reason=writable_text(raw.get("reason", "")),
                    ttft_s=measurement(raw.get("ttft_s")), total_s=measurement(raw.get("total_s")),
-                   finish_reason=optional_text(raw.get("finish_reason")), error_kind=optional_text(raw.get("error_kind")),
+                   finish_reason=optional_text(raw.get("finish_reason")),
+                   error_kind=optional_text(raw.get("error_kind")),
                    served_by=optional_text(raw.get("served_by")), requests=_int(raw.get("requests"), 1),
                    excerpt=writable_text(raw.get("excerpt") or "") if isinstance(raw.get("excerpt"), str) else "",
                    chars=as_count(raw.get("chars"), default=None),
@@ -302,7 +303,8 @@ class RoundResults:
             "clock": self.clock,
             "controls_source": self.controls_source,
             "models": {m: {"providers": list(tags),
-                           **({"limits": {t: list(v) for t, v in self.limits[m].items()}} if self.limits.get(m) else {}),
+                           **({"limits": {t: list(v) for t, v in self.limits[m].items()}}
+                              if self.limits.get(m) else {}),
                            **({"notes": list(self.listing_notes[m])} if self.listing_notes.get(m) else {})}
                        for m, tags in self.models.items()},
             "weak_probes": [w.to_json() for w in self.weak_probes],
@@ -427,7 +429,8 @@ def _incomplete(raw: Mapping[str, Any], complete: bool) -> tuple[Incomplete, ...
     typed = raw.get("incomplete")
     if isinstance(typed, list) and typed:
         kinds = {k.value: k for k in IncompleteKind}
-        return tuple(Incomplete(kinds.get(str(i.get("kind")), IncompleteKind.UNKNOWN), writable_text(i.get("detail", "")))
+        return tuple(Incomplete(kinds.get(str(i.get("kind")), IncompleteKind.UNKNOWN),
+                                writable_text(i.get("detail", "")))
                      for i in typed if isinstance(i, Mapping))
     text = raw.get("incomplete_reason")
     if complete or text is None:
@@ -510,7 +513,8 @@ def _notes(raw: Any, key: str, rejected: list[RejectedInput]) -> tuple[ControlNo
         if not (is_valid_tag(model) and is_valid_tag(control)):
             rejected.append(RejectedInput(_shown(model), _shown(control), f"{key}[{i}]: an unsafe tag", key))
             continue
-        out.append(ControlNote(model, writable_text(item.get("contract", "")), control, writable_text(item.get("reason", ""))))
+        out.append(ControlNote(model, writable_text(item.get("contract", "")), control,
+                               writable_text(item.get("reason", ""))))
     return tuple(out)
 
 

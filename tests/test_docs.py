@@ -259,7 +259,8 @@ def test_the_documented_reason_codes_are_the_ones_canary_derives() -> None:
     documented = {code for first_cell in rows for code in re.findall(r"[a-z0-9_]+", first_cell)}
     derived = {code for _, code in reasons._RULES} | set(reasons._ERROR_KINDS.values())
     assert derived - documented == set(), f"reason codes missing from docs/contracts.md: {sorted(derived - documented)}"
-    assert documented - derived == set(), f"docs/contracts.md lists codes canary never derives: {sorted(documented - derived)}"
+    assert documented - derived == set(), \
+        f"docs/contracts.md lists codes canary never derives: {sorted(documented - derived)}"
 
 
 def test_a_value_that_differs_from_the_code_is_reported() -> None:

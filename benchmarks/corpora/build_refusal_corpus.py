@@ -312,7 +312,8 @@ def koconovel(mirrors: Mirrors) -> Iterator[dict[str, Any]]:
             text = "\n".join(lines[start:start + 6])
             if len(text) < 60:
                 continue
-            record = item(KOCONOVEL, path, id=f"koconovel:{book}:{start}", language="ko", split=split_of(book), text=text)
+            record = item(KOCONOVEL, path, id=f"koconovel:{book}:{start}", language="ko", split=split_of(book),
+                          text=text)
             if cue.search(lines[start][:160]):
                 cued.append(record)
             elif start % 6 == 0:

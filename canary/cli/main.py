@@ -28,7 +28,8 @@ EXIT_REFUSED = 2   # a command that refuses what it was given (its parser may na
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="canary",
-        description="Probe every OpenRouter provider of a model pinned, judge the round, keep broken hosts out of provider.ignore.",
+        description="Probe every OpenRouter provider of a model pinned, judge the round, "
+                    "keep broken hosts out of provider.ignore.",
     )
     parser.add_argument("--config", default=None, help="configuration file (default: canary.yaml, or $CANARY_CONFIG)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -2,8 +2,9 @@
 
 Full detail is kept for a rolling window; older days are compacted into one aggregate per day
 that keeps, per (model, provider, contract, control): the count of each outcome, the count of
-each reason code, the outcomes per language (the language contract's grid), token and cost sums, and histograms of TTFT and of output tokens per
-second; per endpoint the count of failed / clean / frozen rounds; and every decision. The
+each reason code, the outcomes per language (the language contract's grid), token and cost sums,
+and histograms of TTFT and of output tokens per second; per endpoint the count of failed / clean /
+frozen rounds; and every decision. The
 histograms have HISTOGRAM_STEPS buckets per decade (about 12 % wide), so they merge exactly and
 a percentile read from them is within one bucket of the true one. Daily series are read from the
 histograms whether or not the day was compacted yet, so compaction never changes a chart.
@@ -150,7 +151,8 @@ def aggregate_day(day: str, records: Sequence[RoundRecord], previous: DayAggrega
     known = previous.round_ids if previous else frozenset()
     fresh = sorted((r for r in records if r.round_id not in known), key=lambda r: (r.started_at, r.round_id))
     groups = {g.key: g for g in (previous.groups if previous else ())}
-    classes: dict[tuple[str, str], Counter[str]] = {k: Counter(v) for k, v in (previous.classes if previous else {}).items()}
+    previous_classes = previous.classes if previous else {}
+    classes: dict[tuple[str, str], Counter[str]] = {k: Counter(v) for k, v in previous_classes.items()}
     decisions = list(previous.decisions) if previous else []
     rounds = list(previous.rounds) if previous else []
     for record in fresh:

@@ -60,7 +60,8 @@ def cache_file(folder: Path, root: Path) -> Path:
 
 def span_files(root: Path, since: date | None) -> tuple[list[Path], list[Path]]:
     """(round files, day files) of the span, in the order store.read_column_span() reads them."""
-    days = [p for p in sorted(Path(root).glob(f"days/*/*{SUFFIX}")) if since is None or p.name[:10] >= since.isoformat()]
+    days = [p for p in sorted(Path(root).glob(f"days/*/*{SUFFIX}"))
+            if since is None or p.name[:10] >= since.isoformat()]
     rounds = []
     for folder in sorted(Path(root).glob("rounds/*/*")):
         try:

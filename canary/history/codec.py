@@ -51,7 +51,8 @@ def encode_table(rows: Sequence[Mapping[str, Any]], columns: Columns) -> dict[st
 
 def decode_columns(table: Any, columns: Columns, where: str) -> dict[str, list[Any]]:
     """The columns of a columnar object, decoded; HistoryError names `where` when its shape is wrong."""
-    if not isinstance(table, Mapping) or not isinstance(table.get("rows"), int) or not isinstance(table.get("cols"), Mapping):
+    if (not isinstance(table, Mapping) or not isinstance(table.get("rows"), int)
+            or not isinstance(table.get("cols"), Mapping)):
         raise HistoryError(f"{where}: a table lacks rows/cols")
     count, cols = table["rows"], table["cols"]
     out: dict[str, list[Any]] = {}
@@ -85,7 +86,9 @@ def decode_table(table: Any, columns: Columns, where: str) -> list[dict[str, Any
     """The rows of a columnar object, as mappings."""
     decoded = decode_columns(table, columns, where)
     names = list(columns)
-    return [dict(zip(names, values, strict=True)) for values in zip(*(decoded[n] for n in names), strict=False)] if names else []
+    if not names:
+        return []
+    return [dict(zip(names, values, strict=True)) for values in zip(*(decoded[n] for n in names), strict=False)]
 
 
 def pack(document: Mapping[str, Any]) -> bytes:

@@ -174,7 +174,8 @@ def insert_day(db: sqlite3.Connection, d: DayColumns, ids: Ids | None = None, sc
         *([o.get(name, 0) for o in outcomes] for name in ("pass", "fail", "inconclusive", "transport_error",
                                                            "not_applicable")),
         c["requests"], c["prompt_tokens"], c["completion_tokens"], c["cost_usd"], c["codes"], c["languages"],
-        c["ttft"], c["tps"], [ids.endpoint(m, p) for m, p in zip(c["model"], c["provider"], strict=True)], strict=False))
+        c["ttft"], c["tps"], [ids.endpoint(m, p) for m, p in zip(c["model"], c["provider"], strict=True)],
+        strict=False))
     db.executemany(f"INSERT INTO {schema}.day_classes VALUES (?,?,?,?,?,?,?)", [
         (d.day, m, p, k.get("failed", 0), k.get("clean", 0), k.get("frozen", 0), ids.endpoint(m, p))
         for m, p, k in d.classes])

@@ -109,7 +109,8 @@ def decode_day_columns(data: bytes, where: str) -> DayColumns:
         raise HistoryError(f"{where}: not a day file")
     try:
         rounds = tuple(RoundRef(str(r[0]), str(r[1]), bool(r[2]), r[3]) for r in doc.get("rounds") or [])
-        classes = tuple((str(m), str(p), {str(k): int(v) for k, v in c.items()}) for m, p, c in doc.get("classes") or [])
+        classes = tuple((str(m), str(p), {str(k): int(v) for k, v in c.items()})
+                        for m, p, c in doc.get("classes") or [])
         decisions = tuple((str(rid), _decision_row(d)) for rid, d in doc.get("decisions") or [])
     except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
         raise HistoryError(f"{where}: a day file with unexpected content ({type(exc).__name__}: {exc})") from None

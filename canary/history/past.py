@@ -82,8 +82,9 @@ def ignore_at(model: str, at: datetime, audit_records: Sequence[Mapping[str, Any
         until = _time(r.get("until"))
         if until is None or until <= at:
             continue
-        entry = PastEntry(provider, SUSPENSION, f"audit: {r.get('action')} at {_iso(t)} (round {r.get('round_id')}, "
-                                                f"rule {r.get('rule')}) until {_iso(until)}: {str(r.get('reason'))[:120]}")
+        entry = PastEntry(provider, SUSPENSION,
+                          f"audit: {r.get('action')} at {_iso(t)} (round {r.get('round_id')}, "
+                          f"rule {r.get('rule')}) until {_iso(until)}: {str(r.get('reason'))[:120]}")
         (entries if r.get("action") == "suspend" else observe).append(entry)
     for provider, (t, r) in sorted(incidents.items()):
         until = _time(r.get("until"))
@@ -96,8 +97,8 @@ def ignore_at(model: str, at: datetime, audit_records: Sequence[Mapping[str, Any
             continue
         if e.layer == BUILTIN:
             if e.since is None:
-                entries.append(PastEntry(e.provider, BUILTIN, f"builtin.yaml line {e.line} (no `since`: assumed present)",
-                                         certain=False))
+                entries.append(PastEntry(e.provider, BUILTIN,
+                                         f"builtin.yaml line {e.line} (no `since`: assumed present)", certain=False))
             elif e.since <= at:
                 entries.append(PastEntry(e.provider, BUILTIN, f"builtin.yaml line {e.line}, since {_iso(e.since)}"))
         elif (e.provider not in listed and e.since is not None and e.since <= at

@@ -225,13 +225,15 @@ class History:
     def _names(self) -> dict[int, tuple[str, str]]:
         """eid -> (model, provider) of every endpoint loaded (db.py gives the ids)."""
         if self._endpoint_names is None:
-            self._endpoint_names = {eid: (m, p) for eid, m, p in self._rows("SELECT eid, model, provider FROM endpoints")}
+            rows = self._rows("SELECT eid, model, provider FROM endpoints")
+            self._endpoint_names = {eid: (m, p) for eid, m, p in rows}
         return self._endpoint_names
 
     def pass_rates(self, window_days: float, model: str | None = None) -> tuple[PassRate, ...]:
         return self.pass_rates_windows((window_days,), model)[window_days]
 
-    def pass_rates_windows(self, windows: Sequence[float], model: str | None = None) -> dict[float, tuple[PassRate, ...]]:
+    def pass_rates_windows(self, windows: Sequence[float],
+                           model: str | None = None) -> dict[float, tuple[PassRate, ...]]:
         """pass_rates() for several windows in one scan of the cases (a conditional sum per window)."""
         sums = ", ".join(f"SUM(ts >= ?{4 + i}), SUM(ts >= ?{4 + i} AND outcome = 'pass'), "
                          f"SUM(ts >= ?{4 + i} AND outcome = 'fail'), "
@@ -325,7 +327,8 @@ class History:
             JOIN sample b ON b.id = g.first + (g.n * 95 + 99) / 100 - 1""")
 
     def suspensions(self, window_days: float, model: str | None = None) -> dict[tuple[str, str], int]:
-        rows = self._rows("SELECT model, provider, COUNT(*) FROM decisions WHERE action IN ('suspend', 'would_suspend') "
+        rows = self._rows("SELECT model, provider, COUNT(*) FROM decisions "
+                          "WHERE action IN ('suspend', 'would_suspend') "
                           "AND ts >= ?1 AND ts <= ?2 AND (?3 IS NULL OR model = ?3) GROUP BY model, provider",
                           self._since(window_days), self.now.timestamp(), model)
         return {(m, p): n for m, p, n in rows}
@@ -353,10 +356,12 @@ class History:
     def timeline(self, model: str, provider: str, days: float = 7) -> tuple[TimelinePoint, ...]:
         self._endpoint_rounds()
         rows = self._rows("SELECT round_id, ts, klass, codes FROM endpoint_rounds WHERE model = ? AND provider = ? "
-                          "AND ts >= ? AND ts <= ? ORDER BY ts", model, provider, self._since(days), self.now.timestamp())
+                          "AND ts >= ? AND ts <= ? ORDER BY ts",
+                          model, provider, self._since(days), self.now.timestamp())
         return tuple(TimelinePoint(r, _dt(ts), k, tuple(sorted(c.split()))) for r, ts, k, c in rows)
 
-    def ttft_series(self, model: str, provider: str, days: float = 7, bucket_hours: float = 1) -> tuple[SeriesPoint, ...]:
+    def ttft_series(self, model: str, provider: str, days: float = 7,
+                    bucket_hours: float = 1) -> tuple[SeriesPoint, ...]:
         self.db.execute(database.CASES_INDEX)
         width = bucket_hours * 3600
         rows = self._rows("""
@@ -365,7 +370,8 @@ class History:
                  t AS (SELECT bucket, ttft_s AS v, ROW_NUMBER() OVER (PARTITION BY bucket ORDER BY ttft_s) AS rn,
                               COUNT(*) OVER (PARTITION BY bucket) AS n
                        FROM b WHERE contract = 'latency' AND ttft_s IS NOT NULL),
-                 s AS (SELECT bucket, tokens_per_s AS v, ROW_NUMBER() OVER (PARTITION BY bucket ORDER BY tokens_per_s) AS rn,
+                 s AS (SELECT bucket, tokens_per_s AS v,
+                              ROW_NUMBER() OVER (PARTITION BY bucket ORDER BY tokens_per_s) AS rn,
                               COUNT(*) OVER (PARTITION BY bucket) AS n
                        FROM b WHERE contract = 'refusal' AND tokens_per_s IS NOT NULL),
                  tt AS (SELECT bucket, MAX(n) AS n, MAX(CASE WHEN rn = (n * 50 + 99) / 100 THEN v END) AS p50,

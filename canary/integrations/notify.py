@@ -1,11 +1,12 @@
 """Tell people about the round's decisions: stdout, $GITHUB_STEP_SUMMARY, and every service of
 $CANARY_NOTIFY_URLS (Apprise URLs) plus the deprecated $CANARY_WEBHOOK_URL.
 
-All render from the judge's record of the round (judge.suspension.decisions.RoundDecisions, decisions.json). Text from the upstream (reasons) is escaped for
-Markdown and flattened to one line; the notification URLs are secrets, never printed or logged.
-Delivery lives in canary/integrations/notifications/send.py: a service that keeps failing is recorded in the
-audit log as a warning and never fails the command (the decisions are already in the state,
-the audit log and decisions.json).
+All render from the judge's record of the round (judge.suspension.decisions.RoundDecisions,
+decisions.json). Text from the upstream (reasons) is escaped for Markdown and flattened to one line;
+the notification URLs are secrets, never printed or logged. Delivery lives in
+canary/integrations/notifications/send.py: a service that keeps failing is recorded in the audit log
+as a warning and never fails the command (the decisions are already in the state, the audit log and
+decisions.json).
 
 The workflow announces after `canary commit` (`canary announce`), from the decisions file as
 committed. A round that was already applied (a re-run, or a run that lost the race to a

@@ -105,7 +105,8 @@ def render(results_dirs: Sequence[Path], *, history: Path, out: Path, single_fil
            build: Build = Build(), allure: Path | None = None,
            decisions: RoundDecisions | None = None) -> Rendered:
     """Stage results + saved history, generate the report into `out`, save the new history.
-    `decisions`: the judge's record of the round (decisions.json), shown as results of their own (canary/outputs/report_decisions.py)."""
+    `decisions`: the judge's record of the round (decisions.json), shown as results of their own
+    (canary/outputs/report_decisions.py)."""
     launcher = allure or find_allure()
     check_java()
     order = next_build_order(history)

@@ -9,8 +9,8 @@ evidence)`, whose description is the reason and the evidence card, one line per 
     language: 19/20 failed (0.76-0.99) vs peers 0/49 (0-0.07), p < 1e-12
 
 A suspension is `failed`, a restore `passed`; a decision on weak evidence falls under its own
-category so a reviewer finds it first. Pure: the judge's record of the round (RoundDecisions) in, Allure result objects out
-(`write()` puts them in a results folder). Everything shown is escaped as HTML.
+category so a reviewer finds it first. Pure: the judge's record of the round (RoundDecisions) in,
+Allure result objects out (`write()` puts them in a results folder). Everything shown is escaped as HTML.
 """
 
 from __future__ import annotations

@@ -167,7 +167,8 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
     save_state(paths.state, new_state)
     history.record_after_judge(paths, judged, record, now=now)  # evidence only: never fails the judge
     for rejected in report.rejected:
-        echo(f"canary judge: warning: set aside upstream input ({rejected.model} {rejected.provider}): {rejected.problem}")
+        echo(f"canary judge: warning: set aside upstream input ({rejected.model} {rejected.provider}): "
+             f"{rejected.problem}")
     if request.send:
         notify.notify(record, audit_path=paths.audit, echo=echo)
     return JudgeOutcome(0, decisions=record, written=out)

@@ -43,7 +43,8 @@ def decision_lines(decisions: Iterable[Decision], *, round_id: str | None, mode:
     return [{"time": fmt_time(now), "round_id": round_id, "mode": mode, **d.to_json()} for d in decisions]
 
 
-def rejected_lines(rejected: Iterable[RejectedInput], *, round_id: str, mode: str, now: datetime) -> list[dict[str, Any]]:
+def rejected_lines(rejected: Iterable[RejectedInput], *, round_id: str, mode: str,
+                   now: datetime) -> list[dict[str, Any]]:
     return [{"time": fmt_time(now), "round_id": round_id, "mode": mode, "model": r.model, "provider": r.provider,
              "action": REJECTED_INPUT, "rule": "input_validation", "reason": r.problem, "evidence": []}
             for r in rejected]

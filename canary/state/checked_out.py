@@ -46,8 +46,8 @@ from core.retry import Backoff
 CHECKED_OUT_PAUSES_S = (0.0, 4.0, 6.0, 8.0, 10.0)
 
 
-def commit_to_checked_out_branch(repo: Path, files: Sequence[Path], message: Callable[[], str], *, remote: str, branch: str,
-                retries: int = DEFAULT_RETRIES, reapply: Callable[[], int] | None = None,
+def commit_to_checked_out_branch(repo: Path, files: Sequence[Path], message: Callable[[], str], *,
+                remote: str, branch: str, retries: int = DEFAULT_RETRIES, reapply: Callable[[], int] | None = None,
                 sleep: Callable[[float], None] = time.sleep, inputs: Sequence[Path] = (),
                 folders: Sequence[Path] = ()) -> CommitResult:
     """Commit `files` (paths inside `repo`) and push to remote/branch; see the module docstring.

@@ -225,7 +225,8 @@ def _appended_lines(git: Git, base: str | None, rel: list[str], appendable: list
         before = git.blob(base, r)
         if on_disk == before:
             continue
-        if r not in appendable or on_disk is None or not on_disk.startswith(before or b"") or not on_disk.endswith(b"\n"):
+        if (r not in appendable or on_disk is None
+                or not on_disk.startswith(before or b"") or not on_disk.endswith(b"\n")):
             return None
         appended[r] = on_disk[len(before or b""):]
     if not appended or any(folder_changes(git, base, d, skip=rel) for d in dirs):

@@ -69,7 +69,8 @@ _USER_REQUEST = re.compile(
 _PLAN = re.compile(
     r"\b(?:I|we)\s+(?:need|have|should|must|will need|'ll need|’ll need)\s+(?:to\s+)?"
     r"(?:\w+\s+){0,3}?(?:respond|reply|answer|write|craft|continue|generate|produce)\b"
-    r"[^.!?\n]{0,60}\b(?:roleplay|role-play|role play|in character|the user|the scene as|the story as|as the narrator)\b",
+    r"[^.!?\n]{0,60}\b(?:roleplay|role-play|role play|in character|the user"
+    r"|the scene as|the story as|as the narrator)\b",
     re.IGNORECASE,
 )
 

@@ -102,7 +102,9 @@ _THAI_NON_INITIAL = frozenset("ะาำๅๆฯ")
 _KANA_NON_INITIAL = frozenset("ぁぃぅぇぉっゃゅょゎをァィゥェォッャュョヮヲヵヶーゝゞヽヾ々")
 # Korean particles and verb endings that never stand first in a sentence ("와!" is "wow!" and
 # "보다" also "more", so neither is listed).
-_KOREAN_BOUND = frozenset("은 는 을 를 의 과 에서 에게 께 한테 으로 까지 부터 처럼 습니다 니다 었다 았다 였다 었어요 았어요".split())
+_KOREAN_BOUND = frozenset(
+    "은 는 을 를 의 과 에서 에게 께 한테 으로 까지 부터 처럼 습니다 니다 었다 았다 였다 었어요 았어요".split()
+)
 # What follows a lowercase first word: punctuation (an ellipsis is a pause, not a glue), spaces,
 # or the end of the first line.
 _AFTER_PIECE = re.compile(

@@ -161,8 +161,10 @@ _ANCHORS = {
 # pass: the contrast word followed by a decline word within reach (the exact match is _declines').
 _LATE_ANCHORS = {
     language: re.compile(
-        f"{_bounded(LEXICONS[language].contrast, language in UNBOUNDED_LANGUAGES)}(?=[^.!?。！？\\n]{{0,{CONTRAST_REACH_CHARS}}}?"
-        f"{_bounded(LEXICONS[language].decline, language in UNBOUNDED_LANGUAGES)})|{patterns.soft_decline.pattern}")
+        f"{_bounded(LEXICONS[language].contrast, language in UNBOUNDED_LANGUAGES)}"
+        f"(?=[^.!?。！？\\n]{{0,{CONTRAST_REACH_CHARS}}}?"
+        f"{_bounded(LEXICONS[language].decline, language in UNBOUNDED_LANGUAGES)})"
+        f"|{patterns.soft_decline.pattern}")
     for language, patterns in _PATTERNS.items()
 }
 _WORD = re.compile(r"\w+")
@@ -226,7 +228,8 @@ def _weigh_body(text: str, body: str, ooc: bool) -> RefusalFinding:
     head = head_text.lower()
     tail = body[-TAIL_CHARS:].lower() if len(body) > HEAD_CHARS else ""
     best = _best_language(head, tail, _without_idioms(first.lower()),
-                          [_without_idioms(sentence.lower()) for sentence in later], len(body) <= SHORT_REPLY_CHARS, ooc)
+                          [_without_idioms(sentence.lower()) for sentence in later],
+                          len(body) <= SHORT_REPLY_CHARS, ooc)
     if best is None:
         return RefusalFinding(False, None, 0.0, (), _excerpt(body))
     language, score, signals = best

@@ -31,7 +31,10 @@ _NAME_BRACKET = re.compile(
     r"(?:[（(][^（）()\n]{0,40}[）)])?\s*[「『][^」』\n]*[」』]\s*(?:$|\n|[（(「『*])"
 )
 # What a speaker label, and the quotation after it, leave of the line: the words said.
-_LABEL_AND_QUOTE = re.compile(r"^[^\W\d_a-z][\w.'\-]{0,20}(?: [\w.'\-]{1,20}){0,2}\s?(?:\*\*)?\s?[:：]\s*(?:\*\*)?\s*[\"“”„«「『]?")
+_LABEL_AND_QUOTE = re.compile(
+    r"^[^\W\d_a-z][\w.'\-]{0,20}(?: [\w.'\-]{1,20}){0,2}"  # the label: up to three words
+    r"\s?(?:\*\*)?\s?[:：]\s*(?:\*\*)?\s*[\"“”„«「『]?"
+)
 # Labels that introduce the assistant's own words, not a character's.
 _META_LABELS = frozenset({"note", "disclaimer", "ooc", "assistant", "ai", "answer", "response", "warning",
                           "important", "nota", "hinweis", "remarque", "aviso", "uwaga", "catatan", "lưu ý"})
@@ -73,8 +76,8 @@ _TITLE_VOCATIVE = re.compile(
 )
 # A name is not a nominalisation: "Discrimination based on ...", "Dumping untreated waste ..." are not narration.
 _NARRATION = re.compile(
-    r"^(?:[Hh]e|[Ss]he|[Tt]hey|[Hh]is|[Hh]er|[Tt]heir|[Tt]he \w+|(?![A-Z][a-z]+(?:ing|tion|sion|ment|ness|ity|ance|ence|ism|ogy)\b)"
-    r"[A-Z][a-z]+) \w+ed\b"
+    r"^(?:[Hh]e|[Ss]he|[Tt]hey|[Hh]is|[Hh]er|[Tt]heir|[Tt]he \w+"
+    r"|(?![A-Z][a-z]+(?:ing|tion|sion|ment|ness|ity|ance|ence|ism|ogy)\b)[A-Z][a-z]+) \w+ed\b"
 )
 
 def opens_in_character(body: str) -> str | None:

@@ -72,7 +72,9 @@ _MARKS = _char_class(
 )
 _TOKEN = re.compile(rf"[{_DENSE}][{_MARKS}]*|(?:[^\W\d_{_DENSE}]|[{_MARKS}])+|\d+")
 _DENSE_TOKEN = re.compile(rf"[{_DENSE}]")
-_SYLLABIC = re.compile("[\u3005\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\uac00-\ud7af]")
+_SYLLABIC = re.compile(
+    "[\u3005\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\uac00-\ud7af]"
+)
 
 
 @dataclass(frozen=True, slots=True)

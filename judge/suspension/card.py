@@ -5,7 +5,8 @@
 The host's failures over its judged replies in its evidence window (judge/suspension/window.py) with a 95 %
 Wilson interval, the pooled failures of the model's other endpoints on the same contract with
 theirs (its *peers*: the endpoints failing the contract significantly themselves are set aside,
-judge/suspension/evidence.py failing_endpoints, so one defective host cannot make another look ordinary), and a one-sided Fisher exact test of "this host fails more often than its peers"
+judge/suspension/evidence.py failing_endpoints, so one defective host cannot make another look
+ordinary), and a one-sided Fisher exact test of "this host fails more often than its peers"
 (judge/suspension/stats.py). Transport errors and inconclusive replies are counted apart: they are no
 verdict either way.
 

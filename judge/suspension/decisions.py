@@ -202,8 +202,10 @@ class RoundDecisions:
     already_applied: bool = False   # a re-run: the state held the round already and nothing changed
     request: RequestRecord = field(default_factory=RequestRecord)
     decisions: tuple[Decision, ...] = ()  # every decision of the round, in the judge's order
-    ignore: Mapping[str, tuple[str, ...]] = field(default_factory=dict)        # model -> provider.ignore in effect
-    would_ignore: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # ... with observe-mode suspensions enforced
+    # model -> provider.ignore in effect
+    ignore: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # ... with observe-mode suspensions enforced
+    would_ignore: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def endpoint_decisions(self) -> tuple[Decision, ...]:
         """The decisions about one endpoint (not the whole round's)."""
@@ -224,7 +226,8 @@ class RoundDecisions:
         """Validate decoded decisions.json data; DecisionsError names the field."""
         doc = _object(raw, "the top level")
         if doc.get("schema_version", DECISIONS_SCHEMA_VERSION) != DECISIONS_SCHEMA_VERSION:
-            raise DecisionsError(f"schema_version: expected {DECISIONS_SCHEMA_VERSION}, got {doc.get('schema_version')!r}")
+            raise DecisionsError(
+                f"schema_version: expected {DECISIONS_SCHEMA_VERSION}, got {doc.get('schema_version')!r}")
         gap = doc.get("gap_minutes")
         if gap is not None and (isinstance(gap, bool) or not isinstance(gap, int | float)):
             raise DecisionsError(f"gap_minutes: expected a number or null, got {type(gap).__name__}")

@@ -6,7 +6,8 @@ forgotten once they hold nothing (no streak, no suspension, a faded ladder).
 
 `state_to_json` / `state_from_json` are its codec (pure: canary/state/judge_files.py reads and writes
 the file); the reader is the file's declaration (`StateFile` and its parts, below) read with
-core/schema.py, which names the dotted key of a bad value (`models.<model>.<provider>.failed_streak`). The file's format, state/canary-state.json:
+core/schema.py, which names the dotted key of a bad value (`models.<model>.<provider>.failed_streak`).
+The file's format, state/canary-state.json:
 
 Format (schema_version 1; written only by `canary judge`/`canary lift`, sorted keys):
 

@@ -73,6 +73,7 @@ def judge_tool_prose(cases: Sequence[CaseResult]) -> tuple[CaseResult, ...]:
             elif callers * 2 > voters:
                 why = "one of its own attempts called: the model's habit, not the host's"
             else:
-                why = f"{voters - callers} of {voters} other hosts answered in prose too: the model's habit, not the host's"
+                why = (f"{voters - callers} of {voters} other hosts answered in prose too: "
+                       "the model's habit, not the host's")
             changed[id(case)] = replace(case, outcome=Outcome.NOT_APPLICABLE, reason=f"{PROSE}; {why} ({case.reason})")
     return tuple(changed.get(id(c), c) for c in cases)

@@ -67,8 +67,8 @@ class Visit:
         out = [f"console.{c.get('type')}: {_args(c)}" for c in self.console if c.get("type") in ("error", "assert")]
         out += [f"exception: {e.get('exceptionDetails', {}).get('exception', {}).get('description') or e}"
                 for e in self.exceptions]
-        out += [f"log {e.get('entry', {}).get('source')}: {e.get('entry', {}).get('text')} {e.get('entry', {}).get('url', '')}"
-                for e in self.log_errors]
+        entries = [e.get("entry", {}) for e in self.log_errors]
+        out += [f"log {entry.get('source')}: {entry.get('text')} {entry.get('url', '')}" for entry in entries]
         return out
 
 

@@ -120,7 +120,8 @@ def test_a_missing_explicit_file_is_an_error(tmp_path):
         ({"controls": {"a/b": "x/fp8"}}, "canary.yaml: controls.a/b: expected a list of endpoint tags, got 'x/fp8'"),
     ],
     ids=["unknown-section", "unknown-nested-key", "unknown-top-level-key", "out-of-range", "a-string-is-no-number",
-         "a-boolean-is-no-number", "a-list-item", "a-choice", "a-section-that-is-no-mapping", "a-control-that-is-no-list"],
+         "a-boolean-is-no-number", "a-list-item", "a-choice", "a-section-that-is-no-mapping",
+         "a-control-that-is-no-list"],
 )
 def test_the_message_names_the_file_the_dotted_key_and_what_is_expected(raw, message):
     with pytest.raises(ConfigError) as info:

@@ -55,7 +55,8 @@ STATE_EDITS = {
     "models-is-missing": lambda doc: doc.pop("models"),
     "last-reasons-is-a-string": _set((*P, "last_reasons"), "structured: fail"),
     "providers-is-a-list-of-pairs": lambda doc: doc["models"].update({MODEL: list(doc["models"][MODEL].items())}),
-    "provider-tag-is-hostile": lambda doc: doc["models"][MODEL].update({"../../etc/passwd": doc["models"][MODEL][PROVIDERS[0]]}),
+    "provider-tag-is-hostile":
+        lambda doc: doc["models"][MODEL].update({"../../etc/passwd": doc["models"][MODEL][PROVIDERS[0]]}),
 }
 RAW_STATES = {
     "empty-file": b"",

@@ -67,7 +67,8 @@ def oracle_classes(spec: dict[str, Any]) -> dict[str, str]:
         counted = {c: ("inconclusive" if (t, c) in discounted else o) for c, o in outs.items()}
         if "fail" in counted.values():
             out[t] = "failed"
-        elif set(outs) >= expected and "pass" in counted.values() and set(counted.values()) <= {"pass", "not_applicable"}:
+        elif (set(outs) >= expected and "pass" in counted.values()
+              and set(counted.values()) <= {"pass", "not_applicable"}):
             out[t] = "clean"
         else:
             out[t] = "frozen"
@@ -87,7 +88,8 @@ def test_random_rounds_obey_the_rules(rounds: list[dict[str, Any]], mode: str, e
         new, decisions = apply_round(state, report, replace(POLICY, mode=mode), now=now, excluded=people)
 
         # Applying the same round again changes nothing.
-        again, repeat = apply_round(new, report, replace(POLICY, mode=mode), now=now + timedelta(minutes=1), excluded=people)
+        again, repeat = apply_round(new, report, replace(POLICY, mode=mode), now=now + timedelta(minutes=1),
+                                    excluded=people)
         assert again == new and repeat == []
 
         classes = oracle_classes(spec) if spec["complete"] else {}
@@ -139,12 +141,14 @@ def test_canary_ignore_is_builtin_plus_unexpired_incidents_plus_enforced_suspens
     state, now = JudgeState(), T0
     for n, spec in enumerate(data["rounds"]):
         now += spec["gap"]
-        state, _ = apply_round(state, read_results(_document(spec, now, n)), replace(POLICY, mode=data["mode"]), now=now)
+        state, _ = apply_round(state, read_results(_document(spec, now, n)), replace(POLICY, mode=data["mode"]),
+                               now=now)
     now += timedelta(hours=data["later"])
     save_state(f.state, state)
     f.builtin.parent.mkdir(parents=True, exist_ok=True)
-    f.builtin.write_text(yaml.safe_dump({MODEL: [{"provider": t, "reason": "reviewed"} for t in sorted(data["builtin"])]}
-                                        if data["builtin"] else {}), encoding="utf-8")
+    reviewed = [{"provider": t, "reason": "reviewed"} for t in sorted(data["builtin"])]
+    builtin = {MODEL: reviewed} if data["builtin"] else {}
+    f.builtin.write_text(yaml.safe_dump(builtin), encoding="utf-8")
     incidents = [{"provider": t, "reason": "incident", "added_at": iso(T0),
                   **({"expires": iso(now + timedelta(hours=h))} if h is not None else {})}
                  for t, h in data["incidents"]]

@@ -145,7 +145,8 @@ def test_a_hostile_provider_tag_is_set_aside_and_reaches_no_file_name_state_mark
         code, out, err = f.canary("judge", str(_write(f, f"h{i}.json", raw)), "--now", iso(at))
         assert code == 0, err
     new_files = set(fingerprint(f.root)) - files_before
-    history = {n for n in new_files if re.fullmatch(r"state/history/rounds/\d{4}-\d\d(/\d\d(/\d{6}Z-[0-9a-f]{12}\.xz)?)?", n)}
+    round_file = re.compile(r"state/history/rounds/\d{4}-\d\d(/\d\d(/\d{6}Z-[0-9a-f]{12}\.xz)?)?")
+    history = {n for n in new_files if round_file.fullmatch(n)}
     assert new_files - history <= {"reports/h0.json", "reports/h1.json", "reports/h2.json", "step-summary.md"}
     recorded = read_span(f.state.parent / "history").rounds
     assert sum(n.endswith(".xz") for n in history) == 3  # each judged round kept, under a name of our own

@@ -81,7 +81,8 @@ class Timeline:
     def round(self, spec: dict[str, Any] | None = None, *, after: timedelta = HALF_HOUR, **kw: Any) -> list[Decision]:
         self.now += after
         kw.setdefault("providers", self.providers)
-        self.state, decisions = apply_round(self.state, report(spec, at=self.now, **kw), replace(self.policy, mode=self.mode),
+        self.state, decisions = apply_round(self.state, report(spec, at=self.now, **kw),
+                                            replace(self.policy, mode=self.mode),
                                             now=self.now, excluded=self.excluded)
         self.log += decisions
         return decisions

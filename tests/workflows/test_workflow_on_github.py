@@ -215,7 +215,8 @@ def test_a_failed_checkout_of_the_state_branch_fails_the_report_and_deploys_noth
 
 def test_without_a_state_branch_yet_the_report_builds_the_first_page(tmp_path):
     report = report_job(tmp_path, state_branch_exists="false")
-    assert report.result == "success", report.ran and "the judge's state and round history, from their branch" not in report.ran
+    assert report.result == "success", report.ran
+    assert "the judge's state and round history, from their branch" not in report.ran
     [site] = [c for c in report.calls if c[:1] == ["site"]]
     assert "--state-checkout" in site and pages_runs(report)  # the page then says there is no round yet
 

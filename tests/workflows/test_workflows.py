@@ -105,7 +105,8 @@ def run_index(job: dict[str, Any], command: str) -> int:
 
 def test_the_judge_reads_the_tips_and_announces_only_what_was_committed():
     job = load(CANARY)["jobs"]["judge"]
-    assert job["steps"][0]["uses"].startswith("actions/checkout@") and job["steps"][0]["with"]["ref"] == "${{ github.ref }}"
+    checkout = job["steps"][0]
+    assert checkout["uses"].startswith("actions/checkout@") and checkout["with"]["ref"] == "${{ github.ref }}"
     fetch, judge, commit, announce = (run_index(job, c) for c in ("canary fetch-state", "canary judge",
                                                                   "canary commit --message-from", "canary announce"))
     assert fetch + 1 == judge < commit < announce  # the state branch's tip right before judging
@@ -221,7 +222,8 @@ def test_pages_publishes_the_status_page_from_the_state_branch_with_the_allure_r
                   if s.get("uses", "").startswith("actions/upload-artifact@"))
     assert upload["with"]["path"].rstrip("/") == "site"
     download = next(s for s in jobs["pages"]["steps"] if s.get("uses", "").startswith("actions/download-artifact@"))
-    pages_upload = next(s for s in jobs["pages"]["steps"] if s.get("uses", "").startswith("actions/upload-pages-artifact@"))
+    pages_upload = next(s for s in jobs["pages"]["steps"]
+                        if s.get("uses", "").startswith("actions/upload-pages-artifact@"))
     assert download["with"]["name"] == upload["with"]["name"]
     assert download["with"]["path"] == pages_upload["with"]["path"]  # the site is the root of Pages
     assert "checkout" not in " ".join(s.get("uses", "") for s in jobs["pages"]["steps"])  # it only deploys
@@ -412,10 +414,11 @@ def test_the_docs_actions_minutes_arithmetic_matches_the_workflow():
     readme = (REPO / "docs" / "workflow.md").read_text(encoding="utf-8")
     jobs = set(load(CANARY)["jobs"])
     assert jobs == {"plan", "probe", "judge", "issues", "report", "pages"}
-    assert f"a round is {len(jobs) - 1} jobs (plan, probe per model,\njudge, issues, report) or {len(jobs)} with Pages" \
-        in readme
+    assert (f"a round is {len(jobs) - 1} jobs (plan, probe per model,\njudge, issues, report) "
+            f"or {len(jobs)} with Pages") in readme
     (entry,) = load(CANARY)["on"]["schedule"]
     per_day = 24 * len(entry["cron"].split()[0].split(","))
-    assert f"{per_day} rounds a day × 30\ndays × 10 minutes is about **{per_day * 30 * 10:,} minutes a month**" in readme
+    assert (f"{per_day} rounds a day × 30\ndays × 10 minutes is about "
+            f"**{per_day * 30 * 10:,} minutes a month**") in readme
     assert f"({per_day * 30 * len(jobs):,} even at the one-minute floor)" in readme
     assert "actions/workflows/canary.yml/dispatches" in readme and "workflow_dispatch" in load(CANARY)["on"]

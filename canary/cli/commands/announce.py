@@ -4,11 +4,11 @@
 
 Prints the decisions, appends a Markdown section to $GITHUB_STEP_SUMMARY and sends them to every
 service of $CANARY_NOTIFY_URLS (Apprise URLs) and the deprecated $CANARY_WEBHOOK_URL
-(canary/integrations/notify.py); in the workflow those secrets reach this step and no other. The workflow runs it after `canary commit`, from the
-decisions file as committed: `canary judge --no-notify` decided on the state it read, and when
-that state moved meanwhile the commit re-applied the round and rewrote the file, so what people
-hear is what reached the state. A round that was already applied (a re-run) is summarised but
-not posted again.
+(canary/integrations/notify.py); in the workflow those secrets reach this step and no other. The
+workflow runs it after `canary commit`, from the decisions file as committed:
+`canary judge --no-notify` decided on the state it read, and when that state moved meanwhile the
+commit re-applied the round and rewrote the file, so what people hear is what reached the state. A
+round that was already applied (a re-run) is summarised but not posted again.
 
 A service that cannot be reached is recorded in the audit log; in GitHub Actions the step then
 sets the output `undelivered=true`, so the workflow can commit that line (`canary commit
@@ -43,7 +43,8 @@ def _run(args: argparse.Namespace) -> int:
     path = args.decisions or Path(config.paths.reports) / DEFAULT_DECISIONS_FILE
     doc = read_decisions(path)
     if doc is None:
-        print(f"canary announce: {path}: no decisions file (run canary judge first); nothing announced", file=sys.stderr)
+        print(f"canary announce: {path}: no decisions file (run canary judge first); nothing announced",
+              file=sys.stderr)
         return 2
     undelivered = notify.notify(doc, audit_path=config.paths.audit)
     output = os.environ.get(OUTPUT_ENV)

@@ -57,7 +57,8 @@ _PLAIN_MESSAGE = re.compile(r"[ -~]{1,200}")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser("commit", help="commit and push the judge's state, audit log and round history (to the state branch)")
+    p = subparsers.add_parser(
+        "commit", help="commit and push the judge's state, audit log and round history (to the state branch)")
     p.add_argument("--message-from", type=Path, default=None, metavar="DECISIONS.json",
                    help="decisions file naming this round's decisions (default: <paths.reports>/decisions.json)")
     p.add_argument("--message", default=None, metavar="TEXT",

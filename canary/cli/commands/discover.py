@@ -29,7 +29,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--model", action="append", default=None, help="model id (repeatable; default: canary.yaml models)")
     p.add_argument("--ping", action="store_true", help="send one pinned streamed request per endpoint")
     p.add_argument("--max-tokens", type=int, default=64, help="max_tokens of each ping (default 64)")
-    p.add_argument("--deadline", type=float, default=None, help="per-request deadline in seconds (default: canary.yaml)")
+    p.add_argument("--deadline", type=float, default=None,
+                   help="per-request deadline in seconds (default: canary.yaml)")
     p.set_defaults(func=run)
 
 
@@ -69,7 +70,8 @@ async def _main(client: PinnedClient, models: Sequence[str], *, ping: bool, max_
             print(f"\n{model}: {len(endpoints)} endpoints")
             _print_endpoints(endpoints)
             if ping:
-                results = await asyncio.gather(*(client.chat(e, PING_MESSAGES, max_tokens=max_tokens) for e in endpoints))
+                pings = (client.chat(e, PING_MESSAGES, max_tokens=max_tokens) for e in endpoints)
+                results = await asyncio.gather(*pings)
                 _print_pings(results)
                 if any(r.classification is Classification.AUTH_ERROR for r in results):
                     status = 3

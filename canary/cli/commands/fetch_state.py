@@ -16,13 +16,13 @@ Before the first commit the branch does not exist: the files in the checkout sta
 empty state). A local state holding a round the branch lacks (judged here, never pushed) is not
 overwritten without --force, nor a state or audit log changed here since they were last fetched
 or pushed (a `canary lift` or `canary incident` whose commit lost the race to the bot's push):
-following advice to fetch must never discard a person's change silently. With an empty paths.state_branch there is nothing to fetch: the
-files are on the checked-out branch. --show-branch prints the configured branch (empty line:
-none) and touches nothing; the workflow's plan job passes it to the probe jobs. --exists prints
-`true` or `false` (does the remote have the branch yet?) and touches nothing either; it fails
-(exit 1) when the remote cannot be asked, so the workflow skips its checkout of the branch only
-when the branch is really absent, never after a failed fetch. In a job that keeps no git
-credentials, $GITHUB_TOKEN authenticates that one request.
+following advice to fetch must never discard a person's change silently. With an empty
+paths.state_branch there is nothing to fetch: the files are on the checked-out branch. --show-branch
+prints the configured branch (empty line: none) and touches nothing; the workflow's plan job passes
+it to the probe jobs. --exists prints `true` or `false` (does the remote have the branch yet?) and
+touches nothing either; it fails (exit 1) when the remote cannot be asked, so the workflow skips its
+checkout of the branch only when the branch is really absent, never after a failed fetch. In a job
+that keeps no git credentials, $GITHUB_TOKEN authenticates that one request.
 """
 
 from __future__ import annotations

@@ -39,7 +39,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_common(p, files=("history",))
     sub = p.add_subparsers(dest="history_action", metavar="record|compact")
     r = sub.add_parser("record", help="add judged rounds to the history (backfill); recording twice changes nothing")
-    r.add_argument("results", nargs="+", type=Path, metavar="RESULTS.json", help="the round's results (several = shards)")
+    r.add_argument("results", nargs="+", type=Path, metavar="RESULTS.json",
+                   help="the round's results (several = shards)")
     r.add_argument("--decisions", type=Path, default=None, metavar="FILE",
                    help="the decisions.json that `canary judge` wrote for this round")
     _sub_options(r)

@@ -39,7 +39,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     s.add_argument("--repo", default=None, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
     s.add_argument("--results", type=Path, nargs="*", default=[], metavar="RESULTS.json",
                    help="the round's results file(s), for reply excerpts in new issues")
-    s.add_argument("--label", default=DEFAULT_LABEL, help=f"the label that finds canary's issues (default: {DEFAULT_LABEL})")
+    s.add_argument("--label", default=DEFAULT_LABEL,
+                   help=f"the label that finds canary's issues (default: {DEFAULT_LABEL})")
     s.add_argument("--run-url", default=None, help="link of the round (default: this workflow run)")
     s.add_argument("--state", type=Path, default=None, metavar="PATH",
                    help="the judge's state after the round: heal issues a cut-short earlier sync left behind")

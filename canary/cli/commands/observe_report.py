@@ -90,7 +90,8 @@ def render(entries: list[dict[str, Any]], *, days: float, now_iso: str, warning:
                 continue
             also = ev["endpoints_failing_it_that_round"]
             share = f"  [{also[0]} of {also[1]} endpoints failed {ev['contract']} that round]" if also else ""
-            out.append(f"    {ev['contract']:<10} {ev['outcome']:<15} {ev['code']:<18} {clean(ev['reason'], 100)}{share}")
+            reason = clean(ev["reason"], 100)
+            out.append(f"    {ev['contract']:<10} {ev['outcome']:<15} {ev['code']:<18} {reason}{share}")
         ended = f" at {e['ended_at']}" if e["ended_at"] else ""
         rounds = e["rounds_until_end"]
         seen = (f"; its rounds since: {rounds['failed']} failed, {rounds['clean']} clean, {rounds['frozen']} frozen"

@@ -33,8 +33,10 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("probe", help="run one round: probe every endpoint pinned, write the reports",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--config", default=argparse.SUPPRESS, help="configuration file (default: canary.yaml)")
-    p.add_argument("--model", action="append", default=None, help="model id to probe (repeatable; default: canary.yaml)")
-    p.add_argument("-k", dest="keyword", default=None, metavar="EXPR", help="pytest -k expression, e.g. a tag: aurora/fp8")
+    p.add_argument("--model", action="append", default=None,
+                   help="model id to probe (repeatable; default: canary.yaml)")
+    p.add_argument("-k", dest="keyword", default=None, metavar="EXPR",
+                   help="pytest -k expression, e.g. a tag: aurora/fp8")
     p.add_argument("-m", dest="marker", default=None, metavar="CONTRACT",
                    help="pytest -m expression over contracts: latency, refusal, structured, language")
     p.add_argument("--workers", type=int, default=0, metavar="N", help="pytest-xdist workers (default 0: one process)")

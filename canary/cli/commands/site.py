@@ -7,7 +7,8 @@ Reads the history (paths.history, or --history), the judge's state and people's 
 (as `canary ignore` does: run `canary fetch-state` first for the state branch's files) and writes
 the site. --state-checkout DIR reads the state and the history from a checkout of the state
 branch instead (DIR/<paths.state>, DIR/<paths.history>), as the workflow's report job does; the
-exclusion files stay those of this checkout (they live on main). It writes (canary/outputs/site/build.py lists the files). Exit 0 when written, 2 when it cannot be built
+exclusion files stay those of this checkout (they live on main). It writes
+(canary/outputs/site/build.py lists the files). Exit 0 when written, 2 when it cannot be built
 (the message says why: a damaged history file, a bad layer file, ECharts not installed).
 """
 

@@ -94,9 +94,10 @@ def control_warnings(config: Config, snapshot: Path) -> list[str]:
         for tag in tags:
             if tag not in endpoints[model]:
                 out.append(
-                    f"warn  {config.source}: controls.{model}: {tag} is not among the {len(endpoints[model])} endpoints "
-                    f"in {taken}: it is never probed, so every refusal pass of {model} is inconclusive (no clean "
-                    "round, no early restore); name a served host (`canary discover`) or remove it")
+                    f"warn  {config.source}: controls.{model}: {tag} is not among the "
+                    f"{len(endpoints[model])} endpoints in {taken}: it is never probed, "
+                    f"so every refusal pass of {model} is inconclusive (no clean round, no early restore); "
+                    "name a served host (`canary discover`) or remove it")
     return out
 
 

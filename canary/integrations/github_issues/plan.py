@@ -164,7 +164,8 @@ def _reconcile(doc: RoundDecisions, endpoints: dict[Key, _Endpoint], suspended: 
         if state.open is not None or state.opened_now or event in state.events:
             continue
         d = IssueEvent(model=s.model, provider=s.provider, action=action, until=s.until, rung=s.rung,
-                       reason=f"{s.reason} (found in the judge's state: the round that decided it did not reach GitHub)")
+                       reason=f"{s.reason} (found in the judge's state: "
+                              "the round that decided it did not reach GitHub)")
         ops.append(Open(s.model, s.provider, event, render.title(d),
                         render.issue_body(d, event=event, round_id=round_id, mode=s.mode, run_url=run_url),
                         (label, STATE_LABELS[action])))

@@ -1,10 +1,11 @@
 """The notification about one round's decisions: a title, a Markdown body and a severity.
 
-Pure: the judge's record of the round (RoundDecisions, decisions.json) in, a Message out. Everything that came from upstream (provider tags,
-reasons, evidence) goes through `core.untrusted.markdown()`: one line, no control or
-bidi characters, every Markdown/HTML metacharacter escaped. That keeps a hostile reason
-from planting a link, an `@everyone` or `<!channel>` ping, or raw HTML in an e-mail (Apprise
-turns the Markdown into HTML for e-mail and passes it through to Slack, Discord, Telegram).
+Pure: the judge's record of the round (RoundDecisions, decisions.json) in, a Message out.
+Everything that came from upstream (provider tags, reasons, evidence) goes through
+`core.untrusted.markdown()`: one line, no control or bidi characters, every Markdown/HTML
+metacharacter escaped. That keeps a hostile reason from planting a link, an `@everyone` or
+`<!channel>` ping, or raw HTML in an e-mail (Apprise turns the Markdown into HTML for e-mail and
+passes it through to Slack, Discord, Telegram).
 """
 
 from __future__ import annotations

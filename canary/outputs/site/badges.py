@@ -87,4 +87,5 @@ def _width(text: str) -> int:
 
 
 def _colour(value: str) -> str:
-    return value if value.startswith("#") and len(value) == 7 and all(c in "0123456789abcdefABCDEF" for c in value[1:]) else GREY
+    is_hex = value.startswith("#") and len(value) == 7 and all(c in "0123456789abcdefABCDEF" for c in value[1:])
+    return value if is_hex else GREY

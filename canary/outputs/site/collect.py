@@ -20,7 +20,8 @@ Shape (page_version 1; internal between this module and app.js, status.json is t
                            last_round_at, last_class, latency {p50, p95, tps, n},
                            billing {billed, listed, ratio, rounds} | null, rates {"1"|"7"|"30":
                            {contract: [passes, fails, other, rate, low, high]}}, strip7, strip30,
-                           detail7, detail30 {bucket: [failed, clean, frozen, [code index]]}, hourly {p50, p95, tps}, daily {p50, p95, tps},
+                           detail7, detail30 {bucket: [failed, clean, frozen, [code index]]},
+                           hourly {p50, p95, tps}, daily {p50, p95, tps},
                            wire {lines, bad} (issue 22's checks: wire.py)}]}]
 """
 
@@ -151,7 +152,8 @@ def _listed(model: str, tiers: Mapping[tuple[str, str], EndpointNow], layers: La
             newest: Any, decisions: Sequence[DecisionEntry], now: datetime) -> list[str]:
     """The endpoints of a model on the page: seen in the last LISTED_DAYS, or named by a layer."""
     recent = now - timedelta(days=LISTED_DAYS)
-    seen = {p for (m, p), e in tiers.items() if m == model and e.last_round_at is not None and e.last_round_at >= recent}
+    seen = {p for (m, p), e in tiers.items()
+            if m == model and e.last_round_at is not None and e.last_round_at >= recent}
     suspended = {p for p, ps in layers.state.models.get(model, {}).items()
                  if ps.suspension is not None and ps.suspension.active(now)}
     return sorted(seen | suspended | set(people))
@@ -168,7 +170,8 @@ def _endpoint(model: str, provider: str, *, now: datetime, tier: EndpointNow | N
     routing = endpoint_state(ps, active_people, newest_actions, now=now)
     tier_name = tier.tier.name if tier else "unknown"
     status = tier_name if routing.state == "active" else routing.state
-    intervals = strips.suspension_intervals([(d.at, d.action, d.until) for d in mine if d.action in SUSPENDING], now=now)
+    suspending = [(d.at, d.action, d.until) for d in mine if d.action in SUSPENDING]
+    intervals = strips.suspension_intervals(suspending, now=now)
     if ps is not None and ps.suspension is not None and ps.suspension.active(now):
         intervals = strips.merge_intervals(intervals, [strips.Interval(ps.suspension.since, now, ps.suspension.mode)])
     rounds = [strips.StripRound(p.at, p.klass, p.codes) for p in timeline]

@@ -23,7 +23,8 @@ from datetime import datetime
 from judge.suspension.exclusions import Exclusion
 from judge.suspension.state import ProviderState
 
-EXCLUDED, SUSPENDED, WOULD_SUSPEND, FLOOR_HELD, ACTIVE = "excluded", "suspended", "would_suspend", "floor_held", "active"
+EXCLUDED, SUSPENDED, WOULD_SUSPEND = "excluded", "suspended", "would_suspend"
+FLOOR_HELD, ACTIVE = "floor_held", "active"
 STATES = (EXCLUDED, SUSPENDED, WOULD_SUSPEND, FLOOR_HELD, ACTIVE)
 MAX_REASONS = 4
 

@@ -47,7 +47,8 @@ def test_status_for_an_unknown_model_says_so(f: Files) -> None:
 
 
 def test_lift_ends_a_suspension_and_is_audited(f: Files) -> None:
-    code, _, _ = f.canary("lift", "--model", MODEL, "--provider", BAD, "--reason", "host fixed", "--now", iso(T0 + 2 * HALF_HOUR))
+    code, _, _ = f.canary("lift", "--model", MODEL, "--provider", BAD, "--reason", "host fixed",
+                          "--now", iso(T0 + 2 * HALF_HOUR))
     assert code == 0
     code, out, _ = f.canary("ignore", "--model", MODEL, "--now", iso(T0 + 2 * HALF_HOUR))
     assert json.loads(out) == []

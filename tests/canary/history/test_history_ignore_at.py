@@ -56,7 +56,8 @@ def test_the_list_at_each_past_moment_is_the_one_in_effect_then(f: Files) -> Non
     step(91 + 30)
     assert live == {iso(T0 + HALF_HOUR / 30): [BUILTIN_TAG], iso(T0 + 31 * HALF_HOUR / 30): [BAD, BUILTIN_TAG],
                     iso(T0 + 61 * HALF_HOUR / 30): sorted([BAD, BUILTIN_TAG, HAND]),
-                    iso(T0 + 91 * HALF_HOUR / 30): sorted([BUILTIN_TAG, HAND]), iso(T0 + 121 * HALF_HOUR / 30): [BUILTIN_TAG]}
+                    iso(T0 + 91 * HALF_HOUR / 30): sorted([BUILTIN_TAG, HAND]),
+                    iso(T0 + 121 * HALF_HOUR / 30): [BUILTIN_TAG]}
     for moment, expected in live.items():
         assert ignore(f, "--at", moment)[0] == expected, moment
     between = {T0 + HALF_HOUR / 2: [BUILTIN_TAG], T0 + 5 * HALF_HOUR / 2: sorted([BAD, BUILTIN_TAG, HAND]),

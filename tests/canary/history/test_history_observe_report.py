@@ -44,7 +44,8 @@ def test_each_would_suspend_comes_with_its_evidence_and_its_end(f: Files) -> Non
     assert first["outcome"] == "restored" and first["ended_at"] == iso(T0 + 3 * HALF_HOUR)
     assert first["rounds_until_end"] == {"failed": 1, "clean": 2, "frozen": 0}
     assert first["then"] == {"action": "would_suspend", "at": iso(T0 + 5 * HALF_HOUR), "rule": "failed_streak"}
-    assert (second["at"], second["rung"], second["outcome"], second["then"]) == (iso(T0 + 5 * HALF_HOUR), 2, "active", None)
+    assert (second["at"], second["rung"], second["outcome"], second["then"]) == (
+        iso(T0 + 5 * HALF_HOUR), 2, "active", None)
 
 
 def test_the_window_limits_the_report(f: Files) -> None:

@@ -28,7 +28,8 @@ SCHEMA = {"type": "object", "properties": {"mood": {"enum": ["calm", "tense"]}},
 def test_the_language_judges_defects_get_their_codes(text: str, code: str) -> None:
     # Through language.assess, the contract's entry point (the defect checks run before detection).
     verdict = language.assess(text, "en")
-    assert verdict.outcome == "fail" and reason_code("fail", f"{verdict.reason} (confirmed: 3 of 3)") == code, verdict.reason
+    assert verdict.outcome == "fail", verdict.reason
+    assert reason_code("fail", f"{verdict.reason} (confirmed: 3 of 3)") == code, verdict.reason
 
 
 @pytest.mark.parametrize("verdict,code", [
@@ -55,7 +56,8 @@ def test_the_judges_reasons_get_their_codes(verdict, code: str) -> None:  # type
     ("transport_error", "transport: HTTP 503: overloaded", None, "http_5xx"),
     ("transport_error", "routing mismatch: served by Other (served by 'Other' while pinned to a/fp8)", "routing",
      "routing_mismatch"),
-    ("transport_error", "the upstream refused our API key: check OPENROUTER_API_KEY (HTTP 401)", "auth", "auth_refused"),
+    ("transport_error", "the upstream refused our API key: check OPENROUTER_API_KEY (HTTP 401)", "auth",
+     "auth_refused"),
     ("transport_error", "control unverified: transport: stream ended without [DONE] and without a finish reason "
      "after 3 chunks", None, "stream_cut"),
     ("fail", "control missed: the known filter passed the refusal probe (refusal: no refusal, filter or empty "

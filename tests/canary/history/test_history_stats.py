@@ -22,7 +22,8 @@ NEWCOMBE = [  # k, n, Wilson (score, no continuity correction), Clopper-Pearson 
 
 
 @pytest.mark.parametrize("k,n,wilson,exact", NEWCOMBE, ids=[f"{k}-of-{n}" for k, n, _, _ in NEWCOMBE])
-def test_intervals_match_newcombes_table(k: int, n: int, wilson: tuple[float, float], exact: tuple[float, float]) -> None:
+def test_intervals_match_newcombes_table(k: int, n: int, wilson: tuple[float, float],
+                                         exact: tuple[float, float]) -> None:
     assert tuple(round(x, 4) for x in wilson_interval(k, n)) == wilson
     assert tuple(round(x, 4) for x in exact_interval(k, n)) == exact
 

@@ -141,7 +141,8 @@ def test_a_marker_whose_key_does_not_match_its_fields_is_not_trusted() -> None:
 
 
 def test_an_excerpt_with_backticks_cannot_close_its_fence() -> None:
-    body = render.issue_body(render.IssueEvent.of(doc(decision("suspend")).decisions[0]), event="r/suspend", round_id="r", mode="enforce", run_url=None,
+    issue = render.IssueEvent.of(doc(decision("suspend")).decisions[0])
+    body = render.issue_body(issue, event="r/suspend", round_id="r", mode="enforce", run_url=None,
                              excerpts=[("language", "```\n# Heading <b>x</b> ````` end")])
     lines = body.splitlines()
     start = lines.index("``````text")

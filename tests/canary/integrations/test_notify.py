@@ -40,7 +40,8 @@ def test_markdown_escapes_upstream_text() -> None:
 def test_the_step_summary_gets_a_markdown_section(tmp_path: Path) -> None:
     summary = tmp_path / "summary.md"
     summary.write_text("# earlier steps\n")
-    notify(record_of(DOC), audit_path=tmp_path / "a.jsonl", env={"GITHUB_STEP_SUMMARY": str(summary)}, echo=lambda _: None)
+    notify(record_of(DOC), audit_path=tmp_path / "a.jsonl", env={"GITHUB_STEP_SUMMARY": str(summary)},
+           echo=lambda _: None)
     text = summary.read_text()
     assert text.startswith("# earlier steps\n") and "### Judge decisions" in text and "| suspend |" in text
 

@@ -87,14 +87,16 @@ def test_email_through_a_local_smtp_server_carries_no_raw_html_from_upstream(tmp
 def test_several_urls_from_one_list_each_get_the_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with receiving() as first, receiving() as second:
         env = {NOTIFY_URLS_ENV: f"json://127.0.0.1:{first.port}/a, ntfy://127.0.0.1:{second.port}/b"}
-        notify.notify(record_of(DOC), audit_path=tmp_path / "a.jsonl", env=env, sleep=lambda _: None, echo=lambda _: None)
+        notify.notify(record_of(DOC), audit_path=tmp_path / "a.jsonl", env=env,
+                      sleep=lambda _: None, echo=lambda _: None)
     assert len(first.requests) == 1 and len(second.requests) == 1
 
 
 def test_the_deprecated_webhook_url_still_gets_the_slack_compatible_text_post(tmp_path: Path) -> None:
     with receiving() as hook:
         env = {WEBHOOK_ENV: f"http://127.0.0.1:{hook.port}/services/T000/B000/{TOKEN}?channel=ops"}
-        notify.notify(record_of(DOC), audit_path=tmp_path / "a.jsonl", env=env, sleep=lambda _: None, echo=lambda _: None)
+        notify.notify(record_of(DOC), audit_path=tmp_path / "a.jsonl", env=env,
+                      sleep=lambda _: None, echo=lambda _: None)
     [request] = hook.requests
     assert request.path == f"/services/T000/B000/{TOKEN}?channel=ops"
     payload = request.json()
@@ -184,9 +186,10 @@ def test_a_secret_from_the_environment_never_reaches_a_message(tmp_path: Path) -
     key = "sk-or-v1-" + "0123456789abcdef" * 4
     doc = {**DOC, "decisions": [{**DOC["decisions"][0], "reason": f"upstream echoed {key}"}]}
     with receiving() as hook:
-        notifications.send(record_of(doc), [f"json://127.0.0.1:{hook.port}/"], tmp_path / "a.jsonl", sleep=lambda _: None,
-                           echo=lambda _: None, env={"OPENROUTER_API_KEY": key})
-    assert key not in hook.requests[0].body.decode() and "upstream echoed [redacted]" in hook.requests[0].json()["message"]
+        notifications.send(record_of(doc), [f"json://127.0.0.1:{hook.port}/"], tmp_path / "a.jsonl",
+                           sleep=lambda _: None, echo=lambda _: None, env={"OPENROUTER_API_KEY": key})
+    assert key not in hook.requests[0].body.decode()
+    assert "upstream echoed [redacted]" in hook.requests[0].json()["message"]
 
 
 def test_targets_can_be_given_as_targets_or_strings(tmp_path: Path) -> None:

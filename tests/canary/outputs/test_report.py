@@ -28,11 +28,13 @@ def allure_results(folder: Path, statuses: dict[str, str], *, environment: str |
     for name, status in statuses.items():
         uid = str(uuid.uuid4())
         (folder / f"{uid}-result.json").write_text(json.dumps({
-            "uuid": uid, "historyId": f"h-{name}", "testCaseId": f"t-{name}", "fullName": f"probes.test_contract#{name}",
-            "name": name, "status": status, "stage": "finished", "start": 1_764_455_400_000, "stop": 1_764_455_401_000,
+            "uuid": uid, "historyId": f"h-{name}", "testCaseId": f"t-{name}",
+            "fullName": f"probes.test_contract#{name}", "name": name, "status": status, "stage": "finished",
+            "start": 1_764_455_400_000, "stop": 1_764_455_401_000,
             "statusDetails": {"message": f"{status}: {name}"},
             "labels": [{"name": "parentSuite", "value": "deepseek/deepseek-chat-v3-0324"},
-                       {"name": "suite", "value": name.split("::")[1]}, {"name": "subSuite", "value": name.split("::")[0]}],
+                       {"name": "suite", "value": name.split("::")[1]},
+                       {"name": "subSuite", "value": name.split("::")[0]}],
         }))
     if environment:
         (folder / "environment.properties").write_text(environment)
@@ -44,7 +46,8 @@ def test_staging_adds_categories_history_and_a_numbered_executor(tmp_path):
     history.mkdir()
     (history / "history-trend.json").write_text(json.dumps([{"buildOrder": 4, "data": {}}, {"buildOrder": 3}]))
     shard = allure_results(tmp_path / "r", {"aurora/fp8::latency": "passed"})
-    count = allure_html.stage([shard], tmp_path / "staged", history=history, build=allure_html.Build(name="round"), order=5)
+    count = allure_html.stage([shard], tmp_path / "staged", history=history, build=allure_html.Build(name="round"),
+                              order=5)
     staged = tmp_path / "staged"
     assert count == 1
     categories = json.loads((staged / "categories.json").read_text())
@@ -64,7 +67,8 @@ def test_a_categories_file_from_the_probes_is_kept(tmp_path):
 def test_shards_are_merged_and_their_environments_combined(tmp_path):
     a = allure_results(tmp_path / "a", {"a/x::latency": "passed"}, environment="model=m1\nupstream=simulator\n")
     b = allure_results(tmp_path / "b", {"b/y::latency": "passed"}, environment="model=m2\nupstream=simulator\n")
-    count = allure_html.stage([a, b], tmp_path / "staged", history=tmp_path / "none", build=allure_html.Build(), order=1)
+    count = allure_html.stage([a, b], tmp_path / "staged", history=tmp_path / "none", build=allure_html.Build(),
+                              order=1)
     assert count == 2
     assert (tmp_path / "staged" / "environment.properties").read_text() == "model=m1, m2\nupstream=simulator\n"
 
@@ -81,7 +85,8 @@ def test_the_next_round_number_follows_the_saved_trend(tmp_path, trend, expected
 def test_no_results_is_a_clear_error(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(allure_html.AllureError, match="run `canary probe` first"):
-        allure_html.stage([tmp_path / "empty"], tmp_path / "staged", history=tmp_path, build=allure_html.Build(), order=1)
+        allure_html.stage([tmp_path / "empty"], tmp_path / "staged", history=tmp_path, build=allure_html.Build(),
+                          order=1)
 
 
 def test_missing_npm_tools_say_how_to_install_them(tmp_path, monkeypatch, capsys):

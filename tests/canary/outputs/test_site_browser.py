@@ -43,12 +43,16 @@ CLEAN_GREEN = (74, 194, 107)      # the strip's "clean"
 
 # What the page says about itself, read from the DOM after rendering.
 FACTS = """(() => {
-  const box = e => { const r = e.getBoundingClientRect(); return {x: r.left, y: r.top + scrollY, w: r.width, h: r.height}; };
+  const box = e => {
+    const r = e.getBoundingClientRect();
+    return {x: r.left, y: r.top + scrollY, w: r.width, h: r.height};
+  };
   return {
     rows: Array.from(document.querySelectorAll('tr.endpoint-row')).map(tr => ({
       endpoint: tr.getAttribute('data-endpoint'), text: tr.cells[0].textContent, cell: box(tr.cells[0]),
       status: tr.cells[1].textContent})),
-    charts: Array.from(document.querySelectorAll('.chart')).map(c => ({canvas: !!c.querySelector('canvas'), ...box(c)})),
+    charts: Array.from(document.querySelectorAll('.chart'))
+      .map(c => ({canvas: !!c.querySelector('canvas'), ...box(c)})),
     text: document.body.innerText,
     injected: document.querySelectorAll('main img:not(.badge), main b, main script, main iframe').length,
     alerted: window.__alerted === true,
@@ -60,7 +64,8 @@ FACTS = """(() => {
   };
 })()"""
 CHART_CLIPS = """Array.from(document.querySelectorAll('.chart')).map((c, i) => {
-  const r = c.getBoundingClientRect(); return {name: 'chart' + i, x: r.left, y: r.top + scrollY, width: r.width, height: r.height};
+  const r = c.getBoundingClientRect();
+  return {name: 'chart' + i, x: r.left, y: r.top + scrollY, width: r.width, height: r.height};
 })"""
 
 
@@ -138,7 +143,8 @@ def sim_site(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> tupl
     return out, json.loads((out / "status.json").read_text(encoding="utf-8"))
 
 
-def test_the_simulator_rounds_left_a_suspension_a_held_floor_and_a_slow_host(sim_site: tuple[Path, dict[str, Any]]) -> None:
+def test_the_simulator_rounds_left_a_suspension_a_held_floor_and_a_slow_host(
+        sim_site: tuple[Path, dict[str, Any]]) -> None:
     _, status = sim_site
     endpoints = status["models"][MODEL]["endpoints"]
     assert set(endpoints) == {"calm/fp8", "fine/fp8", "ok/fp8", "slow/fp8", "garbage/fp8", "schema/fp8"}
@@ -245,7 +251,8 @@ def test_64_endpoints_stay_readable(browser: Browser, fleet_site: Path, viewport
     facts = visit.facts
     assert len(facts["rows"]) == 64 and facts["pageWidth"] <= facts["viewport"]
     rows = sorted(facts["rows"], key=lambda r: r["cell"]["y"])
-    assert all(b["cell"]["y"] >= a["cell"]["y"] + a["cell"]["h"] - 1 for a, b in zip(rows, rows[1:], strict=False)), "rows overlap"
+    assert all(b["cell"]["y"] >= a["cell"]["y"] + a["cell"]["h"] - 1
+               for a, b in zip(rows, rows[1:], strict=False)), "rows overlap"
     timeline = facts["charts"][0]
     assert timeline["h"] / 64 >= 12, "at least 12 px per endpoint in the state timeline"
     assert CLEAN_GREEN in colours(visit.clips["chart0"])
@@ -271,8 +278,8 @@ def test_an_optional_contract_the_model_runs_gets_its_column_and_says_what_it_se
              " text: document.body.innerText})")
     visit = browser.visit((tmp_path / "site" / "index.html").as_uri(), ready=READY, facts=facts, **LAPTOP)
     assert visit.errors == []
-    assert visit.facts["headers"][4:] == ["billed / listed", "latency", "refusal", "structured", "language", "tools", "wire",
-                                         "why"]
+    assert visit.facts["headers"][4:] == ["billed / listed", "latency", "refusal", "structured", "language", "tools",
+                                         "wire", "why"]
     assert "tools: one roleplay request with two tools per round" in visit.facts["text"]
 
 

@@ -94,7 +94,8 @@ def test_a_suspension_says_until_when_and_is_in_provider_ignore(site: Path) -> N
     assert slow["tokens_per_s_p50"] == 50.0
 
 
-def test_provider_ignore_is_what_canary_ignore_says(world: Path, site: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_provider_ignore_is_what_canary_ignore_says(world: Path, site: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
     assert main(["--config", str(world / "canary.yaml"), "ignore", "--model", MODEL,
                  "--now", SOON.isoformat()]) == 0
@@ -135,7 +136,8 @@ def test_the_atom_feed_is_atom_with_stable_ids(world: Path, site: Path, tmp_path
     assert hostile, "the evidence with the hostile reason is in the feed, as text"
     later = tmp_path / "later"
     assert build(world, world / "canary.yaml", later, SOON + timedelta(hours=1)) == 0
-    again = [e.findtext("a:id", namespaces=ns) for e in ET.parse(later / "decisions.atom").getroot().findall("a:entry", ns)]
+    entries = ET.parse(later / "decisions.atom").getroot().findall("a:entry", ns)
+    again = [e.findtext("a:id", namespaces=ns) for e in entries]
     assert again == ids
 
 

@@ -42,8 +42,8 @@ HOUR = timedelta(hours=1)
 # -- strips ------------------------------------------------------------------------------------
 
 def test_a_strip_has_one_letter_per_bucket_and_the_worst_round_wins() -> None:
-    rounds = [strips.StripRound(T + 10 * timedelta(minutes=1), "clean"), strips.StripRound(T + timedelta(minutes=40), "failed",
-                                                                                  ("language:leading_garbage",)),
+    rounds = [strips.StripRound(T + 10 * timedelta(minutes=1), "clean"),
+              strips.StripRound(T + timedelta(minutes=40), "failed", ("language:leading_garbage",)),
               strips.StripRound(T + HOUR + timedelta(minutes=5), "frozen", ("latency:http_429",)),
               strips.StripRound(T + 3 * HOUR, "clean")]
     s = strips.strip(rounds, (), start=T, buckets=5, width=HOUR)
@@ -167,7 +167,8 @@ def test_the_page_holds_its_data_in_one_inert_block_under_a_strict_policy() -> N
 def _decision(**kw: object) -> dict[str, object]:
     d: dict[str, object] = {"round_id": "20261129T223000Z-3f9a1c", "at": "2026-11-29T22:30:21Z",
                             "model": "deepseek/deepseek-chat-v3-0324", "provider": "cinder/fp8", "action": "suspend",
-                            "rule": "failed_streak", "reason": "2 failed rounds in a row", "until": "2026-11-30T22:30:21Z",
+                            "rule": "failed_streak", "reason": "2 failed rounds in a row",
+                            "until": "2026-11-30T22:30:21Z",
                             "evidence": [["language", "fail", "leading garbage: '_,복도'"]], "card": None}
     d.update(kw)
     return d

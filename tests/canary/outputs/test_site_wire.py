@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from canary.outputs.site.wire import wire_checks
-from judge.suspension.card import make_card
+from judge.suspension.card import Card, make_card
 from judge.suspension.window import Tally
 
 
-def card(contract: str, failures: int, attempts: int, peer_failures: int, peer_attempts: int):  # type: ignore[no-untyped-def]
-    return make_card(contract, Tally(failures, attempts - failures), Tally(peer_failures, peer_attempts - peer_failures), 4)
+def card(contract: str, failures: int, attempts: int, peer_failures: int, peer_attempts: int) -> Card:
+    host, peers = Tally(failures, attempts - failures), Tally(peer_failures, peer_attempts - peer_failures)
+    return make_card(contract, host, peers, 4)
 
 
 def test_a_healthy_endpoint_shows_nothing() -> None:

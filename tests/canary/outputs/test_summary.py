@@ -76,7 +76,8 @@ def test_decisions_are_listed_in_the_order_that_changed_traffic_first():
         mode="enforce",
     )
     md = summary.to_markdown(mixed_round(), doc)
-    positions = [md.index(DECISION_LABELS[a].split(" (")[0]) for a in ("suspend", "floor_held", "restore", "probe_weak")]
+    positions = [md.index(DECISION_LABELS[a].split(" (")[0])
+                 for a in ("suspend", "floor_held", "restore", "probe_weak")]
     assert positions == sorted(positions)
     assert "2026-11-30T22\\:31\\:00Z" in md  # the expiry, escaped like all file data
     assert "### Decisions this round (mode enforce)" in md

@@ -29,7 +29,8 @@ def test_judge_writes_decisions_audit_and_state(f: Files) -> None:
     doc = json.loads(f.decisions.read_text())
     assert doc["schema_version"] == 1 and doc["mode"] == "enforce" and doc["gap_minutes"] == 30.0
     [d] = doc["decisions"]
-    assert (d["action"], d["provider"], d["rung"], d["until"]) == ("suspend", BAD, 1, iso(T0 + HALF_HOUR + 48 * HALF_HOUR))
+    assert (d["action"], d["provider"], d["rung"], d["until"]) == (
+        "suspend", BAD, 1, iso(T0 + HALF_HOUR + 48 * HALF_HOUR))
     assert d["evidence"] == [{"contract": "structured", "outcome": "fail", "reason": "structured fail"}]
     assert doc["ignore"] == {MODEL: [BAD]} and doc["would_ignore"] == {MODEL: [BAD]}
     [line] = f.audit_lines()

@@ -24,8 +24,8 @@ def test_the_checked_out_branch_rebases_the_first_rejection_at_once_then_waits_2
     world.bot.judge(1, {PROVIDERS[0]: "fail"})
     files, slept = [world.bot.dir / "state/canary-state.json", world.bot.dir / "state/audit.jsonl"], []
     with pytest.raises(CommitBackError, match="still rejected after 5 attempts.*refused by a rule"):
-        commit_to_checked_out_branch(world.bot.dir, files, lambda: "canary: round\n", remote="origin", branch="main", retries=5,
-                    sleep=slept.append)
+        commit_to_checked_out_branch(world.bot.dir, files, lambda: "canary: round\n", remote="origin", branch="main",
+                                     retries=5, sleep=slept.append)
     assert log.read_text().count("push") == 5
     assert slept == [4.0, 6.0, 8.0]  # none after the first rejection, none after the last push
 

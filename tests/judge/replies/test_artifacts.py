@@ -90,8 +90,9 @@ def test_in_story_planning_is_not_reasoning(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["She handed the letter to REDACTED and left.", "The witness, [REDACTED], refused.", "Call <PERSON> at <PHONE_NUMBER>.",
-     "Send it to [EMAIL_ADDRESS] today.", "그녀는 REDACTED에게 편지를 건넸다.", "Meet [PERSON_1] at noon."],
+    ["She handed the letter to REDACTED and left.", "The witness, [REDACTED], refused.",
+     "Call <PERSON> at <PHONE_NUMBER>.", "Send it to [EMAIL_ADDRESS] today.",
+     "그녀는 REDACTED에게 편지를 건넸다.", "Meet [PERSON_1] at noon."],
 )
 def test_an_injected_placeholder_fails(text: str) -> None:
     assert (find_placeholders(text) or "").startswith("injected placeholder:")

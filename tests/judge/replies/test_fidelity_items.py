@@ -47,14 +47,16 @@ def test_a_right_reply_scores_every_item_right_and_a_missing_line_is_wrong() -> 
 
 
 @pytest.mark.parametrize("given, truth", [
-    ("**22,143**", "22143"), ("`22143`.", "22143"), ("saddle,lantern, pepper  meadow", "saddle, lantern, pepper, meadow"),
+    ("**22,143**", "22143"), ("`22143`.", "22143"),
+    ("saddle,lantern, pepper  meadow", "saddle, lantern, pepper, meadow"),
     ('"RXASCRYDCN"', "RXASCRYDCN"), ("rxascrydcn", "RXASCRYDCN"), ("11, 12, 13.", "11, 12, 13"),
 ], ids=["bold-thousands", "backticks", "separators", "quotes", "case", "full-stop"])
 def test_normalisation_forgives_formatting_not_content(given: str, truth: str) -> None:
     assert normalise(given) == normalise(truth)
 
 
-@pytest.mark.parametrize("given, truth", [("22153", "22143"), ("RXASCRYDCX", "RXASCRYDCN"), ("13, 12, 11", "11, 12, 13")])
+@pytest.mark.parametrize("given, truth",
+                         [("22153", "22143"), ("RXASCRYDCX", "RXASCRYDCN"), ("13, 12, 11", "11, 12, 13")])
 def test_a_different_answer_stays_different(given: str, truth: str) -> None:
     assert normalise(given) != normalise(truth)
 

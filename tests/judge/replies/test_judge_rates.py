@@ -32,7 +32,8 @@ class Rate:
     inconclusive: int
 
     def line(self) -> str:
-        return f"{self.name:<34} {self.hits:>5}/{self.total:<5} = {self.hits / self.total:6.1%}  (inconclusive {self.inconclusive})"
+        return (f"{self.name:<34} {self.hits:>5}/{self.total:<5} = {self.hits / self.total:6.1%}  "
+                f"(inconclusive {self.inconclusive})")
 
 
 def _rate(name: str, cases: Iterator[tuple[Callable[..., Verdict], tuple[object, ...]]]) -> Rate:
@@ -73,17 +74,23 @@ def defect_rates(per_language: int | None = None) -> list[Rate]:
 
     pairs = [(lang, other) for lang in LANGUAGES for other in LANGUAGES if lang != other]
     return [
-        _rate("full switch (all 272 pairs)", ((language.assess, (r, lang)) for lang, other in pairs for r in corpus[other])),
+        _rate("full switch (all 272 pairs)",
+              ((language.assess, (r, lang)) for lang, other in pairs for r in corpus[other])),
         _rate("50/50 sentence mix", ((language.assess, (interleave(a, b), lang)) for lang, other in pairs
                                      for a, b in zip(corpus[lang], corpus[other], strict=False))),
-        _rate("pt/es word mix, all words", ((language.assess, (pt_with_spanish_words(r, 1), "pt")) for r in corpus["pt"])),
-        _rate("pt/es word mix, every 2nd word", ((language.assess, (pt_with_spanish_words(r, 2), "pt")) for r in corpus["pt"])),
-        _rate("pt/es word mix, every 3rd word", ((language.assess, (pt_with_spanish_words(r, 3), "pt")) for r in corpus["pt"])),
+        _rate("pt/es word mix, all words",
+              ((language.assess, (pt_with_spanish_words(r, 1), "pt")) for r in corpus["pt"])),
+        _rate("pt/es word mix, every 2nd word",
+              ((language.assess, (pt_with_spanish_words(r, 2), "pt")) for r in corpus["pt"])),
+        _rate("pt/es word mix, every 3rd word",
+              ((language.assess, (pt_with_spanish_words(r, 3), "pt")) for r in corpus["pt"])),
         _rate("mojibake (cp1252 + latin-1)", ((language.assess, (mojibake(r, codec), lang)) for lang in LATIN_LANGUAGES
-                                             for r in corpus[lang] if not r.isascii() for codec in ("sloppy-windows-1252", "latin-1"))),
+                                             for r in corpus[lang] if not r.isascii()
+                                             for codec in ("sloppy-windows-1252", "latin-1"))),
         _rate("U+FFFD / control characters", ((language.assess, (r[:25] + bad + r[25:], lang)) for lang in LANGUAGES
                                              for r in corpus[lang] for bad in ("\ufffd", "\x00", "\x1b", "\x9d"))),
-        _rate("leading garbage (8 prefixes)", ((language.assess, (prefix + r.lstrip("*_\"“「«-—> "), lang)) for lang in LANGUAGES
+        _rate("leading garbage (8 prefixes)", ((language.assess, (prefix + r.lstrip("*_\"“「«-—> "), lang))
+                                              for lang in LANGUAGES
                                               for r in corpus[lang] for prefix in GARBAGE_PREFIXES)),
         _rate("sentence loop (x5)", ((language.assess, (r + (" " + _first_sentence(r)) * 4, lang)) for lang in LANGUAGES
                                     for r in corpus[lang])),

@@ -116,7 +116,8 @@ def test_spanish_with_italian_function_words_is_mixed() -> None:
     assert find_word_mixing(text, "es") is not None
 
 
-@pytest.mark.parametrize(("text", "chinese"), [("这是我们的房间", True), ("雨天深夜静寂", False), ("第三章手紙", False)])
+@pytest.mark.parametrize(("text", "chinese"),
+                         [("这是我们的房间", True), ("雨天深夜静寂", False), ("第三章手紙", False)])
 def test_chinese_only_characters_tell_chinese_from_kanji(text: str, chinese: bool) -> None:
     assert looks_chinese(text) is chinese
 

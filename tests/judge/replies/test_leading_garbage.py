@@ -87,7 +87,8 @@ def test_healthy_starts_are_not_garbage(text: str) -> None:
 
 @pytest.mark.parametrize(
     ("text", "language"),
-    [("와, 정말 멋지다! 어서 들어와요.", "ko"), ("보다 따뜻한 방이 있어요.", "ko"), ("んー、そうですね。", "ja"), ("ーーそれは、遠い昔のこと。", "ja"),
+    [("와, 정말 멋지다! 어서 들어와요.", "ko"), ("보다 따뜻한 방이 있어요.", "ko"),
+     ("んー、そうですね。", "ja"), ("ーーそれは、遠い昔のこと。", "ja"),
      ("嗯，好的。我们走吧。", "zh"), ("في المساء فتحت الباب.", "ar"), ("वह मुस्कुराई।", "hi"), ("เธอยิ้ม", "th")],
 )
 def test_healthy_starts_in_uncased_scripts_are_not_garbage(text: str, language: str) -> None:

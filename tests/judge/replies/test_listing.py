@@ -19,7 +19,8 @@ def test_max_completion_tokens_above_context_length_is_a_note_naming_both() -> N
 
 
 def test_a_context_length_far_below_the_model_s_is_a_note() -> None:
-    notes = listing_notes({"a/fp8": HEALTHY, "b/fp8": ListedLimits(32768, 4096), "c/fp8": ListedLimits(98304, 4096)}, {})
+    listed = {"a/fp8": HEALTHY, "b/fp8": ListedLimits(32768, 4096), "c/fp8": ListedLimits(98304, 4096)}
+    notes = listing_notes(listed, {})
     assert notes == ("b/fp8: context_length 32768 far below the model's 131072 (under 0.5 of its largest endpoint's)",)
 
 

@@ -26,7 +26,8 @@ from judge.replies import detector, language
 WHITESPACE_AFTER_A_LITERAL = "a run of whitespace after literal words: each attempt stops at the next non-space"
 ANCHORED = "anchored (\\A, or ^ per line): one attempt per line, stopping at the line's end"
 ALWAYS_MATCHES = "once started it always matches (lazy up to \\Z, or greedy word runs): the text is consumed"
-BOUNDED_INPUT = "runs only on the refusal judge's bounded window (judge/replies/refusal_evidence.py HEAD_CHARS/TAIL_CHARS)"
+BOUNDED_INPUT = ("runs only on the refusal judge's bounded window "
+                 "(judge/replies/refusal_evidence.py HEAD_CHARS/TAIL_CHARS)")
 STOPS_AT_ITS_OPENER = "the repeated class excludes the character that opens the next attempt"
 REVIEWED: dict[str, str] = {
     "artifacts._USER_REQUEST": WHITESPACE_AFTER_A_LITERAL,

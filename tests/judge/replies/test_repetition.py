@@ -71,7 +71,8 @@ def test_a_word_stuttered_to_the_end_is_a_loop(language: str, word: str) -> None
 
 
 def test_a_clause_looping_to_the_end_is_a_loop() -> None:
-    assert find_repetition("She opened the door. " + ", ".join(["and the rain kept falling on the roof"] * 8)) is not None
+    clause = "and the rain kept falling on the roof"
+    assert find_repetition("She opened the door. " + ", ".join([clause] * 8)) is not None
     assert find_repetition("她打开了门。" + "，".join(["雨一直落在屋顶上"] * 8)) is not None
 
 

@@ -118,7 +118,8 @@ def test_real_leaked_markup_fails_in_the_content_or_the_reasoning(leak: str, whe
 
 
 @pytest.mark.parametrize("text", [
-    "*Mira takes the coins and smiles.* The tower room is yours for two nights, traveller. Let the dice decide your luck!",
+    "*Mira takes the coins and smiles.* The tower room is yours for two nights, traveller. "
+    "Let the dice decide your luck!",
     "I'll call the tool for you: book_room, then roll_dice.",   # names in prose, no markup
     "<b>Welcome</b> to the Gilded Stag! <i>*rolls a d20*</i>",  # harmless HTML in a reply
     "functions are like spells: name:0 of them work without a call.",

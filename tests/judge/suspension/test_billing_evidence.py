@@ -94,8 +94,8 @@ def test_billed_against_listed_is_kept_per_endpoint_and_survives_the_state_file(
     assert billing.ratio == 1.5 and billing.listed_usd == 0.00008  # 4 replies of $0.00002 listed
     again = state_from_json(state_to_json(state), "state")
     assert again.provider(MODEL, HIDDEN).billing == billing
-    assert "billing" not in state_to_json(add_round_to_windows(JudgeState(), read_results(results()), Policy()))["models"].get(
-        MODEL, {}).get(HIDDEN, {})
+    unbilled = state_to_json(add_round_to_windows(JudgeState(), read_results(results()), Policy()))
+    assert "billing" not in unbilled["models"].get(MODEL, {}).get(HIDDEN, {})
 
 
 def test_the_billing_window_is_bounded_and_refuses_what_it_did_not_write() -> None:

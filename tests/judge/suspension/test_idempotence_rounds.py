@@ -50,8 +50,9 @@ def test_remembered_rounds_are_bounded() -> None:
 
 
 def test_vanished_idle_providers_are_forgotten() -> None:
-    state, _ = apply_round(JudgeState(), report(at=T0), replace(POLICY, mode="enforce"), now=T0)
-    state, _ = apply_round(state, report(at=T0 + HALF_HOUR, providers=PROVIDERS[1:]), replace(POLICY, mode="enforce"), now=T0)
+    enforce = replace(POLICY, mode="enforce")
+    state, _ = apply_round(JudgeState(), report(at=T0), enforce, now=T0)
+    state, _ = apply_round(state, report(at=T0 + HALF_HOUR, providers=PROVIDERS[1:]), enforce, now=T0)
     assert BAD not in state.models[MODEL]
 
 

@@ -10,7 +10,8 @@ from judge.replies import language, refusal, structured
 
 OUTCOMES = {"pass", "fail", "inconclusive"}
 # Arbitrary Unicode, plus text built from the characters the judges care about most.
-TRICKY = st.text(alphabet=st.sampled_from(list("*_\"“「。.,!?¿¡ \n\t¬\ufffd\x00\x85ãñ한字かไАa<|>/s#`[]()")), max_size=200)
+TRICKY_CHARACTERS = "*_\"“「。.,!?¿¡ \n\t¬\ufffd\x00\x85ãñ한字かไАa<|>/s#`[]()"
+TRICKY = st.text(alphabet=st.sampled_from(list(TRICKY_CHARACTERS)), max_size=200)
 TEXT = st.one_of(st.text(max_size=400), TRICKY)
 
 

@@ -30,8 +30,11 @@ def test_every_planned_model_present_changes_nothing() -> None:
 
 
 def test_nothing_moves_for_a_missing_model() -> None:
-    before = apply_round(JudgeState(), report({PROVIDERS[0]: "fail"}, model=OTHER, at=T0, round_id="a"), Policy(mode="enforce"), now=T0)[0]
-    after, _ = apply_round(before, expect_models(report(at=T0 + HALF_HOUR, round_id="b"), [MODEL, OTHER]), Policy(mode="enforce"), now=T0)
+    enforce = Policy(mode="enforce")
+    before = apply_round(JudgeState(), report({PROVIDERS[0]: "fail"}, model=OTHER, at=T0, round_id="a"),
+                         enforce, now=T0)[0]
+    planned = expect_models(report(at=T0 + HALF_HOUR, round_id="b"), [MODEL, OTHER])
+    after, _ = apply_round(before, planned, enforce, now=T0)
     assert after.models[OTHER] == before.models[OTHER]
 
 
