@@ -72,6 +72,8 @@ from _support import (
 
 ROUNDS_PER_MONTH = 48 * 30
 AIM_REQUESTS = 4
+# The usage figures summed per provider and per contract.
+FIGURES = ("requests", "prompt_tokens", "completion_tokens", "cost_usd")
 REASONING_PRICE = {"prompt_price": "0.00000040", "completion_price": "0.00000200"}
 PLAIN_PARAMS = ("max_tokens", "temperature", "seed", "response_format", "structured_outputs")
 REASONING_PARAMS = (*PLAIN_PARAMS, "reasoning", "include_reasoning")
@@ -82,14 +84,16 @@ FLEET = {"plain": (0, False), "before-600": (600, False), "after-600": (600, Tru
 
 def default_round(tmp: Path) -> dict[str, Any]:
     reports = tmp / "reports"
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENROUTER_API_KEY", "CANARY_CONFIG", "OPENROUTER_BASE_URL")}
+    private = ("OPENROUTER_API_KEY", "CANARY_CONFIG", "OPENROUTER_BASE_URL")
+    env = {k: v for k, v in os.environ.items() if k not in private}
     proc = subprocess.run([PYTHON, "-m", "canary", "probe", "--reports", str(reports), "--",
                            f"--canary-state={tmp / 'no-state.json'}"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=300, check=False)
     try:
         return dict(json.loads((reports / "results.json").read_text(encoding="utf-8")))
     except (OSError, ValueError):
-        raise SystemExit(f"no results.json (exit {proc.returncode})\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}") from None
+        raise SystemExit(f"no results.json (exit {proc.returncode})\n"
+                         f"{proc.stdout[-2000:]}{proc.stderr[-2000:]}") from None
 
 
 def kind_of(results: dict[str, Any], provider: str) -> str:
@@ -117,9 +121,10 @@ def main() -> None:
         kinds.setdefault(kind, []).append(u)
         print(f"{provider:<15} {kind:<10} {int(u['requests']):>8} {int(u['prompt_tokens']):>10} "
               f"{int(u['completion_tokens']):>10} {u['cost_usd']:>11.6f} {u['cost_usd'] * ROUNDS_PER_MONTH:>10.4f}")
-    total = {k: sum(u[k] for u in usage.values()) for k in ("requests", "prompt_tokens", "completion_tokens", "cost_usd")}
+    total = {k: sum(u[k] for u in usage.values()) for k in FIGURES}
     print(f"{'total':<15} {'':<10} {int(total['requests']):>8} {int(total['prompt_tokens']):>10} "
-          f"{int(total['completion_tokens']):>10} {total['cost_usd']:>11.6f} {total['cost_usd'] * ROUNDS_PER_MONTH:>10.4f}")
+          f"{int(total['completion_tokens']):>10} {total['cost_usd']:>11.6f} "
+          f"{total['cost_usd'] * ROUNDS_PER_MONTH:>10.4f}")
     print()
     lines = []
     for kind in ("clean", "anomaly"):
@@ -234,12 +239,13 @@ def optional_round(tmp: Path) -> list[str]:
         results = run_probe(sim.base_url, config, tmp / "reports-optional", state=tmp / "no-state.json").results
     print()
     print(f"optional contracts {', '.join(TASK_OPTIONAL)} on {len(hosts)} healthy hosts, one round, per endpoint:")
-    print(f"{'contract':<10} {'requests':>8} {'prompt tok':>10} {'compl. tok':>10} {'USD/round':>11} {'USD/month':>10}  outcomes")
+    print(f"{'contract':<10} {'requests':>8} {'prompt tok':>10} {'compl. tok':>10} "
+          f"{'USD/round':>11} {'USD/month':>10}  outcomes")
     lines = []
     for contract in TASK_OPTIONAL:
         cases = [c for c in results["cases"] if c["contract"] == contract]
         n = max(1, len(cases))
-        figures = {k: sum(c[k] for c in cases) / n for k in ("requests", "prompt_tokens", "completion_tokens", "cost_usd")}
+        figures = {k: sum(c[k] for c in cases) / n for k in FIGURES}
         outcomes = ",".join(sorted({c["outcome"] for c in cases}))
         print(f"{contract:<10} {figures['requests']:>8g} {figures['prompt_tokens']:>10g} "
               f"{figures['completion_tokens']:>10g} {figures['cost_usd']:>11.6f} "
@@ -255,8 +261,8 @@ def optional_round(tmp: Path) -> list[str]:
     print(f"{'all three':<10} {added:>8g} {'':>10} {'':>10} {usd:>11.6f} {usd * ROUNDS_PER_MONTH:>10.4f}  "
           f"(a clean endpoint's whole round with them: {total_req:g} requests, ${total_usd:.6f}, "
           f"${total_usd * ROUNDS_PER_MONTH:.4f}/month)")
-    lines.append(bench_line("cost", kind="optional-all", requests=added, usd_round=usd, usd_month=usd * ROUNDS_PER_MONTH,
-                            round_requests=total_req, round_usd=total_usd))
+    lines.append(bench_line("cost", kind="optional-all", requests=added, usd_round=usd,
+                            usd_month=usd * ROUNDS_PER_MONTH, round_requests=total_req, round_usd=total_usd))
     return lines
 
 

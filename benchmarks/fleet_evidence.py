@@ -266,7 +266,9 @@ def play(s: Scenario, tmp: Path, seed: int, echo: Callable[[str], None]) -> Play
 
 # -- the candidate opt-in rule, replayed on the same rounds through the pure rules ------------
 
-def replay(docs: list[dict[str, Any]], *, hold_weak: bool, reliability: bool = False) -> list[tuple[int, str, str, bool]]:
+def replay(
+    docs: list[dict[str, Any]], *, hold_weak: bool, reliability: bool = False
+) -> list[tuple[int, str, str, bool]]:
     """(round, provider, action, weak) of the opening decisions; with hold_weak, a would-suspend on
     weak evidence is held instead (the host stays a candidate: its next failed round is weighed
     again, with the evidence the suspension would otherwise have hidden); with reliability, the

@@ -7,10 +7,17 @@ sends one 64 K-character word. These faults ignore `max_tokens`, as a hostile se
 
 | fault | parameters (defaults) | what the client sees |
 |---|---|---|
-| `echo_headers` | `into` text/provider (text) | text: the request's headers, `Authorization` included, before the reply; provider: the key as every chunk's `provider` |
-| `deep_json` | `depth` (1000), `into` content/chunk (content) | content: the reply is `[` x depth then `]` x depth; chunk: every data event carries such a field |
-| `split_surrogates` | `lone` (false) | emoji in the reply, each sent as `\\ud83d` in one chunk and `\\ude00` in the next; lone: one unpaired half too |
+| `echo_headers` | `into` text/provider (text) | our request headers, `Authorization` included, echoed back (below) |
+| `deep_json` | `depth` (1000), `into` content/chunk (content) | JSON nested `depth` levels deep (below) |
+| `split_surrogates` | `lone` (false) | emoji in the reply, `\\ud83d` in one chunk and `\\ude00` in the next (below) |
 | `no_space` | `chars` (65536) | one word of `chars` letters, no space, in pieces of 4 K |
+
+Where the table says (below):
+- `echo_headers` into text: the request's headers, `Authorization` included, before the reply;
+  into provider: the key as every chunk's `provider`.
+- `deep_json` into content: the reply is `[` x depth then `]` x depth; into chunk: every data
+  event carries such a field.
+- `split_surrogates` with lone: one unpaired half too.
 
 `apply` rewrites a Plan (pure); `dumps` serialises one chunk or body the way the plan needs.
 """
@@ -89,5 +96,6 @@ def dumps(payload: Mapping[str, Any] | str, plan: Plan | None = None) -> str:
 
 
 def _text(plan: Plan, text: str) -> Plan:
+    tokens = len(text.encode("utf-8", "surrogatepass")) // 4
     return dataclasses.replace(plan, text=text, finish_reason="stop", native_finish_reason="stop",
-                               completion_tokens=max(plan.completion_tokens, len(text.encode("utf-8", "surrogatepass")) // 4))
+                               completion_tokens=max(plan.completion_tokens, tokens))

@@ -384,7 +384,8 @@ def _other_language(wanted: str, own: str, fallback: str) -> str:
 
 
 def _other_endpoint(
-    model: Model, pinned: SimulatedEndpoint, to: str | None, behaviour_of: Callable[[SimulatedEndpoint], Behaviour], rng: random.Random
+    model: Model, pinned: SimulatedEndpoint, to: str | None,
+    behaviour_of: Callable[[SimulatedEndpoint], Behaviour], rng: random.Random,
 ) -> SimulatedEndpoint:
     others = [e for e in model.endpoints if e.tag != pinned.tag and behaviour_of(e).available]
     chosen = [e for e in others if e.tag == to]

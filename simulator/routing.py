@@ -35,7 +35,9 @@ def matches(item: str, endpoint: SimulatedEndpoint) -> bool:
     return wanted == endpoint.provider_name.lower() or ("/" not in wanted and wanted == endpoint.base_slug)
 
 
-def route(endpoints: Sequence[SimulatedEndpoint], provider: Mapping[str, Any], parameters: frozenset[str]) -> list[SimulatedEndpoint]:
+def route(
+    endpoints: Sequence[SimulatedEndpoint], provider: Mapping[str, Any], parameters: frozenset[str]
+) -> list[SimulatedEndpoint]:
     """The endpoints to try, in order; empty means no allowed provider is left."""
     order = _slugs(provider, "order")
     only = _slugs(provider, "only")

@@ -8,7 +8,10 @@ so a test of the probe against it checks the probe's truth too). Two faults brea
 |---|---|---|
 | `stop_ignored` | — | the `stop` strings of the request are not applied: the reply runs past them |
 | `stop_echoed` | — | the reply stops at the first `stop` string but keeps it at its end |
-| `fidelity_errors` | `share` (0.6) | each fidelity item is answered wrongly with this probability (an off-by-one product, the words in their order, one character of the code changed, the day before, the numbers descending) |
+| `fidelity_errors` | `share` (0.6) | each fidelity item is answered wrongly with this probability (below) |
+
+`fidelity_errors`' wrong answers: an off-by-one product, the words in their order, one character of
+the code changed, the day before, the numbers descending.
 
 A task's answer is what the host sends whatever text fault it has (stray bytes, mixing and the
 like corrupt the roleplay banks' replies, not these).

@@ -10,14 +10,15 @@ then argument fragments of a few characters under the same index, `content: null
 
 | fault | parameters (defaults) | what the client sees |
 |---|---|---|
-| `tool_markup_leak` | `dialect` (kimi), `into` (content) | the model's tool-call markup as text (content or reasoning), no `tool_calls`, finish `stop` |
-| `tool_schema_break` | — | the calls' arguments break the tool's schema (a wrong type, a bad enum, a missing or extra key) |
+| `tool_markup_leak` | `dialect` (kimi), `into` (content) | tool-call markup in `into`, no `tool_calls`, finish `stop` |
+| `tool_schema_break` | — | the calls' arguments break the schema (a wrong type, a bad enum, a missing or extra key) |
 | `tool_args_twice` | — | each call's arguments streamed, then the whole arguments once more (`{...}{...}`) |
 | `tool_no_arguments` | — | the calls carry a name and no argument fragment at all |
 | `tool_finish_stop` | — | valid calls, `finish_reason: stop` |
 | `tool_prose` | — | the model answers in prose and calls nothing (a model's habit, not a host defect) |
 
-On a request without `tools` these faults fire nothing: the host answers as a healthy one.
+`tool_markup_leak`'s `into` is content or reasoning (the markup as that text). On a request
+without `tools` these faults fire nothing: the host answers as a healthy one.
 """
 
 from __future__ import annotations
@@ -128,7 +129,8 @@ def markup(dialect: str, values: Sequence[tuple[ToolSpec, Mapping[str, Any]]]) -
         elif dialect == "mistral":
             out.append(f"[TOOL_CALLS]{tool.name}[ARGS]{args}")
         elif dialect == "deepseek":
-            out.append(f"<｜tool▁call▁begin｜>function<｜tool▁sep｜>{tool.name}\n```json\n{args}\n```<｜tool▁call▁end｜>")
+            out.append(f"<｜tool▁call▁begin｜>function<｜tool▁sep｜>{tool.name}\n"
+                       f"```json\n{args}\n```<｜tool▁call▁end｜>")
         elif dialect == "glm":
             pairs = "".join(f"<arg_key>{k}</arg_key>\n<arg_value>{v}</arg_value>\n" for k, v in value.items())
             out.append(f"<tool_call>{tool.name}\n{pairs}</tool_call>")

@@ -102,7 +102,9 @@ def availability_error_body(status: int, model: Model, endpoint: SimulatedEndpoi
     }, "user_id": USER_ID}
 
 
-def moderation_error_body(model: Model, endpoint: SimulatedEndpoint, reasons: tuple[str, ...], flagged: str) -> dict[str, Any]:
+def moderation_error_body(
+    model: Model, endpoint: SimulatedEndpoint, reasons: tuple[str, ...], flagged: str
+) -> dict[str, Any]:
     """OpenRouter's moderation 403: `error.metadata` = {reasons, flagged_input, provider_name, model_slug}.
 
     The metadata shape is OpenRouter's documented ModerationErrorMetadata (docs,
@@ -242,15 +244,17 @@ class ChunkMaker:
 
     def encrypted_reasoning(self) -> dict[str, Any]:
         """The one opaque thinking chunk of OpenAI o-series as recorded: `reasoning: null` + encrypted details."""
-        detail = {"type": "reasoning.encrypted", "data": encrypted_blob(self.plan), "id": f"rs_{str(self.head['id'])[-16:]}",
-                  "format": "openai-responses-v1", "index": 0}
+        detail = {"type": "reasoning.encrypted", "data": encrypted_blob(self.plan),
+                  "id": f"rs_{str(self.head['id'])[-16:]}", "format": "openai-responses-v1", "index": 0}
         return self._with_delta({"role": "assistant", "content": "", "reasoning": None, "reasoning_details": [detail]})
 
     def _with_delta(self, delta: dict[str, Any]) -> dict[str, Any]:
         choice = {"index": 0, "delta": delta, "finish_reason": None, "native_finish_reason": None, "logprobs": None}
         return {**self.head, "choices": [choice]}
 
-    def tool_call(self, index: int, arguments: str, call_id: str | None = None, name: str | None = None) -> dict[str, Any]:
+    def tool_call(
+        self, index: int, arguments: str, call_id: str | None = None, name: str | None = None
+    ) -> dict[str, Any]:
         """One `delta.tool_calls` fragment as recorded: the first of a call carries its id, type
         and name with `arguments: ""`, the next ones only the index and an arguments fragment."""
         call: dict[str, Any] = {"index": index}
@@ -322,8 +326,10 @@ def completion_body(gen_id: str, model: Model, plan: Plan, content: str) -> dict
             message["reasoning_details"] = [{"type": "reasoning.encrypted", "data": encrypted_blob(plan),
                                              "id": f"rs_{gen_id[-16:]}", "format": "openai-responses-v1", "index": 0}]
     if plan.tool_calls:
-        message["tool_calls"] = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-                                 for c in plan.tool_calls]
+        message["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+            for c in plan.tool_calls
+        ]
         message["content"] = content or None
     choice: dict[str, Any] = {
         "index": 0, "logprobs": None, "finish_reason": plan.finish_reason,

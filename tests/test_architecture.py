@@ -63,7 +63,8 @@ class Layer:
 
 LAYERS = (
     Layer("core", frozenset({"core", "yaml", "msgspec"}), only_in=(("yaml", "core/config.py"),)),
-    Layer("judge", frozenset({"core", "judge", "jsonschema", "lingua", "ftfy", "wordfreq", "msgpack", "scipy", "msgspec"}),
+    Layer("judge",
+          frozenset({"core", "judge", "jsonschema", "lingua", "ftfy", "wordfreq", "msgpack", "scipy", "msgspec"}),
           no_stdlib=IO_STDLIB, no_modules=IMPURE_CORE),
     Layer("simulator", frozenset({"core", "simulator", "aiohttp", "yaml", "msgspec"}), no_modules=IMPURE_CORE),
     Layer("probes", frozenset({"core", "judge", "probes", "simulator", "httpx", "httpcore", "pytest", "_pytest",
@@ -126,7 +127,8 @@ def test_every_layer_of_architecture_md_is_checked() -> None:
     ("judge", "judge/bad.py", "from core.store import atomic_write_text\n", "only the pure part of core/"),
     ("judge", "judge/sub/bad.py", "from ...canary import cli\n", "judge/sub/bad.py:1 imports canary"),
     ("core", "core/bad.py", "import yaml\n", "core/bad.py:1 imports yaml: only core/config.py may import yaml"),
-    ("core", "core/bad.py", "from judge.replies.verdict import Verdict\n", "core/bad.py:1 imports judge.replies.verdict"),
+    ("core", "core/bad.py", "from judge.replies.verdict import Verdict\n",
+     "core/bad.py:1 imports judge.replies.verdict"),
     ("simulator", "simulator/bad.py", "from probes import client\n", "simulator/bad.py:1 imports probes"),
     ("probes", "probes/round/engine.py", "from core.config import Config\nfrom canary.config import X\n",
      "probes/round/engine.py:2 imports canary.config"),
@@ -162,7 +164,8 @@ def test_the_http_client_and_the_round_do_not_import_pytest_or_the_adapter(layer
 
 
 def test_the_round_check_can_fail() -> None:
-    found = offences(PROBES_INNER[1], {"probes/round/bad.py": "import pytest\nfrom probes.pytest_plugin import hooks\n"})
+    bad = {"probes/round/bad.py": "import pytest\nfrom probes.pytest_plugin import hooks\n"}
+    found = offences(PROBES_INNER[1], bad)
     assert len(found) == 2 and "probes/round/bad.py:1 imports pytest" in found[0], found
     assert "probes/round/bad.py:2 imports probes.pytest_plugin: probes/round/ must not import" in found[1], found
 
@@ -214,7 +217,8 @@ def test_the_command_check_names_the_file_and_line_of_a_command_importing_anothe
 
 
 # Inside judge/: a reply is judged without the rules that act on it (the two packages of judge/).
-JUDGE_REPLIES = Layer("judge/replies", frozenset({"core", "judge", "jsonschema", "lingua", "ftfy", "wordfreq", "msgpack"}),
+JUDGE_REPLIES = Layer("judge/replies",
+                      frozenset({"core", "judge", "jsonschema", "lingua", "ftfy", "wordfreq", "msgpack"}),
                       no_modules=frozenset({"judge.suspension"}))
 
 
@@ -362,7 +366,8 @@ def refusal_offences(files: dict[str, str], errors: frozenset[str]) -> list[str]
             if not isinstance(node, ast.ExceptHandler) or node.type is None:
                 continue
             named = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
-            caught = [n.id if isinstance(n, ast.Name) else n.attr for n in named if isinstance(n, ast.Name | ast.Attribute)]
+            caught = [n.id if isinstance(n, ast.Name) else n.attr
+                      for n in named if isinstance(n, ast.Name | ast.Attribute)]
             ours = sorted(set(caught) & errors - VERDICTS.get(file, frozenset()))
             exits = [r for r in ast.walk(node) if isinstance(r, ast.Return) and r.value is not None
                      and not (isinstance(r.value, ast.Constant) and r.value.value is None)]

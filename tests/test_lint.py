@@ -1,4 +1,4 @@
-"""Lint of the whole tree with pyproject's rule sets: pyflakes, bugbear, import order, pyupgrade."""
+"""Lint of the whole tree with pyproject's rule sets: pyflakes, bugbear, import order, pyupgrade, line length."""
 
 from __future__ import annotations
 

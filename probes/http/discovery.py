@@ -4,10 +4,10 @@ Policy: discovery either returns a list that is entirely trustworthy or raises D
 A list that "looks fine" while an endpoint was silently dropped would let a broken host go
 unprobed forever, so nothing is dropped quietly.
 
-Hostile or broken tags are **rejected**, never repaired into something routable: the tag becomes a pytest node id, a file
-name in reports, an entry of `provider.ignore` and a line in a commit message, so a tag with a
-newline, a control character, `..`, a leading `/`, whitespace or anything outside
-`[A-Za-z0-9._-]` segments joined by `/` is refused with a message naming the
+Hostile or broken tags are **rejected**, never repaired into something routable: the tag becomes a
+pytest node id, a file name in reports, an entry of `provider.ignore` and a line in a commit
+message, so a tag with a newline, a control character, `..`, a leading `/`, whitespace or anything
+outside `[A-Za-z0-9._-]` segments joined by `/` is refused with a message naming the
 entry (repr-escaped, cut short). OpenRouter's real tags (`deepinfra/fp8`,
 `google-vertex/us-east5`) all fit. The round (probes/round/planning.py) drops and reports such
 entries and probes the model's others; only a listing with no usable entry fails the model
@@ -95,7 +95,8 @@ def parse_endpoints(model: str, body: Any) -> list[Endpoint]:
         # matches provider names (case-insensitively): probed and excluded twice, counted twice.
         twin = found.get(endpoint.provider.casefold())
         if twin is not None:
-            same = "duplicate tag" if twin.provider == endpoint.provider else f"tag differs only by case from {twin.provider!r}:"
+            same = ("duplicate tag" if twin.provider == endpoint.provider
+                    else f"tag differs only by case from {twin.provider!r}:")
             problems.append(f"entry {i}: {same} {endpoint.provider!r}")
             continue
         found[endpoint.provider.casefold()] = endpoint

@@ -60,7 +60,9 @@ class ReasoningBudget:
         return self.always or endpoint.thinking_mandatory or endpoint.thinks_by_default is not False
 
 
-def reasoning_request(endpoint: Endpoint, budget: ReasoningBudget | None, answer_tokens: int) -> tuple[int, dict[str, Any]]:
+def reasoning_request(
+    endpoint: Endpoint, budget: ReasoningBudget | None, answer_tokens: int
+) -> tuple[int, dict[str, Any]]:
     """(completion cap, reasoning fields of the body) for one request to `endpoint`.
 
     Only parameters the endpoint lists are sent (require_parameters:true would make any other
@@ -277,7 +279,8 @@ def completion_fields(body: Any) -> dict[str, Any] | str:
     return {
         "text": pair_surrogates(message["content"]) if isinstance(message.get("content"), str) else "",
         "reasoning_text": pair_surrogates(message["reasoning"]) if isinstance(message.get("reasoning"), str) else "",
-        "reasoning_seen": isinstance(message, dict) and bool(message.get("reasoning") or message.get("reasoning_details")),
+        "reasoning_seen": (isinstance(message, dict)
+                           and bool(message.get("reasoning") or message.get("reasoning_details"))),
         "finish_reason": _str(choice.get("finish_reason")),
         "native_finish_reason": _str(choice.get("native_finish_reason")),
         "usage": Usage.from_wire(body.get("usage")),

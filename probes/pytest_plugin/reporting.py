@@ -1,8 +1,8 @@
 """The round's reports as files: results.json (built by probes/round/record.py), JUnit properties, Allure.
 
-Everything here is either pure (`junit_properties`, `categories`) or writes exactly one file atomically (core/store.py), so a
-reader never sees half a report. The API key never reaches this module: nothing here receives
-Upstream.
+Everything here is either pure (`junit_properties`, `categories`) or writes exactly one file
+atomically (core/store.py), so a reader never sees half a report. The API key never reaches this
+module: nothing here receives Upstream.
 """
 
 from __future__ import annotations

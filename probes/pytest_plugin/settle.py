@@ -95,7 +95,8 @@ def settle(config: pytest.Config, language_server: tuple[str, int, str] | None =
         return RoundSettings(
             role=role, config=canary_config, client=client, plan=RoundPlan.from_json(w["plan"]),
             round_id=w["round_id"], started_at=w["started_at"], upstream=w["upstream"],
-            clock=RoundClock(), controls_source=w["controls_source"], reports=Path(w["reports"]), workers=int(config.workerinput["workercount"]),  # type: ignore[attr-defined]
+            clock=RoundClock(), controls_source=w["controls_source"], reports=Path(w["reports"]),
+            workers=int(config.workerinput["workercount"]),  # type: ignore[attr-defined]
             worker_index=worker_index(config.workerinput["workerid"], int(config.workerinput["workercount"])),  # type: ignore[attr-defined]
             language_server=tuple(w["language_server"]) if w["language_server"] else None,
             alluredir=Path(alluredir) if alluredir else None,

@@ -19,7 +19,8 @@ def render(results: RoundResults) -> list[str]:
         if c.model != model:
             model = c.model
             lines.append(f"{model}")
-            lines.append(f"  {'provider':<{widths[0]}}  {'contract':<{widths[1]}}  {'outcome':<{widths[2]}}  {'ttft':>{widths[3]}}  reason")
+            lines.append(f"  {'provider':<{widths[0]}}  {'contract':<{widths[1]}}  "
+                         f"{'outcome':<{widths[2]}}  {'ttft':>{widths[3]}}  reason")
         ttft = f"{c.ttft_s:.2f}s" if c.ttft_s is not None else "-"
         contract = c.contract + (f" {c.language}" if c.language else "") + (" ctl" if c.control else "")
         reason = " ".join(c.reason.split())

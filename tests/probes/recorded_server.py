@@ -117,7 +117,8 @@ def load_interactions(files: list[Path]) -> list[Interaction]:
             body = raw.encode("utf-8") if isinstance(raw, str) else json.dumps(resp["parsed_body"]).encode("utf-8")
             ctype = _header(resp.get("headers") or {}, "content-type") or "application/json"
             request = req.get("parsed_body") or json.loads((req.get("body") or {}).get("string") or "{}")
-            out.append(Interaction(path.stem, i, request, int(resp["status"]["code"]), ctype, body, isinstance(raw, str)))
+            status = int(resp["status"]["code"])
+            out.append(Interaction(path.stem, i, request, status, ctype, body, isinstance(raw, str)))
     return out
 
 

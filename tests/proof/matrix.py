@@ -150,7 +150,8 @@ OPTIONAL_MATRIX: dict[str, tuple[dict[str, Any], dict[str, str], str]] = {
                          "valid calls ending with finish_reason `stop`: a note, not a failure"),
     "tool_prose": ({}, optional_row(I, P, P),
                    "prose instead of a call on all 3 attempts: inconclusive here; the judge fails it only when "
-                   "every attempt was prose and most peers called the tool that round (judge/suspension/tool_prose.py)"),
+                   "every attempt was prose and most peers called the tool that round "
+                   "(judge/suspension/tool_prose.py)"),
     "stop_ignored": ({}, optional_row(P, F, P), "the count runs past the stop string (`stop_ignored`)"),
     "stop_echoed": ({}, optional_row(P, F, P), "the reply ends with the stop string (`stop_echoed`)"),
     "fidelity_errors": ({"share": 1.0}, optional_row(P, P, I),
@@ -228,7 +229,8 @@ def render() -> str:
         "",
         f"Round settings: first-token threshold {TTFT_SECONDS:g} s, request deadline {DEADLINE_SECONDS:g} s,",
         f"`slow_first_token` at {SLOW_DELAY_MS} ms, the refusal probe verified by a filtering control host.",
-        "Regenerate: `python -c \"import sys; sys.path[:0]=['tests/proof']; import matrix; print(matrix.render(), end='')\" > docs/fault-matrix.md`",
+        "Regenerate: `python -c \"import sys; sys.path[:0]=['tests/proof']; import matrix; "
+        "print(matrix.render(), end='')\" > docs/fault-matrix.md`",
         "",
     ]
     return "\n".join(lines)

@@ -111,7 +111,8 @@ def test_the_matrix_round_completes_with_its_probe_verified(matrix_round: ProbeR
 def test_each_fault_gives_the_expected_outcome_on_each_contract(matrix_round: ProbeRun, fault: str,
                                                                  contract: str) -> None:
     expected = MATRIX[fault][1][contract]
-    case = next(c for c in matrix_round.results["cases"] if c["provider"] == tag_of(fault) and c["contract"] == contract)
+    case = next(c for c in matrix_round.results["cases"]
+                if c["provider"] == tag_of(fault) and c["contract"] == contract)
     assert case["outcome"] == expected, case["reason"]
 
 
@@ -158,7 +159,9 @@ def test_a_moderation_block_names_its_categories_and_counts_as_a_refusal(matrix_
     assert all(a["error_kind"] == "moderation" for c in _cases(matrix_round, "moderation") for a in c["attempts"])  # type: ignore[attr-defined]
 
 
-def test_a_connection_lost_before_the_first_byte_is_retried_once_and_both_requests_count(matrix_round: ProbeRun) -> None:
+def test_a_connection_lost_before_the_first_byte_is_retried_once_and_both_requests_count(
+    matrix_round: ProbeRun,
+) -> None:
     cases = _cases(matrix_round, "reset_before_response")
     assert cases and all(c["requests"] == 2 for c in cases)  # one attempt each, two HTTP requests
     usage = matrix_round.results["usage"]

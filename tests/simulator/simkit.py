@@ -17,7 +17,9 @@ KEY = {"Authorization": "Bearer sk-or-test-key-0123456789"}
 FAST = {"ttft_ms": 0, "tokens_per_second": 100000}
 
 
-def chat_body(tag: str | None = None, *, language: str = "Portuguese", stream: bool = True, **extra: Any) -> dict[str, Any]:
+def chat_body(
+    tag: str | None = None, *, language: str = "Portuguese", stream: bool = True, **extra: Any
+) -> dict[str, Any]:
     """A probe-like request, pinned to `tag` with fallbacks off when a tag is given."""
     body: dict[str, Any] = {
         "model": MODEL,
@@ -66,7 +68,10 @@ class StreamResult:
 
 def stream_chat(base_url: str, body: dict[str, Any], timeout: float = 20.0) -> StreamResult:
     started = time.monotonic()
-    with httpx.Client(timeout=timeout) as client, client.stream("POST", f"{base_url}/chat/completions", json=body, headers=KEY) as resp:
+    with (
+        httpx.Client(timeout=timeout) as client,
+        client.stream("POST", f"{base_url}/chat/completions", json=body, headers=KEY) as resp,
+    ):
         result = StreamResult(resp.status_code, resp.headers)
         if resp.status_code != 200:
             resp.read()
@@ -80,7 +85,8 @@ def stream_chat(base_url: str, body: dict[str, Any], timeout: float = 20.0) -> S
                     result.done = True
                 elif line.startswith("data: "):
                     chunk = json.loads(line[6:])
-                    if result.first_content_s is None and any(c["delta"].get("content") for c in chunk.get("choices", [])):
+                    has_text = any(c["delta"].get("content") for c in chunk.get("choices", []))
+                    if result.first_content_s is None and has_text:
                         result.first_content_s = time.monotonic() - started
                     result.chunks.append(chunk)
         except httpx.RemoteProtocolError:
@@ -96,7 +102,8 @@ def one_endpoint_scenario(faults: dict[str, Any] | None = None, **behaviour: Any
         "models": [{
             "id": MODEL,
             "endpoints": [
-                {"tag": "test/fp8", "provider_name": "Testhost", "behaviour": {**FAST, **behaviour, "faults": faults or {}}},
+                {"tag": "test/fp8", "provider_name": "Testhost",
+                 "behaviour": {**FAST, **behaviour, "faults": faults or {}}},
                 {"tag": "spare/fp8", "provider_name": "Sparehost", "behaviour": dict(FAST)},
             ],
         }],

@@ -55,7 +55,8 @@ def test_python_m_simulator_prints_its_base_url_first_and_exits_cleanly_on_sigte
 
 def test_canary_sim_serves_the_default_scenario_and_exits_cleanly_on_sigint():
     with serving("-m", "canary", "sim", "--port", "0", "--seed", "1") as (proc, base_url):
-        tags = [e["tag"] for e in httpx.get(f"{base_url}/models/{MODEL}/endpoints", headers=KEY).json()["data"]["endpoints"]]
+        listing = httpx.get(f"{base_url}/models/{MODEL}/endpoints", headers=KEY).json()
+        tags = [e["tag"] for e in listing["data"]["endpoints"]]
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=20)
 
@@ -72,7 +73,8 @@ def test_canary_sim_is_registered_with_the_same_options():
 
 def test_a_bad_scenario_file_stops_the_command_with_the_file_and_key(tmp_path, capsys):
     bad = tmp_path / "bad.yaml"
-    bad.write_text(f"models:\n  - id: {MODEL}\n    endpoints: [{{tag: a/b, behaviour: {{faults: {{hang: {{rate: 2}}}}}}}}]\n")
+    bad.write_text(f"models:\n  - id: {MODEL}\n"
+                   "    endpoints: [{tag: a/b, behaviour: {faults: {hang: {rate: 2}}}}]\n")
 
     code = run(build_parser().parse_args(["sim", "--scenario", str(bad)]))
 

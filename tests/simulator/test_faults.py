@@ -142,7 +142,8 @@ def test_content_filter_finishes_with_content_filter(simulate):
     result = stream_chat(sim.base_url, chat_body("test/fp8"))
 
     assert result.finish_reason == "content_filter" and result.done
-    assert result.chunks[-1]["usage"]["completion_tokens"] == len(result.text.encode()) // 4 + (len(result.text.encode()) % 4 > 0)
+    size = len(result.text.encode())
+    assert result.chunks[-1]["usage"]["completion_tokens"] == size // 4 + (size % 4 > 0)
 
 
 def test_empty_reply_finishes_normally_with_no_text(simulate):
@@ -335,8 +336,10 @@ def test_thinking_streams_readable_reasoning_before_the_answer_and_bills_it(simu
 
     thought, details = _reasoning_of(result.chunks)
     assert thought and all(d["type"] == "reasoning.text" for d in details)
-    first_reasoning = next(i for i, c in enumerate(result.chunks) if c.get("choices") and c["choices"][0]["delta"].get("reasoning"))
-    first_text = next(i for i, c in enumerate(result.chunks) if c.get("choices") and c["choices"][0]["delta"].get("content"))
+    first_reasoning = next(i for i, c in enumerate(result.chunks)
+                           if c.get("choices") and c["choices"][0]["delta"].get("reasoning"))
+    first_text = next(i for i, c in enumerate(result.chunks)
+                      if c.get("choices") and c["choices"][0]["delta"].get("content"))
     assert first_reasoning < first_text and result.finish_reason == "stop" and result.text
     usage = _usage(result)
     assert usage["completion_tokens_details"]["reasoning_tokens"] == 60

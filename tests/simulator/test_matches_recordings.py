@@ -85,7 +85,8 @@ def test_simulated_stream_chunks_have_the_recorded_shape(shape: str) -> None:
     assert USAGE_KEYS <= set(usage) <= usage_keys, sorted(set(usage) - usage_keys)
     assert all(isinstance(usage[k], int) and not isinstance(usage[k], bool)
                for k in ("prompt_tokens", "completion_tokens", "total_tokens"))
-    assert isinstance(usage["cost"], (int, float)) and usage["total_tokens"] == usage["prompt_tokens"] + usage["completion_tokens"]
+    assert isinstance(usage["cost"], (int, float))
+    assert usage["total_tokens"] == usage["prompt_tokens"] + usage["completion_tokens"]
     # As recorded: the finish arrives on a chunk with an empty content delta, before the usage chunk.
     finish = body[-1]["choices"][0]
     assert finish["finish_reason"] and finish["delta"].get("content") == ""
@@ -97,7 +98,8 @@ def test_each_recorded_usage_chunk_shape_is_one_the_simulator_can_emit() -> None
     assert real_usage and {usage_shape(c) for c in real_usage} <= set(SHAPES)
     for chunk in real_usage:
         sim_usage = simulated(usage_shape(chunk))[-1]
-        assert [set(ch) - {"logprobs"} for ch in chunk["choices"]] == [set(ch) - {"logprobs"} for ch in sim_usage["choices"]]
+        assert ([set(ch) - {"logprobs"} for ch in chunk["choices"]]
+                == [set(ch) - {"logprobs"} for ch in sim_usage["choices"]])
         assert [ch["finish_reason"] for ch in chunk["choices"]] == [ch["finish_reason"] for ch in sim_usage["choices"]]
 
 
@@ -119,5 +121,6 @@ def test_a_simulated_encrypted_reasoning_chunk_has_the_recorded_shape() -> None:
     assert [set(d) for d in delta["reasoning_details"]] == [set(d) for d in real_delta["reasoning_details"]]
     assert [d["type"] for d in delta["reasoning_details"]] == [d["type"] for d in real_delta["reasoning_details"]]
     # Reasoning comes before the answer text, as recorded.
-    first_text = next(i for i, c in enumerate(result.chunks) if c.get("choices") and c["choices"][0]["delta"].get("content"))
+    first_text = next(i for i, c in enumerate(result.chunks)
+                      if c.get("choices") and c["choices"][0]["delta"].get("content"))
     assert result.chunks.index(chunk) < first_text

@@ -24,7 +24,10 @@ from simulator.request import parse_chat_request
 
 SCHEMA = {
     "type": "object",
-    "properties": {"reply": {"type": "string", "maxLength": 80}, "trust": {"type": "integer", "minimum": 0, "maximum": 10}},
+    "properties": {
+        "reply": {"type": "string", "maxLength": 80},
+        "trust": {"type": "integer", "minimum": 0, "maximum": 10},
+    },
     "required": ["reply", "trust"],
     "additionalProperties": False,
 }
@@ -52,7 +55,8 @@ def test_json_object_mode_returns_a_json_object(healthy):
 
 
 def test_usage_cost_follows_the_serving_endpoints_per_token_prices(healthy):
-    body = httpx.post(f"{healthy.base_url}/chat/completions", json=chat_body("borealis/bf16", stream=False), headers=KEY).json()
+    plain = chat_body("borealis/bf16", stream=False)
+    body = httpx.post(f"{healthy.base_url}/chat/completions", json=plain, headers=KEY).json()
 
     usage = body["usage"]
     expected = Decimal("0.00000028") * usage["prompt_tokens"] + Decimal("0.00000114") * usage["completion_tokens"]

@@ -83,11 +83,13 @@ def test_only_restricts_routing_to_the_listed_endpoints(simulate):
 
 
 def test_a_base_slug_matches_every_variant_of_that_provider(simulate):
-    sim = simulate(four_hosts(**{"aurora/fp8": {"behaviour": {**FAST, "faults": {"http_error": {"rate": 1.0, "status": 503}}}}}))
+    failing = {"behaviour": {**FAST, "faults": {"http_error": {"rate": 1.0, "status": 503}}}}
+    sim = simulate(four_hosts(**{"aurora/fp8": failing}))
 
     # aurora/fp8 fails; the base slug also allows aurora/bf16, which then serves.
     assert served_by(sim.base_url, {"order": ["aurora"], "only": ["aurora"]}) == "Aurora"
-    response = post(sim.base_url, {**chat_body(), "provider": {"only": ["aurora"], "ignore": ["aurora/bf16"], "allow_fallbacks": False}})
+    provider = {"only": ["aurora"], "ignore": ["aurora/bf16"], "allow_fallbacks": False}
+    response = post(sim.base_url, {**chat_body(), "provider": provider})
     assert response.status_code == 503
 
 
@@ -99,7 +101,8 @@ def test_require_parameters_excludes_an_endpoint_that_does_not_list_response_for
     response = post(sim.base_url, pinned)
 
     assert response.status_code == 404
-    assert response.json()["error"] == {"code": 404, "message": "No allowed providers are available for the selected model."}
+    assert response.json()["error"] == {
+        "code": 404, "message": "No allowed providers are available for the selected model."}
 
 
 def test_require_parameters_keeps_an_endpoint_that_lists_every_requested_parameter(simulate):
@@ -118,7 +121,8 @@ def test_an_unknown_model_gets_no_endpoints_found(healthy):
     assert response.json()["user_id"]
 
 
-@pytest.mark.parametrize("headers", [None, {"Authorization": "Bearer"}, {"Authorization": "Basic abc"}], ids=["missing", "empty", "not-bearer"])
+@pytest.mark.parametrize("headers", [None, {"Authorization": "Bearer"}, {"Authorization": "Basic abc"}],
+                         ids=["missing", "empty", "not-bearer"])
 def test_a_request_without_a_bearer_key_is_refused_with_401(healthy, headers):
     response = post(healthy.base_url, chat_body(), headers=headers)
     listing = httpx.get(f"{healthy.base_url}/models", headers=headers)

@@ -72,14 +72,17 @@ def broken(path: list, value: object) -> dict:
     return data
 
 
+FIRST_FAULTS = ["models", 0, "endpoints", 0, "behaviour", "faults"]  # the first endpoint's faults
+
+
 @pytest.mark.parametrize(
     ("path", "value", "named"),
     [
-        (["models", 0, "endpoints", 0, "behaviour", "faults", "refusal", "rate"], 1.5, "models[0].endpoints[0].behaviour.faults.refusal.rate"),
-        (["models", 0, "endpoints", 0, "behaviour", "faults", "shouting"], {"rate": 1}, "models[0].endpoints[0].behaviour.faults.shouting"),
-        (["models", 0, "endpoints", 0, "behaviour", "faults", "http_error"], {"status": 200}, "faults.http_error.status"),
-        (["models", 0, "endpoints", 0, "behaviour", "faults", "mix_language"], {"with": "xx"}, "faults.mix_language.with"),
-        (["models", 0, "endpoints", 0, "behaviour", "faults", "empty_reply"], {"rate": 0.8}, "models[0].endpoints[0].behaviour.faults"),
+        ([*FIRST_FAULTS, "refusal", "rate"], 1.5, "models[0].endpoints[0].behaviour.faults.refusal.rate"),
+        ([*FIRST_FAULTS, "shouting"], {"rate": 1}, "models[0].endpoints[0].behaviour.faults.shouting"),
+        ([*FIRST_FAULTS, "http_error"], {"status": 200}, "faults.http_error.status"),
+        ([*FIRST_FAULTS, "mix_language"], {"with": "xx"}, "faults.mix_language.with"),
+        ([*FIRST_FAULTS, "empty_reply"], {"rate": 0.8}, "models[0].endpoints[0].behaviour.faults"),
         (["models", 0, "endpoints", 0, "behaviour", "ttft_ms"], "fast", "models[0].endpoints[0].behaviour.ttft_ms"),
         (["models", 0, "endpoints", 0, "pricing"], {"prompt": 0.0000001}, "models[0].endpoints[0].pricing.prompt"),
         (["models", 0, "endpoints", 0, "tagg"], "x", "models[0].endpoints[0].tagg"),
@@ -102,7 +105,8 @@ def test_a_bad_value_is_reported_with_the_source_and_the_key(path, value, named)
 
 def test_a_bad_scenario_file_names_the_file(tmp_path):
     file = tmp_path / "broken.yaml"
-    file.write_text("models:\n  - id: " + MODEL + "\n    endpoints:\n      - tag: a/b\n        behaviour: {tokens_per_second: 0}\n")
+    file.write_text("models:\n  - id: " + MODEL + "\n    endpoints:\n"
+                    "      - tag: a/b\n        behaviour: {tokens_per_second: 0}\n")
 
     with pytest.raises(ScenarioError, match=r"broken\.yaml: models\[0\]\.endpoints\[0\]\.behaviour\.tokens_per_second"):
         load_scenario(file)

@@ -15,14 +15,22 @@ PHRASES = list(load_bank("pt").sentences)
 SCHEMAS = {
     "flat": {
         "type": "object",
-        "properties": {"name": {"type": "string", "maxLength": 20}, "ok": {"type": "boolean"}, "n": {"type": "number", "minimum": 1, "maximum": 2}},
+        "properties": {
+            "name": {"type": "string", "maxLength": 20},
+            "ok": {"type": "boolean"},
+            "n": {"type": "number", "minimum": 1, "maximum": 2},
+        },
         "required": ["name", "ok", "n"],
         "additionalProperties": False,
     },
     "nested": {
         "type": "object",
         "properties": {
-            "scene": {"type": "object", "properties": {"place": {"type": "string", "minLength": 200}, "mood": {"enum": ["a", "b"]}}, "required": ["place", "mood"]},
+            "scene": {
+                "type": "object",
+                "properties": {"place": {"type": "string", "minLength": 200}, "mood": {"enum": ["a", "b"]}},
+                "required": ["place", "mood"],
+            },
             "lines": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 4},
             "age": {"type": ["integer", "null"], "exclusiveMinimum": 17, "exclusiveMaximum": 20},
         },
@@ -31,7 +39,11 @@ SCHEMAS = {
     "refs": {
         "$defs": {"who": {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}},
         "type": "object",
-        "properties": {"who": {"$ref": "#/$defs/who"}, "kind": {"const": "npc"}, "alt": {"anyOf": [{"type": "string"}, {"type": "null"}]}},
+        "properties": {
+            "who": {"$ref": "#/$defs/who"},
+            "kind": {"const": "npc"},
+            "alt": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+        },
         "required": ["who", "kind"],
     },
 }  # fmt: skip

@@ -1,5 +1,6 @@
-"""The contracts (the four, and the optional stop and fidelity). Each module has one `async def probe(client, endpoint, settings, case)`
-returning a ProbedCase; the helpers here turn one ChatResult into a ProbedAttempt the same way for all.
+"""The contracts (the four, and the optional stop and fidelity). Each module has one
+`async def probe(client, endpoint, settings, case)` returning a ProbedCase; the helpers here turn
+one ChatResult into a ProbedAttempt the same way for all.
 
 Outcome rules shared by every contract (why they are here and not in each module):
 - only a COMPLETED generation is judged; a TRANSPORT_ERROR is `transport_error` (it freezes the
@@ -216,7 +217,8 @@ def strict_majority(attempts: tuple[ProbedAttempt, ...]) -> tuple[Outcome, str] 
     if len(fails) >= need:
         return Outcome.FAIL, f"{fails[0].reason} (confirmed: {tally(attempts)})"
     if len(passes) >= need:
-        return Outcome.PASS, f"anomaly not confirmed: {len(passes)} of {len(attempts)} passed (first: {attempts[0].reason})"
+        return Outcome.PASS, (f"anomaly not confirmed: {len(passes)} of {len(attempts)} passed "
+                              f"(first: {attempts[0].reason})")
     return None
 
 

@@ -47,8 +47,9 @@ def judge(result: ChatResult, threshold: float) -> Verdict | None:
         return Verdict(Outcome.FAIL, f"first token after {result.ttft_s:.2f} s > {threshold:g} s")
     stream_open = result.http_status == 200
     if stream_open and result.total_s >= threshold:
+        how_it_ended = result.error_kind.value if result.error_kind else "ended"
         return Verdict(Outcome.FAIL, f"no text within {threshold:g} s (stream open, "
-                               f"{result.error_kind.value if result.error_kind else 'ended'} after {result.total_s:.1f} s)")
+                                     f"{how_it_ended} after {result.total_s:.1f} s)")
     if result.completed:
         return Verdict(Outcome.INCONCLUSIVE, "completed without any text: not a latency verdict")
     return None

@@ -160,7 +160,8 @@ async def probe_weakness(settings: ContractSettings, model: str) -> str | None:
         return f"probe weak: control {', '.join(missed)} passed"
     if any(c.raw_outcome is Outcome.FAIL for c in controls):
         return None
-    unverified = [f"{c.record.provider} {c.outcome.value}" for c in controls] + list(settings.missing_controls.get(model, ()))
+    unverified = [f"{c.record.provider} {c.outcome.value}" for c in controls]
+    unverified += settings.missing_controls.get(model, ())
     return f"probe unverified: control {', '.join(unverified)}" if unverified else None
 
 

@@ -80,7 +80,8 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
         else:
             attempt = attempt_from(result, endpoint, found.verdict if found else None, msgs)
         if found is not None and found.notes:
-            attempt = ProbedAttempt(attempt.record, replace(attempt.extras, notes=(*attempt.extras.notes, *found.notes)))
+            notes = (*attempt.extras.notes, *found.notes)
+            attempt = ProbedAttempt(attempt.record, replace(attempt.extras, notes=notes))
         if result.tool_calls:  # the calls as sent, after any text: Allure's reply and results.json's excerpt
             attempt = attempt.with_text("\n".join((attempt.text, *map(shown, result.tool_calls))).strip())
         return attempt, result.classification is Classification.AUTH_ERROR
@@ -107,5 +108,5 @@ def majority(attempts: tuple[ProbedAttempt, ...]) -> tuple[Outcome, str]:
     if len(prose) >= len(attempts) // 2 + 1:
         # Keeps the prose prefix: judge/suspension/tool_prose.py reads it against the peers.
         return Outcome.INCONCLUSIVE, f"{prose[0].reason} ({len(prose)} of {len(attempts)} attempts answered in prose)"
-    return Outcome.INCONCLUSIVE, (f"tools: anomaly unresolved: {tally(attempts)}, {passes} passed, {len(prose)} in prose "
-                                  f"(first: {attempts[0].reason})")
+    return Outcome.INCONCLUSIVE, (f"tools: anomaly unresolved: {tally(attempts)}, {passes} passed, "
+                                  f"{len(prose)} in prose (first: {attempts[0].reason})")

@@ -26,7 +26,8 @@ SECRET = "sk-or-v1-SENTINEL-client-4f1c9e0d7b"
 MODEL = "acme/model-x"
 MESSAGES = [{"role": "user", "content": "Continue the scene: the innkeeper greets the traveller at the door."}]
 SCHEMA = {"type": "json_schema", "json_schema": {"name": "scene", "strict": True, "schema": {
-    "type": "object", "properties": {"reply": {"type": "string"}}, "required": ["reply"], "additionalProperties": False}}}
+    "type": "object", "properties": {"reply": {"type": "string"}}, "required": ["reply"],
+    "additionalProperties": False}}}
 
 
 def spec(tag: str, faults: dict[str, Any] | None = None, *, ttft_ms: float = 30, **extra: Any) -> dict[str, Any]:
@@ -73,7 +74,8 @@ def test_a_pinned_request_lands_on_the_tag_and_carries_the_exact_pin() -> None:
     assert "models" not in body and body["model"] == MODEL and body["stream"] is True
     assert result.usage is not None and result.usage.completion_tokens > 0 and result.usage.cost_usd
     assert result.generation_id and result.keepalives >= 1 and result.chunks >= 3
-    assert result.ttft_s is not None and result.first_event_s is not None and result.first_event_s <= result.ttft_s <= result.total_s
+    assert result.ttft_s is not None and result.first_event_s is not None
+    assert result.first_event_s <= result.ttft_s <= result.total_s
 
 
 def test_optional_parameters_the_endpoint_does_not_list_are_left_out_of_the_pinned_request() -> None:
@@ -86,7 +88,8 @@ def test_optional_parameters_the_endpoint_does_not_list_are_left_out_of_the_pinn
 def test_a_response_format_the_endpoint_lacks_makes_the_pin_unroutable_which_freezes() -> None:
     with upstream(spec("aurora/fp8", supported_parameters=["max_tokens", "temperature"])) as sim:
         result = chat(sim, response_format=SCHEMA)
-    assert (result.classification, result.error_kind, result.http_status) == (Classification.TRANSPORT_ERROR, ErrorKind.HTTP_4XX, 404)
+    assert (result.classification, result.error_kind, result.http_status) == (
+        Classification.TRANSPORT_ERROR, ErrorKind.HTTP_4XX, 404)
 
 
 QUALITY_FAULTS = {  # the host answered: a completed generation, judged later by the contracts
@@ -148,14 +151,16 @@ def test_a_truncated_stream_is_a_transport_error_that_keeps_the_text_so_far() ->
 def test_an_http_error_of_the_pinned_host_is_a_transport_error(status: int, kind: ErrorKind) -> None:
     with upstream(spec("aurora/fp8", {"http_error": {"rate": 1, "status": status}})) as sim:
         result = chat(sim)
-    assert (result.classification, result.error_kind, result.http_status) == (Classification.TRANSPORT_ERROR, kind, status)
+    assert (result.classification, result.error_kind, result.http_status) == (
+        Classification.TRANSPORT_ERROR, kind, status)
     assert result.error_message and str(status) in result.error_message
 
 
 def test_a_hang_is_a_no_headers_transport_error_within_the_deadline() -> None:
     with upstream(spec("aurora/fp8", {"hang": {"rate": 1}})) as sim:
         result = chat(sim, deadline=1.0)
-    assert (result.classification, result.error_kind, result.http_status) == (Classification.TRANSPORT_ERROR, ErrorKind.NO_HEADERS, None)
+    assert (result.classification, result.error_kind, result.http_status) == (
+        Classification.TRANSPORT_ERROR, ErrorKind.NO_HEADERS, None)
     # No upper bound on time (timings are measured, not asserted): the hang never ends, so only the
     # client's own deadline can produce NO_HEADERS here.
     assert result.total_s >= 1.0
@@ -186,14 +191,16 @@ def test_measured_ttft_never_reads_below_the_injected_delay(delay_ms: int) -> No
 def test_a_slow_first_token_past_the_deadline_is_a_deadline_error_after_the_headers() -> None:
     with upstream(spec("aurora/fp8", {"slow_first_token": {"rate": 1, "delay_ms": 5000}})) as sim:
         result = chat(sim, deadline=1.0)
-    assert (result.classification, result.error_kind, result.http_status) == (Classification.TRANSPORT_ERROR, ErrorKind.DEADLINE, 200)
+    assert (result.classification, result.error_kind, result.http_status) == (
+        Classification.TRANSPORT_ERROR, ErrorKind.DEADLINE, 200)
     assert result.keepalives >= 1 and result.text == ""
 
 
 def test_without_a_key_the_upstream_refusal_is_an_auth_error() -> None:
     with upstream(spec("aurora/fp8")) as sim:
         result = chat(sim, key=None)
-    assert (result.classification, result.error_kind, result.http_status) == (Classification.AUTH_ERROR, ErrorKind.AUTH, 401)
+    assert (result.classification, result.error_kind, result.http_status) == (
+        Classification.AUTH_ERROR, ErrorKind.AUTH, 401)
 
 
 def test_a_closed_port_is_a_connect_error() -> None:
@@ -203,7 +210,8 @@ def test_a_closed_port_is_a_connect_error() -> None:
     endpoint = Endpoint(MODEL, "aurora/fp8", "Aurora", None, ("max_tokens",), 0.0, 0.0, None, None, 0)
 
     async def go() -> ChatResult:
-        async with PinnedClient(Upstream(base_url=f"http://127.0.0.1:{port}/api/v1", api_key=SECRET), deadline_s=2) as c:
+        upstream = Upstream(base_url=f"http://127.0.0.1:{port}/api/v1", api_key=SECRET)
+        async with PinnedClient(upstream, deadline_s=2) as c:
             return await c.chat(endpoint, MESSAGES, max_tokens=10)
 
     result = asyncio.run(go())
@@ -223,13 +231,15 @@ def test_a_non_streamed_request_completes_without_a_ttft() -> None:
 def test_a_non_streamed_error_inside_a_200_body_is_error_body_200(shape: str) -> None:
     with upstream(spec("aurora/fp8", {"mid_stream_error": {"rate": 1, "shape": shape}})) as sim:
         result = chat(sim, stream=False)
-    assert (result.classification, result.error_kind, result.http_status) == (Classification.TRANSPORT_ERROR, ErrorKind.ERROR_BODY_200, 200)
+    assert (result.classification, result.error_kind, result.http_status) == (
+        Classification.TRANSPORT_ERROR, ErrorKind.ERROR_BODY_200, 200)
 
 
 def test_a_non_streamed_body_cut_in_the_middle_is_a_transport_error() -> None:
     with upstream(spec("aurora/fp8", {"truncated_stream": {"rate": 1}})) as sim:
         result = chat(sim, stream=False)
-    assert result.classification is Classification.TRANSPORT_ERROR and result.error_kind in (ErrorKind.STREAM_CUT, ErrorKind.MALFORMED_STREAM)
+    assert result.classification is Classification.TRANSPORT_ERROR
+    assert result.error_kind in (ErrorKind.STREAM_CUT, ErrorKind.MALFORMED_STREAM)
 
 
 def test_the_per_provider_cap_serialises_requests_to_one_tag() -> None:

@@ -45,13 +45,16 @@ def ok_stream(*middle: bytes) -> Script:
     return [head(), b": OPENROUTER PROCESSING\n\n", chunk(""), *middle, sse("[DONE]")]
 
 
-async def serve(script: Script, body: Callable[[PinnedClient], Awaitable[ChatResult]], deadline: float = 2.0) -> ChatResult:
+async def serve(
+    script: Script, body: Callable[[PinnedClient], Awaitable[ChatResult]], deadline: float = 2.0
+) -> ChatResult:
     writers: list[asyncio.StreamWriter] = []
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         writers.append(writer)
         headers = await reader.readuntil(b"\r\n\r\n")
-        length = next((int(line.split(b":")[1]) for line in headers.split(b"\r\n") if line.lower().startswith(b"content-length")), 0)
+        length = next((int(line.split(b":")[1]) for line in headers.split(b"\r\n")
+                       if line.lower().startswith(b"content-length")), 0)
         await reader.readexactly(length)
         for step in script:
             if step is HANG:
@@ -123,7 +126,8 @@ def test_the_last_non_null_finish_reason_wins_over_a_null_usage_chunk() -> None:
 
 def test_a_data_event_that_is_not_json_is_a_malformed_stream_and_keeps_the_text() -> None:
     result = run(ok_stream(chunk("Hel"), b"data: {not json\n\n", chunk("lo", "stop")))
-    assert (result.classification, result.error_kind, result.text) == (Classification.TRANSPORT_ERROR, ErrorKind.MALFORMED_STREAM, "Hel")
+    assert (result.classification, result.error_kind, result.text) == (
+        Classification.TRANSPORT_ERROR, ErrorKind.MALFORMED_STREAM, "Hel")
 
 
 def test_invalid_utf8_in_a_data_event_is_a_malformed_stream() -> None:
@@ -139,8 +143,9 @@ def test_a_json_error_answering_a_stream_request_with_200_is_error_body_200() ->
 
 
 def test_a_choice_level_error_in_a_non_streamed_200_body_is_error_body_200() -> None:
-    body = json.dumps({"provider": "Aurora", "choices": [{"index": 0, "finish_reason": "error", "message": {"content": "par"},
-                                                          "error": {"code": 502, "message": "Provider disconnected"}}]})
+    choice = {"index": 0, "finish_reason": "error", "message": {"content": "par"},
+              "error": {"code": 502, "message": "Provider disconnected"}}
+    body = json.dumps({"provider": "Aurora", "choices": [choice]})
     result = run([head(200, "application/json"), body.encode()], stream=False)
     assert result.error_kind is ErrorKind.ERROR_BODY_200 and "Provider disconnected" in (result.error_message or "")
 
@@ -159,7 +164,8 @@ def test_a_finish_then_a_stall_before_done_is_still_a_completed_generation() -> 
 
 def test_keepalives_trickling_past_the_deadline_are_a_deadline_error_with_the_text_so_far() -> None:
     result = run([head(), chunk("Once"), *[0.2, b": OPENROUTER PROCESSING\n\n"] * 30], deadline=1.0)
-    assert (result.classification, result.error_kind, result.text) == (Classification.TRANSPORT_ERROR, ErrorKind.DEADLINE, "Once")
+    assert (result.classification, result.error_kind, result.text) == (
+        Classification.TRANSPORT_ERROR, ErrorKind.DEADLINE, "Once")
     # The trickle lasts 6 s; DEADLINE (not a stream cut after 6 s) shows the 1 s deadline held.
     assert result.keepalives >= 3 and result.total_s >= 1.0
 
@@ -183,8 +189,10 @@ def test_a_moderation_403_is_the_hosts_policy_answering_not_an_auth_error() -> N
 
 
 def test_hostile_moderation_categories_are_cleaned_and_bounded() -> None:
-    reasons = ["\x1b[31mviolence\x1b[0m", "hate\nmore", "x" * 500, "\u202egnirts", *[f"c{i}" for i in range(10)], 7, None]
-    body = json.dumps({"error": {"code": 403, "message": "flagged", "metadata": {"reasons": reasons, "flagged_input": "."}}})
+    reasons = ["\x1b[31mviolence\x1b[0m", "hate\nmore", "x" * 500, "\u202egnirts",
+               *[f"c{i}" for i in range(10)], 7, None]
+    metadata = {"reasons": reasons, "flagged_input": "."}
+    body = json.dumps({"error": {"code": 403, "message": "flagged", "metadata": metadata}})
     result = run([head(403, "application/json"), body.encode()])
     assert result.classification is Classification.MODERATED
     assert len(result.flagged) == 6 and result.flagged[-1] == "+10 more"
@@ -202,7 +210,8 @@ def test_a_guardrail_403_is_our_own_filter_and_stays_an_auth_error() -> None:
 @pytest.mark.parametrize("status", [401, 402, 403])
 def test_our_key_refused_is_an_auth_error(status: int) -> None:
     result = run([head(status, "application/json"), b'{"error":{"code":%d,"message":"no"}}' % status])
-    assert (result.classification, result.error_kind, result.http_status) == (Classification.AUTH_ERROR, ErrorKind.AUTH, status)
+    assert (result.classification, result.error_kind, result.http_status) == (
+        Classification.AUTH_ERROR, ErrorKind.AUTH, status)
 
 
 def test_an_x_provider_name_header_naming_another_provider_than_the_body_is_a_note_not_a_mismatch() -> None:

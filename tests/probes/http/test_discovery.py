@@ -20,7 +20,8 @@ MODEL = "acme/model-x"
 
 def scenario() -> Any:
     endpoints = [
-        {"tag": "zephyr/fp8", "provider_name": "Zephyr", "pricing": {"prompt": "0.00000014", "completion": "0.00000028"},
+        {"tag": "zephyr/fp8", "provider_name": "Zephyr",
+         "pricing": {"prompt": "0.00000014", "completion": "0.00000028"},
          "supported_parameters": ["max_tokens", "response_format", "structured_outputs"]},
         {"tag": "aurora/bf16", "provider_name": "Aurora", "quantization": "bf16", "max_completion_tokens": 4096},
         {"tag": "gone/fp8", "behaviour": {"available": False}},
@@ -42,7 +43,8 @@ def test_it_lists_the_available_endpoints_sorted_by_tag_with_their_fields() -> N
         (request,) = sim.received
     assert [e.provider for e in found] == ["aurora/bf16", "zephyr/fp8"]
     aurora, zephyr = found
-    assert (aurora.model, aurora.provider_name, aurora.quantization, aurora.max_completion_tokens) == (MODEL, "Aurora", "bf16", 4096)
+    assert (aurora.model, aurora.provider_name, aurora.quantization, aurora.max_completion_tokens) == (
+        MODEL, "Aurora", "bf16", 4096)
     assert zephyr.prompt_price == pytest.approx(1.4e-7) and zephyr.completion_price == pytest.approx(2.8e-7)
     assert zephyr.supports("response_format") and not zephyr.supports("temperature")
     assert request.path == "/api/v1/models/acme/model-x/endpoints" and request.method == "GET"
@@ -72,7 +74,8 @@ def test_an_unreachable_upstream_is_a_discovery_error_without_the_key() -> None:
 async def _raw_server(body: bytes, status: int = 200) -> tuple[asyncio.base_events.Server, str]:
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await reader.readuntil(b"\r\n\r\n")
-        writer.write(b"HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s"
+        writer.write(b"HTTP/1.1 %d X\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: %d\r\nConnection: close\r\n\r\n%s"
                      % (status, len(body), body))
         await writer.drain()
         writer.close()
@@ -87,7 +90,8 @@ async def _raw_server(body: bytes, status: int = 200) -> tuple[asyncio.base_even
         (b"<html>Bad gateway</html>", "not JSON"),
         (b'{"data": []}', "no data.endpoints"),
         (b'{"data": {"endpoints": []}}', "zero endpoints"),
-        (b'{"data": {"endpoints": [{"tag": "a/b\\nc", "provider_name": "A", "supported_parameters": [], "pricing": {"prompt": "0", "completion": "0"}}]}}',
+        (b'{"data": {"endpoints": [{"tag": "a/b\\nc", "provider_name": "A", "supported_parameters": [], '
+         b'"pricing": {"prompt": "0", "completion": "0"}}]}}',
          "not a routing slug"),
     ],
     ids=["html", "no-endpoints-list", "zero-endpoints", "newline-tag"],

@@ -18,7 +18,8 @@ from simulator import scenario_from_dict, start_simulator
 
 
 def scenario(*endpoints: dict[str, Any], rate_limit: dict[str, int] | None = None) -> Any:
-    data: dict[str, Any] = {"name": "rate-limits", "keepalive_ms": 50, "models": [{"id": MODEL, "endpoints": list(endpoints)}]}
+    data: dict[str, Any] = {"name": "rate-limits", "keepalive_ms": 50,
+                            "models": [{"id": MODEL, "endpoints": list(endpoints)}]}
     if rate_limit:
         data["rate_limit"] = rate_limit
     return scenario_from_dict(data)

@@ -255,7 +255,8 @@ def _reasoning_only(it: Interaction, *, plaintext: bool) -> list[bytes]:
                     continue
                 delta["reasoning"], delta["content"] = delta["content"], ""
             if choice.get("finish_reason") and not finish_seen and not chunk.get("usage"):
-                choice["finish_reason"], choice["native_finish_reason"], finish_seen = "length", "max_output_tokens", True
+                choice["finish_reason"], choice["native_finish_reason"] = "length", "max_output_tokens"
+                finish_seen = True
             elif choice.get("finish_reason"):
                 choice["finish_reason"] = "length"
         out.append(b"data: " + json.dumps(chunk, ensure_ascii=False).encode() + b"\n\n")
@@ -326,13 +327,15 @@ def _contract_on_recording(it: Interaction, contract: str) -> tuple[Any, list[di
     endpoint = replace(base, supported_parameters=("max_tokens", "reasoning", "include_reasoning", "response_format"))
     probe = ProbeSettings(ttft_seconds=10.0, request_deadline_seconds=10.0, max_tokens=200, language_confirmations=2,
                           temperature=0.7)
-    settings = ContractSettings(probe=probe, controls=_NoControls(), judge_language=_judge_language, missing_controls={})
+    settings = ContractSettings(probe=probe, controls=_NoControls(), judge_language=_judge_language,
+                                missing_controls={})
     case = Case(model=endpoint.model, contract=contract, endpoint=endpoint,
                 language="en" if contract == "language" else None)
 
     async def use(base_url: str) -> Any:
+        budget = ReasoningBudget(probe.reasoning_effort, probe.reasoning_max_tokens)
         async with PinnedClient(Upstream(base_url=base_url, api_key=SECRET), deadline_s=10.0,
-                                reasoning_budget=ReasoningBudget(probe.reasoning_effort, probe.reasoning_max_tokens)) as c:
+                                reasoning_budget=budget) as c:
             return await modules[contract].probe(c, endpoint, settings, case)
 
     result, served = asyncio.run(serve_recorded(it.events(), it.status, it.content_type, use))

@@ -93,7 +93,8 @@ def test_an_overbilling_host_fails_every_reply_with_the_figures_and_its_code() -
     assert verdict is not None and reason_code("fail", verdict.reason) == "overbilled", verdict
     assert "(1.50 x)" in verdict.reason
     attempt = attempt_from(result, endpoint, passed("first token after 0.02 s"), MESSAGES)
-    assert attempt.outcome is Outcome.FAIL and attempt.record.billed_usd == pytest.approx(1.5 * (attempt.record.listed_usd or 0))
+    assert attempt.outcome is Outcome.FAIL
+    assert attempt.record.billed_usd == pytest.approx(1.5 * (attempt.record.listed_usd or 0))
     assert reply_check(result) is None  # without the listing there is nothing to bill against
 
 
@@ -102,7 +103,8 @@ def test_a_healthy_host_is_billed_its_listed_price_and_reports_usage(seed: int) 
     result, endpoint = chat_on({}, seed=seed)
     assert reply_check(result, endpoint) is None
     attempt = attempt_from(result, endpoint, passed("first token after 0.02 s"), MESSAGES)
-    assert attempt.record.usage_reported is True and attempt.record.billed_usd == pytest.approx(attempt.record.listed_usd)
+    assert attempt.record.usage_reported is True
+    assert attempt.record.billed_usd == pytest.approx(attempt.record.listed_usd)
     entry = attempt.record.to_json()
     assert entry["usage_reported"] is True and entry["prompt_tokens"] == result.usage.prompt_tokens  # type: ignore[union-attr]
 

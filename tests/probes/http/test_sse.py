@@ -24,7 +24,8 @@ def events(items: list[Comment | Event]) -> list[str]:
 
 def test_it_parses_openrouter_framing_with_keepalives() -> None:
     items = parse(b": OPENROUTER PROCESSING\n\ndata: {\"a\":1}\n\n: OPENROUTER PROCESSING\n\ndata: [DONE]\n\n")
-    assert items == [Comment("OPENROUTER PROCESSING"), Event('{"a":1}'), Comment("OPENROUTER PROCESSING"), Event("[DONE]")]
+    assert items == [Comment("OPENROUTER PROCESSING"), Event('{"a":1}'),
+                     Comment("OPENROUTER PROCESSING"), Event("[DONE]")]
 
 
 @pytest.mark.parametrize("end", [b"\n", b"\r\n", b"\r"], ids=["lf", "crlf", "cr"])
@@ -82,7 +83,9 @@ def split_points(data: bytes) -> st.SearchStrategy[list[bytes]]:
 
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=2000), st.data())
-def test_arbitrary_bytes_in_arbitrary_reads_never_crash_and_split_does_not_matter(data: bytes, draw: st.DataObject) -> None:
+def test_arbitrary_bytes_in_arbitrary_reads_never_crash_and_split_does_not_matter(
+    data: bytes, draw: st.DataObject
+) -> None:
     whole = parse(data)
     chunks = draw.draw(split_points(data))
     assert parse(*chunks) == whole

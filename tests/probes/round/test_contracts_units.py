@@ -25,8 +25,8 @@ EP = Endpoint(model="m/x", provider="a/fp8", provider_name="A", quantization="fp
 
 def completed(text: str = "*She smiles.* \"Welcome in.\"", ttft: float | None = 0.4,
               finish_reason: str = "stop", **kw) -> ChatResult:
-    return ChatResult(provider=EP.provider, classification=Classification.COMPLETED, text=text, finish_reason=finish_reason,
-                      ttft_s=ttft, total_s=1.0, http_status=200, served_by="A",
+    return ChatResult(provider=EP.provider, classification=Classification.COMPLETED, text=text,
+                      finish_reason=finish_reason, ttft_s=ttft, total_s=1.0, http_status=200, served_by="A",
                       # 12 tokens for the 27-byte reply: a count its text can hold (billing honesty's check)
                       usage=Usage(prompt_tokens=100, completion_tokens=12, cost_usd=None), **kw)
 
@@ -102,7 +102,8 @@ def test_cost_comes_from_the_endpoint_pricing() -> None:
 def test_structured_is_not_applicable_without_the_capability() -> None:
     bare = replace(EP, supported_parameters=("max_tokens",))
     client = FakeClient(completed())
-    got = asyncio.run(structured.probe(client, bare, settings(), Case(model="m/x", contract="structured", endpoint=bare)))
+    case = Case(model="m/x", contract="structured", endpoint=bare)
+    got = asyncio.run(structured.probe(client, bare, settings(), case))
     assert got.outcome is Outcome.NOT_APPLICABLE and client.calls == 0
 
 
@@ -225,7 +226,8 @@ def moderated(*flagged: str) -> ChatResult:
 
 def test_a_moderation_block_of_the_supported_prompt_fails_the_refusal_contract_naming_the_categories() -> None:
     case = Case(model="m/x", contract="refusal", endpoint=EP)
-    got = run(refusal, FakeClient(moderated("violence", "sexual/minors")), settings(Board(_control(Outcome.FAIL))), case)
+    client = FakeClient(moderated("violence", "sexual/minors"))
+    got = run(refusal, client, settings(Board(_control(Outcome.FAIL))), case)
     assert got.outcome is Outcome.FAIL
     assert got.reason.startswith("moderation:") and '"violence", "sexual/minors"' in got.reason
     assert got.attempts[0].record.error_kind == "moderation" and got.attempts[0].outcome is Outcome.FAIL

@@ -20,7 +20,9 @@ def scenario() -> object:
     ]}]})
 
 
-def test_it_prints_the_endpoints_and_one_pinned_ping_each(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_it_prints_the_endpoints_and_one_pinned_ping_each(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     with start_simulator(scenario()) as sim:
         monkeypatch.setenv("OPENROUTER_BASE_URL", sim.base_url)
         monkeypatch.setenv("OPENROUTER_API_KEY", SECRET)
@@ -37,7 +39,9 @@ def test_it_prints_the_endpoints_and_one_pinned_ping_each(monkeypatch: pytest.Mo
     assert SECRET not in out.out + out.err
 
 
-def test_a_failed_discovery_exits_1_and_says_why(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_failed_discovery_exits_1_and_says_why(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     with start_simulator(scenario()) as sim:
         monkeypatch.setenv("OPENROUTER_BASE_URL", sim.base_url)
         monkeypatch.setenv("OPENROUTER_API_KEY", SECRET)

@@ -86,14 +86,16 @@ def test_an_undiscovered_control_is_listed_in_the_results(ghost_round) -> None:
                        "reason": "ghost/fp8 not discovered by the upstream for this model"}
     for host in HEALTHY:
         case = run.case(host, "refusal")
-        assert case["outcome"] == "inconclusive" and "probe unverified: control ghost/fp8 not discovered" in case["reason"]
+        assert case["outcome"] == "inconclusive"
+        assert "probe unverified: control ghost/fp8 not discovered" in case["reason"]
 
 
 def test_an_undiscovered_control_is_loud_in_the_terminal_and_allure(ghost_round) -> None:
     tmp, run = ghost_round
     assert "!!! CONTROL NOT PROBED" in run.output and "ghost/fp8" in run.output
     [broken] = [r for r in allure_results(tmp / "allure") if "ghost/fp8" in r["name"]]
-    assert broken["status"] == "broken" and broken["statusDetails"]["message"].startswith("control not probed: ghost/fp8")
+    assert broken["status"] == "broken"
+    assert broken["statusDetails"]["message"].startswith("control not probed: ghost/fp8")
     assert {"name": "subSuite", "value": "ghost/fp8"} in broken["labels"]
     categories = json.loads((tmp / "allure" / "categories.json").read_text(encoding="utf-8"))
     assert categories[0]["name"].startswith("Positive control not probed")
@@ -109,7 +111,8 @@ def test_an_undiscovered_control_is_a_decision_the_summary_and_notification_carr
     [d] = [d for d in decisions["decisions"] if d["action"] == "control_unprobed"]
     assert (d["model"], d["provider"], d["rule"]) == (MODEL, "ghost/fp8", "unprobed_control")
     assert "control_unprobed ghost/fp8" in capsys.readouterr().out  # the notification on stdout
-    assert "| control_unprobed | `deepseek/deepseek-chat-v3-0324` | `ghost/fp8` |" in step_summary.read_text(encoding="utf-8")
+    step_text = step_summary.read_text(encoding="utf-8")
+    assert "| control_unprobed | `deepseek/deepseek-chat-v3-0324` | `ghost/fp8` |" in step_text
     record = RoundDecisions.from_json(decisions)
     markdown = summary.to_markdown(read_results(run.results), record)
     assert "refusal probe unverified" in markdown and "Control not probed" in markdown

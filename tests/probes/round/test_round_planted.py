@@ -33,7 +33,9 @@ def test_the_round_completes_and_pytest_reports_failures(planted_round: ProbeRun
 
 
 @pytest.mark.parametrize("provider, contract", sorted(EXPECTED_FAILURES))
-def test_each_planted_defect_fails_on_its_host_and_contract(planted_round: ProbeRun, provider: str, contract: str) -> None:
+def test_each_planted_defect_fails_on_its_host_and_contract(
+    planted_round: ProbeRun, provider: str, contract: str
+) -> None:
     assert planted_round.outcome(provider, contract) == "fail", planted_round.case(provider, contract)
 
 

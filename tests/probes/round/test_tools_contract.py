@@ -37,7 +37,9 @@ async def _no_language(text: str, lang: str) -> Verdict:
     raise AssertionError("the tools contract never judges a language")
 
 
-def run(faults: dict[str, Any] | None = None, *, params: list[str] = PARAMS, stream_seed: int = 5) -> tuple[ProbedCase, list[dict[str, Any]]]:
+def run(
+    faults: dict[str, Any] | None = None, *, params: list[str] = PARAMS, stream_seed: int = 5
+) -> tuple[ProbedCase, list[dict[str, Any]]]:
     behaviour = {"ttft_ms": 20, "tokens_per_second": 4000, "faults": faults or {}}
     scenario = scenario_from_dict({"name": "tools", "keepalive_ms": 50, "models": [{"id": MODEL, "endpoints": [
         {"tag": "aurora/fp8", "provider_name": "Aurora", "supported_parameters": params, "behaviour": behaviour}]}]})
