@@ -144,6 +144,13 @@ class ProbeRun:
     def outcomes(self) -> dict[tuple[str, str], str]:
         return {(c["provider"], c["contract"]): c["outcome"] for c in self.results["cases"]}
 
+    def case(self, provider: str, contract: str) -> dict[str, Any]:
+        """The one case of this endpoint and contract (a missing or doubled case is an error)."""
+        found = [c for c in self.results["cases"] if c["provider"] == provider and c["contract"] == contract]
+        if len(found) != 1:
+            raise LookupError(f"{len(found)} cases of {provider} {contract}; the round said:\n{self.output[-3000:]}")
+        return dict(found[0])
+
 
 def round_env(base_url: str) -> dict[str, str]:
     env = {**os.environ, "OPENROUTER_BASE_URL": base_url, "OPENROUTER_API_KEY": DUMMY_KEY}

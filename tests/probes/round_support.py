@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,16 +47,28 @@ PLANTED = scenario(
 )
 
 
-def canary_config(tmp: Path, *, controls: tuple[str, ...] = ("filter/fp8",), model: str = MODEL) -> Path:
+def canary_config(tmp: Path, *, controls: tuple[str, ...] = ("filter/fp8",), model: str = MODEL,
+                  optional: Sequence[str] | None = None) -> Path:
+    """A small round's canary.yaml: the model, its positive controls and its optional contracts."""
     tmp.mkdir(parents=True, exist_ok=True)
     path = tmp / "canary.yaml"
     path.write_text(yaml.safe_dump({
         "models": [model],
         "controls": {model: list(controls)} if controls else {},
+        **({"optional_contracts": {model: list(optional)}} if optional is not None else {}),
         "probe": {"ttft_seconds": 1.0, "request_deadline_seconds": 5, "max_tokens": 120},
         "concurrency": {"overall": 16, "per_provider": 4},
     }), encoding="utf-8")
     return path
+
+
+# A module's round fixture runs once in one process and once on two xdist workers: same verdicts.
+ROUND_MODES = ("single", "xdist-2")
+
+
+def mode_args(mode: str) -> tuple[str, ...]:
+    """`pytest probes` arguments of a ROUND_MODES entry."""
+    return ("-n", "2") if mode == "xdist-2" else ("-p", "no:xdist")
 
 
 @dataclass

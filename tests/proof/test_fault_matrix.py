@@ -93,10 +93,8 @@ def test_the_optional_round_completes(optional_round: ProbeRun) -> None:
                          ids=[f"{f}-{c}" for f in OPTIONAL_MATRIX for c in OPTIONAL_CONTRACTS])
 def test_each_fault_gives_the_expected_outcome_on_each_optional_contract(optional_round: ProbeRun, fault: str,
                                                                           contract: str) -> None:
-    expected = OPTIONAL_MATRIX[fault][1][contract]
-    case = next(c for c in optional_round.results["cases"]
-                if c["provider"] == tag_of(fault) and c["contract"] == contract)
-    assert case["outcome"] == expected, case["reason"]
+    case = optional_round.case(tag_of(fault), contract)
+    assert case["outcome"] == OPTIONAL_MATRIX[fault][1][contract], case["reason"]
 
 
 def test_the_matrix_round_completes_with_its_probe_verified(matrix_round: ProbeRun) -> None:
@@ -110,10 +108,8 @@ def test_the_matrix_round_completes_with_its_probe_verified(matrix_round: ProbeR
                          ids=[f"{f}-{c}" for f in MATRIX for c in CONTRACTS])
 def test_each_fault_gives_the_expected_outcome_on_each_contract(matrix_round: ProbeRun, fault: str,
                                                                  contract: str) -> None:
-    expected = MATRIX[fault][1][contract]
-    case = next(c for c in matrix_round.results["cases"]
-                if c["provider"] == tag_of(fault) and c["contract"] == contract)
-    assert case["outcome"] == expected, case["reason"]
+    case = matrix_round.case(tag_of(fault), contract)
+    assert case["outcome"] == MATRIX[fault][1][contract], case["reason"]
 
 
 def test_a_wrong_provider_reads_as_a_routing_mismatch(matrix_round: ProbeRun) -> None:

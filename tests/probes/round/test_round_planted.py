@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from round_support import PLANTED, SENTINEL_KEY, ProbeRun, files_containing, run_round
+from round_support import PLANTED, ROUND_MODES, SENTINEL_KEY, ProbeRun, files_containing, mode_args, run_round
 
 from core.results import read_results
 from simulator import scenario_from_dict, start_simulator
@@ -21,10 +21,9 @@ def simulator():
         yield sim
 
 
-@pytest.fixture(scope="module", params=["single", "xdist-2"])
+@pytest.fixture(scope="module", params=ROUND_MODES)
 def planted_round(request, simulator, tmp_path_factory) -> ProbeRun:
-    args = ("-n", "2") if request.param == "xdist-2" else ("-p", "no:xdist")
-    return run_round(tmp_path_factory.mktemp(request.param), simulator.base_url, *args)
+    return run_round(tmp_path_factory.mktemp(request.param), simulator.base_url, *mode_args(request.param))
 
 
 def test_the_round_completes_and_pytest_reports_failures(planted_round: ProbeRun) -> None:

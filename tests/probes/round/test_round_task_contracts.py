@@ -6,8 +6,17 @@ import json
 from pathlib import Path
 
 import pytest
-import yaml
-from round_support import ALL_PARAMS, MODEL, ProbeRun, endpoint, run_round, scenario
+from round_support import (
+    ALL_PARAMS,
+    MODEL,
+    ROUND_MODES,
+    ProbeRun,
+    canary_config,
+    endpoint,
+    mode_args,
+    run_round,
+    scenario,
+)
 
 from core.policy import Policy
 from core.results import read_results
@@ -31,28 +40,18 @@ TASKS = scenario(
 )
 
 
-def config(tmp: Path, optional: list[str]) -> Path:
-    tmp.mkdir(parents=True, exist_ok=True)
-    path = tmp / "canary.yaml"
-    path.write_text(yaml.safe_dump({
-        "models": [MODEL], "controls": {}, "optional_contracts": {MODEL: optional},
-        "probe": {"ttft_seconds": 1.0, "request_deadline_seconds": 5, "max_tokens": 120},
-        "concurrency": {"overall": 16, "per_provider": 4},
-    }), encoding="utf-8")
-    return path
-
-
 @pytest.fixture(scope="module")
 def simulator():
     with start_simulator(scenario_from_dict(TASKS), seed=5) as sim:
         yield sim
 
 
-@pytest.fixture(scope="module", params=["single", "xdist-2"])
+@pytest.fixture(scope="module", params=ROUND_MODES)
 def task_round(request, simulator, tmp_path_factory) -> ProbeRun:
     tmp = tmp_path_factory.mktemp(request.param)
-    args = ("-n", "2") if request.param == "xdist-2" else ("-p", "no:xdist", f"--alluredir={tmp / 'allure'}")
-    return run_round(tmp, simulator.base_url, *args, config=config(tmp, ["stop", "fidelity"]))
+    allure = () if request.param == "xdist-2" else (f"--alluredir={tmp / 'allure'}",)
+    return run_round(tmp, simulator.base_url, *mode_args(request.param), *allure,
+                     config=canary_config(tmp, controls=(), optional=["stop", "fidelity"]))
 
 
 def test_a_stop_honouring_host_passes_and_the_planted_stop_defects_fail(task_round: ProbeRun) -> None:
@@ -95,6 +94,6 @@ def test_allure_shows_which_items_a_fidelity_reply_got_wrong(task_round: ProbeRu
 
 
 def test_without_optional_contracts_a_round_has_none_of_their_cases(simulator, tmp_path: Path) -> None:
-    done = run_round(tmp_path, simulator.base_url, "-p", "no:xdist", config=config(tmp_path, []))
-
+    done = run_round(tmp_path, simulator.base_url, "-p", "no:xdist",
+                     config=canary_config(tmp_path, controls=(), optional=[]))
     assert {c["contract"] for c in done.results["cases"]} == {"latency", "refusal", "structured", "language"}

@@ -7,14 +7,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 from round_support import (
     MODEL,
+    ROUND_MODES,
     SENTINEL_KEY,
     ProbeRun,
     canary_config,
     endpoint,
     files_containing,
+    mode_args,
     run_round,
     scenario,
 )
@@ -38,25 +39,17 @@ FLEET = scenario(tool_host("ok/fp8"), tool_host("calm/fp8"),
                  endpoint("plain/fp8"))
 
 
-def opted_in(tmp: Path, contracts: list[str]) -> Path:
-    path = canary_config(tmp, controls=())
-    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    doc["optional_contracts"] = {MODEL: contracts}
-    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
-    return path
-
-
 @pytest.fixture(scope="module")
 def simulator():
     with start_simulator(scenario_from_dict(FLEET), seed=5) as sim:
         yield sim
 
 
-@pytest.fixture(scope="module", params=["single", "xdist-2"])
+@pytest.fixture(scope="module", params=ROUND_MODES)
 def tools_round(request, simulator, tmp_path_factory) -> ProbeRun:
     tmp = tmp_path_factory.mktemp(request.param)
-    args = ("-n", "2") if request.param == "xdist-2" else ("-p", "no:xdist")
-    return run_round(tmp, simulator.base_url, "-m", "tools", *args, config=opted_in(tmp, ["tools"]))
+    return run_round(tmp, simulator.base_url, "-m", "tools", *mode_args(request.param),
+                     config=canary_config(tmp, controls=(), optional=["tools"]))
 
 
 def test_each_endpoint_has_one_tools_case_and_the_planted_defects_fail(tools_round: ProbeRun) -> None:
