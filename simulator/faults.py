@@ -35,6 +35,9 @@ MID_STREAM_SHAPES = ("documented", "recorded", "empty_choices")
 # bare envelope (no provider named).
 HTTP_ERROR_BODIES = ("provider", "availability", "no_code", "bare")
 FILTER_ERROR_TYPES = ("content_policy_violation", "refusal")
+# How a provider's refusal relayed as its 403 reads (docs/openrouter-wire.md §5): xAI's
+# `permission-denied` with a decline, or xAI's failed safety check.
+RELAYED_REFUSALS = ("permission_denied", "usage_guidelines")
 
 # Stray openers seen in the real incident: punctuation or a token fragment glued before the reply.
 # A character's foreign catch-phrase inside an otherwise clean reply: not a language switch.
@@ -106,6 +109,10 @@ def _optional_seconds(value: Any) -> float | None:
     return float(value)
 
 
+def _optional_int(value: Any) -> int | None:
+    return None if value is None else _int()(value)
+
+
 def _optional_string(value: Any) -> str | None:
     if value is not None and not isinstance(value, str):
         raise ValueError(f"expected a string, got {value!r}")
@@ -135,7 +142,8 @@ CATALOGUE: dict[str, _Spec] = {
     "schema_malformed": {},
     "schema_violation": {},
     "http_error": {
-        "status": (_statuses, (429,)), "retry_after": (_int(), 1),
+        # retry_after null: no Retry-After header, as on every real 429 recorded.
+        "status": (_statuses, (429,)), "retry_after": (_optional_int, 1),
         "body": (_choice(HTTP_ERROR_BODIES), "provider"),
         # true: the 200 was already committed by a keep-alive, so the error arrives in the stream
         # (the real service commits at the first `: OPENROUTER PROCESSING`).
@@ -161,6 +169,9 @@ CATALOGUE: dict[str, _Spec] = {
     # policy layer refusing the prompt. The categories are upstream text, so scenarios may make
     # them hostile.
     "moderation": {"reasons": (_strings, ("sexual",))},
+    # A provider's refusal relayed by OpenRouter as that provider's 403 (`metadata.raw`): the
+    # host's filter answering in an error envelope instead of a typed refusal (issue 28).
+    "relayed_refusal": {"shape": (_choice(RELAYED_REFUSALS), "permission_denied")},
     # Wire defects a judge reads off the reply itself (simulator/defects.py, issue 22).
     "cumulative_deltas": {},
     "repeated_deltas": {},

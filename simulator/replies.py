@@ -27,7 +27,7 @@ from typing import Any
 from simulator import corrupt, defects, hostile, schema_gen, tasks, tool_calls
 from simulator.banks import Bank, all_banks
 from simulator.faults import MID_STREAM_SHAPES, Draw, draw, trait
-from simulator.request import ChatRequest, Reasoning, unportable_keywords
+from simulator.request import ChatRequest, Reasoning, non_string_enums, unportable_keywords
 from simulator.scenario import Behaviour, Model, SimulatedEndpoint
 
 BYTES_PER_TOKEN = 4
@@ -125,10 +125,12 @@ class HttpFailure:
 
     served: SimulatedEndpoint
     status: int
-    retry_after: int
+    retry_after: int | None         # the Retry-After header of a 429/503 (None: none)
     faults: tuple[str, ...]
-    body: str = "provider"          # faults.HTTP_ERROR_BODIES, or "filter" (a typed filter error)
-    error_type: str | None = None   # filter_error's type
+    # faults.HTTP_ERROR_BODIES, "filter" (a typed filter error), "refusal" (a relayed refusal 403),
+    # "schema_rejected" or "tool_enums_rejected" (a provider's 400 over the request's schema)
+    body: str = "provider"
+    error_type: str | None = None   # filter_error's type, the refusal's shape, the rejected keyword or path
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +202,9 @@ def plan_reply(
     refused = unportable_keywords(request.schema) if request.strict and endpoint.strict_schema == "portable" else []
     if refused:  # its strict mode rejects the schema before generating (a provider's 400, relayed)
         return HttpFailure(endpoint, 400, 0, ("strict_schema",), "schema_rejected", refused[0])
+    enums = non_string_enums(request.tools) if endpoint.tool_enums == "strings" else []
+    if enums:  # Gemini's function declarations take string enums only (a provider's 400, relayed)
+        return HttpFailure(endpoint, 400, 0, ("tool_enums",), "tool_enums_rejected", enums[0])
     fired: tuple[str, ...] = drawn.names
     if drawn.fault is not None and drawn.fault.name == "wrong_provider":
         # Served elsewhere despite pinning; the other host then behaves as it always does.
@@ -212,6 +217,8 @@ def plan_reply(
         return HttpFailure(endpoint, rng.choice(fault["status"]), fault["retry_after"], fired, fault["body"])
     if fault is not None and fault.name == "filter_error" and fault["where"] == "status":
         return HttpFailure(endpoint, 400, 0, fired, "filter", fault["error_type"])
+    if fault is not None and fault.name == "relayed_refusal":
+        return HttpFailure(endpoint, 403, None, fired, "refusal", fault["shape"])
     if fault is not None and fault.name == "hang":
         return Hang(endpoint, fault["seconds"], fired)
     if fault is not None and fault.name == "moderation":

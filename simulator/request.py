@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -160,6 +160,31 @@ def unportable_keywords(schema: Any) -> list[str]:
 
     walk(schema)
     return sorted(found)
+
+
+def non_string_enums(tools: Sequence[ToolSpec]) -> list[str]:
+    """Where the tools' parameter schemas put an `enum` on a non-string type or a non-string value
+    in one, in Gemini's words (`tools[0].function_declarations[1].parameters.properties[sides]`).
+
+    Gemini's function declarations take an enum only on a STRING (anomalyco/opencode#28397:
+    "enum: only allowed for STRING type"; #12784: numeric values "(TYPE_STRING)")."""
+    found: list[str] = []
+
+    def walk(node: Any, path: str) -> None:
+        if not isinstance(node, Mapping):
+            return
+        values = node.get("enum")
+        if isinstance(values, list) and (node.get("type", "string") != "string"
+                                         or not all(isinstance(v, str) for v in values)):
+            found.append(path)
+        properties = node.get("properties")
+        for key, sub in (properties.items() if isinstance(properties, Mapping) else ()):
+            walk(sub, f"{path}.properties[{key}]")
+        walk(node.get("items"), f"{path}.items")
+
+    for index, tool in enumerate(tools):
+        walk(tool.parameters, f"tools[0].function_declarations[{index}].parameters")
+    return found
 
 
 MAX_STOP_SEQUENCES = 4

@@ -98,6 +98,9 @@ class SimulatedEndpoint:
     # enum, required, additionalProperties, items): a strict schema with any other keyword gets a
     # 400, as an OpenAI-family strict mode answered `minimum` (docs/openrouter-wire.md §2).
     strict_schema: str = "any"
+    # Which tool schemas it takes: `any`, or `strings`: an `enum` only on a string (Gemini's function
+    # declarations), so a tool with an integer enum gets the provider's 400, relayed (issue 28).
+    tool_enums: str = "any"
 
     @property
     def base_slug(self) -> str:
@@ -265,6 +268,7 @@ class EndpointFile:
     provider_header: str | None = None
     reported_tier: str | None = None
     strict_schema: Literal["any", "portable"] = "any"
+    tool_enums: Literal["any", "strings"] = "any"
 
     def __post_init__(self) -> None:
         if not self.tag or self.tag != self.tag.strip() or self.tag.lower() != self.tag:
@@ -344,7 +348,7 @@ def _endpoint(e: EndpointFile) -> SimulatedEndpoint:
         max_completion_tokens=e.max_completion_tokens, behaviour=base,
         phases=tuple(_phase(p, base) for p in e.phases), service_tier=e.service_tier, uptime=e.uptime,
         positive_control=e.positive_control, provider_header=e.provider_header, reported_tier=e.reported_tier,
-        strict_schema=e.strict_schema,
+        strict_schema=e.strict_schema, tool_enums=e.tool_enums,
     )
 
 

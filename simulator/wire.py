@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import secrets
 import string
 import time
@@ -50,7 +51,9 @@ def provider_error_body(status: int, model: Model, endpoint: SimulatedEndpoint, 
     `provider`: an upstream failure relayed by OpenRouter, with `provider_name` and the `raw`
     upstream text (a 403 carries the real relayed geo refusal); `availability`: the documented
     availability format (no `code`); `no_code`: the envelope without `code`; `bare`: OpenRouter's
-    own envelope, naming no provider; `filter`: a typed content-policy error (400).
+    own envelope, naming no provider; `filter`: a typed content-policy error (400); `refusal`: a
+    provider's refusal relayed as its 403 (`error_type` names the shape, faults.RELAYED_REFUSALS);
+    `tool_enums_rejected`: Gemini's 400 over an enum on a non-string (`error_type` holds the path).
     """
     if shape == "availability":
         return availability_error_body(status, model, endpoint)
@@ -60,6 +63,13 @@ def provider_error_body(status: int, model: Model, endpoint: SimulatedEndpoint, 
                                             "provider_name": endpoint.provider_name})
     if shape == "bare":
         return error_body(status)
+    if shape == "refusal":
+        raw = RELAYED_REFUSAL_RAW[error_type or "permission_denied"].replace("{model}", model.id)
+        return relayed_error_body(status, endpoint, raw)
+    if shape == "tool_enums_rejected":
+        raw = json.dumps({"error": {"code": 400, "status": "INVALID_ARGUMENT", "message": (
+            f"* GenerateContentRequest.{error_type}.enum: only allowed for STRING type\n")}}, indent=2) + "\n"
+        return relayed_error_body(status, endpoint, raw)
     if shape == "schema_rejected":  # the keyword rides in error_type's place
         raw = (f'{{"error":{{"message":"Invalid schema for response_format: \'{error_type}\' is not permitted.",'
                '"type":"invalid_request_error","param":"response_format"}}')
@@ -72,15 +82,37 @@ def provider_error_body(status: int, model: Model, endpoint: SimulatedEndpoint, 
         401: '{"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}}',
         403: ('{"error":{"code":"unsupported_country_region_territory","message":"Country, region, or '
               'territory not supported","param":null,"type":"request_forbidden"}}'),
-        429: f"{model.id} is temporarily rate-limited upstream. Please retry shortly.",
-        402: "Insufficient credits",
+        # The recorded real 429 (pydantic-ai's cassette test_openrouter_errors_raised), word for word.
+        429: (f"{model.id} is temporarily rate-limited upstream. Please retry shortly, or add your own key to "
+              "accumulate your rate limits: https://openrouter.ai/settings/integrations"),
+        # A BYOK key out of balance at the provider (DeepSeek's own 402 "Insufficient Balance").
+        402: ('{"error":{"message":"Insufficient Balance","type":"unknown_error","param":null,'
+              '"code":"invalid_request_error"}}'),
         408: "upstream request timed out",
         502: "upstream connect error or disconnect/reset before headers",
         503: "Service Unavailable: no capacity",
     }.get(status, f"upstream returned HTTP {status}")
-    if status in (402, 408, 500):  # OpenRouter's own errors carry no provider metadata
+    if status in (408, 500):  # OpenRouter's own errors carry no provider metadata
         return error_body(status)
-    return error_body(status, None, {"provider_name": endpoint.provider_name, "raw": raw})
+    return relayed_error_body(status, endpoint, raw, byok=status == 402)
+
+
+# A provider's refusal relayed as its 403 (docs/openrouter-wire.md §5), by faults.RELAYED_REFUSALS.
+RELAYED_REFUSAL_RAW = {
+    # xAI, verbatim as OpenRouter relayed it (pasky/muaddib, tests/refusal-detection.test.ts).
+    "permission_denied": '{"code":"permission-denied","error":"I can\'t help with that request."}',
+    # xAI's safety check (UKGovernmentBEIS/inspect_ai#2267), its team and key ids made up.
+    "usage_guidelines": ('{"code":"The caller does not have permission to execute the specified operation",'
+                         '"error":"Content violates usage guidelines. Team: 0c1d2e3f-sim, API key ID: 9a8b7c6d-sim, '
+                         'Model: {model}, Failed check: SAFETY_CHECK_TYPE_BIO"}'),
+}
+
+
+def relayed_error_body(status: int, endpoint: SimulatedEndpoint, raw: str, *, byok: bool = False) -> dict[str, Any]:
+    """A provider's error as OpenRouter relays it: "Provider returned error", `metadata.raw` (the
+    provider's own text), `provider_name` and `is_byok` (the recorded relayed 403 carries it)."""
+    return error_body(status, "Provider returned error",
+                      {"raw": raw, "provider_name": endpoint.provider_name, "is_byok": byok})
 
 
 AVAILABILITY = {  # status -> (availability.code, error_type, retryable): docs errors-and-debugging

@@ -24,8 +24,10 @@ Why it is shaped this way (docs/design-notes.md §1.2, §1.3; docs/openrouter-wi
   would hide exactly what the canary looks for. probes/http/transport.py counts the bytes.
 - The one exception to "never on a status" is a 429 with `Retry-After`: OpenRouter asks to wait
   that long, so the request is sent once more after the wait, when it still fits its deadline
-  (docs/openrouter-wire.md §5); a 429 is the key's limit, not the host's quality. The overall cap
-  adapts to 429s while the round runs (probes/http/limiter.py).
+  (docs/openrouter-wire.md §5); a 429 is a limit, not the host's quality. The caps adapt to 429s
+  while the round runs (probes/http/limiter.py): a 429 naming no provider is our key's and lowers
+  the overall cap; one relayed from a provider (`metadata.provider_name`, "temporarily
+  rate-limited upstream") is that provider's and lowers only its endpoint's cap.
 
 Reasoning models (docs/openrouter-wire.md §2): a reasoning model spends max_tokens thinking
 before it answers. With a `reasoning_budget` (the engine passes probe.reasoning_*), every
@@ -104,7 +106,7 @@ class PinnedClient:
         # Made in __aenter__: asyncio primitives belong to the loop that first waits on them.
         self.adaptive = adaptive
         self._overall = AdaptiveLimit(overall_concurrency, adaptive=adaptive)
-        self._per_tag: dict[str, asyncio.Semaphore] = {}
+        self._per_tag: dict[str, AdaptiveLimit] = {}
         self._key_check: asyncio.Future[bool] | None = None
 
     def __repr__(self) -> str:
@@ -143,6 +145,11 @@ class PinnedClient:
     def lowest_concurrency(self) -> int:
         """The lowest overall cap the 429s brought this client down to (the cap itself without any)."""
         return self._overall.lowest
+
+    def lowest_provider_concurrency(self, tag: str) -> int:
+        """The lowest cap of one endpoint (`per_provider_concurrency` while no 429 of its own came)."""
+        limit = self._per_tag.get(tag)
+        return limit.lowest if limit is not None else self.per_provider_concurrency
 
     def url(self, path: str) -> str:
         return f"{self.settings.base_url}/{path.lstrip('/')}"
@@ -195,19 +202,22 @@ class PinnedClient:
         # The cap is judged (judge/replies/limits.py) only where the endpoint lists it: otherwise the
         # request is not pinned with require_parameters and the host may never have seen it.
         cap_sent = cap if endpoint.supports("max_tokens") or endpoint.supports("max_completion_tokens") else None
-        per_tag = self._per_tag.setdefault(endpoint.provider, asyncio.Semaphore(self.per_provider_concurrency))
+        per_tag = self._per_tag.get(endpoint.provider)
+        if per_tag is None:
+            per_tag = self._per_tag[endpoint.provider] = AdaptiveLimit(self.per_provider_concurrency,
+                                                                       adaptive=self.adaptive)
         waited: float | None = None
         earlier = 0   # requests of an attempt answered 429 before the one waited for
         # Provider slot first: a request waiting for its provider does not hold a global slot.
-        async with per_tag:
+        async with per_tag.slot() as tag_ticket:
             budget = deadline
             while True:
                 async with self._overall.slot() as ticket:
                     start = time.monotonic()
                     run = await self._attempt(endpoint, body, budget, stream=stream, thinking=thinking,
-                                              ticket=ticket, cap_sent=cap_sent)
+                                              tickets=(ticket, tag_ticket), cap_sent=cap_sent)
                     spent = time.monotonic() - start
-                self._observe(run)
+                self._observe(run, per_tag)
                 pause = run.retry_after_s if run.status == 429 else None
                 # One wait, as Retry-After asks, and only when the request still fits the deadline
                 # after it; the wait holds no global slot (docs/openrouter-wire.md §5).
@@ -228,18 +238,18 @@ class PinnedClient:
         return result
 
     async def _attempt(self, endpoint: Endpoint, body: dict[str, Any], deadline: float, *, stream: bool,
-                       thinking: bool, ticket: Ticket | None = None, cap_sent: int | None = None) -> Run:
+                       thinking: bool, tickets: Sequence[Ticket] = (), cap_sent: int | None = None) -> Run:
         """One request, and its one retry on a fresh connection when it was lost before any byte."""
         start = time.monotonic()
         run = Run(endpoint, stream=stream, t0=start, reasoning_requested=thinking, max_tokens=cap_sent)
-        lost = await self._exchange(run, body, deadline, self._require_http(), ticket)
+        lost = await self._exchange(run, body, deadline, self._require_http(), tickets)
         left = deadline - (time.monotonic() - start)
         if lost is not None and left > 0 and self._fresh is not None:
             # Timings restart with the request that could be answered: the lost one never
             # reached a generation, so its milliseconds say nothing about the host.
             run = Run(endpoint, stream=stream, t0=time.monotonic(), retried_after=lost,
                       reasoning_requested=thinking, max_tokens=cap_sent)
-            await self._exchange(run, body, left, self._fresh, ticket)
+            await self._exchange(run, body, left, self._fresh, tickets)
         return run
 
     async def _key_is_good(self) -> bool:
@@ -255,15 +265,21 @@ class PinnedClient:
             return False  # no answer: keep the 401 as our key's (the round stops, blaming no host)
         return status == 200
 
-    def _observe(self, run: Run) -> None:
-        """Tell the adaptive cap what came back: a 429 lowers it, an answer lets it recover."""
+    def _observe(self, run: Run, per_tag: AdaptiveLimit) -> None:
+        """Tell the adaptive caps what came back: a 429 lowers one, an answer lets both recover.
+
+        A 429 relayed from a provider (`metadata.provider_name`: the recorded real 429s are all
+        "temporarily rate-limited upstream") is that provider's limit, so only its endpoint's cap
+        comes down; one naming no provider is our key's, and the whole round's cap does
+        (docs/openrouter-wire.md §5)."""
         if run.status == 429:
-            self._overall.rate_limited()
+            (per_tag if run.error_provider else self._overall).rate_limited()
         elif run.status is not None:
             self._overall.succeeded()
+            per_tag.succeeded()
 
     async def _exchange(self, run: Run, body: dict[str, Any], deadline_s: float,
-                        http: httpx.AsyncClient, ticket: Ticket | None = None) -> str | None:
+                        http: httpx.AsyncClient, tickets: Sequence[Ticket] = ()) -> str | None:
         """Send once and feed `run`; the failure's description when it came before any response byte."""
         with watch() as wire:
             try:
@@ -271,8 +287,9 @@ class PinnedClient:
                     request = http.build_request("POST", self.url("chat/completions"), json=body,
                                                  headers=self._headers(stream=run.stream))
                     response = await http.send(request, stream=True)
-                    if ticket is not None and response.status_code == 200:
-                        ticket.accept()  # the upstream took it: what the adaptive cap counts on a 429
+                    if response.status_code == 200:
+                        for ticket in tickets:
+                            ticket.accept()  # the upstream took it: what the adaptive caps count on a 429
                     try:
                         await self._read(run, response)
                     finally:

@@ -6,13 +6,21 @@ An error object arrives in an error status's envelope, inside a 200 body, or in 
 typed code sits in `error.metadata.error_type` (or `error.error_type`), a provider's relayed
 error names it in `metadata.provider_name`. `ErrorFacts.of` reads any shape and never raises;
 the predicates below are the rules, each with its source in docs/openrouter-wire.md.
+
+A relayed provider error's own words sit in `metadata.raw`, a string that is often the
+provider's JSON error; `relayed_refusal` reads it for the one filter answer that arrives this
+way (§5: xAI's refusal relayed as a 403), on high-confidence signals only. The raw text is
+upstream text: it decides, it is never shown (the reason names a fixed label).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from core.untrusted import load_json
 
 # §3.1: "Generation stopped because `max_tokens` (or `max_completion_tokens`) was reached";
 # the recorded real shape carries no error_type, only the message "Token limit reached".
@@ -20,6 +28,26 @@ TOKEN_LIMIT_TYPES = frozenset({"max_tokens_exceeded"})
 TOKEN_LIMIT_MESSAGES = ("token limit reached",)
 # §5.2: the typed content-policy errors, a host's (or OpenRouter's) filter answering.
 FILTER_TYPES = frozenset({"content_policy_violation", "refusal"})
+# §5, a provider's refusal relayed as a 403 (`metadata.raw`). xAI answers a refused request with
+# `{"code":"permission-denied","error":"I can't help with that request."}` (pasky/muaddib,
+# tests/refusal-detection.test.ts), but the same code also means "your key or team lacks
+# permission" (xAI's 403), so the code alone is no refusal: the message must be a short
+# first-person decline too. Its other filter answer names its safety check: "Content violates
+# usage guidelines. ... Failed check: SAFETY_CHECK_TYPE_BIO" (UKGovernmentBEIS/inspect_ai#2267,
+# theopenco/llmgateway#1785). Anything else stays the provider's 403 (provider_denied): a missed
+# refusal freezes a host, a false one fails it.
+REFUSAL_CODES = frozenset({"permission-denied"})
+PERMISSION_DENIED = "permission-denied"
+USAGE_GUIDELINES = "usage-guidelines"
+_APOSTROPHE = "['\u2019]?"
+DECLINE = re.compile(rf"(?:i{_APOSTROPHE}m sorry[,.!]?\s*(?:but\s+)?)?i(?:\s+can(?:not|{_APOSTROPHE}t| not)"
+                     rf"|\s+won{_APOSTROPHE}t|\s+will not|\s+am (?:not able|unable) to"
+                     rf"|{_APOSTROPHE}m (?:not able|unable) to)"
+                     r"\s+(?:help|assist|comply|continue|provide|engage|do that|fulfil)", re.IGNORECASE)
+GUIDELINES = re.compile(r"content violates usage guidelines", re.IGNORECASE)
+SAFETY_CHECK = re.compile(r"(?i:failed check): (SAFETY_CHECK_TYPE_[A-Z_]{1,40})\b")
+MAX_DECLINE_CHARS = 200    # a provider's refusal is one short sentence; a long raw is something else
+MAX_RAW_CHARS = 4096       # of `metadata.raw` read at all
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +59,8 @@ class ErrorFacts:
     error_type: str | None = None    # metadata.error_type, else a top-level error_type
     provider: str | None = None      # metadata.provider_name: a provider's error relayed by OpenRouter
     availability: str | None = None  # availability.code (`region_restricted`, `capacity_exhausted`...)
+    raw_code: str | None = None      # the `code` of the provider's own error in metadata.raw, when it is JSON
+    raw_message: str = ""            # its `error` (or `message`) text; metadata.raw itself when not JSON
 
     @classmethod
     def of(cls, error: object) -> ErrorFacts:
@@ -46,6 +76,7 @@ class ErrorFacts:
             error_type=_text(meta.get("error_type")) or _text(error.get("error_type")),
             provider=_text(meta.get("provider_name")),
             availability=_text(availability.get("code")) if isinstance(availability, Mapping) else None,
+            **_raw_error(meta.get("raw")),
         )
 
     @property
@@ -60,6 +91,25 @@ class ErrorFacts:
         return self.error_type in FILTER_TYPES
 
     @property
+    def relayed_refusal(self) -> str | None:
+        """The label of a provider's refusal relayed in `metadata.raw` (a fixed word), else None (§5).
+
+        Only with a provider named: OpenRouter relays it, and the refusal is that provider's.
+        `permission-denied` needs the decline as the whole message's opening; a safety-check
+        answer names its check (an upper-case identifier, so safe to show).
+        """
+        if self.provider is None:
+            return None
+        message = self.raw_message.strip()
+        code = (self.raw_code or "").strip().casefold().replace("_", "-")
+        if code in REFUSAL_CODES and len(message) <= MAX_DECLINE_CHARS and DECLINE.match(message):
+            return PERMISSION_DENIED
+        if GUIDELINES.match(message):
+            check = SAFETY_CHECK.search(message)
+            return check.group(1) if check else USAGE_GUIDELINES
+        return None
+
+    @property
     def upstream_side(self) -> bool:
         """The error names a provider or an availability condition: it is about the endpoint, not our key (§5)."""
         return self.provider is not None or self.availability is not None
@@ -69,6 +119,30 @@ def facts_of_body(body: Any) -> ErrorFacts:
     """The facts of `body["error"]` (an empty record when the body carries none)."""
     return ErrorFacts.of(body.get("error")) if isinstance(body, Mapping) and body.get("error") is not None \
         else ErrorFacts()
+
+
+def _raw_error(raw: object) -> dict[str, Any]:
+    """`raw_code` and `raw_message` of `metadata.raw`: a JSON object string (or an object) whose
+    `code` and `error` / `message` (or `error.code` / `error.message`) are read; other text is the message."""
+    if isinstance(raw, str):
+        text = raw[:MAX_RAW_CHARS]
+        try:
+            parsed: object = load_json(text) if text.lstrip().startswith("{") else text
+        except ValueError:  # not JSON after all (or cut): the text is the message
+            parsed = text
+    else:
+        parsed = raw
+    if isinstance(parsed, str):
+        return {"raw_message": parsed[:300]}
+    if not isinstance(parsed, Mapping):
+        return {}
+    inner = parsed.get("error")
+    if isinstance(inner, Mapping):  # OpenAI-style `{"error": {"code", "message"}}`
+        parsed, inner = inner, inner.get("message")
+    code = parsed.get("code")
+    message = inner if isinstance(inner, str) else parsed.get("message")
+    return {"raw_code": str(code)[:100] if isinstance(code, (str, int)) and not isinstance(code, bool) else None,
+            "raw_message": message[:300] if isinstance(message, str) else ""}
 
 
 def _text(value: object) -> str | None:

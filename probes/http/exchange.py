@@ -8,11 +8,12 @@ stream itself goes through StreamState. `result()` applies the precedence once, 
    happened: the pin did not hold, so the reply (or error) says nothing about the pinned host.
    X-Provider-Name counts only when the body names no provider (a disagreeing header is a note);
    a tier endpoint whose response reports another `service_tier` is a mismatch too.
-3. An error status (a moderation 403 or a typed content_policy_violation / refusal error is
-   MODERATED: the host's policy answered; a 401/403 naming a provider or an availability code is
-   that endpoint's PROVIDER_DENIED, not our key), a JSON error in a 200 body, an `error` in the
-   stream (a filter error is MODERATED; a token-limit error after content or after a `length`
-   finish is COMPLETED on `length`: docs/openrouter-wire.md §3), a malformed stream.
+3. An error status (a moderation 403, a typed content_policy_violation / refusal error or a
+   provider's refusal relayed as its 403 is MODERATED: the host's policy answered; a 401/402/403
+   naming a provider or an availability code is that endpoint's PROVIDER_DENIED, not our key), a
+   JSON error in a 200 body, an `error` in the stream (a filter error is MODERATED; a token-limit
+   error after content or after a `length` finish is COMPLETED on `length`: docs/openrouter-wire.md
+   §3), a malformed stream.
 4. Timeouts and dropped connections -- unless a finish reason had already arrived: then the
    generation was complete and only the trailer ([DONE], usage) was lost, so it is COMPLETED.
 5. A stream that ended without [DONE] and without a finish reason was cut (stream_cut).
@@ -57,8 +58,10 @@ def retry_after(value: str | None) -> float | None:
 
 
 def filter_flags(facts: ErrorFacts) -> tuple[str, ...]:
-    """What a filter error names: its typed code (one of a fixed vocabulary, so safe to show)."""
-    return (facts.error_type,) if facts.error_type else ()
+    """What a filter error names: its typed code, or the label of a relayed refusal (both a fixed
+    vocabulary, so safe to show; the refusal's own words are never shown)."""
+    label = facts.error_type if facts.filter else facts.relayed_refusal
+    return (label,) if label else ()
 
 
 class Run:

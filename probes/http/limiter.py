@@ -1,4 +1,10 @@
-"""The round's overall concurrency cap, adapted to 429s while the round runs (AIMD).
+"""The round's concurrency caps, adapted to 429s while the round runs (AIMD).
+
+Two caps use it (probes/http/client.py): the overall one (`concurrency.overall`), lowered by a
+429 that names no provider (our key's limit), and one per endpoint (`concurrency.per_provider`),
+lowered by a 429 a provider's own limit relayed (`metadata.provider_name`, "temporarily
+rate-limited upstream": every real 429 recorded), so one provider's limit never slows the rest
+of the round.
 
 A key near its rate limit answers 429 to whatever goes over it; a fixed cap then keeps sending
 over the limit, and every 429 is a transport error that freezes a host (docs/openrouter-wire.md

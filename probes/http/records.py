@@ -7,8 +7,8 @@ ChatResult everything one pinned request produced: text, timings, who served it,
 
 Classification is deliberately coarse. Only COMPLETED results carry a generation a contract
 may judge; MODERATED is the host's moderation or filter refusing our (supported) prompt (a 403
-with moderation metadata, or a typed content_policy_violation / refusal error, as a status or
-in the stream): a policy answer, not a transport failure, which
+with moderation metadata, a typed content_policy_violation / refusal error, as a status or
+in the stream, or a provider's refusal relayed as its 403): a policy answer, not a transport failure, which
 only the refusal contract can judge; TRANSPORT_ERROR freezes a host's streak; ROUTING_MISMATCH
 means the pin did not hold (the reply says nothing about the pinned host); AUTH_ERROR is about
 *our* key, so the round should stop instead of blaming any host. ErrorKind says which
@@ -50,9 +50,10 @@ class ErrorKind(StrEnum):
     HTTP_4XX = "http_4xx"                    # other 4xx for the pinned endpoint (404 "no allowed providers", 400…)
     HTTP_OTHER = "http_other"                # any other non-200 status (3xx: redirects are not followed)
     MODERATION = "moderation"                # 403 with moderation metadata: the host's input filter (MODERATED)
-    FILTER_ERROR = "filter_error"            # a typed content_policy_violation / refusal error (MODERATED)
+    FILTER_ERROR = "filter_error"            # a typed content_policy_violation / refusal error, or a provider's
+    #                                          refusal relayed as its 403 (MODERATED)
     AUTH = "auth"                            # 401/402/403 about our key or credits
-    PROVIDER_DENIED = "provider_denied"      # 401/403 naming a provider or an availability code: that endpoint's
+    PROVIDER_DENIED = "provider_denied"      # 401/402/403 naming a provider or an availability code: that endpoint's
     STREAM_CUT = "stream_cut"                # stream ended before [DONE] without a finish reason
     MID_STREAM_ERROR = "mid_stream_error"    # an `error` object (or finish_reason "error") inside the stream
     MALFORMED_STREAM = "malformed_stream"    # a data event that is not a JSON object / not UTF-8 / endless line

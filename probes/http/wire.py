@@ -221,9 +221,14 @@ def classify_status(status: int, metadata: Mapping[str, Any],
         # A typed content_policy_violation or refusal (§5): the host's filter answered, which is
         # what the refusal contract judges; never "unreachable".
         return Classification.MODERATED, ErrorKind.FILTER_ERROR
-    if status in (401, 403) and facts.upstream_side:
-        # A provider's 401/403 relayed by OpenRouter (metadata.provider_name) or an availability
-        # error such as region_restricted (§5): that endpoint cannot serve us; our key is fine.
+    if status == 403 and facts.relayed_refusal is not None:
+        # A provider's refusal relayed as its 403 (§5: xAI's `permission-denied` with a decline,
+        # or its failed safety check): the host's filter answered, as for a typed refusal.
+        return Classification.MODERATED, ErrorKind.FILTER_ERROR
+    if status in (401, 402, 403) and facts.upstream_side:
+        # A provider's 401/402/403 relayed by OpenRouter (metadata.provider_name: its key, its
+        # BYOK balance, its region) or an availability error such as region_restricted (§5):
+        # that endpoint cannot serve us; our key and our credits are fine.
         return Classification.TRANSPORT_ERROR, ErrorKind.PROVIDER_DENIED
     if status in (401, 402, 403):
         # Our key is wrong, out of credit or not allowed: every host would fail the same way,

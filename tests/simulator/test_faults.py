@@ -490,3 +490,41 @@ def test_length_then_error_finishes_on_length_then_sends_the_token_limit_error(s
     assert chunk["error"] == {"code": 400, "message": "Token limit reached",
                               **({"metadata": {"error_type": "max_tokens_exceeded"}} if typed else {})}
     assert chunk["usage"]["completion_tokens"] > 0
+
+
+# -- issue 28: errors relayed from a provider, in their real shapes ---------------------------------
+
+@pytest.mark.parametrize(("shape", "words"), [("permission_denied", '"code":"permission-denied"'),
+                                              ("usage_guidelines", "Failed check: SAFETY_CHECK_TYPE_BIO")])
+def test_relayed_refusal_is_a_providers_403_carrying_its_own_words_in_raw(simulate, shape, words):
+    sim = faulty(simulate, "relayed_refusal", shape=shape)
+
+    result = stream_chat(sim.base_url, chat_body("test/fp8"))
+
+    assert result.status == 403 and "Retry-After" not in result.headers
+    error = result.error_body["error"]
+    assert (error["code"], error["message"]) == (403, "Provider returned error")
+    assert error["metadata"]["provider_name"] == "Testhost" and error["metadata"]["is_byok"] is False
+    assert words in error["metadata"]["raw"] and "error_type" not in error["metadata"]
+    assert json.loads(error["metadata"]["raw"])["error"]
+
+
+def test_a_relayed_402_names_the_provider_and_its_byok_key_while_openrouters_own_names_none(simulate):
+    relayed = stream_chat(faulty(simulate, "http_error", status=402).base_url, chat_body("test/fp8")).error_body
+    bare = faulty(simulate, "http_error", status=402, body="bare")
+    own = stream_chat(bare.base_url, chat_body("test/fp8")).error_body
+
+    meta = relayed["error"]["metadata"]
+    assert meta["provider_name"] == "Testhost" and meta["is_byok"] is True and "Insufficient Balance" in meta["raw"]
+    assert "metadata" not in own["error"] and "credits" in own["error"]["message"]
+
+
+def test_a_relayed_429_without_retry_after_is_the_recorded_one(simulate):
+    sim = faulty(simulate, "http_error", status=429, retry_after=None)
+
+    result = stream_chat(sim.base_url, chat_body("test/fp8"))
+
+    assert result.status == 429 and "Retry-After" not in result.headers
+    raw = result.error_body["error"]["metadata"]["raw"]
+    assert raw == (f"{MODEL} is temporarily rate-limited upstream. Please retry shortly, or add your own key to "
+                   "accumulate your rate limits: https://openrouter.ai/settings/integrations")

@@ -111,3 +111,40 @@ def test_a_request_without_tools_is_untouched_by_the_tool_faults(simulate):
     sim = faulty(simulate, "tool_markup_leak")
     result = stream_chat(sim.base_url, chat_body("test/fp8"))
     assert "<|tool" not in result.text and len(result.text) > 40 and calls_of(result) == {}
+
+
+def with_tools(tools: list) -> dict:
+    b = body()
+    b["tools"] = tools
+    return b
+
+
+def gemini_host(simulate):
+    scenario = one_endpoint_scenario()
+    scenario["models"][0]["endpoints"][0]["tool_enums"] = "strings"
+    return simulate(scenario, seed=11)
+
+
+def test_a_host_taking_string_enums_only_rejects_an_integer_enum_with_geminis_400(simulate):
+    sim = gemini_host(simulate)
+    tools = json.loads(json.dumps(TOOLS))
+    tools[1]["function"]["parameters"]["properties"]["sides"]["enum"] = [4, 6, 20]
+
+    result = stream_chat(sim.base_url, with_tools(tools))
+
+    assert result.status == 400
+    meta = result.error_body["error"]["metadata"]
+    assert meta["provider_name"] == "Testhost"
+    message = json.loads(meta["raw"])["error"]["message"]
+    assert message == ("* GenerateContentRequest.tools[0].function_declarations[1].parameters.properties[sides].enum: "
+                       "only allowed for STRING type\n")
+
+
+def test_a_host_taking_string_enums_only_answers_string_enums_and_bounds(simulate):
+    sim = gemini_host(simulate)
+    tools = json.loads(json.dumps(TOOLS))
+    tools[1]["function"]["parameters"]["properties"]["sides"].update(minimum=4, maximum=20)
+
+    result = stream_chat(sim.base_url, with_tools(tools))
+
+    assert result.status == 200 and result.finish_reason == "tool_calls" and len(calls_of(result)) == 2

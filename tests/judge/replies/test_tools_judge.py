@@ -29,7 +29,7 @@ BOOK = Tool("book_room", {"type": "object", "properties": {
     "room": {"type": "string", "enum": ["tower", "cellar", "garden"]},
     "nights": {"type": "integer", "minimum": 1, "maximum": 14}},
     "required": ["room", "nights"], "additionalProperties": False}, {"room": "tower", "nights": 2})
-DICE = Tool("roll_dice", {"type": "object", "properties": {"sides": {"type": "integer", "enum": [4, 6, 8, 10, 12, 20]}},
+DICE = Tool("roll_dice", {"type": "object", "properties": {"sides": {"type": "integer", "minimum": 4, "maximum": 20}},
                           "required": ["sides"], "additionalProperties": False}, {"sides": 20})
 TOOLS = (BOOK, DICE)
 GOOD_BOOK = '{"room": "tower", "nights": 2}'
@@ -183,3 +183,19 @@ def test_no_markup_is_found_in_real_replies_and_fiction() -> None:
              for line in (sample / name).read_text(encoding="utf-8").splitlines() if line.strip()]
     assert len(texts) >= 600
     assert [t[:80] for t in texts if leaked_markup(t)] == []
+
+
+def test_the_probes_own_dice_are_held_by_bounds_not_an_integer_enum() -> None:
+    # Issue 28 (N6): Gemini's function declarations take an enum only on a string, so the probe's
+    # `sides` carries bounds; the judge holds a call to them as it held it to the enum.
+    from probes.round.contracts import tools as tools_contract
+    from simulator.request import ToolSpec, non_string_enums
+
+    _, wire, specs = tools_contract.request()
+    assert non_string_enums(tuple(ToolSpec(t["function"]["name"], t["function"]["parameters"]) for t in wire)) == []
+    good = assess("", "", (Call(0, ("book_room",), GOOD_BOOK), Call(1, ("roll_dice",), '{"sides": 20}')), specs,
+                  "tool_calls")
+    assert good.verdict.passed and good.notes == (), good
+    for arguments in ('{"sides": 21}', '{"sides": 3}', '{"sides": "20"}', '{"sides": 20.5}'):
+        found = assess("", "", (Call(0, ("roll_dice",), arguments),), specs, "tool_calls")
+        assert found.verdict.failed and reason_code("fail", found.verdict.reason) == "schema_mismatch", arguments

@@ -1,0 +1,157 @@
+"""Errors OpenRouter relays from a provider (issue 28 items 4 and 5), through the real client.
+
+A provider's own error arrives as `"Provider returned error"` with `metadata.provider_name` and
+`metadata.raw` (docs/openrouter-wire.md §5). What each one is: a refusal relayed as xAI's 403 is
+the host's filter (the refusal contract fails naming it); a 402 naming a provider is that
+endpoint's (a BYOK key out of balance), not our credits; a 429 naming a provider lowers that
+endpoint's concurrency, not the round's. Each test drives the pinned client at the simulator (or,
+for shapes the simulator has no reason to send, at a scripted socket server).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from test_client import MESSAGES, MODEL, SECRET, chat, spec, upstream
+from test_client_wire import head, run
+
+from core.upstream import Upstream
+from core.vocabulary import Outcome
+from probes.http.client import PinnedClient
+from probes.http.discovery import discover
+from probes.http.records import Classification, ErrorKind
+from probes.round.contracts import transport_outcome
+from probes.round.contracts.refusal import moderation_verdict
+from simulator import scenario_from_dict, start_simulator
+
+DECLINE = "I can't help with that request."
+
+
+def one_fault(name: str, **params: Any) -> dict[str, Any]:
+    return spec("aurora/fp8", {name: {"rate": 1, **params}})
+
+
+def relayed(status: int, raw: object, provider: str | None = "Aurora") -> list[bytes]:
+    """A scripted answer: OpenRouter's envelope of a provider's error (`raw` as the provider wrote it)."""
+    metadata: dict[str, Any] = {"raw": raw if isinstance(raw, str) else json.dumps(raw), "is_byok": False}
+    if provider is not None:
+        metadata["provider_name"] = provider
+    body = {"error": {"message": "Provider returned error", "code": status, "metadata": metadata}}
+    return [head(status, "application/json"), json.dumps(body).encode()]
+
+
+# -- item 4 (N4): a refusal relayed as a provider's 403 is the host's filter -------------------------
+
+@pytest.mark.parametrize(("shape", "label"), [("permission_denied", "permission-denied"),
+                                              ("usage_guidelines", "SAFETY_CHECK_TYPE_BIO")])
+def test_a_refusal_relayed_as_a_provider_403_is_the_hosts_filter_and_fails_refusal(shape: str, label: str) -> None:
+    with upstream(one_fault("relayed_refusal", shape=shape)) as sim:
+        result = chat(sim)
+    assert (result.classification, result.error_kind, result.http_status) == (
+        Classification.MODERATED, ErrorKind.FILTER_ERROR, 403)
+    assert result.flagged == (label,)
+    verdict = moderation_verdict(result)
+    assert verdict is not None and verdict.failed and f'"{label}"' in verdict.reason, verdict
+    # The provider's own words decide; they never reach a reason (upstream text, shown as a fixed label).
+    assert "help with that" not in verdict.reason and "Team:" not in verdict.reason
+    outcome, reason = transport_outcome(result)  # every other contract: nothing to judge, never a fail
+    assert outcome is Outcome.INCONCLUSIVE and reason.startswith("filter:")
+
+
+@pytest.mark.parametrize("raw", [
+    # xAI's own 403 for a key or team without access: the same code, no decline.
+    {"code": "permission-denied", "error": "Your team does not have permission to access model grok-4"},
+    {"code": "permission-denied", "error": "permission denied: invalid API key"},
+    # Decline wording without the code is too generic (pasky/muaddib keeps it out as well).
+    {"code": "forbidden", "error": DECLINE},
+    DECLINE,
+    # A decline buried in a long text, or one that does not open the message.
+    {"code": "permission-denied", "error": "Access check: " + DECLINE},
+    {"code": "permission-denied", "error": DECLINE + " " + "x" * 300},
+    # Gemini's key error: PERMISSION_DENIED, no decline.
+    {"error": {"code": 403, "message": "Method doesn't allow unregistered callers.", "status": "PERMISSION_DENIED"}},
+], ids=["team-access", "invalid-key", "decline-without-code", "bare-decline", "decline-not-opening",
+        "decline-in-long-text", "gemini-key"])
+def test_a_relayed_403_that_is_not_a_refusal_stays_the_providers_denial(raw: object) -> None:
+    result = run(relayed(403, raw))
+    assert (result.classification, result.error_kind) == (Classification.TRANSPORT_ERROR, ErrorKind.PROVIDER_DENIED)
+    assert result.flagged == ()
+
+
+@pytest.mark.parametrize("status", [400, 500, 502])
+def test_a_relayed_refusal_under_another_status_is_no_filter_answer(status: int) -> None:
+    result = run(relayed(status, {"code": "permission-denied", "error": DECLINE}))
+    assert result.classification is Classification.TRANSPORT_ERROR and result.flagged == ()
+
+
+def test_a_refusal_shaped_raw_naming_no_provider_is_still_our_key() -> None:
+    # Without provider_name the 403 is OpenRouter's own about our key: a raw cannot make it a filter.
+    result = run(relayed(403, {"code": "permission-denied", "error": DECLINE}, provider=None))
+    assert (result.classification, result.error_kind) == (Classification.AUTH_ERROR, ErrorKind.AUTH)
+
+
+def test_the_recorded_xai_refusal_is_read_as_the_muaddib_test_quotes_it() -> None:
+    # Byte for byte the envelope pasky/muaddib tests/refusal-detection.test.ts quotes, under xAI's name.
+    raw = '{"code":"permission-denied","error":"I can\'t help with that request."}'
+    body = {"message": "Provider returned error", "code": 403,
+            "metadata": {"raw": raw, "provider_name": "Aurora", "is_byok": False}}
+    result = run([head(403, "application/json"), json.dumps({"error": body}).encode()])
+    assert (result.classification, result.flagged) == (Classification.MODERATED, ("permission-denied",))
+
+
+# -- item 5 (N5): a 402 naming a provider is that endpoint's, not our credits ------------------------
+
+def test_a_402_relayed_from_a_provider_is_that_endpoints_transport_error() -> None:
+    with upstream(one_fault("http_error", status=402, body="provider")) as sim:
+        result = chat(sim)
+    assert (result.classification, result.error_kind, result.http_status) == (
+        Classification.TRANSPORT_ERROR, ErrorKind.PROVIDER_DENIED, 402)
+
+
+def test_openrouters_own_402_is_still_our_credits() -> None:
+    with upstream(one_fault("http_error", status=402, body="bare")) as sim:
+        result = chat(sim)
+    assert (result.classification, result.error_kind) == (Classification.AUTH_ERROR, ErrorKind.AUTH)
+
+
+# -- item 5 (N9): a provider's 429 lowers that provider's concurrency, not the round's ---------------
+
+async def burst(base_url: str, *, per_tag: int, overall: int, rounds: int = 3) -> tuple[PinnedClient, list[Any]]:
+    async with PinnedClient(Upstream(base_url=base_url, api_key=SECRET), deadline_s=5.0,
+                            overall_concurrency=overall, per_provider_concurrency=per_tag) as client:
+        endpoints = await discover(client, MODEL)
+        results = []
+        for _ in range(rounds):  # bursts of `per_tag` requests to every endpoint at once
+            results += await asyncio.gather(*(client.chat(e, MESSAGES, max_tokens=40)
+                                              for e in endpoints for _ in range(per_tag)))
+        return client, results
+
+
+def test_a_429_relayed_from_a_provider_lowers_only_that_endpoints_cap() -> None:
+    # The real 429s (pydantic-ai's cassette): provider_name, raw "temporarily rate-limited upstream",
+    # no Retry-After. Half of busy's requests are limited; calm answers every one.
+    sc = scenario_from_dict({"name": "relayed-429", "keepalive_ms": 50, "models": [{"id": MODEL, "endpoints": [
+        spec("busy/fp8", {"http_error": {"rate": 0.5, "status": 429, "retry_after": None}}, ttft_ms=100),
+        spec("calm/fp8", ttft_ms=100)]}]})
+    with start_simulator(sc, seed=11) as sim:
+        client, results = asyncio.run(burst(sim.base_url, per_tag=4, overall=8))
+    limited = [r for r in results if r.error_kind is ErrorKind.HTTP_429]
+    assert limited and all(r.provider == "busy/fp8" and r.waited_s is None for r in limited)
+    assert client.lowest_concurrency == 8                         # the round's cap untouched
+    assert client.lowest_provider_concurrency("busy/fp8") < 4     # the limited provider's came down
+    assert client.lowest_provider_concurrency("calm/fp8") == 4
+
+
+def test_a_429_naming_no_provider_still_lowers_the_rounds_cap() -> None:
+    # The scenario's rate_limit is the key's own: OpenRouter's envelope, no provider named.
+    sc = scenario_from_dict({"name": "key-429", "keepalive_ms": 50, "rate_limit": {"concurrent": 2, "retry_after": 1},
+                             "models": [{"id": MODEL, "endpoints": [spec(f"host-{i}/fp8", ttft_ms=200)
+                                                                    for i in range(4)]}]})
+    with start_simulator(sc, seed=11) as sim:
+        client, _ = asyncio.run(burst(sim.base_url, per_tag=2, overall=4, rounds=1))
+        assert sim.rate_limited > 0
+    assert client.lowest_concurrency < 4
+    assert all(client.lowest_provider_concurrency(f"host-{i}/fp8") == 2 for i in range(4))
