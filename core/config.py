@@ -81,11 +81,12 @@ class ConcurrencySettings:
     # endpoints. The per-provider cap, not this one, is what protects each host.
     overall: Annotated[int, Meta(ge=1, description=(
         "simultaneous requests of a round, all providers (divided among xdist workers); the most the "
-        "round sends at once: a 429 lowers the cap to what the upstream accepted, answers let it grow "
-        "back (`probes/http/limiter.py`), and each 429's `Retry-After` is waited once when the request "
-        "still fits its deadline"))] = 256
+        "round sends at once: a 429 naming no provider (our key's) lowers the cap to what the upstream "
+        "accepted, answers let it grow back (`probes/http/limiter.py`), and each 429's `Retry-After` is "
+        "waited once when the request still fits its deadline"))] = 256
     per_provider: Annotated[int, Meta(ge=1, description=(
-        "simultaneous requests to one provider (a clean round sends 4)"))] = 4
+        "simultaneous requests to one provider (a clean round sends 4); a 429 relayed from that provider "
+        "(`metadata.provider_name`) lowers this cap, for that provider only, as the overall one"))] = 4
 
 
 @dataclass(frozen=True, slots=True)
