@@ -1,15 +1,24 @@
-"""Real recorded OpenRouter traffic, read at run time and served back over a real socket.
+"""The corpus of real recorded OpenRouter exchanges, read once and served back over a real socket.
 
-The recordings (VCR cassettes of real OpenRouter exchanges, see
-shared/reference/recordings/README.md) are NOT part of this repository and must not be copied
-into it: they are read from `<repo>/../shared/reference/recordings` (CI keeps `shared/` beside
-the clone), or from the directory named by CANARY_RECORDINGS_DIR. Tests that need them call
-`recordings_or_skip()`, which skips with the reason when they are absent.
+The corpus (issue 28) is other projects' test cassettes of real OpenRouter traffic, listed with
+their repository, commit, sha256 and licence in tests/data/openrouter-recordings/sources.yaml and
+fetched beside that list by scripts/fetch_recordings.py (docs/developing.md, "The recorded
+corpus"); CANARY_RECORDINGS_DIR names another copy. Two cassette formats are read, into one
+`Interaction` per recorded chat completion:
+- VCR.py (pydantic/pydantic-ai): `request.uri`, the body as `parsed_body` or `body.string`,
+  `response.status.code`, a body that is either the raw text (`body.string`) or a parsed value;
+- go-vcr v2 (charmbracelet/fantasy): `request.url`, `request.body` and `response.body` as raw
+  text, `response.code`.
+
+A missing corpus is a failure, never a skip: `cases()` then yields one case that fails saying
+what to run (`require_corpus`), so a clone without the recordings cannot pass the recorded tests
+by running none of them.
 
 `serve_recorded` answers one POST with the recorded status, content type and body: a streamed
-body (`body.string`) is written verbatim with chunked transfer encoding, one write per SSE
-event (split at the blank line that ends it) and a small pause between writes; a cassette that
-kept only `parsed_body` is re-serialised as JSON (the bytes were not recorded, the value was).
+body is written verbatim with chunked transfer encoding, one write per SSE event (split at the
+blank line that ends it) and a small pause between writes; raw JSON text (with the blank lines
+OpenRouter sends before a slow non-streamed body) is written as recorded; a cassette that kept
+only a parsed body is re-serialised as JSON (the bytes were not recorded, the value was).
 A uniquely named module (not conftest) so `from recorded_server import ...` cannot collide.
 """
 
@@ -20,6 +29,7 @@ import json
 import os
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -28,7 +38,9 @@ import yaml
 
 ENV_VAR = "CANARY_RECORDINGS_DIR"
 REPO_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_DIR = REPO_ROOT / ".." / "shared" / "reference" / "recordings"
+CORPUS = REPO_ROOT / "tests" / "data" / "openrouter-recordings"
+SOURCES = CORPUS / "sources.yaml"
+FETCH = ".venv/bin/python scripts/fetch_recordings.py"
 CHAT_PATH = "/api/v1/chat/completions"
 
 T = TypeVar("T")
@@ -36,34 +48,48 @@ T = TypeVar("T")
 
 def recordings_dir() -> Path:
     override = os.environ.get(ENV_VAR, "").strip()
-    return Path(override) if override else DEFAULT_DIR
+    return Path(override) if override else CORPUS
 
 
-def recordings_or_skip() -> list[Path]:
-    """The cassette files, or pytest.skip with a reason a person can act on."""
+def listed_files() -> list[tuple[str, str]]:
+    """(source, path under the source's folder) of every recording sources.yaml names."""
+    listing = yaml.safe_load(SOURCES.read_text(encoding="utf-8"))["sources"]
+    return [(str(s["name"]), str(f["path"])) for s in listing for f in s["files"]]
+
+
+def missing_reason() -> str | None:
+    """Why the corpus cannot be read (a sentence saying what to run), or None when it is whole."""
     where = recordings_dir()
-    files = sorted(where.glob("*.yaml")) if where.is_dir() else []
-    if not files:
-        pytest.skip(f"real OpenRouter recordings not found in {where} (they live outside the repo: "
-                    f"put shared/ beside the clone or set {ENV_VAR})")
-    return files
+    absent = [f"{source}/{path}" for source, path in listed_files() if not (where / source / path).is_file()]
+    if not absent:
+        return None
+    return (f"{len(absent)} of the {len(listed_files())} recordings sources.yaml names are not in {where} "
+            f"(first: {absent[0]}): run `{FETCH}` (docs/developing.md, \"The recorded corpus\")")
+
+
+def require_corpus() -> None:
+    """Fail, saying what to run, when the corpus is not whole."""
+    reason = missing_reason()
+    if reason is not None:
+        pytest.fail(reason, pytrace=False)
 
 
 @dataclass(frozen=True)
 class Interaction:
     """One recorded chat-completion exchange."""
 
-    cassette: str
+    source: str               # `fantasy`, `pydantic-ai` (sources.yaml)
+    cassette: str             # the file's path under its source, without `.yaml`
     index: int
     request: dict[str, Any]
     status: int
     content_type: str
     body: bytes
-    streamed_body: bool       # the recording kept the raw SSE text (body.string)
+    streamed_body: bool       # an SSE body, kept as the raw text that was streamed
 
     @property
     def name(self) -> str:
-        return f"{self.cassette}#{self.index}"
+        return f"{self.source}/{self.cassette}#{self.index}"
 
     @property
     def request_streamed(self) -> bool:
@@ -77,7 +103,7 @@ class Interaction:
         while (cut := rest.find(b"\n\n")) >= 0:
             pieces.append(rest[: cut + 2])
             rest = rest[cut + 2 :]
-        if rest:
+        if rest.strip():
             pieces.append(rest)
         return pieces
 
@@ -99,40 +125,92 @@ class Interaction:
             return next((c["provider"] for c in self.chunks() if isinstance(c.get("provider"), str)), None)
         body = self.json_body()
         if isinstance(body.get("provider"), str):
-            return body["provider"]
+            return str(body["provider"])
         meta = (body.get("error") or {}).get("metadata") or {}
-        return meta.get("provider_name")
+        found = meta.get("provider_name")
+        return found if isinstance(found, str) else None
+
+    def served_model(self) -> str | None:
+        """The model the response says served the request (a dated id: `anthropic/claude-4.5-haiku-20251001`)."""
+        found = [c.get("model") for c in self.chunks()] if self.streamed_body else [self.json_body().get("model")]
+        return next((m for m in found if isinstance(m, str)), None)
+
+    def usage(self) -> dict[str, Any] | None:
+        """The recorded usage object (the last one of a stream)."""
+        if self.streamed_body:
+            usages = [c["usage"] for c in self.chunks() if isinstance(c.get("usage"), dict)]
+            return usages[-1] if usages else None
+        found = self.json_body().get("usage")
+        return found if isinstance(found, dict) else None
 
 
-def load_interactions(files: list[Path]) -> list[Interaction]:
-    """Every recorded POST to /chat/completions in the given cassettes."""
+def _header(headers: Any, name: str) -> str | None:
+    for key, value in (headers or {}).items():
+        if str(key).lower() == name:
+            return str(value[0]) if isinstance(value, list) else str(value)
+    return None
+
+
+def _request_body(request: dict[str, Any]) -> dict[str, Any]:
+    if isinstance(request.get("parsed_body"), dict):
+        return dict(request["parsed_body"])
+    raw = request.get("body")
+    text = raw.get("string") if isinstance(raw, dict) else raw
+    return json.loads(text) if isinstance(text, str) and text.strip() else {}
+
+
+def _response_body(response: dict[str, Any]) -> bytes:
+    raw = response.get("body")
+    text = raw.get("string") if isinstance(raw, dict) else raw
+    if isinstance(text, str):
+        return text.encode("utf-8")
+    return json.dumps(response["parsed_body"]).encode("utf-8")
+
+
+def _status(response: dict[str, Any]) -> int:
+    status = response.get("status")
+    return int(status["code"]) if isinstance(status, dict) else int(response["code"])
+
+
+def read_cassette(source: str, cassette: str, text: str) -> list[Interaction]:
+    """Every recorded POST to /chat/completions of one cassette, in either format."""
     out = []
-    for path in files:
-        cassette = yaml.safe_load(path.read_text(encoding="utf-8"))
-        for i, it in enumerate(cassette.get("interactions") or []):
-            req, resp = it["request"], it["response"]
-            if req.get("method") != "POST" or not str(req.get("uri", "")).endswith("/chat/completions"):
-                continue
-            raw = (resp.get("body") or {}).get("string")
-            body = raw.encode("utf-8") if isinstance(raw, str) else json.dumps(resp["parsed_body"]).encode("utf-8")
-            ctype = _header(resp.get("headers") or {}, "content-type") or "application/json"
-            request = req.get("parsed_body") or json.loads((req.get("body") or {}).get("string") or "{}")
-            status = int(resp["status"]["code"])
-            out.append(Interaction(path.stem, i, request, status, ctype, body, isinstance(raw, str)))
+    for i, it in enumerate(yaml.safe_load(text).get("interactions") or []):
+        req, resp = it["request"], it["response"]
+        if req.get("method") != "POST" or not str(req.get("uri") or req.get("url") or "").endswith("/chat/completions"):
+            continue
+        ctype = _header(resp.get("headers"), "content-type") or "application/json"
+        out.append(Interaction(source, cassette, int(it.get("id", i)), _request_body(req), _status(resp), ctype,
+                               _response_body(resp), "event-stream" in ctype))
     return out
 
 
-def all_interactions() -> list[Interaction]:
-    """For parametrisation at collection time: [] when the recordings are absent."""
+@cache
+def corpus() -> tuple[Interaction, ...]:
+    """Every recorded chat exchange of the corpus, in sources.yaml's order: () when it is not whole."""
+    if missing_reason() is not None:
+        return ()
     where = recordings_dir()
-    return load_interactions(sorted(where.glob("*.yaml"))) if where.is_dir() else []
+    return tuple(it for source, path in listed_files()
+                 for it in read_cassette(source, path.removesuffix(".yaml"),
+                                         (where / source / path).read_text(encoding="utf-8")))
 
 
-def _header(headers: dict[str, Any], name: str) -> str | None:
-    for key, value in headers.items():
-        if key.lower() == name:
-            return value[0] if isinstance(value, list) else str(value)
-    return None
+def cases(keep: Callable[[Interaction], bool]) -> list[Any]:
+    """pytest params of the corpus's exchanges that `keep` chooses, by name; a missing corpus is one
+    case that fails saying what to run (never a skip), and a filter that keeps nothing is an error."""
+    reason = missing_reason()
+    if reason is not None:
+        return [pytest.param(None, id="corpus-missing", marks=pytest.mark.usefixtures("recorded_corpus"))]
+    chosen = [pytest.param(it, id=it.name) for it in corpus() if keep(it)]
+    assert chosen, "the recorded corpus has no exchange of this kind: the test's filter is wrong"
+    return chosen
+
+
+@pytest.fixture
+def recorded_corpus() -> None:
+    """Fails the test (setup) when the recorded corpus is not whole; a test module imports it."""
+    require_corpus()
 
 
 @dataclass
@@ -190,5 +268,5 @@ async def serve_recorded(
     return result, served
 
 
-def iter_streamed(interactions: list[Interaction]) -> Iterator[Interaction]:
+def iter_streamed(interactions: tuple[Interaction, ...]) -> Iterator[Interaction]:
     return (it for it in interactions if it.streamed_body and it.status == 200)
