@@ -107,7 +107,8 @@ def reduced(raw: bytes, origin: str) -> str:
     found = CREDENTIAL.search(text)
     if found:
         raise FetchError(f"{origin}: something that looks like a credential ({found.group(0)[:12]}...): not kept")
-    return f"# {origin}\n# Reduced by scripts/fetch_recordings.py: chat exchanges only, Content-Type headers only.\n{text}"
+    note = "# Reduced by scripts/fetch_recordings.py: chat exchanges only, Content-Type headers only."
+    return f"# {origin}\n{note}\n{text}"
 
 
 def fetch(chosen: Iterable[dict[str, Any]], read_for: Callable[[str], Callable[[str, str, str], bytes]],

@@ -20,7 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-GENAI_PRICES = "pydantic/genai-prices@47df840a prices/providers/openrouter.yml (2026-08-21, from openrouter.ai/api/v1/models)"
+GENAI_PRICES = ("pydantic/genai-prices@47df840a prices/providers/openrouter.yml "
+                "(2026-08-21, from openrouter.ai/api/v1/models)")
 PER_SEARCH = 0.01  # "$10/K web search" (openrouter.ai/openai/gpt-5.4-nano, 2026): OpenAI's native search
 
 
@@ -63,7 +64,8 @@ LISTED: dict[str, Listed] = {
     "openai/o3": Listed(2, 8, GENAI_PRICES, cache_read=0.5, web_search=PER_SEARCH),
     "mistralai/mistral-small": Listed(0.2, 0.6, GENAI_PRICES),
     "deepseek/deepseek-chat": Listed(0.38, 0.89, GENAI_PRICES, web_search=PER_SEARCH),
-    "minimax/minimax-m2:free": Listed(0, 0, "OpenRouter's `:free` variants are listed at 0 (guides/routing/model-variants/free)"),
+    "minimax/minimax-m2:free": Listed(0, 0, "OpenRouter's `:free` variants are listed at 0 "
+                                            "(guides/routing/model-variants/free)"),
     # Gone from the 2026-08 table (replaced by newer Grok models); xAI's own list prices, which
     # OpenRouter passes through for its one provider, xAI.
     "x-ai/grok-4.1-fast": Listed(0.2, 0.5, "xAI list price, grok-4-1-fast (glama.ai tetsuo-ai/grok-api-mcp model page; "

@@ -53,6 +53,7 @@ SECRET = "sk-or-v1-SENTINEL-recorded-5e2a7c"
 # A bill reconciles when usage.cost is the listed price x the reported tokens to within this share
 # (OpenRouter's costs are exact to the last digit it prints; a float's rounding is far below this).
 RECONCILED_REL = 1e-6
+REPLAY_S = 0.12   # how long one replayed stream takes, whatever its number of events
 DEFAULT_CAP = 200  # sent when the recording sent none (the endpoint then lists no max_tokens: not judged)
 
 
@@ -144,8 +145,10 @@ def replay(it: Interaction) -> Replay:
     why = fees or (None if found is not None else f"no listed price for {slug(it.served_model() or '')} "
                                                     f"on {it.provider()}")
     endpoint = endpoint_for(it)
-    # Pieces back to back (one write per SSE event still): the replay checks the reply, not the timing.
-    result, _ = drive(it, endpoint, gap_s=0.0)
+    # One write per SSE event, the whole stream paced over REPLAY_S: enough for the decode window
+    # to be measured (its figure is then the replay's pace, not the host's: only "measured or set
+    # aside, never failed" is checked), short enough for 107 replies.
+    result, _ = drive(it, endpoint, gap_s=REPLAY_S / max(len(it.events()), 1))
     out = Replay(it, endpoint, result, priced, why)
     if not result.completed:
         out.failures["completed"] = f"{result.classification}: {result.error_message}"

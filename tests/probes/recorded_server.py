@@ -11,8 +11,8 @@ corpus"); CANARY_RECORDINGS_DIR names another copy. Two cassette formats are rea
   text, `response.code`.
 
 A missing corpus is a failure, never a skip: `cases()` then yields one case that fails saying
-what to run (`require_corpus`), so a clone without the recordings cannot pass the recorded tests
-by running none of them.
+what to run (a `MissingCorpus`; tests that read the whole corpus call `require_corpus`), so a clone
+without the recordings cannot pass the recorded tests by running none of them.
 
 `serve_recorded` answers one POST with the recorded status, content type and body: a streamed
 body is written verbatim with chunked transfer encoding, one write per SSE event (split at the
@@ -196,21 +196,26 @@ def corpus() -> tuple[Interaction, ...]:
                                          (where / source / path).read_text(encoding="utf-8")))
 
 
+class MissingCorpus:
+    """The one case of a missing corpus: using it in any way fails the test with the reason."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    def __getattr__(self, name: str) -> Any:
+        pytest.fail(self.reason, pytrace=False)
+
+
 def cases(keep: Callable[[Interaction], bool]) -> list[Any]:
     """pytest params of the corpus's exchanges that `keep` chooses, by name; a missing corpus is one
-    case that fails saying what to run (never a skip), and a filter that keeps nothing is an error."""
+    case (a MissingCorpus) that fails saying what to run, never a skip; a filter that keeps nothing
+    is an error."""
     reason = missing_reason()
     if reason is not None:
-        return [pytest.param(None, id="corpus-missing", marks=pytest.mark.usefixtures("recorded_corpus"))]
+        return [pytest.param(MissingCorpus(reason), id="corpus-missing")]
     chosen = [pytest.param(it, id=it.name) for it in corpus() if keep(it)]
     assert chosen, "the recorded corpus has no exchange of this kind: the test's filter is wrong"
     return chosen
-
-
-@pytest.fixture
-def recorded_corpus() -> None:
-    """Fails the test (setup) when the recorded corpus is not whole; a test module imports it."""
-    require_corpus()
 
 
 @dataclass

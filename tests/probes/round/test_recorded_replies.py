@@ -18,9 +18,13 @@ from typing import Any
 import pytest
 from recorded_prices import LISTED, UNPRICED, UNPRICED_ENDPOINTS, slug
 from recorded_replay import Replay, replay, replayed_models
-from recorded_server import Interaction, corpus, listed_files, require_corpus
+from recorded_server import (
+    Interaction,
+    corpus,
+    listed_files,
+    require_corpus,
+)
 from recorded_server import cases as corpus_cases
-from recorded_server import recorded_corpus  # noqa: F401  (the fixture that fails a missing corpus)
 
 # Replies that fail a check today, each for a reason named once. N-numbers are the second wire
 # review's defects being fixed on other branches; F-numbers are findings of this replay.
@@ -48,9 +52,13 @@ def completed(it: Interaction) -> bool:
 
 
 @cache
+def _replayed(name: str) -> Replay:
+    return replay(next(it for it in corpus() if it.name == name))
+
+
 def replayed_once(it: Interaction) -> Replay:
     """One replay per exchange and test session (the replay is a pure function of the recording)."""
-    return replay(it)
+    return _replayed(it.name)
 
 
 def test_the_corpus_is_every_file_sources_yaml_names() -> None:
@@ -80,6 +88,15 @@ def test_a_recorded_healthy_reply_fails_no_check_a_round_gives_it(it: Interactio
     assert replayed.failures == {}, "\n".join(f"{check}: {reason}" for check, reason in replayed.failures.items())
     if replayed.priced and replayed.result.usage is not None and replayed.result.usage.cost_usd is not None:
         assert replayed.billed is not None  # a priced reply with a cost is always compared
+    assert replayed.decode_tps is None or replayed.decode_tps > 0  # measured (against peers, later) or set aside
+
+
+def test_decode_speed_is_measured_on_the_recorded_streams_that_can_say() -> None:
+    # A plain streamed reply of 25+ tokens without reasoning is measured; a reasoning one never is.
+    require_corpus()
+    streams = [replayed_once(it) for it in corpus() if completed(it) and it.streamed_body]
+    assert any(r.decode_tps is not None for r in streams)
+    assert all(r.decode_tps is None for r in streams if r.result.reasoning_text or r.result.reasoning_seen)
 
 
 def test_most_recorded_bills_reconcile_to_the_last_digit_at_the_listed_price() -> None:
