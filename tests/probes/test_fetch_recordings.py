@@ -87,16 +87,50 @@ def test_every_listed_source_names_its_repository_commit_and_licence() -> None:
         assert all(len(f["sha256"]) == 64 for f in entry["files"])
 
 
-def test_a_missing_corpus_fails_the_recorded_tests_saying_what_to_run(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_absent_corpus_skips_saying_what_to_run_and_a_present_file_is_replayed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import recorded_server
 
     monkeypatch.setenv(recorded_server.ENV_VAR, str(tmp_path))
-    reason = recorded_server.missing_reason()
-    assert reason is not None and "scripts/fetch_recordings.py" in reason and str(tmp_path) in reason
-    (only,) = recorded_server.cases(lambda it: True)
-    assert only.id == "corpus-missing" and not only.marks  # no skip mark: the case runs, and fails
-    with pytest.raises(pytest.fail.Exception, match="fetch_recordings"):
-        only.values[0].request  # noqa: B018  (any use of the missing case fails)
-    with pytest.raises(pytest.fail.Exception, match="fetch_recordings"):
-        recorded_server.require_corpus()
+    monkeypatch.setattr(recorded_server, "STUDY_COPIES", tmp_path / "no-study-copies")
+    recorded_server.corpus.cache_clear()
+    try:
+        reason = recorded_server.missing_reason()
+        assert reason is not None and "scripts/fetch_recordings.py" in reason and str(tmp_path) in reason
+        (only,) = recorded_server.cases(lambda it: True)
+        assert only.id == "corpus-absent" and only.marks[0].kwargs["reason"] == reason
+        with pytest.raises(pytest.skip.Exception, match="fetch_recordings"):
+            recorded_server.require_corpus()
+        # One listed file present (a copy of a real one, named as the study copies are): it is replayed,
+        # nothing of it skipped; the whole-corpus tests still skip.
+        entry = next(e for e in recorded_server.listed() if e.path.endswith("errors_raised.yaml"))
+        study = tmp_path / "study"
+        study.mkdir()
+        text = CASSETTE_WITH_ONE_CHAT
+        monkeypatch.setattr(recorded_server, "listed",
+                            lambda: (recorded_server.Listed(entry.source, entry.path,
+                                                            hashlib.sha256(text.encode()).hexdigest()),))
+        (study / f"{entry.source}__{Path(entry.path).name}").write_text(text, encoding="utf-8")
+        monkeypatch.setattr(recorded_server, "STUDY_COPIES", study)
+        recorded_server.corpus.cache_clear()
+        assert recorded_server.missing_reason() is None
+        (case,) = recorded_server.cases(lambda it: True)
+        assert not case.marks and case.values[0].status == 429
+        (study / f"{entry.source}__{Path(entry.path).name}").write_text(text + "\n", encoding="utf-8")
+        recorded_server.corpus.cache_clear()
+        assert recorded_server.missing_reason() is not None  # a study copy that is not the listed file is absent
+    finally:
+        recorded_server.corpus.cache_clear()
+
+
+CASSETTE_WITH_ONE_CHAT = """interactions:
+- request:
+    method: POST
+    uri: https://openrouter.ai/api/v1/chat/completions
+    parsed_body: {model: openai/o3, messages: [{role: user, content: hi}]}
+  response:
+    status: {code: 429, message: Too Many Requests}
+    headers: {content-type: [application/json]}
+    parsed_body: {error: {code: 429, message: Provider returned error, metadata: {provider_name: OpenAI}}}
+version: 1
+"""

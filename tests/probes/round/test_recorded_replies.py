@@ -62,7 +62,7 @@ def replayed_once(it: Interaction) -> Replay:
 
 
 def test_the_corpus_is_every_file_sources_yaml_names() -> None:
-    require_corpus()
+    require_corpus(whole=True)
     files = {f"{source}/{path.removesuffix('.yaml')}" for source, path in listed_files()}
     replayed = {f"{it.source}/{it.cassette}" for it in corpus()}
     assert replayed == files  # every listed cassette holds at least one chat exchange
@@ -75,6 +75,7 @@ def test_every_replayed_model_has_a_listed_price_or_says_why_not() -> None:
     unknown = sorted(replayed_models(corpus()) - set(LISTED) - set(UNPRICED))
     assert not unknown, f"price these in tests/probes/recorded_prices.py (with their source): {unknown}"
     assert all(entry.source for entry in LISTED.values())
+    require_corpus(whole=True)  # what follows needs every recording: no listing unused, no exception stale
     unused = sorted(set(LISTED) - replayed_models(corpus()))
     assert not unused, f"listings no recorded reply uses: {unused}"
     endpoints = {(slug(it.served_model() or ""), it.provider()) for it in corpus() if completed(it)}
@@ -93,7 +94,7 @@ def test_a_recorded_healthy_reply_fails_no_check_a_round_gives_it(it: Interactio
 
 def test_decode_speed_is_measured_on_the_recorded_streams_that_can_say() -> None:
     # A plain streamed reply of 25+ tokens without reasoning is measured; a reasoning one never is.
-    require_corpus()
+    require_corpus(whole=True)
     streams = [replayed_once(it) for it in corpus() if completed(it) and it.streamed_body]
     assert any(r.decode_tps is not None for r in streams)
     assert all(r.decode_tps is None for r in streams if r.result.reasoning_text or r.result.reasoning_seen)
@@ -102,7 +103,7 @@ def test_decode_speed_is_measured_on_the_recorded_streams_that_can_say() -> None
 def test_most_recorded_bills_reconcile_to_the_last_digit_at_the_listed_price() -> None:
     # Not a threshold on a measurement: the listing and the bills are fixed data, and a listing
     # copied wrong shows here as bills that stop reconciling (the benchmark prints the figure).
-    require_corpus()
+    require_corpus(whole=True)
     replays = [replayed_once(it) for it in corpus() if completed(it) and (it.usage() or {}).get("cost") is not None]
     priced = [r for r in replays if r.priced]
     assert any(r.reconciled for r in priced)
