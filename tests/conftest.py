@@ -23,3 +23,12 @@ NOTIFICATION_ENVS = ("CANARY_NOTIFY_URLS", "CANARY_WEBHOOK_URL", "CANARY_HEARTBE
 def _no_real_notifications(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in NOTIFICATION_ENVS:
         monkeypatch.delenv(name, raising=False)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say how much of the recorded corpus the recorded tests replayed: a partial corpus is never silent."""
+    from recorded_server import listed, located, missing_reason  # tests/probes is on pythonpath
+
+    reason = missing_reason()
+    here = f"{len(located())} of {len(listed())} recordings here"
+    terminalreporter.write_line(f"recorded OpenRouter corpus: {here}" + (f"; {reason}" if reason else ", all replayed"))

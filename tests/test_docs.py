@@ -14,8 +14,8 @@ The README is a front page (under 200 lines) and every relative link of the docu
 reaches its file and heading, so each rule can have one home that the other pages link to.
 
 And a clone must make sense on its own: no file outside tests/ may point at material that lives
-beside the repository (the team's shared folder). Tests may: the recorded OpenRouter traffic is
-another project's file, read from outside at run time and skipped when absent.
+beside the repository (the team's shared folder). Tests may (the corpora of real text for the judging
+figures are read from beside the repository, and skip when absent).
 """
 
 from __future__ import annotations

@@ -1,25 +1,38 @@
-"""Real recorded OpenRouter traffic, read at run time and served back over a real socket.
+"""The corpus of real recorded OpenRouter exchanges, read once and served back over a real socket.
 
-The recordings (VCR cassettes of real OpenRouter exchanges, see
-shared/reference/recordings/README.md) are NOT part of this repository and must not be copied
-into it: they are read from `<repo>/../shared/reference/recordings` (CI keeps `shared/` beside
-the clone), or from the directory named by CANARY_RECORDINGS_DIR. Tests that need them call
-`recordings_or_skip()`, which skips with the reason when they are absent.
+The corpus (issue 28) is other projects' test cassettes of real OpenRouter traffic, listed with
+their repository, commit, sha256 and licence in tests/data/openrouter-recordings/sources.yaml and
+fetched beside that list by scripts/fetch_recordings.py (docs/developing.md, "The recorded
+corpus"); CANARY_RECORDINGS_DIR names another copy. Two cassette formats are read, into one
+`Interaction` per recorded chat completion:
+- VCR.py (pydantic/pydantic-ai): `request.uri`, the body as `parsed_body` or `body.string`,
+  `response.status.code`, a body that is either the raw text (`body.string`) or a parsed value;
+- go-vcr v2 (charmbracelet/fantasy): `request.url`, `request.body` and `response.body` as raw
+  text, `response.code`.
+
+Every recording that is here is replayed, never skipped: the fetched copy, or else the same file
+(its sha256 checked) among the study copies kept beside the clone (`../shared/reference/recordings`,
+which CI has; CI reaches no repository host, so it cannot fetch). Only what is absent is skipped,
+saying what to run (`cases()`, `require_corpus`), and the suite's closing summary says how much of
+the corpus was here (tests/conftest.py), so a partial corpus is never silent.
 
 `serve_recorded` answers one POST with the recorded status, content type and body: a streamed
-body (`body.string`) is written verbatim with chunked transfer encoding, one write per SSE
-event (split at the blank line that ends it) and a small pause between writes; a cassette that
-kept only `parsed_body` is re-serialised as JSON (the bytes were not recorded, the value was).
+body is written verbatim with chunked transfer encoding, one write per SSE event (split at the
+blank line that ends it) and a small pause between writes; raw JSON text (with the blank lines
+OpenRouter sends before a slow non-streamed body) is written as recorded; a cassette that kept
+only a parsed body is re-serialised as JSON (the bytes were not recorded, the value was).
 A uniquely named module (not conftest) so `from recorded_server import ...` cannot collide.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -28,7 +41,11 @@ import yaml
 
 ENV_VAR = "CANARY_RECORDINGS_DIR"
 REPO_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_DIR = REPO_ROOT / ".." / "shared" / "reference" / "recordings"
+CORPUS = REPO_ROOT / "tests" / "data" / "openrouter-recordings"
+SOURCES = CORPUS / "sources.yaml"
+# The study copies of a few of them kept beside the clone (CI has them; this machine reaches no repository host).
+STUDY_COPIES = REPO_ROOT / ".." / "shared" / "reference" / "recordings"
+FETCH = ".venv/bin/python scripts/fetch_recordings.py"
 CHAT_PATH = "/api/v1/chat/completions"
 
 T = TypeVar("T")
@@ -36,34 +53,84 @@ T = TypeVar("T")
 
 def recordings_dir() -> Path:
     override = os.environ.get(ENV_VAR, "").strip()
-    return Path(override) if override else DEFAULT_DIR
+    return Path(override) if override else CORPUS
 
 
-def recordings_or_skip() -> list[Path]:
-    """The cassette files, or pytest.skip with a reason a person can act on."""
-    where = recordings_dir()
-    files = sorted(where.glob("*.yaml")) if where.is_dir() else []
-    if not files:
-        pytest.skip(f"real OpenRouter recordings not found in {where} (they live outside the repo: "
-                    f"put shared/ beside the clone or set {ENV_VAR})")
-    return files
+@dataclass(frozen=True)
+class Listed:
+    """One recording sources.yaml names."""
+
+    source: str               # `fantasy`, `pydantic-ai`
+    path: str                 # under the source's folder
+    sha256: str
+
+
+@cache
+def listed() -> tuple[Listed, ...]:
+    entries = yaml.safe_load(SOURCES.read_text(encoding="utf-8"))["sources"]
+    return tuple(Listed(str(s["name"]), str(f["path"]), str(f["sha256"])) for s in entries for f in s["files"])
+
+
+def listed_files() -> list[tuple[str, str]]:
+    """(source, path under the source's folder) of every recording sources.yaml names."""
+    return [(entry.source, entry.path) for entry in listed()]
+
+
+def _study_copy(entry: Listed) -> Path | None:
+    """The same file among the study copies beside the clone (`<source>__<name>`), if its sha256 is the listed one."""
+    candidate = STUDY_COPIES / f"{entry.source}__{Path(entry.path).name}"
+    if candidate.is_file() and hashlib.sha256(candidate.read_bytes()).hexdigest() == entry.sha256:
+        return candidate
+    return None
+
+
+def located() -> list[tuple[Listed, Path]]:
+    """Every listed recording found on disk: the fetched copy, else a verified study copy."""
+    found = []
+    for entry in listed():
+        fetched = recordings_dir() / entry.source / entry.path
+        path = fetched if fetched.is_file() else _study_copy(entry)
+        if path is not None:
+            found.append((entry, path))
+    return found
+
+
+def missing_reason() -> str | None:
+    """Why part of the corpus is not here (a sentence saying what to run), or None when it is whole."""
+    absent = len(listed()) - len(located())
+    if not absent:
+        return None
+    return (f"{absent} of the {len(listed())} recordings sources.yaml names are not in {recordings_dir()}: "
+            f"run `{FETCH}` (docs/developing.md, \"The recorded corpus\")")
+
+
+def require_corpus(*, whole: bool = False) -> None:
+    """Skip, saying what to run, when no recording is here (or, with `whole`, when any is missing).
+
+    A skip only for what is absent: every recording that is here is replayed. This machine's CI
+    reaches no repository host, so a clone that could not fetch runs on the study copies alone.
+    """
+    reason = missing_reason()
+    if reason is not None and (whole or not located()):
+        pytest.skip(reason)
 
 
 @dataclass(frozen=True)
 class Interaction:
     """One recorded chat-completion exchange."""
 
-    cassette: str
+    source: str               # `fantasy`, `pydantic-ai` (sources.yaml)
+    cassette: str             # the file's path under its source, without `.yaml`
     index: int
     request: dict[str, Any]
     status: int
     content_type: str
     body: bytes
-    streamed_body: bool       # the recording kept the raw SSE text (body.string)
+    streamed_body: bool       # an SSE body, kept as the raw text that was streamed
 
     @property
     def name(self) -> str:
-        return f"{self.cassette}#{self.index}"
+        return f"{self.source}/{self.cassette}#{self.index}"
 
     @property
     def request_streamed(self) -> bool:
@@ -77,7 +144,7 @@ class Interaction:
         while (cut := rest.find(b"\n\n")) >= 0:
             pieces.append(rest[: cut + 2])
             rest = rest[cut + 2 :]
-        if rest:
+        if rest.strip():
             pieces.append(rest)
         return pieces
 
@@ -99,40 +166,84 @@ class Interaction:
             return next((c["provider"] for c in self.chunks() if isinstance(c.get("provider"), str)), None)
         body = self.json_body()
         if isinstance(body.get("provider"), str):
-            return body["provider"]
+            return str(body["provider"])
         meta = (body.get("error") or {}).get("metadata") or {}
-        return meta.get("provider_name")
+        found = meta.get("provider_name")
+        return found if isinstance(found, str) else None
+
+    def served_model(self) -> str | None:
+        """The model the response says served the request (a dated id: `anthropic/claude-4.5-haiku-20251001`)."""
+        found = [c.get("model") for c in self.chunks()] if self.streamed_body else [self.json_body().get("model")]
+        return next((m for m in found if isinstance(m, str)), None)
+
+    def usage(self) -> dict[str, Any] | None:
+        """The recorded usage object (the last one of a stream)."""
+        if self.streamed_body:
+            usages = [c["usage"] for c in self.chunks() if isinstance(c.get("usage"), dict)]
+            return usages[-1] if usages else None
+        found = self.json_body().get("usage")
+        return found if isinstance(found, dict) else None
 
 
-def load_interactions(files: list[Path]) -> list[Interaction]:
-    """Every recorded POST to /chat/completions in the given cassettes."""
+def _header(headers: Any, name: str) -> str | None:
+    for key, value in (headers or {}).items():
+        if str(key).lower() == name:
+            return str(value[0]) if isinstance(value, list) else str(value)
+    return None
+
+
+def _request_body(request: dict[str, Any]) -> dict[str, Any]:
+    if isinstance(request.get("parsed_body"), dict):
+        return dict(request["parsed_body"])
+    raw = request.get("body")
+    text = raw.get("string") if isinstance(raw, dict) else raw
+    return json.loads(text) if isinstance(text, str) and text.strip() else {}
+
+
+def _response_body(response: dict[str, Any]) -> bytes:
+    raw = response.get("body")
+    text = raw.get("string") if isinstance(raw, dict) else raw
+    if isinstance(text, str):
+        return text.encode("utf-8")
+    return json.dumps(response["parsed_body"]).encode("utf-8")
+
+
+def _status(response: dict[str, Any]) -> int:
+    status = response.get("status")
+    return int(status["code"]) if isinstance(status, dict) else int(response["code"])
+
+
+def read_cassette(source: str, cassette: str, text: str) -> list[Interaction]:
+    """Every recorded POST to /chat/completions of one cassette, in either format."""
     out = []
-    for path in files:
-        cassette = yaml.safe_load(path.read_text(encoding="utf-8"))
-        for i, it in enumerate(cassette.get("interactions") or []):
-            req, resp = it["request"], it["response"]
-            if req.get("method") != "POST" or not str(req.get("uri", "")).endswith("/chat/completions"):
-                continue
-            raw = (resp.get("body") or {}).get("string")
-            body = raw.encode("utf-8") if isinstance(raw, str) else json.dumps(resp["parsed_body"]).encode("utf-8")
-            ctype = _header(resp.get("headers") or {}, "content-type") or "application/json"
-            request = req.get("parsed_body") or json.loads((req.get("body") or {}).get("string") or "{}")
-            status = int(resp["status"]["code"])
-            out.append(Interaction(path.stem, i, request, status, ctype, body, isinstance(raw, str)))
+    for i, it in enumerate(yaml.safe_load(text).get("interactions") or []):
+        req, resp = it["request"], it["response"]
+        if req.get("method") != "POST" or not str(req.get("uri") or req.get("url") or "").endswith("/chat/completions"):
+            continue
+        ctype = _header(resp.get("headers"), "content-type") or "application/json"
+        out.append(Interaction(source, cassette, int(it.get("id", i)), _request_body(req), _status(resp), ctype,
+                               _response_body(resp), "event-stream" in ctype))
     return out
 
 
-def all_interactions() -> list[Interaction]:
-    """For parametrisation at collection time: [] when the recordings are absent."""
-    where = recordings_dir()
-    return load_interactions(sorted(where.glob("*.yaml"))) if where.is_dir() else []
+@cache
+def corpus() -> tuple[Interaction, ...]:
+    """Every recorded chat exchange of the recordings that are here, in sources.yaml's order."""
+    return tuple(it for entry, path in located()
+                 for it in read_cassette(entry.source, entry.path.removesuffix(".yaml"),
+                                         path.read_text(encoding="utf-8")))
 
 
-def _header(headers: dict[str, Any], name: str) -> str | None:
-    for key, value in headers.items():
-        if key.lower() == name:
-            return value[0] if isinstance(value, list) else str(value)
-    return None
+def cases(keep: Callable[[Interaction], bool]) -> list[Any]:
+    """pytest params of the present exchanges that `keep` chooses, by name. Kinds the present part
+    of the corpus lacks are one skipped case saying what to fetch; on the whole corpus a filter that
+    keeps nothing is an error."""
+    chosen = [pytest.param(it, id=it.name) for it in corpus() if keep(it)]
+    reason = missing_reason()
+    if not chosen and reason is not None:
+        return [pytest.param(None, marks=pytest.mark.skip(reason=reason), id="corpus-absent")]
+    assert chosen, "the recorded corpus has no exchange of this kind: the test's filter is wrong"
+    return chosen
 
 
 @dataclass
@@ -190,5 +301,5 @@ async def serve_recorded(
     return result, served
 
 
-def iter_streamed(interactions: list[Interaction]) -> Iterator[Interaction]:
+def iter_streamed(interactions: tuple[Interaction, ...]) -> Iterator[Interaction]:
     return (it for it in interactions if it.streamed_body and it.status == 200)

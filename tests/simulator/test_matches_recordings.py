@@ -1,7 +1,7 @@
 """The simulator's streamed chunks have the SHAPE of real recorded OpenRouter chunks.
 
-Real traffic (VCR cassettes of real OpenRouter exchanges, outside the repo: tests/probes/
-recorded_server.py is the one place that says where they are read from; skipped when absent) is
+Real traffic (the corpus of recorded OpenRouter exchanges: tests/probes/recorded_server.py is the
+one reader and says where they are; a missing corpus fails, saying what to fetch) is
 compared key by key with what the simulator streams for each of its usage-chunk shapes: the
 same top-level keys on content chunks, every choice with index/delta/finish_reason/
 native_finish_reason, a usage chunk whose keys and usage keys are ones real traffic carries, and
@@ -11,19 +11,17 @@ each recorded usage-chunk shape reproduced by the simulator mode named after it.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from simkit import chat_body, one_endpoint_scenario, stream_chat
 
 from simulator import scenario_from_dict, start_simulator
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "probes"))
-from recorded_server import recordings_dir, recordings_or_skip  # noqa: E402  (where the recordings are)
+from recorded_server import corpus, iter_streamed, require_corpus  # noqa: E402  (the one reader of the corpus)
 
 CHOICE_KEYS = {"index", "delta", "finish_reason", "native_finish_reason"}
 USAGE_KEYS = {"prompt_tokens", "completion_tokens", "total_tokens", "cost"}
@@ -31,15 +29,10 @@ SHAPES = ("null_finish", "empty_choices", "repeat_finish")
 
 
 def recorded_streams() -> list[list[dict[str, Any]]]:
-    """The JSON chunks of every recorded 200 stream, or skip when the recordings are absent."""
-    streams = []
-    for path in recordings_or_skip():
-        for it in yaml.safe_load(path.read_text(encoding="utf-8")).get("interactions") or []:
-            raw = (it["response"].get("body") or {}).get("string")
-            if it["response"]["status"]["code"] == 200 and isinstance(raw, str) and "data: {" in raw:
-                streams.append([json.loads(line[6:]) for line in raw.splitlines() if line.startswith("data: {")])
-    if not streams:
-        pytest.skip(f"no recorded OpenRouter 200 stream in {recordings_dir()}")
+    """The JSON chunks of every recorded 200 stream of the corpus (a missing corpus fails)."""
+    require_corpus()
+    streams = [it.chunks() for it in iter_streamed(corpus())]
+    assert streams, "the recorded corpus holds no 200 stream"
     return streams
 
 
@@ -96,11 +89,16 @@ def test_simulated_stream_chunks_have_the_recorded_shape(shape: str) -> None:
 def test_each_recorded_usage_chunk_shape_is_one_the_simulator_can_emit() -> None:
     real_usage = [c for s in recorded_streams() for c in s if "usage" in c]
     assert real_usage and {usage_shape(c) for c in real_usage} <= set(SHAPES)
-    for chunk in real_usage:
+    # One simulator run per distinct recorded shape (the corpus repeats a few shapes many times).
+    distinct = {(usage_shape(c), tuple(frozenset(ch) - {"logprobs"} for ch in c["choices"]),
+                 tuple(ch["finish_reason"] for ch in c["choices"])): c for c in real_usage}
+    for chunk in distinct.values():
         sim_usage = simulated(usage_shape(chunk))[-1]
         assert ([set(ch) - {"logprobs"} for ch in chunk["choices"]]
                 == [set(ch) - {"logprobs"} for ch in sim_usage["choices"]])
-        assert [ch["finish_reason"] for ch in chunk["choices"]] == [ch["finish_reason"] for ch in sim_usage["choices"]]
+        # The simulated request is plain chat: a recorded tool-call turn's repeated `tool_calls` is `stop` there.
+        recorded = ["stop" if ch["finish_reason"] == "tool_calls" else ch["finish_reason"] for ch in chunk["choices"]]
+        assert recorded == [ch["finish_reason"] for ch in sim_usage["choices"]]
 
 
 def _reasoning_chunks(chunks: list[dict[str, Any]]) -> list[dict[str, Any]]:
