@@ -98,6 +98,9 @@ class PathSettings:
     builtin: Annotated[Path, Meta(description="built-in exclusions (reviewed, never expire)")] = (
         Path("exclusions/builtin.yaml"))
     incidents: Annotated[Path, Meta(description="runtime incident exclusions")] = Path("exclusions/incidents.yaml")
+    silences: Annotated[Path, Meta(description=(
+        "silences: what notifications and incident issues keep quiet about, until when (`canary silence`); "
+        "never read by the judge"))] = Path("exclusions/silences.yaml")
     # Left at this default it follows the state file: a `history` folder next to paths.state.
     history: Annotated[Path, Meta(description=(
         "the round history; left at the default it is the folder `history` next to `paths.state`, so it "

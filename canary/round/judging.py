@@ -24,6 +24,7 @@ from canary.integrations import notify
 from canary.round.results_files import load_round
 from canary.state import audit
 from canary.state.judge_files import load_exclusions, load_state, refuse_future_times, save_state
+from canary.state.silences import silences_or_none
 from core.config import Config
 from core.policy import MODES
 from core.results import ResultsError, RoundResults, merge_shards
@@ -170,7 +171,7 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
         echo(f"canary judge: warning: set aside upstream input ({rejected.model} {rejected.provider}): "
              f"{rejected.problem}")
     if request.send:
-        notify.notify(record, audit_path=paths.audit, echo=echo)
+        notify.notify(record, audit_path=paths.audit, echo=echo, silences=silences_or_none(paths.silences, echo))
     return JudgeOutcome(0, decisions=record, written=out)
 
 

@@ -159,6 +159,7 @@
     add(title, badge);
     add(parent, section);
     add(section, title, counts(m), ignoreLine(m));
+    if ((m.silences || []).length) { add(section, silencesLine(m)); }
     var state = { selected: pickInitial(m) };
     var views = {};
     endpointTable(m, state, views, section);
@@ -187,6 +188,19 @@
     var extra = m.would_ignore.filter(function (t) { return m.provider_ignore.indexOf(t) < 0; });
     if (extra.length) { add(p, ' · would add in enforce mode: ', el('code', null, extra.join(', '))); }
     return p;
+  }
+
+  // People's silences: notifications and issue updates muted; the judgement above is unchanged.
+  function silencesLine(m) {
+    var box = el('div', 'silences');
+    box.setAttribute('role', 'note');
+    add(box, el('strong', null, 'Silenced'), ' (notifications and incident issues muted; judged as always): ');
+    m.silences.forEach(function (s, i) {
+      if (i) { add(box, ' · '); }
+      add(box, el('code', null, s.provider || 'every endpoint'), ' until ' + fmtTime(s.until) + ' by ' + s.author +
+          ': ' + s.reason);
+    });
+    return box;
   }
 
   function pickInitial(m) {
