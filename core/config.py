@@ -101,6 +101,9 @@ class PathSettings:
     silences: Annotated[Path, Meta(description=(
         "silences: what notifications and incident issues keep quiet about, until when (`canary silence`); "
         "never read by the judge"))] = Path("exclusions/silences.yaml")
+    maintenance: Annotated[Path, Meta(description=(
+        "providers' announced maintenance windows: a failed round inside one is not counted"))] = (
+        Path("exclusions/maintenance.yaml"))
     # Left at this default it follows the state file: a `history` folder next to paths.state.
     history: Annotated[Path, Meta(description=(
         "the round history; left at the default it is the folder `history` next to `paths.state`, so it "

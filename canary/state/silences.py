@@ -20,24 +20,20 @@ by exactly that change, or nothing is written.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import NoReturn
 
 import yaml
 
+from canary.state.people_yaml import FIX, compose, entry_nodes, fail, problem, quoted, scalar_fields
 from core.schema import read_as
 from core.store import StoreError, read_text
 from core.tags import describe_invalid_tag, is_valid_tag
 from core.times import TimeFormatError, fmt_time, parse_time
 from core.untrusted import clean
 from judge.suspension.silences import MAX_SILENCE, Silence
-
-_NULL_TAG = "tag:yaml.org,2002:null"
-_FIX = "Fix the entry (the file's header shows the format) or revert it with git. Nothing was written."
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,18 +66,13 @@ def silences_or_none(path: Path, warn: Callable[[str], None]) -> tuple[Silence, 
 
 def parse_silences(text: str, source: str) -> tuple[Silence, ...]:
     """Validate the file's text; StoreError names the line of the first problem."""
-    root = _compose(text, source)
-    if root is None or (isinstance(root, yaml.ScalarNode) and root.tag == _NULL_TAG):
-        return ()
-    if not isinstance(root, yaml.SequenceNode):
-        _fail(source, root, "the top level must be a list of entries (- model: ...)")
-    silences = [_entry(source, item) for item in root.value]
+    silences = [_entry(source, item) for item in entry_nodes(compose(text, source), source, "model")]
     seen: dict[tuple[str, str | None, datetime], int | None] = {}
     for s in silences:
         key = (s.model, (s.provider or "").casefold() or None, s.until)
         if key in seen:
             raise StoreError(f"{source}: line {s.line}: the same silence as line {seen[key]} ({s.scope} until "
-                             f"{fmt_time(s.until)}); keep one. {_FIX}")
+                             f"{fmt_time(s.until)}); keep one. {FIX}")
         seen[key] = s.line
     return tuple(silences)
 
@@ -89,7 +80,7 @@ def parse_silences(text: str, source: str) -> tuple[Silence, ...]:
 def add_silence(text: str, source: str, silence: Silence) -> str:
     """`text` with `silence` appended as one canonical block."""
     before = parse_silences(text, source)
-    root = _compose(text, source)
+    root = compose(text, source)
     if isinstance(root, yaml.SequenceNode) and root.flow_style and root.value:
         raise StoreError(f"{source}: the entries are not a block list (- model: ...); add the silence by hand")
     lines = text.splitlines(keepends=True)
@@ -112,7 +103,7 @@ def expire_silences(text: str, source: str, model: str, provider: str | None, no
     if not doomed:
         scope = f"{provider} of {model}" if provider else f"every endpoint of {model} (no --provider)"
         raise StoreError(f"{source}: no active silence of {scope} at {fmt_time(now)}")
-    root = _compose(text, source)
+    root = compose(text, source)
     assert isinstance(root, yaml.SequenceNode)  # parse_silences found entries
     lines = text.splitlines(keepends=True)
     by_line = {s.line: s for s in doomed}
@@ -125,7 +116,7 @@ def expire_silences(text: str, source: str, model: str, provider: str | None, no
                              "form; expire it by hand (set until to now)")
         at = until.start_mark.line
         row = lines[at]
-        lines[at] = row[: until.start_mark.column] + _q(fmt_time(now) or "") + row[until.end_mark.column:]
+        lines[at] = row[: until.start_mark.column] + quoted(fmt_time(now) or "") + row[until.end_mark.column:]
     new_text = "".join(lines)
     ended = tuple(dataclasses.replace(s, until=now) for s in doomed)
     kept = tuple(s for s in before if s.line not in by_line)
@@ -147,46 +138,22 @@ def render_silences(silences: tuple[Silence, ...], now: datetime, *, include_exp
     return "\n".join(out)
 
 
-def _compose(text: str, source: str) -> yaml.Node | None:
-    try:
-        return yaml.compose(text, Loader=yaml.SafeLoader)
-    except RecursionError:
-        raise StoreError(f"{source}: not valid YAML (nested too deeply); fix the syntax or revert it with git. "
-                         "Nothing was written.") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f" line {mark.line + 1}:" if mark is not None else ""
-        raise StoreError(f"{source}:{line} not valid YAML ({getattr(exc, 'problem', exc)}); fix the syntax "
-                         "(see the format in the file's header) or revert it with git. Nothing was written.") from None
-
-
 def _entry(source: str, node: yaml.Node) -> Silence:
-    if not isinstance(node, yaml.MappingNode):
-        _fail(source, node, "each entry must be a mapping with model, until, reason, author and added_at")
-    known = sorted(f.name for f in dataclasses.fields(SilenceEntry))
-    fields: dict[str, str] = {}
-    for key, value in node.value:
-        name = str(key.value if isinstance(key, yaml.ScalarNode) else None)
-        if name not in known:
-            _fail(source, key, f"{name}: unknown key (known here: {', '.join(known)})")
-        if name in fields:
-            _fail(source, key, f"field {name} is given twice in one entry")
-        if not isinstance(value, yaml.ScalarNode) or value.tag == _NULL_TAG:
-            _fail(source, value, f"{name}: expected a single value")
-        fields[name] = value.value
-    entry = read_as(fields, SilenceEntry, source=None, error=lambda why: _problem(source, node, why))
+    fields = scalar_fields(source, node, [f.name for f in dataclasses.fields(SilenceEntry)],
+                           "model, until, reason, author and added_at")
+    entry = read_as(fields, SilenceEntry, source=None, error=lambda why: problem(source, node, why))
     if not is_valid_tag(entry.model):
-        _fail(source, node, f"model id {describe_invalid_tag(entry.model)}")
+        fail(source, node, f"model id {describe_invalid_tag(entry.model)}")
     if entry.provider is not None and not is_valid_tag(entry.provider):
-        _fail(source, node, f"provider {describe_invalid_tag(entry.provider)}")
+        fail(source, node, f"provider {describe_invalid_tag(entry.provider)}")
     for name in ("reason", "author"):
         if not getattr(entry, name).strip():
-            _fail(source, node, f"{name}: must not be empty (who silenced it, and why, is the point of the file)")
+            fail(source, node, f"{name}: must not be empty (who silenced it, and why, is the point of the file)")
     until, added_at = _time(source, node, "until", entry.until), _time(source, node, "added_at", entry.added_at)
     if until < added_at:
-        _fail(source, node, f"until ({entry.until}) must not be before added_at ({entry.added_at})")
+        fail(source, node, f"until ({entry.until}) must not be before added_at ({entry.added_at})")
     if until - added_at > MAX_SILENCE:
-        _fail(source, node, f"a silence lasts at most {MAX_SILENCE.days} days after added_at (this one "
+        fail(source, node, f"a silence lasts at most {MAX_SILENCE.days} days after added_at (this one "
                             f"{(until - added_at).days}); a longer one is an incident exclusion or a fix")
     return Silence(model=entry.model, provider=entry.provider, until=until, reason=entry.reason,
                    author=entry.author, added_at=added_at, line=node.start_mark.line + 1)
@@ -196,12 +163,7 @@ def _time(source: str, node: yaml.Node, name: str, value: str) -> datetime:
     try:
         return parse_time(value, name)
     except TimeFormatError:
-        _fail(source, node, f"{name}: {value!r} is not an ISO 8601 time like 2026-12-03T09:00:00Z")
-
-
-def _q(value: str) -> str:
-    # A JSON string is a valid YAML double-quoted scalar; ASCII escapes keep odd Unicode harmless.
-    return json.dumps(value, ensure_ascii=True)
+        fail(source, node, f"{name}: {value!r} is not an ISO 8601 time like 2026-12-03T09:00:00Z")
 
 
 def _block(s: Silence) -> list[str]:
@@ -210,7 +172,7 @@ def _block(s: Silence) -> list[str]:
         fields.append(("provider", s.provider))
     fields += [("until", fmt_time(s.until) or ""), ("reason", s.reason), ("author", s.author),
                ("added_at", fmt_time(s.added_at) or "")]
-    return [f"{'- ' if i == 0 else '  '}{name}: {_q(value)}\n" for i, (name, value) in enumerate(fields)]
+    return [f"{'- ' if i == 0 else '  '}{name}: {quoted(value)}\n" for i, (name, value) in enumerate(fields)]
 
 
 def _verify(source: str, new_text: str, expected: tuple[Silence, ...]) -> None:
@@ -224,14 +186,6 @@ def _verify(source: str, new_text: str, expected: tuple[Silence, ...]) -> None:
     if after is None or sorted(map(key, after), key=repr) != sorted(map(key, expected), key=repr):
         raise StoreError(f"{source}: the file's layout did not allow a safe automatic edit; "
                          "edit it by hand (the header shows the format). Nothing was written.")
-
-
-def _fail(source: str, node: yaml.Node, problem: str) -> NoReturn:
-    raise _problem(source, node, problem)
-
-
-def _problem(source: str, node: yaml.Node, problem: str) -> StoreError:
-    return StoreError(f"{source}: line {node.start_mark.line + 1}: {problem}. {_FIX}")
 
 
 __all__ = ["add_silence", "expire_silences", "load_silences", "parse_silences", "render_silences",
