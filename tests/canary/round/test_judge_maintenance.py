@@ -25,7 +25,8 @@ def f(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Files:
 
 def _judge(f: Files, i: int) -> list[dict[str, object]]:
     at = T0 + i * HALF_HOUR
-    assert f.canary("judge", str(f.results(f"r{i}.json", {BAD: "fail"}, at=at)), "--now", iso(at), "--no-notify")[0] == 0
+    path = f.results(f"r{i}.json", {BAD: "fail"}, at=at)
+    assert f.canary("judge", str(path), "--now", iso(at), "--no-notify")[0] == 0
     return list(json.loads(f.decisions.read_text())["decisions"])
 
 
@@ -71,3 +72,42 @@ def test_validate_accepts_the_repositorys_own_example_and_a_recurring_window(f: 
                              '  reason: "weekly"\n  author: "bob"\n', encoding="utf-8")
     code, out, _ = f.canary("validate")
     assert code == 0 and f"ok    {f.maintenance}: 2 entries" in out
+
+
+def test_the_history_and_the_status_page_show_maintenance_never_a_failure(f: Files, tmp_path: Path) -> None:
+    import sys
+
+    from canary.history.aggregate import endpoint_rounds
+    from canary.history.query import History
+    from canary.history.rows import round_record
+    from canary.history.store import history_root
+    from canary.round.results_files import read_decisions
+    from core.config import load_config
+    from core.results import read_results
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from site_support import data_block, echarts_or_placeholder
+
+    _judge(f, 0)
+    first = round_record(read_results(json.loads((f.root / "reports" / "r0.json").read_text())),
+                         read_decisions(f.decisions))
+    assert [er.klass for er in endpoint_rounds(first) if er.provider == BAD] == ["maintenance"]   # the Python twin
+    for i in (1, 2):   # one more held round, then one counted failure
+        _judge(f, i)
+    now = T0 + 3 * HALF_HOUR
+    history = History.open(history_root(load_config(str(f.config)).paths), now=now, days=2)
+    classes = [p.klass for p in history.timeline(MODEL, BAD, days=1)]
+    assert classes == ["maintenance", "maintenance", "failed"]
+    assert history.classes_between(MODEL, BAD, T0, now) == {"maintenance": 2, "failed": 1}
+    out = tmp_path / "site"
+    echarts = str(echarts_or_placeholder(tmp_path))
+    assert f.canary("site", "--out", str(out), "--now", iso(now), "--echarts", echarts)[0] == 0
+    [model] = json.loads(data_block((out / "index.html").read_text(encoding="utf-8")))["models"]
+    [cirrus] = [e for e in model["endpoints"] if e["provider"] == BAD]
+    assert cirrus["strip7"].endswith("mf") and set(cirrus["strip7"][:-2]) == {"."}   # 22:xx held, 23:xx failed
+    assert model["maintenance"] == []   # a one-off window that is over is no longer listed
+    during = tmp_path / "during"
+    assert f.canary("site", "--out", str(during), "--now", iso(T0 + HALF_HOUR / 3), "--echarts", echarts)[0] == 0
+    [window] = json.loads(data_block((during / "index.html").read_text(encoding="utf-8")))["models"][0]["maintenance"]
+    assert window == {"provider": "cirrus", "when": f"{iso(T0 - HALF_HOUR)} to {iso(T0 + 3 * HALF_HOUR / 2)}",
+                      "open": True, "reason": "announced <b>upgrade</b>", "author": "alice"}
