@@ -141,6 +141,15 @@ class SiteSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class DigestSettings:
+    """canary.yaml `digest:`: the daily summary message (`canary digest`)."""
+
+    every_hours: Annotated[float, Meta(ge=0.0, description=(
+        "at most one digest per this many hours, sent only when something changed since the last one; "
+        "0 turns the digest off"))] = 24.0
+
+
+@dataclass(frozen=True, slots=True)
 class ConfigFile:
     """canary.yaml as written: every key optional."""
 
@@ -167,6 +176,7 @@ class ConfigFile:
     rules: Rules = field(default_factory=Rules)
     paths: PathSettings = field(default_factory=PathSettings)
     site: SiteSettings = field(default_factory=SiteSettings)
+    digest: DigestSettings = field(default_factory=DigestSettings)
 
     def __post_init__(self) -> None:
         controls = {}
@@ -212,6 +222,7 @@ class Config:
     paths: PathSettings
     source: str = field(default="<defaults>")
     site: SiteSettings = field(default_factory=SiteSettings)
+    digest: DigestSettings = field(default_factory=DigestSettings)
     optional_contracts: dict[str, tuple[str, ...]] = field(default_factory=dict)  # model -> opted-in optional contracts
 
     @property
@@ -253,6 +264,7 @@ def parse_config(raw: dict[str, Any], *, source: str = "<inline>") -> Config:
     return Config(models=f.models, controls=f.controls, contracts=f.contracts,
                   optional_contracts=f.optional_contracts, languages=f.languages,
                   probe=f.probe, concurrency=f.concurrency, paths=f.paths, source=source, site=f.site,
+                  digest=f.digest,
                   rules=Policy.from_rules(f.rules, languages=f.languages, mode=f.mode))
 
 
