@@ -99,6 +99,12 @@ class PathSettings:
     builtin: Annotated[Path, Meta(description="built-in exclusions (reviewed, never expire)")] = (
         Path("exclusions/builtin.yaml"))
     incidents: Annotated[Path, Meta(description="runtime incident exclusions")] = Path("exclusions/incidents.yaml")
+    silences: Annotated[Path, Meta(description=(
+        "silences: what notifications and incident issues keep quiet about, until when (`canary silence`); "
+        "never read by the judge"))] = Path("exclusions/silences.yaml")
+    maintenance: Annotated[Path, Meta(description=(
+        "providers' announced maintenance windows: a failed round inside one is not counted"))] = (
+        Path("exclusions/maintenance.yaml"))
     # Left at this default it follows the state file: a `history` folder next to paths.state.
     history: Annotated[Path, Meta(description=(
         "the round history; left at the default it is the folder `history` next to `paths.state`, so it "
@@ -136,6 +142,15 @@ class SiteSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class DigestSettings:
+    """canary.yaml `digest:`: the daily summary message (`canary digest`)."""
+
+    every_hours: Annotated[float, Meta(ge=0.0, description=(
+        "at most one digest per this many hours, sent only when something changed since the last one; "
+        "0 turns the digest off"))] = 24.0
+
+
+@dataclass(frozen=True, slots=True)
 class ConfigFile:
     """canary.yaml as written: every key optional."""
 
@@ -162,6 +177,7 @@ class ConfigFile:
     rules: Rules = field(default_factory=Rules)
     paths: PathSettings = field(default_factory=PathSettings)
     site: SiteSettings = field(default_factory=SiteSettings)
+    digest: DigestSettings = field(default_factory=DigestSettings)
 
     def __post_init__(self) -> None:
         controls = {}
@@ -207,6 +223,7 @@ class Config:
     paths: PathSettings
     source: str = field(default="<defaults>")
     site: SiteSettings = field(default_factory=SiteSettings)
+    digest: DigestSettings = field(default_factory=DigestSettings)
     optional_contracts: dict[str, tuple[str, ...]] = field(default_factory=dict)  # model -> opted-in optional contracts
 
     @property
@@ -248,6 +265,7 @@ def parse_config(raw: dict[str, Any], *, source: str = "<inline>") -> Config:
     return Config(models=f.models, controls=f.controls, contracts=f.contracts,
                   optional_contracts=f.optional_contracts, languages=f.languages,
                   probe=f.probe, concurrency=f.concurrency, paths=f.paths, source=source, site=f.site,
+                  digest=f.digest,
                   rules=Policy.from_rules(f.rules, languages=f.languages, mode=f.mode))
 
 

@@ -12,8 +12,10 @@ histograms whether or not the day was compacted yet, so compaction never changes
 Round class of an endpoint (display only; the judge's rules in judge/suspension/round.py decide streaks,
 including the model-wide guard this does not apply): `failed` if a counted case failed,
 `clean` if every contract probed on the model this round passed or was not applicable on it
-(at least one pass), `frozen` otherwise. Positive-control cases judge the probe and are not
-counted for the host.
+(at least one pass), `frozen` otherwise; `maintenance` before all of them when the judge held the
+endpoint's round for a maintenance window (a decision with rule `maintenance`): it failed, but
+inside its provider's announced window, so it is shown as maintenance, never as a failure.
+Positive-control cases judge the probe and are not counted for the host.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from dataclasses import dataclass, field
 from canary.history.rows import CaseRow, DecisionRow, RoundRecord
 from core.times import stamp
 
-FAILED, CLEAN, FROZEN = "failed", "clean", "frozen"
+FAILED, CLEAN, FROZEN, MAINTENANCE = "failed", "clean", "frozen", "maintenance"
 OUTCOMES = ("pass", "fail", "inconclusive", "transport_error", "not_applicable")
 HISTOGRAM_STEPS = 20          # buckets per decade: 10 ** (1/20) = 1.122, i.e. ~12 % wide
 _SMALLEST = 1e-3              # values at or below this share the lowest bucket
@@ -49,12 +51,15 @@ def endpoint_rounds(record: RoundRecord) -> tuple[EndpointRound, ...]:
     for row in record.cases:
         by_endpoint.setdefault((row.model, row.provider), []).append(row)
         expected.setdefault(row.model, set()).add(row.contract)
+    held = {(d.model, d.provider) for d in record.decisions if d.rule == MAINTENANCE}
     out = []
     for (model, provider), rows in sorted(by_endpoint.items()):
         counted = [r for r in rows if not r.control]
         outcomes = {r.outcome for r in counted}
         probed = {r.contract for r in rows}
-        if "fail" in outcomes:
+        if (model, provider) in held:
+            klass = MAINTENANCE
+        elif "fail" in outcomes:
             klass = FAILED
         elif "pass" in outcomes and outcomes <= {"pass", "not_applicable"} and probed >= expected[model]:
             klass = CLEAN

@@ -130,13 +130,16 @@ WITH per AS (
            COALESCE(GROUP_CONCAT(CASE WHEN control = 0 AND outcome NOT IN ('pass', 'not_applicable')
                                       THEN contract || ':' || code END, ' '), '') AS codes
     FROM cases GROUP BY rid, eid),
-expected AS (SELECT rid, model, COUNT(DISTINCT contract) AS n FROM cases GROUP BY rid, model)
+expected AS (SELECT rid, model, COUNT(DISTINCT contract) AS n FROM cases GROUP BY rid, model),
+held AS (SELECT DISTINCT round_id, model, provider FROM decisions WHERE rule = 'maintenance')
 SELECT p.round_id, p.ts, p.day, p.model, p.provider,
-       CASE WHEN p.fails > 0 THEN 'failed'
+       CASE WHEN h.round_id IS NOT NULL THEN 'maintenance'
+            WHEN p.fails > 0 THEN 'failed'
             WHEN p.passes > 0 AND p.others = 0 AND p.probed >= e.n THEN 'clean'
             ELSE 'frozen' END,
        p.codes, p.eid, p.rid
 FROM per p JOIN expected e ON e.rid = p.rid AND e.model = p.model
+LEFT JOIN held h ON h.round_id = p.round_id AND h.model = p.model AND h.provider = p.provider
 """
 
 
@@ -177,7 +180,9 @@ def insert_day(db: sqlite3.Connection, d: DayColumns, ids: Ids | None = None, sc
         c["ttft"], c["tps"], [ids.endpoint(m, p) for m, p in zip(c["model"], c["provider"], strict=True)],
         strict=False))
     db.executemany(f"INSERT INTO {schema}.day_classes VALUES (?,?,?,?,?,?,?)", [
-        (d.day, m, p, k.get("failed", 0), k.get("clean", 0), k.get("frozen", 0), ids.endpoint(m, p))
+        # A compacted day keeps three counts: a maintenance round is one without a verdict, never a failure.
+        (d.day, m, p, k.get("failed", 0), k.get("clean", 0), k.get("frozen", 0) + k.get("maintenance", 0),
+         ids.endpoint(m, p))
         for m, p, k in d.classes])
 
 

@@ -437,7 +437,8 @@ class History:
                    SUM(outcome IN ('inconclusive', 'transport_error'))
             FROM cases WHERE control = 0 AND {which} GROUP BY eid, day""", model)}
         classes = {(e, d): (f, c, z) for e, d, f, c, z in self._rows(f"""
-            SELECT eid, day, SUM(klass = 'failed'), SUM(klass = 'clean'), SUM(klass = 'frozen') FROM endpoint_rounds
+            SELECT eid, day, SUM(klass = 'failed'), SUM(klass = 'clean'), SUM(klass IN ('frozen', 'maintenance'))
+            FROM endpoint_rounds
             WHERE {which} GROUP BY eid, day""", model)}
         for eid, day, contract, k, f, o, ttft, tps in self._rows(f"""
                 SELECT eid, day, contract, n_pass, n_fail, n_inconclusive + n_transport_error, ttft, tps
@@ -476,7 +477,7 @@ class History:
                      for r, ts, m, p, a, ru, re, u, ev in rows)
 
     def classes_between(self, model: str, provider: str, start: datetime, end: datetime) -> dict[str, int]:
-        """{failed|clean|frozen: rounds} of one endpoint with start <= round time <= end."""
+        """{failed|clean|frozen|maintenance: rounds} of one endpoint with start <= round time <= end."""
         self._endpoint_rounds()
         rows = self._rows("SELECT klass, COUNT(*) FROM endpoint_rounds WHERE model = ? AND provider = ? "
                           "AND ts >= ? AND ts <= ? GROUP BY klass", model, provider, start.timestamp(), end.timestamp())

@@ -57,7 +57,7 @@ def endpoint_tier(s: TierSignals, ttft_threshold_s: float) -> Tier:
         return Tier(FAILING, ("would be suspended (observe mode)",))
     if not s.classes:
         return Tier(UNKNOWN, ("no round in the window",))
-    counted = [c for c in s.classes if c != "frozen"]
+    counted = [c for c in s.classes if c not in ("frozen", "maintenance")]
     if counted and counted[0] == "failed":
         return Tier(FAILING, ("its newest counted round failed",))
     reasons = []

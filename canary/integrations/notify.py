@@ -3,7 +3,11 @@ $CANARY_NOTIFY_URLS (Apprise URLs) plus the deprecated $CANARY_WEBHOOK_URL.
 
 All render from the judge's record of the round (judge.suspension.decisions.RoundDecisions,
 decisions.json). Text from the upstream (reasons) is escaped for Markdown and flattened to one line;
-the notification URLs are secrets, never printed or logged. Delivery lives in
+the notification URLs are secrets, never printed or logged.
+
+Silences (exclusions/silences.yaml, judge/suspension/silences.py) mute what they match in the
+services' message only: stdout and the job summary list every decision, a silenced one marked so,
+and a round whose decisions are all silenced sends nothing. Delivery lives in
 canary/integrations/notifications/send.py: a service that keeps failing is recorded in the audit log
 as a warning and never fails the command (the decisions are already in the state, the audit log and
 decisions.json).
@@ -19,13 +23,16 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from canary.integrations.notifications import send as notifications
 from canary.integrations.notifications.urls import NOTIFY_URLS_ENV, WEBHOOK_ENV
 from core.times import fmt_time
+from core.untrusted import markdown
 from judge.suspension.decisions import Decision, RoundDecisions
+from judge.suspension.silences import Silence, silencing, split_silenced
 
 SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 WEBHOOK_ATTEMPTS = notifications.ATTEMPTS
@@ -52,22 +59,28 @@ def md_escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", one_line(text))
 
 
-def _describe(d: Decision) -> str:
+def _describe(d: Decision, silence: Silence | None = None) -> str:
     extra = ""
     if d.until is not None:
         extra = f" (rung {d.rung}, until {fmt_time(d.until)})"
-    return f"{d.action.value} {d.provider} of {d.model}{extra}: {one_line(d.reason)}"
+    muted = "" if silence is None else f" [{silenced_note(silence)}]"
+    return f"{d.action.value} {d.provider} of {d.model}{extra}: {one_line(d.reason)}{muted}"
 
 
-def render_text(doc: RoundDecisions) -> str:
+def silenced_note(silence: Silence) -> str:
+    """How a silenced decision is marked (upstream-looking text flattened; Markdown escaped by the caller)."""
+    return f"silenced until {fmt_time(silence.until)} by {one_line(silence.author, 60)}: {one_line(silence.reason)}"
+
+
+def render_text(doc: RoundDecisions, silences: Sequence[Silence] = ()) -> str:
     """The stdout summary."""
     head = f"canary judge: round {doc.round_id} ({doc.mode} mode): {len(doc.decisions)} decision(s)"
     if doc.already_applied:
         head += f" {ALREADY_APPLIED_NOTE}"
-    return "\n".join([head, *(f"  {_describe(d)}" for d in doc.decisions)])
+    return "\n".join([head, *(f"  {_describe(d, silencing(silences, d, doc.now))}" for d in doc.decisions)])
 
 
-def render_markdown(doc: RoundDecisions) -> str:
+def render_markdown(doc: RoundDecisions, silences: Sequence[Silence] = ()) -> str:
     """A `$GITHUB_STEP_SUMMARY` section."""
     lines = [f"### Judge decisions: round `{doc.round_id}` ({doc.mode} mode)", ""]
     if doc.already_applied:
@@ -77,26 +90,35 @@ def render_markdown(doc: RoundDecisions) -> str:
     else:
         lines += ["| | action | model | provider | until | reason |", "|---|---|---|---|---|---|"]
         for d in doc.decisions:
+            silence = silencing(silences, d, doc.now)
+            muted = "" if silence is None else f" 🔕 *{markdown(silenced_note(silence), 300)}*"
             lines.append(f"| {SYMBOLS.get(d.action.value, '')} | {d.action.value} | `{d.model}` | `{d.provider}` | "
-                         f"{fmt_time(d.until) or ''} | {md_escape(d.reason)} |")
+                         f" {fmt_time(d.until) or ''} | {md_escape(d.reason)}{muted} |")
     return "\n".join(lines) + "\n\n"
 
 
 def notify(doc: RoundDecisions, *, audit_path: Path, env: Mapping[str, str] | None = None,
-           sleep: Callable[[float], None] = time.sleep, echo: Callable[[str], None] = print) -> bool:
+           sleep: Callable[[float], None] = time.sleep, echo: Callable[[str], None] = print,
+           silences: Sequence[Silence] = ()) -> bool:
     """Send the round's summary everywhere configured. Never raises for a delivery problem.
+    `silences` (in force at the round's time) keep what they match out of the services' message.
 
     True when an undelivered notification was recorded in the audit log (which then needs committing)."""
     env = os.environ if env is None else env
-    echo(render_text(doc))
+    echo(render_text(doc, silences))
     summary = env.get(SUMMARY_ENV)
     if summary:
         try:
             with open(summary, "a", encoding="utf-8") as handle:
-                handle.write(render_markdown(doc))
+                handle.write(render_markdown(doc, silences))
         except OSError as exc:
             echo(f"canary: could not append to ${SUMMARY_ENV} ({exc.strerror})")
+    heard, muted = split_silenced(doc.decisions, silences, doc.now)
     targets = notifications.targets(env)
+    if targets and muted and not doc.already_applied:
+        echo(f"canary: {len(muted)} silenced decision(s) left out of the notification"
+             + ("; nothing else to send" if not heard else ""))
     if targets and not doc.already_applied:
-        return bool(notifications.send(doc, targets, audit_path, sleep=sleep, echo=echo, env=env))
+        sent = replace(doc, decisions=heard)
+        return bool(notifications.send(sent, targets, audit_path, sleep=sleep, echo=echo, env=env))
     return False

@@ -24,6 +24,8 @@ from canary.integrations import notify
 from canary.round.results_files import load_round
 from canary.state import audit
 from canary.state.judge_files import load_exclusions, load_state, refuse_future_times, save_state
+from canary.state.maintenance import load_maintenance
+from canary.state.silences import silences_or_none
 from core.config import Config
 from core.policy import MODES
 from core.results import ResultsError, RoundResults, merge_shards
@@ -154,7 +156,8 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
              f"(decisions file {out} rewritten from the state and the audit log)")
         return JudgeOutcome(0, decisions=applied, written=out)
     policy = replace(config.rules, mode=mode)  # the round's mode: canary.yaml's, or the request's override
-    new_state, decisions = apply_round(state, report, policy, now=now, excluded=people_excluded(exclusions, now))
+    new_state, decisions = apply_round(state, report, policy, now=now, excluded=people_excluded(exclusions, now),
+                                       maintenance=load_maintenance(paths.maintenance))
     decisions = missing_model_decisions(report) + decisions
     gap = None
     if state.last_round is not None:
@@ -170,7 +173,7 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
         echo(f"canary judge: warning: set aside upstream input ({rejected.model} {rejected.provider}): "
              f"{rejected.problem}")
     if request.send:
-        notify.notify(record, audit_path=paths.audit, echo=echo)
+        notify.notify(record, audit_path=paths.audit, echo=echo, silences=silences_or_none(paths.silences, echo))
     return JudgeOutcome(0, decisions=record, written=out)
 
 

@@ -72,6 +72,7 @@ class Rule(StrEnum):
     PENDING_WINDOW = "pending_window"
     INCOMPLETE_ROUND = "incomplete_round"
     MANUAL = "manual"
+    MAINTENANCE = "maintenance"
 
 
 _ACTIONS = {a.value: a for a in Action}

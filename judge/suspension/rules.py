@@ -11,7 +11,7 @@ the next one is weighed. A round id already applied changes nothing, an older on
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -29,6 +29,7 @@ from judge.suspension.evidence import (
     strength,
 )
 from judge.suspension.ladder import fade, next_suspension
+from judge.suspension.maintenance import MaintenanceWindow, held_decisions, held_endpoints, without_held
 from judge.suspension.reliability import RELIABILITY, apply_reliability
 from judge.suspension.rotation import next_language
 from judge.suspension.round import ModelRound, ProviderRound, RoundClass, classify_round
@@ -76,8 +77,10 @@ def check_round_order(state: JudgeState, report: RoundResults, *, now: datetime 
 
 
 def apply_round(state: JudgeState, report: RoundResults, policy: Policy, *, now: datetime,
-                excluded: Mapping[str, frozenset[str]] | None = None) -> tuple[JudgeState, list[Decision]]:
-    """Apply one round in `policy.mode`. `excluded` = providers excluded by people (builtin + unexpired incidents)."""
+                excluded: Mapping[str, frozenset[str]] | None = None,
+                maintenance: Sequence[MaintenanceWindow] = ()) -> tuple[JudgeState, list[Decision]]:
+    """Apply one round in `policy.mode`. `excluded` = providers excluded by people (builtin + unexpired incidents);
+    `maintenance` = people's maintenance windows (judge/suspension/maintenance.py: a failed round in one is held)."""
     mode = policy.mode
     if check_round_order(state, report) is RoundOrder.ALREADY_APPLIED:
         return state, []
@@ -92,6 +95,11 @@ def apply_round(state: JudgeState, report: RoundResults, policy: Policy, *, now:
         new = _end_observe_records(new, decisions)
     new = _expire(new, now, decisions)
     rounds = classify_round(report, policy)
+    held = held_endpoints(rounds, maintenance, report.started_at)
+    if held:  # judged without the held endpoints' cases: frozen, out of the windows and the guard
+        decisions.extend(held_decisions(rounds, held))
+        report = without_held(report, held)
+        rounds = classify_round(report, policy)
     decisions.extend(_probe_decisions(report, rounds))
     new = add_round_to_windows(new, report, policy)  # the evidence windows, before the streaks move
     if policy.reliability:  # opt-in: a host significantly less reliable than its peers fails the round

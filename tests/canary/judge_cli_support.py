@@ -48,6 +48,14 @@ class Files:
         return self.root / "exclusions" / "incidents.yaml"
 
     @property
+    def silences(self) -> Path:
+        return self.root / "exclusions" / "silences.yaml"
+
+    @property
+    def maintenance(self) -> Path:
+        return self.root / "exclusions" / "maintenance.yaml"
+
+    @property
     def decisions(self) -> Path:
         return self.root / "reports" / "decisions.json"
 
@@ -55,7 +63,9 @@ class Files:
         self.config.write_text(
             f"mode: {mode}\nmodels: [{MODEL}]\npaths:\n"
             f"  reports: {self.root / 'reports'}\n  state: {self.state}\n  audit: {self.audit}\n"
-            f"  builtin: {self.builtin}\n  incidents: {self.incidents}\n", encoding="utf-8")
+            f"  builtin: {self.builtin}\n  incidents: {self.incidents}\n  silences: {self.silences}\n"
+            f"  maintenance: {self.maintenance}\n",
+            encoding="utf-8")
 
     def results(self, name: str, spec: dict[str, Any] | None = None, **kw: Any) -> Path:
         path = self.root / "reports" / name

@@ -63,7 +63,9 @@ def write_world(root: Path, *, mode: str = "enforce") -> Path:
         f"mode: {mode}\nmodels: [{MODEL}]\nrules:\n  capacity_floor: 5\npaths:\n"
         f"  reports: {root / 'reports'}\n  state: {root / 'state' / 'canary-state.json'}\n"
         f"  audit: {root / 'state' / 'audit.jsonl'}\n  builtin: {root / 'exclusions' / 'builtin.yaml'}\n"
-        f"  incidents: {root / 'exclusions' / 'incidents.yaml'}\n", encoding="utf-8")
+        f"  incidents: {root / 'exclusions' / 'incidents.yaml'}\n  silences: {root / 'exclusions' / 'silences.yaml'}\n"
+        f"  maintenance: {root / 'exclusions' / 'maintenance.yaml'}\n",
+        encoding="utf-8")
     return config
 
 

@@ -14,6 +14,7 @@ from core.policy import ENFORCE, Policy
 from core.results import RoundResults, read_results
 from judge.suspension.decisions import Action, Decision
 from judge.suspension.exclusions import effective_ignore
+from judge.suspension.maintenance import MaintenanceWindow
 from judge.suspension.rules import apply_round
 from judge.suspension.state import JudgeState
 
@@ -77,13 +78,14 @@ class Timeline:
     state: JudgeState = field(default_factory=JudgeState)
     now: datetime = T0
     log: list[Decision] = field(default_factory=list)
+    maintenance: tuple[MaintenanceWindow, ...] = ()
 
     def round(self, spec: dict[str, Any] | None = None, *, after: timedelta = HALF_HOUR, **kw: Any) -> list[Decision]:
         self.now += after
         kw.setdefault("providers", self.providers)
         self.state, decisions = apply_round(self.state, report(spec, at=self.now, **kw),
                                             replace(self.policy, mode=self.mode),
-                                            now=self.now, excluded=self.excluded)
+                                            now=self.now, excluded=self.excluded, maintenance=self.maintenance)
         self.log += decisions
         return decisions
 

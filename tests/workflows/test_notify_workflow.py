@@ -36,6 +36,16 @@ def test_the_notification_urls_reach_only_the_step_announcing_committed_decision
     assert "--no-notify" in judge["steps"][run_index(judge, "canary judge")]["run"]  # the judge itself sends nothing
 
 
+def test_the_digest_goes_out_from_the_announce_step_and_its_record_is_committed():
+    judge = load(CANARY)["jobs"]["judge"]
+    announce = run_index(judge, "canary announce")
+    assert run_index(judge, "canary digest") == announce   # no other step gets the URLs, no extra job
+    script = judge["steps"][announce]["run"]
+    assert script.index("canary announce") < script.index("canary digest") and "canary digest ||" in script
+    follow_up = judge["steps"][announce + 1]
+    assert "steps.announce.outputs.recorded == 'true'" in follow_up["if"] and "--reapply" in follow_up["run"]
+
+
 def test_the_heartbeat_follows_every_judged_round_even_a_failed_one_and_gets_its_url_only_through_env():
     doc = load(CANARY)
     judge = doc["jobs"]["judge"]

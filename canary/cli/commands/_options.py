@@ -16,7 +16,7 @@ from core.times import parse_time
 from judge.suspension.exclusions import Exclusion
 from judge.suspension.state import JudgeState
 
-FILE_OPTIONS = ("state", "audit", "builtin", "incidents", "history")
+FILE_OPTIONS = ("state", "audit", "builtin", "incidents", "history", "silences", "maintenance")
 
 
 def add_common(parser: argparse.ArgumentParser, files: tuple[str, ...] = FILE_OPTIONS, now: bool = True) -> None:

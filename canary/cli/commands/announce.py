@@ -8,7 +8,9 @@ service of $CANARY_NOTIFY_URLS (Apprise URLs) and the deprecated $CANARY_WEBHOOK
 workflow runs it after `canary commit`, from the decisions file as committed:
 `canary judge --no-notify` decided on the state it read, and when that state moved meanwhile the
 commit re-applied the round and rewrote the file, so what people hear is what reached the state. A
-round that was already applied (a re-run) is summarised but not posted again.
+round that was already applied (a re-run) is summarised but not posted again. Decisions a silence
+(paths.silences, docs/silences.md) matches at the round's time are marked in the summary and left
+out of the services' message.
 
 A service that cannot be reached is recorded in the audit log; in GitHub Actions the step then
 sets the output `undelivered=true`, so the workflow can commit that line (`canary commit
@@ -26,6 +28,7 @@ from canary.cli.commands._options import add_common, config_of
 from canary.integrations import notify
 from canary.round.judging import DEFAULT_DECISIONS_FILE
 from canary.round.results_files import read_decisions
+from canary.state.silences import silences_or_none
 
 OUTPUT_ENV = "GITHUB_OUTPUT"
 
@@ -34,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p = subparsers.add_parser("announce", help="print, summarise and post a round's committed decisions")
     p.add_argument("decisions", nargs="?", type=Path, default=None, metavar="DECISIONS.json",
                    help="the decisions file (default: <paths.reports>/decisions.json)")
-    add_common(p, files=("audit",), now=False)
+    add_common(p, files=("audit", "silences"), now=False)
     p.set_defaults(func=_run)
 
 
@@ -46,7 +49,8 @@ def _run(args: argparse.Namespace) -> int:
         print(f"canary announce: {path}: no decisions file (run canary judge first); nothing announced",
               file=sys.stderr)
         return 2
-    undelivered = notify.notify(doc, audit_path=config.paths.audit)
+    silences = silences_or_none(config.paths.silences, lambda line: print(line, file=sys.stderr))
+    undelivered = notify.notify(doc, audit_path=config.paths.audit, silences=silences)
     output = os.environ.get(OUTPUT_ENV)
     if output:
         with open(output, "a", encoding="utf-8") as handle:

@@ -5,6 +5,7 @@ evidence; later decisions comment on it; restore, expiry or lift closes it. Idem
 re-running the same decisions writes nothing new. Token from $GITHUB_TOKEN (needs
 `issues: write`), API from $GITHUB_API_URL, repository from --repo or $GITHUB_REPOSITORY,
 the round's link from $GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID.
+An endpoint silenced at the round's time (paths.silences, docs/silences.md) is left alone.
 
 Exit codes: 0 everything done (or nothing to do; also when the repository has Issues turned
 off, the default on forks: a warning says so), 1 some operations were not done (listed; the
@@ -19,11 +20,13 @@ import re
 import sys
 from pathlib import Path
 
+from canary.cli.commands._options import add_common, config_of
 from canary.integrations.github_issues import excerpts
 from canary.integrations.github_issues.client import GitHubClient
 from canary.integrations.github_issues.sync import DEFAULT_LABEL, suspended_in, sync
 from canary.round.results_files import read_decisions
 from canary.state.judge_files import load_state
+from canary.state.silences import silences_or_none
 from core.results import ResultsError, RoundResults, read_results
 from core.store import StoreError, read_json
 from core.untrusted import clean
@@ -45,6 +48,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     s.add_argument("--state", type=Path, default=None, metavar="PATH",
                    help="the judge's state after the round: heal issues a cut-short earlier sync left behind")
     s.add_argument("--dry-run", action="store_true", help="read and plan, print what would change, change nothing")
+    add_common(s, files=("silences",), now=False)
     s.set_defaults(func=_run)
 
 
@@ -62,10 +66,11 @@ def _run(args: argparse.Namespace) -> int:
     suspended = None
     if args.state is not None:
         suspended = suspended_in(load_state(args.state), doc.now)
+    silences = silences_or_none(config_of(args).paths.silences, lambda line: print(line, file=sys.stderr))
     api = os.environ.get("GITHUB_API_URL") or "https://api.github.com"
     with GitHubClient(repo, token, api_url=api) as client:
         report = sync(doc, client, label=args.label, run_url=args.run_url or _run_url(), excerpts=quotes,
-                      dry_run=args.dry_run, suspended=suspended)
+                      dry_run=args.dry_run, suspended=suspended, silences=silences)
     for line in report.done:
         print(f"canary issues: {clean(line, 300)}")
     for line in report.failed:

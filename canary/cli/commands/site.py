@@ -7,7 +7,7 @@ Reads the history (paths.history, or --history), the judge's state and people's 
 (as `canary ignore` does: run `canary fetch-state` first for the state branch's files) and writes
 the site. --state-checkout DIR reads the state and the history from a checkout of the state
 branch instead (DIR/<paths.state>, DIR/<paths.history>), as the workflow's report job does; the
-exclusion files stay those of this checkout (they live on main). It writes
+exclusion, silences and maintenance files stay those of this checkout (they live on main). It writes
 (canary/outputs/site/build.py lists the files). Exit 0 when written, 2 when it cannot be built
 (the message says why: a damaged history file, a bad layer file, ECharts not installed).
 """
@@ -25,6 +25,8 @@ from canary.cli.commands._options import add_common, config_of, now_of
 from canary.history.store import DEFAULT_HISTORY, history_root
 from canary.outputs.site.build import HISTORY_DAYS, build_site
 from canary.outputs.site.collect import Layers
+from canary.state.maintenance import load_maintenance
+from canary.state.silences import load_silences
 from provider_ignore import load_layers
 
 
@@ -44,7 +46,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--state-checkout", type=Path, default=None, metavar="DIR",
                    help="a checkout of the state branch: read the state and the history from DIR/<paths.state> "
                         "and DIR/<paths.history>")
-    add_common(p, files=("state", "builtin", "incidents", "history"))
+    add_common(p, files=("state", "builtin", "incidents", "history", "silences", "maintenance"))
     p.set_defaults(func=_run)
 
 
@@ -79,7 +81,9 @@ def _run(args: argparse.Namespace) -> int:
     now = now_of(args)
     state, exclusions = load_layers(state_file, config.paths.builtin, config.paths.incidents)
     built = build_site(
-        args.out, history_root=history, layers=Layers(state, exclusions), now=now,
+        args.out, history_root=history, now=now,
+        layers=Layers(state, exclusions, silences=load_silences(config.paths.silences),
+                      maintenance=load_maintenance(config.paths.maintenance)),
         models=list(config.models), ttft_threshold_s=config.probe.ttft_seconds,
         stale_after_minutes=config.site.stale_after_minutes if args.stale_after is None else args.stale_after,
         allure=args.allure, echarts=args.echarts, base_url=base_url, days=args.days)

@@ -2,7 +2,8 @@
 
 Below each model's table, the current evidence card of every endpoint (judge/suspension/evidence.py): each
 contract with a failure in its window against the pooled replies of the model's other endpoints,
-or how many judged replies its window holds when none failed.
+or how many judged replies its window holds when none failed. Last, the silences in force
+(paths.silences): they mute notifications and issues, never the states shown above.
 """
 
 from __future__ import annotations
@@ -12,10 +13,12 @@ from datetime import datetime, timedelta
 
 from canary.cli.commands._options import add_common, read_layers
 from canary.state.judge_files import refuse_future_times
+from canary.state.silences import load_silences, render_silences
 from core.policy import Policy
 from core.times import fmt_time
 from judge.suspension.evidence import cards_by_endpoint
 from judge.suspension.exclusions import Exclusion
+from judge.suspension.silences import active_silences
 from judge.suspension.state import JudgeState, ProviderState
 
 COLUMNS = ("provider", "state", "failed", "clean", "rung", "pending until", "suspended until", "last reasons")
@@ -27,7 +30,7 @@ _PENDING_WINDOW = Policy().pending_window  # the default rules' window
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser("status", help="show each provider's streaks, suspension and ladder")
     p.add_argument("--model", default=None, help="only this model")
-    add_common(p, files=("state", "builtin", "incidents"))
+    add_common(p, files=("state", "builtin", "incidents", "silences"))
     p.set_defaults(func=_run)
 
 
@@ -37,6 +40,10 @@ def _run(args: argparse.Namespace) -> int:
     refuse_future_times(layers.state, layers.config.paths.state, layers.now)
     window = timedelta(hours=layers.config.rules.pending_failure_hours)
     print(render_status(layers.state, layers.exclusions, layers.now, model=args.model, window=window))
+    silences = load_silences(layers.config.paths.silences)
+    shown = tuple(s for s in silences if args.model is None or s.model == args.model)
+    if active_silences(shown, layers.now):
+        print("\n" + render_silences(shown, layers.now))
     return 0
 
 

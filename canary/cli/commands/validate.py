@@ -1,9 +1,10 @@
 """`canary validate`: check the files people edit by hand before they reach main.
 
 Runs in CI on every pull request (and push), so a broken edit of exclusions/builtin.yaml,
-exclusions/incidents.yaml, canary.yaml or the judge's state fails the check with the file,
-the line and what to do, instead of failing the next scheduled round. It reuses the very
-parsers the judge uses (core.store, canary.state.judge_files): one definition of the format.
+exclusions/incidents.yaml, exclusions/silences.yaml, exclusions/maintenance.yaml, canary.yaml or the
+judge's state fails the check with the file, the line and what to do, instead of failing the next
+scheduled round. It reuses the very parsers canary uses (core.store, canary.state.judge_files,
+canary.state.silences, canary.state.maintenance): one definition of each format.
 
 It also warns (exit 0) when a configured positive control is not among the endpoints of the
 last saved discovery (reports/discovery.json, written by every round, or --discovery FILE): such
@@ -23,17 +24,19 @@ from typing import Any
 
 from canary.cli.commands._options import add_common, config_of
 from canary.state.judge_files import load_exclusions, load_state
+from canary.state.maintenance import load_maintenance
+from canary.state.silences import load_silences
 from core.config import Config, ConfigError
 from judge.suspension.exclusions import BUILTIN, INCIDENT
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
-        "validate", help="check canary.yaml, the exclusion files and the state file",
-        description="Parse canary.yaml, exclusions/builtin.yaml, exclusions/incidents.yaml and the judge's "
-                    "state file exactly as the judge will. Exit 1 with the file and line of each problem; "
-                    "nothing is written.")
-    add_common(p, files=("builtin", "incidents", "state"), now=False)
+        "validate", help="check canary.yaml, the exclusion, silences and maintenance files and the state file",
+        description="Parse canary.yaml, exclusions/builtin.yaml, exclusions/incidents.yaml, the judge's "
+                    "state file, exclusions/silences.yaml and exclusions/maintenance.yaml exactly as canary "
+                    "will. Exit 1 with the file and line of each problem; nothing is written.")
+    add_common(p, files=("builtin", "incidents", "state", "silences", "maintenance"), now=False)
     p.add_argument("--discovery", type=Path, default=None, metavar="FILE",
                    help="a saved discovery snapshot to check `controls` against "
                         "(default: <paths.reports>/discovery.json, written by every round)")
@@ -51,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
         (paths.builtin, lambda: load_exclusions(paths.builtin, BUILTIN)),
         (paths.incidents, lambda: load_exclusions(paths.incidents, INCIDENT)),
         (paths.state, lambda: load_state(paths.state)),
+        (paths.silences, lambda: load_silences(paths.silences)),
+        (paths.maintenance, lambda: load_maintenance(paths.maintenance)),
     ]
     problems = 0
     print(f"ok    {config.source} ({len(config.models)} model(s), mode {config.mode})")
@@ -126,4 +131,4 @@ def _describe(loaded: object) -> str:
 def _unconfigured(loaded: object, models: tuple[str, ...]) -> list[str]:
     if not isinstance(loaded, tuple):
         return []
-    return sorted({e.model for e in loaded} - set(models))
+    return sorted({e.model for e in loaded if e.model is not None} - set(models))

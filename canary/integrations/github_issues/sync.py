@@ -20,7 +20,7 @@ them on.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -44,8 +44,9 @@ from canary.integrations.github_issues.plan import (
     plan,
 )
 from canary.integrations.github_issues.render import Excerpt
-from core.times import TimeFormatError, parse_time
+from core.times import TimeFormatError, fmt_time, parse_time
 from judge.suspension.decisions import RoundDecisions
+from judge.suspension.silences import Silence, silence_for, split_silenced
 from judge.suspension.state import JudgeState
 
 DEFAULT_LABEL = "canary-incident"
@@ -77,22 +78,27 @@ def endpoint_keys(doc: RoundDecisions) -> set[Key]:
 
 def sync(doc: RoundDecisions, client: GitHubClient, *, label: str = DEFAULT_LABEL, run_url: str | None = None,
          excerpts: Mapping[Key, Sequence[Excerpt]] | None = None, dry_run: bool = False,
-         suspended: Sequence[Suspended] | None = None) -> SyncReport:
+         suspended: Sequence[Suspended] | None = None, silences: Sequence[Silence] = ()) -> SyncReport:
     """Open, comment, close and relabel so the issues tell this round's decisions (dry run: only say so).
 
     With `suspended` (the judge's state after the round) every canary issue is checked against
-    it, not only those of this round's endpoints: see plan.py.
+    it, not only those of this round's endpoints: see plan.py. An endpoint a silence covers at the
+    round's time is left alone entirely: no open, comment, relabel or close, not even by healing;
+    once the silence ends, the next round's `--state` brings its issue up to date.
     """
     report = SyncReport()
+    doc, suspended = _unsilenced(doc, suspended, silences, report)
     decided = endpoint_keys(doc)
     keys: set[Key] | None = None if suspended is not None else decided
     if keys is not None and not keys:
         return report
     needed = decided | {s.key for s in suspended or ()}
     try:
-        issues = find_issues(client, keys, label, since=written_since(doc, suspended), needed=needed)
+        issues = [i for i in find_issues(client, keys, label, since=written_since(doc, suspended), needed=needed)
+                  if not _muted(silences, i.key, doc.now)]
         ops = plan(doc, issues, label=label, run_url=run_url, excerpts=excerpts, suspended=suspended)
-        lost = _search_lost(client, [op for op in ops if isinstance(op, Open)], {i.number for i in issues})
+        lost = [i for i in _search_lost(client, [op for op in ops if isinstance(op, Open)], {i.number for i in issues})
+                if not _muted(silences, i.key, doc.now)]
         if lost:
             ops = plan(doc, issues + lost, label=label, run_url=run_url, excerpts=excerpts, suspended=suspended)
         if dry_run:
@@ -108,6 +114,24 @@ def sync(doc: RoundDecisions, client: GitHubClient, *, label: str = DEFAULT_LABE
         return report
     apply(client, ops, report, label=label)
     return report
+
+
+def _muted(silences: Sequence[Silence], key: Key, now: datetime) -> bool:
+    return silence_for(silences, key[0], key[1], now) is not None
+
+
+def _unsilenced(doc: RoundDecisions, suspended: Sequence[Suspended] | None, silences: Sequence[Silence],
+                report: SyncReport) -> tuple[RoundDecisions, Sequence[Suspended] | None]:
+    """The round's decisions and the state's suspensions less what a silence covers (said in the report)."""
+    if not silences:
+        return doc, suspended
+    heard, muted = split_silenced(doc.decisions, silences, doc.now)
+    for d, silence in muted:
+        if not d.whole_round:
+            report.done.append(f"silenced: {d.action.value} of {d.provider} ({d.model}) not written: silence by "
+                               f"{silence.author} until {fmt_time(silence.until)}")
+    kept = None if suspended is None else [s for s in suspended if not _muted(silences, s.key, doc.now)]
+    return replace(doc, decisions=heard), kept
 
 
 def find_issues(client: GitHubClient, keys: set[Key] | None, label: str, *, since: datetime | None = None,

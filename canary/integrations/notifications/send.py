@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -76,12 +77,23 @@ def send(doc: RoundDecisions, urls: Sequence[Target | str], audit_path: Path | N
     """Send the round's message to every URL; record and return the failures. Never raises."""
     if not urls or not doc.decisions:
         return []
+    return send_message(render(doc), urls, audit_path, about=(doc.now, doc.round_id, doc.mode), attempts=attempts,
+                        sleep=sleep, echo=echo, env=env)
+
+
+def send_message(message: Message, urls: Sequence[Target | str], audit_path: Path | None, *,
+                 about: tuple[datetime, str | None, str], attempts: int = ATTEMPTS,
+                 sleep: Callable[[float], None] = time.sleep, echo: Callable[[str], None] = print,
+                 env: Mapping[str, str] | None = None) -> list[Failure]:
+    """Send any message (a round's, the digest) to every URL; a failure is recorded in the audit log
+    as of `about` (time, round id or None, mode) and returned. Never raises."""
+    if not urls:
+        return []
     env = os.environ if env is None else env
     chosen = [u if isinstance(u, Target) else Target(u, i + 1, NOTIFY_URLS_ENV) for i, u in enumerate(urls)]
     secrets = [env.get(name, "") for name in SECRET_ENVS]
     scrub = Scrubber([t.url for t in chosen], secrets)
     scrub_message = Scrubber([t.url for t in chosen], secrets, min_fragment=TOKEN_FRAGMENT)
-    message = render(doc)
     message = Message(scrub_message(message.title), scrub_message(message.body), message.kind)
     failures = [f for t in chosen if (f := _deliver(t, message, scrub, attempts, sleep)) is not None]
     for failure in failures:
@@ -89,7 +101,7 @@ def send(doc: RoundDecisions, urls: Sequence[Target | str], audit_path: Path | N
              f"({failure.problem}); recorded in the audit log")
     if failures and audit_path is not None:
         try:
-            audit.append(audit_path, [_audit_line(doc, f) for f in failures])
+            audit.append(audit_path, [_audit_line(about, f) for f in failures])
         except (OSError, StoreError) as exc:
             detail = exc.strerror if isinstance(exc, OSError) else str(exc)
             echo(f"canary: could not record the failed notification in the audit log ({detail})")
@@ -149,8 +161,9 @@ def _apprise_logs() -> Iterator[list[str]]:
         logger.propagate = propagate
 
 
-def _audit_line(doc: RoundDecisions, failure: Failure) -> dict[str, Any]:
-    return {"time": fmt_time(doc.now), "round_id": doc.round_id, "mode": doc.mode,
+def _audit_line(about: tuple[datetime, str | None, str], failure: Failure) -> dict[str, Any]:
+    now, round_id, mode = about
+    return {"time": fmt_time(now), "round_id": round_id, "mode": mode,
             "model": "*", "provider": "*", "action": audit.WEBHOOK_FAILED, "rule": "notification",
             "reason": f"{failure.target}: not delivered after {failure.attempts} attempt(s): {failure.problem}",
             "evidence": []}

@@ -15,7 +15,8 @@ Shape (page_version 1; internal between this module and app.js, status.json is t
     hourly {start, step_s, count}, daily {days: [...]},
     models: [{model, badge, badge_message, provider_ignore, would_ignore, counts {status: n},
               languages [...], grid [[endpoint index, language index, passes, fails, other]],
-              decisions [...],
+              decisions [...], silences [{provider | null, until, reason, author}] (in force),
+              maintenance [{provider, when, open, reason, author}] (windows not over yet),
               endpoints: [{provider, state, tier, status, until, excluded_by, reasons, tier_reasons,
                            last_round_at, last_class, latency {p50, p95, tps, n},
                            billing {billed, listed, ratio, rounds} | null, rates {"1"|"7"|"30":
@@ -41,6 +42,8 @@ from canary.outputs.site.wire import wire_checks
 from core.times import stamp
 from judge.suspension.evidence import cards_by_endpoint
 from judge.suspension.exclusions import Exclusion, effective_ignore, people_excluded, would_ignore
+from judge.suspension.maintenance import MaintenanceWindow
+from judge.suspension.silences import Silence, active_silences
 from judge.suspension.state import JudgeState
 
 PAGE_VERSION = 1
@@ -75,6 +78,8 @@ class Layers:
 
     state: JudgeState
     exclusions: tuple[Exclusion, ...]
+    silences: tuple[Silence, ...] = ()   # people's silences: shown, never part of the routing
+    maintenance: tuple[MaintenanceWindow, ...] = ()   # providers' announced windows (the judge holds them)
 
 
 def collect(history: History, layers: Layers, *, models: Iterable[str] = (), ttft_threshold_s: float,
@@ -92,7 +97,8 @@ def collect(history: History, layers: Layers, *, models: Iterable[str] = (), ttf
     hourly_start = now - timedelta(days=SERIES_DAYS)
     strip_frames = {name: _frame(now, days, hours) for name, (days, hours) in STRIPS.items()}
     people = people_excluded(layers.exclusions, now)
-    all_models = sorted(set(models) | {m for m, _ in tiers} | set(layers.state.models) | set(people))
+    all_models = sorted(set(models) | {m for m, _ in tiers} | set(layers.state.models) | set(people)
+                        | {s.model for s in active_silences(layers.silences, now)})
     badges = badge_paths(all_models)
     codes: dict[str, int] = {}   # reason codes of the strips' tooltips, numbered once for the page
     out_models = []
@@ -119,6 +125,11 @@ def collect(history: History, layers: Layers, *, models: Iterable[str] = (), ttf
             "would_ignore": would_ignore(model, layers.exclusions, layers.state, now),
             "counts": counts, "endpoints": endpoints, "languages": languages, "grid": grid,
             "decisions": [_decision(d) for d in decisions if d.model == model][:DECISIONS_PER_MODEL],
+            "silences": [{"provider": s.provider, "until": _iso(s.until), "reason": s.reason, "author": s.author}
+                         for s in active_silences(layers.silences, now) if s.model == model],
+            "maintenance": [{"provider": w.provider, "when": w.when, "open": w.open_at(now), "reason": w.reason,
+                             "author": w.author}
+                            for w in layers.maintenance if w.model in (None, model) and (w.end is None or w.end > now)],
         })
     age_min = None if newest is None else (now - newest.at).total_seconds() / 60
     return {

@@ -6,13 +6,15 @@ travel to the browser as 64 short strings instead of 10,000 objects:
     S  suspended (enforce) at some time in the bucket     the route was in provider.ignore
     W  would be suspended (observe mode)
     f  a round in the bucket failed                        a failed streak was building
+    m  a round failed inside its provider's maintenance window: not counted, never a failure
     z  rounds without a verdict (inconclusive, unreachable) frozen: neither way
     c  every round of the bucket was clean
     .  no round of this endpoint in the bucket
 
 The worst wins inside a bucket, in that order (a suspended host keeps being probed, and a clean
 round while it is suspended is still a suspended hour). Buckets that are not all clean also get
-a detail entry for the tooltip: their failed / clean / frozen round counts and the reason codes.
+a detail entry for the tooltip: their failed / clean / frozen round counts (maintenance rounds among the
+frozen: no verdict) and the reason codes.
 """
 
 from __future__ import annotations
@@ -23,9 +25,9 @@ from datetime import datetime, timedelta
 
 from core.times import time_or_none
 
-SUSPENDED, WOULD, FAILED, FROZEN, CLEAN, EMPTY = "S", "W", "f", "z", "c", "."
-ORDER = (SUSPENDED, WOULD, FAILED, FROZEN, CLEAN, EMPTY)   # worst first
-CLASS_LETTER = {"failed": FAILED, "frozen": FROZEN, "clean": CLEAN}
+SUSPENDED, WOULD, FAILED, MAINTENANCE, FROZEN, CLEAN, EMPTY = "S", "W", "f", "m", "z", "c", "."
+ORDER = (SUSPENDED, WOULD, FAILED, MAINTENANCE, FROZEN, CLEAN, EMPTY)   # worst first
+CLASS_LETTER = {"failed": FAILED, "maintenance": MAINTENANCE, "frozen": FROZEN, "clean": CLEAN}
 MAX_CODES = 6          # reason codes kept per bucket for its tooltip
 
 
@@ -58,16 +60,19 @@ def strip(rounds: Iterable[StripRound], suspensions: Iterable[Interval], *, star
     """The strip of one endpoint over `buckets` buckets of `width` from `start`."""
     counts: dict[int, list[int]] = {}
     codes: dict[int, list[str]] = {}
+    maintained: set[int] = set()
     for r in rounds:
         i = _index(r.at, start, width)
         if 0 <= i < buckets:
             c = counts.setdefault(i, [0, 0, 0])
-            c[("failed", "clean", "frozen").index(r.klass) if r.klass in CLASS_LETTER else 2] += 1
+            c[("failed", "clean").index(r.klass) if r.klass in ("failed", "clean") else 2] += 1
+            if r.klass == "maintenance":
+                maintained.add(i)
             seen = codes.setdefault(i, [])
             seen.extend(code for code in r.codes if code not in seen)
     letters = [EMPTY] * buckets
     for i, (failed, _clean, frozen) in counts.items():
-        letters[i] = FAILED if failed else FROZEN if frozen else CLEAN
+        letters[i] = FAILED if failed else MAINTENANCE if i in maintained else FROZEN if frozen else CLEAN
     for s in suspensions:
         first, last = _index(s.start, start, width), _index(s.end - timedelta(microseconds=1), start, width)
         for i in range(max(first, 0), min(last, buckets - 1) + 1):

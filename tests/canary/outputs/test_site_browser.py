@@ -327,3 +327,35 @@ def test_the_allure_report_makes_no_request_beyond_its_own_files(browser: Browse
     visit = browser.visit(page, ready="document.readyState === 'complete'", full_page=False, settle_s=1.0, **LAPTOP)
 
     assert visit.requests and visit.left_the_page(page) == []
+
+
+# -- a silence with a hostile reason ----------------------------------------------------------------
+
+def test_a_silence_and_a_maintenance_window_are_shown_under_their_model_as_text(browser: Browser,
+                                                                               tmp_path: Path) -> None:
+    from site_support import HOSTILE, SUSPENDED, build, judged_world
+
+    from canary.state.silences import add_silence
+    from judge.suspension.silences import Silence
+
+    newest = real_now()
+    config = judged_world(tmp_path, newest)
+    silences = tmp_path / "exclusions" / "silences.yaml"
+    silences.write_text(add_silence("", str(silences), Silence(
+        judged_model(config), SUSPENDED, newest + timedelta(hours=6), "ticket 4411 " + HOSTILE, "alice", newest)))
+    (tmp_path / "exclusions" / "maintenance.yaml").write_text(
+        f'- provider: "{SUSPENDED.split("/")[0]}"\n  every: "day"\n  start: "02:00"\n  end: "03:00"\n'
+        f'  reason: {json.dumps("weekly " + HOSTILE)}\n  author: "bob"\n', encoding="utf-8")
+    assert build(tmp_path, config, tmp_path / "site", newest + timedelta(minutes=5)) == 0
+    visit = load(browser, tmp_path / "site", "silence", **LAPTOP)
+    assert visit.errors == [] and visit.facts["injected"] == 0 and not visit.facts["alerted"]
+    text = visit.facts["text"]
+    assert "Silenced (notifications and incident issues muted; judged as always)" in text
+    assert f"{SUSPENDED} until" in text and "by alice: ticket 4411 </script><script>alert(1)</script>" in text
+    assert "Maintenance windows (a failed round inside one is not counted)" in text
+    # "(now)" follows the window between 02:00 and 03:00: the page is built at the real time here
+    assert "every day 02:00-03:00 UTC" in text and "by bob: weekly </script><script>alert(1)</script>" in text
+
+
+def judged_model(config: Path) -> str:
+    return str(yaml.safe_load(config.read_text(encoding="utf-8"))["models"][0])

@@ -249,3 +249,25 @@ def test_before_the_first_round_a_missing_state_checkout_gives_a_page_without_ro
     capsys.readouterr()
     assert build(world, world / "canary.yaml", tmp_path / "s", SOON, "--state-checkout", str(tmp_path / "absent")) == 0
     assert status(tmp_path / "s")["newest_round"] is None and "no suspensions" in capsys.readouterr().err
+
+
+def test_a_silence_is_listed_on_the_page_as_data_and_changes_no_state(world: Path, site: Path, tmp_path: Path) -> None:
+    from canary.state.silences import add_silence
+    from judge.suspension.silences import Silence
+
+    silences = tmp_path / "silences.yaml"
+    silences.write_text(add_silence("", str(silences), Silence(MODEL, SUSPENDED, SOON + timedelta(hours=6), HOSTILE,
+                                                                "alice", NEWEST)), encoding="utf-8")
+    out = tmp_path / "site"
+    assert build(world, world / "canary.yaml", out, SOON, "--silences", str(silences)) == 0
+    [model] = page_data(out)["models"]
+    assert model["silences"] == [{"provider": SUSPENDED, "until": "2026-11-30T05:40:00Z", "reason": HOSTILE,
+                                  "author": "alice"}]
+    block = data_block((out / "index.html").read_text(encoding="utf-8"))
+    assert "<" not in block and ">" not in block
+    assert status(out) == status(site) | {"generated_at": status(out)["generated_at"]}   # routing unchanged
+    [before] = page_data(site)["models"]
+    assert before["silences"] == [] and before["endpoints"] == model["endpoints"]
+    later = tmp_path / "later"
+    assert build(world, world / "canary.yaml", later, SOON + timedelta(hours=6), "--silences", str(silences)) == 0
+    assert page_data(later)["models"][0]["silences"] == []   # ended by itself

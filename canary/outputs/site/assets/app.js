@@ -22,6 +22,7 @@
   // Strip letters (canary/site/strips.py), worst first.
   var LETTERS = [
     ['S', 'suspended', '#b31d28'], ['W', 'would be suspended', '#e36209'], ['f', 'a round failed', '#fd8c73'],
+    ['m', 'maintenance (announced: not counted)', '#6f42c1'],
     ['z', 'no verdict (inconclusive, unreachable)', '#8c959f'], ['c', 'clean', '#4ac26b'],
     ['.', 'no round', '#eef1f4']
   ];
@@ -159,6 +160,8 @@
     add(title, badge);
     add(parent, section);
     add(section, title, counts(m), ignoreLine(m));
+    if ((m.silences || []).length) { add(section, silencesLine(m)); }
+    if ((m.maintenance || []).length) { add(section, maintenanceLine(m)); }
     var state = { selected: pickInitial(m) };
     var views = {};
     endpointTable(m, state, views, section);
@@ -187,6 +190,31 @@
     var extra = m.would_ignore.filter(function (t) { return m.provider_ignore.indexOf(t) < 0; });
     if (extra.length) { add(p, ' · would add in enforce mode: ', el('code', null, extra.join(', '))); }
     return p;
+  }
+
+  // People's silences: notifications and issue updates muted; the judgement above is unchanged.
+  function silencesLine(m) {
+    var box = el('div', 'silences');
+    box.setAttribute('role', 'note');
+    add(box, el('strong', null, 'Silenced'), ' (notifications and incident issues muted; judged as always): ');
+    m.silences.forEach(function (s, i) {
+      if (i) { add(box, ' · '); }
+      add(box, el('code', null, s.provider || 'every endpoint'), ' until ' + fmtTime(s.until) + ' by ' + s.author +
+          ': ' + s.reason);
+    });
+    return box;
+  }
+
+  // Providers' announced maintenance: a failed round inside a window is not counted (strip letter m).
+  function maintenanceLine(m) {
+    var box = el('div', 'silences maintenance');
+    box.setAttribute('role', 'note');
+    add(box, el('strong', null, 'Maintenance windows'), ' (a failed round inside one is not counted): ');
+    m.maintenance.forEach(function (w, i) {
+      if (i) { add(box, ' · '); }
+      add(box, el('code', null, w.provider), ' ' + w.when + (w.open ? ' (now)' : '') + ' by ' + w.author + ': ' + w.reason);
+    });
+    return box;
   }
 
   function pickInitial(m) {
@@ -349,7 +377,7 @@
           confine: true,
           formatter: function (p) {
             var e = m.endpoints[p.value[1]], x = p.value[0];
-            var letter = LETTERS[p.value[2]] || LETTERS[5];
+            var letter = LETTERS[p.value[2]] || LETTERS[LETTERS.length - 1];
             var d = (e['detail' + key] || {})[String(x)];
             var lines = [fmtTime(new Date(start + x * step).toISOString()) + ' + ' + frame.bucket_hours + ' h', letter[1]];
             if (d) { lines.push(d[0] + ' failed, ' + d[1] + ' clean, ' + d[2] + ' without a verdict'); lines.push(d[3].map(function (i) { return DATA.codes[i]; }).join(' ')); }

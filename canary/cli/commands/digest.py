@@ -1,0 +1,102 @@
+"""`canary digest`: at most once per `digest.every_hours`, one message about what stands, when it changed.
+
+    canary digest [--now T] [--force]
+
+Reads the judge's state, the audit log (the would-suspends, and the last digest's line), people's
+exclusion, silences and maintenance files; composes the digest (canary/integrations/notifications/
+digest.py); and, when one is due (`digest.every_hours` since the last, or none yet) and its lines
+differ from the last digest's, prints it, appends it to $GITHUB_STEP_SUMMARY, sends it to every
+service of $CANARY_NOTIFY_URLS and records it in the audit log (`digest_sent`, with its keys: the
+bookkeeping lives with the judge's files on the state branch). In GitHub Actions the step sets the
+output `recorded=true` so the workflow commits that line. Nothing is sent, recorded or summarised
+when nothing changed. `--force` sends a due-or-not digest even when unchanged (a test message).
+Exit 0 whatever the services did; 2 when a file cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from datetime import datetime, timedelta
+from typing import Any
+
+from canary.cli.commands._options import add_common, read_layers
+from canary.history.observe import would_suspends
+from canary.integrations.notifications import send as notifications
+from canary.integrations.notifications.digest import Digest, compose_digest, render_digest
+from canary.state import audit
+from canary.state.maintenance import load_maintenance
+from canary.state.silences import silences_or_none
+from core.times import fmt_time, time_or_none
+
+DIGEST_SENT = "digest_sent"
+SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
+OUTPUT_ENV = "GITHUB_OUTPUT"
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser("digest", help="the daily digest: what stands and what changed, when it changed")
+    p.add_argument("--force", action="store_true", help="send it now even if not due or unchanged")
+    add_common(p, files=("state", "audit", "builtin", "incidents", "silences", "maintenance"))
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    layers = read_layers(args)
+    config, now = layers.config, layers.now
+    every = timedelta(hours=config.digest.every_hours)
+    if not every and not args.force:
+        print("canary digest: off (digest.every_hours is 0)")
+        return 0
+    records, _ = audit.read(config.paths.audit)
+    last = last_digest(records)
+    if last is not None and not args.force and now < last[0] + every:
+        print(f"canary digest: the last was at {fmt_time(last[0])}; the next is due from {fmt_time(last[0] + every)}")
+        return 0
+    digest = compose_digest(
+        now=now, state=layers.state, exclusions=layers.exclusions,
+        silences=silences_or_none(config.paths.silences, lambda line: print(line, file=sys.stderr)),
+        maintenance=load_maintenance(config.paths.maintenance),
+        would=would_suspends(records, since=now - timedelta(days=8), now=now),
+        previous=None if last is None else last[1])
+    if not digest.changed and not args.force:
+        when = "the last digest" if last is not None else "nothing to tell (no digest yet, and nothing stands)"
+        print(f"canary digest: nothing changed since {when}; nothing sent")
+        return 0
+    message = render_digest(digest)
+    print(message.as_text())
+    summary = os.environ.get(SUMMARY_ENV)
+    if summary:
+        with open(summary, "a", encoding="utf-8") as handle:
+            handle.write(f"### {message.title}\n\n{message.body}\n\n")
+    targets = notifications.targets()
+    notifications.send_message(message, targets, config.paths.audit, about=(now, None, config.mode))
+    audit.append(config.paths.audit, [digest_line(digest, config.mode, delivered_to=len(targets))])
+    output = os.environ.get(OUTPUT_ENV)
+    if output:
+        with open(output, "a", encoding="utf-8") as handle:
+            handle.write("recorded=true\n")
+    return 0
+
+
+def last_digest(records: list[dict[str, Any]]) -> tuple[datetime, tuple[str, ...]] | None:
+    """(time, keys) of the newest digest_sent line of the audit log, or None."""
+    for record in reversed(records):
+        if record.get("action") == DIGEST_SENT:
+            at = time_or_none(record.get("time"))
+            keys = record.get("keys")
+            if at is not None and isinstance(keys, list):
+                return at, tuple(str(k) for k in keys)
+    return None
+
+
+def digest_line(digest: Digest, mode: str, *, delivered_to: int) -> dict[str, Any]:
+    return {"time": fmt_time(digest.now), "round_id": None, "mode": mode, "model": "*", "provider": "*",
+            "action": DIGEST_SENT, "rule": "digest",
+            "reason": f"{len(digest.lines)} line(s), {len(digest.added)} new, {len(digest.gone)} gone; "
+                      f"sent to {delivered_to} service(s)",
+            "keys": list(digest.keys), "evidence": []}
+
+
+__all__ = ["DIGEST_SENT", "digest_line", "last_digest", "register"]

@@ -1,0 +1,136 @@
+"""Maintenance windows: a provider's announced maintenance freezes its failed rounds (pure).
+
+A window names a host (a bare tag, `cinder`, covers every endpoint of that host: `cinder/fp8`,
+`cinder/turbo`, ...; a full tag covers that endpoint only), optionally one model, and when: once
+(`start`/`end`, ISO 8601 times) or every week on a day, or every day, between two UTC times of day
+(a window whose end is not after its start runs past midnight into the next day). Uptime Kuma
+(#1908) and Gatus (#379) were asked for exactly this.
+
+The rule: an endpoint with a failed case while the round's start (`at`, the parameter) lay inside
+one of its windows is held: its cases are taken out of the round before the judge classifies it
+(so they neither move its streaks, nor enter its evidence windows, nor count in the model-wide
+guard against its peers) and the round records a `not_counted` decision with rule `maintenance`
+instead. A clean round inside a window counts as always, and so does every round outside one: a
+host failing outside its window is judged as it always is. People declare the windows
+(exclusions/maintenance.yaml, read by canary/state/maintenance.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, time, timedelta
+
+from core.results import RoundResults
+from core.times import fmt_time
+from core.vocabulary import Outcome
+from judge.suspension.decisions import Action, Decision, Evidence, Rule
+from judge.suspension.round import ModelRound
+
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+DAILY = "day"
+MAX_EVIDENCE = 3   # the held cases quoted in the decision
+# An announced maintenance lasts hours; a window longer than these would switch the judge off for a
+# host (an outage that long is an incident exclusion, a weekly "window" of days a policy question).
+MAX_ONE_OFF = timedelta(hours=72)
+MAX_RECURRING = timedelta(hours=12)
+
+
+@dataclass(frozen=True, slots=True)
+class MaintenanceWindow:
+    """One entry of the maintenance file: a one-off window (start, end) or a recurring one
+    (every, daily_start, daily_end); `line` is where it sits in its file."""
+
+    provider: str
+    reason: str
+    author: str
+    model: str | None = None            # None: every model the host serves
+    start: datetime | None = None       # one-off
+    end: datetime | None = None
+    every: str | None = None            # recurring: a weekday (WEEKDAYS) or DAILY
+    daily_start: time | None = None     # UTC time of day
+    daily_end: time | None = None
+    line: int | None = None
+
+    def covers(self, model: str, provider: str) -> bool:
+        """Whether the window is about that endpoint (tags compared ignoring case)."""
+        if self.model is not None and model != self.model:
+            return False
+        mine, theirs = self.provider.casefold(), provider.casefold()
+        return theirs == mine or ("/" not in mine and theirs.startswith(mine + "/"))
+
+    def open_at(self, at: datetime) -> bool:
+        if self.start is not None and self.end is not None:
+            return self.start <= at < self.end
+        if self.every is None or self.daily_start is None or self.daily_end is None:
+            return False
+        # The occurrences that could hold `at`: the one starting on at's day, and yesterday's
+        # (a window past midnight), each checked as a one-off interval.
+        for days_back in (0, 1):
+            day = (at - timedelta(days=days_back)).date()
+            if self.every != DAILY and WEEKDAYS[day.weekday()] != self.every:
+                continue
+            opens = datetime.combine(day, self.daily_start, tzinfo=at.tzinfo)
+            closes = datetime.combine(day, self.daily_end, tzinfo=at.tzinfo)
+            if closes <= opens:
+                closes += timedelta(days=1)
+            if opens <= at < closes:
+                return True
+        return False
+
+    @property
+    def when(self) -> str:
+        """The window in words: '2026-12-03T02:00:00Z to 2026-12-03T03:00:00Z', 'every tuesday 02:00-03:00 UTC'."""
+        if self.start is not None and self.end is not None:
+            return f"{fmt_time(self.start)} to {fmt_time(self.end)}"
+        every = "every day" if self.every == DAILY else f"every {self.every}"
+        return f"{every} {_hhmm(self.daily_start)}-{_hhmm(self.daily_end)} UTC"
+
+
+def window_for(windows: Iterable[MaintenanceWindow], model: str, provider: str, at: datetime
+               ) -> MaintenanceWindow | None:
+    """The first window open at `at` that covers the endpoint, or None."""
+    return next((w for w in windows if w.covers(model, provider) and w.open_at(at)), None)
+
+
+def held_endpoints(rounds: Mapping[str, ModelRound], windows: Sequence[MaintenanceWindow], at: datetime
+                   ) -> dict[tuple[str, str], MaintenanceWindow]:
+    """{(model, provider): its window} of every endpoint with a failed case this round inside a window
+    (a failure the model-wide guard discounted included: held, it no longer counts toward the guard)."""
+    if not windows:
+        return {}
+    held = {}
+    for model, mround in rounds.items():
+        for provider, pround in mround.providers.items():
+            failed = any(e.outcome == Outcome.FAIL for e in pround.evidence)
+            window = window_for(windows, model, provider, at) if failed else None
+            if window is not None:
+                held[(model, provider)] = window
+    return held
+
+
+def without_held(report: RoundResults, held: Mapping[tuple[str, str], MaintenanceWindow]) -> RoundResults:
+    """The round without the held endpoints' cases (they stay discovered: the judge sees them frozen)."""
+    if not held:
+        return report
+    return replace(report, cases=tuple(c for c in report.cases if (c.model, c.provider) not in held))
+
+
+def held_decisions(rounds: Mapping[str, ModelRound], held: Mapping[tuple[str, str], MaintenanceWindow]
+                   ) -> list[Decision]:
+    """One `not_counted` decision per held endpoint, quoting what failed."""
+    out = []
+    for (model, provider), window in sorted(held.items()):
+        failed = tuple(e for e in rounds[model].providers[provider].evidence if e.outcome == Outcome.FAIL)
+        out.append(Decision(model, provider, Action.NOT_COUNTED, Rule.MAINTENANCE,
+                            f"failed during announced maintenance ({window.when}: {window.reason}): not counted, "
+                            "its streaks frozen", evidence=_quoted(failed)))
+    return out
+
+
+def _quoted(evidence: tuple[Evidence, ...]) -> tuple[Evidence, ...]:
+    return evidence[:MAX_EVIDENCE]
+
+
+def _hhmm(at: time | None) -> str:
+    return "--:--" if at is None else f"{at.hour:02d}:{at.minute:02d}"

@@ -1,0 +1,81 @@
+"""Silences: who is not told about which decisions, and until when (pure).
+
+Alertmanager's idea. A silence names a model and, optionally, one endpoint of it; until it ends,
+the decisions it matches are not sent to the notification services and do not write on the
+incident issues. It never touches the judgement: the judge does not read silences, so a silenced
+decision is still decided, committed to the state, the audit log, decisions.json and the history.
+People write them (exclusions/silences.yaml, read by canary/state/silences.py); this module only
+says what a silence matches at a given time (`now` is a parameter: the round's time).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from judge.suspension.decisions import Decision
+
+# A silence is for a known, bounded problem: one meant for longer is an exclusion (or a fix), and
+# a forgotten silence would hide the next, unrelated failure of the same host.
+MAX_SILENCE = timedelta(days=30)
+
+
+@dataclass(frozen=True, slots=True)
+class Silence:
+    """One entry of the silences file; `line` is where it sits in the file."""
+
+    model: str
+    provider: str | None    # None: every endpoint of the model, and the model's whole-round decisions
+    until: datetime
+    reason: str
+    author: str
+    added_at: datetime
+    line: int | None = None
+
+    def active(self, now: datetime) -> bool:
+        return now < self.until
+
+    def matches(self, model: str, provider: str) -> bool:
+        """Whether it covers that endpoint (tags compared ignoring case, as OpenRouter does)."""
+        if model != self.model:
+            return False
+        return self.provider is None or provider.casefold() == self.provider.casefold()
+
+    @property
+    def scope(self) -> str:
+        return f"{self.provider or 'every endpoint'} of {self.model}"
+
+
+def silence_for(silences: Iterable[Silence], model: str, provider: str, now: datetime) -> Silence | None:
+    """The active silence covering that endpoint at `now` (the one ending last), or None."""
+    found = [s for s in silences if s.active(now) and s.matches(model, provider)]
+    return max(found, key=lambda s: s.until) if found else None
+
+
+def silencing(silences: Iterable[Silence], decision: Decision, now: datetime) -> Silence | None:
+    """The silence that mutes `decision` at `now`. A whole-round decision (provider `*`) is muted
+    only by a silence of its whole model: one endpoint's silence must not hide a round-wide problem."""
+    if decision.whole_round:
+        return next((s for s in silences if s.active(now) and s.provider is None and s.model == decision.model),
+                    None)
+    return silence_for(silences, decision.model, decision.provider, now)
+
+
+def split_silenced(decisions: Sequence[Decision], silences: Sequence[Silence], now: datetime
+                   ) -> tuple[tuple[Decision, ...], tuple[tuple[Decision, Silence], ...]]:
+    """(the decisions people hear about, the silenced ones with the silence of each), order kept."""
+    heard: list[Decision] = []
+    muted: list[tuple[Decision, Silence]] = []
+    for d in decisions:
+        s = silencing(silences, d, now)
+        if s is None:
+            heard.append(d)
+        else:
+            muted.append((d, s))
+    return tuple(heard), tuple(muted)
+
+
+def active_silences(silences: Iterable[Silence], now: datetime) -> tuple[Silence, ...]:
+    """The silences in force at `now`, by model, then endpoint."""
+    return tuple(sorted((s for s in silences if s.active(now)), key=lambda s: (s.model, s.provider or "", s.until)))
