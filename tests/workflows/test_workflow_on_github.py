@@ -180,8 +180,9 @@ printf 'workflow\\thttps://owner.github.io/repo/\\n'
 
 
 def report_job(tmp_path: Path, *, state_checkout: str = "success", site_exit: int = 0, judge: str = "success",
-               state_branch_exists: str = "true") -> JobRun:
-    """The report job run as the runner would: shards present, Pages on, the state branch there."""
+               state_branch_exists: str = "true", pages_variable: str = "true") -> JobRun:
+    """The report job run as the runner would: shards present, Pages on (source GitHub Actions) and
+    opted in (the CANARY_PAGES repository variable), the state branch there."""
     run = Run()
     probe_job(run, tmp_path, MODEL, "r1-a")
     run.store("decisions", {"decisions.json": b"{}"})
@@ -195,8 +196,9 @@ def report_job(tmp_path: Path, *, state_checkout: str = "success", site_exit: in
             return state_checkout  # a transient fetch failure is "failure" here
         return "success"
 
-    values = {"inputs": {}, "needs": {"plan": {"result": "success", "outputs": {"state_branch": "canary-state"}},
-                                      "judge": {"result": judge}}}
+    values = {"inputs": {}, "vars": {"CANARY_PAGES": pages_variable} if pages_variable else {},
+              "needs": {"plan": {"result": "success", "outputs": {"state_branch": "canary-state"}},
+                        "judge": {"result": judge}}}
     return run_job(JOBS["report"], tmp_path / "report", values, bin_dir=bin_dir, run=run,
                    actions={"actions/checkout": checkout},
                    extra_env={"FAKE_EXIT_SITE": str(site_exit), "FAKE_STDOUT_FETCH_STATE": state_branch_exists})
@@ -229,6 +231,15 @@ def test_pages_deploys_only_after_a_successful_report_although_its_outputs_are_s
     assert not pages_runs(failed)
     good = report_job(tmp_path / "good")
     assert good.result == "success" and good.outputs["publish"] == "true" and pages_runs(good)
+
+
+@pytest.mark.parametrize("variable", ["", "false", "yes"])
+def test_pages_source_github_actions_alone_publishes_nothing_without_the_repository_variable(tmp_path, variable):
+    """Issue 29: a repository that already publishes its own site through Actions must not have it
+    replaced by the status page; only CANARY_PAGES=true opts in."""
+    report = report_job(tmp_path, pages_variable=variable)
+    assert report.result == "success" and report.outputs["publish"] == "false" and not pages_runs(report)
+    assert [c for c in report.calls if c[:1] == ["site"]]  # the page is still built (and kept as an artifact)
 
 
 def judge_job(tmp_path: Path, **exits: int) -> tuple[JobRun, Run]:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 import yaml
+from github_runner import Contexts, evaluate
 
 from canary.cli.main import build_parser
 from canary.history.store import history_root
@@ -85,6 +86,25 @@ def test_rounds_never_overlap_and_are_never_cancelled_half_way():
     concurrency = load(CANARY)["concurrency"]
     assert concurrency["cancel-in-progress"] is False
     assert "${{" not in concurrency["group"]  # one group for every ref: rounds share the state
+
+
+def test_ci_runs_in_the_merge_queue_and_never_cancels_or_replaces_a_run_of_main():
+    """Issue 29: a required `ci` check must report in the merge queue, and with one group per ref
+    and cancel-in-progress, a merge landing within main's run cancelled it (main then had an
+    untested commit)."""
+    doc = load(CI)
+    assert "merge_group" in doc["on"] and "pull_request" in doc["on"] and doc["on"]["push"]["branches"] == ["main"]
+    group, cancel = doc["concurrency"]["group"], doc["concurrency"]["cancel-in-progress"]
+
+    def of(event: str, ref: str, sha: str) -> tuple[str, bool]:
+        c = Contexts({"github": {"event_name": event, "ref": ref, "sha": sha}})
+        return evaluate(group.replace("ci-", "", 1), c), evaluate(cancel, c)
+
+    first, second = of("push", "refs/heads/main", "a1"), of("push", "refs/heads/main", "b2")
+    assert first[0] != second[0] and not first[1] and not second[1]
+    assert of("merge_group", "refs/heads/gh-readonly-queue/main/pr-7-a1", "c3")[1] is False
+    pushed, again = of("pull_request", "refs/pull/7/merge", "d4"), of("pull_request", "refs/pull/7/merge", "e5")
+    assert pushed[0] == again[0] and pushed[1] is True  # a pull request's newer push supersedes its run
 
 
 def test_one_probe_job_per_configured_model_then_one_judge():
@@ -393,7 +413,7 @@ def test_ci_runs_the_readme_test_command_like_ci_run():
     runs = [step.get("run", "") for _, step in steps(load(CI))]
     assert "./dev test" in runs
     assert "./dev test" in (REPO / ".ci" / "run").read_text()
-    assert set(load(CI)["on"]) == {"push", "pull_request"}
+    assert set(load(CI)["on"]) == {"push", "pull_request", "merge_group"}
 
 
 def test_the_dev_commands_a_workflow_calls_exist():
