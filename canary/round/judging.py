@@ -134,6 +134,7 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
         state = load_state(paths.state) if request.state is None else request.state
         refuse_future_times(state, paths.state, now)  # a time after `now` (a clock set ahead) refuses the round
         judged, reused, report = _new_shards(results, request.rounds, state)
+        reused_now = frozenset(report.missing) - frozenset(judged.missing)  # the reused shards' models
         if expect is not None:
             report = expect_models(report, expect)
         refuse_simulator_round(report, paths.state, allow_simulator)
@@ -158,7 +159,6 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
         return JudgeOutcome(0, decisions=applied, written=out)
     policy = replace(config.rules, mode=mode)  # the round's mode: canary.yaml's, or the request's override
     new_state, decisions = apply_round(state, report, policy, now=now, excluded=people_excluded(exclusions, now))
-    reused_now = frozenset(report.missing) - frozenset(judged.missing)  # the reused shards' models
     decisions = missing_model_decisions(report, reused=reused_now) + decisions
     gap = None
     if state.last_round is not None:

@@ -45,7 +45,8 @@ def slug(model: str) -> str:
 
 
 def probe_contexts(model: str) -> Contexts:
-    return Contexts({"matrix": {"model": model, "slug": slug(model)}, "inputs": {}, "secrets": {},
+    """One probe job of a matrix split one model a job (`canary models --jobs N`)."""
+    return Contexts({"matrix": {"models": model, "slug": slug(model), "shares": 3}, "inputs": {}, "secrets": {},
                      "needs": {"plan": {"outputs": {"state_branch": "canary-state", "models": model}}}})
 
 
@@ -63,6 +64,17 @@ def probe_job(run: Run, tmp_path: Path, model: str, round_id: str, doc: dict[str
     step = job["steps"][at + 1]
     assert step["uses"].startswith("actions/upload-artifact@")
     run.store(substitute(step["with"]["name"], contexts), upload(workspace, substitute(step["with"]["path"], contexts)))
+
+
+def test_the_probe_job_probes_every_model_of_its_matrix_entry_with_its_share_of_the_caps(tmp_path):
+    job = JOBS["probe"]
+    contexts = Contexts({"matrix": {"models": "aurora/one,borealis/two", "slug": "models", "shares": 1},
+                         "inputs": {"providers": ""}, "secrets": {}, "needs": {}})
+    step = job["steps"][run_index(job, "canary probe")]
+    done = run_step(step, tmp_path, contexts, bin_dir=tmp_path / "bin")
+    assert done.code == 0, done.stderr
+    [call] = done.calls
+    assert call[:6] == ["probe", "--model", "aurora/one", "--model", "borealis/two", "--shares"] and call[6] == "1"
 
 
 def downloads_of(job: dict[str, Any], run: Run, workspace: Path, *, decisions: bool = True) -> None:

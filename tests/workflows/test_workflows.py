@@ -107,14 +107,17 @@ def test_ci_runs_in_the_merge_queue_and_never_cancels_or_replaces_a_run_of_main(
     assert pushed[0] == again[0] and pushed[1] is True  # a pull request's newer push supersedes its run
 
 
-def test_one_probe_job_per_configured_model_then_one_judge():
+def test_one_probe_job_for_every_model_by_default_then_one_judge():
+    """Issue 29: one job per model multiplied the key's and each host's concurrency caps."""
     jobs = load(CANARY)["jobs"]
     assert jobs["probe"]["strategy"]["matrix"]["include"] == "${{ fromJSON(needs.plan.outputs.matrix) }}"
-    assert "canary models --json" in jobs["plan"]["steps"][-1]["run"]
+    plan = jobs["plan"]["steps"][-1]
+    assert 'canary models --json --select "$MODELS" --jobs "$PROBE_JOBS"' in plan["run"]
+    assert plan["env"]["PROBE_JOBS"] == "1"
     assert jobs["judge"]["needs"] == ["plan", "probe"] and "strategy" not in jobs["judge"]
     runs = " ".join(step.get("run", "") for _, step in steps(load(CANARY)))
-    for command in ("canary probe --model", "canary judge", "canary commit", "canary announce", "canary summary",
-                    "canary report"):
+    for command in ('canary probe "${models[@]}" --shares "$SHARES"', "canary judge", "canary commit",
+                    "canary announce", "canary summary", "canary report"):
         assert command in runs
 
 
