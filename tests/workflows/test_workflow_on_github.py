@@ -192,7 +192,8 @@ printf 'workflow\\thttps://owner.github.io/repo/\\n'
 
 
 def report_job(tmp_path: Path, *, state_checkout: str = "success", site_exit: int = 0, judge: str = "success",
-               state_branch_exists: str = "true", pages_variable: str = "true") -> JobRun:
+               state_branch_exists: str = "true", pages_variable: str = "true",
+               queued_incidents: bytes | None = None) -> JobRun:
     """The report job run as the runner would: shards present, Pages on (source GitHub Actions) and
     opted in (the CANARY_PAGES repository variable), the state branch there."""
     run = Run()
@@ -203,9 +204,14 @@ def report_job(tmp_path: Path, *, state_checkout: str = "success", site_exit: in
     (bin_dir / "gh").write_text(FAKE_GH)
     (bin_dir / "gh").chmod(0o755)
 
+    run.store("judge-exclusions", {"builtin.yaml": b"# reviewed\n", "incidents.yaml": JUDGED_INCIDENTS})
+
     def checkout(step: dict[str, Any], workspace: Path, contexts: Contexts) -> str:
         if step["with"].get("ref") == "canary-state":
             return state_checkout  # a transient fetch failure is "failure" here
+        if queued_incidents is not None:  # the commit the run was queued on
+            (workspace / "exclusions").mkdir(parents=True, exist_ok=True)
+            (workspace / "exclusions/incidents.yaml").write_bytes(queued_incidents)
         return "success"
 
     values = {"inputs": {}, "vars": {"CANARY_PAGES": pages_variable} if pages_variable else {},
@@ -214,6 +220,19 @@ def report_job(tmp_path: Path, *, state_checkout: str = "success", site_exit: in
     return run_job(JOBS["report"], tmp_path / "report", values, bin_dir=bin_dir, run=run,
                    actions={"actions/checkout": checkout},
                    extra_env={"FAKE_EXIT_SITE": str(site_exit), "FAKE_STDOUT_FETCH_STATE": state_branch_exists})
+
+
+JUDGED_INCIDENTS = b'"m/x":\n  - provider: cinder/fp8\n    reason: added on main while the run was queued\n'
+
+
+@pytest.mark.parametrize("judge", ["success", "failure"])
+def test_the_status_page_is_built_from_the_exclusions_the_judge_used_not_those_queued(tmp_path, judge):
+    """Issue 29: the report job's checkout is the commit the run was queued on; main may have moved
+    an exclusion file since, and the judge (and its commit's re-apply) used main's tip."""
+    report = report_job(tmp_path, judge=judge, queued_incidents=b"# as queued\n")
+    assert [c for c in report.calls if c[:1] == ["site"]]
+    used = (tmp_path / "report" / "exclusions/incidents.yaml").read_bytes()
+    assert used == (JUDGED_INCIDENTS if judge == "success" else b"# as queued\n")  # never an earlier attempt's
 
 
 def pages_runs(report: JobRun) -> bool:
