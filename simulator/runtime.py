@@ -61,6 +61,11 @@ class RunningSimulator:
         return self._state.rate_limited
 
     @property
+    def host_peak_in_flight(self) -> dict[str, int]:
+        """Per endpoint tag, the most chat requests it was answering at once so far."""
+        return dict(self._state.host_peak)
+
+    @property
     def scenario(self) -> Scenario:
         return self._state.scenario
 

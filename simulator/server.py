@@ -62,6 +62,10 @@ class SimState:
     received: list[ReceivedRequest] = field(default_factory=list)
     in_flight: int = 0          # chat requests being answered (the scenario's rate_limit counts them)
     rate_limited: int = 0       # chat requests answered 429 by the rate limit
+    # Chat requests being answered per endpoint tag (the host), and the most at once: what a
+    # provider's own throttle would see (the probes' per_provider cap must hold it across models).
+    host_in_flight: Counter[str] = field(default_factory=Counter)
+    host_peak: dict[str, int] = field(default_factory=dict)
 
     def now(self) -> datetime:
         return self.now_override or datetime.now(UTC)
@@ -177,7 +181,7 @@ async def control(request: web.Request) -> web.Response:
             return stream.json_error(400, wire.error_body(400, f"Invalid control request: {exc}"))
     clock = "fixed" if state.now_override else "real"
     return web.json_response({"round": state.round_number, "now": state.now().isoformat(), "clock": clock,
-                              "rate_limited": state.rate_limited})
+                              "rate_limited": state.rate_limited, "host_peak_in_flight": dict(state.host_peak)})
 
 
 async def chat(request: web.Request) -> web.StreamResponse:
@@ -221,7 +225,12 @@ async def _chat(request: web.Request, state: SimState) -> web.StreamResponse:
         outcome = plan_reply(req, model, endpoint, state.behaviour, rng, state.scenario.usage_shape, attempt=attempt)
         if isinstance(outcome, HttpFailure) and position + 1 < len(candidates):
             continue  # fallbacks allowed and another endpoint is eligible: OpenRouter moves on
-        return await _send(request, outcome, model, state, streaming=req.stream)
+        state.host_in_flight[endpoint.tag] += 1
+        state.host_peak[endpoint.tag] = max(state.host_peak.get(endpoint.tag, 0), state.host_in_flight[endpoint.tag])
+        try:
+            return await _send(request, outcome, model, state, streaming=req.stream)
+        finally:
+            state.host_in_flight[endpoint.tag] -= 1
     raise AssertionError("unreachable: the last candidate always returns")
 
 

@@ -8,7 +8,8 @@ endpoint:
     restored       two clean rounds in a row restored it early (the host recovered, or the
                    failures were a passing blip: read the evidence)
     expired        it ran its full term
-    ended          observe records ended because the judge switched to enforce
+    enforced       the judge switched to enforce and enforced it (rule mode_switch, issue 29)
+    ended          ended because the judge switched to enforce (audit logs written before issue 29)
     lifted         a person lifted it
     active         still running at the report's `now`
 and whether it came back: `then` is the next would_suspend / suspend of the endpoint, if any (a
@@ -50,7 +51,7 @@ class WouldSuspend:
     rung: int | None
     reason: str
     evidence: tuple[tuple[str, str, str, str], ...]   # (contract, outcome, code, reason)
-    outcome: str                                      # restored | expired | ended | lifted | active
+    outcome: str                                      # restored | expired | enforced | ended | lifted | active
     ended_at: datetime | None
     then: AuditEvent | None                           # the next would_suspend / suspend of the endpoint
 
@@ -72,10 +73,14 @@ def would_suspends(records: Sequence[Mapping[str, Any]], *, since: datetime, now
         ending = next(((u, x) for u, x in later if x.get("action") in ("restore", "expired", "lift")), None)
         resumed = next(((u, x) for u, x in later if x.get("action") in ("would_suspend", "suspend")), None)
         until = _time(r.get("until"))
-        if ending is not None and (resumed is None or ending[0] <= resumed[0]):
+        ended_at: datetime | None
+        enforced = resumed is not None and resumed[1].get("rule") == "mode_switch"
+        if resumed is not None and enforced and (ending is None or resumed[0] <= ending[0]):
+            outcome, ended_at = "enforced", resumed[0]
+        elif ending is not None and (resumed is None or ending[0] <= resumed[0]):
             action = str(ending[1].get("action"))
             outcome = "ended" if ending[1].get("rule") == "mode_switch" else ENDINGS.get(action, "expired")
-            ended_at: datetime | None = ending[0]
+            ended_at = ending[0]
         else:
             outcome = "active" if until is not None and until > now else "expired"
             ended_at = None

@@ -126,13 +126,17 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
     paths = config.paths
     out = request.decisions_out or Path(paths.reports) / DEFAULT_DECISIONS_FILE
     if not results:
-        planned = (f"none of the planned models ({', '.join(expect)}) left a shard, so every probe job failed "
-                   "(see their logs); ") if expect else ""
+        # Two causes look alike here: every probe job failed, or this is a re-run of a run whose shards
+        # expired (retention-days: 1), which download-artifact then finds none of.
+        planned = (f"none of the planned models ({', '.join(expect)}) left a shard: every probe job failed "
+                   "(see their logs), or this is a re-run more than a day after its run and the shards' "
+                   "artifacts expired (retention-days: 1; start a new run instead); ") if expect else ""
         return JudgeOutcome(EXIT_REFUSED, f"no results files given; {planned}nothing was judged")
     try:
         state = load_state(paths.state) if request.state is None else request.state
         refuse_future_times(state, paths.state, now)  # a time after `now` (a clock set ahead) refuses the round
         judged, reused, report = _new_shards(results, request.rounds, state)
+        reused_now = frozenset(report.missing) - frozenset(judged.missing)  # the reused shards' models
         if expect is not None:
             report = expect_models(report, expect)
         refuse_simulator_round(report, paths.state, allow_simulator)
@@ -158,7 +162,7 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
     policy = replace(config.rules, mode=mode)  # the round's mode: canary.yaml's, or the request's override
     new_state, decisions = apply_round(state, report, policy, now=now, excluded=people_excluded(exclusions, now),
                                        maintenance=load_maintenance(paths.maintenance))
-    decisions = missing_model_decisions(report) + decisions
+    decisions = missing_model_decisions(report, reused=reused_now) + decisions
     gap = None
     if state.last_round is not None:
         gap = round((report.started_at - state.last_round.started_at).total_seconds() / 60, 1)

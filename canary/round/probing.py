@@ -43,6 +43,7 @@ class ProbeOptions:
     keyword: str | None = None  # pytest -k
     marker: str | None = None  # pytest -m, over contracts
     workers: int = 0  # pytest-xdist workers (0: one process)
+    shares: int = 1  # this round is one of N probe jobs at once: each concurrency cap divided by N
     simulator: bool = False  # the bundled simulator on purpose, even with a key
     scenario: str | None = None  # a simulator scenario (implies the simulator)
     seed: int = 0  # the simulator's seed
@@ -120,6 +121,8 @@ def pytest_command(options: ProbeOptions, reports: Path) -> list[str]:
         cmd += ["-m", options.marker]
     if options.workers:
         cmd += ["-n", str(options.workers)]
+    if options.shares != 1:
+        cmd.append(f"--canary-shares={options.shares}")
     if options.discovery_snapshot:
         cmd.append(f"--discovery-snapshot={Path(options.discovery_snapshot).resolve()}")
     if options.state_checkout:

@@ -14,7 +14,8 @@ branch tip's tree plus those files:
     commit          up to `retries` times:
                       fetch the tip; if it moved the judge's files since state-base and the
                       only local change is lines appended to the audit log (an undelivered
-                      notification's record): take the tip's files, append those lines again;
+                      notification's record), or main moved an exclusion file with that the only
+                      local change: take the tip's files, append those lines again;
                       else if it moved them (a concurrent run, a `canary lift`) - or, with `reapply`, main moved an
                       exclusion file the judge read (the capacity floor must weigh it):
                           write the tip's files (and main's exclusion files), re-apply the
@@ -163,7 +164,10 @@ def commit_to_state_branch(repo: Path, files: Sequence[Path], message: Callable[
         state_moved = _moved(git, base, tip, rel + dirs)
         inputs_moved = main_tip is not None and _differs(git, main_tip, read_only)
         source = tip or base  # the state the round must be re-applied on (None: first round, nothing to restore)
-        appended = _appended_lines(git, base, rel, appendable, dirs) if state_moved else None
+        # Only lines appended to the audit log since the round's commit (an undelivered notification's
+        # record): nothing to re-judge whatever moved (the round is applied at the tip; a re-judge would
+        # find it applied and drop the lines), so the tip's files get those lines appended again.
+        appended = _appended_lines(git, base, rel, appendable, dirs) if state_moved or inputs_moved else None
         if appended is not None and tip is not None:
             _replay_appended(git, tip, rel, appended, dirs)
             base = tip

@@ -24,9 +24,11 @@ def fade(ladder: Ladder, now: datetime, policy: Policy) -> Ladder:
     return ladder
 
 
-def next_suspension(ladder: Ladder, now: datetime, policy: Policy, *, mode: str,
-                    reason: str) -> tuple[Suspension, Ladder]:
-    """The suspension that starts at `now` and the ladder after it."""
+def next_suspension(ladder: Ladder, now: datetime, policy: Policy, *, mode: str, reason: str,
+                    contracts: tuple[str, ...] = ()) -> tuple[Suspension, Ladder]:
+    """The suspension that starts at `now` and the ladder after it (`contracts`: what failed in the
+    round that completed the streak)."""
     rung = fade(ladder, now, policy).rung + 1
     until = now + timedelta(days=policy.ladder_duration_days(rung))
-    return Suspension(since=now, until=until, rung=rung, mode=mode, reason=reason), Ladder(rung, now)
+    suspension = Suspension(since=now, until=until, rung=rung, mode=mode, reason=reason, contracts=contracts)
+    return suspension, Ladder(rung, now)

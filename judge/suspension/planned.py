@@ -36,13 +36,16 @@ def expect_models(report: RoundResults, planned: Sequence[str]) -> RoundResults:
     return replace(report, missing={**report.missing, **missing}) if missing else report
 
 
-def missing_model_decisions(report: RoundResults) -> list[Decision]:
+def missing_model_decisions(report: RoundResults, *, reused: frozenset[str] = frozenset()) -> list[Decision]:
     """One `incomplete_round` decision per missing model (none when the whole round is incomplete:
-    the rules already record that once for everybody)."""
+    the rules already record that once for everybody). `reused`: models whose shards a re-run of
+    failed jobs reused. They are not incomplete (their round was judged, and decisions.json names
+    the shards under `reused_shards`): an `incomplete_round` for them would ping the heartbeat's
+    failure URL after a correct re-run."""
     if not report.complete:
         return []
     return [Decision(model, WHOLE_ROUND, Action.INCOMPLETE_ROUND, Rule.INCOMPLETE_ROUND, why)
-            for model, why in sorted(report.missing.items())]
+            for model, why in sorted(report.missing.items()) if model not in reused]
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,10 +3,12 @@
 The rules, with every number, are told once in docs/judge.md; this module applies them. Per
 (model, provider) the round is classified (judge/suspension/round.py), judge/suspension/streaks.py
 moves the streaks under the two time rules, and the streaks decide suspend / would_suspend /
-floor_held / restore / expired / mode_switch. Several candidates for one model are weighed in the
-order judge/suspension/evidence.py `strength` gives; each suspension shrinks the usable set before
-the next one is weighed. A round id already applied changes nothing, an older one is refused
-(RoundOrderError), and an incomplete round only records its id.
+floor_held / restore / expired. In an enforce round an observe-mode record the evidence would
+have enforced becomes the enforce suspension it supports (rule mode_switch). Several candidates
+for one model are weighed in the order judge/suspension/evidence.py `strength` gives; each
+suspension shrinks the usable set before the next one is weighed. A round id already applied
+changes nothing, an older one is refused (RoundOrderError), and an incomplete round only records
+its id.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from judge.suspension.maintenance import MaintenanceWindow, held_decisions, held
 from judge.suspension.reliability import RELIABILITY, apply_reliability
 from judge.suspension.rotation import next_language
 from judge.suspension.round import ModelRound, ProviderRound, RoundClass, classify_round
-from judge.suspension.state import JudgeState, Ladder, LastRound, ProviderState
+from judge.suspension.state import JudgeState, LastRound, ProviderState
 from judge.suspension.streaks import Counted, count
 
 # How many endpoints a whole-round decision names before it says "and N more".
@@ -72,7 +74,10 @@ def check_round_order(state: JudgeState, report: RoundResults, *, now: datetime 
         raise RoundOrderError(
             f"round {report.round_id} started at {report.started_at.isoformat()}, not after the last "
             f"applied round {last.round_id} ({last.started_at.isoformat()}); rounds must be applied in "
-            "order, so this one is refused and nothing was changed")
+            "order, so this one is refused and nothing was changed. A later round was judged since these "
+            "results were probed: a re-run of an older workflow run (or its judge job) after the next round "
+            "was committed has nothing left to judge, since that round's verdicts are newer; start a new run "
+            "to probe again")
     return RoundOrder.NEW
 
 
@@ -90,9 +95,9 @@ def apply_round(state: JudgeState, report: RoundResults, policy: Policy, *, now:
         reason = f"incomplete round: {report.incomplete_reason or 'no reason given'}; no streak changed"
         return booked, [Decision(WHOLE_ROUND, WHOLE_ROUND, Action.INCOMPLETE_ROUND, Rule.INCOMPLETE_ROUND, reason)]
     decisions: list[Decision] = []
+    # The state remembers the mode its last round was judged in (informational): the switch itself
+    # needs no memory, since every enforce round enforces what observe rounds recorded (_enforce_records).
     new = replace(booked, mode=mode)
-    if state.mode == OBSERVE and mode == ENFORCE:
-        new = _end_observe_records(new, decisions)
     new = _expire(new, now, decisions)
     rounds = classify_round(report, policy)
     held = held_endpoints(rounds, maintenance, report.started_at)
@@ -109,6 +114,8 @@ def apply_round(state: JudgeState, report: RoundResults, policy: Policy, *, now:
     for model, mround in rounds.items():
         new = _count(new, mround, policy, report.started_at, decisions)
         new = _restore(new, mround, policy, decisions)
+        if mode == ENFORCE:
+            new = _enforce_records(new, mround, policy, now, excluded.get(model, frozenset()), decisions)
         new = _suspend(new, mround, policy, now, mode, excluded.get(model, frozenset()), decisions)
     return _tidy(new, rounds, now, policy), decisions
 
@@ -122,19 +129,51 @@ def lift(state: JudgeState, model: str, provider: str, *, now: datetime, reason:
     return state.with_provider(model, provider, replace(ps, suspension=None, failed_streak=0)), decision
 
 
-def _end_observe_records(state: JudgeState, decisions: list[Decision]) -> JudgeState:
-    # Observe-era evidence never turns into enforcement: records end, streaks and ladders restart.
-    # Enforce-mode records (from an earlier enforce period) are real and keep running.
-    for model, providers in sorted(state.models.items()):
-        for provider, ps in sorted(providers.items()):
-            if ps.suspension is not None and ps.suspension.mode == ENFORCE:
-                continue
-            if ps.suspension is not None:
-                decisions.append(Decision(model, provider, Action.EXPIRED, Rule.MODE_SWITCH,
-                                          "observe-mode record ended: the judge now enforces, fresh evidence needed"))
-            state = state.with_provider(model, provider, replace(
-                ps, suspension=None, failed_streak=0, clean_streak=0, ladder=Ladder()))
+def _enforce_records(state: JudgeState, mround: ModelRound, policy: Policy, now: datetime,
+                     excluded: frozenset[str], decisions: list[Decision]) -> JudgeState:
+    """Switching to enforce keeps the evidence: an active observe-mode record that an enforce judge
+    would have made an enforce suspension becomes one now, with its rung and its end (the term its
+    evidence earned), enforced from `now` (it was not enforced before). Streaks, ladders and the
+    evidence windows are untouched. A record observed only because its contracts are still in
+    rules.observe_contracts stays observed, and the capacity floor is weighed again (the exclusions
+    may have changed since the record was made): a conversion that would break it waits."""
+    model = mround.model
+    providers = state.models.get(model, {})
+    records = sorted(p for p, ps in providers.items()
+                     if ps.suspension is not None and ps.suspension.mode == OBSERVE and _enforceable(ps, policy))
+    if not records:
+        return state
+    enforced = {p for p, ps in providers.items() if ps.suspension is not None and ps.suspension.enforced(now)}
+    usable = {t.casefold() for t in mround.discovered
+              if not any(covers(b, t) for b in excluded | enforced)}
+    for provider in records:
+        ps = state.provider(model, provider)
+        record = ps.suspension
+        assert record is not None  # chosen above for it
+        remaining = {t for t in usable if not covers(provider, t)}
+        if len(remaining) < policy.capacity_floor:
+            continue  # stays observed; it ends at its term, or converts when capacity returns
+        reason = f"{record.reason}; enforced: the judge now enforces this observe-mode record"
+        suspension = replace(record, since=now, mode=ENFORCE, reason=reason[:MAX_REASON_CHARS])
+        why = (f"observe-mode record (rung {record.rung}, recorded {record.since.isoformat()}) enforced now "
+               f"that the judge enforces: {record.reason}")
+        decisions.append(Decision(model, provider, Action.SUSPEND, Rule.MODE_SWITCH, why, until=record.until,
+                                  rung=record.rung, evidence=_evidence(mround.providers.get(provider)),
+                                  card=decision_cards(state, model, provider)))
+        state = state.with_provider(model, provider, replace(ps, suspension=suspension))
+        usable = remaining
     return state
+
+
+def _enforceable(ps: ProviderState, policy: Policy) -> bool:
+    """Whether an enforce judge would have made this observe-mode record an enforce suspension:
+    not when the contracts that completed its streak are all still observed. A record written
+    before the contracts were kept cannot say: it is enforced only when no contract is observed."""
+    assert ps.suspension is not None
+    contracts = ps.suspension.contracts
+    if not contracts:
+        return not policy.observe_contracts
+    return _mode_for(contracts, ENFORCE, policy) == ENFORCE
 
 
 def _expire(state: JudgeState, now: datetime, decisions: list[Decision]) -> JudgeState:
@@ -272,7 +311,8 @@ def _suspend(state: JudgeState, mround: ModelRound, policy: Policy, now: datetim
         own_mode = _mode_for(_failed_now(mround.providers.get(provider)), mode, policy)
         if own_mode != mode:
             reason += f" (observed only: {', '.join(policy.observe_contracts)} in rules.observe_contracts)"
-        suspension, ladder = next_suspension(ps.ladder, now, policy, mode=own_mode, reason=reason)
+        suspension, ladder = next_suspension(ps.ladder, now, policy, mode=own_mode, reason=reason,
+                                             contracts=_failed_now(mround.providers.get(provider)))
         action = Action.SUSPEND if own_mode == ENFORCE else Action.WOULD_SUSPEND
         decisions.append(Decision(model, provider, action, Rule.FAILED_STREAK, reason,
                                   until=suspension.until, rung=suspension.rung, evidence=evidence,

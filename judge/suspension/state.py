@@ -16,7 +16,7 @@ Format (schema_version 1; written only by `canary judge`/`canary lift`, sorted k
      "last_round": {"round_id": "...", "started_at": "2026-11-29T22:30:00Z", "decided_at": "2026-11-29T22:41:07Z"},
      "models": {"<model>": {"<provider>": {
          "failed_streak": 0, "clean_streak": 0,
-         "suspension": null | {"since", "until", "rung", "mode", "reason"},
+         "suspension": null | {"since", "until", "rung", "mode", "reason", "contracts"},
          "ladder": {"rung": 0, "last_suspension_started": null},
          "last_reasons": ["language: fail: ..."], "next_language": "es",
          "last_counted_at": "2026-11-29T22:30:00Z" | null,
@@ -41,6 +41,11 @@ rounds are judged; readers of the previous version ignore it.
 the same way, written only once an endpoint has a round with a reported cost; `limits` (the
 listed context_length and max_completion_tokens of the last round: judge/replies/listing.py notes
 a change) the same way.
+
+A suspension's `contracts` (issue 29: the failed contracts of the round that completed its streak,
+which decide whether an observe-mode record is enforced when the judge switches to enforce) the
+same way, written only when there are some. A record without it is enforced at the switch only
+when `rules.observe_contracts` is empty (it cannot say whether it was observed for its contracts).
 """
 
 from __future__ import annotations
@@ -85,6 +90,10 @@ class Suspension:
     rung: Count
     mode: str
     reason: str
+    # The failed contracts of the round that completed the streak: whether an observe-mode record
+    # is enforced when the judge switches to enforce (judge/suspension/rules.py _enforce_records).
+    # Optional and additive (absent in files written before it).
+    contracts: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -213,7 +222,8 @@ def _provider_to_json(ps: ProviderState) -> dict[str, Any]:
         "failed_streak": ps.failed_streak,
         "clean_streak": ps.clean_streak,
         "suspension": None if s is None else {
-            "since": fmt_time(s.since), "until": fmt_time(s.until), "rung": s.rung, "mode": s.mode, "reason": s.reason},
+            "since": fmt_time(s.since), "until": fmt_time(s.until), "rung": s.rung, "mode": s.mode, "reason": s.reason,
+            **({"contracts": list(s.contracts)} if s.contracts else {})},
         "ladder": {"rung": ps.ladder.rung, "last_suspension_started": fmt_time(ps.ladder.last_suspension_started)},
         "last_reasons": list(ps.last_reasons),
         "next_language": ps.next_language,

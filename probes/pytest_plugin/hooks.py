@@ -68,8 +68,13 @@ class XdistHooks:
 
 
 def _group_of(cases: dict[str, PlannedCase], nodeid: str) -> str:
+    """The scheduling unit: one host (a provider tag) with the cases of every model it serves. The
+    per_provider cap is a semaphore per tag in each process (probes/http/client.py): split over
+    workers by model, a host serving k models would see k x per_provider requests at once."""
     case = cases.get(case_id_of(nodeid) or "")
-    return case.group if case is not None else nodeid
+    if case is None:
+        return nodeid
+    return f"host::{case.provider}" if isinstance(case, Case) else case.group
 
 
 # -- collection -----------------------------------------------------------------------------

@@ -12,6 +12,9 @@ def add_options(parser: pytest.Parser) -> None:
                     help="configuration file (default: $CANARY_CONFIG or canary.yaml)")
     group.addoption("--canary-model", dest="canary_models", action="append", default=None, metavar="MODEL",
                     help="probe this model instead of canary.yaml's models (repeatable)")
+    group.addoption("--canary-shares", dest="canary_shares", type=int, default=1, metavar="N",
+                    help="this round is one of N probe jobs running at once: each concurrency cap of canary.yaml "
+                         "is divided by N (at least 1), so the jobs together stay within them")
     group.addoption("--discovery-snapshot", dest="discovery_snapshot", default=None, metavar="FILE",
                     help="replay a saved reports/discovery.json instead of discovering live")
     group.addoption("--canary-reports", dest="canary_reports", default=None, metavar="DIR",

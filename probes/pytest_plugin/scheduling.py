@@ -2,11 +2,13 @@
 
 `--dist loadgroup` is broken on pytest 9.2 + xdist 3.8 (docs/design-notes.md §1.1), and the dynamic
 schedulers hand out work as workers finish, which a worker cannot predict. This scheduler is
-static and deterministic: the distinct groups (`model::tag`) of the collection are sorted, and
+static and deterministic: the distinct groups (one per host tag, every model's cases of it:
+probes/pytest_plugin/hooks.py `_group_of`) of the collection are sorted, and
 group i goes to worker gw(i % n). Every worker computes the same assignment from the same
 collection (`my_share`) and starts all its probes at once; the controller sends each worker
 exactly those items. A replacement worker (after a crash) gets the leftovers and probes them
-lazily. Keeping an endpoint on one worker keeps the per-provider concurrency cap meaningful.
+lazily. Keeping a host on one worker, for every model it serves, keeps the per-provider
+concurrency cap true for the host across the round's models (the cap is per process).
 """
 
 from __future__ import annotations

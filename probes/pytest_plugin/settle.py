@@ -80,7 +80,20 @@ def role_of(config: pytest.Config) -> str:
 def load_round_config(config: pytest.Config) -> Config:
     loaded = load_config(config.getoption("canary_config"))
     models = config.getoption("canary_models")
-    return dataclasses.replace(loaded, models=tuple(dict.fromkeys(models))) if models else loaded
+    loaded = dataclasses.replace(loaded, models=tuple(dict.fromkeys(models))) if models else loaded
+    return shared_caps(loaded, config.getoption("canary_shares") or 1)
+
+
+def shared_caps(loaded: Config, shares: int) -> Config:
+    """The caps of one of `shares` probe jobs running at once: each cap divided among them (at least
+    1), so that together they hold for the key (overall) and for each host (per_provider)."""
+    if shares < 1:
+        raise pytest.UsageError(f"canary: --canary-shares {shares}: expected 1 or more")
+    if shares == 1:
+        return loaded
+    caps = loaded.concurrency
+    return dataclasses.replace(loaded, concurrency=dataclasses.replace(
+        caps, overall=max(1, caps.overall // shares), per_provider=max(1, caps.per_provider // shares)))
 
 
 def settle(config: pytest.Config, language_server: tuple[str, int, str] | None = None) -> RoundSettings:

@@ -19,7 +19,8 @@ workflow's own scripts over the files GitHub would lay out and the values it wou
   String comparison ignores case and a missing property reads as '' (GitHub's null == '').
 - `run_step()`: a `run:` script as `shell: bash` runs it (bash --noprofile --norc -eo pipefail),
   with the step's `env` evaluated, GITHUB_OUTPUT collected into the step's outputs, and a
-  recording `canary` first on PATH.
+  recording `canary` first on PATH (or, with `canary=`, a script of the test's: `real_canary()`
+  runs the installed canary, every command line still recorded).
 """
 
 from __future__ import annotations
@@ -268,18 +269,37 @@ class StepRun:
     stderr: str
 
 
-def fake_canary(bin_dir: Path) -> Path:
+REAL_CANARY = """#!{python}
+# Records each call (cwd, argv), then runs the real canary. $CANARY_TEST_NOW, when set, is the
+# clock `canary judge` is given (--now): a test never depends on today's date.
+import json, os, sys
+args = sys.argv[1:]
+with open(os.environ["FAKE_CANARY_LOG"], "a") as log:
+    log.write(json.dumps({{"cwd": os.getcwd(), "argv": args}}) + "\\n")
+if args[:1] == ["judge"] and os.environ.get("CANARY_TEST_NOW"):
+    args += ["--now", os.environ["CANARY_TEST_NOW"]]
+from canary.cli.main import main
+sys.exit(main(args))
+"""
+
+
+def fake_canary(bin_dir: Path, script_text: str | None = None) -> Path:
     bin_dir.mkdir(parents=True, exist_ok=True)
     script = bin_dir / "canary"
-    script.write_text(FAKE_CANARY.format(python=sys.executable))
+    script.write_text(script_text or FAKE_CANARY.format(python=sys.executable))
     script.chmod(0o755)
     return script
 
 
+def real_canary() -> str:
+    """The `canary` script that runs the installed canary (this interpreter's), recording each call."""
+    return REAL_CANARY.format(python=sys.executable)
+
+
 def run_step(step: Mapping[str, Any], workspace: Path, contexts: Contexts, *, bin_dir: Path,
-             extra_env: Mapping[str, str] | None = None) -> StepRun:
+             extra_env: Mapping[str, str] | None = None, canary: str | None = None) -> StepRun:
     """Run one `run:` step in `workspace` as the runner does, with the recording canary on PATH."""
-    fake_canary(bin_dir)
+    fake_canary(bin_dir, canary)
     log = bin_dir.parent / f"calls-{os.getpid()}.jsonl"
     log.write_text("")
     output = bin_dir.parent / "github-output"
@@ -318,7 +338,8 @@ Action = Any  # a callable (step, workspace, contexts) -> "success" | "failure" 
 
 def run_job(job: Mapping[str, Any], workspace: Path, values: Mapping[str, Any], *, bin_dir: Path,
             run: Run | None = None, actions: Mapping[str, Action] | None = None,
-            extra_env: Mapping[str, str] | None = None, job_succeeded: bool = True) -> JobRun:
+            extra_env: Mapping[str, str] | None = None, job_succeeded: bool = True,
+            canary: str | None = None) -> JobRun:
     """Run a job's steps in order as the runner does: each `if:` over the status so far (a failed
     step skips later steps without a status function; continue-on-error makes its conclusion a
     success), `run:` scripts in bash (but the install steps), artifacts through `run`, other actions through `actions`
@@ -338,7 +359,7 @@ def run_job(job: Mapping[str, Any], workspace: Path, values: Mapping[str, Any], 
         if "run" in step and str(step["run"]).startswith(SETUP_SCRIPTS):
             outcome = "success"  # installing canary and Allure: the runner's setup, not what is tested
         elif "run" in step:
-            done = run_step(step, workspace, contexts, bin_dir=bin_dir, extra_env=extra_env)
+            done = run_step(step, workspace, contexts, bin_dir=bin_dir, extra_env=extra_env, canary=canary)
             outcome, outputs = ("success" if done.code == 0 else "failure"), done.outputs
             calls += done.calls
         else:

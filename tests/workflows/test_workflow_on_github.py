@@ -45,7 +45,8 @@ def slug(model: str) -> str:
 
 
 def probe_contexts(model: str) -> Contexts:
-    return Contexts({"matrix": {"model": model, "slug": slug(model)}, "inputs": {}, "secrets": {},
+    """One probe job of a matrix split one model a job (`canary models --jobs N`)."""
+    return Contexts({"matrix": {"models": model, "slug": slug(model), "shares": 3}, "inputs": {}, "secrets": {},
                      "needs": {"plan": {"outputs": {"state_branch": "canary-state", "models": model}}}})
 
 
@@ -63,6 +64,17 @@ def probe_job(run: Run, tmp_path: Path, model: str, round_id: str, doc: dict[str
     step = job["steps"][at + 1]
     assert step["uses"].startswith("actions/upload-artifact@")
     run.store(substitute(step["with"]["name"], contexts), upload(workspace, substitute(step["with"]["path"], contexts)))
+
+
+def test_the_probe_job_probes_every_model_of_its_matrix_entry_with_its_share_of_the_caps(tmp_path):
+    job = JOBS["probe"]
+    contexts = Contexts({"matrix": {"models": "aurora/one,borealis/two", "slug": "models", "shares": 1},
+                         "inputs": {"providers": ""}, "secrets": {}, "needs": {}})
+    step = job["steps"][run_index(job, "canary probe")]
+    done = run_step(step, tmp_path, contexts, bin_dir=tmp_path / "bin")
+    assert done.code == 0, done.stderr
+    [call] = done.calls
+    assert call[:6] == ["probe", "--model", "aurora/one", "--model", "borealis/two", "--shares"] and call[6] == "1"
 
 
 def downloads_of(job: dict[str, Any], run: Run, workspace: Path, *, decisions: bool = True) -> None:
@@ -180,8 +192,10 @@ printf 'workflow\\thttps://owner.github.io/repo/\\n'
 
 
 def report_job(tmp_path: Path, *, state_checkout: str = "success", site_exit: int = 0, judge: str = "success",
-               state_branch_exists: str = "true") -> JobRun:
-    """The report job run as the runner would: shards present, Pages on, the state branch there."""
+               state_branch_exists: str = "true", pages_variable: str = "true",
+               queued_incidents: bytes | None = None) -> JobRun:
+    """The report job run as the runner would: shards present, Pages on (source GitHub Actions) and
+    opted in (the CANARY_PAGES repository variable), the state branch there."""
     run = Run()
     probe_job(run, tmp_path, MODEL, "r1-a")
     run.store("decisions", {"decisions.json": b"{}"})
@@ -190,16 +204,35 @@ def report_job(tmp_path: Path, *, state_checkout: str = "success", site_exit: in
     (bin_dir / "gh").write_text(FAKE_GH)
     (bin_dir / "gh").chmod(0o755)
 
+    run.store("judge-exclusions", {"builtin.yaml": b"# reviewed\n", "incidents.yaml": JUDGED_INCIDENTS})
+
     def checkout(step: dict[str, Any], workspace: Path, contexts: Contexts) -> str:
         if step["with"].get("ref") == "canary-state":
             return state_checkout  # a transient fetch failure is "failure" here
+        if queued_incidents is not None:  # the commit the run was queued on
+            (workspace / "exclusions").mkdir(parents=True, exist_ok=True)
+            (workspace / "exclusions/incidents.yaml").write_bytes(queued_incidents)
         return "success"
 
-    values = {"inputs": {}, "needs": {"plan": {"result": "success", "outputs": {"state_branch": "canary-state"}},
-                                      "judge": {"result": judge}}}
+    values = {"inputs": {}, "vars": {"CANARY_PAGES": pages_variable} if pages_variable else {},
+              "needs": {"plan": {"result": "success", "outputs": {"state_branch": "canary-state"}},
+                        "judge": {"result": judge}}}
     return run_job(JOBS["report"], tmp_path / "report", values, bin_dir=bin_dir, run=run,
                    actions={"actions/checkout": checkout},
                    extra_env={"FAKE_EXIT_SITE": str(site_exit), "FAKE_STDOUT_FETCH_STATE": state_branch_exists})
+
+
+JUDGED_INCIDENTS = b'"m/x":\n  - provider: cinder/fp8\n    reason: added on main while the run was queued\n'
+
+
+@pytest.mark.parametrize("judge", ["success", "failure"])
+def test_the_status_page_is_built_from_the_exclusions_the_judge_used_not_those_queued(tmp_path, judge):
+    """Issue 29: the report job's checkout is the commit the run was queued on; main may have moved
+    an exclusion file since, and the judge (and its commit's re-apply) used main's tip."""
+    report = report_job(tmp_path, judge=judge, queued_incidents=b"# as queued\n")
+    assert [c for c in report.calls if c[:1] == ["site"]]
+    used = (tmp_path / "report" / "exclusions/incidents.yaml").read_bytes()
+    assert used == (JUDGED_INCIDENTS if judge == "success" else b"# as queued\n")  # never an earlier attempt's
 
 
 def pages_runs(report: JobRun) -> bool:
@@ -229,6 +262,15 @@ def test_pages_deploys_only_after_a_successful_report_although_its_outputs_are_s
     assert not pages_runs(failed)
     good = report_job(tmp_path / "good")
     assert good.result == "success" and good.outputs["publish"] == "true" and pages_runs(good)
+
+
+@pytest.mark.parametrize("variable", ["", "false", "yes"])
+def test_pages_source_github_actions_alone_publishes_nothing_without_the_repository_variable(tmp_path, variable):
+    """Issue 29: a repository that already publishes its own site through Actions must not have it
+    replaced by the status page; only CANARY_PAGES=true opts in."""
+    report = report_job(tmp_path, pages_variable=variable)
+    assert report.result == "success" and report.outputs["publish"] == "false" and not pages_runs(report)
+    assert [c for c in report.calls if c[:1] == ["site"]]  # the page is still built (and kept as an artifact)
 
 
 def judge_job(tmp_path: Path, **exits: int) -> tuple[JobRun, Run]:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 import yaml
+from github_runner import Contexts, evaluate
 
 from canary.cli.main import build_parser
 from canary.history.store import history_root
@@ -87,14 +88,36 @@ def test_rounds_never_overlap_and_are_never_cancelled_half_way():
     assert "${{" not in concurrency["group"]  # one group for every ref: rounds share the state
 
 
-def test_one_probe_job_per_configured_model_then_one_judge():
+def test_ci_runs_in_the_merge_queue_and_never_cancels_or_replaces_a_run_of_main():
+    """Issue 29: a required `ci` check must report in the merge queue, and with one group per ref
+    and cancel-in-progress, a merge landing within main's run cancelled it (main then had an
+    untested commit)."""
+    doc = load(CI)
+    assert "merge_group" in doc["on"] and "pull_request" in doc["on"] and doc["on"]["push"]["branches"] == ["main"]
+    group, cancel = doc["concurrency"]["group"], doc["concurrency"]["cancel-in-progress"]
+
+    def of(event: str, ref: str, sha: str) -> tuple[str, bool]:
+        c = Contexts({"github": {"event_name": event, "ref": ref, "sha": sha}})
+        return evaluate(group.replace("ci-", "", 1), c), evaluate(cancel, c)
+
+    first, second = of("push", "refs/heads/main", "a1"), of("push", "refs/heads/main", "b2")
+    assert first[0] != second[0] and not first[1] and not second[1]
+    assert of("merge_group", "refs/heads/gh-readonly-queue/main/pr-7-a1", "c3")[1] is False
+    pushed, again = of("pull_request", "refs/pull/7/merge", "d4"), of("pull_request", "refs/pull/7/merge", "e5")
+    assert pushed[0] == again[0] and pushed[1] is True  # a pull request's newer push supersedes its run
+
+
+def test_one_probe_job_for_every_model_by_default_then_one_judge():
+    """Issue 29: one job per model multiplied the key's and each host's concurrency caps."""
     jobs = load(CANARY)["jobs"]
     assert jobs["probe"]["strategy"]["matrix"]["include"] == "${{ fromJSON(needs.plan.outputs.matrix) }}"
-    assert "canary models --json" in jobs["plan"]["steps"][-1]["run"]
+    plan = jobs["plan"]["steps"][-1]
+    assert 'canary models --json --select "$MODELS" --jobs "$PROBE_JOBS"' in plan["run"]
+    assert plan["env"]["PROBE_JOBS"] == "1"
     assert jobs["judge"]["needs"] == ["plan", "probe"] and "strategy" not in jobs["judge"]
     runs = " ".join(step.get("run", "") for _, step in steps(load(CANARY)))
-    for command in ("canary probe --model", "canary judge", "canary commit", "canary announce", "canary summary",
-                    "canary report"):
+    for command in ('canary probe "${models[@]}" --shares "$SHARES"', "canary judge", "canary commit",
+                    "canary announce", "canary summary", "canary report"):
         assert command in runs
 
 
@@ -393,7 +416,7 @@ def test_ci_runs_the_readme_test_command_like_ci_run():
     runs = [step.get("run", "") for _, step in steps(load(CI))]
     assert "./dev test" in runs
     assert "./dev test" in (REPO / ".ci" / "run").read_text()
-    assert set(load(CI)["on"]) == {"push", "pull_request"}
+    assert set(load(CI)["on"]) == {"push", "pull_request", "merge_group"}
 
 
 def test_the_dev_commands_a_workflow_calls_exist():
@@ -414,11 +437,14 @@ def test_the_docs_actions_minutes_arithmetic_matches_the_workflow():
     readme = (REPO / "docs" / "workflow.md").read_text(encoding="utf-8")
     jobs = set(load(CANARY)["jobs"])
     assert jobs == {"plan", "probe", "judge", "issues", "report", "pages"}
-    assert (f"a round is {len(jobs) - 1} jobs (plan, probe per model,\njudge, issues, report) "
+    assert (f"a round is {len(jobs) - 1} jobs (plan, probe, judge,\nissues, report) "
             f"or {len(jobs)} with Pages") in readme
     (entry,) = load(CANARY)["on"]["schedule"]
     per_day = 24 * len(entry["cron"].split()[0].split(","))
-    assert (f"{per_day} rounds a day × 30\ndays × 10 minutes is about "
-            f"**{per_day * 30 * 10:,} minutes a month**") in readme
+    rows = re.findall(r"^\| (\d+) \| \d+ s \| (\d+) \| \d+ \| ([\d,]+) \|$", readme, re.MULTILINE)
+    assert [m for m, _, _ in rows] == ["1", "10", "30"]  # benchmarks/actions_minutes.py's sizes
+    for _, minutes, month in rows:
+        assert int(month.replace(",", "")) == int(minutes) * per_day * 30
+    assert f"{per_day} rounds a day × 30 days" in readme
     assert f"({per_day * 30 * len(jobs):,} even at the one-minute floor)" in readme
     assert "actions/workflows/canary.yml/dispatches" in readme and "workflow_dispatch" in load(CANARY)["on"]

@@ -13,17 +13,32 @@ from core.config import load_config
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "models", help="list the configured models (--json: the workflow's matrix)",
-        description="List the models of canary.yaml. With --json, print the GitHub Actions matrix "
-                    '[{"model": ..., "slug": ...}]: slug is the model id made safe for an artifact name.')
+        description="List the models of canary.yaml. With --json, print the GitHub Actions matrix of the probe "
+                    'jobs, [{"models": "M1,M2", "slug": ..., "shares": N}]: by default one job probes every model, '
+                    "so concurrency.overall and concurrency.per_provider hold for the key and for each host across "
+                    "the whole round; --jobs N splits the models over N jobs, each given 1/N of both caps "
+                    "(`canary probe --shares N`). slug is made safe for an artifact name.")
     p.add_argument("--json", action="store_true", help="print a JSON matrix for `strategy.matrix.include`")
     p.add_argument("--select", default="", metavar="M1,M2",
                    help="keep only these configured models (comma or space separated; empty: all)")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="--json: split the models over N probe jobs, each with 1/N of the concurrency caps "
+                        "(default 1: one job probes every model)")
     p.set_defaults(func=run)
 
 
 def slug(model: str) -> str:
     """An artifact-safe name: upload-artifact refuses `/`, `:` and friends in names."""
     return re.sub(r"[^A-Za-z0-9._-]+", "--", model).strip("-") or "model"
+
+
+def matrix(models: list[str], jobs: int) -> list[dict[str, object]]:
+    """The probe jobs: the models dealt round-robin over at most `jobs` jobs (never an empty one).
+    Each job's `shares` is the number of jobs: it probes with 1/shares of each concurrency cap, so
+    the jobs together stay within what canary.yaml allows the key and each host."""
+    n = min(jobs, len(models))
+    groups = [models[i::n] for i in range(n)]
+    return [{"models": ",".join(g), "slug": slug(g[0]) if n > 1 else "models", "shares": n} for g in groups]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,8 +55,11 @@ def run(args: argparse.Namespace) -> int:
     if not models:
         print(f"canary models: {config.source} configures no models (add them under `models:`)", file=sys.stderr)
         return 2
+    if args.jobs < 1:
+        print(f"canary models: --jobs {args.jobs}: expected 1 or more", file=sys.stderr)
+        return 2
     if args.json:
-        print(json.dumps([{"model": m, "slug": slug(m)} for m in models], separators=(",", ":")))
+        print(json.dumps(matrix(models, args.jobs), separators=(",", ":")))
     else:
         print("\n".join(models))
     return 0

@@ -22,6 +22,7 @@ from core.untrusted import clean
 OUTCOME_TEXT = {
     "restored": "restored by clean rounds",
     "expired": "ran its full term",
+    "enforced": "enforced when the judge switched to enforce",
     "ended": "ended when the judge switched to enforce",
     "lifted": "lifted by hand",
     "active": "still active",

@@ -40,6 +40,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("-m", dest="marker", default=None, metavar="CONTRACT",
                    help="pytest -m expression over contracts: latency, refusal, structured, language")
     p.add_argument("--workers", type=int, default=0, metavar="N", help="pytest-xdist workers (default 0: one process)")
+    p.add_argument("--shares", type=int, default=1, metavar="N",
+                   help="this is one of N probe jobs running at once (the workflow's matrix): each concurrency "
+                        "cap of canary.yaml is divided by N (default 1)")
     p.add_argument("--simulator", action="store_true",
                    help="probe the bundled simulator on purpose (even with OPENROUTER_API_KEY, even in GitHub Actions)")
     p.add_argument("--scenario", default=None, metavar="FILE",
@@ -69,6 +72,7 @@ def options_of(args: argparse.Namespace) -> ProbeOptions:
     return ProbeOptions(
         config_path=getattr(args, "config", None), reports=Path(args.reports) if args.reports else None,
         models=tuple(args.model or ()), keyword=args.keyword, marker=args.marker, workers=args.workers,
+        shares=args.shares,
         simulator=bool(args.simulator), scenario=args.scenario, seed=args.seed, round_number=args.round_number,
         discovery_snapshot=args.discovery_snapshot, state_checkout=args.state_checkout,
         pytest_args=tuple(extra[1:] if extra[:1] == ["--"] else extra))

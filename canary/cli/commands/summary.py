@@ -14,6 +14,7 @@ from canary.round.results_files import read_decisions
 from core.config import load_config
 from core.errors import InputError
 from core.results import merge_shards, read_results
+from core.untrusted import markdown as untrusted_markdown
 from judge.suspension.decisions import RoundDecisions
 
 
@@ -36,14 +37,25 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     reports = load_config(args.config).paths.reports
     paths = [Path(p) for p in args.results] if args.results else [reports / "results.json"]
+    decisions = _decisions(Path(args.decisions) if args.decisions else reports / "decisions.json",
+                           explicit=args.decisions is not None)
     try:
-        results = merge_shards([read_results(_load(p), str(p)) for p in paths], [str(p) for p in paths])
+        shards = [(p, read_results(_load(p), str(p))) for p in paths]
+        # A re-run of failed jobs hands over the shards of the jobs that succeeded too: those were
+        # judged in an earlier round, and summarised beside the new ones the summary would mix two rounds.
+        reused = decisions.request.reused_shards if decisions is not None else {}
+        kept = [(p, r) for p, r in shards if r.round_id not in reused] or shards
+        results = merge_shards([r for _, r in kept], [str(p) for p, _ in kept])
     except (OSError, ValueError, TypeError) as exc:
         print(f"canary summary: {exc}", file=sys.stderr)
         return 2
-    decisions = _decisions(Path(args.decisions) if args.decisions else reports / "decisions.json",
-                           explicit=args.decisions is not None)
+    left_out = sorted(r.round_id for _, r in shards if r.round_id in reused) if kept is not shards else []
     markdown = summary.to_markdown(results, decisions)
+    if left_out:
+        note = (f"re-run: the shard(s) {', '.join(left_out)} were reused from round(s) "
+                f"{', '.join(sorted({reused[i] for i in left_out}))} (judged and summarised there): left out here")
+        markdown = f"> {untrusted_markdown(note, 400)}\n\n{markdown}"
+        print(f"canary summary: {note}")
     sys.stdout.write(markdown if args.markdown else summary.to_text(results, decisions))
     if args.step_summary:
         target = os.environ.get("GITHUB_STEP_SUMMARY")

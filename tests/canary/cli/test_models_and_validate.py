@@ -19,16 +19,28 @@ def config(tmp_path):
     return path
 
 
-def test_the_matrix_has_one_entry_per_configured_model_with_an_artifact_safe_slug(config, capsys):
+MODELS = ["deepseek/deepseek-chat-v3-0324", "meta-llama/llama-3.3-70b-instruct"]
+
+
+def test_by_default_one_probe_job_probes_every_model_with_the_whole_caps(config, capsys):
+    """Issue 29: a job per model multiplied the key's budget (M x overall) and a host's (k x per_provider)."""
     assert main(["--config", str(config), "models", "--json"]) == 0
+    [job] = json.loads(capsys.readouterr().out)
+    assert job == {"models": ",".join(MODELS), "slug": "models", "shares": 1}
+
+
+@pytest.mark.parametrize("jobs", [2, 5])
+def test_split_jobs_share_the_caps_and_cover_every_model_once(config, capsys, jobs):
+    assert main(["--config", str(config), "models", "--json", "--jobs", str(jobs)]) == 0
     matrix = json.loads(capsys.readouterr().out)
-    assert [m["model"] for m in matrix] == ["deepseek/deepseek-chat-v3-0324", "meta-llama/llama-3.3-70b-instruct"]
-    assert all("/" not in m["slug"] and ":" not in m["slug"] for m in matrix)
+    assert len(matrix) == 2 and {m["shares"] for m in matrix} == {2}  # never more jobs than models
+    assert sorted(x for m in matrix for x in m["models"].split(",")) == MODELS
+    assert len({m["slug"] for m in matrix}) == 2 and all("/" not in m["slug"] and ":" not in m["slug"] for m in matrix)
 
 
 def test_a_manual_run_can_select_some_models(config, capsys):
     assert main(["--config", str(config), "models", "--json", "--select", "meta-llama/llama-3.3-70b-instruct"]) == 0
-    assert [m["model"] for m in json.loads(capsys.readouterr().out)] == ["meta-llama/llama-3.3-70b-instruct"]
+    assert [m["models"] for m in json.loads(capsys.readouterr().out)] == ["meta-llama/llama-3.3-70b-instruct"]
 
 
 def test_selecting_an_unconfigured_model_is_refused(config, capsys):

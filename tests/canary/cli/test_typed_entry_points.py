@@ -42,6 +42,8 @@ def test_judging_no_results_is_refused_with_the_reason_and_writes_nothing(tmp_pa
     config = load_config(None)
     outcome = run_judge(JudgeRequest((), config, datetime(2026, 12, 1, tzinfo=UTC), expect=("a/b",)))
     assert outcome.code == EXIT_REFUSED
-    assert outcome.error == ("no results files given; none of the planned models (a/b) left a shard, so every "
-                             "probe job failed (see their logs); nothing was judged")
+    assert outcome.error == ("no results files given; none of the planned models (a/b) left a shard: every "
+                             "probe job failed (see their logs), or this is a re-run more than a day after its "
+                             "run and the shards' artifacts expired (retention-days: 1; start a new run instead); "
+                             "nothing was judged")
     assert list(tmp_path.iterdir()) == []

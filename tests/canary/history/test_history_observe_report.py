@@ -67,3 +67,14 @@ def test_without_history_the_audit_log_still_answers(f: Files) -> None:
     doc = report(f, "--days", "1")
     assert len(doc["would_suspends"]) == 2 and str(broken) in str(doc["warning"])  # type: ignore[arg-type]
     assert doc["would_suspends"][0]["rounds_until_end"] is None  # type: ignore[index]
+
+
+def test_a_would_suspend_enforced_by_the_switch_to_enforce_says_so(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    files = files_in(tmp_path, capsys, mode="observe")
+    for i, mode in enumerate(("observe", "observe", "enforce")):
+        at = T0 + i * HALF_HOUR
+        path = files.results(f"r{i}.json", {BAD: "fail"}, at=at)
+        assert files.canary("judge", str(path), "--now", iso(at), "--mode", mode)[0] == 0
+    [record] = report(files, "--days", "1")["would_suspends"]  # type: ignore[misc]
+    assert (record["outcome"], record["ended_at"]) == ("enforced", iso(T0 + 2 * HALF_HOUR))

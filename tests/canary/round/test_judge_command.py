@@ -170,6 +170,30 @@ def test_the_mode_flag_overrides_the_configuration(f: Files) -> None:
     assert doc["ignore"] == {MODEL: []} and doc["would_ignore"] == {MODEL: [BAD]}
 
 
+def test_a_one_off_enforce_round_on_an_observing_state_enforces_it_and_the_next_round_observes_again(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 29: `canary judge --mode enforce` (the workflow's manual *mode* input) on a state that
+    has been observing: the would-suspend becomes the suspension, and nothing else is said."""
+    f = files_in(tmp_path, capsys, mode="observe")
+    other = PROVIDERS[1]
+    for i in range(3):
+        at = T0 + i * HALF_HOUR
+        assert f.canary("judge", str(f.results(f"r{i}.json", {BAD: "fail"}, at=at)), "--now", iso(at))[0] == 0
+    at = T0 + 3 * HALF_HOUR
+    code, out, _ = f.canary("judge", str(f.results("r3.json", {BAD: "fail", other: "fail"}, at=at)), "--now", iso(at),
+                            "--mode", "enforce")
+    doc = json.loads(f.decisions.read_text())
+    assert code == 0 and doc["mode"] == "enforce"
+    assert [(d["action"], d["provider"], d["rule"]) for d in doc["decisions"]] == [("suspend", BAD, "mode_switch")]
+    assert doc["ignore"] == {MODEL: [BAD]} and "expired" not in out
+    at = T0 + 4 * HALF_HOUR
+    f.canary("judge", str(f.results("r4.json", {BAD: "fail", other: "fail"}, at=at)), "--now", iso(at))
+    doc = json.loads(f.decisions.read_text())
+    assert doc["mode"] == "observe"  # canary.yaml's again: the override was that round's only
+    assert [(d["action"], d["provider"]) for d in doc["decisions"]] == [("would_suspend", other)]
+    assert doc["ignore"] == {MODEL: [BAD]}  # what the enforce round suspended stays enforced
+
+
 def test_an_incomplete_round_changes_no_streak(f: Files) -> None:
     f.canary("judge", str(f.results("a.json", {BAD: "fail"})), "--now", iso(T0))
     f.canary("judge", str(f.results("b.json", {BAD: "fail"}, at=T0 + HALF_HOUR, complete=False)),

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from judge_cli_support import HALF_HOUR, MODEL, PROVIDERS, T0, Files, files_in, iso
+from notify_receivers import receiving
 
 OTHER = "other/model"
 BAD = PROVIDERS[0]
@@ -38,8 +39,8 @@ def test_a_rerun_judges_the_reprobed_shard_as_its_own_round_and_not_the_reused_o
     assert "re-run: shard(s) r1-a were judged already (in r1-a+r1-b)" in out
     doc = json.loads(f.decisions.read_text())
     assert doc["round_id"] == "r2-b" and doc["reused_shards"] == {"r1-a": "r1-a+r1-b"}
-    [reused] = [d for d in doc["decisions"] if d["model"] == MODEL]
-    assert reused["action"] == "incomplete_round" and "judged already, in round r1-a+r1-b" in reused["reason"]
+    # Issue 29: the reused model is not an incomplete round (that pinged the heartbeat's failure URL)
+    assert not [d for d in doc["decisions"] if d["model"] == MODEL]
     state = json.loads(f.state.read_text())
     assert state["models"][MODEL][BAD] == before  # MODEL's failure is not counted a second time
     assert state["models"][OTHER][BAD]["failed_streak"] == 1  # the re-probed model is judged
@@ -66,3 +67,33 @@ def test_a_round_older_than_the_last_one_is_still_refused(f: Files) -> None:
     assert judge(f, f.results("new.json", at=T0 + HALF_HOUR, round_id="new"), at=T0 + HALF_HOUR)[0] == 0
     code, _, err = judge(f, f.results("old.json", at=T0, round_id="old"), at=T0 + HALF_HOUR)
     assert code == 2 and "not after the last applied round" in err
+    assert "a re-run of an older workflow run" in err and "start a new run" in err  # issue 29: it says why
+
+
+def test_a_correct_rerun_pings_the_heartbeat_as_a_success(f: Files) -> None:
+    a = f.results("a.json", at=T0, round_id="r1-a")
+    b1 = f.results("b1.json", at=T0 + HALF_HOUR / 30, model=OTHER, round_id="r1-b", complete=False)
+    assert judge(f, a, b1, at=T0 + HALF_HOUR / 3)[0] == 0
+    b2 = f.results("b2.json", at=T0 + HALF_HOUR / 2, model=OTHER, round_id="r2-b")
+    assert judge(f, a, b2, at=T0 + HALF_HOUR * 2 / 3)[0] == 0
+    with receiving() as hook:
+        env = {"CANARY_HEARTBEAT_URL": f"http://127.0.0.1:{hook.port}/ping"}
+        with pytest.MonkeyPatch.context() as m:
+            for name, value in env.items():
+                m.setenv(name, value)
+            assert f.canary("heartbeat", "--decisions", str(f.decisions))[0] == 0
+    [ping] = hook.requests
+    assert ping.path == "/ping"  # not /ping/fail
+
+
+def test_the_summary_of_a_rerun_is_the_round_judged_not_the_reused_shards(f: Files) -> None:
+    a = f.results("a.json", {BAD: "fail"}, at=T0, round_id="r1-a")
+    b1 = f.results("b1.json", at=T0 + HALF_HOUR / 30, model=OTHER, round_id="r1-b", complete=False)
+    assert judge(f, a, b1, at=T0 + HALF_HOUR / 3)[0] == 0
+    b2 = f.results("b2.json", at=T0 + HALF_HOUR / 2, model=OTHER, round_id="r2-b")
+    assert judge(f, a, b2, at=T0 + HALF_HOUR * 2 / 3)[0] == 0
+    code, out, _ = f.canary("summary", "--results", str(a), str(b2), "--decisions", str(f.decisions))
+    note, table = out.split("\n", 1)
+    assert code == 0 and "r1-a" in note and "reused from round(s) r1-a+r1-b" in note  # what it left out, and why
+    outcomes = table.split("provider.ignore:")[0]  # (the effective lists name every model, as always)
+    assert OTHER in outcomes and MODEL not in outcomes  # the shard judged in r1-a+r1-b is not summarised again

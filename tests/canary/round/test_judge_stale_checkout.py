@@ -175,3 +175,24 @@ def test_a_persons_push_during_the_announcement_keeps_the_undelivered_line_and_t
 
 def git_parent(w: World, commit: str) -> str:
     return git(w.remote, "rev-parse", f"{commit}^").strip()
+
+
+def test_main_moving_an_exclusion_file_during_the_announcement_keeps_the_undelivered_line(
+        world: World, webhook: Webhook, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29: between the round's commit and the audit line's, a person merged an exclusion
+    edit on main. The second commit took it for a re-judge, wrote the branch's files over the
+    local audit log and found the round applied: the webhook_failed line was lost."""
+    bot = world.bot
+    for n in (1, 2):
+        assert bot.fetch_state() == 0
+        shard = bot.judge(n, {BAD: "fail"})
+        assert bot.commit("--reapply", str(shard)) == 0
+    webhook.status = 503
+    assert announce(world, bot, tmp_path, monkeypatch) == {"undelivered": "true"}
+    world.person_pushes_to_main("exclusions/builtin.yaml", "# reviewed\n# and reviewed again\n", "review")
+    round_commit = world.tip("canary-state")
+    assert bot.commit("--message", "canary: record an undelivered notification in the audit log",
+                      "--reapply", str(shard)) == 0
+    audit = [json.loads(line) for line in world.show("canary-state", "state/audit.jsonl").splitlines()]
+    assert [a["action"] for a in audit] == ["suspend", "webhook_failed"]
+    assert git_parent(world, world.tip("canary-state")) == round_commit
