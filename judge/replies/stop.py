@@ -53,8 +53,8 @@ def assess(text: str, stop: str, *, finish_reason: str | None = None, start: int
     if any(len(n) > MAX_COUNT_DIGITS for n in written):
         # int() refuses more than 4,300 digits (ValueError): a longer number is no count, so no verdict.
         longest = max(len(n) for n in written)
-        return inconclusive(f"stop: the reply is not a count (a number of {longest} digits; expected "
-                            f"{want[0]} to {want[-1]}): says nothing about the stop sequence")
+        return inconclusive(f"stop: the reply did not follow the task (not a count: a number of {longest} digits; "
+                            f"expected {want[0]} to {want[-1]}): says nothing about the stop sequence")
     numbers = tuple(int(n) for n in written)
     if numbers == want:
         return passed(f"stop: the reply stopped before the stop sequence {stop!r} "

@@ -136,10 +136,11 @@ class Usage:
         if not _is_count(prompt) or not _is_count(completion):
             return None
         # Compared before any float(): a 400-digit integer cost would raise OverflowError there.
-        real = _is_number(cost) and 0 <= cost <= MAX_BILL_USD
+        number = cost if _is_number(cost) else None
+        real = number is not None and 0 <= number <= MAX_BILL_USD
         return cls(prompt_tokens=int(prompt), completion_tokens=int(completion),
-                   cost_usd=float(cost) if real else None,
-                   cost_refused=short_figure(cost) if _is_number(cost) and not real and not cost < 0 else None,
+                   cost_usd=float(number) if real and number is not None else None,
+                   cost_refused=short_figure(number) if number is not None and not real and not number < 0 else None,
                    reasoning_tokens=_detail(raw, "completion_tokens_details", "reasoning_tokens"),
                    cached_tokens=_detail(raw, "prompt_tokens_details", "cached_tokens"),
                    cache_write_tokens=_detail(raw, "prompt_tokens_details", "cache_write_tokens"),
