@@ -75,6 +75,12 @@ def attacker(fields: dict[str, Any] | None) -> dict[str, Any]:
     return out
 
 
+def with_allure(cmd: list[str]) -> list[str]:
+    """`probe_command` with the Allure results written (reports/allure-results): their size is measured here."""
+    at = cmd.index("no:allure_pytest")
+    return cmd[: at - 1] + cmd[at + 1:]
+
+
 def size_kb(folder: Path) -> float:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1024
 
@@ -88,7 +94,7 @@ def run(name: str, fields: dict[str, Any] | None, tmp: Path) -> dict[str, Any]:
     reports = folder / "reports"
     with simulator_process(scenario_file) as sim:
         start = time.monotonic()
-        proc = subprocess.Popen(probe_command(config, reports), cwd=ROOT, env=round_env(sim.base_url),
+        proc = subprocess.Popen(with_allure(probe_command(config, reports)), cwd=ROOT, env=round_env(sim.base_url),
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         with PssSampler(proc.pid) as mem:
             output, _ = proc.communicate()

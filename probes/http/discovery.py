@@ -175,7 +175,7 @@ def _throughput(raw: Any) -> tuple[float | None, float | None]:
     """`throughput_last_30m` as (p50, the slowest listed percentile). Statistics are advisory: an
     odd value is dropped, never a reason to refuse the endpoint; without a p50, neither is kept."""
     values = {k: float(v) for k, v in raw.items() if k in _PERCENTILES and isinstance(v, (int, float))
-              and not isinstance(v, bool) and math.isfinite(v) and v > 0} if isinstance(raw, dict) else {}
+              and not isinstance(v, bool) and 0 < v <= MAX_COUNT} if isinstance(raw, dict) else {}  # NaN: False
     if "p50" not in values:
         return None, None
     return values["p50"], min(values.values())
@@ -187,13 +187,14 @@ def _price(tag: str, pricing: dict[str, Any], key: str) -> float:
     try:
         if isinstance(raw, bool) or not isinstance(raw, (str, int, float)):
             raise ValueError
-        value = float(raw)
-    except (ValueError, OverflowError):  # float() of a 400-digit integer overflows
+        # An int is compared before float(): float() of a 400-digit one overflows.
+        value = float(raw) if not isinstance(raw, int) or -MAX_BILL_USD <= raw <= MAX_BILL_USD else math.inf
+    except ValueError:
         raise ValueError(f"tag {tag!r}: pricing.{key} is not a decimal ({_short(raw)})") from None
-    if not math.isfinite(value):
+    if not math.isfinite(value) and not isinstance(raw, int):
         raise ValueError(f"tag {tag!r}: pricing.{key} is not finite")
     if not -MAX_BILL_USD <= value <= MAX_BILL_USD:
-        raise ValueError(f"tag {tag!r}: pricing.{key} {short_figure(value)} is no real price (beyond "
+        raise ValueError(f"tag {tag!r}: pricing.{key} {_short(raw)} is no real price (beyond "
                          f"${MAX_BILL_USD:g} a token)")
     return value
 
