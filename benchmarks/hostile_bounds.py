@@ -1,6 +1,11 @@
 """What each of issue 31's hostile numbers and sizes costs a round: time, memory, report size.
 
     .venv/bin/python benchmarks/hostile_bounds.py [--only NAME] [--calls 1200000] [--bomb-kb 32768]
+                                                   [--checkout DIR]
+
+`--checkout DIR` runs the round's probes from another checkout of the project (the simulator stays
+this one's, which serves the attacks): `git archive <commit> | tar -x -C DIR` gives the figures
+before a fix.
 
 One real round per attack (`pytest probes` in a subprocess against `python -m simulator`, the tools
 contract on): a healthy host (`aurora/fp8`) beside one attacker (`hostile/fp8`) serving the attack
@@ -52,6 +57,7 @@ from simulator.process import simulator_process  # noqa: E402
 
 HEALTHY, ATTACKER = "aurora/fp8", "hostile/fp8"
 PARAMS = [*ALL_PARAMS, "tools"]
+ROUND_TIMEOUT_S = 900
 
 
 def attacks(calls: int, bomb_kb: int) -> dict[str, dict[str, Any] | None]:
@@ -85,7 +91,7 @@ def size_kb(folder: Path) -> float:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1024
 
 
-def run(name: str, fields: dict[str, Any] | None, tmp: Path) -> dict[str, Any]:
+def run(name: str, fields: dict[str, Any] | None, tmp: Path, checkout: Path = ROOT) -> dict[str, Any]:
     folder = tmp / name
     scenario_file = write_yaml(folder / "scenario.yaml", scenario(
         f"hostile-bounds-{name}", [endpoint(HEALTHY, params=PARAMS), attacker(fields)]))
@@ -94,10 +100,15 @@ def run(name: str, fields: dict[str, Any] | None, tmp: Path) -> dict[str, Any]:
     reports = folder / "reports"
     with simulator_process(scenario_file) as sim:
         start = time.monotonic()
-        proc = subprocess.Popen(with_allure(probe_command(config, reports)), cwd=ROOT, env=round_env(sim.base_url),
+        proc = subprocess.Popen(with_allure(probe_command(config, reports)), cwd=checkout, env=round_env(sim.base_url),
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         with PssSampler(proc.pid) as mem:
-            output, _ = proc.communicate()
+            try:
+                output, _ = proc.communicate(timeout=ROUND_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                output = proc.communicate()[0] + f"\n(killed after {ROUND_TIMEOUT_S} s)"
+
         wall = time.monotonic() - start
     try:
         results = json.loads((reports / "results.json").read_text(encoding="utf-8"))
@@ -118,12 +129,13 @@ def main() -> None:
     parser.add_argument("--only", help="run the attacks whose name contains this")
     parser.add_argument("--calls", type=int, default=1_200_000, help="tool-flood-calls' empty calls")
     parser.add_argument("--bomb-kb", type=int, default=32 * 1024, help="gzip-bomb's decoded KiB of keep-alives")
+    parser.add_argument("--checkout", type=Path, default=ROOT, help="run the probes from this checkout")
     args = parser.parse_args()
     chosen = {n: f for n, f in attacks(args.calls, args.bomb_kb).items() if not args.only or args.only in n}
     rows = []
     with tempfile.TemporaryDirectory(prefix="hostile-bounds-") as tmp:
         for name, fields in chosen.items():
-            row = run(name, fields, Path(tmp))
+            row = run(name, fields, Path(tmp), args.checkout.resolve())
             rows.append(row)
             print(f"{name:22} {row['wall_s']:6.1f} s  peak {row['peak_mb']:7.1f} MB  "
                   f"reports {row['reports_kb']:8.1f} KB  healthy first token {row['healthy_ttft_s']:5.2f} s "
