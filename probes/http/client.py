@@ -308,14 +308,20 @@ class PinnedClient:
             run.malformed(f"the stream came with Content-Encoding {clean(encoding, 40)!r} (identity was asked)")
             return
         parser = SSEParser()
+        unyielded = 0   # bytes parsed since the event loop last ran the others
         async for data in response.aiter_raw():
             for start in range(0, len(data), SSE_SLICE_BYTES):
                 # Bounded steps, yielding between them: one read never holds the event loop (and the
-                # other hosts' requests and deadlines on it) for longer than one slice takes to parse.
-                for item in parser.feed(data[start:start + SSE_SLICE_BYTES]):
+                # other hosts' requests and deadlines on it) for longer than a slice or two take to
+                # parse. Not after every small read: a busy loop would make each one wait its turn.
+                piece = data[start:start + SSE_SLICE_BYTES]
+                for item in parser.feed(piece):
                     if not run.state.feed(item, run.elapsed()):
                         return
-                await asyncio.sleep(0)
+                unyielded += len(piece)
+                if unyielded >= SSE_SLICE_BYTES:
+                    unyielded = 0
+                    await asyncio.sleep(0)
         # A complete event still waiting for its blank line counts; a line cut in the middle
         # does not (the stream then ends without [DONE] and is judged a cut by Run).
         for item in parser.close():
