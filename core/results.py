@@ -18,7 +18,9 @@ job; the judge and the summary see one round). One reader with one set of rules:
 - upstream data that is merely odd does not sink the round: a case (or a control note) whose
   model or provider tag fails the safety pattern, or whose outcome is unknown, is set aside as a
   RejectedInput (the judge writes those to the audit log), and an unusable measurement (a TTFT
-  that is not a number, a negative token count) reads as absent. Free text (reasons, excerpts)
+  that is not a number, a negative token count) reads as absent; so does an amount of money no
+  real reply has (`billed_usd`, `listed_usd`, `cost_usd` above MAX_BILL_USD, an integer too
+  large for a float), with a RejectedInput naming it. Free text (reasons, excerpts)
   is made writable as UTF-8 (lone surrogates from JSON become "?").
 
 Optional, additive fields (absent from older files, read with their defaults): `clock`
@@ -49,6 +51,15 @@ from core.vocabulary import Outcome, case_id
 
 SCHEMA_VERSION = 1
 EXCERPT_CHARS = 300           # how much of each reply results.json keeps (the rest is in Allure)
+# A probe reply costs micro-dollars, and no listing charges a dollar per token: an amount above
+# this (1e308, a 400-digit integer) is a hostile or broken value, read as absent wherever an
+# amount is read (here, probes/http/records.py, discovery), so no sum of them can overflow.
+MAX_BILL_USD = 1000.0
+# The largest context window listed is ~10 M tokens: a token count or a listed limit above a billion
+# (a 401-digit `context_length`) is no real reply's or listing's (discovery refuses the entry, a usage
+# with one is not a usage, results.json reads it as absent).
+MAX_COUNT = 10**9
+_AMOUNTS = ("billed_usd", "listed_usd")
 REAL, VIRTUAL = "real", "virtual"
 _OUTCOMES = {o.value: o for o in Outcome}
 _CHECKS = {Outcome.PASS.value: Outcome.PASS, Outcome.FAIL.value: Outcome.FAIL}
@@ -146,7 +157,7 @@ class AttemptResult:
                    advertised_slowest_tps=measurement(raw.get("advertised_slowest_tps")),
                    usage_reported=raw.get("usage_reported") if isinstance(raw.get("usage_reported"), bool) else None,
                    prompt_tokens=as_count(raw.get("prompt_tokens"), default=None),
-                   billed_usd=measurement(raw.get("billed_usd")), listed_usd=measurement(raw.get("listed_usd")),
+                   billed_usd=amount(raw.get("billed_usd")), listed_usd=amount(raw.get("listed_usd")),
                    items=_items(raw.get("items")))
 
 
@@ -198,7 +209,7 @@ class CaseResult:
             requests=_int(item.get("requests"), 0),
             prompt_tokens=_int(item.get("prompt_tokens"), 0),
             completion_tokens=_int(item.get("completion_tokens"), 0),
-            cost_usd=measurement(item.get("cost_usd")) or 0.0, served_by=optional_text(item.get("served_by")),
+            cost_usd=amount(item.get("cost_usd")) or 0.0, served_by=optional_text(item.get("served_by")),
             attempts=tuple(a for a in map(AttemptResult.from_json, attempts if isinstance(attempts, list) else [])
                            if a is not None),
         )
@@ -467,9 +478,14 @@ def _limits(raw: Any) -> dict[str, dict[str, tuple[int | None, int | None]]]:
         limits = entry.get("limits") if isinstance(entry, Mapping) else None
         if not is_valid_tag(model) or not isinstance(limits, Mapping):
             continue
-        out[model] = {t: (as_count(v[0], default=None), as_count(v[1], default=None)) for t, v in limits.items()
+        out[model] = {t: (_listed(v[0]), _listed(v[1])) for t, v in limits.items()
                       if is_valid_tag(t) and isinstance(v, list) and len(v) == 2}
     return out
+
+
+def _listed(value: Any) -> int | None:
+    count = as_count(value, default=None)
+    return count if count is not None and count <= MAX_COUNT else None
 
 
 def _listing_notes(raw: Any) -> dict[str, tuple[str, ...]]:
@@ -497,6 +513,7 @@ def _cases(raw: Any, rejected: list[RejectedInput]) -> tuple[CaseResult, ...]:
         if outcome not in _OUTCOMES:
             rejected.append(RejectedInput(model, provider, f"cases[{i}]: unknown outcome {ascii(outcome)[:40]}"))
             continue
+        rejected.extend(RejectedInput(model, provider, note) for note in _absurd_amounts(i, item))
         cases.append(CaseResult.from_json(item))
     return tuple(cases)
 
@@ -550,10 +567,39 @@ def _shown(value: Any) -> str:
 
 
 def measurement(value: Any) -> float | None:
-    """A measurement: a finite, non-negative number, else absent."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0:
-        return float(value) if isinstance(value, float) else value
-    return None
+    """A measurement: a finite, non-negative number, else absent (an integer too large for a float too)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    try:
+        finite = math.isfinite(value)
+    except OverflowError:  # an int past ~1e308: math.isfinite converts it to a float first
+        return None
+    return (float(value) if isinstance(value, float) else value) if finite and value >= 0 else None
+
+
+def amount(value: Any) -> float | None:
+    """An amount of money in USD (a bill, a listed price or cost): a measurement of at most MAX_BILL_USD."""
+    found = measurement(value)
+    return found if found is not None and found <= MAX_BILL_USD else None
+
+
+def _absurd_amounts(i: int, item: Mapping[str, Any]) -> list[str]:
+    """What `amount` leaves out of one case entry as no real bill, by field (a figure above MAX_BILL_USD)."""
+    attempts = item.get("attempts")
+    fields = [(f"cases[{i}].cost_usd", item.get("cost_usd"))] + [
+        (f"cases[{i}].attempts[{n}].{key}", a.get(key))
+        for n, a in enumerate(attempts if isinstance(attempts, list) else []) if isinstance(a, Mapping)
+        for key in _AMOUNTS]
+    # An int compares with a float exactly (no conversion, so no overflow); NaN compares false.
+    return [f"{where} {short_figure(value)} is no real bill (above ${MAX_BILL_USD:g}): read as absent"
+            for where, value in fields
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and value > MAX_BILL_USD]
+
+
+def short_figure(value: float) -> str:
+    """A hostile number shown short: a long integer by its number of digits."""
+    text = str(value)
+    return f"a {len(text)}-digit integer" if isinstance(value, int) and len(text) > 20 else text[:40]
 
 
 def as_count(value: Any, *, default: int | None) -> int | None:

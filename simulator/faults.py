@@ -207,6 +207,10 @@ CATALOGUE: dict[str, _Spec] = {
     "deep_json": {"depth": (_int(1), 1000), "into": (_choice(("content", "chunk")), "content")},
     "split_surrogates": {"lone": (_bool, False)},
     "no_space": {"chars": (_int(1), 65536)},
+    # Hostile numbers and sizes (simulator/hostile.py, issue 31): bounds the reader must hold.
+    "huge_bill": {"cost": (_choice(("1e308", "integer")), "1e308"), "digits": (_int(1), 400)},
+    "compressed_stream": {"decoded_kb": (_int(1), 4096), "encoding": (_choice(("gzip", "deflate")), "gzip")},
+    "tool_flood": {"name_fragments": (_int(0), 240000), "calls": (_int(0), 0)},
 }
 FAULT_NAMES: tuple[str, ...] = tuple(CATALOGUE)
 

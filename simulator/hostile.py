@@ -11,6 +11,9 @@ sends one 64 K-character word. These faults ignore `max_tokens`, as a hostile se
 | `deep_json` | `depth` (1000), `into` content/chunk (content) | JSON nested `depth` levels deep (below) |
 | `split_surrogates` | `lone` (false) | emoji in the reply, `\\ud83d` in one chunk and `\\ude00` in the next (below) |
 | `no_space` | `chars` (65536) | one word of `chars` letters, no space, in pieces of 4 K |
+| `huge_bill` | `cost` 1e308/integer (1e308), `digits` (400) | `usage.cost` of 1e308, or an integer of `digits` digits |
+| `compressed_stream` | `decoded_kb` (4096), `encoding` gzip/deflate (gzip) | a stream sent compressed (below) |
+| `tool_flood` | `name_fragments` (240000), `calls` (0) | a tools reply's calls flooded (below) |
 
 Where the table says (below):
 - `echo_headers` into text: the request's headers, `Authorization` included, before the reply;
@@ -18,6 +21,14 @@ Where the table says (below):
 - `deep_json` into content: the reply is `[` x depth then `]` x depth; into chunk: every data
   event carries such a field.
 - `split_surrogates` with lone: one unpaired half too.
+- `compressed_stream`: though the client asked for identity, `Content-Encoding: gzip` (or deflate)
+  over `decoded_kb` KiB of keep-alives and then the reply: a small body that decodes ~1000x bigger
+  (a gzip bomb, kept small by default).
+- `tool_flood`, on a request with `tools` only: the first call's name sent in `name_fragments`
+  one-letter fragments, then `calls` more calls with empty arguments (1,000 fragments an event).
+
+A huge integer in the listing needs no fault: a scenario's `context_length` takes any integer
+(simulator/scenarios/hostile.yaml lists a 401-digit one).
 
 `apply` rewrites a Plan (pure); `dumps` serialises one chunk or body the way the plan needs.
 """
@@ -25,14 +36,20 @@ Where the table says (below):
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
+import zlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # replies.py applies these faults, so it is imported there, not here
     from simulator.replies import Plan
 
-FAULTS = frozenset({"echo_headers", "deep_json", "split_surrogates", "no_space"})
+FAULTS = frozenset({"echo_headers", "deep_json", "split_surrogates", "no_space"}) | frozenset({
+    "huge_bill", "compressed_stream", "tool_flood",   # issue 31's sizes and numbers
+})
+FLOOD_PER_EVENT = 1000            # tool_flood's fragments in one data event (one event each would take minutes)
+_RAW_COST = "\u0000raw-cost\u0000"   # where dumps() writes huge_bill's number text (JSON cannot hold it as a float)
 EMOJI = "\U0001f600"              # 😀: outside the BMP, two UTF-16 halves in a JSON escape
 LONE_HALF = "\ud83d"              # a high surrogate with no low one after it
 NO_SPACE_PIECE_CHARS = 4096       # a long word still streams in a few chunks, not 16 K of them
@@ -62,7 +79,43 @@ def apply(plan: Plan, name: str, params: Mapping[str, Any], headers: Mapping[str
         text = ("Lorem" * (params["chars"] // 5 + 1))[: params["chars"]]
         pieces = tuple(text[i : i + NO_SPACE_PIECE_CHARS] for i in range(0, len(text), NO_SPACE_PIECE_CHARS))
         return dataclasses.replace(_text(plan, text), chunks=pieces)
+    if name == "huge_bill":
+        digits = params["digits"]
+        return dataclasses.replace(plan, raw_cost="9" * digits if params["cost"] == "integer" else "1e308")
+    if name == "compressed_stream":
+        return dataclasses.replace(plan, compressed=(params["encoding"], params["decoded_kb"]))
+    if name == "tool_flood":
+        if not plan.tool_calls:  # fires only where the request offered tools
+            return plan
+        return dataclasses.replace(plan, tool_flood=(params["name_fragments"], params["calls"]))
     raise ValueError(f"{name}: not a hostile fault")
+
+
+def compressed(body: bytes, encoding: str, decoded_kb: int) -> bytes:
+    """`decoded_kb` KiB of keep-alives and then `body`, compressed as `encoding`."""
+    prefix, packer = _compressed_keepalives(encoding, decoded_kb)
+    rest = packer.copy()  # the keep-alives are compressed once per scenario, not once per request
+    return bytes(prefix + rest.compress(body) + rest.flush())
+
+
+@functools.cache
+def _compressed_keepalives(encoding: str, decoded_kb: int) -> tuple[bytes, zlib._Compress]:
+    packer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS if encoding == "gzip" else zlib.MAX_WBITS)
+    block = b": OPENROUTER PROCESSING\n\n" * 2600   # ~64 KiB
+    return b"".join(packer.compress(block) for _ in range(max(1, decoded_kb // 64))), packer
+
+
+@functools.cache
+def flood_events(name_fragments: int, calls: int, first: int = 1) -> tuple[str, ...]:
+    """tool_flood's `delta.tool_calls` lists as JSON text, FLOOD_PER_EVENT entries each: the name of call 0
+    in one-letter fragments, then `calls` calls with empty arguments, indexed from `first` (after the
+    reply's own). Built once per size: the simulator serves every host from one event loop, and
+    encoding a flood per request would delay the healthy hosts' first tokens."""
+    entries = ['{"index": 0, "function": {"name": "x"}}'] * name_fragments + [
+        f'{{"index": {i}, "id": "call_flood_{i}", "type": "function", "function": {{"name": "", "arguments": ""}}}}'
+        for i in range(first, first + calls)]
+    return tuple("[" + ", ".join(entries[i : i + FLOOD_PER_EVENT]) + "]"
+                 for i in range(0, len(entries), FLOOD_PER_EVENT))
 
 
 def split_halves(text: str) -> list[str]:
@@ -92,6 +145,10 @@ def dumps(payload: Mapping[str, Any] | str, plan: Plan | None = None) -> str:
     depth = plan.deep_field if plan is not None else 0
     if depth:
         text = '{"nested": ' + "[" * depth + "]" * depth + ", " + text[1:]
+    if plan is not None and plan.raw_cost is not None and isinstance(payload.get("usage"), Mapping):
+        usage = {**payload["usage"], "cost": _RAW_COST}
+        text = dumps({**payload, "usage": usage}, dataclasses.replace(plan, raw_cost=None))
+        text = text.replace(json.dumps(_RAW_COST), plan.raw_cost)
     return text
 
 

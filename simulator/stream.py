@@ -85,8 +85,18 @@ async def send_stream(request: web.Request, plan: Plan, framing: Framing) -> web
     resp = web.StreamResponse(
         status=200, headers={**headers, "Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
     )
+    if plan.compressed is not None:  # hostile compressed_stream: the whole stream at once, compressed
+        resp.headers["Content-Encoding"] = plan.compressed[0]
     try:
         await resp.prepare(request)
+        if plan.compressed is not None:
+            chunks = wire.ChunkMaker(framing.gen_id, framing.model, plan)
+            events = b"".join(sse(c, plan) for c in (chunks.delta(plan.text), chunks.finish(), chunks.usage()))
+            # In a thread: compressing a big bomb the first time takes a while, and the other hosts'
+            # streams share this event loop.
+            await resp.write(await asyncio.to_thread(hostile.compressed, events + sse("[DONE]"), *plan.compressed))
+            await resp.write_eof()
+            return resp
         await resp.write(KEEPALIVE)
         await _stream_body(request, resp, plan, framing)
     except ConnectionResetError:
@@ -122,6 +132,9 @@ async def _stream_body(request: web.Request, resp: web.StreamResponse, plan: Pla
             elapsed_tokens += count_tokens(fragment)
             await clock.until(answer_at + elapsed_tokens / plan.tokens_per_second)
             await resp.write(sse(chunks.tool_call(index, fragment), plan))
+    for flood in hostile.flood_events(*plan.tool_flood, first=len(plan.tool_calls)):  # hostile tool_flood
+        event = hostile.dumps(chunks.tool_calls([]), plan).replace('"tool_calls": []', f'"tool_calls": {flood}', 1)
+        await resp.write(f"data: {event}\n\n".encode())
     if plan.error is not None:
         await resp.write(sse(chunks.error(plan.error), plan))
     else:

@@ -296,6 +296,10 @@ class ChunkMaker:
             call["function"] = {"arguments": arguments}
         return self._with_delta({"content": None, "role": "assistant", "tool_calls": [call]})
 
+    def tool_calls(self, calls: list[dict[str, Any]]) -> dict[str, Any]:
+        """A `delta.tool_calls` list as given (simulator/hostile.py's tool_flood: many fragments in one event)."""
+        return self._with_delta({"content": None, "role": "assistant", "tool_calls": calls})
+
     def finish(self) -> dict[str, Any]:
         return self.delta("", self.plan.finish_reason)
 

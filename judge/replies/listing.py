@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 
 FAR_BELOW = 0.5
 
@@ -39,7 +40,7 @@ def listing_notes(listed: Mapping[str, ListedLimits], previous: Mapping[str, Lis
         ctx, most = lim.context_length, lim.max_completion_tokens
         if ctx and most and most > ctx:
             notes.append(f"{tag}: max_completion_tokens {most} above its context_length {ctx}")
-        if ctx and ctx < model_window * FAR_BELOW:
+        if ctx and ctx < model_window * Fraction(FAR_BELOW):  # exact: a huge window cannot overflow a float
             notes.append(f"{tag}: context_length {ctx} far below the model's {model_window} "
                          f"(under {FAR_BELOW:g} of its largest endpoint's)")
         before = previous.get(tag)

@@ -29,6 +29,7 @@ STOP_IGNORED = "stop: stop_ignored"
 STOP_ECHOED = "stop: stop_echoed"
 SHOWN_CHARS = 40      # of the reply around the stop string quoted in a reason
 _NUMBER = re.compile(r"\d+")
+MAX_COUNT_DIGITS = 18  # no count the probe asks for is longer; a longer number is no count
 
 
 def expected_count(stop: str, start: int = 1) -> tuple[int, ...]:
@@ -47,8 +48,14 @@ def assess(text: str, stop: str, *, finish_reason: str | None = None, start: int
                           f"({len(after.strip())} more characters: {shown})")
         return failed(f"{STOP_ECHOED}: the reply ends with the stop sequence {stop!r} ({shown}); "
                       "the stop string belongs outside the returned text")
-    numbers = tuple(int(n) for n in _NUMBER.findall(text))
     want = expected_count(stop, start)
+    written = _NUMBER.findall(text)
+    if any(len(n) > MAX_COUNT_DIGITS for n in written):
+        # int() refuses more than 4,300 digits (ValueError): a longer number is no count, so no verdict.
+        longest = max(len(n) for n in written)
+        return inconclusive(f"stop: the reply did not follow the task (not a count: a number of {longest} digits; "
+                            f"expected {want[0]} to {want[-1]}): says nothing about the stop sequence")
+    numbers = tuple(int(n) for n in written)
     if numbers == want:
         return passed(f"stop: the reply stopped before the stop sequence {stop!r} "
                       f"(counted {want[0]} to {want[-1]}, finish_reason {finish_reason!r})")

@@ -10,6 +10,7 @@ characters a round).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from judge.suspension.window import WINDOW_ROUNDS
@@ -24,6 +25,10 @@ class BillingWindow:
     rounds: tuple[tuple[int, int], ...] = ()
 
     def push(self, billed_usd: float, listed_usd: float, limit: int = WINDOW_ROUNDS) -> BillingWindow:
+        """The window with this round's sums; unchanged when one is not a finite amount (round() of an
+        infinity raises OverflowError: the amounts are bounded where they are read, this is the last check)."""
+        if not all(math.isfinite(v) and 0 <= v * NANO < 2**63 for v in (billed_usd, listed_usd)):
+            return self
         return BillingWindow((*self.rounds, (round(billed_usd * NANO), round(listed_usd * NANO)))[-limit:])
 
     @property

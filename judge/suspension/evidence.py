@@ -95,9 +95,7 @@ def add_round_to_windows(state: JudgeState, report: RoundResults, policy: Policy
                 codes = {**codes, RELIABILITY: rel}
             ps = providers.get(provider, ProviderState())
             if not _set_aside(ps, report, policy):
-                billed = billing.get(provider)
-                providers[provider] = replace(ps, window=ps.window.push(codes), billing=ps.billing if billed is None
-                                              else ps.billing.push(*billed))
+                providers[provider] = _counted(ps, codes, billing.get(provider))
         models[model] = providers
     for model, listed in sorted(report.limits.items()):  # the limits discovery listed, for next round's notes
         providers = dict(models.get(model, {}))
@@ -106,6 +104,20 @@ def add_round_to_windows(state: JudgeState, report: RoundResults, policy: Policy
             providers[provider] = replace(ps, limits=ListedLimits(ctx, most))
         models[model] = providers
     return replace(state, models=models)
+
+
+def _counted(ps: ProviderState, codes: Mapping[str, str], billed: tuple[float, float] | None) -> ProviderState:
+    """The endpoint's state with this round's codes and bill in its windows.
+
+    Per-host containment, as the probes have (probes/round/engine.py `crashed`): a figure past every
+    bound (the amounts are bounded where results.json is read) that still breaks the arithmetic
+    leaves this host's windows as they were, so one provider's evidence cannot abort the round
+    for every other host of every model."""
+    try:
+        return replace(ps, window=ps.window.push(codes), billing=ps.billing if billed is None
+                       else ps.billing.push(*billed))
+    except (ArithmeticError, ValueError):
+        return ps
 
 
 def billed_and_listed(cases: Iterable[CaseResult]) -> dict[str, tuple[float, float]]:

@@ -55,18 +55,20 @@ from typing import Any
 import httpx
 
 from core.errors import UpstreamError
+from core.untrusted import clean
 from core.upstream import Upstream
 from probes.http.exchange import Run
 from probes.http.limiter import AdaptiveLimit, Ticket
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 from probes.http.sse import SSEError, SSEParser
-from probes.http.transport import CountingTransport, Wire, watch
+from probes.http.transport import CountingTransport, Inflater, Wire, is_identity, watch
 from probes.http.wire import ReasoningBudget, pinned_body, reasoning_request
 
 log = logging.getLogger(__name__)
 
 MAX_ERROR_BODY = 64 * 1024        # error envelopes are small; a huge one is read only this far
 MAX_JSON_BODY = 2 * 1024 * 1024   # a non-streamed reply of 64 K characters fits comfortably
+SSE_SLICE_BYTES = 16 * 1024       # of a stream fed to the SSE parser in one step (then the loop runs others)
 USER_AGENT = "canary-probe/0.1 (+httpx)"
 MIN_ATTEMPT_S = 1.0               # a request after a Retry-After wait needs at least this much deadline left
 
@@ -316,11 +318,27 @@ class PinnedClient:
             # first event can come back like that with a 200).
             run.json_body(await read_capped(response, MAX_JSON_BODY))
             return
+        encoding = response.headers.get("content-encoding")
+        if not is_identity(encoding):
+            # Asked for identity: a compressed stream is a malformed one (a bomb of keep-alives would
+            # otherwise be decoded here), that host's transport error, never a verdict on its text.
+            run.malformed(f"the stream came with Content-Encoding {clean(encoding, 40)!r} (identity was asked)")
+            return
         parser = SSEParser()
-        async for data in response.aiter_bytes():
-            for item in parser.feed(data):
-                if not run.state.feed(item, run.elapsed()):
-                    return
+        unyielded = 0   # bytes parsed since the event loop last ran the others
+        async for data in response.aiter_raw():
+            for start in range(0, len(data), SSE_SLICE_BYTES):
+                # Bounded steps, yielding between them: one read never holds the event loop (and the
+                # other hosts' requests and deadlines on it) for longer than a slice or two take to
+                # parse. Not after every small read: a busy loop would make each one wait its turn.
+                piece = data[start:start + SSE_SLICE_BYTES]
+                for item in parser.feed(piece):
+                    if not run.state.feed(item, run.elapsed()):
+                        return
+                unyielded += len(piece)
+                if unyielded >= SSE_SLICE_BYTES:
+                    unyielded = 0
+                    await asyncio.sleep(0)
         # A complete event still waiting for its blank line counts; a line cut in the middle
         # does not (the stream then ends without [DONE] and is judged a cut by Run).
         for item in parser.close():
@@ -329,8 +347,8 @@ class PinnedClient:
 
     def _headers(self, *, stream: bool) -> dict[str, str]:
         headers = {"Accept": "text/event-stream" if stream else "application/json"}
-        if stream:
-            headers["Accept-Encoding"] = "identity"
+        # Streams uncompressed; JSON bodies in the two encodings read_capped decodes within its cap.
+        headers["Accept-Encoding"] = "identity" if stream else "gzip, deflate"
         headers.update(self.settings.auth_headers())
         return headers
 
@@ -356,10 +374,15 @@ def lost_before_first_byte(exc: httpx.HTTPError, wire: Wire) -> bool:
 
 
 async def read_capped(response: httpx.Response, max_bytes: int) -> bytes:
-    """Read a body up to max_bytes and stop: an endless or huge body must not fill memory."""
-    buf = bytearray()
-    async for data in response.aiter_bytes():
-        buf += data
-        if len(buf) >= max_bytes:
-            return bytes(buf[:max_bytes])
+    """Read a body up to max_bytes, decoded, and stop: an endless, huge or compressed-huge body
+    (a gzip bomb) must not fill memory. One that cannot be decoded reads as empty (so: not JSON)."""
+    try:
+        inflater = Inflater(response.headers.get("content-encoding"), max_bytes)
+        buf = bytearray()
+        async for data in response.aiter_raw():
+            buf += inflater.feed(data)
+            if inflater.left <= 0:
+                break
+    except ValueError:
+        return b""
     return bytes(buf)

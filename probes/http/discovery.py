@@ -29,6 +29,7 @@ from typing import Any
 from urllib.parse import quote
 
 from core.errors import UpstreamError
+from core.results import MAX_BILL_USD, MAX_COUNT, short_figure
 from core.tags import is_valid_model_id
 from probes.http.client import PinnedClient, TransportError
 from probes.http.records import Endpoint
@@ -174,7 +175,7 @@ def _throughput(raw: Any) -> tuple[float | None, float | None]:
     """`throughput_last_30m` as (p50, the slowest listed percentile). Statistics are advisory: an
     odd value is dropped, never a reason to refuse the endpoint; without a p50, neither is kept."""
     values = {k: float(v) for k, v in raw.items() if k in _PERCENTILES and isinstance(v, (int, float))
-              and not isinstance(v, bool) and math.isfinite(v) and v > 0} if isinstance(raw, dict) else {}
+              and not isinstance(v, bool) and 0 < v <= MAX_COUNT} if isinstance(raw, dict) else {}  # NaN: False
     if "p50" not in values:
         return None, None
     return values["p50"], min(values.values())
@@ -186,11 +187,15 @@ def _price(tag: str, pricing: dict[str, Any], key: str) -> float:
     try:
         if isinstance(raw, bool) or not isinstance(raw, (str, int, float)):
             raise ValueError
-        value = float(raw)
+        # An int is compared before float(): float() of a 400-digit one overflows.
+        value = float(raw) if not isinstance(raw, int) or -MAX_BILL_USD <= raw <= MAX_BILL_USD else math.inf
     except ValueError:
         raise ValueError(f"tag {tag!r}: pricing.{key} is not a decimal ({_short(raw)})") from None
-    if not math.isfinite(value):
+    if not math.isfinite(value) and not isinstance(raw, int):
         raise ValueError(f"tag {tag!r}: pricing.{key} is not finite")
+    if not -MAX_BILL_USD <= value <= MAX_BILL_USD:
+        raise ValueError(f"tag {tag!r}: pricing.{key} {_short(raw)} is no real price (beyond "
+                         f"${MAX_BILL_USD:g} a token)")
     return value
 
 
@@ -220,9 +225,9 @@ def _decimal(raw: Any) -> float | None:
         return None
     try:
         value = float(raw)
-    except ValueError:
+    except (ValueError, OverflowError):
         return None
-    return value if math.isfinite(value) and value >= 0 else None
+    return value if math.isfinite(value) and 0 <= value <= MAX_BILL_USD else None
 
 
 def _optional_int(tag: str, entry: dict[str, Any], key: str) -> int | None:
@@ -231,9 +236,14 @@ def _optional_int(tag: str, entry: dict[str, Any], key: str) -> int | None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"tag {tag!r}: {key} is not an integer ({_short(value)})")
+    if not -MAX_COUNT <= value <= MAX_COUNT:  # compared as integers: no float of a 401-digit number
+        raise ValueError(f"tag {tag!r}: {key} {short_figure(value)} is out of range (no listing has "
+                         f"more than {MAX_COUNT})")
     return value
 
 
 def _short(value: Any) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return short_figure(value)  # repr() of an int past 4,300 digits raises ValueError
     text = repr(value)  # repr escapes newlines and control characters, so messages stay one line
     return text if len(text) <= 60 else text[:57] + "..."

@@ -28,10 +28,11 @@ from typing import Any
 
 import httpx
 
+from core.results import MAX_BILL_USD
 from core.untrusted import clean
 from probes.http.errors import ErrorFacts, facts_of_body
-from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
-from probes.http.stream import StreamState
+from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind, Usage
+from probes.http.stream import MAX_TOOL_CALLS, StreamState
 from probes.http.wire import (
     classify_status,
     completion_fields,
@@ -237,6 +238,7 @@ class Run:
         if message is not None and waited_s is not None:
             message = f"{message} (sent again after an HTTP 429 and the {waited_s:g} s its Retry-After asked)"
         s, b = self.state, self.body or {}
+        usage: Usage | None = b.get("usage", s.usage)
 
         def kept(value: str | None) -> str | None:
             return scrub(value) if value is not None else None
@@ -249,7 +251,7 @@ class Run:
             reasoning_seen=b.get("reasoning_seen", s.reasoning_seen),
             finish_reason="length" if self.finished_on_length() else kept(b.get("finish_reason", s.finish_reason)),
             native_finish_reason=kept(b.get("native_finish_reason", s.native_finish_reason)),
-            usage=b.get("usage", s.usage),
+            usage=usage,
             served_by=kept(next(iter(strangers or served), None)),
             served_model=kept(b.get("served_model", s.served_model)),
             generation_id=kept(b.get("generation_id") or s.generation_id or self.header_generation_id),
@@ -271,8 +273,18 @@ class Run:
             max_tokens_sent=self.max_tokens,
             deltas=tuple(scrub(part) for part in s.text_parts) if self.stream else (),
             service_tier=kept(tier),
-            notes=tuple(scrub(n) for n in self.notes(served)) if served else (),
+            notes=(*(tuple(scrub(n) for n in self.notes(served)) if served else ()), *bound_notes(usage, s)),
             tool_calls=tuple(dataclasses.replace(c, id=kept(c.id), name_parts=tuple(scrub(n) for n in c.name_parts),
                                                  arguments=scrub(c.arguments))
                              for c in b.get("tool_calls", s.tool_calls)),
         )
+
+
+def bound_notes(usage: Usage | None, state: StreamState) -> tuple[str, ...]:
+    """What the reply sent past a bound, left out (our words and figures only: nothing to scrub)."""
+    notes = []
+    if usage is not None and usage.cost_refused is not None:
+        notes.append(f"usage.cost {usage.cost_refused} is no real bill (above ${MAX_BILL_USD:g}): left out")
+    if state.calls_dropped:
+        notes.append(f"{state.calls_dropped} tool-call fragments past the first {MAX_TOOL_CALLS} calls were not kept")
+    return tuple(notes)

@@ -17,10 +17,11 @@ non-completion it was.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TypeGuard
+
+from core.results import MAX_BILL_USD, MAX_COUNT, short_figure
 
 
 class Classification(StrEnum):
@@ -125,6 +126,7 @@ class Usage:
     cached_tokens: int = 0      # prompt_tokens_details.cached_tokens (counted inside prompt_tokens)
     cache_write_tokens: int = 0  # prompt_tokens_details.cache_write_tokens (inside prompt_tokens)
     web_searches: int = 0       # server_tool_use_details.web_search_requests
+    cost_refused: str | None = None  # a `cost` no real reply has (above MAX_BILL_USD, infinite): shown, not kept
 
     @classmethod
     def from_wire(cls, raw: object) -> Usage | None:
@@ -134,8 +136,12 @@ class Usage:
         prompt, completion, cost = raw.get("prompt_tokens"), raw.get("completion_tokens"), raw.get("cost")
         if not _is_count(prompt) or not _is_count(completion):
             return None
-        cost_usd = float(cost) if _is_number(cost) and math.isfinite(float(cost)) else None
-        return cls(prompt_tokens=int(prompt), completion_tokens=int(completion), cost_usd=cost_usd,
+        # Compared before any float(): a 400-digit integer cost would raise OverflowError there.
+        number = cost if _is_number(cost) else None
+        real = number is not None and 0 <= number <= MAX_BILL_USD
+        return cls(prompt_tokens=int(prompt), completion_tokens=int(completion),
+                   cost_usd=float(number) if real and number is not None else None,
+                   cost_refused=short_figure(number) if number is not None and not real and not number < 0 else None,
                    reasoning_tokens=_detail(raw, "completion_tokens_details", "reasoning_tokens"),
                    cached_tokens=_detail(raw, "prompt_tokens_details", "cached_tokens"),
                    cache_write_tokens=_detail(raw, "prompt_tokens_details", "cache_write_tokens"),
@@ -146,7 +152,7 @@ def _detail(raw: dict[object, object], group: str, key: str) -> int:
     """A count inside one of usage's detail objects; 0 when absent or not a positive integer."""
     details = raw.get(group)
     value = details.get(key) if isinstance(details, dict) else None
-    return value if type(value) is int and value > 0 else 0
+    return value if type(value) is int and 0 < value <= MAX_COUNT else 0
 
 
 def _is_number(value: object) -> TypeGuard[int | float]:
@@ -154,7 +160,8 @@ def _is_number(value: object) -> TypeGuard[int | float]:
 
 
 def _is_count(value: object) -> TypeGuard[int | float]:
-    return _is_number(value) and float(value) >= 0 and float(value) == int(value)
+    """A token count: a whole number from 0 to MAX_COUNT (compared first: float() of a huge int overflows)."""
+    return _is_number(value) and 0 <= value <= MAX_COUNT and float(value) == int(value)
 
 
 @dataclass(frozen=True, slots=True)

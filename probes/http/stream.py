@@ -55,6 +55,7 @@ class StreamState:
     first_event_s: float | None = None
     calls: dict[int, _CallParts] = field(default_factory=dict)   # `delta.tool_calls` by index
     arguments_len: int = 0
+    calls_dropped: int = 0   # call fragments of indexes past the first MAX_TOOL_CALLS (not kept)
 
     @property
     def tool_calls(self) -> tuple[StreamedToolCall, ...]:
@@ -159,15 +160,24 @@ class StreamState:
                 continue
             index = raw.get("index")
             key = index if type(index) is int else position
-            parts = self.calls.setdefault(key, _CallParts())
+            parts = self.calls.get(key)
+            if parts is None:
+                if len(self.calls) >= MAX_TOOL_CALLS:  # a flood of calls: counted, never kept
+                    self.calls_dropped += 1
+                    continue
+                parts = self.calls[key] = _CallParts()
             if isinstance(raw.get("id"), str) and raw["id"] and parts.id is None:
                 parts.id = raw["id"]
             function = raw.get("function")
             if not isinstance(function, dict):
                 continue
             name, arguments = function.get("name"), function.get("arguments")
-            if isinstance(name, str) and name:
-                parts.names.append(name[:MAX_NAME_CHARS])
+            if isinstance(name, str) and name and parts.name_len < MAX_NAME_CHARS:
+                # The cap is per call, over all its fragments: 240,000 one-letter fragments are one
+                # 200-character name, not 240,000 parts (each joined, scrubbed and shown later).
+                kept = name[: MAX_NAME_CHARS - parts.name_len]
+                parts.names.append(kept)
+                parts.name_len += len(kept)
             if isinstance(arguments, str):
                 if arguments:
                     parts.fragments += 1
@@ -200,7 +210,9 @@ class StreamState:
             self.finish_before_error = self.finish_reason
 
 
-MAX_NAME_CHARS = 200   # a tool name is an identifier; a longer one is kept this far
+MAX_NAME_CHARS = 200   # a tool name is an identifier (OpenAI's are 64 at most); a longer one, over all its
+# fragments, is kept this far
+MAX_TOOL_CALLS = 64    # calls kept from one reply (the probe offers two tools): a flood's others are counted
 
 
 @dataclass(slots=True)
@@ -209,6 +221,7 @@ class _CallParts:
     names: list[str] = field(default_factory=list)
     arguments: list[str] = field(default_factory=list)
     fragments: int = 0
+    name_len: int = 0
 
     def frozen(self, index: int) -> StreamedToolCall:
         return StreamedToolCall(index=index, id=self.id, name_parts=tuple(self.names),

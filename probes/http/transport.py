@@ -16,12 +16,19 @@ through a proxy transport (httpx mounts one from HTTPS_PROXY) is not watched at 
 `Wire.watched` stays False and the client then never retries a reset, the safe default.
 
 Exceptions are translated to httpx's types, most specific first, as httpx's own transport does.
+
+Bodies are read raw (`aiter_raw`) and decoded here, never by httpx: httpx decodes whatever
+`Content-Encoding` a host sends, a whole network read at a time, so 32 KB of gzip became 32 MB in
+one blocking step (issue 31). A stream must come as identity (the client asks for it; anything else
+is a malformed stream, probes/http/client.py); a JSON body may be gzip or deflate (the client offers
+those two only) and `Inflater` never produces more than the caller's cap.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ssl
+import zlib
 from collections.abc import AsyncIterator, Iterable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -169,3 +176,52 @@ class CountingTransport(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self._pool.aclose()
+
+
+IDENTITY = ("", "identity")
+# Content-Encoding -> zlib's wbits: gzip's header, or zlib's (deflate as RFC 9110 names it; a raw
+# deflate stream without the zlib header is tried when that fails, as httpx and browsers do).
+_WBITS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
+
+
+def is_identity(content_encoding: str | None) -> bool:
+    """No encoding at all (a missing header, an empty one, or `identity`)."""
+    return (content_encoding or "").strip().lower() in IDENTITY
+
+
+class Inflater:
+    """Decodes one body's Content-Encoding (identity, gzip, deflate) and never more than `limit` bytes.
+
+    zlib's `max_length` stops inflating at the limit, so a bomb costs the limit and the compressed
+    bytes read, not what it would decode to. An encoding it cannot decode (br, zstd, a chain such as
+    `gzip, gzip`) raises ValueError, as corrupt compressed data does (zlib.error is not one, so it is
+    translated).
+    """
+
+    def __init__(self, content_encoding: str | None, limit: int) -> None:
+        encoding = (content_encoding or "").strip().lower()
+        if encoding not in IDENTITY and encoding not in _WBITS:
+            raise ValueError(f"Content-Encoding {encoding[:40]!r} is not one the client decodes")
+        self._wbits = _WBITS.get(encoding)
+        self._zlib = zlib.decompressobj(self._wbits) if self._wbits is not None else None
+        self._first = True
+        self.left = limit
+
+    def feed(self, data: bytes) -> bytes:
+        """The decoded bytes of `data`, at most what is left of the limit."""
+        if self.left <= 0:
+            return b""
+        if self._zlib is None:
+            out = data[: self.left]
+        else:
+            try:
+                out = self._zlib.decompress(data, self.left)  # max_length > 0 here (0 would mean unbounded)
+            except zlib.error:
+                if not (self._first and self._wbits == zlib.MAX_WBITS):
+                    raise ValueError("the body's compressed data is corrupt") from None
+                self._zlib = zlib.decompressobj(-zlib.MAX_WBITS)  # a raw deflate stream, no zlib header
+                self._first = False
+                return self.feed(data)
+        self._first = False
+        self.left -= len(out)
+        return out

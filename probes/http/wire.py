@@ -14,7 +14,7 @@ from typing import Any
 from core.untrusted import clean, load_json, pair_surrogates
 from probes.http.errors import ErrorFacts
 from probes.http.records import Classification, Endpoint, ErrorKind, StreamedToolCall, Usage
-from probes.http.stream import describe_error
+from probes.http.stream import MAX_NAME_CHARS, MAX_TOOL_CALLS, describe_error
 
 # Moderation categories are upstream text: a few short printable ones are plenty for a reason.
 MAX_FLAGGED = 5
@@ -300,7 +300,7 @@ def completion_fields(body: Any) -> dict[str, Any] | str:
 def body_tool_calls(raw: object) -> tuple[StreamedToolCall, ...]:
     """`message.tool_calls` of a non-streamed reply, in the streamed calls' record (one fragment each)."""
     out: list[StreamedToolCall] = []
-    for position, call in enumerate(raw if isinstance(raw, list) else []):
+    for position, call in enumerate(raw[:MAX_TOOL_CALLS] if isinstance(raw, list) else []):
         if not isinstance(call, dict):
             continue
         raw_function = call.get("function")
@@ -309,7 +309,7 @@ def body_tool_calls(raw: object) -> tuple[StreamedToolCall, ...]:
         index = call.get("index")
         out.append(StreamedToolCall(
             index=index if type(index) is int else position, id=_str(call.get("id")),
-            name_parts=(name,) if isinstance(name, str) and name else (),
+            name_parts=(name[:MAX_NAME_CHARS],) if isinstance(name, str) and name else (),
             arguments=pair_surrogates(arguments) if isinstance(arguments, str) else "",
             fragments=1 if isinstance(arguments, str) and arguments else 0))
     return tuple(out)

@@ -3,7 +3,10 @@
 Beside healthy, degraded and filtering hosts, four hosts attack the reader: one echoes our request
 headers (the API key) into its text and one names the key as its provider, one nests its JSON a
 thousand levels deep (in the reply, and in every data event), one splits emoji into UTF-16 halves
-across chunks, one sends 64 K characters without a space. The round must complete, judge every
+across chunks, one sends 64 K characters without a space. And issue 31's numbers and sizes: one
+bills 1e308 and one a 400-digit integer for every reply, one lists a 401-digit context_length, one
+sends its stream gzip-compressed (a small gzip bomb of keep-alives), and one floods its tool calls
+(in a second, small round with the tools contract on). The round must complete, judge every
 other host as it would have anyway, and the key must reach no file, no history entry and no
 message of probe, judge, summary, status, site or announce.
 """
@@ -15,10 +18,11 @@ import lzma
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
 _TESTS = Path(__file__).resolve().parents[1]
 if str(_TESTS / "probes") not in sys.path:
@@ -28,18 +32,38 @@ from round_support import MODEL, ROOT, SENTINEL_KEY, ProbeRun, canary_config, ru
 
 from canary.round.results_files import read_decisions  # noqa: E402
 from canary.state.commit_back import commit_message  # noqa: E402
-from simulator import load_scenario, start_simulator  # noqa: E402
+from simulator import Scenario, scenario_from_dict, start_simulator  # noqa: E402
+from simulator.scenario import scenario_file  # noqa: E402
 
 HEALTHY = ("aurora/fp8", "borealis/bf16")
-HOSTILE = ("echo/fp8", "mirror/fp8", "abyss/fp8", "trench/fp8", "prism/fp8", "wall/fp8")
+HOSTILE = ("echo/fp8", "mirror/fp8", "abyss/fp8", "trench/fp8", "prism/fp8", "wall/fp8",
+           "ledger/fp8", "tally/fp8", "bomb/fp8")
+FLOOD = "swarm/fp8"  # floods only a tools request: probed in a round of its own with the tools contract on
 CONTRACTS = ("latency", "refusal", "structured", "language")
 
 
 @pytest.fixture(scope="module")
 def hostile_round(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProbeRun]:
     tmp = tmp_path_factory.mktemp("hostile")
-    with start_simulator(load_scenario("hostile"), seed=5) as sim:
+    with start_simulator(_hostile(lambda tag: tag != FLOOD), seed=5) as sim:
         yield run_round(tmp, sim.base_url, config=canary_config(tmp, controls=("ember/fp8",)))
+
+
+@pytest.fixture(scope="module")
+def tools_round(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProbeRun]:
+    """The flood beside the two healthy hosts, the tools contract on (a smaller round: the big one's
+    hosts would each add a tools case, and the machine's load would time the healthy ones out)."""
+    tmp = tmp_path_factory.mktemp("hostile-tools")
+    with start_simulator(_hostile(lambda tag: tag in (*HEALTHY, FLOOD)), seed=5) as sim:
+        yield run_round(tmp, sim.base_url, config=canary_config(tmp, controls=(), optional=("tools",)))
+
+
+def _hostile(keep: Callable[[str], bool]) -> Scenario:
+    """The bundled hostile scenario with only the endpoints `keep` accepts."""
+    raw = yaml.safe_load(scenario_file("hostile").read_text(encoding="utf-8"))
+    for model in raw["models"]:
+        model["endpoints"] = [e for e in model["endpoints"] if keep(e["tag"])]
+    return scenario_from_dict(raw, source="hostile.yaml (filtered)")
 
 
 def _canary(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -80,6 +104,46 @@ def test_each_hostile_reply_gets_a_verdict_of_its_own_not_a_crash(hostile_round:
         language = hostile_round.case(host, "language")
         assert language["outcome"] != "transport_error", language
     assert hostile_round.case("mirror/fp8", "latency")["reason"].startswith("routing mismatch")
+
+
+def test_a_bill_no_real_reply_has_is_left_out_and_the_reply_still_judged(hostile_round: ProbeRun) -> None:
+    for host in ("ledger/fp8", "tally/fp8"):  # 1e308, and a 400-digit integer float() cannot hold
+        cases = [hostile_round.case(host, contract) for contract in CONTRACTS]
+        assert not [c for c in cases if "crashed" in c["reason"] or "Overflow" in c["reason"]], cases
+        completed = [a for c in cases for a in c["attempts"] if a.get("usage_reported")]
+        assert completed and all(a.get("billed_usd") is None for a in completed), cases  # absent, not a crash
+        assert {c["outcome"] for c in cases} & {"pass", "fail"}, cases  # judged on its text
+
+
+def test_a_listing_entry_with_a_401_digit_integer_is_dropped_and_reported(hostile_round: ProbeRun) -> None:
+    assert "INTERNALERROR" not in hostile_round.output
+    assert "vault/fp8" not in hostile_round.results["models"][MODEL]["providers"]
+    discovery = json.loads((hostile_round.reports / "discovery.json").read_text(encoding="utf-8"))
+    dropped = json.dumps(discovery)
+    assert "vault/fp8" in dropped and "context_length a 401-digit integer is out of range" in dropped
+    assert {c["provider"] for c in hostile_round.results["cases"]} >= set(HEALTHY)
+
+
+def test_a_compressed_stream_is_that_hosts_malformed_stream_only(hostile_round: ProbeRun) -> None:
+    for contract in CONTRACTS:
+        case = hostile_round.case("bomb/fp8", contract)
+        if contract == "latency" and case["outcome"] == "fail":  # a loaded machine: no text within the threshold
+            assert "malformed_stream" in case["reason"], case
+            continue
+        assert case["outcome"] == "transport_error" and "Content-Encoding 'gzip'" in case["reason"], case
+
+
+def test_a_flood_of_tool_calls_is_judged_and_stays_small_in_the_reports(tools_round: ProbeRun) -> None:
+    assert tools_round.results["complete"] is True and "Traceback" not in tools_round.output
+    swarm = tools_round.case(FLOOD, "tools")
+    assert swarm["outcome"] == "fail", swarm  # judged on what was kept: the flooded name is no tool's
+    for host in HEALTHY:
+        assert tools_round.case(host, "tools")["outcome"] == "pass"
+    # 2,400 name fragments and 2,400 calls: what Allure keeps of them is a few kilobytes.
+    attachments = (tools_round.reports / "allure-results").glob("*-attachment*")
+    flood = [p for p in attachments if b"x" * 150 in p.read_bytes()]
+    assert flood and max(p.stat().st_size for p in flood) < 8 * 1024, [p.stat().st_size for p in flood]
+    assert all(b"more tool calls" in p.read_bytes() for p in flood)  # the rest counted, not shown
 
 
 def _texts_under(root: Path) -> Iterator[tuple[Path, bytes]]:

@@ -70,3 +70,54 @@ def test_no_space_sends_64k_characters_without_a_space_in_a_few_chunks(simulate)
     result = stream_chat(sim.base_url, chat_body("test/fp8", max_tokens=5))
 
     assert len(result.text) == 65536 and " " not in result.text and len(result.chunks) < 40
+
+
+def test_huge_bill_bills_1e308_in_the_usage_chunk(simulate):
+    sim = faulty(simulate, "huge_bill")
+
+    events = raw_events(sim.base_url, chat_body("test/fp8"))
+
+    usage = [json.loads(e)["usage"] for e in events if e != "[DONE]" and json.loads(e).get("usage")]
+    assert usage and usage[-1]["cost"] == 1e308 and '"cost": 1e308' in events[-2]
+
+
+def test_huge_bill_as_an_integer_writes_every_digit_as_json_number_text(simulate):
+    sim = faulty(simulate, "huge_bill", cost="integer", digits=400)
+
+    events = raw_events(sim.base_url, chat_body("test/fp8"))
+    body = httpx.post(f"{sim.base_url}/chat/completions", json=chat_body("test/fp8", stream=False),
+                      headers=KEY, timeout=20).json()
+
+    costs = [json.loads(e)["usage"]["cost"] for e in events if e != "[DONE]" and json.loads(e).get("usage")]
+    assert costs == [int("9" * 400)] and body["usage"]["cost"] == int("9" * 400)
+
+
+def test_compressed_stream_is_a_small_gzip_body_of_many_keepalives_then_the_reply(simulate):
+    import gzip
+
+    sim = faulty(simulate, "compressed_stream", decoded_kb=1024)
+
+    with httpx.stream("POST", f"{sim.base_url}/chat/completions", json=chat_body("test/fp8"),
+                      headers={**KEY, "Accept-Encoding": "identity"}, timeout=20) as resp:
+        raw = b"".join(resp.iter_raw())
+
+    decoded = gzip.decompress(raw)
+    assert resp.headers["content-encoding"] == "gzip" and len(raw) < 16 * 1024  # small on the wire
+    assert len(decoded) > 1000 * 1024 and decoded.count(b": OPENROUTER PROCESSING") > 40_000
+    assert decoded.endswith(b"data: [DONE]\n\n") and b'"finish_reason": "stop"' in decoded
+
+
+def test_tool_flood_splits_the_name_and_floods_empty_calls_only_on_a_tools_request(simulate):
+    from test_tool_faults import body as tools_body
+    from test_tool_faults import calls_of
+
+    sim = faulty(simulate, "tool_flood", name_fragments=3000, calls=2500)
+
+    result = stream_chat(sim.base_url, tools_body())
+    plain = stream_chat(sim.base_url, chat_body("test/fp8"))
+
+    calls = calls_of(result)
+    flooded = [c for c in calls.values() if c["ids"][:1] and c["ids"][0].startswith("call_flood_")]
+    assert calls[0]["name"].endswith("x" * 3000) and len(calls[0]["name"]) > 3000  # its own name, then 3000 x
+    assert len(flooded) == 2500 and {c["arguments"] for c in flooded} == {""} and len(calls) > 2500
+    assert "tool_calls" not in json.dumps(plain.chunks)

@@ -83,15 +83,27 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
             notes = (*attempt.extras.notes, *found.notes)
             attempt = ProbedAttempt(attempt.record, replace(attempt.extras, notes=notes))
         if result.tool_calls:  # the calls as sent, after any text: Allure's reply and results.json's excerpt
-            attempt = attempt.with_text("\n".join((attempt.text, *map(shown, result.tool_calls))).strip())
+            attempt = attempt.with_text("\n".join((attempt.text, *shown_calls(result.tool_calls))).strip())
         return attempt, result.classification is Classification.AUTH_ERROR
 
     return await confirmed(case, one, settings.probe.language_confirmations, start,
                            anomalous=anomalous, decide=majority)
 
+SHOWN_CALLS = 8            # calls an attachment shows (the probe asks for one or two)
+SHOWN_CALL_CHARS = 2000    # of each call's line
+
+
 def shown(call: StreamedToolCall) -> str:
-    """One call as a line a person reads: `→ book_room({"room": "tower", "nights": 2})`."""
-    return f"→ {''.join(call.name_parts) or '(no name)'}({call.arguments})"
+    """One call as a line a person reads: `→ book_room({"room": "tower", "nights": 2})`, cut at SHOWN_CALL_CHARS."""
+    line = f"→ {''.join(call.name_parts) or '(no name)'}({call.arguments})"
+    return line if len(line) <= SHOWN_CALL_CHARS else line[: SHOWN_CALL_CHARS - 1] + "…"
+
+
+def shown_calls(calls: tuple[StreamedToolCall, ...]) -> tuple[str, ...]:
+    """The first SHOWN_CALLS calls, one line each, and how many more there were: a flood of calls
+    (the client keeps probes/http/stream.py MAX_TOOL_CALLS) stays a few kilobytes in Allure."""
+    more = len(calls) - SHOWN_CALLS
+    return (*map(shown, calls[:SHOWN_CALLS]), *([f"… and {more} more tool calls"] if more > 0 else []))
 
 
 def anomalous(attempt: ProbedAttempt) -> bool:

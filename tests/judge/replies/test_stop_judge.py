@@ -57,3 +57,11 @@ def test_a_host_that_keeps_the_stop_string_as_tgi_does_reads_as_stop_echoed() ->
     # vllm-project/vllm#1973: vLLM cuts the stop string out (OpenAI's documented behaviour) and
     # added `include_stop_str_in_output` because TGI keeps it: a host serving that way echoes it.
     assert assess(BEFORE + "13", "13").reason.startswith(STOP_ECHOED)
+
+
+@pytest.mark.parametrize("digits", [19, 4301, 10_000])  # past 4,300 digits int() raises ValueError
+def test_a_number_too_long_for_any_count_is_no_count_not_a_crash(digits: int) -> None:
+    verdict = assess("1\n2\n3\n" + "7" * digits, "13", finish_reason="stop")
+    assert verdict.outcome == Outcome.INCONCLUSIVE
+    assert verdict.reason.startswith(f"stop: the reply did not follow the task (not a count: a number of {digits} "
+                                     "digits")

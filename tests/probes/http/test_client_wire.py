@@ -230,3 +230,109 @@ def test_a_key_echoed_by_the_upstream_is_scrubbed_from_the_message() -> None:
     body = json.dumps({"error": {"code": 400, "message": f"bad header Authorization: Bearer {SECRET}"}})
     result = run([head(400, "application/json"), body.encode()])
     assert result.error_kind is ErrorKind.HTTP_4XX and "***" in (result.error_message or "")
+
+
+# Issue 31: compressed bodies. The client asks identity for streams and gzip/deflate for JSON bodies.
+def _gzip(data: bytes, *, wbits: int = 31) -> bytes:
+    import zlib
+
+    packer = zlib.compressobj(9, zlib.DEFLATED, wbits)
+    return packer.compress(data) + packer.flush()
+
+
+def test_a_stream_sent_compressed_is_a_malformed_stream_and_is_never_decoded() -> None:
+    bomb = _gzip(b": OPENROUTER PROCESSING\n\n" * 400_000 + chunk("hi", "stop") + sse("[DONE]"))  # 10 MB decoded
+    result = run([head(extra="Content-Encoding: gzip\r\n"), bomb], deadline=5.0)
+    assert result.classification is Classification.TRANSPORT_ERROR and result.error_kind is ErrorKind.MALFORMED_STREAM
+    assert result.error_message == "the stream came with Content-Encoding 'gzip' (identity was asked)"
+    assert result.keepalives == 0 and len(bomb) < 32 * 1024  # nothing of it was inflated
+
+
+def test_a_stream_saying_identity_is_read_as_usual() -> None:
+    result = run([*ok_stream(chunk("Olá", "stop"))[:1], b": x\n\n", chunk("Olá", "stop"), sse("[DONE]")])
+    assert result.classification is Classification.COMPLETED and result.text == "Olá"
+
+
+@pytest.mark.parametrize("wbits", [31, 15, -15], ids=["gzip", "deflate", "raw-deflate"])
+def test_a_compressed_json_body_is_decoded(wbits: int) -> None:
+    body = json.dumps({"id": "gen-1", "provider": "Aurora", "model": "acme/model-x-2026",
+                       "choices": [{"message": {"content": "Olá"}, "finish_reason": "stop"}]}).encode()
+    encoding = "gzip" if wbits == 31 else "deflate"
+    packed = _gzip(body, wbits=wbits)
+    result = run([head(ctype="application/json", extra=f"Content-Encoding: {encoding}\r\n"), packed], stream=False)
+    assert result.classification is Classification.COMPLETED and result.text == "Olá"
+
+
+def test_a_json_body_gzip_bomb_is_inflated_no_further_than_the_cap() -> None:
+    from probes.http.client import MAX_JSON_BODY
+    from probes.http.transport import Inflater
+
+    bomb = _gzip(b" " * (64 * MAX_JSON_BODY))  # 128 MiB of whitespace, ~130 KB on the wire
+    inflater = Inflater("gzip", MAX_JSON_BODY)
+    decoded = sum(len(inflater.feed(bomb[i:i + 65536])) for i in range(0, len(bomb), 65536))
+    assert decoded == MAX_JSON_BODY and inflater.left == 0
+    result = run([head(ctype="application/json", extra="Content-Encoding: gzip\r\n"), bomb], stream=False, deadline=5.0)
+    assert result.error_kind is ErrorKind.MALFORMED_STREAM and result.error_message == "the 200 body is not JSON"
+
+
+def test_a_json_body_in_an_encoding_the_client_never_offered_reads_as_not_json() -> None:
+    result = run([head(ctype="application/json", extra="Content-Encoding: br\r\n"), b"\x1b\x00\x00"], stream=False)
+    assert result.error_kind is ErrorKind.MALFORMED_STREAM and result.error_message == "the 200 body is not JSON"
+
+
+def test_a_large_read_is_parsed_in_slices_and_other_tasks_run_between_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    from probes.http import client as client_module
+    from probes.http.client import SSE_SLICE_BYTES
+    from probes.http.sse import Item, SSEParser
+
+    keepalives = b": OPENROUTER PROCESSING\n\n" * 40_000  # 1 MB in one write: reads of 64 KiB, many slices
+    ticks = 0
+    fed: list[tuple[int, int]] = []  # (bytes fed, ticks of the other task so far) per feed
+
+    class Recording(SSEParser):
+        def feed(self, chunk: bytes) -> list[Item]:
+            fed.append((len(chunk), ticks))
+            return super().feed(chunk)
+
+    monkeypatch.setattr(client_module, "SSEParser", Recording)
+
+    async def body(client: PinnedClient) -> ChatResult:
+        async def ticker() -> None:
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0)
+
+        task = asyncio.create_task(ticker())
+        try:
+            return await client.chat(ENDPOINT, [{"role": "user", "content": "hi"}], max_tokens=50)
+        finally:
+            task.cancel()
+
+    result = asyncio.run(serve([head(), keepalives + chunk("hi", "stop") + sse("[DONE]")], body, deadline=5.0))
+    assert result.classification is Classification.COMPLETED and result.keepalives == 40_000
+    assert max(size for size, _ in fed) <= SSE_SLICE_BYTES and len(fed) >= len(keepalives) // SSE_SLICE_BYTES
+    steps: dict[int, int] = {}  # bytes parsed per step, a step being what ran between two turns of the loop
+    for size, tick in fed:
+        steps[tick] = steps.get(tick, 0) + size
+    assert len(steps) >= len(keepalives) // SSE_SLICE_BYTES and max(steps.values()) < 2 * SSE_SLICE_BYTES
+
+
+def test_a_flood_of_tool_calls_keeps_a_bounded_name_and_number_of_calls_and_says_so() -> None:
+    from probes.http.stream import MAX_NAME_CHARS, MAX_TOOL_CALLS
+    from probes.round.contracts.tools import SHOWN_CALLS, shown_calls
+
+    names = [{"index": 0, "id": "c0", "function": {"name": "book_room", "arguments": ""}},
+             *({"index": 0, "function": {"name": "x"}} for _ in range(5000))]
+    calls = [{"index": i, "id": f"c{i}", "function": {"name": "", "arguments": ""}} for i in range(1, 3001)]
+    flood = [chunk(None, tool_calls=names[i:i + 1000]) for i in range(0, len(names), 1000)]
+    flood += [chunk(None, tool_calls=calls[i:i + 1000]) for i in range(0, len(calls), 1000)]
+    result = run([*ok_stream(*flood, chunk("", "tool_calls"))], deadline=5.0)
+    assert result.classification is Classification.COMPLETED and len(result.tool_calls) == MAX_TOOL_CALLS
+    first = result.tool_calls[0]
+    assert "".join(first.name_parts) == ("book_room" + "x" * 5000)[:MAX_NAME_CHARS]  # cut over all its fragments
+    assert len(first.name_parts) == 1 + MAX_NAME_CHARS - len("book_room")
+    assert result.notes == (f"{3000 - (MAX_TOOL_CALLS - 1)} tool-call fragments past the first {MAX_TOOL_CALLS} "
+                            "calls were not kept",)
+    lines = shown_calls(result.tool_calls)
+    assert len(lines) == SHOWN_CALLS + 1 and lines[-1] == f"… and {MAX_TOOL_CALLS - SHOWN_CALLS} more tool calls"

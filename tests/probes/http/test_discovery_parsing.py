@@ -165,3 +165,28 @@ def test_conditional_prices_are_read_at_their_highest_and_a_malformed_optional_p
     assert e.prompt_price == pytest.approx(1.25e-6)  # the base price, as every estimate reads it
     assert e.prompt_price_high == pytest.approx(2.5e-6) and e.completion_price_high == pytest.approx(1.5e-5)
     assert e.cache_read_price is None
+
+
+HUGE = {"context-401-digits": {"context_length": 10**400},
+        "completion-past-a-billion": {"max_completion_tokens": 10**9 + 1},
+        "status-negative-huge": {"status": -(10**30)},
+        "prompt-price-400-digits": {"pricing": {"prompt": 10**400, "completion": "0"}},
+        "completion-price-a-dollar-million": {"pricing": {"prompt": "0", "completion": "1000000"}}}
+
+
+@pytest.mark.parametrize("name", sorted(HUGE))
+def test_a_number_no_listing_has_makes_its_entry_malformed_dropped_and_reported(name: str) -> None:
+    """Issue 31: a 401-digit context_length crashed the model's probe (an OverflowError past here)."""
+    with pytest.raises(DiscoveryError) as caught:
+        parse_endpoints(MODEL, listing(entry("aurora/fp8"), entry("vault/fp8", **HUGE[name])))
+    assert [e.provider for e in caught.value.endpoints] == ["aurora/fp8"]
+    (problem,) = caught.value.problems
+    assert problem.startswith("entry 1: tag 'vault/fp8': ")
+    assert "out of range" in problem or "no real price" in problem
+    assert len(problem) < 200  # the figure is shown by its digit count, not its 401 digits
+
+
+def test_an_optional_price_no_listing_has_reads_as_not_listed() -> None:
+    (found,) = parse_endpoints(MODEL, listing(entry("aurora/fp8", pricing={"prompt": "0.000001", "completion": "0",
+                                                                           "request": 10**400, "web_search": "1e308"})))
+    assert found.request_price == 0.0 and found.web_search_price is None
