@@ -41,7 +41,7 @@ class Layer:
     packages: frozenset[str]                 # top-level names allowed (our packages and third-party)
     no_stdlib: frozenset[str] = frozenset()  # standard modules it must not use
     no_modules: frozenset[str] = frozenset()  # dotted modules it must not use (nor their submodules)
-    only_in: tuple[tuple[str, str], ...] = ()  # (top-level name, the one file allowed to import it)
+    only_in: tuple[tuple[str, str], ...] = ()  # (top-level name, the files allowed to import it, space-separated)
 
     def offence(self, imp: Import) -> str | None:
         top = imp.module.split(".")[0]
@@ -55,14 +55,14 @@ class Layer:
             if self.no_modules == IMPURE_CORE:
                 return f"{where}: {self.folder}/ may use only the pure part of core/ (not {sorted(self.no_modules)})"
             return f"{where}: {self.folder}/ must not import any of {sorted(self.no_modules)}"
-        for name, file in self.only_in:
-            if top == name and imp.file != file:
-                return f"{where}: only {file} may import {name}"
+        for name, files in self.only_in:
+            if top == name and imp.file not in files.split():
+                return f"{where}: only {' and '.join(files.split())} may import {name}"
         return None
 
 
 LAYERS = (
-    Layer("core", frozenset({"core", "yaml", "msgspec"}), only_in=(("yaml", "core/config.py"),)),
+    Layer("core", frozenset({"core", "yaml", "msgspec"}), only_in=(("yaml", "core/config.py core/layer_files.py"),)),
     Layer("judge",
           frozenset({"core", "judge", "jsonschema", "lingua", "ftfy", "wordfreq", "msgpack", "scipy", "msgspec"}),
           no_stdlib=IO_STDLIB, no_modules=IMPURE_CORE),
@@ -70,9 +70,9 @@ LAYERS = (
     Layer("probes", frozenset({"core", "judge", "probes", "simulator", "httpx", "httpcore", "pytest", "_pytest",
                                "xdist", "allure", "allure_commons", "yaml"}),
           only_in=(("simulator", "probes/pytest_plugin/bundled_simulator.py"),)),
-    # The chat backend's library: the judge's merge and the state's readers, none of canary's shell.
-    Layer("provider_ignore", frozenset({"core", "judge", "canary"}), no_modules=frozenset(
-        {"canary.cli", "canary.round", "canary.outputs", "canary.integrations", "canary.history"})),
+    # The chat backend's library, installed on its own: the layers and their readers in core/, nothing above.
+    # (Which modules of core/ it may reach is the closure rule below: what its distribution ships.)
+    Layer("provider_ignore", frozenset({"core", "provider_ignore"})),
 )
 
 
@@ -126,7 +126,10 @@ def test_every_layer_of_architecture_md_is_checked() -> None:
     ("judge", "judge/bad.py", "def f():\n    import os\n", "judge/bad.py:2 imports os: judge/ must not use os"),
     ("judge", "judge/bad.py", "from core.store import atomic_write_text\n", "only the pure part of core/"),
     ("judge", "judge/sub/bad.py", "from ...canary import cli\n", "judge/sub/bad.py:1 imports canary"),
-    ("core", "core/bad.py", "import yaml\n", "core/bad.py:1 imports yaml: only core/config.py may import yaml"),
+    ("core", "core/bad.py", "import yaml\n",
+     "core/bad.py:1 imports yaml: only core/config.py and core/layer_files.py may import yaml"),
+    ("provider_ignore", "provider_ignore/bad.py", "from judge.suspension.exclusions import effective_ignore\n",
+     "provider_ignore/bad.py:1 imports judge.suspension.exclusions"),
     ("core", "core/bad.py", "from judge.replies.verdict import Verdict\n",
      "core/bad.py:1 imports judge.replies.verdict"),
     ("simulator", "simulator/bad.py", "from probes import client\n", "simulator/bad.py:1 imports probes"),
@@ -485,3 +488,48 @@ def test_the_str_enum_rule_can_fail() -> None:
              "class B(StrEnum):\n    Y = 'y'\nclass C(str, enum.Enum):\n    Z = 'z'\n"
     found = str_enum_offences({"core/bad.py": source})
     assert [f.split(" ")[0] for f in found] == ["core/bad.py:3", "core/bad.py:7"], found
+
+
+# The chat backend's library is installed on its own (provider_ignore/pyproject.toml ships it with a few
+# modules of core/): every module it reaches, lazy and TYPE_CHECKING imports included, must be shipped.
+def import_closure(start: str, files: dict[str, str]) -> set[str]:
+    """Our modules reachable from the module `start` through `files` ({relative path: source})."""
+    modules = {f.removesuffix(".py").removesuffix("/__init__").replace("/", "."): f for f in files}
+    seen, todo = set(), [start]
+    while todo:
+        module = todo.pop()
+        if module in seen or module not in modules:
+            continue
+        seen.add(module)
+        for imp in imports_of(files[modules[module]], modules[module]):
+            parts = imp.module.split(".")
+            todo.extend(".".join(parts[:n]) for n in range(1, len(parts) + 1))  # a module runs its packages
+        for node in ast.walk(ast.parse(files[modules[module]])):
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                todo.extend(f"{node.module}.{alias.name}" for alias in node.names)  # `from core import layers`
+    return seen
+
+
+def shipped_by_provider_ignore() -> set[str]:
+    import tomllib
+
+    setup = tomllib.loads((ROOT / "provider_ignore/pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    return set(setup["packages"]) | {m.removesuffix(".__init__") for m in setup["py-modules"]}
+
+
+def closure_offences(files: dict[str, str], shipped: set[str]) -> list[str]:
+    return [f"provider_ignore reaches {m}, which provider_ignore/pyproject.toml does not ship"
+            for m in sorted(import_closure("provider_ignore", files) - shipped)]
+
+
+def test_the_backend_library_reaches_only_what_its_distribution_ships() -> None:
+    files = {path: text for folder in sorted(OUR_PACKAGES) for path, text in sources(folder).items()}
+    assert closure_offences(files, shipped_by_provider_ignore()) == []
+    assert "core.schema" not in shipped_by_provider_ignore()  # the msgspec declarations stay out
+
+
+def test_the_backend_closure_rule_can_fail() -> None:
+    files = {path: text for folder in sorted(OUR_PACKAGES) for path, text in sources(folder).items()}
+    files["core/layers.py"] += "\nfrom core import policy\n"   # a made-up climb into msgspec's core/policy.py
+    found = closure_offences(files, shipped_by_provider_ignore())
+    assert any("core.policy" in line for line in found) and any("core.schema" in line for line in found), found

@@ -15,6 +15,7 @@ check works offline, on that snapshot; without one, or with one taken from the b
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from collections.abc import Callable
@@ -22,9 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from canary.cli.commands._options import add_common, config_of
-from canary.state.judge_files import load_exclusions, load_state
+from canary.state.judge_files import load_state
 from core.config import Config, ConfigError
-from judge.suspension.exclusions import BUILTIN, INCIDENT
+from core.layer_files import read_layer
+from core.layers import LAYERS, SUSPENSION
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -47,11 +49,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"canary validate: {exc}", file=sys.stderr)
         return 1
     paths = config.paths
+    # Every layer's file (core/layers.py LAYERS); the state is read whole, as the judge reads it.
+    files = paths.layer_paths()
     checks: list[tuple[Path, Callable[[], object]]] = [
-        (paths.builtin, lambda: load_exclusions(paths.builtin, BUILTIN)),
-        (paths.incidents, lambda: load_exclusions(paths.incidents, INCIDENT)),
-        (paths.state, lambda: load_state(paths.state)),
-    ]
+        (files[layer.name], functools.partial(load_state, files[layer.name]) if layer.name == SUSPENSION
+         else functools.partial(read_layer, layer, files[layer.name])) for layer in LAYERS]
     problems = 0
     print(f"ok    {config.source} ({len(config.models)} model(s), mode {config.mode})")
     for path, check in checks:
