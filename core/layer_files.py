@@ -183,7 +183,8 @@ def suspensions_from_json(raw: Any, source: str) -> tuple[Exclusion, ...]:
                 continue
             if not isinstance(suspension, dict):
                 bad(f"{where}.suspension", "expected an object or null")
-            fields: dict[str, Any] = {f.name: suspension.get(f.name) for f in dataclasses.fields(layer_named(SUSPENSION).entry)}
+            declared = dataclasses.fields(layer_named(SUSPENSION).entry)
+            fields: dict[str, Any] = {f.name: suspension.get(f.name) for f in declared}
             for name, value in fields.items():
                 if not isinstance(value, str):
                     bad(f"{where}.suspension.{name}", f"expected a string, got {value!r}")

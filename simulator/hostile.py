@@ -27,10 +27,9 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:  # replies.py applies these faults, so it is imported there, not here
-    from simulator.replies import Plan
+from simulator.plan import Plan  # the plan's type (replies.py, which applies these faults, is above)
 
 FAULTS = frozenset({"echo_headers", "deep_json", "split_surrogates", "no_space"})
 EMOJI = "\U0001f600"              # 😀: outside the BMP, two UTF-16 halves in a JSON escape

@@ -533,3 +533,70 @@ def test_the_backend_closure_rule_can_fail() -> None:
     files["core/layers.py"] += "\nfrom core import policy\n"   # a made-up climb into msgspec's core/policy.py
     found = closure_offences(files, shipped_by_provider_ignore())
     assert any("core.policy" in line for line in found) and any("core.schema" in line for line in found), found
+
+
+def import_graph(files: dict[str, str]) -> dict[str, set[str]]:
+    """{module: the modules of ours it imports} over `files`, lazy and TYPE_CHECKING imports included.
+
+    `from pkg import mod` is an edge to the module pkg.mod; `from pkg import Name` (not a module), to pkg
+    itself (its __init__). Running a package's __init__ before its module is Python's, not a dependency."""
+    modules = {f.removesuffix(".py").removesuffix("/__init__").replace("/", "."): f for f in files}
+    graph: dict[str, set[str]] = {}
+    for module, file in modules.items():
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(files[file], filename=file)):
+            if isinstance(node, ast.Import):
+                deps.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = next(imp.module for imp in imports_of(ast.unparse(node), file))
+                named = {f"{base}.{alias.name}" for alias in node.names}
+                deps.update(named & modules.keys() or {base})
+        graph[module] = {d for d in deps if d in modules and d != module}
+    return graph
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Each set of modules that import one another round a circle (Tarjan's strongly connected components)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            part = []
+            while (w := stack.pop()) != v:
+                part.append(w)
+            if part:
+                circles.append(sorted([v, *part]))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return circles
+
+
+def all_sources() -> dict[str, str]:
+    return {path: text for folder in sorted(OUR_PACKAGES) for path, text in sources(folder).items()}
+
+
+def test_no_import_circle() -> None:
+    circles = import_circles(import_graph(all_sources()))
+    assert not circles, "modules importing one another (TYPE_CHECKING counts): " + "; ".join(
+        " <-> ".join(c) for c in circles)
+
+
+def test_the_circle_rule_can_fail() -> None:
+    files = all_sources()
+    files["simulator/made_up.py"] = "from simulator.replies import plan_reply\n"
+    files["simulator/plan.py"] += "\nfrom typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from simulator import made_up\n"
+    circles = import_circles(import_graph(files))
+    assert circles and any({"simulator.made_up", "simulator.plan", "simulator.replies"} <= set(c) for c in circles)

@@ -52,6 +52,7 @@ from canary.state.commit_back import (
     history_folders,
 )
 from canary.state.state_branch import commit_to_state_branch
+from core.layers import PEOPLE_LAYERS
 
 _PLAIN_MESSAGE = re.compile(r"[ -~]{1,200}")
 
@@ -105,7 +106,7 @@ def _run(args: argparse.Namespace) -> int:
 
     files = [config.paths.state, config.paths.audit]
     folders = history_folders(repo, config.paths.state, history_root(config.paths), "canary commit")
-    inputs = [config.paths.builtin, config.paths.incidents]
+    inputs = list(config.paths.layer_paths(PEOPLE_LAYERS).values())  # people's layers: a change re-applies the round
     again = reapply if args.reapply else None
     if state_branch is not None:
         result = commit_to_state_branch(repo, files, message, remote=args.remote, branch=state_branch,
