@@ -18,6 +18,8 @@ import re
 import unicodedata
 from typing import Any
 
+from core.errors import InputError
+
 ELLIPSIS = "…"
 
 # Bidi embeddings/overrides/isolates and zero-width characters: invisible, but they reorder or
@@ -58,8 +60,8 @@ _JSON_STRUCTURE = re.compile(r'["\\\[\]{}]')
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-class TooDeep(ValueError):
-    """JSON nested deeper than MAX_JSON_DEPTH: refused before the parser recurses."""
+class TooDeep(InputError):
+    """JSON nested deeper than MAX_JSON_DEPTH: refused before the parser recurses (a ValueError, as before)."""
 
 
 def json_depth(text: str) -> int:
