@@ -601,3 +601,33 @@ def test_the_circle_rule_can_fail() -> None:
                                    "if TYPE_CHECKING:\n    from simulator import made_up\n")  # type-only counts
     circles = import_circles(import_graph(files))
     assert circles and any({"simulator.made_up", "simulator.plan", "simulator.replies"} <= set(c) for c in circles)
+
+
+# git runs one way (argument lists, git's message in every error, the bot's identity): canary/state/git.py.
+GIT_HOME = "canary/state/git.py"
+
+
+def git_subprocesses(files: dict[str, str]) -> list[str]:
+    """Each call of `files` whose command is a literal list or tuple starting with "git", outside GIT_HOME."""
+    found = []
+    for file, source in sorted(files.items()):
+        if file == GIT_HOME:
+            continue
+        for node in ast.walk(ast.parse(source, filename=file)):
+            if isinstance(node, ast.Call):
+                for arg in node.args[:1]:
+                    if (isinstance(arg, ast.List | ast.Tuple) and arg.elts and isinstance(arg.elts[0], ast.Constant)
+                            and arg.elts[0].value == "git"):
+                        found.append(f"{file}:{node.lineno} runs git itself: use {GIT_HOME} (Git)")
+    return found
+
+
+def test_git_runs_only_through_canary_state_git() -> None:
+    found = git_subprocesses(all_sources())
+    assert not found, "\n".join(found)
+
+
+def test_the_git_rule_can_fail() -> None:
+    made_up = "import subprocess\n\nsubprocess.run(['git', 'status'], check=False)\n"
+    assert git_subprocesses({"canary/cli/commands/made_up.py": made_up, GIT_HOME: made_up}) == [
+        "canary/cli/commands/made_up.py:3 runs git itself: use canary/state/git.py (Git)"]

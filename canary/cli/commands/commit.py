@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -51,6 +50,7 @@ from canary.state.commit_back import (
     commit_message,
     history_folders,
 )
+from canary.state.git import Git, current_branch
 from canary.state.state_branch import commit_to_state_branch
 from core.layers import PEOPLE_LAYERS
 
@@ -134,9 +134,4 @@ def _people_branch(args: argparse.Namespace, repo: Path) -> str | None:
 
 
 def _current_branch(repo: Path) -> str:
-    out = subprocess.run(["git", "-C", str(repo), "rev-parse", "--abbrev-ref", "HEAD"],
-                         capture_output=True, text=True, check=False)
-    branch = out.stdout.strip()
-    if out.returncode != 0 or not branch or branch == "HEAD":
-        raise CommitBackError("cannot tell the current branch (detached HEAD?); pass --branch")
-    return branch
+    return current_branch(Git(repo))
