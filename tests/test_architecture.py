@@ -631,3 +631,37 @@ def test_the_git_rule_can_fail() -> None:
     made_up = "import subprocess\n\nsubprocess.run(['git', 'status'], check=False)\n"
     assert git_subprocesses({"canary/cli/commands/made_up.py": made_up, GIT_HOME: made_up}) == [
         "canary/cli/commands/made_up.py:3 runs git itself: use canary/state/git.py (Git)"]
+
+
+# canary/'s packages, highest first: each imports only from those after it (ARCHITECTURE.md draws the order).
+CANARY_FLOORS = ("cli", "round", "integrations", "outputs", "history", "state")
+
+
+def canary_climbs(graph: dict[str, set[str]]) -> list[str]:
+    """Each import of `graph` by a module of a canary/ package from a higher package of canary/."""
+    def floor(module: str) -> int | None:
+        parts = module.split(".")
+        return CANARY_FLOORS.index(parts[1]) if parts[0] == "canary" and len(parts) > 2 else None
+
+    return [f"{module} imports {dep}: canary/{CANARY_FLOORS[b]}/ is above canary/{CANARY_FLOORS[a]}/"
+            for module, deps in sorted(graph.items()) if (a := floor(module)) is not None
+            for dep in sorted(deps) if (b := floor(dep)) is not None and b < a]
+
+
+def test_every_canary_package_is_on_a_floor_and_architecture_md_draws_them() -> None:
+    packages = {p.name for p in (ROOT / "canary").iterdir() if (p / "__init__.py").exists()}
+    assert packages == set(CANARY_FLOORS)
+    drawn = " → ".join(f"{name}/" for name in CANARY_FLOORS)
+    assert drawn in (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8"), drawn
+
+
+def test_no_canary_package_imports_a_higher_one() -> None:
+    found = canary_climbs(import_graph(all_sources()))
+    assert not found, "\n".join(found)
+
+
+def test_the_floor_rule_can_fail() -> None:
+    files = all_sources()
+    files["canary/state/made_up.py"] = "from canary.round.judging import run_judge\n"
+    assert canary_climbs(import_graph(files)) == [
+        "canary.state.made_up imports canary.round.judging: canary/round/ is above canary/state/"]

@@ -21,9 +21,9 @@ from typing import Any
 
 from canary.history import recorder as history
 from canary.integrations import notify
-from canary.round.results_files import load_round
 from canary.state import audit
 from canary.state.judge_files import load_state, refuse_future_times, save_state
+from canary.state.results_files import load_round
 from core.config import Config
 from core.layer_files import read_layers
 from core.layers import PEOPLE_LAYERS, Exclusion, people_excluded

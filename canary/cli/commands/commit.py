@@ -42,7 +42,6 @@ from pathlib import Path
 from canary.cli.commands._options import add_common, config_of
 from canary.history.store import history_root
 from canary.round.judging import DEFAULT_DECISIONS_FILE, JudgeRequest, run_judge
-from canary.round.results_files import read_decisions
 from canary.state.checked_out import commit_to_checked_out_branch
 from canary.state.commit_back import (
     DEFAULT_RETRIES,
@@ -51,6 +50,7 @@ from canary.state.commit_back import (
     history_folders,
 )
 from canary.state.git import Git, current_branch
+from canary.state.results_files import read_decisions
 from canary.state.state_branch import commit_to_state_branch
 from core.layers import PEOPLE_LAYERS
 
