@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -22,6 +23,7 @@ import yaml
 from msgspec import Meta
 
 from core.errors import CanaryError
+from core.layers import LAYERS, Layer
 from core.policy import OBSERVE, Mode, Policy, Rules
 from core.schema import read_as
 from core.tags import is_valid_model_id
@@ -119,6 +121,10 @@ class PathSettings:
     state_branch: Annotated[str | None, Meta(description=(
         "the branch `canary commit` pushes `paths.state`, `paths.audit` and the history folder to (and "
         "`canary fetch-state` reads); empty: the checked-out branch"))] = "canary-state"
+
+    def layer_paths(self, layers: Iterable[Layer] = LAYERS) -> dict[str, Path]:
+        """{layer name: its file} for `layers` (core/layers.py), each from `paths.<layer.setting>`."""
+        return {layer.name: getattr(self, layer.setting) for layer in layers}
 
     def __post_init__(self) -> None:
         branch = self.state_branch

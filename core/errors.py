@@ -9,10 +9,12 @@
     │   ├── TimeFormatError             not an ISO 8601 time (core/times.py)
     │   ├── StateError                  state JSON that is not in the expected shape (judge/suspension/state.py)
     │   ├── DecisionsError              a decisions.json the judge's record refuses (judge/suspension/decisions.py)
+    │   ├── TooDeep                     upstream JSON nested past MAX_JSON_DEPTH (core/untrusted.py)
     │   └── HistoryError                a history round or file (canary/history/rows.py)
     ├── RuleError                     the judge refuses what it was asked to do
     │   ├── RoundOrderError             a round older than the last applied one (judge/suspension/rules.py)
-    │   └── LiftError                   a lift of an endpoint that is not suspended (judge/suspension/rules.py)
+    │   ├── LiftError                   a lift of an endpoint that is not suspended (judge/suspension/rules.py)
+    │   └── PolicyError                 a Policy built in code breaks canary.yaml's rules (core/policy.py)
     ├── UpstreamError                 the upstream (OpenRouter or a simulator) cannot be used
     │   ├── MissingKeyError             no OPENROUTER_API_KEY inside GitHub Actions (core/upstream.py)
     │   ├── TransportError              a request that never got an answer (probes/http/client.py)
@@ -43,7 +45,8 @@ the drawn parent, and no class derives from a drawn one without being drawn).
 Not in the tree, on purpose: how a probe case ends as pytest sees it (probes/pytest_plugin/outcomes.py:
 ContractViolation is an AssertionError, so pytest reports a failed contract as *failed*;
 HostUnreachable and RoundIncomplete are *errors*), and the private exceptions a module uses to
-leave a block (judge/replies/structured.py's).
+leave a block (a leading underscore: judge/replies/structured.py's, probes/pytest_plugin/reporting.py's).
+tests/test_errors.py refuses any other exception class outside the tree.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal, get_args
 
 from msgspec import Meta
 
+from core.errors import RuleError
 from core.schema import read_as
 from core.vocabulary import CONTRACTS, FIDELITY, LANGUAGES
 
@@ -92,8 +93,8 @@ _RULES = Rules()
 _GUARD = _RULES.model_wide_guard
 
 
-class PolicyError(ValueError):
-    """A Policy built in code breaks canary.yaml's rules (the message names the key)."""
+class PolicyError(RuleError):
+    """A Policy built in code breaks canary.yaml's rules (the message names the key); a ValueError, as before."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,8 @@ import re
 import unicodedata
 from typing import Any
 
+from core.errors import InputError
+
 ELLIPSIS = "…"
 
 # Bidi embeddings/overrides/isolates and zero-width characters: invisible, but they reorder or
@@ -61,8 +63,8 @@ _BRACKET_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-class TooDeep(ValueError):
-    """JSON nested deeper than MAX_JSON_DEPTH: refused before the parser recurses."""
+class TooDeep(InputError):
+    """JSON nested deeper than MAX_JSON_DEPTH: refused before the parser recurses (a ValueError, as before)."""
 
 
 def json_depth(text: str) -> int:

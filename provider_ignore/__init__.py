@@ -27,12 +27,19 @@ that does not exist yet counts as empty. A file that exists but has never been r
 drop the reviewed exclusions or every suspension and look healthy, so get() raises
 IgnoreUnavailable naming the file, and lookup() returns what the readable layers give together
 with what is unavailable, for a caller that prefers to decide itself. Expiry is evaluated at
-every call, so an incident or suspension ends on time without any file changing. Depends only on
-the standard library and PyYAML (through core.store and judge/).
+every call, so an incident or suspension ends on time without any file changing.
+
+It is the only part of this repository the backend installs, and on its own: its distribution
+(provider_ignore/pyproject.toml: `pip install ./provider_ignore`) depends on PyYAML alone and ships
+this package with the five modules of core/ it imports: core/layers.py (the layers as data, their
+expiry and merge, shared with the judge), core/layer_files.py (the readers of their files),
+core/store.py, core/times.py, core/tags.py (and core/errors.py). The state file is read for its
+suspensions only, so neither the judge, its rules, msgspec nor scipy are imported.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import threading
@@ -40,12 +47,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
-from canary.state.judge_files import load_exclusions, load_state
+from core.layer_files import read_layer
+from core.layers import LAYERS, Exclusion, effective_ignore
 from core.store import StoreError
-from judge.suspension.exclusions import BUILTIN, INCIDENT, Exclusion, effective_ignore
-from judge.suspension.state import JudgeState
 
 log = logging.getLogger(__name__)
 
@@ -66,20 +71,23 @@ class Lookup:
         return not self.unavailable
 
 
-def load_layers(state: Path, builtin: Path, incidents: Path) -> tuple[JudgeState, tuple[Exclusion, ...]]:
-    """Read the three layers once (StoreError on a bad file)."""
-    return load_state(Path(state)), load_exclusions(Path(builtin), BUILTIN) + load_exclusions(Path(incidents), INCIDENT)
+def _files(state: str | os.PathLike[str], builtin: str | os.PathLike[str],
+           incidents: str | os.PathLike[str]) -> dict[str, Path]:
+    """{layer name: file} in LAYERS' order (a layer LAYERS declares that the backend is not given fails here)."""
+    given = {"builtin": Path(builtin), "incident": Path(incidents), "suspension": Path(state)}
+    return {layer.name: given[layer.name] for layer in LAYERS}
 
 
 class _Watched:
     """One file: its last good parsed value and the stat signature it was read at."""
 
-    def __init__(self, path: Path, load: Callable[[Path], Any], empty: Any) -> None:
-        self.path, self.load, self.value = path, load, empty
+    def __init__(self, path: Path, load: Callable[[Path], tuple[Exclusion, ...]]) -> None:
+        self.path, self.load = path, load
+        self.value: tuple[Exclusion, ...] = ()  # a file that does not exist yet holds no entries
         self.signature: tuple[int, int, int] | None = None
         self.problem: str | None = None   # set while the file exists but has no good contents yet
 
-    def refresh(self) -> Any:
+    def refresh(self) -> tuple[Exclusion, ...]:
         try:
             st = os.stat(self.path)
             signature = (st.st_mtime_ns, st.st_size, st.st_ino)
@@ -117,9 +125,8 @@ class ProviderIgnore:
     def __init__(self, state: str | os.PathLike[str], builtin: str | os.PathLike[str],
                  incidents: str | os.PathLike[str]) -> None:
         self._lock = threading.Lock()
-        self._state = _Watched(Path(state), load_state, JudgeState())
-        self._builtin = _Watched(Path(builtin), lambda p: load_exclusions(p, BUILTIN), ())
-        self._incidents = _Watched(Path(incidents), lambda p: load_exclusions(p, INCIDENT), ())
+        files = _files(state, builtin, incidents)
+        self._layers = tuple(_Watched(files[layer.name], functools.partial(read_layer, layer)) for layer in LAYERS)
 
     def get(self, model: str, now: datetime | None = None) -> list[str]:
         """Provider tags to put in provider.ignore for `model` (sorted; [] when nothing is excluded).
@@ -135,7 +142,6 @@ class ProviderIgnore:
         """What get() would return, from the readable layers, and the layers that are unavailable."""
         when = now or datetime.now(UTC)
         with self._lock:
-            state = self._state.refresh()
-            exclusions = self._builtin.refresh() + self._incidents.refresh()
-            unavailable = tuple(w.problem for w in (self._state, self._builtin, self._incidents) if w.problem)
-        return Lookup(effective_ignore(model, exclusions, state, when), unavailable)
+            entries = tuple(e for watched in self._layers for e in watched.refresh())
+            unavailable = tuple(w.problem for w in self._layers if w.problem)
+        return Lookup(effective_ignore(model, entries, when), unavailable)

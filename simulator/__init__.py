@@ -9,7 +9,7 @@ Public API::
         sim.set_round(2)  # select the scenario's phases of round 2
 
 Modules: scenario (declarative scenarios), faults (catalogue and draw), banks/language (text and
-language choice), replies (pure reply planning), corrupt/schema_gen (fault text), routing
+language choice), replies (pure reply planning; the Plan it makes: plan), corrupt/schema_gen (fault text), routing
 (provider preferences), wire (JSON shapes), stream (bytes and timing), server (aiohttp routes),
 runtime (threads), cli (`python -m simulator`, `canary sim`).
 """

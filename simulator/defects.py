@@ -25,10 +25,9 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:  # replies.py applies these faults, so it is imported there, not here
-    from simulator.replies import Plan
+from simulator.plan import Plan  # the plan's type (replies.py, which applies these faults, is above)
 
 FAULTS = frozenset({"cumulative_deltas", "repeated_deltas", "ignore_max_tokens", "early_length", "slow_decode",
                     "overbilling", "hidden_system_prompt", "no_stream_usage"})

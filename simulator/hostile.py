@@ -40,10 +40,9 @@ import functools
 import json
 import zlib
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:  # replies.py applies these faults, so it is imported there, not here
-    from simulator.replies import Plan
+from simulator.plan import Plan  # the plan's type (replies.py, which applies these faults, is above)
 
 FAULTS = frozenset({"echo_headers", "deep_json", "split_surrogates", "no_space"}) | frozenset({
     "huge_bill", "compressed_stream", "tool_flood",   # issue 31's sizes and numbers

@@ -27,6 +27,7 @@ from typing import Any
 from simulator import corrupt, defects, hostile, schema_gen, tasks, tool_calls
 from simulator.banks import Bank, all_banks
 from simulator.faults import MID_STREAM_SHAPES, Draw, draw, trait
+from simulator.plan import Plan, StreamError, Thinking
 from simulator.request import ChatRequest, Reasoning, non_string_enums, unportable_keywords
 from simulator.scenario import Behaviour, Model, SimulatedEndpoint
 
@@ -66,60 +67,6 @@ _THOUGHTS = (
     "A few vivid sentences should be enough here, nothing out of character.",
     "I will describe what the character does and says next.",
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Thinking:
-    """What a reasoning host thinks before answering; `tokens` count toward the completion."""
-
-    text: str
-    tokens: int
-    shown: bool      # False: the request excluded reasoning from the reply (it still costs time and tokens)
-    readable: bool   # False: only an encrypted `reasoning_details` blob, as OpenAI o-series send
-
-
-@dataclass(frozen=True, slots=True)
-class StreamError:
-    """An error sent after `at` characters of text (HTTP status already 200)."""
-
-    at: int
-    shape: str  # documented | recorded | recorded_typed | empty_choices | in_band
-    code: int
-    message: str
-    error_type: str
-
-
-@dataclass(frozen=True, slots=True)
-class Plan:
-    """Everything the writer needs to send one generation."""
-
-    served: SimulatedEndpoint
-    faults: tuple[str, ...]
-    text: str
-    finish_reason: str | None
-    native_finish_reason: str | None
-    ttft_s: float
-    tokens_per_second: float
-    prompt_tokens: int
-    completion_tokens: int
-    cut_at: int | None = None  # truncated_stream: drop the connection after this many chars
-    error: StreamError | None = None
-    trailing_error: StreamError | None = None  # length_then_error: sent after the finish and usage
-    usage_shape: str = "null_finish"
-    thinking: Thinking | None = None
-    chunks: tuple[str, ...] | None = None   # hostile: these content deltas instead of pieces of `text`
-    tool_calls: tuple[tool_calls.PlannedCall, ...] = ()   # a tools request: the calls, streamed after the text
-    deep_field: int = 0                     # hostile deep_json into chunk: each chunk nests a field this deep
-    cost_factor: float = 1.0                # overbilling: usage.cost is this many times the listed price
-    usage_sent: bool = True                 # no_stream_usage: the stream ends without its usage chunk
-    raw_cost: str | None = None             # hostile huge_bill: usage.cost as this JSON number text
-    compressed: tuple[str, int] | None = None   # hostile compressed_stream: (encoding, KiB of keep-alives)
-    tool_flood: tuple[int, int] = (0, 0)    # hostile tool_flood: (name fragments, empty-argument calls)
-
-    @property
-    def thinking_s(self) -> float:
-        """Seconds of thinking between the first token and the first answer text."""
-        return self.thinking.tokens / self.tokens_per_second if self.thinking else 0.0
 
 
 @dataclass(frozen=True, slots=True)

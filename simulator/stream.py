@@ -21,7 +21,8 @@ from typing import Any
 from aiohttp import web
 
 from simulator import hostile, wire
-from simulator.replies import Plan, count_tokens
+from simulator.plan import Plan
+from simulator.replies import count_tokens
 from simulator.scenario import Model
 
 KEEPALIVE = b": OPENROUTER PROCESSING\n\n"

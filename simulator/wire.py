@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from simulator.replies import Plan, StreamError
+from simulator.plan import Plan, StreamError
 from simulator.scenario import Model, SimulatedEndpoint
 
 USER_ID = "user_sim0000000000000000000000"

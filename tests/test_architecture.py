@@ -41,7 +41,7 @@ class Layer:
     packages: frozenset[str]                 # top-level names allowed (our packages and third-party)
     no_stdlib: frozenset[str] = frozenset()  # standard modules it must not use
     no_modules: frozenset[str] = frozenset()  # dotted modules it must not use (nor their submodules)
-    only_in: tuple[tuple[str, str], ...] = ()  # (top-level name, the one file allowed to import it)
+    only_in: tuple[tuple[str, str], ...] = ()  # (top-level name, the files allowed to import it, space-separated)
 
     def offence(self, imp: Import) -> str | None:
         top = imp.module.split(".")[0]
@@ -55,14 +55,14 @@ class Layer:
             if self.no_modules == IMPURE_CORE:
                 return f"{where}: {self.folder}/ may use only the pure part of core/ (not {sorted(self.no_modules)})"
             return f"{where}: {self.folder}/ must not import any of {sorted(self.no_modules)}"
-        for name, file in self.only_in:
-            if top == name and imp.file != file:
-                return f"{where}: only {file} may import {name}"
+        for name, files in self.only_in:
+            if top == name and imp.file not in files.split():
+                return f"{where}: only {' and '.join(files.split())} may import {name}"
         return None
 
 
 LAYERS = (
-    Layer("core", frozenset({"core", "yaml", "msgspec"}), only_in=(("yaml", "core/config.py"),)),
+    Layer("core", frozenset({"core", "yaml", "msgspec"}), only_in=(("yaml", "core/config.py core/layer_files.py"),)),
     Layer("judge",
           frozenset({"core", "judge", "jsonschema", "lingua", "ftfy", "wordfreq", "msgpack", "scipy", "msgspec"}),
           no_stdlib=IO_STDLIB, no_modules=IMPURE_CORE),
@@ -70,9 +70,9 @@ LAYERS = (
     Layer("probes", frozenset({"core", "judge", "probes", "simulator", "httpx", "httpcore", "pytest", "_pytest",
                                "xdist", "allure", "allure_commons", "yaml"}),
           only_in=(("simulator", "probes/pytest_plugin/bundled_simulator.py"),)),
-    # The chat backend's library: the judge's merge and the state's readers, none of canary's shell.
-    Layer("provider_ignore", frozenset({"core", "judge", "canary"}), no_modules=frozenset(
-        {"canary.cli", "canary.round", "canary.outputs", "canary.integrations", "canary.history"})),
+    # The chat backend's library, installed on its own: the layers and their readers in core/, nothing above.
+    # (Which modules of core/ it may reach is the closure rule below: what its distribution ships.)
+    Layer("provider_ignore", frozenset({"core", "provider_ignore"})),
 )
 
 
@@ -126,7 +126,10 @@ def test_every_layer_of_architecture_md_is_checked() -> None:
     ("judge", "judge/bad.py", "def f():\n    import os\n", "judge/bad.py:2 imports os: judge/ must not use os"),
     ("judge", "judge/bad.py", "from core.store import atomic_write_text\n", "only the pure part of core/"),
     ("judge", "judge/sub/bad.py", "from ...canary import cli\n", "judge/sub/bad.py:1 imports canary"),
-    ("core", "core/bad.py", "import yaml\n", "core/bad.py:1 imports yaml: only core/config.py may import yaml"),
+    ("core", "core/bad.py", "import yaml\n",
+     "core/bad.py:1 imports yaml: only core/config.py and core/layer_files.py may import yaml"),
+    ("provider_ignore", "provider_ignore/bad.py", "from judge.suspension.exclusions import effective_ignore\n",
+     "provider_ignore/bad.py:1 imports judge.suspension.exclusions"),
     ("core", "core/bad.py", "from judge.replies.verdict import Verdict\n",
      "core/bad.py:1 imports judge.replies.verdict"),
     ("simulator", "simulator/bad.py", "from probes import client\n", "simulator/bad.py:1 imports probes"),
@@ -485,3 +488,180 @@ def test_the_str_enum_rule_can_fail() -> None:
              "class B(StrEnum):\n    Y = 'y'\nclass C(str, enum.Enum):\n    Z = 'z'\n"
     found = str_enum_offences({"core/bad.py": source})
     assert [f.split(" ")[0] for f in found] == ["core/bad.py:3", "core/bad.py:7"], found
+
+
+# The chat backend's library is installed on its own (provider_ignore/pyproject.toml ships it with a few
+# modules of core/): every module it reaches, lazy and TYPE_CHECKING imports included, must be shipped.
+def import_closure(start: str, files: dict[str, str]) -> set[str]:
+    """Our modules reachable from the module `start` through `files` ({relative path: source})."""
+    modules = {f.removesuffix(".py").removesuffix("/__init__").replace("/", "."): f for f in files}
+    seen, todo = set(), [start]
+    while todo:
+        module = todo.pop()
+        if module in seen or module not in modules:
+            continue
+        seen.add(module)
+        for imp in imports_of(files[modules[module]], modules[module]):
+            parts = imp.module.split(".")
+            todo.extend(".".join(parts[:n]) for n in range(1, len(parts) + 1))  # a module runs its packages
+        for node in ast.walk(ast.parse(files[modules[module]])):
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                todo.extend(f"{node.module}.{alias.name}" for alias in node.names)  # `from core import layers`
+    return seen
+
+
+def shipped_by_provider_ignore() -> set[str]:
+    import tomllib
+
+    setup = tomllib.loads((ROOT / "provider_ignore/pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    return set(setup["packages"]) | {m.removesuffix(".__init__") for m in setup["py-modules"]}
+
+
+def closure_offences(files: dict[str, str], shipped: set[str]) -> list[str]:
+    return [f"provider_ignore reaches {m}, which provider_ignore/pyproject.toml does not ship"
+            for m in sorted(import_closure("provider_ignore", files) - shipped)]
+
+
+def test_the_backend_library_reaches_only_what_its_distribution_ships() -> None:
+    files = {path: text for folder in sorted(OUR_PACKAGES) for path, text in sources(folder).items()}
+    assert closure_offences(files, shipped_by_provider_ignore()) == []
+    assert "core.schema" not in shipped_by_provider_ignore()  # the msgspec declarations stay out
+
+
+def test_the_backend_closure_rule_can_fail() -> None:
+    files = {path: text for folder in sorted(OUR_PACKAGES) for path, text in sources(folder).items()}
+    files["core/layers.py"] += "\nfrom core import policy\n"   # a made-up climb into msgspec's core/policy.py
+    found = closure_offences(files, shipped_by_provider_ignore())
+    assert any("core.policy" in line for line in found) and any("core.schema" in line for line in found), found
+
+
+def import_graph(files: dict[str, str]) -> dict[str, set[str]]:
+    """{module: the modules of ours it imports} over `files`, lazy and TYPE_CHECKING imports included.
+
+    `from pkg import mod` is an edge to the module pkg.mod; `from pkg import Name` (not a module), to pkg
+    itself (its __init__). Running a package's __init__ before its module is Python's, not a dependency."""
+    modules = {f.removesuffix(".py").removesuffix("/__init__").replace("/", "."): f for f in files}
+    graph: dict[str, set[str]] = {}
+    for module, file in modules.items():
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(files[file], filename=file)):
+            if isinstance(node, ast.Import):
+                deps.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = next(imp.module for imp in imports_of(ast.unparse(node), file))
+                named = {f"{base}.{alias.name}" for alias in node.names}
+                deps.update(named & modules.keys() or {base})
+        graph[module] = {d for d in deps if d in modules and d != module}
+    return graph
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Each set of modules that import one another round a circle (Tarjan's strongly connected components)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            part = []
+            while (w := stack.pop()) != v:
+                part.append(w)
+            if part:
+                circles.append(sorted([v, *part]))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return circles
+
+
+def all_sources() -> dict[str, str]:
+    return {path: text for folder in sorted(OUR_PACKAGES) for path, text in sources(folder).items()}
+
+
+def test_no_import_circle() -> None:
+    circles = import_circles(import_graph(all_sources()))
+    assert not circles, "modules importing one another (TYPE_CHECKING counts): " + "; ".join(
+        " <-> ".join(c) for c in circles)
+
+
+def test_the_circle_rule_can_fail() -> None:
+    files = all_sources()
+    files["simulator/made_up.py"] = "from simulator.replies import plan_reply\n"
+    files["simulator/plan.py"] += ("\nfrom typing import TYPE_CHECKING\n"
+                                   "if TYPE_CHECKING:\n    from simulator import made_up\n")  # type-only counts
+    circles = import_circles(import_graph(files))
+    assert circles and any({"simulator.made_up", "simulator.plan", "simulator.replies"} <= set(c) for c in circles)
+
+
+# git runs one way (argument lists, git's message in every error, the bot's identity): canary/state/git.py.
+GIT_HOME = "canary/state/git.py"
+
+
+def git_subprocesses(files: dict[str, str]) -> list[str]:
+    """Each call of `files` whose command is a literal list or tuple starting with "git", outside GIT_HOME."""
+    found = []
+    for file, source in sorted(files.items()):
+        if file == GIT_HOME:
+            continue
+        for node in ast.walk(ast.parse(source, filename=file)):
+            if isinstance(node, ast.Call):
+                for arg in node.args[:1]:
+                    if (isinstance(arg, ast.List | ast.Tuple) and arg.elts and isinstance(arg.elts[0], ast.Constant)
+                            and arg.elts[0].value == "git"):
+                        found.append(f"{file}:{node.lineno} runs git itself: use {GIT_HOME} (Git)")
+    return found
+
+
+def test_git_runs_only_through_canary_state_git() -> None:
+    found = git_subprocesses(all_sources())
+    assert not found, "\n".join(found)
+
+
+def test_the_git_rule_can_fail() -> None:
+    made_up = "import subprocess\n\nsubprocess.run(['git', 'status'], check=False)\n"
+    assert git_subprocesses({"canary/cli/commands/made_up.py": made_up, GIT_HOME: made_up}) == [
+        "canary/cli/commands/made_up.py:3 runs git itself: use canary/state/git.py (Git)"]
+
+
+# canary/'s packages, highest first: each imports only from those after it (ARCHITECTURE.md draws the order).
+CANARY_FLOORS = ("cli", "round", "integrations", "outputs", "history", "state")
+
+
+def canary_climbs(graph: dict[str, set[str]]) -> list[str]:
+    """Each import of `graph` by a module of a canary/ package from a higher package of canary/."""
+    def floor(module: str) -> int | None:
+        parts = module.split(".")
+        return CANARY_FLOORS.index(parts[1]) if parts[0] == "canary" and len(parts) > 2 else None
+
+    return [f"{module} imports {dep}: canary/{CANARY_FLOORS[b]}/ is above canary/{CANARY_FLOORS[a]}/"
+            for module, deps in sorted(graph.items()) if (a := floor(module)) is not None
+            for dep in sorted(deps) if (b := floor(dep)) is not None and b < a]
+
+
+def test_every_canary_package_is_on_a_floor_and_architecture_md_draws_them() -> None:
+    packages = {p.name for p in (ROOT / "canary").iterdir() if (p / "__init__.py").exists()}
+    assert packages == set(CANARY_FLOORS)
+    drawn = " → ".join(f"{name}/" for name in CANARY_FLOORS)
+    assert drawn in (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8"), drawn
+
+
+def test_no_canary_package_imports_a_higher_one() -> None:
+    found = canary_climbs(import_graph(all_sources()))
+    assert not found, "\n".join(found)
+
+
+def test_the_floor_rule_can_fail() -> None:
+    files = all_sources()
+    files["canary/state/made_up.py"] = "from canary.round.judging import run_judge\n"
+    assert canary_climbs(import_graph(files)) == [
+        "canary.state.made_up imports canary.round.judging: canary/round/ is above canary/state/"]

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from core.layers import BUILTIN, Exclusion
 from core.times import TimeFormatError, parse_time, stamp
-from judge.suspension.exclusions import BUILTIN, Exclusion
 
 SUSPENSION = "suspension"
 INCIDENT = "incident"

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from canary.history.rows import HistoryError, round_record
 from canary.history.store import Recorded, history_root, record_round
-from canary.round.results_files import load_round
 from canary.state import audit
+from canary.state.results_files import load_round
 from core.config import PathSettings
 from core.results import ResultsError, RoundResults
 from core.store import StoreError

@@ -6,7 +6,7 @@ core.results.merge_shards) and the judge's record of it (judge.suspension.decisi
 in, a `RoundView` out, rendered as Markdown (`$GITHUB_STEP_SUMMARY`) or as plain terminal text by
 canary.outputs.summary. Every string taken from them is upstream data and is cleaned by the renderers,
 never here; this module only shapes, sorts and counts. Both records were checked by their one
-reader (core.results.read_results, canary.round.results_files.read_decisions).
+reader (core.results.read_results, canary.state.results_files.read_decisions).
 """
 
 from __future__ import annotations

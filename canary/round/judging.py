@@ -21,12 +21,14 @@ from typing import Any
 
 from canary.history import recorder as history
 from canary.integrations import notify
-from canary.round.results_files import load_round
 from canary.state import audit
-from canary.state.judge_files import load_exclusions, load_state, refuse_future_times, save_state
+from canary.state.judge_files import load_state, refuse_future_times, save_state
 from canary.state.maintenance import load_maintenance
+from canary.state.results_files import load_round
 from canary.state.silences import silences_or_none
 from core.config import Config
+from core.layer_files import read_layers
+from core.layers import PEOPLE_LAYERS, Exclusion, people_excluded
 from core.policy import MODES
 from core.results import ResultsError, RoundResults, merge_shards
 from core.store import StoreError, atomic_write_json
@@ -38,15 +40,7 @@ from judge.suspension.decisions import (
     RequestRecord,
     RoundDecisions,
 )
-from judge.suspension.exclusions import (
-    BUILTIN,
-    INCIDENT,
-    Exclusion,
-    effective_ignore,
-    known_models,
-    people_excluded,
-    would_ignore,
-)
+from judge.suspension.exclusions import effective_ignore, known_models, would_ignore
 from judge.suspension.planned import (
     expect_models,
     missing_model_decisions,
@@ -141,7 +135,7 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
             report = expect_models(report, expect)
         refuse_simulator_round(report, paths.state, allow_simulator)
         audit.check_appendable(paths.audit)
-        exclusions = load_exclusions(paths.builtin, BUILTIN) + load_exclusions(paths.incidents, INCIDENT)
+        exclusions = read_layers(paths.layer_paths(PEOPLE_LAYERS))  # the suspensions: `state`, read above
         order = check_round_order(state, report, now=now)
     except (StoreError, ResultsError, RoundOrderError) as exc:
         return JudgeOutcome(EXIT_REFUSED, str(exc))

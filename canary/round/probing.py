@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import probes
-from canary.round.results_files import load_round
+from canary.state.results_files import load_round
 from core.config import load_config
 from core.results import IncompleteKind, RoundResults
 from core.upstream import BASE_URL_ENV, MissingKeyError, key_in_environment, refuse_keyless_in_ci

@@ -56,6 +56,15 @@ class Git:
         return result.stdout if result.returncode == 0 else None
 
 
+def current_branch(git: Git) -> str:
+    """The checked-out branch; CommitBackError on a detached HEAD (or no repository)."""
+    out = git.run("rev-parse", "--abbrev-ref", "HEAD", check=False)
+    branch = out.stdout.strip()
+    if out.returncode != 0 or not branch or branch == "HEAD":
+        raise CommitBackError("cannot tell the current branch (detached HEAD?); pass --branch")
+    return branch
+
+
 def git_said(result: subprocess.CompletedProcess[str]) -> str:
     """git's own message (stderr), trimmed to its end: that is where the reason is."""
     text = (result.stderr or result.stdout or "").strip()

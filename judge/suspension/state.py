@@ -58,6 +58,7 @@ from typing import Annotated, Any, Literal, overload
 from msgspec import Meta
 
 from core.errors import InputError
+from core.layers import STATE_FIX, STATE_SCHEMA_VERSION
 from core.policy import ENFORCE, MODES, Mode
 from core.schema import read_as
 from core.tags import is_valid_tag
@@ -72,9 +73,7 @@ from judge.suspension.window import Window
 from judge.suspension.window import decode as decode_window
 from judge.suspension.window import encode as encode_window
 
-STATE_SCHEMA_VERSION = 1
 Count = Annotated[int, Meta(ge=0)]
-STATE_FIX = "restore it from git (git checkout -- <file>) or delete it to start from an empty state"
 
 
 class StateError(InputError):

@@ -24,11 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from core.config import Config
+from core.layers import STATE_FIX
 from core.store import read_json
 from core.times import stamp
 from core.upstream import Upstream
 from judge.replies.listing import ListedLimits
-from judge.suspension.state import STATE_FIX, JudgeState, state_from_json
+from judge.suspension.state import JudgeState, state_from_json
 from probes.round.planning import RoundPlan
 
 SIMULATOR_UPSTREAM = "simulator"

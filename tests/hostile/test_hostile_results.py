@@ -28,8 +28,8 @@ from hostile_support import (
 )
 
 from canary.history.store import read_span
-from canary.round.results_files import read_decisions
 from canary.state.commit_back import commit_message
+from canary.state.results_files import read_decisions
 
 NEXT = T0 + 2 * HALF_HOUR
 

@@ -30,8 +30,8 @@ if str(_TESTS / "probes") not in sys.path:
 
 from round_support import MODEL, ROOT, SENTINEL_KEY, ProbeRun, canary_config, run_round  # noqa: E402
 
-from canary.round.results_files import read_decisions  # noqa: E402
 from canary.state.commit_back import commit_message  # noqa: E402
+from canary.state.results_files import read_decisions  # noqa: E402
 from simulator import Scenario, scenario_from_dict, start_simulator  # noqa: E402
 from simulator.scenario import scenario_file  # noqa: E402
 

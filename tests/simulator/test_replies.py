@@ -12,10 +12,10 @@ import pytest
 from simkit import KEY, chat_body, one_endpoint_scenario, stream_chat
 
 from simulator import load_scenario
+from simulator.plan import Plan
 from simulator.replies import (
     BYTES_PER_TOKEN,
     HttpFailure,
-    Plan,
     count_tokens,
     plan_reply,
     reply_rng,

@@ -13,16 +13,16 @@ import sys
 from canary.cli.commands._options import config_of
 from canary.history.past import PastIgnore, ignore_at
 from canary.state import audit
-from canary.state.judge_files import load_exclusions
+from core.layer_files import read_layers
+from core.layers import PEOPLE_LAYERS
 from core.times import parse_time, stamp
 from core.untrusted import clean
-from judge.suspension.exclusions import BUILTIN, INCIDENT
 
 
 def run_at(args: argparse.Namespace) -> int:
     config = config_of(args)
     at = parse_time(args.at, "--at")
-    exclusions = load_exclusions(config.paths.builtin, BUILTIN) + load_exclusions(config.paths.incidents, INCIDENT)
+    exclusions = read_layers(config.paths.layer_paths(PEOPLE_LAYERS))  # the suspensions: the audit log's
     records, torn = audit.read(config.paths.audit)
     if args.model is not None:
         models = [args.model]

@@ -11,9 +11,10 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from canary.state.judge_files import load_layers
 from core.config import Config, load_config
+from core.layers import Exclusion
 from core.times import parse_time
-from judge.suspension.exclusions import Exclusion
 from judge.suspension.state import JudgeState
 
 FILE_OPTIONS = ("state", "audit", "builtin", "incidents", "history", "silences", "maintenance")
@@ -49,11 +50,9 @@ class LayersAtNow:
 
 def read_layers(args: argparse.Namespace) -> LayersAtNow:
     """The three exclusion layers at --now (a bad --now or an unreadable layer: an InputError)."""
-    from provider_ignore import load_layers  # late: provider_ignore is the backend's module
-
     config = config_of(args)
     now = now_of(args)
-    state, exclusions = load_layers(config.paths.state, config.paths.builtin, config.paths.incidents)
+    state, exclusions = load_layers(config.paths.state, config.paths)
     return LayersAtNow(config, now, state, exclusions)
 
 

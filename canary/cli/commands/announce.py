@@ -27,7 +27,7 @@ from pathlib import Path
 from canary.cli.commands._options import add_common, config_of
 from canary.integrations import notify
 from canary.round.judging import DEFAULT_DECISIONS_FILE
-from canary.round.results_files import read_decisions
+from canary.state.results_files import read_decisions
 from canary.state.silences import silences_or_none
 
 OUTPUT_ENV = "GITHUB_OUTPUT"

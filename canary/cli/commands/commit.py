@@ -36,14 +36,12 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 from canary.cli.commands._options import add_common, config_of
 from canary.history.store import history_root
 from canary.round.judging import DEFAULT_DECISIONS_FILE, JudgeRequest, run_judge
-from canary.round.results_files import read_decisions
 from canary.state.checked_out import commit_to_checked_out_branch
 from canary.state.commit_back import (
     DEFAULT_RETRIES,
@@ -51,7 +49,10 @@ from canary.state.commit_back import (
     commit_message,
     history_folders,
 )
+from canary.state.git import Git, current_branch
+from canary.state.results_files import read_decisions
 from canary.state.state_branch import commit_to_state_branch
+from core.layers import PEOPLE_LAYERS
 
 _PLAIN_MESSAGE = re.compile(r"[ -~]{1,200}")
 
@@ -105,7 +106,7 @@ def _run(args: argparse.Namespace) -> int:
 
     files = [config.paths.state, config.paths.audit]
     folders = history_folders(repo, config.paths.state, history_root(config.paths), "canary commit")
-    inputs = [config.paths.builtin, config.paths.incidents]
+    inputs = list(config.paths.layer_paths(PEOPLE_LAYERS).values())  # people's layers: a change re-applies the round
     again = reapply if args.reapply else None
     if state_branch is not None:
         result = commit_to_state_branch(repo, files, message, remote=args.remote, branch=state_branch,
@@ -133,9 +134,4 @@ def _people_branch(args: argparse.Namespace, repo: Path) -> str | None:
 
 
 def _current_branch(repo: Path) -> str:
-    out = subprocess.run(["git", "-C", str(repo), "rev-parse", "--abbrev-ref", "HEAD"],
-                         capture_output=True, text=True, check=False)
-    branch = out.stdout.strip()
-    if out.returncode != 0 or not branch or branch == "HEAD":
-        raise CommitBackError("cannot tell the current branch (detached HEAD?); pass --branch")
-    return branch
+    return current_branch(Git(repo))

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from canary.integrations.notifications import heartbeat
-from canary.round.results_files import read_decisions
+from canary.state.results_files import read_decisions
 from core.store import StoreError
 from judge.suspension.decisions import DecisionsError, RoundDecisions
 

@@ -22,7 +22,7 @@ from canary.history.query import EndpointSummary, History, PassRate
 from canary.history.recorder import record_files
 from canary.history.rows import HistoryError
 from canary.history.store import DETAIL_DAYS, compact, history_root
-from canary.round.results_files import read_decisions
+from canary.state.results_files import read_decisions
 from core.times import fmt_time
 from core.untrusted import clean as cell
 from core.vocabulary import CONTRACTS

@@ -26,12 +26,12 @@ import yaml
 
 from canary.cli.commands._options import add_common, config_of, now_of
 from canary.state import audit
-from canary.state.judge_files import parse_exclusions
+from core.layer_files import parse_exclusions
+from core.layers import INCIDENT, Exclusion
 from core.store import StoreError, atomic_write_text, read_text
 from core.tags import describe_invalid_tag, is_valid_tag
 from core.times import fmt_time, parse_time
 from judge.suspension.decisions import Action, Decision, Rule
-from judge.suspension.exclusions import INCIDENT, Exclusion
 
 ENTRY_INDENT = 2  # dash column of entries under a model key, when the section has none yet
 

@@ -24,8 +24,8 @@ from canary.cli.commands._options import add_common, config_of
 from canary.integrations.github_issues import excerpts
 from canary.integrations.github_issues.client import GitHubClient
 from canary.integrations.github_issues.sync import DEFAULT_LABEL, suspended_in, sync
-from canary.round.results_files import read_decisions
 from canary.state.judge_files import load_state
+from canary.state.results_files import read_decisions
 from canary.state.silences import silences_or_none
 from core.results import ResultsError, RoundResults, read_results
 from core.store import StoreError, read_json

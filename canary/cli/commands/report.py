@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from canary.outputs import allure_html
-from canary.round.results_files import read_decisions
+from canary.state.results_files import read_decisions
 from core.config import load_config
 from core.errors import InputError
 from judge.suspension.decisions import RoundDecisions

@@ -25,9 +25,9 @@ from canary.cli.commands._options import add_common, config_of, now_of
 from canary.history.store import DEFAULT_HISTORY, history_root
 from canary.outputs.site.build import HISTORY_DAYS, build_site
 from canary.outputs.site.collect import Layers
+from canary.state.judge_files import load_layers
 from canary.state.maintenance import load_maintenance
 from canary.state.silences import load_silences
-from provider_ignore import load_layers
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -79,7 +79,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"canary site: warning: no {config.paths.state} here (the judge's state lives on branch "
               f"{config.paths.state_branch}: run `canary fetch-state` first); suspensions are missing", file=sys.stderr)
     now = now_of(args)
-    state, exclusions = load_layers(state_file, config.paths.builtin, config.paths.incidents)
+    state, exclusions = load_layers(state_file, config.paths)
     built = build_site(
         args.out, history_root=history, now=now,
         layers=Layers(state, exclusions, silences=load_silences(config.paths.silences),

@@ -14,10 +14,10 @@ from datetime import datetime, timedelta
 from canary.cli.commands._options import add_common, read_layers
 from canary.state.judge_files import refuse_future_times
 from canary.state.silences import load_silences, render_silences
+from core.layers import Exclusion
 from core.policy import Policy
 from core.times import fmt_time
 from judge.suspension.evidence import cards_by_endpoint
-from judge.suspension.exclusions import Exclusion
 from judge.suspension.silences import active_silences
 from judge.suspension.state import JudgeState, ProviderState
 

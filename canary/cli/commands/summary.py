@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from canary.outputs import summary
-from canary.round.results_files import read_decisions
+from canary.state.results_files import read_decisions
 from core.config import load_config
 from core.errors import InputError
 from core.results import merge_shards, read_results

@@ -16,6 +16,7 @@ check works offline, on that snapshot; without one, or with one taken from the b
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from collections.abc import Callable
@@ -23,11 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from canary.cli.commands._options import add_common, config_of
-from canary.state.judge_files import load_exclusions, load_state
+from canary.state.judge_files import load_state
 from canary.state.maintenance import load_maintenance
 from canary.state.silences import load_silences
 from core.config import Config, ConfigError
-from judge.suspension.exclusions import BUILTIN, INCIDENT
+from core.layer_files import read_layer
+from core.layers import LAYERS, SUSPENSION
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -50,12 +52,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"canary validate: {exc}", file=sys.stderr)
         return 1
     paths = config.paths
+    # Every layer's file (core/layers.py LAYERS); the state is read whole, as the judge reads it.
+    files = paths.layer_paths()
     checks: list[tuple[Path, Callable[[], object]]] = [
-        (paths.builtin, lambda: load_exclusions(paths.builtin, BUILTIN)),
-        (paths.incidents, lambda: load_exclusions(paths.incidents, INCIDENT)),
-        (paths.state, lambda: load_state(paths.state)),
-        (paths.silences, lambda: load_silences(paths.silences)),
-        (paths.maintenance, lambda: load_maintenance(paths.maintenance)),
+        (files[layer.name], functools.partial(load_state, files[layer.name]) if layer.name == SUSPENSION
+         else functools.partial(read_layer, layer, files[layer.name])) for layer in LAYERS] + [
+        (paths.silences, functools.partial(load_silences, paths.silences)),
+        (paths.maintenance, functools.partial(load_maintenance, paths.maintenance)),
     ]
     problems = 0
     print(f"ok    {config.source} ({len(config.models)} model(s), mode {config.mode})")

@@ -18,9 +18,9 @@ from datetime import datetime, time, timedelta
 
 from canary.history.observe import WouldSuspend
 from canary.integrations.notifications.message import INFO, WARNING, Message
+from core.layers import INCIDENT, Exclusion
 from core.times import fmt_time
 from core.untrusted import clean, markdown
-from judge.suspension.exclusions import INCIDENT, Exclusion
 from judge.suspension.maintenance import MaintenanceWindow
 from judge.suspension.silences import Silence, active_silences
 from judge.suspension.state import JudgeState

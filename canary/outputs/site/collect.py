@@ -39,9 +39,10 @@ from canary.outputs.site.badges import badge_message, badge_paths
 from canary.outputs.site.billing import billing_cell
 from canary.outputs.site.endpoints import endpoint_state
 from canary.outputs.site.wire import wire_checks
+from core.layers import Exclusion, people_excluded
 from core.times import stamp
 from judge.suspension.evidence import cards_by_endpoint
-from judge.suspension.exclusions import Exclusion, effective_ignore, people_excluded, would_ignore
+from judge.suspension.exclusions import effective_ignore, would_ignore
 from judge.suspension.maintenance import MaintenanceWindow
 from judge.suspension.silences import Silence, active_silences
 from judge.suspension.state import JudgeState

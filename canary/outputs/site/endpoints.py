@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from judge.suspension.exclusions import Exclusion
+from core.layers import Exclusion
 from judge.suspension.state import ProviderState
 
 EXCLUDED, SUSPENDED, WOULD_SUSPEND = "excluded", "suspended", "would_suspend"

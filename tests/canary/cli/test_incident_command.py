@@ -8,9 +8,9 @@ import pytest
 from judge_cli_support import MODEL, T0, Files, files_in, iso
 
 from canary.cli.commands.incident import add_incident, remove_incident
-from canary.state.judge_files import load_exclusions, parse_exclusions
+from core.layer_files import load_exclusions, parse_exclusions
+from core.layers import INCIDENT, Exclusion
 from core.store import StoreError
-from judge.suspension.exclusions import INCIDENT, Exclusion
 
 HAND_WRITTEN = '''# Incidents: see the runbook.   <- a person's comment
 "deepseek/deepseek-chat-v3-0324":

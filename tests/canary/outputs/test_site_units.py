@@ -32,7 +32,7 @@ from canary.outputs.site.endpoints import (
 )
 from canary.outputs.site.feeds import ATOM_NS, atom_feed, entry_id
 from canary.outputs.site.page import render_index, script_json
-from judge.suspension.exclusions import Exclusion
+from core.layers import Exclusion
 from judge.suspension.state import ProviderState, Suspension
 
 T = datetime(2026, 11, 29, 0, 0, tzinfo=UTC)

@@ -81,7 +81,7 @@ def test_the_history_and_the_status_page_show_maintenance_never_a_failure(f: Fil
     from canary.history.query import History
     from canary.history.rows import round_record
     from canary.history.store import history_root
-    from canary.round.results_files import read_decisions
+    from canary.state.results_files import read_decisions
     from core.config import load_config
     from core.results import read_results
 

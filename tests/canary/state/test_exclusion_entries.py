@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from canary.state.judge_files import parse_exclusions
+from core.layer_files import parse_exclusions
+from core.layers import BUILTIN, INCIDENT
 from core.store import StoreError
-from judge.suspension.exclusions import BUILTIN, INCIDENT
 
 MODEL = "deepseek/deepseek-chat-v3-0324"
 

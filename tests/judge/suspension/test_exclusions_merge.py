@@ -8,14 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rules_factories import MODEL, T0
 
-from judge.suspension.exclusions import (
-    BUILTIN,
-    INCIDENT,
-    Exclusion,
-    effective_ignore,
-    people_excluded,
-    would_ignore,
-)
+from core.layers import BUILTIN, INCIDENT, Exclusion, people_excluded
+from judge.suspension.exclusions import effective_ignore, would_ignore
 from judge.suspension.state import JudgeState, ProviderState, Suspension
 
 TAGS = st.sampled_from(["a/fp8", "b/fp8", "c/bf16", "d/fp4", "e/fp16"])
