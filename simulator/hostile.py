@@ -11,6 +11,7 @@ sends one 64 K-character word. These faults ignore `max_tokens`, as a hostile se
 | `deep_json` | `depth` (1000), `into` content/chunk (content) | JSON nested `depth` levels deep (below) |
 | `split_surrogates` | `lone` (false) | emoji in the reply, `\\ud83d` in one chunk and `\\ude00` in the next (below) |
 | `no_space` | `chars` (65536) | one word of `chars` letters, no space, in pieces of 4 K |
+| `echo_at_cut` | `into` error, event, category, header, tool_name, text_cap | the key where the reader cuts (below) |
 
 Where the table says (below):
 - `echo_headers` into text: the request's headers, `Authorization` included, before the reply;
@@ -18,6 +19,14 @@ Where the table says (below):
 - `deep_json` into content: the reply is `[` x depth then `]` x depth; into chunk: every data
   event carries such a field.
 - `split_surrogates` with lone: one unpaired half too.
+- `echo_at_cut` puts `Authorization: Bearer <key>` where the reader cuts upstream text, so a cut
+  made before the key is masked keeps all of it but one character (ECHO_CUTS: the client's cuts):
+  into error, the stream's only event is an error whose ~300-character message ends inside the
+  key; into event, a data event that is not JSON, quoted to 120 characters; into category, a
+  moderation 403 whose first category (cut at 40) is the key; into header, an X-Provider-Name
+  that disagrees with the body (its note is cut at 60); into tool_name, a tools request's first
+  call named by the key in 10-character name fragments (no fragment holds 16 of it: only the
+  joined name shows it); into text_cap, the key across the probe's 64 K text cap.
 
 `apply` rewrites a Plan (pure); `dumps` serialises one chunk or body the way the plan needs.
 """
@@ -32,7 +41,12 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # replies.py applies these faults, so it is imported there, not here
     from simulator.replies import Plan
 
-FAULTS = frozenset({"echo_headers", "deep_json", "split_surrogates", "no_space"})
+FAULTS = frozenset({"echo_headers", "deep_json", "split_surrogates", "no_space", "echo_at_cut"})
+ECHO_INTO = ("error", "event", "category", "header", "tool_name", "text_cap")
+# Where the client cuts upstream text (probes/http/: describe_error, StreamState's quote of a bad
+# event, wire.FLAGGED_CHARS, the X-Provider-Name note, the tool-name excerpt, MAX_TEXT_CHARS).
+ECHO_CUTS = {"error": 300, "event": 120, "category": 40, "header": 60, "text_cap": 64 * 1024}
+NAME_FRAGMENT_CHARS = 10
 EMOJI = "\U0001f600"              # 😀: outside the BMP, two UTF-16 halves in a JSON escape
 LONE_HALF = "\ud83d"              # a high surrogate with no low one after it
 NO_SPACE_PIECE_CHARS = 4096       # a long word still streams in a few chunks, not 16 K of them
@@ -58,11 +72,58 @@ def apply(plan: Plan, name: str, params: Mapping[str, Any], headers: Mapping[str
         if params["lone"]:
             chunks.append(LONE_HALF)
         return dataclasses.replace(_text(plan, "".join(chunks)), chunks=tuple(chunks))
+    if name == "echo_at_cut":
+        return _echo_at_cut(plan, params["into"], key_of(headers))
     if name == "no_space":
         text = ("Lorem" * (params["chars"] // 5 + 1))[: params["chars"]]
         pieces = tuple(text[i : i + NO_SPACE_PIECE_CHARS] for i in range(0, len(text), NO_SPACE_PIECE_CHARS))
         return dataclasses.replace(_text(plan, text), chunks=pieces)
     raise ValueError(f"{name}: not a hostile fault")
+
+
+def key_of(headers: Mapping[str, str]) -> str:
+    """The key our request sent (what a header-echoing host gives back)."""
+    return headers.get("Authorization", "").partition(" ")[2] or "no-key"
+
+
+def echo_cut_at(key: str, cut: int, lead: str = "") -> str:
+    """`lead` + "Authorization: Bearer <key>" padded so that the first `cut` characters end one
+    character before the key does (the most of it a cut can keep)."""
+    header = f"Authorization: Bearer {key}"
+    pad = max(cut - len(lead) - len(header) + 1, 0)
+    return f"{lead}{'.' * pad}{header} (your request headers, echoed)"
+
+
+def echoed_categories(headers: Mapping[str, str]) -> tuple[str, ...]:
+    """`echo_at_cut` into category: moderation categories whose first is the key (cut at 40)."""
+    return (key_of(headers), "harassment")
+
+
+def _echo_at_cut(plan: Plan, into: str, key: str) -> Plan:
+    from simulator.replies import StreamError  # replies imports this module: no cycle at import time
+
+    if into == "error":
+        message = echo_cut_at(key, ECHO_CUTS["error"], "Provider returned error: ")
+        error = StreamError(0, "in_band", 502, message, "provider_unavailable")
+        return dataclasses.replace(plan, text="", finish_reason=None, native_finish_reason=None, error=error,
+                                   tool_calls=())
+    if into == "event":
+        return dataclasses.replace(plan, raw_event=echo_cut_at(key, ECHO_CUTS["event"]), tool_calls=())
+    if into == "header":
+        return dataclasses.replace(plan, provider_header=echo_cut_at(key, ECHO_CUTS["header"]))
+    if into == "tool_name":
+        if not plan.tool_calls:
+            return plan
+        first = plan.tool_calls[0]
+        names = tuple(key[i: i + NAME_FRAGMENT_CHARS] for i in range(0, len(key), NAME_FRAGMENT_CHARS))
+        return dataclasses.replace(plan, tool_calls=(dataclasses.replace(first, name=key), *plan.tool_calls[1:]),
+                                   name_fragments=names)
+    if into == "text_cap":
+        text = "Lorem ipsum dolor sit amet. " * (ECHO_CUTS["text_cap"] // 28 + 1)
+        text = echo_cut_at(key, ECHO_CUTS["text_cap"], text[: ECHO_CUTS["text_cap"] - 200])
+        pieces = tuple(text[i : i + NO_SPACE_PIECE_CHARS] for i in range(0, len(text), NO_SPACE_PIECE_CHARS))
+        return dataclasses.replace(_text(plan, text), chunks=pieces, tool_calls=())
+    return plan   # category: a moderation 403 before any byte (replies.plan_reply, echoed_categories)
 
 
 def split_halves(text: str) -> list[str]:

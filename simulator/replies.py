@@ -112,6 +112,9 @@ class Plan:
     deep_field: int = 0                     # hostile deep_json into chunk: each chunk nests a field this deep
     cost_factor: float = 1.0                # overbilling: usage.cost is this many times the listed price
     usage_sent: bool = True                 # no_stream_usage: the stream ends without its usage chunk
+    raw_event: str | None = None            # hostile echo_at_cut into event: one data event that is not JSON
+    provider_header: str | None = None      # hostile echo_at_cut into header: this X-Provider-Name instead
+    name_fragments: tuple[str, ...] = ()    # hostile echo_at_cut into tool_name: the first call's name in pieces
 
     @property
     def thinking_s(self) -> float:
@@ -216,6 +219,8 @@ def plan_reply(
         return Hang(endpoint, fault["seconds"], fired)
     if fault is not None and fault.name == "moderation":
         return Moderated(endpoint, tuple(fault["reasons"]), flagged_input(request), fired)
+    if fault is not None and fault.name == "echo_at_cut" and fault["into"] == "category":
+        return Moderated(endpoint, hostile.echoed_categories(dict(request.headers)), flagged_input(request), fired)
     return _generation(request, endpoint, behaviour, drawn, fired, rng, usage_shape)
 
 
