@@ -196,6 +196,7 @@ CATALOGUE: dict[str, _Spec] = {
     "deep_json": {"depth": (_int(1), 1000), "into": (_choice(("content", "chunk")), "content")},
     "split_surrogates": {"lone": (_bool, False)},
     "no_space": {"chars": (_int(1), 65536)},
+    "escape_codes": {},
     "echo_at_cut": {"into": (_choice(("error", "event", "category", "header", "tool_name", "text_cap")), "error")},
 }
 FAULT_NAMES: tuple[str, ...] = tuple(CATALOGUE)

@@ -11,6 +11,7 @@ sends one 64 K-character word. These faults ignore `max_tokens`, as a hostile se
 | `deep_json` | `depth` (1000), `into` content/chunk (content) | JSON nested `depth` levels deep (below) |
 | `split_surrogates` | `lone` (false) | emoji in the reply, `\\ud83d` in one chunk and `\\ude00` in the next (below) |
 | `no_space` | `chars` (65536) | one word of `chars` letters, no space, in pieces of 4 K |
+| `escape_codes` | — | an error event that clears the screen, retitles the terminal, links (OSC 8), reverses text |
 | `echo_at_cut` | `into` error, event, category, header, tool_name, text_cap | the key where the reader cuts (below) |
 
 Where the table says (below):
@@ -41,7 +42,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # replies.py applies these faults, so it is imported there, not here
     from simulator.replies import Plan
 
-FAULTS = frozenset({"echo_headers", "deep_json", "split_surrogates", "no_space", "echo_at_cut"})
+FAULTS = frozenset({"echo_headers", "deep_json", "split_surrogates", "no_space", "echo_at_cut", "escape_codes"})
+# Clear screen, a terminal title, an OSC 8 hyperlink, a bidi override, a bell: what a raw log would obey.
+ESCAPES = ("\x1b[2J\x1b[H", "\x1b]0;canary: all hosts healthy\x07", "\x1b]8;;https://attacker.invalid/\x1b\\here\x1b]8;;\x1b\\",
+           "\u202egnissap\u202c", "\x07")
 ECHO_INTO = ("error", "event", "category", "header", "tool_name", "text_cap")
 # Where the client cuts upstream text (probes/http/: describe_error, StreamState's quote of a bad
 # event, wire.FLAGGED_CHARS, the X-Provider-Name note, the tool-name excerpt, MAX_TEXT_CHARS).
@@ -72,6 +76,13 @@ def apply(plan: Plan, name: str, params: Mapping[str, Any], headers: Mapping[str
         if params["lone"]:
             chunks.append(LONE_HALF)
         return dataclasses.replace(_text(plan, "".join(chunks)), chunks=tuple(chunks))
+    if name == "escape_codes":
+        from simulator.replies import StreamError  # replies imports this module: no cycle at import time
+
+        message = "Provider returned error " + " ".join(ESCAPES) + " (escaped)"
+        error = StreamError(0, "in_band", 502, message, "provider_unavailable")
+        return dataclasses.replace(plan, text="", finish_reason=None, native_finish_reason=None, error=error,
+                                   tool_calls=())
     if name == "echo_at_cut":
         return _echo_at_cut(plan, params["into"], key_of(headers))
     if name == "no_space":

@@ -42,6 +42,10 @@ from probes.http.wire import (
 )
 
 Outcome = tuple[Classification, ErrorKind | None, str | None]
+# An error message is one printable line (core/untrusted.py clean): a host's message may carry
+# terminal escapes (clear screen, a window title, OSC 8 links) and bidi overrides that would reach
+# the probe's log, the round table and pytest's report raw. Bounded far above any real message.
+ERROR_MESSAGE_CHARS = 2000
 
 
 MAX_RETRY_AFTER_S = 600.0  # a bigger ask is no use inside one round's deadline
@@ -268,7 +272,7 @@ class Run:
             first_event_s=s.first_event_s,
             total_s=self.elapsed(),
             error_kind=kind,
-            error_message=kept(message),
+            error_message=clean(scrub(message), ERROR_MESSAGE_CHARS) if message is not None else None,
             keepalives=s.keepalives,
             chunks=s.chunks,
             truncated_by_client=s.truncated,

@@ -40,6 +40,7 @@ from simulator import load_scenario, start_simulator  # noqa: E402
 HEALTHY = ("aurora/fp8", "borealis/bf16")
 HOSTILE = ("echo/fp8", "mirror/fp8", "abyss/fp8", "trench/fp8", "prism/fp8", "wall/fp8")
 AT_CUTS = ("quill/fp8", "rune/fp8", "sieve/fp8", "vane/fp8", "weft/fp8", "xylem/fp8")   # echo_at_cut
+ESCAPING = "glyph/fp8"   # escape_codes: an error message that clears the screen, retitles, links, reverses
 CONTRACTS = ("latency", "refusal", "structured", "language")
 KEY = "sk-or-v1-" + hashlib.sha256(b"canary issue 31").hexdigest()   # a real key's shape: 73 characters
 PIECE = 16
@@ -96,7 +97,7 @@ def test_the_round_completes_with_a_result_for_every_case_of_every_host(hostile_
     doc = hostile_round.results
     assert doc["complete"] is True, (doc["incomplete"], hostile_round.output[-3000:])
     probed = {(c["provider"], c["contract"]) for c in doc["cases"]}
-    hosts = {*HEALTHY, "cinder/fp8", "ember/fp8", *HOSTILE, *AT_CUTS}
+    hosts = {*HEALTHY, "cinder/fp8", "ember/fp8", *HOSTILE, *AT_CUTS, ESCAPING}
     assert probed >= {(h, c) for h in hosts for c in CONTRACTS}
     assert "Traceback" not in hostile_round.output and "RecursionError" not in hostile_round.output
 
@@ -132,6 +133,17 @@ def test_the_key_echoed_at_each_cut_is_masked_before_the_cut(hostile_round: Prob
     assert tools["outcome"] == "fail" and "***" in tools["reason"], tools
     assert hostile_round.case("xylem/fp8", "language")["outcome"] != "transport_error"  # the capped text judged
     assert hostile_round.case("vane/fp8", "language")["outcome"] == "pass"   # a note, not a verdict
+
+
+def test_no_escape_sequence_of_an_error_message_reaches_the_log(hostile_round: ProbeRun) -> None:
+    # Issue 31: the round table and HostUnreachable's message printed the host's error raw.
+    for contract in CONTRACTS[1:]:
+        case = hostile_round.case(ESCAPING, contract)
+        assert case["outcome"] == "transport_error" and "Provider returned error" in case["reason"], case
+        assert case["reason"].isprintable(), case["reason"]
+    assert "glyph/fp8" in hostile_round.output and "Provider returned error" in hostile_round.output
+    raw = [ch for ch in ("\x1b", "\x07", "\u202e", "\u202c") if ch in hostile_round.output]
+    assert raw == []
 
 
 def _texts_under(root: Path) -> Iterator[tuple[Path, bytes]]:
