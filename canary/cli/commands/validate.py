@@ -1,8 +1,8 @@
 """`canary validate`: check the files people edit by hand before they reach main.
 
 Runs in CI on every pull request (and push), so a broken edit of exclusions/builtin.yaml,
-exclusions/incidents.yaml, canary.yaml or the judge's state fails the check with the file,
-the line and what to do, instead of failing the next scheduled round. It reuses the very
+exclusions/incidents.yaml, canary.yaml, the judge's state or its audit log fails the check with
+the file, the line and what to do, instead of failing the next scheduled round. It reuses the very
 parsers the judge uses (core.store, canary.state.judge_files): one definition of the format.
 
 It also warns (exit 0) when a configured positive control is not among the endpoints of the
@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from canary.cli.commands._options import add_common, config_of
+from canary.state import audit
 from canary.state.judge_files import load_exclusions, load_state
 from core.config import Config, ConfigError
 from judge.suspension.exclusions import BUILTIN, INCIDENT
@@ -30,10 +31,10 @@ from judge.suspension.exclusions import BUILTIN, INCIDENT
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "validate", help="check canary.yaml, the exclusion files and the state file",
-        description="Parse canary.yaml, exclusions/builtin.yaml, exclusions/incidents.yaml and the judge's "
-                    "state file exactly as the judge will. Exit 1 with the file and line of each problem; "
-                    "nothing is written.")
-    add_common(p, files=("builtin", "incidents", "state"), now=False)
+        description="Parse canary.yaml, exclusions/builtin.yaml, exclusions/incidents.yaml, the judge's "
+                    "state file and its audit log exactly as the judge will. Exit 1 with the file and line of "
+                    "each problem; nothing is written.")
+    add_common(p, files=("builtin", "incidents", "state", "audit"), now=False)
     p.add_argument("--discovery", type=Path, default=None, metavar="FILE",
                    help="a saved discovery snapshot to check `controls` against "
                         "(default: <paths.reports>/discovery.json, written by every round)")
@@ -66,6 +67,14 @@ def run(args: argparse.Namespace) -> int:
         for model in _unconfigured(loaded, config.models):
             print(f"note  {path}: model {model!r} is not in {config.source}; its entries apply to nothing "
                   "until it is configured")
+    fails, notes = audit.problems(paths.audit)
+    for line in fails:
+        print(f"FAIL  {line}", file=sys.stderr)
+    problems += len(fails)
+    if not fails:
+        print(f"ok    {paths.audit}: " + ("missing (empty)" if not Path(paths.audit).exists() else "every line a record"))
+    for line in notes:
+        print(f"note  {line}")
     for line in control_warnings(config, args.discovery or Path(paths.reports) / "discovery.json"):
         print(line)
     return 1 if problems else 0
