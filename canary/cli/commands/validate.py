@@ -72,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"FAIL  {line}", file=sys.stderr)
     problems += len(fails)
     if not fails:
-        print(f"ok    {paths.audit}: " + ("missing (empty)" if not Path(paths.audit).exists() else "every line a record"))
+        found = "every line a record" if Path(paths.audit).exists() else "missing (empty)"
+        print(f"ok    {paths.audit}: {found}")
     for line in notes:
         print(f"note  {line}")
     for line in control_warnings(config, args.discovery or Path(paths.reports) / "discovery.json"):
