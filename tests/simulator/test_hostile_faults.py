@@ -129,3 +129,12 @@ def test_echo_at_cut_into_text_cap_puts_the_key_across_the_64k_text_cap(simulate
     result = stream_chat(sim.base_url, chat_body("test/fp8"), timeout=60)
 
     assert result.text[:64 * 1024].endswith(SECRET[:-1]) and SECRET in result.text
+
+
+def test_escape_codes_sends_an_error_whose_message_clears_the_screen_retitles_links_and_reverses(simulate):
+    sim = faulty(simulate, "escape_codes")
+
+    result = stream_chat(sim.base_url, chat_body("test/fp8"))
+
+    message = result.errors[0]["error"]["message"]
+    assert all(code in message for code in ("\x1b[2J", "\x1b]0;", "\x1b]8;;", "\u202e", "\x07")) and result.text == ""
