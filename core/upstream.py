@@ -19,7 +19,8 @@ before the secret existed, and a simulator round must not pass for the real one 
 
 The key is needed in exactly one place (the Authorization header built by `auth_headers`).
 Everything that turns an `Upstream` or an error into text goes through `__repr__` (masked) or
-`scrub` (removes the key from any message an upstream or a library produced).
+`scrub` (masks the key, any piece of it and its encodings in any message an upstream or a
+library produced: core/key_mask.py).
 """
 
 from __future__ import annotations
@@ -30,13 +31,13 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from core.errors import UpstreamError
+from core.key_mask import MASK, KeyMask, mask_for
 
 KEY_ENV = "OPENROUTER_API_KEY"
 BASE_URL_ENV = "OPENROUTER_BASE_URL"
 SCENARIO_ENV = "CANARY_SIMULATOR_SCENARIO"
 CI_ENV = "GITHUB_ACTIONS"
 DEFAULT_BASE_URL = "https://openrouter.ai/api/v1"
-MASK = "***"
 
 OPENROUTER, SIMULATOR, CUSTOM = "openrouter", "simulator", "custom"
 
@@ -73,11 +74,15 @@ class Upstream:
         """The only place the key is put into anything that leaves the process."""
         return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
 
+    @property
+    def mask(self) -> KeyMask:
+        """What masks the key: the whole key, any run of 16 of its characters, its hex and base64
+        (core/key_mask.py); without a key it masks nothing."""
+        return mask_for(self.api_key)
+
     def scrub(self, text: str) -> str:
-        """Remove the key from a message (an upstream may echo headers back; a library may too)."""
-        if self.api_key and self.api_key in text:
-            text = text.replace(self.api_key, MASK)
-        return text
+        """Mask the key in a message (an upstream may echo headers back; a library may too)."""
+        return self.mask(text) if self.api_key else text
 
     def __repr__(self) -> str:
         key = MASK if self.api_key else None

@@ -211,6 +211,8 @@ CATALOGUE: dict[str, _Spec] = {
     "huge_bill": {"cost": (_choice(("1e308", "integer")), "1e308"), "digits": (_int(1), 400)},
     "compressed_stream": {"decoded_kb": (_int(1), 4096), "encoding": (_choice(("gzip", "deflate")), "gzip")},
     "tool_flood": {"name_fragments": (_int(0), 240000), "calls": (_int(0), 0)},
+    "escape_codes": {},
+    "echo_at_cut": {"into": (_choice(("error", "event", "category", "header", "tool_name", "text_cap")), "error")},
 }
 FAULT_NAMES: tuple[str, ...] = tuple(CATALOGUE)
 

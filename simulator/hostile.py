@@ -14,6 +14,8 @@ sends one 64 K-character word. These faults ignore `max_tokens`, as a hostile se
 | `huge_bill` | `cost` 1e308/integer (1e308), `digits` (400) | `usage.cost` of 1e308, or an integer of `digits` digits |
 | `compressed_stream` | `decoded_kb` (4096), `encoding` gzip/deflate (gzip) | a stream sent compressed (below) |
 | `tool_flood` | `name_fragments` (240000), `calls` (0) | a tools reply's calls flooded (below) |
+| `escape_codes` | — | an error event that clears the screen, retitles the terminal, links (OSC 8), reverses text |
+| `echo_at_cut` | `into` error, event, category, header, tool_name, text_cap | the key where the reader cuts (below) |
 
 Where the table says (below):
 - `echo_headers` into text: the request's headers, `Authorization` included, before the reply;
@@ -29,6 +31,14 @@ Where the table says (below):
 
 A huge integer in the listing needs no fault: a scenario's `context_length` takes any integer
 (simulator/scenarios/hostile.yaml lists a 401-digit one).
+- `echo_at_cut` puts `Authorization: Bearer <key>` where the reader cuts upstream text, so a cut
+  made before the key is masked keeps all of it but one character (ECHO_CUTS: the client's cuts):
+  into error, the stream's only event is an error whose ~300-character message ends inside the
+  key; into event, a data event that is not JSON, quoted to 120 characters; into category, a
+  moderation 403 whose first category (cut at 40) is the key; into header, an X-Provider-Name
+  that disagrees with the body (its note is cut at 60); into tool_name, a tools request's first
+  call named by the key in 10-character name fragments (no fragment holds 16 of it: only the
+  joined name shows it); into text_cap, the key across the probe's 64 K text cap.
 
 `apply` rewrites a Plan (pure); `dumps` serialises one chunk or body the way the plan needs.
 """
@@ -42,13 +52,22 @@ import zlib
 from collections.abc import Mapping
 from typing import Any
 
-from simulator.plan import Plan  # the plan's type (replies.py, which applies these faults, is above)
+from simulator.plan import Plan, StreamError  # the plan's types (replies.py, which applies these faults, is above)
 
 FAULTS = frozenset({"echo_headers", "deep_json", "split_surrogates", "no_space"}) | frozenset({
     "huge_bill", "compressed_stream", "tool_flood",   # issue 31's sizes and numbers
+    "echo_at_cut", "escape_codes",                    # issue 31's pieces of the key and control characters
 })
 FLOOD_PER_EVENT = 1000            # tool_flood's fragments in one data event (one event each would take minutes)
 _RAW_COST = "\u0000raw-cost\u0000"   # where dumps() writes huge_bill's number text (JSON cannot hold it as a float)
+# Clear screen, a terminal title, an OSC 8 hyperlink, a bidi override, a bell: what a raw log would obey.
+ESCAPES = ("\x1b[2J\x1b[H", "\x1b]0;canary: all hosts healthy\x07", "\x1b]8;;https://attacker.invalid/\x1b\\here\x1b]8;;\x1b\\",
+           "\u202egnissap\u202c", "\x07")
+ECHO_INTO = ("error", "event", "category", "header", "tool_name", "text_cap")
+# Where the client cuts upstream text (probes/http/: describe_error, StreamState's quote of a bad
+# event, wire.FLAGGED_CHARS, the X-Provider-Name note, the tool-name excerpt, MAX_TEXT_CHARS).
+ECHO_CUTS = {"error": 300, "event": 120, "category": 40, "header": 60, "text_cap": 64 * 1024}
+NAME_FRAGMENT_CHARS = 10
 EMOJI = "\U0001f600"              # 😀: outside the BMP, two UTF-16 halves in a JSON escape
 LONE_HALF = "\ud83d"              # a high surrogate with no low one after it
 NO_SPACE_PIECE_CHARS = 4096       # a long word still streams in a few chunks, not 16 K of them
@@ -74,6 +93,13 @@ def apply(plan: Plan, name: str, params: Mapping[str, Any], headers: Mapping[str
         if params["lone"]:
             chunks.append(LONE_HALF)
         return dataclasses.replace(_text(plan, "".join(chunks)), chunks=tuple(chunks))
+    if name == "escape_codes":
+        message = "Provider returned error " + " ".join(ESCAPES) + " (escaped)"
+        error = StreamError(0, "in_band", 502, message, "provider_unavailable")
+        return dataclasses.replace(plan, text="", finish_reason=None, native_finish_reason=None, error=error,
+                                   tool_calls=())
+    if name == "echo_at_cut":
+        return _echo_at_cut(plan, params["into"], key_of(headers))
     if name == "no_space":
         text = ("Lorem" * (params["chars"] // 5 + 1))[: params["chars"]]
         pieces = tuple(text[i : i + NO_SPACE_PIECE_CHARS] for i in range(0, len(text), NO_SPACE_PIECE_CHARS))
@@ -115,6 +141,48 @@ def flood_events(name_fragments: int, calls: int, first: int = 1) -> tuple[str, 
         for i in range(first, first + calls)]
     return tuple("[" + ", ".join(entries[i : i + FLOOD_PER_EVENT]) + "]"
                  for i in range(0, len(entries), FLOOD_PER_EVENT))
+def key_of(headers: Mapping[str, str]) -> str:
+    """The key our request sent (what a header-echoing host gives back)."""
+    return headers.get("Authorization", "").partition(" ")[2] or "no-key"
+
+
+def echo_cut_at(key: str, cut: int, lead: str = "") -> str:
+    """`lead` + "Authorization: Bearer <key>" padded so that the first `cut` characters end one
+    character before the key does (the most of it a cut can keep)."""
+    header = f"Authorization: Bearer {key}"
+    pad = max(cut - len(lead) - len(header) + 1, 0)
+    return f"{lead}{'.' * pad}{header} (your request headers, echoed)"
+
+
+def echoed_categories(headers: Mapping[str, str]) -> tuple[str, ...]:
+    """`echo_at_cut` into category: moderation categories whose first is the key (cut at 40)."""
+    return (key_of(headers), "harassment")
+
+
+def _echo_at_cut(plan: Plan, into: str, key: str) -> Plan:
+
+    if into == "error":
+        message = echo_cut_at(key, ECHO_CUTS["error"], "Provider returned error: ")
+        error = StreamError(0, "in_band", 502, message, "provider_unavailable")
+        return dataclasses.replace(plan, text="", finish_reason=None, native_finish_reason=None, error=error,
+                                   tool_calls=())
+    if into == "event":
+        return dataclasses.replace(plan, raw_event=echo_cut_at(key, ECHO_CUTS["event"]), tool_calls=())
+    if into == "header":
+        return dataclasses.replace(plan, provider_header=echo_cut_at(key, ECHO_CUTS["header"]))
+    if into == "tool_name":
+        if not plan.tool_calls:
+            return plan
+        first = plan.tool_calls[0]
+        names = tuple(key[i: i + NAME_FRAGMENT_CHARS] for i in range(0, len(key), NAME_FRAGMENT_CHARS))
+        return dataclasses.replace(plan, tool_calls=(dataclasses.replace(first, name=key), *plan.tool_calls[1:]),
+                                   name_fragments=names)
+    if into == "text_cap":
+        text = "Lorem ipsum dolor sit amet. " * (ECHO_CUTS["text_cap"] // 28 + 1)
+        text = echo_cut_at(key, ECHO_CUTS["text_cap"], text[: ECHO_CUTS["text_cap"] - 200])
+        pieces = tuple(text[i : i + NO_SPACE_PIECE_CHARS] for i in range(0, len(text), NO_SPACE_PIECE_CHARS))
+        return dataclasses.replace(_text(plan, text), chunks=pieces, tool_calls=())
+    return plan   # category: a moderation 403 before any byte (replies.plan_reply, echoed_categories)
 
 
 def split_halves(text: str) -> list[str]:

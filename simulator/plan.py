@@ -60,6 +60,9 @@ class Plan:
     raw_cost: str | None = None             # hostile huge_bill: usage.cost as this JSON number text
     compressed: tuple[str, int] | None = None   # hostile compressed_stream: (encoding, KiB of keep-alives)
     tool_flood: tuple[int, int] = (0, 0)    # hostile tool_flood: (name fragments, empty-argument calls)
+    raw_event: str | None = None            # hostile echo_at_cut into event: one data event that is not JSON
+    provider_header: str | None = None      # hostile echo_at_cut into header: this X-Provider-Name instead
+    name_fragments: tuple[str, ...] = ()    # hostile echo_at_cut into tool_name: the first call's name in pieces
 
     @property
     def thinking_s(self) -> float:

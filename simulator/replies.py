@@ -173,6 +173,8 @@ def plan_reply(
         return Hang(endpoint, fault["seconds"], fired)
     if fault is not None and fault.name == "moderation":
         return Moderated(endpoint, tuple(fault["reasons"]), flagged_input(request), fired)
+    if fault is not None and fault.name == "echo_at_cut" and fault["into"] == "category":
+        return Moderated(endpoint, hostile.echoed_categories(dict(request.headers)), flagged_input(request), fired)
     return _generation(request, endpoint, behaviour, drawn, fired, rng, usage_shape)
 
 

@@ -22,7 +22,7 @@ from aiohttp import web
 from core.times import parse_time
 from core.vocabulary import SIMULATOR_HEADER
 from simulator import stream, wire
-from simulator.replies import Hang, HttpFailure, Moderated, Outcome, Reset, plan_reply, reply_rng
+from simulator.replies import Hang, HttpFailure, Moderated, Outcome, Plan, Reset, plan_reply, reply_rng
 from simulator.request import BadRequest, parse_chat_request
 from simulator.routing import route
 from simulator.scenario import Behaviour, Model, Scenario, SimulatedEndpoint
@@ -239,6 +239,8 @@ async def _send(
 ) -> web.StreamResponse:
     extra = {"X-Sim-Faults": ",".join(outcome.faults) or "none",  # for humans and tests; probes must not rely on it
              **wire.provider_header(outcome.served)}
+    if isinstance(outcome, Plan) and outcome.provider_header is not None:  # hostile: echo_at_cut into header
+        extra["X-Provider-Name"] = outcome.provider_header
     if isinstance(outcome, Reset):
         return stream.reset(request)
     if isinstance(outcome, Moderated):

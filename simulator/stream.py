@@ -111,6 +111,11 @@ async def _stream_body(request: web.Request, resp: web.StreamResponse, plan: Pla
     await clock.until(min(plan.ttft_s / 2, 0.05))
     await resp.write(sse(chunks.delta(""), plan))  # role-only chunk: not a token
     await clock.until(plan.ttft_s)
+    if plan.raw_event is not None:  # hostile: a data event that is not JSON, then the end
+        await resp.write(sse(plan.raw_event))
+        await resp.write(sse("[DONE]"))
+        await resp.write_eof()
+        return
     await _think(resp, plan, chunks, clock)
     answer_at = plan.ttft_s + plan.thinking_s  # the first answer text comes after the thinking
     stop_at = plan.cut_at if plan.cut_at is not None else plan.error.at if plan.error else None
@@ -128,7 +133,10 @@ async def _stream_body(request: web.Request, resp: web.StreamResponse, plan: Pla
         _drop(request)  # truncated_stream: no finish, no [DONE], connection gone
         return
     for index, call in enumerate(plan.tool_calls):  # after any text, as Anthropic-family hosts send them
-        await resp.write(sse(chunks.tool_call(index, "", call.id, call.name), plan))
+        names = plan.name_fragments if index == 0 and plan.name_fragments else (call.name,)
+        await resp.write(sse(chunks.tool_call(index, "", call.id, names[0]), plan))
+        for name in names[1:]:  # hostile: the name in pieces, each in a fragment of its own
+            await resp.write(sse(chunks.tool_call(index, "", None, name), plan))
         for fragment in call.fragments:
             elapsed_tokens += count_tokens(fragment)
             await clock.until(answer_at + elapsed_tokens / plan.tokens_per_second)

@@ -288,10 +288,13 @@ class ChunkMaker:
         self, index: int, arguments: str, call_id: str | None = None, name: str | None = None
     ) -> dict[str, Any]:
         """One `delta.tool_calls` fragment as recorded: the first of a call carries its id, type
-        and name with `arguments: ""`, the next ones only the index and an arguments fragment."""
+        and name with `arguments: ""`, the next ones only the index and an arguments fragment
+        (or, from a hostile host, another piece of the name)."""
         call: dict[str, Any] = {"index": index}
         if call_id is not None:
             call.update(id=call_id, type="function", function={"name": name, "arguments": arguments})
+        elif name is not None:
+            call["function"] = {"name": name, "arguments": arguments}
         else:
             call["function"] = {"arguments": arguments}
         return self._with_delta({"content": None, "role": "assistant", "tool_calls": [call]})

@@ -99,7 +99,9 @@ def run_probe(options: ProbeOptions, *, echo: Callable[[str], None] | None = Non
         with _upstream(env, options) as upstream:
             cmd = pytest_command(options, reports)
             say(f"canary probe: upstream {upstream}; reports in {reports}")
-            rc = subprocess.call(cmd, cwd=PROJECT_ROOT, env=env)
+            # In the caller's folder: the round plans from the canary.yaml the caller's command read
+            # (and resolves its relative paths) exactly as the judge will, not from the project's own.
+            rc = subprocess.call(cmd, cwd=Path.cwd(), env=env)
     except RuntimeError as exc:
         return ProbeOutcome(NOT_RUN, reports, str(exc))
     record = read_round(reports / "results.json")
@@ -108,7 +110,7 @@ def run_probe(options: ProbeOptions, *, echo: Callable[[str], None] | None = Non
 
 def pytest_command(options: ProbeOptions, reports: Path) -> list[str]:
     """The one command line of a round: `python -m pytest probes` with canary's options."""
-    cmd = [sys.executable, "-m", "pytest", "probes", "-p", "no:cacheprovider", "-q", "-rfE",
+    cmd = [sys.executable, "-m", "pytest", str(PROJECT_ROOT / "probes"), "-p", "no:cacheprovider", "-q", "-rfE",
            f"--canary-reports={reports}", f"--junitxml={reports / 'junit.xml'}",
            f"--alluredir={reports / 'allure-results'}", "--clean-alluredir"]
     if options.config_path:

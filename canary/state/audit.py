@@ -31,7 +31,7 @@ from typing import Any
 
 from core.results import RejectedInput
 from core.store import StoreError
-from core.times import fmt_time
+from core.times import TimeFormatError, fmt_time, parse_time
 from judge.suspension.decisions import Decision
 
 REJECTED_INPUT = "rejected_input"
@@ -140,6 +140,53 @@ def _tail_records(path: Path) -> list[dict[str, Any]]:
 def _ends_mid_line(fd: int) -> bool:
     size = os.fstat(fd).st_size
     return size > 0 and os.pread(fd, 1, size - 1) != b"\n"
+
+
+def problems(path: Path) -> tuple[list[str], list[str]]:
+    """What `canary validate` says of the audit log: (failures, notes), each naming the file and line.
+
+    Failures: not a regular file (every command refuses to append to it), a line that is not a
+    JSON object, a record without a string `action` or a readable `time` (the readers and
+    `canary observe-report` would skip or misread it). A last line cut short without its newline is
+    a note: that is the torn append this format expects (module docstring), skipped by every reader.
+    """
+    try:
+        check_appendable(path)
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        return [], []
+    except StoreError as exc:
+        return [str(exc)], []
+    fails, notes = [], []
+    lines = raw.split(b"\n")
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        last = number == len(lines)   # no newline after it
+        try:
+            record = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            record = None
+        problem = _record_problem(record)
+        if problem is None:
+            continue
+        if last and record is None:
+            notes.append(f"{path}:{number}: the last line is cut short (a torn append); every reader skips it")
+        else:
+            fails.append(f"{path}:{number}: {problem}")
+    return fails, notes
+
+
+def _record_problem(record: Any) -> str | None:
+    if not isinstance(record, dict):
+        return "not a JSON object"
+    if not isinstance(record.get("action"), str) or not record["action"]:
+        return "no `action`"
+    try:
+        parse_time(record.get("time"), "time")
+    except TimeFormatError as exc:
+        return f"`time`: {exc}"
+    return None
 
 
 def read(path: Path) -> tuple[list[dict[str, Any]], int]:

@@ -70,6 +70,45 @@ def mirror_from(git: Git, commit: str, folder: str, *, skip: Sequence[str]) -> F
     return FolderCopy(folder, len(wanted), len(stale), len(gone))
 
 
+REGULAR_MODES = (b"100644", b"100755")
+_KINDS = {b"120000": "a symbolic link", b"160000": "a submodule", b"040000": "a folder"}
+
+
+def irregular_entries(git: Git, commit: str, files: Sequence[str], folders: Sequence[str]) -> list[str]:
+    """The entries of `commit` that are not what canary writes: a judge's file that is not a
+    regular file, a folder that is not a folder, anything under a folder that is not a regular
+    file (a symbolic link, a submodule); each named, repr-escaped, with what it is.
+
+    Written out, a link's blob is its target's name and a submodule has no blob: the judge's file
+    would become the text "/etc/passwd", a history folder a file. Refused instead, before anything
+    is written (issue 31)."""
+    found: list[tuple[bytes, bytes]] = []
+    for path in files:
+        found += [(m, p) for m, p in _listing(git, commit, path) if m not in REGULAR_MODES]
+    for folder in folders:
+        found += [(m, p) for m, p in _listing(git, commit, folder) if m != b"040000"]
+        found += [(m, p) for m, p in _listing(git, commit, folder, recursive=True) if m not in REGULAR_MODES
+                  and p != folder.encode("utf-8", "surrogateescape")]
+    out: list[str] = []
+    for mode, raw in found:
+        entry = f"{raw.decode('utf-8', 'surrogateescape')!r} ({_KINDS.get(mode, 'mode ' + mode.decode('ascii'))})"
+        if entry not in out:
+            out.append(entry)
+    return out
+
+
+def _listing(git: Git, commit: str, path: str, *, recursive: bool = False) -> list[tuple[bytes, bytes]]:
+    """(mode, path) of `path` in `commit` (with `recursive`: of everything under it)."""
+    out = git.run_bytes("ls-tree", *(["-r"] if recursive else []), "-z", "--full-tree", commit, "--", path)
+    entries = []
+    for item in out.split(b"\0"):
+        meta, _, raw = item.partition(b"\t")
+        fields = meta.split()
+        if len(fields) == 3:
+            entries.append((fields[0], raw))
+    return entries
+
+
 def tree_entries(git: Git, commit: str, folder: str, skip: Sequence[str]) -> dict[str, str]:
     """path -> blob id of every file under `folder` in `commit` (empty: no such folder)."""
     out = git.run_bytes("ls-tree", "-r", "-z", "--full-tree", commit, "--", folder)

@@ -48,7 +48,7 @@ from canary.state.commit_back import (
     relative_all,
 )
 from canary.state.git import Git, fetch_tip, git_said, is_shallow, rev
-from canary.state.git_folders import FolderCopy, disk_files, folder_changes, mirror_from
+from canary.state.git_folders import FolderCopy, disk_files, folder_changes, irregular_entries, mirror_from
 from core.retry import Backoff
 from core.store import atomic_write_bytes
 
@@ -124,6 +124,13 @@ def pull_state(repo: Path, files: Sequence[Path], *, remote: str, branch: str, f
             "change. Push it (`canary commit`; after `canary judge`: canary commit "
             "--reapply RESULTS.json...), or pass --force to discard it and redo it on the fresh files. Nothing was "
             "overwritten")
+    irregular = irregular_entries(git, tip, rel, dirs)
+    if irregular:
+        raise CommitBackError(
+            f"the state branch {branch} (at {tip[:12]}) holds what canary never writes: "
+            f"{', '.join(irregular[:5])}{f' and {len(irregular) - 5} more' if len(irregular) > 5 else ''}. "
+            "Only regular files are taken from it; nothing was written. Remove them from the branch "
+            "(a commit on it) and fetch again")
     written, removed = _write_from(git, tip, rel)
     copies = tuple(mirror_from(git, tip, d, skip=rel) for d in dirs)
     git.run("update-ref", STATE_BASE_REF, tip)

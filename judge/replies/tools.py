@@ -113,6 +113,17 @@ def leaked_markup(text: str) -> str | None:
     return None
 
 
+def shown_name(name: str) -> str:
+    """A tool name as a reason quotes it. A name that cleaning would change (a lone surrogate, a
+    control or bidi character: each a space or nothing once cleaned) is shown escaped with ascii(),
+    or "roll_dice\ud800" would read `names "roll_dice "` beside `the request has roll_dice`."""
+    if not name:
+        return "no name"
+    if clean(name, len(name) + 1) == name:
+        return json.dumps(clean(name, EXCERPT_CHARS), ensure_ascii=False)
+    return clean(ascii(name), EXCERPT_CHARS)
+
+
 def call_name(call: Call, names: Sequence[str]) -> str:
     """The call's name: its fragments joined, or the one name every fragment repeats.
 
@@ -147,8 +158,7 @@ def assess(text: str, reasoning: str, calls: Sequence[Call], tools: Sequence[Too
     for call, _ in parsed:
         name = call_name(call, tuple(by_name))
         if name not in by_name:
-            shown = json.dumps(clean(name, EXCERPT_CHARS), ensure_ascii=False) if name else "no name"
-            return ToolsVerdict(failed(f"{UNKNOWN_NAME}: call {call.index} names {shown}, "
+            return ToolsVerdict(failed(f"{UNKNOWN_NAME}: call {call.index} names {shown_name(name)}, "
                                        f"the request has {', '.join(sorted(by_name))}"))
     notes: list[str] = []
     for call, value in parsed:

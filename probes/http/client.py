@@ -228,7 +228,7 @@ class PinnedClient:
                     waited, earlier, budget = pause, run.requests, budget - spent - pause
                     continue
                 break
-        result = run.result(self.settings.scrub, waited_s=waited, earlier_requests=earlier)
+        result = run.result(waited_s=waited, earlier_requests=earlier)
         if result.error_kind is ErrorKind.AUTH and result.http_status == 401 and await self._key_is_good():
             # A 401 naming no provider, while OpenRouter says our key is good: the endpoint's, not
             # ours (docs/openrouter-wire.md §5, "when in doubt, ask": GET /key).
@@ -243,14 +243,15 @@ class PinnedClient:
                        thinking: bool, tickets: Sequence[Ticket] = (), cap_sent: int | None = None) -> Run:
         """One request, and its one retry on a fresh connection when it was lost before any byte."""
         start = time.monotonic()
-        run = Run(endpoint, stream=stream, t0=start, reasoning_requested=thinking, max_tokens=cap_sent)
+        run = Run(endpoint, stream=stream, t0=start, reasoning_requested=thinking, max_tokens=cap_sent,
+                  mask=self.settings.mask)
         lost = await self._exchange(run, body, deadline, self._require_http(), tickets)
         left = deadline - (time.monotonic() - start)
         if lost is not None and left > 0 and self._fresh is not None:
             # Timings restart with the request that could be answered: the lost one never
             # reached a generation, so its milliseconds say nothing about the host.
             run = Run(endpoint, stream=stream, t0=time.monotonic(), retried_after=lost,
-                      reasoning_requested=thinking, max_tokens=cap_sent)
+                      reasoning_requested=thinking, max_tokens=cap_sent, mask=self.settings.mask)
             await self._exchange(run, body, left, self._fresh, tickets)
         return run
 

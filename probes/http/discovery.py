@@ -36,6 +36,7 @@ from probes.http.records import Endpoint
 from probes.http.wire import error_of, parse_json
 
 MAX_TAG_LENGTH = 100
+MAX_LISTING_BYTES = 4 * 1024 * 1024   # a real listing is a few KB; one byte more is read to tell a bigger one
 _TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)*")
 
 
@@ -63,10 +64,15 @@ async def discover(client: PinnedClient, model: str) -> list[Endpoint]:
     """The model's endpoints, sorted by tag, or DiscoveryError saying exactly what is wrong."""
     path = endpoints_path(model)
     try:
-        status, raw = await client.get_bytes(path)
+        status, raw = await client.get_bytes(path, max_bytes=MAX_LISTING_BYTES + 1)
     except TransportError as exc:
         raise DiscoveryError(model, f"no answer from {client.settings.base_url} ({exc})") from None
-    body = parse_json(raw)
+    if len(raw) > MAX_LISTING_BYTES:  # cut there, it would only ever be "not JSON": say what it is
+        raise DiscoveryError(model, f"HTTP {status}: the listing is too large (over {MAX_LISTING_BYTES >> 20} MiB, "
+                             "read no further)", status=status)
+    # Every string masked as it is decoded: a rejected entry is quoted cut to 60 characters,
+    # an error message to 300, and a cut through the key would leave a piece of it.
+    body = client.settings.mask.json(parse_json(raw))
     if status != 200:
         hint = " (check OPENROUTER_API_KEY)" if status in (401, 402, 403) else ""
         detail = error_of(body)[0] if body is not None else "non-JSON body"

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
 from typing import Any
 
 import httpx
 
+from core.key_mask import KeyMask
 from core.results import MAX_BILL_USD
 from core.untrusted import clean
 from probes.http.errors import ErrorFacts, facts_of_body
@@ -44,6 +44,10 @@ from probes.http.wire import (
 )
 
 Outcome = tuple[Classification, ErrorKind | None, str | None]
+# An error message is one printable line (core/untrusted.py clean): a host's message may carry
+# terminal escapes (clear screen, a window title, OSC 8 links) and bidi overrides that would reach
+# the probe's log, the round table and pytest's report raw. Bounded far above any real message.
+ERROR_MESSAGE_CHARS = 2000
 
 
 MAX_RETRY_AFTER_S = 600.0  # a bigger ask is no use inside one round's deadline
@@ -69,14 +73,19 @@ class Run:
     """Mutable collector for one request; the client feeds it, `result()` freezes it."""
 
     def __init__(self, endpoint: Endpoint, *, stream: bool, t0: float, retried_after: str | None = None,
-                 reasoning_requested: bool = False, max_tokens: int | None = None) -> None:
+                 reasoning_requested: bool = False, max_tokens: int | None = None,
+                 mask: KeyMask | None = None) -> None:
+        # The key is masked where upstream text is decoded (headers, bodies, every data event),
+        # before anything cuts it (an error message to 300, a quoted event to 120, a category to
+        # 40): a cut through the key would leave a piece that no later step could recognise.
+        self.mask = mask if mask is not None else KeyMask(None)
         self.endpoint = endpoint
         self.max_tokens = max_tokens
         self.reasoning_requested = reasoning_requested
         self.stream = stream
         self.t0 = t0
         self.retried_after = retried_after        # a first request lost before any response byte
-        self.state = StreamState()
+        self.state = StreamState(mask=self.mask)
         self.status: int | None = None
         self.headers_at: float | None = None
         self.header_provider: str | None = None
@@ -93,15 +102,19 @@ class Run:
 
     def got_headers(self, status: int, headers: httpx.Headers) -> None:
         self.status, self.headers_at = status, self.elapsed()
-        self.header_provider = headers.get("x-provider-name") or None
-        self.header_generation_id = headers.get("x-generation-id") or None
+        self.header_provider = self.mask(headers.get("x-provider-name") or "") or None
+        self.header_generation_id = self.mask(headers.get("x-generation-id") or "") or None
         self.retry_after_s = retry_after(headers.get("retry-after"))
         if status != 200:  # provisional: refined by http_error once the body is read
             cls, kind = classify_status(status, {})
             self.fixed = (cls, kind, f"HTTP {status}")
 
+    def decoded(self, raw: bytes) -> Any:
+        """A body as JSON (None when it is not), every string in it masked."""
+        return self.mask.json(parse_json(raw))
+
     def http_error(self, status: int, raw: bytes) -> None:
-        body = parse_json(raw)
+        body = self.decoded(raw)
         message, metadata = error_of(body)
         facts = facts_of_body(body)
         cls, kind = classify_status(status, metadata, facts)
@@ -113,7 +126,7 @@ class Run:
         self.fixed = (cls, kind, f"HTTP {status}: {message}")
 
     def json_body(self, raw: bytes) -> None:
-        body = parse_json(raw)
+        body = self.decoded(raw)
         fields = completion_fields(body)
         if isinstance(fields, dict):
             self.body = fields
@@ -212,14 +225,17 @@ class Run:
     def requests(self) -> int:
         return 1 if self.retried_after is None else 2
 
-    def result(self, scrub: Callable[[str], str], *, waited_s: float | None = None,
-               earlier_requests: int = 0) -> ChatResult:
-        """The frozen result, with the key scrubbed from every upstream string it keeps;
+    def result(self, *, waited_s: float | None = None, earlier_requests: int = 0) -> ChatResult:
+        """The frozen result, with the key masked in every upstream string it keeps;
         `waited_s`: a 429 came first, and Retry-After was waited once.
 
         A host may echo our request headers (the key) into its text, its reasoning, the served-by
-        name, the model or the id; only this step holds the key, so everything later (results.json,
-        Allure, issues, notifications, the state's reasons, the history) gets it scrubbed here."""
+        name, the model or the id; only the probe holds the key, so everything later (results.json,
+        Allure, issues, notifications, the state's reasons, the history) gets it masked here. Each
+        event was masked as it was decoded; what is masked again here is what was joined since:
+        the key split over deltas or tool-name fragments is masked in the joined value, and the
+        fragments keep their places (`KeyMask.parts`)."""
+        scrub = self.mask
         cls, kind, message = self._outcome()
         served = self.served()
         strangers = [n for n in served if not provider_matches(self.endpoint, n)]
@@ -261,7 +277,7 @@ class Run:
             first_event_s=s.first_event_s,
             total_s=self.elapsed(),
             error_kind=kind,
-            error_message=kept(message),
+            error_message=clean(scrub(message), ERROR_MESSAGE_CHARS) if message is not None else None,
             keepalives=s.keepalives,
             chunks=s.chunks,
             truncated_by_client=s.truncated,
@@ -271,10 +287,10 @@ class Run:
             waited_s=waited_s,
             retried_after=kept(self.retried_after),
             max_tokens_sent=self.max_tokens,
-            deltas=tuple(scrub(part) for part in s.text_parts) if self.stream else (),
+            deltas=scrub.parts(s.text_parts) if self.stream else (),
             service_tier=kept(tier),
             notes=(*(tuple(scrub(n) for n in self.notes(served)) if served else ()), *bound_notes(usage, s)),
-            tool_calls=tuple(dataclasses.replace(c, id=kept(c.id), name_parts=tuple(scrub(n) for n in c.name_parts),
+            tool_calls=tuple(dataclasses.replace(c, id=kept(c.id), name_parts=scrub.parts(c.name_parts),
                                                  arguments=scrub(c.arguments))
                              for c in b.get("tool_calls", s.tool_calls)),
         )

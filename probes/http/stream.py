@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.key_mask import KeyMask
 from core.untrusted import load_json, pair_surrogates
 from probes.http.errors import ErrorFacts
 from probes.http.records import StreamedToolCall, Usage
@@ -31,6 +32,9 @@ class StreamState:
     """What the stream has said so far. `feed` returns False once reading should stop."""
 
     max_chars: int = MAX_TEXT_CHARS
+    # Masks the key in what is cut here, before the cut (a quoted event, an error, a name, text at
+    # the cap); the rest is masked whole when the result is frozen (probes/http/exchange.py).
+    mask: KeyMask = field(default_factory=lambda: KeyMask(None))
     text_parts: list[str] = field(default_factory=list)
     reasoning_parts: list[str] = field(default_factory=list)
     text_len: int = 0
@@ -86,10 +90,10 @@ class StreamState:
         try:
             chunk = load_json(item.data)
         except ValueError:  # a deeply nested event too (TooDeep): never a RecursionError
-            self.malformed = f"a data event is not JSON: {item.data[:120]!r}"
+            self.malformed = f"a data event is not JSON: {self.mask.head(item.data, 120)!r}"
             return False
         if not isinstance(chunk, dict):
-            self.malformed = f"a data event is JSON but not an object: {item.data[:120]!r}"
+            self.malformed = f"a data event is JSON but not an object: {self.mask.head(item.data, 120)!r}"
             return False
         self.chunks += 1
         return self._chunk(chunk, now)
@@ -134,6 +138,7 @@ class StreamState:
             self.reasoning_seen = True
         if isinstance(reasoning, str) and reasoning:
             room = self.max_chars - self.reasoning_len
+            reasoning = self.mask(reasoning) if len(reasoning) > room else reasoning
             self.reasoning_parts.append(reasoning[:room])
             self.reasoning_len += min(len(reasoning), room)
             if len(reasoning) > room:
@@ -145,6 +150,7 @@ class StreamState:
             if self.ttft_s is None:
                 self.ttft_s = now
             room = self.max_chars - self.text_len
+            content = self.mask(content) if len(content) > room else content
             self.text_parts.append(content[:room])
             self.text_len += min(len(content), room)
             if len(content) > room:
@@ -174,14 +180,16 @@ class StreamState:
             name, arguments = function.get("name"), function.get("arguments")
             if isinstance(name, str) and name and parts.name_len < MAX_NAME_CHARS:
                 # The cap is per call, over all its fragments: 240,000 one-letter fragments are one
-                # 200-character name, not 240,000 parts (each joined, scrubbed and shown later).
-                kept = name[: MAX_NAME_CHARS - parts.name_len]
+                # 200-character name, not 240,000 parts (each joined, masked and shown later). The key
+                # is masked before the cut; the joined name is masked again (a key split over fragments).
+                kept = self.mask(name)[: MAX_NAME_CHARS - parts.name_len]
                 parts.names.append(kept)
                 parts.name_len += len(kept)
             if isinstance(arguments, str):
                 if arguments:
                     parts.fragments += 1
                 room = self.max_chars - self.arguments_len
+                arguments = self.mask(arguments) if len(arguments) > room else arguments
                 parts.arguments.append(arguments[:room])
                 self.arguments_len += min(len(arguments), room)
                 if len(arguments) > room:
@@ -205,6 +213,7 @@ class StreamState:
 
     def _error(self, error: object) -> None:
         if self.error_message is None:
+            error = self.mask.json(error)   # before describe_error cuts its message
             self.error_message = describe_error(error)
             self.error_facts = ErrorFacts.of(error)
             self.finish_before_error = self.finish_reason

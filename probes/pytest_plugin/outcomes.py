@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pytest
 
+from core.untrusted import clean
 from core.vocabulary import Outcome
 from probes.round.cases import ProbedCase
 
@@ -30,13 +31,19 @@ class RoundIncomplete(Exception):
     """Discovery failed or returned nonsense: the round is incomplete (pytest: error)."""
 
 
+# A reason holds upstream text; pytest prints these messages to the log (the Actions log): one
+# printable line, so no escape sequence or bidi override reaches a terminal. Bounded far above any reason.
+MESSAGE_CHARS = 4000
+
+
 def enforce(result: ProbedCase) -> None:
     """Raise or skip according to the result's outcome (returns normally on pass)."""
+    reason = clean(result.reason, MESSAGE_CHARS)
     if result.outcome is Outcome.FAIL:
-        raise ContractViolation(f"quality failure: {result.reason}")
+        raise ContractViolation(f"quality failure: {reason}")
     if result.outcome is Outcome.TRANSPORT_ERROR:
-        raise HostUnreachable(f"transport error: {result.reason}")
+        raise HostUnreachable(f"transport error: {reason}")
     if result.outcome is Outcome.INCONCLUSIVE:
-        pytest.skip(f"inconclusive: {result.reason}")
+        pytest.skip(f"inconclusive: {reason}")
     if result.outcome is Outcome.NOT_APPLICABLE:
-        pytest.skip(f"not applicable: {result.reason}")
+        pytest.skip(f"not applicable: {reason}")

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
+from core.key_mask import mask_for
 from core.upstream import (
     BASE_URL_ENV,
     DEFAULT_BASE_URL,
     KEY_ENV,
-    MASK,
     key_in_environment,
     resolve_upstream,
 )
@@ -32,9 +32,9 @@ def _secret() -> str | None:
 
 
 def scrub(text: str, secret: str | None = None) -> str:
-    """`text` with the API key replaced by a mask."""
+    """`text` with the API key masked: whole, any run of 16 of its characters, hex, base64 (core/key_mask.py)."""
     secret = secret if secret is not None else _secret()
-    return text.replace(secret, MASK) if secret else text
+    return mask_for(secret)(text) if secret else text
 
 
 @pytest.hookimpl(wrapper=True)
@@ -43,7 +43,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     secret = _secret()
     if secret is None:
         return report
-    if report.longrepr is not None and secret in str(report.longrepr):
+    if report.longrepr is not None and mask_for(secret).found(str(report.longrepr)):
         report.longrepr = scrub(str(report.longrepr), secret)
     report.sections = [(title, scrub(content, secret)) for title, content in report.sections]
     return report

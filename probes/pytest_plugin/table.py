@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from core.results import RoundResults
+from core.untrusted import clean
 
 SYMBOLS = {"pass": "✓ pass", "fail": "✗ FAIL", "inconclusive": "? inconcl.", "transport_error": "! transport",
            "not_applicable": "- n/a"}
@@ -23,15 +24,14 @@ def render(results: RoundResults) -> list[str]:
                          f"{'outcome':<{widths[2]}}  {'ttft':>{widths[3]}}  reason")
         ttft = f"{c.ttft_s:.2f}s" if c.ttft_s is not None else "-"
         contract = c.contract + (f" {c.language}" if c.language else "") + (" ctl" if c.control else "")
-        reason = " ".join(c.reason.split())
-        reason = reason if len(reason) <= REASON_CHARS else reason[:REASON_CHARS - 1] + "…"
+        reason = clean(c.reason, REASON_CHARS)   # upstream text: no escape sequence reaches the log
         lines.append(f"  {c.provider:<{widths[0]}}  {contract:<{widths[1]}}  "
                      f"{SYMBOLS[c.outcome.value]:<{widths[2]}}  {ttft:>{widths[3]}}  {reason}")
     for weak in results.weak_probes:
-        lines.append(f"!!! PROBE WEAK: {weak.model} {weak.contract}: {weak.reason}")
+        lines.append(f"!!! PROBE WEAK: {weak.model} {weak.contract}: {clean(weak.reason, 300)}")
     for miss in results.unprobed_controls:
-        lines.append(f"!!! CONTROL NOT PROBED: {miss.model} {miss.contract}: {miss.reason}; "
+        lines.append(f"!!! CONTROL NOT PROBED: {miss.model} {miss.contract}: {clean(miss.reason, 300)}; "
                      "refusal passes of this model are inconclusive this round")
     if not results.complete:
-        lines.append(f"!!! ROUND INCOMPLETE: {results.incomplete_reason}")
+        lines.append(f"!!! ROUND INCOMPLETE: {clean(results.incomplete_reason, 600)}")
     return lines

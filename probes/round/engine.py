@@ -179,7 +179,7 @@ def crashed(case: Case, exc: BaseException, scrub: Callable[[str], str]) -> Prob
 
     Whatever a reply holds, the parsers and judges are meant to return a verdict; an exception
     here is a bug they did not foresee, so the host is not blamed for it either way."""
-    detail = scrub(clean(f"{type(exc).__name__}: {exc}", CRASH_DETAIL_CHARS))
+    detail = clean(scrub(f"{type(exc).__name__}: {exc}"), CRASH_DETAIL_CHARS)   # masked before the cut
     return ProbedCase.of(case, Outcome.TRANSPORT_ERROR,
                                f"transport: the probe raised an unexpected error on this reply ({detail})")
 

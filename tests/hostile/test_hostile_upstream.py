@@ -3,16 +3,22 @@
 Beside healthy, degraded and filtering hosts, four hosts attack the reader: one echoes our request
 headers (the API key) into its text and one names the key as its provider, one nests its JSON a
 thousand levels deep (in the reply, and in every data event), one splits emoji into UTF-16 halves
-across chunks, one sends 64 K characters without a space. And issue 31's numbers and sizes: one
+across chunks, one sends 64 K characters without a space. Issue 31's numbers and sizes: one
 bills 1e308 and one a 400-digit integer for every reply, one lists a 401-digit context_length, one
 sends its stream gzip-compressed (a small gzip bomb of keep-alives), and one floods its tool calls
-(in a second, small round with the tools contract on). The round must complete, judge every
-other host as it would have anyway, and the key must reach no file, no history entry and no
-message of probe, judge, summary, status, site or announce.
+(in a second, small round with the tools contract on). Six more put the key where the client cuts
+upstream text (issue 31: an error message, a quoted malformed event, a moderation category, the
+X-Provider-Name note, a tool name in fragments, the text cap), so that a cut made before masking
+would publish all of it but one character. The round must complete, judge every other host as it
+would have anyway, and no piece of the key (16 characters of it, any case, hex or base64) may reach
+a file, a history entry or a message of probe, judge, summary, status, site or announce. The round
+uses a key of a real key's shape (73 characters).
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import lzma
 import os
@@ -28,7 +34,7 @@ _TESTS = Path(__file__).resolve().parents[1]
 if str(_TESTS / "probes") not in sys.path:
     sys.path.insert(0, str(_TESTS / "probes"))
 
-from round_support import MODEL, ROOT, SENTINEL_KEY, ProbeRun, canary_config, run_round  # noqa: E402
+from round_support import MODEL, ROOT, ProbeRun, canary_config, run_round  # noqa: E402
 
 from canary.state.commit_back import commit_message  # noqa: E402
 from canary.state.results_files import read_decisions  # noqa: E402
@@ -39,14 +45,47 @@ HEALTHY = ("aurora/fp8", "borealis/bf16")
 HOSTILE = ("echo/fp8", "mirror/fp8", "abyss/fp8", "trench/fp8", "prism/fp8", "wall/fp8",
            "ledger/fp8", "tally/fp8", "bomb/fp8")
 FLOOD = "swarm/fp8"  # floods only a tools request: probed in a round of its own with the tools contract on
+AT_CUTS = ("quill/fp8", "rune/fp8", "sieve/fp8", "vane/fp8", "weft/fp8", "xylem/fp8")   # echo_at_cut
+ESCAPING = "glyph/fp8"   # escape_codes: an error message that clears the screen, retitles, links, reverses
 CONTRACTS = ("latency", "refusal", "structured", "language")
+KEY = "sk-or-v1-" + hashlib.sha256(b"canary issue 31").hexdigest()   # a real key's shape: 73 characters
+PIECE = 16
+
+
+def _pieces(key: str) -> tuple[set[bytes], set[bytes]]:
+    """Every 16-character piece of the key (lower case) and of its hex, and every 22-character piece
+    of its base64 at the three alignments: written out here, not taken from core/key_mask.py."""
+    raw = key.encode()
+    blind = {raw[i: i + PIECE].lower() for i in range(len(raw) - PIECE + 1)}
+    hexed = raw.hex().encode()
+    blind |= {hexed[i: i + 2 * PIECE] for i in range(len(hexed) - 2 * PIECE + 1)}
+    exact: set[bytes] = set()
+    for shift in range(3):
+        encoded = base64.b64encode(raw[shift:][: (len(raw) - shift) // 3 * 3])
+        exact |= {encoded[i: i + 22] for i in range(len(encoded) - 21)}
+    return blind, exact
+
+
+BLIND, EXACT = _pieces(KEY)
+
+
+def leaks(data: bytes) -> bool:
+    """Does `data` hold a piece of the key (any case), of its hex or of its base64?"""
+    lower = data.lower()
+    return any(p in lower for p in BLIND) or any(p in data for p in EXACT)
 
 
 @pytest.fixture(scope="module")
 def hostile_round(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProbeRun]:
     tmp = tmp_path_factory.mktemp("hostile")
+    config = canary_config(tmp, controls=("ember/fp8",), optional=("tools",))
+    # Twenty hosts start at once on a shared machine: the healthy ones' first tokens must not
+    # miss a 1 s threshold for want of CPU (no host of this scenario is slow on purpose).
+    doc = yaml.safe_load(config.read_text(encoding="utf-8"))
+    doc["probe"]["ttft_seconds"] = 4.0
+    config.write_text(yaml.safe_dump(doc), encoding="utf-8")
     with start_simulator(_hostile(lambda tag: tag != FLOOD), seed=5) as sim:
-        yield run_round(tmp, sim.base_url, config=canary_config(tmp, controls=("ember/fp8",)))
+        yield run_round(tmp, sim.base_url, config=config, key=KEY)
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +120,7 @@ def test_the_round_completes_with_a_result_for_every_case_of_every_host(hostile_
     doc = hostile_round.results
     assert doc["complete"] is True, (doc["incomplete"], hostile_round.output[-3000:])
     probed = {(c["provider"], c["contract"]) for c in doc["cases"]}
-    hosts = {*HEALTHY, "cinder/fp8", "ember/fp8", *HOSTILE}
+    hosts = {*HEALTHY, "cinder/fp8", "ember/fp8", *HOSTILE, *AT_CUTS, ESCAPING}
     assert probed >= {(h, c) for h in hosts for c in CONTRACTS}
     assert "Traceback" not in hostile_round.output and "RecursionError" not in hostile_round.output
 
@@ -146,6 +185,30 @@ def test_a_flood_of_tool_calls_is_judged_and_stays_small_in_the_reports(tools_ro
     assert all(b"more tool calls" in p.read_bytes() for p in flood)  # the rest counted, not shown
 
 
+def test_the_key_echoed_at_each_cut_is_masked_before_the_cut(hostile_round: ProbeRun) -> None:
+    for contract in CONTRACTS[1:]:   # the error event's message and the malformed event's quote: frozen, masked
+        for host, said in (("quill/fp8", "Authorization: Bearer ***"), ("rune/fp8", "not JSON")):
+            case = hostile_round.case(host, contract)
+            assert case["outcome"] == "transport_error" and said in case["reason"] and "***" in case["reason"], case
+    refusal = hostile_round.case("sieve/fp8", "refusal")   # moderated: the flagged category is the mask
+    assert "***" in refusal["reason"], refusal
+    tools = hostile_round.case("weft/fp8", "tools")   # the joined name masked, not its fragments
+    assert tools["outcome"] == "fail" and "***" in tools["reason"], tools
+    assert hostile_round.case("xylem/fp8", "language")["outcome"] != "transport_error"  # the capped text judged
+    assert hostile_round.case("vane/fp8", "language")["outcome"] == "pass"   # a note, not a verdict
+
+
+def test_no_escape_sequence_of_an_error_message_reaches_the_log(hostile_round: ProbeRun) -> None:
+    # Issue 31: the round table and HostUnreachable's message printed the host's error raw.
+    for contract in CONTRACTS[1:]:
+        case = hostile_round.case(ESCAPING, contract)
+        assert case["outcome"] == "transport_error" and "Provider returned error" in case["reason"], case
+        assert case["reason"].isprintable(), case["reason"]
+    assert "glyph/fp8" in hostile_round.output and "Provider returned error" in hostile_round.output
+    raw = [ch for ch in ("\x1b", "\x07", "\u202e", "\u202c") if ch in hostile_round.output]
+    assert raw == []
+
+
 def _texts_under(root: Path) -> Iterator[tuple[Path, bytes]]:
     for path in sorted(root.rglob("*")):
         if path.is_file():
@@ -153,7 +216,7 @@ def _texts_under(root: Path) -> Iterator[tuple[Path, bytes]]:
             yield path, lzma.decompress(data) if path.suffix == ".xz" else data
 
 
-def test_the_key_reaches_no_file_no_history_and_no_message(hostile_round: ProbeRun,
+def test_no_piece_of_the_key_reaches_a_file_the_history_or_a_message(hostile_round: ProbeRun,
                                                            tmp_path: Path) -> None:
     doc = hostile_round.results
     assert "***" in json.dumps(doc)  # the echo was there, and was scrubbed
@@ -182,7 +245,6 @@ def test_the_key_reaches_no_file_no_history_and_no_message(hostile_round: ProbeR
     state = json.loads((tmp_path / "state" / "canary-state.json").read_text(encoding="utf-8"))
     assert state["models"][MODEL]["cinder/fp8"]["suspension"] is not None  # both rounds counted for the others
     outputs.append(commit_message(read_decisions(tmp_path / "reports" / "decisions.json")))
-    leaked = [str(p) for root in (hostile_round.reports, tmp_path) for p, data in _texts_under(root)
-              if SENTINEL_KEY.encode() in data]
+    leaked = [str(p) for root in (hostile_round.reports, tmp_path) for p, data in _texts_under(root) if leaks(data)]
     assert leaked == []
-    assert all(SENTINEL_KEY not in text for text in outputs)
+    assert [text[:200] for text in outputs if leaks(text.encode())] == []

@@ -121,3 +121,71 @@ def test_tool_flood_splits_the_name_and_floods_empty_calls_only_on_a_tools_reque
     assert calls[0]["name"].endswith("x" * 3000) and len(calls[0]["name"]) > 3000  # its own name, then 3000 x
     assert len(flooded) == 2500 and {c["arguments"] for c in flooded} == {""} and len(calls) > 2500
     assert "tool_calls" not in json.dumps(plain.chunks)
+
+
+# echo_at_cut (issue 31): the key placed where the client cuts upstream text, so a cut made before
+# masking would keep all of it but its last character.
+SECRET = KEY["Authorization"].partition(" ")[2]
+
+
+def test_echo_at_cut_into_error_ends_the_error_messages_first_300_characters_inside_the_key(simulate):
+    sim = faulty(simulate, "echo_at_cut", into="error")
+
+    result = stream_chat(sim.base_url, chat_body("test/fp8"))
+
+    message = result.errors[0]["error"]["message"]
+    assert SECRET in message and message[:300].endswith(SECRET[:-1]) and result.text == ""
+
+
+def test_echo_at_cut_into_event_sends_a_data_event_that_is_not_json_with_the_key_at_its_120th_character(simulate):
+    sim = faulty(simulate, "echo_at_cut", into="event")
+
+    events = raw_events(sim.base_url, chat_body("test/fp8"))
+
+    bad = [e for e in events if not e.startswith("{") and e != "[DONE]"]
+    assert len(bad) == 1 and bad[0][:120].endswith(SECRET[:-1]) and events[-1] == "[DONE]"
+
+
+def test_echo_at_cut_into_category_answers_a_moderation_403_whose_first_category_is_the_key(simulate):
+    sim = faulty(simulate, "echo_at_cut", into="category")
+
+    resp = httpx.post(f"{sim.base_url}/chat/completions", json=chat_body("test/fp8"), headers=KEY, timeout=20)
+
+    assert resp.status_code == 403 and resp.json()["error"]["metadata"]["reasons"][0] == SECRET
+
+
+def test_echo_at_cut_into_header_sends_an_x_provider_name_whose_first_60_characters_end_inside_the_key(simulate):
+    sim = faulty(simulate, "echo_at_cut", into="header")
+
+    result = stream_chat(sim.base_url, chat_body("test/fp8"))
+
+    assert result.headers["x-provider-name"][:60].endswith(SECRET[:-1]) and result.finish_reason == "stop"
+
+
+def test_echo_at_cut_into_tool_name_names_the_first_call_by_the_key_in_short_fragments(simulate):
+    sim = faulty(simulate, "echo_at_cut", into="tool_name")
+    tools = [{"type": "function", "function": {"name": "roll_dice", "parameters": {
+        "type": "object", "properties": {"sides": {"type": "integer"}}, "required": ["sides"]}}}]
+
+    result = stream_chat(sim.base_url, chat_body("test/fp8", tools=tools))
+
+    names = [part["function"]["name"] for c in result.chunks for part in
+             ((c.get("choices") or [{}])[0].get("delta", {}).get("tool_calls") or []) if part["function"].get("name")]
+    assert "".join(names) == SECRET and max(len(n) for n in names) <= 10 and len(names) > 1
+
+
+def test_echo_at_cut_into_text_cap_puts_the_key_across_the_64k_text_cap(simulate):
+    sim = faulty(simulate, "echo_at_cut", into="text_cap")
+
+    result = stream_chat(sim.base_url, chat_body("test/fp8"), timeout=60)
+
+    assert result.text[:64 * 1024].endswith(SECRET[:-1]) and SECRET in result.text
+
+
+def test_escape_codes_sends_an_error_whose_message_clears_the_screen_retitles_links_and_reverses(simulate):
+    sim = faulty(simulate, "escape_codes")
+
+    result = stream_chat(sim.base_url, chat_body("test/fp8"))
+
+    message = result.errors[0]["error"]["message"]
+    assert all(code in message for code in ("\x1b[2J", "\x1b]0;", "\x1b]8;;", "\u202e", "\x07")) and result.text == ""

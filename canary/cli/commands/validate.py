@@ -1,10 +1,11 @@
 """`canary validate`: check the files people edit by hand before they reach main.
 
 Runs in CI on every pull request (and push), so a broken edit of exclusions/builtin.yaml,
-exclusions/incidents.yaml, exclusions/silences.yaml, exclusions/maintenance.yaml, canary.yaml or the
-judge's state fails the check with the file, the line and what to do, instead of failing the next
-scheduled round. It reuses the very parsers canary uses (core.store, canary.state.judge_files,
-canary.state.silences, canary.state.maintenance): one definition of each format.
+exclusions/incidents.yaml, exclusions/silences.yaml, exclusions/maintenance.yaml, canary.yaml, the
+judge's state or its audit log fails the check with the file, the line and what to do, instead of
+failing the next scheduled round. It reuses the very parsers canary uses (core.store,
+canary.state.judge_files, canary.state.silences, canary.state.maintenance, canary.state.audit): one
+definition of each format.
 
 It also warns (exit 0) when a configured positive control is not among the endpoints of the
 last saved discovery (reports/discovery.json, written by every round, or --discovery FILE): such
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from canary.cli.commands._options import add_common, config_of
+from canary.state import audit
 from canary.state.judge_files import load_state
 from canary.state.maintenance import load_maintenance
 from canary.state.silences import load_silences
@@ -34,11 +36,11 @@ from core.layers import LAYERS, SUSPENSION
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
-        "validate", help="check canary.yaml, the exclusion, silences and maintenance files and the state file",
+        "validate", help="check canary.yaml, the exclusion, silences and maintenance files, the state and audit log",
         description="Parse canary.yaml, exclusions/builtin.yaml, exclusions/incidents.yaml, the judge's "
-                    "state file, exclusions/silences.yaml and exclusions/maintenance.yaml exactly as canary "
-                    "will. Exit 1 with the file and line of each problem; nothing is written.")
-    add_common(p, files=("builtin", "incidents", "state", "silences", "maintenance"), now=False)
+                    "state file and its audit log, exclusions/silences.yaml and exclusions/maintenance.yaml "
+                    "exactly as canary will. Exit 1 with the file and line of each problem; nothing is written.")
+    add_common(p, files=("builtin", "incidents", "state", "audit", "silences", "maintenance"), now=False)
     p.add_argument("--discovery", type=Path, default=None, metavar="FILE",
                    help="a saved discovery snapshot to check `controls` against "
                         "(default: <paths.reports>/discovery.json, written by every round)")
@@ -74,6 +76,15 @@ def run(args: argparse.Namespace) -> int:
         for model in _unconfigured(loaded, config.models):
             print(f"note  {path}: model {model!r} is not in {config.source}; its entries apply to nothing "
                   "until it is configured")
+    fails, notes = audit.problems(paths.audit)
+    for line in fails:
+        print(f"FAIL  {line}", file=sys.stderr)
+    problems += len(fails)
+    if not fails:
+        found = "every line a record" if Path(paths.audit).exists() else "missing (empty)"
+        print(f"ok    {paths.audit}: {found}")
+    for line in notes:
+        print(f"note  {line}")
     for line in control_warnings(config, args.discovery or Path(paths.reports) / "discovery.json"):
         print(line)
     return 1 if problems else 0

@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
+from core.key_mask import mask_for
+
 NOTIFY_URLS_ENV = "CANARY_NOTIFY_URLS"
 WEBHOOK_ENV = "CANARY_WEBHOOK_URL"   # deprecated alias: one Slack-compatible webhook URL
 REDACTED = "[redacted]"   # plain in a log, and literal text in Markdown
@@ -103,11 +105,16 @@ class Scrubber:
         fragments: set[str] = set()
         for url in urls:
             fragments |= _fragments(url, min_fragment)
-        fragments |= {s for s in extra_secrets if s and len(s) >= _MIN_CREDENTIAL}
+        secrets = [s for s in extra_secrets if s and len(s) >= _MIN_CREDENTIAL]
         # Longest first, so a whole URL goes before the pieces it contains.
         self._fragments = sorted(fragments, key=len, reverse=True)
+        # A secret (the API key, the GitHub token) goes whole, by any run of 16 of its characters,
+        # in any case, hex and base64 (core/key_mask.py): a server's error may quote a piece of it.
+        self._masks = [mask_for(s, REDACTED) for s in secrets]
 
     def __call__(self, text: str) -> str:
+        for mask in self._masks:
+            text = mask(text)
         for fragment in self._fragments:
             if fragment in text:
                 text = text.replace(fragment, REDACTED)

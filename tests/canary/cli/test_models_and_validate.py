@@ -62,7 +62,33 @@ def files(tmp_path, builtin: str, incidents: str) -> list[str]:
     (tmp_path / "builtin.yaml").write_text(builtin)
     (tmp_path / "incidents.yaml").write_text(incidents)
     return ["--builtin", str(tmp_path / "builtin.yaml"), "--incidents", str(tmp_path / "incidents.yaml"),
-            "--state", str(tmp_path / "state.json")]
+            "--state", str(tmp_path / "state.json"), "--audit", str(tmp_path / "audit.jsonl")]
+
+
+GOOD_LINE = json.dumps({"time": "2026-12-01T00:00:00Z", "round_id": "r1", "mode": "observe", "action": "suspend",
+                        "model": "deepseek/deepseek-chat-v3-0324", "provider": "aurora/fp8", "reason": "x"})
+
+
+def test_validate_parses_the_audit_log_and_names_each_bad_line(tmp_path, config, capsys):
+    # Issue 31: the audit log was never looked at; a bad line surfaced only in a later command.
+    args = ["--config", str(config), "validate", *files(tmp_path, "", "")]
+    audit = tmp_path / "audit.jsonl"
+    audit.write_text(GOOD_LINE + "\n")
+    assert main(args) == 0 and "audit.jsonl: every line a record" in capsys.readouterr().out
+    audit.write_text("\n".join([GOOD_LINE, "[1, 2]", json.dumps({"time": "yesterday", "action": "suspend"}),
+                                json.dumps({"time": "2026-12-01T00:00:00Z"}), GOOD_LINE, '{"time": "2026-12-0']))
+    assert main(args) == 1
+    said = capsys.readouterr()
+    assert "audit.jsonl:2: not a JSON object" in said.err and "audit.jsonl:3: `time`" in said.err
+    assert "audit.jsonl:4: no `action`" in said.err and ":5:" not in said.err
+    assert "audit.jsonl:6: the last line is cut short" in said.out   # a torn append is a note, not a failure
+
+
+def test_validate_fails_on_an_audit_log_that_is_a_symbolic_link(tmp_path, config, capsys):
+    args = ["--config", str(config), "validate", *files(tmp_path, "", "")]
+    (tmp_path / "elsewhere").write_text(GOOD_LINE + "\n")
+    (tmp_path / "audit.jsonl").symlink_to(tmp_path / "elsewhere")
+    assert main(args) == 1 and "symbolic link" in capsys.readouterr().err
 
 
 def test_valid_files_pass(tmp_path, config, capsys):

@@ -84,3 +84,20 @@ def test_the_exit_code_comes_from_why_the_round_is_incomplete(tmp_path: Path, fi
     from canary.round.probing import exit_code, read_round
     assert exit_code(0, read_round(_record(tmp_path, **fields))) == code
     assert exit_code(0, read_round(tmp_path / "absent.json")) == 2
+
+
+def test_a_probe_run_from_another_folder_plans_from_that_folders_canary_yaml(tmp_path: Path) -> None:
+    # Issue 31: `pytest probes` ran in the project's folder, so the round was planned from the project's
+    # canary.yaml (no tools contract) while the judge read the caller's (tools for this model).
+    caller = tmp_path / "elsewhere"
+    caller.mkdir()
+    (caller / "canary.yaml").write_text(json.dumps({"models": [MODEL], "optional_contracts": {MODEL: ["tools"]},
+                                                    "paths": {"reports": "my-reports"}}))
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OPENROUTER_API_KEY", "OPENROUTER_BASE_URL", "CANARY_CONFIG", "GITHUB_ACTIONS",
+                        "GITHUB_STEP_SUMMARY")}
+    done = subprocess.run([sys.executable, "-m", "canary", "probe", "--simulator", "-k", "aurora/fp8"], cwd=caller,
+                          env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode in (0, 1), done.stdout[-2000:] + done.stderr[-2000:]
+    doc = json.loads((caller / "my-reports" / "results.json").read_text())
+    assert {c["contract"] for c in doc["cases"]} >= {"tools", "language"}, doc["cases"]

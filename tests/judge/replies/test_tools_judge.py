@@ -175,6 +175,16 @@ def test_an_empty_completed_reply_fails_and_upstream_text_in_reasons_is_cleaned(
     assert "\x1b" not in hostile and "\n" not in hostile
 
 
+def test_a_name_with_a_lone_surrogate_or_a_control_character_is_shown_escaped_not_as_the_declared_name() -> None:
+    # Issue 31: cleaned, "roll_dice\ud800" read `names "roll_dice "` beside `the request has roll_dice`.
+    for name, shown in (("roll_dice\ud800", r"'roll_dice\ud800'"), ("roll_dice\u202e", r"'roll_dice\u202e'"),
+                        ("roll\x1b[2Jdice", r"'roll\x1b[2Jdice'")):
+        reason = assess("", "", (Call(0, (name,), '{"sides": 20}'),), TOOLS, "tool_calls").verdict.reason
+        assert f"names {shown}," in reason and reason.isprintable(), reason
+    plain = assess("", "", (Call(0, ("book_hall",), GOOD_BOOK),), TOOLS, "tool_calls").verdict.reason
+    assert 'names "book_hall",' in plain
+
+
 def test_no_markup_is_found_in_real_replies_and_fiction() -> None:
     # tests/judge/data/refusal_sample/: 475 real chat-model replies (refusals and answers, 17
     # languages) and 200 passages of published fiction (benchmarks/corpora/sample_refusal_fixture.py).

@@ -108,3 +108,40 @@ def test_nonsense_over_the_wire_is_a_discovery_error(body: bytes, message: str) 
     with pytest.raises(DiscoveryError, match=message) as info:
         asyncio.run(go())
     assert "\n" not in str(info.value)
+
+
+def _discover_raw(body: bytes, key: str = SECRET, status: int = 200) -> DiscoveryError:
+    async def go() -> None:
+        server, url = await _raw_server(body, status)
+        try:
+            async with PinnedClient(Upstream(base_url=url, api_key=key), deadline_s=10) as client:
+                await discover(client, MODEL)
+        finally:
+            server.close()
+
+    with pytest.raises(DiscoveryError) as info:
+        asyncio.run(go())
+    return info.value
+
+
+def test_a_listing_over_the_4_mib_cap_is_too_large_not_not_json() -> None:
+    # Issue 31: cut at the cap, the listing was reported as "not JSON".
+    entry = b'{"tag": "a/fp8", "provider_name": "A", "supported_parameters": [], "pricing": {"prompt": "0"}}, '
+    body = b'{"data": {"endpoints": [' + entry * (4 * 1024 * 1024 // len(entry) + 1) + b"]}}"
+    error = _discover_raw(body)
+    assert "too large" in str(error) and "4 MiB" in str(error) and "not JSON" not in str(error)
+
+
+KEY73 = "sk-or-v1-" + "5f0e" * 16   # a real key's shape
+
+
+@pytest.mark.parametrize(("body", "status"), [
+    # a rejected entry is quoted cut to 60 characters: the key straddles the cut
+    (b'{"data": {"endpoints": [{"tag": "' + b"x" * 20 + KEY73.encode() + b'", "provider_name": "A"}]}}', 200),
+    # an error echoing the Authorization header, its message cut at 300
+    (b'{"error": {"code": 401, "message": "' + b"." * 260 + b"Authorization: Bearer " + KEY73.encode() + b'"}}', 401),
+], ids=["rejected-entry", "error-message"])
+def test_no_piece_of_the_key_survives_a_cut_in_a_discovery_error(body: bytes, status: int) -> None:
+    error = _discover_raw(body, key=KEY73, status=status)
+    said = f"{error} {error.problems}"
+    assert "***" in said and not any(KEY73[i: i + 16] in said for i in range(len(KEY73) - 15)), said

@@ -31,3 +31,23 @@ def test_the_header_names_the_upstream_but_never_the_key(pytester: pytest.Pytest
     result = pytester.runpytest("-p", "probes.pytest_plugin.secrets")
     result.stdout.fnmatch_lines(["canary: OPENROUTER_BASE_URL=http://127.0.0.1:9/api/v1, OPENROUTER_API_KEY set"])
     assert SENTINEL not in result.stdout.str()
+
+
+def test_a_piece_of_the_key_its_upper_case_and_its_base64_in_a_failure_are_masked(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 31: a message cut before it was scrubbed kept most of the key, which a whole-key match misses.
+    import base64
+
+    monkeypatch.setenv("OPENROUTER_API_KEY", SENTINEL)
+    piece, shouted = SENTINEL[:30], SENTINEL.upper()
+    encoded = base64.b64encode(f"Bearer {SENTINEL}".encode()).decode()
+    pytester.makepyfile(f"""
+        def test_leaky():
+            print("upstream said: {piece}... and {shouted}")
+            assert "{encoded}" == "something else"
+    """)
+    junit = pytester.path / "junit.xml"
+    result = pytester.runpytest("-p", "probes.pytest_plugin.secrets", f"--junitxml={junit}", "-rA")
+    result.assert_outcomes(failed=1)
+    for text in (result.stdout.str(), junit.read_text(encoding="utf-8")):
+        assert SENTINEL[:16] not in text and SENTINEL[:16].upper() not in text and encoded[12:40] not in text

@@ -1,0 +1,210 @@
+"""Find and mask the API key in text: the whole key, any piece of it, and its usual encodings.
+
+A host (or an honest proxy echoing headers) may put our `Authorization` header into what it
+sends, and many steps cut upstream text (an error message to 300 characters, a quoted event to
+120, a category to 40): a cut through the key leaves a piece that a whole-key match misses. So
+what is masked is any run of `MIN_RUN` (16) or more consecutive characters of the key, in any
+letter case, and the same runs of its encoded forms:
+
+- hex of the key's bytes (any case), at least 2 x 16 hex digits;
+- base64 (standard and URL-safe) at all three alignments, so the key is found wherever it sits in
+  the encoded bytes (`Bearer <key>` encoded, a Basic credential, a cookie): at least 22 base64
+  characters, the ones 16 key bytes decide.
+
+Sixteen characters of a random key are 64 bits or more: never met by chance in a reply, and
+fewer than that of a 73-character key leave the rest of it secret. A key shorter than 16
+characters is masked whole. Pure: `KeyMask(key)` is built once per key (`mask_for` caches it).
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+MASK = "***"
+MIN_RUN = 16   # consecutive key characters that are a piece of the key
+
+# ASCII letters only: length-preserving (str.lower is not, for a few non-ASCII letters), so a
+# span found in the folded text is the same span in the text itself.
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+@dataclass(frozen=True, slots=True)
+class _Form:
+    """One way the key can appear: its characters (folded when case does not matter) and the run
+    of them that counts as a piece."""
+
+    text: str
+    run: int
+    case_blind: bool
+
+
+def _forms(key: str, min_run: int) -> list[_Form]:
+    run = min(min_run, len(key))
+    raw = key.encode("utf-8")
+    forms = [_Form(key.translate(_ASCII_LOWER), run, True), _Form(raw.hex(), 2 * run, True)]
+    b64_run = math.ceil(run * 4 / 3)
+    for shift in range(3):
+        tail = raw[shift:]
+        whole = tail[: len(tail) // 3 * 3]   # full groups only: a partial one depends on what follows
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            text = encode(whole).decode("ascii")
+            if len(text) >= b64_run:
+                forms.append(_Form(text, b64_run, False))
+    return list({f: None for f in forms})   # standard and URL-safe agree on most keys: once each
+
+
+class _Index:
+    """Every form's windows of `step` characters, for text (str) or for files (bytes).
+
+    Runs are found in linear time: every `step`-th window of the text, folded to lower case, is
+    looked up here (a run of 2 x step characters or more of any form covers one such window whole,
+    wherever it starts), and each hit is extended both ways as far as its form goes on: in the
+    folded text for the key and its hex, in the text itself for base64 (case matters there).
+    Prose never hits: the cost is one slice and one look-up per 8 characters."""
+
+    def __init__(self, forms: Sequence[_Form], step: int, *, binary: bool) -> None:
+        self.step = step
+        self.forms: list[tuple[Any, int, bool]] = [
+            (f.text.encode("utf-8") if binary else f.text, f.run, f.case_blind) for f in forms]
+        self.windows: dict[Any, list[tuple[int, int]]] = {}
+        for n, (form, _, _) in enumerate(self.forms):
+            for k in range(len(form) - step + 1):
+                window = form[k: k + step]
+                folded = window.lower() if binary else window.translate(_ASCII_LOWER)
+                self.windows.setdefault(folded, []).append((n, k))
+
+    def spans(self, text: Any, folded: Any) -> list[tuple[int, int]]:
+        out: list[tuple[int, int]] = []
+        at, step, windows, last = 0, self.step, self.windows, len(text) - self.step
+        while at <= last:
+            hits = windows.get(folded[at: at + step])
+            if hits is not None:
+                found = [span for n, k in hits if (span := self._extend(text, folded, at, n, k)) is not None]
+                if found:
+                    out += found
+                    at = max(end for _, end in found)
+                    continue
+            at += step
+        return out
+
+    def _extend(self, text: Any, folded: Any, at: int, n: int, k: int) -> tuple[int, int] | None:
+        form, run, case_blind = self.forms[n]
+        seen = folded if case_blind else text
+        if seen[at: at + self.step] != form[k: k + self.step]:
+            return None   # a base64 window that matches only once folded
+        start, i = at, k
+        while start > 0 and i > 0 and seen[start - 1] == form[i - 1]:
+            start, i = start - 1, i - 1
+        end, j = at + self.step, k + self.step
+        while end < len(seen) and j < len(form) and seen[end] == form[j]:
+            end, j = end + 1, j + 1
+        return (start, end) if end - start >= run else None
+
+
+class KeyMask:
+    """Masks one key (and its pieces and encodings) in text and in bytes. `KeyMask(None)` masks nothing."""
+
+    def __init__(self, key: str | None, *, min_run: int = MIN_RUN, mask: str = MASK) -> None:
+        self.mask = mask
+        forms = _forms(key, min_run) if key else []
+        step = max(min(f.run for f in forms) // 2, 1) if forms else 1
+        self.reach = max((len(f.text) for f in forms), default=0)   # the longest form, in characters
+        self._text = _Index(forms, step, binary=False) if forms else None
+        self._bytes = _Index(forms, step, binary=True) if forms else None
+
+    def __bool__(self) -> bool:
+        return self._text is not None
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """The key's runs in `text`, merged, in order (start, end)."""
+        if self._text is None:
+            return []
+        return _merged(self._text.spans(text, text.translate(_ASCII_LOWER)))
+
+    def __call__(self, text: str) -> str:
+        """`text` with every run of the key (and of its encodings) replaced by the mask."""
+        spans = self.spans(text)
+        if not spans:
+            return text
+        pieces, at = [], 0
+        for start, end in spans:
+            pieces += [text[at:start], self.mask]
+            at = end
+        return "".join([*pieces, text[at:]])
+
+    def head(self, text: str, limit: int) -> str:
+        """The first `limit` characters of `text` masked *before* the cut (only as far as a key
+        crossing the cut could reach is looked at: a 4 MiB event is not masked whole to quote 120)."""
+        return self(text[: limit + self.reach])[:limit]
+
+    def found(self, text: str) -> bool:
+        return bool(self.spans(text))
+
+    def in_bytes(self, data: bytes) -> bytes:
+        """`data` with the key's runs masked (a file: JSON, XML, HTML, an attachment, whatever it holds)."""
+        if self._bytes is None:
+            return data
+        spans = _merged(self._bytes.spans(data, data.lower()))   # bytes.lower: ASCII only, length-preserving
+        if not spans:
+            return data
+        out, at, mask = bytearray(), 0, self.mask.encode("utf-8")
+        for start, end in spans:
+            out += data[at:start] + mask
+            at = end
+        return bytes(out + data[at:])
+
+    def parts(self, parts: Sequence[str]) -> tuple[str, ...]:
+        """Fragments (stream deltas, a tool name's pieces) masked as one joined text, each fragment
+        kept where it was: a key split over fragments is found although no fragment holds 16 of it.
+        A masked run's mask goes into the fragment it starts in; the rest of the run is dropped."""
+        joined = "".join(parts)
+        spans = self.spans(joined)
+        if not spans:
+            return tuple(parts)
+        out, offset = [], 0
+        for part in parts:
+            lo, hi = offset, offset + len(part)
+            kept, at = [], lo
+            for start, end in spans:
+                if end <= lo or start >= hi:
+                    continue
+                kept.append(joined[at:max(start, lo)])
+                if start >= lo:
+                    kept.append(self.mask)
+                at = min(end, hi)
+            kept.append(joined[at:hi])
+            out.append("".join(kept))
+            offset = hi
+        return tuple(out)
+
+    def json(self, value: Any) -> Any:
+        """A decoded JSON value with every string in it (keys too) masked: the key may arrive
+        escaped (`\\u0073k-...`), so masking the raw text before decoding is not enough."""
+        if isinstance(value, str):
+            return self(value)
+        if isinstance(value, list):
+            return [self.json(v) for v in value]
+        if isinstance(value, dict):
+            return {self(k) if isinstance(k, str) else k: self.json(v) for k, v in value.items()}
+        return value
+
+
+def _merged(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(end, out[-1][1]))
+        else:
+            out.append((start, end))
+    return out
+
+
+@functools.lru_cache(maxsize=8)
+def mask_for(key: str | None, mask: str = MASK) -> KeyMask:
+    """The KeyMask of `key`, built once (a regular expression per form)."""
+    return KeyMask(key, mask=mask)
