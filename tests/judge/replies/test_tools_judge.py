@@ -138,7 +138,7 @@ def test_valid_calls_pass_and_wrong_values_and_finish_are_notes() -> None:
 
 
 @pytest.mark.parametrize("arguments,code", [
-    ("", "invalid_json"),                                        # OpenRouterTeam/ai-sdk-provider#287: no arguments
+    ("", "schema_mismatch"),                                     # no arguments: read as {}, the required ones missing
     ('{"room": "tower", "nights": 2', "invalid_json"),
     ('["tower", 2]', "invalid_json"),
     (GOOD_BOOK + GOOD_BOOK, "duplicated_arguments"),             # vllm-project/vllm#51697: assembled twice
@@ -152,6 +152,14 @@ def test_valid_calls_pass_and_wrong_values_and_finish_are_notes() -> None:
 def test_each_argument_defect_has_its_bucket(arguments: str, code: str) -> None:
     found = assess("", "", (Call(0, ("book_room",), arguments),), TOOLS, "tool_calls")
     assert found.verdict.failed and reason_code("fail", found.verdict.reason) == code, found.verdict.reason
+
+
+def test_no_arguments_call_a_tool_whose_parameters_are_all_optional() -> None:
+    # Claude via Google Vertex sends no `arguments` for such a call (pydantic-ai's recorded
+    # test_openrouter_tool_optional_parameters): read as {}, which the schema accepts.
+    look = Tool("look_around", {"type": "object", "properties": {"direction": {"type": "string"}}}, {})
+    found = assess("", "", (Call(0, ("look_around",), ""),), (look,), "tool_calls")
+    assert found.verdict.passed, found.verdict
 
 
 @pytest.mark.parametrize("parts,code", [

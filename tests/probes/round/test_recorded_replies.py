@@ -28,12 +28,9 @@ from recorded_server import cases as corpus_cases
 
 # Replies that fail a check today, each for a reason named once. N-numbers are the second wire
 # review's defects being fixed on other branches; F-numbers are findings of this replay.
-KNOWN: dict[str, str] = {
-    "pydantic-ai/test_openrouter_tool_optional_parameters#0": (
-        "F1: Claude via Google Vertex calls a tool whose parameters are all optional with no `arguments` "
-        "key at all; the tools judge fails it as invalid JSON where an absent argument object could be read "
-        "as {} and left to the schema"),
-}
+# (F1, Claude via Google Vertex calling an all-optional tool with no `arguments`, is fixed: the tools
+# judge reads absent arguments as {} and leaves them to the schema.)
+KNOWN: dict[str, str] = {}
 
 
 def cases(keep: Any) -> list[Any]:
