@@ -181,6 +181,9 @@ class ChatResult:
     headers_s     response headers arrived (OpenRouter commits them early: not a latency signal alone);
     ttft_s        first non-empty *content* delta (None without content, and for non-streamed requests);
     first_event_s first `data:` event of any kind (keep-alive comments do not count);
+    generated_s   the generation's end: the first chunk with a finish reason, else the last content
+                  delta (None without either, and for non-streamed requests); the usage chunk and
+                  `[DONE]` may come later (judge/replies/decode_speed.py);
     total_s       until the stream ended, failed, or the deadline cut it.
     """
 
@@ -200,6 +203,7 @@ class ChatResult:
     headers_s: float | None = None
     ttft_s: float | None = None
     first_event_s: float | None = None
+    generated_s: float | None = None
     total_s: float = 0.0
     error_kind: ErrorKind | None = None
     error_message: str | None = None

@@ -75,10 +75,10 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
         if found is not None and found.verdict.failed and result.reasoning_only:
             # Markup leaked into the reasoning of a reply with no text: the judge read the
             # reasoning itself, so "it only thought" is not the story here.
-            attempt = attempt_from(result, endpoint, found.verdict, msgs, outcome=Outcome.FAIL,
+            attempt = attempt_from(result, endpoint, found.verdict, msgs, case=case, outcome=Outcome.FAIL,
                                    reason=found.verdict.reason)
         else:
-            attempt = attempt_from(result, endpoint, found.verdict if found else None, msgs)
+            attempt = attempt_from(result, endpoint, found.verdict if found else None, msgs, case=case)
         if found is not None and found.notes:
             notes = (*attempt.extras.notes, *found.notes)
             attempt = ProbedAttempt(attempt.record, replace(attempt.extras, notes=notes))
