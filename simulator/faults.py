@@ -173,6 +173,7 @@ CATALOGUE: dict[str, _Spec] = {
     "overbilling": {"factor": (_factor, 1.5)},
     "hidden_system_prompt": {"tokens": (_int(1), 400)},
     "no_stream_usage": {},
+    "hidden_completion_tokens": {"tokens": (_int(1), 120)},
     # Tool-call defects (simulator/tool_calls.py, issue 23): fire only on a request with `tools`.
     "tool_markup_leak": {"dialect": (_choice(("kimi", "hermes", "mistral", "deepseek", "glm", "qwen3_coder")), "kimi"),
                          "into": (_choice(("content", "reasoning")), "content")},
