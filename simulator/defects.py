@@ -11,7 +11,7 @@ dishonest limits and dishonest billing. Each rewrites a Plan (pure), like simula
 | `overbilling` | `factor` (1.5) | usage.cost is `factor` x the listed price of the usage it reports |
 | `hidden_system_prompt` | `tokens` (400) | `tokens` more prompt tokens, billed: the host's own system prompt |
 | `no_stream_usage` | — | the stream ends without its usage chunk (a non-streamed body keeps its usage) |
-| `hidden_completion_tokens` | `tokens` (120) | the first sentence only (a JSON reply whole); usage bills `tokens` more |
+| `hidden_completion_tokens` | `tokens` (120) | the first sentence (a JSON reply whole); usage bills `tokens` more |
 
 `hidden_completion_tokens` reports (and bills) completion tokens the reply never carried, with no
 reasoning: hidden generation, which the billing check reads off the text's bytes.
