@@ -2,7 +2,8 @@
 
     .venv/bin/python benchmarks/fleet_evidence.py [--only demo,planted,article,three_defects,shared,
                                                           bad_probe_day,noisy_week,tools,
-                                                          optional_week,optional_all_week]
+                                                          optional_week,optional_all_week,
+                                                          real_shapes_week]
                                                   [--week-rounds 336] [--seed 13]
 
 (demo) first: `canary round` twice on the bundled simulator with its default scenario, exactly as
@@ -51,6 +52,14 @@ scenario (its round number advanced through /_sim/control), then per round `pyte
                60 %, schema broken 80 %, arguments twice, prose where the peers call, stop ignored,
                stop echoed, 60 % of the fidelity items wrong), for --week-rounds rounds. Target: the
                7 caught, 0 false suspensions.
+(h) real_shapes_week  issue 28's false-suspension budget: every healthy real shape of the wire
+               (docs/openrouter-wire.md §9) on 8 noisy healthy hosts (tool calls with a line in
+               character, ~56 tokens a call and `stop`; `internal_reasoning: "0"` and the other zero
+               price components; cache reads; a reasoning host whose max_tokens bounds only the
+               answer; a usage chunk 2.5 s late; the hosts' own tool templates; a descending
+               throughput listing), all three optional contracts on, beside 4 planted defects
+               (overbilling, hidden completion tokens, max_tokens ignored, stray leading bytes),
+               for --week-rounds rounds. Target: the 4 caught, 0 false suspensions.
 
 Per scenario it prints each opening decision with its evidence card, the detection delay of each
 planted defect (rounds from the defect's first round to its would-suspend), false suspensions,
@@ -198,6 +207,7 @@ def scenarios(week_rounds: int) -> dict[str, Scenario]:
         host("ignores/fp8", {"stop_ignored": {"rate": 1.0}}, params=OPTIONAL_PARAMS),
         host("echoes/fp8", {"stop_echoed": {"rate": 1.0}}, params=OPTIONAL_PARAMS),
         host("wrong/fp8", {"fidelity_errors": {"rate": 1.0, "share": 0.6}}, params=OPTIONAL_PARAMS)]
+    real = real_shapes_fleet()
     return {
         "planted": Scenario("planted", planted, 6, {t: 1 for t in ("cinder/fp8", "dune/int4", "fjord/fp16",
                                                                   "glacier/fp8", "shy/fp8", "trunc/fp8")}),
@@ -224,7 +234,51 @@ def scenarios(week_rounds: int) -> dict[str, Scenario]:
             "tools, stop and fidelity on: 6 healthy noisy hosts (transport noise, prose 10 %, valid calls "
             "ending `stop` 5 %, fidelity slips) and the 7 planted optional defects",
             optional=("tools", "stop", "fidelity")),
+        "real_shapes_week": Scenario(
+            "real_shapes_week", real, week_rounds, {t: 1 for t in REAL_SHAPES_PLANTED},
+            "every real shape of issue 28 on 8 healthy noisy hosts (tool calls with text and ~56 tokens a call "
+            "ending stop, zero price components, cache reads, an answer-only cap, a 2.5 s usage trailer, tool "
+            "templates, either throughput order), all optional contracts on, 4 planted defects",
+            optional=("tools", "stop", "fidelity")),
     }
+
+
+# Issue 28's false-suspension budget: the real wire's healthy shapes (docs/openrouter-wire.md §9,
+# simulator/scenarios/real-shapes.yaml) on noisy healthy hosts, beside planted defects.
+REAL_SHAPES_PLANTED = ("greedy/fp8", "padded/fp8", "overcap/fp8", "stray/fp8")
+
+
+def real_shapes_fleet() -> list[dict[str, Any]]:
+    noisy = {**NOISE, **TOOL_NOISE, **FIDELITY_NOISE}
+    thinking = [*OPTIONAL_PARAMS, "reasoning"]
+
+    def priced(h: dict[str, Any], **extra: str) -> dict[str, Any]:
+        h["pricing"].update(extra)
+        return h
+
+    return [
+        priced(host("atlas/fp8", {**noisy, "tool_call_shape": {"tokens_per_call": 58, "finish": "stop"},
+                                  "cache_reads": {"share": 0.7}}, params=OPTIONAL_PARAMS),
+               input_cache_read="0.00000007"),
+        host("bedrock/bf16", {**noisy, "tool_call_shape": {"tokens_per_call": 60}, "usage_delay": {"ms": 2500},
+                              "tool_template": {"tokens": 300}}, params=OPTIONAL_PARAMS),
+        priced(host("silicon/fp8", {**noisy, "thinking": {"tokens": 2400, "readable": False, "answer_cap": True}},
+                    params=thinking, tokens_per_second=6000), internal_reasoning="0", request="0", web_search="0"),
+        priced(host("zeta/bf16", {**noisy, "thinking": {"tokens": 300}}, params=thinking, tokens_per_second=6000),
+               internal_reasoning="0"),
+        host("kimi/int4", {**noisy, "tool_call_shape": {"text": False, "tokens_per_call": 40},
+                           "cache_reads": {"share": 0.3}, "usage_delay": {"ms": 500}, "tool_template": {"tokens": 150}},
+             params=OPTIONAL_PARAMS),
+        {**host("nano/fp8", {**noisy, "tool_call_shape": {"tokens_per_call": 27, "finish": "stop"}},
+                params=OPTIONAL_PARAMS), "throughput_order": "descending"},
+        host("plain/bf16", noisy, params=OPTIONAL_PARAMS),
+        priced(host("glm/fp8", {**noisy, "tool_call_shape": {}, "cache_reads": {"share": 0.5},
+                                "usage_delay": {"ms": 300}}, params=OPTIONAL_PARAMS), input_cache_read="0.00000005"),
+        host("greedy/fp8", {"overbilling": {"rate": 1.0, "factor": 1.5}}, params=OPTIONAL_PARAMS),
+        host("padded/fp8", {"hidden_completion_tokens": {"rate": 1.0, "tokens": 150}}, params=OPTIONAL_PARAMS),
+        host("overcap/fp8", {"ignore_max_tokens": {"rate": 1.0, "factor": 20}}, params=OPTIONAL_PARAMS),
+        host("stray/fp8", {"leading_garbage": {"rate": 0.95}}, params=OPTIONAL_PARAMS),
+    ]
 
 
 @dataclass
@@ -414,7 +468,7 @@ def demo(tmp: Path, echo: Callable[[str], None]) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", default="demo,planted,article,three_defects,shared,bad_probe_day,noisy_week,tools,"
-                                          "optional_week,optional_all_week")
+                                          "optional_week,optional_all_week,real_shapes_week")
     parser.add_argument("--week-rounds", type=int, default=336)
     parser.add_argument("--seed", type=int, default=13)
     args = parser.parse_args()

@@ -19,7 +19,7 @@ prices), the way the probes judge it.
 
 CPU time is `time.process_time` over the judged replies (the check alone, repeated), plus a
 worst case: a 64 K-character stream in one-character deltas (the client's size cap). Decode speed
-is measured on every reply too (probes/round/reply_checks.py measured_decode; judged against the
+is measured on every reply too (probes/round/reply_checks.py ReplyFacts.decode_tps; judged against the
 peers in the judge, benchmarks/fleet_evidence.py): its CPU per reply is `decode_us`, and the
 judge's peer comparison per model round (judge/suspension/decode_speed.py over 8 endpoints x 4
 cases) is `decode_round_us`.
@@ -57,13 +57,7 @@ from probes.http.client import PinnedClient  # noqa: E402
 from probes.http.discovery import discover  # noqa: E402
 from probes.http.records import ChatResult, Endpoint  # noqa: E402
 from probes.round.contracts import language, latency, refusal  # noqa: E402
-from probes.round.reply_checks import (  # noqa: E402
-    billed_usage,
-    hidden_tokens_facts,
-    measured_decode,
-    prices,
-    reply_check,
-)
+from probes.round.reply_checks import ReplyFacts, reply_check  # noqa: E402
 from simulator import scenario_from_dict, start_simulator  # noqa: E402
 
 MODEL = "acme/model-x"
@@ -115,9 +109,9 @@ def billing_cpu_us(results: list[ChatResult], repeats: int, listed: dict[str, En
     start = time.process_time()
     for _ in range(repeats):
         for result in results:
-            endpoint = listed[result.provider]
-            assess_cost(billed_usage(result), prices(endpoint))
-            assess_hidden_tokens(hidden_tokens_facts(result, endpoint))
+            facts = ReplyFacts.of(result, listed[result.provider])
+            assess_cost(facts.usage, facts.prices)
+            assess_hidden_tokens(facts.hidden)
     return (time.process_time() - start) / (repeats * len(results)) * 1e6
 
 
@@ -125,7 +119,7 @@ def decode_us(results: list[ChatResult], repeats: int) -> float:
     start = time.process_time()
     for _ in range(repeats):
         for result in results:
-            measured_decode(result)
+            ReplyFacts.of(result, None).decode_tps()
     return (time.process_time() - start) / (repeats * len(results)) * 1e6
 
 
@@ -172,7 +166,7 @@ def main() -> None:
     print(f"CPU per reply: {us:.1f} us (mean over {len(healthy)} replies x 20), of which billing honesty "
           f"{billing_us:.1f} us; worst case 64 K one-char deltas: {worst_us:.0f} us")
     dec_us, round_us = decode_us(healthy, 20), decode_round_us(200)
-    measured = sum(1 for r in healthy if measured_decode(r) is not None)
+    measured = sum(1 for r in healthy if ReplyFacts.of(r, None).decode_tps() is not None)
     print(f"decode speed: measured on {measured} of {len(healthy)} healthy replies, {dec_us:.1f} us a reply; "
           f"the judge's peer comparison {round_us:.0f} us a model round (8 endpoints x 4 cases)")
     print(f"BENCH reply_checks healthy_completed={len(healthy)} false_failures={sum(false.values())} "

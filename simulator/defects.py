@@ -11,6 +11,10 @@ dishonest limits and dishonest billing. Each rewrites a Plan (pure), like simula
 | `overbilling` | `factor` (1.5) | usage.cost is `factor` x the listed price of the usage it reports |
 | `hidden_system_prompt` | `tokens` (400) | `tokens` more prompt tokens, billed: the host's own system prompt |
 | `no_stream_usage` | — | the stream ends without its usage chunk (a non-streamed body keeps its usage) |
+| `hidden_completion_tokens` | `tokens` (120) | the first sentence (a JSON reply whole); usage bills `tokens` more |
+
+`hidden_completion_tokens` reports (and bills) completion tokens the reply never carried, with no
+reasoning: hidden generation, which the billing check reads off the text's bytes.
 
 `slow_decode` is maximhq/bifrost#6472's crawl (1-2 tokens/s against 140-270), while the listing
 still advertises the host's usual throughput: judged in the judge, against the peers and the
@@ -30,7 +34,7 @@ from typing import Any
 from simulator.plan import Plan  # the plan's type (replies.py, which applies these faults, is above)
 
 FAULTS = frozenset({"cumulative_deltas", "repeated_deltas", "ignore_max_tokens", "early_length", "slow_decode",
-                    "overbilling", "hidden_system_prompt", "no_stream_usage"})
+                    "overbilling", "hidden_system_prompt", "no_stream_usage", "hidden_completion_tokens"})
 GROUP_CHARS = 16                      # a delta of a few tokens, as batching hosts send
 _PIECE = re.compile(r"\s*\S{1,5}|\s+")
 
@@ -76,4 +80,8 @@ def apply(plan: Plan, name: str, params: Mapping[str, Any], *, cap: int | None,
         return dataclasses.replace(plan, prompt_tokens=plan.prompt_tokens + params["tokens"])
     if name == "no_stream_usage":
         return dataclasses.replace(plan, usage_sent=False)
+    if name == "hidden_completion_tokens":
+        json_reply = plan.text.lstrip().startswith(("{", "["))  # a JSON reply is kept whole: still JSON
+        head = plan.text if json_reply else re.split(r"(?<=[.!?。！？])\s", plan.text, maxsplit=1)[0]
+        return dataclasses.replace(plan, text=head, completion_tokens=count_tokens(head) + params["tokens"])
     raise ValueError(f"{name}: not a wire defect")

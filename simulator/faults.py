@@ -14,7 +14,9 @@ It scopes a defect to some prompts: a host whose filter refuses the latency and 
 *Traits* are not drawn: they describe what the host is rather than what goes wrong now, and
 apply to every request by their own rule (`thinking`: a reasoning model always thinks first;
 `reset_before_response`: the first `times` requests of each conversation lose their
-connection). They combine with any drawn fault, and their rate can only be 1.
+connection; the real wire's shapes of healthy hosts, `tool_call_shape`, `cache_reads`,
+`usage_delay` and `tool_template`, simulator/README.md). They combine with any drawn fault,
+and their rate can only be 1.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ from typing import Any
 from core.vocabulary import LANGUAGES
 
 INDEPENDENT = frozenset({"slow_first_token"})
-TRAITS = frozenset({"thinking", "reset_before_response"})
+TRAITS = frozenset({"thinking", "reset_before_response", "tool_call_shape", "cache_reads", "usage_delay",
+                    "tool_template"})
 MID_STREAM_SHAPES = ("documented", "recorded", "empty_choices")
 # How an http_error's body looks (docs/openrouter-wire.md §5): a provider's error relayed by
 # OpenRouter (`metadata.provider_name` + `raw`), the availability format (`error_type`,
@@ -181,6 +184,7 @@ CATALOGUE: dict[str, _Spec] = {
     "overbilling": {"factor": (_factor, 1.5)},
     "hidden_system_prompt": {"tokens": (_int(1), 400)},
     "no_stream_usage": {},
+    "hidden_completion_tokens": {"tokens": (_int(1), 120)},
     # Tool-call defects (simulator/tool_calls.py, issue 23): fire only on a request with `tools`.
     "tool_markup_leak": {"dialect": (_choice(("kimi", "hermes", "mistral", "deepseek", "glm", "qwen3_coder")), "kimi"),
                          "into": (_choice(("content", "reasoning")), "content")},
@@ -196,9 +200,23 @@ CATALOGUE: dict[str, _Spec] = {
     # Traits (not drawn, see the module docstring).
     # by_default false: a hybrid model, thinking only when the request asks (an effort, a budget,
     # enabled: true); the models API then says `reasoning.default_enabled: false`.
+    # answer_cap: the request's max_tokens bounds only the answer, the thinking comes on top
+    # (SiliconFlow's and DeepSeek's documented max_tokens; docs/openrouter-wire.md §9).
     "thinking": {"tokens": (_int(1), 400), "readable": (_bool, True), "by_default": (_bool, True),
-                 "mandatory": (_bool, False)},
+                 "mandatory": (_bool, False), "answer_cap": (_bool, False)},
     "reset_before_response": {"times": (_int(1), 1)},
+    # Shapes of healthy real hosts (docs/openrouter-wire.md §9): none of them is a defect.
+    # A line in character before the calls, each call billed `tokens_per_call` completion tokens
+    # (Claude via Bedrock: ~55-60), the calls ending on `finish` (gpt-4o-mini ends valid calls `stop`).
+    "tool_call_shape": {"text": (_bool, True), "tokens_per_call": (_int(1), 56),
+                        "finish": (_choice(("tool_calls", "stop")), "tool_calls")},
+    # Implicit cache reads: `share` of the prompt tokens reported as cached_tokens and billed at
+    # the listed input_cache_read (the prompt price where none is listed).
+    "cache_reads": {"share": (_fraction, 0.7)},
+    # A delay before the separate usage chunk, after the finish chunk.
+    "usage_delay": {"ms": (_int(), 1000)},
+    # The host's chat template around tool schemas: this many more prompt tokens on a request with tools.
+    "tool_template": {"tokens": (_int(1), 300)},
     # Realistic noise of healthy hosts (benchmarks/false_suspensions.py): never a defect.
     "short_reply": {"words": (_int(1), 3)},
     "catch_phrase": {"phrases": (_strings, DEFAULT_CATCH_PHRASES)},

@@ -57,6 +57,8 @@ class Plan:
     deep_field: int = 0                     # hostile deep_json into chunk: each chunk nests a field this deep
     cost_factor: float = 1.0                # overbilling: usage.cost is this many times the listed price
     usage_sent: bool = True                 # no_stream_usage: the stream ends without its usage chunk
+    cached_tokens: int = 0                  # cache_reads: prompt tokens reported (and billed) as cache reads
+    usage_delay_s: float = 0.0              # usage_delay: seconds between the finish chunk and the usage chunk
     raw_cost: str | None = None             # hostile huge_bill: usage.cost as this JSON number text
     compressed: tuple[str, int] | None = None   # hostile compressed_stream: (encoding, KiB of keep-alives)
     tool_flood: tuple[int, int] = (0, 0)    # hostile tool_flood: (name fragments, empty-argument calls)

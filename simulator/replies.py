@@ -12,7 +12,16 @@ thinking budget; `effort` allots a share of the request's max_tokens (max/xhigh 
 medium 0.5, low 0.2, minimal 0.1, none 0); `enabled: false` / `effort: none` turn it off; no
 option lets the model think as long as it naturally would (`tokens`). Whatever is left of
 max_tokens after the thinking is the answer's: with too small a budget it thinks until
-max_tokens and answers nothing (`finish_reason: length`), as real reasoning models do.
+max_tokens and answers nothing (`finish_reason: length`), as real reasoning models do. A host
+whose thinking trait says `answer_cap` reads max_tokens as the answer's alone (SiliconFlow's and
+DeepSeek's documented reading): it thinks as long as it naturally would (or the request's
+`reasoning.max_tokens`), on top of the cap, and usage counts both.
+
+The real wire's healthy shapes are traits too (simulator/faults.py): `tool_call_shape` (text
+before the calls, real per-call token counts, simulator/tool_calls.py), `cache_reads` (a share of
+the prompt reported cached and billed at the cache-read price, simulator/wire.py),
+`usage_delay` (a pause before the usage chunk, simulator/stream.py) and `tool_template` (the
+host's template around tool schemas counted in the prompt tokens).
 """
 
 from __future__ import annotations
@@ -186,8 +195,10 @@ def _generation(
     params: Mapping[str, Any] = drawn.fault.params if drawn.fault else {}
     text, finish = _text(request, all_banks(), name, params, rng), "stop"
     tools: tool_calls.ToolReply | None = None
+    call_shape = trait(behaviour.faults, "tool_call_shape")
     if request.tools and request.format == "text" and name not in _NO_CALLS:
-        tools = tool_calls.plan_tools(request, name if name in tool_calls.FAULTS else None, params, rng, text)
+        tools = tool_calls.plan_tools(request, name if name in tool_calls.FAULTS else None, params, rng, text,
+                                      call_shape)
         text, finish = tools.text, tools.finish_reason
     text, _ = tasks.apply_stop(text, request.stop, name)  # generation ends at a stop string: finish "stop"
     if name == "content_filter":
@@ -199,9 +210,16 @@ def _generation(
         thinking = Thinking(tools.reasoning, count_tokens(tools.reasoning), True, True)
     if thinking is not None:
         fired = (*fired, "thinking")
-        limit -= thinking.tokens  # what the thinking left of the completion budget
+        if not _answer_cap(behaviour):
+            limit -= thinking.tokens  # what the thinking left of the completion budget
     if count_tokens(text) > limit:
         text, finish = truncate_tokens(text, limit), "length"
+    planned_calls: tuple[tool_calls.PlannedCall, ...] = ()
+    call_cost = 0
+    if tools is not None and tools.calls:
+        planned_calls, call_cost, cut = tool_calls.fit_calls(tools.calls, max(0, limit - count_tokens(text)),
+                                                             count_tokens, call_shape)
+        finish = "length" if cut else finish
     if drawn.slow is not None:
         ttft_ms = float(drawn.slow["delay_ms"])  # exact, so "measured TTFT >= injected delay" holds
     else:
@@ -231,19 +249,23 @@ def _generation(
         trailing = StreamError(len(text), "recorded_typed" if params["typed"] else "recorded", 400,
                                TOKEN_LIMIT_MESSAGE, "max_tokens_exceeded")
     prompt_tokens = sum(count_tokens(str(m.get("content") or "")) + MESSAGE_OVERHEAD_TOKENS for m in request.messages)
+    template = trait(behaviour.faults, "tool_template")
+    if template is not None and request.tools:
+        prompt_tokens += template["tokens"]
     sent = text[:cut_at] if cut_at is not None else text[: error.at] if error else text
-    calls = tools.calls if tools is not None and cut_at is None and error is None and trailing is None else ()
-    completion_tokens = (count_tokens(sent) + (thinking.tokens if thinking else 0)
-                         + sum(count_tokens(c.name) + count_tokens(c.arguments) for c in calls))
+    whole = cut_at is None and error is None and trailing is None
+    calls = planned_calls if whole else ()
+    completion_tokens = count_tokens(sent) + (thinking.tokens if thinking else 0) + (call_cost if calls else 0)
     if trailing is not None and limit < 10**9:  # the recorded shape: the reply reached max_tokens, and usage says so
         completion_tokens = max(completion_tokens, limit + (thinking.tokens if thinking else 0))
-    shape = rng.choice(("null_finish", "empty_choices", "repeat_finish")) if usage_shape == "mixed" else usage_shape
+    usage_shape_drawn = (rng.choice(("null_finish", "empty_choices", "repeat_finish")) if usage_shape == "mixed"
+                         else usage_shape)
     plan = Plan(
         served=endpoint, faults=fired, text=text, finish_reason=finish_reason,
         native_finish_reason=finish_reason, ttft_s=ttft_ms / 1000, tokens_per_second=behaviour.tokens_per_second,
         prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-        cut_at=cut_at, error=error, usage_shape=shape, thinking=thinking, trailing_error=trailing,
-        tool_calls=calls,
+        cut_at=cut_at, error=error, usage_shape=usage_shape_drawn, thinking=thinking, trailing_error=trailing,
+        tool_calls=calls, cached_tokens=_cached(behaviour, prompt_tokens), usage_delay_s=_usage_delay(behaviour),
     )  # fmt: skip
     if name in defects.FAULTS:
         return defects.apply(plan, name, params, cap=request.max_tokens, truncate=truncate_tokens,
@@ -264,6 +286,22 @@ def thinking_tokens(natural: int, reasoning: Reasoning | None, max_tokens: int |
     return natural
 
 
+def _answer_cap(behaviour: Behaviour) -> bool:
+    """The host reads max_tokens as the answer's cap alone (its thinking comes on top)."""
+    think = trait(behaviour.faults, "thinking")
+    return think is not None and bool(think["answer_cap"])
+
+
+def _cached(behaviour: Behaviour, prompt_tokens: int) -> int:
+    reads = trait(behaviour.faults, "cache_reads")
+    return int(prompt_tokens * reads["share"]) if reads is not None else 0
+
+
+def _usage_delay(behaviour: Behaviour) -> float:
+    delay = trait(behaviour.faults, "usage_delay")
+    return delay["ms"] / 1000 if delay is not None else 0.0
+
+
 def _thinking(request: ChatRequest, behaviour: Behaviour, limit: int) -> Thinking | None:
     think = trait(behaviour.faults, "thinking")
     if think is None:
@@ -273,7 +311,10 @@ def _thinking(request: ChatRequest, behaviour: Behaviour, limit: int) -> Thinkin
         or request.reasoning.enabled is True)
     if not think["by_default"] and not think["mandatory"] and not asked:
         return None  # a hybrid model thinks only when asked ("enabled": inferred from effort or max_tokens)
-    tokens = min(thinking_tokens(think["tokens"], request.reasoning, request.max_tokens), limit)
+    if think["answer_cap"]:  # max_tokens is the answer's: the thinking is bounded by its own budget only
+        tokens = thinking_tokens(think["tokens"], request.reasoning, None)
+    else:
+        tokens = min(thinking_tokens(think["tokens"], request.reasoning, request.max_tokens), limit)
     if tokens <= 0:
         return None
     # Deterministic filler (no RNG draw), so a host's replies do not change with its thinking.

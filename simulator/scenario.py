@@ -101,6 +101,8 @@ class SimulatedEndpoint:
     # Which tool schemas it takes: `any`, or `strings`: an `enum` only on a string (Gemini's function
     # declarations), so a tool with an integer enum gets the provider's 400, relayed (issue 28).
     tool_enums: str = "any"
+    # The order of `throughput_last_30m`'s percentiles in the listing (simulator/wire.py `throughput`).
+    throughput_order: str = "ascending"
 
     @property
     def base_slug(self) -> str:
@@ -234,15 +236,28 @@ class PhaseFile(BehaviourFile):
         BehaviourFile.__post_init__(self)
 
 
+PRICE_KEYS = ("prompt", "completion", "request", "internal_reasoning", "web_search", "input_cache_read",
+              "input_cache_write")
+
+
 @dataclass(frozen=True, slots=True)
 class PricingFile:
+    """An endpoint's `pricing` as listed. The optional components appear in real listings, zeros
+    included (`"internal_reasoning": "0"`, `"request": "0"`, `"web_search": "0"`: 2025 endpoint
+    pricing, docs/openrouter-wire.md §9); the simulator bills reasoning at the completion price
+    whatever `internal_reasoning` says, as OpenRouter does, and cache reads at `input_cache_read`."""
+
     # Decimal strings, as OpenRouter sends them: a float would print as 2.5e-07.
     prompt: str = "0.00000025"
     completion: str = "0.00000085"
     request: str | None = None
+    internal_reasoning: str | None = None
+    web_search: str | None = None
+    input_cache_read: str | None = None
+    input_cache_write: str | None = None
 
     def __post_init__(self) -> None:
-        for key in ("prompt", "completion", "request"):
+        for key in PRICE_KEYS:
             text = getattr(self, key)
             try:
                 if text is not None and float(text) < 0:
@@ -269,6 +284,7 @@ class EndpointFile:
     reported_tier: str | None = None
     strict_schema: Literal["any", "portable"] = "any"
     tool_enums: Literal["any", "strings"] = "any"
+    throughput_order: Literal["ascending", "descending"] = "ascending"
 
     def __post_init__(self) -> None:
         if not self.tag or self.tag != self.tag.strip() or self.tag.lower() != self.tag:
@@ -348,7 +364,7 @@ def _endpoint(e: EndpointFile) -> SimulatedEndpoint:
         max_completion_tokens=e.max_completion_tokens, behaviour=base,
         phases=tuple(_phase(p, base) for p in e.phases), service_tier=e.service_tier, uptime=e.uptime,
         positive_control=e.positive_control, provider_header=e.provider_header, reported_tier=e.reported_tier,
-        strict_schema=e.strict_schema, tool_enums=e.tool_enums,
+        strict_schema=e.strict_schema, tool_enums=e.tool_enums, throughput_order=e.throughput_order,
     )
 
 

@@ -2,9 +2,9 @@
 
 Streaming: headers and a `: OPENROUTER PROCESSING` comment at once, more comments while the
 "model" thinks, a role-only chunk, content from `ttft_s` on at `tokens_per_second`, a finish
-chunk, a usage chunk, `data: [DONE]`. Non-streaming: headers at once, whitespace keep-alives
-(OpenRouter commits 200 early), then the JSON body. Writes are scheduled against the loop clock
-so pacing does not drift.
+chunk, a usage chunk (after `usage_delay_s` where the host's trait says so), `data: [DONE]`.
+Non-streaming: headers at once, whitespace keep-alives (OpenRouter commits 200 early), then the
+JSON body. Writes are scheduled against the loop clock so pacing does not drift.
 """
 
 from __future__ import annotations
@@ -149,6 +149,8 @@ async def _stream_body(request: web.Request, resp: web.StreamResponse, plan: Pla
     else:
         await resp.write(sse(chunks.finish(), plan))
         if plan.usage_sent:
+            if plan.usage_delay_s:  # usage_delay: OpenRouter's separate usage chunk, late
+                await clock.until(clock.loop.time() - clock.start + plan.usage_delay_s)
             await resp.write(sse(chunks.usage(), plan))
         if plan.trailing_error is not None:  # length_then_error: the recorded real shape
             await resp.write(sse(chunks.error(plan.trailing_error), plan))

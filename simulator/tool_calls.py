@@ -17,6 +17,13 @@ then argument fragments of a few characters under the same index, `content: null
 | `tool_finish_stop` | — | valid calls, `finish_reason: stop` |
 | `tool_prose` | — | the model answers in prose and calls nothing (a model's habit, not a host defect) |
 
+A host with the `tool_call_shape` trait (simulator/faults.py) answers as real hosts do
+(docs/openrouter-wire.md §9): a line in character before the calls (`text`), each call billed
+`tokens_per_call` completion tokens (Claude via Bedrock reports ~55-60 a call, where the name and
+arguments are a dozen), and valid calls ending on `finish` (`stop`: gpt-4o-mini's habit). Calls
+that do not fit what is left of max_tokens are cut (`finish_reason: length`): the call that
+overflows keeps half its arguments, the ones after it are not sent.
+
 `tool_markup_leak`'s `into` is content or reasoning (the markup as that text). On a request
 without `tools` these faults fire nothing: the host answers as a healthy one.
 """
@@ -26,11 +33,12 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from simulator import schema_gen
+from simulator.faults import Fault
 from simulator.request import ChatRequest, ToolSpec
 
 FAULTS = frozenset({"tool_markup_leak", "tool_schema_break", "tool_args_twice", "tool_no_arguments",
@@ -91,9 +99,9 @@ def fragments(text: str) -> tuple[str, ...]:
 
 
 def plan_tools(request: ChatRequest, fault: str | None, params: Mapping[str, Any], rng: random.Random,
-               prose: str) -> ToolReply:
+               prose: str, shape: Fault | None = None) -> ToolReply:
     """The reply to a tools request under `fault` (None or a non-tool fault: healthy). `prose`:
-    the text a model that does not call would write."""
+    the text a model that does not call would write; `shape`: the host's `tool_call_shape` trait."""
     stated = stated_arguments(request)
     values = [(t, arguments_for(t, stated, rng)) for t in request.tools]
     if fault == "tool_prose":
@@ -113,7 +121,38 @@ def plan_tools(request: ChatRequest, fault: str | None, params: Mapping[str, Any
         elif fault == "tool_no_arguments":
             parts = ()
         calls.append(PlannedCall(f"call_{rng.getrandbits(48):012x}_{index}", tool.name, parts))
-    return ToolReply("", "", tuple(calls), "stop" if fault == "tool_finish_stop" else "tool_calls")
+    finish = "stop" if fault == "tool_finish_stop" else shape["finish"] if shape is not None else "tool_calls"
+    text = preamble(prose) if shape is not None and shape["text"] else ""
+    return ToolReply(text, "", tuple(calls), finish)
+
+
+def preamble(prose: str) -> str:
+    """The first sentence of what the model would say: the line in character before its calls."""
+    head = re.split(r"(?<=[.!?。！？])\s*", prose.strip(), maxsplit=1)[0]
+    return head or prose.strip()
+
+
+def call_tokens(call: PlannedCall, count: Callable[[str], int], shape: Fault | None) -> int:
+    """Completion tokens one call costs: its name and arguments, at least the shape's per-call figure."""
+    own = count(call.name) + count(call.arguments)
+    return max(own, shape["tokens_per_call"]) if shape is not None else own
+
+
+def fit_calls(calls: Sequence[PlannedCall], budget: int, count: Callable[[str], int],
+              shape: Fault | None) -> tuple[tuple[PlannedCall, ...], int, bool]:
+    """(the calls that fit `budget` tokens, the tokens they cost, whether max_tokens cut them)."""
+    kept: list[PlannedCall] = []
+    used = 0
+    for call in calls:
+        cost = call_tokens(call, count, shape)
+        if used + cost <= budget:
+            kept.append(call)
+            used += cost
+            continue
+        half = call.arguments[: len(call.arguments) // 2]  # the call that overflowed, cut mid-arguments
+        kept.append(replace(call, fragments=fragments(half)))
+        return tuple(kept), max(used, budget), True
+    return tuple(kept), used, False
 
 
 def markup(dialect: str, values: Sequence[tuple[ToolSpec, Mapping[str, Any]]]) -> str:

@@ -154,7 +154,6 @@ def endpoint_json(endpoint: SimulatedEndpoint, model: Model, *, stats: bool) -> 
     """One entry of `/models/{id}/endpoints`, with every key SDK 1.3.84 requires."""
     b = endpoint.behaviour
     latency = {"p50": b.ttft_ms, "p75": b.ttft_ms * 1.3, "p90": b.ttft_ms * 1.8, "p99": b.ttft_ms * 3}
-    tps = b.tokens_per_second
     return {
         "name": f"{endpoint.provider_name} | {model.id}",
         "model_id": model.permaslug,
@@ -173,13 +172,25 @@ def endpoint_json(endpoint: SimulatedEndpoint, model: Model, *, stats: bool) -> 
         "uptime_last_1d": endpoint.uptime if stats else None,
         # Stats are only filled for authenticated callers, as on OpenRouter.
         "latency_last_30m": {k: round(v, 1) for k, v in latency.items()} if stats else None,
-        "throughput_last_30m": {"p50": tps, "p75": tps * 0.85, "p90": tps * 0.7, "p99": tps * 0.4} if stats else None,
+        "throughput_last_30m": throughput(endpoint) if stats else None,
         "supports_implicit_caching": False,
         "native_tools": {},
         "service_tier": endpoint.service_tier,
         "supports_diarization": False,
         "supports_tool_choice": {"auto": True, "none": True, "required": True, "function": True},
     }
+
+
+# `throughput_last_30m` as the real listing has it: the percentiles ascend, p99 the fastest (listing K
+# of docs/openrouter-wire.md §9: p50 35, p75 42, p90 47, p99 58). `descending` is the OpenAPI
+# example's order, kept for a host that lists it so.
+THROUGHPUT_SHARES = {"ascending": (1.0, 1.2, 1.35, 1.65), "descending": (1.0, 0.85, 0.7, 0.4)}
+
+
+def throughput(endpoint: SimulatedEndpoint) -> dict[str, float]:
+    tps = endpoint.behaviour.tokens_per_second
+    shares = THROUGHPUT_SHARES[endpoint.throughput_order]
+    return {k: round(tps * share, 2) for k, share in zip(("p50", "p75", "p90", "p99"), shares, strict=True)}
 
 
 def architecture() -> dict[str, Any]:
@@ -238,15 +249,21 @@ def providers_json(endpoints: list[SimulatedEndpoint]) -> dict[str, Any]:
 
 
 def usage(plan: Plan) -> dict[str, Any]:
-    """Usage with cost from the serving endpoint's per-token prices (USD)."""
+    """Usage with cost from the serving endpoint's per-token prices (USD), as OpenRouter bills:
+    cache reads (counted inside prompt_tokens) at `input_cache_read` where listed, reasoning
+    tokens (counted inside completion_tokens) at the completion price whatever `internal_reasoning`
+    lists (every recorded reasoning bill reconciles that way: docs/openrouter-wire.md §9)."""
     prices = plan.served.pricing
-    prompt_cost = Decimal(prices.get("prompt", "0")) * plan.prompt_tokens
+    prompt_price = Decimal(prices.get("prompt", "0"))
+    cached = min(plan.cached_tokens, plan.prompt_tokens)
+    prompt_cost = (prompt_price * (plan.prompt_tokens - cached)
+                   + Decimal(prices.get("input_cache_read", prices.get("prompt", "0"))) * cached)
     completion_cost = Decimal(prices.get("completion", "0")) * plan.completion_tokens
     cost = float(prompt_cost + completion_cost + Decimal(prices.get("request", "0"))) * plan.cost_factor
     return {
         "prompt_tokens": plan.prompt_tokens, "completion_tokens": plan.completion_tokens,
         "total_tokens": plan.prompt_tokens + plan.completion_tokens, "cost": cost, "is_byok": False,
-        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+        "prompt_tokens_details": {"cached_tokens": cached, "audio_tokens": 0},
         "completion_tokens_details": {"reasoning_tokens": plan.thinking.tokens if plan.thinking else 0,
                                       "image_tokens": 0},
         "cost_details": {"upstream_inference_cost": cost, "upstream_inference_prompt_cost": float(prompt_cost),

@@ -4,10 +4,19 @@ lists, and the tokens it reports against the text it carried (issue 22).
 Expected cost, from the same round's discovery pricing (USD per token, per request) and the
 reply's own usage: prompt tokens at `pricing.prompt` (the cache reads among them at
 `input_cache_read` and the cache writes at `input_cache_write`, where listed), completion tokens
-at `pricing.completion` (the reasoning among them at `internal_reasoning`, where listed), the
-`request` fee, and `web_search` per search the usage reports (the recorded real exchange billed
-$0.01 for one search on top of its tokens). OpenRouter counts cached tokens inside
-`prompt_tokens` (its usage-accounting docs), so they are priced apart, not added.
+at `pricing.completion` (the reasoning among them at the higher of `internal_reasoning` and
+`completion`: OpenRouter bills reasoning at the completion price, every recorded reasoning bill
+reconciles that way), the `request` fee, and `web_search` per search the usage reports (the
+recorded real exchange billed $0.01 for one search on top of its tokens). OpenRouter counts
+cached tokens inside `prompt_tokens` (its usage-accounting docs), so they are priced apart, not added.
+
+A listed zero is not a price for what the usage shows was charged: real pricing objects have
+carried `"internal_reasoning": "0"`, `"request": "0"`, `"web_search": "0"` (2025 endpoint
+listings; `/models` entries still write "0" for what OpenRouter does not price apart), and
+reading them as free would make every reasoning reply "overbilled". So the expected cost is an
+upper bound: a zero cache-read or cache-write price reads as not listed (the prompt price), a
+zero `web_search` with searches reported leaves the reply unpriced, and reasoning is never priced
+below the completion price. A zero `request` fee is zero: the usage shows no request fee.
 
 Three findings:
 - overbilled: `cost` above the expected cost x OVERBILLED_RATIO *and* by more than
@@ -25,10 +34,13 @@ Three findings:
   visible text's bytes + HIDDEN_TOKENS_SLACK completion tokens (a stop token, a template's end
   marker), with no reasoning asked, seen or reported, was billed for tokens it did not deliver.
   English averages about 4 bytes a token, so the bound is generous: it catches a host billing
-  hidden generation, not a tokenizer. Set aside: reasoning replies (their thinking may be left
+  hidden generation, not a tokenizer. Tool calls are generation too: their names' and
+  arguments' bytes count beside the text, and each call gets PER_CALL_TOKENS on top (a call's
+  framing is billed: two Claude calls via Bedrock with 16-byte arguments report 120 completion
+  tokens, one reports 54, two gpt-5.4-nano calls 54). Set aside: reasoning replies (their thinking may be left
   out of the text), a reply our client cut (the text is ours, not the host's), a model that
-  thinks by default (its thinking may go unreported), and a reply without text or that did not
-  finish on `stop` or `length` (see JUDGED_FINISHES).
+  thinks by default (its thinking may go unreported), and a reply without text or calls or that
+  did not finish on `stop`, `length` or `tool_calls` (see JUDGED_FINISHES).
 Replies without usage, or without `cost`, have nothing to compare: None.
 """
 
@@ -41,10 +53,14 @@ from judge.replies.verdict import Verdict, failed
 OVERBILLED_RATIO = 1.10
 OVERBILLED_FLOOR_USD = 0.000002
 HIDDEN_TOKENS_SLACK = 16
-# The finishes whose text is the whole generation: a content_filter finish may bill what its
-# filter withheld (the refusal contract judges the filter), and an empty text (a `refusal`
-# field, a tool call: parts the client does not read) is the contracts' to judge.
-JUDGED_FINISHES = ("stop", "length")
+# A tool call's own cost beyond its name and argument bytes, with room: the whole real cost of a
+# call is ~55-60 completion tokens on Claude via Bedrock and 27 on gpt-5.4-nano (recorded
+# OpenRouter traffic, docs/openrouter-wire.md §9), whatever its argument bytes.
+PER_CALL_TOKENS = 64
+# The finishes whose text and calls are the whole generation: a content_filter finish may bill
+# what its filter withheld (the refusal contract judges the filter), and an empty reply (a
+# `refusal` field: a part the client does not read) is the contracts' to judge.
+JUDGED_FINISHES = ("stop", "length", "tool_calls")
 
 OVERBILLED = "billing: cost above the listed price"
 HIDDEN_TOKENS = "billing: completion tokens the text cannot hold"
@@ -88,22 +104,31 @@ class HiddenTokensFacts:
     finish_reason: str | None
     reasoning: bool                  # reasoning asked for, seen, reported, or the model's default
     cut_by_client: bool              # our own size cap stopped reading
+    call_bytes: int = 0              # the tool calls' names and arguments, UTF-8
+    calls: int = 0                   # how many tool calls the reply carried
 
 
 def listed_cost(usage: BilledUsage, prices: Prices) -> float | None:
     """The cost the listing gives for this usage (USD); None when a part of it is not priced."""
-    if usage.web_searches and prices.web_search is None:
+    web_search = _charged(prices.web_search)
+    if usage.web_searches and web_search is None:
         return None
     cached = min(usage.cached_tokens, usage.prompt_tokens)
     written = min(usage.cache_write_tokens, usage.prompt_tokens - cached)
     fresh = usage.prompt_tokens - cached - written
     reasoning = min(usage.reasoning_tokens, usage.completion_tokens)
     return (fresh * prices.prompt
-            + cached * _or(prices.cache_read, prices.prompt)
-            + written * _or(prices.cache_write, prices.prompt)
+            + cached * _or(_charged(prices.cache_read), prices.prompt)
+            + written * _or(_charged(prices.cache_write), prices.prompt)
             + (usage.completion_tokens - reasoning) * prices.completion
-            + reasoning * _or(prices.reasoning, prices.completion)
-            + prices.request + usage.web_searches * (prices.web_search or 0.0))
+            + reasoning * max(prices.reasoning or 0.0, prices.completion)
+            + prices.request + usage.web_searches * (web_search or 0.0))
+
+
+def _charged(listed: float | None) -> float | None:
+    """A component's price for what the usage shows was charged: a listed zero reads as not listed
+    (the module docstring: "0" is what OpenRouter writes for what it does not price apart)."""
+    return listed if listed else None
 
 
 def _or(listed: float | None, default: float) -> float:
@@ -142,12 +167,15 @@ def underbilled_note(usage: BilledUsage | None, prices: Prices | None) -> str | 
 def assess_hidden_tokens(facts: HiddenTokensFacts) -> Verdict | None:
     """A failed Verdict when the reply reports more completion tokens than its text can hold."""
     tokens = facts.completion_tokens
-    if (tokens is None or facts.reasoning or facts.cut_by_client or not facts.text_bytes
+    generated = facts.text_bytes + facts.call_bytes
+    if (tokens is None or facts.reasoning or facts.cut_by_client or not generated
             or facts.finish_reason not in JUDGED_FINISHES):
         return None
-    most = facts.text_bytes + HIDDEN_TOKENS_SLACK
+    most = generated + HIDDEN_TOKENS_SLACK + facts.calls * PER_CALL_TOKENS
     if tokens > most:
+        calls = (f" and {facts.calls} tool call(s) of {facts.call_bytes} bytes ({PER_CALL_TOKENS} tokens allowed "
+                 "a call)") if facts.calls else ""
         return failed(f"{HIDDEN_TOKENS}: {tokens} completion tokens reported, no reasoning asked or reported, "
-                      f"for a visible text of {facts.text_bytes} bytes (at most {most} tokens: every text token "
-                      "carries at least one byte)")
+                      f"for a visible text of {facts.text_bytes} bytes{calls} (at most {most} tokens: every text "
+                      "token carries at least one byte)")
     return None

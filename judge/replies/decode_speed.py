@@ -4,11 +4,14 @@ A host can send its first token fast and then crawl (1-2 tokens/s against its pe
 maximhq/bifrost#6472): the latency contract passes, and the user watches the reply type itself
 out for a minute. Every completed stream already carries what it takes to see it, at no extra
 request: `usage.completion_tokens`, the time of the first content delta (`ttft_s`) and the end
-of the stream (`total_s`). So
+of the generation (`end_s`: the finish chunk, or the last content delta without one). So
 
-    decode tokens/s = (completion_tokens - 1) / (total_s - ttft_s)
+    decode tokens/s = (completion_tokens - 1) / (end_s - ttft_s)
 
-(the first token is what `ttft_s` waited for; the rest came during the decode). It is measured
+(the first token is what `ttft_s` waited for; the rest came during the decode). The window ends
+at the generation, not at `[DONE]`: OpenRouter sends the usage in a chunk of its own after the
+finish, sometimes a second later, and a real 56-token Claude stream measured 117.7 tokens/s with
+the usage at once and 37.1 with it one second late (docs/openrouter-wire.md §9). It is measured
 only where it means something:
 - a completed stream (a non-streamed reply has no first-token time), ended by `stop` or `length`;
 - at least MIN_DECODE_TOKENS tokens after the first: OpenRouter batches a few tokens per delta
@@ -42,17 +45,17 @@ class DecodeFacts:
     finish_reason: str | None
     completion_tokens: int | None
     ttft_s: float | None              # None: no content delta, or not streamed
-    total_s: float | None
+    end_s: float | None               # the finish chunk (or the last content delta); None: not seen
     reasoning: bool
 
 
 def decode_tps(facts: DecodeFacts) -> float | None:
     """Tokens per second after the first token, or None when the reply cannot say (module docstring)."""
     if (not facts.completed or facts.reasoning or facts.finish_reason not in _FINISHED
-            or facts.completion_tokens is None or facts.ttft_s is None or facts.total_s is None):
+            or facts.completion_tokens is None or facts.ttft_s is None or facts.end_s is None):
         return None
     after_first = facts.completion_tokens - 1
-    decoding = facts.total_s - facts.ttft_s
+    decoding = facts.end_s - facts.ttft_s
     if after_first < MIN_DECODE_TOKENS or decoding < MIN_DECODE_S:
         return None
     return after_first / decoding

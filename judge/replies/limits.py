@@ -11,6 +11,16 @@ Two host defects, judged from figures every completed reply already carries:
   out of `completion_tokens` by some hosts, and a reasoning-only reply says nothing), our own
   client's size cap (a "length" of ours), and a reply without usage (nothing to compare).
 Both reasons name the figures.
+
+A reply that reports reasoning tokens is judged on its answer's tokens (`completion_tokens -
+reasoning_tokens`) against the cap sent: hosts read max_tokens two ways. On most it bounds the
+thinking and the answer together (OpenRouter: "reasoning tokens are considered output
+tokens"); SiliconFlow documents it as limiting "the final output to the user, excluding the
+chain-of-thought part", and DeepSeek's reasoner as "the maximum length of the final response
+after the CoT output", with thousands of thinking tokens on top. OpenRouter's `completion_tokens`
+includes the reasoning either way, so only the answer is bounded under both readings: the
+thinking room we added is inside the number the host received, and an answer-only host may
+spend all of it on the answer.
 """
 
 from __future__ import annotations
@@ -36,6 +46,7 @@ class LimitsFacts:
     finish_reason: str | None
     reasoning: bool                   # reasoning asked for, seen or reported
     cut_by_client: bool               # our own size cap stopped reading (a "length" of ours)
+    reasoning_tokens: int = 0         # usage.completion_tokens_details.reasoning_tokens
 
 
 def assess_limits(facts: LimitsFacts) -> Verdict | None:
@@ -44,8 +55,12 @@ def assess_limits(facts: LimitsFacts) -> Verdict | None:
     if cap is None or cap <= 0 or tokens is None:
         return None
     allowed = cap * OVER_CAP_RATIO + OVER_CAP_TOKENS
-    if tokens > allowed:
-        return failed(f"{ABOVE_CAP}: {tokens} completion tokens against max_tokens {cap} "
+    reasoning = min(max(facts.reasoning_tokens, 0), tokens)
+    answer = tokens - reasoning
+    if answer > allowed:
+        what = (f"{answer} answer tokens ({tokens} completion tokens, {reasoning} of them reasoning)"
+                if reasoning else f"{tokens} completion tokens")
+        return failed(f"{ABOVE_CAP}: {what} against max_tokens {cap} "
                       f"(allowed up to {allowed:g} for tokenizer differences)")
     if (facts.finish_reason == "length" and not facts.reasoning and not facts.cut_by_client
             and tokens < cap * SHORT_LENGTH_RATIO):

@@ -4,6 +4,11 @@ Surrounding whitespace and a single Markdown code fence (```json ... ```) are to
 hosts commonly wrap JSON that way; anything else around the value is malformed JSON. NaN and
 Infinity are rejected: Python's json accepts them, JSON does not. An invalid *schema* is a bug
 of the caller and raises jsonschema.SchemaError rather than failing the host.
+
+With `sent` (the schema the request carried, when the probe sent a subset of the one it judges
+by), only a violation of `sent` fails: a bound the request no longer carries (`maxItems`,
+`minLength`, `minimum`: dropped because strict modes refuse them) cannot bind a host that
+constrains its decoding to the schema it received, so breaking it is a note in the pass's reason.
 """
 
 from __future__ import annotations
@@ -32,8 +37,12 @@ class _NonStandardConstant(ValueError):
     """NaN, Infinity or -Infinity: accepted by Python's json, not valid JSON."""
 
 
-def assess(text: str, schema: dict[str, Any]) -> Verdict:
-    """Judge whether `text` is valid JSON that satisfies `schema`."""
+# How a pass that broke a bound the request left out says so (the note's prefix).
+UNSENT_BOUND = "a bound the request did not carry was not kept"
+
+
+def assess(text: str, schema: dict[str, Any], sent: dict[str, Any] | None = None) -> Verdict:
+    """Judge whether `text` is valid JSON that satisfies `schema` (with `sent`: the module docstring)."""
     body = text.strip()
     fence = _FENCE.match(body)
     if fence:
@@ -51,12 +60,19 @@ def assess(text: str, schema: dict[str, Any]) -> Verdict:
         return failed(f"{NOT_JSON}: {error}")
     except ValueError as error:  # e.g. a number of more than 4,300 digits: Python refuses to convert it
         return failed(f"{NOT_JSON}: {str(error)[:MESSAGE_CHARS]}")
-    validator_class = validators.validator_for(schema)
-    validator_class.check_schema(schema)
-    errors = list(validator_class(schema).iter_errors(value))
+    errors = _errors(schema, value)
     if not errors:
         return passed("structured: valid JSON matching the schema")
-    return failed(_violation_reason(errors))
+    if sent is not None and not _errors(sent, value):
+        return passed(f"structured: valid JSON matching the schema sent (note: {UNSENT_BOUND}: "
+                      f"{_violation_reason(errors).removeprefix('structured: ')})")
+    return failed(_violation_reason(_errors(sent, value) if sent is not None else errors))
+
+
+def _errors(schema: dict[str, Any], value: Any) -> list[ValidationError]:
+    validator_class = validators.validator_for(schema)
+    validator_class.check_schema(schema)
+    return list(validator_class(schema).iter_errors(value))
 
 
 def _reject_constant(name: str) -> Any:

@@ -15,8 +15,10 @@ did):
 - a case fails when its count is above the reference x HIDDEN_PROMPT_RATIO *and* at least
   HIDDEN_PROMPT_TOKENS more: both, so neither a short prompt (40 tokens, where 25 template tokens
   are a large ratio) nor a long one (where 64 tokens are a small one) fails on a template;
-- the structured contract is left out: a host that implements json_schema by writing the schema
-  into the prompt counts those tokens honestly;
+- the structured and tools contracts are left out: a host that implements json_schema by writing
+  the schema into the prompt counts those tokens honestly, and each host renders tool schemas
+  with its own chat template (usage reports the provider's native prompt tokens, which
+  OpenRouter does not normalise; one tool on Bedrock counted 577 prompt tokens);
 - only a case that passed is failed (a case already decided otherwise keeps its reason).
 Control cases judge the probe, not the host: neither judged nor used as peers.
 """
@@ -33,7 +35,7 @@ from core.vocabulary import Outcome
 HIDDEN_PROMPT_RATIO = 1.5
 HIDDEN_PROMPT_TOKENS = 64
 MIN_PEERS = 2
-LEFT_OUT = ("structured",)
+LEFT_OUT = ("structured", "tools")
 HIDDEN_PROMPT = "billing: prompt tokens far above the peers'"
 
 

@@ -178,8 +178,10 @@ def _endpoint(model: str, entry: Any) -> Endpoint:
 
 
 def _throughput(raw: Any) -> tuple[float | None, float | None]:
-    """`throughput_last_30m` as (p50, the slowest listed percentile). Statistics are advisory: an
-    odd value is dropped, never a reason to refuse the endpoint; without a p50, neither is kept."""
+    """`throughput_last_30m` as (p50, the slowest listed percentile). The real listing's percentiles
+    ascend (p99 is the fastest, docs/openrouter-wire.md §9; the OpenAPI example descends), so the
+    slowest is taken as the minimum, never as p99. Statistics are advisory: an odd value is
+    dropped, never a reason to refuse the endpoint; without a p50, neither is kept."""
     values = {k: float(v) for k, v in raw.items() if k in _PERCENTILES and isinstance(v, (int, float))
               and not isinstance(v, bool) and 0 < v <= MAX_COUNT} if isinstance(raw, dict) else {}  # NaN: False
     if "p50" not in values:

@@ -275,6 +275,7 @@ class Run:
             headers_s=self.headers_at,
             ttft_s=s.ttft_s if self.stream else None,
             first_event_s=s.first_event_s,
+            generated_s=(s.finish_s if s.finish_s is not None else s.last_content_s) if self.stream else None,
             total_s=self.elapsed(),
             error_kind=kind,
             error_message=clean(scrub(message), ERROR_MESSAGE_CHARS) if message is not None else None,

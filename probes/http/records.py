@@ -87,6 +87,8 @@ class Endpoint:
     thinking_mandatory: bool = False
     # `throughput_last_30m` (output tokens/s OpenRouter measured on the endpoint's traffic): its
     # p50 and its slowest listed percentile; None when the listing has none (too little traffic).
+    # The percentiles ascend on the real listing (p50 35, p75 42, p90 47, p99 58 tokens/s: p99 is
+    # the fastest), so the slowest is p50 there; it is read as the minimum, whatever the order.
     throughput_p50: float | None = None
     throughput_slowest: float | None = None
     # The rest of the listing's pricing (judge/replies/billing.py): the `request` fee, and the
@@ -189,6 +191,9 @@ class ChatResult:
     headers_s     response headers arrived (OpenRouter commits them early: not a latency signal alone);
     ttft_s        first non-empty *content* delta (None without content, and for non-streamed requests);
     first_event_s first `data:` event of any kind (keep-alive comments do not count);
+    generated_s   the generation's end: the first chunk with a finish reason, else the last content
+                  delta (None without either, and for non-streamed requests); the usage chunk and
+                  `[DONE]` may come later (judge/replies/decode_speed.py);
     total_s       until the stream ended, failed, or the deadline cut it.
     """
 
@@ -208,6 +213,7 @@ class ChatResult:
     headers_s: float | None = None
     ttft_s: float | None = None
     first_event_s: float | None = None
+    generated_s: float | None = None
     total_s: float = 0.0
     error_kind: ErrorKind | None = None
     error_message: str | None = None

@@ -8,7 +8,8 @@ the rules of docs/openrouter-wire.md §3 live in one testable place:
   shapes exist: finish_reason "error", finish_reason null + usage, and `choices: []`);
 - finish_reason is the last non-null value (usage chunks may repeat it or carry null);
 - `choices: []` is fine; content and reasoning are kept apart, and only non-empty content
-  starts the time to first token;
+  starts the time to first token; the generation ends at the first finish reason (or the last
+  content delta), not at `[DONE]`: a late usage chunk is OpenRouter's, not the host's decode;
 - text is capped: past the cap we stop reading and call it a "length" finish of our own.
 """
 
@@ -57,6 +58,8 @@ class StreamState:
     chunks: int = 0
     ttft_s: float | None = None
     first_event_s: float | None = None
+    last_content_s: float | None = None   # the last non-empty content delta
+    finish_s: float | None = None         # the first chunk carrying a finish reason
     calls: dict[int, _CallParts] = field(default_factory=dict)   # `delta.tool_calls` by index
     arguments_len: int = 0
     calls_dropped: int = 0   # call fragments of indexes past the first MAX_TOOL_CALLS (not kept)
@@ -113,7 +116,7 @@ class StreamState:
             delta = choice.get("delta")
             if isinstance(delta, dict) and not self._delta(delta, now):
                 return False
-            self._finish(choice)
+            self._finish(choice, now)
         usage = Usage.from_wire(chunk.get("usage"))
         if usage is not None:
             self.usage = usage
@@ -149,6 +152,7 @@ class StreamState:
         if isinstance(content, str) and content:
             if self.ttft_s is None:
                 self.ttft_s = now
+            self.last_content_s = now
             room = self.max_chars - self.text_len
             content = self.mask(content) if len(content) > room else content
             self.text_parts.append(content[:room])
@@ -202,9 +206,11 @@ class StreamState:
         self.finish_reason = "length"
         return False
 
-    def _finish(self, choice: dict[str, Any]) -> None:
+    def _finish(self, choice: dict[str, Any], now: float) -> None:
         finish, native = choice.get("finish_reason"), choice.get("native_finish_reason")
         if isinstance(finish, str) and finish:
+            if self.finish_s is None:
+                self.finish_s = now
             self.finish_reason = finish
             if finish == "error" and self.error_message is None:
                 self.error_message = "finish_reason 'error' without an error object"

@@ -5,14 +5,14 @@
 stream flag), pinned to an endpoint named after the provider the response names and priced at the
 served model's listed price (recorded_prices.py). The reply then meets, as the round's own code
 judges it:
-- the checks of every completed reply (probes/round/reply_checks.py): stream integrity, limits,
-  billing (usage.cost against the listing), hidden completion tokens, and the combined
-  `reply_check` a round runs;
+- the checks of every completed reply that fail a case (probes/round/reply_checks.py
+  REPLY_CHECKS, on the reply's ReplyFacts built once): stream integrity, limits, billing
+  (usage.cost against the listing), hidden completion tokens;
 - reply integrity (judge/replies/integrity.py `check_reply`), as every contract records it;
-- decode speed (`measured_decode`): a figure, judged only against peers, so it fails nothing here;
+- decode speed (`ReplyFacts.decode_tps`): a figure, judged only against peers, so it fails nothing here;
 - the tools contract's judge where the request has the tools contract's shape (tools offered, no
-  tool result yet: the turn that should call), then `checked`, which is how the round lets a reply
-  check replace the contract's verdict.
+  tool result yet: the turn that should call), then `run_checks` for the tools contract, which is
+  how the round lets a reply check replace the contract's verdict.
 
 `Replay.failures` names each failed check and its reason: on a completed healthy reply there
 should be none. The harness copies nothing out of probes/ or judge/: it calls them.
@@ -21,6 +21,7 @@ should be none. The harness copies nothing out of probes/ or judge/: it calls th
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -29,25 +30,12 @@ from recorded_server import Interaction, serve_recorded
 
 from core.upstream import Upstream
 from judge.replies import tools as tools_judge
-from judge.replies.billing import assess_cost, assess_hidden_tokens
 from judge.replies.integrity import check_reply
-from judge.replies.limits import assess_limits
-from judge.replies.stream_integrity import assess_deltas
 from judge.replies.verdict import Verdict
 from probes.http.client import PinnedClient
 from probes.http.records import ChatResult, Endpoint
 from probes.round.contracts import tools as tools_contract
-from probes.round.reply_checks import (
-    billed_and_listed,
-    billed_usage,
-    billing_notes,
-    checked,
-    hidden_tokens_facts,
-    limits_facts,
-    measured_decode,
-    prices,
-    reply_check,
-)
+from probes.round.reply_checks import REPLY_CHECKS, Effect, ReplyFacts, run_checks
 
 SECRET = "sk-or-v1-SENTINEL-recorded-5e2a7c"
 # A bill reconciles when usage.cost is the listed price x the reported tokens to within this share
@@ -153,26 +141,26 @@ def replay(it: Interaction) -> Replay:
     if not result.completed:
         out.failures["completed"] = f"{result.classification}: {result.error_message}"
         return out
+    # The round's own facts and checks (probes/round/reply_checks.py); an unpriced reply's billing
+    # is left out, as a round leaves out an endpoint without a listing.
+    facts = ReplyFacts.of(result, endpoint)
+    facts = facts if priced else dataclasses.replace(facts, prices=None)
     checks: dict[str, str | None] = {
-        "stream_integrity": _failed(assess_deltas(result.deltas)),
-        "limits": _failed(assess_limits(limits_facts(result))),
-        "billing": _failed(assess_cost(billed_usage(result), prices(endpoint))) if priced else None,
-        "hidden_tokens": _failed(assess_hidden_tokens(hidden_tokens_facts(result, endpoint))),
-        "reply_check": _failed(reply_check(result, endpoint if priced else None)),
-        "integrity": (check_reply(result.text) if result.text.strip() and not result.reasoning_only else None),
-    }
+        check.name.replace(" ", "_"): check.find(facts) for check in REPLY_CHECKS
+        if check.effect is Effect.FAILS_CASE and check.runs_on(facts)}
+    checks["integrity"] = check_reply(result.text) if result.text.strip() and not result.reasoning_only else None
     if tools_shape(it):
         found = tools_contract.judge(result, tool_specs(it), result.max_tokens_sent or DEFAULT_CAP)
         out.tools_verdict = found.verdict
         out.notes += found.notes
         checks["tools"] = _failed(found.verdict)
-        # The case as the round ends it: a reply check replaces any verdict that did not fail.
-        checks["tools_case"] = _failed(checked(result, found.verdict, endpoint if priced else None))
+        # The case as the round ends it: the reply checks that apply to the tools contract, run on its verdict.
+        checks["tools_case"] = _failed(run_checks(facts, found.verdict, "tools").verdict)
     out.failures = {name: reason for name, reason in checks.items() if reason is not None}
     if priced:
-        out.notes += billing_notes(result, endpoint)
-        out.billed = billed_and_listed(result, endpoint)
-    out.decode_tps = measured_decode(result)
+        out.notes += facts.billing_notes()
+        out.billed = facts.billing()
+    out.decode_tps = facts.decode_tps()
     return out
 
 

@@ -99,3 +99,15 @@ def test_no_stream_usage_ends_the_stream_without_its_usage_chunk(simulate):
 
     assert result.done and result.text and not any(c.get("usage") for c in result.chunks)
     assert result.finish_reason == "stop"
+
+
+def test_hidden_completion_tokens_bill_tokens_the_reply_never_carried(simulate):
+    from simulator.replies import count_tokens
+
+    sim = faulty(simulate, "hidden_completion_tokens", tokens=120)
+    result = stream_chat(sim.base_url, chat_body("test/fp8"))
+
+    u = usage(result)
+    assert result.text and result.text.count(". ") == 0  # one sentence
+    assert u["completion_tokens"] == count_tokens(result.text) + 120
+    assert u["completion_tokens_details"]["reasoning_tokens"] == 0 and u["cost"] == listed_cost(sim, u)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
@@ -31,12 +31,10 @@ import yaml
 from core.config import ProbeSettings
 from core.results import AttemptResult, as_count, measurement, optional_text, writable_text
 from core.vocabulary import Outcome
-from judge.replies.integrity import check_reply
-from judge.replies.refusal import find_refusal
 from judge.replies.verdict import Verdict
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 from probes.round.cases import AttemptExtras, Case, ProbedAttempt, ProbedCase, seconds
-from probes.round.reply_checks import billed_and_listed, billing_notes, checked, measured_decode
+from probes.round.reply_checks import ReplyFacts, run_checks
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
 
@@ -91,10 +89,12 @@ def prompt(name: str) -> Any:
 
 
 def attempt_from(result: ChatResult, endpoint: Endpoint, verdict: Verdict | None,
-                 messages: Sequence[Mapping[str, Any]], *, outcome: Outcome | None = None,
+                 messages: Sequence[Mapping[str, Any]], *, case: Case | None = None, outcome: Outcome | None = None,
                  reason: str | None = None) -> ProbedAttempt:
     """One request as a ProbedAttempt: the verdict when completed, else the transport classification.
 
+    Every reply check that applies to the case's contract runs here, from one list and one set
+    of facts (probes/round/reply_checks.py); without a case only the checks of every contract run.
     The record is built by the rules results.json is read by (core.results): upstream strings
     made writable, a measurement that is none left absent.
     """
@@ -103,13 +103,16 @@ def attempt_from(result: ChatResult, endpoint: Endpoint, verdict: Verdict | None
         # the host's behaviour, so it must never read as an empty reply or a refusal.
         verdict = Verdict(Outcome.INCONCLUSIVE, f"the reply spent its budget on reasoning (finish_reason "
                                           f"{result.finish_reason!r}, no text): says nothing about the host")
-    verdict = checked(result, verdict, endpoint)  # stream integrity, limits, billing: every completed reply
+    facts = ReplyFacts.of(result, endpoint, contract=case.contract if case else None,
+                          language=case.language if case else None)
+    found = run_checks(facts, verdict, case.contract if case else None)
+    verdict = found.verdict
     if outcome is None or reason is None:
         outcome, reason = transport_outcome(result) if verdict is None else (Outcome(verdict.outcome), verdict.reason)
     usage = result.usage
     prompt_tokens = usage.prompt_tokens if usage else 0
     completion_tokens = usage.completion_tokens if usage else 0
-    billing = billed_and_listed(result, endpoint)
+    billing = facts.billing()
     # Billing honesty's evidence (issue 22): the usage a completed stream reported or not (the
     # judge counts streams without usage against peers), and what it was billed against listed.
     usage_reported = (usage is not None) if result.completed and result.chunks else None
@@ -118,45 +121,24 @@ def attempt_from(result: ChatResult, endpoint: Endpoint, verdict: Verdict | None
         finish_reason=optional_text(result.finish_reason),
         error_kind=result.error_kind.value if result.error_kind else None,
         served_by=optional_text(result.served_by), requests=result.requests,
-        decode_tps=_tps(measured_decode(result)), advertised_p50_tps=_tps(endpoint.throughput_p50),
+        decode_tps=_tps(facts.decode_tps()), advertised_p50_tps=_tps(endpoint.throughput_p50),
         advertised_slowest_tps=_tps(endpoint.throughput_slowest), usage_reported=usage_reported,
         prompt_tokens=as_count(prompt_tokens, default=None) if usage_reported else None,
         billed_usd=measurement(round(billing[0], 10)) if billing else None,
-        listed_usd=measurement(round(billing[1], 10)) if billing else None)
+        listed_usd=measurement(round(billing[1], 10)) if billing else None,
+        refusal=found.refusal, integrity=found.integrity, integrity_reason=writable_text(found.integrity_reason))
     extras = AttemptExtras(
         prompt=tuple(dict(m) for m in messages), classification=result.classification.value,
         prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
         # The estimate comes from the endpoint's advertised pricing, so rounds are comparable
         # whether or not the upstream reported a cost.
         cost_usd=prompt_tokens * endpoint.prompt_price + completion_tokens * endpoint.completion_price,
-        service_tier=result.service_tier, notes=result.notes + billing_notes(result, endpoint))
+        service_tier=result.service_tier, notes=result.notes + facts.billing_notes())
     return ProbedAttempt(record, extras).with_text(result.text)
 
 
 def _tps(value: float | None) -> float | None:
     return None if value is None else measurement(round(value, 2))
-
-
-def with_refusal_check(attempt: ProbedAttempt, result: ChatResult) -> ProbedAttempt:
-    """A latency or language reply, checked for an out-of-character refusal (issue 10: more
-    evidence at no extra cost). Only completed replies with text are checked; the refusal case of
-    the same endpoint fails on a refusal found here (probes/round/contracts/refusal.py)."""
-    if not result.completed or result.reasoning_only or not attempt.text.strip():
-        return attempt
-    found = find_refusal(attempt.text) is not None
-    return ProbedAttempt(replace(attempt.record, refusal=Outcome.FAIL if found else Outcome.PASS), attempt.extras)
-
-
-def with_integrity_check(attempt: ProbedAttempt, result: ChatResult, language: str = "en", *,
-                         json_reply: bool = False) -> ProbedAttempt:
-    """Any completed reply, checked for the host's corruption (judge/replies/integrity.py: leading garbage,
-    undecoded tokens, leaked reasoning, template tokens, placeholders). The judge counts the checks
-    as evidence for the language contract, at no extra request."""
-    if not result.completed or result.reasoning_only or not attempt.text.strip():
-        return attempt
-    defect = check_reply(attempt.text, language, json_reply=json_reply)
-    return ProbedAttempt(replace(attempt.record, integrity=Outcome.FAIL if defect else Outcome.PASS,
-                                 integrity_reason=writable_text(defect or "")), attempt.extras)
 
 
 def moderation_summary(result: ChatResult) -> str:

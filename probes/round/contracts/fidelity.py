@@ -56,7 +56,7 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
     elif result.completed:
         scores = items_judge.score(result.text, items)
         found = verdict(scores)
-    attempt = attempt_from(result, endpoint, found, msgs)
+    attempt = attempt_from(result, endpoint, found, msgs, case=case)
     if scores and not result.reasoning_only:
         attempt = attempt.with_answers(scores)
     return single(case, attempt, result, clock() - began)

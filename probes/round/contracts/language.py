@@ -25,8 +25,6 @@ from probes.round.contracts import (
     prompt,
     strict_majority,
     tally,
-    with_integrity_check,
-    with_refusal_check,
 )
 
 
@@ -45,8 +43,7 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
         result = await client.chat(endpoint, msgs, max_tokens=settings.probe.max_tokens,
                                    temperature=settings.probe.temperature)
         verdict = await settings.judge_language(result.text, language) if result.completed else None
-        attempt = with_integrity_check(with_refusal_check(attempt_from(result, endpoint, verdict, msgs), result),
-                                       result, language)
+        attempt = attempt_from(result, endpoint, verdict, msgs, case=case)
         return attempt, result.classification is Classification.AUTH_ERROR
 
     return await confirmed(case, one, settings.probe.language_confirmations, start,

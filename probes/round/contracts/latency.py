@@ -21,8 +21,6 @@ from probes.round.contracts import (
     clock,
     prompt,
     single,
-    with_integrity_check,
-    with_refusal_check,
 )
 
 # Only the first token is judged: a small completion keeps the probe cheap.
@@ -63,5 +61,5 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
                                temperature=settings.probe.temperature,
                                deadline_s=max(settings.probe.request_deadline_seconds, threshold + DEADLINE_MARGIN_S))
     verdict = judge(result, threshold)
-    attempt = with_integrity_check(with_refusal_check(attempt_from(result, endpoint, verdict, msgs), result), result)
+    attempt = attempt_from(result, endpoint, verdict, msgs, case=case)
     return single(case, attempt, result, clock() - start)

@@ -46,7 +46,6 @@ from probes.round.contracts import (
     moderation_summary,
     prompt,
     single,
-    with_integrity_check,
 )
 
 # A reply under this many characters that stops normally gets confirmations: the prompt asks for
@@ -72,7 +71,7 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
                                    temperature=settings.probe.temperature)
         verdict = (await judge_in_thread(refusal_judge.assess, result.text, result.finish_reason)
                    if result.completed else moderation_verdict(result))
-        return with_integrity_check(attempt_from(result, endpoint, verdict, msgs), result), result
+        return attempt_from(result, endpoint, verdict, msgs, case=case), result
 
     first, result = await one()
     raw = single(case, first, result, clock() - start)

@@ -49,5 +49,5 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
     began = clock()
     result = await client.chat(endpoint, msgs, max_tokens=settings.probe.max_tokens, temperature=TEMPERATURE,
                                stop=(stop,))
-    attempt = attempt_from(result, endpoint, judge(result, stop, start), msgs)
+    attempt = attempt_from(result, endpoint, judge(result, stop, start), msgs, case=case)
     return single(case, attempt, result, clock() - began)

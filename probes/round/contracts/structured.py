@@ -10,7 +10,9 @@ require_parameters, and a host that never claimed the capability has not regress
 The schema sent is the portable subset (`type`, `properties`, `enum`, `required`,
 `additionalProperties`, `items`): strict modes may reject other keywords (an OpenAI-family strict
 mode has answered 400 to `minimum`), which would freeze the host over our schema. The bounds
-(`minLength`, `minimum`, `maxItems`) stay in the local judge, which checks the full schema.
+(`minLength`, `minimum`, `maxItems`) stay in the local judge, which checks the full schema: a
+reply that breaks only one of them passes with a note (a host decoding to the schema it was sent
+cannot be held to a bound it was not sent; judge/replies/structured.py).
 
 A completed generation that breaks the schema fails (capability regression); a dropped
 connection is a transport_error; JSON cut short by our own max_tokens (finish_reason "length")
@@ -34,7 +36,6 @@ from probes.round.contracts import (
     judge_in_thread,
     prompt,
     single,
-    with_integrity_check,
 )
 
 SCHEMA_CAPABILITY = "structured_outputs"   # response_format json_schema
@@ -81,7 +82,8 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
     start = clock()
     result = await client.chat(endpoint, msgs, max_tokens=settings.probe.max_tokens, response_format=fmt,
                                temperature=settings.probe.temperature)
-    verdict = await judge_in_thread(structured_judge.assess, result.text, schema) if result.completed else None
+    sent = None if json_mode else fmt["json_schema"]["schema"]
+    verdict = await judge_in_thread(structured_judge.assess, result.text, schema, sent) if result.completed else None
     if (verdict is not None and verdict.failed and result.finish_reason == "length"
             and verdict.reason.startswith(structured_judge.NOT_JSON)):
         # Our own max_tokens cut the object before it closed: that says nothing about the host.
@@ -90,5 +92,5 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
                                           f"probe.max_tokens ({verdict.reason})")
     if verdict is not None and json_mode:
         verdict = Verdict(verdict.outcome, f"{verdict.reason} ({JSON_MODE_NOTE})")
-    attempt = with_integrity_check(attempt_from(result, endpoint, verdict, msgs), result, json_reply=True)
+    attempt = attempt_from(result, endpoint, verdict, msgs, case=case)
     return single(case, attempt, result, clock() - start)

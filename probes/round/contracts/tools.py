@@ -11,7 +11,9 @@ that are not one JSON object, an unknown name or a schema mismatch fail.
 On an anomaly (the first attempt fails, or answers in prose) `probe.language_confirmations` more
 attempts run at once, as the language contract does, and the majority decides: fail when most
 failed, pass when most passed, prose when most answered in prose; otherwise inconclusive.
-Arguments cut by our own max_tokens (`finish_reason: length`) are inconclusive, not the host's.
+Arguments cut by our own max_tokens (`finish_reason: length`) are inconclusive, not the host's:
+the probe's budget is tools.yaml's `max_tokens` (or probe.max_tokens when larger), room for two
+real calls and a line in character.
 """
 
 from __future__ import annotations
@@ -49,14 +51,19 @@ def request() -> tuple[list[dict[str, str]], list[dict[str, Any]], tuple[tools_j
     return msgs, wire, specs
 
 
-def judge(result: ChatResult, specs: tuple[tools_judge.Tool, ...], max_tokens: int) -> tools_judge.ToolsVerdict:
+def max_tokens(configured: int) -> int:
+    """The probe's completion budget: tools.yaml's, or probe.max_tokens when that is larger."""
+    return max(configured, int(prompt("tools")["max_tokens"]))
+
+
+def judge(result: ChatResult, specs: tuple[tools_judge.Tool, ...], cap: int) -> tools_judge.ToolsVerdict:
     """The judge's verdict on one completed reply (our own max_tokens cut is no verdict on the host)."""
     calls = tuple(tools_judge.Call(c.index, c.name_parts, c.arguments) for c in result.tool_calls)
     found = tools_judge.assess(result.text, result.reasoning_text, calls, specs, result.finish_reason)
     if (found.verdict.failed and result.finish_reason == "length"
             and found.verdict.reason.startswith((tools_judge.INVALID_JSON, tools_judge.EMPTY))):
         return tools_judge.ToolsVerdict(Verdict(Outcome.INCONCLUSIVE, (
-            f"tools: the reply reached max_tokens ({max_tokens}) before the call closed; raise "
+            f"tools: the reply reached max_tokens ({cap}) before the call closed; raise "
             f"probe.max_tokens ({found.verdict.reason})")))
     return found
 
@@ -65,20 +72,20 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
     if not endpoint.supports(CAPABILITY):
         return ProbedCase.of(case, Outcome.NOT_APPLICABLE, "the endpoint does not advertise tools")
     msgs, wire, specs = request()
+    budget = max_tokens(settings.probe.max_tokens)
     start = clock()
 
     async def one() -> tuple[ProbedAttempt, bool]:
-        result = await client.chat(endpoint, msgs, max_tokens=settings.probe.max_tokens,
-                                   temperature=settings.probe.temperature, tools=wire)
-        found = (await asyncio.to_thread(judge, result, specs, settings.probe.max_tokens)
-                 if result.completed else None)
+        result = await client.chat(endpoint, msgs, max_tokens=budget, temperature=settings.probe.temperature,
+                                   tools=wire)
+        found = await asyncio.to_thread(judge, result, specs, budget) if result.completed else None
         if found is not None and found.verdict.failed and result.reasoning_only:
             # Markup leaked into the reasoning of a reply with no text: the judge read the
             # reasoning itself, so "it only thought" is not the story here.
-            attempt = attempt_from(result, endpoint, found.verdict, msgs, outcome=Outcome.FAIL,
+            attempt = attempt_from(result, endpoint, found.verdict, msgs, case=case, outcome=Outcome.FAIL,
                                    reason=found.verdict.reason)
         else:
-            attempt = attempt_from(result, endpoint, found.verdict if found else None, msgs)
+            attempt = attempt_from(result, endpoint, found.verdict if found else None, msgs, case=case)
         if found is not None and found.notes:
             notes = (*attempt.extras.notes, *found.notes)
             attempt = ProbedAttempt(attempt.record, replace(attempt.extras, notes=notes))

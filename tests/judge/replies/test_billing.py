@@ -128,3 +128,56 @@ def test_reasoning_replies_and_our_own_cut_are_set_aside(kw: dict[str, bool]) ->
 def test_an_empty_text_or_a_filtered_finish_is_left_to_the_contracts(text_bytes: int, finish: str | None) -> None:
     assert assess_hidden_tokens(hidden(5000, text_bytes, finish=finish)) is None
     assert assess_hidden_tokens(hidden(5000, 400, finish="length")) is not None
+
+
+# -- issue 28: the real wire's shapes (docs/openrouter-wire.md §9) ---------------------------------
+
+# gpt-5-mini through OpenRouter ($0.25 / $2 per M): 960 of 2177 completion tokens were reasoning,
+# billed 17 x $0.25/M + 2177 x $2/M, reasoning at the completion price (pydantic-ai's cassette).
+GPT5_MINI = BilledUsage(prompt_tokens=17, completion_tokens=2177, cost=0.00435825, reasoning_tokens=960)
+
+
+@pytest.mark.parametrize("reasoning", [None, 0.0, 2e-6])
+def test_a_listed_zero_reasoning_price_never_prices_reasoning_below_the_completion_price(reasoning) -> None:
+    prices = Prices(prompt=2.5e-7, completion=2e-6, reasoning=reasoning)
+    assert listed_cost(GPT5_MINI, prices) == pytest.approx(0.00435825, abs=1e-12)
+    assert assess_cost(GPT5_MINI, prices) is None and underbilled_note(GPT5_MINI, prices) is None
+
+
+def test_a_listed_reasoning_price_above_the_completion_price_is_the_bound() -> None:
+    assert listed_cost(GPT5_MINI, Prices(2.5e-7, 2e-6, reasoning=4e-6)) == pytest.approx(0.00435825 + 960 * 2e-6)
+
+
+def test_a_listed_zero_cache_read_price_reads_as_not_listed_when_the_usage_shows_cache_reads() -> None:
+    # Grok: 403 of 404 prompt tokens cached. A "0" cache-read price would price them free.
+    cached = BilledUsage(prompt_tokens=404, completion_tokens=20, cost=404 * 2e-7 + 20 * 5e-7, cached_tokens=403)
+    assert listed_cost(cached, Prices(2e-7, 5e-7, cache_read=0.0)) == pytest.approx(404 * 2e-7 + 20 * 5e-7)
+    assert assess_cost(cached, Prices(2e-7, 5e-7, cache_read=0.0, cache_write=0.0)) is None
+
+
+def test_a_listed_zero_web_search_price_leaves_a_reply_with_searches_unpriced() -> None:
+    searched = BilledUsage(prompt_tokens=8174, completion_tokens=30, cost=0.0133176, web_searches=1)
+    assert listed_cost(searched, Prices(4e-7, 1.6e-6, web_search=0.0)) is None
+    assert listed_cost(BilledUsage(10, 10, 1e-5), Prices(1e-7, 1e-6, web_search=0.0, request=0.0)) == pytest.approx(
+        10 * 1e-7 + 10 * 1e-6)
+
+
+def calls(tokens: int, text_bytes: int, n: int, call_bytes: int, finish: str = "stop") -> HiddenTokensFacts:
+    return HiddenTokensFacts(completion_tokens=tokens, text_bytes=text_bytes, finish_reason=finish, reasoning=False,
+                             cut_by_client=False, call_bytes=call_bytes, calls=n)
+
+
+@pytest.mark.parametrize("facts", [
+    calls(120, 21, 2, 2 * (10 + 16)),            # Claude via Bedrock: two calls, 16-byte arguments, 120 tokens
+    calls(54, 0, 1, 10 + 16, "tool_calls"),      # one Claude call, 54 tokens, no text
+    calls(54, 21, 2, 2 * (10 + 16)),             # gpt-5.4-nano: two calls, 54 tokens
+], ids=["claude-two-calls-stop", "claude-one-call", "gpt-5.4-nano"])
+def test_real_tool_call_replies_are_not_hidden_tokens(facts: HiddenTokensFacts) -> None:
+    assert assess_hidden_tokens(facts) is None
+
+
+def test_a_tool_call_reply_billing_far_more_than_its_calls_still_fails() -> None:
+    verdict = assess_hidden_tokens(calls(2000, 21, 2, 52, "tool_calls"))
+    assert verdict is not None and verdict.failed and "2 tool call(s) of 52 bytes" in verdict.reason
+    text_only = assess_hidden_tokens(calls(2000, 21, 0, 0))
+    assert text_only is not None and reason_code("fail", verdict.reason) == reason_code("fail", text_only.reason)

@@ -9,7 +9,7 @@ import pytest
 from judge.replies.decode_speed import MIN_DECODE_TOKENS, DecodeFacts, decode_tps
 
 # 101 tokens: the first after 0.5 s, the other 100 over 2 s.
-HEALTHY = DecodeFacts(completed=True, finish_reason="stop", completion_tokens=101, ttft_s=0.5, total_s=2.5,
+HEALTHY = DecodeFacts(completed=True, finish_reason="stop", completion_tokens=101, ttft_s=0.5, end_s=2.5,
                       reasoning=False)
 
 
@@ -19,7 +19,7 @@ def test_the_tokens_after_the_first_over_the_time_after_the_first() -> None:
 
 def test_a_crawl_after_a_fast_first_token_reads_as_a_crawl() -> None:
     # maximhq/bifrost#6472's shape: the first token at once, then 1-2 tokens/s.
-    assert decode_tps(replace(HEALTHY, ttft_s=0.3, total_s=66.3)) == pytest.approx(100 / 66)
+    assert decode_tps(replace(HEALTHY, ttft_s=0.3, end_s=66.3)) == pytest.approx(100 / 66)
 
 
 @pytest.mark.parametrize("change", [
@@ -29,7 +29,7 @@ def test_a_crawl_after_a_fast_first_token_reads_as_a_crawl() -> None:
     {"reasoning": True},                                  # thinking may or may not be in the count
     {"completion_tokens": None},                          # no usage
     {"completion_tokens": MIN_DECODE_TOKENS},             # too few tokens after the first: one late delta halves it
-    {"total_s": 0.52},                                    # one chunk: our reader's pace, not the host's
+    {"end_s": 0.52},                                      # one chunk: our reader's pace, not the host's
 ])
 def test_nothing_is_measured_where_the_reply_cannot_say(change: dict[str, object]) -> None:
     assert decode_tps(replace(HEALTHY, **change)) is None  # type: ignore[arg-type]

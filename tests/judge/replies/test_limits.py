@@ -47,3 +47,20 @@ def test_a_length_finish_far_below_the_cap_fails_naming_the_figures() -> None:
 ], ids=["stop", "60-percent", "reasoning", "our-cut", "no-usage", "no-cap"])
 def test_what_says_nothing_about_the_limits_passes(case: LimitsFacts) -> None:
     assert assess_limits(case) is None
+
+
+def reasoned(tokens: int, reasoning_tokens: int, cap: int = 1224) -> LimitsFacts:
+    return LimitsFacts(cap=cap, completion_tokens=tokens, finish_reason="stop", reasoning=True, cut_by_client=False,
+                       reasoning_tokens=reasoning_tokens)
+
+
+def test_a_reasoning_host_whose_max_tokens_bounds_only_the_answer_passes() -> None:
+    # SiliconFlow / DeepSeek's reasoner: 2400 thinking tokens on top of an 80-token answer.
+    assert assess_limits(reasoned(2480, 2400)) is None
+
+
+def test_an_answer_above_the_cap_fails_whatever_the_reasoning() -> None:
+    verdict = assess_limits(reasoned(26_400, 400))
+    assert verdict is not None and verdict.failed
+    assert "26000 answer tokens (26400 completion tokens, 400 of them reasoning)" in verdict.reason
+    assert reason_code("fail", verdict.reason) == "max_tokens_ignored"

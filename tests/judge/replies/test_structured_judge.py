@@ -96,3 +96,17 @@ def test_json_nested_a_thousand_deep_is_not_json_rather_than_a_recursion_error()
     verdict = assess("[" * 1000 + "]" * 1000, {"type": "object"})
 
     assert verdict.outcome == "fail" and verdict.reason.startswith(NOT_JSON) and "64 levels" in verdict.reason
+
+
+def test_a_bound_the_request_no_longer_carries_is_a_note_not_a_failure() -> None:
+    # The strict schema sent drops maxItems (strict modes refuse it); a host decoding to the schema
+    # it received cannot be held to it (issue 28, N10).
+    schema = {"type": "object", "properties": {"items": {"type": "array", "items": {"type": "string"},
+                                                         "maxItems": 3}}, "required": ["items"]}
+    sent = {"type": "object", "properties": {"items": {"type": "array", "items": {"type": "string"}}},
+            "required": ["items"]}
+    four = '{"items": ["a", "b", "c", "d"]}'
+    assert assess(four, schema).failed
+    verdict = assess(four, schema, sent)
+    assert verdict.passed and "a bound the request did not carry was not kept" in verdict.reason
+    assert assess('{"items": [1]}', schema, sent).failed  # what the request carried still binds

@@ -110,3 +110,18 @@ def test_the_billing_window_is_bounded_and_refuses_what_it_did_not_write() -> No
         except ValueError:
             continue
         raise AssertionError(f"{bad!r} was accepted")
+
+
+def test_a_hosts_own_tool_template_is_not_a_hidden_prompt() -> None:
+    # Each host renders tool schemas with its own chat template (one tool on Bedrock: 577 prompt
+    # tokens); the tools contract is left out of the comparison, as structured is (issue 28, N7).
+    d = doc()
+    for c in list(d["cases"]):
+        if c["contract"] == "latency":
+            tools = {**c, "contract": "tools"}
+            tools["attempts"] = [{**c["attempts"][0], "prompt_tokens": 900 if c["provider"] == HIDDEN else 300}]
+            d["cases"].append(tools)
+    cases = read_results(d).cases
+    judged = judge_prompt_tokens(cases)
+    assert [c for c in judged if c.contract == "tools"] == [c for c in cases if c.contract == "tools"]
+    assert all(c.outcome == Outcome.PASS for c in judged)

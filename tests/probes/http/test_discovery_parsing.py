@@ -136,7 +136,8 @@ def test_a_model_id_that_is_not_author_slug_is_refused_before_any_request(model:
 
 
 @pytest.mark.parametrize("throughput,expected", [
-    ({"p50": 48, "p75": 40, "p90": 31, "p99": 12}, (48.0, 12.0)),   # the reference listing's shape
+    ({"p50": 48, "p75": 40, "p90": 31, "p99": 12}, (48.0, 12.0)),   # the OpenAPI example's order
+    ({"p50": 35, "p75": 42, "p90": 47, "p99": 58}, (35.0, 35.0)),   # the real listing's: p99 the fastest
     ({"p50": 48.5}, (48.5, 48.5)),
     (None, (None, None)),                                            # too little traffic, or no key
     ({"p75": 40, "p99": 12}, (None, None)),                          # no p50: nothing to compare with

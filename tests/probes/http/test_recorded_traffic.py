@@ -40,10 +40,7 @@ from probes.http.client import PinnedClient
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 from probes.http.sse import SSEParser
 from probes.http.stream import StreamState
-from probes.round.reply_checks import (
-    limits_facts,
-    measured_decode,
-)
+from probes.round.reply_checks import ReplyFacts
 
 INTERACTIONS = corpus()
 
@@ -389,12 +386,13 @@ def test_the_reply_checks_find_nothing_wrong_in_a_recorded_stream(it: Interactio
     assert list(result.deltas) == [d for d in recorded if isinstance(d, str) and d]
     assert assess_deltas(result.deltas) is None
     cap = it.request.get("max_completion_tokens") or it.request.get("max_tokens")
-    assert assess_limits(replace(limits_facts(result), cap=cap)) is None
+    facts = ReplyFacts.of(result, None)
+    assert assess_limits(replace(facts.limits, cap=cap)) is None
     # Decode speed is measured where the reply can say (judged only against peers, in the judge):
     # a reasoning reply (o3's encrypted reasoning chunk) is set aside, a plain one measured.
-    tps = measured_decode(result)
+    tps = facts.decode_tps()
     usage = result.usage
-    if limits_facts(result).reasoning or usage is None or usage.completion_tokens < 25:
+    if facts.limits.reasoning or usage is None or usage.completion_tokens < 25:
         assert tps is None
     else:
         assert tps is None or tps > 0  # None: the replay sent it faster than 50 ms of decoding

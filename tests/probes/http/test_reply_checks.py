@@ -12,12 +12,12 @@ import pytest
 
 from canary.history.reasons import reason_code
 from core.upstream import Upstream
-from judge.replies.verdict import Outcome, passed
+from judge.replies.verdict import Outcome, Verdict, passed
 from probes.http.client import PinnedClient
 from probes.http.discovery import discover
 from probes.http.records import ChatResult, Endpoint
 from probes.round.contracts import attempt_from
-from probes.round.reply_checks import reply_check
+from probes.round.reply_checks import REPLY_CHECKS, ReplyFacts, reply_check, run_checks
 from simulator import scenario_from_dict, start_simulator
 
 SECRET = "sk-or-v1-SENTINEL-reply-checks-7d1e"
@@ -115,3 +115,33 @@ def test_a_stream_without_usage_passes_its_reply_and_is_recorded_as_such() -> No
     attempt = attempt_from(result, endpoint, passed("first token after 0.02 s"), MESSAGES)
     assert attempt.outcome is Outcome.PASS  # never failed in one round: the judge counts it against peers
     assert attempt.record.to_json()["usage_reported"] is False and "prompt_tokens" not in attempt.record.to_json()
+
+
+def test_a_check_never_turns_a_contracts_inconclusive_into_a_fail() -> None:
+    # Issue 28: the tools contract's "our max_tokens cut the call" is no verdict on the host; the
+    # wire defect below still shows on the same reply when the contract passed it.
+    result = chat({"ignore_max_tokens": {"rate": 1.0, "factor": 20}})
+    endpoint = Endpoint(MODEL, "aurora/fp8", "Aurora", None, ("max_tokens",), 0.0, 0.0, None, None, 0)
+    undecided = Verdict(Outcome.INCONCLUSIVE, "tools: the reply reached max_tokens (400) before the call closed")
+    assert attempt_from(result, endpoint, undecided, MESSAGES).outcome is Outcome.INCONCLUSIVE
+    assert attempt_from(result, endpoint, passed("ok"), MESSAGES).outcome is Outcome.FAIL
+
+
+def test_each_check_applies_to_the_contracts_it_names() -> None:
+    by_name = {c.name: c for c in REPLY_CHECKS}
+    assert all(by_name[n].applies_to(c) for n in ("stream integrity", "limits", "billing", "hidden tokens")
+               for c in ("latency", "tools", "stop", "fidelity", None))
+    assert {c for c in ("latency", "refusal", "structured", "language", "tools", "stop", "fidelity")
+            if by_name["refusal"].applies_to(c)} == {"latency", "language"}
+    assert {c for c in ("latency", "refusal", "structured", "language", "tools", "stop", "fidelity")
+            if by_name["integrity"].applies_to(c)} == {"latency", "refusal", "structured", "language"}
+
+
+def test_the_facts_of_a_reply_are_built_once_for_every_check() -> None:
+    result = chat({})
+    facts = ReplyFacts.of(result, None, contract="latency", language="pt")
+    assert facts.prices is None and not facts.json_reply and facts.language == "pt"
+    assert ReplyFacts.of(result, None, contract="structured").json_reply
+    assert facts.hidden.text_bytes == len(result.text.encode()) and facts.limits.cap == result.max_tokens_sent
+    found = run_checks(facts, passed("ok"), "latency")
+    assert found.verdict == passed("ok") and found.refusal is Outcome.PASS and found.integrity is Outcome.PASS
