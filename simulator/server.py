@@ -22,7 +22,8 @@ from aiohttp import web
 from core.times import parse_time
 from core.vocabulary import SIMULATOR_HEADER
 from simulator import stream, wire
-from simulator.replies import Hang, HttpFailure, Moderated, Outcome, Plan, Reset, plan_reply, reply_rng
+from simulator.plan import Plan
+from simulator.replies import Hang, HttpFailure, Moderated, Outcome, Reset, plan_reply, reply_rng
 from simulator.request import BadRequest, parse_chat_request
 from simulator.routing import route
 from simulator.scenario import Behaviour, Model, Scenario, SimulatedEndpoint

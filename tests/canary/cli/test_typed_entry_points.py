@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from canary.round.judging import EXIT_REFUSED, JudgeRequest, run_judge
-from canary.round.probing import NOT_RUN, ProbeOptions, pytest_command, run_probe
+from canary.round.probing import NOT_RUN, PROJECT_ROOT, ProbeOptions, pytest_command, run_probe
 from core.config import load_config
 
 
@@ -18,7 +18,8 @@ def test_the_rounds_command_line_is_pytest_probes_with_every_option_once(tmp_pat
                            state=tmp_path / "state.json", virtual_time="2026-12-01T00:00:00Z",
                            pytest_args=("-x",))
     cmd = pytest_command(options, tmp_path / "reports")
-    assert cmd[1:4] == ["-m", "pytest", "probes"]
+    # The project's own probes, by path: the round runs in the caller's folder (its canary.yaml).
+    assert cmd[1:4] == ["-m", "pytest", str(PROJECT_ROOT / "probes")]
     assert f"--canary-reports={tmp_path / 'reports'}" in cmd
     assert [c for c in cmd if c.startswith("--canary-model=")] == ["--canary-model=a/b", "--canary-model=c/d"]
     assert cmd[cmd.index("-k") + 1] == "aurora" and cmd[cmd.index("-m", 2) + 1] == "latency"
