@@ -146,7 +146,7 @@ OPTIONAL_MATRIX: dict[str, tuple[dict[str, Any], dict[str, str], str]] = {
     "tool_schema_break": ({}, optional_row(F, P, P), "arguments that break the tool's schema (`schema_mismatch`)"),
     "tool_args_twice": ({}, optional_row(F, P, P),
                         "the streamed arguments assembled twice, `{...}{...}` (`duplicated_arguments`)"),
-    "tool_no_arguments": ({}, optional_row(F, P, P), "a call without arguments: no JSON object (`invalid_json`)"),
+    "tool_no_arguments": ({}, optional_row(F, P, P), "a call without arguments: read as `{}`, its required arguments missing (`schema_mismatch`)"),
     "tool_finish_stop": ({}, optional_row(P, P, P),
                          "valid calls ending with finish_reason `stop`: a note, not a failure"),
     "tool_prose": ({}, optional_row(I, P, P),

@@ -82,7 +82,7 @@ def test_a_healthy_host_calls_both_tools_and_passes_with_the_request_pinned_and_
     ("tool_markup_leak", {"dialect": "qwen3_coder"}, "tool_markup_leak"),
     ("tool_schema_break", {}, "schema_mismatch"),
     ("tool_args_twice", {}, "duplicated_arguments"),
-    ("tool_no_arguments", {}, "invalid_json"),
+    ("tool_no_arguments", {}, "schema_mismatch"),   # read as {}: the required arguments missing
     ("empty_reply", {}, "empty_reply"),
 ])
 def test_each_planted_tool_defect_fails_with_its_code_confirmed_by_two_more_attempts(
