@@ -58,10 +58,10 @@ def load_exclusions(path: Path, layer: str) -> tuple[Exclusion, ...]:
     return parse_exclusions(text, layer, str(path))
 
 
-def parse_exclusions(text: str, layer: str, source: str) -> tuple[Exclusion, ...]:
-    """Validate an exclusion file's text; StoreError names the line of the first problem."""
+def compose_yaml(text: str, source: str) -> yaml.Node | None:
+    """A people's file's node tree (lines kept for errors); StoreError with the line when it is not YAML."""
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        return yaml.compose(text, Loader=yaml.SafeLoader)
     except RecursionError:
         raise StoreError(f"{source}: not valid YAML (nested too deeply); fix the syntax or revert it with git. "
                          "Nothing was written.") from None
@@ -70,6 +70,11 @@ def parse_exclusions(text: str, layer: str, source: str) -> tuple[Exclusion, ...
         line = f" line {mark.line + 1}:" if mark is not None else ""
         raise StoreError(f"{source}:{line} not valid YAML ({getattr(exc, 'problem', exc)}); fix the syntax "
                          "(see the format in the file's header) or revert it with git. Nothing was written.") from None
+
+
+def parse_exclusions(text: str, layer: str, source: str) -> tuple[Exclusion, ...]:
+    """Validate an exclusion file's text; StoreError names the line of the first problem."""
+    root = compose_yaml(text, source)
     if root is None or (isinstance(root, yaml.ScalarNode) and root.tag == _NULL_TAG):
         return ()
     if not isinstance(root, yaml.MappingNode):

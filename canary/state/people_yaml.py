@@ -1,7 +1,8 @@
 """Walking a people's YAML file as nodes, so that every error names its line (silences, maintenance).
 
-The exclusion files have their own walk (canary/state/judge_files.py, older and shaped by their
-model -> entries layout); the list-of-entries files share this one.
+The exclusion files have their own walk (core/layer_files.py, shaped by their model -> entries
+layout, and shipped with the backend's library); the list-of-entries files share this one, and
+both parse with core/layer_files.py's compose_yaml.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import NoReturn
 
 import yaml
 
+from core.layer_files import compose_yaml
 from core.store import StoreError
 
 NULL_TAG = "tag:yaml.org,2002:null"
@@ -18,17 +20,8 @@ FIX = "Fix the entry (the file's header shows the format) or revert it with git.
 
 
 def compose(text: str, source: str) -> yaml.Node | None:
-    """The file's node tree; StoreError (with the line) when it is not YAML."""
-    try:
-        return yaml.compose(text, Loader=yaml.SafeLoader)
-    except RecursionError:
-        raise StoreError(f"{source}: not valid YAML (nested too deeply); fix the syntax or revert it with git. "
-                         "Nothing was written.") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f" line {mark.line + 1}:" if mark is not None else ""
-        raise StoreError(f"{source}:{line} not valid YAML ({getattr(exc, 'problem', exc)}); fix the syntax "
-                         "(see the format in the file's header) or revert it with git. Nothing was written.") from None
+    """The file's node tree; StoreError (with the line) when it is not YAML (the exclusion files' reader)."""
+    return compose_yaml(text, source)
 
 
 def entry_nodes(root: yaml.Node | None, source: str, what: str) -> list[yaml.Node]:
