@@ -87,9 +87,14 @@ def limits(cases: Sequence[CaseResult]) -> dict[str, Limits]:
     providers = sorted({c.provider for c in cases if not c.control})
     measured = {p: _measured(cases, p) for p in providers}
     speeds = {p: s for p, a in measured.items() if (s := _speed(a)) is not None}
+    # A peer whose own latency case failed is set aside, as the evidence cards set aside peers failing
+    # the contract themselves: its tokens/s rests on the completion tokens it reported, and a host
+    # reporting 20x the tokens (limits, hidden tokens) would look 20x faster and make an honest
+    # host look like a crawl beside it (the real-shapes fleet week, issue 28).
+    failing = {c.provider for c in cases if c.contract == LATENCY and not c.control and c.outcome == Outcome.FAIL}
     out = {}
     for p in providers:
-        peers = [s for q, s in speeds.items() if q != p]
+        peers = [s for q, s in speeds.items() if q != p and q not in failing]
         advertised = _advertised(measured[p])
         if len(peers) >= MIN_PEERS and advertised is not None:
             out[p] = Limits(statistics.median(peers), len(peers), *advertised)

@@ -111,3 +111,18 @@ def test_the_round_is_failed_and_two_of_them_suspend_with_the_decode_card() -> N
 def test_a_healthy_spread_of_speeds_fails_nobody(speed: float) -> None:
     speeds = dict(zip(PROVIDERS, (speed, 80.0, 100.0, 140.0, 260.0), strict=True))
     assert all(c.outcome == Outcome.PASS for c in judge_decode_speed(cases(speeds)))
+
+
+def test_peers_failing_their_own_latency_case_are_set_aside_from_the_reference() -> None:
+    # Two peers report 30x the tokens they sent (their latency cases fail on limits): counted, their
+    # tokens/s would put the peers' median at 1,550 and an honest 100 tokens/s host under a fifth of it.
+    fast = {"advertised_p50_tps": 2000.0, "advertised_slowest_tps": 2000.0}
+    doc = with_speeds(results(), {"cirrus/fp8": 3000.0, "dune/fp16": 3000.0}, advertised=fast)
+    for c in doc["cases"]:
+        if c["provider"] in ("cirrus/fp8", "dune/fp16") and c["contract"] == "latency":
+            c["outcome"], c["reason"] = "fail", "limits: completion tokens above the cap"
+    judged = judge_decode_speed(read_results(doc).cases)
+    assert latency(judged, SLOW).outcome == Outcome.PASS
+    # The same peers passing: the reference is theirs, and the honest host is slow beside them.
+    counted = with_speeds(results(), {"cirrus/fp8": 3000.0, "dune/fp16": 3000.0}, advertised=fast)
+    assert latency(judge_decode_speed(read_results(counted).cases), SLOW).outcome == Outcome.FAIL
