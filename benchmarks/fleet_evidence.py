@@ -53,13 +53,15 @@ scenario (its round number advanced through /_sim/control), then per round `pyte
                stop echoed, 60 % of the fidelity items wrong), for --week-rounds rounds. Target: the
                7 caught, 0 false suspensions.
 (h) real_shapes_week  issue 28's false-suspension budget: every healthy real shape of the wire
-               (docs/openrouter-wire.md §9) on 8 noisy healthy hosts (tool calls with a line in
+               (docs/openrouter-wire.md §9) (tool calls with a line in
                character, ~56 tokens a call and `stop`; `internal_reasoning: "0"` and the other zero
                price components; cache reads; a reasoning host whose max_tokens bounds only the
                answer; a usage chunk 2.5 s late; the hosts' own tool templates; a descending
-               throughput listing), all three optional contracts on, beside 4 planted defects
-               (overbilling, hidden completion tokens, max_tokens ignored, stray leading bytes),
-               for --week-rounds rounds. Target: the 4 caught, 0 false suspensions.
+               throughput listing; a provider's own 429s without Retry-After, a BYOK 402 naming the
+               provider, string-only tool enums) on 11 noisy healthy hosts, all three optional
+               contracts on, beside 5 planted defects (overbilling, hidden completion tokens,
+               max_tokens ignored, stray leading bytes, a filter relayed as a provider 403), for
+               --week-rounds rounds. Target: the 5 caught, 0 false suspensions.
 
 Per scenario it prints each opening decision with its evidence card, the detection delay of each
 planted defect (rounds from the defect's first round to its would-suspend), false suspensions,
@@ -236,16 +238,17 @@ def scenarios(week_rounds: int) -> dict[str, Scenario]:
             optional=("tools", "stop", "fidelity")),
         "real_shapes_week": Scenario(
             "real_shapes_week", real, week_rounds, {t: 1 for t in REAL_SHAPES_PLANTED},
-            "every real shape of issue 28 on 8 healthy noisy hosts (tool calls with text and ~56 tokens a call "
+            "every real shape of issue 28 on 11 healthy noisy hosts (tool calls with text and ~56 tokens a call "
             "ending stop, zero price components, cache reads, an answer-only cap, a 2.5 s usage trailer, tool "
-            "templates, either throughput order), all optional contracts on, 4 planted defects",
+            "templates, either throughput order, provider 429s and BYOK 402s, string-only enums), all optional "
+            "contracts on, 5 planted defects (one a filter relayed as a provider 403)",
             optional=("tools", "stop", "fidelity")),
     }
 
 
 # Issue 28's false-suspension budget: the real wire's healthy shapes (docs/openrouter-wire.md §9,
 # simulator/scenarios/real-shapes.yaml) on noisy healthy hosts, beside planted defects.
-REAL_SHAPES_PLANTED = ("greedy/fp8", "padded/fp8", "overcap/fp8", "stray/fp8")
+REAL_SHAPES_PLANTED = ("greedy/fp8", "padded/fp8", "overcap/fp8", "stray/fp8", "tundra/fp8")
 
 
 def real_shapes_fleet() -> list[dict[str, Any]]:
@@ -278,6 +281,16 @@ def real_shapes_fleet() -> list[dict[str, Any]]:
         host("padded/fp8", {"hidden_completion_tokens": {"rate": 1.0, "tokens": 150}}, params=OPTIONAL_PARAMS),
         host("overcap/fp8", {"ignore_max_tokens": {"rate": 1.0, "factor": 20}}, params=OPTIONAL_PARAMS),
         host("stray/fp8", {"leading_garbage": {"rate": 0.95}}, params=OPTIONAL_PARAMS),
+        # The wire's relayed errors (simulator/scenarios/real-shapes.yaml's last four hosts): a
+        # provider's own 429s without Retry-After and a BYOK key's 402 naming the provider are that
+        # host's transport errors; Gemini-style string-only enums; a filter relayed as xAI's 403.
+        host("quill/fp8", {**noisy, "http_error": {"rate": 0.1, "status": 429, "retry_after": None}},
+             params=OPTIONAL_PARAMS),
+        host("ridge/bf16", {**noisy, "http_error": {"rate": 0.1, "status": 402, "body": "provider"}},
+             params=OPTIONAL_PARAMS),
+        {**host("spruce/fp8", noisy, params=OPTIONAL_PARAMS), "tool_enums": "strings"},
+        host("tundra/fp8", {"relayed_refusal": {"rate": 1.0, "shape": "permission_denied",
+                                                "only_when": ["smuggler queen Veyra"]}}, params=OPTIONAL_PARAMS),
     ]
 
 
