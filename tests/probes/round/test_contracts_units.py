@@ -174,10 +174,10 @@ def test_language_majority_of_three_after_an_anomaly(verdicts, outcome, calls) -
 
 
 def test_every_language_prompt_names_its_language_and_asks_for_sentences() -> None:
-    from core.vocabulary import LANGUAGES
+    from core.vocabulary import LANGUAGE, LANGUAGES
     from probes.round.contracts import prompt
 
-    names = {code: entry["name"] for code, entry in prompt("languages").items()}
+    names = {code: entry["name"] for code, entry in prompt(LANGUAGE).items()}
     assert set(names) == set(LANGUAGES)
     for code in LANGUAGES:
         system, user = language.messages(code)
@@ -279,3 +279,20 @@ def test_a_probed_case_is_the_record_its_results_entry_reads_back_as() -> None:
     assert CaseResult.from_json(entry) == got.record
     assert got.record.attempts[0].ttft_s is None and got.record.served_by is None
     assert "\ud800" in got.attempts[0].text and "\ud800" not in got.record.attempts[0].excerpt  # Allure keeps it whole
+
+
+def test_every_contract_declaration_names_a_probe_and_an_existing_prompt_file() -> None:
+    import importlib
+
+    from core.vocabulary import DECLARED
+    from probes.round.contracts import PROMPTS, prompt
+    from probes.round.engine import CONTRACT_MODULES
+
+    for declared in DECLARED:
+        assert CONTRACT_MODULES[declared.name] is importlib.import_module(declared.module)
+        assert callable(CONTRACT_MODULES[declared.name].probe), declared.module
+        if declared.prompt is None:
+            with pytest.raises(ValueError, match=f"the {declared.name} contract declares no prompt file"):
+                prompt(declared.name)
+        else:
+            assert (PROMPTS / f"{declared.prompt}.yaml").is_file() and prompt(declared.name), declared
