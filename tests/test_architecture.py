@@ -731,3 +731,44 @@ def test_the_contract_name_rule_can_fail() -> None:
     assert [f.split(" spells")[0] for f in found] == [
         "judge/replies/made_up.py:1", "judge/replies/made_up.py:2", "judge/replies/made_up.py:7"], found
     assert "spells the contract 'latency': import its name from core/vocabulary.py" in found[0]
+
+
+# A test module is run, never imported: what tests share lives in support modules (`*_support.py`,
+# conftest fixtures, the named helpers like simkit and git_world), so running one test file never
+# runs another's module-level code and a test renamed or deleted breaks no other file.
+def imports_of_test_modules(files: dict[str, str]) -> list[str]:
+    """Each import, in a test module (test_*.py), of another test module (a module named test_*)."""
+    found = []
+    for file, source in sorted(files.items()):
+        if not Path(file).name.startswith("test_"):
+            continue
+        for node in ast.walk(ast.parse(source, filename=file)):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or "", *(f"{node.module or ''}.{alias.name}" for alias in node.names)]
+            else:
+                continue
+            for name in names:
+                if name.split(".")[-1].startswith("test_"):
+                    found.append(f"{file}:{node.lineno} imports the test module {name.split('.')[-1]}: "
+                                 "move what they share to a support module (*_support.py) or a conftest fixture")
+                    break
+    return found
+
+
+def test_no_test_module_imports_another() -> None:
+    found = imports_of_test_modules(sources("tests"))
+    assert not found, "\n".join(found)
+
+
+def test_the_test_import_rule_can_fail() -> None:
+    made_up = {
+        "tests/probes/http/test_made_up.py": "from test_client import chat\n\ndef f():\n    import test_wire\n",
+        "tests/canary/test_other.py": "from tests.canary import test_made_up\nfrom client_support import chat\n",
+        "tests/probes/http/client_support.py": "from test_client import chat\n",   # a support module: not a test
+    }
+    found = imports_of_test_modules(made_up)
+    assert [f.split(" imports")[0] for f in found] == [
+        "tests/canary/test_other.py:1", "tests/probes/http/test_made_up.py:1", "tests/probes/http/test_made_up.py:4"]
+    assert "imports the test module test_client: move what they share" in found[1]

@@ -7,17 +7,15 @@ import json
 from dataclasses import replace
 
 import pytest
+from contracts_support import Board, settings
 
-from core.config import ProbeSettings
 from core.results import AttemptResult, CaseResult
 from core.vocabulary import Outcome
 from judge.replies.verdict import Verdict
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind, Usage
 from probes.round.cases import AttemptExtras, Case, ProbedAttempt, ProbedCase
-from probes.round.contracts import ContractSettings, language, latency, refusal, structured
+from probes.round.contracts import language, latency, refusal, structured
 
-PROBE = ProbeSettings(ttft_seconds=10.0, request_deadline_seconds=30.0, max_tokens=200,
-                      language_confirmations=2, temperature=0.7)
 EP = Endpoint(model="m/x", provider="a/fp8", provider_name="A", quantization="fp8",
               supported_parameters=("max_tokens", "response_format"), prompt_price=1e-6, completion_price=2e-6,
               context_length=None, max_completion_tokens=None, status=0)
@@ -39,21 +37,6 @@ class FakeClient:
     async def chat(self, endpoint, messages, **kw) -> ChatResult:
         self.calls += 1
         return self.results.pop(0) if len(self.results) > 1 else self.results[0]
-
-
-class Board:
-    def __init__(self, *controls: ProbedCase) -> None:
-        self.controls = controls
-
-    async def control_results(self, model: str) -> tuple[ProbedCase, ...]:
-        return self.controls
-
-
-def settings(board: Board | None = None, judge_language=None, missing=None) -> ContractSettings:
-    async def never(text: str, lang: str) -> Verdict:
-        raise AssertionError("not expected")
-    return ContractSettings(probe=PROBE, controls=board or Board(), judge_language=judge_language or never,
-                            missing_controls=missing or {})
 
 
 def run(module, client, s, case) -> ProbedCase:
