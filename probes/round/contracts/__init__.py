@@ -1,4 +1,4 @@
-"""The contracts (the four, and the optional stop and fidelity). Each module has one
+"""The contracts (the four, and the optional tools, stop and fidelity). Each module has one
 `async def probe(client, endpoint, settings, case)` returning a ProbedCase; the helpers here turn
 one ChatResult into a ProbedAttempt the same way for all.
 
