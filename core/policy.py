@@ -19,7 +19,7 @@ from msgspec import Meta
 
 from core.errors import RuleError
 from core.schema import read_as
-from core.vocabulary import CONTRACTS, FIDELITY, LANGUAGES
+from core.vocabulary import CONTRACTS, LANGUAGES, STARTS_OBSERVED
 
 # Applied round ids the state remembers: enough to recognise a re-run of any recent round
 # (100 rounds = 50 hours at one round per 30 minutes) while keeping the state file bounded.
@@ -70,10 +70,10 @@ class Rules:
     # the design says; on, a host significantly less reliable than its peers fails the round.
     # Contracts still in observe whatever `mode` says: a streak that a round failed only on these
     # ends in would_suspend (an observe-mode record), until their false-positive report supports
-    # enforcing them. A new contract starts here (issue 23: fidelity).
+    # enforcing them. The default: the contracts declared `starts_observed` (core/vocabulary.py).
     observe_contracts: Annotated[tuple[str, ...], Meta(description=(
         "contracts kept in observe whatever `mode` says: a streak failed only on these ends in *would "
-        "suspend*, until their false-positive report supports enforcing them"))] = (FIDELITY,)
+        "suspend*, until their false-positive report supports enforcing them"))] = STARTS_OBSERVED
     reliability: Annotated[bool, Meta(description=(
         "a host whose streams are cut after the first byte (or whose 200s carry errors) significantly more "
         "often than its peers' fails the round (off: such errors only freeze the streaks)"))] = False

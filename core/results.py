@@ -25,14 +25,12 @@ job; the judge and the summary see one round). One reader with one set of rules:
 
 Optional, additive fields (absent from older files, read with their defaults): `clock`
 (`real`), `controls_source`, `unprobed_controls`, `incomplete` (the typed reasons; an older
-incomplete file reads as one reason of kind `unknown` with its `incomplete_reason`), and per
-attempt `chars`, `refusal` and `integrity` (+ `integrity_reason` when it failed), and `decode_tps`,
-`advertised_p50_tps`, `advertised_slowest_tps` (issue 22's decode speed, written when measured).
-attempt `chars`, `refusal` and `integrity` (+ `integrity_reason` when it failed), and on
-completed streams `usage_reported`, `prompt_tokens`, `billed_usd` and `listed_usd`, and per model
-`limits` and `notes` (discovery's listed limits and its sanity notes; issue 22).
-attempt `chars`, `refusal` and `integrity` (+ `integrity_reason` when it failed), and `items`
-(the fidelity contract's kind -> pass | fail).
+incomplete file reads as one reason of kind `unknown` with its `incomplete_reason`); per
+attempt `chars`, `refusal` and `integrity` (+ `integrity_reason` when it failed), `decode_tps`,
+`advertised_p50_tps` and `advertised_slowest_tps` (issue 22's decode speed, written when
+measured), on completed streams `usage_reported`, `prompt_tokens`, `billed_usd` and `listed_usd`,
+and `items` (the fidelity contract's kind -> pass | fail); per model `limits` and `notes`
+(discovery's listed limits and its sanity notes; issue 22).
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
-"""The words every layer shares: outcomes, the contracts, the 17 languages, the case id.
+"""The words every layer shares: outcomes, the contracts (each declared once), the 17 languages, the case id.
 
 Each is defined here once; everything else imports it (docs/ and the tests name these, never copies of them).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 
 
@@ -18,12 +19,65 @@ class Outcome(StrEnum):
     NOT_APPLICABLE = "not_applicable"
 
 
+@dataclass(frozen=True, slots=True)
+class Contract:
+    """One contract, declared once: everything that names a contract reads it from here.
+
+    Adding a contract touches three files (plus its prompt data and docs/contracts.md): this
+    declaration, its probe (probes/round/contracts/<module>.py) and its pure judge (judge/replies/).
+    """
+
+    name: str              # the case id's last part and results.json's `contract`
+    marker: str            # the pytest marker's description (`pytest probes -m <name>`): probes/pytest_plugin/hooks.py
+    optional: bool = False  # run only for the models canary.yaml's `optional_contracts:` names it for
+    prompt: str | None = None  # its data file under probes/round/prompts/ (without .yaml); None: built in code
+    site_note: str = ""    # what it can and cannot see, under the status page's endpoint table of a model running it
+    starts_observed: bool = False  # in rules.observe_contracts by default: would_suspend only, until trusted
+
+    @property
+    def module(self) -> str:
+        """The probe's module: probes/round/engine.py runs a case of this contract with it."""
+        return f"probes.round.contracts.{self.name}"
+
+
 # The contracts, in the order the tables show them: the four every model runs, then the optional ones.
-LATENCY, REFUSAL, STRUCTURED, LANGUAGE = "latency", "refusal", "structured", "language"
-TOOLS, STOP, FIDELITY = "tools", "stop", "fidelity"
+DECLARED: tuple[Contract, ...] = (
+    Contract("latency", "time-to-first-token contract", prompt="latency"),
+    Contract("refusal", "silent filter / refusal contract", prompt="refusal"),
+    Contract("structured", "structured output contract", prompt="structured"),
+    Contract("language", "language integrity contract", prompt="languages"),
+    Contract("tools", "tool-call contract (optional per model: optional_contracts)", optional=True, prompt="tools",
+             site_note=("tools: one roleplay request with two tools per round; fails leaked tool-call markup, an empty "
+                        "reply, arguments that are not one JSON object or break the schema, an unknown tool name, and "
+                        "prose only when every attempt was prose and most peers called. It cannot see tool use beyond "
+                        "one turn.")),
+    Contract("stop", "stop-sequence contract (optional per model)", optional=True, prompt="stop",
+             site_note=("stop: one count a round sent with a stop string inside it; fails a host that ignores the stop "
+                        "string (text after it) or returns it at the end of the reply. A reply that did not count is "
+                        "no verdict.")),
+    # Observed from the start (issue 23): its false-positive report has yet to support enforcing it.
+    Contract("fidelity", "answer-fidelity contract (optional per model)", optional=True, starts_observed=True,
+             site_note=("fidelity: five items a round with computed answers (arithmetic, reversing words, copying a "
+                        "code, a date, sorting), the same for every endpoint, scored against the other endpoints. It "
+                        "finds a broken deployment (a wrong template, a broken cache, an ignored parameter: 10-60 "
+                        "points worse than its peers); it cannot see the 1-3 points of a good quantization. Item types "
+                        "no peer answers right are dropped. Observed only (would_suspend) until its false-positive "
+                        "report supports enforcing it.")),
+)
+CONTRACTS: tuple[str, ...] = tuple(c.name for c in DECLARED)
+LATENCY, REFUSAL, STRUCTURED, LANGUAGE, TOOLS, STOP, FIDELITY = CONTRACTS
 # Optional contracts: run only for the models canary.yaml's `optional_contracts:` names them for.
-OPTIONAL_CONTRACTS: tuple[str, ...] = (TOOLS, STOP, FIDELITY)
-CONTRACTS: tuple[str, ...] = (LATENCY, REFUSAL, STRUCTURED, LANGUAGE, *OPTIONAL_CONTRACTS)
+OPTIONAL_CONTRACTS: tuple[str, ...] = tuple(c.name for c in DECLARED if c.optional)
+# rules.observe_contracts' default (core/policy.py).
+STARTS_OBSERVED: tuple[str, ...] = tuple(c.name for c in DECLARED if c.starts_observed)
+
+
+def contract(name: str) -> Contract:
+    """The declaration of the contract `name` (KeyError for a name no contract has)."""
+    return _BY_NAME[name]
+
+
+_BY_NAME: dict[str, Contract] = {c.name: c for c in DECLARED}
 
 # The product's 17 interface languages (ISO 639-1), in the language contract's rotation order.
 LANGUAGE_NAMES: dict[str, str] = {

@@ -5,8 +5,8 @@ Layers (one job per module):
     pure   reasons.py    reason text -> a short stable code (`leading_garbage`, `http_429`, ...)
            rows.py       results.json + decisions.json -> RoundRecord (CaseRow, DecisionRow);
                          `case_row()` is the one adapter that reads a results case
-           stats.py      Wilson and exact (Clopper-Pearson) intervals, the exact binomial tail,
-                         percentiles: standard library only (see its docstring for why)
+           stats.py      percentiles; the Wilson and exact (Clopper-Pearson) intervals and the exact
+                         binomial tail are judge.suspension.stats' (scipy.stats, one library for both)
            aggregate.py  endpoint round classes, histograms, daily aggregates (compaction)
            codec.py      columnar JSON + xz: the bytes of a history file
            files.py      RoundRecord / DayAggregate <-> file documents

@@ -26,6 +26,7 @@ from canary.history.stats import wilson_interval
 from canary.history.store import DETAIL_DAYS, read_column_span
 from canary.history.tiers import Tier, TierSignals, endpoint_tier
 from core.times import parse_time
+from core.vocabulary import LATENCY, REFUSAL
 from judge.suspension.reliability import HOST_ERRORS
 
 DAY_S = 86400.0
@@ -33,7 +34,7 @@ DAY_S = 86400.0
 # request to every host every round (the latency probe stops at 32 tokens, the language prompt
 # changes with the language, structured output is a different kind of generation), so the
 # figure compares hosts and days like with like.
-TPS_CONTRACT = "refusal"
+TPS_CONTRACT = REFUSAL
 SUSPENDING = ("suspend", "would_suspend")
 ENDING = ("restore", "expired", "lift")
 
@@ -426,7 +427,7 @@ class History:
         self._endpoint_rounds()
         which = "(?1 IS NULL OR model = ?1)"
         hist: dict[tuple[int, str, str], dict[int, int]] = {}
-        for kind, column, contract in (("ttft", "ttft_s", "latency"), ("tps", "tokens_per_s", TPS_CONTRACT)):
+        for kind, column, contract in (("ttft", "ttft_s", LATENCY), ("tps", "tokens_per_s", TPS_CONTRACT)):
             for eid, day, b, n in self._rows(f"""
                     SELECT eid, day, {_SQL_BUCKET.format(v=column)} AS b, COUNT(*) FROM cases
                     WHERE control = 0 AND contract = '{contract}' AND {column} IS NOT NULL AND {which}
@@ -445,7 +446,7 @@ class History:
                 FROM day_groups WHERE control = 0 AND {which}""", model):
             before = counts.get((eid, day), (0, 0, 0))
             counts[(eid, day)] = (before[0] + k, before[1] + f, before[2] + o)
-            if contract == "latency":
+            if contract == LATENCY:
                 hist[(eid, "ttft", day)] = merge_histograms([hist.get((eid, "ttft", day), {}), unsparse(ttft, int)])
             if contract == TPS_CONTRACT:
                 hist[(eid, "tps", day)] = merge_histograms([hist.get((eid, "tps", day), {}), unsparse(tps, int)])

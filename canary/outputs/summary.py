@@ -16,6 +16,7 @@ from typing import Any
 from canary.outputs.roundview import DECISION_LABELS, WEAK_EVIDENCE, Cell, RoundView, build_view
 from core import untrusted
 from core.results import RoundResults
+from core.vocabulary import REFUSAL
 from judge.suspension.decisions import RoundDecisions
 
 SYMBOLS = {"pass": "✅", "fail": "❌", "inconclusive": "⏸", "transport_error": "⚡", "not_applicable": "—"}
@@ -121,10 +122,10 @@ def _notes(view: RoundView) -> list[str]:
         why = "; ".join(view.incomplete_reasons) or "no reason given"
         notes.append(f"Incomplete round ({why}): the judge changes no streak for it.")
     for w in view.weak_probes:
-        notes.append(f"{w['contract'] or 'refusal'} probe weak for {w['model']}: control {w['control']} "
+        notes.append(f"{w['contract'] or REFUSAL} probe weak for {w['model']}: control {w['control']} "
                      f"passed ({w['reason']}); passes of that probe are no evidence of health this round.")
     for u in view.unprobed_controls:
-        notes.append(f"{u['contract'] or 'refusal'} probe unverified for {u['model']}: positive control "
+        notes.append(f"{u['contract'] or REFUSAL} probe unverified for {u['model']}: positive control "
                      f"{u['reason']}. Its passes count as inconclusive (no clean round, no early restore) "
                      "until the control is probed: fix `controls` in canary.yaml.")
     for d in view.decisions:

@@ -60,7 +60,7 @@ PER_CALL_TOKENS = 64
 # The finishes whose text and calls are the whole generation: a content_filter finish may bill
 # what its filter withheld (the refusal contract judges the filter), and an empty reply (a
 # `refusal` field: a part the client does not read) is the contracts' to judge.
-JUDGED_FINISHES = ("stop", "length", "tool_calls")
+JUDGED_FINISHES = ("stop", "length", "tool_calls")   # not the contract: finish reasons
 
 OVERBILLED = "billing: cost above the listed price"
 HIDDEN_TOKENS = "billing: completion tokens the text cannot hold"

@@ -29,11 +29,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from core.results import AttemptResult, CaseResult
-from core.vocabulary import Outcome
+from core.vocabulary import LANGUAGE, Outcome
 from judge.replies.artifacts import find_artifacts
 from judge.replies.leading import find_leading_garbage, find_template_token
 
-INTEGRITY_CONTRACT = "language"
+INTEGRITY_CONTRACT = LANGUAGE
 # A defect seen on this many of an endpoint's replies in one round (and on most of them) is the host's.
 MIN_FAILED_REPLIES = 2
 # How a JSON reply may open; anything else before the value is read as a reply's start.

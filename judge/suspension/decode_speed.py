@@ -39,10 +39,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from core.results import AttemptResult, CaseResult
-from core.vocabulary import Outcome
+from core.vocabulary import LATENCY, Outcome
 
 DECODE = "decode"              # the window's evidence name (not a contract: no case of its own)
-LATENCY = "latency"            # the case a slow endpoint fails
 SLOW_FRACTION = 0.2
 MIN_REPLIES = 2
 MIN_PEERS = 2

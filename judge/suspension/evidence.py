@@ -53,15 +53,15 @@ from dataclasses import replace
 
 from core.policy import Policy
 from core.results import AttemptResult, CaseResult, RoundResults
-from core.vocabulary import Outcome
+from core.vocabulary import LANGUAGE, LATENCY, REFUSAL, Outcome
 from judge.replies.integrity import INTEGRITY_CONTRACT, checked, judge_integrity
 from judge.replies.listing import ListedLimits
 from judge.suspension.card import ALPHA, Card, make_card
-from judge.suspension.decode_speed import DECODE, LATENCY, decode_codes, judge_decode_speed
+from judge.suspension.decode_speed import DECODE, decode_codes, judge_decode_speed
 from judge.suspension.fidelity import judge_fidelity
 from judge.suspension.prompt_tokens import judge_prompt_tokens
 from judge.suspension.reliability import RELIABILITY, reliability_codes
-from judge.suspension.short_replies import REFUSAL, judge_short_replies
+from judge.suspension.short_replies import judge_short_replies
 from judge.suspension.state import JudgeState, ProviderState
 from judge.suspension.stats import fisher_greater
 from judge.suspension.tool_prose import judge_tool_prose
@@ -71,7 +71,7 @@ from judge.suspension.window import FAIL, INCONCLUSIVE, PASS, SHORT, TRANSPORT, 
 # usage. Never a contract of a case, so never a failed round: only this card, against the peers.
 USAGE = "stream_usage"
 # Contracts whose replies are roleplay text the refusal judge can read (structured is JSON).
-ROLEPLAY_CONTRACTS = ("latency", "language")
+ROLEPLAY_CONTRACTS = (LATENCY, LANGUAGE)
 _CODE = {Outcome.PASS: PASS, Outcome.FAIL: FAIL, Outcome.TRANSPORT_ERROR: TRANSPORT,
          Outcome.INCONCLUSIVE: INCONCLUSIVE}
 

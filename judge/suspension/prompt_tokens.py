@@ -30,12 +30,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from core.results import CaseResult
-from core.vocabulary import Outcome
+from core.vocabulary import STRUCTURED, TOOLS, Outcome
 
 HIDDEN_PROMPT_RATIO = 1.5
 HIDDEN_PROMPT_TOKENS = 64
 MIN_PEERS = 2
-LEFT_OUT = ("structured", "tools")
+LEFT_OUT = (STRUCTURED, TOOLS)
 HIDDEN_PROMPT = "billing: prompt tokens far above the peers'"
 
 

@@ -25,7 +25,7 @@ from enum import StrEnum
 
 from core.policy import Policy
 from core.results import CaseResult, RoundResults
-from core.vocabulary import Outcome
+from core.vocabulary import LANGUAGE, Outcome
 from judge.replies.integrity import judge_integrity
 from judge.suspension.decisions import Evidence
 from judge.suspension.decode_speed import judge_decode_speed
@@ -34,7 +34,6 @@ from judge.suspension.prompt_tokens import judge_prompt_tokens
 from judge.suspension.short_replies import judge_short_replies
 from judge.suspension.tool_prose import judge_tool_prose
 
-LANGUAGE_CONTRACT = "language"
 DISCOUNTED_PREFIX = "model-wide, not counted: "
 
 
@@ -133,5 +132,5 @@ def _classify_provider(provider: str, cases: list[CaseResult], expected: set[str
         klass = RoundClass.CLEAN
     else:
         klass = RoundClass.FROZEN
-    language = next((c for c in cases if c.contract == LANGUAGE_CONTRACT), None)
+    language = next((c for c in cases if c.contract == LANGUAGE), None)
     return ProviderRound(provider, klass, tuple(evidence), language)

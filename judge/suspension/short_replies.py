@@ -25,15 +25,15 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from core.results import AttemptResult, CaseResult
-from core.vocabulary import Outcome
+from core.vocabulary import REFUSAL, Outcome
 from judge.suspension.stats import fisher_greater
 
-REFUSAL = "refusal"
 SHORT_FRACTION = 0.25      # "far shorter": under a quarter of what the peers write
 MIN_PEERS = 3              # fewer peers say too little about what a normal length is
 MIN_ATTEMPTS = 2           # the first reply and at least one confirmation, all short
 ALPHA = 0.05               # one-sided: the host's replies are short more often than the peers'
-_COMPLETE = ("stop", "length")
+STOPPED = "stop"           # not the contract: the finish reason of a reply that ended by itself
+_COMPLETE = (STOPPED, "length")
 
 
 def _usable(a: AttemptResult) -> bool:
@@ -41,7 +41,7 @@ def _usable(a: AttemptResult) -> bool:
 
 
 def _is_short(a: AttemptResult, limit: float) -> bool:
-    return _usable(a) and a.finish_reason == "stop" and a.chars is not None and a.chars < limit
+    return _usable(a) and a.finish_reason == STOPPED and a.chars is not None and a.chars < limit
 
 
 def _own_length(case: CaseResult) -> float | None:

@@ -27,7 +27,7 @@ from core.untrusted import load_json
 TOKEN_LIMIT_TYPES = frozenset({"max_tokens_exceeded"})
 TOKEN_LIMIT_MESSAGES = ("token limit reached",)
 # §5.2: the typed content-policy errors, a host's (or OpenRouter's) filter answering.
-FILTER_TYPES = frozenset({"content_policy_violation", "refusal"})
+FILTER_TYPES = frozenset({"content_policy_violation", "refusal"})   # not the contract: error types
 # §5, a provider's refusal relayed as a 403 (`metadata.raw`). xAI answers a refused request with
 # `{"code":"permission-denied","error":"I can't help with that request."}` (pasky/muaddib,
 # tests/refusal-detection.test.ts), but the same code also means "your key or team lacks

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from core.vocabulary import Outcome
+from core.vocabulary import DECLARED, Outcome
 from probes.pytest_plugin import key_sweep, reporting, table
 from probes.pytest_plugin.outcomes import HostUnreachable, RoundIncomplete
 from probes.pytest_plugin.scheduling import ProviderScheduling, assignment, case_id_of
@@ -39,6 +39,8 @@ DESCRIBED = pytest.StashKey[bool]()
 # -- configure ------------------------------------------------------------------------------
 
 def pytest_configure(config: pytest.Config) -> None:
+    for contract in DECLARED:   # a case is marked with its contract (`pytest probes -m latency`)
+        config.addinivalue_line("markers", f"{contract.name}: {contract.marker}")
     config.addinivalue_line("markers", "control: refusal case on a positive-control host (judges the probe)")
     round_ = config.stash[ROUND] = Round.open(settle(config))
     if round_.settings.role == "worker":

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import importlib
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from types import ModuleType
@@ -23,29 +24,17 @@ from types import ModuleType
 from core.config import ProbeSettings
 from core.untrusted import clean
 from core.upstream import Upstream
-from core.vocabulary import Outcome
+from core.vocabulary import DECLARED, Outcome
 from judge.replies.verdict import Verdict
 from probes.http.client import PinnedClient
 from probes.http.wire import ReasoningBudget
 from probes.round.cases import Case, ProbedCase
-from probes.round.contracts import (
-    ContractSettings,
-    fidelity,
-    language,
-    latency,
-    refusal,
-    stop,
-    structured,
-    tools,
-)
+from probes.round.contracts import ContractSettings
 from probes.round.controls import FileControls
 from probes.round.language_service import LanguageBackend
 
-CONTRACT_MODULES: dict[str, ModuleType] = {
-    "latency": latency, "refusal": refusal, "structured": structured, "language": language,
-    "tools": tools,
-    "stop": stop, "fidelity": fidelity,
-}
+# Each contract's probe, named by its declaration (core/vocabulary.py Contract.module).
+CONTRACT_MODULES: dict[str, ModuleType] = {c.name: importlib.import_module(c.module) for c in DECLARED}
 STARTUP_TIMEOUT_S = 30.0
 CRASH_DETAIL_CHARS = 200  # of an unexpected exception's message kept in the case's reason
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from core.results import Incomplete, IncompleteKind, RoundResults
 from core.tags import is_valid_tag
+from core.vocabulary import LANGUAGE
 from probes.round.cases import Case, CaseRecord, PlannedCase, ProbedCase, not_probed
 from probes.round.contracts import AUTH_REASON
 from probes.round.controls import (
@@ -54,7 +55,7 @@ class Round:
         owner writes reports/discovery.json (replayable with --discovery-snapshot)."""
         opened = cls(settings, {c.id: c for c in settings.plan.cases()})
         plan = settings.plan
-        if settings.role == "controller" and "language" in plan.contracts and plan.endpoints:
+        if settings.role == "controller" and LANGUAGE in plan.contracts and plan.endpoints:
             opened.start_language_process()
         if settings.role != "worker":
             write_json(settings.reports / "discovery.json", snapshot_doc(settings))
@@ -77,7 +78,7 @@ class Round:
         controls = _by_model(c for c in selected if c.control)
         missing = {m: tuple(f"{tag} {why}" for tag, why in v)
                    for m, v in unselected_controls(settings.plan, {c.id for c in selected}).items()}
-        if settings.role == "single" and any(c.contract == "language" for c in selected):
+        if settings.role == "single" and any(c.contract == LANGUAGE for c in selected):
             self.start_language_process()
             settings = self.settings
         if settings.role == "worker":
@@ -92,7 +93,7 @@ class Round:
             engine = self._engine(controls, missing, overall=settings.config.concurrency.overall)
         # Controls first: the refusal verdicts of every other host wait for them.
         mine.sort(key=lambda c: not c.control)
-        self.engine = engine.start(mine, warm_language=any(c.contract == "language" for c in mine))
+        self.engine = engine.start(mine, warm_language=any(c.contract == LANGUAGE for c in mine))
 
     def _engine(self, controls: dict[str, tuple[Case, ...]], missing: dict[str, tuple[str, ...]], *, overall: int,
                 remote: FileControls | None = None,

@@ -18,7 +18,7 @@ from typing import Any
 
 from core.config import Config
 from core.upstream import Upstream
-from core.vocabulary import CONTRACTS, OPTIONAL_CONTRACTS
+from core.vocabulary import CONTRACTS, LANGUAGE, OPTIONAL_CONTRACTS, REFUSAL
 from judge.replies.listing import ListedLimits, listing_notes
 from probes.http.client import PinnedClient
 from probes.http.discovery import DiscoveryError, discover
@@ -68,8 +68,8 @@ class RoundPlan:
                         continue
                     out.append(Case(
                         model=model, contract=contract, endpoint=ep,
-                        language=self.languages.get(model, {}).get(ep.provider) if contract == "language" else None,
-                        control=contract == "refusal" and ep.provider in controls,
+                        language=self.languages.get(model, {}).get(ep.provider) if contract == LANGUAGE else None,
+                        control=contract == REFUSAL and ep.provider in controls,
                     ))
         return out
 

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from core.vocabulary import Outcome
+from core.vocabulary import LANGUAGE, LATENCY, REFUSAL, STRUCTURED, Outcome
 from judge.replies.billing import (
     BilledUsage,
     HiddenTokensFacts,
@@ -46,7 +46,7 @@ from judge.replies.verdict import Verdict, failed
 from probes.http.records import ChatResult, Endpoint
 
 # The contract whose replies are JSON (integrity reads their start as JSON, not as a word).
-JSON_CONTRACT = "structured"
+JSON_CONTRACT = STRUCTURED
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +114,7 @@ class Effect(StrEnum):
     """What a check's finding does."""
 
     FAILS_CASE = "fails_case"   # a passed case fails with the finding's reason
-    REFUSAL = "refusal"         # recorded on the attempt: evidence for the refusal case
+    REFUSAL = "refusal"         # not the contract: recorded on the attempt, evidence for the refusal case
     INTEGRITY = "integrity"     # recorded on the attempt (with its reason): evidence for the language case
 
 
@@ -151,11 +151,12 @@ REPLY_CHECKS: tuple[ReplyCheck, ...] = (
     ReplyCheck("hidden tokens", lambda f: _reason(assess_hidden_tokens(f.hidden))),
     # More evidence at no extra cost (issue 10): the refusal case of the same endpoint fails on a
     # refusal found here (probes/round/contracts/refusal.py).
-    ReplyCheck("refusal", _refusal, Effect.REFUSAL, frozenset({"latency", "language"}), needs_text=True),
+    ReplyCheck("refusal", _refusal, Effect.REFUSAL,   # not the contract: the check's name
+               frozenset({LATENCY, LANGUAGE}), needs_text=True),
     # The host's corruption is in all its replies (judge/replies/integrity.py); the tools, stop and
     # fidelity replies are left out: calls, a cut text and numbered answers are not prose.
     ReplyCheck("integrity", lambda f: check_reply(f.text, f.language, json_reply=f.json_reply), Effect.INTEGRITY,
-               frozenset({"latency", "language", "refusal", "structured"}), needs_text=True),
+               frozenset({LATENCY, LANGUAGE, REFUSAL, STRUCTURED}), needs_text=True),
 )
 
 

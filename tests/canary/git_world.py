@@ -125,6 +125,11 @@ class World:
         return git(d, "rev-parse", "HEAD").strip()
 
 
+def remote_file(remote: Path, path: str) -> str:
+    """`path` as the remote's main holds it."""
+    return git(remote, "show", f"main:{path}")
+
+
 def make_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, state_branch: str,
                tracked_state: bool = False) -> World:
     """A seeded remote (exclusions on main, and with `tracked_state` the old layout's state/ too)."""

@@ -1,36 +1,30 @@
-"""A real headless browser for the status page tests: Chromium driven over the DevTools protocol.
+"""A real headless browser for the status page tests: the installed Chromium, driven by playwright.
 
-No npm package and no port: Chromium's `--remote-debugging-pipe` speaks the DevTools protocol
-as NUL-terminated JSON on file descriptors 3 (commands in) and 4 (answers and events out), so a
-page can be loaded, its console errors, uncaught exceptions and log errors (CSP violations,
-failed loads) collected, its DOM asked, and a screenshot taken, with the standard library only.
-`decode_png()` reads the screenshot back (8-bit RGB/RGBA PNG, as Chromium writes) so a test can
-look at its pixels.
+playwright launches Debian's `chromium` through `executable_path` (no browser is downloaded:
+`playwright install` is never run), loads a page at a viewport, collects what the page reported
+(console errors, uncaught exceptions, failed loads) and every URL it asked for, asks its DOM and
+takes screenshots. `decode_png()` reads a screenshot back (8-bit RGB/RGBA PNG, as Chromium writes)
+so a test can look at its pixels.
 """
 
 from __future__ import annotations
 
-import base64
-import fcntl
-import json
 import os
-import queue
 import shutil
 import struct
-import subprocess
-import tempfile
-import threading
-import time
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from playwright.sync_api import ConsoleMessage, Playwright, Request, sync_playwright
+
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-default-apps", "--disable-extensions", "--mute-audio", "--hide-scrollbars",
-         "--remote-debugging-pipe")
+# As root in a container Chromium's sandbox cannot start; QUIC and background traffic stay off so
+# the page's own requests are all there is.
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
+        "--disable-component-update", "--hide-scrollbars"]
+READY = "document.readyState === 'complete'"   # a page is ready when loaded, unless the test says otherwise
 
 
 def find_browser() -> str | None:
@@ -49,9 +43,9 @@ def find_browser() -> str | None:
 class Visit:
     """What one page load left: problems reported by the page, DOM facts, and a screenshot."""
 
-    console: list[dict[str, Any]] = field(default_factory=list)       # console.error / assert / warning
-    exceptions: list[dict[str, Any]] = field(default_factory=list)    # uncaught exceptions
-    log_errors: list[dict[str, Any]] = field(default_factory=list)    # CSP, failed loads, ... (level error)
+    console: list[str] = field(default_factory=list)       # console.error / assert (CSP violations included)
+    exceptions: list[str] = field(default_factory=list)    # uncaught exceptions
+    failed: list[str] = field(default_factory=list)        # requests that failed to load
     facts: Any = None
     png: bytes = b""
     clips: dict[str, bytes] = field(default_factory=dict)   # name -> PNG of that rectangle
@@ -64,44 +58,22 @@ class Visit:
 
     @property
     def errors(self) -> list[str]:
-        out = [f"console.{c.get('type')}: {_args(c)}" for c in self.console if c.get("type") in ("error", "assert")]
-        out += [f"exception: {e.get('exceptionDetails', {}).get('exception', {}).get('description') or e}"
-                for e in self.exceptions]
-        entries = [e.get("entry", {}) for e in self.log_errors]
-        out += [f"log {entry.get('source')}: {entry.get('text')} {entry.get('url', '')}" for entry in entries]
-        return out
+        return ([f"console: {c}" for c in self.console] + [f"exception: {e}" for e in self.exceptions]
+                + [f"failed load: {f}" for f in self.failed])
 
 
 class Browser:
-    """One headless Chromium process (a context manager)."""
+    """One headless Chromium launched by playwright (a context manager)."""
 
     def __init__(self, executable: str, timeout: float = 60.0) -> None:
-        self.executable, self.timeout = executable, timeout
-        self._profile = tempfile.mkdtemp(prefix="canary-chromium-")
-        cmd_r, self._cmd_w = os.pipe()
-        self._out_r, out_w = os.pipe()
-
-        def onto_3_and_4() -> None:  # in the child, before exec: the pipe ends where Chromium expects them
-            high_r, high_w = fcntl.fcntl(cmd_r, fcntl.F_DUPFD, 10), fcntl.fcntl(out_w, fcntl.F_DUPFD, 10)
-            os.dup2(high_r, 3)
-            os.dup2(high_w, 4)
-
-        # close_fds=False: fds 3 and 4 must survive into Chromium; every other descriptor Python
-        # opened is non-inheritable and closes at exec anyway.
-        self.process = subprocess.Popen(
-            [executable, *FLAGS, f"--user-data-dir={self._profile}", "about:blank"], preexec_fn=onto_3_and_4,
-            close_fds=False, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        os.close(cmd_r)
-        os.close(out_w)
-        self._next_id = 0
-        self._answers: dict[int, queue.Queue[dict[str, Any]]] = {}
-        self._events: list[dict[str, Any]] = []
-        self._lock = threading.Lock()
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-        self._stderr: list[bytes] = []
-        self._drainer = threading.Thread(target=self._drain, daemon=True)
-        self._drainer.start()
+        self.timeout_ms = timeout * 1000
+        self._playwright: Playwright = sync_playwright().start()
+        try:
+            self._browser = self._playwright.chromium.launch(executable_path=executable, args=ARGS,
+                                                             timeout=self.timeout_ms)
+        except BaseException:
+            self._playwright.stop()
+            raise
 
     def __enter__(self) -> Browser:
         return self
@@ -111,128 +83,47 @@ class Browser:
 
     def close(self) -> None:
         try:
-            self.call("Browser.close", timeout=5)
-        except Exception:
-            pass
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
-        for fd in (self._cmd_w,):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-        self._drainer.join(timeout=5)  # stderr's end of file, now that Chromium has exited
-        if self.process.stderr is not None and not self._drainer.is_alive():
-            self.process.stderr.close()
-        shutil.rmtree(self._profile, ignore_errors=True)
-
-    # -- the protocol --------------------------------------------------------------------------
-
-    def call(self, method: str, params: dict[str, Any] | None = None, session: str | None = None,
-             timeout: float | None = None) -> dict[str, Any]:
-        with self._lock:
-            self._next_id += 1
-            ident = self._next_id
-            box: queue.Queue[dict[str, Any]] = queue.Queue()
-            self._answers[ident] = box
-        message: dict[str, Any] = {"id": ident, "method": method, "params": params or {}}
-        if session:
-            message["sessionId"] = session
-        os.write(self._cmd_w, json.dumps(message).encode() + b"\0")
-        try:
-            answer = box.get(timeout=timeout or self.timeout)
-        except queue.Empty:
-            raise TimeoutError(f"Chromium did not answer {method} within {timeout or self.timeout} s; "
-                               f"stderr: {b''.join(self._stderr)[-2000:]!r}") from None
-        if "error" in answer:
-            raise RuntimeError(f"{method}: {answer['error']}")
-        return answer.get("result", {})
-
-    def events(self, session: str) -> list[dict[str, Any]]:
-        with self._lock:
-            return [e for e in self._events if e.get("sessionId") == session]
-
-    def _read(self) -> None:
-        buffer = b""
-        while True:
-            chunk = os.read(self._out_r, 1 << 16)
-            if not chunk:
-                return
-            buffer += chunk
-            while b"\0" in buffer:
-                raw, buffer = buffer.split(b"\0", 1)
-                message = json.loads(raw)
-                with self._lock:
-                    box = self._answers.pop(message["id"], None) if "id" in message else None
-                    if box is None:
-                        self._events.append(message)
-                if box is not None:
-                    box.put(message)
-
-    def _drain(self) -> None:
-        assert self.process.stderr is not None
-        for line in self.process.stderr:
-            self._stderr.append(line)
-            del self._stderr[:-200]
-
-    # -- one page ------------------------------------------------------------------------------
+            self._browser.close()
+        finally:
+            self._playwright.stop()
 
     def visit(self, url: str, *, width: int, height: int, mobile: bool = False, ready: str = "",
               facts: str = "null", full_page: bool = True, settle_s: float = 0.5, clips: str = "[]") -> Visit:
         """Load `url` at this viewport, wait until the JS expression `ready` is true, evaluate
         `facts` (a JS expression, returned by value) and take a screenshot; `clips` (a JS expression
         giving [{name, x, y, width, height}] in page pixels) names rectangles shot on their own."""
-        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        for domain in ("Runtime", "Log", "Page", "Network"):
-            self.call(f"{domain}.enable", session=session)
-        metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile}
-        self.call("Emulation.setDeviceMetricsOverride", metrics, session=session)
-        self.call("Page.navigate", {"url": url}, session=session)
-        deadline = time.monotonic() + self.timeout
-        expression = ready or "document.readyState === 'complete'"
-        while True:
-            value = self.call("Runtime.evaluate", {"expression": f"!!({expression})", "returnByValue": True},
-                              session=session).get("result", {}).get("value")
-            if value is True:
-                break
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{url}: not ready ({expression}) within {self.timeout} s")
-            time.sleep(0.1)
-        if full_page:
-            tall = self.call("Runtime.evaluate", {"expression": "document.documentElement.scrollHeight",
-                                                  "returnByValue": True}, session=session)["result"]["value"]
-            self.call("Emulation.setDeviceMetricsOverride", {**metrics, "height": int(tall)}, session=session)
-        time.sleep(settle_s)  # the page's resize handler redraws the charts (100 ms debounce)
-        value = self.call("Runtime.evaluate", {"expression": facts, "returnByValue": True},
-                          session=session).get("result", {}).get("value")
-        shot = self.call("Page.captureScreenshot", {"format": "png"}, session=session)["data"]
-        visit = Visit(facts=value, png=base64.b64decode(shot))
-        rects = self.call("Runtime.evaluate", {"expression": clips, "returnByValue": True},
-                          session=session).get("result", {}).get("value") or []
-        for r in rects:
-            clip = {"x": r["x"], "y": r["y"], "width": max(1, r["width"]), "height": max(1, r["height"]), "scale": 1}
-            data = self.call("Page.captureScreenshot", {"format": "png", "clip": clip}, session=session)["data"]
-            visit.clips[r["name"]] = base64.b64decode(data)
-        for event in self.events(session):
-            method, params = event.get("method"), event.get("params", {})
-            if method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert", "warning"):
-                visit.console.append(params)
-            elif method == "Runtime.exceptionThrown":
-                visit.exceptions.append(params)
-            elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
-                visit.log_errors.append(params)
-            elif method == "Network.requestWillBeSent":
-                visit.requests.append(str(params.get("request", {}).get("url", "")))
-        self.call("Target.closeTarget", {"targetId": target})
+        visit = Visit()
+        context = self._browser.new_context(viewport={"width": width, "height": height}, device_scale_factor=1,
+                                            is_mobile=mobile, has_touch=mobile)
+        try:
+            page = context.new_page()
+            page.set_default_timeout(self.timeout_ms)
+
+            def on_console(message: ConsoleMessage) -> None:
+                if message.type in ("error", "assert"):
+                    visit.console.append(f"{message.type}: {message.text} {message.location.get('url', '')}")
+
+            def on_failed(request: Request) -> None:
+                visit.failed.append(f"{request.url}: {request.failure}")
+
+            page.on("console", on_console)
+            page.on("pageerror", lambda error: visit.exceptions.append(str(error)))
+            page.on("request", lambda request: visit.requests.append(request.url))
+            page.on("requestfailed", on_failed)
+            page.goto(url)
+            page.wait_for_function(f"!!({ready or READY})", polling=100)
+            if full_page:   # the whole page in the viewport: the charts laid out at their real size
+                tall = int(page.evaluate("document.documentElement.scrollHeight"))
+                page.set_viewport_size({"width": width, "height": max(height, tall)})
+            page.wait_for_timeout(settle_s * 1000)   # the page's resize handler redraws the charts (100 ms debounce)
+            visit.facts = page.evaluate(facts)
+            visit.png = page.screenshot(type="png")
+            for r in page.evaluate(clips) or []:
+                clip = {"x": r["x"], "y": r["y"], "width": max(1, r["width"]), "height": max(1, r["height"])}
+                visit.clips[r["name"]] = page.screenshot(type="png", clip=clip)
+        finally:
+            context.close()
         return visit
-
-
-def _args(console: dict[str, Any]) -> str:
-    return " ".join(str(a.get("value", a.get("description", ""))) for a in console.get("args", []))
 
 
 @dataclass(frozen=True)

@@ -82,3 +82,14 @@ def pt_with_spanish_words(text: str, every: int = 2) -> str:
         return target if seen % every == 0 else word
 
     return re.sub(r"\w+", swap, text)
+
+
+def _refusal_lines(name: str) -> list[tuple[str, str]]:
+    rows = (DATA / "refusal" / name).read_text(encoding="utf-8").splitlines()
+    pairs = [tuple(row.split(" | ", 1)) for row in rows if row.strip() and not row.startswith("#")]
+    return [(lang, text) for lang, text in pairs]
+
+
+# (language, reply) pairs: refusals the judge must fail, and in-character refusals it must pass.
+REFUSALS = _refusal_lines("refusals.txt")
+IN_CHARACTER = _refusal_lines("in_character.txt")

@@ -108,3 +108,37 @@ def one_endpoint_scenario(faults: dict[str, Any] | None = None, **behaviour: Any
             ],
         }],
     }  # fmt: skip
+
+
+# The tools contract's request, as the tool-call tests send it.
+TOOLS = [
+    {"type": "function", "function": {"name": "book_room", "parameters": {
+        "type": "object", "properties": {"room": {"type": "string", "enum": ["tower", "cellar"]},
+                                         "nights": {"type": "integer"}},
+        "required": ["room", "nights"], "additionalProperties": False}}},
+    {"type": "function", "function": {"name": "roll_dice", "parameters": {
+        "type": "object", "properties": {"sides": {"type": "integer"}}, "required": ["sides"]}}},
+]
+ASK = 'Book it. (Call book_room with room="tower" and nights=2, and roll_dice with sides=20.)'
+
+
+def tools_body(**extra: object) -> dict:
+    """A tools request: the two tools and a turn that states both calls' arguments."""
+    b = chat_body("test/fp8", tools=TOOLS, **extra)
+    b["messages"][-1]["content"] = ASK
+    return b
+
+
+def calls_of(result) -> dict[int, dict]:
+    """The streamed tool calls of `result` by index: name, arguments, argument fragments, ids."""
+    out: dict[int, dict] = {}
+    for chunk in result.chunks:
+        for part in (chunk.get("choices") or [{}])[0].get("delta", {}).get("tool_calls") or []:
+            call = out.setdefault(part["index"], {"name": "", "arguments": "", "fragments": 0, "ids": []})
+            fn = part.get("function", {})
+            call["name"] += fn.get("name") or ""
+            call["arguments"] += fn.get("arguments") or ""
+            call["fragments"] += bool(fn.get("arguments"))
+            if "id" in part:
+                call["ids"].append(part["id"])
+    return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import httpx
-from simkit import KEY, chat_body, one_endpoint_scenario, stream_chat
+from simkit import KEY, calls_of, chat_body, one_endpoint_scenario, stream_chat, tools_body
 
 from simulator.hostile import EMOJI
 
@@ -108,9 +108,6 @@ def test_compressed_stream_is_a_small_gzip_body_of_many_keepalives_then_the_repl
 
 
 def test_tool_flood_splits_the_name_and_floods_empty_calls_only_on_a_tools_request(simulate):
-    from test_tool_faults import body as tools_body
-    from test_tool_faults import calls_of
-
     sim = faulty(simulate, "tool_flood", name_fragments=3000, calls=2500)
 
     result = stream_chat(sim.base_url, tools_body())

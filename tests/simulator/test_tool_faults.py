@@ -9,46 +9,16 @@ from __future__ import annotations
 import json
 
 import httpx
-from simkit import KEY, chat_body, one_endpoint_scenario, stream_chat
-
-TOOLS = [
-    {"type": "function", "function": {"name": "book_room", "parameters": {
-        "type": "object", "properties": {"room": {"type": "string", "enum": ["tower", "cellar"]},
-                                         "nights": {"type": "integer"}},
-        "required": ["room", "nights"], "additionalProperties": False}}},
-    {"type": "function", "function": {"name": "roll_dice", "parameters": {
-        "type": "object", "properties": {"sides": {"type": "integer"}}, "required": ["sides"]}}},
-]
-ASK = 'Book it. (Call book_room with room="tower" and nights=2, and roll_dice with sides=20.)'
-
-
-def body(**extra: object) -> dict:
-    b = chat_body("test/fp8", tools=TOOLS, **extra)
-    b["messages"][-1]["content"] = ASK
-    return b
+from simkit import KEY, TOOLS, calls_of, chat_body, one_endpoint_scenario, stream_chat, tools_body
 
 
 def faulty(simulate, name: str, **params: object):
     return simulate(one_endpoint_scenario({name: {"rate": 1.0, **params}} if name else {}), seed=11)
 
 
-def calls_of(result) -> dict[int, dict]:
-    out: dict[int, dict] = {}
-    for chunk in result.chunks:
-        for part in (chunk.get("choices") or [{}])[0].get("delta", {}).get("tool_calls") or []:
-            call = out.setdefault(part["index"], {"name": "", "arguments": "", "fragments": 0, "ids": []})
-            fn = part.get("function", {})
-            call["name"] += fn.get("name") or ""
-            call["arguments"] += fn.get("arguments") or ""
-            call["fragments"] += bool(fn.get("arguments"))
-            if "id" in part:
-                call["ids"].append(part["id"])
-    return out
-
-
 def test_a_healthy_host_streams_both_calls_with_the_stated_arguments_in_the_recorded_shape(simulate):
     sim = faulty(simulate, "")
-    result = stream_chat(sim.base_url, body())
+    result = stream_chat(sim.base_url, tools_body())
     calls = calls_of(result)
     assert [calls[i]["name"] for i in (0, 1)] == ["book_room", "roll_dice"]
     assert json.loads(calls[0]["arguments"]) == {"room": "tower", "nights": 2}
@@ -62,7 +32,7 @@ def test_a_healthy_host_streams_both_calls_with_the_stated_arguments_in_the_reco
 
 def test_the_non_streamed_body_carries_the_same_calls_as_message_tool_calls(simulate):
     sim = faulty(simulate, "")
-    resp = httpx.post(f"{sim.base_url}/chat/completions", headers=KEY, json=body(stream=False), timeout=20)
+    resp = httpx.post(f"{sim.base_url}/chat/completions", headers=KEY, json=tools_body(stream=False), timeout=20)
     choice = resp.json()["choices"][0]
     assert choice["finish_reason"] == "tool_calls" and choice["message"]["content"] is None
     assert [json.loads(c["function"]["arguments"]) for c in choice["message"]["tool_calls"]] == [
@@ -71,39 +41,39 @@ def test_the_non_streamed_body_carries_the_same_calls_as_message_tool_calls(simu
 
 def test_tool_markup_leak_writes_the_calls_as_kimi_markup_in_the_content(simulate):
     sim = faulty(simulate, "tool_markup_leak", dialect="kimi")
-    result = stream_chat(sim.base_url, body())
+    result = stream_chat(sim.base_url, tools_body())
     assert calls_of(result) == {} and result.finish_reason == "stop"
     assert result.text.startswith("<|tool_calls_section_begin|><|tool_call_begin|>functions.book_room:0")
 
 
 def test_tool_schema_break_sends_arguments_the_schema_rejects(simulate):
     sim = faulty(simulate, "tool_schema_break")
-    calls = calls_of(stream_chat(sim.base_url, body()))
+    calls = calls_of(stream_chat(sim.base_url, tools_body()))
     assert json.loads(calls[0]["arguments"]) != {"room": "tower", "nights": 2}
 
 
 def test_tool_args_twice_streams_the_arguments_then_the_whole_arguments_again(simulate):
     sim = faulty(simulate, "tool_args_twice")
-    args = calls_of(stream_chat(sim.base_url, body()))[0]["arguments"]
+    args = calls_of(stream_chat(sim.base_url, tools_body()))[0]["arguments"]
     half = len(args) // 2
     assert args[:half] == args[half:] and json.loads(args[:half]) == {"room": "tower", "nights": 2}
 
 
 def test_tool_no_arguments_sends_names_without_arguments(simulate):
     sim = faulty(simulate, "tool_no_arguments")
-    calls = calls_of(stream_chat(sim.base_url, body()))
+    calls = calls_of(stream_chat(sim.base_url, tools_body()))
     assert calls[0]["name"] == "book_room" and calls[0]["arguments"] == ""
 
 
 def test_tool_finish_stop_ends_valid_calls_with_stop(simulate):
     sim = faulty(simulate, "tool_finish_stop")
-    result = stream_chat(sim.base_url, body())
+    result = stream_chat(sim.base_url, tools_body())
     assert len(calls_of(result)) == 2 and result.finish_reason == "stop"
 
 
 def test_tool_prose_answers_in_text_and_calls_nothing(simulate):
     sim = faulty(simulate, "tool_prose")
-    result = stream_chat(sim.base_url, body())
+    result = stream_chat(sim.base_url, tools_body())
     assert calls_of(result) == {} and len(result.text) > 40 and result.finish_reason == "stop"
 
 
@@ -114,7 +84,7 @@ def test_a_request_without_tools_is_untouched_by_the_tool_faults(simulate):
 
 
 def with_tools(tools: list) -> dict:
-    b = body()
+    b = tools_body()
     b["tools"] = tools
     return b
 

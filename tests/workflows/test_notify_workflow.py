@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from test_workflows import CANARY, load, run_index, steps
+from workflow_support import CANARY, load, run_index, steps
 
 SECRET_ENVS = ("CANARY_NOTIFY_URLS", "CANARY_WEBHOOK_URL", "CANARY_HEARTBEAT_URL", "CANARY_HEARTBEAT_FAIL_URL")
 

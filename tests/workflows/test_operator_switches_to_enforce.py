@@ -30,7 +30,7 @@ from fake_github import REPO, TOKEN, FakeGitHub, fake_github
 from github_runner import Contexts, JobRun, Run, real_canary, run_job
 from judge_cli_support import HALF_HOUR, MODEL, PROVIDERS, T0, iso, results
 from notify_receivers import Receiver, receiving
-from test_workflow_on_github import JOBS, probe_job
+from workflow_support import JOBS, probe_job
 
 # Five rounds of six real `canary` commands each (a few seconds apiece on a busy runner).
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]

@@ -29,41 +29,12 @@ from github_runner import (
     fake_canary,
     run_job,
     run_step,
-    substitute,
-    upload,
 )
 from judge_cli_support import HALF_HOUR, MODEL, T0, Files, files_in, iso, results
-from test_workflows import CANARY, load, run_index
+from workflow_support import JOBS, probe_job, run_index
 
-JOBS = load(CANARY)["jobs"]
 OTHER = "other/model"
 SHARD_PATTERN = "shard-*"
-
-
-def slug(model: str) -> str:
-    return model.replace("/", "--")
-
-
-def probe_contexts(model: str) -> Contexts:
-    """One probe job of a matrix split one model a job (`canary models --jobs N`)."""
-    return Contexts({"matrix": {"models": model, "slug": slug(model), "shares": 3}, "inputs": {}, "secrets": {},
-                     "needs": {"plan": {"outputs": {"state_branch": "canary-state", "models": model}}}})
-
-
-def probe_job(run: Run, tmp_path: Path, model: str, round_id: str, doc: dict[str, Any] | None = None) -> None:
-    """One probe job: its `canary probe` script leaves the shard (`doc`), its upload step stores it."""
-    job, contexts = JOBS["probe"], probe_contexts(model)
-    workspace = tmp_path / f"probe-{slug(model)}-{run.attempt}"
-    workspace.mkdir(parents=True)
-    shard = tmp_path / f"{round_id}.json"
-    shard.write_text(json.dumps(doc or {"round_id": round_id, "models": {model: {"providers": []}}}))
-    at = run_index(job, "canary probe")
-    probed = run_step(job["steps"][at], workspace, contexts, bin_dir=tmp_path / "bin",
-                      extra_env={"FAKE_SHARD": str(shard)})
-    assert probed.code == 0, probed.stderr
-    step = job["steps"][at + 1]
-    assert step["uses"].startswith("actions/upload-artifact@")
-    run.store(substitute(step["with"]["name"], contexts), upload(workspace, substitute(step["with"]["path"], contexts)))
 
 
 def test_the_probe_job_probes_every_model_of_its_matrix_entry_with_its_share_of_the_caps(tmp_path):

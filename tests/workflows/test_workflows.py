@@ -15,28 +15,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from github_runner import Contexts, evaluate
+from workflow_support import CANARY, REPO, load, run_index, steps
 
 from canary.cli.main import build_parser
 from canary.history.store import history_root
 from core.config import load_config
 
-REPO = Path(__file__).resolve().parents[2]
 WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
-CANARY = REPO / ".github" / "workflows" / "canary.yml"
 CI = REPO / ".github" / "workflows" / "ci.yml"
 PINNED = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
-
-
-def load(path: Path) -> dict[str, Any]:
-    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    doc["on"] = doc.pop(True, doc.get("on"))  # YAML 1.1 reads the key `on` as True
-    return doc
-
-
-def steps(doc: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    return [(name, step) for name, job in doc["jobs"].items() for step in job.get("steps", [])]
 
 
 def test_there_are_workflows():
@@ -119,11 +107,6 @@ def test_one_probe_job_for_every_model_by_default_then_one_judge():
     for command in ('canary probe "${models[@]}" --shares "$SHARES"', "canary judge", "canary commit",
                     "canary announce", "canary summary", "canary report"):
         assert command in runs
-
-
-def run_index(job: dict[str, Any], command: str) -> int:
-    """Position of the first step whose script runs `command`."""
-    return next(i for i, step in enumerate(job["steps"]) if command in step.get("run", ""))
 
 
 def test_the_judge_reads_the_tips_and_announces_only_what_was_committed():

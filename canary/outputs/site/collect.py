@@ -41,6 +41,7 @@ from canary.outputs.site.endpoints import endpoint_state
 from canary.outputs.site.wire import wire_checks
 from core.layers import Exclusion, people_excluded
 from core.times import stamp
+from core.vocabulary import DECLARED
 from judge.suspension.evidence import cards_by_endpoint
 from judge.suspension.exclusions import effective_ignore, would_ignore
 from judge.suspension.maintenance import MaintenanceWindow
@@ -58,19 +59,7 @@ FEED_DECISIONS = 100                      # newest decisions of every model, for
 SUSPENDING = ("suspend", "would_suspend", "restore", "expired", "lift")
 # What an optional contract can and cannot see, shown under the endpoint table of a model that
 # runs it: a pass rate alone would promise more than the probe measures.
-CONTRACT_NOTES: dict[str, str] = {
-    "tools": ("tools: one roleplay request with two tools per round; fails leaked tool-call markup, an empty reply, "
-              "arguments that are not one JSON object or break the schema, an unknown tool name, and prose only when "
-              "every attempt was prose and most peers called. It cannot see tool use beyond one turn."),
-    "stop": ("stop: one count a round sent with a stop string inside it; fails a host that ignores the stop "
-             "string (text after it) or returns it at the end of the reply. A reply that did not count is no verdict."),
-    "fidelity": ("fidelity: five items a round with computed answers (arithmetic, reversing words, copying a code, "
-                 "a date, sorting), the same for every endpoint, scored against the other endpoints. It finds a "
-                 "broken deployment (a wrong template, a broken cache, an ignored parameter: 10-60 points worse "
-                 "than its peers); it cannot see the 1-3 points of a good quantization. Item types no peer answers "
-                 "right are dropped. Observed only (would_suspend) until its false-positive report supports "
-                 "enforcing it."),
-}
+CONTRACT_NOTES: dict[str, str] = {c.name: c.site_note for c in DECLARED if c.site_note}
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""The contracts (the four, and the optional stop and fidelity). Each module has one
+"""The contracts (the four, and the optional tools, stop and fidelity). Each module has one
 `async def probe(client, endpoint, settings, case)` returning a ProbedCase; the helpers here turn
 one ChatResult into a ProbedAttempt the same way for all.
 
@@ -30,7 +30,7 @@ import yaml
 
 from core.config import ProbeSettings
 from core.results import AttemptResult, as_count, measurement, optional_text, writable_text
-from core.vocabulary import Outcome
+from core.vocabulary import Outcome, contract
 from judge.replies.verdict import Verdict
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 from probes.round.cases import AttemptExtras, Case, ProbedAttempt, ProbedCase, seconds
@@ -83,8 +83,12 @@ class ContractSettings:
 
 
 @cache
-def prompt(name: str) -> Any:
-    """A prompt data file from probes/round/prompts/ (cached: read once per process)."""
+def prompt(contract_name: str) -> Any:
+    """The contract's prompt data: the file its declaration names (core.vocabulary `Contract.prompt`)
+    under probes/round/prompts/ (cached: read once per process)."""
+    name = contract(contract_name).prompt
+    if name is None:
+        raise ValueError(f"the {contract_name} contract declares no prompt file (its prompt is built in code)")
     return yaml.safe_load((PROMPTS / f"{name}.yaml").read_text(encoding="utf-8"))
 
 

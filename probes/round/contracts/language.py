@@ -13,7 +13,7 @@ records `anomaly: true` and every attempt; the judge repeats the language next r
 
 from __future__ import annotations
 
-from core.vocabulary import Outcome
+from core.vocabulary import LANGUAGE, Outcome
 from probes.http.records import Classification, Endpoint
 from probes.round.cases import Case, ProbedAttempt, ProbedCase
 from probes.round.contracts import (
@@ -29,7 +29,7 @@ from probes.round.contracts import (
 
 
 def messages(language: str) -> list[dict[str, str]]:
-    entry = prompt("languages")[language]
+    entry = prompt(LANGUAGE)[language]
     return [{"role": "system", "content": f"Always reply in {entry['name']}. {entry['persona']}"},
             {"role": "user", "content": entry["user"]}]
 

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from core.vocabulary import LATENCY
 from judge.replies.verdict import Outcome, Verdict
 from probes.http.records import ChatResult, Classification, Endpoint
 from probes.round.cases import Case, ProbedCase
@@ -30,7 +31,7 @@ DEADLINE_MARGIN_S = 2.0
 
 
 def messages() -> list[dict[str, str]]:
-    p = prompt("latency")
+    p = prompt(LATENCY)
     return [{"role": "system", "content": p["system"]}, {"role": "user", "content": p["user"]}]
 
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from core.vocabulary import Outcome
+from core.vocabulary import LANGUAGE, LATENCY, REFUSAL, Outcome
 from judge.replies import refusal as refusal_judge
 from judge.replies.verdict import Verdict
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
@@ -53,11 +53,11 @@ from probes.round.contracts import (
 # more requests; whether the replies are "far shorter" is the judge's call, against the peers.
 SHORT_REPLY_CHARS = 160
 # The endpoint's other contracts whose replies are roleplay text (structured replies are JSON).
-ROLEPLAY_SIBLINGS = ("latency", "language")
+ROLEPLAY_SIBLINGS = (LATENCY, LANGUAGE)
 
 
 def messages() -> list[dict[str, str]]:
-    p = prompt("refusal")
+    p = prompt(REFUSAL)
     return [{"role": "system", "content": p["system"]}, *({"role": m["role"], "content": m["content"]}
                                                          for m in p["messages"])]
 
@@ -94,7 +94,7 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
 
 def short_reply(attempt: ProbedAttempt) -> bool:
     """A passing reply that stopped normally after fewer than SHORT_REPLY_CHARS characters."""
-    return (attempt.outcome is Outcome.PASS and attempt.record.finish_reason == "stop"
+    return (attempt.outcome is Outcome.PASS and attempt.record.finish_reason == "stop"  # not the contract
             and len(attempt.text.strip()) < SHORT_REPLY_CHARS)
 
 

@@ -10,7 +10,7 @@ temperature 0 where listed (the count is the task, not the sampling).
 
 from __future__ import annotations
 
-from core.vocabulary import Outcome
+from core.vocabulary import STOP, Outcome
 from judge.replies import stop as stop_judge
 from judge.replies.verdict import Verdict
 from probes.http.records import ChatResult, Endpoint
@@ -24,13 +24,13 @@ from probes.round.contracts import (
     single,
 )
 
-CAPABILITY = "stop"
+CAPABILITY = "stop"   # not the contract: the supported parameter
 TEMPERATURE = 0.0
 
 
 def request() -> tuple[list[dict[str, str]], str, int]:
     """(messages, the stop string, the first number of the count)."""
-    p = prompt("stop")
+    p = prompt(STOP)
     return ([{"role": "system", "content": p["system"]}, {"role": "user", "content": p["user"]}],
             str(p["stop"]), int(p["start"]))
 

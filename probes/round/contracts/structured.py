@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.vocabulary import Outcome
+from core.vocabulary import STRUCTURED, Outcome
 from judge.replies import structured as structured_judge
 from judge.replies.verdict import Verdict
 from probes.http.records import Endpoint
@@ -65,7 +65,7 @@ def portable(schema: Any) -> Any:
 
 def request(*, json_mode: bool = False) -> tuple[list[dict[str, str]], dict[str, Any], dict[str, Any]]:
     """(messages, response_format, schema the judge checks) of the structured probe."""
-    p = prompt("structured")
+    p = prompt(STRUCTURED)
     msgs = [{"role": "system", "content": p["system"]}, {"role": "user", "content": p["user"]}]
     if json_mode:
         return msgs, {"type": "json_object"}, JSON_OBJECT

@@ -22,7 +22,7 @@ import asyncio
 from dataclasses import replace
 from typing import Any
 
-from core.vocabulary import Outcome
+from core.vocabulary import TOOLS, Outcome
 from judge.replies import tools as tools_judge
 from judge.replies.verdict import Verdict
 from probes.http.records import ChatResult, Classification, Endpoint, StreamedToolCall
@@ -38,12 +38,12 @@ from probes.round.contracts import (
     tally,
 )
 
-CAPABILITY = "tools"
+CAPABILITY = "tools"   # not the contract: the supported parameter
 
 
 def request() -> tuple[list[dict[str, str]], list[dict[str, Any]], tuple[tools_judge.Tool, ...]]:
     """(messages, the `tools` of the body, the tools as the judge checks them) of the tools probe."""
-    p = prompt("tools")
+    p = prompt(TOOLS)
     msgs = [{"role": "system", "content": p["system"]}, {"role": "user", "content": p["user"]}]
     wire = [{"type": "function", "function": {"name": t["name"], "description": t["description"],
                                               "parameters": t["parameters"]}} for t in p["tools"]]
@@ -53,7 +53,7 @@ def request() -> tuple[list[dict[str, str]], list[dict[str, Any]], tuple[tools_j
 
 def max_tokens(configured: int) -> int:
     """The probe's completion budget: tools.yaml's, or probe.max_tokens when that is larger."""
-    return max(configured, int(prompt("tools")["max_tokens"]))
+    return max(configured, int(prompt(TOOLS)["max_tokens"]))
 
 
 def judge(result: ChatResult, specs: tuple[tools_judge.Tool, ...], cap: int) -> tools_judge.ToolsVerdict:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from fake_github import FakeGitHub, fake_github
-from test_github_issues_sync import MODEL, OTHER, TAG, cli, decisions
+from github_issues_support import MODEL, OTHER, TAG, cli, decisions
 
 from canary.integrations.github_issues import markers
 from canary.integrations.github_issues.sync import DEFAULT_LABEL
@@ -18,7 +18,7 @@ from core.times import parse_time
 from judge.suspension.silences import Silence
 from judge.suspension.state import JudgeState, ProviderState, Suspension
 
-ROUND_AT = parse_time("2026-11-29T22:30:00Z", "now")   # the `now` of test_github_issues_sync.decisions
+ROUND_AT = parse_time("2026-11-29T22:30:00Z", "now")   # the `now` of github_issues_support.decisions
 
 
 @pytest.fixture

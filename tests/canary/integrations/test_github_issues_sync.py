@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from fake_github import REPO, TOKEN, FakeGitHub, fake_github
+from github_issues_support import MODEL, OTHER, TAG, cli, decisions
 from summary_data import record_of
 
 from canary.cli.main import main
@@ -25,17 +26,8 @@ from canary.state.judge_files import save_state
 from core.times import parse_time
 from judge.suspension.state import JudgeState, ProviderState, Suspension
 
-MODEL, TAG, OTHER = "deepseek/deepseek-chat-v3-0324", "cinder/fp8", "dune/int4"
 ISSUE = rf"/repos/{REPO}/issues"
 COMMENTS = rf"/repos/{REPO}/issues/\d+/comments"
-
-
-def decisions(round_id: str, *pairs: tuple[str, str], mode: str = "enforce") -> dict[str, Any]:
-    return {"schema_version": 1, "round_id": round_id, "mode": mode, "now": "2026-11-29T22:30:00Z",
-            "decisions": [{"model": MODEL, "provider": tag, "action": action, "rule": "failed_streak",
-                           "reason": f"{action} here",
-                           "evidence": [{"contract": "language", "outcome": "fail", "reason": "garbage"}]}
-                          for action, tag in pairs]}
 
 
 def sync(doc: dict[str, Any], client: GitHubClient, **options: Any) -> SyncReport:
@@ -58,21 +50,6 @@ def client(gh: FakeGitHub, waits: list[float] | None = None) -> GitHubClient:
     made = GitHubClient(REPO, TOKEN, api_url=gh.url, sleep=(waits.append if waits is not None else lambda _: None))
     _CLIENTS.append(made)
     return made
-
-
-def cli(gh: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-        doc: dict[str, Any], *extra: str, token: str = TOKEN) -> tuple[int, str]:
-    path = tmp_path / "decisions.json"
-    path.write_text(json.dumps(doc), encoding="utf-8")
-    monkeypatch.setenv("GITHUB_TOKEN", token)
-    monkeypatch.setenv("GITHUB_API_URL", gh.url)
-    monkeypatch.setenv("GITHUB_REPOSITORY", REPO)
-    for name, value in (("GITHUB_SERVER_URL", "https://github.com"), ("GITHUB_RUN_ID", "4242")):
-        monkeypatch.setenv(name, value)
-    capsys.readouterr()
-    code = main(["issues", "sync", "--decisions", str(path), *extra])
-    out = capsys.readouterr()
-    return code, out.out + out.err
 
 
 def test_a_would_suspend_opens_a_labelled_issue_and_a_rerun_changes_nothing(

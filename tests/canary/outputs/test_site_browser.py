@@ -2,9 +2,10 @@
 errors, shows every endpoint, draws its charts, stays readable at 64 endpoints on a laptop and on
 a phone, keeps upstream text as text, and turns stale by itself.
 
-Skips, saying why, when no Chromium is installed (`./dev test` installs Debian's when it runs as
-root with apt-get) or when ECharts is not (`npm ci`). Screenshots land in $CANARY_SITE_SHOTS when
-that is set, for people to look at.
+playwright drives the installed Chromium (tests/canary/site_browser.py: no browser download). Skips,
+saying why, when no Chromium is installed (`./dev test` installs Debian's when it runs as root with
+apt-get), when ECharts is not (`npm ci`) or when playwright is not (the `test` extra). Screenshots
+land in $CANARY_SITE_SHOTS when that is set, for people to look at.
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ from typing import Any
 
 import pytest
 import yaml
+
+pytest.importorskip("playwright.sync_api", reason="playwright is not installed: pip install -e '.[test]'")
+
 from site_browser import Browser, Visit, decode_png, find_browser
 from site_support import ECHARTS, ROOT, judged_world, real_now
 

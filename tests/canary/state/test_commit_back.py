@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from git_world import HALF_HOUR, INCIDENTS_HEADER, PROVIDERS, T0, Clone, World, git, iso, make_world
+from git_world import HALF_HOUR, INCIDENTS_HEADER, PROVIDERS, T0, Clone, git, iso, remote_file
 from judge_cli_support import MODEL
 from summary_data import record_of
 
@@ -19,16 +19,6 @@ from judge.suspension.decisions import DecisionsError
 
 BAD = PROVIDERS[0]
 HAND_EDIT = f'"{MODEL}":\n  - provider: cirrus/fp8  # by hand\n    reason: filters\n    added_at: 2026-11-29\n'
-
-
-@pytest.fixture
-def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Clone, Clone]:
-    w: World = make_world(tmp_path, monkeypatch, state_branch="", tracked_state=True)
-    return w.remote, w.bot, w.person
-
-
-def remote_file(remote: Path, path: str) -> str:
-    return git(remote, "show", f"main:{path}")
 
 
 def person_pushes(person: Clone, *commands: tuple[str, ...]) -> None:
@@ -40,8 +30,9 @@ def person_pushes(person: Clone, *commands: tuple[str, ...]) -> None:
     git(person.dir, "push", "origin", "HEAD:main")
 
 
-def test_a_persons_incident_pushed_during_a_round_survives_the_commit_back(world: tuple[Path, Clone, Clone]) -> None:
-    remote, bot, person = world
+def test_a_persons_incident_pushed_during_a_round_survives_the_commit_back(
+        main_world: tuple[Path, Clone, Clone]) -> None:
+    remote, bot, person = main_world
     bot.judge(1, {BAD: "fail"})
     assert bot.commit() == 0
     bot.judge(2, {BAD: "fail"})  # the round runs; meanwhile a person edits incidents.yaml by hand
@@ -58,8 +49,8 @@ def test_a_persons_incident_pushed_during_a_round_survives_the_commit_back(world
     assert subject.startswith("canary: round round-2 (enforce): 1 decision(s)")
 
 
-def test_when_its_own_files_conflict_it_resets_and_reapplies_the_round(world: tuple[Path, Clone, Clone]) -> None:
-    remote, bot, person = world
+def test_when_its_own_files_conflict_it_resets_and_reapplies_the_round(main_world: tuple[Path, Clone, Clone]) -> None:
+    remote, bot, person = main_world
     bot.judge(1, {BAD: "fail"})
     bot.judge(2, {BAD: "fail"})
     assert bot.commit() == 0
@@ -80,8 +71,8 @@ def test_when_its_own_files_conflict_it_resets_and_reapplies_the_round(world: tu
     git(remote, "merge-base", "--is-ancestor", person_head, "main")  # no force-push
 
 
-def test_a_conflict_without_reapply_stops_and_forces_nothing(world: tuple[Path, Clone, Clone]) -> None:
-    remote, bot, person = world
+def test_a_conflict_without_reapply_stops_and_forces_nothing(main_world: tuple[Path, Clone, Clone]) -> None:
+    remote, bot, person = main_world
     bot.judge(1, {BAD: "fail"})
     bot.judge(2, {BAD: "fail"})
     assert bot.commit() == 0
@@ -93,14 +84,14 @@ def test_a_conflict_without_reapply_stops_and_forces_nothing(world: tuple[Path, 
     assert git(remote, "rev-parse", "main") == before
 
 
-def test_nothing_to_commit_is_fine(world: tuple[Path, Clone, Clone], capsys: pytest.CaptureFixture[str]) -> None:
-    _, bot, _ = world
+def test_nothing_to_commit_is_fine(main_world: tuple[Path, Clone, Clone], capsys: pytest.CaptureFixture[str]) -> None:
+    _, bot, _ = main_world
     assert bot.commit() == 0
     assert "nothing to commit" in capsys.readouterr().out
 
 
-def test_other_uncommitted_changes_are_never_reset(world: tuple[Path, Clone, Clone]) -> None:
-    _, bot, _ = world
+def test_other_uncommitted_changes_are_never_reset(main_world: tuple[Path, Clone, Clone]) -> None:
+    _, bot, _ = main_world
     bot.judge(1, {BAD: "fail"})
     (bot.dir / "exclusions/builtin.yaml").write_text("# a local, unfinished edit\n")
     assert bot.commit() == 1

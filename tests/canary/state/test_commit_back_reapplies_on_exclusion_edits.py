@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from git_world import Clone, git, remote_file
 from judge_cli_support import HALF_HOUR, MODEL, T0, iso, results
-from test_commit_back import Clone, git, remote_file, world  # noqa: F401  (the fixture)
 
 THREE = ("aurora/fp8", "borealis/bf16", "cirrus/fp8")
 BAD, OTHER = THREE[0], THREE[1]
@@ -28,8 +28,8 @@ def _judge(bot: Clone, n: int) -> Path:
     return path
 
 
-def test_an_incident_pushed_during_the_round_is_weighed_by_the_floor(world: tuple[Path, Clone, Clone]) -> None:  # noqa: F811
-    remote, bot, person = world
+def test_an_incident_pushed_during_the_round_is_weighed_by_the_floor(main_world: tuple[Path, Clone, Clone]) -> None:
+    remote, bot, person = main_world
     _judge(bot, 1)
     assert bot.commit() == 0
     round2 = _judge(bot, 2)  # would suspend BAD: 2 of 3 stay usable

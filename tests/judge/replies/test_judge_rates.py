@@ -10,8 +10,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from judge_corpus import (
+    IN_CHARACTER,
     LANGUAGES,
     LATIN_LANGUAGES,
+    REFUSALS,
     clean_corpus,
     interleave,
     mojibake,
@@ -54,8 +56,6 @@ def _first_sentence(reply: str) -> str:
 def clean_rates() -> list[Rate]:
     """False fails on clean material (every figure should be zero)."""
     corpus = clean_corpus()
-    from test_refusal_judge import IN_CHARACTER
-
     return [
         _rate("language: clean replies", ((language.assess, (r, lang)) for lang in LANGUAGES for r in corpus[lang])),
         _rate("refusal: clean replies", ((refusal.assess, (r, "stop")) for lang in LANGUAGES for r in corpus[lang])),
@@ -70,8 +70,6 @@ def defect_rates(per_language: int | None = None) -> list[Rate]:
     machine; the printed report uses them all.
     """
     corpus = {lang: replies[:per_language] for lang, replies in clean_corpus().items()}
-    from test_refusal_judge import REFUSALS
-
     pairs = [(lang, other) for lang in LANGUAGES for other in LANGUAGES if lang != other]
     return [
         _rate("full switch (all 272 pairs)",

@@ -3,23 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import FrozenInstanceError
-from pathlib import Path
 
 import pytest
-from judge_corpus import DATA, clean_corpus
+from judge_corpus import IN_CHARACTER, REFUSALS, clean_corpus
 
 from judge.replies.refusal import REFUSAL_THRESHOLD, RefusalFinding, assess, find_refusal, weigh
 from judge.replies.refusal_lexicon import LEXICONS
 
-
-def _lines(name: str) -> list[tuple[str, str]]:
-    rows = Path(DATA / "refusal" / name).read_text(encoding="utf-8").splitlines()
-    pairs = [tuple(row.split(" | ", 1)) for row in rows if row.strip() and not row.startswith("#")]
-    return [(lang, text) for lang, text in pairs]
-
-
-REFUSALS = _lines("refusals.txt")
-IN_CHARACTER = _lines("in_character.txt")
 CLEAN = [(lang, reply) for lang, replies in clean_corpus().items() for reply in replies]
 
 # The refusals issue 13 quotes: real filtering hosts send these, and the old judge passed them all.

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from test_client import MESSAGES, MODEL, SECRET, spec
+from client_support import MESSAGES, MODEL, SECRET, spec
 
 from core.upstream import Upstream
 from probes.http.client import PinnedClient

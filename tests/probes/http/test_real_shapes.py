@@ -11,7 +11,8 @@ import json
 from typing import Any
 
 import pytest
-from test_client import chat, spec, upstream
+from client_support import MODEL, SECRET, chat, spec, upstream
+from contracts_support import settings
 
 from judge.replies import structured as structured_judge
 from probes.http.records import Classification, ErrorKind
@@ -148,9 +149,6 @@ def test_probe_traffic_carries_a_stable_user_and_claims_no_attribution() -> None
 # -- items 5 and 8: what the structured probe asks depends on what the endpoint promises -------------
 
 def structured_case(*endpoints: dict[str, Any], tag: str = "aurora/fp8") -> tuple[ProbedCase, list[dict[str, Any]]]:
-    from test_client import MODEL, SECRET
-    from test_contracts_units import settings
-
     from core.upstream import Upstream
     from probes.http.client import PinnedClient
     from probes.http.discovery import discover

@@ -15,8 +15,8 @@ import json
 from typing import Any
 
 import pytest
-from test_client import MESSAGES, MODEL, SECRET, chat, spec, upstream
-from test_client_wire import head, run
+from client_support import MESSAGES, MODEL, SECRET, chat, spec, upstream
+from wire_support import head, run
 
 from core.upstream import Upstream
 from core.vocabulary import Outcome

@@ -7,17 +7,15 @@ import json
 from dataclasses import replace
 
 import pytest
+from contracts_support import Board, settings
 
-from core.config import ProbeSettings
 from core.results import AttemptResult, CaseResult
 from core.vocabulary import Outcome
 from judge.replies.verdict import Verdict
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind, Usage
 from probes.round.cases import AttemptExtras, Case, ProbedAttempt, ProbedCase
-from probes.round.contracts import ContractSettings, language, latency, refusal, structured
+from probes.round.contracts import language, latency, refusal, structured
 
-PROBE = ProbeSettings(ttft_seconds=10.0, request_deadline_seconds=30.0, max_tokens=200,
-                      language_confirmations=2, temperature=0.7)
 EP = Endpoint(model="m/x", provider="a/fp8", provider_name="A", quantization="fp8",
               supported_parameters=("max_tokens", "response_format"), prompt_price=1e-6, completion_price=2e-6,
               context_length=None, max_completion_tokens=None, status=0)
@@ -39,21 +37,6 @@ class FakeClient:
     async def chat(self, endpoint, messages, **kw) -> ChatResult:
         self.calls += 1
         return self.results.pop(0) if len(self.results) > 1 else self.results[0]
-
-
-class Board:
-    def __init__(self, *controls: ProbedCase) -> None:
-        self.controls = controls
-
-    async def control_results(self, model: str) -> tuple[ProbedCase, ...]:
-        return self.controls
-
-
-def settings(board: Board | None = None, judge_language=None, missing=None) -> ContractSettings:
-    async def never(text: str, lang: str) -> Verdict:
-        raise AssertionError("not expected")
-    return ContractSettings(probe=PROBE, controls=board or Board(), judge_language=judge_language or never,
-                            missing_controls=missing or {})
 
 
 def run(module, client, s, case) -> ProbedCase:
@@ -174,10 +157,10 @@ def test_language_majority_of_three_after_an_anomaly(verdicts, outcome, calls) -
 
 
 def test_every_language_prompt_names_its_language_and_asks_for_sentences() -> None:
-    from core.vocabulary import LANGUAGES
+    from core.vocabulary import LANGUAGE, LANGUAGES
     from probes.round.contracts import prompt
 
-    names = {code: entry["name"] for code, entry in prompt("languages").items()}
+    names = {code: entry["name"] for code, entry in prompt(LANGUAGE).items()}
     assert set(names) == set(LANGUAGES)
     for code in LANGUAGES:
         system, user = language.messages(code)
@@ -279,3 +262,20 @@ def test_a_probed_case_is_the_record_its_results_entry_reads_back_as() -> None:
     assert CaseResult.from_json(entry) == got.record
     assert got.record.attempts[0].ttft_s is None and got.record.served_by is None
     assert "\ud800" in got.attempts[0].text and "\ud800" not in got.record.attempts[0].excerpt  # Allure keeps it whole
+
+
+def test_every_contract_declaration_names_a_probe_and_an_existing_prompt_file() -> None:
+    import importlib
+
+    from core.vocabulary import DECLARED
+    from probes.round.contracts import PROMPTS, prompt
+    from probes.round.engine import CONTRACT_MODULES
+
+    for declared in DECLARED:
+        assert CONTRACT_MODULES[declared.name] is importlib.import_module(declared.module)
+        assert callable(CONTRACT_MODULES[declared.name].probe), declared.module
+        if declared.prompt is None:
+            with pytest.raises(ValueError, match=f"the {declared.name} contract declares no prompt file"):
+                prompt(declared.name)
+        else:
+            assert (PROMPTS / f"{declared.prompt}.yaml").is_file() and prompt(declared.name), declared
