@@ -1,11 +1,13 @@
 """Applying one round to the judge's files, as a function: `run_judge(JudgeRequest) -> JudgeOutcome`.
 
+A round it refuses (nothing written) raises RoundRefused (canary/round/refusal.py) with exit 2.
+
 The outcome carries the judge's record of the round (judge.suspension.decisions.RoundDecisions,
 written to decisions.json): the caller in the same process (`canary round`) renders from it
 instead of reading the file back; the request may carry the round records already read
 (`JudgeRequest.rounds`), so a round is parsed once per process.
 
-`canary judge` is this function behind argparse; `canary commit` calls it again (after resetting
+`canary judge` is this function behind its click command; `canary commit` calls it again (after resetting
 to the remote) to re-apply a round, and `canary round` calls it after probing. The order of
 effects, the refusals and the re-run rules are documented in canary/cli/commands/judge.py.
 """
@@ -21,6 +23,7 @@ from typing import Any
 
 from canary.history import recorder as history
 from canary.integrations import notify
+from canary.round.refusal import RoundRefused
 from canary.state import audit
 from canary.state.judge_files import load_state, refuse_future_times, save_state
 from canary.state.maintenance import load_maintenance
@@ -82,12 +85,10 @@ class JudgeRequest:
 
 @dataclass(frozen=True, slots=True)
 class JudgeOutcome:
-    """How applying the round ended: the exit code and, when it was refused, why (nothing written)."""
+    """How applying the round ended (a refusal raises RoundRefused instead): the judge's record of it."""
 
-    code: int
-    error: str | None = None
-    decisions: RoundDecisions | None = None  # the judge's record of the round, as written to...
-    written: Path | None = None              # ...this decisions file
+    decisions: RoundDecisions  # the judge's record of the round, as written to...
+    written: Path              # ...this decisions file
 
 
 def model_list(text: str | None) -> tuple[str, ...] | None:
@@ -113,7 +114,10 @@ def refuse_simulator_round(report: RoundResults, state_path: Path, allowed: bool
 
 
 def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> JudgeOutcome:
-    """Apply one round: validate everything, then decisions.json, the audit log, the state, notify."""
+    """Apply one round: validate everything, then decisions.json, the audit log, the state, notify.
+
+    Raises RoundRefused (exit 2, nothing written) for a file that cannot be trusted, a round older
+    than the last one applied, a simulator round bound for the real state, or no results at all."""
     results, config, now, expect = request.results, request.config, request.now, request.expect
     mode = request.mode or config.mode
     allow_simulator = request.allow_simulator
@@ -125,7 +129,7 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
         planned = (f"none of the planned models ({', '.join(expect)}) left a shard: every probe job failed "
                    "(see their logs), or this is a re-run more than a day after its run and the shards' "
                    "artifacts expired (retention-days: 1; start a new run instead); ") if expect else ""
-        return JudgeOutcome(EXIT_REFUSED, f"no results files given; {planned}nothing was judged")
+        raise RoundRefused(f"no results files given; {planned}nothing was judged", EXIT_REFUSED)
     try:
         state = load_state(paths.state) if request.state is None else request.state
         refuse_future_times(state, paths.state, now)  # a time after `now` (a clock set ahead) refuses the round
@@ -138,7 +142,7 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
         exclusions = read_layers(paths.layer_paths(PEOPLE_LAYERS))  # the suspensions: `state`, read above
         order = check_round_order(state, report, now=now)
     except (StoreError, ResultsError, RoundOrderError) as exc:
-        return JudgeOutcome(EXIT_REFUSED, str(exc))
+        raise RoundRefused(str(exc), EXIT_REFUSED) from exc
     how = RequestRecord(upstream=report.upstream, expected_models=expect, allow_simulator=allow_simulator,
                         reused_shards=dict(sorted(reused.items())))
     if reused:
@@ -152,7 +156,7 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
         history.record_after_judge(paths, judged, applied, now=now, compact_days=False)
         echo(f"canary judge: round {report.round_id} already applied; nothing changed "
              f"(decisions file {out} rewritten from the state and the audit log)")
-        return JudgeOutcome(0, decisions=applied, written=out)
+        return JudgeOutcome(applied, out)
     policy = replace(config.rules, mode=mode)  # the round's mode: canary.yaml's, or the request's override
     new_state, decisions = apply_round(state, report, policy, now=now, excluded=people_excluded(exclusions, now),
                                        maintenance=load_maintenance(paths.maintenance))
@@ -172,7 +176,7 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
              f"{rejected.problem}")
     if request.send:
         notify.notify(record, audit_path=paths.audit, echo=echo, silences=silences_or_none(paths.silences, echo))
-    return JudgeOutcome(0, decisions=record, written=out)
+    return JudgeOutcome(record, out)
 
 
 def _new_shards(results: tuple[Path, ...], rounds: tuple[RoundResults, ...] | None,
