@@ -21,6 +21,7 @@
     │   ├── SSEError                    a reply stream past the SSE framing limits (probes/http/sse.py)
     │   ├── DiscoveryError              a model's endpoints cannot be trusted (probes/http/discovery.py)
     │   └── SimulatorStartError         the bundled simulator's process did not start (simulator/process.py)
+    ├── RoundRefused                  the probe or the judge refused to run, exit code and all (canary/round/refusal.py)
     ├── CommitBackError               commit-back gave up (canary/state/commit_back.py)
     ├── AllureError                   the Allure HTML report cannot be rendered (canary/outputs/allure_html.py)
     ├── SiteError                     the status page cannot be built (canary/outputs/site/build.py)
@@ -38,7 +39,7 @@ here. `ConfigError` and every `InputError`, `RuleError` and `SimulatorError` are
 ValueErrors, and `CommitBackError`, `SimulatorStartError` and `LanguageServiceError`
 RuntimeErrors, as they always were, so an `except ValueError` around a parser (or an `except
 RuntimeError` around a process) keeps working. canary/cli/main.py catches CanaryError once for
-every command.
+every command (a RoundRefused ends it with the exit code it carries).
 tests/test_errors.py checks this drawing against the classes themselves (each drawn class has
 the drawn parent, and no class derives from a drawn one without being drawn).
 

@@ -42,19 +42,25 @@ def summary(scenario: Scenario) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """`python -m simulator`: serve() with the parsed options."""
+    return serve(args.scenario, port=args.port, seed=args.seed, round_number=args.round_number, host=args.host)
+
+
+def serve(scenario_path: str | None, *, port: int = 0, seed: int = 0, round_number: int = 1,
+          host: str = "127.0.0.1") -> int:
     """Serve until interrupted; the first printed line is the base URL."""
     try:
-        scenario = load_scenario(args.scenario)
+        scenario = load_scenario(scenario_path)
     except ScenarioError as exc:
         print(f"canary sim: {exc}", file=sys.stderr)
         return 2
-    if not _is_loopback(args.host):
-        print(f"canary sim: warning: listening on {args.host}, reachable beyond this machine", file=sys.stderr)
-    state = SimState(scenario=scenario, seed=args.seed, round_number=args.round_number)
+    if not _is_loopback(host):
+        print(f"canary sim: warning: listening on {host}, reachable beyond this machine", file=sys.stderr)
+    state = SimState(scenario=scenario, seed=seed, round_number=round_number)
     try:
-        asyncio.run(_serve(state, args.host, args.port))
+        asyncio.run(_serve(state, host, port))
     except OSError as exc:
-        print(f"canary sim: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"canary sim: cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     return 0
 
@@ -84,7 +90,12 @@ def _is_loopback(host: str) -> bool:
         return host == "localhost"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """`python -m simulator`'s options (canary/cli/commands/sim.py declares the same for `canary sim`)."""
     parser = argparse.ArgumentParser(prog="python -m simulator", description="OpenRouter-compatible simulator")
     add_arguments(parser)
-    return run(parser.parse_args(argv))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run(build_parser().parse_args(argv))

@@ -219,6 +219,48 @@ def test_the_command_check_names_the_file_and_line_of_a_command_importing_anothe
     assert len(found) == 1 and "canary/cli/commands/commit.py:2 imports canary.cli.commands.judge" in found[0], found
 
 
+# The shell is click's: commands are listed in canary/cli/main.py (no discovery), options are typed
+# click parameters (no argparse Namespace read with getattr).
+SHELL_REFUSED = frozenset({"argparse", "pkgutil"})
+
+
+def shell_offences(files: dict[str, str]) -> list[str]:
+    """Each import of argparse or pkgutil under canary/cli/, and each command module main.py does not list."""
+    found = [f"{imp.file}:{imp.line} imports {imp.module}: canary's shell is click (commands listed in "
+             "canary/cli/main.py COMMANDS, options as click parameters)"
+             for file, source in sorted(files.items()) for imp in imports_of(source, file)
+             if imp.module.split(".")[0] in SHELL_REFUSED]
+    main = ast.parse(files.get("canary/cli/main.py", ""))
+    listed = {f"{node.module}.{alias.name}" for node in ast.walk(main)
+              if isinstance(node, ast.ImportFrom) and node.module for alias in node.names}
+    for file in sorted(files):
+        name = file.removeprefix("canary/cli/commands/").removesuffix(".py")
+        if file.startswith("canary/cli/commands/") and not name.startswith("_") and "/" not in name \
+                and f"canary.cli.commands.{name}" not in listed:
+            found.append(f"{file} is a command module canary/cli/main.py does not import: list its command "
+                         "in COMMANDS")
+    return found
+
+
+def test_the_shell_is_click_with_its_commands_listed() -> None:
+    found = shell_offences(sources("canary/cli"))
+    assert not found, "\n".join(found)
+
+
+def test_the_shell_rule_can_fail() -> None:
+    files = {"canary/cli/main.py": "import pkgutil\nfrom canary.cli.commands import judge\n",
+             "canary/cli/commands/judge.py": "import click\n",
+             "canary/cli/commands/lift.py": "import argparse\n",
+             "canary/cli/commands/_options.py": "import click\n"}
+    assert shell_offences(files) == [
+        "canary/cli/commands/lift.py:1 imports argparse: canary's shell is click (commands listed in "
+        "canary/cli/main.py COMMANDS, options as click parameters)",
+        "canary/cli/main.py:1 imports pkgutil: canary's shell is click (commands listed in canary/cli/main.py "
+        "COMMANDS, options as click parameters)",
+        "canary/cli/commands/lift.py is a command module canary/cli/main.py does not import: list its command "
+        "in COMMANDS"]
+
+
 # Inside judge/: a reply is judged without the rules that act on it (the two packages of judge/).
 JUDGE_REPLIES = Layer("judge/replies",
                       frozenset({"core", "judge", "jsonschema", "lingua", "ftfy", "wordfreq", "msgpack"}),

@@ -1,63 +1,110 @@
-"""The `canary` console script: one entry point, one module per subcommand.
+"""The `canary` console script: one click group, one module per subcommand, listed in COMMANDS.
 
-Each module in canary/cli/commands/ exposes `register(subparsers)`, which adds its parser and sets
-`func` (a callable taking the parsed args and returning an exit code). Discovering them here
-keeps this file free of per-command edits.
-
-A command refuses by raising: every CanaryError (core/errors.py) is caught once, here, and said
-as `canary COMMAND: message` with the exit code the command's parser names (`refused=`; 2
-unless it says otherwise). Commands never print a CanaryError and return an exit code
-themselves (tests/test_architecture.py keeps it so); they catch one only to carry on without it.
+A command refuses by raising: every CanaryError (core/errors.py) is caught once, here (the root
+group, `Canary.invoke`), and said as `canary COMMAND: message` with the exit code the command's
+class names (`refused=`; 2 unless it says otherwise; a RoundRefused carries its own). A command
+returns its exit code and the group ends with it, so click's CliRunner sees what a shell sees.
+Commands never print a CanaryError and return an exit code themselves (tests/test_architecture.py
+keeps it so); they catch one only to carry on without it. A usage error (an unknown option, a
+missing value) is click's: the usage, the error, exit 2.
 """
 
 from __future__ import annotations
 
-import argparse
-import importlib
-import pkgutil
 import sys
 from collections.abc import Sequence
 
-from canary.cli import commands
+import click
+
+from canary.cli.commands import (
+    announce,
+    commit,
+    digest,
+    discover,
+    fetch_state,
+    heartbeat,
+    history,
+    ignore,
+    incident,
+    issues,
+    judge,
+    lift,
+    models,
+    observe_report,
+    probe,
+    report,
+    round,
+    silence,
+    sim,
+    site,
+    status,
+    summary,
+    validate,
+)
+from canary.cli.commands._options import CONTEXT, EXIT_REFUSED, Command, CommandGroup, config_option
+from canary.round.refusal import RoundRefused
 from core.config import ConfigError
 from core.errors import CanaryError
 
-EXIT_REFUSED = 2   # a command that refuses what it was given (its parser may name another: `refused=`)
+COMMANDS: tuple[click.Command, ...] = (
+    announce.announce, commit.commit, digest.digest, discover.discover_command, fetch_state.fetch_state,
+    heartbeat.heartbeat_command, history.history, ignore.ignore, incident.incident, issues.issues, judge.judge,
+    lift.lift_command, models.models_command, observe_report.observe_report, probe.probe, report.report,
+    round.round_command, silence.silence, sim.sim, site.site, status.status, summary.summary_command,
+    validate.validate,
+)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="canary",
-        description="Probe every OpenRouter provider of a model pinned, judge the round, "
-                    "keep broken hosts out of provider.ignore.",
-    )
-    parser.add_argument("--config", default=None, help="configuration file (default: canary.yaml, or $CANARY_CONFIG)")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"canary.cli.commands.{info.name}")
-        module.register(sub)
-    return parser
+class Canary(click.Group):
+    """The root group: runs the subcommand, ends with its exit code, and says its refusals (once, here)."""
+
+    def invoke(self, ctx: click.Context) -> int:
+        try:
+            code = int(super().invoke(ctx) or 0)
+        except ConfigError as exc:
+            click.echo(f"canary: configuration error: {exc}", err=True)
+            code = EXIT_REFUSED
+        except CanaryError as exc:  # the message names the thing and says what to do
+            name = ctx.invoked_subcommand
+            click.echo(f"canary {name}: {exc}" if name else f"canary: {exc}", err=True)
+            code = refused_code(exc, self.commands.get(name or ""))
+        if code:
+            ctx.exit(code)
+        return code
+
+
+@click.group(name="canary", cls=Canary, context_settings=CONTEXT,
+             help="Probe every OpenRouter provider of a model pinned, judge the round, "
+                  "keep broken hosts out of provider.ignore.")
+@config_option
+def canary() -> None:
+    """The group itself does nothing: its --config reaches the subcommand."""
+
+
+for _command in COMMANDS:
+    canary.add_command(_command)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
+    """Run one command line; returns its exit code (the console script exits with it)."""
     try:
-        return int(args.func(args) or 0)
-    except ConfigError as exc:
-        print(f"canary: configuration error: {exc}", file=sys.stderr)
-        return 2
-    except CanaryError as exc:  # the message names the thing and says what to do
-        print(f"canary {args.command}: {exc}", file=sys.stderr)
-        return int(getattr(args, "refused", EXIT_REFUSED))
-    except KeyboardInterrupt:
-        print("canary: interrupted", file=sys.stderr)
+        return int(canary.main(list(sys.argv[1:] if argv is None else argv), prog_name="canary",
+                               standalone_mode=False) or 0)
+    except click.ClickException as usage:  # click's own message and usage: exit 2
+        usage.show()
+        return usage.exit_code
+    except click.Abort:  # Ctrl-C
+        click.echo("canary: interrupted", err=True)
         return 130
+
+
+def refused_code(exc: CanaryError, command: click.Command | None) -> int:
+    """The exit code of a refusal: its own (a RoundRefused), else the command's `refused`, else 2."""
+    if isinstance(exc, RoundRefused):
+        return exc.exit_code
+    if isinstance(command, Command | CommandGroup):
+        return command.refused
+    return EXIT_REFUSED
 
 
 if __name__ == "__main__":

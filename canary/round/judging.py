@@ -1,11 +1,13 @@
 """Applying one round to the judge's files, as a function: `run_judge(JudgeRequest) -> JudgeOutcome`.
 
+A round it refuses (nothing written) raises RoundRefused (canary/round/refusal.py) with exit 2.
+
 The outcome carries the judge's record of the round (judge.suspension.decisions.RoundDecisions,
 written to decisions.json): the caller in the same process (`canary round`) renders from it
 instead of reading the file back; the request may carry the round records already read
 (`JudgeRequest.rounds`), so a round is parsed once per process.
 
-`canary judge` is this function behind argparse; `canary commit` calls it again (after resetting
+`canary judge` is this function behind its click command; `canary commit` calls it again (after resetting
 to the remote) to re-apply a round, and `canary round` calls it after probing. The order of
 effects, the refusals and the re-run rules are documented in canary/cli/commands/judge.py.
 """
@@ -21,6 +23,7 @@ from typing import Any
 
 from canary.history import recorder as history
 from canary.integrations import notify
+from canary.round.refusal import RoundRefused
 from canary.state import audit
 from canary.state.judge_files import load_state, refuse_future_times, save_state
 from canary.state.maintenance import load_maintenance
@@ -63,7 +66,7 @@ _DECISION_ACTIONS = frozenset(a.value for a in Action)
 class JudgeRequest:
     """One round to apply: its results files (several = shards), the configuration, and how."""
 
-    results: tuple[Path, ...]
+    results_paths: tuple[Path, ...]
     config: Config
     now: datetime
     mode: str | None = None  # override canary.yaml's mode for this round (None: the configured one)
@@ -71,7 +74,7 @@ class JudgeRequest:
     send: bool = True  # print, summarise and post the decisions
     expect: tuple[str, ...] | None = None  # the models the round planned to probe
     allow_simulator: bool = False  # a simulator round may reach a state outside simulator-state/
-    # The shards of `results` already read, in the same order (the process that probed the round
+    # The shards of `results_paths` already read, in the same order (the process that probed the round
     # holds its record): they are judged instead of reading the files again.
     rounds: tuple[RoundResults, ...] | None = None
     # The state in config.paths.state as this process read it through its codec (`canary round`
@@ -82,12 +85,10 @@ class JudgeRequest:
 
 @dataclass(frozen=True, slots=True)
 class JudgeOutcome:
-    """How applying the round ended: the exit code and, when it was refused, why (nothing written)."""
+    """How applying the round ended (a refusal raises RoundRefused instead): the judge's record of it."""
 
-    code: int
-    error: str | None = None
-    decisions: RoundDecisions | None = None  # the judge's record of the round, as written to...
-    written: Path | None = None              # ...this decisions file
+    decisions: RoundDecisions  # the judge's record of the round, as written to...
+    written: Path              # ...this decisions file
 
 
 def model_list(text: str | None) -> tuple[str, ...] | None:
@@ -95,17 +96,17 @@ def model_list(text: str | None) -> tuple[str, ...] | None:
     return None if text is None else tuple(m for m in re.split(r"[,\s]+", text) if m)
 
 
-def refuse_simulator_round(report: RoundResults, state_path: Path, allowed: bool) -> None:
+def refuse_simulator_round(results: RoundResults, state_path: Path, allowed: bool) -> None:
     """ResultsError when a simulator round would be applied to the real state.
 
     An absent secret arrives in GitHub Actions as an empty string; a round probed against the
     bundled simulator must never put suspensions of fictional hosts into the state the chat
     backend reads, nor into the audit log and report people trust.
     """
-    if SIMULATOR not in report.upstreams() or allowed or Path(state_path).parent.name == SIMULATOR_STATE_DIR:
+    if SIMULATOR not in results.upstreams() or allowed or Path(state_path).parent.name == SIMULATOR_STATE_DIR:
         return
     raise ResultsError(
-        f"round {report.round_id} was probed against the bundled simulator (upstream: simulator), and "
+        f"round {results.round_id} was probed against the bundled simulator (upstream: simulator), and "
         f"{state_path} is not a simulator state (a {SIMULATOR_STATE_DIR}/ folder): its decisions would reach the "
         "state the chat backend reads. Refused; nothing was written. Give the probe OPENROUTER_API_KEY, judge "
         f"simulator rounds with `canary round` (it keeps them in <reports>/{SIMULATOR_STATE_DIR}/), or pass "
@@ -113,93 +114,97 @@ def refuse_simulator_round(report: RoundResults, state_path: Path, allowed: bool
 
 
 def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> JudgeOutcome:
-    """Apply one round: validate everything, then decisions.json, the audit log, the state, notify."""
-    results, config, now, expect = request.results, request.config, request.now, request.expect
+    """Apply one round: validate everything, then decisions.json, the audit log, the state, notify.
+
+    Raises RoundRefused (exit 2, nothing written) for a file that cannot be trusted, a round older
+    than the last one applied, a simulator round bound for the real state, or no results at all."""
+    results_paths, config, now, expect = request.results_paths, request.config, request.now, request.expect
     mode = request.mode or config.mode
     allow_simulator = request.allow_simulator
     paths = config.paths
     out = request.decisions_out or Path(paths.reports) / DEFAULT_DECISIONS_FILE
-    if not results:
+    if not results_paths:
         # Two causes look alike here: every probe job failed, or this is a re-run of a run whose shards
         # expired (retention-days: 1), which download-artifact then finds none of.
         planned = (f"none of the planned models ({', '.join(expect)}) left a shard: every probe job failed "
                    "(see their logs), or this is a re-run more than a day after its run and the shards' "
                    "artifacts expired (retention-days: 1; start a new run instead); ") if expect else ""
-        return JudgeOutcome(EXIT_REFUSED, f"no results files given; {planned}nothing was judged")
+        raise RoundRefused(f"no results files given; {planned}nothing was judged", EXIT_REFUSED)
     try:
         state = load_state(paths.state) if request.state is None else request.state
         refuse_future_times(state, paths.state, now)  # a time after `now` (a clock set ahead) refuses the round
-        judged, reused, report = _new_shards(results, request.rounds, state)
-        reused_now = frozenset(report.missing) - frozenset(judged.missing)  # the reused shards' models
+        judged, reused, results = _new_shards(results_paths, request.rounds, state)
+        reused_now = frozenset(results.missing) - frozenset(judged.missing)  # the reused shards' models
         if expect is not None:
-            report = expect_models(report, expect)
-        refuse_simulator_round(report, paths.state, allow_simulator)
+            results = expect_models(results, expect)
+        refuse_simulator_round(results, paths.state, allow_simulator)
         audit.check_appendable(paths.audit)
         exclusions = read_layers(paths.layer_paths(PEOPLE_LAYERS))  # the suspensions: `state`, read above
-        order = check_round_order(state, report, now=now)
+        order = check_round_order(state, results, now=now)
     except (StoreError, ResultsError, RoundOrderError) as exc:
-        return JudgeOutcome(EXIT_REFUSED, str(exc))
-    how = RequestRecord(upstream=report.upstream, expected_models=expect, allow_simulator=allow_simulator,
+        raise RoundRefused(str(exc), EXIT_REFUSED) from exc
+    how = RequestRecord(upstream=results.upstream, expected_models=expect, allow_simulator=allow_simulator,
                         reused_shards=dict(sorted(reused.items())))
     if reused:
         echo(f"canary judge: re-run: shard(s) {', '.join(sorted(reused))} were judged already (in "
-             f"{', '.join(sorted(set(reused.values())))}); judging {report.round_id} without them")
+             f"{', '.join(sorted(set(reused.values())))}); judging {results.round_id} without them")
     if order is RoundOrder.ALREADY_APPLIED:
-        applied = _applied_record(report, state, exclusions, config, now=now, mode=mode, how=how)
-        atomic_write_json(out, applied.to_json())
+        decisions = _applied_record(results, state, exclusions, config, now=now, mode=mode, how=how)
+        atomic_write_json(out, decisions.to_json())
         # A judge killed between the state and the history write left the round out of the
         # history: recording is idempotent, so the re-run records it (or finds it recorded).
-        history.record_after_judge(paths, judged, applied, now=now, compact_days=False)
-        echo(f"canary judge: round {report.round_id} already applied; nothing changed "
+        history.record_after_judge(paths, judged, decisions, now=now, compact_days=False)
+        echo(f"canary judge: round {results.round_id} already applied; nothing changed "
              f"(decisions file {out} rewritten from the state and the audit log)")
-        return JudgeOutcome(0, decisions=applied, written=out)
+        return JudgeOutcome(decisions, out)
     policy = replace(config.rules, mode=mode)  # the round's mode: canary.yaml's, or the request's override
-    new_state, decisions = apply_round(state, report, policy, now=now, excluded=people_excluded(exclusions, now),
+    new_state, changes = apply_round(state, results, policy, now=now, excluded=people_excluded(exclusions, now),
                                        maintenance=load_maintenance(paths.maintenance))
-    decisions = missing_model_decisions(report, reused=reused_now) + decisions
+    changes = missing_model_decisions(results, reused=reused_now) + changes
     gap = None
     if state.last_round is not None:
-        gap = round((report.started_at - state.last_round.started_at).total_seconds() / 60, 1)
-    record = _record(report, new_state, exclusions, config, now=now, mode=mode, gap=gap, how=how,
-                     already_applied=False, decisions=tuple(decisions))
-    atomic_write_json(out, record.to_json())
-    audit.append_round(paths.audit, audit.rejected_lines(report.rejected, round_id=report.round_id, mode=mode, now=now)
-                       + audit.decision_lines(decisions, round_id=report.round_id, mode=mode, now=now))
+        gap = round((results.started_at - state.last_round.started_at).total_seconds() / 60, 1)
+    decisions = _record(results, new_state, exclusions, config, now=now, mode=mode, gap=gap, how=how,
+                        already_applied=False, decisions=tuple(changes))
+    atomic_write_json(out, decisions.to_json())
+    round_id = results.round_id
+    audit.append_round(paths.audit, audit.rejected_lines(results.rejected, round_id=round_id, mode=mode, now=now)
+                       + audit.decision_lines(changes, round_id=round_id, mode=mode, now=now))
     save_state(paths.state, new_state)
-    history.record_after_judge(paths, judged, record, now=now)  # evidence only: never fails the judge
-    for rejected in report.rejected:
+    history.record_after_judge(paths, judged, decisions, now=now)  # evidence only: never fails the judge
+    for rejected in results.rejected:
         echo(f"canary judge: warning: set aside upstream input ({rejected.model} {rejected.provider}): "
              f"{rejected.problem}")
     if request.send:
-        notify.notify(record, audit_path=paths.audit, echo=echo, silences=silences_or_none(paths.silences, echo))
-    return JudgeOutcome(0, decisions=record, written=out)
+        notify.notify(decisions, audit_path=paths.audit, echo=echo, silences=silences_or_none(paths.silences, echo))
+    return JudgeOutcome(decisions, out)
 
 
-def _new_shards(results: tuple[Path, ...], rounds: tuple[RoundResults, ...] | None,
+def _new_shards(results_paths: tuple[Path, ...], rounds: tuple[RoundResults, ...] | None,
                 state: JudgeState) -> tuple[RoundResults, dict[str, str], RoundResults]:
     """The merged round of the shards to judge (what the history records), the reused shards set
     aside (shard id -> the round that judged it: judge/suspension/planned.py split_rerun), and the
     round the judge decides on (the merged one, less the models of the reused shards)."""
-    shards = list(rounds) if rounds is not None else [load_round([path]) for path in results]
+    shards = list(rounds) if rounds is not None else [load_round([path]) for path in results_paths]
     rerun = split_rerun([s.round_id for s in shards], state.applied_rounds)
-    judged = merge_shards([shards[i] for i in rerun.judge], [str(results[i]) for i in rerun.judge])
+    judged = merge_shards([shards[i] for i in rerun.judge], [str(results_paths[i]) for i in rerun.judge])
     if not rerun.reused:
         return judged, {}, judged
     return judged, dict(rerun.reused), reused_models(judged, {s.round_id: s for s in shards}, rerun.reused)
 
 
-def _record(report: RoundResults, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,
+def _record(results: RoundResults, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,
             now: datetime, mode: str, gap: float | None, how: RequestRecord, already_applied: bool,
             decisions: tuple[Decision, ...]) -> RoundDecisions:
-    models = known_models(exclusions, state, [*report.models, *report.missing, *config.models])
+    models = known_models(exclusions, state, [*results.models, *results.missing, *config.models])
     return RoundDecisions(
-        round_id=report.round_id, mode=mode, now=now, gap_minutes=gap, already_applied=already_applied,
+        round_id=results.round_id, mode=mode, now=now, gap_minutes=gap, already_applied=already_applied,
         request=how, decisions=decisions,
         ignore={m: tuple(effective_ignore(m, exclusions, state, now)) for m in models},
         would_ignore={m: tuple(would_ignore(m, exclusions, state, now)) for m in models})
 
 
-def _applied_record(report: RoundResults, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,
+def _applied_record(results: RoundResults, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,
                     now: datetime, mode: str, how: RequestRecord) -> RoundDecisions:
     """The decisions file of a round the state already holds, as the judge wrote it then.
 
@@ -209,10 +214,10 @@ def _applied_record(report: RoundResults, state: JudgeState, exclusions: tuple[E
     before that time was kept, with no decision to date it, falls back to the request's `now`.
     """
     records, _ = audit.read(config.paths.audit)
-    mine = [r for r in records if r.get("round_id") == report.round_id and r.get("action") in _DECISION_ACTIONS]
+    mine = [r for r in records if r.get("round_id") == results.round_id and r.get("action") in _DECISION_ACTIONS]
     decided_mode = next((r["mode"] for r in mine if r.get("mode") in MODES), state.mode or mode)
-    decided_at = _decided_at(report, state, mine) or now
-    return _record(report, state, exclusions, config, now=decided_at, mode=decided_mode, gap=None, how=how,
+    decided_at = _decided_at(results, state, mine) or now
+    return _record(results, state, exclusions, config, now=decided_at, mode=decided_mode, gap=None, how=how,
                    already_applied=True, decisions=tuple(_logged_decisions(mine)))
 
 
@@ -228,13 +233,13 @@ def _logged_decisions(lines: list[dict[str, Any]]) -> list[Decision]:
     return out
 
 
-def _decided_at(report: RoundResults, state: JudgeState, audit_lines: list[dict[str, Any]]) -> datetime | None:
+def _decided_at(results: RoundResults, state: JudgeState, audit_lines: list[dict[str, Any]]) -> datetime | None:
     for line in audit_lines:
         try:
             return parse_time(line.get("time"), "audit time")
         except TimeFormatError:
             continue
     last = state.last_round
-    if last is not None and last.round_id == report.round_id:
+    if last is not None and last.round_id == results.round_id:
         return last.decided_at
     return None

@@ -16,19 +16,14 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from canary.outputs import allure_html, summary
-from canary.round.judging import (
-    EXIT_REFUSED,
-    SIMULATOR_STATE_DIR,
-    JudgeOutcome,
-    JudgeRequest,
-    run_judge,
-)
-from canary.round.probing import ProbeOptions, run_probe
+from canary.round.judging import SIMULATOR_STATE_DIR, JudgeRequest, run_judge
+from canary.round.probing import NOT_RUN, ProbeOptions, run_probe
+from canary.round.refusal import RoundRefused
 from canary.state.judge_files import load_state
 from core.config import Config, load_config
 from core.results import VIRTUAL, RoundResults
 from core.store import StoreError
-from core.times import TimeFormatError, parse_time, stamp
+from core.times import stamp
 from core.upstream import key_in_environment
 from judge.suspension.decisions import RoundDecisions
 from judge.suspension.state import JudgeState
@@ -50,7 +45,7 @@ class RoundOptions:
     scenario: str | None = None  # a simulator scenario (only without a key)
     seed: int | None = None  # the simulator's seed (default: the round number)
     mode: str | None = None  # override canary.yaml's mode
-    now: str | None = None  # judge at this time (ISO 8601; default: now, or a simulator round's virtual end)
+    now: datetime | None = None  # judge at this time (default: now, or a simulator round's virtual end)
     render_report: bool = True  # render the Allure HTML report
 
 
@@ -72,27 +67,31 @@ def run_round(options: RoundOptions, *, echo: Callable[[str], None] = print) -> 
         scenario=options.scenario if on_simulator else None,
         seed=(options.seed if options.seed is not None else number) if on_simulator else 0,
         round_number=number, state=state, virtual_time=stamp(virtual) if virtual is not None else None)
-    probed = run_probe(probe)
-    if probed.error is not None:
-        print(f"canary probe: {probed.error}", file=sys.stderr)
+    try:
+        probed = run_probe(probe)
+    except RoundRefused as exc:  # said as `canary probe` would say it; the round ends there
+        print(f"canary probe: {exc}", file=sys.stderr)
+        probe_rc = exc.exit_code
     else:
         echo(probed.where())
-    probe_rc = probed.code
-    results = reports / "results.json"
-    if probe_rc == 2 or not results.exists():
+        probe_rc = probed.code
+    results_path = reports / "results.json"
+    if probe_rc == NOT_RUN or not results_path.exists():
         print("canary round: the probes produced no results.json; nothing to judge", file=sys.stderr)
-        return 2
-    record = probed.record  # results.json, read once by run_probe: the judge and the summary take it
-    if record is None:
-        print(f"canary round: {results} is not a readable round report; nothing to judge or summarise", file=sys.stderr)
-        return 2
+        return NOT_RUN
+    results = probed.results  # results.json, read once by run_probe: the judge and the summary take it
+    if results is None:
+        print(f"canary round: {results_path} is not a readable round report; nothing to judge or summarise",
+              file=sys.stderr)
+        return NOT_RUN
 
-    when = options.now or (_virtual_end(record) if virtual is not None else None)
-    judged = _judge(results, record, before, replace(config, paths=replace(config.paths, state=state, audit=audit)),
-                    when, options.mode, reports / "decisions.json", echo)
-    decisions = judged.decisions if judged.code == 0 else None
+    when = options.now or (_virtual_end(results) if virtual is not None else None)
+    decisions, judge_rc = _judge(JudgeRequest(
+        (results_path,), replace(config, paths=replace(config.paths, state=state, audit=audit)),
+        when or datetime.now(UTC).replace(microsecond=0), mode=options.mode,
+        decisions_out=reports / "decisions.json", send=False, rounds=(results,), state=before), echo)
     echo("")
-    echo(summary.to_text(record, decisions))
+    echo(summary.to_text(results, decisions))
     if virtual is not None:
         after = ("the first simulator round starts at the real time" if first else
                  f"{int(SIMULATOR_ROUND_INTERVAL.total_seconds() // 60)} min after the previous simulator round")
@@ -100,23 +99,18 @@ def run_round(options: RoundOptions, *, echo: Callable[[str], None] = print) -> 
              f"the judge's state is in {state.parent}/, not in {config.paths.state.parent}/)")
     if options.render_report:
         _render_report(reports, decisions, echo)
-    return max(probe_rc, judged.code)
+    return max(probe_rc, judge_rc)
 
 
-def _judge(results: Path, record: RoundResults, state: JudgeState | None, config: Config, now: str | None,
-           mode: str | None, decisions: Path, echo: Callable[[str], None]) -> JudgeOutcome:
-    """`canary judge RESULTS --state .. --audit .. --decisions-out .. --no-notify [--mode] [--now]`,
-    on the record and the state already read (None: the judge reads the state)."""
+def _judge(request: JudgeRequest, echo: Callable[[str], None]) -> tuple[RoundDecisions | None, int]:
+    """`canary judge RESULTS --state .. --audit .. --decisions-out .. --no-notify [--mode] [--now]`, on
+    the round and the state already read: its decisions and exit code. A refusal is said as `canary
+    judge` says it; the round's summary and report still follow."""
     try:
-        at = parse_time(now, "--now") if now is not None else datetime.now(UTC).replace(microsecond=0)
-    except TimeFormatError as exc:
+        return run_judge(request, echo=echo).decisions, 0
+    except RoundRefused as exc:
         print(f"canary judge: {exc}", file=sys.stderr)
-        return JudgeOutcome(EXIT_REFUSED, str(exc))
-    outcome = run_judge(JudgeRequest((results,), config, at, mode=mode, decisions_out=decisions, send=False,
-                                     rounds=(record,), state=state), echo=echo)
-    if outcome.error is not None:
-        print(f"canary judge: {outcome.error}", file=sys.stderr)
-    return outcome
+        return None, exc.exit_code
 
 
 def _state_files(config: Config, reports: Path, on_simulator: bool) -> tuple[Path, Path]:
@@ -142,11 +136,11 @@ def _virtual_start(state: JudgeState) -> tuple[datetime, bool]:
     return state.last_round.started_at + SIMULATOR_ROUND_INTERVAL, False
 
 
-def _virtual_end(record: RoundResults) -> str | None:
+def _virtual_end(results: RoundResults) -> datetime | None:
     """When the judge judges a virtual-time round: its recorded (virtual) end."""
-    if record.clock != VIRTUAL:
+    if results.clock != VIRTUAL:
         return None
-    return stamp(record.finished_at or record.started_at)
+    return (results.finished_at or results.started_at).astimezone(UTC).replace(microsecond=0)  # to the second
 
 
 def _render_report(reports: Path, decisions: RoundDecisions | None, echo: Callable[[str], None]) -> None:

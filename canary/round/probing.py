@@ -4,7 +4,8 @@
 `pytest_command`), provides the upstream (OpenRouter when a key is set, otherwise the bundled
 simulator as a subprocess, whose timing stays independent of the round's own CPU load) and maps
 pytest's exit code and the round record onto canary's exit codes. `canary probe` and `canary
-round` call it; neither builds the other's command line.
+round` call it; neither builds the other's command line. A round that cannot run raises
+RoundRefused (canary/round/refusal.py) with exit 2 (NOT_RUN).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import probes
+from canary.round.refusal import RoundRefused
 from canary.state.results_files import load_round
 from core.config import load_config
 from core.results import IncompleteKind, RoundResults
@@ -61,22 +63,22 @@ class ProbeOptions:
 
 @dataclass(frozen=True, slots=True)
 class ProbeOutcome:
-    """How the round ended: canary's exit code, where the reports are, and why it did not run."""
+    """How the round ended (one that could not run raises RoundRefused instead): canary's exit code
+    and where the reports are."""
 
     code: int
     reports: Path
-    error: str | None = None  # set when the round could not run (code 2): what to tell people
     # The round record results.json holds, read once here (None: no readable results.json): the
     # judge and the summary of the same process take it instead of reading the file again.
-    record: RoundResults | None = None
+    results: RoundResults | None = None
 
     @property
-    def results(self) -> Path:
+    def results_path(self) -> Path:
         return self.reports / "results.json"
 
     def where(self) -> str:
         """The line `canary probe` ends with: where the reports are, and the exit code."""
-        return (f"canary probe: results {self.reports / 'results.json'}, JUnit {self.reports / 'junit.xml'}, "
+        return (f"canary probe: results {self.results_path}, JUnit {self.reports / 'junit.xml'}, "
                 f"Allure results {self.reports / 'allure-results'} (exit {self.code})")
 
 
@@ -84,8 +86,9 @@ def run_probe(options: ProbeOptions, *, echo: Callable[[str], None] | None = Non
               environ: dict[str, str] | None = None) -> ProbeOutcome:
     """Run one round (`pytest probes` in a subprocess) and map how it ended onto canary's exit codes.
 
-    Raises ConfigError for a bad canary.yaml (before anything runs). `echo` hears which upstream
-    the round probes, before it starts.
+    Raises ConfigError for a bad canary.yaml (before anything runs), RoundRefused (NOT_RUN) when
+    the round cannot run: no key inside GitHub Actions, a simulator that did not start. `echo`
+    hears which upstream the round probes, before it starts.
     """
     say = echo or _say
     config = load_config(options.config_path)  # fail early, with canary's own message, on a bad file
@@ -94,7 +97,7 @@ def run_probe(options: ProbeOptions, *, echo: Callable[[str], None] | None = Non
     try:
         refuse_keyless_in_ci(env, simulator=options.wants_simulator)
     except MissingKeyError as exc:
-        return ProbeOutcome(NOT_RUN, reports, str(exc))
+        raise RoundRefused(str(exc), NOT_RUN) from exc
     try:
         with _upstream(env, options) as upstream:
             cmd = pytest_command(options, reports)
@@ -103,9 +106,9 @@ def run_probe(options: ProbeOptions, *, echo: Callable[[str], None] | None = Non
             # (and resolves its relative paths) exactly as the judge will, not from the project's own.
             rc = subprocess.call(cmd, cwd=Path.cwd(), env=env)
     except RuntimeError as exc:
-        return ProbeOutcome(NOT_RUN, reports, str(exc))
-    record = read_round(reports / "results.json")
-    return ProbeOutcome(exit_code(rc, record), reports, record=record)
+        raise RoundRefused(str(exc), NOT_RUN) from exc
+    results = read_round(reports / "results.json")
+    return ProbeOutcome(exit_code(rc, results), reports, results=results)
 
 
 def pytest_command(options: ProbeOptions, reports: Path) -> list[str]:
@@ -146,16 +149,16 @@ def read_round(results: Path) -> RoundResults | None:
         return None
 
 
-def exit_code(pytest_rc: int, record: RoundResults | None) -> int:
+def exit_code(pytest_rc: int, results: RoundResults | None) -> int:
     """Map pytest's exit code and the round's own verdict (its record; None: no readable
     results.json) onto canary's exit codes."""
-    if record is None:
+    if results is None:
         return NOT_RUN
     if pytest_rc in (3, 4):
         return NOT_RUN
-    if record.complete:
+    if results.complete:
         return COMPLETE
-    return KEY_REFUSED if IncompleteKind.AUTH in record.incomplete_kinds() else INCOMPLETE
+    return KEY_REFUSED if IncompleteKind.AUTH in results.incomplete_kinds() else INCOMPLETE
 
 
 def _say(line: str) -> None:

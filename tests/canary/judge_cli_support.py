@@ -1,4 +1,4 @@
-"""Helpers for driving the judge's commands through canary.cli.main.main in a temporary folder."""
+"""Helpers for driving the judge's commands through click's CliRunner (the `canary` group) in a temporary folder."""
 
 from __future__ import annotations
 
@@ -9,13 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 # The results.json factories live with the judge's tests; share them rather than copy them.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "judge"))
 
 from rules_factories import HALF_HOUR, MODEL, PROVIDERS, T0, iso, results
 
-from canary.cli.main import main
+from canary.cli.main import canary
 
 __all__ = ["HALF_HOUR", "MODEL", "PROVIDERS", "T0", "Files", "files_in", "iso", "results"]
 
@@ -75,13 +76,10 @@ class Files:
 
     def canary(self, *args: str) -> tuple[int, str, str]:
         """Run `canary --config <tmp> ARGS`; returns (exit code, stdout, stderr)."""
-        if self.capsys is not None:
-            self.capsys.readouterr()
-        code = main(["--config", str(self.config), *args])
-        if self.capsys is None:
-            return code, "", ""
-        out = self.capsys.readouterr()
-        return code, out.out, out.err
+        result = CliRunner().invoke(canary, ["--config", str(self.config), *args], prog_name="canary")
+        if result.exception is not None and not isinstance(result.exception, SystemExit):
+            raise result.exception
+        return result.exit_code, result.stdout, result.stderr
 
     def audit_lines(self) -> list[dict[str, Any]]:
         if not self.audit.exists():

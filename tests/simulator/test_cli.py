@@ -16,9 +16,9 @@ import httpx
 import pytest
 from simkit import KEY, MODEL
 
-from canary.cli.main import build_parser
+from canary.cli.main import canary
 from simulator import start_simulator
-from simulator.cli import run
+from simulator.cli import build_parser, run
 
 ROOT = Path(__file__).resolve().parents[2]
 FIRST_LINE = re.compile(r"^canary sim: serving on (http://127\.0\.0\.1:(\d+)/api/v1)$")
@@ -65,10 +65,13 @@ def test_canary_sim_serves_the_default_scenario_and_exits_cleanly_on_sigint():
 
 
 def test_canary_sim_is_registered_with_the_same_options():
-    args = build_parser().parse_args(["sim", "--scenario", "x.yaml", "--port", "8123", "--seed", "9", "--round", "4"])
-
-    assert args.func is run
-    assert (args.scenario, args.port, args.seed, args.round_number, args.host) == ("x.yaml", 8123, 9, 4, "127.0.0.1")
+    sim = canary.commands["sim"]
+    args = sim.make_context("sim", ["--scenario", "x.yaml", "--port", "8123", "--seed", "9", "--round", "4"]).params
+    simulator = build_parser()  # `python -m simulator`'s own options: the same ones
+    assert sorted(o for p in sim.get_params(sim.make_context("sim", [])) for o in p.opts) == sorted(
+        o for a in simulator._actions for o in a.option_strings)
+    assert (args["scenario"], args["port"], args["seed"], args["round_number"], args["host"]) == (
+        "x.yaml", 8123, 9, 4, "127.0.0.1")
 
 
 def test_a_bad_scenario_file_stops_the_command_with_the_file_and_key(tmp_path, capsys):
@@ -76,7 +79,7 @@ def test_a_bad_scenario_file_stops_the_command_with_the_file_and_key(tmp_path, c
     bad.write_text(f"models:\n  - id: {MODEL}\n"
                    "    endpoints: [{tag: a/b, behaviour: {faults: {hang: {rate: 2}}}}]\n")
 
-    code = run(build_parser().parse_args(["sim", "--scenario", str(bad)]))
+    code = run(build_parser().parse_args(["--scenario", str(bad)]))
 
     assert code == 2
     assert re.search(r"bad\.yaml: models\[0\]\.endpoints\[0\]\.behaviour\.faults\.hang\.rate", capsys.readouterr().err)

@@ -14,11 +14,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 from github_runner import Contexts, evaluate
 from workflow_support import CANARY, REPO, load, run_index, steps
 
-from canary.cli.main import build_parser
+from canary.cli.main import canary
 from canary.history.store import history_root
 from core.config import load_config
 
@@ -351,9 +352,7 @@ def test_only_the_pushing_job_keeps_git_credentials(path):
 # --- thin: every command exists --------------------------------------------------------------
 
 def subcommands() -> dict[str, Any]:
-    parser = build_parser()
-    action = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
-    return dict(action.choices)  # type: ignore[attr-defined]
+    return dict(canary.commands)
 
 
 def canary_calls() -> list[tuple[str, list[str]]]:
@@ -377,20 +376,22 @@ def test_the_workflows_call_canary_at_all():
                                                     "validate", "fetch-state", "announce", "heartbeat", "issues"}
 
 
-def nested(parser: Any, argv: list[str]) -> Any:
-    """The parser of `canary issues sync ...`: a subcommand's own subcommand, named first in argv."""
-    action = next((a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction"), None)
-    if action is None:
-        return parser
-    assert argv and argv[0] in action.choices, f"{parser.prog} needs one of {sorted(action.choices)}, got {argv[:1]}"
-    return nested(action.choices[argv[0]], argv[1:])
+def nested(command: Any, argv: list[str]) -> Any:
+    """The command of `canary issues sync ...`: a subcommand's own subcommand, named first in argv."""
+    if not isinstance(command, click.Group):
+        return command
+    actions = command.commands
+    assert argv and argv[0] in actions, f"{command.name} needs one of {sorted(actions)}, got {argv[:1]}"
+    return nested(actions[argv[0]], argv[1:])
 
 
 @pytest.mark.parametrize(("name", "argv"), canary_calls(), ids=lambda v: v if isinstance(v, str) else "")
 def test_every_canary_command_a_workflow_calls_exists_with_its_options(name, argv):
     commands = subcommands()
     assert name in commands, f"`canary {name}` is not a subcommand (have: {', '.join(sorted(commands))})"
-    known = {opt for action in nested(commands[name], argv)._actions for opt in action.option_strings}
+    command = nested(commands[name], argv)
+    known = {opt for param in command.get_params(command.make_context(name, [], resilient_parsing=True))
+             for opt in param.opts + param.secondary_opts}
     used = {arg.split("=")[0] for arg in argv if arg.startswith("-") and not arg.startswith("${")}
     assert used <= known, f"`canary {name}` has no option(s) {sorted(used - known)}"
 

@@ -1,1 +1,1 @@
-"""Subcommands of `canary`: each module exposes register(subparsers). See canary/cli/main.py."""
+"""Subcommands of `canary`: each module defines one click command (or group); canary/cli/main.py lists them."""

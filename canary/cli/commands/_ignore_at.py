@@ -6,31 +6,29 @@ and what the reconstruction cannot know. Kept apart from ignore.py so that comma
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
+from datetime import datetime
 
-from canary.cli.commands._options import config_of
 from canary.history.past import PastIgnore, ignore_at
 from canary.state import audit
+from core.config import Config
 from core.layer_files import read_layers
 from core.layers import PEOPLE_LAYERS
-from core.times import parse_time, stamp
+from core.times import stamp
 from core.untrusted import clean
 
 
-def run_at(args: argparse.Namespace) -> int:
-    config = config_of(args)
-    at = parse_time(args.at, "--at")
+def run_at(config: Config, at: datetime, model: str | None) -> int:
     exclusions = read_layers(config.paths.layer_paths(PEOPLE_LAYERS))  # the suspensions: the audit log's
     records, torn = audit.read(config.paths.audit)
-    if args.model is not None:
-        models = [args.model]
+    if model is not None:
+        models = [model]
     else:
         models = sorted({str(r.get("model")) for r in records if r.get("model") not in (None, "*")}
                         | {e.model for e in exclusions} | set(config.models))
     answers = [ignore_at(m, at, records, exclusions, torn_lines=torn) for m in models]
-    if args.model is not None:
+    if model is not None:
         print(json.dumps(answers[0].ignore))
     else:
         print(json.dumps({a.model: a.ignore for a in answers}, sort_keys=True))

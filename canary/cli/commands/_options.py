@@ -1,15 +1,21 @@
-"""Options shared by the judge's subcommands: file paths, --now, the loaded configuration.
+"""What the subcommands share, as click decorators: --config, the file paths, --now, and the command class.
 
 Every file a command reads or writes can be overridden (--state, --audit, --builtin,
---incidents), so tools can work on copies; otherwise paths come from canary.yaml.
+--incidents, ...), so tools can work on copies; otherwise paths come from canary.yaml. The shared
+options fill one `Invocation` (the click context's object): `canary --config X judge` and
+`canary judge --config X` both land there, the later one winning, and a command takes it with
+`@pass_invocation`.
 """
 
 from __future__ import annotations
 
-import argparse
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, TypeVar
+
+import click
 
 from canary.state.judge_files import load_layers
 from core.config import Config, load_config
@@ -18,29 +24,40 @@ from core.times import parse_time
 from judge.suspension.state import JudgeState
 
 FILE_OPTIONS = ("state", "audit", "builtin", "incidents", "history", "silences", "maintenance")
+EXIT_REFUSED = 2  # a command that refuses what it was given (its class may name another: `refused=`)
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 110}
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
-def add_common(parser: argparse.ArgumentParser, files: tuple[str, ...] = FILE_OPTIONS, now: bool = True) -> None:
-    # SUPPRESS: do not overwrite a --config given before the subcommand name.
-    parser.add_argument("--config", default=argparse.SUPPRESS, help="configuration file (default: canary.yaml)")
-    for name in files:
-        parser.add_argument(f"--{name}", type=Path, default=None, metavar="PATH",
-                            help=f"the {name} file (default: paths.{name} in canary.yaml)")
-    if now:
-        parser.add_argument("--now", default=None, metavar="ISO8601",
-                            help="the time to judge at (default: the current UTC time)")
+@dataclass
+class Invocation:
+    """The shared options of one command line: canary.yaml, its path overrides, and --now."""
 
+    config_path: str | None = None
+    paths: dict[str, Path] = field(default_factory=dict)
+    at: datetime | None = None
 
-def config_of(args: argparse.Namespace) -> Config:
-    """canary.yaml with the command line's path overrides applied."""
-    config = load_config(getattr(args, "config", None))
-    overrides = {name: getattr(args, name) for name in FILE_OPTIONS if getattr(args, name, None) is not None}
-    return replace(config, paths=replace(config.paths, **overrides)) if overrides else config
+    def config(self) -> Config:
+        """canary.yaml with the command line's path overrides applied."""
+        config = load_config(self.config_path)
+        overrides: dict[str, Any] = dict(self.paths)
+        return replace(config, paths=replace(config.paths, **overrides)) if overrides else config
+
+    def now(self) -> datetime:
+        """--now, or the current UTC time (to the second)."""
+        return self.at if self.at is not None else datetime.now(UTC).replace(microsecond=0)
+
+    def layers(self) -> LayersAtNow:
+        """The three exclusion layers at --now (an unreadable layer: an InputError)."""
+        config = self.config()
+        state, exclusions = load_layers(config.paths.state, config.paths)
+        return LayersAtNow(config, self.now(), state, exclusions)
 
 
 @dataclass(frozen=True, slots=True)
 class LayersAtNow:
-    """What `canary ignore` and `canary status` read: the config, the time, and the three layers."""
+    """What `canary ignore`, `status` and `digest` read: the config, the time, and the three layers."""
 
     config: Config
     now: datetime
@@ -48,20 +65,128 @@ class LayersAtNow:
     exclusions: tuple[Exclusion, ...]
 
 
-def read_layers(args: argparse.Namespace) -> LayersAtNow:
-    """The three exclusion layers at --now (a bad --now or an unreadable layer: an InputError)."""
-    config = config_of(args)
-    now = now_of(args)
-    state, exclusions = load_layers(config.paths.state, config.paths)
-    return LayersAtNow(config, now, state, exclusions)
+pass_invocation = click.make_pass_decorator(Invocation, ensure=True)
 
 
-def now_of(args: argparse.Namespace) -> datetime:
-    """--now as an aware UTC datetime, or the current time. Raises TimeFormatError for a bad value."""
-    value = getattr(args, "now", None)
-    if value is None:
-        return datetime.now(UTC).replace(microsecond=0)
-    return parse_time(value, "--now")
+class Time(click.ParamType[datetime]):
+    """An ISO 8601 time (core/times.py), refused as canary refuses any bad time: `--now: 'x' is not ...`."""
+
+    name = "ISO8601"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> datetime:
+        if isinstance(value, datetime):
+            return value
+        return parse_time(str(value), param.opts[0] if param is not None and param.opts else "time")
 
 
-__all__ = ["add_common", "config_of", "now_of"]
+TIME = Time()
+PATH = click.Path(path_type=Path)
+
+
+class Many(click.Option):
+    """An option taking one or more values after it, as shells expand globs: `--reapply a.json b.json`.
+
+    Each value stands for a repetition of the option (`multiple`); the values run up to the next
+    option or `--` (Command.parse_args spells the repetitions out before click parses)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["multiple"] = True
+        super().__init__(*args, **kwargs)
+
+
+class Command(click.Command):
+    """A subcommand: its refusals end with exit `refused` (2 unless it says otherwise), and `raw` help
+    text is printed as written (lists and tables kept) rather than re-wrapped."""
+
+    def __init__(self, *args: Any, refused: int = EXIT_REFUSED, raw: bool = False, **kwargs: Any) -> None:
+        kwargs.setdefault("context_settings", CONTEXT)
+        super().__init__(*args, **kwargs)
+        self.refused = refused
+        self.raw = raw
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, spell_out_many(args, [o for p in self.params if isinstance(p, Many)
+                                                             for o in p.opts]))
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        if not self.raw or not self.help:
+            super().format_help_text(ctx, formatter)
+            return
+        formatter.write_paragraph()
+        with formatter.indentation():
+            for line in self.help.strip("\n").splitlines():
+                formatter.write(f"{' ' * formatter.current_indent}{line}".rstrip() + "\n")
+
+
+class CommandGroup(click.Group):
+    """A command with actions of its own (`canary incident add`): subcommands are `Command`s."""
+
+    command_class = Command
+
+    def __init__(self, *args: Any, refused: int = EXIT_REFUSED, **kwargs: Any) -> None:
+        kwargs.setdefault("context_settings", CONTEXT)
+        super().__init__(*args, **kwargs)
+        self.refused = refused
+
+
+def spell_out_many(args: Sequence[str], names: Sequence[str]) -> list[str]:
+    """`--opt a b` as `--opt a --opt b` for each option of `names`, up to the next option or `--`."""
+    out: list[str] = []
+    current: str | None = None
+    for i, arg in enumerate(args):
+        if arg == "--":
+            return out + list(args[i:])
+        if arg.startswith("-") and arg != "-":
+            name = arg.split("=", 1)[0]
+            current = name if name in names and "=" not in arg else None
+            out.append(arg)
+        elif current is not None and out[-1] != current:
+            out += [current, arg]
+        else:
+            out.append(arg)
+    return out
+
+
+def _remember_config(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    if value is not None:
+        ctx.ensure_object(Invocation).config_path = value
+
+
+def _remember_path(ctx: click.Context, param: click.Parameter, value: Path | None) -> None:
+    if value is not None and param.name is not None:
+        ctx.ensure_object(Invocation).paths[param.name] = value
+
+
+def _remember_now(ctx: click.Context, _param: click.Parameter, value: datetime | None) -> None:
+    if value is not None:
+        ctx.ensure_object(Invocation).at = value
+
+
+def config_option(f: F) -> F:
+    """--config, before or after the subcommand's name (the later one wins)."""
+    return click.option("--config", default=None, metavar="FILE", expose_value=False, callback=_remember_config,
+                        help="configuration file (default: canary.yaml, or $CANARY_CONFIG)")(f)
+
+
+def now_option(f: F) -> F:
+    """--now: the time to judge at (a bad value is refused with the command's name, exit 2)."""
+    return click.option("--now", type=TIME, default=None, expose_value=False, callback=_remember_now,
+                        help="the time to judge at (default: the current UTC time)")(f)
+
+
+def common(files: tuple[str, ...] = FILE_OPTIONS, now: bool = True) -> Callable[[F], F]:
+    """--config, a --NAME PATH override of paths.NAME for each of `files`, and (unless now=False) --now."""
+
+    def decorate(f: F) -> F:
+        if now:
+            f = now_option(f)
+        for name in reversed(files):
+            f = click.option(f"--{name}", name, type=PATH, default=None, metavar="PATH", expose_value=False,
+                             callback=_remember_path, help=f"the {name} file (default: paths.{name} in canary.yaml)")(f)
+        return config_option(f)
+
+    return decorate
+
+
+__all__ = ["PATH", "TIME", "Command", "CommandGroup", "Invocation", "Many", "common", "config_option",
+           "pass_invocation"]

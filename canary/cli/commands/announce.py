@@ -19,12 +19,13 @@ sets the output `undelivered=true`, so the workflow can commit that line (`canar
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
 
-from canary.cli.commands._options import add_common, config_of
+import click
+
+from canary.cli.commands._options import PATH, Command, Invocation, common, pass_invocation
 from canary.integrations import notify
 from canary.round.judging import DEFAULT_DECISIONS_FILE
 from canary.state.results_files import read_decisions
@@ -33,24 +34,21 @@ from canary.state.silences import silences_or_none
 OUTPUT_ENV = "GITHUB_OUTPUT"
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser("announce", help="print, summarise and post a round's committed decisions")
-    p.add_argument("decisions", nargs="?", type=Path, default=None, metavar="DECISIONS.json",
-                   help="the decisions file (default: <paths.reports>/decisions.json)")
-    add_common(p, files=("audit", "silences"), now=False)
-    p.set_defaults(func=_run)
-
-
-def _run(args: argparse.Namespace) -> int:
-    config = config_of(args)
-    path = args.decisions or Path(config.paths.reports) / DEFAULT_DECISIONS_FILE
-    doc = read_decisions(path)
-    if doc is None:
+@click.command("announce", cls=Command, short_help="print, summarise and post a round's committed decisions")
+@click.argument("decisions_path", required=False, type=PATH, metavar="[DECISIONS.json]")
+@common(files=("audit", "silences"), now=False)
+@pass_invocation
+def announce(invocation: Invocation, decisions_path: Path | None) -> int:
+    """Print, summarise and post a round's committed decisions (default: <paths.reports>/decisions.json)."""
+    config = invocation.config()
+    path = decisions_path or Path(config.paths.reports) / DEFAULT_DECISIONS_FILE
+    decisions = read_decisions(path)
+    if decisions is None:
         print(f"canary announce: {path}: no decisions file (run canary judge first); nothing announced",
               file=sys.stderr)
         return 2
     silences = silences_or_none(config.paths.silences, lambda line: print(line, file=sys.stderr))
-    undelivered = notify.notify(doc, audit_path=config.paths.audit, silences=silences)
+    undelivered = notify.notify(decisions, audit_path=config.paths.audit, silences=silences)
     output = os.environ.get(OUTPUT_ENV)
     if output:
         with open(output, "a", encoding="utf-8") as handle:

@@ -33,15 +33,16 @@ without --reapply (a person's `canary lift`) stops, pushes nothing and says how 
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
-import sys
 from pathlib import Path
 
-from canary.cli.commands._options import add_common, config_of
+import click
+
+from canary.cli.commands._options import PATH, Command, Invocation, Many, common, pass_invocation
 from canary.history.store import history_root
 from canary.round.judging import DEFAULT_DECISIONS_FILE, JudgeRequest, run_judge
+from canary.round.refusal import RoundRefused
 from canary.state.checked_out import commit_to_checked_out_branch
 from canary.state.commit_back import (
     DEFAULT_RETRIES,
@@ -57,76 +58,81 @@ from core.layers import PEOPLE_LAYERS
 _PLAIN_MESSAGE = re.compile(r"[ -~]{1,200}")
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser(
-        "commit", help="commit and push the judge's state, audit log and round history (to the state branch)")
-    p.add_argument("--message-from", type=Path, default=None, metavar="DECISIONS.json",
-                   help="decisions file naming this round's decisions (default: <paths.reports>/decisions.json)")
-    p.add_argument("--message", default=None, metavar="TEXT",
-                   help="a commit message of your own instead (one line of plain ASCII, at most 200 characters)")
-    p.add_argument("--remote", default="origin")
-    p.add_argument("--state-branch", default=None, metavar="NAME",
-                   help="branch the judge's files go to (default: paths.state_branch; '' = the checked-out branch)")
-    p.add_argument("--branch", default=None,
-                   help="the checked-out branch people's files are on (default: $GITHUB_REF_NAME, else the current "
-                        "one); the push target only when there is no state branch")
-    p.add_argument("--retries", type=int, default=DEFAULT_RETRIES)
-    p.add_argument("--reapply", nargs="+", type=Path, default=None, metavar="RESULTS.json",
-                   help="results file(s) to re-judge when the state or the exclusions moved upstream")
-    p.add_argument("--repo", type=Path, default=None, help="repository folder (default: the current one)")
-    add_common(p, now=False)
-    p.set_defaults(func=_run, refused=1)
+def plain_message(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    """--message: one line of plain ASCII, 1 to 200 characters (a usage error, exit 2, otherwise)."""
+    if value is not None and not _PLAIN_MESSAGE.fullmatch(value):
+        raise click.BadParameter("must be one line of plain ASCII, 1 to 200 characters")
+    return value
 
 
-def _run(args: argparse.Namespace) -> int:
-    config = config_of(args)
-    repo = args.repo or Path.cwd()
-    decisions_path = args.message_from or Path(config.paths.reports) / DEFAULT_DECISIONS_FILE
-    state_branch = config.paths.state_branch if args.state_branch is None else (args.state_branch or None)
-    if args.message is not None and not _PLAIN_MESSAGE.fullmatch(args.message):
-        print("canary commit: --message must be one line of plain ASCII, 1 to 200 characters", file=sys.stderr)
-        return 2
+@click.command("commit", cls=Command, refused=1,
+               short_help="commit and push the judge's state, audit log and round history (to the state branch)")
+@click.option("--message-from", "decisions_path", type=PATH, default=None, metavar="DECISIONS.json",
+              help="decisions file naming this round's decisions (default: <paths.reports>/decisions.json)")
+@click.option("--message", default=None, metavar="TEXT", callback=plain_message,
+              help="a commit message of your own instead (one line of plain ASCII, at most 200 characters)")
+@click.option("--remote", default="origin", show_default=True)
+@click.option("--state-branch", default=None, metavar="NAME",
+              help="branch the judge's files go to (default: paths.state_branch; '' = the checked-out branch)")
+@click.option("--branch", default=None,
+              help="the checked-out branch people's files are on (default: $GITHUB_REF_NAME, else the current "
+                   "one); the push target only when there is no state branch")
+@click.option("--retries", type=int, default=DEFAULT_RETRIES, show_default=True)
+@click.option("--reapply", "results_paths", cls=Many, type=PATH, metavar="RESULTS.json...",
+              help="results file(s) to re-judge when the state or the exclusions moved upstream")
+@click.option("--repo", type=PATH, default=None, help="repository folder (default: the current one)")
+@common(now=False)
+@pass_invocation
+def commit(invocation: Invocation, decisions_path: Path | None, message: str | None, remote: str,
+           state_branch: str | None, branch: str | None, retries: int, results_paths: tuple[Path, ...],
+           repo: Path | None) -> int:
+    """Commit the judge's files (state, audit log, round history) and push them, never forcing."""
+    config = invocation.config()
+    repo = repo or Path.cwd()
+    decisions_path = decisions_path or Path(config.paths.reports) / DEFAULT_DECISIONS_FILE
+    target = config.paths.state_branch if state_branch is None else (state_branch or None)
 
-    def message() -> str:
-        if args.message is not None:
-            return str(args.message) + "\n"
+    def message_text() -> str:
+        if message is not None:
+            return message + "\n"
         return commit_message(read_decisions(decisions_path))
 
     def reapply() -> int:
-        doc = read_decisions(decisions_path)
-        if doc is None:
-            print(f"canary commit: {decisions_path}: no decisions file; cannot re-apply", file=sys.stderr)
-            return 2
-        outcome = run_judge(JudgeRequest(
-            tuple(args.reapply), config, doc.now, mode=doc.mode or None, decisions_out=decisions_path,
-            send=False, expect=doc.request.expected_models, allow_simulator=doc.request.allow_simulator))
-        if outcome.error is not None:
-            print(f"canary judge: {outcome.error}", file=sys.stderr)
-        return outcome.code
+        decisions = read_decisions(decisions_path)
+        if decisions is None:
+            raise CommitBackError(f"{decisions_path}: no decisions file; cannot re-apply")
+        try:
+            run_judge(JudgeRequest(
+                results_paths, config, decisions.now, mode=decisions.mode or None, decisions_out=decisions_path,
+                send=False, expect=decisions.request.expected_models,
+                allow_simulator=decisions.request.allow_simulator))
+        except RoundRefused as exc:
+            raise CommitBackError(f"canary judge refused to re-apply the round: {exc}") from exc
+        return 0
 
     files = [config.paths.state, config.paths.audit]
     folders = history_folders(repo, config.paths.state, history_root(config.paths), "canary commit")
     inputs = list(config.paths.layer_paths(PEOPLE_LAYERS).values())  # people's layers: a change re-applies the round
-    again = reapply if args.reapply else None
-    if state_branch is not None:
-        result = commit_to_state_branch(repo, files, message, remote=args.remote, branch=state_branch,
-                                        people_branch=_people_branch(args, repo), retries=args.retries,
+    again = reapply if results_paths else None
+    if target is not None:
+        result = commit_to_state_branch(repo, files, message_text, remote=remote, branch=target,
+                                        people_branch=_people_branch(branch, repo), retries=retries,
                                         reapply=again, inputs=inputs, folders=folders,
                                         append_only=[config.paths.audit])
-        where = state_branch
+        where = target
     else:
-        where = args.branch or os.environ.get("GITHUB_REF_NAME") or _current_branch(repo)
-        result = commit_to_checked_out_branch(repo, files, message, remote=args.remote, branch=where,
-                                              retries=args.retries, reapply=again, inputs=inputs, folders=folders)
-    print(f"canary commit: {result.status} ({args.remote} {where}; attempts: {result.attempts}, "
+        where = branch or os.environ.get("GITHUB_REF_NAME") or _current_branch(repo)
+        result = commit_to_checked_out_branch(repo, files, message_text, remote=remote, branch=where,
+                                              retries=retries, reapply=again, inputs=inputs, folders=folders)
+    print(f"canary commit: {result.status} ({remote} {where}; attempts: {result.attempts}, "
           f"re-applied: {result.reapplied})")
     return 0
 
 
-def _people_branch(args: argparse.Namespace, repo: Path) -> str | None:
+def _people_branch(branch: str | None, repo: Path) -> str | None:
     """The branch the exclusion files were read from; None (not watched) on a detached checkout."""
-    if args.branch or os.environ.get("GITHUB_REF_NAME"):
-        return str(args.branch or os.environ["GITHUB_REF_NAME"])
+    if branch or os.environ.get("GITHUB_REF_NAME"):
+        return str(branch or os.environ["GITHUB_REF_NAME"])
     try:
         return _current_branch(repo)
     except CommitBackError:

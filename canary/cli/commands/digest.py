@@ -15,13 +15,14 @@ Exit 0 whatever the services did; 2 when a file cannot be read.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from datetime import datetime, timedelta
 from typing import Any
 
-from canary.cli.commands._options import add_common, read_layers
+import click
+
+from canary.cli.commands._options import Command, Invocation, common, pass_invocation
 from canary.history.observe import would_suspends
 from canary.integrations.notifications import send as notifications
 from canary.integrations.notifications.digest import Digest, compose_digest, render_digest
@@ -35,36 +36,34 @@ SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 OUTPUT_ENV = "GITHUB_OUTPUT"
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser("digest", help="the daily digest: what stands and what changed, when it changed")
-    p.add_argument("--force", action="store_true", help="send it now even if not due or unchanged")
-    add_common(p, files=("state", "audit", "builtin", "incidents", "silences", "maintenance"))
-    p.set_defaults(func=_run)
-
-
-def _run(args: argparse.Namespace) -> int:
-    layers = read_layers(args)
+@click.command("digest", cls=Command, short_help="the daily digest: what stands and what changed, when it changed")
+@click.option("--force", is_flag=True, help="send it now even if not due or unchanged")
+@common(files=("state", "audit", "builtin", "incidents", "silences", "maintenance"))
+@pass_invocation
+def digest(invocation: Invocation, force: bool) -> int:
+    """At most once per digest.every_hours, one message about what stands, when it changed."""
+    layers = invocation.layers()
     config, now = layers.config, layers.now
     every = timedelta(hours=config.digest.every_hours)
-    if not every and not args.force:
+    if not every and not force:
         print("canary digest: off (digest.every_hours is 0)")
         return 0
     records, _ = audit.read(config.paths.audit)
     last = last_digest(records)
-    if last is not None and not args.force and now < last[0] + every:
+    if last is not None and not force and now < last[0] + every:
         print(f"canary digest: the last was at {fmt_time(last[0])}; the next is due from {fmt_time(last[0] + every)}")
         return 0
-    digest = compose_digest(
+    composed = compose_digest(
         now=now, state=layers.state, exclusions=layers.exclusions,
         silences=silences_or_none(config.paths.silences, lambda line: print(line, file=sys.stderr)),
         maintenance=load_maintenance(config.paths.maintenance),
         would=would_suspends(records, since=now - timedelta(days=8), now=now),
         previous=None if last is None else last[1])
-    if not digest.changed and not args.force:
+    if not composed.changed and not force:
         when = "the last digest" if last is not None else "nothing to tell (no digest yet, and nothing stands)"
         print(f"canary digest: nothing changed since {when}; nothing sent")
         return 0
-    message = render_digest(digest)
+    message = render_digest(composed)
     print(message.as_text())
     summary = os.environ.get(SUMMARY_ENV)
     if summary:
@@ -72,7 +71,7 @@ def _run(args: argparse.Namespace) -> int:
             handle.write(f"### {message.title}\n\n{message.body}\n\n")
     targets = notifications.targets()
     notifications.send_message(message, targets, config.paths.audit, about=(now, None, config.mode))
-    audit.append(config.paths.audit, [digest_line(digest, config.mode, delivered_to=len(targets))])
+    audit.append(config.paths.audit, [digest_line(composed, config.mode, delivered_to=len(targets))])
     output = os.environ.get(OUTPUT_ENV)
     if output:
         with open(output, "a", encoding="utf-8") as handle:
@@ -99,4 +98,4 @@ def digest_line(digest: Digest, mode: str, *, delivered_to: int) -> dict[str, An
             "keys": list(digest.keys), "evidence": []}
 
 
-__all__ = ["DIGEST_SENT", "digest_line", "last_digest", "register"]
+__all__ = ["DIGEST_SENT", "digest", "digest_line", "last_digest"]

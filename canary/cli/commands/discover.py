@@ -7,14 +7,14 @@ Exit codes: 0 all good; 1 a discovery failed; 3 the upstream refused our key (AU
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import sys
 from collections.abc import Sequence
 from contextlib import ExitStack
-from typing import Any
 
-from core.config import load_config
+import click
+
+from canary.cli.commands._options import Command, Invocation, config_option, pass_invocation
 from core.upstream import Upstream, resolve_upstream
 from probes.http.client import PinnedClient
 from probes.http.discovery import DiscoveryError, discover
@@ -24,23 +24,23 @@ from simulator.process import SIMULATOR_KEY, simulator_process
 PING_MESSAGES = ({"role": "user", "content": "Say hello to a traveller arriving at the inn, in one short sentence."},)
 
 
-def register(subparsers: Any) -> None:
-    p = subparsers.add_parser("discover", help="list the endpoints of the configured models (and ping each, pinned)")
-    p.add_argument("--model", action="append", default=None, help="model id (repeatable; default: canary.yaml models)")
-    p.add_argument("--ping", action="store_true", help="send one pinned streamed request per endpoint")
-    p.add_argument("--max-tokens", type=int, default=64, help="max_tokens of each ping (default 64)")
-    p.add_argument("--deadline", type=float, default=None,
-                   help="per-request deadline in seconds (default: canary.yaml)")
-    p.set_defaults(func=run)
-
-
-def run(args: argparse.Namespace) -> int:
-    config = load_config(args.config)
-    models = tuple(args.model or config.models)
+@click.command("discover", cls=Command,
+               short_help="list the endpoints of the configured models (and ping each, pinned)")
+@config_option
+@click.option("--model", "models", multiple=True, help="model id (repeatable; default: canary.yaml models)")
+@click.option("--ping", is_flag=True, help="send one pinned streamed request per endpoint")
+@click.option("--max-tokens", type=int, default=64, help="max_tokens of each ping (default 64)")
+@click.option("--deadline", type=float, default=None, help="per-request deadline in seconds (default: canary.yaml)")
+@pass_invocation
+def discover_command(invocation: Invocation, models: tuple[str, ...], ping: bool, max_tokens: int,
+                     deadline: float | None) -> int:
+    """List a model's endpoints; optionally ping each, pinned (exit 1: a discovery failed; 3: key refused)."""
+    config = invocation.config()
+    models = models or config.models
     if not models:
         print("canary discover: no model given and canary.yaml lists none (use --model author/slug)", file=sys.stderr)
         return 2
-    deadline = args.deadline or config.probe.request_deadline_seconds
+    deadline = deadline or config.probe.request_deadline_seconds
     with ExitStack() as stack:
         settings = resolve_upstream()
         if settings is None:
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
                   file=sys.stderr)
         client = PinnedClient(settings, overall_concurrency=config.concurrency.overall,
                               per_provider_concurrency=config.concurrency.per_provider, deadline_s=deadline)
-        return asyncio.run(_main(client, models, ping=args.ping, max_tokens=args.max_tokens))
+        return asyncio.run(_main(client, models, ping=ping, max_tokens=max_tokens))
 
 
 async def _main(client: PinnedClient, models: Sequence[str], *, ping: bool, max_tokens: int) -> int:

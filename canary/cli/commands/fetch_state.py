@@ -27,12 +27,13 @@ that keeps no git credentials, $GITHUB_TOKEN authenticates that one request.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 from pathlib import Path
 
-from canary.cli.commands._options import add_common, config_of
+import click
+
+from canary.cli.commands._options import PATH, Command, Invocation, common, pass_invocation
 from canary.history.store import history_root
 from canary.state.commit_back import history_folders
 from canary.state.judge_files import load_state
@@ -42,40 +43,40 @@ from core.times import fmt_time
 from judge.suspension.state import JudgeState, state_from_json
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser("fetch-state", help="copy the judge's state, audit log and history from the state branch")
-    p.add_argument("--remote", default="origin")
-    p.add_argument("--state-branch", default=None, metavar="NAME",
-                   help="the branch holding the judge's files (default: paths.state_branch)")
-    p.add_argument("--repo", type=Path, default=None, help="repository folder (default: the current one)")
-    p.add_argument("--force", action="store_true", help="overwrite a local state that holds rounds never pushed")
-    p.add_argument("--show-branch", action="store_true", help="print the state branch's name and do nothing else")
-    p.add_argument("--exists", action="store_true",
-                   help="print `true` or `false`: does the remote have the state branch yet (exit 1 when it cannot "
-                        "be asked; $GITHUB_TOKEN, when set, authenticates); touches nothing")
-    add_common(p, files=("state", "audit", "history"), now=False)
-    p.set_defaults(func=_run, refused=1)
-
-
-def _run(args: argparse.Namespace) -> int:
-    config = config_of(args)
-    branch = config.paths.state_branch if args.state_branch is None else (args.state_branch or None)
-    if args.show_branch:
+@click.command("fetch-state", cls=Command, refused=1,
+               short_help="copy the judge's state, audit log and history from the state branch")
+@click.option("--remote", default="origin", show_default=True)
+@click.option("--state-branch", default=None, metavar="NAME",
+              help="the branch holding the judge's files (default: paths.state_branch)")
+@click.option("--repo", type=PATH, default=None, help="repository folder (default: the current one)")
+@click.option("--force", is_flag=True, help="overwrite a local state that holds rounds never pushed")
+@click.option("--show-branch", is_flag=True, help="print the state branch's name and do nothing else")
+@click.option("--exists", is_flag=True,
+              help="print `true` or `false`: does the remote have the state branch yet (exit 1 when it cannot "
+                   "be asked; $GITHUB_TOKEN, when set, authenticates); touches nothing")
+@common(files=("state", "audit", "history"), now=False)
+@pass_invocation
+def fetch_state(invocation: Invocation, remote: str, state_branch: str | None, repo: Path | None, force: bool,
+                show_branch: bool, exists: bool) -> int:
+    """Copy the judge's files and the round history from the tip of the state branch."""
+    config = invocation.config()
+    branch = config.paths.state_branch if state_branch is None else (state_branch or None)
+    repo = repo or Path.cwd()
+    if show_branch:
         print(branch or "")
         return 0
-    if args.exists:
-        return _exists(args.repo or Path.cwd(), args.remote, branch)
+    if exists:
+        return _exists(repo, remote, branch)
     if branch is None:
         print("canary fetch-state: paths.state_branch is empty: the judge's files live on the checked-out branch; "
               "nothing to fetch")
         return 0
     state = config.paths.state
-    repo = args.repo or Path.cwd()
-    result = pull_state(repo, [state, config.paths.audit], remote=args.remote,
-                        branch=branch, force=args.force, local_ahead=lambda data: _local_ahead(state, data),
+    result = pull_state(repo, [state, config.paths.audit], remote=remote,
+                        branch=branch, force=force, local_ahead=lambda data: _local_ahead(state, data),
                         folders=history_folders(repo, state, history_root(config.paths), "canary fetch-state"))
     if result.tip is None:
-        print(f"canary fetch-state: {args.remote} has no branch {branch} yet; the judge starts from the files in "
+        print(f"canary fetch-state: {remote} has no branch {branch} yet; the judge starts from the files in "
               f"this checkout ({state}: {'present' if state.exists() else 'none, an empty state'}) and its first "
               "commit creates the branch")
     else:

@@ -9,39 +9,38 @@ exactly what the monitor reports.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
 
+import click
+
+from canary.cli.commands._options import PATH, Command
 from canary.integrations.notifications import heartbeat
 from canary.state.results_files import read_decisions
 from core.store import StoreError
 from judge.suspension.decisions import DecisionsError, RoundDecisions
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser("heartbeat", help="ping $CANARY_HEARTBEAT_URL (a dead-man's switch) after a round")
-    p.add_argument("--decisions", type=Path, default=None, metavar="PATH",
-                   help="the round's decisions.json (missing or incomplete round: the failure ping)")
-    p.add_argument("--fail", action="store_true", help="signal a failure whatever the decisions say")
-    p.set_defaults(func=_run)
-
-
-def _run(args: argparse.Namespace) -> int:
+@click.command("heartbeat", cls=Command, short_help="ping $CANARY_HEARTBEAT_URL (a dead-man's switch) after a round")
+@click.option("--decisions", "decisions_path", type=PATH, default=None, metavar="PATH",
+              help="the round's decisions.json (missing or incomplete round: the failure ping)")
+@click.option("--fail", is_flag=True, help="signal a failure whatever the decisions say")
+def heartbeat_command(decisions_path: Path | None, fail: bool) -> int:
+    """Tell the dead-man's switch a round was judged (always exit 0 once the options are right)."""
     url = os.environ.get(heartbeat.HEARTBEAT_ENV, "").strip()
     if not url:
         print(f"canary heartbeat: ${heartbeat.HEARTBEAT_ENV} is not set; nothing to ping")
         return 0
-    if args.decisions is None:
-        status = heartbeat.RoundStatus(not args.fail, "a step of the workflow failed" if args.fail else "alive")
+    if decisions_path is None:
+        status = heartbeat.RoundStatus(not fail, "a step of the workflow failed" if fail else "alive")
     else:
-        doc: RoundDecisions | None = None
+        decisions: RoundDecisions | None = None
         try:
-            doc = read_decisions(args.decisions)
+            decisions = read_decisions(decisions_path)
         except (StoreError, DecisionsError) as exc:
             print(f"canary heartbeat: {exc}", file=sys.stderr)
-        status = heartbeat.round_status(doc, failed=args.fail)
+        status = heartbeat.round_status(decisions, failed=fail)
     error = heartbeat.ping(url, status, fail_url=os.environ.get(heartbeat.HEARTBEAT_FAIL_ENV, "").strip() or None)
     what = "success" if status.ok else "failure"
     if error is None:

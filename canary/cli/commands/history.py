@@ -12,12 +12,13 @@ the judge never needs the history, so nothing else is affected.
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 from typing import Any
 
-from canary.cli.commands._options import add_common, config_of, now_of
+import click
+
+from canary.cli.commands._options import PATH, CommandGroup, Invocation, common, pass_invocation
 from canary.history.query import EndpointSummary, History, PassRate
 from canary.history.recorder import record_files
 from canary.history.rows import HistoryError
@@ -32,45 +33,24 @@ WINDOW_NAMES = {1: "24 h", 7: "7 d", 30: "30 d"}
 CONTRACT_ORDER = CONTRACTS   # the four, then the optional ones (tools, stop, fidelity)
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser("history", help="pass rates, latency and suspensions from the round history")
-    p.add_argument("--model", default=None, help="only this model")
-    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    add_common(p, files=("history",))
-    sub = p.add_subparsers(dest="history_action", metavar="record|compact")
-    r = sub.add_parser("record", help="add judged rounds to the history (backfill); recording twice changes nothing")
-    r.add_argument("results", nargs="+", type=Path, metavar="RESULTS.json",
-                   help="the round's results (several = shards)")
-    r.add_argument("--decisions", type=Path, default=None, metavar="FILE",
-                   help="the decisions.json that `canary judge` wrote for this round")
-    _sub_options(r)
-    c = sub.add_parser("compact", help=f"fold days older than {DETAIL_DAYS} days into daily aggregates")
-    _sub_options(c)
-    p.set_defaults(func=_run)
-
-
-def _sub_options(parser: argparse.ArgumentParser) -> None:
-    # SUPPRESS: an option given before the action name (`canary history --now T record ...`) stays.
-    parser.add_argument("--config", default=argparse.SUPPRESS, help="configuration file (default: canary.yaml)")
-    parser.add_argument("--history", type=Path, default=argparse.SUPPRESS, metavar="PATH",
-                        help="the history folder (default: paths.history in canary.yaml)")
-    parser.add_argument("--now", default=argparse.SUPPRESS, metavar="ISO8601", help="the time (default: now)")
-
-
-def _run(args: argparse.Namespace) -> int:
-    config = config_of(args)
-    now = now_of(args)
-    if args.history_action == "record":
-        return _record(args, history_root(config.paths), now)
-    if args.history_action == "compact":
-        days = compact(history_root(config.paths), now=now)
-        print(f"canary history: compacted {len(days)} day(s)" + (f": {', '.join(days)}" if days else ""))
-        return 0
-    history = History.open(history_root(config.paths), now=now, days=max(WINDOWS) + 1)
-    summaries = history.summary(WINDOWS, model=args.model)
-    newest_round = history.newest_round()
+@click.group("history", cls=CommandGroup, invoke_without_command=True,
+             short_help="pass rates, latency and suspensions from the round history")
+@click.option("--model", default=None, help="only this model")
+@click.option("--json", "as_json", is_flag=True, help="print JSON instead of a table")
+@common(files=("history",))
+@click.pass_context
+def history(ctx: click.Context, model: str | None, as_json: bool) -> int:
+    """Pass rates per contract with 95 % intervals, TTFT p50/p95, tokens/s and suspensions over 24 h,
+    7 d and 30 d; `record` and `compact` fill the history."""
+    if ctx.invoked_subcommand is not None:
+        return 0  # the action runs next, with the options given on either side of its name
+    invocation = ctx.ensure_object(Invocation)
+    config, now = invocation.config(), invocation.now()
+    found = History.open(history_root(config.paths), now=now, days=max(WINDOWS) + 1)
+    summaries = found.summary(WINDOWS, model=model)
+    newest_round = found.newest_round()
     newest = fmt_time(newest_round.at) if newest_round else None
-    if args.json:
+    if as_json:
         print(json.dumps(to_json(summaries, now_iso=fmt_time(now), newest=newest),
                          indent=2, sort_keys=True))
     else:
@@ -79,14 +59,30 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _record(args: argparse.Namespace, root: Path, now: Any) -> int:
+@history.command("record", help="add judged rounds to the history (backfill); recording twice changes nothing")
+@click.argument("results_paths", nargs=-1, required=True, type=PATH, metavar="RESULTS.json...")
+@click.option("--decisions", "decisions_path", type=PATH, default=None, metavar="FILE",
+              help="the decisions.json that `canary judge` wrote for this round")
+@common(files=("history",))
+@pass_invocation
+def record(invocation: Invocation, results_paths: tuple[Path, ...], decisions_path: Path | None) -> int:
+    config, now = invocation.config(), invocation.now()
     decisions = None
-    if args.decisions is not None:
-        decisions = read_decisions(args.decisions)
+    if decisions_path is not None:
+        decisions = read_decisions(decisions_path)
         if decisions is None:
-            raise HistoryError(f"{args.decisions}: no such decisions file")
-    done = record_files(root, args.results, decisions, now=now)
+            raise HistoryError(f"{decisions_path}: no such decisions file")
+    done = record_files(history_root(config.paths), list(results_paths), decisions, now=now)
     print(f"canary history: {'recorded' if done.written else 'already recorded, nothing changed'}: {done.path}")
+    return 0
+
+
+@history.command("compact", help=f"fold days older than {DETAIL_DAYS} days into daily aggregates")
+@common(files=("history",))
+@pass_invocation
+def compact_command(invocation: Invocation) -> int:
+    days = compact(history_root(invocation.config().paths), now=invocation.now())
+    print(f"canary history: compacted {len(days)} day(s)" + (f": {', '.join(days)}" if days else ""))
     return 0
 
 

@@ -11,36 +11,36 @@ so on stderr (the list printed is then people's exclusions only).
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
+from datetime import datetime
 
-from canary.cli.commands._options import add_common, read_layers
+import click
+
+from canary.cli.commands._options import TIME, Command, Invocation, common, pass_invocation
 from judge.suspension.exclusions import effective_ignore, known_models
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser("ignore", help="print the effective provider.ignore list as JSON")
-    p.add_argument("--model", default=None, help="model id (default: every known model)")
-    p.add_argument("--at", default=None, metavar="ISO8601",
-                   help="the list in effect at this past moment, rebuilt from the audit log (canary/history/past.py)")
-    add_common(p, files=("state", "audit", "builtin", "incidents"))
-    p.set_defaults(func=_run)
-
-
-def _run(args: argparse.Namespace) -> int:
-    if args.at is not None:
+@click.command("ignore", cls=Command, short_help="print the effective provider.ignore list as JSON")
+@click.option("--model", default=None, help="model id (default: every known model)")
+@click.option("--at", type=TIME, default=None,
+              help="the list in effect at this past moment, rebuilt from the audit log (canary/history/past.py)")
+@common(files=("state", "audit", "builtin", "incidents"))
+@pass_invocation
+def ignore(invocation: Invocation, model: str | None, at: datetime | None) -> int:
+    """Print the effective provider.ignore list as JSON (of one model, or of every known model)."""
+    if at is not None:
         from canary.cli.commands._ignore_at import run_at
 
-        return run_at(args)
-    layers = read_layers(args)
+        return run_at(invocation.config(), at, model)
+    layers = invocation.layers()
     config, now, state, exclusions = layers.config, layers.now, layers.state, layers.exclusions
     if config.paths.state_branch and not config.paths.state.exists():
         print(f"canary ignore: warning: no {config.paths.state} here; the judge's suspensions live on branch "
               f"{config.paths.state_branch}: run `canary fetch-state` first. Showing people's exclusions only.",
               file=sys.stderr)
-    if args.model is not None:
-        print(json.dumps(effective_ignore(args.model, exclusions, state, now)))
+    if model is not None:
+        print(json.dumps(effective_ignore(model, exclusions, state, now)))
     else:
         models = known_models(exclusions, state, config.models)
         print(json.dumps({m: effective_ignore(m, exclusions, state, now) for m in models}, sort_keys=True))

@@ -14,13 +14,14 @@ next run does what is still missing for its own decisions), 2 it could not start
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import sys
 from pathlib import Path
 
-from canary.cli.commands._options import add_common, config_of
+import click
+
+from canary.cli.commands._options import PATH, CommandGroup, Invocation, Many, common, pass_invocation
 from canary.integrations.github_issues import excerpts
 from canary.integrations.github_issues.client import GitHubClient
 from canary.integrations.github_issues.sync import DEFAULT_LABEL, suspended_in, sync
@@ -34,43 +35,44 @@ from core.untrusted import clean
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser("issues", help="incidents as GitHub issues (open, comment, close)")
-    sub = p.add_subparsers(dest="issues_command", metavar="ACTION", required=True)
-    s = sub.add_parser("sync", help="bring the incident issues up to date with a round's decisions")
-    s.add_argument("--decisions", type=Path, required=True, metavar="PATH", help="the round's decisions.json")
-    s.add_argument("--repo", default=None, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
-    s.add_argument("--results", type=Path, nargs="*", default=[], metavar="RESULTS.json",
-                   help="the round's results file(s), for reply excerpts in new issues")
-    s.add_argument("--label", default=DEFAULT_LABEL,
-                   help=f"the label that finds canary's issues (default: {DEFAULT_LABEL})")
-    s.add_argument("--run-url", default=None, help="link of the round (default: this workflow run)")
-    s.add_argument("--state", type=Path, default=None, metavar="PATH",
-                   help="the judge's state after the round: heal issues a cut-short earlier sync left behind")
-    s.add_argument("--dry-run", action="store_true", help="read and plan, print what would change, change nothing")
-    add_common(s, files=("silences",), now=False)
-    s.set_defaults(func=_run)
+@click.group("issues", cls=CommandGroup, short_help="incidents as GitHub issues (open, comment, close)")
+def issues() -> None:
+    """Incidents as GitHub issues: one per suspended (or would-be suspended) endpoint, kept up to date."""
 
 
-def _run(args: argparse.Namespace) -> int:
-    repo = args.repo or os.environ.get("GITHUB_REPOSITORY", "")
+@issues.command("sync", help="bring the incident issues up to date with a round's decisions")
+@click.option("--decisions", "decisions_path", type=PATH, required=True, metavar="PATH",
+              help="the round's decisions.json")
+@click.option("--repo", default=None, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
+@click.option("--results", "results_paths", cls=Many, type=PATH, metavar="RESULTS.json...",
+              help="the round's results file(s), for reply excerpts in new issues")
+@click.option("--label", default=DEFAULT_LABEL, help=f"the label that finds canary's issues (default: {DEFAULT_LABEL})")
+@click.option("--run-url", default=None, help="link of the round (default: this workflow run)")
+@click.option("--state", "state_path", type=PATH, default=None, metavar="PATH",
+              help="the judge's state after the round: heal issues a cut-short earlier sync left behind")
+@click.option("--dry-run", is_flag=True, help="read and plan, print what would change, change nothing")
+@common(files=("silences",), now=False)
+@pass_invocation
+def sync_command(invocation: Invocation, decisions_path: Path, repo: str | None, results_paths: tuple[Path, ...],
+                 label: str, run_url: str | None, state_path: Path | None, dry_run: bool) -> int:
+    repo = repo or os.environ.get("GITHUB_REPOSITORY", "")
     token = os.environ.get("GITHUB_TOKEN", "")
     if not _REPO.match(repo):
         return _refuse("name the repository with --repo OWNER/NAME (or set $GITHUB_REPOSITORY)")
-    if not token and not args.dry_run:
+    if not token and not dry_run:
         return _refuse("$GITHUB_TOKEN is not set: the workflow passes ${{ github.token }} with issues: write")
-    doc = read_decisions(args.decisions)
-    if doc is None:
-        return _refuse(f"{args.decisions}: no such decisions file (did `canary judge` run?)")
-    quotes = excerpts.from_results(_read_results(args.results))
+    decisions = read_decisions(decisions_path)
+    if decisions is None:
+        return _refuse(f"{decisions_path}: no such decisions file (did `canary judge` run?)")
+    quotes = excerpts.from_results(_read_results(results_paths))
     suspended = None
-    if args.state is not None:
-        suspended = suspended_in(load_state(args.state), doc.now)
-    silences = silences_or_none(config_of(args).paths.silences, lambda line: print(line, file=sys.stderr))
+    if state_path is not None:
+        suspended = suspended_in(load_state(state_path), decisions.now)
+    silences = silences_or_none(invocation.config().paths.silences, lambda line: print(line, file=sys.stderr))
     api = os.environ.get("GITHUB_API_URL") or "https://api.github.com"
     with GitHubClient(repo, token, api_url=api) as client:
-        report = sync(doc, client, label=args.label, run_url=args.run_url or _run_url(), excerpts=quotes,
-                      dry_run=args.dry_run, suspended=suspended, silences=silences)
+        report = sync(decisions, client, label=label, run_url=run_url or _run_url(), excerpts=quotes,
+                      dry_run=dry_run, suspended=suspended, silences=silences)
     for line in report.done:
         print(f"canary issues: {clean(line, 300)}")
     for line in report.failed:
@@ -84,7 +86,7 @@ def _run(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
-def _read_results(paths: list[Path]) -> list[RoundResults]:
+def _read_results(paths: tuple[Path, ...]) -> list[RoundResults]:
     """Each readable shard's record; one that cannot be read only loses its excerpts."""
     shards = []
     for path in paths:

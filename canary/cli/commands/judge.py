@@ -30,11 +30,11 @@ about real time, and a round judged late must not resurrect suspensions that alr
 
 from __future__ import annotations
 
-import argparse
-import sys
 from pathlib import Path
 
-from canary.cli.commands._options import add_common, config_of, now_of
+import click
+
+from canary.cli.commands._options import PATH, Command, Invocation, common, pass_invocation
 from canary.round.judging import (
     SIMULATOR_STATE_DIR,
     JudgeRequest,
@@ -44,32 +44,28 @@ from canary.round.judging import (
 from core.policy import MODES
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser("judge", help="apply one round's results to the state (streaks, suspensions)")
-    p.add_argument("results", nargs="*", type=Path, metavar="RESULTS.json", help="results file(s); several = shards")
-    p.add_argument("--mode", choices=MODES, default=None, help="override canary.yaml's mode for this round")
-    p.add_argument("--decisions-out", type=Path, default=None, metavar="PATH",
-                   help="where to write decisions.json (default: <paths.reports>/decisions.json)")
-    p.add_argument("--no-notify", action="store_true",
-                   help="do not print, summarise or post the decisions (the workflow runs `canary announce` "
-                        "after `canary commit` instead)")
-    p.add_argument("--expect-models", default=None, metavar="M1,M2",
-                   help="the models this round planned to probe (comma separated): one without results makes "
-                        "the round incomplete for that model only")
-    p.add_argument("--allow-simulator", action="store_true",
-                   help=f"apply a round probed against the bundled simulator to a state outside a "
-                        f"{SIMULATOR_STATE_DIR}/ folder (only for a scratch copy of the state)")
-    add_common(p)
-    p.set_defaults(func=_run)
+@click.command("judge", cls=Command, short_help="apply one round's results to the state (streaks, suspensions)")
+@click.argument("results_paths", nargs=-1, type=PATH, metavar="RESULTS.json...")
+@click.option("--mode", type=click.Choice(MODES), default=None, help="override canary.yaml's mode for this round")
+@click.option("--decisions-out", type=PATH, default=None, metavar="PATH",
+              help="where to write decisions.json (default: <paths.reports>/decisions.json)")
+@click.option("--no-notify", is_flag=True,
+              help="do not print, summarise or post the decisions (the workflow runs `canary announce` "
+                   "after `canary commit` instead)")
+@click.option("--expect-models", default=None, metavar="M1,M2",
+              help="the models this round planned to probe (comma separated): one without results makes "
+                   "the round incomplete for that model only")
+@click.option("--allow-simulator", is_flag=True,
+              help=f"apply a round probed against the bundled simulator to a state outside a "
+                   f"{SIMULATOR_STATE_DIR}/ folder (only for a scratch copy of the state)")
+@common()
+@pass_invocation
+def judge(invocation: Invocation, results_paths: tuple[Path, ...], mode: str | None, decisions_out: Path | None,
+          no_notify: bool, expect_models: str | None, allow_simulator: bool) -> int:
+    """Apply one round's results to the state (streaks, suspensions); several files are shards of one round.
 
-
-def _run(args: argparse.Namespace) -> int:
-    now = now_of(args)
-    outcome = run_judge(JudgeRequest(
-        tuple(args.results), config_of(args), now, mode=args.mode, decisions_out=args.decisions_out,
-        send=not args.no_notify, expect=model_list(args.expect_models), allow_simulator=args.allow_simulator))
-    if outcome.error is not None:
-        print(f"canary judge: {outcome.error}", file=sys.stderr)
-    return outcome.code
-
-
+    A round refused (a file that cannot be trusted, a round older than the last one applied, a
+    simulator round bound for the real state) writes nothing and exits 2."""
+    run_judge(JudgeRequest(results_paths, invocation.config(), invocation.now(), mode=mode, decisions_out=decisions_out,
+                           send=not no_notify, expect=model_list(expect_models), allow_simulator=allow_simulator))
+    return 0

@@ -6,30 +6,28 @@ rounds; its ladder rung is kept (a lifted host that fails again climbs the ladde
 
 from __future__ import annotations
 
-import argparse
+import click
 
-from canary.cli.commands._options import add_common, config_of, now_of
+from canary.cli.commands._options import Command, Invocation, common, pass_invocation
 from canary.state import audit
 from canary.state.judge_files import load_state, save_state
 from judge.suspension.rules import lift
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser("lift", help="end a provider's suspension by hand")
-    p.add_argument("--model", required=True)
-    p.add_argument("--provider", required=True)
-    p.add_argument("--reason", required=True, help="why (recorded in the audit log)")
-    add_common(p, files=("state", "audit"))
-    p.set_defaults(func=_run)
-
-
-def _run(args: argparse.Namespace) -> int:
-    config = config_of(args)
-    now = now_of(args)
+@click.command("lift", cls=Command, short_help="end a provider's suspension by hand")
+@click.option("--model", required=True)
+@click.option("--provider", required=True)
+@click.option("--reason", required=True, help="why (recorded in the audit log)")
+@common(files=("state", "audit"))
+@pass_invocation
+def lift_command(invocation: Invocation, model: str, provider: str, reason: str) -> int:
+    """End a provider's suspension by hand (audited)."""
+    config = invocation.config()
+    now = invocation.now()
     audit.check_appendable(config.paths.audit)
     state = load_state(config.paths.state, now=now)
-    new_state, decision = lift(state, args.model, args.provider, now=now, reason=args.reason)
+    new_state, decision = lift(state, model, provider, now=now, reason=reason)
     audit.append(config.paths.audit, audit.decision_lines([decision], round_id=None, mode=config.mode, now=now))
     save_state(config.paths.state, new_state)
-    print(f"canary lift: lifted the suspension of {args.provider} for {args.model}")
+    print(f"canary lift: lifted the suspension of {provider} for {model}")
     return 0

@@ -5,12 +5,13 @@ switching `mode` to enforce. Reads the audit log, and the round history when it 
 
 from __future__ import annotations
 
-import argparse
 import json
 from datetime import timedelta
 from typing import Any
 
-from canary.cli.commands._options import add_common, config_of, now_of
+import click
+
+from canary.cli.commands._options import Command, Invocation, common, pass_invocation
 from canary.history.observe import WouldSuspend, would_suspends
 from canary.history.query import History
 from canary.history.rows import HistoryError
@@ -29,33 +30,32 @@ OUTCOME_TEXT = {
 }
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser("observe-report", help="every would-suspend of the last N days and what happened next")
-    p.add_argument("--days", type=float, default=7.0, help="the window, in days (default 7)")
-    p.add_argument("--model", default=None, help="only this model")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
-    add_common(p, files=("audit", "history"))
-    p.set_defaults(func=_run)
-
-
-def _run(args: argparse.Namespace) -> int:
-    config = config_of(args)
-    now = now_of(args)
+@click.command("observe-report", cls=Command,
+               short_help="every would-suspend of the last N days and what happened next")
+@click.option("--days", type=float, default=7.0, help="the window, in days (default 7)")
+@click.option("--model", default=None, help="only this model")
+@click.option("--json", "as_json", is_flag=True, help="print JSON instead of text")
+@common(files=("audit", "history"))
+@pass_invocation
+def observe_report(invocation: Invocation, days: float, model: str | None, as_json: bool) -> int:
+    """Every would-suspend of the last N days, its evidence, and what happened next."""
+    config = invocation.config()
+    now = invocation.now()
     records, torn = audit.read(config.paths.audit)
-    since = now - timedelta(days=args.days)
-    items = [w for w in would_suspends(records, since=since, now=now) if args.model in (None, w.model)]
+    since = now - timedelta(days=days)
+    items = [w for w in would_suspends(records, since=since, now=now) if model in (None, w.model)]
     history: History | None = None
     warning = None
     try:
-        history = History.open(history_root(config.paths), now=now, days=int(args.days) + 2)
+        history = History.open(history_root(config.paths), now=now, days=int(days) + 2)
     except HistoryError as exc:
         warning = f"the round history could not be read, so rounds are not shown: {exc}"
     entries = [_entry(w, history, now) for w in items]
-    if args.json:
-        print(json.dumps({"schema_version": 1, "now": fmt_time(now), "days": args.days, "torn_audit_lines": torn,
+    if as_json:
+        print(json.dumps({"schema_version": 1, "now": fmt_time(now), "days": days, "torn_audit_lines": torn,
                           "warning": warning, "would_suspends": entries}, indent=2, sort_keys=True))
     else:
-        print(render(entries, days=args.days, now_iso=fmt_time(now) or "", warning=warning, torn=torn))
+        print(render(entries, days=days, now_iso=fmt_time(now) or "", warning=warning, torn=torn))
     return 0
 
 

@@ -21,58 +21,47 @@ Exit codes: quality failures are the normal business of a round, so
 
 from __future__ import annotations
 
-import argparse
-import sys
 from pathlib import Path
-from typing import Any
 
+import click
+
+from canary.cli.commands._options import PATH, Command, Invocation, config_option, pass_invocation
 from canary.round.probing import ProbeOptions, run_probe
 
-
-def register(subparsers: Any) -> None:
-    p = subparsers.add_parser("probe", help="run one round: probe every endpoint pinned, write the reports",
-                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--config", default=argparse.SUPPRESS, help="configuration file (default: canary.yaml)")
-    p.add_argument("--model", action="append", default=None,
-                   help="model id to probe (repeatable; default: canary.yaml)")
-    p.add_argument("-k", dest="keyword", default=None, metavar="EXPR",
-                   help="pytest -k expression, e.g. a tag: aurora/fp8")
-    p.add_argument("-m", dest="marker", default=None, metavar="CONTRACT",
-                   help="pytest -m expression over contracts: latency, refusal, structured, language")
-    p.add_argument("--workers", type=int, default=0, metavar="N", help="pytest-xdist workers (default 0: one process)")
-    p.add_argument("--shares", type=int, default=1, metavar="N",
-                   help="this is one of N probe jobs running at once (the workflow's matrix): each concurrency "
-                        "cap of canary.yaml is divided by N (default 1)")
-    p.add_argument("--simulator", action="store_true",
-                   help="probe the bundled simulator on purpose (even with OPENROUTER_API_KEY, even in GitHub Actions)")
-    p.add_argument("--scenario", default=None, metavar="FILE",
-                   help="simulator scenario (implies --simulator)")
-    p.add_argument("--state-checkout", default=None, metavar="DIR",
-                   help="a checkout of the state branch: read the language plan from DIR/<paths.state>")
-    p.add_argument("--seed", type=int, default=0, help="simulator seed (default 0)")
-    p.add_argument("--round", type=int, default=1, dest="round_number", help="simulator round number (default 1)")
-    p.add_argument("--reports", default=None, metavar="DIR", help="reports directory (default: paths.reports)")
-    p.add_argument("--discovery-snapshot", default=None, metavar="FILE", help="replay a saved discovery.json")
-    p.add_argument("pytest_args", nargs=argparse.REMAINDER, help="after --: more pytest options")
-    p.set_defaults(func=run)
+DOC = __doc__ or ""
 
 
-def run(args: argparse.Namespace) -> int:
-    outcome = run_probe(options_of(args))
-    if outcome.error is not None:
-        print(f"canary probe: {outcome.error}", file=sys.stderr)
-        return outcome.code
+@click.command("probe", cls=Command, raw=True, help=DOC,
+               short_help="run one round: probe every endpoint pinned, write the reports")
+@config_option
+@click.option("--model", "models", multiple=True, help="model id to probe (repeatable; default: canary.yaml)")
+@click.option("-k", "keyword", default=None, metavar="EXPR", help="pytest -k expression, e.g. a tag: aurora/fp8")
+@click.option("-m", "marker", default=None, metavar="CONTRACT",
+              help="pytest -m expression over contracts: latency, refusal, structured, language")
+@click.option("--workers", type=int, default=0, metavar="N",
+              help="pytest-xdist workers (default 0: one process)")
+@click.option("--shares", type=int, default=1, metavar="N",
+              help="this is one of N probe jobs running at once (the workflow's matrix): each concurrency "
+                   "cap of canary.yaml is divided by N (default 1)")
+@click.option("--simulator", is_flag=True,
+              help="probe the bundled simulator on purpose (even with OPENROUTER_API_KEY, even in GitHub Actions)")
+@click.option("--scenario", default=None, metavar="FILE", help="simulator scenario (implies --simulator)")
+@click.option("--state-checkout", default=None, metavar="DIR",
+              help="a checkout of the state branch: read the language plan from DIR/<paths.state>")
+@click.option("--seed", type=int, default=0, help="simulator seed (default 0)")
+@click.option("--round", "round_number", type=int, default=1, help="simulator round number (default 1)")
+@click.option("--reports", type=PATH, default=None, metavar="DIR", help="reports directory (default: paths.reports)")
+@click.option("--discovery-snapshot", default=None, metavar="FILE", help="replay a saved discovery.json")
+@click.argument("pytest_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- PYTEST OPTIONS]")
+@pass_invocation
+def probe(invocation: Invocation, models: tuple[str, ...], keyword: str | None, marker: str | None, workers: int,
+          shares: int, simulator: bool, scenario: str | None, state_checkout: str | None, seed: int,
+          round_number: int, reports: Path | None, discovery_snapshot: str | None,
+          pytest_args: tuple[str, ...]) -> int:
+    outcome = run_probe(ProbeOptions(
+        config_path=invocation.config_path, reports=reports, models=models, keyword=keyword,
+        marker=marker, workers=workers, shares=shares, simulator=simulator, scenario=scenario, seed=seed,
+        round_number=round_number, discovery_snapshot=discovery_snapshot, state_checkout=state_checkout,
+        pytest_args=pytest_args))
     print(outcome.where())
     return outcome.code
-
-
-def options_of(args: argparse.Namespace) -> ProbeOptions:
-    """The command line as ProbeOptions (pytest options after `--` passed on as given)."""
-    extra = list(args.pytest_args or ())
-    return ProbeOptions(
-        config_path=getattr(args, "config", None), reports=Path(args.reports) if args.reports else None,
-        models=tuple(args.model or ()), keyword=args.keyword, marker=args.marker, workers=args.workers,
-        shares=args.shares,
-        simulator=bool(args.simulator), scenario=args.scenario, seed=args.seed, round_number=args.round_number,
-        discovery_snapshot=args.discovery_snapshot, state_checkout=args.state_checkout,
-        pytest_args=tuple(extra[1:] if extra[:1] == ["--"] else extra))

@@ -16,33 +16,35 @@ passed between them. A round against a real upstream always runs and is judged o
 
 from __future__ import annotations
 
-import argparse
+from datetime import datetime
 from pathlib import Path
-from typing import Any
 
+import click
+
+from canary.cli.commands._options import PATH, TIME, Command, Invocation, config_option, pass_invocation
 from canary.round.local_round import RoundOptions, run_round
+from core.policy import MODES
+
+DOC = __doc__ or ""
 
 
-def register(subparsers: Any) -> None:
-    p = subparsers.add_parser(
-        "round", help="run one whole round: probe, judge, print the summary, render the report",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--config", default=argparse.SUPPRESS, help="configuration file (default: canary.yaml)")
-    p.add_argument("--model", action="append", default=None, help="model id to probe (repeatable)")
-    p.add_argument("-k", dest="keyword", default=None, metavar="EXPR", help="pytest -k expression, e.g. a tag")
-    p.add_argument("-m", dest="marker", default=None, metavar="CONTRACT", help="pytest -m expression over contracts")
-    p.add_argument("--workers", type=int, default=0, metavar="N", help="pytest-xdist workers (default 0: one process)")
-    p.add_argument("--scenario", default=None, metavar="FILE", help="simulator scenario (only without a key)")
-    p.add_argument("--seed", type=int, default=None, help="simulator seed (default: the round number)")
-    p.add_argument("--mode", choices=("observe", "enforce"), default=None, help="override canary.yaml's mode")
-    p.add_argument("--now", default=None, metavar="ISO8601", help="judge at this time (default: now)")
-    p.add_argument("--reports", default=None, metavar="DIR", help="reports directory (default: paths.reports)")
-    p.add_argument("--no-report", action="store_true", help="skip rendering the Allure HTML report")
-    p.set_defaults(func=run)
-
-
-def run(args: argparse.Namespace) -> int:
+@click.command("round", cls=Command, raw=True, help=DOC,
+               short_help="run one whole round: probe, judge, print the summary, render the report")
+@config_option
+@click.option("--model", "models", multiple=True, help="model id to probe (repeatable)")
+@click.option("-k", "keyword", default=None, metavar="EXPR", help="pytest -k expression, e.g. a tag")
+@click.option("-m", "marker", default=None, metavar="CONTRACT", help="pytest -m expression over contracts")
+@click.option("--workers", type=int, default=0, metavar="N", help="pytest-xdist workers (default 0: one process)")
+@click.option("--scenario", default=None, metavar="FILE", help="simulator scenario (only without a key)")
+@click.option("--seed", type=int, default=None, help="simulator seed (default: the round number)")
+@click.option("--mode", type=click.Choice(MODES), default=None, help="override canary.yaml's mode")
+@click.option("--now", type=TIME, default=None, help="judge at this time (default: now)")
+@click.option("--reports", type=PATH, default=None, metavar="DIR", help="reports directory (default: paths.reports)")
+@click.option("--no-report", is_flag=True, help="skip rendering the Allure HTML report")
+@pass_invocation
+def round_command(invocation: Invocation, models: tuple[str, ...], keyword: str | None, marker: str | None,
+                  workers: int, scenario: str | None, seed: int | None, mode: str | None, now: datetime | None,
+                  reports: Path | None, no_report: bool) -> int:
     return run_round(RoundOptions(
-        config_path=getattr(args, "config", None), reports=Path(args.reports) if args.reports else None,
-        models=tuple(args.model or ()), keyword=args.keyword, marker=args.marker, workers=args.workers,
-        scenario=args.scenario, seed=args.seed, mode=args.mode, now=args.now, render_report=not args.no_report))
+        config_path=invocation.config_path, reports=reports, models=models, keyword=keyword, marker=marker,
+        workers=workers, scenario=scenario, seed=seed, mode=mode, now=now, render_report=not no_report))

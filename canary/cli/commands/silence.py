@@ -12,13 +12,14 @@ silence does, and does not, is judge/suspension/silences.py's docstring and docs
 
 from __future__ import annotations
 
-import argparse
 import getpass
 import os
 import re
 from datetime import datetime, timedelta
 
-from canary.cli.commands._options import add_common, config_of, now_of
+import click
+
+from canary.cli.commands._options import CommandGroup, Invocation, common, pass_invocation
 from canary.state.silences import add_silence, expire_silences, load_silences, render_silences
 from core.store import StoreError, atomic_write_text, read_text
 from core.tags import describe_invalid_tag, is_valid_tag
@@ -30,50 +31,64 @@ _DURATION = re.compile(r"^(\d+)([mhd])$")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days"}
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser("silence", help="mute notifications and issue updates for an endpoint, until a time")
-    sub = p.add_subparsers(dest="silence_action", metavar="add|list|expire", required=True)
-    add = sub.add_parser("add", help="add a silence")
-    add.add_argument("--model", required=True)
-    add.add_argument("--provider", default=None, help="one endpoint's tag (default: every endpoint of the model)")
-    add.add_argument("--until", required=True, metavar="ISO8601|DURATION",
-                     help="when it ends: a time (2026-12-03T09:00:00Z) or a duration from now (90m, 6h, 2d)")
-    add.add_argument("--reason", required=True, help="why (shown on the status page and in canary status)")
-    add.add_argument("--author", default=None, help="who (default: $GITHUB_ACTOR, else the login name)")
-    listing = sub.add_parser("list", help="list the silences in force")
-    listing.add_argument("--all", action="store_true", help="expired ones too")
-    expire = sub.add_parser("expire", help="end the silences of a model (or one endpoint) now")
-    expire.add_argument("--model", required=True)
-    expire.add_argument("--provider", default=None, help="the endpoint of a silence that names one")
-    for q in (add, listing, expire):
-        add_common(q, files=("silences",))
-        q.set_defaults(func=_run)
+@click.group("silence", cls=CommandGroup,
+             short_help="mute notifications and issue updates for an endpoint, until a time")
+def silence() -> None:
+    """Keep notifications and incident issues quiet about an endpoint, until a time."""
 
 
-def _run(args: argparse.Namespace) -> int:
-    config = config_of(args)
-    path = config.paths.silences
-    now = now_of(args)
-    if args.silence_action == "list":
-        silences = load_silences(path)
-        print(render_silences(silences, now, include_expired=args.all))
-        return 0
-    for value in (args.model, args.provider):
+@silence.command("add", help="add a silence")
+@click.option("--model", required=True)
+@click.option("--provider", default=None, help="one endpoint's tag (default: every endpoint of the model)")
+@click.option("--until", "until_text", required=True, metavar="ISO8601|DURATION",
+              help="when it ends: a time (2026-12-03T09:00:00Z) or a duration from now (90m, 6h, 2d)")
+@click.option("--reason", required=True, help="why (shown on the status page and in canary status)")
+@click.option("--author", default=None, help="who (default: $GITHUB_ACTOR, else the login name)")
+@common(files=("silences",))
+@pass_invocation
+def add(invocation: Invocation, model: str, provider: str | None, until_text: str, reason: str,
+        author: str | None) -> int:
+    path, now = invocation.config().paths.silences, invocation.now()
+    _check_tags(model, provider)
+    text = read_text(path, "silences file") or ""
+    until = until_of(until_text, now)
+    added = Silence(model, provider, until, reason, _author(author), added_at=now)
+    atomic_write_text(path, add_silence(text, str(path), added))
+    print(f"canary silence: added in {path}: {clean(added.scope)} until {fmt_time(until)}; commit it to main "
+          "(a pull request, like an exclusion)")
+    return 0
+
+
+@silence.command("list", help="list the silences in force")
+@click.option("--all", "include_expired", is_flag=True, help="expired ones too")
+@common(files=("silences",))
+@pass_invocation
+def list_command(invocation: Invocation, include_expired: bool) -> int:
+    silences = load_silences(invocation.config().paths.silences)
+    print(render_silences(silences, invocation.now(), include_expired=include_expired))
+    return 0
+
+
+@silence.command("expire", help="end the silences of a model (or one endpoint) now")
+@click.option("--model", required=True)
+@click.option("--provider", default=None, help="the endpoint of a silence that names one")
+@common(files=("silences",))
+@pass_invocation
+def expire(invocation: Invocation, model: str, provider: str | None) -> int:
+    path, now = invocation.config().paths.silences, invocation.now()
+    _check_tags(model, provider)
+    text = read_text(path, "silences file") or ""
+    new_text, ended = expire_silences(text, str(path), model, provider, now)
+    atomic_write_text(path, new_text)
+    print(f"canary silence: expired {len(ended)} silence(s) of {clean(ended[0].scope)} in {path}; commit it "
+          "to main")
+    return 0
+
+
+def _check_tags(model: str, provider: str | None) -> None:
+    for value in (model, provider):
         if value is not None and not is_valid_tag(value):
             raise StoreError(describe_invalid_tag(value))
-    text = read_text(path, "silences file") or ""
-    if args.silence_action == "add":
-        until = until_of(args.until, now)
-        silence = Silence(args.model, args.provider, until, args.reason, _author(args.author), added_at=now)
-        atomic_write_text(path, add_silence(text, str(path), silence))
-        print(f"canary silence: added in {path}: {clean(silence.scope)} until {fmt_time(until)}; commit it to main "
-              "(a pull request, like an exclusion)")
-    else:
-        new_text, ended = expire_silences(text, str(path), args.model, args.provider, now)
-        atomic_write_text(path, new_text)
-        print(f"canary silence: expired {len(ended)} silence(s) of {clean(ended[0].scope)} in {path}; commit it "
-              "to main")
-    return 0
 
 
 def until_of(value: str, now: datetime) -> datetime:
@@ -98,4 +113,4 @@ def _author(given: str | None) -> str:
         raise StoreError("who is adding this silence? pass --author NAME") from None
 
 
-__all__ = ["register", "until_of"]
+__all__ = ["silence", "until_of"]

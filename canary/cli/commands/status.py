@@ -8,10 +8,11 @@ or how many judged replies its window holds when none failed. Last, the silences
 
 from __future__ import annotations
 
-import argparse
 from datetime import datetime, timedelta
 
-from canary.cli.commands._options import add_common, read_layers
+import click
+
+from canary.cli.commands._options import Command, Invocation, common, pass_invocation
 from canary.state.judge_files import refuse_future_times
 from canary.state.silences import load_silences, render_silences
 from core.layers import Exclusion
@@ -27,21 +28,19 @@ REASON_WIDTH = 60
 _PENDING_WINDOW = Policy().pending_window  # the default rules' window
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser("status", help="show each provider's streaks, suspension and ladder")
-    p.add_argument("--model", default=None, help="only this model")
-    add_common(p, files=("state", "builtin", "incidents", "silences"))
-    p.set_defaults(func=_run)
-
-
-def _run(args: argparse.Namespace) -> int:
-    layers = read_layers(args)
+@click.command("status", cls=Command, short_help="show each provider's streaks, suspension and ladder")
+@click.option("--model", default=None, help="only this model")
+@common(files=("state", "builtin", "incidents", "silences"))
+@pass_invocation
+def status(invocation: Invocation, model: str | None) -> int:
+    """A table of every provider the judge remembers, and its state; then the silences in force."""
+    layers = invocation.layers()
     # A year-9999 time would also overflow the pending window below: refused (a StoreError) first.
     refuse_future_times(layers.state, layers.config.paths.state, layers.now)
     window = timedelta(hours=layers.config.rules.pending_failure_hours)
-    print(render_status(layers.state, layers.exclusions, layers.now, model=args.model, window=window))
+    print(render_status(layers.state, layers.exclusions, layers.now, model=model, window=window))
     silences = load_silences(layers.config.paths.silences)
-    shown = tuple(s for s in silences if args.model is None or s.model == args.model)
+    shown = tuple(s for s in silences if model is None or s.model == model)
     if active_silences(shown, layers.now):
         print("\n" + render_silences(shown, layers.now))
     return 0

@@ -2,43 +2,42 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
+import click
+
+from canary.cli.commands._options import PATH, Command, Invocation, Many, config_option, pass_invocation
 from canary.outputs import summary
 from canary.state.results_files import read_decisions
-from core.config import load_config
 from core.errors import InputError
 from core.results import merge_shards, read_results
 from core.untrusted import markdown as untrusted_markdown
 from judge.suspension.decisions import RoundDecisions
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser(
-        "summary", help="print the round summary (outcomes, decisions, provider.ignore)",
-        description="Print one round's summary: model x provider x contract outcomes with time to first "
-                    "token, the judge's decisions and the effective provider.ignore. Several --results "
-                    "files are shards of one round. Without a decisions file the outcomes still print.")
-    p.add_argument("--results", nargs="+", action="extend", metavar="RESULTS.json",
-                   help="results.json of the round, one per shard (default: <reports>/results.json)")
-    p.add_argument("--decisions", metavar="PATH",
-                   help="decisions.json written by `canary judge` (default: <reports>/decisions.json if present)")
-    p.add_argument("--markdown", action="store_true", help="print Markdown instead of the terminal table")
-    p.add_argument("--step-summary", action="store_true",
-                   help="also append the Markdown to the file named by $GITHUB_STEP_SUMMARY (GitHub Actions)")
-    p.set_defaults(func=run)
-
-
-def run(args: argparse.Namespace) -> int:
-    reports = load_config(args.config).paths.reports
-    paths = [Path(p) for p in args.results] if args.results else [reports / "results.json"]
-    decisions = _decisions(Path(args.decisions) if args.decisions else reports / "decisions.json",
-                           explicit=args.decisions is not None)
+@click.command(
+    "summary", cls=Command, short_help="print the round summary (outcomes, decisions, provider.ignore)",
+    help="Print one round's summary: model x provider x contract outcomes with time to first "
+         "token, the judge's decisions and the effective provider.ignore. Several --results "
+         "files are shards of one round. Without a decisions file the outcomes still print.")
+@config_option
+@click.option("--results", "results_paths", cls=Many, type=PATH, metavar="RESULTS.json...",
+              help="results.json of the round, one per shard (default: <reports>/results.json)")
+@click.option("--decisions", "decisions_path", type=PATH, metavar="PATH",
+              help="decisions.json written by `canary judge` (default: <reports>/decisions.json if present)")
+@click.option("--markdown", is_flag=True, help="print Markdown instead of the terminal table")
+@click.option("--step-summary", is_flag=True,
+              help="also append the Markdown to the file named by $GITHUB_STEP_SUMMARY (GitHub Actions)")
+@pass_invocation
+def summary_command(invocation: Invocation, results_paths: tuple[Path, ...], decisions_path: Path | None,
+                    markdown: bool, step_summary: bool) -> int:
+    reports = invocation.config().paths.reports
+    paths = list(results_paths) or [reports / "results.json"]
+    decisions = _decisions(decisions_path or reports / "decisions.json", explicit=decisions_path is not None)
     try:
         shards = [(p, read_results(_load(p), str(p))) for p in paths]
         # A re-run of failed jobs hands over the shards of the jobs that succeeded too: those were
@@ -50,21 +49,21 @@ def run(args: argparse.Namespace) -> int:
         print(f"canary summary: {exc}", file=sys.stderr)
         return 2
     left_out = sorted(r.round_id for _, r in shards if r.round_id in reused) if kept is not shards else []
-    markdown = summary.to_markdown(results, decisions)
+    text = summary.to_markdown(results, decisions)
     if left_out:
         note = (f"re-run: the shard(s) {', '.join(left_out)} were reused from round(s) "
                 f"{', '.join(sorted({reused[i] for i in left_out}))} (judged and summarised there): left out here")
-        markdown = f"> {untrusted_markdown(note, 400)}\n\n{markdown}"
+        text = f"> {untrusted_markdown(note, 400)}\n\n{text}"
         print(f"canary summary: {note}")
-    sys.stdout.write(markdown if args.markdown else summary.to_text(results, decisions))
-    if args.step_summary:
+    sys.stdout.write(text if markdown else summary.to_text(results, decisions))
+    if step_summary:
         target = os.environ.get("GITHUB_STEP_SUMMARY")
         if not target:
             print("canary summary: --step-summary: $GITHUB_STEP_SUMMARY is not set (outside GitHub Actions); "
                   "printed only", file=sys.stderr)
         else:
             with open(target, "a", encoding="utf-8") as fh:
-                fh.write(markdown + "\n")
+                fh.write(text + "\n")
     return 0
 
 

@@ -16,7 +16,6 @@ check works offline, on that snapshot; without one, or with one taken from the b
 
 from __future__ import annotations
 
-import argparse
 import functools
 import json
 import sys
@@ -24,7 +23,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from canary.cli.commands._options import add_common, config_of
+import click
+
+from canary.cli.commands._options import PATH, Command, Invocation, common, pass_invocation
 from canary.state import audit
 from canary.state.judge_files import load_state
 from canary.state.maintenance import load_maintenance
@@ -34,22 +35,20 @@ from core.layer_files import read_layer
 from core.layers import LAYERS, SUSPENSION
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser(
-        "validate", help="check canary.yaml, the exclusion, silences and maintenance files, the state and audit log",
-        description="Parse canary.yaml, exclusions/builtin.yaml, exclusions/incidents.yaml, the judge's "
-                    "state file and its audit log, exclusions/silences.yaml and exclusions/maintenance.yaml "
-                    "exactly as canary will. Exit 1 with the file and line of each problem; nothing is written.")
-    add_common(p, files=("builtin", "incidents", "state", "audit", "silences", "maintenance"), now=False)
-    p.add_argument("--discovery", type=Path, default=None, metavar="FILE",
-                   help="a saved discovery snapshot to check `controls` against "
-                        "(default: <paths.reports>/discovery.json, written by every round)")
-    p.set_defaults(func=run)
-
-
-def run(args: argparse.Namespace) -> int:
+@click.command(
+    "validate", cls=Command,
+    short_help="check canary.yaml, the exclusion, silences and maintenance files, the state and audit log",
+    help="Parse canary.yaml, exclusions/builtin.yaml, exclusions/incidents.yaml, the judge's "
+         "state file and its audit log, exclusions/silences.yaml and exclusions/maintenance.yaml "
+         "exactly as canary will. Exit 1 with the file and line of each problem; nothing is written.")
+@common(files=("builtin", "incidents", "state", "audit", "silences", "maintenance"), now=False)
+@click.option("--discovery", "discovery_path", type=PATH, default=None, metavar="FILE",
+              help="a saved discovery snapshot to check `controls` against "
+                   "(default: <paths.reports>/discovery.json, written by every round)")
+@pass_invocation
+def validate(invocation: Invocation, discovery_path: Path | None) -> int:
     try:
-        config = config_of(args)
+        config = invocation.config()
     except ConfigError as exc:  # validate's verdict on canary.yaml ("invalid", exit 1), not a refusal
         print(f"canary validate: {exc}", file=sys.stderr)
         return 1
@@ -85,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"ok    {paths.audit}: {found}")
     for line in notes:
         print(f"note  {line}")
-    for line in control_warnings(config, args.discovery or Path(paths.reports) / "discovery.json"):
+    for line in control_warnings(config, discovery_path or Path(paths.reports) / "discovery.json"):
         print(line)
     return 1 if problems else 0
 

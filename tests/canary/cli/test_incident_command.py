@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from judge_cli_support import MODEL, T0, Files, files_in, iso
 
-from canary.cli.commands.incident import add_incident, remove_incident
+from canary.state.incidents import add_incident, remove_incident
 from core.layer_files import load_exclusions, parse_exclusions
 from core.layers import INCIDENT, Exclusion
 from core.store import StoreError
@@ -120,3 +120,17 @@ def test_a_broken_file_is_refused_with_its_line(f: Files) -> None:
     before = f.incidents.read_text()
     code, _, err = f.canary("incident", "add", "--model", MODEL, "--provider", "b/fp8", "--reason", "r")
     assert code == 2 and str(f.incidents) in err and "line" in err and f.incidents.read_text() == before
+
+
+def test_a_comment_and_the_key_order_survive_an_add_and_a_removal(f: Files) -> None:
+    # Models out of alphabetical order, an entry's keys in a person's order, a comment between them.
+    unordered = ('"zeta/model":\n  - reason: "slow"   # measured 2026-11-28\n    provider: "z/fp8"\n'
+                 '    added_at: "2026-11-28T00:00:00Z"\n# keep zeta first\n"alpha/model": []\n')
+    f.incidents.write_text(unordered, encoding="utf-8")
+    assert f.canary("incident", "add", "--model", "zeta/model", "--provider", "y/fp8", "--reason", "r",
+                    "--now", iso(T0))[0] == 0
+    added = f.incidents.read_text()
+    assert added.index('"zeta/model"') < added.index("# keep zeta first") < added.index('"alpha/model"')
+    assert added.index('reason: "slow"   # measured') < added.index('provider: "z/fp8"')
+    assert f.canary("incident", "remove", "--model", "zeta/model", "--provider", "y/fp8", "--reason", "done")[0] == 0
+    assert f.incidents.read_text() == unordered

@@ -5,9 +5,15 @@ from __future__ import annotations
 import json
 
 import pytest
+from click.testing import CliRunner, Result
 
 from canary.cli.commands.models import slug
-from canary.cli.main import main
+from canary.cli.main import canary
+
+
+def run(args: list[str]) -> Result:
+    """`canary ARGS` through click's CliRunner: exit code, stdout and stderr apart."""
+    return CliRunner().invoke(canary, args, prog_name="canary")
 
 TWO_MODELS = "models:\n  - deepseek/deepseek-chat-v3-0324\n  - meta-llama/llama-3.3-70b-instruct\n"
 
@@ -22,35 +28,39 @@ def config(tmp_path):
 MODELS = ["deepseek/deepseek-chat-v3-0324", "meta-llama/llama-3.3-70b-instruct"]
 
 
-def test_by_default_one_probe_job_probes_every_model_with_the_whole_caps(config, capsys):
+def test_by_default_one_probe_job_probes_every_model_with_the_whole_caps(config):
     """Issue 29: a job per model multiplied the key's budget (M x overall) and a host's (k x per_provider)."""
-    assert main(["--config", str(config), "models", "--json"]) == 0
-    [job] = json.loads(capsys.readouterr().out)
+    result = run(["--config", str(config), "models", "--json"])
+    assert result.exit_code == 0
+    [job] = json.loads(result.stdout)
     assert job == {"models": ",".join(MODELS), "slug": "models", "shares": 1}
 
 
 @pytest.mark.parametrize("jobs", [2, 5])
-def test_split_jobs_share_the_caps_and_cover_every_model_once(config, capsys, jobs):
-    assert main(["--config", str(config), "models", "--json", "--jobs", str(jobs)]) == 0
-    matrix = json.loads(capsys.readouterr().out)
+def test_split_jobs_share_the_caps_and_cover_every_model_once(config, jobs):
+    result = run(["--config", str(config), "models", "--json", "--jobs", str(jobs)])
+    assert result.exit_code == 0
+    matrix = json.loads(result.stdout)
     assert len(matrix) == 2 and {m["shares"] for m in matrix} == {2}  # never more jobs than models
     assert sorted(x for m in matrix for x in m["models"].split(",")) == MODELS
     assert len({m["slug"] for m in matrix}) == 2 and all("/" not in m["slug"] and ":" not in m["slug"] for m in matrix)
 
 
-def test_a_manual_run_can_select_some_models(config, capsys):
-    assert main(["--config", str(config), "models", "--json", "--select", "meta-llama/llama-3.3-70b-instruct"]) == 0
-    assert [m["models"] for m in json.loads(capsys.readouterr().out)] == ["meta-llama/llama-3.3-70b-instruct"]
+def test_a_manual_run_can_select_some_models(config):
+    result = run(["--config", str(config), "models", "--json", "--select", "meta-llama/llama-3.3-70b-instruct"])
+    assert result.exit_code == 0
+    assert [m["models"] for m in json.loads(result.stdout)] == ["meta-llama/llama-3.3-70b-instruct"]
 
 
-def test_selecting_an_unconfigured_model_is_refused(config, capsys):
-    assert main(["--config", str(config), "models", "--select", "nope/nothing"]) == 2
-    assert "not configured" in capsys.readouterr().err
+def test_selecting_an_unconfigured_model_is_refused(config):
+    result = run(["--config", str(config), "models", "--select", "nope/nothing"])
+    assert result.exit_code == 2
+    assert "not configured" in result.stderr
 
 
-def test_no_models_is_refused_rather_than_an_empty_matrix(tmp_path, capsys):
+def test_no_models_is_refused_rather_than_an_empty_matrix(tmp_path):
     (tmp_path / "c.yaml").write_text("models: []\n")
-    assert main(["--config", str(tmp_path / "c.yaml"), "models", "--json"]) == 2
+    assert run(["--config", str(tmp_path / "c.yaml"), "models", "--json"]).exit_code == 2
 
 
 @pytest.mark.parametrize(("model", "expected"), [("a/b", "a--b"), ("a/b:free", "a--b--free")], ids=["slash", "colon"])
@@ -69,47 +79,49 @@ GOOD_LINE = json.dumps({"time": "2026-12-01T00:00:00Z", "round_id": "r1", "mode"
                         "model": "deepseek/deepseek-chat-v3-0324", "provider": "aurora/fp8", "reason": "x"})
 
 
-def test_validate_parses_the_audit_log_and_names_each_bad_line(tmp_path, config, capsys):
+def test_validate_parses_the_audit_log_and_names_each_bad_line(tmp_path, config):
     # Issue 31: the audit log was never looked at; a bad line surfaced only in a later command.
     args = ["--config", str(config), "validate", *files(tmp_path, "", "")]
     audit = tmp_path / "audit.jsonl"
     audit.write_text(GOOD_LINE + "\n")
-    assert main(args) == 0 and "audit.jsonl: every line a record" in capsys.readouterr().out
+    result = run(args)
+    assert result.exit_code == 0 and "audit.jsonl: every line a record" in result.stdout
     audit.write_text("\n".join([GOOD_LINE, "[1, 2]", json.dumps({"time": "yesterday", "action": "suspend"}),
                                 json.dumps({"time": "2026-12-01T00:00:00Z"}), GOOD_LINE, '{"time": "2026-12-0']))
-    assert main(args) == 1
-    said = capsys.readouterr()
-    assert "audit.jsonl:2: not a JSON object" in said.err and "audit.jsonl:3: `time`" in said.err
-    assert "audit.jsonl:4: no `action`" in said.err and ":5:" not in said.err
-    assert "audit.jsonl:6: the last line is cut short" in said.out   # a torn append is a note, not a failure
+    said = run(args)
+    assert said.exit_code == 1
+    assert "audit.jsonl:2: not a JSON object" in said.stderr and "audit.jsonl:3: `time`" in said.stderr
+    assert "audit.jsonl:4: no `action`" in said.stderr and ":5:" not in said.stderr
+    assert "audit.jsonl:6: the last line is cut short" in said.stdout   # a torn append is a note, not a failure
 
 
-def test_validate_fails_on_an_audit_log_that_is_a_symbolic_link(tmp_path, config, capsys):
+def test_validate_fails_on_an_audit_log_that_is_a_symbolic_link(tmp_path, config):
     args = ["--config", str(config), "validate", *files(tmp_path, "", "")]
     (tmp_path / "elsewhere").write_text(GOOD_LINE + "\n")
     (tmp_path / "audit.jsonl").symlink_to(tmp_path / "elsewhere")
-    assert main(args) == 1 and "symbolic link" in capsys.readouterr().err
+    result = run(args)
+    assert result.exit_code == 1 and "symbolic link" in result.stderr
 
 
-def test_valid_files_pass(tmp_path, config, capsys):
+def test_valid_files_pass(tmp_path, config):
     builtin = ('"deepseek/deepseek-chat-v3-0324":\n  - provider: "aurora/fp8"\n'
                '    reason: "stray punctuation"  # measured\n')
-    rc = main(["--config", str(config), "validate", *files(tmp_path, builtin, "")])
-    assert rc == 0, capsys.readouterr().err
-    assert "1 entry" in capsys.readouterr().out
+    result = run(["--config", str(config), "validate", *files(tmp_path, builtin, "")])
+    assert result.exit_code == 0, result.stderr
+    assert "1 entry" in result.stdout
 
 
-def test_a_broken_hand_edit_fails_with_its_file_and_line(tmp_path, config, capsys):
+def test_a_broken_hand_edit_fails_with_its_file_and_line(tmp_path, config):
     incidents = '"deepseek/deepseek-chat-v3-0324":\n  - provider: "aurora/fp8"\n    reason: "x"\n'  # no added_at
-    rc = main(["--config", str(config), "validate", *files(tmp_path, "", incidents)])
-    err = capsys.readouterr().err
-    assert rc == 1
+    result = run(["--config", str(config), "validate", *files(tmp_path, "", incidents)])
+    err = result.stderr
+    assert result.exit_code == 1
     assert "incidents.yaml: line 2" in err and "added_at" in err
 
 
-def test_broken_yaml_fails(tmp_path, config, capsys):
-    rc = main(["--config", str(config), "validate", *files(tmp_path, "a: [unclosed\n", "")])
-    assert rc == 1 and "not valid YAML" in capsys.readouterr().err
+def test_broken_yaml_fails(tmp_path, config):
+    result = run(["--config", str(config), "validate", *files(tmp_path, "a: [unclosed\n", "")])
+    assert result.exit_code == 1 and "not valid YAML" in result.stderr
 
 
 # -- positive controls against the last saved discovery ----------------------------------------
@@ -123,41 +135,41 @@ def snapshot(path, upstream: str, tags: list[str]):
     return path
 
 
-def validate_controls(tmp_path, capsys, controls: list[str], *extra: str) -> tuple[int, str]:
+def validate_controls(tmp_path, controls: list[str], *extra: str) -> tuple[int, str]:
     config = tmp_path / "canary.yaml"
     config.write_text(f"models: [{MODEL}]\ncontrols:\n  {MODEL}: {json.dumps(controls)}\n"
                       f"paths:\n  reports: {tmp_path / 'reports'}\n")
-    rc = main(["--config", str(config), "validate", *files(tmp_path, "", ""), *extra])
-    return rc, capsys.readouterr().out
+    result = run(["--config", str(config), "validate", *files(tmp_path, "", ""), *extra])
+    return result.exit_code, result.stdout
 
 
-def test_validate_warns_about_a_control_the_saved_discovery_does_not_list(tmp_path, capsys):
+def test_validate_warns_about_a_control_the_saved_discovery_does_not_list(tmp_path):
     saved = snapshot(tmp_path / "discovery.json", "openrouter", ["deepinfra/fp8", "novita/fp8"])
-    rc, out = validate_controls(tmp_path, capsys, ["ember/fp8", "novita/fp8"], "--discovery", str(saved))
+    rc, out = validate_controls(tmp_path, ["ember/fp8", "novita/fp8"], "--discovery", str(saved))
     assert rc == 0  # a warning, not a broken file
     [warning] = [line for line in out.splitlines() if line.startswith("warn")]
     assert "controls.deepseek/deepseek-chat-v3-0324: ember/fp8 is not among the 2 endpoints" in warning
     assert "never probed" in warning and "novita/fp8" not in warning
 
 
-def test_validate_reads_the_snapshot_a_round_saved_by_default(tmp_path, capsys):
+def test_validate_reads_the_snapshot_a_round_saved_by_default(tmp_path):
     (tmp_path / "reports").mkdir()
     snapshot(tmp_path / "reports" / "discovery.json", "openrouter", ["deepinfra/fp8"])
-    _, out = validate_controls(tmp_path, capsys, ["ember/fp8"])
+    _, out = validate_controls(tmp_path, ["ember/fp8"])
     assert "warn" in out and "ember/fp8" in out
 
 
-def test_validate_says_when_it_cannot_check_the_controls(tmp_path, capsys):
-    _, out = validate_controls(tmp_path, capsys, ["ember/fp8"])
+def test_validate_says_when_it_cannot_check_the_controls(tmp_path):
+    _, out = validate_controls(tmp_path, ["ember/fp8"])
     assert "note" in out and "controls not checked: no readable discovery snapshot" in out
     simulated = snapshot(tmp_path / "sim.json", "simulator", ["aurora/fp8"])
-    _, out = validate_controls(tmp_path, capsys, ["ember/fp8"], "--discovery", str(simulated))
+    _, out = validate_controls(tmp_path, ["ember/fp8"], "--discovery", str(simulated))
     assert "comes from a simulator" in out and "warn" not in out
 
 
-def test_validate_is_quiet_about_controls_when_none_are_configured(tmp_path, capsys):
+def test_validate_is_quiet_about_controls_when_none_are_configured(tmp_path):
     config = tmp_path / "c.yaml"
     config.write_text(f"models: [{MODEL}]\n")
-    rc = main(["--config", str(config), "validate", *files(tmp_path, "", "")])
-    out = capsys.readouterr().out
+    result = run(["--config", str(config), "validate", *files(tmp_path, "", "")])
+    rc, out = result.exit_code, result.stdout
     assert rc == 0 and "controls" not in out

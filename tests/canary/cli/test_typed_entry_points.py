@@ -1,5 +1,6 @@
 """The typed functions behind `canary probe`, `canary judge` and `canary round` (canary/round/probing.py,
-canary/round/judging.py): the round's one command line, and a refusal returned instead of printed."""
+canary/round/judging.py): the round's one command line, and a refusal raised (RoundRefused, with its exit
+code) for canary/cli/main.py to say, instead of printed."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 
 from canary.round.judging import EXIT_REFUSED, JudgeRequest, run_judge
 from canary.round.probing import NOT_RUN, PROJECT_ROOT, ProbeOptions, pytest_command, run_probe
+from canary.round.refusal import RoundRefused
 from core.config import load_config
 
 
@@ -29,10 +31,11 @@ def test_the_rounds_command_line_is_pytest_probes_with_every_option_once(tmp_pat
     assert cmd[-1] == "-x"  # pytest's own options come last, as given
 
 
-def test_a_keyless_round_in_github_actions_is_refused_and_the_reason_returned(tmp_path: Path) -> None:
-    outcome = run_probe(ProbeOptions(reports=tmp_path), environ={"GITHUB_ACTIONS": "true"})
-    assert outcome.code == NOT_RUN
-    assert outcome.error is not None and "OPENROUTER_API_KEY" in outcome.error
+def test_a_keyless_round_in_github_actions_is_refused_with_the_reason_and_its_exit_code(tmp_path: Path) -> None:
+    with pytest.raises(RoundRefused) as refused:
+        run_probe(ProbeOptions(reports=tmp_path), environ={"GITHUB_ACTIONS": "true"})
+    assert refused.value.exit_code == NOT_RUN
+    assert "OPENROUTER_API_KEY" in str(refused.value)
     assert not (tmp_path / "results.json").exists()
 
 
@@ -41,9 +44,10 @@ def test_judging_no_results_is_refused_with_the_reason_and_writes_nothing(tmp_pa
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("CANARY_CONFIG", raising=False)
     config = load_config(None)
-    outcome = run_judge(JudgeRequest((), config, datetime(2026, 12, 1, tzinfo=UTC), expect=("a/b",)))
-    assert outcome.code == EXIT_REFUSED
-    assert outcome.error == ("no results files given; none of the planned models (a/b) left a shard: every "
+    with pytest.raises(RoundRefused) as refused:
+        run_judge(JudgeRequest((), config, datetime(2026, 12, 1, tzinfo=UTC), expect=("a/b",)))
+    assert refused.value.exit_code == EXIT_REFUSED
+    assert str(refused.value) == ("no results files given; none of the planned models (a/b) left a shard: every "
                              "probe job failed (see their logs), or this is a re-run more than a day after its "
                              "run and the shards' artifacts expired (retention-days: 1; start a new run instead); "
                              "nothing was judged")

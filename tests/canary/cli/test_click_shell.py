@@ -1,0 +1,116 @@
+"""The `canary` shell as click builds it: the explicit command list, shared options, usage errors, exit codes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner, Result
+
+from canary.cli.commands._options import Command, Many, spell_out_many
+from canary.cli.main import COMMANDS, canary
+
+COMMAND_MODULES = sorted(p.stem.replace("_", "-") for p in (Path(__file__).resolve().parents[3] / "canary" / "cli"
+                                                               / "commands").glob("[!_]*.py"))
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(canary, list(args), prog_name="canary")
+
+
+def test_every_command_module_is_in_the_explicit_list_under_its_name() -> None:
+    assert sorted(c.name or "" for c in COMMANDS) == COMMAND_MODULES
+    assert sorted(canary.commands) == COMMAND_MODULES
+
+
+def test_the_help_lists_every_command_with_its_line() -> None:
+    result = run("--help")
+    assert result.exit_code == 0
+    for command in COMMANDS:
+        assert f"  {command.name} " in result.stdout
+    assert "apply one round's results to the state" in result.stdout
+
+
+def test_a_commands_help_shows_its_options_and_the_shared_ones() -> None:
+    result = run("judge", "--help")
+    assert result.exit_code == 0
+    for option in ("--mode [observe|enforce]", "--decisions-out PATH", "--no-notify", "--expect-models M1,M2",
+                   "--allow-simulator", "--config FILE", "--state PATH", "--audit PATH", "--now ISO8601"):
+        assert option in result.stdout, option
+    assert run("judge", "-h").stdout == result.stdout
+
+
+def test_probe_help_keeps_its_exit_code_table_as_written() -> None:
+    result = run("probe", "--help")
+    assert result.exit_code == 0
+    assert "  0  the round completed (whatever the hosts did);\n" in result.stdout
+    assert "  3  the upstream refused the API key.\n" in result.stdout
+
+
+def test_an_unknown_option_is_clicks_usage_error_with_exit_2() -> None:
+    result = run("judge", "--bogus")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.startswith("Usage: canary judge [OPTIONS] RESULTS.json...\n")
+    assert "Error: No such option '--bogus'." in result.stderr
+
+
+def test_a_bad_choice_is_a_usage_error_with_exit_2() -> None:
+    result = run("judge", "--mode", "sometimes")
+    assert result.exit_code == 2 and "Invalid value for '--mode'" in result.stderr
+
+
+def test_a_bad_commit_message_is_a_usage_error_with_exit_2() -> None:
+    result = run("commit", "--message", "two\nlines")
+    assert result.exit_code == 2 and "one line of plain ASCII" in result.stderr
+
+
+def test_no_command_prints_the_help_and_exits_2() -> None:
+    result = run()
+    assert result.exit_code == 2 and "Commands:" in result.stderr + result.stdout
+
+
+@pytest.mark.parametrize(("before", "after"), [(["--config", "a.yaml"], []), ([], ["--config", "b.yaml"]),
+                                               (["--config", "a.yaml"], ["--config", "b.yaml"])])
+def test_config_is_taken_before_or_after_the_command_name_the_later_winning(tmp_path: Path, before: list[str],
+                                                                            after: list[str]) -> None:
+    for name in ("a.yaml", "b.yaml"):
+        (tmp_path / name).write_text("models: [" + name[0] + "/model]\n", encoding="utf-8")
+    paths = [str(tmp_path / a) if a.endswith(".yaml") else a for a in [*before, "models", *after]]
+    result = CliRunner().invoke(canary, paths, prog_name="canary")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == ("b/model\n" if after else "a/model\n")
+
+
+def test_options_of_many_values_take_each_value_up_to_the_next_option() -> None:
+    names = ["--reapply"]
+    assert spell_out_many(["--reapply", "a.json", "b.json", "--remote", "o"], names) == [
+        "--reapply", "a.json", "--reapply", "b.json", "--remote", "o"]
+    assert spell_out_many(["x", "--reapply", "a", "--", "b"], names) == ["x", "--reapply", "a", "--", "b"]
+    assert spell_out_many(["--reapply=a", "b"], names) == ["--reapply=a", "b"]
+    assert spell_out_many(["--remote", "a", "b"], names) == ["--remote", "a", "b"]
+
+
+def test_a_many_valued_option_collects_every_value() -> None:
+    seen: list[tuple[str, ...]] = []
+
+    @click.command(cls=Command)
+    @click.option("--results", "paths", cls=Many)
+    @click.option("--flag", is_flag=True)
+    def probe_many(paths: tuple[str, ...], flag: bool) -> None:
+        seen.append(paths)
+
+    assert CliRunner().invoke(probe_many, ["--results", "a", "b", "c", "--flag"]).exit_code == 0
+    assert CliRunner().invoke(probe_many, ["--results", "a", "--results", "b"]).exit_code == 0
+    assert seen == [("a", "b", "c"), ("a", "b")]
+
+
+def test_python_dash_m_canary_runs_the_same_shell() -> None:
+    done = subprocess.run([sys.executable, "-m", "canary", "judge", "--bogus"], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 2 and "No such option '--bogus'" in done.stderr
+    done = subprocess.run([sys.executable, "-m", "canary", "--help"], capture_output=True, text=True, timeout=60,
+                          check=False)
+    assert done.returncode == 0 and "fetch-state" in done.stdout
