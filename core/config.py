@@ -25,7 +25,7 @@ from msgspec import Meta
 from core.errors import CanaryError
 from core.layers import LAYERS, Layer
 from core.policy import OBSERVE, Mode, Policy, Rules
-from core.schema import read_as
+from core.schema import Invalid, read_as
 from core.tags import is_valid_model_id
 from core.vocabulary import CONTRACTS, LANGUAGES, OPTIONAL_CONTRACTS
 
@@ -71,7 +71,7 @@ class ProbeSettings:
 
     def __post_init__(self) -> None:
         if self.request_deadline_seconds < self.ttft_seconds:
-            raise ValueError("request_deadline_seconds: must be at least probe.ttft_seconds")
+            raise Invalid("request_deadline_seconds", "must be at least probe.ttft_seconds")
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,8 +132,8 @@ class PathSettings:
             object.__setattr__(self, "state_branch", None)
         elif branch is not None and (not _BRANCH_NAME.fullmatch(branch) or ".." in branch or "//" in branch
                                      or branch.endswith(("/", ".", ".lock"))):
-            raise ValueError(f"state_branch: must be a branch name like canary-state (letters, digits, '.', '_', "
-                             f"'-', '/'), or empty to keep the judge's files on the checked-out branch; got {branch!r}")
+            raise Invalid("state_branch", f"must be a branch name like canary-state (letters, digits, '.', '_', "
+                          f"'-', '/'), or empty to keep the judge's files on the checked-out branch; got {branch!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,32 +189,32 @@ class ConfigFile:
         controls = {}
         for model, tags in self.controls.items():
             if not isinstance(tags, list) or not all(isinstance(t, str) and t.strip() for t in tags):
-                raise ValueError(f"controls.{model}: expected a list of endpoint tags, got {tags!r}")
+                raise Invalid(f"controls.{model}", f"expected a list of endpoint tags, got {tags!r}")
             controls[str(model)] = tuple(tags)
         object.__setattr__(self, "controls", controls)  # frozen: the one normalisation, at construction
         optional = {}
         for model, names in self.optional_contracts.items():
             if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-                raise ValueError(f"optional_contracts.{model}: expected a list of optional contracts "
-                                 f"({', '.join(OPTIONAL_CONTRACTS)}), got {names!r}")
+                raise Invalid(f"optional_contracts.{model}", "expected a list of optional contracts "
+                              f"({', '.join(OPTIONAL_CONTRACTS)}), got {names!r}")
             for name in names:
                 if name not in OPTIONAL_CONTRACTS:
-                    raise ValueError(f"optional_contracts.{model}: unknown optional contract {name!r}; "
-                                     f"choose from {', '.join(OPTIONAL_CONTRACTS)}")
+                    raise Invalid(f"optional_contracts.{model}", f"unknown optional contract {name!r}; "
+                                  f"choose from {', '.join(OPTIONAL_CONTRACTS)}")
             optional[str(model)] = tuple(names)
         object.__setattr__(self, "optional_contracts", optional)
         if len(set(self.models)) != len(self.models):
-            raise ValueError("models: lists a model twice")
+            raise Invalid("models", "lists a model twice")
         for m in self.models:
             if not is_valid_model_id(m):  # as discovery checks them: an id reaches URLs, files and Markdown
-                raise ValueError(f"models: {ascii(m)[:80]} is not an OpenRouter model id: author/slug, segments "
+                raise Invalid("models", f"{ascii(m)[:80]} is not an OpenRouter model id: author/slug, segments "
                                  "of letters, digits and ._:- joined by /, at most 128 characters")
         for c in self.contracts:
             if c not in CONTRACTS:
-                raise ValueError(f"contracts: unknown contract {c!r}; choose from {', '.join(CONTRACTS)}")
+                raise Invalid("contracts", f"unknown contract {c!r}; choose from {', '.join(CONTRACTS)}")
         for lang in self.languages:
             if lang not in LANGUAGES:
-                raise ValueError(f"languages: {lang!r} is not one of the 17 supported codes ({', '.join(LANGUAGES)})")
+                raise Invalid("languages", f"{lang!r} is not one of the 17 supported codes ({', '.join(LANGUAGES)})")
 
 
 @dataclass(frozen=True, slots=True)

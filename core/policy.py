@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal, get_args
 from msgspec import Meta
 
 from core.errors import RuleError
-from core.schema import read_as
+from core.schema import Invalid, read_as
 from core.vocabulary import CONTRACTS, FIDELITY, LANGUAGES
 
 # Applied round ids the state remembers: enough to recognise a re-run of any recent round
@@ -81,10 +81,10 @@ class Rules:
     def __post_init__(self) -> None:
         for name in self.observe_contracts:
             if name not in CONTRACTS:
-                raise ValueError(f"observe_contracts: unknown contract {name!r}; choose from {', '.join(CONTRACTS)}")
+                raise Invalid("observe_contracts", f"unknown contract {name!r}; choose from {', '.join(CONTRACTS)}")
         if self.min_round_gap_minutes >= self.pending_failure_hours * 60:
-            raise ValueError(
-                f"min_round_gap_minutes: {self.min_round_gap_minutes:g} must be shorter than "
+            raise Invalid(
+                "min_round_gap_minutes", f"{self.min_round_gap_minutes:g} must be shorter than "
                 f"rules.pending_failure_hours ({self.pending_failure_hours:g} h = "
                 f"{self.pending_failure_hours * 60:g} min): otherwise no round could ever extend a streak")
 

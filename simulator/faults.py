@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from core.schema import Invalid
 from core.vocabulary import LANGUAGES
 
 INDEPENDENT = frozenset({"slow_first_token"})
@@ -248,37 +249,37 @@ class Fault:
 
 
 def parse_fault(name: str, raw: Any) -> Fault:
-    """Validate one `faults:` entry; errors are `ValueError("<key>: <why>")`."""
+    """Validate one `faults:` entry; errors are `Invalid("<name>.<key>", why)` (core/schema.py)."""
     if name not in CATALOGUE:
-        raise ValueError(f"{name}: unknown fault (known: {', '.join(FAULT_NAMES)})")
+        raise Invalid(name, f"unknown fault (known: {', '.join(FAULT_NAMES)})")
     if raw is None:
         raw = {}
     if not isinstance(raw, Mapping):
-        raise ValueError(f"{name}: expected a mapping with at least `rate`")
+        raise Invalid(name, "expected a mapping with at least `rate`")
     spec = CATALOGUE[name]
     unknown = set(raw) - set(spec) - {"rate", "only_when"}
     if unknown:
-        raise ValueError(f"{name}.{sorted(unknown)[0]}: unknown parameter (known: rate, {', '.join(spec) or '-'})")
+        raise Invalid(f"{name}.{sorted(unknown)[0]}", f"unknown parameter (known: rate, {', '.join(spec) or '-'})")
     try:
         rate = _fraction(raw.get("rate", 1.0))
     except ValueError as exc:
-        raise ValueError(f"{name}.rate: {exc}") from None
+        raise Invalid(f"{name}.rate", str(exc)) from None
     if name in TRAITS and rate != 1.0:
-        raise ValueError(f"{name}.rate: a trait is not drawn, it always applies; leave `rate` out")
+        raise Invalid(f"{name}.rate", "a trait is not drawn, it always applies; leave `rate` out")
     params: dict[str, Any] = {}
     if "only_when" in raw:
         if name in TRAITS | INDEPENDENT:
-            raise ValueError(f"{name}.only_when: only drawn exclusive faults can be scoped to prompts")
+            raise Invalid(f"{name}.only_when", "only drawn exclusive faults can be scoped to prompts")
         try:
             params["only_when"] = _strings(raw["only_when"])
         except ValueError as exc:
-            raise ValueError(f"{name}.only_when: {exc}") from None
+            raise Invalid(f"{name}.only_when", str(exc)) from None
     for key, (check, default) in spec.items():
         if key in raw:
             try:
                 params[key] = check(raw[key])
             except ValueError as exc:
-                raise ValueError(f"{name}.{key}: {exc}") from None
+                raise Invalid(f"{name}.{key}", str(exc)) from None
         else:
             params[key] = default
     return Fault(name, rate, params)
