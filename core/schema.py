@@ -123,12 +123,13 @@ def unknown_key(raw: Any, info: mi.Type, path: str = "") -> str | None:
 
 def problem(raw: Any, info: mi.Type, path: str = "", dec_hook: DecHook | None = None) -> str | None:
     """`<dotted path>: <why>` for the first thing in `raw` its declaration refuses, or None."""
+    declared = info
     while isinstance(info, mi.Metadata):
         info = info.type
     if isinstance(info, mi.UnionType):
         return _union(raw, info, path, dec_hook)
     if not _fits(raw, info):
-        return f"{path or _TOP}: expected {_name(info)}, got {shown(raw)}"
+        return f"{path or _TOP}: expected {_name(declared)}, got {shown(raw)}"
     if isinstance(info, (mi.DataclassType, mi.StructType)):
         return _entry(raw, info, path, dec_hook)
     if isinstance(info, (mi.ListType, mi.VarTupleType)):
@@ -236,8 +237,12 @@ def _length(raw: Any, info: Any, path: str, what: str, *, alone: bool = False) -
 
 
 def _name(info: mi.Type) -> str:
-    """`a whole number`, `a string or null`: what a declaration expects, in words."""
+    """`a whole number`, `a string or null`: what a declaration expects, in words (a type's
+    `Meta(title=...)` names it better: `a list of endpoint tags`)."""
     while isinstance(info, mi.Metadata):
+        title = (info.extra_json_schema or {}).get("title")
+        if title:
+            return str(title)
         info = info.type
     if isinstance(info, mi.UnionType):
         return " or ".join(_name(m) for m in info.types)
