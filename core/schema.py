@@ -43,6 +43,7 @@ from core.errors import InputError
 
 T = TypeVar("T")
 DecHook = Callable[[type, Any], Any]
+Found = tuple[str, str] | None  # (dotted path, why): what a walk found wrong, or nothing
 _INFOS: dict[type[Any], mi.Type] = {}
 
 _NAMES: dict[type[mi.Type], str] = {
@@ -68,17 +69,26 @@ def read_as(raw: Any, kind: type[T], *, source: str | None, error: Callable[[str
     """`raw` (decoded YAML or JSON) as a `kind`, or `error("<source>: <path>: <why>")` (no source:
     `error("<path>: <why>")`). `ignore_unknown_keys` skips keys the declaration does not know, for a
     format that grows by additive keys older readers must skip; `at` is where `raw` sits in its file."""
+    try:
+        return convert(raw, kind, dec_hook=dec_hook, ignore_unknown_keys=ignore_unknown_keys, at=at)
+    except Invalid as exc:
+        prefix = "" if source is None else f"{source}: "
+        raise error(f"{prefix}{exc.where or _TOP}: {exc.why}") from None
+
+
+def convert(raw: Any, kind: type[T], *, dec_hook: DecHook | None = None, ignore_unknown_keys: bool = False,
+            at: str = "") -> T:
+    """`raw` as a `kind`, or `Invalid(<dotted path from at>, why)`: read_as without the file, for a
+    part of a file read on its own (a fault's parameters inside a scenario's `faults:`)."""
     info = _info(kind)
-    prefix = "" if source is None else f"{source}: "
     unknown = None if ignore_unknown_keys else unknown_key(raw, info, at)
     if unknown is not None:
-        raise error(f"{prefix}{unknown}")
+        raise Invalid(*unknown)
     try:
         return msgspec.convert(raw, kind, strict=True, dec_hook=dec_hook)
     except msgspec.ValidationError as exc:
-        found = problem(raw, info, at, dec_hook)
         # A shape the walk does not know (a test per shape keeps this unreached): msgspec's words.
-        raise error(f"{prefix}{found or f'{at or _TOP}: {exc}'}") from None
+        raise Invalid(*(problem(raw, info, at, dec_hook) or (at, str(exc)))) from None
 
 
 _TOP = "(top level)"
@@ -92,15 +102,15 @@ def _info(kind: type[Any]) -> mi.Type:
     return info
 
 
-def unknown_key(raw: Any, info: mi.Type, path: str = "") -> str | None:
-    """`<dotted path>: unknown key (known here: ...)` for the first key no declaration names."""
+def unknown_key(raw: Any, info: mi.Type, path: str = "") -> Found:
+    """(dotted path, `unknown key (known here: ...)`) for the first key no declaration names."""
     info = _unwrap(info)
     if isinstance(info, (mi.DataclassType, mi.StructType)) and isinstance(raw, Mapping):
         fields = {f.encode_name: f.type for f in info.fields}
         for key, value in raw.items():
             where = _join(path, str(key))
             if key not in fields:
-                return f"{where}: unknown key (known here: {', '.join(sorted(fields))})"
+                return where, f"unknown key (known here: {', '.join(sorted(fields))})"
             found = unknown_key(value, fields[key], where)
             if found:
                 return found
@@ -121,45 +131,45 @@ def unknown_key(raw: Any, info: mi.Type, path: str = "") -> str | None:
     return None
 
 
-def problem(raw: Any, info: mi.Type, path: str = "", dec_hook: DecHook | None = None) -> str | None:
-    """`<dotted path>: <why>` for the first thing in `raw` its declaration refuses, or None."""
+def problem(raw: Any, info: mi.Type, path: str = "", dec_hook: DecHook | None = None) -> Found:
+    """(dotted path, why) for the first thing in `raw` its declaration refuses, or None."""
     declared = info
     while isinstance(info, mi.Metadata):
         info = info.type
     if isinstance(info, mi.UnionType):
         return _union(raw, info, path, dec_hook)
     if not _fits(raw, info):
-        return f"{path or _TOP}: expected {_name(declared)}, got {shown(raw)}"
+        return path, f"expected {_name(declared)}, got {shown(raw)}"
     if isinstance(info, (mi.DataclassType, mi.StructType)):
         return _entry(raw, info, path, dec_hook)
     if isinstance(info, (mi.ListType, mi.VarTupleType)):
-        return _length(raw, info, path, "a list") or _first(
+        return _at(path, _length(raw, info, "a list")) or _first(
             problem(item, info.item_type, f"{path}[{i}]", dec_hook) for i, item in enumerate(raw))
     if isinstance(info, mi.DictType):
-        return _length(raw, info, path, "a mapping") or _first(
+        return _at(path, _length(raw, info, "a mapping")) or _first(
             problem(key, info.key_type, _join(path, str(key)), dec_hook)
             or problem(value, info.value_type, _join(path, str(key)), dec_hook) for key, value in raw.items())
     why = _leaf(raw, info, dec_hook)
-    return None if why is None else f"{path or _TOP}: {why}"
+    return None if why is None else (path, why)
 
 
-def _union(raw: Any, info: mi.UnionType, path: str, dec_hook: DecHook | None) -> str | None:
+def _union(raw: Any, info: mi.UnionType, path: str, dec_hook: DecHook | None) -> Found:
     """The member whose kind `raw` has words the problem (`0` for `int >= 1 | None` is a bound
     broken, not a type); a value of no member's kind is "expected X or Y"."""
     members = [m for m in info.types if _fits(raw, m)]
     if not members:
-        return f"{path or _TOP}: expected {_name(info)}, got {shown(raw)}"
+        return path, f"expected {_name(info)}, got {shown(raw)}"
     found = [problem(raw, m, path, dec_hook) for m in members]
     return None if None in found else found[0]
 
 
 def _entry(raw: Mapping[str, Any], info: mi.DataclassType | mi.StructType, path: str,
-           dec_hook: DecHook | None) -> str | None:
+           dec_hook: DecHook | None) -> Found:
     """A mapping read as a declaration: its fields, then the declaration's own `__post_init__`."""
     for f in info.fields:
         if f.encode_name not in raw:
             if f.required:
-                return f"{_join(path, f.encode_name)}: required key is missing"
+                return _join(path, f.encode_name), "required key is missing"
             continue
         found = problem(raw[f.encode_name], f.type, _join(path, f.encode_name), dec_hook)
         if found:
@@ -169,8 +179,8 @@ def _entry(raw: Mapping[str, Any], info: mi.DataclassType | mi.StructType, path:
     except msgspec.ValidationError as exc:
         cause = exc.__cause__
         if isinstance(cause, Invalid):
-            return f"{_join(path, cause.where) or _TOP}: {cause.why}"
-        return f"{path or _TOP}: {cause}" if isinstance(cause, ValueError) else None
+            return _join(path, cause.where), cause.why
+        return (path, str(cause)) if isinstance(cause, ValueError) else None
     return None
 
 
@@ -204,7 +214,7 @@ def _leaf(raw: Any, info: mi.Type, dec_hook: DecHook | None) -> str | None:
     if isinstance(info, mi.StrType):
         if info.pattern is not None and re.search(info.pattern, raw) is None:  # as msgspec applies it
             return f"expected a string matching {info.pattern!r}, got {shown(raw)}"
-        return _length(raw, info, "", "a string", alone=True)
+        return _length(raw, info, "a string")
     if isinstance(info, mi.LiteralType):
         return None if raw in info.values else (
             f"expected one of {', '.join(map(str, info.values))}, got {shown(raw)}")
@@ -227,12 +237,11 @@ def _is_time(raw: Any) -> bool:
     return True
 
 
-def _length(raw: Any, info: Any, path: str, what: str, *, alone: bool = False) -> str | None:
+def _length(raw: Any, info: Any, what: str) -> str | None:
     for key, sign in (("min_length", ">="), ("max_length", "<=")):
         bound = getattr(info, key)
         if bound is not None and _BROKEN["ge" if sign == ">=" else "le"](len(raw), bound):
-            why = f"expected {what} of length {sign} {bound}, got {shown(raw)}"
-            return why if alone else f"{path or _TOP}: {why}"
+            return f"expected {what} of length {sign} {bound}, got {shown(raw)}"
     return None
 
 
@@ -259,7 +268,11 @@ def shown(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _first(found: Any) -> str | None:
+def _at(path: str, why: str | None) -> Found:
+    return None if why is None else (path, why)
+
+
+def _first(found: Any) -> Found:
     return next((f for f in found if f), None)
 
 

@@ -335,8 +335,8 @@ def _faults(raw: dict[str, Any] | None | UnsetType) -> tuple[Fault, ...]:
             raise Invalid(f"faults.{exc.where}", exc.why) from None
     try:
         check_rates(parsed)
-    except ValueError as exc:
-        raise Invalid("faults", str(exc)) from None
+    except Invalid as exc:
+        raise Invalid("faults", exc.why) from None
     return tuple(parsed)
 
 
