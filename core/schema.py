@@ -48,8 +48,19 @@ _INFOS: dict[type[Any], mi.Type] = {}
 
 _NAMES: dict[type[mi.Type], str] = {
     mi.IntType: "a whole number", mi.FloatType: "a number", mi.BoolType: "true or false", mi.StrType: "a string",
-    mi.ListType: "a list", mi.VarTupleType: "a list", mi.DictType: "a mapping", mi.DataclassType: "a mapping",
-    mi.StructType: "a mapping", mi.NoneType: "null", mi.DateTimeType: "an ISO 8601 time like 2026-11-29T22:30:00Z"}
+    mi.ListType: "a list", mi.VarTupleType: "a list", mi.TupleType: "a list", mi.DictType: "a mapping",
+    mi.DataclassType: "a mapping", mi.StructType: "a mapping", mi.NoneType: "null",
+    mi.DateTimeType: "an ISO 8601 time like 2026-11-29T22:30:00Z"}
+_TOP = "(top level)"
+_SEQUENCE = (list, tuple)
+_KINDS: dict[type[mi.Type], Callable[[Any], bool]] = {
+    mi.IntType: lambda v: isinstance(v, int) and not isinstance(v, bool),
+    mi.FloatType: lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    mi.BoolType: lambda v: isinstance(v, bool), mi.StrType: lambda v: isinstance(v, str),
+    mi.NoneType: lambda v: v is None, mi.DateTimeType: lambda v: isinstance(v, (str, datetime)),
+    mi.ListType: lambda v: isinstance(v, _SEQUENCE), mi.VarTupleType: lambda v: isinstance(v, _SEQUENCE),
+    mi.TupleType: lambda v: isinstance(v, _SEQUENCE), mi.DictType: lambda v: isinstance(v, Mapping),
+    mi.DataclassType: lambda v: isinstance(v, Mapping), mi.StructType: lambda v: isinstance(v, Mapping)}
 _BOUNDS = (("gt", ">"), ("ge", ">="), ("lt", "<"), ("le", "<="))
 _BROKEN = {"gt": lambda v, b: v <= b, "ge": lambda v, b: v < b, "lt": lambda v, b: v >= b, "le": lambda v, b: v > b}
 
@@ -89,9 +100,6 @@ def convert(raw: Any, kind: type[T], *, dec_hook: DecHook | None = None, ignore_
     except msgspec.ValidationError as exc:
         # A shape the walk does not know (a test per shape keeps this unreached): msgspec's words.
         raise Invalid(*(problem(raw, info, at, dec_hook) or (at, str(exc)))) from None
-
-
-_TOP = "(top level)"
 
 
 def _info(kind: type[Any]) -> mi.Type:
@@ -145,6 +153,11 @@ def problem(raw: Any, info: mi.Type, path: str = "", dec_hook: DecHook | None = 
     if isinstance(info, (mi.ListType, mi.VarTupleType)):
         return _at(path, _length(raw, info, "a list")) or _first(
             problem(item, info.item_type, f"{path}[{i}]", dec_hook) for i, item in enumerate(raw))
+    if isinstance(info, mi.TupleType):
+        if len(raw) != len(info.item_types):
+            return path, f"expected a list of {len(info.item_types)} items, got {shown(raw)}"
+        return _first(problem(item, kind, f"{path}[{i}]", dec_hook)
+                      for i, (item, kind) in enumerate(zip(raw, info.item_types, strict=True)))
     if isinstance(info, mi.DictType):
         return _at(path, _length(raw, info, "a mapping")) or _first(
             problem(key, info.key_type, _join(path, str(key)), dec_hook)
@@ -188,17 +201,9 @@ def _fits(raw: Any, info: mi.Type) -> bool:
     """Whether `raw` is of the kind `info` declares (strictly: a bool is no number)."""
     while isinstance(info, mi.Metadata):
         info = info.type
-    kinds: dict[type[mi.Type], Callable[[Any], bool]] = {
-        mi.IntType: lambda v: isinstance(v, int) and not isinstance(v, bool),
-        mi.FloatType: lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-        mi.BoolType: lambda v: isinstance(v, bool), mi.StrType: lambda v: isinstance(v, str),
-        mi.NoneType: lambda v: v is None, mi.DateTimeType: lambda v: isinstance(v, (str, datetime)),
-        mi.ListType: lambda v: isinstance(v, (list, tuple)), mi.VarTupleType: lambda v: isinstance(v, (list, tuple)),
-        mi.DictType: lambda v: isinstance(v, Mapping), mi.DataclassType: lambda v: isinstance(v, Mapping),
-        mi.StructType: lambda v: isinstance(v, Mapping)}
     if isinstance(info, mi.UnionType):
         return any(_fits(raw, m) for m in info.types)
-    check = kinds.get(type(info))
+    check = _KINDS.get(type(info))
     return True if check is None else check(raw)  # a literal, a custom type, Any: the leaf check says
 
 

@@ -51,6 +51,7 @@ class Outer:
     folder: Path = Path("x")
     flag: bool = False
     anything: Any = None
+    pair: tuple[str, int] = ("a", 1)
 
     def __post_init__(self) -> None:
         if self.name == "":
@@ -90,6 +91,8 @@ CASES = [
      "f.yaml: since: expected an ISO 8601 time like 2026-11-29T22:30:00Z, got 'tomorrow'"),
     ({"name": "x", "slug": "A1"}, "f.yaml: slug: expected a string matching '^[a-z]+$', got 'A1'"),
     ({"name": "x", "folder": ""}, "f.yaml: folder: expected a non-empty string, got ''"),
+    ({"name": "x", "pair": ["a"]}, "f.yaml: pair: expected a list of 2 items, got ['a']"),
+    ({"name": "x", "pair": ["a", "b"]}, "f.yaml: pair[1]: expected a whole number, got 'b'"),
     ({"name": ""}, "f.yaml: name: must not be empty"),
     ({"name": "x", "inner": {"count": 13}}, "f.yaml: inner.count: 13 is unlucky"),
     ({"name": "whole"}, "f.yaml: (top level): a whole-entry rule broken"),
