@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -25,7 +25,7 @@ from msgspec import Meta
 from core.errors import CanaryError
 from core.layers import LAYERS, Layer
 from core.policy import OBSERVE, Mode, Policy, Rules
-from core.schema import read_as
+from core.schema import Invalid, read_as
 from core.tags import is_valid_model_id
 from core.vocabulary import CONTRACTS, LANGUAGES, OPTIONAL_CONTRACTS
 
@@ -33,6 +33,10 @@ DEFAULT_CONFIG_FILE = "canary.yaml"
 
 ReasoningEffort = Literal["max", "xhigh", "high", "medium", "low", "minimal", "none"]  # OpenRouter's
 ReasoningControls = Literal["auto", "always"]
+# A model's entry under `controls:` and under `optional_contracts:` (the title names it in an error).
+EndpointTags = Annotated[tuple[str, ...], Meta(title="a list of endpoint tags")]
+OptionalContracts = Annotated[tuple[str, ...], Meta(
+    title=f"a list of optional contracts ({', '.join(OPTIONAL_CONTRACTS)})")]
 _BRANCH_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,99}")
 
 
@@ -71,7 +75,7 @@ class ProbeSettings:
 
     def __post_init__(self) -> None:
         if self.request_deadline_seconds < self.ttft_seconds:
-            raise ValueError("request_deadline_seconds: must be at least probe.ttft_seconds")
+            raise Invalid("request_deadline_seconds", "must be at least probe.ttft_seconds")
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,13 +131,11 @@ class PathSettings:
         return {layer.name: getattr(self, layer.setting) for layer in layers}
 
     def __post_init__(self) -> None:
-        branch = self.state_branch
-        if branch == "":
-            object.__setattr__(self, "state_branch", None)
-        elif branch is not None and (not _BRANCH_NAME.fullmatch(branch) or ".." in branch or "//" in branch
+        branch = self.state_branch  # "" is read as None (parse_config): the checked-out branch
+        if branch and (not _BRANCH_NAME.fullmatch(branch) or ".." in branch or "//" in branch
                                      or branch.endswith(("/", ".", ".lock"))):
-            raise ValueError(f"state_branch: must be a branch name like canary-state (letters, digits, '.', '_', "
-                             f"'-', '/'), or empty to keep the judge's files on the checked-out branch; got {branch!r}")
+            raise Invalid("state_branch", f"must be a branch name like canary-state (letters, digits, '.', '_', "
+                          f"'-', '/'), or empty to keep the judge's files on the checked-out branch; got {branch!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,13 +167,13 @@ class ConfigFile:
     models: Annotated[tuple[str, ...], Meta(description=(
         "the product's chat models; every endpoint of each is probed"))] = ()
     # Hosts known to filter the refusal probe, per model: the positive control.
-    controls: Annotated[dict[str, Any], Meta(description=(
+    controls: Annotated[dict[str, EndpointTags], Meta(description=(
         "model → endpoint tags known to filter: the refusal probe's positive control. Name only hosts "
         "OpenRouter really serves for the model; a configured control that is not probed makes the "
         "model's refusal passes inconclusive and is reported every round (`control_unprobed`). Without "
         "an entry, refusal passes count. On the bundled simulator the scenario's own controls replace "
         "these"))] = field(default_factory=dict)
-    optional_contracts: Annotated[dict[str, Any], Meta(description=(
+    optional_contracts: Annotated[dict[str, OptionalContracts], Meta(description=(
         "model → the optional contracts it runs (`tools`; `stop`, `fidelity`): each adds at most one request "
         "per endpoint per round (two more on an anomaly)"))] = field(default_factory=dict)
     contracts: Annotated[tuple[str, ...], Meta(min_length=1, description=(
@@ -186,35 +188,26 @@ class ConfigFile:
     digest: DigestSettings = field(default_factory=DigestSettings)
 
     def __post_init__(self) -> None:
-        controls = {}
         for model, tags in self.controls.items():
-            if not isinstance(tags, list) or not all(isinstance(t, str) and t.strip() for t in tags):
-                raise ValueError(f"controls.{model}: expected a list of endpoint tags, got {tags!r}")
-            controls[str(model)] = tuple(tags)
-        object.__setattr__(self, "controls", controls)  # frozen: the one normalisation, at construction
-        optional = {}
+            if not all(t.strip() for t in tags):
+                raise Invalid(f"controls.{model}", f"expected a list of endpoint tags, got {list(tags)!r}")
         for model, names in self.optional_contracts.items():
-            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-                raise ValueError(f"optional_contracts.{model}: expected a list of optional contracts "
-                                 f"({', '.join(OPTIONAL_CONTRACTS)}), got {names!r}")
             for name in names:
                 if name not in OPTIONAL_CONTRACTS:
-                    raise ValueError(f"optional_contracts.{model}: unknown optional contract {name!r}; "
-                                     f"choose from {', '.join(OPTIONAL_CONTRACTS)}")
-            optional[str(model)] = tuple(names)
-        object.__setattr__(self, "optional_contracts", optional)
+                    raise Invalid(f"optional_contracts.{model}", f"unknown optional contract {name!r}; "
+                                  f"choose from {', '.join(OPTIONAL_CONTRACTS)}")
         if len(set(self.models)) != len(self.models):
-            raise ValueError("models: lists a model twice")
+            raise Invalid("models", "lists a model twice")
         for m in self.models:
             if not is_valid_model_id(m):  # as discovery checks them: an id reaches URLs, files and Markdown
-                raise ValueError(f"models: {ascii(m)[:80]} is not an OpenRouter model id: author/slug, segments "
+                raise Invalid("models", f"{ascii(m)[:80]} is not an OpenRouter model id: author/slug, segments "
                                  "of letters, digits and ._:- joined by /, at most 128 characters")
         for c in self.contracts:
             if c not in CONTRACTS:
-                raise ValueError(f"contracts: unknown contract {c!r}; choose from {', '.join(CONTRACTS)}")
+                raise Invalid("contracts", f"unknown contract {c!r}; choose from {', '.join(CONTRACTS)}")
         for lang in self.languages:
             if lang not in LANGUAGES:
-                raise ValueError(f"languages: {lang!r} is not one of the 17 supported codes ({', '.join(LANGUAGES)})")
+                raise Invalid("languages", f"{lang!r} is not one of the 17 supported codes ({', '.join(LANGUAGES)})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,7 +263,8 @@ def parse_config(raw: dict[str, Any], *, source: str = "<inline>") -> Config:
     f = read_as(raw, ConfigFile, source=source, error=ConfigError, dec_hook=_path)
     return Config(models=f.models, controls=f.controls, contracts=f.contracts,
                   optional_contracts=f.optional_contracts, languages=f.languages,
-                  probe=f.probe, concurrency=f.concurrency, paths=f.paths, source=source, site=f.site,
+                  probe=f.probe, concurrency=f.concurrency, source=source, site=f.site,
+                  paths=replace(f.paths, state_branch=f.paths.state_branch or None),  # "": the checked-out one
                   digest=f.digest,
                   rules=Policy.from_rules(f.rules, languages=f.languages, mode=f.mode))
 

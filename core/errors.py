@@ -10,6 +10,7 @@
     │   ├── StateError                  state JSON that is not in the expected shape (judge/suspension/state.py)
     │   ├── DecisionsError              a decisions.json the judge's record refuses (judge/suspension/decisions.py)
     │   ├── TooDeep                     upstream JSON nested past MAX_JSON_DEPTH (core/untrusted.py)
+    │   ├── Invalid                     a file declaration's own check refused a value (core/schema.py)
     │   └── HistoryError                a history round or file (canary/history/rows.py)
     ├── RuleError                     the judge refuses what it was asked to do
     │   ├── RoundOrderError             a round older than the last applied one (judge/suspension/rules.py)

@@ -4,21 +4,23 @@ and the run mode (observe or enforce).
 canary.yaml's `rules:` section is declared here, once: `Rules` (and its `model_wide_guard:`,
 `GuardRules`) hold every default, every range (msgspec constraints, core/schema.py) and what
 each key means (the docs' configuration table is generated from these descriptions). `Policy`
-is the flat value the judge applies: canary.yaml's rules plus its `languages` and `mode`; its
-defaults are Rules'; a Policy built in code is checked against the same declaration.
+is the value the judge applies: a Rules (so every rule number is spelled once, there) plus
+canary.yaml's `languages` and `mode`; a Policy built in code is checked against the same
+declaration, read as canary.yaml's `rules:` would be.
 """
 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import timedelta
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal, cast, get_args
 
+import msgspec
 from msgspec import Meta
 
 from core.errors import RuleError
-from core.schema import read_as
+from core.schema import Invalid, read_as
 from core.vocabulary import CONTRACTS, LANGUAGES, STARTS_OBSERVED
 
 # Applied round ids the state remembers: enough to recognise a re-run of any recent round
@@ -81,16 +83,12 @@ class Rules:
     def __post_init__(self) -> None:
         for name in self.observe_contracts:
             if name not in CONTRACTS:
-                raise ValueError(f"observe_contracts: unknown contract {name!r}; choose from {', '.join(CONTRACTS)}")
+                raise Invalid("observe_contracts", f"unknown contract {name!r}; choose from {', '.join(CONTRACTS)}")
         if self.min_round_gap_minutes >= self.pending_failure_hours * 60:
-            raise ValueError(
-                f"min_round_gap_minutes: {self.min_round_gap_minutes:g} must be shorter than "
+            raise Invalid(
+                "min_round_gap_minutes", f"{self.min_round_gap_minutes:g} must be shorter than "
                 f"rules.pending_failure_hours ({self.pending_failure_hours:g} h = "
                 f"{self.pending_failure_hours * 60:g} min): otherwise no round could ever extend a streak")
-
-
-_RULES = Rules()
-_GUARD = _RULES.model_wide_guard
 
 
 class PolicyError(RuleError):
@@ -98,21 +96,10 @@ class PolicyError(RuleError):
 
 
 @dataclass(frozen=True, slots=True)
-class Policy:
-    """Every number the rules use (Rules and GuardRules say what each means)."""
+class Policy(Rules):
+    """What the judge applies: canary.yaml's rules (every number, default and range is Rules'), plus
+    its `languages` and `mode`, and how many round ids the state remembers."""
 
-    failed_rounds_to_suspend: int = _RULES.failed_rounds_to_suspend
-    clean_rounds_to_restore: int = _RULES.clean_rounds_to_restore
-    pending_failure_hours: float = _RULES.pending_failure_hours
-    min_round_gap_minutes: float = _RULES.min_round_gap_minutes
-    ladder_days: tuple[float, ...] = _RULES.ladder_days
-    fade_days: int = _RULES.fade_days
-    capacity_floor: int = _RULES.capacity_floor
-    guard_enabled: bool = _GUARD.enabled
-    guard_min_fraction: float = _GUARD.min_fraction
-    guard_min_endpoints: int = _GUARD.min_endpoints
-    reliability: bool = _RULES.reliability
-    observe_contracts: tuple[str, ...] = _RULES.observe_contracts
     languages: tuple[str, ...] = LANGUAGES
     remembered_rounds: int = DEFAULT_REMEMBERED_ROUNDS
     # observe: suspensions are recorded as "would suspend" only; enforce: they reach provider.ignore.
@@ -120,7 +107,7 @@ class Policy:
 
     def __post_init__(self) -> None:
         # The same declaration canary.yaml is read with: a Policy built in code obeys the same rules.
-        _check_rules(self._numbers())
+        _check_rules(msgspec.json.encode(self.rules_section()))
         if self.mode not in MODES:
             raise PolicyError(f"mode must be one of {MODES}, not {self.mode!r}")
         if not self.languages:
@@ -131,22 +118,11 @@ class Policy:
     @classmethod
     def from_rules(cls, rules: Rules, *, languages: tuple[str, ...], mode: str) -> Policy:
         """The judge's value of canary.yaml's `rules:`, `languages` and `mode`."""
-        guard = rules.model_wide_guard
-        return cls(failed_rounds_to_suspend=rules.failed_rounds_to_suspend,
-                   clean_rounds_to_restore=rules.clean_rounds_to_restore,
-                   pending_failure_hours=rules.pending_failure_hours,
-                   min_round_gap_minutes=rules.min_round_gap_minutes, ladder_days=rules.ladder_days,
-                   fade_days=rules.fade_days, capacity_floor=rules.capacity_floor,
-                   guard_enabled=guard.enabled, guard_min_fraction=guard.min_fraction,
-                   guard_min_endpoints=guard.min_endpoints, reliability=rules.reliability,
-                   observe_contracts=rules.observe_contracts,
-                   languages=languages, mode=mode)
+        return cls(**_section(rules), languages=languages, mode=mode)
 
-    def _numbers(self) -> tuple[Any, ...]:
-        return (self.failed_rounds_to_suspend, self.clean_rounds_to_restore, self.pending_failure_hours,
-                self.min_round_gap_minutes, tuple(self.ladder_days), self.fade_days, self.capacity_floor,
-                self.guard_enabled, self.guard_min_fraction, self.guard_min_endpoints, self.reliability,
-                tuple(self.observe_contracts))
+    def rules_section(self) -> dict[str, Any]:
+        """This policy's canary.yaml `rules:` section, as the file would spell it."""
+        return cast(dict[str, Any], msgspec.to_builtins(_section(self)))
 
     @property
     def pending_window(self) -> timedelta:
@@ -163,13 +139,13 @@ class Policy:
         return self.ladder_days[min(rung, len(self.ladder_days)) - 1]
 
 
+def _section(rules: Rules) -> dict[str, Any]:
+    """Rules' own fields of `rules` (a Policy is Rules and more), by name: derived, never listed."""
+    return {f.name: getattr(rules, f.name) for f in fields(Rules)}
+
+
 @functools.lru_cache(maxsize=256)
-def _check_rules(numbers: tuple[Any, ...]) -> None:
-    """PolicyError unless a Policy's numbers, in canary.yaml's `rules:` shape, read as Rules.
+def _check_rules(section: bytes) -> None:
+    """PolicyError unless a Policy's `rules:` section (JSON) reads as Rules.
     Cached: the judge builds a Policy per round (dataclasses.replace) from the same few numbers."""
-    (failed, clean, pending, gap, ladder, fade, floor, enabled, fraction, endpoints, reliability, observed) = numbers
-    section = {"failed_rounds_to_suspend": failed, "clean_rounds_to_restore": clean, "pending_failure_hours": pending,
-               "min_round_gap_minutes": gap, "ladder_days": list(ladder), "fade_days": fade, "capacity_floor": floor,
-               "model_wide_guard": {"enabled": enabled, "min_fraction": fraction, "min_endpoints": endpoints},
-               "reliability": reliability, "observe_contracts": list(observed)}
-    read_as(section, Rules, source="Policy", error=PolicyError)
+    read_as(msgspec.json.decode(section), Rules, source="Policy", error=PolicyError)

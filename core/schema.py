@@ -1,60 +1,106 @@
-"""One way to read a file: its format declared once, as frozen dataclasses, read with `read_as`.
+"""One way to read a file: its format declared once (frozen dataclasses or msgspec Structs), read with `read_as`.
 
-Each file format (canary.yaml, a simulator scenario, ...) is one tree of frozen dataclasses whose
+Each file format (canary.yaml, a simulator scenario, ...) is one tree of frozen declarations whose
 annotations carry every rule a value must meet (`Annotated[int, Meta(ge=1)]`: msgspec's
 constraints), whose defaults are the defaults, and whose `Meta(description=...)` documents the
 key (the configuration table in the docs is generated from it: core/config_docs.py). A rule that
-spans fields lives in the dataclass's `__post_init__`, raising `ValueError("field: why")`.
+spans fields lives in the declaration's `__post_init__`, raising `Invalid("field", "why")`.
 
 `read_as(raw, Kind, source=..., error=...)` refuses a key the declaration does not know, naming
 its dotted path (`canary.yaml: rules.streak.rounds: unknown key (known here: ...)`), then converts
-with msgspec, strictly (no `"10"` read as 10, no `true` as 1), and turns msgspec's error into the
-project's shape: the file, the dotted path, what was expected and what was found
-(`canary.yaml: probe.ttft_seconds: expected a number >= 0.1, got -1`).
+with msgspec, strictly (no `"10"` read as 10, no `true` as 1). When msgspec refuses, the message
+is ours, not msgspec's: `problem` walks the value beside the declaration's type tree
+(`msgspec.inspect`) and words the first thing wrong from that structure: the file, the dotted
+path, what was expected and what was found (`canary.yaml: probe.ttft_seconds: expected a number
+>= 0.1, got -1`). msgspec is asked only yes or no (does this value convert?); its message text is
+never parsed (it is shown as is only for a shape the walk does not know), so a msgspec upgrade
+cannot change ours. tests/core/test_schema.py has one case per shape, each checking that msgspec
+refuses it too (pinned to the msgspec version it was checked against: an upgrade that accepts or
+refuses differently fails there first). `convert` is the same without a file: a part read on its
+own raises `Invalid(dotted path, why)` (a fault's parameters inside a scenario).
 
-Why msgspec and not pydantic v2 (benchmarks/schema_libraries.py prints the figures): both
-decode into plain frozen dataclasses with the path of a bad value, but msgspec imports in a
-fraction of the time (one small C extension, no dependencies; pydantic's dataclasses pull in
-pydantic-core and build a validator per class at import), and every process of a round (the
-command, the pytest controller, each xdist worker, the simulator) reads canary.yaml or a scenario
-at start-up, so an import cost is paid several times per round. msgspec is also strict by
-default, which is what a configuration file wants.
+Why msgspec and not pydantic v2, measured again for issue 30 (benchmarks/schema_libraries.py
+prints the full figures): pydantic's structured errors (a `loc` tuple and a `type` code per error)
+would spare this module's walk, but every process of a round (the command, the pytest
+controller, each xdist worker, the simulator) reads canary.yaml or a scenario at start-up, so an
+import is paid several times per round. In a fresh process msgspec imports in about 17 ms;
+pydantic with a TypeAdapter for ConfigFile took 95-150 ms, building that one validator 36-87 ms
+of it (five runs on a loaded two-core machine). msgspec is also strict by default, which is what a
+configuration file wants. The walk is about 130 lines with a test per shape; owning it costs
+less than the import.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from datetime import datetime
 from typing import Any, TypeVar
 
 import msgspec
 from msgspec import inspect as mi
 
+from core.errors import InputError
+
 T = TypeVar("T")
+DecHook = Callable[[type, Any], Any]
+Found = tuple[str, str] | None  # (dotted path, why): what a walk found wrong, or nothing
 _INFOS: dict[type[Any], mi.Type] = {}
 
-_AT = re.compile(r"^(?P<why>.*?)(?: - at `(?P<path>\$[^`]*)`)?$", re.S)
-_STEP = re.compile(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]")
-_NAMES = {"int": "a whole number", "float": "a number", "bool": "true or false", "str": "a string",
-          "array": "a list", "object": "a mapping", "null": "null",
-          "datetime": "an ISO 8601 time like 2026-11-29T22:30:00Z"}
-_EXPECTED = re.compile(r"^Expected `([^`]+)`(.*?)(?:, got `[^`]+`)?$", re.S)
+_NAMES: dict[type[mi.Type], str] = {
+    mi.IntType: "a whole number", mi.FloatType: "a number", mi.BoolType: "true or false", mi.StrType: "a string",
+    mi.ListType: "a list", mi.VarTupleType: "a list", mi.TupleType: "a list", mi.DictType: "a mapping",
+    mi.DataclassType: "a mapping", mi.StructType: "a mapping", mi.NoneType: "null",
+    mi.DateTimeType: "an ISO 8601 time like 2026-11-29T22:30:00Z"}
+_TOP = "(top level)"
+_SEQUENCE = (list, tuple)
+_KINDS: dict[type[mi.Type], Callable[[Any], bool]] = {
+    mi.IntType: lambda v: isinstance(v, int) and not isinstance(v, bool),
+    mi.FloatType: lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    mi.BoolType: lambda v: isinstance(v, bool), mi.StrType: lambda v: isinstance(v, str),
+    mi.NoneType: lambda v: v is None, mi.DateTimeType: lambda v: isinstance(v, (str, datetime)),
+    mi.ListType: lambda v: isinstance(v, _SEQUENCE), mi.VarTupleType: lambda v: isinstance(v, _SEQUENCE),
+    mi.TupleType: lambda v: isinstance(v, _SEQUENCE), mi.DictType: lambda v: isinstance(v, Mapping),
+    mi.DataclassType: lambda v: isinstance(v, Mapping), mi.StructType: lambda v: isinstance(v, Mapping)}
+_BOUNDS = (("gt", ">"), ("ge", ">="), ("lt", "<"), ("le", "<="))
+_BROKEN = {"gt": lambda v, b: v <= b, "ge": lambda v, b: v < b, "lt": lambda v, b: v >= b, "le": lambda v, b: v > b}
+
+
+class Invalid(InputError):
+    """A declaration's own check failed (raised by `__post_init__`): `where` is the key (dotted, or
+    "" for the whole entry) relative to the entry, `why` what is wrong with it. A ValueError (as
+    every InputError), so msgspec carries it out of a conversion as its ValidationError's cause."""
+
+    def __init__(self, where: str, why: str) -> None:
+        super().__init__(f"{where}: {why}" if where else why)
+        self.where, self.why = where, why
 
 
 def read_as(raw: Any, kind: type[T], *, source: str | None, error: Callable[[str], Exception],
-            dec_hook: Callable[[type, Any], Any] | None = None, ignore_unknown_keys: bool = False, at: str = "") -> T:
+            dec_hook: DecHook | None = None, ignore_unknown_keys: bool = False, at: str = "") -> T:
     """`raw` (decoded YAML or JSON) as a `kind`, or `error("<source>: <path>: <why>")` (no source:
     `error("<path>: <why>")`). `ignore_unknown_keys` skips keys the declaration does not know, for a
     format that grows by additive keys older readers must skip; `at` is where `raw` sits in its file."""
+    try:
+        return convert(raw, kind, dec_hook=dec_hook, ignore_unknown_keys=ignore_unknown_keys, at=at)
+    except Invalid as exc:
+        prefix = "" if source is None else f"{source}: "
+        raise error(f"{prefix}{exc.where or _TOP}: {exc.why}") from None
+
+
+def convert(raw: Any, kind: type[T], *, dec_hook: DecHook | None = None, ignore_unknown_keys: bool = False,
+            at: str = "") -> T:
+    """`raw` as a `kind`, or `Invalid(<dotted path from at>, why)`: read_as without the file, for a
+    part of a file read on its own (a fault's parameters inside a scenario's `faults:`)."""
     info = _info(kind)
-    prefix = "" if source is None else f"{source}: "
     unknown = None if ignore_unknown_keys else unknown_key(raw, info, at)
     if unknown is not None:
-        raise error(f"{prefix}{unknown}")
+        raise Invalid(*unknown)
     try:
         return msgspec.convert(raw, kind, strict=True, dec_hook=dec_hook)
     except msgspec.ValidationError as exc:
-        raise error(f"{prefix}{explain(str(exc), raw, info, at)}") from None
+        # A shape the walk does not know (a test per shape keeps this unreached): msgspec's words.
+        raise Invalid(*(problem(raw, info, at, dec_hook) or (at, str(exc)))) from None
 
 
 def _info(kind: type[Any]) -> mi.Type:
@@ -65,15 +111,15 @@ def _info(kind: type[Any]) -> mi.Type:
     return info
 
 
-def unknown_key(raw: Any, info: mi.Type, path: str = "") -> str | None:
-    """`<dotted path>: unknown key (known here: ...)` for the first key no declaration names."""
+def unknown_key(raw: Any, info: mi.Type, path: str = "") -> Found:
+    """(dotted path, `unknown key (known here: ...)`) for the first key no declaration names."""
     info = _unwrap(info)
     if isinstance(info, (mi.DataclassType, mi.StructType)) and isinstance(raw, Mapping):
         fields = {f.encode_name: f.type for f in info.fields}
         for key, value in raw.items():
             where = _join(path, str(key))
             if key not in fields:
-                return f"{where}: unknown key (known here: {', '.join(sorted(fields))})"
+                return where, f"unknown key (known here: {', '.join(sorted(fields))})"
             found = unknown_key(value, fields[key], where)
             if found:
                 return found
@@ -94,30 +140,132 @@ def unknown_key(raw: Any, info: mi.Type, path: str = "") -> str | None:
     return None
 
 
-def explain(message: str, raw: Any, info: mi.Type, at: str = "") -> str:
-    """msgspec's `Expected `int` >= 1 - at `$.rules.fade_days`` in the project's words."""
-    match = _AT.match(message)
-    why, steps = (match.group("why"), _steps(match.group("path") or "$")) if match else (message, [])
-    path = at + "".join(f"[{s}]" if isinstance(s, int) or s == "..." else f".{s}" for s in steps)
-    path = path.lstrip(".")
-    expected = _EXPECTED.match(why)
-    if expected:
-        kinds = " or ".join(_NAMES.get(k, k) for k in expected.group(1).split(" | "))
-        why = f"expected {kinds}{expected.group(2)}, got {shown(_value_at(raw, steps))}"
-    elif why.startswith("Invalid enum value"):
-        options = _type_at(info, steps)
-        choices = ", ".join(map(str, options.values)) if isinstance(options, mi.LiteralType) else "?"
-        why = f"expected one of {choices}, got {shown(_value_at(raw, steps))}"
-    elif why.startswith("Invalid RFC3339"):
-        why = f"expected {_NAMES['datetime']}, got {shown(_value_at(raw, steps))}"
-    elif why.startswith("Object missing required field"):
-        field = why.split("`")[1]
-        path, why = _join(path, field), "required key is missing"
-    else:
-        head, sep, rest = why.partition(": ")  # a __post_init__'s "field: why"
-        if sep and re.fullmatch(r"[A-Za-z_]\S*", head):
-            path, why = _join(path, head), rest
-    return f"{path or '(top level)'}: {why}"
+def problem(raw: Any, info: mi.Type, path: str = "", dec_hook: DecHook | None = None) -> Found:
+    """(dotted path, why) for the first thing in `raw` its declaration refuses, or None."""
+    declared = info
+    while isinstance(info, mi.Metadata):
+        info = info.type
+    if isinstance(info, mi.UnionType):
+        return _union(raw, info, path, dec_hook)
+    if not _fits(raw, info):
+        return path, f"expected {_name(declared)}, got {shown(raw)}"
+    if isinstance(info, (mi.DataclassType, mi.StructType)):
+        return _entry(raw, info, path, dec_hook)
+    if isinstance(info, (mi.ListType, mi.VarTupleType)):
+        return _at(path, _length(raw, info, "a list")) or _first(
+            problem(item, info.item_type, f"{path}[{i}]", dec_hook) for i, item in enumerate(raw))
+    if isinstance(info, mi.TupleType):
+        if len(raw) != len(info.item_types):
+            return path, f"expected a list of {len(info.item_types)} items, got {shown(raw)}"
+        return _first(problem(item, kind, f"{path}[{i}]", dec_hook)
+                      for i, (item, kind) in enumerate(zip(raw, info.item_types, strict=True)))
+    if isinstance(info, mi.DictType):
+        return _at(path, _length(raw, info, "a mapping")) or _first(
+            problem(key, info.key_type, _join(path, str(key)), dec_hook)
+            or problem(value, info.value_type, _join(path, str(key)), dec_hook) for key, value in raw.items())
+    why = _leaf(raw, info, dec_hook)
+    return None if why is None else (path, why)
+
+
+def _union(raw: Any, info: mi.UnionType, path: str, dec_hook: DecHook | None) -> Found:
+    """The member whose kind `raw` has words the problem (`0` for `int >= 1 | None` is a bound
+    broken, not a type); a value of no member's kind is "expected X or Y"."""
+    members = [m for m in info.types if _fits(raw, m)]
+    if not members:
+        return path, f"expected {_name(info)}, got {shown(raw)}"
+    found = [problem(raw, m, path, dec_hook) for m in members]
+    return None if None in found else found[0]
+
+
+def _entry(raw: Mapping[str, Any], info: mi.DataclassType | mi.StructType, path: str,
+           dec_hook: DecHook | None) -> Found:
+    """A mapping read as a declaration: its fields, then the declaration's own `__post_init__`."""
+    for f in info.fields:
+        if f.encode_name not in raw:
+            if f.required:
+                return _join(path, f.encode_name), "required key is missing"
+            continue
+        found = problem(raw[f.encode_name], f.type, _join(path, f.encode_name), dec_hook)
+        if found:
+            return found
+    try:  # every field reads: what is left is the entry's own check, raised in our words
+        msgspec.convert(raw, info.cls, strict=True, dec_hook=dec_hook)
+    except msgspec.ValidationError as exc:
+        cause = exc.__cause__
+        if isinstance(cause, Invalid):
+            return _join(path, cause.where), cause.why
+        return (path, str(cause)) if isinstance(cause, ValueError) else None
+    return None
+
+
+def _fits(raw: Any, info: mi.Type) -> bool:
+    """Whether `raw` is of the kind `info` declares (strictly: a bool is no number)."""
+    while isinstance(info, mi.Metadata):
+        info = info.type
+    if isinstance(info, mi.UnionType):
+        return any(_fits(raw, m) for m in info.types)
+    check = _KINDS.get(type(info))
+    return True if check is None else check(raw)  # a literal, a custom type, Any: the leaf check says
+
+
+def _leaf(raw: Any, info: mi.Type, dec_hook: DecHook | None) -> str | None:
+    """What is wrong with a value of the right kind: a bound, a length, a choice, a format."""
+    if isinstance(info, (mi.IntType, mi.FloatType)):
+        for key, sign in _BOUNDS:
+            bound = getattr(info, key)
+            if bound is not None and _BROKEN[key](raw, bound):
+                shown_bound = float(bound) if isinstance(info, mi.FloatType) else bound
+                return f"expected {_name(info)} {sign} {shown_bound}, got {shown(raw)}"
+        return None
+    if isinstance(info, mi.StrType):
+        if info.pattern is not None and re.search(info.pattern, raw) is None:  # as msgspec applies it
+            return f"expected a string matching {info.pattern!r}, got {shown(raw)}"
+        return _length(raw, info, "a string")
+    if isinstance(info, mi.LiteralType):
+        return None if raw in info.values else (
+            f"expected one of {', '.join(map(str, info.values))}, got {shown(raw)}")
+    if isinstance(info, mi.DateTimeType):
+        return None if _is_time(raw) else f"expected {_name(info)}, got {shown(raw)}"
+    if isinstance(info, mi.CustomType) and dec_hook is not None and not isinstance(raw, info.cls):
+        try:
+            dec_hook(info.cls, raw)
+        except ValueError as exc:
+            return str(exc)
+    return None
+
+
+def _is_time(raw: Any) -> bool:
+    """msgspec's yes or no for a time (its RFC 3339 parser is the format's definition)."""
+    try:
+        msgspec.convert(raw, datetime, strict=True)
+    except msgspec.ValidationError:
+        return False
+    return True
+
+
+def _length(raw: Any, info: Any, what: str) -> str | None:
+    for key, sign in (("min_length", ">="), ("max_length", "<=")):
+        bound = getattr(info, key)
+        if bound is not None and _BROKEN["ge" if sign == ">=" else "le"](len(raw), bound):
+            return f"expected {what} of length {sign} {bound}, got {shown(raw)}"
+    return None
+
+
+def _name(info: mi.Type) -> str:
+    """`a whole number`, `a string or null`: what a declaration expects, in words (a type's
+    `Meta(title=...)` names it better: `a list of endpoint tags`)."""
+    while isinstance(info, mi.Metadata):
+        title = (info.extra_json_schema or {}).get("title")
+        if title:
+            return str(title)
+        info = info.type
+    if isinstance(info, mi.UnionType):
+        return " or ".join(_name(m) for m in info.types)
+    if isinstance(info, mi.LiteralType):
+        return f"one of {', '.join(map(str, info.values))}"
+    if isinstance(info, mi.CustomType):
+        return f"a {info.cls.__name__}"
+    return _NAMES.get(type(info), "a value")
 
 
 def shown(value: Any) -> str:
@@ -126,31 +274,12 @@ def shown(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _steps(path: str) -> list[str | int]:
-    return [int(i) if i.isdigit() else i if i else key for key, i in _STEP.findall(path)]
+def _at(path: str, why: str | None) -> Found:
+    return None if why is None else (path, why)
 
 
-def _value_at(raw: Any, steps: list[str | int]) -> Any:
-    for step in steps:
-        if isinstance(step, int) and isinstance(raw, list) and step < len(raw):
-            raw = raw[step]
-        elif isinstance(step, str) and isinstance(raw, Mapping) and step in raw:
-            raw = raw[step]
-        else:
-            return raw
-    return raw
-
-
-def _type_at(info: mi.Type, steps: list[str | int]) -> mi.Type:
-    for step in steps:
-        info = _unwrap(info)
-        if isinstance(info, (mi.DataclassType, mi.StructType)):
-            info = next((f.type for f in info.fields if f.encode_name == step), info)
-        elif isinstance(info, (mi.ListType, mi.VarTupleType)):
-            info = info.item_type
-        elif isinstance(info, mi.DictType):
-            info = info.value_type
-    return _unwrap(info)
+def _first(found: Any) -> Found:
+    return next((f for f in found if f), None)
 
 
 def _unwrap(info: mi.Type) -> mi.Type:
@@ -164,4 +293,4 @@ def _unwrap(info: mi.Type) -> mi.Type:
 
 
 def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
+    return f"{path}.{key}" if path and key else path or key

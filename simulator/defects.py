@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
 
+from simulator.faults import FaultParams
 from simulator.plan import Plan  # the plan's type (replies.py, which applies these faults, is above)
 
 FAULTS = frozenset({"cumulative_deltas", "repeated_deltas", "ignore_max_tokens", "early_length", "slow_decode",
@@ -50,7 +50,7 @@ def groups(text: str) -> list[str]:
     return [*out, current] if current else out
 
 
-def apply(plan: Plan, name: str, params: Mapping[str, Any], *, cap: int | None,
+def apply(plan: Plan, name: str, params: FaultParams, *, cap: int | None,
           truncate: Callable[[str, int], str], count_tokens: Callable[[str], int]) -> Plan:
     """`plan` as the defect `name` sends it. `cap`: the request's max_tokens (None: none sent)."""
     if name in ("cumulative_deltas", "repeated_deltas"):

@@ -21,26 +21,35 @@ and their rate can only be 1.
 
 from __future__ import annotations
 
+import functools
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 
+import msgspec
+from msgspec import Meta
+
+from core.schema import Invalid, convert
 from core.vocabulary import LANGUAGES
 
 INDEPENDENT = frozenset({"slow_first_token"})
 TRAITS = frozenset({"thinking", "reset_before_response", "tool_call_shape", "cache_reads", "usage_delay",
                     "tool_template"})
-MID_STREAM_SHAPES = ("documented", "recorded", "empty_choices")
+MidStreamShape = Literal["documented", "recorded", "empty_choices"]
+MID_STREAM_SHAPES: tuple[str, ...] = get_args(MidStreamShape)
 # How an http_error's body looks (docs/openrouter-wire.md §5): a provider's error relayed by
 # OpenRouter (`metadata.provider_name` + `raw`), the availability format (`error_type`,
 # `http_status`, `availability.code`, no `code`), an envelope without `code`, or OpenRouter's own
 # bare envelope (no provider named).
-HTTP_ERROR_BODIES = ("provider", "availability", "no_code", "bare")
-FILTER_ERROR_TYPES = ("content_policy_violation", "refusal")
+HttpErrorBody = Literal["provider", "availability", "no_code", "bare"]
+HTTP_ERROR_BODIES: tuple[str, ...] = get_args(HttpErrorBody)
+FilterErrorType = Literal["content_policy_violation", "refusal"]
+FILTER_ERROR_TYPES: tuple[str, ...] = get_args(FilterErrorType)
 # How a provider's refusal relayed as its 403 reads (docs/openrouter-wire.md §5): xAI's
 # `permission-denied` with a decline, or xAI's failed safety check.
-RELAYED_REFUSALS = ("permission_denied", "usage_guidelines")
+RelayedRefusalShape = Literal["permission_denied", "usage_guidelines"]
+RELAYED_REFUSALS: tuple[str, ...] = get_args(RelayedRefusalShape)
 
 # Stray openers seen in the real incident: punctuation or a token fragment glued before the reply.
 # A character's foreign catch-phrase inside an otherwise clean reply: not a language switch.
@@ -49,246 +58,363 @@ DEFAULT_CATCH_PHRASES = ('"C\'est la vie!"', '"¡Ay, caramba!"', '"Mamma mia!"',
 DEFAULT_GARBAGE = ('",', "ing.", "</s>", ".**", "',", "tion:", "<|im_end|>", ").", ":**", '">', "s.\n", "_,")
 
 
-def _int(minimum: int = 0) -> Callable[[Any], int]:
-    def check(value: Any) -> int:
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            raise ValueError(f"expected an integer >= {minimum}, got {value!r}")
-        return value
-
-    return check
-
-
-def _fraction(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-        raise ValueError(f"expected a number between 0 and 1, got {value!r}")
-    return float(value)
+Fraction = Annotated[float, Meta(ge=0, le=1)]
+Share = Annotated[float, Meta(gt=0, le=1)]          # a pace or a share that cannot be zero
+Count = Annotated[int, Meta(ge=0)]
+Positive = Annotated[int, Meta(ge=1)]
+Strings = Annotated[tuple[Annotated[str, Meta(min_length=1)], ...], Meta(min_length=1)]
+Status = Annotated[int, Meta(ge=400, le=599)]
+if TYPE_CHECKING:
+    Language = str
+else:  # the 17 codes of core/vocabulary.py, as the choices a scenario may write
+    Language = Literal[LANGUAGES]
 
 
-def _factor(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1000:
-        raise ValueError(f"expected a number above 0 (at most 1000), got {value!r}")
-    return float(value)
+class FaultParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One fault's keys under `faults:` (a person writes them: an unknown key is refused). Every
+    fault takes `rate` (and a drawn exclusive one `only_when`); each subclass adds its own
+    parameters, their defaults and ranges. `params["key"]` reads a parameter by the name the
+    scenario spells it (`with`, a Python keyword, is the field `with_`)."""
+
+    rate: Fraction = 1.0
+    only_when: Strings | None = None
+
+    def __getitem__(self, key: str) -> Any:
+        return getattr(self, _attribute(type(self), key))
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return getattr(self, _attribute(type(self), key), default)
 
 
-def _choice(options: Sequence[str]) -> Callable[[Any], str]:
-    def check(value: Any) -> str:
-        if value not in options:
-            raise ValueError(f"expected one of {', '.join(options)}, got {value!r}")
-        return str(value)
-
-    return check
+@functools.cache
+def _attribute(kind: type[FaultParams], key: str) -> str:
+    return next((f.name for f in msgspec.structs.fields(kind) if f.encode_name == key), key)
 
 
-def _statuses(value: Any) -> tuple[int, ...]:
-    items = value if isinstance(value, list) else [value]
-    if not items or not all(isinstance(s, int) and not isinstance(s, bool) and 400 <= s <= 599 for s in items):
-        raise ValueError(f"expected an HTTP status 400-599 or a list of them, got {value!r}")
-    return tuple(items)
+class NoParams(FaultParams, frozen=True):
+    """A fault without parameters of its own."""
 
 
-def _strings(value: Any) -> tuple[str, ...]:
-    if not isinstance(value, list) or not value or not all(isinstance(s, str) and s for s in value):
-        raise ValueError(f"expected a non-empty list of strings, got {value!r}")
-    return tuple(value)
+NO_PARAMS = NoParams()  # what a request without a drawn fault reads
 
 
-def _pace(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
-        raise ValueError(f"expected a number above 0 and at most 1, got {value!r}")
-    return float(value)
+class SlowFirstTokenParams(FaultParams, frozen=True):
+    delay_ms: Count = 11000
 
 
-def _bool(value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise ValueError(f"expected true or false, got {value!r}")
-    return value
+class LeadingGarbageParams(FaultParams, frozen=True):
+    fragments: Strings = DEFAULT_GARBAGE
 
 
-def _optional_seconds(value: Any) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        raise ValueError(f"expected a number of seconds >= 0 or null, got {value!r}")
-    return float(value)
+class MixLanguageParams(FaultParams, frozen=True):
+    with_: Language = msgspec.field(default="es", name="with")
+    level: Literal["sentence", "word", "both"] = "both"
+    ratio: Fraction = 0.5
 
 
-def _optional_int(value: Any) -> int | None:
-    return None if value is None else _int()(value)
+class LanguageSwitchParams(FaultParams, frozen=True):
+    to: Language = "en"
 
 
-def _optional_string(value: Any) -> str | None:
-    if value is not None and not isinstance(value, str):
-        raise ValueError(f"expected a string, got {value!r}")
-    return value
+class MojibakeParams(FaultParams, frozen=True):
+    encoding: Literal["cp1252", "latin-1"] = "cp1252"
 
 
-_language = _choice(LANGUAGES)
-_Spec = Mapping[str, tuple[Callable[[Any], Any], Any]]
+class ReplacementCharParams(FaultParams, frozen=True):
+    density: Fraction = 0.05
 
-# fault name -> {parameter: (validator, default)}
-CATALOGUE: dict[str, _Spec] = {
-    "slow_first_token": {"delay_ms": (_int(), 11000)},
-    "leading_garbage": {"fragments": (_strings, DEFAULT_GARBAGE)},
-    "mix_language": {
-        "with": (_language, "es"),
-        "level": (_choice(("sentence", "word", "both")), "both"),
-        "ratio": (_fraction, 0.5),
-    },
-    "language_switch": {"to": (_language, "en")},
-    "mojibake": {"encoding": (_choice(("cp1252", "latin-1")), "cp1252")},
-    "replacement_char": {"density": (_fraction, 0.05)},
-    "repetition": {"times": (_int(2), 8)},
-    "refusal": {},
-    "content_filter": {"partial": (_fraction, 0.5)},
-    "empty_reply": {},
-    "truncated_stream": {"after": (_fraction, 0.4)},
-    "schema_malformed": {},
-    "schema_violation": {},
-    "http_error": {
-        # retry_after null: no Retry-After header, as on every real 429 recorded.
-        "status": (_statuses, (429,)), "retry_after": (_optional_int, 1),
-        "body": (_choice(HTTP_ERROR_BODIES), "provider"),
-        # true: the 200 was already committed by a keep-alive, so the error arrives in the stream
-        # (the real service commits at the first `: OPENROUTER PROCESSING`).
-        "in_band": (_bool, False),
-    },
+
+class RepetitionParams(FaultParams, frozen=True):
+    times: Annotated[int, Meta(ge=2)] = 8
+
+
+class ContentFilterParams(FaultParams, frozen=True):
+    partial: Fraction = 0.5
+
+
+class TruncatedStreamParams(FaultParams, frozen=True):
+    after: Fraction = 0.4
+
+
+class HttpErrorParams(FaultParams, frozen=True):
+    # An HTTP status 400-599, or a list of them (one drawn per request).
+    status: Status | Annotated[tuple[Status, ...], Meta(min_length=1)] = (429,)
+    retry_after: Count | None = 1  # null: no Retry-After header, as on every real 429 recorded
+    body: HttpErrorBody = "provider"
+    # true: the 200 was already committed by a keep-alive, so the error arrives in the stream
+    # (the real service commits at the first `: OPENROUTER PROCESSING`).
+    in_band: bool = False
+
+    @property
+    def statuses(self) -> tuple[int, ...]:
+        """The statuses one is drawn from (a scenario may write one status or a list)."""
+        return self.status if isinstance(self.status, tuple) else (self.status,)
+
+
+class FilterErrorParams(FaultParams, frozen=True):
+    error_type: FilterErrorType = "content_policy_violation"
+    where: Literal["status", "stream"] = "status"
+    after: Fraction = 0.5
+
+
+class LengthThenErrorParams(FaultParams, frozen=True):
+    typed: bool = False
+
+
+class HangParams(FaultParams, frozen=True):
+    seconds: Annotated[float, Meta(ge=0)] | None = None
+
+
+class MidStreamErrorParams(FaultParams, frozen=True):
+    shape: Literal[MidStreamShape, "random"] = "documented"
+    code: Annotated[int, Meta(ge=400)] = 502
+    after: Fraction = 0.5
+
+
+class WrongProviderParams(FaultParams, frozen=True):
+    to: str | None = None
+
+
+class ModerationParams(FaultParams, frozen=True):
+    reasons: Strings = ("sexual",)
+
+
+class RelayedRefusalParams(FaultParams, frozen=True):
+    shape: RelayedRefusalShape = "permission_denied"
+
+
+class IgnoreMaxTokensParams(FaultParams, frozen=True):
+    factor: Annotated[int, Meta(ge=2)] = 20
+
+
+class EarlyLengthParams(FaultParams, frozen=True):
+    ratio: Fraction = 0.2
+
+
+class SlowDecodeParams(FaultParams, frozen=True):
+    factor: Share = 0.02
+
+
+class OverbillingParams(FaultParams, frozen=True):
+    factor: Annotated[float, Meta(gt=0, le=1000)] = 1.5
+
+
+class TokensParams(FaultParams, frozen=True):
+    """Extra tokens (hidden_system_prompt: 400; hidden_completion_tokens: 120; tool_template: 300)."""
+
+    tokens: Positive = 400
+
+
+class HiddenCompletionTokensParams(TokensParams, frozen=True):
+    tokens: Positive = 120
+
+
+class ToolTemplateParams(TokensParams, frozen=True):
+    tokens: Positive = 300
+
+
+class ToolMarkupLeakParams(FaultParams, frozen=True):
+    dialect: Literal["kimi", "hermes", "mistral", "deepseek", "glm", "qwen3_coder"] = "kimi"
+    into: Literal["content", "reasoning"] = "content"
+
+
+class FidelityErrorsParams(FaultParams, frozen=True):
+    share: Fraction = 0.6
+
+
+class ThinkingParams(FaultParams, frozen=True):
+    tokens: Positive = 400
+    readable: bool = True
+    by_default: bool = True
+    mandatory: bool = False
+    answer_cap: bool = False
+
+
+class ResetBeforeResponseParams(FaultParams, frozen=True):
+    times: Positive = 1
+
+
+class ToolCallShapeParams(FaultParams, frozen=True):
+    text: bool = True
+    tokens_per_call: Positive = 56
+    finish: Literal["tool_calls", "stop"] = "tool_calls"
+
+
+class CacheReadsParams(FaultParams, frozen=True):
+    share: Fraction = 0.7
+
+
+class UsageDelayParams(FaultParams, frozen=True):
+    ms: Count = 1000
+
+
+class ShortReplyParams(FaultParams, frozen=True):
+    words: Positive = 3
+
+
+class CatchPhraseParams(FaultParams, frozen=True):
+    phrases: Strings = DEFAULT_CATCH_PHRASES
+
+
+class EchoHeadersParams(FaultParams, frozen=True):
+    into: Literal["text", "provider"] = "text"
+
+
+class DeepJsonParams(FaultParams, frozen=True):
+    depth: Positive = 1000
+    into: Literal["content", "chunk"] = "content"
+
+
+class SplitSurrogatesParams(FaultParams, frozen=True):
+    lone: bool = False
+
+
+class NoSpaceParams(FaultParams, frozen=True):
+    chars: Positive = 65536
+
+
+class HugeBillParams(FaultParams, frozen=True):
+    cost: Literal["1e308", "integer"] = "1e308"
+    digits: Positive = 400
+
+
+class CompressedStreamParams(FaultParams, frozen=True):
+    decoded_kb: Positive = 4096
+    encoding: Literal["gzip", "deflate"] = "gzip"
+
+
+class ToolFloodParams(FaultParams, frozen=True):
+    name_fragments: Count = 240000
+    calls: Count = 0
+
+
+class EchoAtCutParams(FaultParams, frozen=True):
+    into: Literal["error", "event", "category", "header", "tool_name", "text_cap"] = "error"
+
+
+# fault name -> the declaration of its keys
+CATALOGUE: dict[str, type[FaultParams]] = {
+    "slow_first_token": SlowFirstTokenParams,
+    "leading_garbage": LeadingGarbageParams,
+    "mix_language": MixLanguageParams,
+    "language_switch": LanguageSwitchParams,
+    "mojibake": MojibakeParams,
+    "replacement_char": ReplacementCharParams,
+    "repetition": RepetitionParams,
+    "refusal": NoParams,
+    "content_filter": ContentFilterParams,
+    "empty_reply": NoParams,
+    "truncated_stream": TruncatedStreamParams,
+    "schema_malformed": NoParams,
+    "schema_violation": NoParams,
+    "http_error": HttpErrorParams,
     # A typed content-policy error (§5): a 400 before any byte, or in the stream after `after` of the text.
-    "filter_error": {
-        "error_type": (_choice(FILTER_ERROR_TYPES), "content_policy_violation"),
-        "where": (_choice(("status", "stream")), "status"),
-        "after": (_fraction, 0.5),
-    },
+    "filter_error": FilterErrorParams,
     # The recorded real shape (§3): the reply finishes on `length`, then an error chunk "Token
     # limit reached" (code 400, usage attached; `typed` adds metadata.error_type max_tokens_exceeded).
-    "length_then_error": {"typed": (_bool, False)},
-    "hang": {"seconds": (_optional_seconds, None)},
-    "mid_stream_error": {
-        "shape": (_choice((*MID_STREAM_SHAPES, "random")), "documented"),
-        "code": (_int(400), 502),
-        "after": (_fraction, 0.5),
-    },
-    "wrong_provider": {"to": (_optional_string, None)},
+    "length_then_error": LengthThenErrorParams,
+    "hang": HangParams,
+    "mid_stream_error": MidStreamErrorParams,
+    "wrong_provider": WrongProviderParams,
     # OpenRouter's input moderation (403 before any byte, `error.metadata.reasons`): the host's
     # policy layer refusing the prompt. The categories are upstream text, so scenarios may make
     # them hostile.
-    "moderation": {"reasons": (_strings, ("sexual",))},
+    "moderation": ModerationParams,
     # A provider's refusal relayed by OpenRouter as that provider's 403 (`metadata.raw`): the
     # host's filter answering in an error envelope instead of a typed refusal (issue 28).
-    "relayed_refusal": {"shape": (_choice(RELAYED_REFUSALS), "permission_denied")},
+    "relayed_refusal": RelayedRefusalParams,
     # Wire defects a judge reads off the reply itself (simulator/defects.py, issue 22).
-    "cumulative_deltas": {},
-    "repeated_deltas": {},
-    "ignore_max_tokens": {"factor": (_int(2), 20)},
-    "early_length": {"ratio": (_fraction, 0.2)},
-    "slow_decode": {"factor": (_pace, 0.02)},
-    "overbilling": {"factor": (_factor, 1.5)},
-    "hidden_system_prompt": {"tokens": (_int(1), 400)},
-    "no_stream_usage": {},
-    "hidden_completion_tokens": {"tokens": (_int(1), 120)},
+    "cumulative_deltas": NoParams,
+    "repeated_deltas": NoParams,
+    "ignore_max_tokens": IgnoreMaxTokensParams,
+    "early_length": EarlyLengthParams,
+    "slow_decode": SlowDecodeParams,
+    "overbilling": OverbillingParams,
+    "hidden_system_prompt": TokensParams,
+    "no_stream_usage": NoParams,
+    "hidden_completion_tokens": HiddenCompletionTokensParams,
     # Tool-call defects (simulator/tool_calls.py, issue 23): fire only on a request with `tools`.
-    "tool_markup_leak": {"dialect": (_choice(("kimi", "hermes", "mistral", "deepseek", "glm", "qwen3_coder")), "kimi"),
-                         "into": (_choice(("content", "reasoning")), "content")},
-    "tool_schema_break": {},
-    "tool_args_twice": {},
-    "tool_no_arguments": {},
-    "tool_finish_stop": {},
-    "tool_prose": {},
+    "tool_markup_leak": ToolMarkupLeakParams,
+    "tool_schema_break": NoParams,
+    "tool_args_twice": NoParams,
+    "tool_no_arguments": NoParams,
+    "tool_finish_stop": NoParams,
+    "tool_prose": NoParams,
     # Tasks with one right answer (simulator/tasks.py, issue 23): the stop and fidelity probes.
-    "stop_ignored": {},
-    "stop_echoed": {},
-    "fidelity_errors": {"share": (_fraction, 0.6)},
+    "stop_ignored": NoParams,
+    "stop_echoed": NoParams,
+    "fidelity_errors": FidelityErrorsParams,
     # Traits (not drawn, see the module docstring).
     # by_default false: a hybrid model, thinking only when the request asks (an effort, a budget,
     # enabled: true); the models API then says `reasoning.default_enabled: false`.
     # answer_cap: the request's max_tokens bounds only the answer, the thinking comes on top
     # (SiliconFlow's and DeepSeek's documented max_tokens; docs/openrouter-wire.md §9).
-    "thinking": {"tokens": (_int(1), 400), "readable": (_bool, True), "by_default": (_bool, True),
-                 "mandatory": (_bool, False), "answer_cap": (_bool, False)},
-    "reset_before_response": {"times": (_int(1), 1)},
+    "thinking": ThinkingParams,
+    "reset_before_response": ResetBeforeResponseParams,
     # Shapes of healthy real hosts (docs/openrouter-wire.md §9): none of them is a defect.
     # A line in character before the calls, each call billed `tokens_per_call` completion tokens
     # (Claude via Bedrock: ~55-60), the calls ending on `finish` (gpt-4o-mini ends valid calls `stop`).
-    "tool_call_shape": {"text": (_bool, True), "tokens_per_call": (_int(1), 56),
-                        "finish": (_choice(("tool_calls", "stop")), "tool_calls")},
+    "tool_call_shape": ToolCallShapeParams,
     # Implicit cache reads: `share` of the prompt tokens reported as cached_tokens and billed at
     # the listed input_cache_read (the prompt price where none is listed).
-    "cache_reads": {"share": (_fraction, 0.7)},
+    "cache_reads": CacheReadsParams,
     # A delay before the separate usage chunk, after the finish chunk.
-    "usage_delay": {"ms": (_int(), 1000)},
+    "usage_delay": UsageDelayParams,
     # The host's chat template around tool schemas: this many more prompt tokens on a request with tools.
-    "tool_template": {"tokens": (_int(1), 300)},
+    "tool_template": ToolTemplateParams,
     # Realistic noise of healthy hosts (benchmarks/false_suspensions.py): never a defect.
-    "short_reply": {"words": (_int(1), 3)},
-    "catch_phrase": {"phrases": (_strings, DEFAULT_CATCH_PHRASES)},
+    "short_reply": ShortReplyParams,
+    "catch_phrase": CatchPhraseParams,
     # Hostile hosts (simulator/hostile.py): replies that attack the reader, not degraded text.
-    "echo_headers": {"into": (_choice(("text", "provider")), "text")},
-    "deep_json": {"depth": (_int(1), 1000), "into": (_choice(("content", "chunk")), "content")},
-    "split_surrogates": {"lone": (_bool, False)},
-    "no_space": {"chars": (_int(1), 65536)},
+    "echo_headers": EchoHeadersParams,
+    "deep_json": DeepJsonParams,
+    "split_surrogates": SplitSurrogatesParams,
+    "no_space": NoSpaceParams,
     # Hostile numbers and sizes (simulator/hostile.py, issue 31): bounds the reader must hold.
-    "huge_bill": {"cost": (_choice(("1e308", "integer")), "1e308"), "digits": (_int(1), 400)},
-    "compressed_stream": {"decoded_kb": (_int(1), 4096), "encoding": (_choice(("gzip", "deflate")), "gzip")},
-    "tool_flood": {"name_fragments": (_int(0), 240000), "calls": (_int(0), 0)},
-    "escape_codes": {},
-    "echo_at_cut": {"into": (_choice(("error", "event", "category", "header", "tool_name", "text_cap")), "error")},
+    "huge_bill": HugeBillParams,
+    "compressed_stream": CompressedStreamParams,
+    "tool_flood": ToolFloodParams,
+    "escape_codes": NoParams,
+    "echo_at_cut": EchoAtCutParams,
 }
 FAULT_NAMES: tuple[str, ...] = tuple(CATALOGUE)
 
 
 @dataclass(frozen=True, slots=True)
 class Fault:
-    """One named fault of an endpoint: its rate and its validated parameters (defaults filled)."""
+    """One named fault of an endpoint: its declared parameters, defaults filled."""
 
     name: str
-    rate: float
-    params: Mapping[str, Any]
+    params: FaultParams
+
+    @property
+    def rate(self) -> float:
+        return self.params.rate
 
     def __getitem__(self, key: str) -> Any:
         return self.params[key]
 
 
 def parse_fault(name: str, raw: Any) -> Fault:
-    """Validate one `faults:` entry; errors are `ValueError("<key>: <why>")`."""
-    if name not in CATALOGUE:
-        raise ValueError(f"{name}: unknown fault (known: {', '.join(FAULT_NAMES)})")
-    if raw is None:
-        raw = {}
-    if not isinstance(raw, Mapping):
-        raise ValueError(f"{name}: expected a mapping with at least `rate`")
-    spec = CATALOGUE[name]
-    unknown = set(raw) - set(spec) - {"rate", "only_when"}
-    if unknown:
-        raise ValueError(f"{name}.{sorted(unknown)[0]}: unknown parameter (known: rate, {', '.join(spec) or '-'})")
-    try:
-        rate = _fraction(raw.get("rate", 1.0))
-    except ValueError as exc:
-        raise ValueError(f"{name}.rate: {exc}") from None
-    if name in TRAITS and rate != 1.0:
-        raise ValueError(f"{name}.rate: a trait is not drawn, it always applies; leave `rate` out")
-    params: dict[str, Any] = {}
-    if "only_when" in raw:
-        if name in TRAITS | INDEPENDENT:
-            raise ValueError(f"{name}.only_when: only drawn exclusive faults can be scoped to prompts")
-        try:
-            params["only_when"] = _strings(raw["only_when"])
-        except ValueError as exc:
-            raise ValueError(f"{name}.only_when: {exc}") from None
-    for key, (check, default) in spec.items():
-        if key in raw:
-            try:
-                params[key] = check(raw[key])
-            except ValueError as exc:
-                raise ValueError(f"{name}.{key}: {exc}") from None
-        else:
-            params[key] = default
-    return Fault(name, rate, params)
+    """Read one `faults:` entry; errors are `Invalid("<name>.<key>", why)` (core/schema.py)."""
+    kind = CATALOGUE.get(name)
+    if kind is None:
+        raise Invalid(name, f"unknown fault (known: {', '.join(FAULT_NAMES)})")
+    if not isinstance(raw, Mapping | None):
+        raise Invalid(name, "expected a mapping with at least `rate`")
+    params = convert(raw or {}, kind, at=name)
+    if name in TRAITS and params.rate != 1.0:
+        raise Invalid(f"{name}.rate", "a trait is not drawn, it always applies; leave `rate` out")
+    if params.only_when is not None and name in TRAITS | INDEPENDENT:
+        raise Invalid(f"{name}.only_when", "only drawn exclusive faults can be scoped to prompts")
+    return Fault(name, params)
 
 
 def check_rates(faults: Sequence[Fault]) -> None:
     """Exclusive faults share one draw, so their rates may not add up to more than 1."""
     total = sum(f.rate for f in faults if f.name not in INDEPENDENT | TRAITS)
     if total > 1.0 + 1e-9:
-        raise ValueError(f"rates of exclusive faults add up to {total:g}, more than 1")
+        raise Invalid("", f"rates of exclusive faults add up to {total:g}, more than 1")
 
 
 @dataclass(frozen=True, slots=True)

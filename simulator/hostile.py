@@ -52,6 +52,7 @@ import zlib
 from collections.abc import Mapping
 from typing import Any
 
+from simulator.faults import FaultParams
 from simulator.plan import Plan, StreamError  # the plan's types (replies.py, which applies these faults, is above)
 
 FAULTS = frozenset({"echo_headers", "deep_json", "split_surrogates", "no_space"}) | frozenset({
@@ -73,7 +74,7 @@ LONE_HALF = "\ud83d"              # a high surrogate with no low one after it
 NO_SPACE_PIECE_CHARS = 4096       # a long word still streams in a few chunks, not 16 K of them
 
 
-def apply(plan: Plan, name: str, params: Mapping[str, Any], headers: Mapping[str, str]) -> Plan:
+def apply(plan: Plan, name: str, params: FaultParams, headers: Mapping[str, str]) -> Plan:
     """`plan` as the hostile fault `name` sends it (after max_tokens: hostile hosts ignore it)."""
     if name == "echo_headers":
         if params["into"] == "provider":

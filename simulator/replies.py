@@ -29,13 +29,13 @@ from __future__ import annotations
 import hashlib
 import math
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from simulator import corrupt, defects, hostile, schema_gen, tasks, tool_calls
 from simulator.banks import Bank, all_banks
-from simulator.faults import MID_STREAM_SHAPES, Draw, draw, trait
+from simulator.faults import MID_STREAM_SHAPES, NO_PARAMS, Draw, FaultParams, draw, trait
 from simulator.plan import Plan, StreamError, Thinking
 from simulator.request import ChatRequest, Reasoning, non_string_enums, unportable_keywords
 from simulator.scenario import Behaviour, Model, SimulatedEndpoint
@@ -173,7 +173,7 @@ def plan_reply(
         fired = ("wrong_provider", *drawn.names)
     fault = drawn.fault
     if fault is not None and fault.name == "http_error" and not fault["in_band"]:
-        return HttpFailure(endpoint, rng.choice(fault["status"]), fault["retry_after"], fired, fault["body"])
+        return HttpFailure(endpoint, rng.choice(fault["statuses"]), fault["retry_after"], fired, fault["body"])
     if fault is not None and fault.name == "filter_error" and fault["where"] == "status":
         return HttpFailure(endpoint, 400, 0, fired, "filter", fault["error_type"])
     if fault is not None and fault.name == "relayed_refusal":
@@ -192,7 +192,7 @@ def _generation(
     fired: tuple[str, ...], rng: random.Random, usage_shape: str,
 ) -> Plan:  # fmt: skip
     name = drawn.fault.name if drawn.fault else None
-    params: Mapping[str, Any] = drawn.fault.params if drawn.fault else {}
+    params = drawn.fault.params if drawn.fault else NO_PARAMS
     text, finish = _text(request, all_banks(), name, params, rng), "stop"
     tools: tool_calls.ToolReply | None = None
     call_shape = trait(behaviour.faults, "tool_call_shape")
@@ -236,7 +236,7 @@ def _generation(
         error = StreamError(int(len(text) * params["after"]), shape, params["code"], message, error_type)
         finish_reason = None
     elif name == "http_error":  # in_band: the error is the stream's first and only event
-        status = rng.choice(params["status"])
+        status = rng.choice(params["statuses"])
         message, error_type = _ERRORS.get(status, ("Provider returned error", "provider_unavailable"))
         text, error, finish_reason = "", StreamError(0, "in_band", status, message, error_type), None
     elif name == "filter_error":  # where: stream (an output filter after some text)
@@ -334,7 +334,7 @@ def flagged_input(request: ChatRequest) -> str:
 
 
 def _text(
-    request: ChatRequest, banks: dict[str, Bank], name: str | None, params: Mapping[str, Any], rng: random.Random
+    request: ChatRequest, banks: dict[str, Bank], name: str | None, params: FaultParams, rng: random.Random
 ) -> str:
     own = banks.get(request.language, banks["en"])
     if name == "refusal":

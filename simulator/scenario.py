@@ -21,7 +21,7 @@ import yaml
 from msgspec import UNSET, Meta, UnsetType
 
 from core.errors import SimulatorError
-from core.schema import read_as
+from core.schema import Invalid, read_as
 from simulator.faults import Fault, check_rates, parse_fault
 
 SCENARIOS_DIR = Path(__file__).parent / "scenarios"
@@ -232,7 +232,7 @@ class PhaseFile(BehaviourFile):
 
     def __post_init__(self) -> None:
         if (self.from_round, self.to_round, self.from_time, self.to_time) == (None, None, None, None):
-            raise ValueError("a phase needs from_round, to_round, from_time or to_time")
+            raise Invalid("", "a phase needs from_round, to_round, from_time or to_time")
         BehaviourFile.__post_init__(self)
 
 
@@ -263,7 +263,7 @@ class PricingFile:
                 if text is not None and float(text) < 0:
                     raise ValueError
             except ValueError:
-                raise ValueError(f"{key}: expected a non-negative decimal string, got {text!r}") from None
+                raise Invalid(key, f"expected a non-negative decimal string, got {text!r}") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,7 +288,7 @@ class EndpointFile:
 
     def __post_init__(self) -> None:
         if not self.tag or self.tag != self.tag.strip() or self.tag.lower() != self.tag:
-            raise ValueError(f"tag: expected a lowercase slug, got {self.tag!r}")
+            raise Invalid("tag", f"expected a lowercase slug, got {self.tag!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,10 +303,10 @@ class ModelFile:
 
     def __post_init__(self) -> None:
         if self.id.count("/") != 1:
-            raise ValueError(f"id: expected author/slug, got {self.id!r}")
+            raise Invalid("id", f"expected author/slug, got {self.id!r}")
         tags = [e.tag for e in self.endpoints]
         if len(set(tags)) != len(tags):
-            raise ValueError("endpoints: endpoint tags must be unique")
+            raise Invalid("endpoints", "endpoint tags must be unique")
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,7 +321,7 @@ class ScenarioFile:
     def __post_init__(self) -> None:
         ids = [m.id for m in self.models]
         if len(set(ids)) != len(ids):
-            raise ValueError("models: model ids must be unique")
+            raise Invalid("models", "model ids must be unique")
 
 
 def _faults(raw: dict[str, Any] | None | UnsetType) -> tuple[Fault, ...]:
@@ -331,12 +331,12 @@ def _faults(raw: dict[str, Any] | None | UnsetType) -> tuple[Fault, ...]:
     for name, params in raw.items():
         try:
             parsed.append(parse_fault(str(name), params))
-        except ValueError as exc:
-            raise ValueError(f"faults.{exc}") from None
+        except Invalid as exc:
+            raise Invalid(f"faults.{exc.where}", exc.why) from None
     try:
         check_rates(parsed)
-    except ValueError as exc:
-        raise ValueError(f"faults: {exc}") from None
+    except Invalid as exc:
+        raise Invalid("faults", exc.why) from None
     return tuple(parsed)
 
 

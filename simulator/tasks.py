@@ -29,6 +29,7 @@ from datetime import timedelta
 from typing import Any
 
 from core.times import parse_date
+from simulator.faults import FaultParams
 
 FAULTS = frozenset({"stop_ignored", "stop_echoed", "fidelity_errors"})
 _COUNT = re.compile(r"Count from (\d+) to (\d+)")
@@ -40,7 +41,7 @@ _LATER = re.compile(r"What date is (\d+) days after (\d{4}-\d{2}-\d{2})\?")
 _SORT = re.compile(r"ascending order, separated by commas: (.+)\.$")
 
 
-def answer(messages: Sequence[Mapping[str, Any]], fault: str | None, params: Mapping[str, Any],
+def answer(messages: Sequence[Mapping[str, Any]], fault: str | None, params: FaultParams,
            rng: random.Random) -> str | None:
     """The reply to a task the last user message asks, or None when it asks none."""
     users = [str(m.get("content") or "") for m in messages if m.get("role") == "user"]

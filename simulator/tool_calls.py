@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from simulator import schema_gen
-from simulator.faults import Fault
+from simulator.faults import Fault, FaultParams
 from simulator.request import ChatRequest, ToolSpec
 
 FAULTS = frozenset({"tool_markup_leak", "tool_schema_break", "tool_args_twice", "tool_no_arguments",
@@ -98,7 +98,7 @@ def fragments(text: str) -> tuple[str, ...]:
     return tuple(text[i:i + FRAGMENT_CHARS] for i in range(0, len(text), FRAGMENT_CHARS))
 
 
-def plan_tools(request: ChatRequest, fault: str | None, params: Mapping[str, Any], rng: random.Random,
+def plan_tools(request: ChatRequest, fault: str | None, params: FaultParams, rng: random.Random,
                prose: str, shape: Fault | None = None) -> ToolReply:
     """The reply to a tools request under `fault` (None or a non-tool fault: healthy). `prose`:
     the text a model that does not call would write; `shape`: the host's `tool_call_shape` trait."""

@@ -392,6 +392,47 @@ def test_the_time_rule_can_fail() -> None:
     assert all("spells the timestamp format" in f for f in found[1:]) and "bad.py:3" in found[1], found
 
 
+def declaration_offences(files: dict[str, str]) -> list[str]:
+    """Each `object.__setattr__` in a module that declares a file (it imports core.schema), and each
+    regular expression in core/schema.py: a declaration is the type the file holds, never patched
+    after construction, and a library's message is never parsed back into a path."""
+    found = []
+    for file, source in sorted(files.items()):
+        tree = ast.parse(source, file)
+        if file != "core/schema.py" and not any(isinstance(n, ast.ImportFrom) and n.module == "core.schema"
+                                                for n in ast.walk(tree)):
+            continue
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "__setattr__" and isinstance(node.func.value, ast.Name)
+                    and node.func.value.id == "object"):
+                found.append(f"{file}:{node.lineno} patches a frozen declaration with object.__setattr__: declare "
+                             "the type the file holds (core/schema.py), or normalise where the record is built")
+            if (file == "core/schema.py" and isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                    and node.value.id == "re" and node.attr in ("compile", "match", "fullmatch", "findall")):
+                found.append(f"{file}:{node.lineno} parses text with re.{node.attr}: word a refusal from the "
+                             "declaration's type tree, never from a library's message")
+    return found
+
+
+def test_file_declarations_are_never_patched_and_library_messages_never_parsed() -> None:
+    found = declaration_offences(product_sources())
+    assert not found, "\n".join(found)
+
+
+def test_the_declaration_rule_can_fail() -> None:
+    declared = ("from dataclasses import dataclass\nfrom core.schema import read_as\n\n\n"
+                "@dataclass(frozen=True)\nclass F:\n    x: object = None\n\n"
+                "    def __post_init__(self):\n        object.__setattr__(self, 'x', 1)\n")
+    elsewhere = "class G:\n    def __init__(self):\n        object.__setattr__(self, 'x', 1)\n"
+    schema = "import re\n_AT = re.compile(r' - at `(.*)`')\n"
+    found = declaration_offences({"core/made_up.py": declared, "core/not_a_file.py": elsewhere,
+                                  "core/schema.py": schema})
+    assert len(found) == 2, found
+    assert found[0].startswith("core/made_up.py:10 patches a frozen declaration"), found
+    assert found[1].startswith("core/schema.py:2 parses text with re.compile"), found
+
+
 def canary_errors() -> frozenset[str]:
     """The names of the error tree core/errors.py draws (tests/test_errors.py: the drawing is the tree)."""
     import core.errors

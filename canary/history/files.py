@@ -2,8 +2,9 @@
 
 A round file holds one RoundRecord: its header, a columnar `cases` table and its `decisions`.
 A day file holds one DayAggregate: its rounds, a columnar `groups` table (histograms and counts
-as sparse maps), the endpoints' round classes and every decision of the day. See codec.py for
-the container.
+as sparse maps), the endpoints' round classes and every decision of the day. Each document is
+declared once (`RoundFile`, `DayFile`: frozen Structs, read with core/schema.py, a key this
+version does not know skipped); see codec.py for the container and the columnar tables.
 """
 
 from __future__ import annotations
@@ -11,12 +12,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar, cast
+
+import msgspec
 
 from canary.history.aggregate import DayAggregate, Group, RoundRef
 from canary.history.codec import decode_columns, decode_table, encode_table, pack, unpack
 from canary.history.rows import CaseRow, DecisionRow, HistoryError, RoundRecord
+from core.schema import read_as
 from core.times import TimeFormatError, fmt_time, parse_time
+
+T = TypeVar("T")
 
 CASE_COLUMNS: dict[str, str | int] = {
     "model": "text", "provider": "text", "contract": "text", "outcome": "text", "code": "text",
@@ -31,14 +37,52 @@ GROUP_COLUMNS: dict[str, str | int] = {
 }
 
 
+class ColumnarTable(msgspec.Struct, frozen=True):
+    """A columnar table (codec.py): how many rows, and each column as stored."""
+
+    rows: int
+    cols: dict[str, Any]
+
+    def stored(self) -> dict[str, Any]:
+        """As codec.py's decoders take it (the columns themselves, not copied)."""
+        return {"rows": self.rows, "cols": self.cols}
+
+
+class RoundFile(msgspec.Struct, frozen=True, tag_field="kind", tag="round"):
+    """A round file's document. canary writes it, so a key this version does not know is skipped
+    (a later version may add one); times stay text here (a naive one means UTC: `_time`)."""
+
+    round_id: str
+    started_at: str
+    cases: ColumnarTable
+    finished_at: str | None = None
+    complete: bool = False
+    upstream: str | None = None
+    mode: str | None = None
+    models: dict[str, tuple[str, ...]] = {}
+    decisions: tuple[DecisionRow, ...] = ()
+    skipped: int = 0
+
+
+class DayFile(msgspec.Struct, frozen=True, tag_field="kind", tag="day"):
+    """A day file's document: its rounds (id, start, complete, mode), the groups table, each
+    endpoint's round classes and the day's decisions (round id, decision)."""
+
+    day: str
+    groups: ColumnarTable
+    rounds: tuple[tuple[str, str, bool, str | None], ...] = ()
+    classes: tuple[tuple[str, str, dict[str, int]], ...] = ()
+    decisions: tuple[tuple[str, DecisionRow], ...] = ()
+
+
 def round_document(record: RoundRecord) -> dict[str, Any]:
-    return {
-        "kind": "round", "round_id": record.round_id, "started_at": _iso(record.started_at),
-        "finished_at": _iso(record.finished_at), "complete": record.complete, "upstream": record.upstream,
-        "mode": record.mode, "models": {m: list(p) for m, p in record.models.items()},
-        "cases": encode_table([_fields(r) for r in record.cases], CASE_COLUMNS),
-        "decisions": [_decision(d) for d in record.decisions], "skipped": record.skipped,
-    }
+    doc = RoundFile(
+        round_id=record.round_id, started_at=_iso(record.started_at) or "", finished_at=_iso(record.finished_at),
+        complete=record.complete, upstream=record.upstream, mode=record.mode,
+        models={m: tuple(p) for m, p in record.models.items()},
+        cases=ColumnarTable(**encode_table([_fields(r) for r in record.cases], CASE_COLUMNS)),
+        decisions=record.decisions, skipped=record.skipped)
+    return cast(dict[str, Any], msgspec.to_builtins(doc))
 
 
 def encode_round(record: RoundRecord) -> bytes:
@@ -46,22 +90,15 @@ def encode_round(record: RoundRecord) -> bytes:
 
 
 def decode_round(data: bytes, where: str) -> RoundRecord:
-    doc = unpack(data, where)
-    if doc.get("kind") != "round":
-        raise HistoryError(f"{where}: not a round file")
-    started = _time(doc.get("started_at"), where)
-    if started is None:
-        raise HistoryError(f"{where}: started_at is missing")
+    doc = _read(unpack(data, where), RoundFile, where)
     try:
-        cases = tuple(CaseRow(**row) for row in decode_table(doc.get("cases"), CASE_COLUMNS, where))
-        decisions = tuple(_decision_row(d) for d in doc.get("decisions") or [])
-        models = {str(m): tuple(p) for m, p in dict(doc.get("models") or {}).items()}
-    except (TypeError, ValueError, AttributeError) as exc:
+        cases = tuple(CaseRow(**row) for row in decode_table(doc.cases.stored(), CASE_COLUMNS, where))
+    except (TypeError, ValueError) as exc:
         raise HistoryError(f"{where}: a round file with unexpected content ({exc})") from None
     return RoundRecord(
-        round_id=str(doc.get("round_id")), started_at=started, finished_at=_time(doc.get("finished_at"), where),
-        complete=doc.get("complete") is True, upstream=doc.get("upstream"), mode=doc.get("mode"),
-        models=models, cases=cases, decisions=decisions, skipped=int(doc.get("skipped") or 0),
+        round_id=doc.round_id, started_at=_started(doc.started_at, where), finished_at=_time(doc.finished_at, where),
+        complete=doc.complete, upstream=doc.upstream, mode=doc.mode, models=doc.models, cases=cases,
+        decisions=doc.decisions, skipped=doc.skipped,
     )
 
 
@@ -80,16 +117,9 @@ class RoundColumns:
 
 def decode_round_columns(data: bytes, where: str) -> RoundColumns:
     """A round file's cases as columns: what the query database loads (faster than rows)."""
-    doc = unpack(data, where)
-    started = _time(doc.get("started_at"), where)
-    if doc.get("kind") != "round" or started is None:
-        raise HistoryError(f"{where}: not a round file")
-    try:
-        decisions = tuple(_decision_row(d) for d in doc.get("decisions") or [])
-    except (TypeError, ValueError, KeyError, AttributeError) as exc:
-        raise HistoryError(f"{where}: a round file with unexpected content ({exc})") from None
-    return RoundColumns(str(doc.get("round_id")), started, doc.get("complete") is True, doc.get("upstream"),
-                        doc.get("mode"), decode_columns(doc.get("cases"), CASE_COLUMNS, where), decisions)
+    doc = _read(unpack(data, where), RoundFile, where)
+    return RoundColumns(doc.round_id, _started(doc.started_at, where), doc.complete, doc.upstream, doc.mode,
+                        decode_columns(doc.cases.stored(), CASE_COLUMNS, where), doc.decisions)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,17 +134,10 @@ class DayColumns:
 
 
 def decode_day_columns(data: bytes, where: str) -> DayColumns:
-    doc = unpack(data, where)
-    if doc.get("kind") != "day" or not isinstance(doc.get("day"), str):
-        raise HistoryError(f"{where}: not a day file")
-    try:
-        rounds = tuple(RoundRef(str(r[0]), str(r[1]), bool(r[2]), r[3]) for r in doc.get("rounds") or [])
-        classes = tuple((str(m), str(p), {str(k): int(v) for k, v in c.items()})
-                        for m, p, c in doc.get("classes") or [])
-        decisions = tuple((str(rid), _decision_row(d)) for rid, d in doc.get("decisions") or [])
-    except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
-        raise HistoryError(f"{where}: a day file with unexpected content ({type(exc).__name__}: {exc})") from None
-    return DayColumns(doc["day"], rounds, decode_columns(doc.get("groups"), GROUP_COLUMNS, where), classes, decisions)
+    doc = _read(unpack(data, where), DayFile, where)
+    return DayColumns(doc.day, tuple(RoundRef(*r) for r in doc.rounds),
+                      decode_columns(doc.groups.stored(), GROUP_COLUMNS, where), doc.classes,
+                      doc.decisions)
 
 
 def unsparse(text: Any, key: type = str) -> dict[Any, int]:
@@ -130,19 +153,15 @@ def encode_day(day: DayAggregate) -> bytes:
         "requests": g.requests, "prompt_tokens": g.prompt_tokens, "completion_tokens": g.completion_tokens,
         "cost_usd": g.cost_usd, "ttft": _sparse(g.ttft), "tps": _sparse(g.tps),
     } for g in day.groups]
-    return pack({
-        "kind": "day", "day": day.day,
-        "rounds": [[r.round_id, r.started_at, r.complete, r.mode] for r in day.rounds],
-        "groups": encode_table(groups, GROUP_COLUMNS),
-        "classes": [[m, p, dict(c)] for (m, p), c in day.classes.items()],
-        "decisions": [[rid, _decision(d)] for rid, d in day.decisions],
-    })
+    doc = DayFile(
+        day=day.day, groups=ColumnarTable(**encode_table(groups, GROUP_COLUMNS)),
+        rounds=tuple((r.round_id, r.started_at, r.complete, r.mode) for r in day.rounds),
+        classes=tuple((m, p, dict(c)) for (m, p), c in day.classes.items()), decisions=day.decisions)
+    return pack(msgspec.to_builtins(doc))
 
 
 def decode_day(data: bytes, where: str) -> DayAggregate:
-    doc = unpack(data, where)
-    if doc.get("kind") != "day" or not isinstance(doc.get("day"), str):
-        raise HistoryError(f"{where}: not a day file")
+    doc = _read(unpack(data, where), DayFile, where)
     try:
         groups = tuple(Group(
             model=g["model"], provider=g["provider"], contract=g["contract"], control=g["control"],
@@ -150,28 +169,24 @@ def decode_day(data: bytes, where: str) -> DayAggregate:
             codes=_unsparse(g["codes"], str),
             requests=g["requests"], prompt_tokens=g["prompt_tokens"], completion_tokens=g["completion_tokens"],
             cost_usd=g["cost_usd"] or 0.0, ttft=_unsparse(g["ttft"], int), tps=_unsparse(g["tps"], int),
-        ) for g in decode_table(doc.get("groups"), GROUP_COLUMNS, where))
-        rounds = tuple(RoundRef(str(r[0]), str(r[1]), bool(r[2]), r[3]) for r in doc.get("rounds") or [])
-        classes = {(str(m), str(p)): {str(k): int(v) for k, v in c.items()} for m, p, c in doc.get("classes") or []}
-        decisions = tuple((str(rid), _decision_row(d)) for rid, d in doc.get("decisions") or [])
-    except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
+        ) for g in decode_table(doc.groups.stored(), GROUP_COLUMNS, where))
+    except (TypeError, ValueError, KeyError) as exc:
         raise HistoryError(f"{where}: a day file with unexpected content ({type(exc).__name__}: {exc})") from None
-    return DayAggregate(day=doc["day"], rounds=rounds, groups=groups, classes=classes, decisions=decisions)
+    return DayAggregate(day=doc.day, rounds=tuple(RoundRef(*r) for r in doc.rounds), groups=groups,
+                        classes={(m, p): c for m, p, c in doc.classes}, decisions=doc.decisions)
+
+
+def _read(doc: dict[str, Any], kind: type[T], where: str) -> T:
+    """A document read as its declaration: HistoryError naming the file and the dotted key."""
+    expected = "round" if kind is RoundFile else "day"
+    if doc.get("kind") != expected:
+        raise HistoryError(f"{where}: not a {expected} file")
+    body = {k: v for k, v in doc.items() if k not in ("format", "version")}
+    return read_as(body, kind, source=where, error=HistoryError, ignore_unknown_keys=True)
 
 
 def _fields(row: CaseRow) -> dict[str, Any]:
     return {name: getattr(row, name) for name in CASE_COLUMNS}
-
-
-def _decision(d: DecisionRow) -> dict[str, Any]:
-    return {"model": d.model, "provider": d.provider, "action": d.action, "rule": d.rule, "reason": d.reason,
-            "until": d.until, "rung": d.rung, "evidence": [list(e) for e in d.evidence]}
-
-
-def _decision_row(d: Mapping[str, Any]) -> DecisionRow:
-    return DecisionRow(model=str(d["model"]), provider=str(d["provider"]), action=str(d["action"]),
-                       rule=str(d["rule"]), reason=str(d["reason"]), until=d.get("until"), rung=d.get("rung"),
-                       evidence=tuple((str(c), str(o), str(r)) for c, o, r in d.get("evidence") or []))
 
 
 def _sparse(counts: Mapping[Any, int]) -> str:
@@ -191,6 +206,13 @@ def _unsparse(text: Any, key: type) -> dict[Any, int]:
 
 def _iso(value: datetime | None) -> str | None:
     return fmt_time(value)
+
+
+def _started(value: str, where: str) -> datetime:
+    started = _time(value, where)
+    if started is None:
+        raise HistoryError(f"{where}: started_at is missing")
+    return started
 
 
 def _time(value: Any, where: str) -> datetime | None:

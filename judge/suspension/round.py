@@ -10,8 +10,8 @@ restored early) and they never enter the model-wide guard.
 The expected contracts of a model are the contracts probed on any of its endpoints this round,
 so an endpoint missing one of them is frozen rather than clean.
 
-Model-wide guard: when a contract fails on more than `guard_min_fraction` of the endpoints
-probed for it (and at least `guard_min_endpoints` were probed), the defect follows the model or
+Model-wide guard: when a contract fails on more than `model_wide_guard.min_fraction` of the endpoints
+probed for it (and at least `model_wide_guard.min_endpoints` were probed), the defect follows the model or
 the probe, not the endpoints. Those failures count for nobody: the cases are treated as
 inconclusive, so the affected providers are frozen for the round (no streak moves either way).
 """
@@ -101,13 +101,14 @@ def classify_round(report: RoundResults, policy: Policy) -> dict[str, ModelRound
 
 
 def _guard_hits(cases: list[CaseResult], policy: Policy) -> tuple[GuardHit, ...]:
-    if not policy.guard_enabled:
+    guard = policy.model_wide_guard
+    if not guard.enabled:
         return ()
     hits = []
     for contract in sorted({c.contract for c in cases}):
         probed = {c.provider for c in cases if c.contract == contract}
         failing = sorted({c.provider for c in cases if c.contract == contract and c.outcome == Outcome.FAIL})
-        if len(probed) >= policy.guard_min_endpoints and len(failing) > policy.guard_min_fraction * len(probed):
+        if len(probed) >= guard.min_endpoints and len(failing) > guard.min_fraction * len(probed):
             hits.append(GuardHit(contract, tuple(failing), len(probed)))
     return tuple(hits)
 

@@ -60,7 +60,7 @@ from msgspec import Meta
 from core.errors import InputError
 from core.layers import STATE_FIX, STATE_SCHEMA_VERSION
 from core.policy import ENFORCE, MODES, Mode
-from core.schema import read_as
+from core.schema import Invalid, read_as
 from core.tags import is_valid_tag
 from core.times import fmt_time
 from judge.replies.listing import ListedLimits
@@ -96,7 +96,7 @@ class Suspension:
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
-            raise ValueError(f"mode: expected one of {', '.join(MODES)}, got {self.mode!r}")
+            raise Invalid("mode", f"expected one of {', '.join(MODES)}, got {self.mode!r}")
 
     def active(self, now: datetime) -> bool:
         return self.until > now
@@ -291,7 +291,7 @@ class ProviderFile:
             try:
                 check()
             except ValueError as exc:
-                raise ValueError(f"{key}: {exc}") from None
+                raise Invalid(key, str(exc)) from None
 
     def record(self) -> ProviderState:
         s, ladder = self.suspension, self.ladder or Ladder()

@@ -136,3 +136,20 @@ def test_a_policy_built_in_code_obeys_the_declaration_canary_yaml_is_read_with()
         Policy(fade_days=0)
     with pytest.raises(PolicyError, match="rules.pending_failure_hours"):
         Policy(pending_failure_hours=0.25, min_round_gap_minutes=15)
+
+
+def test_a_rule_number_is_spelled_once_in_rules_and_policy_adds_only_what_is_not_a_rule():
+    from dataclasses import fields
+
+    from core.policy import GuardRules, Policy, PolicyError, Rules
+
+    rule_names = [f.name for f in fields(Rules)]
+    assert [f.name for f in fields(Policy)] == [*rule_names, "languages", "remembered_rounds", "mode"]
+    changed = Rules(failed_rounds_to_suspend=5, ladder_days=(2, 4), model_wide_guard=GuardRules(min_endpoints=7),
+                    reliability=True, observe_contracts=())
+    policy = Policy.from_rules(changed, languages=("en",), mode="enforce")
+    assert {n: getattr(policy, n) for n in rule_names} == {n: getattr(changed, n) for n in rule_names}
+    assert policy.rules_section()["model_wide_guard"] == {"enabled": True, "min_fraction": 0.5, "min_endpoints": 7}
+    guard_refused = r"^Policy: model_wide_guard\.min_fraction: expected a number <= 1\.0, got 2$"
+    with pytest.raises(PolicyError, match=guard_refused):
+        Policy(model_wide_guard=GuardRules(min_fraction=2))

@@ -31,3 +31,20 @@ def test_observe_contracts_names_only_known_contracts() -> None:
     assert parse_config({"rules": {"observe_contracts": []}}).rules.observe_contracts == ()
     with pytest.raises(ConfigError, match=r"rules\.observe_contracts: unknown contract 'fidelty'"):
         parse_config({"rules": {"observe_contracts": ["fidelty"]}})
+
+
+@pytest.mark.parametrize(("raw", "message"), [
+    ({"optional_contracts": {"a/b": "stop"}},
+     "canary.yaml: optional_contracts.a/b: expected a list of optional contracts (tools, stop, fidelity), got 'stop'"),
+    ({"controls": {"a/b": ["x/fp8", " "]}},
+     "canary.yaml: controls.a/b: expected a list of endpoint tags, got ['x/fp8', ' ']"),
+    ({"controls": {"a/b": [3]}}, "canary.yaml: controls.a/b[0]: expected a string, got 3"),
+])
+def test_a_model_entry_of_controls_or_optional_contracts_is_typed(raw: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigError) as refused:
+        parse_config(raw, source="canary.yaml")
+    assert str(refused.value) == message
+
+
+def test_controls_are_read_as_tuples_of_tags() -> None:
+    assert parse_config({"controls": {"a/b": ["x/fp8"]}}).controls == {"a/b": ("x/fp8",)}

@@ -60,7 +60,8 @@ def oracle_classes(spec: dict[str, Any]) -> dict[str, str]:
     for c in expected:
         probed = [t for t in per if c in per[t]]
         failing = [t for t in probed if per[t][c] == "fail"]
-        if len(probed) >= POLICY.guard_min_endpoints and len(failing) > POLICY.guard_min_fraction * len(probed):
+        guard = POLICY.model_wide_guard
+        if len(probed) >= guard.min_endpoints and len(failing) > guard.min_fraction * len(probed):
             discounted |= {(t, c) for t in failing}
     out = {}
     for t, outs in per.items():

@@ -144,3 +144,43 @@ def test_a_phase_changes_only_the_keys_it_names():
     endpoint["phases"] = [{"from_round": 3, "tokens_per_second": 5}]
     phase = scenario_from_dict(data).models[0].endpoints[0].phases[0].behaviour
     assert (phase.ttft_ms, phase.tokens_per_second, [f.name for f in phase.faults]) == (900, 5, ["refusal"])
+
+
+AT_FAULTS = "story.yaml: models[0].endpoints[0].behaviour.faults."
+
+
+@pytest.mark.parametrize(
+    ("faults", "message"),
+    [
+        ({"slow_first_token": {"delay": 5}},
+         AT_FAULTS + "slow_first_token.delay: unknown key (known here: delay_ms, only_when, rate)"),
+        ({"slow_first_token": {"delay_ms": -1}},
+         AT_FAULTS + "slow_first_token.delay_ms: expected a whole number >= 0, got -1"),
+        ({"mix_language": {"with": "klingon"}}, AT_FAULTS + "mix_language.with: expected one of "),
+        ({"http_error": {"status": [429, 200]}},
+         AT_FAULTS + "http_error.status[1]: expected a whole number >= 400, got 200"),
+        ({"http_error": {"status": []}}, AT_FAULTS + "http_error.status: expected a list of length >= 1, got []"),
+        ({"refusal": {"rate": 2}}, AT_FAULTS + "refusal.rate: expected a number <= 1.0, got 2"),
+        ({"refusal": {"only_when": []}}, AT_FAULTS + "refusal.only_when: expected a list of length >= 1, got []"),
+        ({"refusal": ["x"]}, AT_FAULTS + "refusal: expected a mapping with at least `rate`"),
+        ({"refusl": {}}, AT_FAULTS + "refusl: unknown fault (known: "),
+        ({"refusal": {"rate": 0.6}, "empty_reply": {"rate": 0.6}},
+         "story.yaml: models[0].endpoints[0].behaviour.faults: rates of exclusive faults add up to 1.2, more than 1"),
+    ],
+    ids=["unknown-parameter", "negative-delay", "unknown-language", "status-out-of-range", "no-status",
+         "rate-above-one", "empty-scope", "not-a-mapping", "unknown-fault", "rates-over-one"],
+)
+def test_a_faults_parameters_are_declared_and_a_bad_one_is_named_with_its_file_and_key(faults, message):
+    with pytest.raises(ScenarioError) as caught:
+        scenario_from_dict(broken(FIRST_FAULTS, faults), source="story.yaml")
+
+    assert str(caught.value).startswith(message)
+
+
+def test_a_faults_parameters_read_with_their_defaults_and_one_status_or_several():
+    scenario = scenario_from_dict(broken(FIRST_FAULTS, {"http_error": {"rate": 0.5, "status": 429},
+                                                         "mix_language": {"rate": 0.5, "with": "de"}}))
+    [http_error, mix] = scenario.models[0].endpoints[0].behaviour.faults
+    assert (http_error.rate, http_error["statuses"], http_error["retry_after"], http_error["body"]) == (
+        0.5, (429,), 1, "provider")
+    assert (mix["with"], mix["level"], mix["ratio"]) == ("de", "both", 0.5)

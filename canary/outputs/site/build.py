@@ -28,6 +28,7 @@ from canary.outputs.site import collect as collecting
 from canary.outputs.site.badges import badge_svg
 from canary.outputs.site.feeds import atom_feed, status_document
 from canary.outputs.site.page import asset, render_index
+from canary.outputs.site.status import encode as encode_status
 from core.errors import CanaryError
 from core.store import atomic_write_bytes
 
@@ -66,8 +67,8 @@ def build_site(out: Path, *, history_root: Path, layers: collecting.Layers, now:
     page["echarts_version"] = _echarts_version(chart_lib)
     files: dict[str, bytes] = {
         "index.html": render_index(page).encode("utf-8"),
-        "status.json": (json.dumps(status_document(page), indent=1, ensure_ascii=False) + "\n").encode("utf-8"),
-        "status.schema.json": asset("status.schema.json"),
+        "status.json": encode_status(status_document(page)),
+        "status.schema.json": asset("status.schema.json"),   # generated from status.py's declaration
         "decisions.atom": atom_feed(feed_decisions, updated=page["generated_at"], base_url=base_url),
         "assets/echarts.min.js": chart_lib.read_bytes(),
     }

@@ -1,9 +1,10 @@
 """The machine-readable files published beside the page (pure): status.json and decisions.atom.
 
-status.json (schema_version 1, docs/file-formats.md; its JSON Schema is published beside it as
-status.schema.json) is for gateways and chat backends that want each model's provider.ignore
-and every endpoint's state without this repository. decisions.atom is an Atom 1.0 feed (RFC
-4287) of the judge's decisions, newest first, for feed readers.
+status.json (schema_version 1, declared in status.py, which also generates the JSON Schema
+published beside it as status.schema.json; docs/file-formats.md) is for gateways and chat
+backends that want each model's provider.ignore and every endpoint's state without this
+repository. decisions.atom is an Atom 1.0 feed (RFC 4287) of the judge's decisions, newest first,
+for feed readers.
 
 Both are built from the page document of collect.py, so the page and the feeds never disagree.
 Upstream text (reasons, evidence) is kept as text: JSON escapes itself, and the feed is built
@@ -18,7 +19,15 @@ from typing import Any
 from urllib.parse import quote
 from xml.etree import ElementTree as ET
 
-STATUS_SCHEMA_VERSION = 1
+from canary.outputs.site.status import (
+    STATUS_SCHEMA_VERSION,
+    EndpointStatus,
+    ExcludedBy,
+    ModelStatus,
+    NewestRound,
+    StatusFile,
+)
+
 ATOM_NS = "http://www.w3.org/2005/Atom"
 FEED_ID = "urn:canary:decisions"
 ATOM_ENTRIES = 100
@@ -34,29 +43,24 @@ ACTION_TITLES = {
 }
 
 
-def status_document(page: Mapping[str, Any]) -> dict[str, Any]:
-    """status.json from the page document (docs/file-formats.md lists every field)."""
-    return {
-        "schema_version": STATUS_SCHEMA_VERSION,
-        "generated_at": page["generated_at"],
-        "newest_round": page["newest_round"],
-        "stale_after_minutes": page["stale_after_minutes"],
-        "stale_at_generation": page["stale_at_generation"],
-        "models": {m["model"]: {
-            "provider_ignore": list(m["provider_ignore"]),
-            "would_ignore": list(m["would_ignore"]),
-            "badge": m["badge"],
-            "endpoints": {e["provider"]: {
-                "state": e["state"], "tier": e["tier"], "status": e["status"], "until": e["until"],
-                "in_provider_ignore": e["provider"] in m["provider_ignore"],
-                "excluded_by": e["excluded_by"], "reasons": list(e["reasons"]),
-                "tier_reasons": list(e["tier_reasons"]), "last_round_at": e["last_round_at"],
-                "ttft_p50_s": e["latency"]["p50"], "ttft_p95_s": e["latency"]["p95"],
-                "tokens_per_s_p50": e["latency"]["tps"],
-                "billed_over_listed": (e.get("billing") or {}).get("ratio"),
-            } for e in m["endpoints"]},
-        } for m in page["models"]},
-    }
+def status_document(page: Mapping[str, Any]) -> StatusFile:
+    """status.json from the page document (status.py declares it; docs/file-formats.md lists every field)."""
+    return StatusFile(
+        schema_version=STATUS_SCHEMA_VERSION, generated_at=page["generated_at"],
+        newest_round=None if page["newest_round"] is None else NewestRound(**page["newest_round"]),
+        stale_after_minutes=page["stale_after_minutes"], stale_at_generation=page["stale_at_generation"],
+        models={m["model"]: ModelStatus(
+            provider_ignore=tuple(m["provider_ignore"]), would_ignore=tuple(m["would_ignore"]), badge=m["badge"],
+            endpoints={e["provider"]: EndpointStatus(
+                state=e["state"], tier=e["tier"], status=e["status"], until=e["until"],
+                in_provider_ignore=e["provider"] in m["provider_ignore"],
+                excluded_by=None if e["excluded_by"] is None else ExcludedBy(**e["excluded_by"]),
+                reasons=tuple(e["reasons"]), tier_reasons=tuple(e["tier_reasons"]),
+                last_round_at=e["last_round_at"], ttft_p50_s=e["latency"]["p50"], ttft_p95_s=e["latency"]["p95"],
+                tokens_per_s_p50=e["latency"]["tps"], billed_over_listed=(e.get("billing") or {}).get("ratio"),
+            ) for e in m["endpoints"]},
+        ) for m in page["models"]},
+    )
 
 
 def atom_feed(decisions: Sequence[Mapping[str, Any]], *, updated: str, base_url: str = "") -> bytes:

@@ -178,3 +178,19 @@ def test_a_naive_time_in_a_round_file_means_utc_not_the_machines_local_time() ->
     record = decode_round(pack(doc), "f")
     assert record.started_at == datetime(2026, 11, 29, 22, 30, tzinfo=UTC)
     assert record.finished_at == datetime(2026, 11, 29, 22, 31, 0, 250000, tzinfo=UTC)
+
+
+def test_a_history_document_is_read_as_its_declaration_naming_the_file_and_the_key() -> None:
+    from canary.history.codec import pack
+
+    doc = round_document(round_record(read_results(detailed({BAD: "fail"}))))
+    later = decode_round(pack({**doc, "added_by_a_later_version": [1]}), "f")  # canary writes it: tolerant
+    assert later == decode_round(pack(doc), "f")
+    with pytest.raises(HistoryError, match=r"^rounds/x\.xz: skipped: expected a whole number, got '2'$"):
+        decode_round(pack({**doc, "skipped": "2"}), "rounds/x.xz")
+    with pytest.raises(HistoryError, match=r"^rounds/x\.xz: decisions\[0\]\.rung: expected a whole number or null"):
+        decode_round(pack({**doc, "decisions": [{"model": MODEL, "provider": BAD, "action": "suspend",
+                                                 "rule": "failed_streak", "reason": "r", "rung": "1"}]}),
+                     "rounds/x.xz")
+    with pytest.raises(HistoryError, match=r"^rounds/x\.xz: not a day file$"):
+        decode_day(pack(doc), "rounds/x.xz")

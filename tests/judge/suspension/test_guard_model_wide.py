@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from rules_factories import MODEL, PROVIDERS, Timeline, actions
 
-from core.policy import Policy
+from core.policy import GuardRules, Policy
 from judge.suspension.decisions import Action, Rule
 
 POLICY = Policy()
-MOST = PROVIDERS[:3]  # 3 of 5 > guard_min_fraction
+MOST = PROVIDERS[:3]  # 3 of 5 > model_wide_guard.min_fraction
 
 
 def test_a_contract_failing_on_most_endpoints_counts_for_nobody() -> None:
@@ -41,12 +41,12 @@ def test_half_is_not_most() -> None:
 
 
 def test_too_few_endpoints_never_trigger_the_guard() -> None:
-    t = Timeline(providers=PROVIDERS[: POLICY.guard_min_endpoints - 1], policy=Policy(capacity_floor=0))
+    t = Timeline(providers=PROVIDERS[: POLICY.model_wide_guard.min_endpoints - 1], policy=Policy(capacity_floor=0))
     decisions = t.rounds(2, {p: "fail" for p in t.providers})
     assert not actions(decisions, Action.MODEL_WIDE_GUARD)
     assert len(actions(decisions, Action.SUSPEND)) == len(t.providers)
 
 
 def test_the_guard_can_be_switched_off() -> None:
-    t = Timeline(policy=Policy(guard_enabled=False, capacity_floor=0))
+    t = Timeline(policy=Policy(model_wide_guard=GuardRules(enabled=False), capacity_floor=0))
     assert len(actions(t.rounds(2, {p: "fail" for p in MOST}), Action.SUSPEND)) == 3
