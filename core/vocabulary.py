@@ -5,6 +5,7 @@ Each is defined here once; everything else imports it (docs/ and the tests name 
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 
 
@@ -19,6 +20,9 @@ class Outcome(StrEnum):
 
 
 # The contracts, in the order the tables show them: the four every model runs, then the optional ones.
+# What a verdict's code looks like (judge/replies/verdict.py; the families' StrEnum values, results.json's `code`).
+CODE = re.compile(r"[a-z0-9_]{1,40}")
+
 LATENCY, REFUSAL, STRUCTURED, LANGUAGE = "latency", "refusal", "structured", "language"
 TOOLS, STOP, FIDELITY = "tools", "stop", "fidelity"
 # Optional contracts: run only for the models canary.yaml's `optional_contracts:` names them for.

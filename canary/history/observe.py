@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from canary.history.reasons import reason_code
+from core.reasons import reason_code
 from core.times import TimeFormatError, parse_time
 
 ENDINGS = {"restore": "restored", "lift": "lifted"}

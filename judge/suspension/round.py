@@ -27,6 +27,7 @@ from core.policy import Policy
 from core.results import CaseResult, RoundResults
 from core.vocabulary import Outcome
 from judge.replies.integrity import judge_integrity
+from judge.replies.verdict import Common
 from judge.suspension.decisions import Evidence
 from judge.suspension.decode_speed import judge_decode_speed
 from judge.suspension.fidelity import judge_fidelity
@@ -80,7 +81,7 @@ def classify_round(report: RoundResults, policy: Policy) -> dict[str, ModelRound
     by_model: dict[str, list[CaseResult]] = {}
     for case in report.cases:
         if case.control:
-            case = dataclasses.replace(case, outcome=Outcome.NOT_APPLICABLE,
+            case = dataclasses.replace(case, outcome=Outcome.NOT_APPLICABLE, code=Common.NOT_APPLICABLE,
                                        reason=f"positive control (judges the probe): {case.reason}")
         by_model.setdefault(case.model, []).append(case)
     result = {}
