@@ -123,3 +123,31 @@ def test_the_fidelity_probes_own_reason_gets_its_code() -> None:
 
     v = verdict((("arithmetic", False), ("copy", False), ("sorting", True)))
     assert v.code == "fidelity_unjudged" and reason_code(v.outcome, v.reason) == "fidelity_unjudged"
+
+
+def _doc(version: int, **case: object) -> dict[str, object]:
+    entry = {"model": "m/x", "provider": "a/fp8", "contract": "tools", "outcome": "inconclusive",
+             "reason": "tools: prose instead of a call: 212 characters of text and no tool call", **case}
+    return {"schema_version": version, "round_id": "r-1", "started_at": "2026-11-29T22:30:00Z", "complete": True,
+            "models": {"m/x": {"providers": ["a/fp8"]}}, "cases": [entry]}
+
+
+def test_a_version_1_file_reads_with_the_codes_its_reasons_stand_for() -> None:
+    from core.results import read_results
+
+    (case,) = read_results(_doc(1, attempts=[{"outcome": "transport_error", "reason": "transport: HTTP 503",
+                                               "error_kind": "http_5xx"}])).cases
+    assert case.code == "no_tool_call" and case.attempts[0].code == "http_5xx"
+
+
+def test_a_version_2_file_is_read_by_its_codes_never_by_its_words() -> None:
+    from core.results import read_results
+
+    # The words say prose; the code says otherwise: the code is what counts.
+    (case,) = read_results(_doc(2, code="schema_mismatch")).cases
+    assert case.code == "schema_mismatch"
+    # A code that is missing or not a code reads as its outcome's: counted, never a crash, never the words.
+    (missing,) = read_results(_doc(2)).cases
+    (bad,) = read_results(_doc(2, code="Not A Code!")).cases
+    assert missing.code == bad.code == "inconclusive_other"
+    assert read_results(_doc(2, code="pass", outcome="pass")).cases[0].code == "pass"
