@@ -95,6 +95,10 @@ class Rule(StrEnum):
     MAINTENANCE = "maintenance"
 
 
+# The actions that start a suspension (real or would-be) and those that end one: what the history,
+# the issues and the status page's strips follow. Members are strs, so a file's value is found in them.
+SUSPENDING = frozenset({Action.SUSPEND, Action.WOULD_SUSPEND})
+ENDING = frozenset({Action.RESTORE, Action.EXPIRED, Action.LIFT})
 _ACTIONS = {a.value: a for a in Action}
 _RULES = {r.value: r for r in Rule}
 

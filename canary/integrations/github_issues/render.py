@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from canary.integrations.github_issues.markers import comment_marker, issue_marker
 from core.times import fmt_time
 from core.untrusted import clean, markdown
-from judge.suspension.decisions import Decision, Evidence, action_named
+from judge.suspension.decisions import Action, Decision, Evidence, action_named
 
 MAX_EVIDENCE = 8
 MAX_EXCERPTS = 3
@@ -62,7 +62,7 @@ def round_link(round_id: str, url: str | None) -> str:
 def issue_body(d: IssueEvent, *, event: str, round_id: str, mode: str, run_url: str | None,
                excerpts: Sequence[Excerpt] = ()) -> str:
     model, provider, action = d.model, d.provider, d.action
-    what = "suspended" if action == "suspend" else "would have suspended (observe mode: routing unchanged)"
+    what = "suspended" if action == Action.SUSPEND else "would have suspended (observe mode: routing unchanged)"
     lines = [
         issue_marker(model, provider, event),
         f"**Endpoint** {markdown(provider, 120)} · **model** {markdown(model, 120)} · {markdown(mode, 20)} mode",

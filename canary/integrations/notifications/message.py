@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from canary.outputs.roundview import WEAK_EVIDENCE, card_lines
 from core.times import fmt_time
 from core.untrusted import clean, markdown
-from judge.suspension.decisions import Decision, RoundDecisions, action_named
+from judge.suspension.decisions import Action, Decision, RoundDecisions, action_named
 
 # Telegram caps a message at 4096 characters and Teams' workflows at about 1000 per block;
 # the full list is in the job summary and decisions.json, so a long round is cut here.
@@ -27,9 +27,10 @@ MAX_BODY = 3500
 
 # Apprise's notification types, by how urgent the worst decision of the round is.
 FAILURE, WARNING, SUCCESS, INFO = "failure", "warning", "success", "info"
-_FAILURE = {"suspend"}
-_WARNING = {"would_suspend", "floor_held", "probe_weak", "model_wide_guard", "incomplete_round"}
-_SUCCESS = {"restore", "expired", "lift", "incident_remove"}
+_FAILURE = {Action.SUSPEND}
+_WARNING = {Action.WOULD_SUSPEND, Action.FLOOR_HELD, Action.PROBE_WEAK, Action.MODEL_WIDE_GUARD,
+            Action.INCOMPLETE_ROUND}
+_SUCCESS = {Action.RESTORE, Action.EXPIRED, Action.LIFT, Action.INCIDENT_REMOVE}
 
 
 @dataclass(frozen=True, slots=True)
