@@ -27,8 +27,10 @@ from typing import Any
 
 from core.reasons import reason_code
 from core.times import TimeFormatError, parse_time
+from judge.suspension.decisions import ENDING, SUSPENDING, Action
 
-ENDINGS = {"restore": "restored", "lift": "lifted"}
+# How a would-suspend ended, as observe-report words it (a restore or a lift; anything else ran its term).
+ENDINGS: dict[str, str] = {Action.RESTORE: "restored", Action.LIFT: "lifted"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,12 +68,12 @@ def would_suspends(records: Sequence[Mapping[str, Any]], *, since: datetime, now
     lines = [(t, r) for t, r in ((_time(r.get("time")), r) for r in records) if t is not None and t <= now]
     out = []
     for i, (t, r) in enumerate(lines):
-        if r.get("action") != "would_suspend" or t < since:
+        if r.get("action") != Action.WOULD_SUSPEND or t < since:
             continue
         key = (r.get("model"), r.get("provider"))
         later = [(u, x) for u, x in lines[i + 1:] if (x.get("model"), x.get("provider")) == key]
-        ending = next(((u, x) for u, x in later if x.get("action") in ("restore", "expired", "lift")), None)
-        resumed = next(((u, x) for u, x in later if x.get("action") in ("would_suspend", "suspend")), None)
+        ending = next(((u, x) for u, x in later if x.get("action") in ENDING), None)
+        resumed = next(((u, x) for u, x in later if x.get("action") in SUSPENDING), None)
         until = _time(r.get("until"))
         ended_at: datetime | None
         enforced = resumed is not None and resumed[1].get("rule") == "mode_switch"
