@@ -729,12 +729,11 @@ DEFINITIONS = ("judge/suspension/decisions.py", "core/layers.py")
 KNOWN_VALUE_OFFENCES = {
     "canary/cli/commands/_options.py": 1, "canary/cli/commands/digest.py": 1, "canary/cli/commands/ignore.py": 1,
     "canary/cli/commands/incident.py": 1, "canary/cli/commands/lift.py": 1, "canary/cli/commands/observe_report.py": 1,
-    "canary/cli/commands/site.py": 1, "canary/cli/commands/status.py": 4, "canary/cli/commands/validate.py": 1,
+    "canary/cli/commands/site.py": 1, "canary/cli/commands/status.py": 1, "canary/cli/commands/validate.py": 1,
     "canary/history/observe.py": 2,   # observe-report's outcome words: "expired" ran its term
     "canary/integrations/notifications/digest.py": 1,
-    "canary/outputs/site/badges.py": 4, "canary/outputs/site/endpoints.py": 4, "core/layer_files.py": 1,
+    "canary/outputs/site/badges.py": 4, "canary/outputs/site/endpoints.py": 3, "core/layer_files.py": 1,
     "core/policy.py": 1, "core/reasons.py": 1, "judge/suspension/state.py": 1, "probes/round/contracts/refusal.py": 1,
-    "provider_ignore/__init__.py": 3,
 }
 
 
