@@ -76,3 +76,16 @@ def test_a_document_of_another_shape_is_refused_naming_the_field(change: dict[st
     doc = {**json.loads(BEFORE[0].read_text()), **change}
     with pytest.raises(DecisionsError, match=field):
         RoundDecisions.from_json(doc)
+
+
+def test_every_action_reads_as_its_own_words_with_a_symbol() -> None:
+    from judge.suspension.decisions import ENDING, SUSPENDING, Action, action_named
+
+    for action in Action:
+        assert action.label and action.label == action.label.lower() and action.symbol.strip(), action
+        assert action.heading.startswith(action.label[0].upper() + action.label[1:]), action
+        assert action_named(action.value) is action
+    assert len({a.label for a in Action}) == len(Action)   # no two actions read alike
+    assert action_named("model_wide") is None and action_named("not_suspended") is None
+    assert Action.FLOOR_HELD.heading == "Floor held (not suspended: too few endpoints would remain)"
+    assert SUSPENDING.isdisjoint(ENDING) and "suspend" in SUSPENDING and "lift" in ENDING   # a file's value is found
