@@ -7,10 +7,9 @@ derives each code here from the stable prefix each producer wrote then (and, for
 errors, the attempt's `error_kind`, which was already a code). A reason no rule maps becomes
 `<outcome>_other` (`fail_other`, ...): visible in counts, never a crash.
 
-This table reads old words only: version 1 results files, and the judge's evidence (decisions.json
-and the audit log list each case behind a decision by contract, outcome and reason: no code yet,
-so `canary observe-report` derives it here). No new check needs a rule here unless its reason
-reaches that evidence. The codes are the same
+This table reads old words only: version 1 results files, and the judge's evidence lines written
+before evidence carried its code (decisions.json and the audit log; `canary observe-report` reads
+them). No new check needs a rule here: nothing written since reads through it. The codes are the same
 vocabulary as the enums', so a history spanning both versions counts one thing under one code.
 """
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from core.reasons import reason_code
 from core.times import TimeFormatError, parse_time
+from core.vocabulary import CODE
 from judge.suspension.decisions import ENDING, SUSPENDING, Action
 
 # How a would-suspend ended, as observe-report words it (a restore or a lift; anything else ran its term).
@@ -98,8 +99,13 @@ def would_suspends(records: Sequence[Mapping[str, Any]], *, since: datetime, now
 
 
 def _evidence(e: Mapping[str, Any]) -> tuple[str, str, str, str]:
+    """(contract, outcome, code, reason): the code as the line carries it, or, on a line written
+    before evidence carried codes, derived from its words (core/reasons.py)."""
     contract, outcome, reason = str(e.get("contract", "")), str(e.get("outcome", "")), str(e.get("reason", ""))
-    return contract, outcome, reason_code(outcome, reason), reason
+    code = e.get("code")
+    if not (isinstance(code, str) and CODE.fullmatch(code)):
+        code = reason_code(outcome, reason)
+    return contract, outcome, code, reason
 
 
 def _time(value: Any) -> datetime | None:

@@ -115,15 +115,18 @@ class Evidence:
     contract: str  # the case's contract
     outcome: str  # its outcome
     reason: str  # its reason
+    code: str = ""  # its code (judge/replies/verdict.py); "" in a file written before codes (left out then)
 
     def to_json(self) -> dict[str, str]:
-        return {"contract": self.contract, "outcome": self.outcome, "reason": self.reason}
+        return {"contract": self.contract, "outcome": self.outcome, "reason": self.reason,
+                **({"code": str(self.code)} if self.code else {})}
 
     @classmethod
     def from_json(cls, raw: Any, where: str) -> Evidence:
         item = _object(raw, where)
+        code = item.get("code")
         return cls(_string(item.get("contract"), f"{where}.contract"), _string(item.get("outcome"), f"{where}.outcome"),
-                   _string(item.get("reason"), f"{where}.reason"))
+                   _string(item.get("reason"), f"{where}.reason"), _string(code, f"{where}.code") if code else "")
 
 
 @dataclass(frozen=True, slots=True)

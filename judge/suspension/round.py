@@ -125,7 +125,7 @@ def _classify_provider(provider: str, cases: list[CaseResult], expected: set[str
             outcome = Outcome.INCONCLUSIVE  # the failure counts for nobody this round
             reason = DISCOUNTED_PREFIX + reason
         outcomes.append(outcome)
-        evidence.append(Evidence(case.contract, case.outcome, reason))
+        evidence.append(Evidence(case.contract, case.outcome, reason, case.code))
     probed = {c.contract for c in cases}
     if Outcome.FAIL in outcomes:
         klass = RoundClass.FAILED

@@ -47,7 +47,9 @@ def test_a_record_round_trips_with_weak_cards_set_aside_peers_and_reused_shards(
     lonely = Card("refusal", 1, 1, 0.2065, 1.0, 0, 0, 0.0, 0.0, 0, None)
     decision = Decision("m/x", "cinder/fp8", Action.WOULD_SUSPEND, Rule.FAILED_STREAK, "2 failed rounds",
                         until=datetime(2026, 12, 1, 22, 30, 0, 123000, tzinfo=UTC), rung=2,
-                        evidence=(Evidence("latency", "fail", "slow"),), card=(weak, lonely))
+                        evidence=(Evidence("latency", "fail", "slow", "ttft_exceeded"),
+                                  Evidence("refusal", "fail", "x")),   # an older line: no code
+                        card=(weak, lonely))
     record = RoundDecisions(
         round_id="r-a+r-b", mode="observe", now=datetime(2026, 11, 30, 22, 30, tzinfo=UTC), gap_minutes=30.5,
         request=RequestRecord(upstream="simulator", expected_models=("m/x",), allow_simulator=True,
