@@ -114,21 +114,21 @@ from _support import (  # noqa: E402
     write_yaml,
 )
 
-from canary.history.reasons import reason_code  # noqa: E402
 from core import times  # noqa: E402
 from core.policy import OBSERVE, Policy  # noqa: E402
 from core.results import read_results  # noqa: E402
 from core.vocabulary import Outcome  # noqa: E402
+from judge.replies.billing import BillingCode  # noqa: E402
+from judge.replies.limits import LimitsCode  # noqa: E402
+from judge.replies.stream_integrity import StreamCode  # noqa: E402
 from judge.suspension.decisions import Action  # noqa: E402
-from judge.suspension.decode_speed import PREFIX as DECODE_PREFIX  # noqa: E402
-from judge.suspension.decode_speed import judge_decode_speed  # noqa: E402
-from judge.suspension.prompt_tokens import HIDDEN_PROMPT, judge_prompt_tokens  # noqa: E402
+from judge.suspension.decode_speed import DecodeCode, judge_decode_speed  # noqa: E402
+from judge.suspension.prompt_tokens import PromptCode, judge_prompt_tokens  # noqa: E402
 from judge.suspension.rules import apply_round  # noqa: E402
 from judge.suspension.state import JudgeState  # noqa: E402
 
 T0 = datetime(2026, 12, 7, 0, 0, tzinfo=UTC)
-REPLY_CHECK_CODES = frozenset({"cumulative_deltas", "repeated_deltas", "max_tokens_ignored", "length_below_cap",
-                               "overbilled", "hidden_completion_tokens"})
+REPLY_CHECK_CODES = frozenset({*StreamCode, *LimitsCode, *BillingCode})
 OPENING = ("suspend", "would_suspend", "floor_held")
 PROBE = {"ttft_seconds": 2.0, "request_deadline_seconds": 6}
 FAST = {"ttft_ms": 80, "jitter_ms": 30, "tokens_per_second": 1500}
@@ -414,16 +414,16 @@ def summarise(s: Scenario, played: Played, echo: Callable[[str], None]) -> dict[
 
 
 def reply_check_failures(docs: list[dict[str, Any]]) -> Counter[str]:
-    """Attempts failed by a reply check (stream integrity, limits, billing), by reason code, over
-    every round; plus the cases the judge's hidden-prompt rule fails (`hidden_prompt`) and the
-    completed streams without usage (`stream_usage_missing`, evidence only: never a failure)."""
-    out = Counter(code for doc in docs for case in doc["cases"] for a in case.get("attempts", [])
-                  if (code := reason_code(a["outcome"], a.get("reason", ""))) in REPLY_CHECK_CODES)
+    """Attempts failed by a reply check (stream integrity, limits, billing), by code, over every
+    round; plus the cases the judge's hidden-prompt rule fails (`hidden_prompt`) and the completed
+    streams without usage (`stream_usage_missing`, evidence only: never a failure)."""
+    out: Counter[str] = Counter()
     for doc in docs:
         cases = read_results(doc).cases
+        out.update(a.code for c in cases for a in c.attempts if a.code in REPLY_CHECK_CODES)
         for model in {c.model for c in cases}:
             judged = judge_prompt_tokens([c for c in cases if c.model == model])
-            out["hidden_prompt"] += sum(c.reason.startswith(HIDDEN_PROMPT) for c in judged)
+            out[PromptCode.HIDDEN_PROMPT.value] += sum(c.code == PromptCode.HIDDEN_PROMPT for c in judged)
         out["stream_usage_missing"] += sum(a.usage_reported is False for c in cases for a in c.attempts)
     return +out
 
@@ -436,7 +436,7 @@ def decode_failures(docs: list[dict[str, Any]]) -> Counter[str]:
         for model in report.models:
             cases = [c for c in report.cases if c.model == model]
             out.update(c.provider for c in judge_decode_speed(cases)
-                       if c.outcome == Outcome.FAIL and c.reason.startswith(DECODE_PREFIX))
+                       if c.outcome == Outcome.FAIL and c.code == DecodeCode.DECODE_SLOW)
     return out
 
 

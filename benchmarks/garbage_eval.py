@@ -129,9 +129,8 @@ def plant(kind: str, text: str, lang: str, rng: random.Random, words: list[str],
 
 
 def flagged(kind: str, text: str, lang: str) -> str | None:
-    if kind in LEADING_KINDS:
-        return find_leading_garbage(text, lang)
-    return find_artifacts(text)
+    found = find_leading_garbage(text, lang) if kind in LEADING_KINDS else find_artifacts(text)
+    return found.reason if found else None
 
 
 def main() -> int:
@@ -185,7 +184,8 @@ def main() -> int:
         for kind, sample in misses[: args.show_misses]:
             print(f"      miss {kind:9} {sample!r}")
         for text in false_fails[: args.show_misses]:
-            print(f"      false fail {find_leading_garbage(text, lang) or find_artifacts(text)}")
+            found = find_leading_garbage(text, lang) or find_artifacts(text)
+            print(f"      false fail {found.reason if found else None}")
         print(f"BENCH garbage lang={lang} clean={len(clean)} false_fails={len(false_fails)} "
               f"prefixes_caught={leading[0]} prefixes_planted={leading[1]} "
               + " ".join(f"{k}_caught={caught[k][0]} {k}_planted={caught[k][1]}" for k in LEADING_KINDS + OTHER_KINDS))

@@ -72,7 +72,7 @@ def main() -> None:
             defect = check_reply(text, language)
             if defect:
                 flagged[language] += 1
-                kinds[defect.split(":")[0]].append(f"{language}: {defect[:110]!r}")
+                kinds[defect.code].append(f"{language}: {defect.reason[:110]!r}")
     seconds = time.monotonic() - start
     total, bad = sum(texts.values()), sum(flagged.values())
     print(f"{total:,} real replies and passages, {bad} flagged ({bad / total:.2%}), "

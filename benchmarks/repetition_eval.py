@@ -58,7 +58,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from judge.replies.repetition import find_repetition  # noqa: E402
+from judge.replies.repetition import RepetitionCode, find_repetition  # noqa: E402
 
 LANGUAGES = ("pt", "es", "id", "ko", "ja", "zh", "en", "fr", "de", "it", "ru", "pl", "tr", "vi", "th", "ar", "hi")
 UNSPACED = frozenset({"zh", "ja"})
@@ -156,14 +156,15 @@ def planted_cases(prose: list[str], lang: str, trials: int) -> Iterator[tuple[st
 
 
 def by_check(text: str, _lang: str) -> str | None:
-    return find_repetition(text)
+    found = find_repetition(text)
+    return found.reason if found else None
 
 
 def by_language_judge(text: str, lang: str) -> str | None:
     from judge.replies.language import assess
 
     verdict = assess(text, lang)
-    return verdict.reason if verdict.outcome == "fail" and verdict.reason.startswith("repetition") else None
+    return verdict.reason if verdict.code == RepetitionCode.REPETITION else None
 
 
 def _pct(hit: int, total: int) -> str:

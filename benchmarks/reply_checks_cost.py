@@ -46,12 +46,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fleet_evidence import NOISE  # noqa: E402
 
-from canary.history.reasons import reason_code  # noqa: E402
 from core.results import AttemptResult, CaseResult  # noqa: E402
 from core.upstream import Upstream  # noqa: E402
 from core.vocabulary import Outcome  # noqa: E402
 from judge.replies.billing import assess_cost, assess_hidden_tokens  # noqa: E402
-from judge.replies.verdict import Verdict  # noqa: E402
+from judge.replies.verdict import Common, Verdict  # noqa: E402
 from judge.suspension.decode_speed import judge_decode_speed  # noqa: E402
 from probes.http.client import PinnedClient  # noqa: E402
 from probes.http.discovery import discover  # noqa: E402
@@ -125,8 +124,10 @@ def decode_us(results: list[ChatResult], repeats: int) -> float:
 
 def decode_round_us(repeats: int) -> float:
     """The judge's peer comparison over one model round of 8 endpoints x 4 cases, 2 measured replies each."""
-    cases = [CaseResult(model=MODEL, provider=f"host{i}/fp8", contract=contract, outcome=Outcome.PASS, reason="ok",
-                        attempts=tuple(AttemptResult(outcome=Outcome.PASS, reason="ok", decode_tps=50.0 + i + j,
+    cases = [CaseResult(model=MODEL, provider=f"host{i}/fp8", contract=contract, outcome=Outcome.PASS,
+                        code=Common.PASS, reason="ok",
+                        attempts=tuple(AttemptResult(outcome=Outcome.PASS, code=Common.PASS, reason="ok",
+                                                     decode_tps=50.0 + i + j,
                                                      advertised_p50_tps=60.0, advertised_slowest_tps=24.0)
                                        for j in range(2)))
              for i in range(8) for contract in ("latency", "refusal", "structured", "language")]
@@ -150,11 +151,11 @@ def main() -> None:
         return reply_check(r, listed[r.provider])
 
     healthy = [r for tag, rs in by_tag.items() if tag.startswith("host") for r in rs if r.completed]
-    false = Counter(reason_code("fail", v.reason) for r in healthy if (v := check(r)) is not None)
+    false = Counter(v.code for r in healthy if (v := check(r)) is not None)
     planted = {tag: rs for tag, rs in by_tag.items() if not tag.startswith("host")}
     caught = {tag: sum(1 for r in rs if check(r) is not None) for tag, rs in planted.items()}
     for tag, rs in planted.items():
-        codes = Counter(reason_code("fail", v.reason) for r in rs if (v := check(r)) is not None)
+        codes = Counter(v.code for r in rs if (v := check(r)) is not None)
         print(f"planted {tag}: {caught[tag]} of {len(rs)} replies failed {dict(codes)}")
     print(f"healthy: {len(healthy)} completed replies of 6 noisy hosts, false failures {sum(false.values())} "
           f"{dict(false)}; with text and deltas: {sum(1 for r in healthy if r.deltas)}")

@@ -1,4 +1,4 @@
-"""The round record: reports/results.json (schema_version 1) as frozen dataclasses.
+"""The round record: reports/results.json (schema_version 2) as frozen dataclasses.
 
     RoundResults         one round (or the merge of its shards)
     ├── CaseResult       one model x endpoint x contract case, with its AttemptResults
@@ -23,6 +23,10 @@ job; the judge and the summary see one round). One reader with one set of rules:
   large for a float), with a RejectedInput naming it. Free text (reasons, excerpts)
   is made writable as UTF-8 (lone surrogates from JSON become "?").
 
+Schema_version 2 added `code` to each case and attempt: the verdict's code (judge/replies/verdict.py),
+what history and control flow read. A version 1 file is still read: its codes are derived from
+the reasons by core/reasons.py, the only reader of a reason's words.
+
 Optional, additive fields (absent from older files, read with their defaults): `clock`
 (`real`), `controls_source`, `unprobed_controls`, `incomplete` (the typed reasons; an older
 incomplete file reads as one reason of kind `unknown` with its `incomplete_reason`); per
@@ -43,11 +47,14 @@ from enum import StrEnum
 from typing import Any
 
 from core.errors import InputError
+from core.reasons import reason_code
 from core.tags import describe_invalid_tag, is_valid_round_id, is_valid_tag
 from core.times import TimeFormatError, parse_time, stamp
-from core.vocabulary import Outcome, case_id
+from core.vocabulary import CODE, Outcome, case_id
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# The versions read: 1 has no `code` (derived from the reason, core/reasons.py).
+READ_VERSIONS = (1, SCHEMA_VERSION)
 EXCERPT_CHARS = 300           # how much of each reply results.json keeps (the rest is in Allure)
 # A probe reply costs micro-dollars, and no listing charges a dollar per token: an amount above
 # this (1e308, a 400-digit integer) is a hostile or broken value, read as absent wherever an
@@ -91,6 +98,7 @@ class AttemptResult:
     """One request of a case (two HTTP requests when the first was lost before any byte)."""
 
     outcome: Outcome  # this attempt's outcome
+    code: str  # why, as a code (judge/replies/verdict.py): what history and the judge read
     reason: str  # why, in words
     ttft_s: float | None = None  # time to the first token
     total_s: float | None = None  # time to the last byte
@@ -120,7 +128,8 @@ class AttemptResult:
     short: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"outcome": self.outcome.value, "reason": self.reason, "ttft_s": self.ttft_s,
+        # str(): a StrEnum member as its plain value (execnet and JSON see a str).
+        return {"outcome": self.outcome.value, "code": str(self.code), "reason": self.reason, "ttft_s": self.ttft_s,
                 "total_s": self.total_s, "finish_reason": self.finish_reason, "error_kind": self.error_kind,
                 "served_by": self.served_by, "requests": self.requests, "excerpt": self.excerpt,
                 "chars": self.chars, "refusal": self.refusal.value if self.refusal else None,
@@ -135,11 +144,12 @@ class AttemptResult:
                 **({"items": {k: o.value for k, o in self.items}} if self.items else {})}
 
     @classmethod
-    def from_json(cls, raw: Any) -> AttemptResult | None:
+    def from_json(cls, raw: Any, version: int = SCHEMA_VERSION) -> AttemptResult | None:
         """An attempt, or None when the entry is not one (attempts are evidence, never a reason to refuse)."""
         if not isinstance(raw, Mapping) or raw.get("outcome") not in _OUTCOMES:
             return None
-        return cls(outcome=_OUTCOMES[raw["outcome"]], reason=writable_text(raw.get("reason", "")),
+        return cls(outcome=_OUTCOMES[raw["outcome"]], code=read_code(raw, version),
+                   reason=writable_text(raw.get("reason", "")),
                    ttft_s=measurement(raw.get("ttft_s")), total_s=measurement(raw.get("total_s")),
                    finish_reason=optional_text(raw.get("finish_reason")),
                    error_kind=optional_text(raw.get("error_kind")),
@@ -167,6 +177,7 @@ class CaseResult:
     provider: str  # the endpoint's provider tag
     contract: str  # latency | refusal | structured | language
     outcome: Outcome  # pass | fail | inconclusive | transport_error | not_applicable
+    code: str  # why, as a code (judge/replies/verdict.py): what history and the judge read
     reason: str  # why, in words (upstream text, cleaned)
     language: str | None = None    # the language contract only
     anomaly: bool = False          # the language contract: the first attempt failed (confirmations ran)
@@ -186,14 +197,14 @@ class CaseResult:
 
     def to_json(self) -> dict[str, Any]:
         return {"model": self.model, "provider": self.provider, "contract": self.contract,
-                "outcome": self.outcome.value, "reason": self.reason, "language": self.language,
+                "outcome": self.outcome.value, "code": str(self.code), "reason": self.reason, "language": self.language,
                 "anomaly": self.anomaly, "control": self.control, "ttft_s": self.ttft_s,
                 "duration_s": self.duration_s, "requests": self.requests, "prompt_tokens": self.prompt_tokens,
                 "completion_tokens": self.completion_tokens, "cost_usd": self.cost_usd,
                 "served_by": self.served_by, "attempts": [a.to_json() for a in self.attempts]}
 
     @classmethod
-    def from_json(cls, item: Mapping[str, Any]) -> CaseResult:
+    def from_json(cls, item: Mapping[str, Any], version: int = SCHEMA_VERSION) -> CaseResult:
         """One case entry, its fields read leniently; the caller has checked its tags and outcome
         (RoundResults.from_json sets a case with unsafe tags or an unknown outcome aside)."""
         language = item.get("language")
@@ -201,14 +212,16 @@ class CaseResult:
         return cls(
             model=str(item.get("model")), provider=str(item.get("provider")),
             contract=writable_text(item.get("contract", "")), outcome=_OUTCOMES[str(item.get("outcome"))],
-            reason=writable_text(item.get("reason", "")), language=language if isinstance(language, str) else None,
+            code=read_code(item, version), reason=writable_text(item.get("reason", "")),
+            language=language if isinstance(language, str) else None,
             anomaly=item.get("anomaly") is True, control=item.get("control") is True,
             ttft_s=measurement(item.get("ttft_s")), duration_s=measurement(item.get("duration_s")),
             requests=_int(item.get("requests"), 0),
             prompt_tokens=_int(item.get("prompt_tokens"), 0),
             completion_tokens=_int(item.get("completion_tokens"), 0),
             cost_usd=amount(item.get("cost_usd")) or 0.0, served_by=optional_text(item.get("served_by")),
-            attempts=tuple(a for a in map(AttemptResult.from_json, attempts if isinstance(attempts, list) else [])
+            attempts=tuple(a for a in (AttemptResult.from_json(raw, version)
+                                       for raw in (attempts if isinstance(attempts, list) else []))
                            if a is not None),
         )
 
@@ -327,8 +340,10 @@ class RoundResults:
         """Validate decoded results.json data (see the module docstring for what is refused)."""
         if not isinstance(raw, Mapping):
             raise ResultsError("the top level must be a JSON object")
-        if raw.get("schema_version") != SCHEMA_VERSION:
-            raise ResultsError(f"schema_version: expected {SCHEMA_VERSION}, got {raw.get('schema_version')!r}")
+        version = raw.get("schema_version")
+        if version not in READ_VERSIONS or isinstance(version, bool):
+            raise ResultsError(f"schema_version: expected one of {', '.join(map(str, READ_VERSIONS))}, "
+                               f"got {version!r}")
         round_id = raw.get("round_id")
         if not is_valid_round_id(round_id):
             raise ResultsError(f"round_id: {ascii(round_id)[:80]} is missing or not a safe id")
@@ -345,7 +360,7 @@ class RoundResults:
             finished_at=_time(finished, "finished_at") if finished is not None else None,
             complete=complete, incomplete=_incomplete(raw, complete),
             upstream=upstream if is_valid_tag(upstream) else None,
-            models=_models(raw.get("models"), rejected), cases=_cases(raw.get("cases"), rejected),
+            models=_models(raw.get("models"), rejected), cases=_cases(raw.get("cases"), rejected, version),
             limits=_limits(raw.get("models")), listing_notes=_listing_notes(raw.get("models")),
             weak_probes=_notes(raw.get("weak_probes") or [], "weak_probes", rejected),
             unprobed_controls=_notes(raw.get("unprobed_controls") or [], "unprobed_controls", rejected),
@@ -495,7 +510,7 @@ def _listing_notes(raw: Any) -> dict[str, tuple[str, ...]]:
     return out
 
 
-def _cases(raw: Any, rejected: list[RejectedInput]) -> tuple[CaseResult, ...]:
+def _cases(raw: Any, rejected: list[RejectedInput], version: int) -> tuple[CaseResult, ...]:
     if not isinstance(raw, list):
         raise ResultsError("cases: expected a list")
     cases = []
@@ -512,7 +527,7 @@ def _cases(raw: Any, rejected: list[RejectedInput]) -> tuple[CaseResult, ...]:
             rejected.append(RejectedInput(model, provider, f"cases[{i}]: unknown outcome {ascii(outcome)[:40]}"))
             continue
         rejected.extend(RejectedInput(model, provider, note) for note in _absurd_amounts(i, item))
-        cases.append(CaseResult.from_json(item))
+        cases.append(CaseResult.from_json(item, version))
     return tuple(cases)
 
 
@@ -552,6 +567,22 @@ def writable_text(value: Any) -> str:
     """
     text = str(value)
     return text.encode("utf-8", "replace").decode("utf-8") if not text.isascii() else text
+
+
+def read_code(raw: Mapping[str, Any], version: int) -> str:
+    """A case's or attempt's code: as written (schema_version 2), or derived from the reason of a
+    version 1 entry (core/reasons.py). A version 2 entry whose code is missing or not a code reads
+    as its outcome's (`pass`, `not_applicable`, `<outcome>_other`; its reason is not read): counted,
+    never a crash."""
+    outcome, written = str(raw.get("outcome")), raw.get("code")
+    if version == 1:
+        attempts = raw.get("attempts")
+        first = attempts[0] if isinstance(attempts, list) and attempts and isinstance(attempts[0], Mapping) else raw
+        kind = first.get("error_kind")
+        return reason_code(outcome, str(raw.get("reason", "")), kind if isinstance(kind, str) else None)
+    if isinstance(written, str) and CODE.fullmatch(written):
+        return written
+    return reason_code(outcome, "")
 
 
 def optional_text(value: Any) -> str | None:

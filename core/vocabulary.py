@@ -5,6 +5,7 @@ Each is defined here once; everything else imports it (docs/ and the tests name 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -41,6 +42,9 @@ class Contract:
 
 
 # The contracts, in the order the tables show them: the four every model runs, then the optional ones.
+# What a verdict's code looks like (judge/replies/verdict.py; the families' StrEnum values, results.json's `code`).
+CODE = re.compile(r"[a-z0-9_]{1,40}")
+
 DECLARED: tuple[Contract, ...] = (
     Contract("latency", "time-to-first-token contract", prompt="latency"),
     Contract("refusal", "silent filter / refusal contract", prompt="refusal"),

@@ -49,7 +49,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from core.layer_files import read_layer
-from core.layers import LAYERS, Exclusion, effective_ignore
+from core.layers import BUILTIN, INCIDENT, LAYERS, SUSPENSION, Exclusion, effective_ignore
 from core.store import StoreError
 
 log = logging.getLogger(__name__)
@@ -74,7 +74,7 @@ class Lookup:
 def _files(state: str | os.PathLike[str], builtin: str | os.PathLike[str],
            incidents: str | os.PathLike[str]) -> dict[str, Path]:
     """{layer name: file} in LAYERS' order (a layer LAYERS declares that the backend is not given fails here)."""
-    given = {"builtin": Path(builtin), "incident": Path(incidents), "suspension": Path(state)}
+    given = {BUILTIN: Path(builtin), INCIDENT: Path(incidents), SUSPENSION: Path(state)}
     return {layer.name: given[layer.name] for layer in LAYERS}
 
 

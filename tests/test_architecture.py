@@ -855,3 +855,123 @@ def test_the_test_import_rule_can_fail() -> None:
     assert [f.split(" imports")[0] for f in found] == [
         "tests/canary/test_other.py:1", "tests/probes/http/test_made_up.py:1", "tests/probes/http/test_made_up.py:4"]
     assert "imports the test module test_client: move what they share" in found[1]
+
+
+# Codes, not prose (judge/replies/verdict.py): a verdict's identity is its code, a member of its
+# family's StrEnum; a literal or a missing code would put the words back in charge.
+VERDICT_MAKERS = {"Verdict": 1, "failed": 0, "inconclusive": 0}   # the callable -> where its code argument sits
+
+
+def verdict_code_offences(files: dict[str, str]) -> list[str]:
+    """Each `Verdict(`, `failed(` or `inconclusive(` call without a code argument, or with a string
+    literal (or f-string) for one. `passed(reason)` may leave its code out: a pass is `pass`."""
+    found = []
+    for file, source in sorted(files.items()):
+        if "Verdict" not in source:
+            continue   # only modules of the verdict's world call these names so
+        for node in nodes_in_order(source, file):
+            if not isinstance(node, ast.Call):
+                continue
+            name = node.func.id if isinstance(node.func, ast.Name) else \
+                node.func.attr if isinstance(node.func, ast.Attribute) else ""
+            if name not in VERDICT_MAKERS:
+                continue
+            where = VERDICT_MAKERS[name]
+            given = [k.value for k in node.keywords if k.arg == "code"]
+            code = node.args[where] if len(node.args) > where + 1 else given[0] if given else None
+            if code is None:
+                found.append(f"{file}:{node.lineno} {name}( without a code: pass its family's StrEnum member")
+            elif isinstance(code, (ast.Constant, ast.JoinedStr)):
+                found.append(f"{file}:{node.lineno} {name}( with a literal code: use its family's StrEnum member")
+    return found
+
+
+def test_every_verdict_passes_a_code() -> None:
+    files = {**product_sources(), **sources("benchmarks")}
+    found = verdict_code_offences(files)
+    assert not found, "\n".join(found)
+
+
+def test_the_verdict_code_rule_can_fail() -> None:
+    source = ("from judge.replies.verdict import Outcome, Verdict, failed, inconclusive, passed\n"
+              "a = Verdict(Outcome.FAIL, 'slow: 12 s')\n"             # the reason where the code goes
+              "b = failed('ttft_exceeded', 'slow')\n"                 # a literal code
+              "c = inconclusive(f'{x}_other', 'odd')\n"              # an f-string code
+              "d = failed(LatencyCode.TTFT_EXCEEDED, 'slow')\n"       # fine
+              "e = Verdict(Outcome.PASS, code=Common.PASS, reason='ok')\n"   # fine
+              "f = passed('ok')\n")                                   # fine: a pass is `pass`
+    found = verdict_code_offences({"judge/replies/bad.py": source})
+    assert [f.split(" ")[0] for f in found] == ["judge/replies/bad.py:2", "judge/replies/bad.py:3",
+                                                "judge/replies/bad.py:4"], found
+
+
+# An action's value (judge/suspension/decisions.py Action) and an exclusion layer's name (core/layers.py
+# LAYERS) are spelled once, in their definition: everyone else names the member (`Action.SUSPEND`,
+# `layer.name`), so a renamed or a mistyped one cannot slip by (the site feed once keyed `model_wide`
+# where the action is `model_wide_guard`). Scope, so that English is not caught: only a string constant
+# whose *whole* value equals one of them, in product code, docstrings left out ("suspend" in a sentence
+# or a reason is words, `"suspend"` alone is the action). Some values are also words of other
+# vocabularies that happen to coincide (an endpoint's `would_suspend` status on the site, the refusal
+# contract's `probe_weak` code): those are offences too, until that vocabulary names its own members.
+DEFINITIONS = ("judge/suspension/decisions.py", "core/layers.py")
+# The offences this rule found when it was written, by file: the rule fails on any new one and on any
+# file whose count drops (lower it here: the list only shrinks).
+KNOWN_VALUE_OFFENCES = {
+    "canary/cli/commands/_options.py": 1, "canary/cli/commands/digest.py": 1, "canary/cli/commands/ignore.py": 1,
+    "canary/cli/commands/incident.py": 1, "canary/cli/commands/lift.py": 1, "canary/cli/commands/observe_report.py": 1,
+    "canary/cli/commands/site.py": 1, "canary/cli/commands/status.py": 1, "canary/cli/commands/validate.py": 1,
+    "canary/history/observe.py": 2,   # observe-report's outcome words: "expired" ran its term
+    "canary/integrations/notifications/digest.py": 1,
+    "canary/outputs/site/badges.py": 4, "canary/outputs/site/endpoints.py": 3, "core/layer_files.py": 1,
+    "core/policy.py": 1, "core/reasons.py": 1, "judge/suspension/state.py": 1, "probes/round/contracts/refusal.py": 1,
+}
+
+
+def defined_values() -> dict[str, str]:
+    from core.layers import LAYERS
+    from judge.suspension.decisions import Action
+
+    return {a.value: f"Action.{a.name}" for a in Action} | {layer.name: "a layer of core/layers.py LAYERS"
+                                                            for layer in LAYERS}
+
+
+def value_offences(files: dict[str, str], values: dict[str, str]) -> list[str]:
+    """Each string constant (not a docstring) whose whole value is an action's or a layer's, outside DEFINITIONS."""
+    found = []
+    for file, source in sorted(files.items()):
+        if file in DEFINITIONS:
+            continue
+        tree = ast.parse(source, filename=file)
+        docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                      if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                      and node.body and isinstance(node.body[0], ast.Expr)
+                      and isinstance(node.body[0].value, ast.Constant)}
+        for node in nodes_in_order(source, file):
+            if (isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in values
+                    and id(node) not in docstrings):
+                found.append(f"{file}:{node.lineno} spells {node.value!r}: name {values[node.value]}")
+    return found
+
+
+def test_actions_and_layers_are_spelled_only_in_their_definition() -> None:
+    found = value_offences(product_sources(), defined_values())
+    counts: dict[str, int] = {}
+    for offence in found:
+        counts[offence.split(":")[0]] = counts.get(offence.split(":")[0], 0) + 1
+    new = [o for o in found if counts[o.split(":")[0]] > KNOWN_VALUE_OFFENCES.get(o.split(":")[0], 0)]
+    assert not new, "\n".join(new)
+    fewer = {f: (n, counts.get(f, 0)) for f, n in KNOWN_VALUE_OFFENCES.items() if counts.get(f, 0) < n}
+    assert not fewer, f"fewer offences than KNOWN_VALUE_OFFENCES says (lower it): {fewer}"
+
+
+def test_the_value_rule_can_fail() -> None:
+    source = ('"""Suspend: the judge\'s words may say suspend."""\n'
+              'KEYS = {"model_wide": "guard", "model_wide_guard": "guard"}\n'   # the second is the action
+              'if layer == "incident":\n    pass\n'
+              'reason = "suspend the host"\n'                                   # words, not the value
+              'ok = Action.SUSPEND\n')
+    found = value_offences({"canary/outputs/site/bad.py": source},
+                           {"model_wide_guard": "Action.MODEL_WIDE_GUARD", "incident": "a layer", "suspend": "x"})
+    assert found == ["canary/outputs/site/bad.py:2 spells 'model_wide_guard': name Action.MODEL_WIDE_GUARD",
+                     "canary/outputs/site/bad.py:3 spells 'incident': name a layer"], found
+    assert value_offences({"judge/suspension/decisions.py": source}, {"model_wide_guard": "x"}) == []

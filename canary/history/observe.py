@@ -25,10 +25,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from canary.history.reasons import reason_code
+from core.reasons import reason_code
 from core.times import TimeFormatError, parse_time
+from core.vocabulary import CODE
+from judge.suspension.decisions import ENDING, SUSPENDING, Action
 
-ENDINGS = {"restore": "restored", "lift": "lifted"}
+# How a would-suspend ended, as observe-report words it (a restore or a lift; anything else ran its term).
+ENDINGS: dict[str, str] = {Action.RESTORE: "restored", Action.LIFT: "lifted"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,12 +69,12 @@ def would_suspends(records: Sequence[Mapping[str, Any]], *, since: datetime, now
     lines = [(t, r) for t, r in ((_time(r.get("time")), r) for r in records) if t is not None and t <= now]
     out = []
     for i, (t, r) in enumerate(lines):
-        if r.get("action") != "would_suspend" or t < since:
+        if r.get("action") != Action.WOULD_SUSPEND or t < since:
             continue
         key = (r.get("model"), r.get("provider"))
         later = [(u, x) for u, x in lines[i + 1:] if (x.get("model"), x.get("provider")) == key]
-        ending = next(((u, x) for u, x in later if x.get("action") in ("restore", "expired", "lift")), None)
-        resumed = next(((u, x) for u, x in later if x.get("action") in ("would_suspend", "suspend")), None)
+        ending = next(((u, x) for u, x in later if x.get("action") in ENDING), None)
+        resumed = next(((u, x) for u, x in later if x.get("action") in SUSPENDING), None)
         until = _time(r.get("until"))
         ended_at: datetime | None
         enforced = resumed is not None and resumed[1].get("rule") == "mode_switch"
@@ -96,8 +99,13 @@ def would_suspends(records: Sequence[Mapping[str, Any]], *, since: datetime, now
 
 
 def _evidence(e: Mapping[str, Any]) -> tuple[str, str, str, str]:
+    """(contract, outcome, code, reason): the code as the line carries it, or, on a line written
+    before evidence carried codes, derived from its words (core/reasons.py)."""
     contract, outcome, reason = str(e.get("contract", "")), str(e.get("outcome", "")), str(e.get("reason", ""))
-    return contract, outcome, reason_code(outcome, reason), reason
+    code = e.get("code")
+    if not (isinstance(code, str) and CODE.fullmatch(code)):
+        code = reason_code(outcome, reason)
+    return contract, outcome, code, reason
 
 
 def _time(value: Any) -> datetime | None:

@@ -25,11 +25,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from core.layers import BUILTIN, Exclusion
+from core.layers import BUILTIN, INCIDENT, SUSPENSION, Exclusion
 from core.times import TimeFormatError, parse_time, stamp
-
-SUSPENSION = "suspension"
-INCIDENT = "incident"
+from judge.suspension.decisions import ENDING, SUSPENDING, Action
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,13 +65,13 @@ def ignore_at(model: str, at: datetime, audit_records: Sequence[Mapping[str, Any
         if t > at or r.get("model") != model:
             continue
         provider, action = str(r.get("provider")), r.get("action")
-        if action in ("suspend", "would_suspend"):
+        if action in SUSPENDING:
             suspensions[provider] = (t, r)
-        elif action in ("restore", "lift", "expired"):
+        elif action in ENDING:
             suspensions.pop(provider, None)
-        elif action == "incident_add":
+        elif action == Action.INCIDENT_ADD:
             incidents[provider] = (t, r)
-        elif action == "incident_remove":
+        elif action == Action.INCIDENT_REMOVE:
             incidents.pop(provider, None)
             removed_after_add.add(provider)
     entries: list[PastEntry] = []
@@ -85,7 +83,7 @@ def ignore_at(model: str, at: datetime, audit_records: Sequence[Mapping[str, Any
         entry = PastEntry(provider, SUSPENSION,
                           f"audit: {r.get('action')} at {_iso(t)} (round {r.get('round_id')}, "
                           f"rule {r.get('rule')}) until {_iso(until)}: {str(r.get('reason'))[:120]}")
-        (entries if r.get("action") == "suspend" else observe).append(entry)
+        (entries if r.get("action") == Action.SUSPEND else observe).append(entry)
     for provider, (t, r) in sorted(incidents.items()):
         until = _time(r.get("until"))
         if until is None or until > at:

@@ -27,6 +27,7 @@ from canary.history.store import DETAIL_DAYS, read_column_span
 from canary.history.tiers import Tier, TierSignals, endpoint_tier
 from core.times import parse_time
 from core.vocabulary import LATENCY, REFUSAL
+from judge.suspension.decisions import SUSPENDING, Action
 from judge.suspension.reliability import HOST_ERRORS
 
 DAY_S = 86400.0
@@ -35,8 +36,6 @@ DAY_S = 86400.0
 # changes with the language, structured output is a different kind of generation), so the
 # figure compares hosts and days like with like.
 TPS_CONTRACT = REFUSAL
-SUSPENDING = ("suspend", "would_suspend")
-ENDING = ("restore", "expired", "lift")
 
 
 @dataclass(frozen=True, slots=True)
@@ -504,7 +503,7 @@ class History:
                            AND e.action IN ('suspend', 'would_suspend', 'restore', 'expired', 'lift') AND e.ts <= ?1
                            ORDER BY e.ts DESC, e.rowid DESC LIMIT 1)""", self.now.timestamp())
         now = self.now
-        return {(m, p): ("enforce" if a == "suspend" else "observe", u) for m, p, a, u in rows
+        return {(m, p): ("enforce" if a == Action.SUSPEND else "observe", u) for m, p, a, u in rows
                 if a in SUSPENDING and u and parse_time(u, "until") > now}
 
     def current(self, ttft_threshold_s: float, model: str | None = None) -> tuple[EndpointNow, ...]:

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from canary.history.reasons import reason_code
 from core.errors import InputError
 from core.results import AttemptResult, CaseResult, RoundResults
 from core.times import fmt_time
@@ -111,10 +110,9 @@ def case_row(case: CaseResult) -> CaseRow:
     """The adapter: one case of the round record as a row."""
     outcome = case.outcome.value
     reason = _str(case.reason) or ""
-    error_kind = case.attempts[0].error_kind if case.attempts else None
     return CaseRow(
         model=case.model, provider=case.provider, contract=_str(case.contract) or "unknown", outcome=outcome,
-        code=reason_code(outcome, reason, error_kind), language=_str(case.language), control=case.control,
+        code=case.code, language=_str(case.language), control=case.control,
         ttft_s=_rounded(case.ttft_s, 3), duration_s=_rounded(case.duration_s, 2),
         requests=case.requests, prompt_tokens=case.prompt_tokens, completion_tokens=case.completion_tokens,
         cost_usd=_rounded(case.cost_usd, 8) or 0.0, served_by=_str(case.served_by),

@@ -43,10 +43,6 @@ ALREADY_APPLIED_NOTE = "(already applied by an earlier run: summarised again, no
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|<>~])")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 
-SYMBOLS = {"suspend": "⛔", "would_suspend": "👀", "floor_held": "⚠️", "restore": "✅", "expired": "⌛",
-           "probe_weak": "🧪", "control_unprobed": "🧪", "not_counted": "⏭️", "streak_restarted": "🔁",
-           "model_wide_guard": "🛡️", "incomplete_round": "⏸️", "lift": "🔓",
-           "incident_add": "🚧", "incident_remove": "🧹"}
 
 
 def one_line(text: str, limit: int = MAX_REASON) -> str:
@@ -92,7 +88,7 @@ def render_markdown(doc: RoundDecisions, silences: Sequence[Silence] = ()) -> st
         for d in doc.decisions:
             silence = silencing(silences, d, doc.now)
             muted = "" if silence is None else f" 🔕 *{markdown(silenced_note(silence), 300)}*"
-            lines.append(f"| {SYMBOLS.get(d.action.value, '')} | {d.action.value} | `{d.model}` | `{d.provider}` | "
+            lines.append(f"| {d.action.symbol} | {d.action.value} | `{d.model}` | `{d.provider}` | "
                          f" {fmt_time(d.until) or ''} | {md_escape(d.reason)}{muted} |")
     return "\n".join(lines) + "\n\n"
 

@@ -24,11 +24,12 @@ from typing import Any
 
 from canary.outputs.roundview import WEAK_EVIDENCE, card_lines
 from core.times import fmt_time
-from judge.suspension.decisions import RoundDecisions
+from judge.suspension.decisions import Action, RoundDecisions
 
 SUITE = "judge decisions"
-ACTIONS = {"suspend": ("suspended", "failed"), "would_suspend": ("would suspend", "failed"),
-           "floor_held": ("floor held", "failed"), "restore": ("restored", "passed")}
+# The decisions with a card, and their Allure status (a suspension is a failure of the endpoint).
+STATUS = {Action.SUSPEND: "failed", Action.WOULD_SUSPEND: "failed", Action.FLOOR_HELD: "failed",
+          Action.RESTORE: "passed"}
 MESSAGE_PREFIX = "judge decision: "
 CATEGORIES: list[dict[str, object]] = [
     {"name": "Judge decision on weak evidence (not worse than its peers)", "matchedStatuses": ["failed"],
@@ -42,10 +43,9 @@ def decision_results(doc: RoundDecisions) -> list[dict[str, Any]]:
     """Allure 2 result objects for the decisions of the round that carry a card."""
     out = []
     for d in doc.decisions:
-        if d.action.value not in ACTIONS:
+        if d.action not in STATUS:
             continue
-        action = d.action.value
-        label, status = ACTIONS[action]
+        action, label, status = d.action.value, d.action.label, STATUS[d.action]
         model, provider, until = d.model, d.provider, fmt_time(d.until)
         weak = d.weak_evidence
         lines = card_lines(d.card)

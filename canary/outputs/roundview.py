@@ -18,7 +18,7 @@ from core.results import VIRTUAL, CaseResult, RoundResults
 from core.times import fmt_time, stamp
 from core.vocabulary import CONTRACTS, LATENCY, Outcome
 from judge.suspension.card import Card
-from judge.suspension.decisions import Decision, RoundDecisions
+from judge.suspension.decisions import Action, Decision, RoundDecisions
 
 # GitHub runs the schedule every 30 min but routinely starts runs 5-15 min late; beyond this
 # the gap means a run was delayed a lot or dropped, which the reader should know.
@@ -28,23 +28,6 @@ GAP_WARNING_MINUTES = 45
 # most alarming outcome is the one to show.
 SEVERITY = (Outcome.FAIL, Outcome.TRANSPORT_ERROR, Outcome.INCONCLUSIVE, Outcome.PASS, Outcome.NOT_APPLICABLE)
 
-# The decisions this round, in the order a reader needs them: what changed traffic first.
-DECISION_LABELS: dict[str, str] = {
-    "suspend": "Suspended",
-    "would_suspend": "Would suspend (observe mode)",
-    "floor_held": "Floor held (not suspended: too few endpoints would remain)",
-    "restore": "Restored",
-    "expired": "Suspension expired",
-    "lift": "Lifted by hand",
-    "probe_weak": "Probe weak (its passes are no evidence)",
-    "control_unprobed": "Control not probed (refusal passes unverified)",
-    "model_wide_guard": "Model-wide guard (the whole model fails: counts for nobody)",
-    "incomplete_round": "Incomplete round (no streak changed)",
-    "streak_restarted": "Streak restarted (the pending round was too old)",
-    "not_counted": "Not counted (too soon after the last counted round)",
-    "incident_add": "Incident exclusion added",
-    "incident_remove": "Incident exclusion removed",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +166,7 @@ def _ttft(group: list[CaseResult]) -> float | None:
 
 
 def _decisions(items: Iterable[Decision]) -> tuple[ShownDecision, ...]:
-    order = list(DECISION_LABELS)
+    order = [a.value for a in Action]   # declared in the order a reader needs them: what changed traffic first
     decisions = [
         ShownDecision(action=d.action.value, model=d.model, provider=d.provider, reason=d.reason,
                       until=fmt_time(d.until), card=card_lines(d.card), weak=d.weak_evidence)

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from canary.outputs.roundview import DECISION_LABELS, WEAK_EVIDENCE, Cell, RoundView, build_view
+from canary.outputs.roundview import WEAK_EVIDENCE, Cell, RoundView, build_view
 from core import untrusted
 from core.results import RoundResults
 from core.vocabulary import REFUSAL
-from judge.suspension.decisions import RoundDecisions
+from judge.suspension.decisions import RoundDecisions, action_named
 
 SYMBOLS = {"pass": "✅", "fail": "❌", "inconclusive": "⏸", "transport_error": "⚡", "not_applicable": "—"}
 WORDS = {"pass": "pass", "fail": "FAIL", "inconclusive": "inconcl", "transport_error": "transport",
@@ -223,7 +223,8 @@ def _word(cell: Cell | None) -> str:
 
 
 def _label(action: str) -> str:
-    return DECISION_LABELS.get(action, action)
+    named = action_named(action)
+    return named.heading if named is not None else action
 
 
 def _seconds(value: float | None) -> str:

@@ -25,6 +25,9 @@ OpenRouter users report three kinds of corruption from single hosts, each a name
 from __future__ import annotations
 
 import re
+from enum import StrEnum
+
+from judge.replies.verdict import Verdict, failed
 
 # The printable stand-ins of byte-level BPE: bytes 0-32, 127-160 and 173 map to U+0100-U+0143.
 _SHIFTED = [*range(33), *range(127, 161), 173]
@@ -85,9 +88,23 @@ _PLACEHOLDER_HINT = re.compile(r"REDACTED|PLACEHOLDER|EXPUNGED|[<\[{][A-Z]{2}")
 EXCERPT_CHARS = 24
 
 
-def find_artifacts(text: str) -> str | None:
-    """The reason the reply carries a serving artifact, or None when it carries none."""
-    return find_undecoded_tokens(text) or find_leaked_reasoning(text) or find_placeholders(text)
+class ArtifactCode(StrEnum):
+    """The codes of a serving artifact (judge/replies/verdict.py)."""
+
+    UNDECODED_TOKENS = "undecoded_tokens"
+    LEAKED_REASONING = "leaked_reasoning"
+    INJECTED_PLACEHOLDER = "injected_placeholder"
+
+
+def find_artifacts(text: str) -> Verdict | None:
+    """The failed verdict of a reply that carries a serving artifact, or None when it carries none."""
+    for find, code in ((find_undecoded_tokens, ArtifactCode.UNDECODED_TOKENS),
+                       (find_leaked_reasoning, ArtifactCode.LEAKED_REASONING),
+                       (find_placeholders, ArtifactCode.INJECTED_PLACEHOLDER)):
+        reason = find(text)
+        if reason:
+            return failed(code, reason)
+    return None
 
 
 def find_undecoded_tokens(text: str) -> str | None:

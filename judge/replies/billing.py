@@ -47,6 +47,7 @@ Replies without usage, or without `cost`, have nothing to compare: None.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from judge.replies.verdict import Verdict, failed
 
@@ -61,6 +62,16 @@ PER_CALL_TOKENS = 64
 # what its filter withheld (the refusal contract judges the filter), and an empty reply (a
 # `refusal` field: a part the client does not read) is the contracts' to judge.
 JUDGED_FINISHES = ("stop", "length", "tool_calls")   # not the contract: finish reasons
+
+
+
+class BillingCode(StrEnum):
+    """The codes of billing honesty (judge/replies/verdict.py); the round's hidden prompt is
+    judge/suspension/prompt_tokens.py's."""
+
+    OVERBILLED = "overbilled"
+    HIDDEN_COMPLETION_TOKENS = "hidden_completion_tokens"
+
 
 OVERBILLED = "billing: cost above the listed price"
 HIDDEN_TOKENS = "billing: completion tokens the text cannot hold"
@@ -149,7 +160,7 @@ def assess_cost(usage: BilledUsage | None, prices: Prices | None) -> Verdict | N
     if listed is None:
         return None
     if usage.cost > listed * OVERBILLED_RATIO and usage.cost - listed > OVERBILLED_FLOOR_USD:
-        return failed(f"{OVERBILLED}: {_figures(usage, usage.cost, listed)}; fails above "
+        return failed(BillingCode.OVERBILLED, f"{OVERBILLED}: {_figures(usage, usage.cost, listed)}; fails above "
                       f"{OVERBILLED_RATIO:g} x and ${OVERBILLED_FLOOR_USD:g} more")
     return None
 
@@ -175,7 +186,8 @@ def assess_hidden_tokens(facts: HiddenTokensFacts) -> Verdict | None:
     if tokens > most:
         calls = (f" and {facts.calls} tool call(s) of {facts.call_bytes} bytes ({PER_CALL_TOKENS} tokens allowed "
                  "a call)") if facts.calls else ""
-        return failed(f"{HIDDEN_TOKENS}: {tokens} completion tokens reported, no reasoning asked or reported, "
+        return failed(BillingCode.HIDDEN_COMPLETION_TOKENS,
+            f"{HIDDEN_TOKENS}: {tokens} completion tokens reported, no reasoning asked or reported, "
                       f"for a visible text of {facts.text_bytes} bytes{calls} (at most {most} tokens: every text "
                       "token carries at least one byte)")
     return None

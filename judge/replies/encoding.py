@@ -9,8 +9,11 @@ used: it rewrites most clean Chinese lines (width normalisation) and curly quote
 from __future__ import annotations
 
 import re
+from enum import StrEnum
 
 from ftfy.badness import is_bad
+
+from judge.replies.verdict import Verdict, failed
 
 # A common chat emoticon in pt/es ("¬¬") that is_bad mistakes for mojibake.
 _ALLOWED_LOOKALIKES = re.compile(r"¬{2,}")
@@ -21,21 +24,31 @@ REPLACEMENT_CHARACTER = "\ufffd"
 EXCERPT_CHARS = 24
 
 
-def find_corruption(text: str) -> str | None:
-    """The reason the text is visibly corrupted, or None when its encoding looks healthy."""
+class EncodingCode(StrEnum):
+    """The codes of a corrupted encoding (judge/replies/verdict.py)."""
+
+    REPLACEMENT_CHAR = "replacement_char"
+    CONTROL_CHARACTER = "control_character"
+    MOJIBAKE = "mojibake"
+
+
+def find_corruption(text: str) -> Verdict | None:
+    """The failed verdict of a visibly corrupted text, or None when its encoding looks healthy."""
     position = text.find(REPLACEMENT_CHARACTER)
     if position >= 0:
         count = text.count(REPLACEMENT_CHARACTER)
         where = _excerpt(text, position)
-        return f"encoding: {count} U+FFFD replacement character(s), first near {where}"
+        return failed(EncodingCode.REPLACEMENT_CHAR,
+                      f"encoding: {count} U+FFFD replacement character(s), first near {where}")
     control = _CONTROL.search(text)
     if control:
         code = f"U+{ord(control.group()):04X}"
-        return f"encoding: control character {code} near {_excerpt(text, control.start())}"
+        return failed(EncodingCode.CONTROL_CHARACTER,
+                      f"encoding: control character {code} near {_excerpt(text, control.start())}")
     for line in text.splitlines():
         if is_bad(_ALLOWED_LOOKALIKES.sub(" ", line)):
             where = _excerpt(line, 0)
-            return f"encoding: mojibake (UTF-8 decoded as a legacy code page) in {where}"
+            return failed(EncodingCode.MOJIBAKE, f"encoding: mojibake (UTF-8 decoded as a legacy code page) in {where}")
     return None
 
 

@@ -30,6 +30,17 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
+from enum import StrEnum
+
+
+class FidelityCode(StrEnum):
+    """The codes of answer fidelity (judge/replies/verdict.py): the contract's, and the judge's
+    verdict against the peers (judge/suspension/fidelity.py)."""
+
+    FIDELITY_WRONG = "fidelity_wrong"          # most items wrong where the peers answered them right
+    FIDELITY_AS_PEERS = "fidelity_as_peers"    # most items wrong, but not worse than the peers
+    FIDELITY_UNJUDGED = "fidelity_unjudged"    # most items wrong: the peers decide (the probe's verdict)
+    MAX_TOKENS_CUT = "max_tokens_cut"          # the reply reached our max_tokens
 
 KINDS: tuple[str, ...] = ("arithmetic", "reverse", "copy", "calendar", "sorting")
 # Plain words every tokenizer splits alike: the item measures copying, not vocabulary.

@@ -27,11 +27,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from enum import StrEnum
 
 from core.results import AttemptResult, CaseResult
 from core.vocabulary import LANGUAGE, Outcome
 from judge.replies.artifacts import find_artifacts
 from judge.replies.leading import find_leading_garbage, find_template_token
+from judge.replies.verdict import Verdict
+
+
+class IntegrityCode(StrEnum):
+    """The code of the round's integrity rule (judge/replies/verdict.py; one reply's defect carries its finder's)."""
+
+    REPLY_INTEGRITY = "reply_integrity"
+
 
 INTEGRITY_CONTRACT = LANGUAGE
 # A defect seen on this many of an endpoint's replies in one round (and on most of them) is the host's.
@@ -42,8 +51,8 @@ _JSON_OPENERS = ("{", "[", "```")
 QUOTED = 3
 
 
-def check_reply(text: str, language: str = "en", *, json_reply: bool = False) -> str | None:
-    """The integrity defect of one reply (a reason to show), or None when it looks intact."""
+def check_reply(text: str, language: str = "en", *, json_reply: bool = False) -> Verdict | None:
+    """The integrity defect of one reply (a failed verdict), or None when it looks intact."""
     defect = find_artifacts(text)
     if defect:
         return defect
@@ -73,5 +82,5 @@ def judge_integrity(cases: Sequence[CaseResult]) -> tuple[CaseResult, ...]:
         quoted = "; ".join(f"{contract}: {a.integrity_reason}" for contract, a in failed[:QUOTED])
         reason = (f"reply integrity: {len(failed)} of the endpoint's {len(own)} replies this round are "
                   f"corrupted ({quoted}); the language probe's own verdict was: {case.reason}")
-        out[i] = replace(case, outcome=Outcome.FAIL, reason=reason)
+        out[i] = replace(case, outcome=Outcome.FAIL, code=IntegrityCode.REPLY_INTEGRITY, reason=reason)
     return tuple(out)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from enum import StrEnum
 
 from core.untrusted import pair_surrogates
 from core.vocabulary import LANGUAGE_NAMES
@@ -28,6 +29,17 @@ from judge.replies.lexicon import find_word_mixing, looks_chinese
 from judge.replies.repetition import find_repetition
 from judge.replies.segments import HAN, LATIN, SCRIPT_LANGUAGE, Segment, segment, strip_markup
 from judge.replies.verdict import Verdict, failed, inconclusive, passed
+
+
+class LanguageCode(StrEnum):
+    """The codes of the language judge (judge/replies/verdict.py); the defects found before the
+    language is read carry their own finder's code (artifacts, encoding, leading, repetition)."""
+
+    TOO_SHORT = "too_short"
+    AMBIGUOUS = "ambiguous"
+    LANGUAGE_SWITCH = "language_switch"
+    LANGUAGE_MIXING = "language_mixing"
+
 
 # The languages written in Latin script: only between these does lingua have to decide.
 LATIN_SCRIPT_LANGUAGES = frozenset({"pt", "es", "id", "en", "fr", "de", "it", "pl", "tr", "vi"})
@@ -76,16 +88,18 @@ def assess(text: str, expected: str) -> Verdict:
         or find_repetition(text)
     )
     if defect:
-        return failed(defect)
+        return defect
     segments = segment(strip_markup(text))
     tally = _tally(segments, expected)
     name = _name(expected)
     if tally.total_weight < MIN_LETTERS:
         letters = tally.total_weight
-        return inconclusive(f"language: too short to judge ({letters} letters, need {MIN_LETTERS})")
+        return inconclusive(LanguageCode.TOO_SHORT,
+            f"language: too short to judge ({letters} letters, need {MIN_LETTERS})")
     if tally.decided_weight < MIN_LETTERS:
         decided = tally.decided_weight
-        return inconclusive(f"language: ambiguous, only {decided} letters attributed to a language")
+        return inconclusive(LanguageCode.AMBIGUOUS,
+            f"language: ambiguous, only {decided} letters attributed to a language")
     verdict = _judge_sentences(tally, name)
     if verdict:
         return verdict
@@ -93,6 +107,7 @@ def assess(text: str, expected: str) -> Verdict:
     if mixing:
         other, foreign_count, native_count = mixing
         return failed(
+            LanguageCode.LANGUAGE_MIXING,
             f"language: {name} reply mixes in {_name(other)} words "
             f"({foreign_count} {LANGUAGE_NAMES[other]} markers"
             f" vs {native_count} {LANGUAGE_NAMES[expected]})"
@@ -107,12 +122,14 @@ def _judge_sentences(tally: _Tally, name: str) -> Verdict | None:
     share = tally.foreign_weight / tally.decided_weight
     if share >= FULL_SWITCH_SHARE and tally.foreign_weight >= MIN_LETTERS:
         return failed(
+            LanguageCode.LANGUAGE_SWITCH,
             f"language: switched to {_name(main)}: {count} of {tally.sentences} sentences,"
             f" expected {name}"
         )
     foreign_count = sum(tally.foreign.values())
     if share >= MIXING_SHARE and foreign_count >= MIN_FOREIGN_SEGMENTS:
         return failed(
+            LanguageCode.LANGUAGE_MIXING,
             f"language: {foreign_count} of {tally.sentences} sentences are {_name(main)}"
             f"{_others(tally.foreign, main)}, expected {name}"
         )

@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from enum import StrEnum
 
+from judge.replies.verdict import Verdict, failed
 from judge.replies.word_frequency import FREQUENT, vocabulary
 
 # Characters that legitimately open a reply or a line of it, before the first letter.
@@ -116,8 +118,14 @@ _FIRST_WORD = re.compile(r"[^\W\d_][\w'’-]*")
 EXCERPT_CHARS = 20
 
 
-def find_leading_garbage(text: str, expected: str | None = None) -> str | None:
-    """The reason the reply starts with stray garbage, or None when its start looks healthy.
+class LeadingCode(StrEnum):
+    """The code of a reply's stray start or chat-template token (judge/replies/verdict.py)."""
+
+    LEADING_GARBAGE = "leading_garbage"
+
+
+def find_leading_garbage(text: str, expected: str | None = None) -> Verdict | None:
+    """The failed verdict of a reply that starts with stray garbage, or None when its start looks healthy.
 
     `expected` is the reply's language (ISO 639-1); without it, only English word frequencies
     are used to tell a word from a fragment.
@@ -128,13 +136,15 @@ def find_leading_garbage(text: str, expected: str | None = None) -> str | None:
     start = text.lstrip()
     if not start or _URL_START.match(start):  # a reply may open with a link: not a fragment
         return None
-    return _role_label(start) or _stray_punctuation(start) or _mid_word(start, expected or "en")
+    reason = _role_label(start) or _stray_punctuation(start) or _mid_word(start, expected or "en")
+    return failed(LeadingCode.LEADING_GARBAGE, reason) if reason else None
 
 
-def find_template_token(text: str) -> str | None:
-    """The reason a chat-template token sits anywhere in the reply, or None."""
+def find_template_token(text: str) -> Verdict | None:
+    """The failed verdict of a reply with a chat-template token anywhere in it, or None."""
     token = _TEMPLATE_TOKEN.search(text)
-    return f"leading garbage: chat-template token {token.group()!r} in the reply" if token else None
+    return failed(LeadingCode.LEADING_GARBAGE,
+                  f"leading garbage: chat-template token {token.group()!r} in the reply") if token else None
 
 
 def _role_label(start: str) -> str | None:

@@ -26,12 +26,22 @@ spend all of it on the answer.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from judge.replies.verdict import Verdict, failed
 
 OVER_CAP_RATIO = 1.25
 OVER_CAP_TOKENS = 16
 SHORT_LENGTH_RATIO = 0.5
+
+
+
+class LimitsCode(StrEnum):
+    """The codes of a reply's honesty about its token cap (judge/replies/verdict.py)."""
+
+    MAX_TOKENS_IGNORED = "max_tokens_ignored"
+    LENGTH_BELOW_CAP = "length_below_cap"
+
 
 ABOVE_CAP = "limits: completion tokens above the cap"
 SHORT_LENGTH = "limits: length finish far below the cap"
@@ -60,10 +70,11 @@ def assess_limits(facts: LimitsFacts) -> Verdict | None:
     if answer > allowed:
         what = (f"{answer} answer tokens ({tokens} completion tokens, {reasoning} of them reasoning)"
                 if reasoning else f"{tokens} completion tokens")
-        return failed(f"{ABOVE_CAP}: {what} against max_tokens {cap} "
+        return failed(LimitsCode.MAX_TOKENS_IGNORED, f"{ABOVE_CAP}: {what} against max_tokens {cap} "
                       f"(allowed up to {allowed:g} for tokenizer differences)")
     if (facts.finish_reason == "length" and not facts.reasoning and not facts.cut_by_client
             and tokens < cap * SHORT_LENGTH_RATIO):
-        return failed(f"{SHORT_LENGTH}: finish_reason 'length' after {tokens} completion tokens "
+        return failed(LimitsCode.LENGTH_BELOW_CAP,
+            f"{SHORT_LENGTH}: finish_reason 'length' after {tokens} completion tokens "
                       f"against max_tokens {cap} (below {SHORT_LENGTH_RATIO:g} of the cap)")
     return None

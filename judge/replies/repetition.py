@@ -24,9 +24,11 @@ import re
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
+from enum import StrEnum
 from functools import lru_cache
 
 from judge.replies.segments import DENSE_SCRIPT_WEIGHT
+from judge.replies.verdict import Verdict, failed
 
 # A unit at least this heavy (weighted letters: ~a short sentence, or 7 CJK characters)...
 MIN_SENTENCE_WEIGHT = 20
@@ -87,8 +89,19 @@ class _Run:
     at_end: bool
 
 
-def find_repetition(text: str) -> str | None:
-    """The reason the reply loops, or None when it does not repeat itself unnaturally."""
+class RepetitionCode(StrEnum):
+    """The code of a looping reply (judge/replies/verdict.py)."""
+
+    REPETITION = "repetition"
+
+
+def find_repetition(text: str) -> Verdict | None:
+    """The failed verdict of a reply that loops, or None when it does not repeat itself unnaturally."""
+    reason = _repetition(text)
+    return failed(RepetitionCode.REPETITION, reason) if reason else None
+
+
+def _repetition(text: str) -> str | None:
     words = tokens(text)
     flood = _word_flood(words)
     if flood:

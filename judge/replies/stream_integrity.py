@@ -22,12 +22,22 @@ The reason names the figures, never the text (it is upstream data and may be lon
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import StrEnum
 
 from judge.replies.verdict import Verdict, failed
 
 MIN_PREFIX_CHARS = 8
 LONG_DELTA_CHARS = 12
 MIN_OCCURRENCES = 2
+
+
+
+class StreamCode(StrEnum):
+    """The codes of a stream's deltas (judge/replies/verdict.py)."""
+
+    CUMULATIVE_DELTAS = "cumulative_deltas"
+    REPEATED_DELTAS = "repeated_deltas"
+
 
 CUMULATIVE = "stream integrity: cumulative deltas"
 REPEATED = "stream integrity: repeated deltas"
@@ -50,9 +60,11 @@ def assess_deltas(deltas: Sequence[str]) -> Verdict | None:
             cumulative += 1
         previous = delta
     if cumulative >= MIN_OCCURRENCES:
-        return failed(f"{CUMULATIVE}: {cumulative} of {len(deltas)} deltas begin with the whole text "
+        return failed(StreamCode.CUMULATIVE_DELTAS,
+            f"{CUMULATIVE}: {cumulative} of {len(deltas)} deltas begin with the whole text "
                       "so far (the host sends its running text, not the increment)")
     if repeated >= MIN_OCCURRENCES:
-        return failed(f"{REPEATED}: {repeated} of {len(deltas)} deltas repeat the previous delta back "
+        return failed(StreamCode.REPEATED_DELTAS,
+            f"{REPEATED}: {repeated} of {len(deltas)} deltas repeat the previous delta back "
                       f"to back (each at least {LONG_DELTA_CHARS} characters)")
     return None

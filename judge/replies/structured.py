@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from enum import StrEnum
 from typing import Any
 
 from jsonschema import validators
@@ -31,6 +32,17 @@ MESSAGE_CHARS = 160
 
 
 # How a reply that is not JSON at all starts its reason (callers tell it from a schema violation).
+
+
+class StructuredCode(StrEnum):
+    """The codes of the structured judge (judge/replies/verdict.py)."""
+
+    EMPTY_REPLY = "empty_reply"
+    NOT_JSON = "not_json"
+    SCHEMA_VIOLATION = "schema_violation"
+    MAX_TOKENS_CUT = "max_tokens_cut"   # the contract's: the reply reached our max_tokens
+
+
 NOT_JSON = "structured: not valid JSON"
 
 class _NonStandardConstant(ValueError):
@@ -48,25 +60,26 @@ def assess(text: str, schema: dict[str, Any], sent: dict[str, Any] | None = None
     if fence:
         body = fence.group(1).strip()
     if not body:
-        return failed("structured: empty reply, expected a JSON value")
+        return failed(StructuredCode.EMPTY_REPLY, "structured: empty reply, expected a JSON value")
     try:
         value = load_json(body, parse_constant=_reject_constant)
     except TooDeep as error:
-        return failed(f"{NOT_JSON}: {error}")
+        return failed(StructuredCode.NOT_JSON, f"{NOT_JSON}: {error}")
     except json.JSONDecodeError as error:
         where = f"line {error.lineno} column {error.colno}"
-        return failed(f"{NOT_JSON}: {error.msg} at {where}")
+        return failed(StructuredCode.NOT_JSON, f"{NOT_JSON}: {error.msg} at {where}")
     except _NonStandardConstant as error:
-        return failed(f"{NOT_JSON}: {error}")
+        return failed(StructuredCode.NOT_JSON, f"{NOT_JSON}: {error}")
     except ValueError as error:  # e.g. a number of more than 4,300 digits: Python refuses to convert it
-        return failed(f"{NOT_JSON}: {str(error)[:MESSAGE_CHARS]}")
+        return failed(StructuredCode.NOT_JSON, f"{NOT_JSON}: {str(error)[:MESSAGE_CHARS]}")
     errors = _errors(schema, value)
     if not errors:
         return passed("structured: valid JSON matching the schema")
     if sent is not None and not _errors(sent, value):
         return passed(f"structured: valid JSON matching the schema sent (note: {UNSENT_BOUND}: "
                       f"{_violation_reason(errors).removeprefix('structured: ')})")
-    return failed(_violation_reason(_errors(sent, value) if sent is not None else errors))
+    return failed(StructuredCode.SCHEMA_VIOLATION,
+        _violation_reason(_errors(sent, value) if sent is not None else errors))
 
 
 def _errors(schema: dict[str, Any], value: Any) -> list[ValidationError]:

@@ -29,10 +29,26 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from core.untrusted import TooDeep, clean, load_json
 from judge.replies.verdict import Verdict, failed, inconclusive, passed
+
+
+class ToolsCode(StrEnum):
+    """The codes of the tools judge and contract (judge/replies/verdict.py)."""
+
+    TOOL_MARKUP_LEAK = "tool_markup_leak"
+    EMPTY_REPLY = "empty_reply"
+    INVALID_JSON = "invalid_json"
+    DUPLICATED_ARGUMENTS = "duplicated_arguments"
+    UNKNOWN_NAME = "unknown_name"
+    SCHEMA_MISMATCH = "schema_mismatch"
+    NO_TOOL_CALL = "no_tool_call"       # prose instead of a call: inconclusive; the judge weighs it against the peers
+    MAX_TOKENS_CUT = "max_tokens_cut"   # the contract's: the reply reached our max_tokens
+    TOOLS_UNRESOLVED = "tools_unresolved"  # the contract's: the confirmations did not agree
+
 
 MARKUP = "tools: markup leaked"
 EMPTY = "tools: empty reply"
@@ -100,7 +116,7 @@ class ToolsVerdict:
 
     @property
     def prose(self) -> bool:
-        return self.verdict.reason.startswith(PROSE)
+        return self.verdict.code is ToolsCode.NO_TOOL_CALL
 
 
 def leaked_markup(text: str) -> str | None:
@@ -143,29 +159,32 @@ def assess(text: str, reasoning: str, calls: Sequence[Call], tools: Sequence[Too
     for where, value in (("content", text), ("reasoning", reasoning)):
         leak = leaked_markup(value)
         if leak is not None:
-            return ToolsVerdict(failed(f"{MARKUP} into the {where}: {leak}"))
+            return ToolsVerdict(failed(ToolsCode.TOOL_MARKUP_LEAK, f"{MARKUP} into the {where}: {leak}"))
     if not calls:
         if not text.strip():
-            return ToolsVerdict(failed(f"{EMPTY}: no text and no tool call (finish_reason {finish_reason!r})"))
-        return ToolsVerdict(inconclusive(f"{PROSE}: {len(text)} characters of text and no tool call"))
+            return ToolsVerdict(failed(ToolsCode.EMPTY_REPLY,
+                f"{EMPTY}: no text and no tool call (finish_reason {finish_reason!r})"))
+        return ToolsVerdict(inconclusive(ToolsCode.NO_TOOL_CALL,
+                                         f"{PROSE}: {len(text)} characters of text and no tool call"))
     by_name = {t.name: t for t in tools}
     parsed: list[tuple[Call, Any]] = []
     for call in calls:
         value, problem = _arguments(call)
         if problem is not None:
-            return ToolsVerdict(failed(problem))
+            return ToolsVerdict(problem)
         parsed.append((call, value))
     for call, _ in parsed:
         name = call_name(call, tuple(by_name))
         if name not in by_name:
-            return ToolsVerdict(failed(f"{UNKNOWN_NAME}: call {call.index} names {shown_name(name)}, "
+            return ToolsVerdict(failed(ToolsCode.UNKNOWN_NAME,
+                                       f"{UNKNOWN_NAME}: call {call.index} names {shown_name(name)}, "
                                        f"the request has {', '.join(sorted(by_name))}"))
     notes: list[str] = []
     for call, value in parsed:
         tool = by_name[call_name(call, tuple(by_name))]
         mismatch = _schema_mismatch(tool, value)
         if mismatch is not None:
-            return ToolsVerdict(failed(mismatch))
+            return ToolsVerdict(failed(ToolsCode.SCHEMA_MISMATCH, mismatch))
         notes.extend(_value_notes(tool, value))
     if finish_reason != "tool_calls":
         notes.append(f"finish_reason {finish_reason!r} on a reply with valid tool calls (expected 'tool_calls')")
@@ -175,7 +194,7 @@ def assess(text: str, reasoning: str, calls: Sequence[Call], tools: Sequence[Too
 
 def _schema_mismatch(tool: Tool, value: Any) -> str | None:
     """The reason arguments break the tool's schema (jsonschema Draft 7), or None."""
-    # Imported here: judge/suspension/tool_prose.py reads this module's reason prefixes, and the
+    # Imported here: judge/suspension/tool_prose.py reads this module's codes, and the
     # backend's provider_ignore library (through the judge's state) must not import jsonschema.
     from jsonschema import Draft7Validator
     from jsonschema.exceptions import best_match
@@ -188,8 +207,8 @@ def _schema_mismatch(tool: Tool, value: Any) -> str | None:
     return f"{SCHEMA}: {tool.name} arguments at ${path}: {clean(error.message, MESSAGE_CHARS)}"
 
 
-def _arguments(call: Call) -> tuple[Any, str | None]:
-    """(the parsed arguments object, None) or (None, the failure's reason)."""
+def _arguments(call: Call) -> tuple[Any, Verdict | None]:
+    """(the parsed arguments object, None) or (None, the failed verdict)."""
     raw = call.arguments.strip()
     if not raw:
         # No arguments at all is how real hosts call a tool whose parameters are all optional (Claude
@@ -199,16 +218,20 @@ def _arguments(call: Call) -> tuple[Any, str | None]:
     try:
         value = load_json(raw)
     except TooDeep as error:
-        return None, f"{INVALID_JSON}: call {call.index} arguments: {error}"
+        return None, failed(ToolsCode.INVALID_JSON, f"{INVALID_JSON}: call {call.index} arguments: {error}")
     except ValueError:
         objects = _concatenated_objects(raw)
         if len(objects) >= 2:
             same = " (the same object each time)" if all(o == objects[0] for o in objects) else ""
-            return None, f"{DUPLICATED}: call {call.index} carries {len(objects)} JSON objects back to back{same}"
+            return None, failed(ToolsCode.DUPLICATED_ARGUMENTS,
+                                f"{DUPLICATED}: call {call.index} carries {len(objects)} JSON objects "
+                                f"back to back{same}")
         shown = json.dumps(clean(raw, EXCERPT_CHARS), ensure_ascii=False)
-        return None, f"{INVALID_JSON}: call {call.index} arguments do not parse as JSON: {shown}"
+        return None, failed(ToolsCode.INVALID_JSON,
+                            f"{INVALID_JSON}: call {call.index} arguments do not parse as JSON: {shown}")
     if not isinstance(value, dict):
-        return None, f"{INVALID_JSON}: call {call.index} arguments are JSON but not an object ({type(value).__name__})"
+        return None, failed(ToolsCode.INVALID_JSON, f"{INVALID_JSON}: call {call.index} arguments are JSON "
+                                                    f"but not an object ({type(value).__name__})")
     return value, None
 
 

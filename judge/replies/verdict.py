@@ -1,26 +1,43 @@
-"""A judging function's answer: a Verdict (an Outcome and a reason). Outcome itself is core's."""
+"""A judging function's answer: a Verdict (an Outcome, a code and a reason). Outcome itself is core's.
+
+The code is the verdict's identity, for code: history, tables and charts count codes, and control
+flow branches on them; the reason is for people and may say anything. Each family of checks
+declares its codes as a StrEnum beside its judge (judge/replies/tools.py `ToolsCode`, ...); their
+values are the history's vocabulary (docs/history.md), so a value, once written, never changes.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
-from core.vocabulary import Outcome
+from core.vocabulary import CODE, Outcome
 
-__all__ = ["Outcome", "Verdict", "failed", "inconclusive", "passed"]
+__all__ = ["Common", "Outcome", "Verdict", "failed", "inconclusive", "passed"]
 
 VERDICT_OUTCOMES = (Outcome.PASS, Outcome.FAIL, Outcome.INCONCLUSIVE)
 
 
+class Common(StrEnum):
+    """The codes of every family: a pass is one code whatever passed, and so is a case that does not apply."""
+
+    PASS = "pass"
+    NOT_APPLICABLE = "not_applicable"
+
+
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """A judging function's answer: an outcome in pass | fail | inconclusive and a reason a person can read."""
+    """A judging function's answer: an outcome in pass | fail | inconclusive, its code, and a reason for people."""
 
     outcome: Outcome
+    code: str      # a member of its family's StrEnum (or an attempt's code, restated by a contract)
     reason: str
 
     def __post_init__(self) -> None:
         if not isinstance(self.outcome, Outcome) or self.outcome not in VERDICT_OUTCOMES:
             raise ValueError(f"a Verdict outcome is Outcome.PASS, FAIL or INCONCLUSIVE, not {self.outcome!r}")
+        if not isinstance(self.code, str) or not CODE.fullmatch(self.code):
+            raise ValueError(f"a Verdict code is a code (its family's StrEnum member), not {self.code!r}")
 
     @property
     def passed(self) -> bool:
@@ -30,14 +47,18 @@ class Verdict:
     def failed(self) -> bool:
         return self.outcome is Outcome.FAIL
 
-
-def passed(reason: str) -> Verdict:
-    return Verdict(Outcome.PASS, reason)
-
-
-def failed(reason: str) -> Verdict:
-    return Verdict(Outcome.FAIL, reason)
+    def restated(self, reason: str) -> Verdict:
+        """The same verdict in other words (a note added): the code stays."""
+        return Verdict(self.outcome, self.code, reason)
 
 
-def inconclusive(reason: str) -> Verdict:
-    return Verdict(Outcome.INCONCLUSIVE, reason)
+def passed(reason: str, code: str = Common.PASS) -> Verdict:
+    return Verdict(Outcome.PASS, code, reason)
+
+
+def failed(code: str, reason: str) -> Verdict:
+    return Verdict(Outcome.FAIL, code, reason)
+
+
+def inconclusive(code: str, reason: str) -> Verdict:
+    return Verdict(Outcome.INCONCLUSIVE, code, reason)

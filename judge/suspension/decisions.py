@@ -39,22 +39,42 @@ class DecisionsError(InputError):
 
 
 class Action(StrEnum):
-    """The kinds of decision, in the vocabulary of decisions.json."""
+    """The kinds of decision, in the vocabulary of decisions.json, each with what people read of it
+    (as httpx's `codes.OK.phrase`): `label` (lower case, reads after a provider: "aurora/fp8
+    suspended"), `note` (why it matters, or ""), and `symbol`. The summary, the notifications, the
+    GitHub issues, the status page's feed and the Allure report all render from these, so an action
+    reads the same everywhere; members are declared in the order a reader needs them (what changed
+    traffic first)."""
 
-    SUSPEND = "suspend"
-    WOULD_SUSPEND = "would_suspend"
-    FLOOR_HELD = "floor_held"
-    RESTORE = "restore"
-    EXPIRED = "expired"
-    PROBE_WEAK = "probe_weak"
-    CONTROL_UNPROBED = "control_unprobed"
-    NOT_COUNTED = "not_counted"
-    STREAK_RESTARTED = "streak_restarted"
-    MODEL_WIDE_GUARD = "model_wide_guard"
-    INCOMPLETE_ROUND = "incomplete_round"
-    LIFT = "lift"
-    INCIDENT_ADD = "incident_add"
-    INCIDENT_REMOVE = "incident_remove"
+    label: str
+    note: str
+    symbol: str
+
+    def __new__(cls, value: str, label: str, note: str, symbol: str) -> Action:
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.label, member.note, member.symbol = label, note, symbol
+        return member
+
+    SUSPEND = "suspend", "suspended", "", "⛔"
+    WOULD_SUSPEND = "would_suspend", "would be suspended (observe mode)", "", "👀"
+    FLOOR_HELD = "floor_held", "floor held", "not suspended: too few endpoints would remain", "⚠️"
+    RESTORE = "restore", "restored", "", "✅"
+    EXPIRED = "expired", "suspension expired", "", "⌛"
+    LIFT = "lift", "lifted by hand", "", "🔓"
+    PROBE_WEAK = "probe_weak", "probe weak", "its passes are no evidence", "🧪"
+    CONTROL_UNPROBED = "control_unprobed", "control not probed", "refusal passes unverified", "🧪"
+    MODEL_WIDE_GUARD = "model_wide_guard", "model-wide guard", "the whole model fails: counts for nobody", "🛡️"
+    INCOMPLETE_ROUND = "incomplete_round", "round incomplete", "no streak changed", "⏸️"
+    STREAK_RESTARTED = "streak_restarted", "streak restarted", "the pending round was too old", "🔁"
+    NOT_COUNTED = "not_counted", "not counted", "too soon after the last counted round", "⏭️"
+    INCIDENT_ADD = "incident_add", "incident exclusion added", "", "🚧"
+    INCIDENT_REMOVE = "incident_remove", "incident exclusion removed", "", "🧹"
+
+    @property
+    def heading(self) -> str:
+        """The label as a heading, with its note: "Floor held (not suspended: too few endpoints would remain)"."""
+        return self.label[0].upper() + self.label[1:] + (f" ({self.note})" if self.note else "")
 
 
 class Rule(StrEnum):
@@ -75,8 +95,17 @@ class Rule(StrEnum):
     MAINTENANCE = "maintenance"
 
 
+# The actions that start a suspension (real or would-be) and those that end one: what the history,
+# the issues and the status page's strips follow. Members are strs, so a file's value is found in them.
+SUSPENDING = frozenset({Action.SUSPEND, Action.WOULD_SUSPEND})
+ENDING = frozenset({Action.RESTORE, Action.EXPIRED, Action.LIFT})
 _ACTIONS = {a.value: a for a in Action}
 _RULES = {r.value: r for r in Rule}
+
+
+def action_named(value: str) -> Action | None:
+    """The Action of this value (None: a value of no action, as a page's "not_suspended")."""
+    return _ACTIONS.get(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,15 +115,18 @@ class Evidence:
     contract: str  # the case's contract
     outcome: str  # its outcome
     reason: str  # its reason
+    code: str = ""  # its code (judge/replies/verdict.py); "" in a file written before codes (left out then)
 
     def to_json(self) -> dict[str, str]:
-        return {"contract": self.contract, "outcome": self.outcome, "reason": self.reason}
+        return {"contract": self.contract, "outcome": self.outcome, "reason": self.reason,
+                **({"code": str(self.code)} if self.code else {})}
 
     @classmethod
     def from_json(cls, raw: Any, where: str) -> Evidence:
         item = _object(raw, where)
+        code = item.get("code")
         return cls(_string(item.get("contract"), f"{where}.contract"), _string(item.get("outcome"), f"{where}.outcome"),
-                   _string(item.get("reason"), f"{where}.reason"))
+                   _string(item.get("reason"), f"{where}.reason"), _string(code, f"{where}.code") if code else "")
 
 
 @dataclass(frozen=True, slots=True)

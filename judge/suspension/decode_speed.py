@@ -37,6 +37,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
 
 from core.results import AttemptResult, CaseResult
 from core.vocabulary import LATENCY, Outcome
@@ -45,7 +46,12 @@ DECODE = "decode"              # the window's evidence name (not a contract: no 
 SLOW_FRACTION = 0.2
 MIN_REPLIES = 2
 MIN_PEERS = 2
-PREFIX = "decode speed: "
+
+
+class DecodeCode(StrEnum):
+    """The code of a crawl against the peers (judge/replies/verdict.py)."""
+
+    DECODE_SLOW = "decode_slow"
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,10 +129,10 @@ def judge_decode_speed(cases: Sequence[CaseResult]) -> tuple[CaseResult, ...]:
         speed = _speed(attempts)
         if speed is None or speed >= lim.threshold:
             continue
-        reason = (f"{PREFIX}{speed:.1f} tokens/s after the first token (median of {len(attempts)} replies), "
+        reason = (f"decode speed: {speed:.1f} tokens/s after the first token (median of {len(attempts)} replies), "
                   f"under {SLOW_FRACTION:g} of the other hosts' median {lim.peers_median:.0f} tokens/s "
                   f"({lim.peers} hosts) and below its own advertised throughput (p50 "
                   f"{lim.advertised_p50:.0f}, slowest percentile {lim.advertised_slowest:.0f} tokens/s); "
                   f"the probe's own verdict was: {case.reason}")
-        out[i] = replace(case, outcome=Outcome.FAIL, reason=reason)
+        out[i] = replace(case, outcome=Outcome.FAIL, code=DecodeCode.DECODE_SLOW, reason=reason)
     return tuple(out)

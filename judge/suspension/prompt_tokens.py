@@ -28,6 +28,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 from dataclasses import replace
+from enum import StrEnum
 
 from core.results import CaseResult
 from core.vocabulary import STRUCTURED, TOOLS, Outcome
@@ -37,6 +38,12 @@ HIDDEN_PROMPT_TOKENS = 64
 MIN_PEERS = 2
 LEFT_OUT = (STRUCTURED, TOOLS)
 HIDDEN_PROMPT = "billing: prompt tokens far above the peers'"
+
+
+class PromptCode(StrEnum):
+    """The code of a prompt counted far above the peers' (judge/replies/verdict.py)."""
+
+    HIDDEN_PROMPT = "hidden_prompt"
 
 
 def first_prompt_tokens(case: CaseResult) -> int | None:
@@ -59,7 +66,7 @@ def judge_prompt_tokens(cases: Sequence[CaseResult]) -> tuple[CaseResult, ...]:
                 continue
             typical = statistics.median(peers)
             if tokens > typical * HIDDEN_PROMPT_RATIO and tokens - typical >= HIDDEN_PROMPT_TOKENS:
-                out[i] = replace(cases[i], outcome=Outcome.FAIL, reason=(
+                out[i] = replace(cases[i], outcome=Outcome.FAIL, code=PromptCode.HIDDEN_PROMPT, reason=(
                     f"{HIDDEN_PROMPT}: {tokens} prompt tokens for the identical prompt against the other hosts' "
                     f"median {typical:g} ({len(peers)} hosts; fails above {HIDDEN_PROMPT_RATIO:g} x and "
                     f"{HIDDEN_PROMPT_TOKENS} more): a hidden system prompt?; the probe's own verdict was: "

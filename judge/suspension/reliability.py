@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from enum import StrEnum
 
 from core.results import AttemptResult, CaseResult, RoundResults
 from core.vocabulary import Outcome
@@ -55,6 +56,12 @@ MIN_HOST_ERRORS = 3
 RULE_ALPHA = 1e-6
 RATE_RATIO = 2.0
 PREFIX = "reliability: "
+
+
+class ReliabilityCode(StrEnum):
+    """The code of the reliability rule's evidence (judge/replies/verdict.py)."""
+
+    HOST_UNRELIABLE = "host_unreliable"
 
 
 def _code(a: AttemptResult) -> str:
@@ -108,7 +115,7 @@ def apply_reliability(rounds: Mapping[str, ModelRound], report: RoundResults,
                 continue
             evidence = Evidence(RELIABILITY, Outcome.FAIL,
                                 f"{PREFIX}host errors (streams cut after the first byte, errors in a 200) "
-                                f"significantly more often than its peers: {c.text}")
+                                f"significantly more often than its peers: {c.text}", ReliabilityCode.HOST_UNRELIABLE)
             providers[provider] = replace(pr, klass=RoundClass.FAILED, evidence=(*pr.evidence, evidence))
         out[model] = replace(mround, providers=providers)
     return out

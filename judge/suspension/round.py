@@ -27,6 +27,7 @@ from core.policy import Policy
 from core.results import CaseResult, RoundResults
 from core.vocabulary import LANGUAGE, Outcome
 from judge.replies.integrity import judge_integrity
+from judge.replies.verdict import Common
 from judge.suspension.decisions import Evidence
 from judge.suspension.decode_speed import judge_decode_speed
 from judge.suspension.fidelity import judge_fidelity
@@ -79,7 +80,7 @@ def classify_round(report: RoundResults, policy: Policy) -> dict[str, ModelRound
     by_model: dict[str, list[CaseResult]] = {}
     for case in report.cases:
         if case.control:
-            case = dataclasses.replace(case, outcome=Outcome.NOT_APPLICABLE,
+            case = dataclasses.replace(case, outcome=Outcome.NOT_APPLICABLE, code=Common.NOT_APPLICABLE,
                                        reason=f"positive control (judges the probe): {case.reason}")
         by_model.setdefault(case.model, []).append(case)
     result = {}
@@ -124,7 +125,7 @@ def _classify_provider(provider: str, cases: list[CaseResult], expected: set[str
             outcome = Outcome.INCONCLUSIVE  # the failure counts for nobody this round
             reason = DISCOUNTED_PREFIX + reason
         outcomes.append(outcome)
-        evidence.append(Evidence(case.contract, case.outcome, reason))
+        evidence.append(Evidence(case.contract, case.outcome, reason, case.code))
     probed = {c.contract for c in cases}
     if Outcome.FAIL in outcomes:
         klass = RoundClass.FAILED

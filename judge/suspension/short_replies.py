@@ -26,6 +26,7 @@ from dataclasses import replace
 
 from core.results import AttemptResult, CaseResult
 from core.vocabulary import REFUSAL, Outcome
+from judge.replies.refusal import RefusalCode
 from judge.suspension.stats import fisher_greater
 
 SHORT_FRACTION = 0.25      # "far shorter": under a quarter of what the peers write
@@ -92,5 +93,7 @@ def _verdict(case: CaseResult, short: int, limit: float, typical: float, peers: 
               f"{longest} characters, under a quarter of the other hosts' typical {typical:.0f} "
               f"(other hosts: {peer_short} of {peer_judged} short; one-sided Fisher p = {p:.2g}); "
               f"the probe's own verdict was: {case.reason}")
-    failed = tuple(replace(a, outcome=Outcome.FAIL) if a.short else a for a in case.attempts)
-    return replace(case, outcome=Outcome.FAIL, reason=reason, attempts=failed)
+    # The refusal family's code: a truncated reply is how a host's filter refuses (history counts it so).
+    code = RefusalCode.REFUSAL_PATTERN
+    failed = tuple(replace(a, outcome=Outcome.FAIL, code=code) if a.short else a for a in case.attempts)
+    return replace(case, outcome=Outcome.FAIL, code=code, reason=reason, attempts=failed)

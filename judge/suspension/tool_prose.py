@@ -34,22 +34,24 @@ from dataclasses import replace
 
 from core.results import CaseResult
 from core.vocabulary import TOOLS, Outcome
-from judge.replies.tools import EMPTY, PROSE
+from judge.replies.tools import PROSE, ToolsCode
+from judge.replies.verdict import Common
 
 MIN_VOTERS = 2
 
 
 def answered_in_prose(case: CaseResult) -> bool:
-    return case.outcome == Outcome.INCONCLUSIVE and case.reason.startswith(PROSE)
+    return case.outcome == Outcome.INCONCLUSIVE and case.code == ToolsCode.NO_TOOL_CALL
 
 
 def called(case: CaseResult) -> bool:
     """The model produced a call on this endpoint (whatever the host then did to it)."""
-    return case.outcome == Outcome.PASS or (case.outcome == Outcome.FAIL and not case.reason.startswith((EMPTY, PROSE)))
+    return case.outcome == Outcome.PASS or (
+        case.outcome == Outcome.FAIL and case.code not in (ToolsCode.EMPTY_REPLY, ToolsCode.NO_TOOL_CALL))
 
 
 def every_attempt_in_prose(case: CaseResult) -> bool:
-    return bool(case.attempts) and all(a.reason.startswith(PROSE) for a in case.attempts)
+    return bool(case.attempts) and all(a.code == ToolsCode.NO_TOOL_CALL for a in case.attempts)
 
 
 def judge_tool_prose(cases: Sequence[CaseResult]) -> tuple[CaseResult, ...]:
@@ -64,7 +66,7 @@ def judge_tool_prose(cases: Sequence[CaseResult]) -> tuple[CaseResult, ...]:
         voters = callers + sum(answered_in_prose(c) for c in peers)
         if voters >= MIN_VOTERS and callers * 2 > voters and every_attempt_in_prose(case):
             reason = f"{PROSE} while {callers} of {voters} other hosts called a tool this round ({case.reason})"
-            attempts = tuple(replace(a, outcome=Outcome.FAIL) if a.reason.startswith(PROSE) else a
+            attempts = tuple(replace(a, outcome=Outcome.FAIL) if a.code == ToolsCode.NO_TOOL_CALL else a
                              for a in case.attempts)
             changed[id(case)] = replace(case, outcome=Outcome.FAIL, reason=reason, attempts=attempts)
         else:
@@ -75,5 +77,6 @@ def judge_tool_prose(cases: Sequence[CaseResult]) -> tuple[CaseResult, ...]:
             else:
                 why = (f"{voters - callers} of {voters} other hosts answered in prose too: "
                        "the model's habit, not the host's")
-            changed[id(case)] = replace(case, outcome=Outcome.NOT_APPLICABLE, reason=f"{PROSE}; {why} ({case.reason})")
+            changed[id(case)] = replace(case, outcome=Outcome.NOT_APPLICABLE, code=Common.NOT_APPLICABLE,
+                                        reason=f"{PROSE}; {why} ({case.reason})")
     return tuple(changed.get(id(c), c) for c in cases)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 from core.results import (
@@ -27,7 +28,26 @@ from core.results import (
     writable_text,
 )
 from core.vocabulary import Outcome, case_id, discovery_case_id, endpoint_id
-from probes.http.records import Endpoint
+from probes.http.records import Endpoint, ErrorKind
+
+
+class TransportCode(StrEnum):
+    """The codes of a request that produced nothing to judge (judge/replies/verdict.py): the client's
+    ErrorKind value (probes/http/records.py) is the code, but for the two renamed here, and a
+    transport error with no kind (a crashed probe, a case cut short) is `transport_other`."""
+
+    ROUTING_MISMATCH = "routing_mismatch"   # ErrorKind.ROUTING: another host answered
+    AUTH_REFUSED = "auth_refused"           # ErrorKind.AUTH: our key, not the host
+    TRANSPORT_OTHER = "transport_other"
+
+
+_RENAMED = {ErrorKind.ROUTING: TransportCode.ROUTING_MISMATCH, ErrorKind.AUTH: TransportCode.AUTH_REFUSED}
+
+
+def transport_code(kind: ErrorKind | None) -> str:
+    """The code of a transport error of this kind."""
+    return TransportCode.TRANSPORT_OTHER if kind is None else _RENAMED.get(kind, kind.value)
+
 
 DISCOVERY_MARKER = "discovery"   # the pytest marker of a DiscoveryCase (`pytest probes -m discovery`)
 
@@ -125,6 +145,10 @@ class ProbedAttempt:
         return self.record.outcome
 
     @property
+    def code(self) -> str:
+        return self.record.code
+
+    @property
     def reason(self) -> str:
         return self.record.reason
 
@@ -155,7 +179,7 @@ class ProbedCase:
     raw_outcome: Outcome | None = None  # a control's own refusal verdict (fail = caught)
 
     @classmethod
-    def of(cls, case: Case, outcome: Outcome, reason: str, *, attempts: Sequence[ProbedAttempt] = (),
+    def of(cls, case: Case, outcome: Outcome, code: str, reason: str, *, attempts: Sequence[ProbedAttempt] = (),
            duration_s: float = 0.0, anomaly: bool = False, auth_error: bool = False,
            raw_outcome: Outcome | None = None) -> ProbedCase:
         """The case's record, its sums over the attempts, by the rules results.json is read by."""
@@ -163,7 +187,7 @@ class ProbedCase:
         extras = tuple(a.extras for a in attempts)
         record = CaseResult(
             model=case.model, provider=case.provider, contract=case.contract, outcome=outcome,
-            reason=writable_text(reason), language=case.language, anomaly=anomaly, control=case.control,
+            code=code, reason=writable_text(reason), language=case.language, anomaly=anomaly, control=case.control,
             ttft_s=first.ttft_s if first else None, duration_s=seconds(duration_s),
             requests=sum(a.record.requests for a in attempts),
             prompt_tokens=as_count(sum(e.prompt_tokens for e in extras), default=0) or 0,
@@ -181,6 +205,10 @@ class ProbedCase:
         return self.record.outcome
 
     @property
+    def code(self) -> str:
+        return self.record.code
+
+    @property
     def reason(self) -> str:
         return self.record.reason
 
@@ -188,9 +216,10 @@ class ProbedCase:
     def attempts(self) -> tuple[ProbedAttempt, ...]:
         return tuple(ProbedAttempt(r, e) for r, e in zip(self.record.attempts, self.extras, strict=True))
 
-    def restated(self, outcome: Outcome, reason: str, **flags: Any) -> ProbedCase:
+    def restated(self, outcome: Outcome, code: str, reason: str, **flags: Any) -> ProbedCase:
         """The same probe with another verdict (a control's, a weak probe's), its flags replaced as given."""
-        return replace(self, record=replace(self.record, outcome=outcome, reason=writable_text(reason)), **flags)
+        return replace(self, record=replace(self.record, outcome=outcome, code=code, reason=writable_text(reason)),
+                       **flags)
 
     def to_wire(self) -> dict[str, Any]:
         """What crosses to another process of the round (an xdist worker's report, a control's
@@ -229,7 +258,7 @@ class CaseRecord:
 
 def not_probed(case: Case, reason: str) -> CaseResult:
     """A case's record when it ended without a probe result: a transport error."""
-    return ProbedCase.of(case, Outcome.TRANSPORT_ERROR, reason).record
+    return ProbedCase.of(case, Outcome.TRANSPORT_ERROR, TransportCode.TRANSPORT_OTHER, reason).record
 
 
 def seconds(value: float | None) -> float | None:

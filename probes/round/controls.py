@@ -33,7 +33,7 @@ from pathlib import Path
 from core.results import CaseResult
 from core.store import atomic_write_text
 from core.vocabulary import REFUSAL, Outcome, case_id
-from probes.round.cases import Case, ProbedCase
+from probes.round.cases import Case, ProbedCase, TransportCode
 from probes.round.planning import RoundPlan
 
 POLL_S = 0.05
@@ -120,7 +120,7 @@ class FileControls:
             except (OSError, ValueError):
                 pass
             if time.monotonic() - self._started > self.wait_s:
-                return ProbedCase.of(case, Outcome.TRANSPORT_ERROR,
+                return ProbedCase.of(case, Outcome.TRANSPORT_ERROR, TransportCode.TRANSPORT_OTHER,
                                      "control verdict never arrived from the worker probing it",
                                      raw_outcome=Outcome.TRANSPORT_ERROR)
             await asyncio.sleep(POLL_S)

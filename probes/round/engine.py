@@ -28,7 +28,7 @@ from core.vocabulary import DECLARED, Outcome
 from judge.replies.verdict import Verdict
 from probes.http.client import PinnedClient
 from probes.http.wire import ReasoningBudget
-from probes.round.cases import Case, ProbedCase
+from probes.round.cases import Case, ProbedCase, TransportCode
 from probes.round.contracts import ContractSettings
 from probes.round.controls import FileControls
 from probes.round.language_service import LanguageBackend
@@ -169,8 +169,8 @@ def crashed(case: Case, exc: BaseException, scrub: Callable[[str], str]) -> Prob
     Whatever a reply holds, the parsers and judges are meant to return a verdict; an exception
     here is a bug they did not foresee, so the host is not blamed for it either way."""
     detail = clean(scrub(f"{type(exc).__name__}: {exc}"), CRASH_DETAIL_CHARS)   # masked before the cut
-    return ProbedCase.of(case, Outcome.TRANSPORT_ERROR,
-                               f"transport: the probe raised an unexpected error on this reply ({detail})")
+    return ProbedCase.of(case, Outcome.TRANSPORT_ERROR, TransportCode.TRANSPORT_OTHER,
+                         f"transport: the probe raised an unexpected error on this reply ({detail})")
 
 
 def run_quietly(fn: Callable[[], None]) -> None:

@@ -81,7 +81,7 @@ class LanguageServer:
                         conn.send(("ok", None))
                     else:
                         v = self._local.assess(*args)
-                        conn.send(("ok", (v.outcome, v.reason)))
+                        conn.send(("ok", (v.outcome, str(v.code), v.reason)))
                 except Exception as exc:  # a judging bug must surface on the caller, not kill the thread
                     conn.send(("error", f"{type(exc).__name__}: {exc}"))
 
@@ -138,8 +138,9 @@ class RemoteLanguage:
         self._call("warm_up")
 
     def assess(self, text: str, language: str) -> Verdict:
-        outcome, reason = self._call("assess", text, language)
-        return Verdict(Outcome(outcome), reason)
+        # The code crosses as its value (a str); Verdict keeps it as such, as results.json does.
+        outcome, code, reason = self._call("assess", text, language)
+        return Verdict(Outcome(outcome), code, reason)
 
 
 def main() -> None:

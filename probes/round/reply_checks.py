@@ -12,7 +12,7 @@ The contract's own verdict comes first: a failed one is the more specific findin
 inconclusive one stays inconclusive (a reply check never turns "this says nothing about the
 host" into a fail: the tools contract's "the reply reached max_tokens" is our budget, not the
 host). Only a pass is replaced by the first failed check, so the case fails with the check's
-reason (and its own reason code, canary/history/reasons.py). A reply that was not completed is
+reason and its own code (judge/replies/verdict.py). A reply that was not completed is
 never checked: its text and usage say nothing a transport error does not already say. Billing
 needs the endpoint's listed prices (the same round's discovery); facts built without an endpoint
 leave billing out.
@@ -40,7 +40,7 @@ from judge.replies.billing import (
 from judge.replies.decode_speed import DecodeFacts, decode_tps
 from judge.replies.integrity import check_reply
 from judge.replies.limits import LimitsFacts, assess_limits
-from judge.replies.refusal import find_refusal
+from judge.replies.refusal import RefusalCode, find_refusal
 from judge.replies.stream_integrity import assess_deltas
 from judge.replies.verdict import Verdict, failed
 from probes.http.records import ChatResult, Endpoint
@@ -120,10 +120,10 @@ class Effect(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class ReplyCheck:
-    """One check of a completed reply: `find` returns the defect's reason, or None."""
+    """One check of a completed reply: `find` returns the defect's failed verdict, or None."""
 
     name: str
-    find: Callable[[ReplyFacts], str | None]
+    find: Callable[[ReplyFacts], Verdict | None]
     effect: Effect = Effect.FAILS_CASE
     contracts: frozenset[str] | None = None   # None: every contract
     needs_text: bool = False                  # runs only on a reply with text to read (ReplyFacts.judged_text)
@@ -135,20 +135,20 @@ class ReplyCheck:
         return facts.completed and (facts.judged_text or not self.needs_text)
 
 
-def _reason(verdict: Verdict | None) -> str | None:
-    return verdict.reason if verdict is not None and verdict.failed else None
+def _failed(verdict: Verdict | None) -> Verdict | None:
+    return verdict if verdict is not None and verdict.failed else None
 
 
-def _refusal(facts: ReplyFacts) -> str | None:
+def _refusal(facts: ReplyFacts) -> Verdict | None:
     found = find_refusal(facts.text)
-    return None if found is None else "an out-of-character refusal"
+    return None if found is None else failed(RefusalCode.REFUSAL_PATTERN, "an out-of-character refusal")
 
 
 REPLY_CHECKS: tuple[ReplyCheck, ...] = (
-    ReplyCheck("stream integrity", lambda f: _reason(assess_deltas(f.deltas))),
-    ReplyCheck("limits", lambda f: _reason(assess_limits(f.limits))),
-    ReplyCheck("billing", lambda f: _reason(assess_cost(f.usage, f.prices))),
-    ReplyCheck("hidden tokens", lambda f: _reason(assess_hidden_tokens(f.hidden))),
+    ReplyCheck("stream integrity", lambda f: _failed(assess_deltas(f.deltas))),
+    ReplyCheck("limits", lambda f: _failed(assess_limits(f.limits))),
+    ReplyCheck("billing", lambda f: _failed(assess_cost(f.usage, f.prices))),
+    ReplyCheck("hidden tokens", lambda f: _failed(assess_hidden_tokens(f.hidden))),
     # More evidence at no extra cost (issue 10): the refusal case of the same endpoint fails on a
     # refusal found here (probes/round/contracts/refusal.py).
     ReplyCheck("refusal", _refusal, Effect.REFUSAL,   # not the contract: the check's name
@@ -183,13 +183,12 @@ def run_checks(facts: ReplyFacts, verdict: Verdict | None, contract: str | None,
             continue
         if check.effect is Effect.FAILS_CASE:
             if replaced is None and verdict is not None and verdict.passed:
-                found = check.find(facts)
-                replaced = failed(found) if found else None
+                replaced = check.find(facts)
         elif check.effect is Effect.REFUSAL:
             refusal = Outcome.FAIL if check.find(facts) else Outcome.PASS
         else:
             defect = check.find(facts)
-            integrity, integrity_reason = (Outcome.FAIL, defect) if defect else (Outcome.PASS, "")
+            integrity, integrity_reason = (Outcome.FAIL, defect.reason) if defect else (Outcome.PASS, "")
     return Findings(replaced or verdict, refusal, integrity, integrity_reason)
 
 
@@ -200,7 +199,7 @@ def reply_check(result: ChatResult, endpoint: Endpoint | None = None) -> Verdict
         if check.effect is Effect.FAILS_CASE and check.runs_on(facts):
             found = check.find(facts)
             if found:
-                return failed(found)
+                return found
     return None
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from judge_cli_support import MODEL, PROVIDERS, T0, results
 
-# Reason texts as the contracts and judges write them (see canary/history/reasons.py).
+# Reason texts as the contracts and judges write them (a version 1 file's codes come from them: core/reasons.py).
 REASONS = {
     "latency": "first token after 12.31 s > 10 s",
     "refusal": "refusal: empty reply",

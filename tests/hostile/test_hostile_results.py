@@ -66,7 +66,7 @@ MALFORMED: dict[str, bytes] = {
     "null": b"null",
     "binary": bytes(range(256)),
     "deeply-nested": b'{"cases": ' + b"[" * 50_000,
-    "schema-version-2": json.dumps(_doc(schema_version=2)).encode(),
+    "schema-version-3": json.dumps(_doc(schema_version=3)).encode(),
     "round-id-missing": json.dumps(_doc(round_id=_DROP)).encode(),
     "round-id-with-newline": json.dumps(_doc(round_id="r1\n- suspend everyone")).encode(),
     "started-at-missing": json.dumps(_doc(started_at=_DROP)).encode(),

@@ -121,8 +121,8 @@ class Replay:
         return abs(cost - listed_cost) <= RECONCILED_REL * max(cost, listed_cost, 1e-12)
 
 
-def _failed(verdict: Verdict | None) -> str | None:
-    return verdict.reason if verdict is not None and verdict.failed else None
+def _failed(verdict: Verdict | None) -> Verdict | None:
+    return verdict if verdict is not None and verdict.failed else None
 
 
 def replay(it: Interaction) -> Replay:
@@ -145,7 +145,7 @@ def replay(it: Interaction) -> Replay:
     # is left out, as a round leaves out an endpoint without a listing.
     facts = ReplyFacts.of(result, endpoint)
     facts = facts if priced else dataclasses.replace(facts, prices=None)
-    checks: dict[str, str | None] = {
+    checks: dict[str, Verdict | None] = {
         check.name.replace(" ", "_"): check.find(facts) for check in REPLY_CHECKS
         if check.effect is Effect.FAILS_CASE and check.runs_on(facts)}
     checks["integrity"] = check_reply(result.text) if result.text.strip() and not result.reasoning_only else None
@@ -156,7 +156,7 @@ def replay(it: Interaction) -> Replay:
         checks["tools"] = _failed(found.verdict)
         # The case as the round ends it: the reply checks that apply to the tools contract, run on its verdict.
         checks["tools_case"] = _failed(run_checks(facts, found.verdict, "tools").verdict)
-    out.failures = {name: reason for name, reason in checks.items() if reason is not None}
+    out.failures = {name: found.reason for name, found in checks.items() if found is not None}
     if priced:
         out.notes += facts.billing_notes()
         out.billed = facts.billing()

@@ -115,30 +115,39 @@ def test_each_fault_gives_the_expected_outcome_on_each_contract(matrix_round: Pr
 def test_a_wrong_provider_reads_as_a_routing_mismatch(matrix_round: ProbeRun) -> None:
     for case in matrix_round.results["cases"]:
         if case["provider"] == tag_of("wrong_provider"):
-            assert case["reason"].startswith("routing mismatch"), case
+            assert case["reason"].startswith("routing mismatch") and case["code"] == "routing_mismatch", case
 
 
-def test_every_reason_of_the_optional_round_has_a_history_reason_code(optional_round: ProbeRun) -> None:
-    from canary.history.rows import case_row
-    from core.results import read_results
+def written_codes(round_: ProbeRun) -> dict[tuple[str, str], str]:
+    """Each case's code as results.json carries it, checked against what the reader of an older file
+    (core/reasons.py) derives from the same words: a history spanning both versions counts one code."""
+    from core.reasons import reason_code
 
-    codes = {(c.provider, c.contract): case_row(c).code for c in read_results(optional_round.results).cases}
+    codes = {}
+    for case in round_.results["cases"]:
+        attempts = case["attempts"]
+        old = reason_code(case["outcome"], case["reason"], attempts[0]["error_kind"] if attempts else None)
+        assert case["code"] == old, case
+        codes[(case["provider"], case["contract"])] = case["code"]
+    return codes
+
+
+def test_every_case_of_the_optional_round_has_a_code(optional_round: ProbeRun) -> None:
+    codes = written_codes(optional_round)
     assert not [k for k, code in codes.items() if code.endswith("_other")], codes
     assert codes[(tag_of("stop_ignored"), "stop")] == "stop_ignored"
     assert codes[(tag_of("stop_echoed"), "stop")] == "stop_echoed"
 
 
-def test_every_reason_of_the_round_has_a_history_reason_code(matrix_round: ProbeRun) -> None:
-    # canary/history/reasons.py derives codes from reason prefixes: no reason a real round writes
-    # may fall through to "<outcome>_other" (a judge's new wording needs its code there).
+def test_every_case_of_the_round_has_a_code(matrix_round: ProbeRun) -> None:
+    # Every verdict carries its code (judge/replies/verdict.py): no case a real round writes may
+    # read "<outcome>_other", and the history reads the code as written.
     from canary.history.rows import case_row
     from core.results import read_results
 
-    codes = {}
-    for case in read_results(matrix_round.results).cases:
-        row = case_row(case)
-        assert not row.code.endswith("_other"), case.reason
-        codes[(case.provider, case.contract)] = row.code
+    codes = written_codes(matrix_round)
+    assert not [k for k, code in codes.items() if code.endswith("_other")], codes
+    assert all(case_row(c).code == codes[(c.provider, c.contract)] for c in read_results(matrix_round.results).cases)
     assert codes[(tag_of("slow_first_token"), "latency")] == "ttft_exceeded"
     assert codes[(tag_of("leading_garbage"), "language")] == "leading_garbage"
     assert codes[(tag_of("http_error"), "latency")].startswith("http_")

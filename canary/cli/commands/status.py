@@ -15,7 +15,7 @@ import click
 from canary.cli.commands._options import Command, Invocation, common, pass_invocation
 from canary.state.judge_files import refuse_future_times
 from canary.state.silences import load_silences, render_silences
-from core.layers import Exclusion
+from core.layers import BUILTIN, INCIDENT, Exclusion
 from core.policy import Policy
 from core.times import fmt_time
 from judge.suspension.evidence import cards_by_endpoint
@@ -59,10 +59,10 @@ def pending_until(ps: ProviderState, window: timedelta, now: datetime) -> str:
 
 def provider_state(ps: ProviderState, people: list[Exclusion], now: datetime) -> str:
     """One word for a person: excluded by people, suspended, would-suspended, or probed."""
-    if any(e.layer == "builtin" for e in people):
-        return "builtin"
+    if any(e.layer == BUILTIN for e in people):
+        return BUILTIN
     if people:
-        return "incident"
+        return INCIDENT
     s = ps.suspension
     if s is not None and s.active(now):
         return "suspended" if s.mode == "enforce" else "would-suspend"

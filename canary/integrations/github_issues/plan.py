@@ -28,11 +28,10 @@ from dataclasses import dataclass, field
 from canary.integrations.github_issues import render
 from canary.integrations.github_issues.markers import event_id
 from canary.integrations.github_issues.render import IssueEvent
-from judge.suspension.decisions import RoundDecisions
+from judge.suspension.decisions import ENDING, SUSPENDING, Action, RoundDecisions
 
-OPENING = frozenset({"suspend", "would_suspend"})
-CLOSING = frozenset({"restore", "expired", "lift"})
-STATE_LABELS = {"suspend": "canary: suspended", "would_suspend": "canary: would suspend"}
+# The GitHub labels of an open issue's state: names in people's repositories, kept as they are.
+STATE_LABELS: dict[str, str] = {Action.SUSPEND: "canary: suspended", Action.WOULD_SUSPEND: "canary: would suspend"}
 
 Key = tuple[str, str]   # (model, endpoint)
 
@@ -127,7 +126,7 @@ def plan(doc: RoundDecisions, issues: Sequence[KnownIssue], *, label: str, run_u
         if event in state.events:
             continue
         quotes = (excerpts or {}).get((model, provider), ())
-        if action in OPENING and state.open is None and not state.opened_now:
+        if action in SUSPENDING and state.open is None and not state.opened_now:
             ops.append(Open(model, provider, event, render.title(d),
                             render.issue_body(d, event=event, round_id=round_id, mode=mode, run_url=run_url,
                                               excerpts=quotes),
@@ -142,7 +141,7 @@ def plan(doc: RoundDecisions, issues: Sequence[KnownIssue], *, label: str, run_u
             if relabel is not None and state.open is not None:
                 ops.append(relabel)
                 state.open = _with_labels(state.open, relabel)
-            if action in CLOSING:
+            if action in ENDING:
                 ops.append(Close(number, model, provider))
                 state.open, state.opened_now = None, False
         state.events.add(event)
@@ -159,7 +158,7 @@ def _reconcile(doc: RoundDecisions, endpoints: dict[Key, _Endpoint], suspended: 
     ops: list[Operation] = []
     for key, s in sorted(active.items()):
         state = endpoints.setdefault(key, _Endpoint())
-        action = "suspend" if s.mode == "enforce" else "would_suspend"
+        action = Action.SUSPEND if s.mode == "enforce" else Action.WOULD_SUSPEND
         event = event_id(f"since-{s.since}", action)
         if state.open is not None or state.opened_now or event in state.events:
             continue

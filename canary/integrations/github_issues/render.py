@@ -16,14 +16,11 @@ from dataclasses import dataclass
 from canary.integrations.github_issues.markers import comment_marker, issue_marker
 from core.times import fmt_time
 from core.untrusted import clean, markdown
-from judge.suspension.decisions import Decision, Evidence
+from judge.suspension.decisions import Action, Decision, Evidence, action_named
 
 MAX_EVIDENCE = 8
 MAX_EXCERPTS = 3
 EXCERPT_CHARS = 300
-VERBS = {"suspend": "suspended", "would_suspend": "would be suspended (observe mode)"}
-SYMBOLS = {"suspend": "⛔", "would_suspend": "👀", "floor_held": "⚠️", "restore": "✅", "expired": "⌛",
-           "probe_weak": "🧪", "lift": "🔓", "incident_add": "🚧", "incident_remove": "🧹"}
 _TITLE_DROP = re.compile(r"[`\\<>\[\]@#*_|~!$]")
 _SAFE_URL = re.compile(r"^https?://[^\s()<>\[\]\"'`\\]+$")
 
@@ -50,8 +47,9 @@ class IssueEvent:
 
 
 def title(d: IssueEvent) -> str:
-    verb = VERBS.get(d.action, d.action)
-    text = f"{SYMBOLS.get(d.action, '')} {d.provider} {verb} ({d.model})"
+    action = action_named(d.action)
+    text = (f"{action.symbol} {d.provider} {action.label} ({d.model})" if action is not None
+            else f"{d.provider} {d.action} ({d.model})")
     return _TITLE_DROP.sub("", clean(text, 200)).strip()
 
 
@@ -64,7 +62,7 @@ def round_link(round_id: str, url: str | None) -> str:
 def issue_body(d: IssueEvent, *, event: str, round_id: str, mode: str, run_url: str | None,
                excerpts: Sequence[Excerpt] = ()) -> str:
     model, provider, action = d.model, d.provider, d.action
-    what = "suspended" if action == "suspend" else "would have suspended (observe mode: routing unchanged)"
+    what = "suspended" if action == Action.SUSPEND else "would have suspended (observe mode: routing unchanged)"
     lines = [
         issue_marker(model, provider, event),
         f"**Endpoint** {markdown(provider, 120)} · **model** {markdown(model, 120)} · {markdown(mode, 20)} mode",
@@ -84,10 +82,11 @@ def issue_body(d: IssueEvent, *, event: str, round_id: str, mode: str, run_url: 
 def comment_body(d: IssueEvent, *, event: str, round_id: str, run_url: str | None,
                  excerpts: Sequence[Excerpt] = ()) -> str:
     model, provider, action = d.model, d.provider, d.action
-    label = markdown(action.replace("_", " "), 40)
+    named = action_named(action)
+    label = markdown(named.label if named is not None else action.replace("_", " "), 40)
     lines = [
         comment_marker(model, provider, event),
-        f"{SYMBOLS.get(action, '•')} **{label}** in {round_link(round_id, run_url)}: "
+        f"{named.symbol if named is not None else '•'} **{label}** in {round_link(round_id, run_url)}: "
         f"{markdown(d.reason)}{_until(d)}.",
         "",
         *_evidence(d),

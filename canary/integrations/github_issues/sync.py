@@ -45,15 +45,15 @@ from canary.integrations.github_issues.plan import (
 )
 from canary.integrations.github_issues.render import Excerpt
 from core.times import TimeFormatError, fmt_time, parse_time
-from judge.suspension.decisions import RoundDecisions
+from judge.suspension.decisions import Action, RoundDecisions
 from judge.suspension.silences import Silence, silence_for, split_silenced
 from judge.suspension.state import JudgeState
 
 DEFAULT_LABEL = "canary-incident"
 MAX_SEARCHES = 10   # GitHub search allows 30 requests a minute; it is only a fallback
 LABEL_COLORS = {DEFAULT_LABEL: ("d93f0b", "An endpoint canary suspended or would suspend"),
-                STATE_LABELS["suspend"]: ("b60205", "canary suspended this endpoint (enforce mode)"),
-                STATE_LABELS["would_suspend"]: ("fbca04", "canary would suspend this endpoint (observe mode)")}
+                STATE_LABELS[Action.SUSPEND]: ("b60205", "canary suspended this endpoint (enforce mode)"),
+                STATE_LABELS[Action.WOULD_SUSPEND]: ("fbca04", "canary would suspend this endpoint (observe mode)")}
 
 
 SINCE_MARGIN = timedelta(hours=1)  # the runner's clock against GitHub's, generously

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from canary.outputs.roundview import WEAK_EVIDENCE, card_lines
 from core.times import fmt_time
 from core.untrusted import clean, markdown
-from judge.suspension.decisions import Decision, RoundDecisions
+from judge.suspension.decisions import Action, Decision, RoundDecisions, action_named
 
 # Telegram caps a message at 4096 characters and Teams' workflows at about 1000 per block;
 # the full list is in the job summary and decisions.json, so a long round is cut here.
@@ -24,20 +24,13 @@ MAX_DECISIONS = 15
 MAX_EVIDENCE = 3
 MAX_BODY = 3500
 
-SYMBOLS = {"suspend": "⛔", "would_suspend": "👀", "floor_held": "⚠️", "restore": "✅", "expired": "⌛",
-           "probe_weak": "🧪", "model_wide_guard": "🛡️", "incomplete_round": "⏸️", "lift": "🔓",
-           "incident_add": "🚧", "incident_remove": "🧹"}
-LABELS = {"suspend": "suspended", "would_suspend": "would suspend (observe mode)", "floor_held": "floor held",
-          "restore": "restored", "expired": "suspension expired", "probe_weak": "probe weak",
-          "model_wide_guard": "model-wide guard", "incomplete_round": "round incomplete",
-          "lift": "lifted by hand", "incident_add": "incident exclusion added",
-          "incident_remove": "incident exclusion removed"}
 
 # Apprise's notification types, by how urgent the worst decision of the round is.
 FAILURE, WARNING, SUCCESS, INFO = "failure", "warning", "success", "info"
-_FAILURE = {"suspend"}
-_WARNING = {"would_suspend", "floor_held", "probe_weak", "model_wide_guard", "incomplete_round"}
-_SUCCESS = {"restore", "expired", "lift", "incident_remove"}
+_FAILURE = {Action.SUSPEND}
+_WARNING = {Action.WOULD_SUSPEND, Action.FLOOR_HELD, Action.PROBE_WEAK, Action.MODEL_WIDE_GUARD,
+            Action.INCOMPLETE_ROUND}
+_SUCCESS = {Action.RESTORE, Action.EXPIRED, Action.LIFT, Action.INCIDENT_REMOVE}
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +63,7 @@ def render(doc: RoundDecisions) -> Message:
     counts: dict[str, int] = {}
     for action in actions:
         counts[action] = counts.get(action, 0) + 1
-    summary = ", ".join(f"{n} {LABELS.get(a, a)}" for a, n in counts.items()) or "no decisions"
+    summary = ", ".join(f"{n} {_label(a)}" for a, n in counts.items()) or "no decisions"
     weak = sum(d.weak_evidence for d in decisions)
     if weak:
         summary += f" ({weak} on WEAK EVIDENCE)"
@@ -91,10 +84,14 @@ def render(doc: RoundDecisions) -> Message:
     return Message(title=title, body=_cap("\n".join(lines)), kind=severity(actions))
 
 
+def _label(action: str) -> str:
+    named = action_named(action)
+    return named.label if named is not None else action
+
+
 def _decision_line(d: Decision) -> str:
-    action = d.action.value
-    symbol = SYMBOLS.get(action, "•")
-    what = markdown(LABELS.get(action, action), limit=60)
+    symbol = d.action.symbol
+    what = markdown(d.action.label, limit=60)
     where = markdown(f"{d.provider} of {d.model}", limit=160)
     until = f" until {markdown(fmt_time(d.until), limit=40)}" if d.until is not None else ""
     rung = f" (rung {markdown(d.rung, limit=8)})" if d.rung is not None else ""

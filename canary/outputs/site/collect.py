@@ -42,6 +42,7 @@ from canary.outputs.site.wire import wire_checks
 from core.layers import Exclusion, people_excluded
 from core.times import stamp
 from core.vocabulary import DECLARED
+from judge.suspension.decisions import ENDING, SUSPENDING
 from judge.suspension.evidence import cards_by_endpoint
 from judge.suspension.exclusions import effective_ignore, would_ignore
 from judge.suspension.maintenance import MaintenanceWindow
@@ -56,7 +57,6 @@ LISTED_DAYS = 7                           # an endpoint not seen for longer is l
 DECISIONS_PER_MODEL = 40                  # ...unless a layer still names it
 DECISION_DAYS = 38                        # 30 days of strips + the longest rung (7 d) + margin
 FEED_DECISIONS = 100                      # newest decisions of every model, for decisions.atom
-SUSPENDING = ("suspend", "would_suspend", "restore", "expired", "lift")
 # What an optional contract can and cannot see, shown under the endpoint table of a model that
 # runs it: a pass rate alone would promise more than the probe measures.
 CONTRACT_NOTES: dict[str, str] = {c.name: c.site_note for c in DECLARED if c.site_note}
@@ -171,7 +171,7 @@ def _endpoint(model: str, provider: str, *, now: datetime, tier: EndpointNow | N
     routing = endpoint_state(ps, active_people, newest_actions, now=now)
     tier_name = tier.tier.name if tier else "unknown"
     status = tier_name if routing.state == "active" else routing.state
-    suspending = [(d.at, d.action, d.until) for d in mine if d.action in SUSPENDING]
+    suspending = [(d.at, d.action, d.until) for d in mine if d.action in SUSPENDING | ENDING]
     intervals = strips.suspension_intervals(suspending, now=now)
     if ps is not None and ps.suspension is not None and ps.suspension.active(now):
         intervals = strips.merge_intervals(intervals, [strips.Interval(ps.suspension.since, now, ps.suspension.mode)])

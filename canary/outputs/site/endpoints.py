@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from core.layers import Exclusion
+from core.layers import BUILTIN, Exclusion
 from judge.suspension.state import ProviderState
 
 EXCLUDED, SUSPENDED, WOULD_SUSPEND = "excluded", "suspended", "would_suspend"
@@ -43,7 +43,7 @@ def endpoint_state(provider_state: ProviderState | None, people: Sequence[Exclus
     at `now`; `newest_actions` the actions of the newest round's decisions about it."""
     evidence = tuple(provider_state.last_reasons[:MAX_REASONS]) if provider_state else ()
     if people:
-        chosen = next((e for e in people if e.layer == "builtin"), people[0])
+        chosen = next((e for e in people if e.layer == BUILTIN), people[0])
         return EndpointState(EXCLUDED, chosen.expires, chosen, (f"{chosen.layer}: {chosen.reason}",))
     suspension = provider_state.suspension if provider_state else None
     if suspension is not None and suspension.active(now):

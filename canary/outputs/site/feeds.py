@@ -27,6 +27,7 @@ from canary.outputs.site.status import (
     NewestRound,
     StatusFile,
 )
+from judge.suspension.decisions import action_named
 
 ATOM_NS = "http://www.w3.org/2005/Atom"
 FEED_ID = "urn:canary:decisions"
@@ -35,12 +36,6 @@ ATOM_ENTRIES = 100
 # surrogates; U+FFFE and U+FFFF.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
-ACTION_TITLES = {
-    "suspend": "suspended", "would_suspend": "would be suspended (observe mode)", "restore": "restored",
-    "expired": "suspension expired", "lift": "suspension lifted by hand", "floor_held": "capacity floor held",
-    "probe_weak": "probe weak (positive control missed)", "control_unprobed": "positive control not probed",
-    "model_wide": "model-wide failure (guard)", "incomplete_round": "round incomplete",
-}
 
 
 def status_document(page: Mapping[str, Any]) -> StatusFile:
@@ -80,7 +75,8 @@ def atom_feed(decisions: Sequence[Mapping[str, Any]], *, updated: str, base_url:
     for d in decisions[:ATOM_ENTRIES]:
         entry = ET.SubElement(feed, f"{{{ATOM_NS}}}entry")
         _text(entry, "id", entry_id(d))
-        what = ACTION_TITLES.get(d["action"], d["action"])
+        action = action_named(d["action"])
+        what = action.label if action is not None else d["action"]
         who = f"{d['provider']} ({d['model']})" if d["provider"] else d["model"]
         _text(entry, "title", f"{who}: {what}")
         _text(entry, "updated", d["at"])

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from core.times import time_or_none
+from judge.suspension.decisions import ENDING, SUSPENDING, Action
 
 SUSPENDED, WOULD, FAILED, MAINTENANCE, FROZEN, CLEAN, EMPTY = "S", "W", "f", "m", "z", "c", "."
 ORDER = (SUSPENDED, WOULD, FAILED, MAINTENANCE, FROZEN, CLEAN, EMPTY)   # worst first
@@ -93,12 +94,12 @@ def suspension_intervals(decisions: Sequence[tuple[datetime, str, str | None]],
     out: list[Interval] = []
     open_: Interval | None = None
     for at, action, until in sorted(decisions, key=lambda d: d[0]):
-        if action in ("suspend", "would_suspend"):
+        if action in SUSPENDING:
             if open_ is not None:
                 out.append(Interval(open_.start, min(open_.end, at), open_.mode))
             end = _time(until) or at
-            open_ = Interval(at, min(end, now), "enforce" if action == "suspend" else "observe")
-        elif action in ("restore", "expired", "lift") and open_ is not None:
+            open_ = Interval(at, min(end, now), "enforce" if action == Action.SUSPEND else "observe")
+        elif action in ENDING and open_ is not None:
             out.append(Interval(open_.start, min(open_.end, at), open_.mode))
             open_ = None
     if open_ is not None:

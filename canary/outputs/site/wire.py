@@ -22,15 +22,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from judge.replies.limits import LimitsCode
+from judge.replies.stream_integrity import StreamCode
 from judge.suspension.card import Card, format_p
-from judge.suspension.decode_speed import DECODE
+from judge.suspension.decode_speed import DECODE, DecodeCode
 from judge.suspension.reliability import RELIABILITY
 
-# Reason codes (canary/history/reasons.py) of the checks, by the name a person reads.
+# The codes of the checks (their families' StrEnums), by the name a person reads.
 CODES: dict[str, tuple[str, ...]] = {
-    "stream integrity": ("cumulative_deltas", "repeated_deltas"),
-    "limits": ("max_tokens_ignored", "length_below_cap"),
-    "decode speed": ("decode_slow",),
+    "stream integrity": tuple(StreamCode),
+    "limits": tuple(LimitsCode),
+    "decode speed": tuple(DecodeCode),
 }
 
 

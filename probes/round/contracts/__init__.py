@@ -22,6 +22,7 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
@@ -31,14 +32,23 @@ import yaml
 from core.config import ProbeSettings
 from core.results import AttemptResult, as_count, measurement, optional_text, writable_text
 from core.vocabulary import Outcome, contract
-from judge.replies.verdict import Verdict
+from judge.replies.verdict import Verdict, inconclusive, passed
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
-from probes.round.cases import AttemptExtras, Case, ProbedAttempt, ProbedCase, seconds
+from probes.round.cases import AttemptExtras, Case, ProbedAttempt, ProbedCase, seconds, transport_code
 from probes.round.reply_checks import ReplyFacts, run_checks
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
 
 AUTH_REASON = "the upstream refused our API key: check OPENROUTER_API_KEY"
+
+
+class ContractCode(StrEnum):
+    """The codes every contract shares (judge/replies/verdict.py); a transport error's are
+    probes/round/cases.py TransportCode's."""
+
+    REASONING_BUDGET = "reasoning_budget"   # our max_tokens went to reasoning: nothing about the host
+    MODERATION = "moderation"               # the host's moderation refused the prompt (ErrorKind.MODERATION)
+    FILTER_ERROR = "filter_error"           # the host's filter answered with a typed error (ErrorKind.FILTER_ERROR)
 
 
 class ChatClient(Protocol):
@@ -93,8 +103,8 @@ def prompt(contract_name: str) -> Any:
 
 
 def attempt_from(result: ChatResult, endpoint: Endpoint, verdict: Verdict | None,
-                 messages: Sequence[Mapping[str, Any]], *, case: Case | None = None, outcome: Outcome | None = None,
-                 reason: str | None = None) -> ProbedAttempt:
+                 messages: Sequence[Mapping[str, Any]], *, case: Case | None = None,
+                 kept: Verdict | None = None) -> ProbedAttempt:
     """One request as a ProbedAttempt: the verdict when completed, else the transport classification.
 
     Every reply check that applies to the case's contract runs here, from one list and one set
@@ -105,14 +115,19 @@ def attempt_from(result: ChatResult, endpoint: Endpoint, verdict: Verdict | None
     if verdict is not None and result.reasoning_only:
         # A reasoning model spent the probe's whole budget thinking: that is our max_tokens, not
         # the host's behaviour, so it must never read as an empty reply or a refusal.
-        verdict = Verdict(Outcome.INCONCLUSIVE, f"the reply spent its budget on reasoning (finish_reason "
-                                          f"{result.finish_reason!r}, no text): says nothing about the host")
+        verdict = inconclusive(ContractCode.REASONING_BUDGET,
+                               f"the reply spent its budget on reasoning (finish_reason {result.finish_reason!r}, "
+                               "no text): says nothing about the host")
     facts = ReplyFacts.of(result, endpoint, contract=case.contract if case else None,
                           language=case.language if case else None)
     found = run_checks(facts, verdict, case.contract if case else None)
     verdict = found.verdict
-    if outcome is None or reason is None:
-        outcome, reason = transport_outcome(result) if verdict is None else (Outcome(verdict.outcome), verdict.reason)
+    if kept is not None:
+        outcome, code, reason = kept.outcome, kept.code, kept.reason
+    elif verdict is None:
+        outcome, code, reason = transport_outcome(result)
+    else:
+        outcome, code, reason = verdict.outcome, verdict.code, verdict.reason
     usage = result.usage
     prompt_tokens = usage.prompt_tokens if usage else 0
     completion_tokens = usage.completion_tokens if usage else 0
@@ -121,7 +136,8 @@ def attempt_from(result: ChatResult, endpoint: Endpoint, verdict: Verdict | None
     # judge counts streams without usage against peers), and what it was billed against listed.
     usage_reported = (usage is not None) if result.completed and result.chunks else None
     record = AttemptResult(
-        outcome=outcome, reason=writable_text(reason), ttft_s=seconds(result.ttft_s), total_s=seconds(result.total_s),
+        outcome=outcome, code=code, reason=writable_text(reason), ttft_s=seconds(result.ttft_s),
+        total_s=seconds(result.total_s),
         finish_reason=optional_text(result.finish_reason),
         error_kind=result.error_kind.value if result.error_kind else None,
         served_by=optional_text(result.served_by), requests=result.requests,
@@ -159,52 +175,60 @@ def moderation_summary(result: ChatResult) -> str:
     return f"the host's moderation refused the prompt before generating (HTTP 403; flagged: {flagged})"
 
 
-def transport_outcome(result: ChatResult) -> tuple[Outcome, str]:
-    """The outcome and reason of a request that produced nothing to judge."""
+def moderation_code(result: ChatResult) -> ContractCode:
+    """A moderated request's code: the host's filter (a typed error) or its moderation (a 403)."""
+    return ContractCode.FILTER_ERROR if result.error_kind is ErrorKind.FILTER_ERROR else ContractCode.MODERATION
+
+
+def transport_outcome(result: ChatResult) -> tuple[Outcome, str, str]:
+    """The outcome, code and reason of a request that produced nothing to judge."""
     if result.classification is Classification.MODERATED:
         label = "filter" if result.error_kind is ErrorKind.FILTER_ERROR else "moderation"
-        return Outcome.INCONCLUSIVE, (f"{label}: {moderation_summary(result)}: nothing to judge here; "
-                                      "the refusal contract judges the block")
+        return Outcome.INCONCLUSIVE, moderation_code(result), (
+            f"{label}: {moderation_summary(result)}: nothing to judge here; the refusal contract judges the block")
     detail = result.error_message or (result.error_kind.value if result.error_kind else "no detail")
+    code = transport_code(result.error_kind)
     if result.classification is Classification.AUTH_ERROR:
-        return Outcome.TRANSPORT_ERROR, f"{AUTH_REASON} ({detail})"
+        return Outcome.TRANSPORT_ERROR, transport_code(ErrorKind.AUTH), f"{AUTH_REASON} ({detail})"
     if result.classification is Classification.ROUTING_MISMATCH:
-        return Outcome.TRANSPORT_ERROR, f"routing mismatch: served by {result.served_by or '?'} ({detail})"
-    return Outcome.TRANSPORT_ERROR, f"transport: {detail}"
+        return (Outcome.TRANSPORT_ERROR, transport_code(ErrorKind.ROUTING),
+                f"routing mismatch: served by {result.served_by or '?'} ({detail})")
+    return Outcome.TRANSPORT_ERROR, code, f"transport: {detail}"
 
 
 def single(case: Case, attempt: ProbedAttempt, result: ChatResult, duration_s: float) -> ProbedCase:
     """A one-request case ends as its one attempt."""
-    return ProbedCase.of(case, attempt.outcome, attempt.reason, duration_s=duration_s, attempts=(attempt,),
+    return ProbedCase.of(case, attempt.outcome, attempt.code, attempt.reason, duration_s=duration_s,
+                         attempts=(attempt,),
                          auth_error=result.classification is Classification.AUTH_ERROR)
 
 
 async def confirmed(case: Case, one: Callable[[], Awaitable[tuple[ProbedAttempt, bool]]], confirmations: int,
                     start: float, *, anomalous: Callable[[ProbedAttempt], bool],
-                    decide: Callable[[tuple[ProbedAttempt, ...]], tuple[Outcome, str]]) -> ProbedCase:
+                    decide: Callable[[tuple[ProbedAttempt, ...]], Verdict]) -> ProbedCase:
     """The first attempt decides, unless it is anomalous: then `confirmations` more are sent at once
     and `decide` (a strict majority) weighs all of them. `one()` returns (attempt, auth error?)."""
     first, auth = await one()
     if not anomalous(first) or confirmations == 0:
-        return ProbedCase.of(case, first.outcome, first.reason, duration_s=clock() - start,
+        return ProbedCase.of(case, first.outcome, first.code, first.reason, duration_s=clock() - start,
                              attempts=(first,), auth_error=auth)
     more = await asyncio.gather(*(one() for _ in range(confirmations)))
     attempts = (first, *(a for a, _ in more))
-    outcome, reason = decide(attempts)
-    return ProbedCase.of(case, outcome, reason, anomaly=True, duration_s=clock() - start,
+    decided = decide(attempts)
+    return ProbedCase.of(case, decided.outcome, decided.code, decided.reason, anomaly=True, duration_s=clock() - start,
                          attempts=attempts, auth_error=auth or any(a for _, a in more))
 
 
-def strict_majority(attempts: tuple[ProbedAttempt, ...]) -> tuple[Outcome, str] | None:
-    """FAIL or PASS when more than half of the attempts say so, else None (the caller says why not)."""
+def strict_majority(attempts: tuple[ProbedAttempt, ...]) -> Verdict | None:
+    """FAIL (with the first failure's code) or PASS when more than half of the attempts say so,
+    else None (the caller says why not)."""
     fails = [a for a in attempts if a.outcome is Outcome.FAIL]
     passes = [a for a in attempts if a.outcome is Outcome.PASS]
     need = len(attempts) // 2 + 1
     if len(fails) >= need:
-        return Outcome.FAIL, f"{fails[0].reason} (confirmed: {tally(attempts)})"
+        return Verdict(Outcome.FAIL, fails[0].code, f"{fails[0].reason} (confirmed: {tally(attempts)})")
     if len(passes) >= need:
-        return Outcome.PASS, (f"anomaly not confirmed: {len(passes)} of {len(attempts)} passed "
-                              f"(first: {attempts[0].reason})")
+        return passed(f"anomaly not confirmed: {len(passes)} of {len(attempts)} passed (first: {attempts[0].reason})")
     return None
 
 

@@ -14,7 +14,8 @@ round's cases. A reply cut by our max_tokens, or spent on reasoning, records no 
 from __future__ import annotations
 
 from judge.replies import fidelity as items_judge
-from judge.replies.verdict import Outcome, Verdict
+from judge.replies.fidelity import FidelityCode
+from judge.replies.verdict import Verdict, inconclusive, passed
 from probes.http.records import Endpoint
 from probes.round.cases import Case, ProbedCase
 from probes.round.contracts import (
@@ -40,8 +41,8 @@ def verdict(scores: tuple[tuple[str, bool], ...]) -> Verdict:
     wrong = ", ".join(k for k, ok in scores if not ok) or "none"
     tally = f"{right} of {len(scores)} items right (wrong: {wrong})"
     if 2 * right >= len(scores):
-        return Verdict(Outcome.PASS, f"fidelity: {tally}")
-    return Verdict(Outcome.INCONCLUSIVE, f"fidelity: most items wrong, the peers decide: {tally}")
+        return passed(f"fidelity: {tally}")
+    return inconclusive(FidelityCode.FIDELITY_UNJUDGED, f"fidelity: most items wrong, the peers decide: {tally}")
 
 
 async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettings, case: Case) -> ProbedCase:
@@ -51,8 +52,8 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
     scores: tuple[tuple[str, bool], ...] = ()
     found: Verdict | None = None
     if result.completed and result.finish_reason == "length" and not result.reasoning_only:
-        found = Verdict(Outcome.INCONCLUSIVE, f"fidelity: the reply reached max_tokens "
-                                              f"({settings.probe.max_tokens}) before the last answer")
+        found = inconclusive(FidelityCode.MAX_TOKENS_CUT, f"fidelity: the reply reached max_tokens "
+                                                          f"({settings.probe.max_tokens}) before the last answer")
     elif result.completed:
         scores = items_judge.score(result.text, items)
         found = verdict(scores)

@@ -13,7 +13,10 @@ records `anomaly: true` and every attempt; the judge repeats the language next r
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from core.vocabulary import LANGUAGE, Outcome
+from judge.replies.verdict import Verdict, inconclusive
 from probes.http.records import Classification, Endpoint
 from probes.round.cases import Case, ProbedAttempt, ProbedCase
 from probes.round.contracts import (
@@ -50,11 +53,18 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
                            anomalous=lambda a: a.outcome is Outcome.FAIL, decide=majority)
 
 
-def majority(attempts: tuple[ProbedAttempt, ...]) -> tuple[Outcome, str]:
+class ConfirmationCode(StrEnum):
+    """The language contract's own code (judge/replies/verdict.py): its confirmations did not agree."""
+
+    LANGUAGE_UNRESOLVED = "language_unresolved"
+
+
+def majority(attempts: tuple[ProbedAttempt, ...]) -> Verdict:
     """Strict majority of all attempts; anything else is inconclusive."""
     decided = strict_majority(attempts)
     if decided is not None:
         return decided
     passes = sum(1 for a in attempts if a.outcome is Outcome.PASS)
-    return Outcome.INCONCLUSIVE, f"anomaly unresolved: {tally(attempts)}, {passes} passed (first: {attempts[0].reason})"
+    return inconclusive(ConfirmationCode.LANGUAGE_UNRESOLVED,
+                        f"anomaly unresolved: {tally(attempts)}, {passes} passed (first: {attempts[0].reason})")
 

@@ -11,8 +11,10 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from core.vocabulary import LATENCY
-from judge.replies.verdict import Outcome, Verdict
+from judge.replies.verdict import Outcome, Verdict, passed
 from probes.http.records import ChatResult, Classification, Endpoint
 from probes.round.cases import Case, ProbedCase
 from probes.round.contracts import (
@@ -23,6 +25,14 @@ from probes.round.contracts import (
     prompt,
     single,
 )
+
+
+class LatencyCode(StrEnum):
+    """The codes of the latency contract (judge/replies/verdict.py)."""
+
+    TTFT_EXCEEDED = "ttft_exceeded"
+    NO_TEXT = "no_text"
+
 
 # Only the first token is judged: a small completion keeps the probe cheap.
 MAX_TOKENS = 32
@@ -42,15 +52,16 @@ def judge(result: ChatResult, threshold: float) -> Verdict | None:
         return None
     if result.ttft_s is not None:
         if result.ttft_s <= threshold:
-            return Verdict(Outcome.PASS, f"first token after {result.ttft_s:.2f} s (threshold {threshold:g} s)")
-        return Verdict(Outcome.FAIL, f"first token after {result.ttft_s:.2f} s > {threshold:g} s")
+            return passed(f"first token after {result.ttft_s:.2f} s (threshold {threshold:g} s)")
+        return Verdict(Outcome.FAIL, LatencyCode.TTFT_EXCEEDED,
+            f"first token after {result.ttft_s:.2f} s > {threshold:g} s")
     stream_open = result.http_status == 200
     if stream_open and result.total_s >= threshold:
         how_it_ended = result.error_kind.value if result.error_kind else "ended"
-        return Verdict(Outcome.FAIL, f"no text within {threshold:g} s (stream open, "
-                                     f"{how_it_ended} after {result.total_s:.1f} s)")
+        return Verdict(Outcome.FAIL, LatencyCode.TTFT_EXCEEDED, f"no text within {threshold:g} s (stream open, "
+                                                                f"{how_it_ended} after {result.total_s:.1f} s)")
     if result.completed:
-        return Verdict(Outcome.INCONCLUSIVE, "completed without any text: not a latency verdict")
+        return Verdict(Outcome.INCONCLUSIVE, LatencyCode.NO_TEXT, "completed without any text: not a latency verdict")
     return None
 
 

@@ -30,11 +30,13 @@ prompt (judge/suspension/short_replies.py). The probe itself never fails a reply
 from __future__ import annotations
 
 import asyncio
+from enum import StrEnum
 from typing import Any
 
 from core.vocabulary import LANGUAGE, LATENCY, REFUSAL, Outcome
 from judge.replies import refusal as refusal_judge
-from judge.replies.verdict import Verdict
+from judge.replies.refusal import RefusalCode
+from judge.replies.verdict import Common, Verdict, failed, inconclusive
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 from probes.round.cases import Case, ProbedAttempt, ProbedCase
 from probes.round.contracts import (
@@ -43,6 +45,7 @@ from probes.round.contracts import (
     attempt_from,
     clock,
     judge_in_thread,
+    moderation_code,
     moderation_summary,
     prompt,
     single,
@@ -52,6 +55,14 @@ from probes.round.contracts import (
 # 3 to 6 sentences of English prose, rarely under 160 characters. Only a trigger for spending two
 # more requests; whether the replies are "far shorter" is the judge's call, against the peers.
 SHORT_REPLY_CHARS = 160
+
+
+class ControlCode(StrEnum):
+    """The codes of the positive controls' verdict on the probe (judge/replies/verdict.py)."""
+
+    CONTROL_MISSED = "control_missed"       # a known filter passed the probe
+    PROBE_WEAK = "probe_weak"               # a control passed: no evidence this round
+    PROBE_UNVERIFIED = "probe_unverified"   # no control gave a verdict
 # The endpoint's other contracts whose replies are roleplay text (structured replies are JSON).
 ROLEPLAY_SIBLINGS = (LATENCY, LANGUAGE)
 
@@ -83,13 +94,14 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
                               auth=any(r.classification is Classification.AUTH_ERROR for _, r in more))
     sibling = await sibling_refusal(settings, case)
     if sibling is not None and raw.outcome is not Outcome.FAIL:
-        return _replace(raw, Outcome.FAIL, sibling)
+        return raw.restated(Outcome.FAIL, RefusalCode.REFUSAL_PATTERN, sibling)
     if raw.outcome is not Outcome.PASS:
         return raw  # failures, inconclusive and transport errors stand whatever the controls say
     weakness = await probe_weakness(settings, case.model)
     if weakness is None:
         return raw
-    return _replace(raw, Outcome.INCONCLUSIVE, f"{weakness}; the host's own reply passed ({raw.reason})")
+    return raw.restated(Outcome.INCONCLUSIVE, weakness.code,
+                        f"{weakness.reason}; the host's own reply passed ({raw.reason})")
 
 
 def short_reply(attempt: ProbedAttempt) -> bool:
@@ -107,10 +119,10 @@ def confirmed_short(case: Case, raw: ProbedCase, attempts: tuple[ProbedAttempt, 
     kw: dict[str, Any] = {"anomaly": True, "attempts": attempts, "duration_s": duration_s,
                           "auth_error": raw.auth_error or auth}
     if failed is not None:
-        return ProbedCase.of(case, Outcome.FAIL, f"{failed.reason} (after a short first reply)", **kw)
+        return ProbedCase.of(case, Outcome.FAIL, failed.code, f"{failed.reason} (after a short first reply)", **kw)
     lengths = [len(a.text.strip()) for a in attempts if a.outcome is Outcome.PASS]
     short = sum(short_reply(a) for a in attempts)
-    return ProbedCase.of(case, raw.outcome, (f"{raw.reason}; short reply: {short} of {len(attempts)} replies "
+    return ProbedCase.of(case, raw.outcome, raw.code, (f"{raw.reason}; short reply: {short} of {len(attempts)} replies "
                                              f"stopped normally under {SHORT_REPLY_CHARS} characters (lengths "
                                              f"{', '.join(map(str, lengths)) or 'none'}; the judge compares them "
                                              "with the other hosts' replies)"), **kw)
@@ -137,32 +149,30 @@ def moderation_verdict(result: ChatResult) -> Verdict | None:
     if result.classification is not Classification.MODERATED:
         return None
     label = "filter" if result.error_kind is ErrorKind.FILTER_ERROR else "moderation"
-    return Verdict(Outcome.FAIL, f"{label}: {moderation_summary(result)}: the route refuses supported roleplay")
+    return failed(moderation_code(result),
+        f"{label}: {moderation_summary(result)}: the route refuses supported roleplay")
 
 
 def as_control(raw: ProbedCase) -> ProbedCase:
     """A control host's raw refusal verdict, restated as a verdict on the probe."""
     if raw.outcome is Outcome.FAIL:
-        return _replace(raw, Outcome.PASS, f"control caught: {raw.reason}", raw_outcome=raw.outcome)
+        return raw.restated(Outcome.PASS, Common.PASS, f"control caught: {raw.reason}", raw_outcome=raw.outcome)
     if raw.outcome is Outcome.PASS:
-        return _replace(raw, Outcome.FAIL, f"control missed: the known filter passed the refusal probe "
-                                           f"({raw.reason}); the refusal probe is weak this round",
-                        raw_outcome=raw.outcome)
-    return _replace(raw, raw.outcome, f"control unverified: {raw.reason}", raw_outcome=raw.outcome)
+        return raw.restated(Outcome.FAIL, ControlCode.CONTROL_MISSED, f"control missed: the known filter passed the "
+                            f"refusal probe ({raw.reason}); the refusal probe is weak this round",
+                            raw_outcome=raw.outcome)
+    return raw.restated(raw.outcome, raw.code, f"control unverified: {raw.reason}", raw_outcome=raw.outcome)
 
 
-async def probe_weakness(settings: ContractSettings, model: str) -> str | None:
-    """None when the probe proved itself this round (or the model has no control); else why not."""
+async def probe_weakness(settings: ContractSettings, model: str) -> Verdict | None:
+    """None when the probe proved itself this round (or the model has no control); else why not (inconclusive)."""
     controls = await settings.controls.control_results(model)
     missed = [c.record.provider for c in controls if c.raw_outcome is Outcome.PASS]
     if missed:
-        return f"probe weak: control {', '.join(missed)} passed"
+        return inconclusive(ControlCode.PROBE_WEAK, f"probe weak: control {', '.join(missed)} passed")
     if any(c.raw_outcome is Outcome.FAIL for c in controls):
         return None
     unverified = [f"{c.record.provider} {c.outcome.value}" for c in controls]
     unverified += settings.missing_controls.get(model, ())
-    return f"probe unverified: control {', '.join(unverified)}" if unverified else None
-
-
-def _replace(raw: ProbedCase, outcome: Outcome, reason: str, **kw: Any) -> ProbedCase:
-    return raw.restated(outcome, reason, **kw)
+    return (inconclusive(ControlCode.PROBE_UNVERIFIED, f"probe unverified: control {', '.join(unverified)}")
+            if unverified else None)

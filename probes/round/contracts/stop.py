@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from core.vocabulary import STOP, Outcome
 from judge.replies import stop as stop_judge
-from judge.replies.verdict import Verdict
+from judge.replies.verdict import Common, Verdict
 from probes.http.records import ChatResult, Endpoint
 from probes.round.cases import Case, ProbedCase
 from probes.round.contracts import (
@@ -44,7 +44,8 @@ def judge(result: ChatResult, stop: str, start: int) -> Verdict | None:
 
 async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettings, case: Case) -> ProbedCase:
     if not endpoint.supports(CAPABILITY):
-        return ProbedCase.of(case, Outcome.NOT_APPLICABLE, "the endpoint does not advertise stop")
+        return ProbedCase.of(case, Outcome.NOT_APPLICABLE, Common.NOT_APPLICABLE,
+                             "the endpoint does not advertise stop")
     msgs, stop, start = request()
     began = clock()
     result = await client.chat(endpoint, msgs, max_tokens=settings.probe.max_tokens, temperature=TEMPERATURE,

@@ -25,7 +25,8 @@ from typing import Any
 
 from core.vocabulary import STRUCTURED, Outcome
 from judge.replies import structured as structured_judge
-from judge.replies.verdict import Verdict
+from judge.replies.structured import StructuredCode
+from judge.replies.verdict import Common, inconclusive
 from probes.http.records import Endpoint
 from probes.round.cases import Case, ProbedCase
 from probes.round.contracts import (
@@ -75,8 +76,8 @@ def request(*, json_mode: bool = False) -> tuple[list[dict[str, str]], dict[str,
 
 async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettings, case: Case) -> ProbedCase:
     if not any(endpoint.supports(c) for c in CAPABILITIES):
-        return ProbedCase.of(case, Outcome.NOT_APPLICABLE,
-                                   "the endpoint does not advertise response_format / structured_outputs")
+        return ProbedCase.of(case, Outcome.NOT_APPLICABLE, Common.NOT_APPLICABLE,
+                             "the endpoint does not advertise response_format / structured_outputs")
     json_mode = not endpoint.supports(SCHEMA_CAPABILITY)
     msgs, fmt, schema = request(json_mode=json_mode)
     start = clock()
@@ -85,12 +86,12 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
     sent = None if json_mode else fmt["json_schema"]["schema"]
     verdict = await judge_in_thread(structured_judge.assess, result.text, schema, sent) if result.completed else None
     if (verdict is not None and verdict.failed and result.finish_reason == "length"
-            and verdict.reason.startswith(structured_judge.NOT_JSON)):
+            and verdict.code is StructuredCode.NOT_JSON):
         # Our own max_tokens cut the object before it closed: that says nothing about the host.
-        verdict = Verdict(Outcome.INCONCLUSIVE, f"structured: the reply reached max_tokens "
-                                          f"({settings.probe.max_tokens}) before the JSON closed; raise "
-                                          f"probe.max_tokens ({verdict.reason})")
+        verdict = inconclusive(StructuredCode.MAX_TOKENS_CUT, f"structured: the reply reached max_tokens "
+                                                              f"({settings.probe.max_tokens}) before the JSON closed; "
+                                                              f"raise probe.max_tokens ({verdict.reason})")
     if verdict is not None and json_mode:
-        verdict = Verdict(verdict.outcome, f"{verdict.reason} ({JSON_MODE_NOTE})")
+        verdict = verdict.restated(f"{verdict.reason} ({JSON_MODE_NOTE})")
     attempt = attempt_from(result, endpoint, verdict, msgs, case=case)
     return single(case, attempt, result, clock() - start)

@@ -24,7 +24,8 @@ from typing import Any
 
 from core.vocabulary import TOOLS, Outcome
 from judge.replies import tools as tools_judge
-from judge.replies.verdict import Verdict
+from judge.replies.tools import ToolsCode
+from judge.replies.verdict import Common, Verdict, inconclusive
 from probes.http.records import ChatResult, Classification, Endpoint, StreamedToolCall
 from probes.round.cases import Case, ProbedAttempt, ProbedCase
 from probes.round.contracts import (
@@ -61,8 +62,8 @@ def judge(result: ChatResult, specs: tuple[tools_judge.Tool, ...], cap: int) -> 
     calls = tuple(tools_judge.Call(c.index, c.name_parts, c.arguments) for c in result.tool_calls)
     found = tools_judge.assess(result.text, result.reasoning_text, calls, specs, result.finish_reason)
     if (found.verdict.failed and result.finish_reason == "length"
-            and found.verdict.reason.startswith((tools_judge.INVALID_JSON, tools_judge.EMPTY))):
-        return tools_judge.ToolsVerdict(Verdict(Outcome.INCONCLUSIVE, (
+            and found.verdict.code in (ToolsCode.INVALID_JSON, ToolsCode.EMPTY_REPLY)):
+        return tools_judge.ToolsVerdict(inconclusive(ToolsCode.MAX_TOKENS_CUT, (
             f"tools: the reply reached max_tokens ({cap}) before the call closed; raise "
             f"probe.max_tokens ({found.verdict.reason})")))
     return found
@@ -70,7 +71,8 @@ def judge(result: ChatResult, specs: tuple[tools_judge.Tool, ...], cap: int) -> 
 
 async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettings, case: Case) -> ProbedCase:
     if not endpoint.supports(CAPABILITY):
-        return ProbedCase.of(case, Outcome.NOT_APPLICABLE, "the endpoint does not advertise tools")
+        return ProbedCase.of(case, Outcome.NOT_APPLICABLE, Common.NOT_APPLICABLE,
+                             "the endpoint does not advertise tools")
     msgs, wire, specs = request()
     budget = max_tokens(settings.probe.max_tokens)
     start = clock()
@@ -82,8 +84,7 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
         if found is not None and found.verdict.failed and result.reasoning_only:
             # Markup leaked into the reasoning of a reply with no text: the judge read the
             # reasoning itself, so "it only thought" is not the story here.
-            attempt = attempt_from(result, endpoint, found.verdict, msgs, case=case, outcome=Outcome.FAIL,
-                                   reason=found.verdict.reason)
+            attempt = attempt_from(result, endpoint, found.verdict, msgs, case=case, kept=found.verdict)
         else:
             attempt = attempt_from(result, endpoint, found.verdict if found else None, msgs, case=case)
         if found is not None and found.notes:
@@ -114,18 +115,19 @@ def shown_calls(calls: tuple[StreamedToolCall, ...]) -> tuple[str, ...]:
 
 
 def anomalous(attempt: ProbedAttempt) -> bool:
-    return attempt.outcome is Outcome.FAIL or attempt.reason.startswith(tools_judge.PROSE)
+    return attempt.outcome is Outcome.FAIL or attempt.code == ToolsCode.NO_TOOL_CALL
 
 
-def majority(attempts: tuple[ProbedAttempt, ...]) -> tuple[Outcome, str]:
+def majority(attempts: tuple[ProbedAttempt, ...]) -> Verdict:
     """Strict majority of all attempts: fail, pass or prose; anything else is inconclusive."""
     decided = strict_majority(attempts)
     if decided is not None:
         return decided
     passes = sum(1 for a in attempts if a.outcome is Outcome.PASS)
-    prose = [a for a in attempts if a.reason.startswith(tools_judge.PROSE)]
+    prose = [a for a in attempts if a.code == ToolsCode.NO_TOOL_CALL]
     if len(prose) >= len(attempts) // 2 + 1:
-        # Keeps the prose prefix: judge/suspension/tool_prose.py reads it against the peers.
-        return Outcome.INCONCLUSIVE, f"{prose[0].reason} ({len(prose)} of {len(attempts)} attempts answered in prose)"
-    return Outcome.INCONCLUSIVE, (f"tools: anomaly unresolved: {tally(attempts)}, {passes} passed, "
-                                  f"{len(prose)} in prose (first: {attempts[0].reason})")
+        # Keeps the prose code: judge/suspension/tool_prose.py weighs it against the peers.
+        return inconclusive(ToolsCode.NO_TOOL_CALL,
+                            f"{prose[0].reason} ({len(prose)} of {len(attempts)} attempts answered in prose)")
+    return inconclusive(ToolsCode.TOOLS_UNRESOLVED, f"tools: anomaly unresolved: {tally(attempts)}, {passes} passed, "
+                                                    f"{len(prose)} in prose (first: {attempts[0].reason})")

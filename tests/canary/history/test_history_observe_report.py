@@ -78,3 +78,18 @@ def test_a_would_suspend_enforced_by_the_switch_to_enforce_says_so(tmp_path: Pat
         assert files.canary("judge", str(path), "--now", iso(at), "--mode", mode)[0] == 0
     [record] = report(files, "--days", "1")["would_suspends"]  # type: ignore[misc]
     assert (record["outcome"], record["ended_at"]) == ("enforced", iso(T0 + 2 * HALF_HOUR))
+
+
+def test_an_evidence_line_is_counted_by_its_code_and_an_older_one_by_its_words() -> None:
+    from canary.history.observe import would_suspends
+
+    def line(evidence: dict[str, str]) -> dict[str, object]:
+        return {"time": iso(T0), "action": "would_suspend", "model": "m/x", "provider": BAD, "rule": "failed_streak",
+                "reason": "2 failed rounds", "evidence": [evidence]}
+
+    # The words say one thing, the code another: the code is what counts.
+    new, = would_suspends([line({"contract": "latency", "outcome": "fail", "code": "decode_slow",
+                                 "reason": "first token after 12 s > 10 s"})], since=T0, now=T0 + HALF_HOUR)
+    old, = would_suspends([line({"contract": "latency", "outcome": "fail", "reason": "first token after 12 s > 10 s"})],
+                          since=T0, now=T0 + HALF_HOUR)
+    assert new.evidence[0][2] == "decode_slow" and old.evidence[0][2] == "ttft_exceeded"

@@ -103,7 +103,7 @@ def test_cases_with_unsafe_tags_are_left_out_and_counted() -> None:
 ], ids=["one-request", "confirmations-summed", "no-first-token", "no-tokens", "one-chunk"])
 def test_tokens_per_second_is_measured_only_when_it_means_something(
         tokens: int, attempts: list[dict[str, float | None]], expected: float | None) -> None:
-    replies = [AttemptResult(outcome=Outcome.PASS, reason="", **a) for a in attempts]
+    replies = [AttemptResult(outcome=Outcome.PASS, code="pass", reason="", **a) for a in attempts]
     assert tokens_per_second(tokens, replies) == expected
 
 

@@ -231,10 +231,10 @@ def test_reply_excerpts_from_the_results_files_go_into_a_new_issue(
 def test_a_results_file_the_reader_refuses_only_loses_its_excerpts(
         gh: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     results = tmp_path / "results.json"
-    results.write_text(json.dumps({"schema_version": 2, "cases": []}))
+    results.write_text(json.dumps({"schema_version": 3, "cases": []}))
     code, output = cli(gh, tmp_path, monkeypatch, capsys, decisions("r-2", ("suspend", TAG)), "--results", str(results))
     assert code == 0 and len(gh.issues) == 1 and "```text" not in gh.issues[1]["body"]
-    assert "schema_version: expected 1" in output
+    assert "schema_version: expected one of 1, 2" in output
 
 
 def test_missing_token_or_repository_is_a_clear_refusal(

@@ -41,8 +41,8 @@ def written_keys(doc: object) -> set[str]:
 @pytest.mark.parametrize(("block", "doc", "maps"), [
     ("results-json", RoundResults(
         round_id="r-1", started_at=AT, models={"m/x": ("a/fp8",)},
-        cases=(CaseResult(model="m/x", provider="a/fp8", contract="latency", outcome=Outcome.PASS, reason="ok",
-                          attempts=(AttemptResult(outcome=Outcome.PASS, reason="ok"),)),),
+        cases=(CaseResult(model="m/x", provider="a/fp8", contract="latency", outcome=Outcome.PASS, code="pass",
+                          reason="ok", attempts=(AttemptResult(outcome=Outcome.PASS, code="pass", reason="ok"),)),),
         weak_probes=(ControlNote("m/x", "refusal", "c/fp8", "passed"),)).to_json(), {"m/x", "a/fp8"}),
     ("decisions-json", RoundDecisions(
         round_id="r-1", mode="observe", now=AT, ignore={"m/x": ()},

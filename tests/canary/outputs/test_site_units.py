@@ -33,6 +33,7 @@ from canary.outputs.site.endpoints import (
 from canary.outputs.site.feeds import ATOM_NS, atom_feed, entry_id
 from canary.outputs.site.page import render_index, script_json
 from core.layers import Exclusion
+from judge.suspension.decisions import Action
 from judge.suspension.state import ProviderState, Suspension
 
 T = datetime(2026, 11, 29, 0, 0, tzinfo=UTC)
@@ -190,6 +191,16 @@ def test_the_atom_feed_is_well_formed_atom_with_one_entry_per_decision() -> None
     content = entries[1].findtext("a:content", namespaces=ns) or ""
     assert "</content><script>alert(1)</script>&amp;" in content and "\x00" not in content and "\x07" not in content
     assert feed.find("a:link[@rel='self']", ns).get("href") == "https://o.github.io/r/decisions.atom"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("action", list(Action), ids=str)
+def test_every_actions_feed_entry_reads_its_label_not_its_value(action: Action) -> None:
+    # The feed once keyed its words by "model_wide" where the action is model_wide_guard: that
+    # entry read the raw value. Every action now reads the label on its Action member.
+    feed = ET.fromstring(atom_feed([_decision(action=action.value)], updated="2026-11-29T23:00:00Z",
+                                   base_url="https://o.github.io/r/"))
+    title = feed.findtext("a:entry/a:title", namespaces={"a": ATOM_NS}) or ""
+    assert title == f"cinder/fp8 (deepseek/deepseek-chat-v3-0324): {action.label}"
 
 
 def test_entry_ids_are_stable_and_differ_by_round_model_provider_and_action() -> None:

@@ -10,8 +10,9 @@ from summary_data import MODEL, case, decision, decisions, healthy, record
 
 from canary.cli.main import main
 from canary.outputs import summary
-from canary.outputs.roundview import DECISION_LABELS, GAP_WARNING_MINUTES
+from canary.outputs.roundview import GAP_WARNING_MINUTES
 from core.results import RoundResults, merge_shards
+from judge.suspension.decisions import Action
 
 
 def mixed_round() -> RoundResults:
@@ -76,7 +77,7 @@ def test_decisions_are_listed_in_the_order_that_changed_traffic_first():
         mode="enforce",
     )
     md = summary.to_markdown(mixed_round(), doc)
-    positions = [md.index(DECISION_LABELS[a].split(" (")[0])
+    positions = [md.index(Action(a).heading.split(" (")[0])
                  for a in ("suspend", "floor_held", "restore", "probe_weak")]
     assert positions == sorted(positions)
     assert "2026-11-30T22\\:31\\:00Z" in md  # the expiry, escaped like all file data
@@ -144,10 +145,10 @@ def test_real_time_is_not_called_virtual():
     assert "virtual" not in summary.to_text(record(*healthy("aurora/fp8")))
 
 
-def test_the_new_decisions_have_labels():
-    for action in ("control_unprobed", "not_counted", "streak_restarted"):
-        doc = decisions(decision(action, "ember/fp8", reason="why"))
-        assert DECISION_LABELS[action] in summary.to_text(record(*healthy("aurora/fp8")), doc)
+def test_every_decision_has_its_heading():
+    for action in Action:
+        doc = decisions(decision(action.value, "ember/fp8", reason="why"))
+        assert action.heading in summary.to_text(record(*healthy("aurora/fp8")), doc)
 
 
 def test_a_discovered_endpoint_without_cases_still_gets_a_row():

@@ -31,7 +31,9 @@ def test_judge_writes_decisions_audit_and_state(f: Files) -> None:
     [d] = doc["decisions"]
     assert (d["action"], d["provider"], d["rung"], d["until"]) == (
         "suspend", BAD, 1, iso(T0 + HALF_HOUR + 48 * HALF_HOUR))
-    assert d["evidence"] == [{"contract": "structured", "outcome": "fail", "reason": "structured fail"}]
+    # The case's code (a version 1 file's, derived from words no rule maps) travels with the evidence.
+    assert d["evidence"] == [{"contract": "structured", "outcome": "fail", "reason": "structured fail",
+                              "code": "fail_other"}]
     assert doc["ignore"] == {MODEL: [BAD]} and doc["would_ignore"] == {MODEL: [BAD]}
     [line] = f.audit_lines()
     assert line["round_id"] == doc["round_id"] and line["action"] == "suspend" and line["rule"] == "failed_streak"

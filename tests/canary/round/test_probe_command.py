@@ -77,7 +77,7 @@ def _record(tmp_path: Path, **fields: object) -> Path:
       "incomplete": [{"kind": "discovery", "detail": "discovery: OPENROUTER_API_KEY looks odd"}]}, 1),
     ({"complete": False, "incomplete_reason": "the round was interrupted",
       "incomplete": [{"kind": "interrupted", "detail": "the round was interrupted"}]}, 1),
-    ({"schema_version": 2}, 2),
+    ({"schema_version": 3}, 2),
 ], ids=["complete", "auth", "discovery-and-auth", "words-are-not-the-kind", "interrupted", "refused-record"])
 def test_the_exit_code_comes_from_why_the_round_is_incomplete(tmp_path: Path, fields: dict[str, object],
                                                               code: int) -> None:

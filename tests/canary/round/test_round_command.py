@@ -65,8 +65,8 @@ def test_both_rounds_complete_and_print_the_table(two_rounds) -> None:
 
 def test_the_second_failed_round_would_suspend_in_observe_mode(two_rounds) -> None:
     tmp, runs, _ = two_rounds
-    assert "Would suspend" not in runs[0].stdout
-    assert "Would suspend" in runs[1].stdout and "schema/fp8" in runs[1].stdout
+    assert "Would be suspended" not in runs[0].stdout
+    assert "Would be suspended" in runs[1].stdout and "schema/fp8" in runs[1].stdout
     decisions = json.loads((tmp / "reports" / "decisions.json").read_text(encoding="utf-8"))
     assert [(d["provider"], d["action"]) for d in decisions["decisions"]] == [("schema/fp8", "would_suspend")]
     assert decisions["ignore"] == {MODEL: []}  # observe mode never reaches provider.ignore

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from canary.history.reasons import reason_code
 from judge.replies.billing import (
     BilledUsage,
     HiddenTokensFacts,
@@ -45,7 +44,7 @@ def test_seventeen_percent_overbilling_fails_naming_the_figures() -> None:
     verdict = assess_cost(usage(6.44e-05 * 1.17), OPEN)
     assert verdict is not None and verdict.failed
     assert "$0.00007535 billed against $0.00006440 listed (1.17 x) for 60 prompt and 200 completion" in verdict.reason
-    assert reason_code("fail", verdict.reason) == "overbilled"
+    assert verdict.code == "overbilled"
 
 
 @pytest.mark.parametrize("factor", [1.0, 1.05, 1.099])
@@ -105,7 +104,7 @@ def test_completion_tokens_the_text_cannot_hold_fail_naming_the_figures() -> Non
     verdict = assess_hidden_tokens(hidden(2000))
     assert verdict is not None and verdict.failed
     assert "2000 completion tokens reported" in verdict.reason and "visible text of 400 bytes" in verdict.reason
-    assert reason_code("fail", verdict.reason) == "hidden_completion_tokens"
+    assert verdict.code == "hidden_completion_tokens"
 
 
 @pytest.mark.parametrize("tokens", [100, 400, 416])
@@ -180,4 +179,4 @@ def test_a_tool_call_reply_billing_far_more_than_its_calls_still_fails() -> None
     verdict = assess_hidden_tokens(calls(2000, 21, 2, 52, "tool_calls"))
     assert verdict is not None and verdict.failed and "2 tool call(s) of 52 bytes" in verdict.reason
     text_only = assess_hidden_tokens(calls(2000, 21, 0, 0))
-    assert text_only is not None and reason_code("fail", verdict.reason) == reason_code("fail", text_only.reason)
+    assert text_only is not None and verdict.code == text_only.code

@@ -118,7 +118,8 @@ def test_without_a_language_case_the_checks_are_not_recorded() -> None:
 
 
 def test_the_check_round_trips_through_results_json() -> None:
-    a = AttemptResult(outcome=Outcome.PASS, reason="ok", integrity=Outcome.FAIL, integrity_reason="leading garbage")
+    a = AttemptResult(outcome=Outcome.PASS, code="pass", reason="ok", integrity=Outcome.FAIL,
+                      integrity_reason="leading garbage")
     assert AttemptResult.from_json(a.to_json()) == a
-    assert AttemptResult.from_json({"outcome": "pass", "reason": "older file"}) == \
-        AttemptResult(outcome=Outcome.PASS, reason="older file")
+    assert AttemptResult.from_json({"outcome": "pass", "reason": "older file"}, 1) == \
+        AttemptResult(outcome=Outcome.PASS, code="pass", reason="older file")

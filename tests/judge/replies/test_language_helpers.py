@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from judge.replies.encoding import find_corruption
+from judge.replies.encoding import EncodingCode, find_corruption
 from judge.replies.leading import find_leading_garbage
 from judge.replies.lexicon import MIN_FOREIGN_MARKERS, find_word_mixing, looks_chinese
 from judge.replies.repetition import MIN_SENTENCE_REPEATS, MIN_SINGLE_WORD_REPEATS, find_repetition
@@ -54,11 +54,13 @@ def test_healthy_text_has_no_corruption(text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "needle"),
-    [("Ol\ufffd", "U+FFFD"), ("a\x00b", "U+0000"), ("a\x85b", "U+0085"), ("Ã© Ã§a", "mojibake")],
+    ("text", "needle", "code"),
+    [("Ol\ufffd", "U+FFFD", EncodingCode.REPLACEMENT_CHAR), ("a\x00b", "U+0000", EncodingCode.CONTROL_CHARACTER),
+     ("a\x85b", "U+0085", EncodingCode.CONTROL_CHARACTER), ("Ã© Ã§a", "mojibake", EncodingCode.MOJIBAKE)],
 )
-def test_corruption_is_named(text: str, needle: str) -> None:
-    assert needle in (find_corruption(text) or "")
+def test_corruption_is_named(text: str, needle: str, code: EncodingCode) -> None:
+    found = find_corruption(text)
+    assert found is not None and found.code == code and needle in found.reason, found
 
 
 @pytest.mark.parametrize(
@@ -76,7 +78,7 @@ def test_normal_starts_are_not_garbage(text: str) -> None:
              "*,She", "…,Oi", "tion*She", "ed.\"Hello", "ly. The", "er. She", "s. \"Thank you\""]
 )
 def test_stray_starts_are_garbage(text: str) -> None:
-    assert (find_leading_garbage(text) or "").startswith("leading garbage:")
+    assert getattr(find_leading_garbage(text), "reason", "").startswith("leading garbage:")
 
 
 def test_a_template_token_anywhere_is_garbage() -> None:

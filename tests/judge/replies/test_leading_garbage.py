@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from judge.replies.leading import MIN_WORD_SHARE, find_leading_garbage
+from judge.replies.leading import MIN_WORD_SHARE, LeadingCode, find_leading_garbage
 from judge.replies.word_frequency import LISTED, vocabulary
 
 
@@ -26,8 +26,9 @@ from judge.replies.word_frequency import LISTED, vocabulary
     ids=["ing", "ly", "tion", "pt", "es", "de", "fr", "ru", "pl", "tr", "id-glued"],
 )
 def test_a_reply_starting_mid_word_is_garbage(text: str, language: str) -> None:
-    reason = find_leading_garbage(text, language) or ""
-    assert reason.startswith("leading garbage:"), reason
+    found = find_leading_garbage(text, language)
+    assert found is not None and found.failed and found.code == LeadingCode.LEADING_GARBAGE, found
+    assert found.reason.startswith("leading garbage:"), found
 
 
 @pytest.mark.parametrize(
@@ -37,7 +38,7 @@ def test_a_reply_starting_mid_word_is_garbage(text: str, language: str) -> None:
     ids=["space", "full-stop", "own-line", "comma"],
 )
 def test_a_real_word_glued_before_the_first_sentence_is_garbage(text: str, language: str) -> None:
-    assert "glued before the reply's first sentence" in (find_leading_garbage(text, language) or "")
+    assert "glued before the reply's first sentence" in getattr(find_leading_garbage(text, language), "reason", "")
 
 
 @pytest.mark.parametrize(
@@ -47,7 +48,7 @@ def test_a_real_word_glued_before_the_first_sentence_is_garbage(text: str, langu
      "**Assistant:** The door creaked.", "<assistant>\nThe door creaked.", "user: continue", "ASSISTANT: Hi"],
 )
 def test_a_leaked_role_label_is_garbage(text: str) -> None:
-    assert "leaked role label" in (find_leading_garbage(text, "en") or "")
+    assert "leaked role label" in getattr(find_leading_garbage(text, "en"), "reason", "")
 
 
 @pytest.mark.parametrize(
@@ -56,7 +57,7 @@ def test_a_leaked_role_label_is_garbage(text: str) -> None:
      "Hello.<|eot_id|>", "<|start_header_id|>assistant<|end_header_id|>\n\nHello.", "Hello.</s>"],
 )
 def test_a_chat_template_token_anywhere_is_garbage(text: str) -> None:
-    assert "chat-template token" in (find_leading_garbage(text, "en") or "")
+    assert "chat-template token" in getattr(find_leading_garbage(text, "en"), "reason", "")
 
 
 @pytest.mark.parametrize(
@@ -103,7 +104,7 @@ def test_healthy_starts_in_uncased_scripts_are_not_garbage(text: str, language: 
          "devanagari-vowel-sign", "arabic-ending"],
 )
 def test_a_start_the_script_forbids_is_garbage(text: str, language: str) -> None:
-    assert (find_leading_garbage(text, language) or "").startswith("leading garbage:")
+    assert getattr(find_leading_garbage(text, language), "reason", "").startswith("leading garbage:")
 
 
 @pytest.mark.parametrize(
@@ -111,7 +112,7 @@ def test_a_start_the_script_forbids_is_garbage(text: str, language: str) -> None
     [("ingเธอเปิดประตู", "th"), ("ing她推开了门。", "zh"), ("tion그녀는 문을 열었다.", "ko")],
 )
 def test_a_latin_fragment_before_another_script_is_garbage(text: str, language: str) -> None:
-    assert "mid-word" in (find_leading_garbage(text, language) or "")
+    assert "mid-word" in getattr(find_leading_garbage(text, language), "reason", "")
 
 
 def test_every_listed_language_has_a_vocabulary_and_thai_has_none() -> None:

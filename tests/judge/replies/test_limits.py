@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from canary.history.reasons import reason_code
 from judge.replies.limits import LimitsFacts, assess_limits
 
 
@@ -17,7 +16,7 @@ def test_completion_tokens_far_above_the_cap_fail_naming_both() -> None:
     verdict = assess_limits(facts(26_000, cap=1000))
     assert verdict is not None and verdict.failed
     assert "26000 completion tokens against max_tokens 1000" in verdict.reason
-    assert reason_code("fail", verdict.reason) == "max_tokens_ignored"
+    assert verdict.code == "max_tokens_ignored"
 
 
 @pytest.mark.parametrize("tokens", [200, 230, 266])
@@ -34,7 +33,7 @@ def test_a_length_finish_far_below_the_cap_fails_naming_the_figures() -> None:
     verdict = assess_limits(facts(40, finish="length"))
     assert verdict is not None and verdict.failed
     assert "'length' after 40 completion tokens against max_tokens 200" in verdict.reason
-    assert reason_code("fail", verdict.reason) == "length_below_cap"
+    assert verdict.code == "length_below_cap"
 
 
 @pytest.mark.parametrize("case", [
@@ -63,4 +62,4 @@ def test_an_answer_above_the_cap_fails_whatever_the_reasoning() -> None:
     verdict = assess_limits(reasoned(26_400, 400))
     assert verdict is not None and verdict.failed
     assert "26000 answer tokens (26400 completion tokens, 400 of them reasoning)" in verdict.reason
-    assert reason_code("fail", verdict.reason) == "max_tokens_ignored"
+    assert verdict.code == "max_tokens_ignored"

@@ -43,7 +43,7 @@ def looped(language: str, times: int, unit: str | None = None) -> str:
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("times", [MIN_SENTENCE_REPEATS, 4, 8])
 def test_a_reply_ending_in_a_sentence_repeated_back_to_back_is_a_loop(language: str, times: int) -> None:
-    assert (find_repetition(looped(language, times)) or "").startswith("repetition:")
+    assert getattr(find_repetition(looped(language, times)), "reason", "").startswith("repetition:")
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from canary.history.reasons import reason_code
 from judge.replies.stream_integrity import assess_deltas
 
 TEXT = "The innkeeper wipes the counter and nods toward the empty table by the fire. Sit, she says."
@@ -29,14 +28,14 @@ def test_cumulative_deltas_fail_naming_the_count() -> None:
     assert verdict is not None and verdict.failed
     assert verdict.reason.startswith("stream integrity: cumulative deltas: ")
     assert f"of {len(parts)} deltas" in verdict.reason and TEXT not in verdict.reason
-    assert reason_code("fail", verdict.reason) == "cumulative_deltas"
+    assert verdict.code == "cumulative_deltas"
 
 
 def test_long_deltas_repeated_back_to_back_fail() -> None:
     parts = [TEXT[i:i + 16] for i in range(0, len(TEXT), 16)]
     verdict = assess_deltas([p for p in parts for _ in (0, 1)])
     assert verdict is not None and verdict.failed and verdict.reason.startswith("stream integrity: repeated deltas")
-    assert reason_code("fail", verdict.reason) == "repeated_deltas"
+    assert verdict.code == "repeated_deltas"
 
 
 @pytest.mark.parametrize("deltas", [

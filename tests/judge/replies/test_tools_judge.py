@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 
-from canary.history.reasons import reason_code
 from core.vocabulary import Outcome
 from judge.replies.tools import Call, Tool, assess, call_name, leaked_markup
 from probes.http.sse import Event
@@ -111,7 +110,7 @@ REAL_LEAKS = [
 def test_real_leaked_markup_fails_in_the_content_or_the_reasoning(leak: str, where: str) -> None:
     text, reasoning = (leak, "") if where == "content" else ("*Mira nods.*", leak)
     found = assess(text, reasoning, (), TOOLS, "stop")
-    assert found.verdict.failed and reason_code("fail", found.verdict.reason) == "tool_markup_leak", found.verdict
+    assert found.verdict.failed and found.verdict.code == "tool_markup_leak", found.verdict
     assert f"into the {where}" in found.verdict.reason
     # even beside a valid call: the markup is a parser defect whatever else came through
     assert assess(text, reasoning, (Call(0, ("book_room",), GOOD_BOOK),), TOOLS, "tool_calls").verdict.failed
@@ -151,7 +150,7 @@ def test_valid_calls_pass_and_wrong_values_and_finish_are_notes() -> None:
 ])
 def test_each_argument_defect_has_its_bucket(arguments: str, code: str) -> None:
     found = assess("", "", (Call(0, ("book_room",), arguments),), TOOLS, "tool_calls")
-    assert found.verdict.failed and reason_code("fail", found.verdict.reason) == code, found.verdict.reason
+    assert found.verdict.failed and found.verdict.code == code, found.verdict.reason
 
 
 def test_no_arguments_call_a_tool_whose_parameters_are_all_optional() -> None:
@@ -168,7 +167,7 @@ def test_no_arguments_call_a_tool_whose_parameters_are_all_optional() -> None:
 ])
 def test_a_call_naming_no_tool_of_the_request_fails(parts: tuple[str, ...], code: str) -> None:
     found = assess("", "", (Call(0, parts, GOOD_BOOK),), TOOLS, "tool_calls")
-    assert found.verdict.failed and reason_code("fail", found.verdict.reason) == code
+    assert found.verdict.failed and found.verdict.code == code
 
 
 def test_a_name_repeated_on_every_fragment_is_one_name_and_a_split_name_is_joined() -> None:
@@ -178,7 +177,7 @@ def test_a_name_repeated_on_every_fragment_is_one_name_and_a_split_name_is_joine
 
 def test_an_empty_completed_reply_fails_and_upstream_text_in_reasons_is_cleaned() -> None:
     found = assess("  ", "", (), TOOLS, "stop")
-    assert found.verdict.failed and reason_code("fail", found.verdict.reason) == "empty_reply"
+    assert found.verdict.failed and found.verdict.code == "empty_reply"
     hostile = assess("", "", (Call(0, ("x\x1b[31m\n<script>",), GOOD_BOOK),), TOOLS, "tool_calls").verdict.reason
     assert "\x1b" not in hostile and "\n" not in hostile
 
@@ -216,4 +215,4 @@ def test_the_probes_own_dice_are_held_by_bounds_not_an_integer_enum() -> None:
     assert good.verdict.passed and good.notes == (), good
     for arguments in ('{"sides": 21}', '{"sides": 3}', '{"sides": "20"}', '{"sides": 20.5}'):
         found = assess("", "", (Call(0, ("roll_dice",), arguments),), specs, "tool_calls")
-        assert found.verdict.failed and reason_code("fail", found.verdict.reason) == "schema_mismatch", arguments
+        assert found.verdict.failed and found.verdict.code == "schema_mismatch", arguments

@@ -47,7 +47,9 @@ def test_a_record_round_trips_with_weak_cards_set_aside_peers_and_reused_shards(
     lonely = Card("refusal", 1, 1, 0.2065, 1.0, 0, 0, 0.0, 0.0, 0, None)
     decision = Decision("m/x", "cinder/fp8", Action.WOULD_SUSPEND, Rule.FAILED_STREAK, "2 failed rounds",
                         until=datetime(2026, 12, 1, 22, 30, 0, 123000, tzinfo=UTC), rung=2,
-                        evidence=(Evidence("latency", "fail", "slow"),), card=(weak, lonely))
+                        evidence=(Evidence("latency", "fail", "slow", "ttft_exceeded"),
+                                  Evidence("refusal", "fail", "x")),   # an older line: no code
+                        card=(weak, lonely))
     record = RoundDecisions(
         round_id="r-a+r-b", mode="observe", now=datetime(2026, 11, 30, 22, 30, tzinfo=UTC), gap_minutes=30.5,
         request=RequestRecord(upstream="simulator", expected_models=("m/x",), allow_simulator=True,
@@ -76,3 +78,16 @@ def test_a_document_of_another_shape_is_refused_naming_the_field(change: dict[st
     doc = {**json.loads(BEFORE[0].read_text()), **change}
     with pytest.raises(DecisionsError, match=field):
         RoundDecisions.from_json(doc)
+
+
+def test_every_action_reads_as_its_own_words_with_a_symbol() -> None:
+    from judge.suspension.decisions import ENDING, SUSPENDING, Action, action_named
+
+    for action in Action:
+        assert action.label and action.label == action.label.lower() and action.symbol.strip(), action
+        assert action.heading.startswith(action.label[0].upper() + action.label[1:]), action
+        assert action_named(action.value) is action
+    assert len({a.label for a in Action}) == len(Action)   # no two actions read alike
+    assert action_named("model_wide") is None and action_named("not_suspended") is None
+    assert Action.FLOOR_HELD.heading == "Floor held (not suspended: too few endpoints would remain)"
+    assert SUSPENDING.isdisjoint(ENDING) and "suspend" in SUSPENDING and "lift" in ENDING   # a file's value is found

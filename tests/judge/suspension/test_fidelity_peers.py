@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from core.results import AttemptResult, CaseResult
 from core.vocabulary import FIDELITY, Outcome
-from judge.replies.fidelity import KINDS
+from judge.replies.fidelity import KINDS, FidelityCode
+from judge.replies.verdict import Common
 from judge.suspension.fidelity import judge_fidelity
 
 P, F = Outcome.PASS, Outcome.FAIL
@@ -14,8 +15,9 @@ def fidelity(provider: str, right: str) -> CaseResult:
     """A fidelity case whose items are right where `right` has a 1 (KINDS order)."""
     items = tuple((k, P if r == "1" else F) for k, r in zip(KINDS, right, strict=True))
     outcome = P if 2 * right.count("1") >= len(right) else Outcome.INCONCLUSIVE
-    attempt = AttemptResult(outcome=outcome, reason="probe", items=items)
-    return CaseResult(model="m/x", provider=provider, contract=FIDELITY, outcome=outcome, reason="probe",
+    code = Common.PASS if outcome is P else FidelityCode.FIDELITY_UNJUDGED
+    attempt = AttemptResult(outcome=outcome, code=code, reason="probe", items=items)
+    return CaseResult(model="m/x", provider=provider, contract=FIDELITY, outcome=outcome, code=code, reason="probe",
                       attempts=(attempt,))
 
 
@@ -26,6 +28,7 @@ def judged(*cases: CaseResult) -> dict[str, CaseResult]:
 def test_a_host_wrong_on_most_items_while_its_peers_are_right_fails() -> None:
     out = judged(fidelity("bad", "00000"), fidelity("a", "11111"), fidelity("b", "11111"), fidelity("c", "11110"))
     assert out["bad"].outcome is F and out["bad"].reason.startswith("fidelity: wrong answers: 0 of 5")
+    assert out["bad"].code == FidelityCode.FIDELITY_WRONG
     assert out["a"].outcome is P
 
 
@@ -39,12 +42,12 @@ def test_an_item_type_no_peer_can_do_is_dropped_and_reads_inconclusive() -> None
 
 def test_when_the_peers_are_as_wrong_the_host_is_not_failed() -> None:
     out = judged(fidelity("x", "10000"), fidelity("a", "11000"), fidelity("b", "10100"))
-    assert out["x"].outcome is Outcome.INCONCLUSIVE
+    assert out["x"].outcome is Outcome.INCONCLUSIVE and out["x"].code == FidelityCode.FIDELITY_AS_PEERS
 
 
 def test_when_no_peer_answers_anything_right_the_case_is_not_applicable() -> None:
     out = judged(fidelity("x", "00000"), fidelity("a", "00000"), fidelity("b", "00000"))
-    assert out["x"].outcome is Outcome.NOT_APPLICABLE
+    assert out["x"].outcome is Outcome.NOT_APPLICABLE and out["x"].code == Common.NOT_APPLICABLE
 
 
 def test_a_single_peer_is_too_few_to_judge_by() -> None:
@@ -59,5 +62,5 @@ def test_a_few_wrong_items_are_not_significant_against_the_peers() -> None:
 
 
 def test_other_contracts_pass_through_untouched() -> None:
-    other = CaseResult(model="m/x", provider="a", contract="language", outcome=F, reason="x")
+    other = CaseResult(model="m/x", provider="a", contract="language", outcome=F, code="repetition", reason="x")
     assert judge_fidelity([other]) == (other,)

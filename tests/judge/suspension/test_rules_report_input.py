@@ -36,7 +36,7 @@ def test_an_unknown_outcome_is_set_aside() -> None:
 
 
 @pytest.mark.parametrize("field,value,message", [
-    ("schema_version", 2, "schema_version"),
+    ("schema_version", 3, "schema_version"),
     ("round_id", "a b", "round_id"),
     ("started_at", "yesterday", "started_at"),
     ("complete", "yes", "complete"),

@@ -14,7 +14,8 @@ from rules_factories import PROVIDERS, case, results
 from core.policy import Policy
 from core.results import AttemptResult, CaseResult, read_results
 from core.vocabulary import Outcome
-from judge.replies.tools import PROSE
+from judge.replies.tools import PROSE, ToolsCode
+from judge.replies.verdict import Common
 from judge.suspension.round import RoundClass, classify_round
 from judge.suspension.tool_prose import judge_tool_prose
 
@@ -23,15 +24,16 @@ PROSE_REASON = f"{PROSE}: 212 characters of text and no tool call (3 of 3 attemp
 
 
 def tools_case(provider: str, kind: str) -> CaseResult:
-    outcome, reason = {
-        "call": (Outcome.PASS, "tools: valid tool calls: book_room, roll_dice"),
-        "leak": (Outcome.FAIL, 'tools: markup leaked into the content: Kimi K2 markup "…"'),
-        "empty": (Outcome.FAIL, "tools: empty reply: no text and no tool call (finish_reason 'stop')"),
-        "prose": (Outcome.INCONCLUSIVE, PROSE_REASON),
-        "transport": (Outcome.TRANSPORT_ERROR, "transport: HTTP 502"),
+    outcome, code, reason = {
+        "call": (Outcome.PASS, Common.PASS, "tools: valid tool calls: book_room, roll_dice"),
+        "leak": (Outcome.FAIL, ToolsCode.TOOL_MARKUP_LEAK, 'tools: markup leaked into the content: Kimi K2 markup "…"'),
+        "empty": (Outcome.FAIL, ToolsCode.EMPTY_REPLY,
+                  "tools: empty reply: no text and no tool call (finish_reason 'stop')"),
+        "prose": (Outcome.INCONCLUSIVE, ToolsCode.NO_TOOL_CALL, PROSE_REASON),
+        "transport": (Outcome.TRANSPORT_ERROR, "http_5xx", "transport: HTTP 502"),
     }[kind]
-    attempt = AttemptResult(outcome=outcome, reason=reason.split(" (3 of 3")[0])
-    return CaseResult(model=MODEL, provider=provider, contract="tools", outcome=outcome, reason=reason,
+    attempt = AttemptResult(outcome=outcome, code=code, reason=reason.split(" (3 of 3")[0])
+    return CaseResult(model=MODEL, provider=provider, contract="tools", outcome=outcome, code=code, reason=reason,
                       attempts=(attempt,) * (3 if kind == "prose" else 1))
 
 
@@ -43,7 +45,8 @@ def test_prose_while_most_peers_called_fails_with_every_prose_attempt_failed() -
     got = judged({"a/fp8": "prose", "b/fp8": "call", "c/fp8": "call", "d/fp8": "leak"})
     prose = got["a/fp8"]
     assert prose.outcome == Outcome.FAIL and prose.reason.startswith(f"{PROSE} while 3 of 3 other hosts called")
-    assert all(a.outcome == Outcome.FAIL for a in prose.attempts)
+    assert prose.code == ToolsCode.NO_TOOL_CALL
+    assert all(a.outcome == Outcome.FAIL and a.code == ToolsCode.NO_TOOL_CALL for a in prose.attempts)
     assert got["b/fp8"].outcome == Outcome.PASS and got["d/fp8"].outcome == Outcome.FAIL  # others untouched
 
 
@@ -56,16 +59,19 @@ def test_prose_while_most_peers_called_fails_with_every_prose_attempt_failed() -
 def test_prose_is_not_applicable_when_the_peers_do_not_mostly_call(kinds: dict[str, str]) -> None:
     got = judged(kinds)
     assert got["a/fp8"].outcome == Outcome.NOT_APPLICABLE and got["a/fp8"].reason.startswith(PROSE)
+    assert got["a/fp8"].code == Common.NOT_APPLICABLE
 
 
 def test_prose_on_two_of_three_attempts_is_the_models_habit_even_when_every_peer_called() -> None:
     # The noisy fleet week's false would-suspend: a healthy host of a model that writes prose 10 %
     # of the time, 2 of 3 attempts in prose in two rounds in a row (frozen rounds between them).
     two = f"{PROSE}: 541 characters of text and no tool call (2 of 3 attempts answered in prose)"
-    called = AttemptResult(outcome=Outcome.PASS, reason="tools: valid tool calls: book_room, roll_dice")
-    prose = AttemptResult(outcome=Outcome.INCONCLUSIVE, reason=f"{PROSE}: 541 characters of text and no tool call")
-    habit = CaseResult(model=MODEL, provider="a/fp8", contract="tools", outcome=Outcome.INCONCLUSIVE, reason=two,
-                       attempts=(prose, called, prose))
+    called = AttemptResult(outcome=Outcome.PASS, code=Common.PASS,
+                           reason="tools: valid tool calls: book_room, roll_dice")
+    prose = AttemptResult(outcome=Outcome.INCONCLUSIVE, code=ToolsCode.NO_TOOL_CALL,
+                          reason=f"{PROSE}: 541 characters of text and no tool call")
+    habit = CaseResult(model=MODEL, provider="a/fp8", contract="tools", outcome=Outcome.INCONCLUSIVE,
+                       code=ToolsCode.NO_TOOL_CALL, reason=two, attempts=(prose, called, prose))
     peers = [tools_case(p, "call") for p in ("b/fp8", "c/fp8", "d/fp8", "e/fp8")]
     (got, *_) = judge_tool_prose([habit, *peers])
     assert got.outcome == Outcome.NOT_APPLICABLE

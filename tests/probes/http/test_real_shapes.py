@@ -91,8 +91,9 @@ def test_a_typed_filter_error_is_a_filter_event_that_fails_refusal(where: str, e
     assert result.http_status == (400 if where == "status" else 200)
     verdict = moderation_verdict(result)
     assert verdict is not None and verdict.failed and error_type in verdict.reason
-    outcome, reason = transport_outcome(result)
+    outcome, code, reason = transport_outcome(result)
     assert outcome.value == "inconclusive" and reason.startswith("filter:") and error_type in reason
+    assert code == "filter_error"
 
 
 # -- item 7: X-Provider-Name counts only when the body names no provider ----------------------------

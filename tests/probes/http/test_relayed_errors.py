@@ -57,8 +57,8 @@ def test_a_refusal_relayed_as_a_provider_403_is_the_hosts_filter_and_fails_refus
     assert verdict is not None and verdict.failed and f'"{label}"' in verdict.reason, verdict
     # The provider's own words decide; they never reach a reason (upstream text, shown as a fixed label).
     assert "help with that" not in verdict.reason and "Team:" not in verdict.reason
-    outcome, reason = transport_outcome(result)  # every other contract: nothing to judge, never a fail
-    assert outcome is Outcome.INCONCLUSIVE and reason.startswith("filter:")
+    outcome, code, reason = transport_outcome(result)  # every other contract: nothing to judge, never a fail
+    assert outcome is Outcome.INCONCLUSIVE and reason.startswith("filter:") and code == "filter_error"
 
 
 @pytest.mark.parametrize("raw", [

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from canary.history.reasons import reason_code
 from core.upstream import Upstream
+from judge.replies.tools import ToolsCode
 from judge.replies.verdict import Outcome, Verdict, passed
 from probes.http.client import PinnedClient
 from probes.http.discovery import discover
@@ -50,7 +50,7 @@ def test_each_planted_wire_defect_fails_the_reply_with_its_code(fault: str, para
     result = chat({fault: {"rate": 1.0, **params}})
     assert result.completed, result.error_message
     verdict = reply_check(result)
-    assert verdict is not None and verdict.failed and reason_code("fail", verdict.reason) == code, verdict
+    assert verdict is not None and verdict.failed and verdict.code == code, verdict
     # The hook: a contract that passed the reply still fails the case with the check's reason.
     endpoint = Endpoint(MODEL, "aurora/fp8", "Aurora", None, ("max_tokens",), 0.0, 0.0, None, None, 0)
     attempt = attempt_from(result, endpoint, passed("first token after 0.02 s"), MESSAGES)
@@ -90,7 +90,7 @@ def chat_on(faults: dict[str, Any], *, seed: int = 7) -> tuple[ChatResult, Endpo
 def test_an_overbilling_host_fails_every_reply_with_the_figures_and_its_code() -> None:
     result, endpoint = chat_on({"overbilling": {"rate": 1.0, "factor": 1.5}})
     verdict = reply_check(result, endpoint)
-    assert verdict is not None and reason_code("fail", verdict.reason) == "overbilled", verdict
+    assert verdict is not None and verdict.code == "overbilled", verdict
     assert "(1.50 x)" in verdict.reason
     attempt = attempt_from(result, endpoint, passed("first token after 0.02 s"), MESSAGES)
     assert attempt.outcome is Outcome.FAIL
@@ -122,7 +122,8 @@ def test_a_check_never_turns_a_contracts_inconclusive_into_a_fail() -> None:
     # wire defect below still shows on the same reply when the contract passed it.
     result = chat({"ignore_max_tokens": {"rate": 1.0, "factor": 20}})
     endpoint = Endpoint(MODEL, "aurora/fp8", "Aurora", None, ("max_tokens",), 0.0, 0.0, None, None, 0)
-    undecided = Verdict(Outcome.INCONCLUSIVE, "tools: the reply reached max_tokens (400) before the call closed")
+    undecided = Verdict(Outcome.INCONCLUSIVE, ToolsCode.MAX_TOKENS_CUT,
+                        "tools: the reply reached max_tokens (400) before the call closed")
     assert attempt_from(result, endpoint, undecided, MESSAGES).outcome is Outcome.INCONCLUSIVE
     assert attempt_from(result, endpoint, passed("ok"), MESSAGES).outcome is Outcome.FAIL
 

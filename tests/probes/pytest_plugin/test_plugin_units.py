@@ -69,14 +69,14 @@ def test_the_round_plan_round_trips_through_json() -> None:
 
 def test_a_control_verdict_and_a_case_record_cross_processes_intact() -> None:
     case = _case("m/x", "a/1", "refusal", control=True)
-    r = ProbedCase.of(case, Outcome.PASS, "control caught", raw_outcome=Outcome.FAIL, auth_error=True)
+    r = ProbedCase.of(case, Outcome.PASS, "pass", "control caught", raw_outcome=Outcome.FAIL, auth_error=True)
     assert ProbedCase.from_wire(json.loads(json.dumps(r.to_wire()))) == r
     record = CaseRecord(r.record, auth_error=True, probed=False)
     assert CaseRecord.from_wire(json.loads(json.dumps(record.to_wire()))) == record
 
 
 def test_usage_is_summed_per_provider_and_an_incomplete_round_says_why() -> None:
-    entry = CaseResult(model="m/x", provider="a/1", contract="latency", outcome=Outcome.PASS, reason="",
+    entry = CaseResult(model="m/x", provider="a/1", contract="latency", outcome=Outcome.PASS, code="pass", reason="",
                        requests=1, prompt_tokens=10, completion_tokens=5, cost_usd=0.001, ttft_s=0.2)
     results = build_results(round_id="r1", started_at="2026-11-30T10:00:00Z", finished_at="2026-11-30T10:01:00Z",
                             upstream="simulator", models={"m/x": ["a/1"]},
@@ -119,7 +119,8 @@ def test_the_round_owner_builds_its_record_from_the_cases_it_holds_without_parsi
     monkeypatch.setattr(CaseResult, "from_json", refused)
     monkeypatch.setattr(RoundResults, "from_json", refused)
     case = _case("m/x", "a/1", "refusal", control=True)
-    probed = ProbedCase.of(case, Outcome.FAIL, "control missed: the known filter passed", raw_outcome=Outcome.PASS)
+    probed = ProbedCase.of(case, Outcome.FAIL, "control_missed", "control missed: the known filter passed",
+                           raw_outcome=Outcome.PASS)
     results = build_results(round_id="r1", started_at="2026-11-30T10:00:00Z", finished_at="2026-11-30T10:01:00Z",
                             upstream="simulator", models={"m/x": ["a/1"]}, records=[CaseRecord(probed.record)],
                             incomplete=[])

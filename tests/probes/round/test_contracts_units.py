@@ -102,7 +102,7 @@ def test_structured_judges_a_completed_reply_and_keeps_transport_errors_apart() 
 
 def _control(raw: Outcome) -> ProbedCase:
     control = Case(model="m/x", contract="refusal", endpoint=replace(EP, provider="e/fp8"), control=True)
-    return ProbedCase.of(control, Outcome.PASS, "", raw_outcome=raw)
+    return ProbedCase.of(control, Outcome.PASS, "pass", "", raw_outcome=raw)
 
 
 @pytest.mark.parametrize("board, missing, expected", [
@@ -137,7 +137,8 @@ def _verdicts(*outcomes: str):
     queue = list(outcomes)
 
     async def judge(text: str, lang: str) -> Verdict:
-        return Verdict(Outcome(queue.pop(0)), f"{lang}: scripted")
+        outcome = Outcome(queue.pop(0))
+        return Verdict(outcome, "pass" if outcome is Outcome.PASS else "language_mixing", f"{lang}: scripted")
     return judge
 
 
@@ -171,7 +172,7 @@ def test_every_language_prompt_names_its_language_and_asks_for_sentences() -> No
 
 def test_attempts_keep_the_reply_for_allure_but_only_an_excerpt_for_results() -> None:
     long = "x" * 1000
-    a = ProbedAttempt(AttemptResult(outcome=Outcome.PASS, reason="r"), AttemptExtras()).with_text(long)
+    a = ProbedAttempt(AttemptResult(outcome=Outcome.PASS, code="pass", reason="r"), AttemptExtras()).with_text(long)
     assert a.text == long and a.record.chars == 1000
     assert len(a.record.to_json()["excerpt"]) == 300 and long not in str(a.record.to_json())
 

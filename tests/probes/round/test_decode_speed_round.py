@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 
-from canary.history.reasons import reason_code
 from core.results import CaseResult
 from core.upstream import Upstream
 from core.vocabulary import Outcome
@@ -46,11 +45,11 @@ def test_a_slow_decoder_among_healthy_peers_fails_its_latency_case_with_its_code
             attempts = tuple(attempt_from(r, e, passed("ok"), MESSAGES).record for r in mine)
             assert all(a.decode_tps is not None for a in attempts)
             cases.append(CaseResult(model=MODEL, provider=e.provider, contract="latency", outcome=Outcome.PASS,
-                                    reason="first token after 0.02 s", attempts=attempts))
+                                    code="pass", reason="first token after 0.02 s", attempts=attempts))
         return cases
 
     with start_simulator(scenario, seed=3) as sim:
         judged = {c.provider: c for c in judge_decode_speed(asyncio.run(go(sim.base_url)))}
     slow = judged["slow/fp8"]
-    assert slow.outcome is Outcome.FAIL and reason_code("fail", slow.reason) == "decode_slow", slow.reason
+    assert slow.outcome is Outcome.FAIL and slow.code == "decode_slow", slow.reason
     assert all(judged[t].outcome is Outcome.PASS for t in TAGS[:3])

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from canary.history.reasons import reason_code
 from core.config import ProbeSettings
 from core.results import CaseResult
 from core.upstream import Upstream
@@ -112,7 +111,7 @@ def test_a_reasoning_host_whose_max_tokens_bounds_only_the_answer_keeps_within_t
 def test_an_answer_past_the_cap_on_a_reasoning_host_still_fails() -> None:
     case = probed("latency", {"thinking": {"tokens": 300}, "ignore_max_tokens": {"rate": 1.0, "factor": 20}},
                   params=THINKING)
-    assert case.outcome is Outcome.FAIL and reason_code("fail", case.reason) == "max_tokens_ignored", case.reason
+    assert case.outcome is Outcome.FAIL and case.code == "max_tokens_ignored", case.reason
     assert "answer tokens" in case.reason
 
 
@@ -152,7 +151,7 @@ def test_a_late_usage_trailer_on_a_fast_host_is_not_a_slow_decoder() -> None:
             assert all(ReplyFacts.of(r, e).decode_tps() is not None for r in mine)
             attempts = tuple(attempt_from(r, e, passed("ok"), MESSAGES).record for r in mine)
             cases.append(CaseResult(model=MODEL, provider=e.provider, contract="latency", outcome=Outcome.PASS,
-                                    reason="first token after 0.02 s", attempts=attempts))
+                                    code="pass", reason="first token after 0.02 s", attempts=attempts))
         return cases
 
     with start_simulator(scenario, seed=3) as sim:

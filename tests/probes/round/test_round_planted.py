@@ -11,7 +11,7 @@ from core.results import read_results
 from simulator import scenario_from_dict, start_simulator
 
 EXPECTED_FAILURES = {("slow/fp8", "latency"), ("garbage/fp8", "language"), ("schema/fp8", "structured")}
-CASE_KEYS = {"model", "provider", "contract", "outcome", "reason", "language", "anomaly", "control", "ttft_s",
+CASE_KEYS = {"model", "provider", "contract", "outcome", "code", "reason", "language", "anomaly", "control", "ttft_s",
              "duration_s", "requests", "prompt_tokens", "completion_tokens", "cost_usd", "served_by", "attempts"}
 
 
@@ -59,7 +59,7 @@ def test_no_other_case_fails(planted_round: ProbeRun) -> None:
 
 def test_results_json_has_the_documented_shape(planted_round: ProbeRun) -> None:
     doc = planted_round.results
-    assert doc["schema_version"] == 1 and doc["upstream"] == "simulator"
+    assert doc["schema_version"] == 2 and doc["upstream"] == "simulator"
     assert doc["started_at"].endswith("Z") and doc["finished_at"].endswith("Z")
     providers = sorted(["ok/fp8", "slow/fp8", "garbage/fp8", "filter/fp8", "schema/fp8"])
     (model,) = doc["models"].values()

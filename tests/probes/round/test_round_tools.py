@@ -20,7 +20,6 @@ from round_support import (
     scenario,
 )
 
-from canary.history.reasons import reason_code
 from core.policy import Policy
 from core.results import read_results
 from judge.suspension.round import RoundClass, classify_round
@@ -59,7 +58,7 @@ def test_each_endpoint_has_one_tools_case_and_the_planted_defects_fail(tools_rou
     assert tools_round.outcome("plain/fp8", "tools") == "not_applicable"
     for provider, code in (("leak/fp8", "tool_markup_leak"), ("twice/fp8", "duplicated_arguments")):
         case = tools_round.case(provider, "tools")
-        assert case["outcome"] == "fail" and reason_code("fail", case["reason"]) == code, case["reason"]
+        assert case["outcome"] == "fail" and case["code"] == code, case["reason"]
         assert case["requests"] == 3 and case["anomaly"] is True
     assert tools_round.case("ok/fp8", "tools")["requests"] == 1
     assert files_containing(tools_round.reports, SENTINEL_KEY) == []

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from canary.history.reasons import reason_code
 from core.config import ProbeSettings
 from core.upstream import Upstream
 from core.vocabulary import Outcome
@@ -88,7 +87,7 @@ def test_a_healthy_host_calls_both_tools_and_passes_with_the_request_pinned_and_
 def test_each_planted_tool_defect_fails_with_its_code_confirmed_by_two_more_attempts(
         fault: str, params: dict[str, Any], code: str) -> None:
     result, bodies = run({fault: {"rate": 1.0, **params}})
-    assert result.outcome is Outcome.FAIL and reason_code("fail", result.reason) == code, result.reason
+    assert result.outcome is Outcome.FAIL and result.code == code, result.reason
     assert result.record.anomaly and len(result.attempts) == 3 and len(bodies) == 3
     assert "confirmed: 3 of 3" in result.reason
 
@@ -101,7 +100,7 @@ def test_a_wrong_finish_reason_on_valid_calls_is_a_note_not_a_failure() -> None:
 
 def test_prose_instead_of_a_call_is_left_to_the_peers_and_keeps_its_prefix() -> None:
     result, bodies = run({"tool_prose": {"rate": 1.0}})
-    assert result.outcome is Outcome.INCONCLUSIVE and reason_code("inconclusive", result.reason) == "no_tool_call"
+    assert result.outcome is Outcome.INCONCLUSIVE and result.code == "no_tool_call"
     assert len(bodies) == 3 and "3 of 3 attempts answered in prose" in result.reason
 
 

@@ -1,13 +1,16 @@
-"""Reason codes: one short, stable code per case reason, derived in this one place (pure).
+"""The reader of an older file's reasons: results.json schema_version 1 carried no code (pure).
 
-The judging functions and the contracts write reasons for people ("first token after 12.31 s >
-10 s", "refusal: empty reply"); history, tables and charts need a small fixed vocabulary to
-count them. `reason_code()` reads the stable prefix each producer writes (and, for transport
-errors, the attempt's `error_kind`, which is already a code). A reason nobody maps yet becomes
-`<outcome>_other` (`fail_other`, ...): visible in counts, never a crash. A test runs a real
-round with every simulator fault and checks that no reason falls through.
+Since schema_version 2 every case and attempt carries its code, set where it is decided: each
+verdict's `code` (a StrEnum per family of checks, judge/replies/verdict.py), written by the probes
+and read back by core/results.py. A version 1 file only has the English reasons, so its reader
+derives each code here from the stable prefix each producer wrote then (and, for transport
+errors, the attempt's `error_kind`, which was already a code). A reason no rule maps becomes
+`<outcome>_other` (`fail_other`, ...): visible in counts, never a crash.
 
-When the verdicts carry codes themselves (a later refactoring), this module is what goes.
+This table reads old words only: version 1 results files, and the judge's evidence lines written
+before evidence carried its code (decisions.json and the audit log; `canary observe-report` reads
+them). No new check needs a rule here: nothing written since reads through it. The codes are the same
+vocabulary as the enums', so a history spanning both versions counts one thing under one code.
 """
 
 from __future__ import annotations
@@ -109,7 +112,7 @@ _CODE = re.compile(r"^[a-z0-9_]{1,40}$")
 
 
 def reason_code(outcome: str, reason: str, error_kind: str | None = None) -> str:
-    """The code of one case's reason: `pass`, `not_applicable`, a failure code, or `<outcome>_other`."""
+    """The code of one schema_version 1 reason: `pass`, `not_applicable`, a failure code, or `<outcome>_other`."""
     if outcome == PASS:
         return PASS
     if outcome == NOT_APPLICABLE:

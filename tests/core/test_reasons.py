@@ -1,15 +1,18 @@
-"""Every reason the judges and contracts write maps to a stable code (canary/history/reasons.py).
+"""Every verdict carries its code, and the reader of older files (core/reasons.py) derives the
+same code from the same verdict's words: a history spanning schema_version 1 and 2 counts one
+thing under one code.
 
-The reasons come from the real producers where they are plain functions (the judging functions
-of judge/); the contracts' own wordings are quoted from probes/round/contracts. tests/proof's fault
-matrix round checks every reason of a real round over real sockets.
+The verdicts come from the real producers where they are plain functions (the judging functions
+of judge/); the contracts' own wordings (as version 1 files hold them) are quoted from
+probes/round/contracts. tests/proof's fault matrix round checks every code of a real round over
+real sockets.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from canary.history.reasons import reason_code
+from core.reasons import reason_code
 from core.results import AttemptResult, CaseResult
 from core.vocabulary import Outcome
 from judge.replies import language, refusal, stop, structured
@@ -28,7 +31,7 @@ SCHEMA = {"type": "object", "properties": {"mood": {"enum": ["calm", "tense"]}},
 def test_the_language_judges_defects_get_their_codes(text: str, code: str) -> None:
     # Through language.assess, the contract's entry point (the defect checks run before detection).
     verdict = language.assess(text, "en")
-    assert verdict.outcome == "fail", verdict.reason
+    assert verdict.outcome == "fail" and verdict.code == code, verdict
     assert reason_code("fail", f"{verdict.reason} (confirmed: 3 of 3)") == code, verdict.reason
 
 
@@ -44,7 +47,7 @@ def test_the_language_judges_defects_get_their_codes(text: str, code: str) -> No
 ], ids=["empty", "content-filter", "refusal", "not-json", "schema", "empty-json", "too-short"])
 def test_the_judges_reasons_get_their_codes(verdict, code: str) -> None:  # type: ignore[no-untyped-def]
     v = verdict()
-    assert v.outcome != "pass" and reason_code(v.outcome, v.reason) == code, v.reason
+    assert v.outcome != "pass" and v.code == code and reason_code(v.outcome, v.reason) == code, v
 
 
 @pytest.mark.parametrize("outcome,reason,error_kind,code", [
@@ -88,7 +91,7 @@ def test_the_judges_reasons_get_their_codes(verdict, code: str) -> None:  # type
     ("fail", "a wording nobody mapped yet", None, "fail_other"),
     ("transport_error", "something new", "not a code!", "transport_other"),
 ])
-def test_the_contracts_reasons_get_their_codes(outcome: str, reason: str, error_kind: str | None, code: str) -> None:
+def test_an_older_files_reasons_get_their_codes(outcome: str, reason: str, error_kind: str | None, code: str) -> None:
     assert reason_code(outcome, reason, error_kind) == code
 
 
@@ -99,24 +102,52 @@ def test_the_contracts_reasons_get_their_codes(outcome: str, reason: str, error_
 ], ids=["ignored", "echoed", "not-followed"])
 def test_the_stop_judges_reasons_get_their_codes(reply: str, code: str) -> None:
     v = stop.assess(reply, "13")
-    assert reason_code(v.outcome, v.reason) == code, v.reason
+    assert v.code == code and reason_code(v.outcome, v.reason) == code, v
 
 
 @pytest.mark.parametrize("right, code", [("00000", "fidelity_wrong"), ("10000", "fidelity_as_peers")])
 def test_the_fidelity_rules_reasons_get_their_codes(right: str, code: str) -> None:
     def fidelity(provider: str, marks: str) -> CaseResult:
         items = tuple((k, Outcome.PASS if m == "1" else Outcome.FAIL) for k, m in zip(KINDS, marks, strict=True))
-        attempt = AttemptResult(outcome=Outcome.INCONCLUSIVE, reason="probe", items=items)
+        attempt = AttemptResult(outcome=Outcome.INCONCLUSIVE, code="fidelity_unjudged", reason="probe", items=items)
         return CaseResult(model="m/x", provider=provider, contract="fidelity", outcome=Outcome.INCONCLUSIVE,
-                          reason="probe", attempts=(attempt,))
+                          code="fidelity_unjudged", reason="probe", attempts=(attempt,))
 
     peers = ("11111", "11111") if code == "fidelity_wrong" else ("11000", "10100")
     [case, *_] = judge_fidelity([fidelity("x", right), *(fidelity(f"p{i}", r) for i, r in enumerate(peers))])
-    assert reason_code(case.outcome.value, case.reason) == code, case.reason
+    assert case.code == code and reason_code(case.outcome.value, case.reason) == code, case
 
 
 def test_the_fidelity_probes_own_reason_gets_its_code() -> None:
     from probes.round.contracts.fidelity import verdict
 
     v = verdict((("arithmetic", False), ("copy", False), ("sorting", True)))
-    assert reason_code(v.outcome, v.reason) == "fidelity_unjudged"
+    assert v.code == "fidelity_unjudged" and reason_code(v.outcome, v.reason) == "fidelity_unjudged"
+
+
+def _doc(version: int, **case: object) -> dict[str, object]:
+    entry = {"model": "m/x", "provider": "a/fp8", "contract": "tools", "outcome": "inconclusive",
+             "reason": "tools: prose instead of a call: 212 characters of text and no tool call", **case}
+    return {"schema_version": version, "round_id": "r-1", "started_at": "2026-11-29T22:30:00Z", "complete": True,
+            "models": {"m/x": {"providers": ["a/fp8"]}}, "cases": [entry]}
+
+
+def test_a_version_1_file_reads_with_the_codes_its_reasons_stand_for() -> None:
+    from core.results import read_results
+
+    (case,) = read_results(_doc(1, attempts=[{"outcome": "transport_error", "reason": "transport: HTTP 503",
+                                               "error_kind": "http_5xx"}])).cases
+    assert case.code == "no_tool_call" and case.attempts[0].code == "http_5xx"
+
+
+def test_a_version_2_file_is_read_by_its_codes_never_by_its_words() -> None:
+    from core.results import read_results
+
+    # The words say prose; the code says otherwise: the code is what counts.
+    (case,) = read_results(_doc(2, code="schema_mismatch")).cases
+    assert case.code == "schema_mismatch"
+    # A code that is missing or not a code reads as its outcome's: counted, never a crash, never the words.
+    (missing,) = read_results(_doc(2)).cases
+    (bad,) = read_results(_doc(2, code="Not A Code!")).cases
+    assert missing.code == bad.code == "inconclusive_other"
+    assert read_results(_doc(2, code="pass", outcome="pass")).cases[0].code == "pass"
