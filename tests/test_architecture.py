@@ -923,7 +923,7 @@ KNOWN_VALUE_OFFENCES = {
     "canary/history/observe.py": 2,   # observe-report's outcome words: "expired" ran its term
     "canary/integrations/notifications/digest.py": 1,
     "canary/outputs/site/badges.py": 4, "canary/outputs/site/endpoints.py": 3, "core/layer_files.py": 1,
-    "core/policy.py": 1, "core/reasons.py": 1, "judge/suspension/state.py": 1, "probes/round/contracts/refusal.py": 1,
+    "core/reasons.py": 1, "judge/suspension/state.py": 1, "probes/round/contracts/refusal.py": 1,
 }
 
 
