@@ -93,6 +93,7 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), code) fo
     (r"^fidelity: wrong answers", "fidelity_wrong"),
     (r"^fidelity: most items wrong, but not worse than the peers", "fidelity_as_peers"),
     (r"^fidelity: most items wrong, the peers decide", "fidelity_unjudged"),
+    (r"^fidelity: anomaly unresolved", "fidelity_unresolved"),
     (r"^fidelity: the reply reached max_tokens", "max_tokens_cut"),
     # transport errors without an error_kind (older reports): the client's messages
     (r"^transport: HTTP 429", "http_429"),

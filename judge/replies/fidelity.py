@@ -40,6 +40,7 @@ class FidelityCode(StrEnum):
     FIDELITY_WRONG = "fidelity_wrong"          # most items wrong where the peers answered them right
     FIDELITY_AS_PEERS = "fidelity_as_peers"    # most items wrong, but not worse than the peers
     FIDELITY_UNJUDGED = "fidelity_unjudged"    # most items wrong: the peers decide (the probe's verdict)
+    FIDELITY_UNRESOLVED = "fidelity_unresolved"  # a mostly wrong reply its confirmations neither confirmed nor outvoted
     MAX_TOKENS_CUT = "max_tokens_cut"          # the reply reached our max_tokens
 
 KINDS: tuple[str, ...] = ("arithmetic", "reverse", "copy", "calendar", "sorting")

@@ -178,8 +178,8 @@ def round_codes(cases: Sequence[CaseResult], *, refusal_weak: bool = False) -> d
 def _own_codes(case: CaseResult) -> str:
     if not case.attempts:  # a results file without attempts: the case's own outcome
         return _CODE.get(case.outcome, "")
-    if case.attempts[0].items:  # fidelity: one code per item (a dropped item type: inconclusive)
-        return "".join(_CODE.get(o, "") for _, o in case.attempts[0].items)
+    if case.attempts[0].items:  # fidelity: one code per item of every reply (a dropped item type: inconclusive)
+        return "".join(_CODE.get(o, "") for a in case.attempts for _, o in a.items)
     return "".join(_attempt_code(a) for a in case.attempts)
 
 

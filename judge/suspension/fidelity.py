@@ -7,10 +7,13 @@ inconclusive. This rule, over one model's cases of a round, decides:
 - an item type is *dropped* for an endpoint when none of its peers got it right this round
   (the model itself cannot do it: its wrong answers say nothing about the host); a dropped
   item reads as inconclusive in the evidence window;
-- the endpoint **fails** when it got most of its counted items wrong, the peers' median share
-  right is more than half, there are at least MIN_PEERS peers with a reply, and a one-sided
-  Fisher test of its wrong items against the peers' (the cards' test, judge/suspension/stats.py)
-  gives p < ALPHA;
+- the endpoint **fails** when most of its replies (the first and, after an anomaly, the
+  probe's confirmations: a strict majority) got most of their counted items wrong, the peers'
+  median share right is more than half, there are at least MIN_PEERS peers with a reply, and a
+  one-sided Fisher test of its wrong items against the peers' (the cards' test,
+  judge/suspension/stats.py), every reply's items pooled, gives p < ALPHA. One mostly wrong
+  reply outvoted by its confirmations is the model's own slip: a healthy host's 1-2 % of such
+  replies, chained across frozen rounds, would-suspended one in a week-long fleet before;
 - when it got most wrong and the peers did too, it stays inconclusive; when every item type is
   dropped, the case is not applicable this round (nothing the model can do was asked).
 
@@ -26,7 +29,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import replace
 
-from core.results import CaseResult
+from core.results import AttemptResult, CaseResult
 from core.vocabulary import FIDELITY, Outcome
 from judge.replies.fidelity import FidelityCode
 from judge.replies.verdict import Common
@@ -37,8 +40,18 @@ ALPHA = 0.05
 
 
 def _items(case: CaseResult) -> tuple[tuple[str, Outcome], ...]:
-    first = case.attempts[0] if case.attempts else None
-    return first.items if first is not None else ()
+    """Every reply's items, pooled (a case has more than one reply after an anomaly)."""
+    return tuple(item for a in case.attempts for item in a.items)
+
+
+def _majority(attempts: Sequence[AttemptResult], kinds: frozenset[str]) -> bool | None:
+    """True when a strict majority of the scored replies got most of their counted items right,
+    False when one got most wrong, None when neither (a tie: one of each and a transport error)."""
+    scored = [_right(a.items, kinds) for a in attempts if a.items]
+    wrong = sum(2 * right < counted for right, counted in scored)
+    if 2 * (len(scored) - wrong) > len(scored):
+        return True
+    return False if 2 * wrong > len(scored) else None
 
 
 def _right(items: Sequence[tuple[str, Outcome]], kinds: frozenset[str]) -> tuple[int, int]:
@@ -61,8 +74,8 @@ def judge_fidelity(cases: Sequence[CaseResult]) -> tuple[CaseResult, ...]:
 
 def _verdict(case: CaseResult, peers: Sequence[CaseResult], kinds: frozenset[str]) -> CaseResult:
     items = _items(case)
-    marked = tuple((k, o if k in kinds else Outcome.INCONCLUSIVE) for k, o in items)
-    attempts = (replace(case.attempts[0], items=marked), *case.attempts[1:])
+    attempts = tuple(replace(a, items=tuple((k, o if k in kinds else Outcome.INCONCLUSIVE) for k, o in a.items))
+                     for a in case.attempts)
     dropped = sorted({k for k, _ in items} - kinds)
     right, counted = _right(items, kinds)
     if counted == 0:
@@ -79,8 +92,12 @@ def _verdict(case: CaseResult, peers: Sequence[CaseResult], kinds: frozenset[str
              + (f"; dropped, no peer right: {', '.join(dropped)}" if dropped else "") + ")")
     if case.outcome not in (Outcome.PASS, Outcome.INCONCLUSIVE):
         return replace(case, attempts=attempts)  # decided otherwise already (e.g. limits honesty failed it)
-    if 2 * right >= counted:
+    majority = _majority(case.attempts, kinds)
+    if majority:
         return replace(case, outcome=Outcome.PASS, code=Common.PASS, attempts=attempts, reason=f"fidelity: {tally}")
+    if majority is None:
+        return replace(case, outcome=Outcome.INCONCLUSIVE, code=FidelityCode.FIDELITY_UNRESOLVED, attempts=attempts,
+                       reason=f"fidelity: anomaly unresolved: {tally}")
     p = fisher_greater(counted - right, counted, peer_wrong, peer_counted)
     if median <= 0.5 or p >= ALPHA:
         return replace(case, outcome=Outcome.INCONCLUSIVE, code=FidelityCode.FIDELITY_AS_PEERS, attempts=attempts,

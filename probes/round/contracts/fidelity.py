@@ -3,27 +3,30 @@
 The items (judge/replies/fidelity.py: arithmetic, reversing words, copying a code, a calendar
 fact, sorting) are made from a seed of the round id and the model, so every endpoint of the model
 answers the same ones this round, and new ones the next; the truth is computed, never stored.
-temperature 0 where the endpoint lists it. One request.
+temperature 0 where the endpoint lists it. One request, and on an anomaly (most answers wrong)
+`probe.language_confirmations` more at once, as the language and tools contracts do: a model's
+own occasional slip is not confirmed, a broken deployment is.
 
-The probe scores the reply item by item (`items` on the attempt) and passes it when most
-answers are right; a reply with most answers wrong is inconclusive here: only the peers can say
-whether that is the host or the model, and judge/suspension/fidelity.py decides, over the
-round's cases. A reply cut by our max_tokens, or spent on reasoning, records no items.
+The probe scores each reply item by item (`items` on each attempt) and passes a reply when most
+answers are right; the case passes when the first reply does or when the confirmations outvote
+it. A majority of mostly wrong replies is inconclusive here: only the peers can say whether that
+is the host or the model, and judge/suspension/fidelity.py decides, over the round's cases. A
+reply cut by our max_tokens, or spent on reasoning, records no items.
 """
 
 from __future__ import annotations
 
 from judge.replies import fidelity as items_judge
 from judge.replies.fidelity import FidelityCode
-from judge.replies.verdict import Verdict, inconclusive, passed
-from probes.http.records import Endpoint
-from probes.round.cases import Case, ProbedCase
+from judge.replies.verdict import Outcome, Verdict, inconclusive, passed
+from probes.http.records import Classification, Endpoint
+from probes.round.cases import Case, ProbedAttempt, ProbedCase
 from probes.round.contracts import (
     ChatClient,
     ContractSettings,
     attempt_from,
     clock,
-    single,
+    confirmed,
 )
 
 TEMPERATURE = 0.0
@@ -47,17 +50,42 @@ def verdict(scores: tuple[tuple[str, bool], ...]) -> Verdict:
 
 async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettings, case: Case) -> ProbedCase:
     msgs, items = request(settings.round_id, case.model)
-    began = clock()
-    result = await client.chat(endpoint, msgs, max_tokens=settings.probe.max_tokens, temperature=TEMPERATURE)
-    scores: tuple[tuple[str, bool], ...] = ()
-    found: Verdict | None = None
-    if result.completed and result.finish_reason == "length" and not result.reasoning_only:
-        found = inconclusive(FidelityCode.MAX_TOKENS_CUT, f"fidelity: the reply reached max_tokens "
-                                                          f"({settings.probe.max_tokens}) before the last answer")
-    elif result.completed:
-        scores = items_judge.score(result.text, items)
-        found = verdict(scores)
-    attempt = attempt_from(result, endpoint, found, msgs, case=case)
-    if scores and not result.reasoning_only:
-        attempt = attempt.with_answers(scores)
-    return single(case, attempt, result, clock() - began)
+    start = clock()
+
+    async def one() -> tuple[ProbedAttempt, bool]:
+        result = await client.chat(endpoint, msgs, max_tokens=settings.probe.max_tokens, temperature=TEMPERATURE)
+        scores: tuple[tuple[str, bool], ...] = ()
+        found: Verdict | None = None
+        if result.completed and result.finish_reason == "length" and not result.reasoning_only:
+            found = inconclusive(FidelityCode.MAX_TOKENS_CUT, f"fidelity: the reply reached max_tokens "
+                                                              f"({settings.probe.max_tokens}) before the last answer")
+        elif result.completed:
+            scores = items_judge.score(result.text, items)
+            found = verdict(scores)
+        attempt = attempt_from(result, endpoint, found, msgs, case=case)
+        if scores and not result.reasoning_only:
+            attempt = attempt.with_answers(scores)
+        return attempt, result.classification is Classification.AUTH_ERROR
+
+    return await confirmed(case, one, settings.probe.language_confirmations, start,
+                           anomalous=mostly_wrong, decide=majority)
+
+
+def mostly_wrong(attempt: ProbedAttempt) -> bool:
+    """A reply that answered most of its items wrongly (the anomaly confirmations weigh)."""
+    items = attempt.record.items
+    return bool(items) and 2 * sum(o is Outcome.FAIL for _, o in items) > len(items)
+
+
+def majority(attempts: tuple[ProbedAttempt, ...]) -> Verdict:
+    """A strict majority of passing replies passes; of mostly wrong ones, the peers decide (inconclusive)."""
+    need = len(attempts) // 2 + 1
+    wrong = sum(mostly_wrong(a) for a in attempts)
+    passes = sum(a.outcome is Outcome.PASS for a in attempts)
+    if passes >= need:
+        return passed(f"anomaly not confirmed: {passes} of {len(attempts)} passed (first: {attempts[0].reason})")
+    if wrong >= need:
+        return inconclusive(FidelityCode.FIDELITY_UNJUDGED,
+                            f"{attempts[0].reason} (confirmed: {wrong} of {len(attempts)} mostly wrong)")
+    return inconclusive(FidelityCode.FIDELITY_UNRESOLVED, f"fidelity: anomaly unresolved: {wrong} of {len(attempts)} "
+                                                          f"mostly wrong, {passes} passed (first: {attempts[0].reason})")

@@ -11,14 +11,20 @@ from judge.suspension.fidelity import judge_fidelity
 P, F = Outcome.PASS, Outcome.FAIL
 
 
-def fidelity(provider: str, right: str) -> CaseResult:
-    """A fidelity case whose items are right where `right` has a 1 (KINDS order)."""
-    items = tuple((k, P if r == "1" else F) for k, r in zip(KINDS, right, strict=True))
-    outcome = P if 2 * right.count("1") >= len(right) else Outcome.INCONCLUSIVE
+def fidelity(provider: str, right: str, *confirmations: str) -> CaseResult:
+    """A fidelity case whose items are right where `right` has a 1 (KINDS order); after an anomaly,
+    the probe's confirmations, each a string like `right` ("" for a reply that scored nothing)."""
+    def reply(marks: str) -> AttemptResult:
+        items = tuple((k, P if r == "1" else F) for k, r in zip(KINDS, marks, strict=True)) if marks else ()
+        outcome = P if marks and 2 * marks.count("1") >= len(marks) else Outcome.INCONCLUSIVE
+        code = Common.PASS if outcome is P else FidelityCode.FIDELITY_UNJUDGED
+        return AttemptResult(outcome=outcome, code=code, reason="probe", items=items)
+
+    attempts = tuple(map(reply, (right, *confirmations)))
+    outcome = P if sum(a.outcome is P for a in attempts) * 2 > len(attempts) else Outcome.INCONCLUSIVE
     code = Common.PASS if outcome is P else FidelityCode.FIDELITY_UNJUDGED
-    attempt = AttemptResult(outcome=outcome, code=code, reason="probe", items=items)
     return CaseResult(model="m/x", provider=provider, contract=FIDELITY, outcome=outcome, code=code, reason="probe",
-                      attempts=(attempt,))
+                      attempts=attempts)
 
 
 def judged(*cases: CaseResult) -> dict[str, CaseResult]:
@@ -64,3 +70,26 @@ def test_a_few_wrong_items_are_not_significant_against_the_peers() -> None:
 def test_other_contracts_pass_through_untouched() -> None:
     other = CaseResult(model="m/x", provider="a", contract="language", outcome=F, code="repetition", reason="x")
     assert judge_fidelity([other]) == (other,)
+
+
+def test_a_mostly_wrong_reply_its_confirmations_outvote_is_the_models_slip_not_the_hosts() -> None:
+    # The real-shapes fleet week would-suspended a healthy host whose chance 3-of-5-wrong replies
+    # (a model's own slips, on every host alike) fell in two rounds a frozen round apart.
+    peers = (fidelity("a", "11111"), fidelity("b", "11111"), fidelity("c", "11110"))
+    out = judged(fidelity("slip", "00011", "11111", "11111"), *peers)
+    assert out["slip"].outcome is P, out["slip"].reason
+    assert out["slip"].reason.startswith("fidelity: 12 of 15 items right")
+
+
+def test_confirmed_wrong_replies_fail_with_every_replys_items_counted() -> None:
+    peers = (fidelity("a", "11111"), fidelity("b", "11111"), fidelity("c", "11110"))
+    out = judged(fidelity("bad", "00000", "10000", "11111"), *peers)
+    assert out["bad"].outcome is F and out["bad"].reason.startswith("fidelity: wrong answers: 6 of 15")
+    assert len(out["bad"].attempts) == 3 and all(a.items for a in out["bad"].attempts)
+
+
+def test_a_tie_among_the_replies_is_inconclusive() -> None:
+    peers = (fidelity("a", "11111"), fidelity("b", "11111"))
+    out = judged(fidelity("torn", "00000", "11111", ""), *peers)
+    assert out["torn"].outcome is Outcome.INCONCLUSIVE
+    assert out["torn"].reason.startswith("fidelity: anomaly unresolved")

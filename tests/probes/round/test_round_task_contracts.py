@@ -77,7 +77,8 @@ def test_the_probe_leaves_a_mostly_wrong_reply_to_the_peers_and_the_judge_fails_
     rounds = classify_round(read_results(task_round.results), Policy())[MODEL].providers
 
     wrong = next(e for e in rounds["wrong/fp8"].evidence if e.contract == "fidelity")
-    assert wrong.outcome is Outcome.FAIL and wrong.reason.startswith("fidelity: wrong answers: 0 of 5")
+    # The anomaly was confirmed (probe.language_confirmations more replies, all wrong): 15 items.
+    assert wrong.outcome is Outcome.FAIL and wrong.reason.startswith("fidelity: wrong answers: 0 of 15")
     assert rounds["ok-a/fp8"].klass is RoundClass.CLEAN
     assert rounds["wrong/fp8"].klass is RoundClass.FAILED
 
@@ -88,7 +89,7 @@ def test_allure_shows_which_items_a_fidelity_reply_got_wrong(task_round: ProbeRu
         pytest.skip("the xdist round writes no Allure results here")
     docs = [json.loads(p.read_text(encoding="utf-8")) for p in allure.glob("*-result.json")]
     [wrong] = [d for d in docs if d["name"].startswith("wrong/fp8 · fidelity")]
-    [answers] = [a for s in wrong["steps"] for a in s.get("attachments", []) if a["name"] == "answers"]
+    answers, *_confirmations = [a for s in wrong["steps"] for a in s.get("attachments", []) if a["name"] == "answers"]
 
     assert (allure / answers["source"]).read_text(encoding="utf-8").splitlines()[0] == "arithmetic: WRONG"
 
