@@ -87,5 +87,6 @@ def majority(attempts: tuple[ProbedAttempt, ...]) -> Verdict:
     if wrong >= need:
         return inconclusive(FidelityCode.FIDELITY_UNJUDGED,
                             f"{attempts[0].reason} (confirmed: {wrong} of {len(attempts)} mostly wrong)")
-    return inconclusive(FidelityCode.FIDELITY_UNRESOLVED, f"fidelity: anomaly unresolved: {wrong} of {len(attempts)} "
-                                                          f"mostly wrong, {passes} passed (first: {attempts[0].reason})")
+    return inconclusive(FidelityCode.FIDELITY_UNRESOLVED,
+                        f"fidelity: anomaly unresolved: {wrong} of {len(attempts)} mostly wrong, {passes} passed "
+                        f"(first: {attempts[0].reason})")
