@@ -260,7 +260,7 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
 
 def parse_config(raw: dict[str, Any], *, source: str = "<inline>") -> Config:
     """Validate a raw mapping (as read from YAML) against the declaration; absent keys take defaults."""
-    f = read_as(raw, ConfigFile, source=source, error=ConfigError, dec_hook=_path)
+    f = read_as(raw, ConfigFile, source=source, error=ConfigError, dec_hook=path_hook)
     return Config(models=f.models, controls=f.controls, contracts=f.contracts,
                   optional_contracts=f.optional_contracts, languages=f.languages,
                   probe=f.probe, concurrency=f.concurrency, source=source, site=f.site,
@@ -269,8 +269,8 @@ def parse_config(raw: dict[str, Any], *, source: str = "<inline>") -> Config:
                   rules=Policy.from_rules(f.rules, languages=f.languages, mode=f.mode))
 
 
-def _path(kind: type, value: Any) -> Any:
-    """paths.*: a non-empty string, read as a Path."""
+def path_hook(kind: type, value: Any) -> Any:
+    """paths.*: a non-empty string, read as a Path (msgspec's dec_hook for canary.yaml's Path fields)."""
     if kind is Path:
         if not isinstance(value, str) or not value.strip():
             raise ValueError(f"expected a non-empty string, got {value!r}")

@@ -17,6 +17,7 @@ import msgspec
 import pytest
 from msgspec import Meta
 
+from core.config import path_hook
 from core.schema import Invalid, read_as
 
 CHECKED_WITH = "0.22.0"
@@ -60,14 +61,6 @@ class Outer:
             raise Invalid("", "a whole-entry rule broken")
 
 
-def _path(kind: type, value: Any) -> Any:
-    if kind is Path:
-        if not isinstance(value, str) or not value.strip():
-            raise ValueError(f"expected a non-empty string, got {value!r}")
-        return Path(value)
-    raise NotImplementedError(kind)
-
-
 CASES = [
     ({"name": "x", "inner": {"cuont": 2}}, "f.yaml: inner.cuont: unknown key (known here: count, share)"),
     ({"name": 3}, "f.yaml: name: expected a string, got 3"),
@@ -108,7 +101,7 @@ def test_the_pinned_msgspec() -> None:
 @pytest.mark.parametrize(("raw", "message"), CASES)
 def test_each_shape_is_worded_by_the_walk(raw: Any, message: str) -> None:
     with pytest.raises(Refused) as refused:
-        read_as(raw, Outer, source="f.yaml", error=Refused, dec_hook=_path)
+        read_as(raw, Outer, source="f.yaml", error=Refused, dec_hook=path_hook)
     assert str(refused.value) == message
     assert "\n" not in message and "`" not in message  # one line, and not msgspec's wording (`$.x`)
 
@@ -117,18 +110,18 @@ def test_each_shape_is_worded_by_the_walk(raw: Any, message: str) -> None:
 def test_msgspec_refuses_each_shape_too(raw: Any, message: str) -> None:
     """The walk only words a refusal: msgspec is the one that refuses (unknown keys are ours alone)."""
     with pytest.raises(msgspec.ValidationError):
-        msgspec.convert(raw, Outer, strict=True, dec_hook=_path)
+        msgspec.convert(raw, Outer, strict=True, dec_hook=path_hook)
 
 
 def test_where_the_value_sits_prefixes_the_path() -> None:
     with pytest.raises(Refused, match=r"^models\.m/x\.inner\.count: expected a whole number >= 1, got 0$"):
-        read_as({"name": "x", "inner": {"count": 0}}, Outer, source=None, error=Refused, dec_hook=_path,
+        read_as({"name": "x", "inner": {"count": 0}}, Outer, source=None, error=Refused, dec_hook=path_hook,
                 at="models.m/x")
 
 
 def test_a_good_value_reads() -> None:
     got = read_as({"name": "x", "items": [{"count": 2}], "folder": "d", "since": "2026-11-29T22:30:00Z"},
-                  Outer, source="f.yaml", error=Refused, dec_hook=_path)
+                  Outer, source="f.yaml", error=Refused, dec_hook=path_hook)
     assert got.items == (Inner(count=2),) and got.folder == Path("d") and got.since is not None
 
 
