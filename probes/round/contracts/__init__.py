@@ -144,16 +144,17 @@ def attempt_from(result: ChatResult, endpoint: Endpoint, verdict: Verdict | None
         decode_tps=tokens_per_second(facts.decode_tps()), advertised_p50_tps=tokens_per_second(endpoint.throughput_p50),
         advertised_slowest_tps=tokens_per_second(endpoint.throughput_slowest), usage_reported=usage_reported,
         prompt_tokens=as_count(prompt_tokens, default=None) if usage_reported else None,
-        billed_usd=measurement(round(billing[0], 10)) if billing else None,
-        listed_usd=measurement(round(billing[1], 10)) if billing else None,
+        billed_usd=measurement(round(billing.billed, 10)) if billing else None,
+        listed_usd=measurement(round(billing.listed, 10)) if billing else None,
         refusal=found.refusal, integrity=found.integrity, integrity_reason=writable_text(found.integrity_reason))
+    underbilled = (billing.underbilled,) if billing and billing.underbilled else ()  # a note: decides nothing
     extras = AttemptExtras(
         prompt=tuple(dict(m) for m in messages), classification=result.classification.value,
         prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
         # The estimate comes from the endpoint's advertised pricing, so rounds are comparable
         # whether or not the upstream reported a cost.
         cost_usd=prompt_tokens * endpoint.prompt_price + completion_tokens * endpoint.completion_price,
-        service_tier=result.service_tier, notes=result.notes + facts.billing_notes())
+        service_tier=result.service_tier, notes=result.notes + underbilled)
     return ProbedAttempt(record, extras).with_text(result.text)
 
 
