@@ -52,7 +52,7 @@ def main() -> int:
         print(f"  billing not judged ({count}): {why}")
     for r in priced:
         if not r.reconciled and r.billed is not None:
-            billed, listed = r.billed
+            billed, listed = r.billed.billed, r.billed.listed
             print(f"  not reconciled: {r.it.name} on {r.it.provider()}: ${billed:.8f} billed, ${listed:.8f} listed "
                   f"({billed / listed:.2f} x)" if listed else f"  not reconciled: {r.it.name}: nothing listed")
     print(f"decode speed measured on {len(decode)} replies (the rest too short, reasoning, or not streamed; "

@@ -606,6 +606,16 @@ def measurement(value: Any) -> float | None:
     return (float(value) if isinstance(value, float) else value) if finite and value >= 0 else None
 
 
+def seconds(value: float | None) -> float | None:
+    """A time as results.json keeps it: to 0.1 ms, and absent when it is no measurement."""
+    return None if value is None else measurement(round(value, 4))
+
+
+def tokens_per_second(value: float | None) -> float | None:
+    """A decode speed as results.json keeps it: to 0.01 token/s, and absent when it is no measurement."""
+    return None if value is None else measurement(round(value, 2))
+
+
 def amount(value: Any) -> float | None:
     """An amount of money in USD (a bill, a listed price or cost): a measurement of at most MAX_BILL_USD."""
     found = measurement(value)

@@ -43,7 +43,7 @@ from judge.suspension.decisions import (
     RequestRecord,
     RoundDecisions,
 )
-from judge.suspension.exclusions import effective_ignore, known_models, would_ignore
+from judge.suspension.exclusions import ignore_lists
 from judge.suspension.planned import (
     expect_models,
     missing_model_decisions,
@@ -196,12 +196,10 @@ def _new_shards(results_paths: tuple[Path, ...], rounds: tuple[RoundResults, ...
 def _record(results: RoundResults, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,
             now: datetime, mode: str, gap: float | None, how: RequestRecord, already_applied: bool,
             decisions: tuple[Decision, ...]) -> RoundDecisions:
-    models = known_models(exclusions, state, [*results.models, *results.missing, *config.models])
+    ignore, would = ignore_lists(exclusions, state, now, [*results.models, *results.missing, *config.models])
     return RoundDecisions(
         round_id=results.round_id, mode=mode, now=now, gap_minutes=gap, already_applied=already_applied,
-        request=how, decisions=decisions,
-        ignore={m: tuple(effective_ignore(m, exclusions, state, now)) for m in models},
-        would_ignore={m: tuple(would_ignore(m, exclusions, state, now)) for m in models})
+        request=how, decisions=decisions, ignore=ignore, would_ignore=would)
 
 
 def _applied_record(results: RoundResults, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,

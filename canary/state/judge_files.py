@@ -26,9 +26,9 @@ from judge.suspension.state import (
 )
 
 
-def load_state(path: Path, *, now: datetime | None = None) -> JudgeState:
-    """The state in `path`; an empty state when the file does not exist yet. Given `now`, a state
-    holding a past-only time after it (judge/suspension/state.py times_after) is refused (StoreError)."""
+def load_state(path: Path) -> JudgeState:
+    """The state in `path`; an empty state when the file does not exist yet (a writer of it then
+    refuses a past-only time after its `now`: refuse_future_times)."""
     raw = read_json(path, "state file", STATE_FIX)
     if raw is None:
         return JudgeState()
@@ -36,8 +36,6 @@ def load_state(path: Path, *, now: datetime | None = None) -> JudgeState:
         state = state_from_json(raw, str(path))
     except StateError as exc:  # the file cannot be read as a state: a StoreError, like a broken JSON
         raise StoreError(str(exc)) from None
-    if now is not None:
-        refuse_future_times(state, path, now)
     return state
 
 

@@ -152,27 +152,45 @@ def _figures(usage: BilledUsage, billed: float, listed: float) -> str:
             f"and {usage.completion_tokens} completion tokens")
 
 
-def assess_cost(usage: BilledUsage | None, prices: Prices | None) -> Verdict | None:
-    """A failed Verdict when `usage.cost` is above the listed cost by OVERBILLED_RATIO and the floor."""
+@dataclass(frozen=True, slots=True)
+class Bill:
+    """One reply's bill held against its listing (USD): what the attempt records, and the
+    underbilled note (None: not underbilled) it carries among its notes."""
+
+    billed: float                    # usage.cost
+    listed: float                    # listed_cost of the same usage
+    underbilled: str | None = None
+
+
+def bill(usage: BilledUsage | None, prices: Prices | None) -> Bill | None:
+    """The reply's bill against its listed cost, or None when there is nothing to compare (no
+    usage, no cost reported, no listing, or a part of the usage the listing does not price)."""
     if usage is None or prices is None or usage.cost is None:
         return None
     listed = listed_cost(usage, prices)
     if listed is None:
         return None
-    if usage.cost > listed * OVERBILLED_RATIO and usage.cost - listed > OVERBILLED_FLOOR_USD:
-        return failed(BillingCode.OVERBILLED, f"{OVERBILLED}: {_figures(usage, usage.cost, listed)}; fails above "
+    under = usage.cost * OVERBILLED_RATIO < listed and listed - usage.cost > OVERBILLED_FLOOR_USD
+    return Bill(usage.cost, listed, f"{UNDERBILLED}: {_figures(usage, usage.cost, listed)} (a discount or an "
+                                    "undetailed cache hit?)" if under else None)
+
+
+def assess_cost(usage: BilledUsage | None, prices: Prices | None) -> Verdict | None:
+    """A failed Verdict when `usage.cost` is above the listed cost by OVERBILLED_RATIO and the floor."""
+    found = bill(usage, prices)
+    if usage is None or found is None:
+        return None
+    billed, listed = found.billed, found.listed
+    if billed > listed * OVERBILLED_RATIO and billed - listed > OVERBILLED_FLOOR_USD:
+        return failed(BillingCode.OVERBILLED, f"{OVERBILLED}: {_figures(usage, billed, listed)}; fails above "
                       f"{OVERBILLED_RATIO:g} x and ${OVERBILLED_FLOOR_USD:g} more")
     return None
 
 
 def underbilled_note(usage: BilledUsage | None, prices: Prices | None) -> str | None:
     """A note when `usage.cost` is below the listed cost by the same margins (decides nothing)."""
-    if usage is None or prices is None or usage.cost is None:
-        return None
-    listed = listed_cost(usage, prices)
-    if listed is None or not (usage.cost * OVERBILLED_RATIO < listed and listed - usage.cost > OVERBILLED_FLOOR_USD):
-        return None
-    return f"{UNDERBILLED}: {_figures(usage, usage.cost, listed)} (a discount or an undetailed cache hit?)"
+    found = bill(usage, prices)
+    return found.underbilled if found else None
 
 
 def assess_hidden_tokens(facts: HiddenTokensFacts) -> Verdict | None:

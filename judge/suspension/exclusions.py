@@ -35,6 +35,16 @@ def would_ignore(model: str, exclusions: Iterable[Exclusion], state: JudgeState,
     return layers.would_ignore(model, (*exclusions, *suspension_entries(state)), now)
 
 
+def ignore_lists(exclusions: Iterable[Exclusion], state: JudgeState, now: datetime, extra: Iterable[str] = ()
+                 ) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """Every known model's provider.ignore list and would_ignore list at `now` (a round's decisions
+    file): every layer's entries gathered once, not twice a model."""
+    entries = (*exclusions, *suspension_entries(state))
+    models = known_models(exclusions, state, extra)
+    return ({m: tuple(layers.effective_ignore(m, entries, now)) for m in models},
+            {m: tuple(layers.would_ignore(m, entries, now)) for m in models})
+
+
 def known_models(exclusions: Iterable[Exclusion], state: JudgeState, extra: Iterable[str] = ()) -> list[str]:
     """Every model any layer (or `extra`) mentions, sorted."""
     return sorted({e.model for e in exclusions} | set(state.models) | set(extra))

@@ -25,6 +25,7 @@ from core.results import (
     CaseResult,
     as_count,
     measurement,
+    seconds,
     writable_text,
 )
 from core.vocabulary import Outcome, case_id, discovery_case_id, endpoint_id
@@ -259,8 +260,3 @@ class CaseRecord:
 def not_probed(case: Case, reason: str) -> CaseResult:
     """A case's record when it ended without a probe result: a transport error."""
     return ProbedCase.of(case, Outcome.TRANSPORT_ERROR, TransportCode.TRANSPORT_OTHER, reason).record
-
-
-def seconds(value: float | None) -> float | None:
-    """A time as results.json keeps it: to 0.1 ms, and absent when it is no measurement."""
-    return None if value is None else measurement(round(value, 4))

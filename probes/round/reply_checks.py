@@ -29,13 +29,13 @@ from enum import StrEnum
 
 from core.vocabulary import LANGUAGE, LATENCY, REFUSAL, STRUCTURED, Outcome
 from judge.replies.billing import (
+    Bill,
     BilledUsage,
     HiddenTokensFacts,
     Prices,
     assess_cost,
     assess_hidden_tokens,
-    listed_cost,
-    underbilled_note,
+    bill,
 )
 from judge.replies.decode_speed import DecodeFacts, decode_tps
 from judge.replies.integrity import check_reply
@@ -92,17 +92,10 @@ class ReplyFacts:
                                ttft_s=result.ttft_s, end_s=result.generated_s, reasoning=reasoning),
         )
 
-    def billing(self) -> tuple[float, float] | None:
-        """(usage.cost, the listed cost) of a completed reply whose usage reported a cost, else None."""
-        if not self.completed or self.usage is None or self.usage.cost is None or self.prices is None:
-            return None
-        listed = listed_cost(self.usage, self.prices)
-        return None if listed is None else (self.usage.cost, listed)
-
-    def billing_notes(self) -> tuple[str, ...]:
-        """The billing facts that decide nothing (an underbilled reply), for the attempt's notes."""
-        note = underbilled_note(self.usage, self.prices) if self.completed else None
-        return (note,) if note else ()
+    def billing(self) -> Bill | None:
+        """A completed reply's bill against its listing (judge/replies/billing.py bill): the billed and
+        listed cost the attempt records and its underbilled note; None when there is nothing to compare."""
+        return bill(self.usage, self.prices) if self.completed else None
 
     def decode_tps(self) -> float | None:
         """The reply's decode speed (tokens/s after the first token), or None: the judge weighs it

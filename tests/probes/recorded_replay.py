@@ -30,6 +30,7 @@ from recorded_server import Interaction, serve_recorded
 
 from core.upstream import Upstream
 from judge.replies import tools as tools_judge
+from judge.replies.billing import Bill
 from judge.replies.integrity import check_reply
 from judge.replies.verdict import Verdict
 from probes.http.client import PinnedClient
@@ -109,7 +110,7 @@ class Replay:
     unpriced_why: str | None = None                           # why billing was not judged (no listing, fees)
     failures: dict[str, str] = field(default_factory=dict)    # check -> reason
     notes: tuple[str, ...] = ()                               # billing notes (underbilled) and the tools judge's
-    billed: tuple[float, float] | None = None                 # (usage.cost, listed cost)
+    billed: Bill | None = None                                # usage.cost against the listed cost
     decode_tps: float | None = None
     tools_verdict: Verdict | None = None
 
@@ -117,7 +118,7 @@ class Replay:
     def reconciled(self) -> bool:
         if self.billed is None:
             return False
-        cost, listed_cost = self.billed
+        cost, listed_cost = self.billed.billed, self.billed.listed
         return abs(cost - listed_cost) <= RECONCILED_REL * max(cost, listed_cost, 1e-12)
 
 
@@ -158,8 +159,8 @@ def replay(it: Interaction) -> Replay:
         checks["tools_case"] = _failed(run_checks(facts, found.verdict, "tools").verdict)
     out.failures = {name: found.reason for name, found in checks.items() if found is not None}
     if priced:
-        out.notes += facts.billing_notes()
         out.billed = facts.billing()
+        out.notes += (out.billed.underbilled,) if out.billed and out.billed.underbilled else ()
     out.decode_tps = facts.decode_tps()
     return out
 

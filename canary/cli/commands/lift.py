@@ -10,7 +10,7 @@ import click
 
 from canary.cli.commands._options import Command, Invocation, common, pass_invocation
 from canary.state import audit
-from canary.state.judge_files import load_state, save_state
+from canary.state.judge_files import load_state, refuse_future_times, save_state
 from judge.suspension.rules import lift
 
 
@@ -25,7 +25,8 @@ def lift_command(invocation: Invocation, model: str, provider: str, reason: str)
     config = invocation.config()
     now = invocation.now()
     audit.check_appendable(config.paths.audit)
-    state = load_state(config.paths.state, now=now)
+    state = load_state(config.paths.state)
+    refuse_future_times(state, config.paths.state, now)
     new_state, decision = lift(state, model, provider, now=now, reason=reason)
     audit.append(config.paths.audit, audit.decision_lines([decision], round_id=None, mode=config.mode, now=now))
     save_state(config.paths.state, new_state)

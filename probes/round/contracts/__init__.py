@@ -30,11 +30,11 @@ from typing import Any, Protocol
 import yaml
 
 from core.config import ProbeSettings
-from core.results import AttemptResult, as_count, measurement, optional_text, writable_text
+from core.results import AttemptResult, as_count, measurement, optional_text, seconds, tokens_per_second, writable_text
 from core.vocabulary import Outcome, contract
 from judge.replies.verdict import Verdict, inconclusive, passed
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
-from probes.round.cases import AttemptExtras, Case, ProbedAttempt, ProbedCase, seconds, transport_code
+from probes.round.cases import AttemptExtras, Case, ProbedAttempt, ProbedCase, transport_code
 from probes.round.reply_checks import ReplyFacts, run_checks
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
@@ -141,24 +141,21 @@ def attempt_from(result: ChatResult, endpoint: Endpoint, verdict: Verdict | None
         finish_reason=optional_text(result.finish_reason),
         error_kind=result.error_kind.value if result.error_kind else None,
         served_by=optional_text(result.served_by), requests=result.requests,
-        decode_tps=_tps(facts.decode_tps()), advertised_p50_tps=_tps(endpoint.throughput_p50),
-        advertised_slowest_tps=_tps(endpoint.throughput_slowest), usage_reported=usage_reported,
+        decode_tps=tokens_per_second(facts.decode_tps()), advertised_p50_tps=tokens_per_second(endpoint.throughput_p50),
+        advertised_slowest_tps=tokens_per_second(endpoint.throughput_slowest), usage_reported=usage_reported,
         prompt_tokens=as_count(prompt_tokens, default=None) if usage_reported else None,
-        billed_usd=measurement(round(billing[0], 10)) if billing else None,
-        listed_usd=measurement(round(billing[1], 10)) if billing else None,
+        billed_usd=measurement(round(billing.billed, 10)) if billing else None,
+        listed_usd=measurement(round(billing.listed, 10)) if billing else None,
         refusal=found.refusal, integrity=found.integrity, integrity_reason=writable_text(found.integrity_reason))
+    underbilled = (billing.underbilled,) if billing and billing.underbilled else ()  # a note: decides nothing
     extras = AttemptExtras(
         prompt=tuple(dict(m) for m in messages), classification=result.classification.value,
         prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
         # The estimate comes from the endpoint's advertised pricing, so rounds are comparable
         # whether or not the upstream reported a cost.
         cost_usd=prompt_tokens * endpoint.prompt_price + completion_tokens * endpoint.completion_price,
-        service_tier=result.service_tier, notes=result.notes + facts.billing_notes())
+        service_tier=result.service_tier, notes=result.notes + underbilled)
     return ProbedAttempt(record, extras).with_text(result.text)
-
-
-def _tps(value: float | None) -> float | None:
-    return None if value is None else measurement(round(value, 2))
 
 
 def moderation_summary(result: ChatResult) -> str:

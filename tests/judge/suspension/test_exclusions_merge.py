@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from rules_factories import MODEL, T0
 
 from core.layers import BUILTIN, INCIDENT, Exclusion, people_excluded
-from judge.suspension.exclusions import effective_ignore, would_ignore
+from judge.suspension.exclusions import effective_ignore, ignore_lists, would_ignore
 from judge.suspension.state import JudgeState, ProviderState, Suspension
 
 TAGS = st.sampled_from(["a/fp8", "b/fp8", "c/bf16", "d/fp4", "e/fp16"])
@@ -38,6 +38,14 @@ def test_observe_records_only_appear_in_would_ignore() -> None:
     state = JudgeState(models={MODEL: {"c/bf16": _suspended(5, "observe")}})
     assert effective_ignore(MODEL, (), state, T0) == []
     assert would_ignore(MODEL, (), state, T0) == ["c/bf16"]
+
+
+def test_ignore_lists_hold_every_known_model_with_both_lists() -> None:
+    ex = (Exclusion(MODEL, "a/fp8", INCIDENT, "x"), Exclusion("other/model", "b/fp8", BUILTIN, "y"))
+    state = JudgeState(models={MODEL: {"c/bf16": _suspended(5, "observe")}})
+    ignore, would = ignore_lists(ex, state, T0, ["quiet/model"])
+    assert ignore == {MODEL: ("a/fp8",), "other/model": ("b/fp8",), "quiet/model": ()}
+    assert would == {MODEL: ("a/fp8", "c/bf16"), "other/model": ("b/fp8",), "quiet/model": ()}
 
 
 def test_other_models_do_not_leak() -> None:
