@@ -38,10 +38,11 @@ from msgspec import UNSET, Meta, UnsetType
 
 from core.errors import InputError
 from core.results import RejectedInput
-from core.schema import Invalid, convert, read_as
+from core.schema import Invalid, read_as
 from core.store import StoreError
 from core.times import TimeFormatError, fmt_time, parse_time
-from judge.suspension.decisions import Decision
+from judge.suspension.card import CardLine
+from judge.suspension.decisions import Decision, Evidence
 
 REJECTED_INPUT = "rejected_input"
 WEBHOOK_FAILED = "webhook_failed"
@@ -51,40 +52,12 @@ class AuditError(InputError):
     """An audit line of another shape; the message names the file, the line and the key."""
 
 
-class EvidenceLine(msgspec.Struct, frozen=True, omit_defaults=True):
-    """One case behind a decision (judge/suspension/decisions.py `Evidence`)."""
-
-    contract: str
-    outcome: str
-    reason: str
-    code: str = ""  # left out of a line written before verdict codes
-
-
-class CardLine(msgspec.Struct, frozen=True):
-    """One evidence card (judge/suspension/card.py `Card.to_json`): the host against its peers."""
-
-    contract: str
-    failures: int
-    attempts: int
-    interval: tuple[float, float]
-    peer_failures: int
-    peer_attempts: int
-    peer_interval: tuple[float, float]
-    peers: int
-    p_value: float | None
-    significant: bool
-    rounds: int = 0
-    transport_errors: int = 0
-    inconclusive: int = 0
-    short: int = 0
-    set_aside: tuple[str, ...] = ()
-    text: str = ""
-
-
 class AuditLine(msgspec.Struct, frozen=True):
-    """One line of state/audit.jsonl. Every line canary writes has every field up to `evidence`;
-    only `time` and `action` are required of a line read, as every reader of the log asks nothing
-    else of it. The UNSET fields are left out of a line that has none (a decision without a rung)."""
+    """One line of state/audit.jsonl: a decision's line (judge/suspension/decisions.py DecisionLine,
+    its Evidence and CardLine declared there) with when and where, or a warning's, whose action is
+    no Action (so `action` and `rule` are plain strings here). Every line canary writes has every
+    field up to `evidence`; only `time` and `action` are required of a line read, as every reader of
+    the log asks nothing else of it. The UNSET fields are left out of a line that has none."""
 
     time: str  # when it was decided (ISO 8601, UTC)
     action: Annotated[str, Meta(min_length=1)]  # an Action's value, or a warning's: rejected_input, ...
@@ -94,7 +67,7 @@ class AuditLine(msgspec.Struct, frozen=True):
     provider: str = ""
     rule: str = ""
     reason: str = ""
-    evidence: tuple[EvidenceLine, ...] = ()
+    evidence: tuple[Evidence, ...] = ()
     until: str | UnsetType = UNSET  # a suspension's end
     rung: int | UnsetType = UNSET  # a suspension's rung
     card: tuple[CardLine, ...] | UnsetType = UNSET  # the evidence cards (suspend, would_suspend, floor_held, restore)
@@ -113,7 +86,7 @@ class AuditLine(msgspec.Struct, frozen=True):
 def decision_lines(decisions: Iterable[Decision], *, round_id: str | None, mode: str,
                    now: datetime) -> list[AuditLine]:
     """The audit lines of decisions: the decision as decisions.json writes it, with when and where."""
-    return [convert({"time": fmt_time(now), "round_id": round_id, "mode": mode, **d.to_json()}, AuditLine)
+    return [AuditLine(time=_time_text(now), round_id=round_id, mode=mode, **msgspec.structs.asdict(d.line()))
             for d in decisions]
 
 
@@ -126,10 +99,14 @@ def rejected_lines(rejected: Iterable[RejectedInput], *, round_id: str, mode: st
 def warning_line(now: datetime, round_id: str | None, mode: str | None, *, action: str, rule: str, reason: str,
                  model: str = "*", provider: str = "*") -> AuditLine:
     """A line that is no decision (a rejected input, a notification not delivered, ...)."""
-    time = fmt_time(now)
-    assert time is not None
-    return AuditLine(time=time, round_id=round_id, mode=mode, model=model, provider=provider, action=action,
+    return AuditLine(time=_time_text(now), round_id=round_id, mode=mode, model=model, provider=provider, action=action,
                      rule=rule, reason=reason)
+
+
+def _time_text(now: datetime) -> str:
+    text = fmt_time(now)
+    assert text is not None
+    return text
 
 
 def encoded(line: AuditLine) -> str:
