@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -37,7 +37,7 @@ from judge.suspension.card import Card, CardLine
 
 # Model/provider of decisions about the whole round rather than one endpoint.
 WHOLE_ROUND = "*"
-DECISIONS_SCHEMA_VERSION = 1
+DECISIONS_SCHEMA_VERSION: Final = 1
 
 
 class DecisionsError(InputError):
@@ -262,7 +262,7 @@ class DecisionsFile(msgspec.Struct, frozen=True):
     round_id: str
     mode: str
     now: str
-    schema_version: Literal[1] = 1
+    schema_version: Literal[1] = DECISIONS_SCHEMA_VERSION
     gap_minutes: float | None = None
     already_applied: bool = False
     upstream: str | None = None
