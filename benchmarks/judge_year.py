@@ -169,7 +169,7 @@ def run_pure(rounds: int, n_providers: int, seed: int) -> dict[str, Any]:
             if d.rung is not None and d.action.value == "suspend":
                 rungs[d.rung] += 1
         lines = audit.decision_lines(decisions, round_id=report.round_id, mode=ENFORCE, now=now)
-        audit_bytes += sum(len((json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n").encode()) for r in lines)
+        audit_bytes += sum(len((audit.encoded(line) + "\n").encode()) for line in lines)
         if i % ROUNDS_PER_DAY == 0 or i + 1 in CHECKPOINTS.values():
             size = state_bytes(state)
             max_state, min_state = max(max_state, size), min(min_state, size)

@@ -221,9 +221,8 @@ def _leaf(raw: Any, info: mi.Type, dec_hook: DecHook | None) -> str | None:
         if info.pattern is not None and re.search(info.pattern, raw) is None:  # as msgspec applies it
             return f"expected a string matching {info.pattern!r}, got {shown(raw)}"
         return _length(raw, info, "a string")
-    if isinstance(info, mi.LiteralType):
-        return None if raw in info.values else (
-            f"expected one of {', '.join(map(str, info.values))}, got {shown(raw)}")
+    if isinstance(info, (mi.LiteralType, mi.EnumType)):
+        return None if raw in _choices(info) else f"expected {_name(info)}, got {shown(raw)}"
     if isinstance(info, mi.DateTimeType):
         return None if _is_time(raw) else f"expected {_name(info)}, got {shown(raw)}"
     if isinstance(info, mi.CustomType) and dec_hook is not None and not isinstance(raw, info.cls):
@@ -261,11 +260,16 @@ def _name(info: mi.Type) -> str:
         info = info.type
     if isinstance(info, mi.UnionType):
         return " or ".join(_name(m) for m in info.types)
-    if isinstance(info, mi.LiteralType):
-        return f"one of {', '.join(map(str, info.values))}"
+    if isinstance(info, (mi.LiteralType, mi.EnumType)):
+        return f"one of {', '.join(map(str, _choices(info)))}"
     if isinstance(info, mi.CustomType):
         return f"a {info.cls.__name__}"
     return _NAMES.get(type(info), "a value")
+
+
+def _choices(info: mi.LiteralType | mi.EnumType) -> tuple[Any, ...]:
+    """A literal's values, or an enum's members' values (a file holds the value), in declared order."""
+    return info.values if isinstance(info, mi.LiteralType) else tuple(m.value for m in info.cls)
 
 
 def shown(value: Any) -> str:

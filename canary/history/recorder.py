@@ -20,7 +20,6 @@ from canary.state.results_files import load_round
 from core.config import PathSettings
 from core.results import ResultsError, RoundResults
 from core.store import StoreError
-from core.times import fmt_time
 from judge.suspension.decisions import RoundDecisions
 
 HISTORY_FAILED = "history_failed"
@@ -50,10 +49,8 @@ def record_after_judge(paths: PathSettings, results: RoundResults, decisions: Ro
         problem = str(exc) if isinstance(exc, (HistoryError, StoreError, OSError)) else f"{type(exc).__name__}: {exc}"
         print(f"canary judge: warning: the round was judged but not added to the history: {problem}", file=sys.stderr)
         try:
-            audit.append(paths.audit, [{
-                "time": fmt_time(now), "round_id": decisions.round_id, "mode": decisions.mode,
-                "model": "*", "provider": "*", "action": HISTORY_FAILED, "rule": "history",
-                "reason": problem[:500], "evidence": [],
-            }])
+            audit.append(paths.audit, [audit.warning_line(now, decisions.round_id, decisions.mode,
+                                                          action=HISTORY_FAILED, rule="history",
+                                                          reason=problem[:500])])
         except (OSError, StoreError) as audit_exc:
             print(f"canary judge: warning: could not log that in the audit log either: {audit_exc}", file=sys.stderr)

@@ -94,15 +94,22 @@ def _table(table: Table) -> str:
     doc = (inspect.getdoc(table.record) or "").split("\n")[0]
     lines = [f"**{table.record.__name__}**, {table.where}: {doc}", "", "| key | type | meaning |", "|---|---|---|"]
     comments = field_comments(table.record)
-    for f in dataclasses.fields(table.record):
-        if f.name in table.skip or comments.get(f.name, "").startswith("Not part of the file"):
+    for name, kind in _fields(table.record):
+        if name in table.skip or comments.get(name, "").startswith("Not part of the file"):
             continue
-        lines.append(f"| `{f.name}` | `{_cell(_type(f.type))}` | {_cell(comments.get(f.name, ''))} |")
+        lines.append(f"| `{name}` | `{_cell(_type(kind))}` | {_cell(comments.get(name, ''))} |")
     for key, kind, source in table.derived:
         lines.append(f"| `{key}` | `{_cell(kind)}` | {_cell(_describe(source))} |")
     if table.note:
         lines += ["", table.note]
     return "\n".join(lines) + "\n\n"
+
+
+def _fields(record: type[Any]) -> list[tuple[str, Any]]:
+    """A record's fields and their annotations, in order: a frozen dataclass's or a msgspec Struct's."""
+    if dataclasses.is_dataclass(record):
+        return [(f.name, f.type) for f in dataclasses.fields(record)]
+    return [(name, record.__annotations__[name]) for name in record.__struct_fields__]
 
 
 def field_comments(record: type[Any]) -> dict[str, str]:

@@ -10,6 +10,10 @@ One line per decision:
 first three when no card shows the host significantly worse than its peers.)
 plus warnings that are not decisions, with their own action names: "rejected_input" (an upstream
 provider tag or case the judge set aside) and "webhook_failed" (a notification not delivered).
+The line is declared once, `AuditLine` (a frozen Struct): every writer builds one, `append` writes
+it (keys sorted, as `json.dumps` always wrote them), and `canary validate` reads each line through
+core/schema.py. canary writes the log, so a key this version does not know is skipped (a later
+version may add one); a value of the wrong type is named with the file, the line and the dotted key.
 
 Lines are appended with one os.write of the whole batch followed by fsync. A write can still be
 cut short (a full disk, or SIGKILL during a large write: Linux stops a regular-file write at a
@@ -27,27 +31,93 @@ import stat
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
+import msgspec
+from msgspec import UNSET, Meta, UnsetType
+
+from core.errors import InputError
 from core.results import RejectedInput
+from core.schema import Invalid, read_as
 from core.store import StoreError
 from core.times import TimeFormatError, fmt_time, parse_time
-from judge.suspension.decisions import Decision
+from judge.suspension.card import CardLine
+from judge.suspension.decisions import Decision, Evidence
 
 REJECTED_INPUT = "rejected_input"
 WEBHOOK_FAILED = "webhook_failed"
 
 
+class AuditError(InputError):
+    """An audit line of another shape; the message names the file, the line and the key."""
+
+
+class AuditLine(msgspec.Struct, frozen=True):
+    """One line of state/audit.jsonl: a decision's line (judge/suspension/decisions.py DecisionLine,
+    its Evidence and CardLine declared there) with when and where, or a warning's, whose action is
+    no Action (so `action` and `rule` are plain strings here). Every line canary writes has every
+    field up to `evidence`; only `time` and `action` are required of a line read, as every reader of
+    the log asks nothing else of it. The UNSET fields are left out of a line that has none."""
+
+    time: str  # when it was decided (ISO 8601, UTC)
+    action: Annotated[str, Meta(min_length=1)]  # an Action's value, or a warning's: rejected_input, ...
+    round_id: str | None = None  # the round it belongs to (None: a command's, as `canary lift`)
+    mode: str | None = None  # observe | enforce
+    model: str = ""
+    provider: str = ""
+    rule: str = ""
+    reason: str = ""
+    evidence: tuple[Evidence, ...] = ()
+    until: str | UnsetType = UNSET  # a suspension's end
+    rung: int | UnsetType = UNSET  # a suspension's rung
+    card: tuple[CardLine, ...] | UnsetType = UNSET  # the evidence cards (suspend, would_suspend, floor_held, restore)
+    weak_evidence: bool | UnsetType = UNSET  # beside `card`: no card shows the host significantly worse
+    keys: tuple[str, ...] | UnsetType = UNSET  # a digest_sent line's digest keys
+
+    def __post_init__(self) -> None:
+        for key, value in (("time", self.time), ("until", self.until)):
+            if isinstance(value, str):
+                try:
+                    parse_time(value, key)
+                except TimeFormatError:
+                    raise Invalid(key, f"expected an ISO 8601 time like 2026-11-29T22:30:00Z, got {value!r}") from None
+
+
 def decision_lines(decisions: Iterable[Decision], *, round_id: str | None, mode: str,
-                   now: datetime) -> list[dict[str, Any]]:
-    return [{"time": fmt_time(now), "round_id": round_id, "mode": mode, **d.to_json()} for d in decisions]
+                   now: datetime) -> list[AuditLine]:
+    """The audit lines of decisions: the decision as decisions.json writes it, with when and where."""
+    return [AuditLine(time=_time_text(now), round_id=round_id, mode=mode, **msgspec.structs.asdict(d.line()))
+            for d in decisions]
 
 
 def rejected_lines(rejected: Iterable[RejectedInput], *, round_id: str, mode: str,
-                   now: datetime) -> list[dict[str, Any]]:
-    return [{"time": fmt_time(now), "round_id": round_id, "mode": mode, "model": r.model, "provider": r.provider,
-             "action": REJECTED_INPUT, "rule": "input_validation", "reason": r.problem, "evidence": []}
-            for r in rejected]
+                   now: datetime) -> list[AuditLine]:
+    return [warning_line(now, round_id, mode, action=REJECTED_INPUT, rule="input_validation", reason=r.problem,
+                         model=r.model, provider=r.provider) for r in rejected]
+
+
+def warning_line(now: datetime, round_id: str | None, mode: str | None, *, action: str, rule: str, reason: str,
+                 model: str = "*", provider: str = "*") -> AuditLine:
+    """A line that is no decision (a rejected input, a notification not delivered, ...)."""
+    return AuditLine(time=_time_text(now), round_id=round_id, mode=mode, model=model, provider=provider, action=action,
+                     rule=rule, reason=reason)
+
+
+def _time_text(now: datetime) -> str:
+    text = fmt_time(now)
+    assert text is not None
+    return text
+
+
+def encoded(line: AuditLine) -> str:
+    """The line as the log holds it: keys sorted, `", "` and `": "` between them, UTF-8 kept."""
+    return json.dumps(msgspec.to_builtins(line), sort_keys=True, ensure_ascii=False)
+
+
+def read_line(raw: Any, where: str) -> AuditLine:
+    """A decoded line as an AuditLine (a key this version does not know skipped), or AuditError
+    naming `where` (`<file>:<line number>`) and the dotted key."""
+    return read_as(raw, AuditLine, source=where, error=AuditError, ignore_unknown_keys=True)
 
 
 def check_appendable(path: Path) -> None:
@@ -69,10 +139,10 @@ def _not_regular(path: Path, kind: str) -> str:
             "replace it with the real log (or remove it) and run the command again")
 
 
-def append(path: Path, records: Iterable[dict[str, Any]]) -> None:
-    """Append records as JSON lines with a single write and an fsync; StoreError if `path` is not a
-    regular file (never followed through a symbolic link)."""
-    data = "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in records)
+def append(path: Path, lines: Iterable[AuditLine]) -> None:
+    """Append lines with a single write and an fsync; StoreError if `path` is not a regular file
+    (never followed through a symbolic link)."""
+    data = "".join(encoded(line) + "\n" for line in lines)
     if not data:
         return
     path = Path(path)
@@ -102,15 +172,15 @@ def append(path: Path, records: Iterable[dict[str, Any]]) -> None:
 TAIL_BYTES = 1 << 20
 
 
-def append_round(path: Path, records: list[dict[str, Any]]) -> None:
+def append_round(path: Path, lines: list[AuditLine]) -> None:
     """Append one round's records, skipping those an interrupted earlier run of it already wrote.
 
     The judge appends the audit lines before it replaces the state file (so a crash never loses
     a decision); a re-run after a crash in between would otherwise log the round twice.
     """
-    round_ids = {r.get("round_id") for r in records}
+    round_ids = {line.round_id for line in lines}
     seen = {_key(r) for r in _tail_records(Path(path)) if r.get("round_id") in round_ids}
-    append(path, [r for r in records if _key(r) not in seen])
+    append(path, [line for line in lines if _key(msgspec.to_builtins(line)) not in seen])
 
 
 def _key(record: dict[str, Any]) -> tuple[Any, ...]:
@@ -146,9 +216,10 @@ def problems(path: Path) -> tuple[list[str], list[str]]:
     """What `canary validate` says of the audit log: (failures, notes), each naming the file and line.
 
     Failures: not a regular file (every command refuses to append to it), a line that is not a
-    JSON object, a record without a string `action` or a readable `time` (the readers and
-    `canary observe-report` would skip or misread it). A last line cut short without its newline is
-    a note: that is the torn append this format expects (module docstring), skipped by every reader.
+    JSON object, a line that does not read as an AuditLine (no `action`, an unreadable `time`, a
+    value of the wrong type: the readers and `canary observe-report` would skip or misread it). A
+    last line cut short without its newline is a note: that is the torn append this format expects
+    (module docstring), skipped by every reader.
     """
     try:
         check_appendable(path)
@@ -162,31 +233,22 @@ def problems(path: Path) -> tuple[list[str], list[str]]:
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        last = number == len(lines)   # no newline after it
         try:
             record = json.loads(line.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError):
-            record = None
-        problem = _record_problem(record)
-        if problem is None:
+            if number == len(lines):   # no newline after it
+                notes.append(f"{path}:{number}: the last line is cut short (a torn append); every reader skips it")
+            else:
+                fails.append(f"{path}:{number}: not a JSON object")
             continue
-        if last and record is None:
-            notes.append(f"{path}:{number}: the last line is cut short (a torn append); every reader skips it")
-        else:
-            fails.append(f"{path}:{number}: {problem}")
+        if not isinstance(record, dict):
+            fails.append(f"{path}:{number}: not a JSON object")
+            continue
+        try:
+            read_line(record, f"{path}:{number}")
+        except AuditError as exc:
+            fails.append(str(exc))
     return fails, notes
-
-
-def _record_problem(record: Any) -> str | None:
-    if not isinstance(record, dict):
-        return "not a JSON object"
-    if not isinstance(record.get("action"), str) or not record["action"]:
-        return "no `action`"
-    try:
-        parse_time(record.get("time"), "time")
-    except TimeFormatError as exc:
-        return f"`time`: {exc}"
-    return None
 
 
 def read(path: Path) -> tuple[list[dict[str, Any]], int]:

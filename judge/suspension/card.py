@@ -15,17 +15,45 @@ on weak evidence: the host is not shown to be worse than its peers (a probe that
 everyone, or noise). That does not block it (a family of hosts sharing one broken build fails
 together and then each looks ordinary); the summary and the notification say it loudly so a
 person can lift it.
+
+A card's form in decisions.json and the audit log is declared once, `CardLine` (a frozen Struct:
+its intervals rounded, `significant` and `text` written for people and derived again on reading).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
+
+import msgspec
+from msgspec import Meta
 
 from judge.suspension.stats import fisher_greater, wilson_interval
 from judge.suspension.window import Tally
 
 ALPHA = 0.05
+Count = Annotated[int, Meta(ge=0)]
+
+
+class CardLine(msgspec.Struct, frozen=True):
+    """A card as decisions.json and the audit log write it (`Card.line`)."""
+
+    contract: str
+    failures: Count
+    attempts: Count
+    interval: tuple[float, float]
+    peer_failures: Count
+    peer_attempts: Count
+    peer_interval: tuple[float, float]
+    peers: Count
+    p_value: float | None
+    significant: bool = False  # derived from p_value again on reading
+    rounds: Count = 0
+    transport_errors: Count = 0
+    inconclusive: Count = 0
+    short: Count = 0
+    set_aside: tuple[str, ...] = ()
+    text: str = ""  # derived again on reading
 # Below this a p-value is printed as "p < 1e-12": more digits only suggest a precision that
 # the model behind the test (independent replies) does not have.
 P_FLOOR = 1e-12
@@ -72,33 +100,23 @@ class Card:
                                                (self.short, "short replies")) if n]
         return line + (f" [{', '.join(apart)} apart]" if apart else "")
 
-    def to_json(self) -> dict[str, Any]:
-        return {"contract": self.contract, "failures": self.failures, "attempts": self.attempts,
-                "interval": [round(self.low, 4), round(self.high, 4)],
-                "peer_failures": self.peer_failures, "peer_attempts": self.peer_attempts,
-                "peer_interval": [round(self.peer_low, 4), round(self.peer_high, 4)], "peers": self.peers,
-                "p_value": self.p_value, "significant": self.significant, "rounds": self.rounds,
-                "transport_errors": self.transport_errors, "inconclusive": self.inconclusive,
-                "short": self.short, "set_aside": list(self.set_aside), "text": self.text}
+    def line(self) -> CardLine:
+        return CardLine(self.contract, self.failures, self.attempts, (round(self.low, 4), round(self.high, 4)),
+                        self.peer_failures, self.peer_attempts, (round(self.peer_low, 4), round(self.peer_high, 4)),
+                        self.peers, self.p_value, self.significant, self.rounds, self.transport_errors,
+                        self.inconclusive, self.short, self.set_aside, self.text)
 
     @classmethod
-    def from_json(cls, raw: Any) -> Card:
-        """A card as `to_json` wrote it (`significant` and `text` are derived again). KeyError,
-        TypeError or ValueError for an entry of another shape: the caller names the field."""
-        low, high = raw["interval"]
-        peer_low, peer_high = raw["peer_interval"]
-        p_value = raw["p_value"]
-        return cls(str(raw["contract"]), _count(raw["failures"]), _count(raw["attempts"]), float(low), float(high),
-                   _count(raw["peer_failures"]), _count(raw["peer_attempts"]), float(peer_low), float(peer_high),
-                   _count(raw["peers"]), None if p_value is None else float(p_value), _count(raw.get("rounds", 0)),
-                   _count(raw.get("transport_errors", 0)), _count(raw.get("inconclusive", 0)),
-                   _count(raw.get("short", 0)), tuple(str(t) for t in raw.get("set_aside") or ()))
+    def from_line(cls, line: CardLine) -> Card:
+        (low, high), (peer_low, peer_high) = line.interval, line.peer_interval
+        return cls(line.contract, line.failures, line.attempts, low, high, line.peer_failures, line.peer_attempts,
+                   peer_low, peer_high, line.peers, line.p_value, line.rounds, line.transport_errors,
+                   line.inconclusive, line.short, line.set_aside)
 
-
-def _count(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"{value!r} is not a count")
-    return value
+    def to_json(self) -> dict[str, Any]:
+        """The card as decisions.json writes it."""
+        out: dict[str, Any] = msgspec.to_builtins(self.line())
+        return out
 
 
 def make_card(contract: str, host: Tally, peers: Tally, peer_count: int, set_aside: tuple[str, ...] = ()) -> Card:

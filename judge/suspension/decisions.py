@@ -11,10 +11,12 @@ GitHub issues, the history and the Allure report render from them, so they are s
 
 The record lives here, beside the Decision and the Card it holds, not in core/: core/ is below
 judge/ and cannot name them. It stays pure like the rest of judge/ (dicts in and out): the one
-reader of the file, `read_decisions(path)`, is canary/round/judging.py's. decisions.json is
-canary's own output, so its reader is strict: a document of another shape is refused with
-DecisionsError naming the field (and, through read_decisions, the file). Fields absent from an
-older or a hand-made file read with their defaults.
+reader of the file, `read_decisions(path)`, is canary/round/judging.py's. The file's form is
+declared once, as frozen Structs (`DecisionsFile`, `DecisionLine`, `Evidence`, card.py's
+`CardLine`), read with core/schema.py. decisions.json is canary's own output, so its reader is
+strict: a document of another shape is refused with DecisionsError naming the dotted key (and,
+through read_decisions, the file). Fields absent from an older or a hand-made file read with their
+defaults; a key this version does not know is skipped (a later version may add one).
 """
 
 from __future__ import annotations
@@ -23,15 +25,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final, Literal
+
+import msgspec
+from msgspec import UNSET, UnsetType
 
 from core.errors import InputError
+from core.schema import Invalid, read_as
 from core.times import TimeFormatError, fmt_time, parse_time
-from judge.suspension.card import Card
+from judge.suspension.card import Card, CardLine
 
 # Model/provider of decisions about the whole round rather than one endpoint.
 WHOLE_ROUND = "*"
-DECISIONS_SCHEMA_VERSION = 1
+DECISIONS_SCHEMA_VERSION: Final = 1
 
 
 class DecisionsError(InputError):
@@ -100,7 +106,6 @@ class Rule(StrEnum):
 SUSPENDING = frozenset({Action.SUSPEND, Action.WOULD_SUSPEND})
 ENDING = frozenset({Action.RESTORE, Action.EXPIRED, Action.LIFT})
 _ACTIONS = {a.value: a for a in Action}
-_RULES = {r.value: r for r in Rule}
 
 
 def action_named(value: str) -> Action | None:
@@ -108,8 +113,7 @@ def action_named(value: str) -> Action | None:
     return _ACTIONS.get(value)
 
 
-@dataclass(frozen=True, slots=True)
-class Evidence:
+class Evidence(msgspec.Struct, frozen=True, omit_defaults=True):
     """One case behind a decision."""
 
     contract: str  # the case's contract
@@ -117,16 +121,33 @@ class Evidence:
     reason: str  # its reason
     code: str = ""  # its code (judge/replies/verdict.py); "" in a file written before codes (left out then)
 
-    def to_json(self) -> dict[str, str]:
-        return {"contract": self.contract, "outcome": self.outcome, "reason": self.reason,
-                **({"code": str(self.code)} if self.code else {})}
 
-    @classmethod
-    def from_json(cls, raw: Any, where: str) -> Evidence:
-        item = _object(raw, where)
-        code = item.get("code")
-        return cls(_string(item.get("contract"), f"{where}.contract"), _string(item.get("outcome"), f"{where}.outcome"),
-                   _string(item.get("reason"), f"{where}.reason"), _string(code, f"{where}.code") if code else "")
+def _checked_time(value: str, key: str) -> None:
+    """Invalid unless `value` reads as a time (core/times.py parse_time: naive means UTC)."""
+    try:
+        parse_time(value, key)
+    except TimeFormatError:
+        raise Invalid(key, f"{value!r} is not an ISO 8601 time like 2026-11-29T22:30:00Z") from None
+
+
+class DecisionLine(msgspec.Struct, frozen=True):
+    """A decision as decisions.json and the audit log write it (`Decision.line`): the UNSET fields
+    are left out of a decision that has none (no rung, no cards)."""
+
+    model: str
+    provider: str
+    action: Action
+    rule: Rule
+    reason: str
+    evidence: tuple[Evidence, ...] = ()
+    until: str | UnsetType = UNSET
+    rung: int | UnsetType = UNSET
+    card: tuple[CardLine, ...] | UnsetType = UNSET
+    weak_evidence: bool | UnsetType = UNSET  # derived from the cards again on reading
+
+    def __post_init__(self) -> None:
+        if isinstance(self.until, str):
+            _checked_time(self.until, "until")
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,44 +176,31 @@ class Decision:
         """A decision about the whole round (model or provider `*`), not about one endpoint."""
         return WHOLE_ROUND in (self.model, self.provider)
 
-    def to_json(self) -> dict[str, Any]:
+    def line(self) -> DecisionLine:
         """The decision as decisions.json and the audit log write it."""
-        out: dict[str, Any] = {
-            "model": self.model, "provider": self.provider, "action": self.action.value,
-            "rule": self.rule.value, "reason": self.reason, "evidence": [e.to_json() for e in self.evidence],
-        }
-        if self.until is not None:
-            out["until"] = fmt_time(self.until)
-        if self.rung is not None:
-            out["rung"] = self.rung
-        if self.card:
-            out["card"] = [c.to_json() for c in self.card]
-            out["weak_evidence"] = self.weak_evidence
+        return DecisionLine(self.model, self.provider, self.action, self.rule, self.reason, self.evidence,
+                            until=UNSET if self.until is None else _time_text(self.until),
+                            rung=UNSET if self.rung is None else self.rung,
+                            card=tuple(c.line() for c in self.card) if self.card else UNSET,
+                            weak_evidence=self.weak_evidence if self.card else UNSET)
+
+    @classmethod
+    def from_line(cls, line: DecisionLine) -> Decision:
+        return cls(line.model, line.provider, line.action, line.rule, line.reason,
+                   until=None if isinstance(line.until, UnsetType) else parse_time(line.until, "until"),
+                   rung=None if isinstance(line.rung, UnsetType) else line.rung, evidence=line.evidence,
+                   card=() if isinstance(line.card, UnsetType) else tuple(Card.from_line(c) for c in line.card))
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = msgspec.to_builtins(self.line())
         return out
 
     @classmethod
-    def from_json(cls, raw: Any, where: str = "decision") -> Decision:
-        """A decision of decisions.json or an audit line (`weak_evidence` is derived from the cards)."""
-        item = _object(raw, where)
-        action, rule = item.get("action"), item.get("rule")
-        if action not in _ACTIONS:
-            raise DecisionsError(f"{where}.action: {ascii(action)[:60]} is not one of {', '.join(_ACTIONS)}")
-        if rule not in _RULES:
-            raise DecisionsError(f"{where}.rule: {ascii(rule)[:60]} is not one of {', '.join(_RULES)}")
-        until, rung = item.get("until"), item.get("rung")
-        if rung is not None and (isinstance(rung, bool) or not isinstance(rung, int)):
-            raise DecisionsError(f"{where}.rung: expected a whole number, got {ascii(rung)[:40]}")
-        try:
-            cards = tuple(Card.from_json(c) for c in _list(item.get("card"), f"{where}.card"))
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
-            raise DecisionsError(f"{where}.card: not an evidence card ({exc})") from None
-        return cls(model=_string(item.get("model"), f"{where}.model"),
-                   provider=_string(item.get("provider"), f"{where}.provider"),
-                   action=_ACTIONS[action], rule=_RULES[rule], reason=_string(item.get("reason"), f"{where}.reason"),
-                   until=None if until is None else _time(until, f"{where}.until"), rung=rung,
-                   evidence=tuple(Evidence.from_json(e, f"{where}.evidence[{i}]")
-                                  for i, e in enumerate(_list(item.get("evidence"), f"{where}.evidence"))),
-                   card=cards)
+    def from_json(cls, raw: Any, where: str = "") -> Decision:
+        """A decision of decisions.json or an audit line (`weak_evidence` is derived from the cards);
+        DecisionsError names the dotted key (after `where`)."""
+        return cls.from_line(read_as(raw, DecisionLine, source=None, error=DecisionsError,
+                                     ignore_unknown_keys=True, at=where))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -203,25 +211,6 @@ class RequestRecord:
     expected_models: tuple[str, ...] | None = None  # the models the round planned to probe (None: not given)
     allow_simulator: bool = False                   # a simulator round allowed to reach a real state
     reused_shards: Mapping[str, str] = field(default_factory=dict)  # shard id -> the round that judged it
-
-    def to_json(self) -> dict[str, Any]:
-        return {"upstream": self.upstream,
-                "expected_models": None if self.expected_models is None else list(self.expected_models),
-                "allow_simulator": self.allow_simulator, "reused_shards": dict(sorted(self.reused_shards.items()))}
-
-    @classmethod
-    def from_json(cls, raw: Mapping[str, Any]) -> RequestRecord:
-        upstream, planned, reused = raw.get("upstream"), raw.get("expected_models"), raw.get("reused_shards")
-        if upstream is not None and not isinstance(upstream, str):
-            raise DecisionsError(f"upstream: expected a string or null, got {type(upstream).__name__}")
-        if not isinstance(raw.get("allow_simulator", False), bool):
-            raise DecisionsError("allow_simulator: expected true or false")
-        return cls(upstream=upstream,
-                   expected_models=None if planned is None else tuple(
-                       _string(m, f"expected_models[{i}]") for i, m in enumerate(_list(planned, "expected_models"))),
-                   allow_simulator=raw.get("allow_simulator") is True,
-                   reused_shards={_string(k, "reused_shards"): _string(v, f"reused_shards.{k}")
-                                  for k, v in _object(reused or {}, "reused_shards").items()})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -245,65 +234,50 @@ class RoundDecisions:
         return tuple(d for d in self.decisions if not d.whole_round)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "schema_version": DECISIONS_SCHEMA_VERSION, "round_id": self.round_id, "mode": self.mode,
-            "now": fmt_time(self.now), "gap_minutes": self.gap_minutes, "already_applied": self.already_applied,
-            **self.request.to_json(),
-            "decisions": [d.to_json() for d in self.decisions],
-            "ignore": {m: list(tags) for m, tags in self.ignore.items()},
-            "would_ignore": {m: list(tags) for m, tags in self.would_ignore.items()},
-        }
+        how = self.request
+        doc = DecisionsFile(
+            round_id=self.round_id, mode=self.mode, now=_time_text(self.now), gap_minutes=self.gap_minutes,
+            already_applied=self.already_applied, upstream=how.upstream, expected_models=how.expected_models,
+            allow_simulator=how.allow_simulator, reused_shards=dict(sorted(how.reused_shards.items())),
+            decisions=tuple(d.line() for d in self.decisions), ignore=dict(self.ignore),
+            would_ignore=dict(self.would_ignore))
+        out: dict[str, Any] = msgspec.to_builtins(doc)
+        return out
 
     @classmethod
     def from_json(cls, raw: Any) -> RoundDecisions:
-        """Validate decoded decisions.json data; DecisionsError names the field."""
-        doc = _object(raw, "the top level")
-        if doc.get("schema_version", DECISIONS_SCHEMA_VERSION) != DECISIONS_SCHEMA_VERSION:
-            raise DecisionsError(
-                f"schema_version: expected {DECISIONS_SCHEMA_VERSION}, got {doc.get('schema_version')!r}")
-        gap = doc.get("gap_minutes")
-        if gap is not None and (isinstance(gap, bool) or not isinstance(gap, int | float)):
-            raise DecisionsError(f"gap_minutes: expected a number or null, got {type(gap).__name__}")
-        if not isinstance(doc.get("already_applied", False), bool):
-            raise DecisionsError("already_applied: expected true or false")
-        return cls(
-            round_id=_string(doc.get("round_id"), "round_id"), mode=_string(doc.get("mode"), "mode"),
-            now=_time(doc.get("now"), "now"), gap_minutes=gap, already_applied=doc.get("already_applied") is True,
-            request=RequestRecord.from_json(doc),
-            decisions=tuple(Decision.from_json(d, f"decisions[{i}]")
-                            for i, d in enumerate(_list(doc.get("decisions"), "decisions"))),
-            ignore=_tag_lists(doc.get("ignore"), "ignore"),
-            would_ignore=_tag_lists(doc.get("would_ignore"), "would_ignore"),
-        )
+        """Validate decoded decisions.json data; DecisionsError names the dotted key."""
+        doc = read_as(raw, DecisionsFile, source=None, error=DecisionsError, ignore_unknown_keys=True)
+        return cls(round_id=doc.round_id, mode=doc.mode, now=parse_time(doc.now, "now"),
+                   gap_minutes=doc.gap_minutes, already_applied=doc.already_applied,
+                   request=RequestRecord(upstream=doc.upstream, expected_models=doc.expected_models,
+                                         allow_simulator=doc.allow_simulator, reused_shards=doc.reused_shards),
+                   decisions=tuple(Decision.from_line(d) for d in doc.decisions),
+                   ignore=doc.ignore, would_ignore=doc.would_ignore)
 
 
-def _object(value: Any, where: str) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise DecisionsError(f"{where}: expected an object, got {type(value).__name__}")
-    return value
+class DecisionsFile(msgspec.Struct, frozen=True):
+    """decisions.json's document: RoundDecisions with its RequestRecord's fields beside its own."""
+
+    round_id: str
+    mode: str
+    now: str
+    schema_version: Literal[1] = DECISIONS_SCHEMA_VERSION
+    gap_minutes: float | None = None
+    already_applied: bool = False
+    upstream: str | None = None
+    expected_models: tuple[str, ...] | None = None
+    allow_simulator: bool = False
+    reused_shards: dict[str, str] = {}
+    decisions: tuple[DecisionLine, ...] = ()
+    ignore: dict[str, tuple[str, ...]] = {}
+    would_ignore: dict[str, tuple[str, ...]] = {}
+
+    def __post_init__(self) -> None:
+        _checked_time(self.now, "now")
 
 
-def _list(value: Any, where: str) -> list[Any]:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise DecisionsError(f"{where}: expected a list, got {type(value).__name__}")
-    return value
-
-
-def _string(value: Any, where: str) -> str:
-    if not isinstance(value, str):
-        raise DecisionsError(f"{where}: expected a string, got {type(value).__name__}")
-    return value
-
-
-def _time(value: Any, where: str) -> datetime:
-    try:
-        return parse_time(value, where)
-    except TimeFormatError as exc:
-        raise DecisionsError(str(exc)) from None
-
-
-def _tag_lists(value: Any, where: str) -> dict[str, tuple[str, ...]]:
-    return {_string(m, where): tuple(_string(t, f"{where}.{m}") for t in _list(tags, f"{where}.{m}"))
-            for m, tags in _object(value or {}, where).items()}
+def _time_text(value: datetime) -> str:
+    text = fmt_time(value)
+    assert text is not None
+    return text

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -37,6 +38,11 @@ class Inner:
             raise Invalid("count", "13 is unlucky")
 
 
+class Colour(StrEnum):
+    RED = "red"
+    BLUE = "blue"
+
+
 @dataclass(frozen=True, slots=True)
 class Outer:
     name: str
@@ -53,6 +59,7 @@ class Outer:
     flag: bool = False
     anything: Any = None
     pair: tuple[str, int] = ("a", 1)
+    colour: Colour = Colour.RED
 
     def __post_init__(self) -> None:
         if self.name == "":
@@ -71,6 +78,8 @@ CASES = [
     ({"name": "x", "inner": {"share": 0}}, "f.yaml: inner.share: expected a number > 0.0, got 0"),
     ({"name": "x", "inner": {"share": 2}}, "f.yaml: inner.share: expected a number <= 1.0, got 2"),
     ({"name": "x", "mode": "enforced"}, "f.yaml: mode: expected one of enforce, observe, got 'enforced'"),
+    ({"name": "x", "colour": "green"}, "f.yaml: colour: expected one of red, blue, got 'green'"),
+    ({"name": "x", "colour": 1}, "f.yaml: colour: expected one of red, blue, got 1"),
     ({"name": "x", "inner": []}, "f.yaml: inner: expected a mapping, got []"),
     ({"name": "x", "items": {"count": 1}}, "f.yaml: items: expected a list, got {'count': 1}"),
     ({"name": "x", "items": [{}, {"count": -1}]}, "f.yaml: items[1].count: expected a whole number >= 1, got -1"),

@@ -157,7 +157,7 @@ def test_a_judge_killed_at_any_io_step_leaves_old_or_new_files(tmp_path: Path,
 def test_a_torn_audit_line_never_swallows_the_next_record(tmp_path: Path) -> None:
     path = tmp_path / "audit.jsonl"
     path.write_bytes(b'{"action": "suspend"}\n{"action": "rest')
-    audit.append(path, [{"action": "expired"}])
+    audit.append(path, [audit.AuditLine(time="2026-12-01T00:00:00Z", action="expired")])
     records, torn = audit.read(path)
     assert [r["action"] for r in records] == ["suspend", "expired"] and torn == 1
 

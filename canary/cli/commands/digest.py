@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import click
+import msgspec
 
 from canary.cli.commands._options import Command, Invocation, common, pass_invocation
 from canary.history.observe import would_suspends
@@ -90,12 +91,11 @@ def last_digest(records: list[dict[str, Any]]) -> tuple[datetime, tuple[str, ...
     return None
 
 
-def digest_line(digest: Digest, mode: str, *, delivered_to: int) -> dict[str, Any]:
-    return {"time": fmt_time(digest.now), "round_id": None, "mode": mode, "model": "*", "provider": "*",
-            "action": DIGEST_SENT, "rule": "digest",
-            "reason": f"{len(digest.lines)} line(s), {len(digest.added)} new, {len(digest.gone)} gone; "
-                      f"sent to {delivered_to} service(s)",
-            "keys": list(digest.keys), "evidence": []}
+def digest_line(digest: Digest, mode: str, *, delivered_to: int) -> audit.AuditLine:
+    line = audit.warning_line(digest.now, None, mode, action=DIGEST_SENT, rule="digest",
+                              reason=f"{len(digest.lines)} line(s), {len(digest.added)} new, {len(digest.gone)} gone; "
+                                     f"sent to {delivered_to} service(s)")
+    return msgspec.structs.replace(line, keys=tuple(digest.keys))
 
 
 __all__ = ["DIGEST_SENT", "digest", "digest_line", "last_digest"]

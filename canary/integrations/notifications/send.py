@@ -21,7 +21,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from canary.integrations.notifications.message import Message, render
 from canary.integrations.notifications.urls import (
@@ -34,7 +33,6 @@ from canary.integrations.notifications.urls import (
 from canary.state import audit
 from core.retry import Backoff
 from core.store import StoreError
-from core.times import fmt_time
 from core.untrusted import clean
 from judge.suspension.decisions import RoundDecisions
 
@@ -161,9 +159,8 @@ def _apprise_logs() -> Iterator[list[str]]:
         logger.propagate = propagate
 
 
-def _audit_line(about: tuple[datetime, str | None, str], failure: Failure) -> dict[str, Any]:
+def _audit_line(about: tuple[datetime, str | None, str], failure: Failure) -> audit.AuditLine:
     now, round_id, mode = about
-    return {"time": fmt_time(now), "round_id": round_id, "mode": mode,
-            "model": "*", "provider": "*", "action": audit.WEBHOOK_FAILED, "rule": "notification",
-            "reason": f"{failure.target}: not delivered after {failure.attempts} attempt(s): {failure.problem}",
-            "evidence": []}
+    return audit.warning_line(now, round_id, mode, action=audit.WEBHOOK_FAILED, rule="notification",
+                              reason=f"{failure.target}: not delivered after {failure.attempts} attempt(s): "
+                                     f"{failure.problem}")

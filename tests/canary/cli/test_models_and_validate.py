@@ -90,8 +90,9 @@ def test_validate_parses_the_audit_log_and_names_each_bad_line(tmp_path, config)
                                 json.dumps({"time": "2026-12-01T00:00:00Z"}), GOOD_LINE, '{"time": "2026-12-0']))
     said = run(args)
     assert said.exit_code == 1
-    assert "audit.jsonl:2: not a JSON object" in said.stderr and "audit.jsonl:3: `time`" in said.stderr
-    assert "audit.jsonl:4: no `action`" in said.stderr and ":5:" not in said.stderr
+    assert "audit.jsonl:2: not a JSON object" in said.stderr
+    assert "audit.jsonl:3: time: expected an ISO 8601 time" in said.stderr
+    assert "audit.jsonl:4: action: required key is missing" in said.stderr and ":5:" not in said.stderr
     assert "audit.jsonl:6: the last line is cut short" in said.stdout   # a torn append is a note, not a failure
 
 

@@ -99,7 +99,8 @@ def test_odd_types_in_the_files_do_not_crash_the_summary(tmp_path, capsys):
     assert "aurora/fp8" in summary.to_markdown(read_results(doc)) and "aurora/fp8" in summary.to_text(read_results(doc))
     (tmp_path / "results.json").write_text(json.dumps(doc))
     (tmp_path / "decisions.json").write_text(json.dumps(
-        {"decisions": [None, 3, {"action": 7}], "ignore": {"m": "not-a-list"}, "gap_minutes": "long"}))
+        {"round_id": "r1", "mode": "observe", "now": "2026-12-01T00:00:00Z",   # the walk names the first odd key
+         "decisions": [None, 3, {"action": 7}], "ignore": {"m": "not-a-list"}, "gap_minutes": "long"}))
     assert main(["summary", "--results", str(tmp_path / "results.json"),
                  "--decisions", str(tmp_path / "decisions.json")]) == 0
     out, err = capsys.readouterr()

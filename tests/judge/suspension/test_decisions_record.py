@@ -62,15 +62,15 @@ def test_a_record_round_trips_with_weak_cards_set_aside_peers_and_reused_shards(
 
 
 @pytest.mark.parametrize(("change", "field"), [
-    ({"schema_version": 2}, "schema_version: expected 1"),
+    ({"schema_version": 2}, "schema_version: expected one of 1, got 2"),
     ({"now": "yesterday"}, "now: 'yesterday' is not an ISO 8601 time"),
     ({"round_id": 7}, "round_id: expected a string"),
     ({"decisions": {}}, "decisions: expected a list"),
-    ({"decisions": [None]}, r"decisions\[0\]: expected an object"),
+    ({"decisions": [None]}, r"decisions\[0\]: expected a mapping, got None"),
     ({"decisions": [{"model": "m", "provider": "p", "action": "explode", "rule": "manual", "reason": "r"}]},
-     r"decisions\[0\]\.action: 'explode' is not one of suspend"),
+     r"decisions\[0\]\.action: expected one of suspend, would_suspend, .*, got 'explode'"),
     ({"decisions": [{"model": "m", "provider": "p", "action": "lift", "rule": "manual", "reason": "r",
-                     "card": [{"contract": "x"}]}]}, r"decisions\[0\]\.card: not an evidence card"),
+                     "card": [{"contract": "x"}]}]}, r"decisions\[0\]\.card\[0\]\.failures: required key is missing"),
     ({"ignore": {"m/x": "aurora/fp8"}}, "ignore.m/x: expected a list"),
     ({"gap_minutes": "long"}, "gap_minutes: expected a number"),
 ])
@@ -91,3 +91,12 @@ def test_every_action_reads_as_its_own_words_with_a_symbol() -> None:
     assert action_named("model_wide") is None and action_named("not_suspended") is None
     assert Action.FLOOR_HELD.heading == "Floor held (not suspended: too few endpoints would remain)"
     assert SUSPENDING.isdisjoint(ENDING) and "suspend" in SUSPENDING and "lift" in ENDING   # a file's value is found
+
+
+def test_a_key_this_version_does_not_know_is_skipped_and_a_bad_card_count_named() -> None:
+    doc = json.loads(next(p for p in BEFORE if '"card"' in p.read_text()).read_text())
+    assert RoundDecisions.from_json({**doc, "later": {"x": 1}}) == RoundDecisions.from_json(doc)
+    first = next(d for d in doc["decisions"] if "card" in d)
+    bad = {**first, "card": [{**first["card"][0], "failures": -1}]}
+    with pytest.raises(DecisionsError, match=r"^decisions\[0\]\.card\[0\]\.failures: expected a whole number >= 0"):
+        RoundDecisions.from_json({**doc, "decisions": [bad]})
