@@ -140,8 +140,8 @@ class DecisionLine(msgspec.Struct, frozen=True):
     rule: Rule
     reason: str
     evidence: tuple[Evidence, ...] = ()
-    until: str | UnsetType = UNSET
-    rung: int | UnsetType = UNSET
+    until: str | None | UnsetType = UNSET  # null (an older writer's "none") reads as absent
+    rung: int | None | UnsetType = UNSET
     card: tuple[CardLine, ...] | UnsetType = UNSET
     weak_evidence: bool | UnsetType = UNSET  # derived from the cards again on reading
 
@@ -187,8 +187,8 @@ class Decision:
     @classmethod
     def from_line(cls, line: DecisionLine) -> Decision:
         return cls(line.model, line.provider, line.action, line.rule, line.reason,
-                   until=None if isinstance(line.until, UnsetType) else parse_time(line.until, "until"),
-                   rung=None if isinstance(line.rung, UnsetType) else line.rung, evidence=line.evidence,
+                   until=parse_time(line.until, "until") if isinstance(line.until, str) else None,
+                   rung=line.rung if isinstance(line.rung, int) else None, evidence=line.evidence,
                    card=() if isinstance(line.card, UnsetType) else tuple(Card.from_line(c) for c in line.card))
 
     def to_json(self) -> dict[str, Any]:

@@ -74,7 +74,7 @@ def test_a_line_reads_with_a_key_it_does_not_know_skipped() -> None:
 @pytest.mark.parametrize(("change", "said"), [
     ({"evidence": [{"contract": "c", "outcome": 3, "reason": "r"}]},
      "audit.jsonl:7: evidence[0].outcome: expected a string, got 3"),
-    ({"rung": "2"}, "audit.jsonl:7: rung: expected a whole number, got '2'"),
+    ({"rung": "2"}, "audit.jsonl:7: rung: expected a whole number or null, got '2'"),
     ({"until": "soon"}, "audit.jsonl:7: until: expected an ISO 8601 time like 2026-11-29T22:30:00Z, got 'soon'"),
     ({"action": ""}, "audit.jsonl:7: action: expected a string of length >= 1, got ''"),
     ({"round_id": 5}, "audit.jsonl:7: round_id: expected a string or null, got 5"),
