@@ -4,7 +4,7 @@
                                                           bad_probe_day,noisy_week,tools,
                                                           optional_week,optional_all_week,
                                                           real_shapes_week]
-                                                  [--week-rounds 336] [--seed 13]
+                                                  [--week-rounds 336] [--seed 13] [--keep DIR]
 
 (demo) first: `canary round` twice on the bundled simulator with its default scenario, exactly as
 `./dev round` twice from a fresh clone (scratch state under the reports folder's
@@ -83,6 +83,7 @@ first opening decision counted on its most significant card):
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -484,16 +485,25 @@ def main() -> None:
                                           "optional_week,optional_all_week,real_shapes_week")
     parser.add_argument("--week-rounds", type=int, default=336)
     parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--keep", type=Path, default=None,
+                        help="keep the rounds here (default: a temporary folder, removed at the end): the judge's "
+                             "files, and every round's results.json in <scenario>-rounds.jsonl to read a case's reason")
     args = parser.parse_args()
     chosen = scenarios(args.week_rounds)
     lines = []
-    with tempfile.TemporaryDirectory(prefix="canary-fleet-") as tmp:
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=True)
+    with (contextlib.nullcontext(str(args.keep)) if args.keep is not None
+          else tempfile.TemporaryDirectory(prefix="canary-fleet-")) as tmp:
         for name in args.only.split(","):
             if name == "demo":
                 lines.append(bench_line("fleet_evidence", **demo(Path(tmp), lambda m: print(m, flush=True))))
                 continue
             s = chosen[name]
             played = play(s, Path(tmp), args.seed, lambda m: print(m, flush=True))
+            if args.keep is not None:  # every round's results.json, one a line: the reports folder holds the last
+                (args.keep / f"{name}-rounds.jsonl").write_text(
+                    "".join(json.dumps(doc, sort_keys=True) + "\n" for doc in played.docs), encoding="utf-8")
             lines.append(bench_line("fleet_evidence", **summarise(s, played, lambda m: print(m, flush=True))))
     print()
     for line in lines:
