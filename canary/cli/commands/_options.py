@@ -168,6 +168,21 @@ def config_option(f: F) -> F:
                         help="configuration file (default: canary.yaml, or $CANARY_CONFIG)")(f)
 
 
+def selection_options(f: F) -> F:
+    """Which cases a round probes and on how many workers: `canary probe` and `canary round` alike."""
+    for option in reversed((
+            click.option("--model", "models", multiple=True,
+                         help="model id to probe (repeatable; default: canary.yaml)"),
+            click.option("-k", "keyword", default=None, metavar="EXPR",
+                         help="pytest -k expression, e.g. a tag: aurora/fp8"),
+            click.option("-m", "marker", default=None, metavar="CONTRACT",
+                         help="pytest -m expression over contracts: latency, refusal, structured, language"),
+            click.option("--workers", type=int, default=0, metavar="N",
+                         help="pytest-xdist workers (default 0: one process)"))):
+        f = option(f)
+    return f
+
+
 def now_option(f: F) -> F:
     """--now: the time to judge at (a bad value is refused with the command's name, exit 2)."""
     return click.option("--now", type=TIME, default=None, expose_value=False, callback=_remember_now,

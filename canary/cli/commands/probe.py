@@ -25,7 +25,14 @@ from pathlib import Path
 
 import click
 
-from canary.cli.commands._options import PATH, Command, Invocation, config_option, pass_invocation
+from canary.cli.commands._options import (
+    PATH,
+    Command,
+    Invocation,
+    config_option,
+    pass_invocation,
+    selection_options,
+)
 from canary.round.probing import ProbeOptions, run_probe
 
 DOC = __doc__ or ""
@@ -34,12 +41,7 @@ DOC = __doc__ or ""
 @click.command("probe", cls=Command, raw=True, help=DOC,
                short_help="run one round: probe every endpoint pinned, write the reports")
 @config_option
-@click.option("--model", "models", multiple=True, help="model id to probe (repeatable; default: canary.yaml)")
-@click.option("-k", "keyword", default=None, metavar="EXPR", help="pytest -k expression, e.g. a tag: aurora/fp8")
-@click.option("-m", "marker", default=None, metavar="CONTRACT",
-              help="pytest -m expression over contracts: latency, refusal, structured, language")
-@click.option("--workers", type=int, default=0, metavar="N",
-              help="pytest-xdist workers (default 0: one process)")
+@selection_options
 @click.option("--shares", type=int, default=1, metavar="N",
               help="this is one of N probe jobs running at once (the workflow's matrix): each concurrency "
                    "cap of canary.yaml is divided by N (default 1)")

@@ -21,7 +21,15 @@ from pathlib import Path
 
 import click
 
-from canary.cli.commands._options import PATH, TIME, Command, Invocation, config_option, pass_invocation
+from canary.cli.commands._options import (
+    PATH,
+    TIME,
+    Command,
+    Invocation,
+    config_option,
+    pass_invocation,
+    selection_options,
+)
 from canary.round.local_round import RoundOptions, run_round
 from core.policy import MODES
 
@@ -31,10 +39,7 @@ DOC = __doc__ or ""
 @click.command("round", cls=Command, raw=True, help=DOC,
                short_help="run one whole round: probe, judge, print the summary, render the report")
 @config_option
-@click.option("--model", "models", multiple=True, help="model id to probe (repeatable)")
-@click.option("-k", "keyword", default=None, metavar="EXPR", help="pytest -k expression, e.g. a tag")
-@click.option("-m", "marker", default=None, metavar="CONTRACT", help="pytest -m expression over contracts")
-@click.option("--workers", type=int, default=0, metavar="N", help="pytest-xdist workers (default 0: one process)")
+@selection_options
 @click.option("--scenario", default=None, metavar="FILE", help="simulator scenario (only without a key)")
 @click.option("--seed", type=int, default=None, help="simulator seed (default: the round number)")
 @click.option("--mode", type=click.Choice(MODES), default=None, help="override canary.yaml's mode")
