@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from judge_cli_support import MODEL, T0, Files, files_in, iso
 
 from canary.state.incidents import add_incident, remove_incident
@@ -77,6 +80,10 @@ def without(text: str, lines: str) -> str:
     """`text` with the one run `lines` taken out (what a removal should leave)."""
     assert text.count(lines) == 1
     return text.replace(lines, "")
+
+
+def _comments(text: str) -> list[str]:
+    return [line for line in text.splitlines() if "#" in line]
 
 
 def test_add_keeps_comments_and_formatting(f: Files) -> None:
@@ -167,6 +174,21 @@ def test_add_between_commented_entries_and_back() -> None:
     text = add_incident(BETWEEN, "x", entry("a/m", "borealis/bf16"))
     assert text == BETWEEN.replace("# end of a/m\n", BOREALIS + "# end of a/m\n")
     assert remove_incident(text, "x", "a/m", "borealis/bf16") == BETWEEN
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(["a/m", "b/m", "new/m"]), min_size=1, max_size=3), st.randoms(use_true_random=False))
+def test_adds_then_removals_in_any_order_give_back_the_original_bytes(models: list[str], rng: random.Random) -> None:
+    # Each removal hands its comments back to what precedes it, whatever was added after it.
+    text = BETWEEN
+    added = [(model, f"h{i}/fp8") for i, model in enumerate(models)]
+    for model, provider in added:
+        text = add_incident(text, "x", entry(model, provider))
+        assert _comments(text) == _comments(BETWEEN)
+    rng.shuffle(added)
+    for model, provider in added:
+        text = remove_incident(text, "x", model, provider)
+    assert text == BETWEEN
 
 
 def test_add_into_an_empty_commented_file(tmp_path: Path) -> None:
