@@ -74,7 +74,7 @@ def add_incident(text: str, source: str, entry: Exclusion) -> str:
                              "remove it first to change it")
     for name, value in (("reason", entry.reason), ("added_by", entry.added_by or "")):
         _refuse_invisible(source, name, value)
-    text = _ended(text)
+    bom, text = _ended(text)
     yaml, root = _load(text, source)
     item = _item(entry)
     if root is None:  # empty or comments only: keep them, the section goes after
@@ -83,7 +83,7 @@ def add_incident(text: str, source: str, entry: Exclusion) -> str:
         _append(root, source, entry.model, item)
         new_text = _dump(yaml, root)
     _verify(source, text, new_text, before + (entry,), "insert")
-    return new_text
+    return bom + new_text
 
 
 def remove_incident(text: str, source: str, model: str, provider: str) -> str:
@@ -91,7 +91,7 @@ def remove_incident(text: str, source: str, model: str, provider: str) -> str:
     before = parse_exclusions(text, INCIDENT, source)
     if not any(e.model == model and e.provider == provider for e in before):
         raise StoreError(f"{source}: no incident for {provider} of {model}")
-    text = _ended(text)
+    bom, text = _ended(text)
     yaml, root = _load(text, source)
     entries = root.get(model) if root is not None else None
     if root is None or not isinstance(entries, CommentedSeq) or entries.fa.flow_style():
@@ -112,7 +112,7 @@ def remove_incident(text: str, source: str, model: str, provider: str) -> str:
         new_text = _remove_section(yaml, root, model)
     _verify(source, text, new_text, tuple(e for e in before if not (e.model == model and e.provider == provider)),
             "delete")
-    return new_text
+    return bom + new_text
 
 
 def _append(root: CommentedMap, source: str, model: str, item: CommentedMap) -> None:
@@ -181,8 +181,8 @@ def _give_after(holder: CommentedMap, key: Any, lines: str) -> None:
 def _lines_before(comments: Any) -> str:
     """The comments written before a collection's first line, as the file's lines."""
     tokens = (comments.comment or [None, None])[1] or ()
-    # The emitter starts each at its token's column (whole lines below the first carry their own spaces).
-    return "".join(" " * t.start_mark.column * (not t.value.startswith("\n")) + t.value for t in tokens)
+    # The emitter starts a token at its column (the lines below its first carry their own spaces).
+    return "".join(t.value if t.value.startswith("\n") else " " * t.start_mark.column + t.value for t in tokens)
 
 
 def _give_before(comments: Any, lines: str) -> None:
@@ -212,8 +212,10 @@ def _refuse_invisible(source: str, name: str, value: str) -> None:
                          f"a reader cannot see; write the {name} without it. Nothing was written.")
 
 
-def _ended(text: str) -> str:
-    return text + "\n" if text and not text.endswith("\n") else text
+def _ended(text: str) -> tuple[str, str]:
+    """The byte-order mark some editors put first (kept aside: the emitter would drop it) and the text, ended."""
+    bom, body = ("\ufeff", text[1:]) if text.startswith("\ufeff") else ("", text)
+    return bom, (body + "\n" if body and not body.endswith("\n") else body)
 
 
 def _yaml(indent: Indent, explicit_start: bool) -> YAML:

@@ -226,6 +226,12 @@ def test_a_missing_final_newline_gets_one() -> None:
     assert text == HAND_WRITTEN.replace("# trailing comment\n", BOREALIS + "# trailing comment\n")
 
 
+def test_a_byte_order_mark_stays_first() -> None:
+    text = add_incident("\ufeff" + HAND_WRITTEN, "x", entry("other/model", "borealis/bf16"))
+    assert text == "\ufeff" + HAND_WRITTEN.replace("# trailing comment\n", BOREALIS + "# trailing comment\n")
+    assert remove_incident(text, "x", "other/model", "borealis/bf16") == "\ufeff" + HAND_WRITTEN
+
+
 def test_the_shipped_incident_file_accepts_an_add() -> None:
     shipped = (ROOT / "exclusions" / "incidents.yaml").read_text()
     text = add_incident(shipped, "incidents.yaml", entry(MODEL, "a/fp8"))
