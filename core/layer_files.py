@@ -30,7 +30,16 @@ from typing import Any, NoReturn
 
 import yaml
 
-from core.layers import LAYERS, STATE_FIX, STATE_SCHEMA_VERSION, SUSPENSION, Exclusion, Layer, layer_named
+from core.layers import (
+    LAYERS,
+    STATE_FIX,
+    STATE_SCHEMA_VERSION,
+    STATE_SUSPENSION_KEY,
+    SUSPENSION,
+    Exclusion,
+    Layer,
+    layer_named,
+)
 from core.store import StoreError, read_json, read_text
 from core.tags import describe_invalid_tag, is_valid_tag
 from core.times import TimeFormatError, parse_date, parse_time
@@ -183,7 +192,7 @@ def suspensions_from_json(raw: Any, source: str) -> tuple[Exclusion, ...]:
             where = f"models.{model}.{provider}"
             if not isinstance(kept, dict):
                 bad(where, "expected an object")
-            suspension = kept.get("suspension")
+            suspension = kept.get(STATE_SUSPENSION_KEY)
             if suspension is None:
                 continue
             if not isinstance(suspension, dict):

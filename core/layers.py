@@ -24,9 +24,13 @@ from enum import StrEnum
 BUILTIN = "builtin"
 INCIDENT = "incident"
 SUSPENSION = "suspension"
-# The state file's version, and what to do with a state file that cannot be read (the judge's codec,
-# judge/suspension/state.py, and the backend's reader of its suspensions, core/layer_files.py, say the same).
+# The state file's version, where it keeps a provider's suspension (models.<model>.<provider>.<key>: a
+# word of the file's format, spelled like the layer's name but not it, so a renamed layer would still
+# read the files written before), and what to do with a state file that cannot be read (the judge's
+# codec, judge/suspension/state.py, and the backend's reader of its suspensions, core/layer_files.py,
+# say the same).
 STATE_SCHEMA_VERSION = 1
+STATE_SUSPENSION_KEY = "suspension"
 STATE_FIX = "restore it from git (git checkout -- <file>) or delete it to start from an empty state"
 
 

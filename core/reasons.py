@@ -40,7 +40,7 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), code) fo
     (r"^refusal: .*refus", "refusal_pattern"),
     (r"^refusal: the reply declines", "refusal_pattern"),
     (r"^control missed", "control_missed"),
-    (r"^probe weak", "probe_weak"),
+    (r"^probe weak", "probe_weak"),   # not the action: the refusal controls' code (ControlCode)
     (r"^probe unverified", "probe_unverified"),
     # structured (judge/replies/structured.py, probes/round/contracts/structured.py)
     (r"^structured: the reply reached max_tokens", "max_tokens_cut"),

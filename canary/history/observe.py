@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 
 from core.reasons import reason_code
@@ -30,8 +31,22 @@ from core.times import TimeFormatError, parse_time
 from core.vocabulary import CODE
 from judge.suspension.decisions import ENDING, SUSPENDING, Action
 
-# How a would-suspend ended, as observe-report words it (a restore or a lift; anything else ran its term).
-ENDINGS: dict[str, str] = {Action.RESTORE: "restored", Action.LIFT: "lifted"}
+
+class ObserveOutcome(StrEnum):
+    """How a would-suspend's story ended (the module docstring; `canary observe-report --json`'s
+    `outcome`). Its words say what happened to the would-suspend, not the action that ended it: one
+    is spelled as an action is (`expired`), free to differ."""
+
+    RESTORED = "restored"
+    EXPIRED = "expired"
+    ENFORCED = "enforced"
+    ENDED = "ended"
+    LIFTED = "lifted"
+    ACTIVE = "active"
+
+
+# How a would-suspend ended, by the action that ended it (a restore or a lift; anything else ran its term).
+ENDINGS: dict[str, ObserveOutcome] = {Action.RESTORE: ObserveOutcome.RESTORED, Action.LIFT: ObserveOutcome.LIFTED}
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +69,7 @@ class WouldSuspend:
     rung: int | None
     reason: str
     evidence: tuple[tuple[str, str, str, str], ...]   # (contract, outcome, code, reason)
-    outcome: str                                      # restored | expired | enforced | ended | lifted | active
+    outcome: ObserveOutcome
     ended_at: datetime | None
     then: AuditEvent | None                           # the next would_suspend / suspend of the endpoint
 
@@ -77,15 +92,17 @@ def would_suspends(records: Sequence[Mapping[str, Any]], *, since: datetime, now
         resumed = next(((u, x) for u, x in later if x.get("action") in SUSPENDING), None)
         until = _time(r.get("until"))
         ended_at: datetime | None
+        outcome: ObserveOutcome
         enforced = resumed is not None and resumed[1].get("rule") == "mode_switch"
         if resumed is not None and enforced and (ending is None or resumed[0] <= ending[0]):
-            outcome, ended_at = "enforced", resumed[0]
+            outcome, ended_at = ObserveOutcome.ENFORCED, resumed[0]
         elif ending is not None and (resumed is None or ending[0] <= resumed[0]):
             action = str(ending[1].get("action"))
-            outcome = "ended" if ending[1].get("rule") == "mode_switch" else ENDINGS.get(action, "expired")
+            outcome = (ObserveOutcome.ENDED if ending[1].get("rule") == "mode_switch"
+                       else ENDINGS.get(action, ObserveOutcome.EXPIRED))
             ended_at = ending[0]
         else:
-            outcome = "active" if until is not None and until > now else "expired"
+            outcome = ObserveOutcome.ACTIVE if until is not None and until > now else ObserveOutcome.EXPIRED
             ended_at = None
         out.append(WouldSuspend(
             model=str(key[0]), provider=str(key[1]), at=t, round_id=r.get("round_id"), until=until,

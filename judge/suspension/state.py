@@ -58,7 +58,7 @@ from typing import Annotated, Any, Literal, overload
 from msgspec import Meta
 
 from core.errors import InputError
-from core.layers import STATE_FIX, STATE_SCHEMA_VERSION
+from core.layers import STATE_FIX, STATE_SCHEMA_VERSION, STATE_SUSPENSION_KEY
 from core.policy import ENFORCE, MODES, Mode
 from core.schema import Invalid, read_as
 from core.tags import is_valid_tag
@@ -220,7 +220,7 @@ def _provider_to_json(ps: ProviderState) -> dict[str, Any]:
     return {
         "failed_streak": ps.failed_streak,
         "clean_streak": ps.clean_streak,
-        "suspension": None if s is None else {
+        STATE_SUSPENSION_KEY: None if s is None else {
             "since": fmt_time(s.since), "until": fmt_time(s.until), "rung": s.rung, "mode": s.mode, "reason": s.reason,
             **({"contracts": list(s.contracts)} if s.contracts else {})},
         "ladder": {"rung": ps.ladder.rung, "last_suspension_started": fmt_time(ps.ladder.last_suspension_started)},

@@ -10,7 +10,7 @@ options fill one `Invocation` (the click context's object): `canary --config X j
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -18,12 +18,16 @@ from typing import Any, TypeVar
 import click
 
 from canary.state.judge_files import load_layers
-from core.config import Config, load_config
+from core.config import Config, PathSettings, load_config
 from core.layers import Exclusion
 from core.times import parse_time
 from judge.suspension.state import JudgeState
 
-FILE_OPTIONS = ("state", "audit", "builtin", "incidents", "history", "silences", "maintenance")
+# A file option is named after its setting of canary.yaml's `paths:` (`--builtin` overrides paths.builtin);
+# `common` refuses a name PathSettings does not declare, when the command is declared.
+PATH_SETTINGS = frozenset(f.name for f in fields(PathSettings) if isinstance(f.default, Path))
+FILE_OPTIONS = ("state", "audit", "builtin",  # not the layer: paths.builtin, its file
+                "incidents", "history", "silences", "maintenance")
 EXIT_REFUSED = 2  # a command that refuses what it was given (its class may name another: `refused=`)
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 110}
 
@@ -191,6 +195,10 @@ def now_option(f: F) -> F:
 
 def common(files: tuple[str, ...] = FILE_OPTIONS, now: bool = True) -> Callable[[F], F]:
     """--config, a --NAME PATH override of paths.NAME for each of `files`, and (unless now=False) --now."""
+    unknown = sorted(set(files) - PATH_SETTINGS)
+    if unknown:
+        raise TypeError(f"common(files=...): {', '.join(unknown)} is not a file of canary.yaml's paths "
+                        f"(core/config.py PathSettings: {', '.join(sorted(PATH_SETTINGS))})")
 
     def decorate(f: F) -> F:
         if now:

@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from canary.cli.commands._options import Command, Invocation, common, pass_invocation
-from canary.history.observe import WouldSuspend, would_suspends
+from canary.history.observe import ObserveOutcome, WouldSuspend, would_suspends
 from canary.history.query import History
 from canary.history.rows import HistoryError
 from canary.history.store import history_root
@@ -20,13 +20,13 @@ from canary.state import audit
 from core.times import fmt_time
 from core.untrusted import clean
 
-OUTCOME_TEXT = {
-    "restored": "restored by clean rounds",
-    "expired": "ran its full term",
-    "enforced": "enforced when the judge switched to enforce",
-    "ended": "ended when the judge switched to enforce",
-    "lifted": "lifted by hand",
-    "active": "still active",
+OUTCOME_TEXT: dict[str, str] = {
+    ObserveOutcome.RESTORED: "restored by clean rounds",
+    ObserveOutcome.EXPIRED: "ran its full term",
+    ObserveOutcome.ENFORCED: "enforced when the judge switched to enforce",
+    ObserveOutcome.ENDED: "ended when the judge switched to enforce",
+    ObserveOutcome.LIFTED: "lifted by hand",
+    ObserveOutcome.ACTIVE: "still active",
 }
 
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 
-from canary.history.observe import WouldSuspend
+from canary.history.observe import ObserveOutcome, WouldSuspend
 from canary.integrations.notifications.message import INFO, WARNING, Message
 from core.layers import INCIDENT, Exclusion
 from core.times import fmt_time
@@ -72,9 +72,9 @@ def compose_digest(*, now: datetime, state: JudgeState, exclusions: Sequence[Exc
                                         f"{_md(where)} until {_md(fmt_time(s.until))} (rung {s.rung}): "
                                         f"{_md(s.reason)}"))
                 if s.until <= end_of_day:
+                    what = "the suspension of" if s.mode == "enforce" else "the would-suspend of"
                     lines.append(DigestLine(SECTIONS[2], f"ends|{model}|{provider}|{fmt_time(s.until)}",
-                                            f"the {'suspension' if s.mode == 'enforce' else 'would-suspend'} of "
-                                            f"{_md(where)} at {_md(fmt_time(s.until))}"))
+                                            f"{what} {_md(where)} at {_md(fmt_time(s.until))}"))
             if ps.ladder.rung > 1:
                 lines.append(DigestLine(SECTIONS[5], f"rung|{model}|{provider}|{ps.ladder.rung}",
                                         f"{_md(where)}: rung {ps.ladder.rung}"))
@@ -111,8 +111,8 @@ def observed_estimate(would: Sequence[WouldSuspend], now: datetime) -> str:
     counts: dict[str, int] = {}
     for w in recent:
         counts[w.outcome] = counts.get(w.outcome, 0) + 1
-    ended = sum(n for outcome, n in counts.items() if outcome != "active")
-    restored = counts.get("restored", 0)
+    ended = sum(n for outcome, n in counts.items() if outcome != ObserveOutcome.ACTIVE)
+    restored = counts.get(ObserveOutcome.RESTORED, 0)
     share = f" ({restored / ended:.0%} of those that ended)" if ended else ""
     tally = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items()))
     return (f"{len(recent)} would-suspend(s) in the last {OBSERVE_DAYS} days: {tally}; restored early by clean "

@@ -19,19 +19,31 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
 
 from core.layers import BUILTIN, Exclusion
+from judge.suspension.decisions import Action
 from judge.suspension.state import ProviderState
 
-EXCLUDED, SUSPENDED, WOULD_SUSPEND = "excluded", "suspended", "would_suspend"
-FLOOR_HELD, ACTIVE = "floor_held", "active"
-STATES = (EXCLUDED, SUSPENDED, WOULD_SUSPEND, FLOOR_HELD, ACTIVE)
+
+class RoutingState(StrEnum):
+    """An endpoint's `state` (the module docstring; status.json's wire format). Two of its words are
+    spelled as actions are: the state is what an action left, its own word, free to differ."""
+
+    EXCLUDED = "excluded"
+    SUSPENDED = "suspended"
+    WOULD_SUSPEND = "would_suspend"
+    FLOOR_HELD = "floor_held"
+    ACTIVE = "active"
+
+
+STATES = tuple(state.value for state in RoutingState)
 MAX_REASONS = 4
 
 
 @dataclass(frozen=True, slots=True)
 class EndpointState:
-    state: str
+    state: RoutingState
     until: datetime | None = None            # suspended / would_suspend: when it ends; excluded: its expiry
     excluded_by: Exclusion | None = None
     reasons: tuple[str, ...] = ()
@@ -44,16 +56,18 @@ def endpoint_state(provider_state: ProviderState | None, people: Sequence[Exclus
     evidence = tuple(provider_state.last_reasons[:MAX_REASONS]) if provider_state else ()
     if people:
         chosen = next((e for e in people if e.layer == BUILTIN), people[0])
-        return EndpointState(EXCLUDED, chosen.expires, chosen, (f"{chosen.layer}: {chosen.reason}",))
+        return EndpointState(RoutingState.EXCLUDED, chosen.expires, chosen, (f"{chosen.layer}: {chosen.reason}",))
     suspension = provider_state.suspension if provider_state else None
     if suspension is not None and suspension.active(now):
-        state = SUSPENDED if suspension.enforced(now) else WOULD_SUSPEND
+        state = RoutingState.SUSPENDED if suspension.enforced(now) else RoutingState.WOULD_SUSPEND
         return EndpointState(state, suspension.until, None, (suspension.reason, *evidence)[:MAX_REASONS])
-    if "floor_held" in set(newest_actions):
-        return EndpointState(FLOOR_HELD, None, None, ("the capacity floor held a suspension", *evidence)[:MAX_REASONS])
-    return EndpointState(ACTIVE, None, None, evidence if provider_state and provider_state.failed_streak else ())
+    if Action.FLOOR_HELD in set(newest_actions):
+        return EndpointState(RoutingState.FLOOR_HELD, None, None,
+                             ("the capacity floor held a suspension", *evidence)[:MAX_REASONS])
+    return EndpointState(RoutingState.ACTIVE, None, None,
+                         evidence if provider_state and provider_state.failed_streak else ())
 
 
 def display_status(state: str, tier: str) -> str:
     """One word for a person: the routing state when there is one, else the health tier."""
-    return tier if state == ACTIVE else state
+    return tier if state == RoutingState.ACTIVE else state

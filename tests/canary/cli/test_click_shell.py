@@ -10,7 +10,7 @@ import click
 import pytest
 from click.testing import CliRunner, Result
 
-from canary.cli.commands._options import Command, Many, spell_out_many
+from canary.cli.commands._options import FILE_OPTIONS, PATH_SETTINGS, Command, Many, common, spell_out_many
 from canary.cli.main import COMMANDS, canary
 
 COMMAND_MODULES = sorted(p.stem.replace("_", "-") for p in (Path(__file__).resolve().parents[3] / "canary" / "cli"
@@ -41,6 +41,14 @@ def test_a_commands_help_shows_its_options_and_the_shared_ones() -> None:
                    "--allow-simulator", "--config FILE", "--state PATH", "--audit PATH", "--now ISO8601"):
         assert option in result.stdout, option
     assert run("judge", "-h").stdout == result.stdout
+
+
+def test_a_file_option_is_a_setting_of_canary_yamls_paths_or_refused_when_declared() -> None:
+    # The names are spelled as literals (tests/test_architecture.py leaves `common`'s files alone): this holds them.
+    assert set(FILE_OPTIONS) <= PATH_SETTINGS and {"builtin", "incidents", "state", "reports"} <= PATH_SETTINGS
+    assert "state_branch" not in PATH_SETTINGS  # a branch name, not a file
+    with pytest.raises(TypeError, match=r"^common\(files=\.\.\.\): bultin is not a file of canary.yaml's paths "):
+        common(files=("state", "bultin"))
 
 
 def test_probe_help_keeps_its_exit_code_table_as_written() -> None:

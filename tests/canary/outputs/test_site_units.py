@@ -22,14 +22,7 @@ from canary.outputs.site.badges import (
     badge_paths,
     badge_svg,
 )
-from canary.outputs.site.endpoints import (
-    ACTIVE,
-    EXCLUDED,
-    FLOOR_HELD,
-    SUSPENDED,
-    WOULD_SUSPEND,
-    endpoint_state,
-)
+from canary.outputs.site.endpoints import RoutingState, endpoint_state
 from canary.outputs.site.feeds import ATOM_NS, atom_feed, entry_id
 from canary.outputs.site.page import render_index, script_json
 from core.layers import Exclusion
@@ -83,14 +76,14 @@ def _suspended(mode: str, until: datetime) -> ProviderState:
 
 
 @pytest.mark.parametrize(("ps", "people", "actions", "state"), [
-    pytest.param(None, [], [], ACTIVE, id="never-seen"),
-    pytest.param(ProviderState(), [], [], ACTIVE, id="idle"),
-    pytest.param(_suspended("enforce", T + 24 * HOUR), [], [], SUSPENDED, id="suspended"),
-    pytest.param(_suspended("observe", T + 24 * HOUR), [], [], WOULD_SUSPEND, id="observe"),
-    pytest.param(_suspended("enforce", T - HOUR), [], [], ACTIVE, id="expired"),
-    pytest.param(ProviderState(failed_streak=3), [], ["floor_held"], FLOOR_HELD, id="floor-held"),
-    pytest.param(_suspended("enforce", T + HOUR), [Exclusion("m", "p", "incident", "broken")], [], EXCLUDED,
-                 id="person-wins"),
+    pytest.param(None, [], [], RoutingState.ACTIVE, id="never-seen"),
+    pytest.param(ProviderState(), [], [], RoutingState.ACTIVE, id="idle"),
+    pytest.param(_suspended("enforce", T + 24 * HOUR), [], [], RoutingState.SUSPENDED, id="suspended"),
+    pytest.param(_suspended("observe", T + 24 * HOUR), [], [], RoutingState.WOULD_SUSPEND, id="observe"),
+    pytest.param(_suspended("enforce", T - HOUR), [], [], RoutingState.ACTIVE, id="expired"),
+    pytest.param(ProviderState(failed_streak=3), [], ["floor_held"], RoutingState.FLOOR_HELD, id="floor-held"),
+    pytest.param(_suspended("enforce", T + HOUR), [Exclusion("m", "p", "incident", "broken")], [],
+                 RoutingState.EXCLUDED, id="person-wins"),
 ])
 def test_the_state_of_an_endpoint(ps: ProviderState | None, people: list[Exclusion], actions: list[str],
                                   state: str) -> None:
