@@ -719,6 +719,50 @@ def test_the_git_rule_can_fail() -> None:
         "canary/cli/commands/made_up.py:3 runs git itself: use canary/state/git.py (Git)"]
 
 
+# The audit log has one reader, canary/state/audit.py `read` (AuditLine): no other module opens it and
+# parses its lines, so no consumer holds a line as a dict and no second reader drifts from the first.
+AUDIT_HOME = "canary/state/audit.py"
+FILE_READS = frozenset({"open", "read_text", "read_bytes"})
+
+
+def audit_log_readers(files: dict[str, str]) -> list[str]:
+    """Each call outside AUDIT_HOME that opens or reads a path whose expression names the audit log:
+    `open(X)`, `os.open(X)`, `X.open()`, `X.read_text()`, `X.read_bytes()` with `audit` in X."""
+    found = []
+    for file, source in sorted(files.items()):
+        if file == AUDIT_HOME:
+            continue
+        for node in nodes_in_order(source, file):
+            if not isinstance(node, ast.Call):
+                continue
+            func, target = node.func, None
+            if isinstance(func, ast.Name) and func.id == "open" and node.args:
+                target = node.args[0]
+            elif isinstance(func, ast.Attribute) and func.attr in FILE_READS:
+                opener = isinstance(func.value, ast.Name) and func.value.id in ("os", "io") and node.args
+                target = node.args[0] if opener else func.value
+            if target is not None and "audit" in ast.unparse(target).lower():
+                found.append(f"{file}:{node.lineno} reads the audit log itself: read it with {AUDIT_HOME} `read` "
+                             "(AuditLine)")
+    return found
+
+
+def test_the_audit_log_is_read_only_through_its_reader() -> None:
+    found = audit_log_readers(all_sources())
+    assert not found, "\n".join(found)
+
+
+def test_the_audit_reader_rule_can_fail() -> None:
+    made_up = ("import json, os\n\n\ndef last(config):\n"
+               "    lines = config.paths.audit.read_text().splitlines()\n"
+               "    with open(config.paths.audit, 'rb') as handle:\n        handle.read()\n"
+               "    fd = os.open(audit_path, os.O_RDONLY)\n"
+               "    return [json.loads(line)['action'] for line in lines], fd, config.paths.state.read_text()\n")
+    assert audit_log_readers({"canary/cli/commands/made_up.py": made_up, AUDIT_HOME: made_up}) == [
+        f"canary/cli/commands/made_up.py:{n} reads the audit log itself: read it with canary/state/audit.py `read` "
+        "(AuditLine)" for n in (5, 6, 8)]
+
+
 # canary/'s packages, highest first: each imports only from those after it (ARCHITECTURE.md draws the order).
 CANARY_FLOORS = ("cli", "round", "integrations", "outputs", "history", "state")
 

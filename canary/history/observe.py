@@ -20,16 +20,15 @@ the same contract in the same round (many: the defect may follow the model or th
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
 
+from canary.state.audit import AuditLine
 from core.reasons import reason_code
-from core.times import TimeFormatError, parse_time
 from core.vocabulary import CODE
-from judge.suspension.decisions import ENDING, SUSPENDING, Action
+from judge.suspension.decisions import ENDING, SUSPENDING, Action, Evidence
 
 
 class ObserveOutcome(StrEnum):
@@ -79,54 +78,40 @@ class WouldSuspend:
         return self.ended_at or self.until
 
 
-def would_suspends(records: Sequence[Mapping[str, Any]], *, since: datetime, now: datetime) -> tuple[WouldSuspend, ...]:
+def would_suspends(lines: Sequence[AuditLine], *, since: datetime, now: datetime) -> tuple[WouldSuspend, ...]:
     """Every would_suspend line with since <= time <= now, oldest first, and how each ended."""
-    lines = [(t, r) for t, r in ((_time(r.get("time")), r) for r in records) if t is not None and t <= now]
+    timed = [line for line in lines if line.at <= now]
     out = []
-    for i, (t, r) in enumerate(lines):
-        if r.get("action") != Action.WOULD_SUSPEND or t < since:
+    for i, line in enumerate(timed):
+        if line.action != Action.WOULD_SUSPEND or line.at < since:
             continue
-        key = (r.get("model"), r.get("provider"))
-        later = [(u, x) for u, x in lines[i + 1:] if (x.get("model"), x.get("provider")) == key]
-        ending = next(((u, x) for u, x in later if x.get("action") in ENDING), None)
-        resumed = next(((u, x) for u, x in later if x.get("action") in SUSPENDING), None)
-        until = _time(r.get("until"))
+        later = [x for x in timed[i + 1:] if (x.model, x.provider) == (line.model, line.provider)]
+        ending = next((x for x in later if x.action in ENDING), None)
+        resumed = next((x for x in later if x.action in SUSPENDING), None)
+        until = line.until_at
         ended_at: datetime | None
         outcome: ObserveOutcome
-        enforced = resumed is not None and resumed[1].get("rule") == "mode_switch"
-        if resumed is not None and enforced and (ending is None or resumed[0] <= ending[0]):
-            outcome, ended_at = ObserveOutcome.ENFORCED, resumed[0]
-        elif ending is not None and (resumed is None or ending[0] <= resumed[0]):
-            action = str(ending[1].get("action"))
-            outcome = (ObserveOutcome.ENDED if ending[1].get("rule") == "mode_switch"
-                       else ENDINGS.get(action, ObserveOutcome.EXPIRED))
-            ended_at = ending[0]
+        enforced = resumed is not None and resumed.rule == "mode_switch"
+        if resumed is not None and enforced and (ending is None or resumed.at <= ending.at):
+            outcome, ended_at = ObserveOutcome.ENFORCED, resumed.at
+        elif ending is not None and (resumed is None or ending.at <= resumed.at):
+            outcome = (ObserveOutcome.ENDED if ending.rule == "mode_switch"
+                       else ENDINGS.get(ending.action, ObserveOutcome.EXPIRED))
+            ended_at = ending.at
         else:
             outcome = ObserveOutcome.ACTIVE if until is not None and until > now else ObserveOutcome.EXPIRED
             ended_at = None
         out.append(WouldSuspend(
-            model=str(key[0]), provider=str(key[1]), at=t, round_id=r.get("round_id"), until=until,
-            rung=r.get("rung") if isinstance(r.get("rung"), int) else None, reason=str(r.get("reason", "")),
-            evidence=tuple(_evidence(e) for e in r.get("evidence") or [] if isinstance(e, Mapping)),
-            outcome=outcome, ended_at=ended_at,
-            then=None if resumed is None else AuditEvent(resumed[0], str(resumed[1].get("action")),
-                                                    str(resumed[1].get("rule")), str(resumed[1].get("reason", ""))),
+            model=line.model, provider=line.provider, at=line.at, round_id=line.round_id, until=until,
+            rung=line.rung if isinstance(line.rung, int) else None, reason=line.reason,
+            evidence=tuple(_evidence(e) for e in line.evidence), outcome=outcome, ended_at=ended_at,
+            then=None if resumed is None else AuditEvent(resumed.at, resumed.action, resumed.rule, resumed.reason),
         ))
     return tuple(out)
 
 
-def _evidence(e: Mapping[str, Any]) -> tuple[str, str, str, str]:
+def _evidence(e: Evidence) -> tuple[str, str, str, str]:
     """(contract, outcome, code, reason): the code as the line carries it, or, on a line written
     before evidence carried codes, derived from its words (core/reasons.py)."""
-    contract, outcome, reason = str(e.get("contract", "")), str(e.get("outcome", "")), str(e.get("reason", ""))
-    code = e.get("code")
-    if not (isinstance(code, str) and CODE.fullmatch(code)):
-        code = reason_code(outcome, reason)
-    return contract, outcome, code, reason
-
-
-def _time(value: Any) -> datetime | None:
-    try:
-        return parse_time(value, "time") if value else None
-    except TimeFormatError:
-        return None
+    code = e.code if CODE.fullmatch(e.code) else reason_code(e.outcome, e.reason)
+    return e.contract, e.outcome, code, e.reason

@@ -20,13 +20,13 @@ before the audit log's first line is known.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
+from canary.state.audit import AuditLine
 from core.layers import BUILTIN, INCIDENT, SUSPENSION, Exclusion
-from core.times import TimeFormatError, parse_time, stamp
+from core.times import stamp
 from judge.suspension.decisions import ENDING, SUSPENDING, Action
 
 
@@ -54,41 +54,40 @@ class PastIgnore:
         return sorted({e.provider for e in self.entries})
 
 
-def ignore_at(model: str, at: datetime, audit_records: Sequence[Mapping[str, Any]],
+def ignore_at(model: str, at: datetime, audit_lines: Sequence[AuditLine],
               exclusions: Iterable[Exclusion], *, torn_lines: int = 0) -> PastIgnore:
     """The reconstruction for one model at `at` (see the module docstring)."""
-    timed = [(t, r) for t, r in ((_time(r.get("time")), r) for r in audit_records) if t is not None]
-    suspensions: dict[str, tuple[datetime, Mapping[str, Any]]] = {}
-    incidents: dict[str, tuple[datetime, Mapping[str, Any]]] = {}
+    suspensions: dict[str, AuditLine] = {}
+    incidents: dict[str, AuditLine] = {}
     removed_after_add: set[str] = set()
-    for t, r in timed:
-        if t > at or r.get("model") != model:
+    for line in audit_lines:
+        if line.at > at or line.model != model:
             continue
-        provider, action = str(r.get("provider")), r.get("action")
+        provider, action = line.provider, line.action
         if action in SUSPENDING:
-            suspensions[provider] = (t, r)
+            suspensions[provider] = line
         elif action in ENDING:
             suspensions.pop(provider, None)
         elif action == Action.INCIDENT_ADD:
-            incidents[provider] = (t, r)
+            incidents[provider] = line
         elif action == Action.INCIDENT_REMOVE:
             incidents.pop(provider, None)
             removed_after_add.add(provider)
     entries: list[PastEntry] = []
     observe: list[PastEntry] = []
-    for provider, (t, r) in sorted(suspensions.items()):
-        until = _time(r.get("until"))
+    for provider, line in sorted(suspensions.items()):
+        until = line.until_at
         if until is None or until <= at:
             continue
         entry = PastEntry(provider, SUSPENSION,
-                          f"audit: {r.get('action')} at {_iso(t)} (round {r.get('round_id')}, "
-                          f"rule {r.get('rule')}) until {_iso(until)}: {str(r.get('reason'))[:120]}")
-        (entries if r.get("action") == Action.SUSPEND else observe).append(entry)
-    for provider, (t, r) in sorted(incidents.items()):
-        until = _time(r.get("until"))
+                          f"audit: {line.action} at {_iso(line.at)} (round {line.round_id}, "
+                          f"rule {line.rule}) until {_iso(until)}: {line.reason[:120]}")
+        (entries if line.action == Action.SUSPEND else observe).append(entry)
+    for provider, line in sorted(incidents.items()):
+        until = line.until_at
         if until is None or until > at:
-            entries.append(PastEntry(provider, INCIDENT, f"audit: incident_add at {_iso(t)}"
-                                     + (f" until {_iso(until)}" if until else "") + f": {str(r.get('reason'))[:120]}"))
+            entries.append(PastEntry(provider, INCIDENT, f"audit: incident_add at {_iso(line.at)}"
+                                     + (f" until {_iso(until)}" if until else "") + f": {line.reason[:120]}"))
     listed = {e.provider for e in entries if e.layer == INCIDENT}
     for e in exclusions:
         if e.model != model:
@@ -103,14 +102,14 @@ def ignore_at(model: str, at: datetime, audit_records: Sequence[Mapping[str, Any
               and (e.expires is None or e.expires > at) and e.provider not in removed_after_add):
             entries.append(PastEntry(e.provider, INCIDENT, f"incidents.yaml line {e.line}, added_at {_iso(e.since)}"
                                      + (f", expires {_iso(e.expires)}" if e.expires else "")))
-    return PastIgnore(model, at, tuple(entries), tuple(observe), _caveats(timed, at, torn_lines))
+    return PastIgnore(model, at, tuple(entries), tuple(observe), _caveats(audit_lines, at, torn_lines))
 
 
-def _caveats(timed: list[tuple[datetime, Mapping[str, Any]]], at: datetime, torn: int) -> tuple[str, ...]:
+def _caveats(audit_lines: Sequence[AuditLine], at: datetime, torn: int) -> tuple[str, ...]:
     out = ["exclusions people removed or edited by hand (not with `canary incident` or `canary lift`) leave no "
            "audit line: `git log -p` of exclusions/builtin.yaml and exclusions/incidents.yaml shows them",
            "times are when the judge decided; the chat backend saw a change when it next read the files"]
-    first = min((t for t, _ in timed), default=None)
+    first = min((line.at for line in audit_lines), default=None)
     if first is None:
         out.append("the audit log is empty: no suspension or incident is known")
     elif first > at:
@@ -118,13 +117,6 @@ def _caveats(timed: list[tuple[datetime, Mapping[str, Any]]], at: datetime, torn
     if torn:
         out.append(f"{torn} torn line(s) of the audit log could not be read")
     return tuple(out)
-
-
-def _time(value: Any) -> datetime | None:
-    try:
-        return parse_time(value, "time") if value else None
-    except TimeFormatError:
-        return None
 
 
 def _iso(t: datetime) -> str:

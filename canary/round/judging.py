@@ -19,7 +19,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from canary.history import recorder as history
 from canary.integrations import notify
@@ -35,11 +34,9 @@ from core.layers import PEOPLE_LAYERS, Exclusion, people_excluded
 from core.policy import MODES
 from core.results import ResultsError, RoundResults, merge_shards
 from core.store import StoreError, atomic_write_json
-from core.times import TimeFormatError, parse_time
 from judge.suspension.decisions import (
     Action,
     Decision,
-    DecisionsError,
     RequestRecord,
     RoundDecisions,
 )
@@ -211,32 +208,23 @@ def _applied_record(results: RoundResults, state: JudgeState, exclusions: tuple[
     re-run on the same round, hours or a year later, rewrites the same file. Only a round decided
     before that time was kept, with no decision to date it, falls back to the request's `now`.
     """
-    records, _ = audit.read(config.paths.audit)
-    mine = [r for r in records if r.get("round_id") == results.round_id and r.get("action") in _DECISION_ACTIONS]
-    decided_mode = next((r["mode"] for r in mine if r.get("mode") in MODES), state.mode or mode)
+    mine = [line for line in audit.read(config.paths.audit).lines
+            if line.round_id == results.round_id and line.action in _DECISION_ACTIONS]
+    decided_mode = next((line.mode for line in mine if line.mode in MODES), state.mode or mode)
     decided_at = _decided_at(results, state, mine) or now
     return _record(results, state, exclusions, config, now=decided_at, mode=decided_mode, gap=None, how=how,
                    already_applied=True, decisions=tuple(_logged_decisions(mine)))
 
 
-def _logged_decisions(lines: list[dict[str, Any]]) -> list[Decision]:
+def _logged_decisions(lines: list[audit.AuditLine]) -> list[Decision]:
     """The decisions of audit lines (a line that is not one, hand-edited or torn, is left out of
     the rewritten file; the audit log itself keeps it)."""
-    out = []
-    for line in lines:
-        try:
-            out.append(Decision.from_json(line))
-        except DecisionsError:
-            continue
-    return out
+    return [decision for decision in (line.decision() for line in lines) if decision is not None]
 
 
-def _decided_at(results: RoundResults, state: JudgeState, audit_lines: list[dict[str, Any]]) -> datetime | None:
-    for line in audit_lines:
-        try:
-            return parse_time(line.get("time"), "audit time")
-        except TimeFormatError:
-            continue
+def _decided_at(results: RoundResults, state: JudgeState, audit_lines: list[audit.AuditLine]) -> datetime | None:
+    if audit_lines:
+        return audit_lines[0].at
     last = state.last_round
     if last is not None and last.round_id == results.round_id:
         return last.decided_at

@@ -11,9 +11,12 @@ first three when no card shows the host significantly worse than its peers.)
 plus warnings that are not decisions, with their own action names: "rejected_input" (an upstream
 provider tag or case the judge set aside) and "webhook_failed" (a notification not delivered).
 The line is declared once, `AuditLine` (a frozen Struct): every writer builds one, `append` writes
-it (keys sorted, as `json.dumps` always wrote them), and `canary validate` reads each line through
-core/schema.py. canary writes the log, so a key this version does not know is skipped (a later
-version may add one); a value of the wrong type is named with the file, the line and the dotted key.
+it (keys sorted, as `json.dumps` always wrote them), and `read` is the log's one reader: every
+consumer (observe-report, the digest, `ignore --at`, the judge's re-run) takes its AuditLines and
+`canary validate` reads each line the same way. canary writes the log, so a key this version does
+not know is skipped (a later version may add one); a JSON object that does not read as an
+AuditLine (a value of the wrong type, no `action`, an unreadable `time`) is set aside by `read`
+with a message naming the file, the line and the dotted key, and the log itself keeps it.
 
 Lines are appended with one os.write of the whole batch followed by fsync. A write can still be
 cut short (a full disk, or SIGKILL during a large write: Linux stops a regular-file write at a
@@ -28,7 +31,8 @@ import errno
 import json
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -42,7 +46,7 @@ from core.schema import Invalid, read_as
 from core.store import StoreError
 from core.times import TimeFormatError, fmt_time, parse_time
 from judge.suspension.card import CardLine
-from judge.suspension.decisions import Decision, Evidence
+from judge.suspension.decisions import Decision, DecisionsError, Evidence
 
 REJECTED_INPUT = "rejected_input"
 WEBHOOK_FAILED = "webhook_failed"
@@ -81,6 +85,33 @@ class AuditLine(msgspec.Struct, frozen=True):
                     parse_time(value, key)
                 except TimeFormatError:
                     raise Invalid(key, f"expected an ISO 8601 time like 2026-11-29T22:30:00Z, got {value!r}") from None
+
+    @property
+    def at(self) -> datetime:
+        """`time` as a time (a line whose time does not read is no AuditLine)."""
+        return parse_time(self.time, "time")
+
+    @property
+    def until_at(self) -> datetime | None:
+        """`until` as a time; None when the line has none (or null: an older writer's "none")."""
+        return parse_time(self.until, "until") if isinstance(self.until, str) else None
+
+    def decision(self) -> Decision | None:
+        """The decision the line records, or None: a warning's line (rejected_input, ...) or one
+        that reads as no decision (an action or rule this version does not know, hand-edited)."""
+        try:
+            return Decision.from_json(msgspec.to_builtins(self))
+        except DecisionsError:
+            return None
+
+
+@dataclass(frozen=True, slots=True)
+class AuditLog:
+    """The audit log as `read` found it."""
+
+    lines: tuple[AuditLine, ...]  # every line that reads as an AuditLine, in the log's order
+    torn: int = 0  # lines that are not a JSON object (a torn append: see the module docstring)
+    set_aside: tuple[str, ...] = ()  # JSON objects that are no AuditLine: each names the file, the line and the key
 
 
 def decision_lines(decisions: Iterable[Decision], *, round_id: str | None, mode: str,
@@ -179,15 +210,15 @@ def append_round(path: Path, lines: list[AuditLine]) -> None:
     a decision); a re-run after a crash in between would otherwise log the round twice.
     """
     round_ids = {line.round_id for line in lines}
-    seen = {_key(r) for r in _tail_records(Path(path)) if r.get("round_id") in round_ids}
-    append(path, [line for line in lines if _key(msgspec.to_builtins(line)) not in seen])
+    seen = {_key(line) for line in _tail_lines(Path(path)) if line.round_id in round_ids}
+    append(path, [line for line in lines if _key(line) not in seen])
 
 
-def _key(record: dict[str, Any]) -> tuple[Any, ...]:
-    return tuple(record.get(k) for k in ("round_id", "model", "provider", "action", "rule", "reason"))
+def _key(line: AuditLine) -> tuple[str | None, ...]:
+    return line.round_id, line.model, line.provider, line.action, line.rule, line.reason
 
 
-def _tail_records(path: Path) -> list[dict[str, Any]]:
+def _tail_lines(path: Path) -> list[AuditLine]:
     try:
         with open(path, "rb") as handle:
             size = handle.seek(0, os.SEEK_END)
@@ -195,16 +226,45 @@ def _tail_records(path: Path) -> list[dict[str, Any]]:
             raw = handle.read()
     except FileNotFoundError:
         return []
-    lines = raw.split(b"\n")[1:] if size > TAIL_BYTES else raw.split(b"\n")  # a cut first line
-    out = []
-    for line in lines:
+    if size > TAIL_BYTES:
+        raw = raw.partition(b"\n")[2]  # the first line is cut
+    return [line for _, line in _parsed(raw, str(path)) if isinstance(line, AuditLine)]
+
+
+# What `_parsed` finds on a line that is not a JSON object (every reader counts both as torn;
+# `canary validate` tells a torn last line from one that is JSON but no object).
+_NOT_JSON = "not JSON"
+_NOT_AN_OBJECT = "not a JSON object"
+_DECODER = msgspec.json.Decoder(AuditLine, strict=True)
+
+
+def _parsed(raw: bytes, source: str) -> Iterator[tuple[int, AuditLine | AuditError | str]]:
+    """Each non-blank line's number and what it reads as: an AuditLine, the AuditError of a JSON
+    object of another shape (naming `<source>:<line number>` and the key), or _NOT_JSON / _NOT_AN_OBJECT.
+
+    A line is first decoded straight into an AuditLine (msgspec: faster than json.loads alone, and a
+    year's log is read whole); only a line it refuses is read again the long way, which says why. Both end in the
+    same Struct and its checks, so a line reads the same either way (tests/canary/state/test_audit_line.py)."""
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            yield number, _DECODER.decode(line)
+            continue
+        except (msgspec.DecodeError, ValueError, RecursionError):
+            pass
         try:
             record = json.loads(line.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError):
+            yield number, _NOT_JSON
             continue
-        if isinstance(record, dict):
-            out.append(record)
-    return out
+        if not isinstance(record, dict):
+            yield number, _NOT_AN_OBJECT
+            continue
+        try:
+            yield number, read_line(record, f"{source}:{number}")
+        except AuditError as exc:
+            yield number, exc
 
 
 def _ends_mid_line(fd: int) -> bool:
@@ -229,46 +289,33 @@ def problems(path: Path) -> tuple[list[str], list[str]]:
     except StoreError as exc:
         return [str(exc)], []
     fails, notes = [], []
-    lines = raw.split(b"\n")
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            if number == len(lines):   # no newline after it
-                notes.append(f"{path}:{number}: the last line is cut short (a torn append); every reader skips it")
-            else:
-                fails.append(f"{path}:{number}: not a JSON object")
-            continue
-        if not isinstance(record, dict):
+    last = raw.count(b"\n") + 1
+    for number, line in _parsed(raw, str(path)):
+        if line == _NOT_JSON and number == last:   # no newline after it
+            notes.append(f"{path}:{number}: the last line is cut short (a torn append); every reader skips it")
+        elif isinstance(line, str):
             fails.append(f"{path}:{number}: not a JSON object")
-            continue
-        try:
-            read_line(record, f"{path}:{number}")
-        except AuditError as exc:
-            fails.append(str(exc))
+        elif isinstance(line, AuditError):
+            fails.append(str(line))
     return fails, notes
 
 
-def read(path: Path) -> tuple[list[dict[str, Any]], int]:
-    """The audit records in order, and how many lines were skipped as torn (not a JSON object)."""
+def read(path: Path) -> AuditLog:
+    """The audit log's lines in order (no log: none), with the torn lines counted and the lines of
+    another shape set aside, each named (file, line, dotted key). Never refuses: the log is only
+    appended to, and its readers answer from what reads."""
     try:
         raw = Path(path).read_bytes()
     except FileNotFoundError:
-        return [], 0
-    records: list[dict[str, Any]] = []
+        return AuditLog(())
+    lines: list[AuditLine] = []
     torn = 0
-    for line in raw.split(b"\n"):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            torn += 1
-            continue
-        if isinstance(record, dict):
-            records.append(record)
+    set_aside: list[str] = []
+    for _, line in _parsed(raw, str(path)):
+        if isinstance(line, AuditLine):
+            lines.append(line)
+        elif isinstance(line, AuditError):
+            set_aside.append(str(line))
         else:
             torn += 1
-    return records, torn
+    return AuditLog(tuple(lines), torn, tuple(set_aside))

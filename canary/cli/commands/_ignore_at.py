@@ -21,13 +21,15 @@ from core.untrusted import clean
 
 def run_at(config: Config, at: datetime, model: str | None) -> int:
     exclusions = read_layers(config.paths.layer_paths(PEOPLE_LAYERS))  # the suspensions: the audit log's
-    records, torn = audit.read(config.paths.audit)
+    log = audit.read(config.paths.audit)
+    for problem in log.set_aside:
+        print(f"canary ignore: warning: {problem} (that audit line is skipped)", file=sys.stderr)
     if model is not None:
         models = [model]
     else:
-        models = sorted({str(r.get("model")) for r in records if r.get("model") not in (None, "*")}
+        models = sorted({line.model for line in log.lines if line.model not in ("", "*")}
                         | {e.model for e in exclusions} | set(config.models))
-    answers = [ignore_at(m, at, records, exclusions, torn_lines=torn) for m in models]
+    answers = [ignore_at(m, at, log.lines, exclusions, torn_lines=log.torn) for m in models]
     if model is not None:
         print(json.dumps(answers[0].ignore))
     else:

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any
 
 import click
 import msgspec
+from msgspec import UnsetType
 
 from canary.cli.commands._options import Command, Invocation, common, pass_invocation
 from canary.history.observe import would_suspends
@@ -30,7 +31,7 @@ from canary.integrations.notifications.digest import Digest, compose_digest, ren
 from canary.state import audit
 from canary.state.maintenance import load_maintenance
 from canary.state.silences import silences_or_none
-from core.times import fmt_time, time_or_none
+from core.times import fmt_time
 
 DIGEST_SENT = "digest_sent"
 SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
@@ -49,8 +50,10 @@ def digest(invocation: Invocation, force: bool) -> int:
     if not every and not force:
         print("canary digest: off (digest.every_hours is 0)")
         return 0
-    records, _ = audit.read(config.paths.audit)
-    last = last_digest(records)
+    log = audit.read(config.paths.audit)
+    for problem in log.set_aside:
+        print(f"canary digest: warning: {problem} (that audit line is skipped)", file=sys.stderr)
+    last = last_digest(log.lines)
     if last is not None and not force and now < last[0] + every:
         print(f"canary digest: the last was at {fmt_time(last[0])}; the next is due from {fmt_time(last[0] + every)}")
         return 0
@@ -58,7 +61,7 @@ def digest(invocation: Invocation, force: bool) -> int:
         now=now, state=layers.state, exclusions=layers.exclusions,
         silences=silences_or_none(config.paths.silences, lambda line: print(line, file=sys.stderr)),
         maintenance=load_maintenance(config.paths.maintenance),
-        would=would_suspends(records, since=now - timedelta(days=8), now=now),
+        would=would_suspends(log.lines, since=now - timedelta(days=8), now=now),
         previous=None if last is None else last[1])
     if not composed.changed and not force:
         when = "the last digest" if last is not None else "nothing to tell (no digest yet, and nothing stands)"
@@ -80,14 +83,11 @@ def digest(invocation: Invocation, force: bool) -> int:
     return 0
 
 
-def last_digest(records: list[dict[str, Any]]) -> tuple[datetime, tuple[str, ...]] | None:
-    """(time, keys) of the newest digest_sent line of the audit log, or None."""
-    for record in reversed(records):
-        if record.get("action") == DIGEST_SENT:
-            at = time_or_none(record.get("time"))
-            keys = record.get("keys")
-            if at is not None and isinstance(keys, list):
-                return at, tuple(str(k) for k in keys)
+def last_digest(lines: Sequence[audit.AuditLine]) -> tuple[datetime, tuple[str, ...]] | None:
+    """(time, keys) of the newest digest_sent line of the audit log (one with its keys), or None."""
+    for line in reversed(lines):
+        if line.action == DIGEST_SENT and not isinstance(line.keys, UnsetType):
+            return line.at, line.keys
     return None
 
 

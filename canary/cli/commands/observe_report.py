@@ -6,6 +6,7 @@ switching `mode` to enforce. Reads the audit log, and the round history when it 
 from __future__ import annotations
 
 import json
+import sys
 from datetime import timedelta
 from typing import Any
 
@@ -41,9 +42,12 @@ def observe_report(invocation: Invocation, days: float, model: str | None, as_js
     """Every would-suspend of the last N days, its evidence, and what happened next."""
     config = invocation.config()
     now = invocation.now()
-    records, torn = audit.read(config.paths.audit)
+    log = audit.read(config.paths.audit)
+    torn = log.torn
+    for problem in log.set_aside:
+        print(f"canary observe-report: warning: {problem} (that audit line is skipped)", file=sys.stderr)
     since = now - timedelta(days=days)
-    items = [w for w in would_suspends(records, since=since, now=now) if model in (None, w.model)]
+    items = [w for w in would_suspends(log.lines, since=since, now=now) if model in (None, w.model)]
     history: History | None = None
     warning = None
     try:

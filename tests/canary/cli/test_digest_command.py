@@ -104,3 +104,16 @@ def test_every_hours_is_configurable_and_zero_turns_it_off(f: Files, monkeypatch
                                                                                 T0)))
     assert _digest(f, monkeypatch, T0 + 3 * HALF_HOUR)[1] == []       # changed, but not due within the hour
     assert len(_digest(f, monkeypatch, T0 + 2 * HOUR)[1]) == 1
+
+
+def test_an_audit_line_of_another_shape_is_named_and_the_last_good_digest_still_counts(
+        f: Files, monkeypatch: pytest.MonkeyPatch) -> None:
+    _fail_twice(f)
+    assert len(_digest(f, monkeypatch, T0 + HOUR)[1]) == 1
+    count = len(f.audit.read_text(encoding="utf-8").splitlines())
+    with f.audit.open("a", encoding="utf-8") as handle:   # a hand-edited digest line, its keys not a list
+        handle.write(f'{{"action": "digest_sent", "time": "{iso(T0 + 2 * HOUR)}", "keys": "all"}}\n')
+    code, out, err = f.canary("digest", "--now", iso(T0 + 3 * HOUR))
+    assert code == 0 and f"the last was at {iso(T0 + HOUR)}" in out
+    assert (f"canary digest: warning: {f.audit}:{count + 1}: keys: expected a list, got 'all' "
+            "(that audit line is skipped)") in err

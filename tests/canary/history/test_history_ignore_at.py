@@ -101,3 +101,13 @@ def test_observe_mode_records_are_shown_but_not_in_the_list(tmp_path: Path, caps
 def test_a_bad_time_is_refused_clearly(f: Files) -> None:
     code, _, err = f.canary("ignore", "--model", MODEL, "--at", "yesterday")
     assert code == 2 and "--at" in err and "ISO 8601" in err
+
+
+def test_an_audit_line_of_another_shape_is_named_and_the_rest_still_answers(f: Files) -> None:
+    f.canary("judge", str(f.results("r0.json", {BAD: "fail"}, at=T0)), "--now", iso(T0))
+    f.canary("judge", str(f.results("r1.json", {BAD: "fail"}, at=T0 + HALF_HOUR)), "--now", iso(T0 + HALF_HOUR))
+    with f.audit.open("a", encoding="utf-8") as handle:
+        handle.write(f'{{"action": "lift", "model": "{MODEL}", "provider": "{BAD}", "time": "yesterday"}}\n')
+    listed, err = ignore(f, "--at", iso(T0 + 2 * HALF_HOUR))
+    assert listed == [BAD, BUILTIN_TAG]
+    assert f"canary ignore: warning: {f.audit}:" in err and ": time: expected an ISO 8601 time" in err

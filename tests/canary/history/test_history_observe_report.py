@@ -82,10 +82,12 @@ def test_a_would_suspend_enforced_by_the_switch_to_enforce_says_so(tmp_path: Pat
 
 def test_an_evidence_line_is_counted_by_its_code_and_an_older_one_by_its_words() -> None:
     from canary.history.observe import would_suspends
+    from canary.state.audit import AuditLine, read_line
 
-    def line(evidence: dict[str, str]) -> dict[str, object]:
-        return {"time": iso(T0), "action": "would_suspend", "model": "m/x", "provider": BAD, "rule": "failed_streak",
-                "reason": "2 failed rounds", "evidence": [evidence]}
+    def line(evidence: dict[str, str]) -> AuditLine:
+        return read_line({"time": iso(T0), "action": "would_suspend", "model": "m/x", "provider": BAD,
+                          "rule": "failed_streak", "reason": "2 failed rounds", "evidence": [evidence]},
+                         "audit.jsonl:1")
 
     # The words say one thing, the code another: the code is what counts.
     new, = would_suspends([line({"contract": "latency", "outcome": "fail", "code": "decode_slow",
@@ -93,3 +95,14 @@ def test_an_evidence_line_is_counted_by_its_code_and_an_older_one_by_its_words()
     old, = would_suspends([line({"contract": "latency", "outcome": "fail", "reason": "first token after 12 s > 10 s"})],
                           since=T0, now=T0 + HALF_HOUR)
     assert new.evidence[0][2] == "decode_slow" and old.evidence[0][2] == "ttft_exceeded"
+
+
+def test_an_audit_line_of_another_shape_is_named_and_the_rest_still_reported(f: Files) -> None:
+    lines = f.audit.read_text(encoding="utf-8").splitlines()
+    bad = json.loads(next(line for line in lines if '"would_suspend"' in line)) | {"rung": "one"}
+    with f.audit.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(bad) + "\n")
+    code, out, err = f.canary("observe-report", "--json", "--now", iso(T0 + 7 * HALF_HOUR), "--days", "1")
+    assert code == 0 and len(json.loads(out)["would_suspends"]) == 2
+    assert (f"canary observe-report: warning: {f.audit}:{len(lines) + 1}: rung: expected a whole number or null, "
+            "got 'one' (that audit line is skipped)") in err
