@@ -47,7 +47,7 @@ CHECKED_OUT_PAUSES_S = (0.0, 4.0, 6.0, 8.0, 10.0)
 
 
 def commit_to_checked_out_branch(repo: Path, files: Sequence[Path], message: Callable[[], str], *,
-                remote: str, branch: str, retries: int = DEFAULT_RETRIES, reapply: Callable[[], int] | None = None,
+                remote: str, branch: str, retries: int = DEFAULT_RETRIES, reapply: Callable[[], None] | None = None,
                 sleep: Callable[[float], None] = time.sleep, inputs: Sequence[Path] = (),
                 folders: Sequence[Path] = ()) -> CommitResult:
     """Commit `files` (paths inside `repo`) and push to remote/branch; see the module docstring.
@@ -79,8 +79,7 @@ def commit_to_checked_out_branch(repo: Path, files: Sequence[Path], message: Cal
                                           "(pass --reapply RESULTS...); the local commit was left unpushed")
                 git.run("reset", "--hard", "FETCH_HEAD")
                 reapplied += 1
-                if reapply() != 0:
-                    raise CommitBackError("re-applying the round on the remote's state failed; nothing was pushed")
+                reapply()  # raises CommitBackError when the judge refuses: nothing is pushed then
                 if not _stage_and_commit(git, rel, dirs, message()):
                     return CommitResult(ALREADY_UPSTREAM, attempt - 1, reapplied)
         push = git.run("push", remote, f"HEAD:refs/heads/{branch}", check=False)

@@ -139,7 +139,7 @@ def pull_state(repo: Path, files: Sequence[Path], *, remote: str, branch: str, f
 
 def commit_to_state_branch(repo: Path, files: Sequence[Path], message: Callable[[], str], *, remote: str,
                            branch: str, people_branch: str | None = None, retries: int = DEFAULT_RETRIES,
-                           reapply: Callable[[], int] | None = None, sleep: Callable[[float], None] = time.sleep,
+                           reapply: Callable[[], None] | None = None, sleep: Callable[[float], None] = time.sleep,
                            inputs: Sequence[Path] = (), folders: Sequence[Path] = (),
                            append_only: Sequence[Path] = ()) -> CommitResult:
     """Commit `files` onto remote/branch (created as an orphan on first use); see the module docstring.
@@ -191,8 +191,7 @@ def commit_to_state_branch(repo: Path, files: Sequence[Path], message: Callable[
             base = source
             _set_base(git, base)
             reapplied += 1
-            if reapply() != 0:
-                raise CommitBackError("re-applying the round on the fresh state failed; nothing was pushed")
+            reapply()  # raises CommitBackError when the judge refuses: nothing is pushed then
         if tip is None and not any((git.repo / r).is_file() for r in rel) and not any(
                 disk_files(git, d, rel) for d in dirs):
             return CommitResult(NOTHING, attempt, reapplied)  # no branch and no files: nothing to start it with

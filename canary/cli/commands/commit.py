@@ -97,7 +97,7 @@ def commit(invocation: Invocation, decisions_path: Path | None, message: str | N
             return message + "\n"
         return commit_message(read_decisions(decisions_path))
 
-    def reapply() -> int:
+    def reapply() -> None:
         decisions = read_decisions(decisions_path)
         if decisions is None:
             raise CommitBackError(f"{decisions_path}: no decisions file; cannot re-apply")
@@ -108,7 +108,6 @@ def commit(invocation: Invocation, decisions_path: Path | None, message: str | N
                 allow_simulator=decisions.request.allow_simulator))
         except RoundRefused as exc:
             raise CommitBackError(f"canary judge refused to re-apply the round: {exc}") from exc
-        return 0
 
     files = [config.paths.state, config.paths.audit]
     folders = history_folders(repo, config.paths.state, history_root(config.paths), "canary commit")

@@ -84,6 +84,22 @@ def test_a_conflict_without_reapply_stops_and_forces_nothing(main_world: tuple[P
     assert git(remote, "rev-parse", "main") == before
 
 
+def test_a_refused_reapply_pushes_nothing_and_says_why(main_world: tuple[Path, Clone, Clone],
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    remote, bot, person = main_world
+    bot.judge(1, {BAD: "fail"})
+    bot.judge(2, {BAD: "fail"})
+    assert bot.commit() == 0
+    round3 = bot.judge(3, {BAD: "fail"})
+    person_pushes(person, ("lift", "--model", MODEL, "--provider", BAD, "--reason", "fixed",
+                           "--now", iso(T0 + 2 * HALF_HOUR)))
+    round3.write_text("{ not a results file")  # the judge refuses to re-apply the round from it
+    before = git(remote, "rev-parse", "main")
+    assert bot.commit("--reapply", str(round3)) == 1
+    assert git(remote, "rev-parse", "main") == before
+    assert "canary judge refused to re-apply the round" in capsys.readouterr().err
+
+
 def test_nothing_to_commit_is_fine(main_world: tuple[Path, Clone, Clone], capsys: pytest.CaptureFixture[str]) -> None:
     _, bot, _ = main_world
     assert bot.commit() == 0
