@@ -467,8 +467,18 @@ def read_attempt(raw: Any, version: int) -> AttemptEntry | None:
 
 
 def _builtins(record: msgspec.Struct) -> dict[str, Any]:
-    out: dict[str, Any] = msgspec.to_builtins(record)
+    """An entry as JSON's types: msgspec.to_builtins keeps a tuple a tuple, and the file's arrays are
+    lists (as json.loads gives them, and as a case crosses from an xdist worker: probes/round/cases.py)."""
+    out: dict[str, Any] = _lists(msgspec.to_builtins(record))
     return out
+
+
+def _lists(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _lists(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_lists(v) for v in value]
+    return value
 
 
 def _check(value: Outcome | None) -> Check | None:

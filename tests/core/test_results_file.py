@@ -190,3 +190,18 @@ class _Made(msgspec.Struct, frozen=True, kw_only=True):
 ])
 def test_lenient_entry_reads_each_field_on_its_own(raw: dict[str, Any], expected: _Made) -> None:
     assert lenient_entry(raw, _Made, name="n") == expected
+
+
+def test_what_is_written_holds_json_types_only() -> None:
+    # A case crosses from an xdist worker as its to_json() (probes/round/cases.py): a tuple there
+    # would read back as no attempts at all.
+    def kinds(value: Any) -> set[type]:
+        if isinstance(value, dict):
+            return {dict}.union(*(kinds(v) for v in value.values()))
+        if isinstance(value, (list, tuple)):
+            return {type(value)}.union(*(kinds(v) for v in value))
+        return {type(value)}
+    assert kinds(_rich().to_json()) <= {dict, list, str, int, float, bool, type(None)}
+    case = _rich().cases[0]
+    assert CaseResult.from_json(case.to_json()).attempts == tuple(
+        AttemptResult.from_json(a.to_json()) for a in case.attempts)
