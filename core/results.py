@@ -1,4 +1,4 @@
-"""The round record: reports/results.json (schema_version 2) as frozen dataclasses.
+"""The round record: reports/results.json (schema_version 2), its records and its form declared once.
 
     RoundResults         one round (or the merge of its shards)
     ├── CaseResult       one model x endpoint x contract case, with its AttemptResults
@@ -6,10 +6,21 @@
     ├── Incomplete       why the round cannot be trusted (IncompleteKind + the words for people)
     └── usage()          requests, tokens and cost per model and provider (ProviderUsage), derived
 
-Written once per round by the probes (`RoundResults.to_json`), read by everyone through
-`read_results` / `RoundResults.from_json` (the judge, `canary summary`, `canary probe`'s exit code,
-the history, incident excerpts), merged by `merge_shards` (the workflow probes one model per
-job; the judge and the summary see one round). One reader with one set of rules:
+The file's form is declared once, as frozen msgspec Structs: `ResultsFile` (the document, its keys
+in the order they are written), `ModelEntry`, `CaseEntry`, `AttemptEntry`, and ControlNote,
+Incomplete and ProviderUsage, which are both record and entry. The records the judge works on
+(RoundResults, CaseResult, AttemptResult: frozen dataclasses, which the judge `replace`s) turn
+into their entries (`entry()`) and back (`from_entry`); each field's reading rule sits on its
+entry's declaration, as its type (`Amount`, `Check`, `bool`) or, where a type cannot say it, as a
+`ReadBy(rule)` beside the type (`measurement`, `count`, `writable_text`: core/field_rules.py).
+
+Written once per round by the probes (`RoundResults.to_json`: the ResultsFile through
+msgspec.to_builtins), read by everyone through `read_results` / `RoundResults.from_json` (the
+judge, `canary summary`, `canary probe`'s exit code, the history, incident excerpts), merged by
+`merge_shards` (the workflow probes one model per job; the judge and the summary see one round).
+One reader with one set of rules: the document is read strictly, each of its cases and attempts
+on its own and leniently (`read_case`, `lenient_entry`), so one odd value costs its field and one
+bad case only itself:
 
 - what the judge decides on is checked, and a document it cannot trust is refused with
   ResultsError naming the field: not an object, another schema_version, an unsafe round id, a
@@ -17,11 +28,14 @@ job; the judge and the summary see one round). One reader with one set of rules:
   `unprobed_controls` not of their type;
 - upstream data that is merely odd does not sink the round: a case (or a control note) whose
   model or provider tag fails the safety pattern, or whose outcome is unknown, is set aside as a
-  RejectedInput (the judge writes those to the audit log), and an unusable measurement (a TTFT
-  that is not a number, a negative token count) reads as absent; so does an amount of money no
-  real reply has (`billed_usd`, `listed_usd`, `cost_usd` above MAX_BILL_USD, an integer too
-  large for a float), with a RejectedInput naming it. Free text (reasons, excerpts)
-  is made writable as UTF-8 (lone surrogates from JSON become "?").
+  RejectedInput (the judge writes those to the audit log); an attempt that is not an object or
+  has no known outcome is left out; any other field whose value its declaration does not read (a
+  TTFT that is not a number, a negative token count, a `refusal` other than pass or fail) reads
+  as its default (absent, 0, false); so does an amount of money no real reply has (`billed_usd`,
+  `listed_usd`, `cost_usd` above MAX_BILL_USD, an integer too large for a float), with a
+  RejectedInput naming it. Free text (reasons, excerpts, the language) is made writable as UTF-8
+  (lone surrogates from JSON become "?"); a reason or contract that is not a string reads as its
+  text, as it always has.
 
 Schema_version 2 added `code` to each case and attempt: the verdict's code (judge/replies/verdict.py),
 what history and control flow read. A version 1 file is still read: its codes are derived from
@@ -39,14 +53,32 @@ and `items` (the fidelity contract's kind -> pass | fail); per model `limits` an
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any, TypeVar, cast
+
+import msgspec
+from msgspec import UNSET, UnsetType
 
 from core.errors import InputError
+from core.field_rules import (
+    MAX_BILL_USD,
+    MAX_COUNT,
+    Amount,
+    Check,
+    ReadBy,
+    as_count,
+    count,
+    is_one_of,
+    lenient_entry,
+    measurement,
+    optional_text,
+    short_figure,
+    text,
+    writable_text,
+)
 from core.reasons import reason_code
 from core.tags import describe_invalid_tag, is_valid_round_id, is_valid_tag
 from core.times import TimeFormatError, parse_time, stamp
@@ -56,14 +88,6 @@ SCHEMA_VERSION = 2
 # The versions read: 1 has no `code` (derived from the reason, core/reasons.py).
 READ_VERSIONS = (1, SCHEMA_VERSION)
 EXCERPT_CHARS = 300           # how much of each reply results.json keeps (the rest is in Allure)
-# A probe reply costs micro-dollars, and no listing charges a dollar per token: an amount above
-# this (1e308, a 400-digit integer) is a hostile or broken value, read as absent wherever an
-# amount is read (here, probes/http/records.py, discovery), so no sum of them can overflow.
-MAX_BILL_USD = 1000.0
-# The largest context window listed is ~10 M tokens: a token count or a listed limit above a billion
-# (a 401-digit `context_length`) is no real reply's or listing's (discovery refuses the entry, a usage
-# with one is not a usage, results.json reads it as absent).
-MAX_COUNT = 10**9
 _AMOUNTS = ("billed_usd", "listed_usd")
 REAL, VIRTUAL = "real", "virtual"
 _OUTCOMES = {o.value: o for o in Outcome}
@@ -85,8 +109,7 @@ class IncompleteKind(StrEnum):
     UNKNOWN = "unknown"            # an older file: only the text is known
 
 
-@dataclass(frozen=True, slots=True)
-class Incomplete:
+class Incomplete(msgspec.Struct, frozen=True):
     """One reason why a round is incomplete."""
 
     kind: IncompleteKind  # what went wrong, for code (`canary probe`'s exit code)
@@ -127,46 +150,38 @@ class AttemptResult:
     # Not part of the file: set by judge/suspension/short_replies.py, far shorter than the peers' replies.
     short: bool = False
 
+    def entry(self) -> AttemptEntry:
+        """The attempt as results.json holds it."""
+        return AttemptEntry(
+            outcome=self.outcome, code=str(self.code), reason=self.reason, ttft_s=self.ttft_s, total_s=self.total_s,
+            finish_reason=self.finish_reason, error_kind=self.error_kind, served_by=self.served_by,
+            requests=self.requests, excerpt=self.excerpt, chars=self.chars, refusal=_check(self.refusal),
+            integrity=_check(self.integrity), integrity_reason=self.integrity_reason or None,
+            decode_tps=_unset(self.decode_tps), advertised_p50_tps=_unset(self.advertised_p50_tps),
+            advertised_slowest_tps=_unset(self.advertised_slowest_tps),
+            usage_reported=_unset(self.usage_reported), prompt_tokens=_unset(self.prompt_tokens),
+            billed_usd=_unset(self.billed_usd), listed_usd=_unset(self.listed_usd),
+            items={k: cast(Check, o.value) for k, o in self.items} if self.items else UNSET)
+
+    @classmethod
+    def from_entry(cls, e: AttemptEntry) -> AttemptResult:
+        return cls(outcome=e.outcome, code=e.code, reason=e.reason, ttft_s=e.ttft_s, total_s=e.total_s,
+                   finish_reason=e.finish_reason, error_kind=e.error_kind, served_by=e.served_by,
+                   requests=e.requests, excerpt=e.excerpt, chars=e.chars, refusal=_checked(e.refusal),
+                   integrity=_checked(e.integrity), integrity_reason=e.integrity_reason or "",
+                   decode_tps=_set(e.decode_tps), advertised_p50_tps=_set(e.advertised_p50_tps),
+                   advertised_slowest_tps=_set(e.advertised_slowest_tps), usage_reported=_set(e.usage_reported),
+                   prompt_tokens=_set(e.prompt_tokens), billed_usd=_set(e.billed_usd), listed_usd=_set(e.listed_usd),
+                   items=() if isinstance(e.items, UnsetType) else tuple((k, _CHECKS[v]) for k, v in e.items.items()))
+
     def to_json(self) -> dict[str, Any]:
-        # str(): a StrEnum member as its plain value (execnet and JSON see a str).
-        return {"outcome": self.outcome.value, "code": str(self.code), "reason": self.reason, "ttft_s": self.ttft_s,
-                "total_s": self.total_s, "finish_reason": self.finish_reason, "error_kind": self.error_kind,
-                "served_by": self.served_by, "requests": self.requests, "excerpt": self.excerpt,
-                "chars": self.chars, "refusal": self.refusal.value if self.refusal else None,
-                "integrity": self.integrity.value if self.integrity else None,
-                "integrity_reason": self.integrity_reason or None,
-                **{k: v for k, v in (("decode_tps", self.decode_tps), ("advertised_p50_tps", self.advertised_p50_tps),
-                                     ("advertised_slowest_tps", self.advertised_slowest_tps)) if v is not None},
-                **{k: v for k, v in (("usage_reported", self.usage_reported), ("prompt_tokens", self.prompt_tokens),
-                                     ("billed_usd", self.billed_usd), ("listed_usd", self.listed_usd))
-                   if v is not None},
-                # Written only when present, so the files of the other contracts read as before.
-                **({"items": {k: o.value for k, o in self.items}} if self.items else {})}
+        return _builtins(self.entry())
 
     @classmethod
     def from_json(cls, raw: Any, version: int = SCHEMA_VERSION) -> AttemptResult | None:
         """An attempt, or None when the entry is not one (attempts are evidence, never a reason to refuse)."""
-        if not isinstance(raw, Mapping) or raw.get("outcome") not in _OUTCOMES:
-            return None
-        return cls(outcome=_OUTCOMES[raw["outcome"]], code=read_code(raw, version),
-                   reason=writable_text(raw.get("reason", "")),
-                   ttft_s=measurement(raw.get("ttft_s")), total_s=measurement(raw.get("total_s")),
-                   finish_reason=optional_text(raw.get("finish_reason")),
-                   error_kind=optional_text(raw.get("error_kind")),
-                   served_by=optional_text(raw.get("served_by")), requests=_int(raw.get("requests"), 1),
-                   excerpt=writable_text(raw.get("excerpt") or "") if isinstance(raw.get("excerpt"), str) else "",
-                   chars=as_count(raw.get("chars"), default=None),
-                   refusal=_CHECKS.get(str(raw.get("refusal"))),
-                   integrity=_CHECKS.get(str(raw.get("integrity"))),
-                   integrity_reason=writable_text(raw.get("integrity_reason") or "")
-                   if isinstance(raw.get("integrity_reason"), str) else "",
-                   decode_tps=measurement(raw.get("decode_tps")),
-                   advertised_p50_tps=measurement(raw.get("advertised_p50_tps")),
-                   advertised_slowest_tps=measurement(raw.get("advertised_slowest_tps")),
-                   usage_reported=raw.get("usage_reported") if isinstance(raw.get("usage_reported"), bool) else None,
-                   prompt_tokens=as_count(raw.get("prompt_tokens"), default=None),
-                   billed_usd=amount(raw.get("billed_usd")), listed_usd=amount(raw.get("listed_usd")),
-                   items=_items(raw.get("items")))
+        entry = read_attempt(raw, version)
+        return None if entry is None else cls.from_entry(entry)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -195,39 +210,34 @@ class CaseResult:
     def id(self) -> str:
         return case_id(self.model, self.provider, self.contract)
 
+    def entry(self) -> CaseEntry:
+        """The case as results.json holds it."""
+        return CaseEntry(
+            model=self.model, provider=self.provider, contract=self.contract, outcome=self.outcome,
+            code=str(self.code), reason=self.reason, language=self.language, anomaly=self.anomaly,
+            control=self.control, ttft_s=self.ttft_s, duration_s=self.duration_s, requests=self.requests,
+            prompt_tokens=self.prompt_tokens, completion_tokens=self.completion_tokens, cost_usd=self.cost_usd,
+            served_by=self.served_by, attempts=tuple(a.entry() for a in self.attempts))
+
     def to_json(self) -> dict[str, Any]:
-        return {"model": self.model, "provider": self.provider, "contract": self.contract,
-                "outcome": self.outcome.value, "code": str(self.code), "reason": self.reason, "language": self.language,
-                "anomaly": self.anomaly, "control": self.control, "ttft_s": self.ttft_s,
-                "duration_s": self.duration_s, "requests": self.requests, "prompt_tokens": self.prompt_tokens,
-                "completion_tokens": self.completion_tokens, "cost_usd": self.cost_usd,
-                "served_by": self.served_by, "attempts": [a.to_json() for a in self.attempts]}
+        return _builtins(self.entry())
+
+    @classmethod
+    def from_entry(cls, e: CaseEntry) -> CaseResult:
+        return cls(model=e.model, provider=e.provider, contract=e.contract, outcome=e.outcome, code=e.code,
+                   reason=e.reason, language=e.language, anomaly=e.anomaly, control=e.control, ttft_s=e.ttft_s,
+                   duration_s=e.duration_s, requests=e.requests, prompt_tokens=e.prompt_tokens,
+                   completion_tokens=e.completion_tokens, cost_usd=e.cost_usd or 0.0, served_by=e.served_by,
+                   attempts=tuple(AttemptResult.from_entry(a) for a in e.attempts))
 
     @classmethod
     def from_json(cls, item: Mapping[str, Any], version: int = SCHEMA_VERSION) -> CaseResult:
-        """One case entry, its fields read leniently; the caller has checked its tags and outcome
+        """One case entry read leniently (`read_case`); the caller has checked its tags and outcome
         (RoundResults.from_json sets a case with unsafe tags or an unknown outcome aside)."""
-        language = item.get("language")
-        attempts = item.get("attempts")
-        return cls(
-            model=str(item.get("model")), provider=str(item.get("provider")),
-            contract=writable_text(item.get("contract", "")), outcome=_OUTCOMES[str(item.get("outcome"))],
-            code=read_code(item, version), reason=writable_text(item.get("reason", "")),
-            language=language if isinstance(language, str) else None,
-            anomaly=item.get("anomaly") is True, control=item.get("control") is True,
-            ttft_s=measurement(item.get("ttft_s")), duration_s=measurement(item.get("duration_s")),
-            requests=_int(item.get("requests"), 0),
-            prompt_tokens=_int(item.get("prompt_tokens"), 0),
-            completion_tokens=_int(item.get("completion_tokens"), 0),
-            cost_usd=amount(item.get("cost_usd")) or 0.0, served_by=optional_text(item.get("served_by")),
-            attempts=tuple(a for a in (AttemptResult.from_json(raw, version)
-                                       for raw in (attempts if isinstance(attempts, list) else []))
-                           if a is not None),
-        )
+        return cls.from_entry(read_case(item, version))
 
 
-@dataclass(frozen=True, slots=True)
-class ControlNote:
+class ControlNote(msgspec.Struct, frozen=True):
     """A positive control that passed (`weak_probes`) or gave no verdict (`unprobed_controls`)."""
 
     model: str  # the model id
@@ -236,7 +246,7 @@ class ControlNote:
     reason: str  # what the control did
 
     def to_json(self) -> dict[str, str]:
-        return {"model": self.model, "contract": self.contract, "control": self.control, "reason": self.reason}
+        return _builtins(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,8 +259,7 @@ class RejectedInput:
     part: str = "cases"            # where it was: cases, models, weak_probes or unprobed_controls
 
 
-@dataclass(frozen=True, slots=True)
-class ProviderUsage:
+class ProviderUsage(msgspec.Struct, frozen=True):
     """What one endpoint's cases cost (derived from the cases when the file is written)."""
 
     requests: int = 0  # HTTP requests
@@ -259,8 +268,7 @@ class ProviderUsage:
     cost_usd: float = 0.0  # summed over the cases, 8 decimals
 
     def to_json(self) -> dict[str, float]:
-        return {"requests": self.requests, "prompt_tokens": self.prompt_tokens,
-                "completion_tokens": self.completion_tokens, "cost_usd": self.cost_usd}
+        return _builtins(self)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -313,27 +321,16 @@ class RoundResults:
         return totals
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "schema_version": SCHEMA_VERSION,
-            "round_id": self.round_id,
-            "started_at": stamp(self.started_at),
-            "finished_at": stamp(self.finished_at) if self.finished_at is not None else None,
-            "complete": self.complete,
-            "incomplete_reason": self.incomplete_reason,
-            "incomplete": [{"kind": i.kind.value, "detail": i.detail} for i in self.incomplete],
-            "upstream": self.upstream,
-            "clock": self.clock,
-            "controls_source": self.controls_source,
-            "models": {m: {"providers": list(tags),
-                           **({"limits": {t: list(v) for t, v in self.limits[m].items()}}
-                              if self.limits.get(m) else {}),
-                           **({"notes": list(self.listing_notes[m])} if self.listing_notes.get(m) else {})}
-                       for m, tags in self.models.items()},
-            "weak_probes": [w.to_json() for w in self.weak_probes],
-            "unprobed_controls": [u.to_json() for u in self.unprobed_controls],
-            "cases": [c.to_json() for c in self.cases],
-            "usage": {m: {p: u.to_json() for p, u in providers.items()} for m, providers in self.usage().items()},
-        }
+        return _builtins(ResultsFile(
+            round_id=self.round_id, started_at=stamp(self.started_at),
+            finished_at=stamp(self.finished_at) if self.finished_at is not None else None,
+            complete=self.complete, incomplete_reason=self.incomplete_reason, incomplete=self.incomplete,
+            upstream=self.upstream, clock=self.clock, controls_source=self.controls_source,
+            models={m: ModelEntry(tags, limits=dict(self.limits[m]) if self.limits.get(m) else UNSET,
+                                  notes=self.listing_notes[m] if self.listing_notes.get(m) else UNSET)
+                    for m, tags in self.models.items()},
+            weak_probes=self.weak_probes, unprobed_controls=self.unprobed_controls,
+            cases=tuple(c.entry() for c in self.cases), usage=self.usage()))
 
     @classmethod
     def from_json(cls, raw: Any) -> RoundResults:
@@ -368,6 +365,141 @@ class RoundResults:
             controls_source=writable_text(source) if isinstance(source, str) else None,
             rejected=tuple(rejected),
         )
+
+
+# results.json's form (the module docstring says how it is written and read).
+
+class AttemptEntry(msgspec.Struct, frozen=True, kw_only=True):
+    """An attempt as results.json holds it (AttemptResult): the UNSET fields are left out of an
+    attempt that has none, so the files of the contracts that measure nothing of it read as before."""
+
+    outcome: Outcome
+    code: str
+    reason: Annotated[str, ReadBy(writable_text)] = ""
+    ttft_s: Annotated[float | None, ReadBy(measurement)] = None
+    total_s: Annotated[float | None, ReadBy(measurement)] = None
+    finish_reason: Annotated[str | None, ReadBy(optional_text)] = None
+    error_kind: Annotated[str | None, ReadBy(optional_text)] = None
+    served_by: Annotated[str | None, ReadBy(optional_text)] = None
+    requests: Annotated[int, ReadBy(count)] = 1
+    excerpt: Annotated[str, ReadBy(text)] = ""
+    chars: Annotated[int | None, ReadBy(count)] = None
+    refusal: Check | None = None
+    integrity: Check | None = None
+    integrity_reason: Annotated[str | None, ReadBy(text)] = None  # null when integrity held
+    decode_tps: Annotated[float | UnsetType, ReadBy(measurement)] = UNSET
+    advertised_p50_tps: Annotated[float | UnsetType, ReadBy(measurement)] = UNSET
+    advertised_slowest_tps: Annotated[float | UnsetType, ReadBy(measurement)] = UNSET
+    usage_reported: bool | UnsetType = UNSET
+    prompt_tokens: Annotated[int | UnsetType, ReadBy(count)] = UNSET
+    billed_usd: Amount | UnsetType = UNSET
+    listed_usd: Amount | UnsetType = UNSET
+    items: Annotated[dict[str, Check] | UnsetType, ReadBy(_items)] = UNSET
+
+
+class CaseEntry(msgspec.Struct, frozen=True, kw_only=True):
+    """A case as results.json holds it (CaseResult); `model`, `provider`, `outcome`, `code` and
+    `attempts` are read by the caller (RoundResults.from_json sets a case aside on them)."""
+
+    model: str
+    provider: str
+    contract: Annotated[str, ReadBy(writable_text)] = ""
+    outcome: Outcome
+    code: str
+    reason: Annotated[str, ReadBy(writable_text)] = ""
+    language: Annotated[str | None, ReadBy(text)] = None
+    anomaly: bool = False
+    control: bool = False
+    ttft_s: Annotated[float | None, ReadBy(measurement)] = None
+    duration_s: Annotated[float | None, ReadBy(measurement)] = None
+    requests: Annotated[int, ReadBy(count)] = 0
+    prompt_tokens: Annotated[int, ReadBy(count)] = 0
+    completion_tokens: Annotated[int, ReadBy(count)] = 0
+    cost_usd: Amount = 0.0
+    served_by: Annotated[str | None, ReadBy(optional_text)] = None
+    attempts: tuple[AttemptEntry, ...] = ()
+
+
+class ModelEntry(msgspec.Struct, frozen=True):
+    """A model of `models`: its discovered tags, and discovery's limits and notes when it had any."""
+
+    providers: tuple[str, ...]
+    # tag -> [context_length, max_completion_tokens]
+    limits: dict[str, tuple[int | None, int | None]] | UnsetType = UNSET
+    notes: tuple[str, ...] | UnsetType = UNSET
+
+
+class ResultsFile(msgspec.Struct, frozen=True, kw_only=True):
+    """reports/results.json, in the order its keys are written."""
+
+    schema_version: int = SCHEMA_VERSION
+    round_id: str
+    started_at: str
+    finished_at: str | None
+    complete: bool
+    incomplete_reason: str | None
+    incomplete: tuple[Incomplete, ...]
+    upstream: str | None
+    clock: str
+    controls_source: str | None
+    models: dict[str, ModelEntry]
+    weak_probes: tuple[ControlNote, ...]
+    unprobed_controls: tuple[ControlNote, ...]
+    cases: tuple[CaseEntry, ...]
+    usage: dict[str, dict[str, ProviderUsage]]
+
+
+def read_case(item: Mapping[str, Any], version: int) -> CaseEntry:
+    """A case entry whose tags and outcome are known good, every other field read leniently; an
+    attempt that is not one is left out."""
+    attempts = item.get("attempts")
+    read = (read_attempt(raw, version) for raw in (attempts if isinstance(attempts, list) else []))
+    return lenient_entry(item, CaseEntry, model=str(item.get("model")), provider=str(item.get("provider")),
+                         outcome=_OUTCOMES[str(item.get("outcome"))], code=read_code(item, version),
+                         attempts=tuple(a for a in read if a is not None))
+
+
+def read_attempt(raw: Any, version: int) -> AttemptEntry | None:
+    """An attempt entry read leniently, or None when it is not one (not an object, no known outcome)."""
+    if not isinstance(raw, Mapping) or not is_one_of(raw.get("outcome"), _OUTCOMES):
+        return None
+    return lenient_entry(raw, AttemptEntry, outcome=_OUTCOMES[raw["outcome"]], code=read_code(raw, version))
+
+
+def _builtins(record: msgspec.Struct) -> dict[str, Any]:
+    """An entry as JSON's types: msgspec.to_builtins keeps a tuple a tuple, and the file's arrays are
+    lists (as json.loads gives them, and as a case crosses from an xdist worker: probes/round/cases.py)."""
+    out: dict[str, Any] = _lists(msgspec.to_builtins(record))
+    return out
+
+
+def _lists(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _lists(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_lists(v) for v in value]
+    return value
+
+
+def _check(value: Outcome | None) -> Check | None:
+    """A check's outcome as the file holds it (its value: the judge may mark an item inconclusive)."""
+    return None if value is None else cast(Check, value.value)
+
+
+def _checked(value: Check | None) -> Outcome | None:
+    return None if value is None else _CHECKS[value]
+
+
+T = TypeVar("T")
+
+
+def _unset(value: T | None) -> T | UnsetType:
+    """A field written only when present: None in the record, left out of the file."""
+    return UNSET if value is None else value
+
+
+def _set(value: T | UnsetType) -> T | None:
+    return None if isinstance(value, UnsetType) else value
 
 
 def read_results(raw: Any, source: str | None = None) -> RoundResults:
@@ -523,11 +655,11 @@ def _cases(raw: Any, rejected: list[RejectedInput], version: int) -> tuple[CaseR
             rejected.append(RejectedInput(_shown(model), _shown(provider), describe_invalid_tag(bad)))
             continue
         outcome = item.get("outcome")
-        if outcome not in _OUTCOMES:
+        if not is_one_of(outcome, _OUTCOMES):
             rejected.append(RejectedInput(model, provider, f"cases[{i}]: unknown outcome {ascii(outcome)[:40]}"))
             continue
         rejected.extend(RejectedInput(model, provider, note) for note in _absurd_amounts(i, item))
-        cases.append(CaseResult.from_json(item, version))
+        cases.append(CaseResult.from_entry(read_case(item, version)))
     return tuple(cases)
 
 
@@ -555,19 +687,6 @@ def _time(value: Any, name: str) -> datetime:
         raise ResultsError(str(exc)) from None
 
 
-# The rules a field is read by. Public: the probes build the record in memory by the same rules
-# (probes/round/cases.py), so a case they hold is the case its results.json entry reads back as.
-
-def writable_text(value: Any) -> str:
-    """Free text from the round (reasons): a str that can be written as UTF-8.
-
-    JSON may carry lone surrogates (`"\\ud800"`), which decode into a str that no UTF-8 file can
-    hold: written as is, they would crash the state write after the audit was already appended.
-    Each one becomes "?".
-    """
-    text = str(value)
-    return text.encode("utf-8", "replace").decode("utf-8") if not text.isascii() else text
-
 
 def read_code(raw: Mapping[str, Any], version: int) -> str:
     """A case's or attempt's code: as written (schema_version 2), or derived from the reason of a
@@ -585,41 +704,9 @@ def read_code(raw: Mapping[str, Any], version: int) -> str:
     return reason_code(outcome, "")
 
 
-def optional_text(value: Any) -> str | None:
-    """A short upstream string (finish_reason, served_by): writable text, or None when absent or empty."""
-    return writable_text(value) if isinstance(value, str) and value else None
-
-
 def _shown(value: Any) -> str:
     """A tag as it may be written to the audit log: itself when safe, else an escaped excerpt."""
     return value if is_valid_tag(value) else ascii(value)[:80]
-
-
-def measurement(value: Any) -> float | None:
-    """A measurement: a finite, non-negative number, else absent (an integer too large for a float too)."""
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        return None
-    try:
-        finite = math.isfinite(value)
-    except OverflowError:  # an int past ~1e308: math.isfinite converts it to a float first
-        return None
-    return (float(value) if isinstance(value, float) else value) if finite and value >= 0 else None
-
-
-def seconds(value: float | None) -> float | None:
-    """A time as results.json keeps it: to 0.1 ms, and absent when it is no measurement."""
-    return None if value is None else measurement(round(value, 4))
-
-
-def tokens_per_second(value: float | None) -> float | None:
-    """A decode speed as results.json keeps it: to 0.01 token/s, and absent when it is no measurement."""
-    return None if value is None else measurement(round(value, 2))
-
-
-def amount(value: Any) -> float | None:
-    """An amount of money in USD (a bill, a listed price or cost): a measurement of at most MAX_BILL_USD."""
-    found = measurement(value)
-    return found if found is not None and found <= MAX_BILL_USD else None
 
 
 def _absurd_amounts(i: int, item: Mapping[str, Any]) -> list[str]:
@@ -635,22 +722,6 @@ def _absurd_amounts(i: int, item: Mapping[str, Any]) -> list[str]:
             if isinstance(value, (int, float)) and not isinstance(value, bool) and value > MAX_BILL_USD]
 
 
-def short_figure(value: float) -> str:
-    """A hostile number shown short: a long integer by its number of digits."""
-    text = str(value)
-    return f"a {len(text)}-digit integer" if isinstance(value, int) and len(text) > 20 else text[:40]
-
-
-def as_count(value: Any, *, default: int | None) -> int | None:
-    """A count (tokens, characters): a non-negative int, else the default."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
-
-
-def _int(value: Any, default: int) -> int:
-    """A count (requests, tokens): a non-negative int, else the default."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
-
-
 def cases_by_model(cases: Iterable[CaseResult]) -> dict[str, list[CaseResult]]:
     """The cases grouped by model, in order."""
     out: dict[str, list[CaseResult]] = {}
@@ -659,8 +730,8 @@ def cases_by_model(cases: Iterable[CaseResult]) -> dict[str, list[CaseResult]]:
     return out
 
 
-def _items(raw: Any) -> tuple[tuple[str, Outcome], ...]:
+def _items(raw: Any) -> dict[str, Check] | None:
     """A fidelity attempt's items: kind -> pass | fail; anything else is not an item (set aside)."""
     if not isinstance(raw, Mapping):
-        return ()
-    return tuple((writable_text(str(k)), _CHECKS[v]) for k, v in raw.items() if isinstance(v, str) and v in _CHECKS)
+        return None
+    return {writable_text(str(k)): cast(Check, v) for k, v in raw.items() if isinstance(v, str) and v in _CHECKS}

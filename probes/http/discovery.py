@@ -29,7 +29,7 @@ from typing import Any
 from urllib.parse import quote
 
 from core.errors import UpstreamError
-from core.results import MAX_BILL_USD, MAX_COUNT, short_figure
+from core.field_rules import MAX_BILL_USD, MAX_COUNT, short_figure
 from core.tags import is_valid_model_id
 from probes.http.client import PinnedClient, TransportError
 from probes.http.records import Endpoint

@@ -27,8 +27,8 @@ from typing import Any
 
 import httpx
 
+from core.field_rules import MAX_BILL_USD
 from core.key_mask import KeyMask
-from core.results import MAX_BILL_USD
 from core.untrusted import clean
 from probes.http.errors import ErrorFacts, facts_of_body
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind, Usage

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TypeGuard
 
-from core.results import MAX_BILL_USD, MAX_COUNT, short_figure
+from core.field_rules import MAX_BILL_USD, MAX_COUNT, short_figure
 
 
 class Classification(StrEnum):

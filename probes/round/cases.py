@@ -19,15 +19,8 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from core.results import (
-    EXCERPT_CHARS,
-    AttemptResult,
-    CaseResult,
-    as_count,
-    measurement,
-    seconds,
-    writable_text,
-)
+from core.field_rules import as_count, measurement, seconds, writable_text
+from core.results import EXCERPT_CHARS, AttemptResult, CaseResult
 from core.vocabulary import Outcome, case_id, discovery_case_id, endpoint_id
 from probes.http.records import Endpoint, ErrorKind
 

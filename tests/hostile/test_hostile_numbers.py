@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from hostile_support import HALF_HOUR, MODEL, PROVIDERS, T0, Files, iso, parse_audit, results, seeded
 
-from core.results import MAX_BILL_USD
+from core.field_rules import MAX_BILL_USD
 
 NEXT = T0 + 2 * HALF_HOUR
 HOST = PROVIDERS[1]

@@ -30,7 +30,8 @@ from typing import Any, Protocol
 import yaml
 
 from core.config import ProbeSettings
-from core.results import AttemptResult, as_count, measurement, optional_text, seconds, tokens_per_second, writable_text
+from core.field_rules import as_count, measurement, optional_text, seconds, tokens_per_second, writable_text
+from core.results import AttemptResult
 from core.vocabulary import Outcome, contract
 from judge.replies.verdict import Verdict, inconclusive, passed
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind

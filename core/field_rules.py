@@ -1,0 +1,163 @@
+"""The rules a value of the round is read by: what a measurement, a count, an amount of money and
+free text from upstream may be, and `lenient_entry`, which reads a declared entry of a file field by
+field by them (pure).
+
+The probes build the round record by these rules (probes/round/cases.py, probes/round/contracts/),
+and core/results.py reads results.json's cases and attempts by them, so a case the probes hold is
+the case its results.json entry reads back as. A field of a declared entry (a frozen msgspec Struct)
+is read by its type when a type can say the rule (`Amount`, `Check`, `bool`), or by `ReadBy(rule)`
+beside its type when it cannot (a measurement keeps an integer as an integer and refuses one too
+large for a float; a reason reads as its text whatever it is): one odd value costs its field only.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Annotated, Any, Literal, TypeVar, get_args, get_origin
+
+import msgspec
+from msgspec import Meta
+
+# A probe reply costs micro-dollars, and no listing charges a dollar per token: an amount above
+# this (1e308, a 400-digit integer) is a hostile or broken value, read as absent wherever an
+# amount is read (results.json, probes/http/records.py, discovery), so no sum of them can overflow.
+MAX_BILL_USD = 1000.0
+# The largest context window listed is ~10 M tokens: a token count or a listed limit above a billion
+# (a 401-digit `context_length`) is no real reply's or listing's (discovery refuses the entry, a usage
+# with one is not a usage, results.json reads it as absent).
+MAX_COUNT = 10**9
+
+Check = Literal["pass", "fail"]  # a check's outcome as the file holds it: refusal, integrity, a fidelity item
+# An amount of money in USD (a bill, a listed price or cost): a number from 0 to MAX_BILL_USD, an
+# integer read as the integer (NaN, infinities and larger numbers are refused by the bounds).
+Amount = Annotated[int, Meta(ge=0, le=int(MAX_BILL_USD))] | Annotated[float, Meta(ge=0, le=MAX_BILL_USD)]
+
+
+@dataclass(frozen=True, slots=True)
+class ReadBy:
+    """The reading rule of a field whose rule its type cannot state (`Annotated[float | None,
+    ReadBy(measurement)]`): any decoded value in, the field's value out, or None for its default.
+    msgspec ignores the marker; `lenient_entry` applies it."""
+
+    rule: Callable[[Any], Any]
+
+
+E = TypeVar("E", bound=msgspec.Struct)
+
+
+def lenient_entry(raw: Mapping[str, Any], kind: type[E], **given: Any) -> E:
+    """One entry of the file as a `kind`, field by field: a field in `given` is that value; a field
+    declared with ReadBy is its rule's value; any other is the value when it converts to the
+    declared type (msgspec, strictly: no `"1"` read as 1, no `true` as 1), else the field's default.
+    An absent key, or a rule's None, reads as the default; a key `kind` does not declare is skipped."""
+    values = dict(given)
+    typed = _typed_part(kind, frozenset(given))
+    try:  # the typed fields in one conversion; an odd value among them sends each to its own
+        values.update(msgspec.structs.asdict(msgspec.convert(raw, typed, strict=True)))
+    except (msgspec.ValidationError, UnicodeEncodeError):  # msgspec refuses a lone surrogate so
+        for name, key, declared, rule in _reading(kind):
+            if rule is None and name not in values and key in raw:
+                try:
+                    values[name] = msgspec.convert(raw[key], declared, strict=True)
+                except (msgspec.ValidationError, UnicodeEncodeError):
+                    pass
+    for name, key, _, rule in _reading(kind):
+        if rule is not None and name not in values and key in raw:
+            value = rule(raw[key])
+            if value is not None:
+                values[name] = value
+    return kind(**values)
+
+
+@cache
+def _reading(kind: type[msgspec.Struct]) -> tuple[tuple[str, str, Any, Callable[[Any], Any] | None], ...]:
+    """(field name, key, declared type, ReadBy rule or None) per field of `kind`."""
+    out = []
+    for f in msgspec.structs.fields(kind):
+        marks = get_args(f.type)[1:] if get_origin(f.type) is Annotated else ()
+        rule = next((m.rule for m in marks if isinstance(m, ReadBy)), None)
+        out.append((f.name, f.encode_name, f.type, rule))
+    return tuple(out)
+
+
+@cache
+def _typed_part(kind: type[msgspec.Struct], given: frozenset[str]) -> type[msgspec.Struct]:
+    """The fields of `kind` read by their type alone (no rule, not given), as a Struct of their own,
+    each with its default: most entries hold no odd value, and one conversion reads them all."""
+    fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
+    for f in msgspec.structs.fields(kind):
+        if f.name in given or any(f.name == name and rule for name, _, _, rule in _reading(kind)):
+            continue
+        if f.default is not msgspec.NODEFAULT:
+            fields.append((f.name, f.type, f.default))
+        elif f.default_factory is not msgspec.NODEFAULT:
+            fields.append((f.name, f.type, msgspec.field(default_factory=f.default_factory)))
+        else:
+            fields.append((f.name, f.type))
+    return msgspec.defstruct(f"{kind.__name__}Typed", fields, kw_only=True)
+
+
+def is_one_of(value: Any, known: Mapping[str, Any]) -> bool:
+    """`value` is one of `known`'s keys (an unhashable value, as a list, is none)."""
+    return isinstance(value, str) and value in known
+
+
+def writable_text(value: Any) -> str:
+    """Free text from the round (reasons): a str that can be written as UTF-8.
+
+    JSON may carry lone surrogates (`"\\ud800"`), which decode into a str that no UTF-8 file can
+    hold: written as is, they would crash the state write after the audit was already appended.
+    Each one becomes "?".
+    """
+    text = str(value)
+    return text.encode("utf-8", "replace").decode("utf-8") if not text.isascii() else text
+
+
+def optional_text(value: Any) -> str | None:
+    """A short upstream string (finish_reason, served_by): writable text, or None when absent or empty."""
+    return writable_text(value) if isinstance(value, str) and value else None
+
+
+def measurement(value: Any) -> float | None:
+    """A measurement: a finite, non-negative number, else absent (an integer too large for a float too)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    try:
+        finite = math.isfinite(value)
+    except OverflowError:  # an int past ~1e308: math.isfinite converts it to a float first
+        return None
+    return (float(value) if isinstance(value, float) else value) if finite and value >= 0 else None
+
+
+def seconds(value: float | None) -> float | None:
+    """A time as results.json keeps it: to 0.1 ms, and absent when it is no measurement."""
+    return None if value is None else measurement(round(value, 4))
+
+
+def tokens_per_second(value: float | None) -> float | None:
+    """A decode speed as results.json keeps it: to 0.01 token/s, and absent when it is no measurement."""
+    return None if value is None else measurement(round(value, 2))
+
+
+def short_figure(value: float) -> str:
+    """A hostile number shown short: a long integer by its number of digits."""
+    text = str(value)
+    return f"a {len(text)}-digit integer" if isinstance(value, int) and len(text) > 20 else text[:40]
+
+
+def count(value: Any) -> int | None:
+    """A count (requests, tokens, characters): a non-negative int, else None (the field's default)."""
+    return as_count(value, default=None)
+
+
+def text(value: Any) -> str | None:
+    """Free text that is read only when it is a string (an excerpt): writable text, else None."""
+    return writable_text(value) if isinstance(value, str) else None
+
+
+def as_count(value: Any, *, default: int | None) -> int | None:
+    """A count (tokens, characters): a non-negative int, else the default."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
