@@ -197,12 +197,9 @@ def _give_before(comments: Any, lines: str) -> None:
 
 
 def _item(entry: Exclusion) -> CommentedMap:
-    fields = [("provider", entry.provider), ("reason", entry.reason), ("added_at", fmt_time(entry.since))]
-    if entry.expires is not None:
-        fields.append(("expires", fmt_time(entry.expires)))
-    if entry.added_by:
-        fields.append(("added_by", entry.added_by))
-    return CommentedMap((name, DoubleQuotedScalarString(value)) for name, value in fields)
+    fields = [("provider", entry.provider), ("reason", entry.reason), ("added_at", fmt_time(entry.since)),
+              ("expires", fmt_time(entry.expires)), ("added_by", entry.added_by or None)]
+    return CommentedMap((name, DoubleQuotedScalarString(value)) for name, value in fields if value is not None)
 
 
 def _refuse_invisible(source: str, name: str, value: str) -> None:
