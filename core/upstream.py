@@ -54,7 +54,8 @@ class MissingKeyError(UpstreamError):
 
 @dataclass(frozen=True, slots=True, repr=False)
 class Upstream:
-    """Base URL (ending in /api/v1) and API key of the upstream: OpenRouter or a simulator."""
+    """Base URL (ending in /api/v1, no slash after it) and API key (None: none) of the upstream:
+    OpenRouter or a simulator. `of` reads them as a person writes them."""
 
     base_url: str = DEFAULT_BASE_URL
     api_key: str | None = None
@@ -62,9 +63,13 @@ class Upstream:
     def __post_init__(self) -> None:
         if not self.base_url.startswith(("http://", "https://")):
             raise UpstreamError(f"{BASE_URL_ENV} must start with http:// or https:// (got {self.base_url[:80]!r})")
-        object.__setattr__(self, "base_url", self.base_url.rstrip("/"))
-        if self.api_key is not None and not self.api_key.strip():
-            object.__setattr__(self, "api_key", None)
+        if self.base_url.endswith("/") or (self.api_key is not None and not self.api_key.strip()):
+            raise ValueError("Upstream takes a base URL without a trailing slash and a key or None: use Upstream.of")
+
+    @classmethod
+    def of(cls, base_url: str, api_key: str | None) -> Upstream:
+        """The upstream as a person writes it: a trailing slash dropped, a blank key read as none."""
+        return cls(base_url=base_url.rstrip("/"), api_key=api_key if api_key and api_key.strip() else None)
 
     @property
     def has_key(self) -> bool:
@@ -107,7 +112,7 @@ def resolve_upstream(environ: Mapping[str, str] | None = None, *, simulator: boo
     base = env.get(BASE_URL_ENV, "").strip()
     if key is None and not base:
         return None
-    return Upstream(base_url=base or DEFAULT_BASE_URL, api_key=key)
+    return Upstream.of(base or DEFAULT_BASE_URL, key)
 
 
 def refuse_keyless_in_ci(environ: Mapping[str, str] | None = None, *, simulator: bool = False) -> None:
