@@ -190,7 +190,7 @@ class CaseResult:
 
     model: str  # the model id
     provider: str  # the endpoint's provider tag
-    contract: str  # latency | refusal | structured | language
+    contract: str  # a contract's name (core/vocabulary.py DECLARED)
     outcome: Outcome  # pass | fail | inconclusive | transport_error | not_applicable
     code: str  # why, as a code (judge/replies/verdict.py): what history and the judge read
     reason: str  # why, in words (upstream text, cleaned)
