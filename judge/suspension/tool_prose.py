@@ -21,7 +21,10 @@ Why unanimous: a host whose template or parser drops the tools answers in prose 
 a model that writes prose now and then does so on every host. With a propensity of 10 %, 2 of 3
 attempts in prose happen in about 3 % of a healthy host's rounds, so two such rounds in a row
 (frozen rounds between them do not break a streak) came up within a simulated week
-(benchmarks/fleet_evidence.py's optional_all_week: a false would-suspend); 3 of 3 happen in 0.1 %.
+(benchmarks/fleet_evidence.py's optional_all_week: a false would-suspend). 3 of 3 happen in 0.1 %,
+and two of those met across a noisy host's frozen rounds too (real_shapes_week), so the probe
+sends a second pair of confirmations when the first three are all prose
+(probes/round/contracts/tools.py): 5 of 5 happen in 0.001 %.
 
 Control cases judge the refusal probe and never reach here. Re-judging the same round gives the
 same answer: it reads only the round's own cases.

@@ -203,14 +203,19 @@ def single(case: Case, attempt: ProbedAttempt, result: ChatResult, duration_s: f
 
 async def confirmed(case: Case, one: Callable[[], Awaitable[tuple[ProbedAttempt, bool]]], confirmations: int,
                     start: float, *, anomalous: Callable[[ProbedAttempt], bool],
-                    decide: Callable[[tuple[ProbedAttempt, ...]], Verdict]) -> ProbedCase:
+                    decide: Callable[[tuple[ProbedAttempt, ...]], Verdict],
+                    again: Callable[[tuple[ProbedAttempt, ...]], bool] | None = None) -> ProbedCase:
     """The first attempt decides, unless it is anomalous: then `confirmations` more are sent at once
-    and `decide` (a strict majority) weighs all of them. `one()` returns (attempt, auth error?)."""
+    and `decide` (a strict majority) weighs all of them. When `again` says those attempts are not
+    yet enough (a unanimity that chance alone reaches too often), `confirmations` more are sent and
+    `decide` weighs them all. `one()` returns (attempt, auth error?)."""
     first, auth = await one()
     if not anomalous(first) or confirmations == 0:
         return ProbedCase.of(case, first.outcome, first.code, first.reason, duration_s=clock() - start,
                              attempts=(first,), auth_error=auth)
     more = await asyncio.gather(*(one() for _ in range(confirmations)))
+    if again is not None and again((first, *(a for a, _ in more))):
+        more += await asyncio.gather(*(one() for _ in range(confirmations)))
     attempts = (first, *(a for a, _ in more))
     decided = decide(attempts)
     return ProbedCase.of(case, decided.outcome, decided.code, decided.reason, anomaly=True, duration_s=clock() - start,

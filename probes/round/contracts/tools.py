@@ -10,7 +10,14 @@ that are not one JSON object, an unknown name or a schema mismatch fail.
 
 On an anomaly (the first attempt fails, or answers in prose) `probe.language_confirmations` more
 attempts run at once, as the language contract does, and the majority decides: fail when most
-failed, pass when most passed, prose when most answered in prose; otherwise inconclusive.
+failed, pass when most passed, prose when most answered in prose; otherwise inconclusive. When
+all of those answered in prose, as many again are sent before the majority decides: unanimous
+prose is what judge/suspension/tool_prose.py fails a host on, and a model that writes prose one
+time in ten does so in all three attempts once in a thousand rounds, often enough for two such
+rounds to meet across a noisy host's frozen rounds (benchmarks/fleet_evidence.py's
+real_shapes_week: a false would-suspend of the host with the most transport errors); in all five,
+once in a hundred thousand. A host that drops the tools answers in prose every time, five times
+as well as three.
 Arguments cut by our own max_tokens (`finish_reason: length`) are inconclusive, not the host's:
 the probe's budget is tools.yaml's `max_tokens` (or probe.max_tokens when larger), room for two
 real calls and a line in character.
@@ -95,7 +102,7 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
         return attempt, result.classification is Classification.AUTH_ERROR
 
     return await confirmed(case, one, settings.probe.language_confirmations, start,
-                           anomalous=anomalous, decide=majority)
+                           anomalous=anomalous, decide=majority, again=all_in_prose)
 
 SHOWN_CALLS = 8            # calls an attachment shows (the probe asks for one or two)
 SHOWN_CALL_CHARS = 2000    # of each call's line
@@ -116,6 +123,11 @@ def shown_calls(calls: tuple[StreamedToolCall, ...]) -> tuple[str, ...]:
 
 def anomalous(attempt: ProbedAttempt) -> bool:
     return attempt.outcome is Outcome.FAIL or attempt.code == ToolsCode.NO_TOOL_CALL
+
+
+def all_in_prose(attempts: tuple[ProbedAttempt, ...]) -> bool:
+    """Every attempt answered in prose: confirm once more before the peers judge it (module docstring)."""
+    return all(a.code == ToolsCode.NO_TOOL_CALL for a in attempts)
 
 
 def majority(attempts: tuple[ProbedAttempt, ...]) -> Verdict:

@@ -6,14 +6,17 @@ endpoint without `tools` is not applicable and is never asked."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from core.config import ProbeSettings
+from core.results import CaseResult
 from core.upstream import Upstream
 from core.vocabulary import Outcome
 from judge.replies.verdict import Verdict
+from judge.suspension.tool_prose import judge_tool_prose
 from probes.http.client import PinnedClient
 from probes.http.discovery import discover
 from probes.round.cases import Case, ProbedCase
@@ -98,10 +101,37 @@ def test_a_wrong_finish_reason_on_valid_calls_is_a_note_not_a_failure() -> None:
     assert any("finish_reason 'stop'" in n for n in result.attempts[0].extras.notes)
 
 
+def peers_called(result: ProbedCase) -> tuple[CaseResult, ...]:
+    """The case beside two peers that called a tool that round, as the judge reads them."""
+    peers = tuple(replace(result.record, provider=f"peer{i}/fp8", outcome=Outcome.PASS, code="pass", attempts=())
+                  for i in range(2))
+    return judge_tool_prose((result.record, *peers))
+
+
 def test_prose_instead_of_a_call_is_left_to_the_peers_and_keeps_its_prefix() -> None:
     result, bodies = run({"tool_prose": {"rate": 1.0}})
     assert result.outcome is Outcome.INCONCLUSIVE and result.code == "no_tool_call"
-    assert len(bodies) == 3 and "3 of 3 attempts answered in prose" in result.reason
+    # Three in prose are confirmed by two more before the peers judge: a host that drops the tools
+    # writes prose all five times, and fails beside peers that called.
+    assert len(bodies) == 5 and "5 of 5 attempts answered in prose" in result.reason
+    assert peers_called(result)[0].outcome == Outcome.FAIL
+
+
+def test_three_chance_prose_replies_are_confirmed_again_and_a_call_among_them_clears_the_host() -> None:
+    # A model that writes prose half the time: with this seed its first three replies are prose,
+    # the fourth calls. Three of three used to be the unanimity the judge fails a host on.
+    result, bodies = run({"tool_prose": {"rate": 0.5}}, stream_seed=13)
+    codes = [a.record.code for a in result.attempts]
+    assert codes == ["no_tool_call"] * 3 + ["pass", "no_tool_call"] and len(bodies) == 5, codes
+    assert result.outcome is Outcome.INCONCLUSIVE and result.code == "no_tool_call"   # most were prose
+    judged = peers_called(result)[0]
+    assert judged.outcome == Outcome.NOT_APPLICABLE and "one of its own attempts called" in judged.reason
+
+
+def test_a_prose_reply_among_calls_sends_no_second_confirmation() -> None:
+    result, bodies = run({"tool_prose": {"rate": 0.5}}, stream_seed=2)
+    codes = [a.record.code for a in result.attempts]
+    assert codes[0] == "no_tool_call" and "pass" in codes and len(codes) == len(bodies) == 3, codes
 
 
 def test_an_endpoint_without_tools_is_not_applicable_and_never_asked() -> None:
