@@ -54,7 +54,11 @@ FACTS = """(() => {
   return {
     rows: Array.from(document.querySelectorAll('tr.endpoint-row')).map(tr => ({
       endpoint: tr.getAttribute('data-endpoint'), text: tr.cells[0].textContent, cell: box(tr.cells[0]),
-      status: tr.cells[1].textContent})),
+      status: tr.cells[1].textContent, height: box(tr).h})),
+    why: Array.from(document.querySelectorAll('tr.why-row')).map(tr => ({
+      endpoint: tr.getAttribute('data-endpoint'), text: tr.textContent, height: box(tr).h})),
+    tables: Array.from(document.querySelectorAll('table.endpoints'))
+      .map(t => ({width: t.scrollWidth, room: t.parentElement.clientWidth})),
     charts: Array.from(document.querySelectorAll('.chart'))
       .map(c => ({canvas: !!c.querySelector('canvas'), ...box(c)})),
     text: document.body.innerText,
@@ -172,6 +176,13 @@ def test_the_page_loads_without_errors_and_shows_every_endpoint(browser: Browser
         assert row["cell"]["x"] >= 0 and row["cell"]["x"] + row["cell"]["w"] <= facts["viewport"], tag
     assert facts["pageWidth"] <= facts["viewport"], "the page must not scroll sideways"
     assert "floor held" in facts["text"] and "suspended" in facts["text"] and "degraded" in facts["text"]
+    # Why a flagged endpoint is flagged: a line under its row, not a column of its own.
+    assert {w["endpoint"] for w in facts["why"]} >= {"garbage/fp8", "schema/fp8", "slow/fp8"}
+    if viewport is LAPTOP:
+        # The whole table fits a laptop's window, and a flagged row is as short as a healthy one.
+        assert all(t["width"] <= t["room"] for t in facts["tables"]), facts["tables"]
+        heights = {r["endpoint"]: r["height"] for r in facts["rows"]}
+        assert max(heights.values()) <= 2 * heights["ok/fp8"], heights
 
 
 def test_the_charts_are_drawn(browser: Browser, sim_site: tuple[Path, dict[str, Any]]) -> None:
@@ -242,7 +253,7 @@ def test_the_optional_contracts_get_their_columns_and_say_what_they_cannot_see(
         browser: Browser, optional_site: Path) -> None:
     text = load(browser, optional_site, "optional-contracts", **LAPTOP).facts["text"]
 
-    assert "language\tstop\tfidelity\twire\twhy" in text, text[:3000]  # the columns, after the four contracts
+    assert "language\tstop\tfidelity\twire\n" in text, text[:3000]  # the columns, after the four contracts
     assert "cannot see the 1-3 points of a good quantization" in text
     assert "ignores the stop string" in text
     assert "tool-call markup" not in text  # the notes come from one table (collect.py), for the columns shown
@@ -283,7 +294,7 @@ def test_an_optional_contract_the_model_runs_gets_its_column_and_says_what_it_se
     visit = browser.visit((tmp_path / "site" / "index.html").as_uri(), ready=READY, facts=facts, **LAPTOP)
     assert visit.errors == []
     assert visit.facts["headers"][4:] == ["billed / listed", "latency", "refusal", "structured", "language", "tools",
-                                         "wire", "why"]
+                                         "wire"]
     assert "tools: one roleplay request with two tools per round" in visit.facts["text"]
 
 

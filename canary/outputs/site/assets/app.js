@@ -248,7 +248,6 @@
       el('th', null, 'tokens/s'), el('th', null, 'billed / listed'));
     columns.forEach(function (c) { headRow.appendChild(el('th', null, c)); });
     headRow.appendChild(el('th', null, 'wire'));
-    headRow.appendChild(el('th', null, 'why'));
     var table = add(el('table', 'endpoints cards'), add(el('thead'), headRow), body);
     add(card, add(el('div', 'scroll'), table));
     columns.forEach(function (c) {  // what an optional contract can and cannot see
@@ -271,16 +270,28 @@
         columns.forEach(function (c) { tr.appendChild(labelled(rateCell(rates[c]), c)); });
         tr.appendChild(labelled(wireCell(e.wire), 'wire'));
         // The tier's reasons matter when routing does nothing about the endpoint (degraded, failing).
+        // They read as a line under the row, across the whole table: a column of them made the table
+        // wider than a laptop's window and each flagged row several lines tall.
         var why = e.state === 'active' ? e.reasons.concat(e.tier_reasons) : e.reasons;
-        add(tr, why.length ? el('td', 'reason wide', why.join(' · ')) : el('td', 'reason'));
-        tr.addEventListener('click', function () {
-          state.selected = e.provider;
-          Array.prototype.forEach.call(body.children, function (r) {
-            r.classList.toggle('selected', r.getAttribute('data-endpoint') === e.provider);
+        var rows = [tr];
+        if (why.length) {
+          tr.classList.add('has-why');
+          var line = el('tr', 'why-row' + (e.provider === state.selected ? ' selected' : ''));
+          line.setAttribute('data-endpoint', e.provider);
+          var cell = labelled(el('td', 'reason wide', why.join(' · ')), 'why');
+          cell.colSpan = headRow.children.length;
+          rows.push(add(line, cell));
+        }
+        rows.forEach(function (r) {
+          r.addEventListener('click', function () {
+            state.selected = e.provider;
+            Array.prototype.forEach.call(body.children, function (other) {
+              other.classList.toggle('selected', other.getAttribute('data-endpoint') === e.provider);
+            });
+            if (views.select) { views.select.value = e.provider; views.redraw(); }
           });
-          if (views.select) { views.select.value = e.provider; views.redraw(); }
+          body.appendChild(r);
         });
-        body.appendChild(tr);
       });
     }
     fill();
@@ -305,7 +316,7 @@
 
   // Issue 22's checks of what every reply carries (canary/outputs/site/wire.py): quiet when healthy.
   function wireCell(w) {
-    var td = el('td', 'reason');
+    var td = el('td', 'wire');
     if (!w || !w.lines.length) { td.textContent = '-'; return td; }
     td.textContent = w.lines.join(' · ');
     if (w.bad) { td.classList.add('bad'); }
