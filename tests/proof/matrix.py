@@ -151,8 +151,8 @@ OPTIONAL_MATRIX: dict[str, tuple[dict[str, Any], dict[str, str], str]] = {
     "tool_finish_stop": ({}, optional_row(P, P, P),
                          "valid calls ending with finish_reason `stop`: a note, not a failure"),
     "tool_prose": ({}, optional_row(I, P, P),
-                   "prose instead of a call on all 5 attempts (three, confirmed by two more): inconclusive here; the judge fails it only when "
-                   "every attempt was prose and most peers called the tool that round "
+                   "prose instead of a call on all 5 attempts (three, confirmed by two more): inconclusive here; "
+                   "the judge fails it only when every attempt was prose and most peers called the tool that round "
                    "(judge/suspension/tool_prose.py)"),
     "stop_ignored": ({}, optional_row(P, F, P), "the count runs past the stop string (`stop_ignored`)"),
     "stop_echoed": ({}, optional_row(P, F, P), "the reply ends with the stop string (`stop_echoed`)"),
