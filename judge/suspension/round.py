@@ -52,6 +52,19 @@ class ProviderRound:
     klass: RoundClass
     evidence: tuple[Evidence, ...]
     language_case: CaseResult | None = None
+    # Contracts whose failure the model-wide guard discounted: their evidence keeps the case's
+    # `fail` (a person reads what the host answered), but the failure counts for nobody.
+    discounted: tuple[str, ...] = ()
+
+    def failed(self) -> tuple[str, ...]:
+        """The contracts whose failure counts this round (the model-wide guard's discounted ones left out)."""
+        return tuple(sorted({e.contract for e in self.evidence if e.outcome == Outcome.FAIL} - set(self.discounted)))
+
+    def passed(self) -> frozenset[str]:
+        """The contracts every case of which passed this round."""
+        contracts = {e.contract for e in self.evidence}
+        return frozenset(c for c in contracts
+                         if all(e.outcome == Outcome.PASS for e in self.evidence if e.contract == c))
 
     def problems(self) -> tuple[Evidence, ...]:
         """The evidence that is not a plain pass (what a person wants to read first)."""
@@ -118,12 +131,14 @@ def _classify_provider(provider: str, cases: list[CaseResult], expected: set[str
                        discounted: set[tuple[str, str]]) -> ProviderRound:
     evidence = []
     outcomes = []
+    discounted_here = []
     for case in sorted(cases, key=lambda c: c.contract):
         outcome = case.outcome
         reason = case.reason
         if outcome == Outcome.FAIL and (provider, case.contract) in discounted:
             outcome = Outcome.INCONCLUSIVE  # the failure counts for nobody this round
             reason = DISCOUNTED_PREFIX + reason
+            discounted_here.append(case.contract)
         outcomes.append(outcome)
         evidence.append(Evidence(case.contract, case.outcome, reason, case.code))
     probed = {c.contract for c in cases}
@@ -135,4 +150,4 @@ def _classify_provider(provider: str, cases: list[CaseResult], expected: set[str
     else:
         klass = RoundClass.FROZEN
     language = next((c for c in cases if c.contract == LANGUAGE), None)
-    return ProviderRound(provider, klass, tuple(evidence), language)
+    return ProviderRound(provider, klass, tuple(evidence), language, tuple(sorted(set(discounted_here))))

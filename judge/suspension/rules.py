@@ -126,7 +126,8 @@ def lift(state: JudgeState, model: str, provider: str, *, now: datetime, reason:
     if ps.suspension is None or not ps.suspension.active(now):
         raise LiftError(f"{provider} of {model} has no active suspension to lift")
     decision = Decision(model, provider, Action.LIFT, Rule.MANUAL, reason, rung=ps.suspension.rung)
-    return state.with_provider(model, provider, replace(ps, suspension=None, failed_streak=0)), decision
+    return state.with_provider(model, provider, replace(ps, suspension=None, failed_streak=0,
+                                                        failing_contracts=())), decision
 
 
 def _enforce_records(state: JudgeState, mround: ModelRound, policy: Policy, now: datetime,
@@ -215,7 +216,7 @@ def _count(state: JudgeState, mround: ModelRound, policy: Policy, started_at: da
     set_aside: dict[str, timedelta] = {}
     for provider, pr in mround.providers.items():
         before = state.provider(mround.model, provider)
-        counted = count(before, pr.klass, started_at, policy)
+        counted = count(before, pr, started_at, policy)
         ps = counted.state
         if counted.set_aside is not None:
             set_aside[provider] = counted.set_aside
@@ -235,7 +236,10 @@ def _count(state: JudgeState, mround: ModelRound, policy: Policy, started_at: da
 
 def _restarted(model: str, provider: str, pr: ProviderRound, before: ProviderState, counted: Counted,
                policy: Policy) -> Decision | None:
-    """A failed streak (or, for a suspended host, a clean streak) that lapsed: worth saying why."""
+    """A failed streak (or, for a suspended host, a clean streak) that lapsed, or a failed streak
+    that a frozen round ended: worth saying why."""
+    if counted.ended_streak:
+        return _ended(model, provider, pr, before, counted.ended_streak)
     if not counted.lapsed_streak:
         return None
     failed = pr.klass is RoundClass.FAILED
@@ -247,6 +251,23 @@ def _restarted(model: str, provider: str, pr: ProviderRound, before: ProviderSta
                     f"{kind} round, but the pending {kind} streak ({counted.lapsed_streak} round(s)) is {age}, "
                     f"more than rules.pending_failure_hours ({policy.pending_failure_hours:g} h): "
                     f"a new {kind} streak starts at 1", evidence=_evidence(pr))
+
+
+def _ended(model: str, provider: str, pr: ProviderRound, before: ProviderState, streak: int) -> Decision:
+    """A frozen round in which every contract the pending failed streak failed on passed
+    (judge/suspension/streaks.py): what froze it, and what passed."""
+    failing, problems = before.failing_contracts, pr.problems()
+    by_outcome: dict[str, list[str]] = {}
+    for e in problems:
+        outcome = "model-wide failure" if e.contract in pr.discounted else str(e.outcome).replace("_", " ")
+        by_outcome.setdefault(outcome, []).append(e.contract)
+    frozen_by = "; ".join(f"{outcome} on {', '.join(contracts)}"
+                          for outcome, contracts in sorted(by_outcome.items())) or "a contract not probed"
+    they = "which" if len(failing) == 1 else "all of which"
+    return Decision(model, provider, Action.STREAK_RESTARTED, Rule.FAILING_CONTRACT_PASSED,
+                    f"frozen round ({frozen_by}), but {', '.join(failing)}, {they} the pending failed streak "
+                    f"({streak} round(s)) failed on, passed: the streak ends",
+                    evidence=tuple(e for e in pr.evidence if e.contract in failing or e in problems))
 
 
 def _not_counted(mround: ModelRound, set_aside: Mapping[str, timedelta], policy: Policy) -> Decision:
@@ -320,7 +341,7 @@ def _suspend(state: JudgeState, mround: ModelRound, policy: Policy, now: datetim
         # The suspension consumes its evidence: the next one needs fresh failed rounds (rounds
         # during the suspension count, since suspended hosts keep being probed).
         state = state.with_provider(model, provider, replace(ps, suspension=suspension, ladder=ladder,
-                                                             failed_streak=0))
+                                                             failed_streak=0, failing_contracts=()))
         usable = remaining
     return state
 

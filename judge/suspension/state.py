@@ -22,7 +22,8 @@ Format (schema_version 1; written only by `canary judge`/`canary lift`, sorted k
          "last_counted_at": "2026-11-29T22:30:00Z" | null,
          "window": {"language": "p.p.ffp.t", "refusal": "ppp.pppp", ...},
          "billing": "51200:49800.53000:52000",         # optional: billed:listed nano-USD per round
-         "limits": "131072:16384"}}}}                  # optional: context_length:max_completion_tokens
+         "limits": "131072:16384",                     # optional: context_length:max_completion_tokens
+         "failing_contracts": ["tools"]}}}}            # optional: what the pending failed streak failed
 
 The file does not grow with history: rounds are capped and idle vanished providers dropped.
 
@@ -46,6 +47,11 @@ A suspension's `contracts` (issue 29: the failed contracts of the round that com
 which decide whether an observe-mode record is enforced when the judge switches to enforce) the
 same way, written only when there are some. A record without it is enforced at the switch only
 when `rules.observe_contracts` is empty (it cannot say whether it was observed for its contracts).
+
+`failing_contracts` (the contracts the pending failed streak failed on: a frozen round in which
+every one of them passed ends the streak, judge/suspension/streaks.py) the same way, written only
+while a failed streak is pending. A file without it loads with a pending streak that no frozen round
+can end (as before the rule): its next failed round suspends, or a clean round resets it.
 """
 
 from __future__ import annotations
@@ -133,6 +139,9 @@ class ProviderState:
     billing: BillingWindow = field(default_factory=BillingWindow)
     # Its limits as the last round's discovery listed them (judge/replies/listing.py: a change is a note).
     limits: ListedLimits | None = None
+    # The contracts whose failures counted in the pending failed streak (empty when failed_streak
+    # is 0): a frozen round in which all of them passed ends the streak (judge/suspension/streaks.py).
+    failing_contracts: tuple[str, ...] = ()
 
     def idle(self) -> bool:
         """Nothing worth remembering but the language plan (a clean streak only matters when suspended)."""
@@ -230,6 +239,7 @@ def _provider_to_json(ps: ProviderState) -> dict[str, Any]:
         "window": encode_window(ps.window),
         **({"billing": encode_billing(ps.billing)} if ps.billing else {}),
         **({"limits": encode_limits(ps.limits)} if ps.limits is not None else {}),
+        **({"failing_contracts": list(ps.failing_contracts)} if ps.failing_contracts else {}),
     }
 
 
@@ -283,6 +293,7 @@ class ProviderFile:
     window: dict[str, Any] | None = None  # judge/suspension/window.py's codes, per contract
     billing: str = ""  # judge/suspension/billing_window.py's billed:listed per round
     limits: str | None = None  # judge/replies/listing.py's context_length:max_completion_tokens
+    failing_contracts: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for key, check in (("window", lambda: decode_window(self.window or {})),
@@ -303,7 +314,8 @@ class ProviderFile:
             next_language=self.next_language if isinstance(self.next_language, str) else None,
             last_counted_at=_utc(self.last_counted_at), window=decode_window(self.window or {}),
             billing=decode_billing(self.billing),
-            limits=None if self.limits is None else decode_limits(self.limits))
+            limits=None if self.limits is None else decode_limits(self.limits),
+            failing_contracts=self.failing_contracts if self.failed_streak else ())
 
 
 @dataclass(frozen=True, slots=True)

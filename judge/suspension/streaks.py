@@ -3,7 +3,11 @@
 The seed's "two consecutive rounds" means two consecutive *half-hourly* rounds, so a round
 moves a streak only when it is really the next one:
 
-    frozen round                                   nothing moves
+    frozen round in which every contract the       the failed streak ends: failed = 0 (clean
+    pending failed streak failed on passed, at     does not move, the round is not clean; nor
+    least min_round_gap and at most                does last_counted_at)
+    pending_window after last_counted_at
+    any other frozen round                         nothing moves
     started < min_round_gap after last_counted_at  set aside: frozen for the streaks (a manual
                                                    re-run minutes after a scheduled round); its
                                                    evidence still reaches last_reasons and the
@@ -14,6 +18,16 @@ moves a streak only when it is really the next one:
                                                    frozen rounds stood between them)
     otherwise                                      failed: failed += 1, clean = 0;
                                                    clean:  clean += 1, failed = 0
+
+Transport errors freeze so that a failing host cannot escape its streak by erroring on the contract
+it fails; they must not keep a streak alive when that contract showed healthy in between. On a
+noisy healthy host most rounds are frozen by a transport error on *some* contract, and two chance
+failures hours apart would otherwise join into a streak although the contract that failed passed
+in every round between. So a frozen round in which every contract the pending failed streak failed
+on (ProviderState.failing_contracts) passed ends the streak; one of them with a transport error,
+inconclusive or not probed keeps the round frozen as before. Only a pending streak ends this way:
+a frozen round sooner than min_round_gap after the last counted round (the same evidence twice),
+or after the streak has lapsed (the next failed round restarts it anyway), leaves it as it is.
 
 Both rules hold for the clean streak that restores early as well: a restore is less dangerous
 than a suspension, but two clean rounds a day apart say nothing about the host *now*, and a
@@ -30,7 +44,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from core.policy import Policy
-from judge.suspension.round import RoundClass
+from judge.suspension.round import ProviderRound, RoundClass
 from judge.suspension.state import ProviderState
 
 
@@ -42,25 +56,38 @@ class Counted:
     set_aside: timedelta | None = None   # too close: the time since the last counted round
     lapsed: timedelta | None = None      # a pending streak restarted: how old it was (None: unknown age)
     lapsed_streak: int = 0               # the length of the streak that lapsed (0: none did)
+    ended_streak: int = 0                # a frozen round in which its failing contracts passed ended a
+                                         # pending failed streak this long (0: none ended)
 
 
-def count(ps: ProviderState, klass: RoundClass, started_at: datetime, policy: Policy) -> Counted:
-    """Move the streaks of one provider by one round of class `klass` that started at `started_at`."""
-    if klass is RoundClass.FROZEN:
-        return Counted(ps)
+def count(ps: ProviderState, pr: ProviderRound, started_at: datetime, policy: Policy) -> Counted:
+    """Move the streaks of one provider by its round `pr`, which started at `started_at`."""
     last = ps.last_counted_at
     since = None if last is None else started_at - last
+    if pr.klass is RoundClass.FROZEN:
+        return _frozen(ps, pr, since, policy)
     if since is not None and since < policy.min_round_gap:
         return Counted(ps, set_aside=since)
     lapsed = since is None or since > policy.pending_window
-    if klass is RoundClass.FAILED:
+    if pr.klass is RoundClass.FAILED:
         pending = ps.failed_streak if not lapsed else 0
-        moved = replace(ps, failed_streak=pending + 1, clean_streak=0, last_counted_at=started_at)
+        failing = set(pr.failed()) | (set(ps.failing_contracts) if pending else set())
+        moved = replace(ps, failed_streak=pending + 1, clean_streak=0, last_counted_at=started_at,
+                        failing_contracts=tuple(sorted(failing)))
         dropped = ps.failed_streak if lapsed else 0
     else:
         pending = ps.clean_streak if not lapsed else 0
-        moved = replace(ps, clean_streak=pending + 1, failed_streak=0, last_counted_at=started_at)
+        moved = replace(ps, clean_streak=pending + 1, failed_streak=0, last_counted_at=started_at,
+                        failing_contracts=())
         dropped = ps.clean_streak if lapsed else 0
     if dropped:
         return Counted(moved, lapsed=since, lapsed_streak=dropped)
     return Counted(moved)
+
+
+def _frozen(ps: ProviderState, pr: ProviderRound, since: timedelta | None, policy: Policy) -> Counted:
+    """Nothing moves, unless every contract the pending failed streak failed on passed (module docstring)."""
+    pending = since is not None and policy.min_round_gap <= since <= policy.pending_window
+    if not (ps.failed_streak and pending and ps.failing_contracts) or not set(ps.failing_contracts) <= pr.passed():
+        return Counted(ps)
+    return Counted(replace(ps, failed_streak=0, failing_contracts=()), ended_streak=ps.failed_streak)

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from canary.state.judge_files import save_state
 from core.policy import ENFORCE, MODES, Policy
 from core.results import read_results
-from judge.suspension.decisions import Action
+from judge.suspension.decisions import Action, Rule
 from judge.suspension.rules import apply_round
 from judge.suspension.state import JudgeState
 
@@ -52,8 +52,8 @@ def _document(spec: dict[str, Any], at: Any, n: int) -> dict[str, Any]:
             "models": {MODEL: {"providers": spec["discovered"]}}, "cases": cases, "weak_probes": []}
 
 
-def oracle_classes(spec: dict[str, Any]) -> dict[str, str]:
-    """failed / clean / frozen per endpoint, from the rules as issue 4 states them."""
+def oracle_outcomes(spec: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """Per endpoint, each probed contract's outcome as it counts: the model-wide guard's failures inconclusive."""
     per = {t: {c: o for c, o in outs.items() if o != "missing"} for t, outs in spec["outcomes"].items()}
     expected = {c for outs in per.values() for c in outs}
     discounted = set()
@@ -63,12 +63,18 @@ def oracle_classes(spec: dict[str, Any]) -> dict[str, str]:
         guard = POLICY.model_wide_guard
         if len(probed) >= guard.min_endpoints and len(failing) > guard.min_fraction * len(probed):
             discounted |= {(t, c) for t in failing}
+    return {t: {c: ("inconclusive" if (t, c) in discounted else o) for c, o in outs.items()}
+            for t, outs in per.items()}
+
+
+def oracle_classes(spec: dict[str, Any]) -> dict[str, str]:
+    """failed / clean / frozen per endpoint, from the rules as issue 4 states them."""
+    expected = {c for outs in spec["outcomes"].values() for c, o in outs.items() if o != "missing"}
     out = {}
-    for t, outs in per.items():
-        counted = {c: ("inconclusive" if (t, c) in discounted else o) for c, o in outs.items()}
+    for t, counted in oracle_outcomes(spec).items():
         if "fail" in counted.values():
             out[t] = "failed"
-        elif (set(outs) >= expected and "pass" in counted.values()
+        elif (set(counted) >= expected and "pass" in counted.values()
               and set(counted.values()) <= {"pass", "not_applicable"}):
             out[t] = "clean"
         else:
@@ -83,6 +89,7 @@ def test_random_rounds_obey_the_rules(rounds: list[dict[str, Any]], mode: str, e
     state, now = JudgeState(), T0
     people = {MODEL: frozenset(excluded)}
     since_suspension: dict[str, list[str]] = {t: [] for t in TAGS}
+    failed_since: dict[str, set[str]] = {t: set() for t in TAGS}  # counted failures since its last suspension
     for n, spec in enumerate(rounds):
         now += spec["gap"]
         report = read_results(_document(spec, now, n))
@@ -94,22 +101,43 @@ def test_random_rounds_obey_the_rules(rounds: list[dict[str, Any]], mode: str, e
         assert again == new and repeat == []
 
         classes = oracle_classes(spec) if spec["complete"] else {}
+        counted = oracle_outcomes(spec) if spec["complete"] else {}
         for t, klass in classes.items():
             since_suspension[t].append(klass)
+            failed_since[t] |= {c for c, o in counted[t].items() if o == "fail"}
         suspended_now = {d.provider for d in decisions if d.action in SUSPENDING}
+        ended_now = {d.provider for d in decisions if d.rule is Rule.FAILING_CONTRACT_PASSED}
+        assert all(classes.get(t) == "frozen" for t in ended_now)
         for t in TAGS:
             before, after = state.provider(MODEL, t), new.provider(MODEL, t)
             if not spec["complete"] or classes.get(t) == "frozen":
-                # Frozen (or incomplete) rounds never move a streak; a suspension consumes its evidence.
+                # Frozen (or incomplete) rounds never move a clean streak, nor a failed one, except
+                # that a suspension consumes its evidence and a frozen round in which every contract
+                # the pending failed streak failed on passed ends it (judge/suspension/streaks.py).
                 assert after.clean_streak == before.clean_streak
-                assert after.failed_streak == (0 if t in suspended_now else before.failed_streak)
+                all_passed = bool(before.failing_contracts) and all(
+                    counted.get(t, {}).get(c) == "pass" for c in before.failing_contracts)
+                since = None if before.last_counted_at is None else now - before.last_counted_at
+                pending = since is not None and POLICY.min_round_gap <= since <= POLICY.pending_window
+                ends = before.failed_streak > 0 and all_passed and pending
+                assert (t in ended_now) == ends
+                assert after.failed_streak == (0 if t in suspended_now or ends else before.failed_streak)
+            elif classes.get(t) == "failed" and t not in suspended_now and after.last_counted_at == now:
+                # A counted failed round remembers what failed (the guard's discounted failures are none).
+                assert {c for c, o in counted[t].items() if o == "fail"} <= set(after.failing_contracts)
+            # What the pending streak remembers failed did fail, and only while a streak is pending.
+            assert set(after.failing_contracts) <= failed_since[t]
+            assert not after.failing_contracts or after.failed_streak > 0
         if any(d.action is Action.FLOOR_HELD for d in decisions):
             event("the floor held")
+        if ended_now:
+            event("a frozen round ended a failed streak")
         for t in suspended_now:
             # Never suspended after fewer than two failed rounds (frozen skipped, clean resets).
-            counted = [k for k in since_suspension[t] if k != "frozen"]
-            assert counted[-POLICY.failed_rounds_to_suspend:] == ["failed"] * POLICY.failed_rounds_to_suspend
+            kinds = [k for k in since_suspension[t] if k != "frozen"]
+            assert kinds[-POLICY.failed_rounds_to_suspend:] == ["failed"] * POLICY.failed_rounds_to_suspend
             since_suspension[t] = []
+            failed_since[t] = set()
         if suspended_now:
             event("a suspension happened")
             # Never below the capacity floor: the discovered endpoints nobody excludes stay >= floor.

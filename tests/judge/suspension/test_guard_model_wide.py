@@ -22,11 +22,15 @@ def test_a_contract_failing_on_most_endpoints_counts_for_nobody() -> None:
 
 
 def test_discounted_failures_freeze_rather_than_clean() -> None:
+    # The pending streak failed on structured, so the discounted round (structured fails on most
+    # endpoints) is frozen: had the streak failed on latency, which passes in it, the frozen round
+    # would end the streak (tests/judge/suspension/test_rules_failing_contract_passed.py).
     t = Timeline()
-    t.round({PROVIDERS[0]: {"latency": "fail"}})
+    t.round({PROVIDERS[0]: "fail"})
     t.round({p: "fail" for p in MOST})
-    assert t.state.provider(MODEL, PROVIDERS[0]).failed_streak == 1
-    assert actions(t.round({PROVIDERS[0]: {"latency": "fail"}}), Action.SUSPEND)
+    ps = t.state.provider(MODEL, PROVIDERS[0])
+    assert (ps.failed_streak, ps.clean_streak) == (1, 0)
+    assert actions(t.round({PROVIDERS[0]: "fail"}), Action.SUSPEND)
 
 
 def test_other_failures_of_a_guarded_provider_still_count() -> None:
