@@ -47,7 +47,7 @@ from _support import bench_line
 
 from core.policy import ENFORCE, Policy
 from core.results import read_results
-from judge.suspension.decisions import Action
+from judge.suspension.decisions import Action, Rule
 from judge.suspension.rules import apply_round
 from judge.suspension.state import JudgeState
 
@@ -184,7 +184,7 @@ def _count(t: Tally, decisions: list[Any], before: JudgeState, at: datetime, kin
             t.restores += 1
         elif d.action is Action.NOT_COUNTED:
             t.not_counted[kind] += 1
-        elif d.action is Action.STREAK_RESTARTED:
+        elif d.action is Action.STREAK_RESTARTED and d.rule is Rule.PENDING_WINDOW:  # not failing_contract_passed
             t.restarted += 1
 
 
