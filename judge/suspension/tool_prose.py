@@ -24,7 +24,8 @@ attempts in prose happen in about 3 % of a healthy host's rounds, so two such ro
 (benchmarks/fleet_evidence.py's optional_all_week: a false would-suspend). 3 of 3 happen in 0.1 %,
 and two of those met across a noisy host's frozen rounds too (real_shapes_week), so the probe
 sends a second pair of confirmations when the first three are all prose
-(probes/round/contracts/tools.py): 5 of 5 happen in 0.001 %.
+(probes/round/contracts/tools.py): 5 of 5 happen in 0.001 %. (A frozen round in which tools passed
+now ends such a streak as well: judge/suspension/streaks.py.)
 
 Control cases judge the refusal probe and never reach here. Re-judging the same round gives the
 same answer: it reads only the round's own cases.
