@@ -12,12 +12,8 @@ On an anomaly (the first attempt fails, or answers in prose) `probe.language_con
 attempts run at once, as the language contract does, and the majority decides: fail when most
 failed, pass when most passed, prose when most answered in prose; otherwise inconclusive. When
 all of those answered in prose, as many again are sent before the majority decides: unanimous
-prose is what judge/suspension/tool_prose.py fails a host on, and a model that writes prose one
-time in ten does so in all three attempts once in a thousand rounds, often enough for two such
-rounds to meet across a noisy host's frozen rounds (benchmarks/fleet_evidence.py's
-real_shapes_week: a false would-suspend of the host with the most transport errors); in all five,
-once in a hundred thousand. A host that drops the tools answers in prose every time, five times
-as well as three.
+prose is what judge/suspension/tool_prose.py fails a host on, and its docstring says why three
+are too few.
 Arguments cut by our own max_tokens (`finish_reason: length`) are inconclusive, not the host's:
 the probe's budget is tools.yaml's `max_tokens` (or probe.max_tokens when larger), room for two
 real calls and a line in character.
