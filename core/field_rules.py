@@ -1,6 +1,6 @@
 """The rules a value of the round is read by: what a measurement, a count, an amount of money and
 free text from upstream may be, and `lenient_entry`, which reads a declared entry of a file field by
-field by them (pure).
+field by them, and `read_document`, which reads a file's top level by its declaration (pure).
 
 The probes build the round record by these rules (probes/round/cases.py, probes/round/contracts/),
 and core/results.py reads results.json's cases and attempts by them, so a case the probes hold is
@@ -8,6 +8,11 @@ the case its results.json entry reads back as. A field of a declared entry (a fr
 is read by its type when a type can say the rule (`Amount`, `Check`, `bool`), or by `ReadBy(rule)`
 beside its type when it cannot (a measurement keeps an integer as an integer and refuses one too
 large for a float; a reason reads as its text whatever it is): one odd value costs its field only.
+
+A document's top level (`read_document`) is read the other way round: a field declared by its type
+alone is what the file's reader must be able to trust, and a value it does not read refuses the
+document in core/schema.py's words; `ReadBy` still marks a field read leniently, and `EachAlone`
+marks a container of upstream entries (a round's cases) that the file's reader reads one by one.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from typing import Annotated, Any, Literal, TypeVar, get_args, get_origin
 
 import msgspec
 from msgspec import Meta
+
+from core.schema import read_as
 
 # A probe reply costs micro-dollars, and no listing charges a dollar per token: an amount above
 # this (1e308, a 400-digit integer) is a hostile or broken value, read as absent wherever an
@@ -43,6 +50,14 @@ class ReadBy:
     msgspec ignores the marker; `lenient_entry` applies it."""
 
     rule: Callable[[Any], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class EachAlone:
+    """Marks a container of upstream entries (`Annotated[tuple[CaseEntry, ...], EachAlone()]`, or a
+    dict of them): `read_document` reads the container strictly, as a list (or a mapping) of
+    objects, and leaves each entry its mapping, for the file's reader to read on its own, so one
+    bad entry is set aside alone instead of refusing the file."""
 
 
 E = TypeVar("E", bound=msgspec.Struct)
@@ -72,6 +87,61 @@ def lenient_entry(raw: Mapping[str, Any], kind: type[E], **given: Any) -> E:
     return kind(**values)
 
 
+def read_document(raw: Any, kind: type[msgspec.Struct], *, source: str | None,
+                  error: Callable[[str], Exception]) -> dict[str, Any]:
+    """A document's top level as `kind` declares it, field name -> value: a field declared by its
+    type alone is read strictly, and a value it does not read (or a missing required key) raises
+    `error("<source>: <key>: <why>")`; a ReadBy field is its rule's value, or its default; an
+    EachAlone field is its entries, each still the mapping the file holds. A key `kind` does not
+    declare is skipped: the format grows by additive keys, which an older reader skips."""
+    strict = read_as(raw, _document_view(kind), source=source, error=error, ignore_unknown_keys=True)
+    values = msgspec.structs.asdict(strict)
+    defaults = {f.name: f for f in msgspec.structs.fields(kind)}
+    for name, key, _, rule in _reading(kind):
+        if rule is not None:
+            value = rule(raw[key]) if key in raw else None
+            values[name] = value if value is not None else _default(defaults[name])
+    return values
+
+
+def _default(f: msgspec.structs.FieldInfo) -> Any:
+    return f.default_factory() if f.default_factory is not msgspec.NODEFAULT else f.default
+
+
+@cache
+def _document_view(kind: type[msgspec.Struct]) -> type[msgspec.Struct]:
+    """The fields of `kind` that `read_document` reads strictly, as a Struct of their own: the ReadBy
+    fields left out, an EachAlone container's entries declared as objects of any keys."""
+    fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
+    for f in msgspec.structs.fields(kind):
+        marks = get_args(f.type)[1:] if get_origin(f.type) is Annotated else ()
+        if any(isinstance(m, ReadBy) for m in marks):
+            continue
+        fields.append(_field(f, _as_objects(f.type) if any(isinstance(m, EachAlone) for m in marks) else f.type))
+    return msgspec.defstruct(f"{kind.__name__}Read", fields, kw_only=True)
+
+
+def _field(f: msgspec.structs.FieldInfo, declared: Any) -> tuple[str, Any] | tuple[str, Any, Any]:
+    """A field of `defstruct` with f's name and default, declared as `declared`."""
+    if f.default is not msgspec.NODEFAULT:
+        return f.name, declared, f.default
+    if f.default_factory is not msgspec.NODEFAULT:
+        return f.name, declared, msgspec.field(default_factory=f.default_factory)
+    return f.name, declared
+
+
+def _as_objects(declared: Any) -> Any:
+    """`tuple[CaseEntry, ...]` as `tuple[dict[str, Any], ...]`, `dict[str, ModelEntry]` as
+    `dict[str, dict[str, Any]]`: the container as declared, each entry an object of any keys."""
+    container = get_args(declared)[0]
+    entry = dict[str, Any]
+    if get_origin(container) is dict:
+        return dict[str, entry]
+    if get_origin(container) is tuple:
+        return tuple[entry, ...]
+    raise TypeError(f"EachAlone marks a tuple or a dict of entries, not {container!r}")
+
+
 @cache
 def _reading(kind: type[msgspec.Struct]) -> tuple[tuple[str, str, Any, Callable[[Any], Any] | None], ...]:
     """(field name, key, declared type, ReadBy rule or None) per field of `kind`."""
@@ -91,12 +161,7 @@ def _typed_part(kind: type[msgspec.Struct], given: frozenset[str]) -> type[msgsp
     for f in msgspec.structs.fields(kind):
         if f.name in given or any(f.name == name and rule for name, _, _, rule in _reading(kind)):
             continue
-        if f.default is not msgspec.NODEFAULT:
-            fields.append((f.name, f.type, f.default))
-        elif f.default_factory is not msgspec.NODEFAULT:
-            fields.append((f.name, f.type, msgspec.field(default_factory=f.default_factory)))
-        else:
-            fields.append((f.name, f.type))
+        fields.append(_field(f, f.type))
     return msgspec.defstruct(f"{kind.__name__}Typed", fields, kw_only=True)
 
 

@@ -18,14 +18,18 @@ Written once per round by the probes (`RoundResults.to_json`: the ResultsFile th
 msgspec.to_builtins), read by everyone through `read_results` / `RoundResults.from_json` (the
 judge, `canary summary`, `canary probe`'s exit code, the history, incident excerpts), merged by
 `merge_shards` (the workflow probes one model per job; the judge and the summary see one round).
-One reader with one set of rules: the document is read strictly, each of its cases and attempts
-on its own and leniently (`read_case`, `lenient_entry`), so one odd value costs its field and one
-bad case only itself:
+One declaration, read two ways: the top level strictly by ResultsFile (`read_document`: each
+refusal worded by core/schema.py's walk), each upstream entry in it on its own and leniently
+(`read_case`, `lenient_entry`), so one odd value costs its field and one bad entry only itself:
 
 - what the judge decides on is checked, and a document it cannot trust is refused with
-  ResultsError naming the field: not an object, another schema_version, an unsafe round id, a
-  missing or bad `started_at`, `complete` not a boolean, `models`/`cases`/`weak_probes`/
-  `unprobed_controls` not of their type;
+  ResultsError naming the key: not an object, a schema_version it does not read, an unsafe round
+  id, a missing or bad `started_at` (an RFC 3339 time; without an offset it is UTC), a bad
+  `finished_at`, `complete` not a boolean, `models`/`cases`/`weak_probes`/`unprobed_controls` not
+  a mapping or list of objects, a model without its list of `providers`;
+- the top level's other keys are read leniently (`ReadBy`): an `upstream` that is not a safe tag
+  reads as none, a `clock` other than `virtual` as `real`, `usage` is derived from the cases and
+  never read, and an unreadable `incomplete` falls back on `incomplete_reason`'s words;
 - upstream data that is merely odd does not sink the round: a case (or a control note) whose
   model or provider tag fails the safety pattern, or whose outcome is unknown, is set aside as a
   RejectedInput (the judge writes those to the audit log); an attempt that is not an object or
@@ -55,9 +59,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Any, TypeVar, cast
+from typing import Annotated, Any, Final, Literal, TypeVar, cast
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -68,6 +72,7 @@ from core.field_rules import (
     MAX_COUNT,
     Amount,
     Check,
+    EachAlone,
     ReadBy,
     as_count,
     count,
@@ -75,22 +80,27 @@ from core.field_rules import (
     lenient_entry,
     measurement,
     optional_text,
+    read_document,
     short_figure,
     text,
     writable_text,
 )
 from core.reasons import reason_code
-from core.tags import describe_invalid_tag, is_valid_round_id, is_valid_tag
-from core.times import TimeFormatError, parse_time, stamp
+from core.schema import shown
+from core.tags import ROUND_ID_PATTERN, describe_invalid_tag, is_valid_tag
 from core.vocabulary import CODE, Outcome, case_id
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION: Final = 2
 # The versions read: 1 has no `code` (derived from the reason, core/reasons.py).
-READ_VERSIONS = (1, SCHEMA_VERSION)
+ReadVersion = Literal[1, 2]
 EXCERPT_CHARS = 300           # how much of each reply results.json keeps (the rest is in Allure)
 _AMOUNTS = ("billed_usd", "listed_usd")
 REAL, VIRTUAL = "real", "virtual"
 _OUTCOMES = {o.value: o for o in Outcome}
+# A round id as results.json's declaration reads it (core/tags.py's pattern: core/tags.py itself
+# ships with the backend's library, which has no msgspec).
+RoundId = Annotated[str, msgspec.Meta(pattern=ROUND_ID_PATTERN.pattern,
+                                      title="a round id (letters, digits and ._:+-, no '..', at most 1,024)")]
 _CHECKS = {Outcome.PASS.value: Outcome.PASS, Outcome.FAIL.value: Outcome.FAIL}
 
 
@@ -322,8 +332,8 @@ class RoundResults:
 
     def to_json(self) -> dict[str, Any]:
         return _builtins(ResultsFile(
-            round_id=self.round_id, started_at=stamp(self.started_at),
-            finished_at=stamp(self.finished_at) if self.finished_at is not None else None,
+            schema_version=SCHEMA_VERSION, round_id=self.round_id, started_at=_whole(self.started_at),
+            finished_at=_whole(self.finished_at) if self.finished_at is not None else None,
             complete=self.complete, incomplete_reason=self.incomplete_reason, incomplete=self.incomplete,
             upstream=self.upstream, clock=self.clock, controls_source=self.controls_source,
             models={m: ModelEntry(tags, limits=dict(self.limits[m]) if self.limits.get(m) else UNSET,
@@ -333,37 +343,27 @@ class RoundResults:
             cases=tuple(c.entry() for c in self.cases), usage=self.usage()))
 
     @classmethod
-    def from_json(cls, raw: Any) -> RoundResults:
-        """Validate decoded results.json data (see the module docstring for what is refused)."""
-        if not isinstance(raw, Mapping):
-            raise ResultsError("the top level must be a JSON object")
-        version = raw.get("schema_version")
-        if version not in READ_VERSIONS or isinstance(version, bool):
-            raise ResultsError(f"schema_version: expected one of {', '.join(map(str, READ_VERSIONS))}, "
-                               f"got {version!r}")
-        round_id = raw.get("round_id")
-        if not is_valid_round_id(round_id):
-            raise ResultsError(f"round_id: {ascii(round_id)[:80]} is missing or not a safe id")
-        started_at = _time(raw.get("started_at"), "started_at")
-        finished = raw.get("finished_at")
-        complete = raw.get("complete")
-        if not isinstance(complete, bool):
-            raise ResultsError("complete: expected true or false")
+    def from_json(cls, raw: Any, source: str | None = None) -> RoundResults:
+        """Decoded results.json data as a round: its top level read by ResultsFile's declaration
+        (`read_document`: what the judge decides on refuses the file, ResultsError naming the key),
+        each of its upstream entries on its own (see the module docstring for what is set aside)."""
+        doc = read_document(raw, ResultsFile, source=source, error=ResultsError)
+        version, complete = doc["schema_version"], doc["complete"]
         rejected: list[RejectedInput] = []
-        upstream = raw.get("upstream")
-        source = raw.get("controls_source")
+        models: dict[str, dict[str, Any]] = doc["models"]
+        incomplete = doc["incomplete"]
+        if not complete and not incomplete and doc["incomplete_reason"] is not None:
+            incomplete = (Incomplete(IncompleteKind.UNKNOWN, doc["incomplete_reason"]),)
         return cls(
-            round_id=round_id, started_at=started_at,
-            finished_at=_time(finished, "finished_at") if finished is not None else None,
-            complete=complete, incomplete=_incomplete(raw, complete),
-            upstream=upstream if is_valid_tag(upstream) else None,
-            models=_models(raw.get("models"), rejected), cases=_cases(raw.get("cases"), rejected, version),
-            limits=_limits(raw.get("models")), listing_notes=_listing_notes(raw.get("models")),
-            weak_probes=_notes(raw.get("weak_probes") or [], "weak_probes", rejected),
-            unprobed_controls=_notes(raw.get("unprobed_controls") or [], "unprobed_controls", rejected),
-            clock=VIRTUAL if raw.get("clock") == VIRTUAL else REAL,
-            controls_source=writable_text(source) if isinstance(source, str) else None,
-            rejected=tuple(rejected),
+            round_id=doc["round_id"], started_at=_utc(doc["started_at"]),
+            finished_at=_utc(doc["finished_at"]) if doc["finished_at"] is not None else None,
+            complete=complete, incomplete=incomplete, upstream=doc["upstream"],
+            models=_models(models, rejected, source),
+            cases=_cases(doc["cases"], rejected, version),
+            limits=_limits(models), listing_notes=_listing_notes(models),
+            weak_probes=_notes(doc["weak_probes"], "weak_probes", rejected),
+            unprobed_controls=_notes(doc["unprobed_controls"], "unprobed_controls", rejected),
+            clock=doc["clock"], controls_source=doc["controls_source"], rejected=tuple(rejected),
         )
 
 
@@ -430,23 +430,26 @@ class ModelEntry(msgspec.Struct, frozen=True):
 
 
 class ResultsFile(msgspec.Struct, frozen=True, kw_only=True):
-    """reports/results.json, in the order its keys are written."""
+    """reports/results.json, in the order its keys are written, and how each key is read back
+    (`read_document`): a key declared by its type alone is one the judge trusts, and a value it does
+    not read refuses the file; a `ReadBy` key is read leniently; an `EachAlone` key holds upstream
+    entries, read one by one so that a bad one is set aside alone (RoundResults.from_json)."""
 
-    schema_version: int = SCHEMA_VERSION
-    round_id: str
-    started_at: str
-    finished_at: str | None
+    schema_version: ReadVersion  # written: SCHEMA_VERSION
+    round_id: RoundId
+    started_at: datetime  # UTC, whole seconds; a time without an offset reads as UTC
+    finished_at: datetime | None = None
     complete: bool
-    incomplete_reason: str | None
-    incomplete: tuple[Incomplete, ...]
-    upstream: str | None
-    clock: str
-    controls_source: str | None
-    models: dict[str, ModelEntry]
-    weak_probes: tuple[ControlNote, ...]
-    unprobed_controls: tuple[ControlNote, ...]
-    cases: tuple[CaseEntry, ...]
-    usage: dict[str, dict[str, ProviderUsage]]
+    incomplete_reason: Annotated[str | None, ReadBy(text)] = None  # an older file's only reason
+    incomplete: Annotated[tuple[Incomplete, ...], ReadBy(_incomplete)] = ()
+    upstream: Annotated[str | None, ReadBy(_tag)] = None
+    clock: Annotated[str, ReadBy(_virtual)] = REAL
+    controls_source: Annotated[str | None, ReadBy(text)] = None
+    models: Annotated[dict[str, ModelEntry], EachAlone()]
+    weak_probes: Annotated[tuple[ControlNote, ...], EachAlone()] = ()
+    unprobed_controls: Annotated[tuple[ControlNote, ...], EachAlone()] = ()
+    cases: Annotated[tuple[CaseEntry, ...], EachAlone()]
+    usage: Annotated[dict[str, dict[str, ProviderUsage]], ReadBy(_derived)] = {}
 
 
 def read_case(item: Mapping[str, Any], version: int) -> CaseEntry:
@@ -504,10 +507,7 @@ def _set(value: T | UnsetType) -> T | None:
 
 def read_results(raw: Any, source: str | None = None) -> RoundResults:
     """RoundResults.from_json, with the file named in the error."""
-    try:
-        return RoundResults.from_json(raw)
-    except ResultsError as exc:
-        raise ResultsError(f"{source}: {exc}" if source else str(exc)) from None
+    return RoundResults.from_json(raw, source)
 
 
 def merge_shards(shards: Sequence[RoundResults], sources: Sequence[str] | None = None) -> RoundResults:
@@ -581,30 +581,49 @@ def _merge_partly(shards: Sequence[RoundResults], names: Sequence[str]) -> Round
         rejected=merged.rejected + tuple(x for r in set_aside for x in r.rejected), missing=missing)
 
 
-def _incomplete(raw: Mapping[str, Any], complete: bool) -> tuple[Incomplete, ...]:
-    typed = raw.get("incomplete")
-    if isinstance(typed, list) and typed:
-        kinds = {k.value: k for k in IncompleteKind}
-        return tuple(Incomplete(kinds.get(str(i.get("kind")), IncompleteKind.UNKNOWN),
-                                writable_text(i.get("detail", "")))
-                     for i in typed if isinstance(i, Mapping))
-    text = raw.get("incomplete_reason")
-    if complete or text is None:
-        return ()
-    return (Incomplete(IncompleteKind.UNKNOWN, writable_text(text)),)
+def _incomplete(raw: Any) -> tuple[Incomplete, ...] | None:
+    """`incomplete`'s reasons, read leniently: a kind no reader knows reads as `unknown`."""
+    if not isinstance(raw, list):
+        return None
+    kinds = {k.value: k for k in IncompleteKind}
+    return tuple(Incomplete(kinds.get(str(i.get("kind")), IncompleteKind.UNKNOWN), writable_text(i.get("detail", "")))
+                 for i in raw if isinstance(i, Mapping)) or None
 
 
-def _models(raw: Any, rejected: list[RejectedInput]) -> dict[str, tuple[str, ...]]:
-    if not isinstance(raw, Mapping):
-        raise ResultsError("models: expected an object mapping model ids to {\"providers\": [...]}")
+def _tag(raw: Any) -> str | None:
+    return raw if is_valid_tag(raw) else None
+
+
+def _virtual(raw: Any) -> str | None:
+    return VIRTUAL if raw == VIRTUAL else None
+
+
+def _derived(raw: Any) -> None:
+    """`usage` is derived from the cases (RoundResults.usage): what the file says is not read."""
+    return None
+
+
+def _utc(at: datetime) -> datetime:
+    return at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
+
+
+def _whole(at: datetime) -> datetime:
+    """A time as results.json writes a round's times: UTC, whole seconds (msgspec writes UTC as Z)."""
+    return _utc(at).replace(microsecond=0)
+
+
+def _models(raw: Mapping[str, Mapping[str, Any]], rejected: list[RejectedInput],
+            source: str | None) -> dict[str, tuple[str, ...]]:
     models: dict[str, tuple[str, ...]] = {}
     for model, entry in raw.items():
         if not is_valid_tag(model):
             rejected.append(RejectedInput(_shown(model), "*", describe_invalid_tag(model), "models"))
             continue
-        providers = entry.get("providers") if isinstance(entry, Mapping) else None
+        providers = entry.get("providers")
         if not isinstance(providers, list):
-            raise ResultsError(f"models.{model}.providers: expected a list of endpoint tags")
+            where = f"{source}: " if source else ""
+            raise ResultsError(f"{where}models.{model}.providers: expected a list of endpoint tags, "
+                               f"got {shown(providers)}")
         good = []
         for tag in providers:
             if is_valid_tag(tag):
@@ -615,12 +634,12 @@ def _models(raw: Any, rejected: list[RejectedInput]) -> dict[str, tuple[str, ...
     return models
 
 
-def _limits(raw: Any) -> dict[str, dict[str, tuple[int | None, int | None]]]:
+def _limits(raw: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, tuple[int | None, int | None]]]:
     """`models.M.limits` (tag -> [context_length, max_completion_tokens]): evidence for notes, read
     leniently (an unsafe tag or a figure that is not a count is left out)."""
     out: dict[str, dict[str, tuple[int | None, int | None]]] = {}
-    for model, entry in (raw.items() if isinstance(raw, Mapping) else ()):
-        limits = entry.get("limits") if isinstance(entry, Mapping) else None
+    for model, entry in raw.items():
+        limits = entry.get("limits")
         if not is_valid_tag(model) or not isinstance(limits, Mapping):
             continue
         out[model] = {t: (_listed(v[0]), _listed(v[1])) for t, v in limits.items()
@@ -633,22 +652,18 @@ def _listed(value: Any) -> int | None:
     return count if count is not None and count <= MAX_COUNT else None
 
 
-def _listing_notes(raw: Any) -> dict[str, tuple[str, ...]]:
+def _listing_notes(raw: Mapping[str, Mapping[str, Any]]) -> dict[str, tuple[str, ...]]:
     out = {}
-    for model, entry in (raw.items() if isinstance(raw, Mapping) else ()):
-        notes = entry.get("notes") if isinstance(entry, Mapping) else None
+    for model, entry in raw.items():
+        notes = entry.get("notes")
         if is_valid_tag(model) and isinstance(notes, list):
             out[model] = tuple(writable_text(n) for n in notes if isinstance(n, str))
     return out
 
 
-def _cases(raw: Any, rejected: list[RejectedInput], version: int) -> tuple[CaseResult, ...]:
-    if not isinstance(raw, list):
-        raise ResultsError("cases: expected a list")
+def _cases(raw: Sequence[Mapping[str, Any]], rejected: list[RejectedInput], version: int) -> tuple[CaseResult, ...]:
     cases = []
     for i, item in enumerate(raw):
-        if not isinstance(item, Mapping):
-            raise ResultsError(f"cases[{i}]: expected an object")
         model, provider = item.get("model"), item.get("provider")
         if not is_valid_tag(model) or not is_valid_tag(provider):
             bad = provider if is_valid_tag(model) else model
@@ -663,14 +678,10 @@ def _cases(raw: Any, rejected: list[RejectedInput], version: int) -> tuple[CaseR
     return tuple(cases)
 
 
-def _notes(raw: Any, key: str, rejected: list[RejectedInput]) -> tuple[ControlNote, ...]:
+def _notes(raw: Sequence[Mapping[str, Any]], key: str, rejected: list[RejectedInput]) -> tuple[ControlNote, ...]:
     """The entries of `weak_probes` or `unprobed_controls`."""
-    if not isinstance(raw, list):
-        raise ResultsError(f"{key}: expected a list")
     out = []
     for i, item in enumerate(raw):
-        if not isinstance(item, Mapping):
-            raise ResultsError(f"{key}[{i}]: expected an object")
         model, control = item.get("model"), item.get("control")
         if not (is_valid_tag(model) and is_valid_tag(control)):
             rejected.append(RejectedInput(_shown(model), _shown(control), f"{key}[{i}]: an unsafe tag", key))
@@ -678,14 +689,6 @@ def _notes(raw: Any, key: str, rejected: list[RejectedInput]) -> tuple[ControlNo
         out.append(ControlNote(model, writable_text(item.get("contract", "")), control,
                                writable_text(item.get("reason", ""))))
     return tuple(out)
-
-
-def _time(value: Any, name: str) -> datetime:
-    try:
-        return parse_time(value, name)
-    except TimeFormatError as exc:
-        raise ResultsError(str(exc)) from None
-
 
 
 def read_code(raw: Mapping[str, Any], version: int) -> str:

@@ -164,6 +164,8 @@ def problem(raw: Any, info: mi.Type, path: str = "", dec_hook: DecHook | None = 
             problem(key, info.key_type, _join(path, str(key)), dec_hook)
             or problem(value, info.value_type, _join(path, str(key)), dec_hook) for key, value in raw.items())
     why = _leaf(raw, info, dec_hook)
+    if why is not None and _title(declared):  # the title says what the rule asks for (`a safe round id`)
+        why = f"expected {_title(declared)}, got {shown(raw)}"
     return None if why is None else (path, why)
 
 
@@ -222,7 +224,9 @@ def _leaf(raw: Any, info: mi.Type, dec_hook: DecHook | None) -> str | None:
             return f"expected a string matching {info.pattern!r}, got {shown(raw)}"
         return _length(raw, info, "a string")
     if isinstance(info, (mi.LiteralType, mi.EnumType)):
-        return None if raw in _choices(info) else f"expected {_name(info)}, got {shown(raw)}"
+        # By type too: True == 1 in Python, but no file's `true` is the literal 1 (msgspec agrees).
+        known = any(raw == c and type(raw) is type(c) for c in _choices(info))
+        return None if known else f"expected {_name(info)}, got {shown(raw)}"
     if isinstance(info, mi.DateTimeType):
         return None if _is_time(raw) else f"expected {_name(info)}, got {shown(raw)}"
     if isinstance(info, mi.CustomType) and dec_hook is not None and not isinstance(raw, info.cls):
@@ -253,10 +257,10 @@ def _length(raw: Any, info: Any, what: str) -> str | None:
 def _name(info: mi.Type) -> str:
     """`a whole number`, `a string or null`: what a declaration expects, in words (a type's
     `Meta(title=...)` names it better: `a list of endpoint tags`)."""
+    title = _title(info)
+    if title:
+        return title
     while isinstance(info, mi.Metadata):
-        title = (info.extra_json_schema or {}).get("title")
-        if title:
-            return str(title)
         info = info.type
     if isinstance(info, mi.UnionType):
         return " or ".join(_name(m) for m in info.types)
@@ -265,6 +269,16 @@ def _name(info: mi.Type) -> str:
     if isinstance(info, mi.CustomType):
         return f"a {info.cls.__name__}"
     return _NAMES.get(type(info), "a value")
+
+
+def _title(info: mi.Type) -> str | None:
+    """The declaration's `Meta(title=...)`, if it has one."""
+    while isinstance(info, mi.Metadata):
+        title = (info.extra_json_schema or {}).get("title")
+        if title:
+            return str(title)
+        info = info.type
+    return None
 
 
 def _choices(info: mi.LiteralType | mi.EnumType) -> tuple[Any, ...]:

@@ -15,8 +15,9 @@ TAG_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$")
 # OpenRouter model ids: `author/slug` (the slug may hold more `/`-separated segments and a
 # `:variant`), each segment of letters, digits and `._:-`; bounded like a tag.
 MODEL_PATTERN = re.compile(r"^(?=.{1,128}$)[A-Za-z0-9][A-Za-z0-9._:-]*(?:/[A-Za-z0-9][A-Za-z0-9._:-]*)+$")
-# Round ids of merged shards join several ids with "+", so they may be longer than a tag.
-ROUND_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]{0,1023}$")
+# Round ids of merged shards join several ids with "+", so they may be longer than a tag. `\Z`, not
+# `$`: msgspec applies a declared pattern with re.search, where `$` also matches before a final newline.
+ROUND_ID_PATTERN = re.compile(r"^(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._:+-]{0,1023}\Z")
 
 
 def is_valid_tag(value: object) -> TypeGuard[str]:
@@ -32,7 +33,7 @@ def is_valid_model_id(value: object) -> TypeGuard[str]:
 
 def is_valid_round_id(value: object) -> TypeGuard[str]:
     """True when `value` is a round id safe in a commit message and the state file."""
-    return isinstance(value, str) and bool(ROUND_ID_PATTERN.fullmatch(value)) and ".." not in value
+    return isinstance(value, str) and bool(ROUND_ID_PATTERN.match(value))
 
 
 def describe_invalid_tag(value: object) -> str:

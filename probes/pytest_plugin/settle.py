@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from core.config import Config, load_config
+from core.errors import InputError
 from core.times import TimeFormatError, parse_time, stamp
 from core.upstream import Upstream, resolve_upstream
 from probes.http.client import PinnedClient
@@ -123,7 +124,10 @@ def settle(config: pytest.Config, language_server: tuple[str, int, str] | None =
     round_id = config.getoption("canary_round_id") or new_round_id(start)
     started_at = stamp(start)
     snapshot = config.getoption("discovery_snapshot")
-    plan = load_snapshot(Path(snapshot)) if snapshot else discover_plan(canary_config, client)
+    try:
+        plan = load_snapshot(Path(snapshot)) if snapshot else discover_plan(canary_config, client)
+    except InputError as exc:  # SnapshotError, StoreError: the file, the key and what to do
+        raise pytest.UsageError(f"canary: --discovery-snapshot: {exc}") from None
     state = read_round_state(Path(config.getoption("canary_state") or canary_config.paths.state))
     plan = plan.with_settings(canary_config, state.language_plan(), previous_limits(state))
     workers = _worker_count(config) if role == "controller" else 1

@@ -4,19 +4,29 @@ The round owner (plain pytest, or the xdist controller) builds the plan in pytes
 writes it to reports/discovery.json and hands the same JSON to every xdist worker through
 `workerinput`: workers never discover (workers that each discover collect different tests and
 xdist aborts the run, docs/design-notes.md §1.1). `--discovery-snapshot FILE` replays a saved plan.
+
+The plan's form is declared once, as frozen msgspec Structs: `PlanFile` (what a worker receives,
+and reports/discovery.json's `plan`) and `DiscoveryFile` (reports/discovery.json: the plan and
+where it came from); an Endpoint is its own declaration. `read_snapshot` is the one reader of a
+saved snapshot (`--discovery-snapshot`, `canary validate`'s control check): a file it cannot read
+is refused with SnapshotError naming the file and the key.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, Literal
+
+import msgspec
 
 from core.config import Config
+from core.errors import InputError
+from core.schema import read_as
+from core.store import read_json
 from core.upstream import Upstream
 from core.vocabulary import CONTRACTS, LANGUAGE, OPTIONAL_CONTRACTS, REFUSAL
 from judge.replies.listing import ListedLimits, listing_notes
@@ -26,15 +36,26 @@ from probes.http.models_info import ThinkingDefaults, thinking_defaults
 from probes.http.records import Endpoint
 from probes.round.cases import Case, DiscoveryCase, PlannedCase
 
-SNAPSHOT_SCHEMA_VERSION = 1
+SNAPSHOT_SCHEMA_VERSION: Final = 1
 AUTH_STATUSES = (401, 402, 403)
+SNAPSHOT_FIX = "run a round again to save a new one (reports/discovery.json), or pass another file"
+
+
+class SnapshotError(InputError):
+    """A discovery snapshot (reports/discovery.json) canary refuses to replay; the message names the key."""
+
+
+def _refused(message: str) -> SnapshotError:
+    return SnapshotError(f"{message}; {SNAPSHOT_FIX}")
 
 
 @dataclass(frozen=True, slots=True)
 class DiscoveryFailure:
+    """A model whose discovery failed: the round probes none of its endpoints and is incomplete."""
+
     model: str
     message: str
-    auth: bool = False
+    auth: bool = False  # the upstream refused the key (401/402/403)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,34 +103,28 @@ class RoundPlan:
         found = {ep.provider for ep in self.endpoints.get(model, ())}
         return tuple(t for t in self.controls.get(model, ()) if t not in found)
 
+    def entry(self) -> PlanFile:
+        """The plan as a worker receives it and reports/discovery.json keeps it."""
+        return PlanFile(
+            schema_version=SNAPSHOT_SCHEMA_VERSION,
+            models={m: PlannedModel(eps) for m, eps in self.endpoints.items()}, failures=self.failures,
+            languages=self.languages, contracts=self.contracts, controls=self.controls, dropped=self.dropped,
+            notes=self.notes, optional=self.optional)
+
     def to_json(self) -> dict[str, Any]:
-        return {
-            "schema_version": SNAPSHOT_SCHEMA_VERSION,
-            "models": {m: {"endpoints": [_endpoint_json(e) for e in eps]} for m, eps in self.endpoints.items()},
-            "failures": [dataclasses.asdict(f) for f in self.failures],
-            "languages": self.languages,
-            "contracts": list(self.contracts),
-            "controls": {m: list(t) for m, t in self.controls.items()},
-            "dropped": {m: list(p) for m, p in self.dropped.items()},
-            "notes": {m: list(n) for m, n in self.notes.items()},
-            "optional": {m: list(c) for m, c in self.optional.items()},
-        }
+        out: dict[str, Any] = msgspec.to_builtins(self.entry())
+        return out
 
     @classmethod
-    def from_json(cls, raw: Any) -> RoundPlan:
-        if not isinstance(raw, dict) or raw.get("schema_version") != SNAPSHOT_SCHEMA_VERSION:
-            raise ValueError(f"not a discovery snapshot of schema_version {SNAPSHOT_SCHEMA_VERSION}")
-        endpoints = {m: tuple(_endpoint_from(e) for e in v["endpoints"]) for m, v in raw["models"].items()}
-        return cls(
-            endpoints=endpoints,
-            failures=tuple(DiscoveryFailure(**f) for f in raw.get("failures", [])),
-            languages={m: dict(v) for m, v in raw.get("languages", {}).items()},
-            contracts=tuple(raw.get("contracts", CONTRACTS)),
-            controls={m: tuple(v) for m, v in raw.get("controls", {}).items()},
-            dropped={m: tuple(v) for m, v in raw.get("dropped", {}).items()},
-            notes={m: tuple(v) for m, v in raw.get("notes", {}).items()},
-            optional={m: tuple(v) for m, v in raw.get("optional", {}).items()},
-        )
+    def from_entry(cls, e: PlanFile) -> RoundPlan:
+        return cls(endpoints={m: entry.endpoints for m, entry in e.models.items()}, failures=e.failures,
+                   languages=e.languages, contracts=e.contracts, controls=e.controls, dropped=e.dropped,
+                   notes=e.notes, optional=e.optional)
+
+    @classmethod
+    def from_json(cls, raw: Any, source: str | None = None) -> RoundPlan:
+        """A plan as `to_json` wrote it, or SnapshotError naming the key (after `source`)."""
+        return cls.from_entry(read_as(raw, PlanFile, source=source, error=SnapshotError, ignore_unknown_keys=True))
 
     def with_settings(self, config: Config, language_plan: dict[str, dict[str, str]],
                       previous_limits: Mapping[str, Mapping[str, ListedLimits]] | None = None) -> RoundPlan:
@@ -179,23 +194,58 @@ def with_thinking(endpoints: Sequence[Endpoint], defaults: ThinkingDefaults | No
                  for e in endpoints)
 
 
+def read_snapshot(path: Path) -> DiscoveryFile:
+    """A saved reports/discovery.json (or a bare plan, as a worker receives it), or SnapshotError
+    naming the file and the key; a missing file is one too (StoreError: unreadable, not JSON)."""
+    raw = read_json(path, "discovery snapshot", SNAPSHOT_FIX)
+    if raw is None:
+        raise SnapshotError(f"{path}: no such file; {SNAPSHOT_FIX}")
+    if isinstance(raw, Mapping) and "plan" not in raw:
+        return DiscoveryFile(schema_version=SNAPSHOT_SCHEMA_VERSION,
+                             plan=read_as(raw, PlanFile, source=str(path), error=_refused, ignore_unknown_keys=True))
+    return read_as(raw, DiscoveryFile, source=str(path), error=_refused, ignore_unknown_keys=True)
+
+
 def load_snapshot(path: Path) -> RoundPlan:
-    """Replay a saved reports/discovery.json (a `round` wrapper or a bare plan)."""
-    raw = json.loads(path.read_text(encoding="utf-8"))
-    return RoundPlan.from_json(raw.get("plan", raw) if isinstance(raw, dict) else raw)
+    """Replay a saved reports/discovery.json: its plan."""
+    return RoundPlan.from_entry(read_snapshot(path).plan)
 
 
-def _endpoint_json(ep: Endpoint) -> dict[str, Any]:
-    d = dataclasses.asdict(ep)
-    d["supported_parameters"] = list(ep.supported_parameters)
-    return d
+# The plan's form (the module docstring says who writes and reads it).
+
+class PlannedModel(msgspec.Struct, frozen=True):
+    """A model's entry in the plan: its endpoints, sorted by tag."""
+
+    endpoints: tuple[Endpoint, ...]
 
 
-def _endpoint_from(raw: dict[str, Any]) -> Endpoint:
-    names = {f.name for f in dataclasses.fields(Endpoint)}
-    # Snapshots saved before the endpoint's tag was named `provider` (as every file format names it) say `tag`.
-    raw = {"provider": raw["tag"], **raw} if "tag" in raw else raw
-    kw = {k: v for k, v in raw.items() if k in names}
-    kw["supported_parameters"] = tuple(kw.get("supported_parameters", ()))
-    kw["siblings"] = tuple(kw.get("siblings", ()))
-    return Endpoint(**kw)
+class PlanFile(msgspec.Struct, frozen=True, kw_only=True):
+    """The round plan as a worker receives it and reports/discovery.json keeps it (RoundPlan)."""
+
+    schema_version: Literal[1]
+    models: dict[str, PlannedModel]
+    failures: tuple[DiscoveryFailure, ...] = ()
+    languages: dict[str, dict[str, str]] = {}
+    contracts: tuple[str, ...] = CONTRACTS
+    controls: dict[str, tuple[str, ...]] = {}
+    dropped: dict[str, tuple[str, ...]] = {}
+    notes: dict[str, tuple[str, ...]] = {}
+    optional: dict[str, tuple[str, ...]] = {}
+
+
+class DiscoveryFile(msgspec.Struct, frozen=True, kw_only=True):
+    """reports/discovery.json: the plan and where it came from, replayable with --discovery-snapshot.
+    Holds no key (base_url is the upstream's address only). A bare plan reads with none of the rest."""
+
+    schema_version: Literal[1] = SNAPSHOT_SCHEMA_VERSION
+    round_id: str | None = None
+    taken_at: str | None = None  # the round's start, as results.json's started_at
+    clock: str | None = None     # real | virtual
+    upstream: str | None = None  # openrouter | simulator | custom
+    base_url: str | None = None
+    controls_source: str | None = None
+    plan: PlanFile
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = msgspec.to_builtins(self)
+        return out

@@ -30,7 +30,7 @@ from core.times import stamp
 from core.upstream import Upstream
 from judge.replies.listing import ListedLimits
 from judge.suspension.state import JudgeState, state_from_json
-from probes.round.planning import RoundPlan
+from probes.round.planning import SNAPSHOT_SCHEMA_VERSION, DiscoveryFile, RoundPlan
 
 SIMULATOR_UPSTREAM = "simulator"
 CONFIG_CONTROLS = "canary.yaml"
@@ -99,10 +99,11 @@ def workerinput_for(s: RoundSettings) -> str:
 
 
 def snapshot_doc(s: RoundSettings) -> dict[str, Any]:
-    """reports/discovery.json: replayable with --discovery-snapshot. Holds no key."""
-    return {"schema_version": 1, "round_id": s.round_id, "taken_at": s.started_at, "clock": s.clock.kind,
-            "upstream": s.upstream, "base_url": s.client.base_url, "controls_source": s.controls_source,
-            "plan": s.plan.to_json()}
+    """reports/discovery.json (planning.DiscoveryFile): replayable with --discovery-snapshot. Holds no key."""
+    doc = DiscoveryFile(schema_version=SNAPSHOT_SCHEMA_VERSION, round_id=s.round_id, taken_at=s.started_at,
+                        clock=s.clock.kind, upstream=s.upstream, base_url=s.client.base_url,
+                        controls_source=s.controls_source, plan=s.plan.entry())
+    return doc.to_json()
 
 
 def read_round_state(path: Path) -> JudgeState:

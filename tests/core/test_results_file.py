@@ -27,6 +27,7 @@ from core.results import (
     ControlNote,
     Incomplete,
     IncompleteKind,
+    ResultsError,
     ResultsFile,
     RoundResults,
     read_results,
@@ -205,3 +206,85 @@ def test_what_is_written_holds_json_types_only() -> None:
     case = _rich().cases[0]
     assert CaseResult.from_json(case.to_json()).attempts == tuple(
         AttemptResult.from_json(a.to_json()) for a in case.attempts)
+
+
+# The top level: read by ResultsFile's declaration (`read_document`), every refusal worded by
+# core/schema.py's walk, each upstream entry still read on its own.
+
+def _top(**changes: Any) -> dict[str, Any]:
+    doc = json.loads(WRITTEN.read_text(encoding="utf-8"))
+    for key, value in changes.items():
+        if value is _GONE:
+            del doc[key]
+        else:
+            doc[key] = value
+    return doc
+
+
+class _Gone:
+    """A key removed from the file (its repr names the test case the same in every xdist worker)."""
+
+    def __repr__(self) -> str:
+        return "<removed>"
+
+
+_GONE = _Gone()
+
+
+@pytest.mark.parametrize("changes,message", [
+    ({"schema_version": 3}, "schema_version: expected one of 1, 2, got 3"),
+    ({"schema_version": True}, "schema_version: expected one of 1, 2, got True"),
+    ({"schema_version": _GONE}, "schema_version: required key is missing"),
+    ({"round_id": "a b"}, "round_id: expected a round id (letters, digits and ._:+-, no '..', at most 1,024), "
+                          "got 'a b'"),
+    ({"round_id": "r1\n"}, "round_id: expected a round id"),
+    ({"round_id": "a..b"}, "round_id: expected a round id"),
+    ({"started_at": "yesterday"}, "started_at: expected an ISO 8601 time like 2026-11-29T22:30:00Z, got 'yesterday'"),
+    ({"finished_at": 5}, "finished_at: expected an ISO 8601 time like 2026-11-29T22:30:00Z or null, got 5"),
+    ({"complete": "yes"}, "complete: expected true or false, got 'yes'"),
+    ({"models": []}, "models: expected a mapping, got []"),
+    ({"cases": {}}, "cases: expected a list, got {}"),
+    ({"cases": [5]}, "cases[0]: expected a mapping, got 5"),
+    ({"weak_probes": None}, "weak_probes: expected a list, got None"),
+    ({"unprobed_controls": [[]]}, "unprobed_controls[0]: expected a mapping, got []"),
+], ids=lambda v: ascii(v)[:40])
+def test_a_top_level_the_judge_cannot_trust_is_refused_naming_the_key(changes: dict[str, Any], message: str) -> None:
+    with pytest.raises(ResultsError) as refused:
+        read_results(_top(**changes), "reports/results.json")
+    assert str(refused.value).startswith(f"reports/results.json: {message}")
+    assert "\n" not in str(refused.value) and "`" not in str(refused.value)  # the walk's words, not msgspec's
+
+
+def test_a_model_entry_without_its_list_of_endpoints_is_refused() -> None:
+    doc = _top()
+    doc["models"]["m/x"] = {"providers": "aurora/fp8"}
+    with pytest.raises(ResultsError, match=r"^models\.m/x\.providers: expected a list of endpoint tags, "):
+        read_results(doc)
+
+
+@pytest.mark.parametrize("changes,read", [
+    ({"upstream": "a b"}, lambda r: r.upstream is None),
+    ({"upstream": 7}, lambda r: r.upstream is None),
+    ({"clock": "sundial"}, lambda r: r.clock == "real"),
+    ({"clock": _GONE}, lambda r: r.clock == "real"),
+    ({"controls_source": 3}, lambda r: r.controls_source is None),
+    ({"usage": "whatever"}, lambda r: r.usage() == read_results(_top()).usage()),  # derived, never read
+    ({"incomplete": [{"kind": "solar_flare", "detail": "x"}]},
+     lambda r: [(i.kind, i.detail) for i in r.incomplete] == [(IncompleteKind.UNKNOWN, "x")]),
+    # an unreadable list of reasons falls back on the older file's words, so the round keeps its why
+    ({"incomplete": [None, 1]}, lambda r: r.incomplete_reason == "the upstream refused our API key"),
+    ({"finished_at": None}, lambda r: r.finished_at is None),
+    ({"started_at": "2026-12-05T09:00:00+01:00"}, lambda r: r.started_at == datetime(2026, 12, 5, 8, tzinfo=UTC)),
+    ({"started_at": "2026-12-05T08:00:00"}, lambda r: r.started_at == datetime(2026, 12, 5, 8, tzinfo=UTC)),
+    ({"a_later_key": {"any": "thing"}}, lambda r: r.round_id == "20261205T080000Z-1"),
+], ids=lambda v: ascii(v)[:40] if isinstance(v, dict) else "")
+def test_a_top_level_key_read_leniently_costs_only_itself(changes: dict[str, Any], read: Any) -> None:
+    assert read(read_results(_top(**changes)))
+
+
+def test_an_unsafe_model_key_is_set_aside_and_the_rest_is_read() -> None:
+    doc = _top()
+    doc["models"]["$(reboot)"] = {"providers": ["a/b"]}
+    r = read_results(doc)
+    assert "$(reboot)" not in r.models and "m/x" in r.models
+    assert [(x.part, x.provider) for x in r.rejected] == [("models", "*")]

@@ -60,6 +60,8 @@ class Outer:
     anything: Any = None
     pair: tuple[str, int] = ("a", 1)
     colour: Colour = Colour.RED
+    version: Literal[1, 2] = 1
+    ident: Annotated[str, Meta(pattern=r"^[a-z]+\Z", title="a lower-case id")] = "a"
 
     def __post_init__(self) -> None:
         if self.name == "":
@@ -80,6 +82,9 @@ CASES = [
     ({"name": "x", "mode": "enforced"}, "f.yaml: mode: expected one of enforce, observe, got 'enforced'"),
     ({"name": "x", "colour": "green"}, "f.yaml: colour: expected one of red, blue, got 'green'"),
     ({"name": "x", "colour": 1}, "f.yaml: colour: expected one of red, blue, got 1"),
+    ({"name": "x", "version": True}, "f.yaml: version: expected one of 1, 2, got True"),
+    ({"name": "x", "version": 3}, "f.yaml: version: expected one of 1, 2, got 3"),
+    ({"name": "x", "ident": "a b"}, "f.yaml: ident: expected a lower-case id, got 'a b'"),
     ({"name": "x", "inner": []}, "f.yaml: inner: expected a mapping, got []"),
     ({"name": "x", "items": {"count": 1}}, "f.yaml: items: expected a list, got {'count': 1}"),
     ({"name": "x", "items": [{}, {"count": -1}]}, "f.yaml: items[1].count: expected a whole number >= 1, got -1"),

@@ -17,11 +17,9 @@ check works offline, on that snapshot; without one, or with one taken from the b
 from __future__ import annotations
 
 import functools
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -33,6 +31,8 @@ from canary.state.silences import load_silences
 from core.config import Config, ConfigError
 from core.layer_files import read_layer
 from core.layers import LAYERS, SUSPENSION
+from core.store import StoreError
+from probes.round.planning import SnapshotError, read_snapshot
 
 
 @click.command(
@@ -96,15 +96,16 @@ def control_warnings(config: Config, snapshot: Path) -> list[str]:
         return []
     out = [f"warn  {config.source}: controls.{m} names a model that is not in models: it is never probed"
            for m in sorted(controls) if m not in config.models]
-    doc = _snapshot(snapshot)
-    if doc is None:
-        return out + [f"note  {config.source}: controls not checked: no readable discovery snapshot at {snapshot} "
+    try:
+        doc = read_snapshot(snapshot)
+    except (SnapshotError, StoreError) as exc:  # missing, unreadable, not a snapshot: the check is skipped, said why
+        return out + [f"note  {config.source}: controls not checked: no readable discovery snapshot ({exc}) "
                       "(run a round, or pass --discovery FILE)"]
-    taken = f"{snapshot} (upstream {doc.get('upstream', '?')}, taken {doc.get('taken_at', '?')})"
-    if doc.get("upstream") == "simulator":
+    taken = f"{snapshot} (upstream {doc.upstream or '?'}, taken {doc.taken_at or '?'})"
+    if doc.upstream == "simulator":
         return out + [f"note  {config.source}: controls not checked: {taken} comes from a simulator, whose "
                       "scenarios bring their own controls; a round against the real upstream saves one to check"]
-    endpoints = _endpoints(doc)
+    endpoints = {m: {e.provider for e in entry.endpoints} for m, entry in doc.plan.models.items()}
     for model, tags in sorted(controls.items()):
         if model not in endpoints:
             out.append(f"note  {config.source}: controls.{model} not checked: {taken} has no endpoints of {model}")
@@ -116,24 +117,6 @@ def control_warnings(config: Config, snapshot: Path) -> list[str]:
                     f"{len(endpoints[model])} endpoints in {taken}: it is never probed, "
                     f"so every refusal pass of {model} is inconclusive (no clean round, no early restore); "
                     "name a served host (`canary discover`) or remove it")
-    return out
-
-
-def _snapshot(path: Path) -> dict[str, Any] | None:
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return doc if isinstance(doc, dict) else None
-
-
-def _endpoints(doc: dict[str, Any]) -> dict[str, set[str]]:
-    plan = doc.get("plan", doc)
-    models = plan.get("models") if isinstance(plan, dict) else None
-    out: dict[str, set[str]] = {}
-    for model, entry in (models or {}).items() if isinstance(models, dict) else ():
-        eps = entry.get("endpoints") if isinstance(entry, dict) else None
-        out[str(model)] = {str(e.get("tag")) for e in eps if isinstance(e, dict)} if isinstance(eps, list) else set()
     return out
 
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 
+import msgspec
 import pytest
 from click.testing import CliRunner, Result
 
 from canary.cli.commands.models import slug
 from canary.cli.main import canary
+from probes.http.records import Endpoint
+from probes.round.planning import DiscoveryFile, RoundPlan
 
 
 def run(args: list[str]) -> Result:
@@ -131,8 +134,13 @@ MODEL = "deepseek/deepseek-chat-v3-0324"
 
 
 def snapshot(path, upstream: str, tags: list[str]):
-    path.write_text(json.dumps({"schema_version": 1, "upstream": upstream, "taken_at": "2026-11-29T22:30:00Z",
-                                "plan": {"models": {MODEL: {"endpoints": [{"tag": t} for t in tags]}}}}))
+    """A discovery.json as a round writes it (probes/round/planning.py's declaration)."""
+    endpoints = tuple(Endpoint(model=MODEL, provider=t, provider_name=t, quantization="fp8",
+                               supported_parameters=("max_tokens",), prompt_price=0.0, completion_price=0.0,
+                               context_length=None, max_completion_tokens=None, status=0) for t in tags)
+    doc = DiscoveryFile(upstream=upstream, taken_at="2026-11-29T22:30:00Z",
+                        plan=RoundPlan(endpoints={MODEL: endpoints}).entry())
+    path.write_text(json.dumps(msgspec.to_builtins(doc)))
     return path
 
 
@@ -174,3 +182,12 @@ def test_validate_is_quiet_about_controls_when_none_are_configured(tmp_path):
     result = run(["--config", str(config), "validate", *files(tmp_path, "", "")])
     rc, out = result.exit_code, result.stdout
     assert rc == 0 and "controls" not in out
+
+
+def test_validate_notes_a_snapshot_of_another_shape_naming_the_key(tmp_path):
+    broken = tmp_path / "old.json"
+    broken.write_text(json.dumps({"plan": {"schema_version": 1, "models": {MODEL: {"endpoints": [{"tag": "a/b"}]}}}}))
+    rc, out = validate_controls(tmp_path, ["ember/fp8"], "--discovery", str(broken))
+    assert rc == 0 and "warn" not in out
+    assert f"controls not checked: no readable discovery snapshot ({broken}: plan.models.{MODEL}.endpoints[0]" \
+           ".model: required key is missing" in out

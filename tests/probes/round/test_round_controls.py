@@ -193,7 +193,7 @@ def test_canary_probe_hands_the_scenarios_control_to_the_round(tmp_path: Path) -
 def collect_only(tmp: Path, base_url: str, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     """Settle a round without probing anything (a saved discovery, --collect-only)."""
     snapshot = tmp / "snapshot.json"
-    endpoints = [{"model": MODEL, "tag": tag, "provider_name": tag, "quantization": "fp8",
+    endpoints = [{"model": MODEL, "provider": tag, "provider_name": tag, "quantization": "fp8",
                   "supported_parameters": ["max_tokens"], "prompt_price": 0.0, "completion_price": 0.0,
                   "context_length": None, "max_completion_tokens": None, "status": 0}
                  for tag in ("ok/fp8", "filter/fp8")]
