@@ -20,9 +20,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
-SUSPENDED, FAILING, DEGRADED, HEALTHY, UNKNOWN = "suspended", "failing", "degraded", "healthy", "unknown"
-TIERS = (SUSPENDED, FAILING, DEGRADED, HEALTHY, UNKNOWN)
+
+class HealthTier(StrEnum):
+    """An endpoint's tier for people, worst first (the module docstring says when each holds)."""
+
+    SUSPENDED = "suspended"
+    FAILING = "failing"
+    DEGRADED = "degraded"
+    HEALTHY = "healthy"
+    UNKNOWN = "unknown"
+
 
 SLOW_FRACTION = 0.5       # p95 above half the threshold: one bad tail away from latency failures
 RISING_FACTOR = 2.0       # the typical first token takes twice as long as this week's norm
@@ -45,21 +54,21 @@ class TierSignals:
 
 @dataclass(frozen=True, slots=True)
 class Tier:
-    name: str
+    name: HealthTier
     reasons: tuple[str, ...] = ()
 
 
 def endpoint_tier(s: TierSignals, ttft_threshold_s: float) -> Tier:
     """The tier of one endpoint and why (see the module docstring)."""
     if s.suspension_mode == "enforce":
-        return Tier(SUSPENDED, ("suspended: excluded from provider.ignore's routes",))
+        return Tier(HealthTier.SUSPENDED, ("suspended: excluded from provider.ignore's routes",))
     if s.suspension_mode is not None:
-        return Tier(FAILING, ("would be suspended (observe mode)",))
+        return Tier(HealthTier.FAILING, ("would be suspended (observe mode)",))
     if not s.classes:
-        return Tier(UNKNOWN, ("no round in the window",))
+        return Tier(HealthTier.UNKNOWN, ("no round in the window",))
     counted = [c for c in s.classes if c not in ("frozen", "maintenance")]
     if counted and counted[0] == "failed":
-        return Tier(FAILING, ("its newest counted round failed",))
+        return Tier(HealthTier.FAILING, ("its newest counted round failed",))
     reasons = []
     if s.ttft_p95_24h is not None and s.ttft_p95_24h > SLOW_FRACTION * ttft_threshold_s:
         reasons.append(f"slow: TTFT p95 {s.ttft_p95_24h:.2f} s over 24 h "
@@ -70,4 +79,4 @@ def endpoint_tier(s: TierSignals, ttft_threshold_s: float) -> Tier:
     recent = list(s.classes[:UNSETTLED_ROUNDS])
     if len(recent) == UNSETTLED_ROUNDS and all(c == "frozen" for c in recent):
         reasons.append(f"unsettled: its last {UNSETTLED_ROUNDS} rounds were inconclusive or unreachable")
-    return Tier(DEGRADED, tuple(reasons)) if reasons else Tier(HEALTHY)
+    return Tier(HealthTier.DEGRADED, tuple(reasons)) if reasons else Tier(HealthTier.HEALTHY)

@@ -12,7 +12,7 @@ import hashlib
 from collections.abc import Iterable, Mapping
 from xml.sax.saxutils import escape
 
-from canary.history.tiers import DEGRADED, FAILING, HEALTHY, UNKNOWN
+from canary.history.tiers import HealthTier
 from canary.outputs.site.endpoints import RoutingState
 
 RED, ORANGE, YELLOW, GREEN, GREY = "#cb2431", "#e36209", "#b08800", "#2c974b", "#6a737d"
@@ -20,8 +20,9 @@ LABEL = "canary"
 
 # (status, colour), worst first: the badge names the worst status present and how many. A status is
 # an endpoint's routing state, or its health tier when it is active (endpoints.display_status).
-SEVERITY = ((RoutingState.SUSPENDED, RED), (RoutingState.WOULD_SUSPEND, ORANGE), (FAILING, ORANGE),
-            (RoutingState.FLOOR_HELD, ORANGE), (DEGRADED, YELLOW), (RoutingState.EXCLUDED, GREY), (UNKNOWN, GREY))
+SEVERITY = ((RoutingState.SUSPENDED, RED), (RoutingState.WOULD_SUSPEND, ORANGE), (HealthTier.FAILING, ORANGE),
+            (RoutingState.FLOOR_HELD, ORANGE), (HealthTier.DEGRADED, YELLOW), (RoutingState.EXCLUDED, GREY),
+            (HealthTier.UNKNOWN, GREY))
 WORDS: dict[str, str] = {RoutingState.WOULD_SUSPEND: "would suspend", RoutingState.FLOOR_HELD: "floor held"}
 
 
@@ -36,10 +37,10 @@ def badge_message(statuses: Iterable[str]) -> tuple[str, str]:
         return "no data", GREY
     for status, colour in SEVERITY:
         if counts.get(status):
-            if status == RoutingState.EXCLUDED and counts.get(HEALTHY):
+            if status == RoutingState.EXCLUDED and counts.get(HealthTier.HEALTHY):
                 break  # people's exclusions are known and deliberate: report health instead
             return f"{counts[status]} {WORDS.get(status, status)}", colour
-    return f"{counts.get(HEALTHY, 0)}/{total} healthy", GREEN
+    return f"{counts.get(HealthTier.HEALTHY, 0)}/{total} healthy", GREEN
 
 
 def badge_svg(message: str, colour: str, label: str = LABEL) -> str:

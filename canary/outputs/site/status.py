@@ -24,7 +24,7 @@ from typing import Annotated, Any
 import msgspec
 from msgspec import Meta
 
-from canary.history.tiers import TIERS
+from canary.history.tiers import HealthTier
 from canary.outputs.site.endpoints import STATES
 from core.layers import PEOPLE_LAYERS
 
@@ -60,7 +60,7 @@ class EndpointStatus(msgspec.Struct, frozen=True):
     state: Annotated[str, Meta(extra_json_schema={"enum": list(STATES)}, description=(
         "What routing does now: excluded by a person, suspended (enforce), would be suspended (observe), "
         "held by the capacity floor, or active."))]
-    tier: Annotated[str, Meta(extra_json_schema={"enum": list(TIERS)}, description=(
+    tier: Annotated[str, Meta(extra_json_schema={"enum": [t.value for t in HealthTier]}, description=(
         "Health from the history (display only; the rules never read it)."))]
     status: Annotated[str, Meta(description="One word for people: `state` unless it is active, then `tier`.")]
     until: Annotated[Time | None, Meta(description="When a suspension ends, or when a person's exclusion expires.")]

@@ -12,7 +12,7 @@ from summary_data import record_of
 from canary.history.query import History
 from canary.history.rows import round_record
 from canary.history.store import record_round
-from canary.history.tiers import DEGRADED, FAILING, HEALTHY, SUSPENDED
+from canary.history.tiers import HealthTier
 from core.results import read_results
 
 HALF_HOUR = timedelta(minutes=30)
@@ -40,14 +40,15 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> History:
 
 def test_current_gives_each_endpoint_its_tier(history: History) -> None:
     tiers = {e.provider: e.tier.name for e in history.current(ttft_threshold_s=10.0)}
-    assert tiers == {SLOW: DEGRADED, FLAKY: DEGRADED, BAD: SUSPENDED, GOOD: HEALTHY}
+    assert tiers == {SLOW: HealthTier.DEGRADED, FLAKY: HealthTier.DEGRADED, BAD: HealthTier.SUSPENDED,
+                     GOOD: HealthTier.HEALTHY}
     slow = next(e for e in history.current(10.0) if e.provider == SLOW)
     assert "slow" in slow.tier.reasons[0] and slow.last_class == "clean" and slow.last_round_at == NOW - HALF_HOUR
 
 
 def test_a_failing_round_without_a_suspension_reads_failing(history: History) -> None:
     before = History(history.db, NOW - HALF_HOUR - timedelta(seconds=1))  # before the suspension was decided
-    assert next(e for e in before.current(10.0) if e.provider == BAD).tier.name == FAILING
+    assert next(e for e in before.current(10.0) if e.provider == BAD).tier.name == HealthTier.FAILING
 
 
 def test_the_timeline_has_one_point_per_round_with_codes(history: History) -> None:
