@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+from pathlib import Path
 
 import pytest
 
+from core.errors import InputError
 from core.upstream import BASE_URL_ENV, KEY_ENV, resolve_upstream
+from probes.round.planning import read_snapshot
+from probes.round.settings import SIMULATOR_UPSTREAM
 
 # simulator.process.SCENARIO_ENV, spelled out so a round against a real upstream never imports
 # the simulator package (tests/probes/round/test_round_controls.py keeps the two equal).
@@ -19,13 +23,17 @@ SCENARIO_ENV = "CANARY_SIMULATOR_SCENARIO"
 
 
 def start_unless_configured(config: pytest.Config) -> None:
-    """No OPENROUTER_API_KEY and no OPENROUTER_BASE_URL: the round's upstream is the bundled simulator.
+    """No OPENROUTER_API_KEY and no OPENROUTER_BASE_URL: the round's upstream is the bundled simulator
+    (with --discovery-snapshot, only when the snapshot was taken from a simulator).
 
     Started once, by the process that owns the round (xdist workers inherit the environment),
     and stopped when pytest ends. `canary probe` starts its own and sets both variables first.
     """
-    if hasattr(config, "workerinput") or config.getoption("discovery_snapshot"):
+    if hasattr(config, "workerinput"):
         return
+    snapshot = config.getoption("discovery_snapshot")
+    if snapshot and not _taken_from_a_simulator(Path(snapshot)):
+        return  # a saved discovery of a real upstream replays against the upstream the environment names
     if resolve_upstream() is not None:
         # OpenRouter, or an upstream the developer chose (e.g. their own `canary sim`): they give
         # its key too, even a made-up one; without one the upstream's 401 ends the round as incomplete.
@@ -46,6 +54,15 @@ def start_unless_configured(config: pytest.Config) -> None:
     message = f"canary: OPENROUTER_API_KEY is not set: probing the bundled simulator at {base_url}"
     if reporter is not None:
         reporter.write_line(message)
+
+
+def _taken_from_a_simulator(snapshot: Path) -> bool:
+    """The saved discovery came from a simulator: replayed without an upstream, it needs one again.
+    A snapshot that cannot be read is no (settling the round refuses it, naming the key)."""
+    try:
+        return read_snapshot(snapshot).upstream == SIMULATOR_UPSTREAM
+    except InputError:
+        return False
 
 
 def hand_over_scenario_controls(config: pytest.Config) -> None:

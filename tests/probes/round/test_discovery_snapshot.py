@@ -5,6 +5,7 @@ naming the file, the key and what to do, for `--discovery-snapshot` and `canary 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -99,3 +100,35 @@ def test_pytest_refuses_a_broken_snapshot_with_a_usage_error_not_a_crash(tmp_pat
     assert f"canary: --discovery-snapshot: {saved}: plan.models.{MODEL}.endpoints: required key is missing" \
         in proc.stderr
     assert "INTERNALERROR" not in proc.stdout + proc.stderr and "Traceback" not in proc.stderr
+
+
+def _without_an_upstream() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items()
+            if k not in ("OPENROUTER_API_KEY", "OPENROUTER_BASE_URL", "CANARY_CONFIG", "CANARY_SIMULATOR_SCENARIO")}
+
+
+def _pytest(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pytest", "probes", "-p", "no:cacheprovider", "-q", *args],
+                          cwd=ROOT, env=_without_an_upstream(), capture_output=True, text=True, timeout=300)
+
+
+def test_a_snapshot_taken_from_the_simulator_replays_against_the_bundled_simulator(tmp_path: Path) -> None:
+    taken = _pytest("--collect-only", f"--canary-reports={tmp_path / 'first'}",
+                    f"--canary-state={tmp_path / 'none.json'}")
+    assert taken.returncode == 0, taken.stdout[-2000:] + taken.stderr[-2000:]
+    saved = tmp_path / "first" / "discovery.json"
+    assert read_snapshot(saved).upstream == "simulator"
+    replay = _pytest(f"--discovery-snapshot={saved}", "-k", "aurora and latency",
+                     f"--canary-reports={tmp_path / 'replay'}", f"--canary-state={tmp_path / 'none.json'}")
+    assert replay.returncode == 0, replay.stdout[-2000:] + replay.stderr[-2000:]
+    assert "probing the bundled simulator" in replay.stdout
+    results = json.loads((tmp_path / "replay" / "results.json").read_text(encoding="utf-8"))
+    assert [(c["provider"], c["outcome"]) for c in results["cases"]] == [("aurora/fp8", "pass")]
+
+
+def test_a_snapshot_of_a_real_upstream_does_not_start_the_simulator(tmp_path: Path) -> None:
+    doc = DiscoveryFile(upstream="openrouter", plan=_plan().entry())
+    saved = _saved(tmp_path / "discovery.json", msgspec.to_builtins(doc))
+    replay = _pytest(f"--discovery-snapshot={saved}", "--collect-only", f"--canary-reports={tmp_path / 'r'}",
+                     f"--canary-state={tmp_path / 'none.json'}")
+    assert "probing the bundled simulator" not in replay.stdout, replay.stdout[-2000:]
