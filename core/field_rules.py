@@ -96,12 +96,17 @@ def read_document(raw: Any, kind: type[msgspec.Struct], *, source: str | None,
     declare is skipped: the format grows by additive keys, which an older reader skips."""
     strict = read_as(raw, _document_view(kind), source=source, error=error, ignore_unknown_keys=True)
     values = msgspec.structs.asdict(strict)
-    defaults = {f.name: f for f in msgspec.structs.fields(kind)}
     for name, key, _, rule in _reading(kind):
         if rule is not None:
             value = rule(raw[key]) if key in raw else None
-            values[name] = value if value is not None else _default(defaults[name])
+            values[name] = value if value is not None else _default(_fields(kind)[name])
     return values
+
+
+@cache
+def _fields(kind: type[msgspec.Struct]) -> dict[str, msgspec.structs.FieldInfo]:
+    """`kind`'s fields by name: msgspec evaluates the annotations again at every call."""
+    return {f.name: f for f in msgspec.structs.fields(kind)}
 
 
 def _default(f: msgspec.structs.FieldInfo) -> Any:
