@@ -59,7 +59,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Any, Final, Literal, TypeVar, cast
 
@@ -88,6 +88,7 @@ from core.field_rules import (
 from core.reasons import reason_code
 from core.schema import shown
 from core.tags import ROUND_ID_PATTERN, describe_invalid_tag, is_valid_tag
+from core.times import as_utc
 from core.vocabulary import CODE, Outcome, case_id
 
 SCHEMA_VERSION: Final = 2
@@ -355,8 +356,8 @@ class RoundResults:
         if not complete and not incomplete and doc["incomplete_reason"] is not None:
             incomplete = (Incomplete(IncompleteKind.UNKNOWN, doc["incomplete_reason"]),)
         return cls(
-            round_id=doc["round_id"], started_at=_utc(doc["started_at"]),
-            finished_at=_utc(doc["finished_at"]) if doc["finished_at"] is not None else None,
+            round_id=doc["round_id"], started_at=as_utc(doc["started_at"]),
+            finished_at=as_utc(doc["finished_at"]),
             complete=complete, incomplete=incomplete, upstream=doc["upstream"],
             models=_models(models, rejected, source),
             cases=_cases(doc["cases"], rejected, version),
@@ -603,13 +604,9 @@ def _derived(raw: Any) -> None:
     return None
 
 
-def _utc(at: datetime) -> datetime:
-    return at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
-
-
 def _whole(at: datetime) -> datetime:
     """A time as results.json writes a round's times: UTC, whole seconds (msgspec writes UTC as Z)."""
-    return _utc(at).replace(microsecond=0)
+    return as_utc(at).replace(microsecond=0)
 
 
 def _models(raw: Mapping[str, Mapping[str, Any]], rejected: list[RejectedInput],

@@ -2,7 +2,8 @@
 
 Every time canary reads from a file or the command line goes through `parse_time` (naive
 means UTC, never the machine's local time), or `time_or_none` where a lenient reader sets a bad
-value aside; a day through `parse_date`. Every time it writes goes through `fmt_time` (as precise
+value aside; a day through `parse_date`; a time a file's declaration already decoded (msgspec)
+through `as_utc`, by the same rule. Every time it writes goes through `fmt_time` (as precise
 as given) or `stamp` (whole seconds, as results.json records a round's times).
 tests/test_architecture.py keeps it so: no `fromisoformat` and no copy of the timestamp format
 outside this module.
@@ -11,7 +12,7 @@ outside this module.
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import Any, overload
 
 from core.errors import InputError
 
@@ -32,9 +33,18 @@ def parse_time(value: Any, field_name: str) -> datetime:
                 f"{field_name}: {value!r} is not an ISO 8601 time like 2026-11-29T22:30:00Z") from None
     else:
         raise TimeFormatError(f"{field_name}: expected an ISO 8601 time, got {type(value).__name__}")
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
+    return as_utc(parsed)
+
+
+@overload
+def as_utc(value: datetime) -> datetime: ...
+@overload
+def as_utc(value: None) -> None: ...
+def as_utc(value: datetime | None) -> datetime | None:
+    """An aware UTC datetime (naive means UTC), or None."""
+    if value is None:
+        return None
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 def time_or_none(value: Any) -> datetime | None:

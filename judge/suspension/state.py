@@ -58,8 +58,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
-from typing import Annotated, Any, Literal, overload
+from datetime import datetime
+from typing import Annotated, Any, Literal
 
 from msgspec import Meta
 
@@ -68,7 +68,7 @@ from core.layers import STATE_FIX, STATE_SCHEMA_VERSION, STATE_SUSPENSION_KEY
 from core.policy import ENFORCE, MODES, Mode
 from core.schema import Invalid, read_as
 from core.tags import is_valid_tag
-from core.times import fmt_time
+from core.times import as_utc, fmt_time
 from judge.replies.listing import ListedLimits
 from judge.replies.listing import decode as decode_limits
 from judge.replies.listing import encode as encode_limits
@@ -268,7 +268,8 @@ def state_from_json(raw: Any, source: str) -> JudgeState:
     last = f.last_round
     return JudgeState(
         models=models, applied_rounds=f.applied_rounds, mode=f.mode,
-        last_round=None if last is None else LastRound(last.round_id, _utc(last.started_at), _utc(last.decided_at)),
+        last_round=None if last is None else LastRound(last.round_id, as_utc(last.started_at),
+                                                       as_utc(last.decided_at)),
     )
 
 
@@ -308,11 +309,11 @@ class ProviderFile:
         s, ladder = self.suspension, self.ladder or Ladder()
         return ProviderState(
             failed_streak=self.failed_streak, clean_streak=self.clean_streak,
-            suspension=None if s is None else replace(s, since=_utc(s.since), until=_utc(s.until)),
-            ladder=replace(ladder, last_suspension_started=_utc(ladder.last_suspension_started)),
+            suspension=None if s is None else replace(s, since=as_utc(s.since), until=as_utc(s.until)),
+            ladder=replace(ladder, last_suspension_started=as_utc(ladder.last_suspension_started)),
             last_reasons=tuple(str(r) for r in self.last_reasons),
             next_language=self.next_language if isinstance(self.next_language, str) else None,
-            last_counted_at=_utc(self.last_counted_at), window=decode_window(self.window or {}),
+            last_counted_at=as_utc(self.last_counted_at), window=decode_window(self.window or {}),
             billing=decode_billing(self.billing),
             limits=None if self.limits is None else decode_limits(self.limits),
             failing_contracts=self.failing_contracts if self.failed_streak else ())
@@ -325,14 +326,3 @@ class StateFile:
     mode: Mode | None = None
     applied_rounds: tuple[str, ...] = ()
     last_round: LastRound | None = None
-
-
-@overload
-def _utc(value: datetime) -> datetime: ...
-@overload
-def _utc(value: None) -> None: ...
-def _utc(value: datetime | None) -> datetime | None:
-    """A time of the file as an aware UTC datetime (one without a zone is UTC, as core/times.py reads it)."""
-    if value is None:
-        return None
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
