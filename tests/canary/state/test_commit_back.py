@@ -30,6 +30,18 @@ def person_pushes(person: Clone, *commands: tuple[str, ...]) -> None:
     git(person.dir, "push", "origin", "HEAD:main")
 
 
+def lifted_while_round_3_is_judged(bot: Clone, person: Clone, reason: str, *more: tuple[str, ...]) -> Path:
+    """Rounds 1 and 2 suspend BAD and are pushed; round 3 is judged locally while a person lifts BAD
+    (with `reason`) and pushes that, and `more` commands, first. Round 3's results file."""
+    bot.judge(1, {BAD: "fail"})
+    bot.judge(2, {BAD: "fail"})
+    assert bot.commit() == 0
+    round3 = bot.judge(3, {BAD: "fail"})
+    person_pushes(person, ("lift", "--model", MODEL, "--provider", BAD, "--reason", reason,
+                           "--now", iso(T0 + 2 * HALF_HOUR)), *more)
+    return round3
+
+
 def test_a_persons_incident_pushed_during_a_round_survives_the_commit_back(
         main_world: tuple[Path, Clone, Clone]) -> None:
     remote, bot, person = main_world
@@ -51,14 +63,10 @@ def test_a_persons_incident_pushed_during_a_round_survives_the_commit_back(
 
 def test_when_its_own_files_conflict_it_resets_and_reapplies_the_round(main_world: tuple[Path, Clone, Clone]) -> None:
     remote, bot, person = main_world
-    bot.judge(1, {BAD: "fail"})
-    bot.judge(2, {BAD: "fail"})
-    assert bot.commit() == 0
-    round3 = bot.judge(3, {BAD: "fail"})
     # Meanwhile a person lifts the suspension (state + audit change) and adds an incident.
-    person_pushes(person, ("lift", "--model", MODEL, "--provider", BAD, "--reason", "fixed upstream",
-                           "--now", iso(T0 + 2 * HALF_HOUR)),
-                  ("incident", "add", "--model", MODEL, "--provider", "cirrus/fp8", "--reason", "r", "--now", iso(T0)))
+    round3 = lifted_while_round_3_is_judged(
+        bot, person, "fixed upstream",
+        ("incident", "add", "--model", MODEL, "--provider", "cirrus/fp8", "--reason", "r", "--now", iso(T0)))
     person_head = git(person.dir, "rev-parse", "HEAD").strip()
     assert bot.commit("--reapply", str(round3)) == 0
     state = json.loads(remote_file(remote, "state/canary-state.json"))
@@ -73,12 +81,7 @@ def test_when_its_own_files_conflict_it_resets_and_reapplies_the_round(main_worl
 
 def test_a_conflict_without_reapply_stops_and_forces_nothing(main_world: tuple[Path, Clone, Clone]) -> None:
     remote, bot, person = main_world
-    bot.judge(1, {BAD: "fail"})
-    bot.judge(2, {BAD: "fail"})
-    assert bot.commit() == 0
-    bot.judge(3, {BAD: "fail"})
-    person_pushes(person, ("lift", "--model", MODEL, "--provider", BAD, "--reason", "fixed",
-                           "--now", iso(T0 + 2 * HALF_HOUR)))
+    lifted_while_round_3_is_judged(bot, person, "fixed")
     before = git(remote, "rev-parse", "main")
     assert bot.commit() == 1
     assert git(remote, "rev-parse", "main") == before
@@ -87,12 +90,7 @@ def test_a_conflict_without_reapply_stops_and_forces_nothing(main_world: tuple[P
 def test_a_refused_reapply_pushes_nothing_and_says_why(main_world: tuple[Path, Clone, Clone],
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     remote, bot, person = main_world
-    bot.judge(1, {BAD: "fail"})
-    bot.judge(2, {BAD: "fail"})
-    assert bot.commit() == 0
-    round3 = bot.judge(3, {BAD: "fail"})
-    person_pushes(person, ("lift", "--model", MODEL, "--provider", BAD, "--reason", "fixed",
-                           "--now", iso(T0 + 2 * HALF_HOUR)))
+    round3 = lifted_while_round_3_is_judged(bot, person, "fixed")
     round3.write_text("{ not a results file")  # the judge refuses to re-apply the round from it
     before = git(remote, "rev-parse", "main")
     assert bot.commit("--reapply", str(round3)) == 1
