@@ -43,7 +43,9 @@ ENV_VAR = "CANARY_RECORDINGS_DIR"
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CORPUS = REPO_ROOT / "tests" / "data" / "openrouter-recordings"
 SOURCES = CORPUS / "sources.yaml"
-# The study copies of a few of them kept beside the clone (CI has them; this machine reaches no repository host).
+# Beside the clone (CI has them; this machine reaches no repository host): the whole corpus as
+# scripts/fetch_recordings.py writes it, and study copies of a few of its files.
+SHARED_CORPUS = REPO_ROOT / ".." / "shared" / "reference" / "openrouter-recordings"
 STUDY_COPIES = REPO_ROOT / ".." / "shared" / "reference" / "recordings"
 FETCH = ".venv/bin/python scripts/fetch_recordings.py"
 CHAT_PATH = "/api/v1/chat/completions"
@@ -85,11 +87,13 @@ def _study_copy(entry: Listed) -> Path | None:
 
 
 def located() -> list[tuple[Listed, Path]]:
-    """Every listed recording found on disk: the fetched copy, else a verified study copy."""
+    """Every listed recording found on disk: the fetched copy, else the one fetched beside the clone,
+    else a verified study copy."""
     found = []
     for entry in listed():
         fetched = recordings_dir() / entry.source / entry.path
-        path = fetched if fetched.is_file() else _study_copy(entry)
+        beside = SHARED_CORPUS / entry.source / entry.path
+        path = fetched if fetched.is_file() else beside if beside.is_file() else _study_copy(entry)
         if path is not None:
             found.append((entry, path))
     return found

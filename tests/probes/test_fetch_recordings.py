@@ -93,6 +93,7 @@ def test_an_absent_corpus_skips_saying_what_to_run_and_a_present_file_is_replaye
 
     monkeypatch.setenv(recorded_server.ENV_VAR, str(tmp_path))
     monkeypatch.setattr(recorded_server, "STUDY_COPIES", tmp_path / "no-study-copies")
+    monkeypatch.setattr(recorded_server, "SHARED_CORPUS", tmp_path / "no-shared-corpus")
     recorded_server.corpus.cache_clear()
     try:
         reason = recorded_server.missing_reason()
