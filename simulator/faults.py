@@ -183,6 +183,10 @@ class RelayedRefusalParams(FaultParams, frozen=True):
     shape: RelayedRefusalShape = "permission_denied"
 
 
+class ToolUseFailedParams(FaultParams, frozen=True):
+    where: Literal["status", "stream"] = "status"
+
+
 class IgnoreMaxTokensParams(FaultParams, frozen=True):
     factor: Annotated[int, Meta(ge=2)] = 20
 
@@ -228,6 +232,7 @@ class ThinkingParams(FaultParams, frozen=True):
     by_default: bool = True
     mandatory: bool = False
     answer_cap: bool = False
+    itemised: bool = True
 
 
 class ResetBeforeResponseParams(FaultParams, frozen=True):
@@ -323,6 +328,10 @@ CATALOGUE: dict[str, type[FaultParams]] = {
     # A provider's refusal relayed by OpenRouter as that provider's 403 (`metadata.raw`): the
     # host's filter answering in an error envelope instead of a typed refusal (issue 28).
     "relayed_refusal": RelayedRefusalParams,
+    # Groq's `tool_use_failed` relayed by OpenRouter: its model's call rejected by the host, the call
+    # in `failed_generation` (simulator/tool_calls.py): a 400 before any byte, or (`where: stream`)
+    # an error event after the thinking. On any request, so every contract meets it.
+    "tool_use_failed": ToolUseFailedParams,
     # Wire defects a judge reads off the reply itself (simulator/defects.py, issue 22).
     "cumulative_deltas": NoParams,
     "repeated_deltas": NoParams,
@@ -349,6 +358,7 @@ CATALOGUE: dict[str, type[FaultParams]] = {
     # enabled: true); the models API then says `reasoning.default_enabled: false`.
     # answer_cap: the request's max_tokens bounds only the answer, the thinking comes on top
     # (SiliconFlow's and DeepSeek's documented max_tokens; docs/openrouter-wire.md §9).
+    # itemised: false: usage carries no `reasoning_tokens` (Groq's gpt-oss, a DeepSeek-R1 distill).
     "thinking": ThinkingParams,
     "reset_before_response": ResetBeforeResponseParams,
     # Shapes of healthy real hosts (docs/openrouter-wire.md §9): none of them is a defect.

@@ -21,6 +21,7 @@ class Thinking:
     tokens: int
     shown: bool      # False: the request excluded reasoning from the reply (it still costs time and tokens)
     readable: bool   # False: only an encrypted `reasoning_details` blob, as OpenAI o-series send
+    itemised: bool = True   # False: usage reports no `reasoning_tokens` (they stay inside completion_tokens)
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +33,7 @@ class StreamError:
     code: int
     message: str
     error_type: str
+    raw: str | None = None   # a provider's own error body, relayed as `metadata.raw` (tool_use_failed)
 
 
 @dataclass(frozen=True, slots=True)

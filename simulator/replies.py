@@ -87,7 +87,8 @@ class HttpFailure:
     retry_after: int | None         # the Retry-After header of a 429/503 (None: none)
     faults: tuple[str, ...]
     # faults.HTTP_ERROR_BODIES, "filter" (a typed filter error), "refusal" (a relayed refusal 403),
-    # "schema_rejected" or "tool_enums_rejected" (a provider's 400 over the request's schema)
+    # "schema_rejected" or "tool_enums_rejected" (a provider's 400 over the request's schema),
+    # "tool_use_failed" (a provider's 400 over its own model's call)
     body: str = "provider"
     error_type: str | None = None   # filter_error's type, the refusal's shape, the rejected keyword or path
 
@@ -178,6 +179,8 @@ def plan_reply(
         return HttpFailure(endpoint, 400, 0, fired, "filter", fault["error_type"])
     if fault is not None and fault.name == "relayed_refusal":
         return HttpFailure(endpoint, 403, None, fired, "refusal", fault["shape"])
+    if fault is not None and fault.name == "tool_use_failed" and fault["where"] == "status":
+        return HttpFailure(endpoint, 400, None, fired, "tool_use_failed")
     if fault is not None and fault.name == "hang":
         return Hang(endpoint, fault["seconds"], fired)
     if fault is not None and fault.name == "moderation":
@@ -244,6 +247,9 @@ def _generation(
         error = StreamError(int(len(text) * params["after"]), "documented", 400, FILTER_MESSAGES[error_type],
                             error_type)
         finish_reason = None
+    elif name == "tool_use_failed":  # where: stream (the thinking first, then the host's rejection)
+        text, finish_reason = "", None
+        error = StreamError(0, "in_band", 400, "Provider returned error", "", raw=tool_calls.REJECTED_RAW)
     elif name == "length_then_error":
         text, finish_reason = text[: max(1, int(len(text) * 0.6))], "length"
         trailing = StreamError(len(text), "recorded_typed" if params["typed"] else "recorded", 400,
@@ -320,7 +326,7 @@ def _thinking(request: ChatRequest, behaviour: Behaviour, limit: int) -> Thinkin
     # Deterministic filler (no RNG draw), so a host's replies do not change with its thinking.
     text = " ".join(_THOUGHTS[i % len(_THOUGHTS)] for i in range(tokens // 8 + 1))
     shown = not (request.reasoning is not None and request.reasoning.exclude)
-    return Thinking(truncate_tokens(text, tokens), tokens, shown, bool(think["readable"]))
+    return Thinking(truncate_tokens(text, tokens), tokens, shown, bool(think["readable"]), bool(think["itemised"]))
 
 
 def flagged_input(request: ChatRequest) -> str:

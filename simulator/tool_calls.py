@@ -26,6 +26,9 @@ overflows keeps half its arguments, the ones after it are not sent.
 
 `tool_markup_leak`'s `into` is content or reasoning (the markup as that text). On a request
 without `tools` these faults fire nothing: the host answers as a healthy one.
+
+`tool_use_failed` (simulator/faults.py) is not planned here: it is an error, Groq's body
+REJECTED_RAW relayed by OpenRouter in `metadata.raw`, on any request.
 """
 
 from __future__ import annotations
@@ -46,6 +49,14 @@ FAULTS = frozenset({"tool_markup_leak", "tool_schema_break", "tool_args_twice", 
 DIALECTS = ("kimi", "hermes", "mistral", "deepseek", "glm", "qwen3_coder")
 FRAGMENT_CHARS = 6                      # an argument fragment of about one token or two, as recorded
 _STATED = re.compile(r"\b([A-Za-z_]\w*)=(\"[^\"]*\"|-?\d+)")
+# Groq's 400 for a call its model wrote and it would not relay (docs/openrouter-wire.md §5): the
+# message as agno-agi/agno#4090 and huggingface/smolagents#1119 quote it, the generation as gpt-oss
+# on Groq wrote it in BerriAI/litellm#21242 (a tool no request offered).
+REJECTED_GENERATION = ('{"name": "repo_browser.open_file", "arguments": {\n  "path": "analysis",\n'
+                       '  "line_start": 1,\n  "line_end": 200\n}}')
+REJECTED_RAW = json.dumps({"error": {
+    "message": "Failed to call a function. Please adjust your prompt. See 'failed_generation' for more details.",
+    "type": "invalid_request_error", "code": "tool_use_failed", "failed_generation": REJECTED_GENERATION}})
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
+from simulator import tool_calls
 from simulator.plan import Plan, StreamError
 from simulator.scenario import Model, SimulatedEndpoint
 
@@ -53,7 +54,8 @@ def provider_error_body(status: int, model: Model, endpoint: SimulatedEndpoint, 
     availability format (no `code`); `no_code`: the envelope without `code`; `bare`: OpenRouter's
     own envelope, naming no provider; `filter`: a typed content-policy error (400); `refusal`: a
     provider's refusal relayed as its 403 (`error_type` names the shape, faults.RELAYED_REFUSALS);
-    `tool_enums_rejected`: Gemini's 400 over an enum on a non-string (`error_type` holds the path).
+    `tool_enums_rejected`: Gemini's 400 over an enum on a non-string (`error_type` holds the path);
+    `tool_use_failed`: Groq's 400 over its model's call (tool_calls.REJECTED_RAW).
     """
     if shape == "availability":
         return availability_error_body(status, model, endpoint)
@@ -66,6 +68,8 @@ def provider_error_body(status: int, model: Model, endpoint: SimulatedEndpoint, 
     if shape == "refusal":
         raw = RELAYED_REFUSAL_RAW[error_type or "permission_denied"].replace("{model}", model.id)
         return relayed_error_body(status, endpoint, raw)
+    if shape == "tool_use_failed":
+        return relayed_error_body(status, endpoint, tool_calls.REJECTED_RAW)
     if shape == "tool_enums_rejected":
         raw = json.dumps({"error": {"code": 400, "status": "INVALID_ARGUMENT", "message": (
             f"* GenerateContentRequest.{error_type}.enum: only allowed for STRING type\n")}}, indent=2) + "\n"
@@ -260,12 +264,14 @@ def usage(plan: Plan) -> dict[str, Any]:
                    + Decimal(prices.get("input_cache_read", prices.get("prompt", "0"))) * cached)
     completion_cost = Decimal(prices.get("completion", "0")) * plan.completion_tokens
     cost = float(prompt_cost + completion_cost + Decimal(prices.get("request", "0"))) * plan.cost_factor
+    thinking = plan.thinking
+    reasoning = {} if thinking is not None and not thinking.itemised else {
+        "reasoning_tokens": thinking.tokens if thinking else 0}
     return {
         "prompt_tokens": plan.prompt_tokens, "completion_tokens": plan.completion_tokens,
         "total_tokens": plan.prompt_tokens + plan.completion_tokens, "cost": cost, "is_byok": False,
         "prompt_tokens_details": {"cached_tokens": cached, "audio_tokens": 0},
-        "completion_tokens_details": {"reasoning_tokens": plan.thinking.tokens if plan.thinking else 0,
-                                      "image_tokens": 0},
+        "completion_tokens_details": {**reasoning, "image_tokens": 0},
         "cost_details": {"upstream_inference_cost": cost, "upstream_inference_prompt_cost": float(prompt_cost),
                          "upstream_inference_completions_cost": float(completion_cost)},
     }  # fmt: skip
@@ -343,6 +349,8 @@ class ChunkMaker:
                 body["metadata"] = {"error_type": error.error_type}
             return {**self.delta("", None), "error": body, "usage": usage(self.plan)}
         body = {"code": error.code, "message": error.message, "metadata": {"error_type": error.error_type}}
+        if error.raw is not None:  # a provider's own error relayed (tool_use_failed): its body in `raw`
+            body["metadata"] = {"raw": error.raw, "provider_name": self.plan.served.provider_name}
         if error.shape == "empty_choices":
             return {**self.head, "choices": [], "error": body}
         return {**self.delta("", "error"), "error": body}

@@ -21,6 +21,13 @@ after the CoT output", with thousands of thinking tokens on top. OpenRouter's `c
 includes the reasoning either way, so only the answer is bounded under both readings: the
 thinking room we added is inside the number the host received, and an answer-only host may
 spend all of it on the answer.
+
+A reasoning reply whose usage does not itemise its reasoning (no `reasoning_tokens`: seen on
+Groq's gpt-oss and a DeepSeek-R1 distill) cannot be split: its `completion_tokens` hold thinking
+in a share nobody reported, and an answer-only host thinks on top of the cap. So the over-cap
+rule allows UNITEMISED_THINKING_TOKENS more, the longest thinking documented for such hosts
+(DeepSeek's reasoner: "the CoT output can reach up to 32K tokens"; SiliconFlow's
+`thinking_budget` up to 32768): only a reply past the cap by more than that fails.
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ from judge.replies.verdict import Verdict, failed
 OVER_CAP_RATIO = 1.25
 OVER_CAP_TOKENS = 16
 SHORT_LENGTH_RATIO = 0.5
-
+UNITEMISED_THINKING_TOKENS = 32768
 
 
 class LimitsCode(StrEnum):
@@ -64,14 +71,16 @@ def assess_limits(facts: LimitsFacts) -> Verdict | None:
     cap, tokens = facts.cap, facts.completion_tokens
     if cap is None or cap <= 0 or tokens is None:
         return None
-    allowed = cap * OVER_CAP_RATIO + OVER_CAP_TOKENS
     reasoning = min(max(facts.reasoning_tokens, 0), tokens)
+    thinking = UNITEMISED_THINKING_TOKENS if facts.reasoning and not reasoning else 0
+    allowed = cap * OVER_CAP_RATIO + OVER_CAP_TOKENS + thinking
     answer = tokens - reasoning
     if answer > allowed:
         what = (f"{answer} answer tokens ({tokens} completion tokens, {reasoning} of them reasoning)"
                 if reasoning else f"{tokens} completion tokens")
+        room = f" and {thinking} of reasoning not itemised" if thinking else ""
         return failed(LimitsCode.MAX_TOKENS_IGNORED, f"{ABOVE_CAP}: {what} against max_tokens {cap} "
-                      f"(allowed up to {allowed:g} for tokenizer differences)")
+                      f"(allowed up to {allowed:g} for tokenizer differences{room})")
     if (facts.finish_reason == "length" and not facts.reasoning and not facts.cut_by_client
             and tokens < cap * SHORT_LENGTH_RATIO):
         return failed(LimitsCode.LENGTH_BELOW_CAP,

@@ -21,6 +21,12 @@
 
 A wrong finish reason on valid calls (`stop` instead of `tool_calls`) and argument values other
 than the ones the prompt states are notes: recorded, never failing.
+
+A host may reject its own model's call instead of sending it: Groq answers `tool_use_failed` (a
+400, or its stream's error event) with the model's text in `failed_generation`
+(docs/openrouter-wire.md §5). The client got an error, not a call, so `judge_rejected` fails it:
+with what the checks above find in that generation (read as calls when it is their JSON, as
+text otherwise), else with `tools: the host rejected its own call`.
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ class ToolsCode(StrEnum):
     NO_TOOL_CALL = "no_tool_call"       # prose instead of a call: inconclusive; the judge weighs it against the peers
     MAX_TOKENS_CUT = "max_tokens_cut"   # the contract's: the reply reached our max_tokens
     TOOLS_UNRESOLVED = "tools_unresolved"  # the contract's: the confirmations did not agree
+    TOOL_USE_FAILED = "tool_use_failed"    # the host rejected its model's call and sent an error instead
 
 
 MARKUP = "tools: markup leaked"
@@ -58,6 +65,7 @@ UNKNOWN_NAME = "tools: unknown tool name"
 SCHEMA = "tools: schema mismatch"
 PROSE = "tools: prose instead of a call"
 PASSED = "tools: valid tool calls"
+REJECTED = "tools: the host rejected its own call (tool_use_failed)"
 EXCERPT_CHARS = 60       # of a leaked marker's surroundings, or of a bad argument string, in a reason
 MESSAGE_CHARS = 160      # of a validator message
 
@@ -190,6 +198,36 @@ def assess(text: str, reasoning: str, calls: Sequence[Call], tools: Sequence[Too
         notes.append(f"finish_reason {finish_reason!r} on a reply with valid tool calls (expected 'tool_calls')")
     called = ", ".join(call_name(c, tuple(by_name)) for c, _ in parsed)
     return ToolsVerdict(passed(f"{PASSED}: {called}"), tuple(notes))
+
+
+def judge_rejected(generation: str, tools: Sequence[Tool]) -> Verdict:
+    """The failed verdict on a call the host rejected itself (module docstring): the checks' finding
+    in its `failed_generation` when they find one, else the rejection."""
+    if not generation.strip():
+        return failed(ToolsCode.TOOL_USE_FAILED, f"{REJECTED}, an error in place of the call, no failed_generation")
+    calls = _generated_calls(generation)
+    found = assess("" if calls else generation, "", calls, tools, "tool_calls").verdict
+    if found.failed:
+        return found.restated(f"{REJECTED}: {found.reason.removeprefix('tools: ')}")
+    shown = json.dumps(clean(generation, EXCERPT_CHARS), ensure_ascii=False)
+    return failed(ToolsCode.TOOL_USE_FAILED, f"{REJECTED}, an error in place of the call: its generation {shown}")
+
+
+def _generated_calls(generation: str) -> tuple[Call, ...]:
+    """A generation written as calls' JSON (`{"name": ..., "arguments": {...}}`, as gpt-oss on Groq
+    writes it, or a list of them) as Calls; () for anything else, which is judged as text."""
+    try:
+        value = load_json(generation)
+    except ValueError:  # not JSON (markup, prose), or too deep
+        return ()
+    items = value if isinstance(value, list) else [value]
+    calls = []
+    for index, item in enumerate(items):
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            return ()
+        arguments = item.get("arguments", item.get("parameters", {}))
+        calls.append(Call(index, (item["name"],), arguments if isinstance(arguments, str) else json.dumps(arguments)))
+    return tuple(calls)
 
 
 def _schema_mismatch(tool: Tool, value: Any) -> str | None:

@@ -10,7 +10,10 @@ the predicates below are the rules, each with its source in docs/openrouter-wire
 A relayed provider error's own words sit in `metadata.raw`, a string that is often the
 provider's JSON error; `relayed_refusal` reads it for the one filter answer that arrives this
 way (§5: xAI's refusal relayed as a 403), on high-confidence signals only. The raw text is
-upstream text: it decides, it is never shown (the reason names a fixed label).
+upstream text: it decides, it is never shown (the reason names a fixed label). Groq's
+`tool_use_failed` (its model wrote a call the host would not relay: a 400, or the stream's error
+event) arrives the same way, or unrelayed as the error itself; `rejected_call` keeps its
+`failed_generation` for the tools contract to judge (docs/openrouter-wire.md §5).
 """
 
 from __future__ import annotations
@@ -47,7 +50,8 @@ DECLINE = re.compile(rf"(?:i{_APOSTROPHE}m sorry[,.!]?\s*(?:but\s+)?)?i(?:\s+can
 GUIDELINES = re.compile(r"content violates usage guidelines", re.IGNORECASE)
 SAFETY_CHECK = re.compile(r"(?i:failed check): (SAFETY_CHECK_TYPE_[A-Z_]{1,40})\b")
 MAX_DECLINE_CHARS = 200    # a provider's refusal is one short sentence; a long raw is something else
-MAX_RAW_CHARS = 4096       # of `metadata.raw` read at all
+MAX_RAW_CHARS = 16 * 1024  # of `metadata.raw` read at all (a rejected call's generation rides in it)
+TOOL_USE_FAILED = "tool_use_failed"   # Groq's code for a call its model wrote and the host rejected
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +65,7 @@ class ErrorFacts:
     availability: str | None = None  # availability.code (`region_restricted`, `capacity_exhausted`...)
     raw_code: str | None = None      # the `code` of the provider's own error in metadata.raw, when it is JSON
     raw_message: str = ""            # its `error` (or `message`) text; metadata.raw itself when not JSON
+    rejected_call: str | None = None  # `tool_use_failed`: its `failed_generation` ("" when none was sent)
 
     @classmethod
     def of(cls, error: object) -> ErrorFacts:
@@ -70,13 +75,16 @@ class ErrorFacts:
         meta = meta if isinstance(meta, Mapping) else {}
         availability = error.get("availability")
         code = error.get("code")
+        raw = _raw_error(meta.get("raw"))
+        if raw.get("rejected_call") is None:   # Groq's own error, unrelayed (its stream's error event)
+            raw["rejected_call"] = _raw_error(error).get("rejected_call")
         return cls(
             code=str(code) if isinstance(code, (int, str)) and not isinstance(code, bool) else None,
             message=str(error.get("message") or "")[:300],
             error_type=_text(meta.get("error_type")) or _text(error.get("error_type")),
             provider=_text(meta.get("provider_name")),
             availability=_text(availability.get("code")) if isinstance(availability, Mapping) else None,
-            **_raw_error(meta.get("raw")),
+            **raw,
         )
 
     @property
@@ -122,8 +130,9 @@ def facts_of_body(body: Any) -> ErrorFacts:
 
 
 def _raw_error(raw: object) -> dict[str, Any]:
-    """`raw_code` and `raw_message` of `metadata.raw`: a JSON object string (or an object) whose
-    `code` and `error` / `message` (or `error.code` / `error.message`) are read; other text is the message."""
+    """`raw_code`, `raw_message` and `rejected_call` of `metadata.raw`: a JSON object string (or an
+    object) whose `code` and `error` / `message` (or `error.code` / `error.message`, and Groq's
+    `failed_generation` beside them) are read; other text is the message."""
     if isinstance(raw, str):
         text = raw[:MAX_RAW_CHARS]
         try:
@@ -141,8 +150,11 @@ def _raw_error(raw: object) -> dict[str, Any]:
         parsed, inner = inner, inner.get("message")
     code = parsed.get("code")
     message = inner if isinstance(inner, str) else parsed.get("message")
+    generation = parsed.get("failed_generation")
     return {"raw_code": str(code)[:100] if isinstance(code, (str, int)) and not isinstance(code, bool) else None,
-            "raw_message": message[:300] if isinstance(message, str) else ""}
+            "raw_message": message[:300] if isinstance(message, str) else "",
+            "rejected_call": (generation[:MAX_RAW_CHARS] if isinstance(generation, str) else "")
+            if code == TOOL_USE_FAILED else None}
 
 
 def _text(value: object) -> str | None:

@@ -91,6 +91,7 @@ class Run:
         self.header_provider: str | None = None
         self.header_generation_id: str | None = None
         self.error_provider: str | None = None
+        self.rejected_call: str | None = None      # a status's or a 200 body's `tool_use_failed` generation
         self.flagged: tuple[str, ...] = ()         # moderation categories of a MODERATED answer
         self.body: dict[str, Any] | None = None   # fields of a non-streamed 200 reply
         self.fixed: Outcome | None = None         # decided by a status or a body; final
@@ -118,7 +119,7 @@ class Run:
         message, metadata = error_of(body)
         facts = facts_of_body(body)
         cls, kind = classify_status(status, metadata, facts)
-        self.error_provider = facts.provider
+        self.error_provider, self.rejected_call = facts.provider, facts.rejected_call
         if kind is ErrorKind.MODERATION:
             self.flagged = flagged_categories(metadata)
         elif kind is ErrorKind.FILTER_ERROR:
@@ -134,7 +135,7 @@ class Run:
             self.fixed = (Classification.TRANSPORT_ERROR, ErrorKind.MALFORMED_STREAM, "the 200 body is not JSON")
         else:
             facts = facts_of_body(body)
-            self.error_provider = facts.provider
+            self.error_provider, self.rejected_call = facts.provider, facts.rejected_call
             if facts.filter:
                 self.flagged = filter_flags(facts)
                 self.fixed = (Classification.MODERATED, ErrorKind.FILTER_ERROR, f"HTTP 200 carrying an error: {fields}")
@@ -255,6 +256,10 @@ class Run:
             message = f"{message} (sent again after an HTTP 429 and the {waited_s:g} s its Retry-After asked)"
         s, b = self.state, self.body or {}
         usage: Usage | None = b.get("usage", s.usage)
+        # The call a host rejected itself (`tool_use_failed`): only the tools contract judges it, and
+        # only when the pin held (a transport error; a stranger's rejection says nothing of this host).
+        rejected = self.rejected_call if self.rejected_call is not None else (
+            s.error_facts.rejected_call if s.error_facts is not None else None)
 
         def kept(value: str | None) -> str | None:
             return scrub(value) if value is not None else None
@@ -291,6 +296,7 @@ class Run:
             deltas=scrub.parts(s.text_parts) if self.stream else (),
             service_tier=kept(tier),
             notes=(*(tuple(scrub(n) for n in self.notes(served)) if served else ()), *bound_notes(usage, s)),
+            rejected_call=kept(rejected) if cls is Classification.TRANSPORT_ERROR else None,
             tool_calls=tuple(dataclasses.replace(c, id=kept(c.id), name_parts=scrub.parts(c.name_parts),
                                                  arguments=scrub(c.arguments))
                              for c in b.get("tool_calls", s.tool_calls)),

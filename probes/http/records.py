@@ -231,6 +231,9 @@ class ChatResult:
     service_tier: str | None = None     # the tier the response says served it (`default`, `priority`...), cleaned
     notes: tuple[str, ...] = ()         # what the wire said that decides nothing (e.g. a disagreeing header)
     tool_calls: tuple[StreamedToolCall, ...] = ()   # `delta.tool_calls` (or `message.tool_calls`) by index
+    # A transport error that is the host rejecting its own model's call (Groq's `tool_use_failed`):
+    # the `failed_generation` ("" when none was sent), scrubbed; the tools contract judges it.
+    rejected_call: str | None = None
 
     @property
     def completed(self) -> bool:

@@ -9,7 +9,9 @@ sends its stream gzip-compressed (a small gzip bomb of keep-alives), and one flo
 (in a second, small round with the tools contract on). Six more put the key where the client cuts
 upstream text (issue 31: an error message, a quoted malformed event, a moderation category, the
 X-Provider-Name note, a tool name in fragments, the text cap), so that a cut made before masking
-would publish all of it but one character. The round must complete, judge every other host as it
+would publish all of it but one character. Issue 37: two reject their own model's call (Groq's
+`tool_use_failed`, relayed before any byte and in the stream after the thinking), one streams its
+thinking past the cap with usage that leaves it out. The round must complete, judge every other host as it
 would have anyway, and no piece of the key (16 characters of it, any case, hex or base64) may reach
 a file, a history entry or a message of probe, judge, summary, status, site or announce. The round
 uses a key of a real key's shape (73 characters).
@@ -47,6 +49,8 @@ HOSTILE = ("echo/fp8", "mirror/fp8", "abyss/fp8", "trench/fp8", "prism/fp8", "wa
 FLOOD = "swarm/fp8"  # floods only a tools request: probed in a round of its own with the tools contract on
 AT_CUTS = ("quill/fp8", "rune/fp8", "sieve/fp8", "vane/fp8", "weft/fp8", "xylem/fp8")   # echo_at_cut
 ESCAPING = "glyph/fp8"   # escape_codes: an error message that clears the screen, retitles, links, reverses
+REJECTING = ("veto/fp8", "recant/fp8")   # tool_use_failed relayed: as a 400, and in the stream after thinking
+UNITEMISED = "muse/fp8"  # thinking streamed past the cap, usage without reasoning_tokens
 CONTRACTS = ("latency", "refusal", "structured", "language")
 KEY = "sk-or-v1-" + hashlib.sha256(b"canary issue 31").hexdigest()   # a real key's shape: 73 characters
 PIECE = 16
@@ -196,6 +200,14 @@ def test_the_key_echoed_at_each_cut_is_masked_before_the_cut(hostile_round: Prob
     assert tools["outcome"] == "fail" and "***" in tools["reason"], tools
     assert hostile_round.case("xylem/fp8", "language")["outcome"] != "transport_error"  # the capped text judged
     assert hostile_round.case("vane/fp8", "language")["outcome"] == "pass"   # a note, not a verdict
+
+
+def test_a_host_rejecting_its_own_calls_fails_its_tools_case_and_only_that(hostile_round: ProbeRun) -> None:
+    for host in REJECTING:
+        tools = hostile_round.case(host, "tools")
+        assert tools["outcome"] == "fail" and "tool_use_failed" in tools["reason"], tools
+        assert {hostile_round.case(host, c)["outcome"] for c in CONTRACTS} == {"transport_error"}, host
+    assert set(_outcomes(hostile_round, UNITEMISED).values()) == {"pass"}, hostile_round.results["cases"]
 
 
 def test_no_escape_sequence_of_an_error_message_reaches_the_log(hostile_round: ProbeRun) -> None:

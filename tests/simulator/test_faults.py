@@ -405,6 +405,15 @@ def test_thinking_in_a_non_streamed_reply_is_the_messages_reasoning(simulate):
     assert message["content"] and resp.json()["usage"]["completion_tokens_details"]["reasoning_tokens"] == 40
 
 
+def test_thinking_not_itemised_is_counted_in_the_completion_tokens_without_reasoning_tokens(simulate):
+    sim = faulty(simulate, "thinking", tokens=40, itemised=False)
+
+    result = stream_chat(sim.base_url, chat_body("test/fp8", max_tokens=1000))
+
+    assert _reasoning_of(result.chunks)[0] and "reasoning_tokens" not in _usage(result)["completion_tokens_details"]
+    assert _usage(result)["completion_tokens"] > 40
+
+
 def test_a_trait_cannot_be_given_a_rate():
     from simulator import ScenarioError, scenario_from_dict
 
@@ -507,6 +516,30 @@ def test_relayed_refusal_is_a_providers_403_carrying_its_own_words_in_raw(simula
     assert error["metadata"]["provider_name"] == "Testhost" and error["metadata"]["is_byok"] is False
     assert words in error["metadata"]["raw"] and "error_type" not in error["metadata"]
     assert json.loads(error["metadata"]["raw"])["error"]
+
+
+def test_tool_use_failed_is_groqs_400_relayed_with_the_rejected_call_in_raw(simulate):
+    sim = faulty(simulate, "tool_use_failed")
+
+    error = stream_chat(sim.base_url, chat_body("test/fp8")).error_body["error"]
+
+    assert (error["code"], error["message"], error["metadata"]["provider_name"]) == (
+        400, "Provider returned error", "Testhost")
+    groq = json.loads(error["metadata"]["raw"])["error"]
+    assert (groq["type"], groq["code"]) == ("invalid_request_error", "tool_use_failed")
+    assert json.loads(groq["failed_generation"])["name"] == "repo_browser.open_file"
+
+
+def test_tool_use_failed_in_the_stream_comes_after_the_thinking_with_nothing_answered(simulate):
+    faults = {"tool_use_failed": {"rate": 1.0, "where": "stream"}, "thinking": {"tokens": 40}}
+    sim = simulate(one_endpoint_scenario(faults), seed=11)
+
+    result = stream_chat(sim.base_url, chat_body("test/fp8"))
+
+    [chunk] = result.errors
+    assert _reasoning_of(result.chunks)[0] and result.text == "" and result.done
+    assert chunk["choices"][0]["finish_reason"] == "error" and "usage" not in chunk
+    assert json.loads(chunk["error"]["metadata"]["raw"])["error"]["code"] == "tool_use_failed"
 
 
 def test_a_relayed_402_names_the_provider_and_its_byok_key_while_openrouters_own_names_none(simulate):

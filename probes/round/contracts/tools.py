@@ -6,7 +6,9 @@ response_format. The request (probes/round/prompts/tools.yaml) states every argu
 model that calls tools has one right answer; `tool_choice` is left out (auto, as the product
 sends it), so a model may answer in prose, which judge/suspension/tool_prose.py weighs against
 the peers. judge/replies/tools.py judges each reply: leaked markup, an empty reply, arguments
-that are not one JSON object, an unknown name or a schema mismatch fail.
+that are not one JSON object, an unknown name or a schema mismatch fail; so does a call the
+host rejected itself (Groq's `tool_use_failed`, a transport error everywhere else), its
+`failed_generation` judged as the host's reply (`judge_rejected`).
 
 On an anomaly (the first attempt fails, or answers in prose) `probe.language_confirmations` more
 attempts run at once, as the language contract does, and the majority decides: fail when most
@@ -84,6 +86,8 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
         result = await client.chat(endpoint, msgs, max_tokens=budget, temperature=settings.probe.temperature,
                                    tools=wire)
         found = await asyncio.to_thread(judge, result, specs, budget) if result.completed else None
+        if result.rejected_call is not None:
+            found = tools_judge.ToolsVerdict(tools_judge.judge_rejected(result.rejected_call, specs))
         if found is not None and found.verdict.failed and result.reasoning_only:
             # Markup leaked into the reasoning of a reply with no text: the judge read the
             # reasoning itself, so "it only thought" is not the story here.

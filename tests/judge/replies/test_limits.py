@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from judge.replies.limits import LimitsFacts, assess_limits
+from judge.replies.limits import (
+    OVER_CAP_RATIO,
+    OVER_CAP_TOKENS,
+    UNITEMISED_THINKING_TOKENS,
+    LimitsFacts,
+    assess_limits,
+)
 
 
 def facts(tokens: int | None, cap: int | None = 200, finish: str | None = "stop", *, reasoning: bool = False,
@@ -63,3 +69,21 @@ def test_an_answer_above_the_cap_fails_whatever_the_reasoning() -> None:
     assert verdict is not None and verdict.failed
     assert "26000 answer tokens (26400 completion tokens, 400 of them reasoning)" in verdict.reason
     assert verdict.code == "max_tokens_ignored"
+
+
+def unitemised(tokens: int, cap: int = 32) -> LimitsFacts:
+    """Reasoning asked for or seen, usage without reasoning_tokens (Groq's gpt-oss, a DeepSeek-R1 distill)."""
+    return LimitsFacts(cap=cap, completion_tokens=tokens, finish_reason="stop", reasoning=True, cut_by_client=False)
+
+
+def test_reasoning_not_itemised_is_no_answer_past_the_cap() -> None:
+    # 2400 thinking tokens on top of a 32-token answer, the usage silent about which are which.
+    assert assess_limits(unitemised(2432)) is None
+    assert assess_limits(unitemised(32 * OVER_CAP_RATIO + OVER_CAP_TOKENS + UNITEMISED_THINKING_TOKENS)) is None
+
+
+def test_a_reply_past_the_cap_and_any_thinking_still_fails() -> None:
+    verdict = assess_limits(unitemised(64_000))
+    assert verdict is not None and verdict.code == "max_tokens_ignored"
+    assert "64000 completion tokens against max_tokens 32" in verdict.reason and "not itemised" in verdict.reason
+    assert assess_limits(facts(2432, cap=32)) is not None  # no reasoning asked or seen: the cap holds as before

@@ -16,16 +16,19 @@ from typing import Any
 
 import pytest
 from client_support import MESSAGES, MODEL, SECRET, chat, spec, upstream
-from wire_support import head, run
+from wire_support import chunk, head, ok_stream, run, sse
 
 from core.upstream import Upstream
 from core.vocabulary import Outcome
+from judge.replies.tools import judge_rejected
 from probes.http.client import PinnedClient
 from probes.http.discovery import discover
 from probes.http.records import Classification, ErrorKind
 from probes.round.contracts import transport_outcome
 from probes.round.contracts.refusal import moderation_verdict
+from probes.round.contracts.tools import request
 from simulator import scenario_from_dict, start_simulator
+from simulator.tool_calls import REJECTED_GENERATION, REJECTED_RAW
 
 DECLINE = "I can't help with that request."
 
@@ -155,3 +158,39 @@ def test_a_429_naming_no_provider_still_lowers_the_rounds_cap() -> None:
         assert sim.rate_limited > 0
     assert client.lowest_concurrency < 4
     assert all(client.lowest_provider_concurrency(f"host-{i}/fp8") == 2 for i in range(4))
+
+
+# -- issue 37 item 6: Groq's `tool_use_failed`: the host's rejected call, kept for the tools contract ---
+
+@pytest.mark.parametrize("where", ["status", "stream"])
+def test_a_relayed_tool_use_failed_keeps_the_rejected_call_and_stays_a_transport_error(where: str) -> None:
+    faults = {"tool_use_failed": {"rate": 1, "where": where}, "thinking": {"tokens": 40}}
+    with upstream(spec("aurora/fp8", faults)) as sim:
+        result = chat(sim)
+    assert result.classification is Classification.TRANSPORT_ERROR and result.rejected_call == REJECTED_GENERATION
+    assert result.error_kind is (ErrorKind.HTTP_4XX if where == "status" else ErrorKind.MID_STREAM_ERROR)
+    assert bool(result.reasoning_text) is (where == "stream")   # streamed: the thinking came first
+
+
+def test_groqs_own_error_event_in_a_stream_carries_the_rejected_call() -> None:
+    # Unrelayed: the stream's error event is Groq's error itself (TanStack/ai#1172), after the thinking.
+    groq = json.loads(REJECTED_RAW)["error"]
+    result = run(ok_stream(chunk("", reasoning="Let me call the tool."), sse({"error": groq})))
+    assert result.classification is Classification.TRANSPORT_ERROR and result.rejected_call == REJECTED_GENERATION
+
+
+@pytest.mark.parametrize("generation, code", [
+    ('<function=roll_dice>{"sides": 20}</function>', "tool_markup_leak"),  # Llama's markup: a Qwen3-Coder tag
+    ('{"name": "roll_dice", "arguments": {"sides": 99}}', "schema_mismatch"),
+    ('[{"name": "roll_dice", "arguments": {"sides": 20}}]', "tool_use_failed"),  # valid, and still an error
+    ("The innkeeper nods.", "tool_use_failed"),
+    ("", "tool_use_failed"),  # lucagrippa/obsidian-ai-tagger#34: an empty failed_generation
+])
+def test_a_rejected_generation_is_judged_as_the_hosts_call(generation: str, code: str) -> None:
+    body: dict[str, Any] = {"error": {**json.loads(REJECTED_RAW)["error"], "failed_generation": generation}}
+    relayed = {"error": {"code": 400, "message": "Provider returned error",
+                         "metadata": {"raw": json.dumps(body), "provider_name": "Aurora"}}}
+    result = run(ok_stream(sse(relayed)))
+    assert result.rejected_call == generation
+    verdict = judge_rejected(result.rejected_call, request()[2])
+    assert verdict.failed and verdict.code == code and "tool_use_failed" in verdict.reason, verdict

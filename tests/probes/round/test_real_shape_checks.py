@@ -6,7 +6,8 @@ case: each of these tests failed before the fix it names.
 - tool calls with a line in character, ending `stop`, billed ~56 tokens a call (N1: hidden tokens);
 - calls cut by our max_tokens stay the tools contract's inconclusive (N1: a check replaced it);
 - a listed `internal_reasoning: "0"` on a reasoning host (N2: "overbilled");
-- a reasoning host whose max_tokens bounds only the answer (N3: "above the cap");
+- a reasoning host whose max_tokens bounds only the answer (N3: "above the cap"), also when its
+  usage does not itemise the reasoning it streamed (issue 37 item 7);
 - a late usage trailer on a fast host (N8: decode speed measured to [DONE]);
 - cache reads billed at the listed cache-read price (billing's cache path, now on the wire).
 """
@@ -113,6 +114,21 @@ def test_an_answer_past_the_cap_on_a_reasoning_host_still_fails() -> None:
                   params=THINKING)
     assert case.outcome is Outcome.FAIL and case.code == "max_tokens_ignored", case.reason
     assert "answer tokens" in case.reason
+
+
+def test_reasoning_streamed_but_not_itemised_keeps_within_the_cap() -> None:
+    # No reasoning controls sent (the endpoint lists none): the host thinks anyway, streams it, and
+    # its usage counts it without `reasoning_tokens` (Groq's gpt-oss, a DeepSeek-R1 distill).
+    case = probed("latency", {"thinking": {"tokens": 2400, "answer_cap": True, "itemised": False}})
+    assert case.outcome is Outcome.PASS, case.reason
+    assert case.attempts[0].extras.completion_tokens > 2400 > 32  # latency's max_tokens
+
+
+def test_a_reply_past_the_cap_and_any_thinking_still_fails_when_not_itemised() -> None:
+    case = probed("latency", {"thinking": {"tokens": 300, "answer_cap": True, "itemised": False},
+                              "ignore_max_tokens": {"rate": 1.0, "factor": 2000}})
+    assert case.outcome is Outcome.FAIL and case.code == "max_tokens_ignored", case.reason
+    assert "not itemised" in case.reason
 
 
 def test_cache_reads_billed_at_the_listed_cache_read_price_are_honest() -> None:
