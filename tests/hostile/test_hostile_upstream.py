@@ -9,11 +9,10 @@ sends its stream gzip-compressed (a small gzip bomb of keep-alives), and one flo
 (in a second, small round with the tools contract on). Six more put the key where the client cuts
 upstream text (issue 31: an error message, a quoted malformed event, a moderation category, the
 X-Provider-Name note, a tool name in fragments, the text cap), so that a cut made before masking
-would publish all of it but one character. One (issue 37) may cost more per request than the key
-has left, so OpenRouter answers its every request with a bare 402. The round must complete, judge
-every other host as it would have anyway, and no piece of the key (16 characters of it, any case,
-hex or base64) may reach a file, a history entry or a message of probe, judge, summary, status,
-site or announce. The round uses a key of a real key's shape (73 characters).
+would publish all of it but one character. The round must complete, judge every other host as it
+would have anyway, and no piece of the key (16 characters of it, any case, hex or base64) may reach
+a file, a history entry or a message of probe, judge, summary, status, site or announce. The round
+uses a key of a real key's shape (73 characters).
 """
 
 from __future__ import annotations
@@ -173,6 +172,14 @@ def test_a_compressed_stream_is_that_hosts_malformed_stream_only(hostile_round: 
         assert case["outcome"] == "transport_error" and "Content-Encoding 'gzip'" in case["reason"], case
 
 
+def test_one_endpoints_bare_402_freezes_it_and_the_round_says_the_keys_limit_is_near(hostile_round: ProbeRun) -> None:
+    # Issue 37: tithe/fp8's every request may cost more than the key has left: OpenRouter's bare 402.
+    for contract in CONTRACTS:
+        case = hostile_round.case("tithe/fp8", contract)
+        assert (case["outcome"], case["code"]) == ("transport_error", "key_limit"), case
+    assert "!!! KEY LIMIT NEAR: a request to tithe/fp8 may cost more" in hostile_round.output
+
+
 def test_a_flood_of_tool_calls_is_judged_and_stays_small_in_the_reports(tools_round: ProbeRun) -> None:
     assert tools_round.results["complete"] is True and "Traceback" not in tools_round.output
     swarm = tools_round.case(FLOOD, "tools")
@@ -184,13 +191,6 @@ def test_a_flood_of_tool_calls_is_judged_and_stays_small_in_the_reports(tools_ro
     flood = [p for p in attachments if b"x" * 150 in p.read_bytes()]
     assert flood and max(p.stat().st_size for p in flood) < 8 * 1024, [p.stat().st_size for p in flood]
     assert all(b"more tool calls" in p.read_bytes() for p in flood)  # the rest counted, not shown
-
-
-def test_one_endpoints_bare_402_freezes_it_and_the_round_says_the_keys_limit_is_near(hostile_round: ProbeRun) -> None:
-    for contract in CONTRACTS:
-        case = hostile_round.case("tithe/fp8", contract)
-        assert (case["outcome"], case["code"]) == ("transport_error", "key_limit"), case
-    assert "!!! KEY LIMIT NEAR: a request to tithe/fp8 may cost more" in hostile_round.output
 
 
 def test_the_key_echoed_at_each_cut_is_masked_before_the_cut(hostile_round: ProbeRun) -> None:
