@@ -103,6 +103,9 @@ _OUTCOMES = {o.value: o for o in Outcome}
 RoundId = Annotated[str, msgspec.Meta(pattern=ROUND_ID_PATTERN.pattern,
                                       title="a round id (letters, digits and ._:+-, no '..', at most 1,024)")]
 _CHECKS = {Outcome.PASS.value: Outcome.PASS, Outcome.FAIL.value: Outcome.FAIL}
+# The code of a case OpenRouter refused with a bare 402 while GET /key accepted our key: the request
+# may cost more than the key has left (probes/http/client.py). Frozen, and said once for the round.
+KEY_LIMIT: Final = "key_limit"
 
 
 class ResultsError(InputError):
@@ -310,6 +313,14 @@ class RoundResults:
     def incomplete_reason(self) -> str | None:
         """The reasons' words joined with "; " (None when complete): what older readers show."""
         return "; ".join(i.detail for i in self.incomplete) or None
+
+    @property
+    def key_limit_note(self) -> str | None:
+        """What the round says when requests were refused for the key's limit (KEY_LIMIT), else None."""
+        hosts = sorted({c.provider for c in self.cases if c.code == KEY_LIMIT})
+        return (f"a request to {', '.join(hosts[:3])}{' and others' if hosts[3:] else ''} may "
+                "cost more than the key has left (HTTP 402; those cases are frozen): raise the key's limit or add "
+                "credits") if hosts else None
 
     def incomplete_kinds(self) -> frozenset[IncompleteKind]:
         return frozenset(i.kind for i in self.incomplete)

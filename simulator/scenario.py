@@ -143,6 +143,22 @@ class RateLimit:
 
 
 @dataclass(frozen=True, slots=True)
+class KeyLimit:
+    """The key's spending limit (USD), as GET /key reports it (`limit`, `usage`, `limit_remaining`) and
+    as a chat request meets it: one whose `max_tokens` at its endpoint's completion price may cost
+    more than is left gets OpenRouter's bare 402 (simulator/wire.py `credits_error_body`). `refused`:
+    GET /key itself answers that status (a key OpenRouter no longer takes). The scenario's `key:`."""
+
+    limit: Annotated[float, Meta(ge=0)] | None = None   # null: no limit
+    usage: Annotated[float, Meta(ge=0)] = 0.0
+    refused: Literal[401, 402, 403] | None = None
+
+    @property
+    def remaining(self) -> float | None:
+        return None if self.limit is None else max(0.0, self.limit - self.usage)
+
+
+@dataclass(frozen=True, slots=True)
 class Scenario:
     """Everything the simulator serves."""
 
@@ -153,6 +169,7 @@ class Scenario:
     usage_shape: str = "mixed"
     source: str = "<dict>"
     rate_limit: RateLimit | None = None
+    key: KeyLimit = KeyLimit()
 
     def model(self, model_id: str) -> Model | None:
         for model in self.models:
@@ -317,6 +334,7 @@ class ScenarioFile:
     keepalive_ms: Annotated[float, Meta(gt=0)] = 300.0
     usage_shape: Literal["null_finish", "empty_choices", "repeat_finish", "mixed"] = "mixed"
     rate_limit: RateLimit | None = None
+    key: KeyLimit = KeyLimit()
 
     def __post_init__(self) -> None:
         ids = [m.id for m in self.models]
@@ -345,7 +363,7 @@ def _faults(raw: dict[str, Any] | None | UnsetType) -> tuple[Fault, ...]:
 def _scenario(f: ScenarioFile, source: str) -> Scenario:
     return Scenario(name=f.name or Path(source).stem, description=f.description or "",
                     models=tuple(map(_model, f.models)), keepalive_ms=f.keepalive_ms,
-                    usage_shape=f.usage_shape, source=source, rate_limit=f.rate_limit)
+                    usage_shape=f.usage_shape, source=source, rate_limit=f.rate_limit, key=f.key)
 
 
 def _model(m: ModelFile) -> Model:

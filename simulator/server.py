@@ -156,9 +156,14 @@ async def endpoints(request: web.Request) -> web.Response:
 
 
 async def key(request: web.Request) -> web.Response:
-    """`GET /key`: the key's information, in OpenRouter's shape (only fields a caller might read)."""
-    data = {"label": "sk-or-v1-sim...", "limit": None, "limit_remaining": None, "usage": 0, "is_free_tier": False,
-            "is_management_key": False, "is_provisioning_key": False, "expires_at": None}
+    """`GET /key`: the key's information, in OpenRouter's shape (only fields a caller might read), or
+    the scenario's refusal of the key."""
+    limit = request.app[STATE].scenario.key
+    if limit.refused is not None:
+        return stream.json_error(limit.refused, wire.error_body(limit.refused))
+    data = {"label": "sk-or-v1-sim...", "limit": limit.limit, "limit_remaining": limit.remaining,
+            "usage": limit.usage, "is_free_tier": False, "is_management_key": False, "is_provisioning_key": False,
+            "expires_at": None}
     return web.json_response({"data": data})
 
 
@@ -219,6 +224,11 @@ async def _chat(request: web.Request, state: SimState) -> web.StreamResponse:
         message = "No allowed providers are available for the selected model."
         return stream.json_error(404, wire.error_body(404, message))
     for position, endpoint in enumerate(candidates):
+        unaffordable = wire.credits_error_body(state.scenario.key, req.max_tokens, endpoint)
+        if unaffordable is not None:  # refused before routing to it, as OpenRouter does
+            if position + 1 < len(candidates):
+                continue
+            return stream.json_error(402, unaffordable)
         key = (endpoint.tag, req.messages_hash)
         attempt = state.attempts[key]
         rng = reply_rng(state.seed, endpoint.tag, req.messages_hash, attempt)

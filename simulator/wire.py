@@ -14,7 +14,7 @@ from typing import Any
 
 from simulator import tool_calls
 from simulator.plan import Plan, StreamError
-from simulator.scenario import Model, SimulatedEndpoint
+from simulator.scenario import KeyLimit, Model, SimulatedEndpoint
 
 USER_ID = "user_sim0000000000000000000000"
 _ALPHABET = string.ascii_letters + string.digits
@@ -43,6 +43,20 @@ def error_body(code: int, message: str | None = None, metadata: Mapping[str, Any
     if metadata:
         error["metadata"] = dict(metadata)
     return {"error": error, "user_id": USER_ID}
+
+
+def credits_error_body(key: KeyLimit, max_tokens: int | None, endpoint: SimulatedEndpoint) -> dict[str, Any] | None:
+    """OpenRouter's bare 402 to a request whose `max_tokens` at this endpoint's completion price may cost
+    more than the key has left (None: it fits). Words and envelope as a user recorded them, a null
+    `metadata.provider_name` included (Gitlawb/openclaude#1125; docs/openrouter-wire.md §5)."""
+    left, price = key.remaining, float(endpoint.pricing.get("completion", 0))
+    wanted = max_tokens or endpoint.max_completion_tokens or endpoint.context_length
+    if left is None or wanted * price <= left:
+        return None
+    message = (f"This request requires more credits, or fewer max_tokens. You requested up to {wanted} tokens, "
+               f"but can only afford {int(left / price)}. To increase, visit https://openrouter.ai/settings/credits "
+               "and upgrade to a paid account")
+    return error_body(402, message, {"provider_name": None})
 
 
 def provider_error_body(status: int, model: Model, endpoint: SimulatedEndpoint, shape: str = "provider",

@@ -73,6 +73,7 @@ class RoundView:
     upstream: str | None
     complete: bool
     incomplete_reasons: tuple[str, ...]
+    key_limit_note: str | None      # requests refused for the key's limit (RoundResults.key_limit_note)
     contracts: tuple[str, ...]
     rows: tuple[Row, ...]
     counts: dict[str, int]
@@ -109,6 +110,7 @@ def build_view(results: RoundResults, decisions: RoundDecisions | None = None) -
         upstream=results.upstream,
         complete=results.complete,
         incomplete_reasons=tuple(i.detail for i in results.incomplete),
+        key_limit_note=results.key_limit_note,
         contracts=contracts or CONTRACTS,
         rows=_rows(results),
         counts=counts,

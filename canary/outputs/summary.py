@@ -121,6 +121,8 @@ def _notes(view: RoundView) -> list[str]:
     if not view.complete:
         why = "; ".join(view.incomplete_reasons) or "no reason given"
         notes.append(f"Incomplete round ({why}): the judge changes no streak for it.")
+    if view.key_limit_note:
+        notes.append(f"Key limit near: {view.key_limit_note}.")
     for w in view.weak_probes:
         notes.append(f"{w['contract'] or REFUSAL} probe weak for {w['model']}: control {w['control']} "
                      f"passed ({w['reason']}); passes of that probe are no evidence of health this round.")

@@ -62,7 +62,7 @@ from probes.http.limiter import AdaptiveLimit, Ticket
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 from probes.http.sse import SSEError, SSEParser
 from probes.http.transport import CountingTransport, Inflater, Wire, is_identity, watch
-from probes.http.wire import ReasoningBudget, pinned_body, reasoning_request
+from probes.http.wire import ReasoningBudget, parse_json, pinned_body, reasoning_request
 
 log = logging.getLogger(__name__)
 
@@ -229,12 +229,15 @@ class PinnedClient:
                     continue
                 break
         result = run.result(waited_s=waited, earlier_requests=earlier)
-        if result.error_kind is ErrorKind.AUTH and result.http_status == 401 and await self._key_is_good():
-            # A 401 naming no provider, while OpenRouter says our key is good: the endpoint's, not
-            # ours (docs/openrouter-wire.md §5, "when in doubt, ask": GET /key).
-            result = dataclasses.replace(
-                result, classification=Classification.TRANSPORT_ERROR, error_kind=ErrorKind.PROVIDER_DENIED,
-                error_message=f"{result.error_message} (GET /key answers 200: our key is good)")
+        if result.error_kind is ErrorKind.AUTH and await self._key_is_good():
+            # A 401/402/403 naming no provider, while OpenRouter says our key is good and its limit not
+            # spent: the endpoint's, not ours (docs/openrouter-wire.md §5, "when in doubt, ask": GET
+            # /key). A bare 402 then refused this one request: its max_tokens at this endpoint's price
+            # may cost more than the key has left, so the key's limit is near (KEY_LIMIT).
+            kind, why = ((ErrorKind.KEY_LIMIT, "this request may cost more than the key has left")
+                         if result.http_status == 402 else (ErrorKind.PROVIDER_DENIED, "our key is good"))
+            result = dataclasses.replace(result, classification=Classification.TRANSPORT_ERROR, error_kind=kind,
+                                         error_message=f"{result.error_message} (GET /key answers 200: {why})")
         log.debug("chat %s: %s %s ttft=%s requests=%d", endpoint.provider, result.classification, result.error_kind,
                   result.ttft_s, result.requests)
         return result
@@ -256,17 +259,18 @@ class PinnedClient:
         return run
 
     async def _key_is_good(self) -> bool:
-        """Does OpenRouter accept our key (`GET /key` answers 200)? Asked once per client."""
+        """Does OpenRouter accept our key (`GET /key` answers 200) with some of its limit left? Asked
+        once per client (one round's), however many requests are refused."""
         if self._key_check is None:
             self._key_check = asyncio.ensure_future(self._ask_key())
         return await asyncio.shield(self._key_check)
 
     async def _ask_key(self) -> bool:
         try:
-            status, _ = await self.get_bytes("key", max_bytes=64 * 1024)
+            status, body = await self.get_bytes("key", max_bytes=64 * 1024)
         except TransportError:
-            return False  # no answer: keep the 401 as our key's (the round stops, blaming no host)
-        return status == 200
+            return False  # no answer: keep the refusal as our key's (the round stops, blaming no host)
+        return status == 200 and not limit_spent(parse_json(body))
 
     def _observe(self, run: Run, per_tag: AdaptiveLimit) -> None:
         """Tell the adaptive caps what came back: a 429 lowers one, an answer lets both recover.
@@ -357,6 +361,13 @@ class PinnedClient:
         if self._http is None:
             raise RuntimeError("use PinnedClient as `async with PinnedClient(...) as client`")
         return self._http
+
+
+def limit_spent(body: Any) -> bool:
+    """GET /key's `data.limit_remaining` (USD left of the key's limit; null without one) is 0 or less."""
+    data = body.get("data") if isinstance(body, dict) else None
+    left = data.get("limit_remaining") if isinstance(data, dict) else None
+    return isinstance(left, (int, float)) and not isinstance(left, bool) and left <= 0
 
 
 def lost_before_first_byte(exc: httpx.HTTPError, wire: Wire) -> bool:

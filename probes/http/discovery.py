@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+from collections.abc import Iterable
 from typing import Any
 from urllib.parse import quote
 
@@ -91,15 +92,39 @@ def parse_endpoints(model: str, body: Any) -> list[Endpoint]:
     if not entries:
         raise DiscoveryError(model, "the model has zero endpoints", status=200)
     problems: list[str] = []
-    found: dict[str, Endpoint] = {}
+    parsed: list[tuple[int, Endpoint]] = []
     for i, entry in enumerate(entries):
         try:
-            endpoint = _endpoint(model, entry)
+            parsed.append((i, _endpoint(model, entry)))
         except ValueError as exc:
             problems.append(f"entry {i}: {exc}")
-            continue
-        # Tags that differ only by case are one host to OpenRouter if it matches them as it
-        # matches provider names (case-insensitively): probed and excluded twice, counted twice.
+    good = with_siblings(sorted(_distinct(parsed, problems), key=lambda e: e.provider))
+    if problems:
+        shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
+        raise DiscoveryError(model, f"{len(problems)} of {len(entries)} endpoints are unusable: {shown}",
+                             status=200, problems=tuple(problems), endpoints=good)
+    return list(good)
+
+
+def endpoint_problems(endpoints: tuple[Endpoint, ...]) -> list[str]:
+    """What discovery would refuse in endpoints read elsewhere (a replayed snapshot's): each tag and
+    provider name checked as a listing's are, and tags that differ only by case."""
+    problems: list[str] = []
+    for i, ep in enumerate(endpoints):
+        try:
+            _check_names(ep.provider, ep.provider_name)
+        except ValueError as exc:
+            problems.append(f"entry {i}: {exc}")
+    _distinct(enumerate(endpoints), problems)
+    return problems
+
+
+def _distinct(indexed: Iterable[tuple[int, Endpoint]], problems: list[str]) -> list[Endpoint]:
+    """The endpoints but a later duplicate of a tag: tags that differ only by case are one host to
+    OpenRouter if it matches them as it matches provider names (case-insensitively), probed and
+    excluded twice, counted twice. Each one left out is a problem naming its entry."""
+    found: dict[str, Endpoint] = {}
+    for i, endpoint in indexed:
         twin = found.get(endpoint.provider.casefold())
         if twin is not None:
             same = ("duplicate tag" if twin.provider == endpoint.provider
@@ -107,12 +132,7 @@ def parse_endpoints(model: str, body: Any) -> list[Endpoint]:
             problems.append(f"entry {i}: {same} {endpoint.provider!r}")
             continue
         found[endpoint.provider.casefold()] = endpoint
-    good = with_siblings(sorted(found.values(), key=lambda e: e.provider))
-    if problems:
-        shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
-        raise DiscoveryError(model, f"{len(problems)} of {len(entries)} endpoints are unusable: {shown}",
-                             status=200, problems=tuple(problems), endpoints=good)
-    return list(good)
+    return list(found.values())
 
 
 def with_siblings(endpoints: list[Endpoint]) -> tuple[Endpoint, ...]:
@@ -137,14 +157,7 @@ _PERCENTILES = ("p50", "p75", "p90", "p99")
 def _endpoint(model: str, entry: Any) -> Endpoint:
     if not isinstance(entry, dict):
         raise ValueError("not an object")
-    tag = entry.get("tag")
-    if not isinstance(tag, str):
-        raise ValueError(f"tag is not a string ({_short(tag)})")
-    if len(tag) > MAX_TAG_LENGTH or not _TAG.fullmatch(tag) or ".." in tag:
-        raise ValueError(f"tag {_short(tag)} is not a routing slug (letters, digits, . _ - segments joined by /)")
-    name = entry.get("provider_name")
-    if not isinstance(name, str) or not name.strip() or not name.isprintable():
-        raise ValueError(f"tag {tag!r}: provider_name is missing or not printable ({_short(name)})")
+    tag, name = _check_names(entry.get("tag"), entry.get("provider_name"))
     params = entry.get("supported_parameters")
     if not isinstance(params, list) or not all(isinstance(p, str) for p in params):
         raise ValueError(f"tag {tag!r}: supported_parameters is not a list of strings")
@@ -175,6 +188,17 @@ def _endpoint(model: str, entry: Any) -> Endpoint:
         service_tier=tier if isinstance(tier, str) and tier.isascii() and tier.isalnum() else None,
         throughput_p50=p50, throughput_slowest=slowest,
     )
+
+
+def _check_names(tag: Any, name: Any) -> tuple[str, str]:
+    """(tag, provider name), or ValueError unless the tag is a routing slug and the name printable."""
+    if not isinstance(tag, str):
+        raise ValueError(f"tag is not a string ({_short(tag)})")
+    if len(tag) > MAX_TAG_LENGTH or not _TAG.fullmatch(tag) or ".." in tag:
+        raise ValueError(f"tag {_short(tag)} is not a routing slug (letters, digits, . _ - segments joined by /)")
+    if not isinstance(name, str) or not name.strip() or not name.isprintable():
+        raise ValueError(f"tag {tag!r}: provider_name is missing or not printable ({_short(name)})")
+    return tag, name
 
 
 def _throughput(raw: Any) -> tuple[float | None, float | None]:

@@ -22,6 +22,7 @@ from enum import StrEnum
 from typing import TypeGuard
 
 from core.field_rules import MAX_BILL_USD, MAX_COUNT, short_figure
+from core.results import KEY_LIMIT as KEY_LIMIT_CODE
 
 
 class Classification(StrEnum):
@@ -55,6 +56,8 @@ class ErrorKind(StrEnum):
     #                                          refusal relayed as its 403 (MODERATED)
     AUTH = "auth"                            # 401/402/403 about our key or credits
     PROVIDER_DENIED = "provider_denied"      # 401/402/403 naming a provider or an availability code: that endpoint's
+    KEY_LIMIT = KEY_LIMIT_CODE               # a bare 402 while GET /key accepts our key: this request may cost more
+    #                                          than the key has left (the key's limit is near), that endpoint's
     STREAM_CUT = "stream_cut"                # stream ended before [DONE] without a finish reason
     MID_STREAM_ERROR = "mid_stream_error"    # an `error` object (or finish_reason "error") inside the stream
     MALFORMED_STREAM = "malformed_stream"    # a data event that is not a JSON object / not UTF-8 / endless line

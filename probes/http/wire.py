@@ -232,7 +232,7 @@ def classify_status(status: int, metadata: Mapping[str, Any],
         return Classification.TRANSPORT_ERROR, ErrorKind.PROVIDER_DENIED
     if status in (401, 402, 403):
         # Our key is wrong, out of credit or not allowed: every host would fail the same way,
-        # so the round stops rather than blaming anyone.
+        # so the round stops rather than blaming anyone (unless GET /key accepts it: client.py).
         return Classification.AUTH_ERROR, ErrorKind.AUTH
     if status == 408:
         return Classification.TRANSPORT_ERROR, ErrorKind.HTTP_408

@@ -82,7 +82,7 @@ def load_round_config(config: pytest.Config) -> Config:
     loaded = load_config(config.getoption("canary_config"))
     models = config.getoption("canary_models")
     loaded = dataclasses.replace(loaded, models=tuple(dict.fromkeys(models))) if models else loaded
-    return shared_caps(loaded, config.getoption("canary_shares") or 1)
+    return shared_caps(loaded, config.getoption("canary_shares"))
 
 
 def shared_caps(loaded: Config, shares: int) -> Config:

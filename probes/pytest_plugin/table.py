@@ -32,6 +32,8 @@ def render(results: RoundResults) -> list[str]:
     for miss in results.unprobed_controls:
         lines.append(f"!!! CONTROL NOT PROBED: {miss.model} {miss.contract}: {clean(miss.reason, 300)}; "
                      "refusal passes of this model are inconclusive this round")
+    if results.key_limit_note:
+        lines.append(f"!!! KEY LIMIT NEAR: {results.key_limit_note}")
     if not results.complete:
         lines.append(f"!!! ROUND INCOMPLETE: {clean(results.incomplete_reason, 600)}")
     return lines

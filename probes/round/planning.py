@@ -27,11 +27,12 @@ from core.config import Config
 from core.errors import InputError
 from core.schema import read_as
 from core.store import read_json
+from core.tags import is_valid_model_id
 from core.upstream import Upstream
 from core.vocabulary import CONTRACTS, LANGUAGE, OPTIONAL_CONTRACTS, REFUSAL
 from judge.replies.listing import ListedLimits, listing_notes
 from probes.http.client import PinnedClient
-from probes.http.discovery import DiscoveryError, discover
+from probes.http.discovery import DiscoveryError, discover, endpoint_problems
 from probes.http.models_info import ThinkingDefaults, thinking_defaults
 from probes.http.records import Endpoint
 from probes.round.cases import Case, DiscoveryCase, PlannedCase
@@ -201,9 +202,17 @@ def read_snapshot(path: Path) -> DiscoveryFile:
     if raw is None:
         raise SnapshotError(f"{path}: no such file; {SNAPSHOT_FIX}")
     if isinstance(raw, Mapping) and "plan" not in raw:
-        return DiscoveryFile(schema_version=SNAPSHOT_SCHEMA_VERSION,
-                             plan=read_as(raw, PlanFile, source=str(path), error=_refused, ignore_unknown_keys=True))
-    return read_as(raw, DiscoveryFile, source=str(path), error=_refused, ignore_unknown_keys=True)
+        doc = DiscoveryFile(schema_version=SNAPSHOT_SCHEMA_VERSION,
+                            plan=read_as(raw, PlanFile, source=str(path), error=_refused, ignore_unknown_keys=True))
+    else:
+        doc = read_as(raw, DiscoveryFile, source=str(path), error=_refused, ignore_unknown_keys=True)
+    # The tags become node ids, file names, `provider.ignore` entries and commit lines: a replayed
+    # plan is held to live discovery's rules (probes/http/discovery.py), a file that breaks one refused.
+    for model, entry in doc.plan.models.items():
+        problems = endpoint_problems(entry.endpoints) if is_valid_model_id(model) else ["not a model id"]
+        if problems:
+            raise _refused(f"{path}: plan.models.{model[:60]!r}: {problems[0]}")
+    return doc
 
 
 def load_snapshot(path: Path) -> RoundPlan:

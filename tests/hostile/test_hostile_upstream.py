@@ -176,6 +176,14 @@ def test_a_compressed_stream_is_that_hosts_malformed_stream_only(hostile_round: 
         assert case["outcome"] == "transport_error" and "Content-Encoding 'gzip'" in case["reason"], case
 
 
+def test_one_endpoints_bare_402_freezes_it_and_the_round_says_the_keys_limit_is_near(hostile_round: ProbeRun) -> None:
+    # Issue 37: tithe/fp8's every request may cost more than the key has left: OpenRouter's bare 402.
+    for contract in CONTRACTS:
+        case = hostile_round.case("tithe/fp8", contract)
+        assert (case["outcome"], case["code"]) == ("transport_error", "key_limit"), case
+    assert "!!! KEY LIMIT NEAR: a request to tithe/fp8 may cost more" in hostile_round.output
+
+
 def test_a_flood_of_tool_calls_is_judged_and_stays_small_in_the_reports(tools_round: ProbeRun) -> None:
     assert tools_round.results["complete"] is True and "Traceback" not in tools_round.output
     swarm = tools_round.case(FLOOD, "tools")

@@ -42,7 +42,7 @@ DOC = __doc__ or ""
                short_help="run one round: probe every endpoint pinned, write the reports")
 @config_option
 @selection_options
-@click.option("--shares", type=int, default=1, metavar="N",
+@click.option("--shares", type=click.IntRange(min=1), default=1, metavar="N",
               help="this is one of N probe jobs running at once (the workflow's matrix): each concurrency "
                    "cap of canary.yaml is divided by N (default 1)")
 @click.option("--simulator", is_flag=True,

@@ -24,8 +24,9 @@ def spec(tag: str, faults: dict[str, Any] | None = None, *, ttft_ms: float = 30,
 
 
 @contextmanager
-def upstream(*endpoints: dict[str, Any]) -> Iterator[RunningSimulator]:
-    scenario = scenario_from_dict({"name": "client-tests", "keepalive_ms": 50,
+def upstream(*endpoints: dict[str, Any], key: dict[str, Any] | None = None) -> Iterator[RunningSimulator]:
+    """The simulator serving `endpoints` of MODEL (`key`: the scenario's key limit, simulator/scenario.py)."""
+    scenario = scenario_from_dict({"name": "client-tests", "keepalive_ms": 50, "key": key or {},
                                    "models": [{"id": MODEL, "endpoints": list(endpoints)}]})
     with start_simulator(scenario, seed=7) as sim:
         yield sim

@@ -42,10 +42,16 @@ def test_a_region_restricted_availability_error_without_a_code_is_that_endpoints
     assert "region_restricted" in (result.error_message or "")
 
 
-def test_a_bare_403_naming_no_provider_is_still_our_key() -> None:
-    with upstream(one_fault("http_error", status=403, body="bare")) as sim:
+@pytest.mark.parametrize(("key", "classified"), [
+    (None, (Classification.TRANSPORT_ERROR, ErrorKind.PROVIDER_DENIED)),  # GET /key accepts our key
+    ({"refused": 403}, (Classification.AUTH_ERROR, ErrorKind.AUTH)),       # GET /key refuses it too
+], ids=["get-key-accepts-the-key", "get-key-refuses-it"])
+def test_a_bare_403_naming_no_provider_is_our_key_only_when_get_key_refuses_it_too(
+        key: dict[str, Any] | None, classified: tuple[Classification, ErrorKind]) -> None:
+    with upstream(one_fault("http_error", status=403, body="bare"), key=key) as sim:
         result = chat(sim)
-    assert (result.classification, result.error_kind) == (Classification.AUTH_ERROR, ErrorKind.AUTH)
+        asked = [r for r in sim.received if r.path.endswith("/key")]
+    assert (result.classification, result.error_kind) == classified and len(asked) == 1
 
 
 def test_an_error_without_a_code_is_read() -> None:

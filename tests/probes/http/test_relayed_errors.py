@@ -114,10 +114,35 @@ def test_a_402_relayed_from_a_provider_is_that_endpoints_transport_error() -> No
         Classification.TRANSPORT_ERROR, ErrorKind.PROVIDER_DENIED, 402)
 
 
-def test_openrouters_own_402_is_still_our_credits() -> None:
-    with upstream(one_fault("http_error", status=402, body="bare")) as sim:
+# -- issue 37 item 2: OpenRouter's own 402 to one request the key cannot afford ---------------------
+
+# $1 of the key's $10 left; 120 tokens at $0.10 may cost $12: OpenRouter's bare 402 ("requires more
+# credits, or fewer max_tokens", metadata.provider_name null) to every request of this endpoint.
+PRICEY = spec("aurora/fp8", pricing={"prompt": "0.0000003", "completion": "0.1"})
+LIMITED = {"limit": 10, "usage": 9}
+
+
+def test_a_bare_402_while_get_key_accepts_the_key_is_that_endpoints_and_get_key_is_asked_once() -> None:
+    with upstream(PRICEY, key=LIMITED) as sim:
+        _, results = asyncio.run(burst(sim.base_url, per_tag=4, overall=8))
+        asked = [r for r in sim.received if r.path.endswith("/key")]
+    assert len(results) == 12 and len(asked) == 1   # one GET /key for the client's twelve 402s
+    for result in results:
+        assert (result.classification, result.error_kind, result.http_status) == (
+            Classification.TRANSPORT_ERROR, ErrorKind.KEY_LIMIT, 402)
+        assert "requires more credits, or fewer max_tokens" in (result.error_message or "")
+    outcome, code, _ = transport_outcome(results[0])
+    assert (outcome, code) == (Outcome.TRANSPORT_ERROR, "key_limit")   # frozen, never a quality failure
+
+
+@pytest.mark.parametrize("key", [{**LIMITED, "refused": 401}, {"limit": 10, "usage": 10}],
+                         ids=["get-key-refuses-the-key", "get-key-reports-its-limit-spent"])
+def test_a_bare_402_is_still_our_credits_when_get_key_refuses_the_key_or_reports_its_limit_spent(
+        key: dict[str, Any]) -> None:
+    with upstream(PRICEY, key=key) as sim:
         result = chat(sim)
-    assert (result.classification, result.error_kind) == (Classification.AUTH_ERROR, ErrorKind.AUTH)
+    assert (result.classification, result.error_kind, result.http_status) == (
+        Classification.AUTH_ERROR, ErrorKind.AUTH, 402)
 
 
 # -- item 5 (N9): a provider's 429 lowers that provider's concurrency, not the round's ---------------

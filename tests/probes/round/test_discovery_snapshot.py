@@ -4,6 +4,7 @@ naming the file, the key and what to do, for `--discovery-snapshot` and `canary 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -83,6 +84,30 @@ def test_a_snapshot_of_another_shape_is_refused_naming_the_key_and_what_to_do(
         read_snapshot(saved)
     assert str(refused.value) == f"{saved}: {message}; run a round again to save a new one " \
                                  "(reports/discovery.json), or pass another file"
+
+
+@pytest.mark.parametrize("endpoints,message", [
+    ((_endpoint("../.."),), "entry 0: tag '../..' is not a routing slug"),
+    ((_endpoint("aurora/fp8\nx"),), "entry 0: tag 'aurora/fp8\\nx' is not a routing slug"),
+    ((_endpoint("<b>aurora</b>"),), "entry 0: tag '<b>aurora</b>' is not a routing slug"),
+    ((_endpoint("aurora/fp8"), _endpoint("AURORA/FP8")),
+     "entry 1: tag differs only by case from 'aurora/fp8': 'AURORA/FP8'"),
+    ((dataclasses.replace(_endpoint("aurora/fp8"), provider_name="Aurora\x1b[2J"),),
+     "entry 0: tag 'aurora/fp8': provider_name is missing or not printable"),
+], ids=["dot-dot", "newline", "html", "case-twin", "control-in-name"])
+def test_a_snapshot_whose_tags_live_discovery_would_refuse_is_refused(
+        tmp_path: Path, endpoints: tuple[Endpoint, ...], message: str) -> None:
+    # Issue 37: a replayed plan is held to discovery's rules; its tags reach node ids, files and the state.
+    saved = _saved(tmp_path / "discovery.json", RoundPlan(endpoints={MODEL: endpoints}).to_json())
+    with pytest.raises(SnapshotError) as refused:
+        read_snapshot(saved)
+    assert str(refused.value).startswith(f"{saved}: plan.models.{MODEL!r}: {message}"), refused.value
+
+
+def test_a_snapshot_whose_model_is_no_model_id_is_refused(tmp_path: Path) -> None:
+    saved = _saved(tmp_path / "discovery.json", RoundPlan(endpoints={"../x": (_endpoint("aurora/fp8"),)}).to_json())
+    with pytest.raises(SnapshotError, match=r"plan\.models\.'\.\./x': not a model id"):
+        read_snapshot(saved)
 
 
 def test_a_missing_snapshot_is_refused_naming_it(tmp_path: Path) -> None:

@@ -59,3 +59,10 @@ def test_one_of_two_probe_jobs_gets_half_of_each_cap(tmp_path: Path):
         peaks = sim.host_peak_in_flight
     assert len(run.results["cases"]) > 0 and set(peaks) == set(HOSTS), run.output[-2000:]
     assert max(peaks.values()) == 1, peaks
+
+
+def test_zero_shares_is_a_usage_error_not_a_round_run_as_one(tmp_path: Path):
+    # Issue 37: `--canary-shares 0` ran as 1 (`0 or 1`); a job that is one of 0 is a mistake to say.
+    with start_simulator(scenario_from_dict(two_models_three_hosts()), seed=4) as sim:
+        run = run_round(tmp_path, sim.base_url, "-p", "no:xdist", "--canary-shares=0", config=config(tmp_path))
+    assert run.rc == 4 and "canary: --canary-shares 0: expected 1 or more" in run.output, run.output[-2000:]
