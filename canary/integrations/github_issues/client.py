@@ -1,12 +1,10 @@
 """The subset of GitHub's REST API that incident issues need, with GitHub's retry rules.
 
 Requests: list issues by label (paginated through the Link header), list and create comments,
-create and update issues, create a label. Listing returns only what the client's own login wrote
-(`user.login` of the issue or comment): a marker is a hash anyone can compute, so an outsider's
-issue or comment carrying one must never pass for canary's. The login is configured, not asked:
-`GET /user` answers GITHUB_TOKEN (an installation token of the GitHub Actions app) with 403
-"Resource not accessible by integration"; what it writes is by `github-actions[bot]`, the default
-(https://docs.github.com/en/rest/users/users#get-the-authenticated-user). What it does when GitHub says no
+create and update issues, create a label. Listing keeps only what the client's login wrote
+(`user.login`): a marker is a hash anyone can compute. The login is configured, by default
+`github-actions[bot]` (GITHUB_TOKEN's), since `GET /user` refuses an Actions token (403 "Resource
+not accessible by integration"). What it does when GitHub says no
 (https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api):
 
 - 403/429 with `retry-after`: wait that long; with `x-ratelimit-remaining: 0`: wait until
