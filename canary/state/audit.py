@@ -77,6 +77,7 @@ class AuditLine(msgspec.Struct, frozen=True):
     card: tuple[CardLine, ...] | UnsetType = UNSET  # the evidence cards (suspend, would_suspend, floor_held, restore)
     weak_evidence: bool | UnsetType = UNSET  # beside `card`: no card shows the host significantly worse
     keys: tuple[str, ...] | UnsetType = UNSET  # a digest_sent line's digest keys
+    by: str | UnsetType = UNSET  # who ran the command (`canary lift --by`)
 
     def __post_init__(self) -> None:
         for key, value in (("time", self.time), ("until", self.until)):
@@ -115,10 +116,10 @@ class AuditLog:
 
 
 def decision_lines(decisions: Iterable[Decision], *, round_id: str | None, mode: str,
-                   now: datetime) -> list[AuditLine]:
-    """The audit lines of decisions: the decision as decisions.json writes it, with when and where."""
-    return [AuditLine(time=_time_text(now), round_id=round_id, mode=mode, **msgspec.structs.asdict(d.line()))
-            for d in decisions]
+                   now: datetime, by: str | None = None) -> list[AuditLine]:
+    """The audit lines of decisions: the decision as decisions.json writes it, with when, where (and who)."""
+    return [AuditLine(time=_time_text(now), round_id=round_id, mode=mode, by=UNSET if by is None else by,
+                      **msgspec.structs.asdict(d.line())) for d in decisions]
 
 
 def rejected_lines(rejected: Iterable[RejectedInput], *, round_id: str, mode: str,

@@ -10,10 +10,11 @@ next n requests answer like GitHub under pressure:
 - "502": 502 before doing anything;       "502-after": do the request, then answer 502
   (the issue or comment exists although the client was told it failed).
 
-Every write stamps the issue's `updated_at` (the wall clock, or `clock`; a comment updates its
-issue, as on GitHub), and listing honours `since`. `issues_disabled` answers every issues
-endpoint as GitHub does for a repository with Issues turned off (410, "Issues are disabled
-for this repo"), the default on forks.
+What the token writes is by BOT (GITHUB_TOKEN's login, `user.login`); `add_issue` and
+`add_comment` play anyone else with `author=`. Every write stamps the issue's `updated_at` (the
+wall clock, or `clock`; a comment updates its issue, as on GitHub), and listing honours `since`.
+`issues_disabled` answers every issues endpoint as GitHub does for a repository with Issues
+turned off (410, "Issues are disabled for this repo"), the default on forks.
 """
 
 from __future__ import annotations
@@ -34,6 +35,11 @@ from core.times import stamp
 
 TOKEN = "ghs_fakeTokenForTheLocalServer0123456789"
 REPO = "acme/chat"
+BOT = "github-actions[bot]"   # who GITHUB_TOKEN writes as
+
+
+def _user(login: str) -> dict[str, str]:
+    return {"login": login, "type": "Bot" if login.endswith("[bot]") else "User"}
 
 
 @dataclass
@@ -61,16 +67,16 @@ class FakeGitHub:
         return sum(1 for m, p in self.requests if m == method and re.fullmatch(pattern, p.split("?")[0]))
 
     def add_issue(self, title: str, body: str, labels: list[str], state: str = "open",
-                  updated_at: datetime | None = None) -> dict[str, Any]:
+                  updated_at: datetime | None = None, author: str = BOT) -> dict[str, Any]:
         with self.lock:
-            issue = self._create_issue({"title": title, "body": body, "labels": labels, "state": state})
+            issue = self._create_issue({"title": title, "body": body, "labels": labels, "state": state}, author)
             if updated_at is not None:
                 issue["updated_at"] = _stamp(updated_at)
             return issue
 
-    def add_comment(self, number: int, body: str, updated_at: datetime | None = None) -> None:
+    def add_comment(self, number: int, body: str, updated_at: datetime | None = None, author: str = BOT) -> None:
         with self.lock:
-            self.comments[number].append({"id": 1000 + sum(len(c) for c in self.comments.values()), "body": body})
+            self._create_comment(number, body, author)
             self.issues[number]["updated_at"] = _stamp(updated_at or self.clock())
 
     def open_issues(self) -> list[dict[str, Any]]:
@@ -78,16 +84,21 @@ class FakeGitHub:
 
     # --- the API, called by the handler under the lock ----------------------------------------
 
-    def _create_issue(self, data: dict[str, Any]) -> dict[str, Any]:
+    def _create_issue(self, data: dict[str, Any], author: str = BOT) -> dict[str, Any]:
         number = self._next_id
         self._next_id += 1
-        issue = {"number": number, "title": data.get("title"), "body": data.get("body"),
+        issue = {"number": number, "title": data.get("title"), "body": data.get("body"), "user": _user(author),
                  "state": data.get("state", "open"), "state_reason": None,
                  "labels": [{"name": n} for n in data.get("labels", [])], "created_at": number,
                  "updated_at": _stamp(self.clock())}
         self.issues[number] = issue
         self.comments[number] = []
         return issue
+
+    def _create_comment(self, number: int, body: str, author: str = BOT) -> dict[str, Any]:
+        comment = {"id": 1000 + sum(len(c) for c in self.comments.values()), "body": body, "user": _user(author)}
+        self.comments[number].append(comment)
+        return comment
 
     def handle(self, method: str, path: str, query: dict[str, str], body: Any) -> tuple[int, Any, dict[str, str]]:
         base = f"/repos/{REPO}"
@@ -123,8 +134,7 @@ class FakeGitHub:
                 return 404, {"message": "Not Found"}, {}
             if method == "GET":
                 return self._page(path, query, self.comments[number])
-            comment = {"id": 1000 + sum(len(c) for c in self.comments.values()), "body": body.get("body")}
-            self.comments[number].append(comment)
+            comment = self._create_comment(number, body.get("body"))
             self.issues[number]["updated_at"] = _stamp(self.clock())
             return 201, comment, {}
         m = re.fullmatch(rf"{base}/labels/(.+)", path)
@@ -136,10 +146,6 @@ class FakeGitHub:
                 return 422, {"message": "Validation Failed", "errors": [{"code": "already_exists"}]}, {}
             self.labels[body["name"]] = body
             return 201, body, {}
-        if method == "GET" and path == "/search/issues":
-            words = re.findall(r'"([^"]+)"', query.get("q", ""))
-            items = [i for i in self.issues.values() if all(w in (i["body"] or "") for w in words)]
-            return 200, {"total_count": len(items), "incomplete_results": False, "items": items}, {}
         return 404, {"message": "Not Found"}, {}
 
     def _page(self, path: str, query: dict[str, str], items: list[Any]) -> tuple[int, Any, dict[str, str]]:

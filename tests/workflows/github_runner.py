@@ -5,7 +5,8 @@ workflow's own scripts over the files GitHub would lay out and the values it wou
 
 - `upload()`: actions/upload-artifact v7.0.0 (src/shared/search.ts `findFilesToUpload`): one
   directory searched is the artifact's root (its contents are stored, not the folder itself); a
-  single file is stored without its folders; hidden files are left out (include-hidden-files).
+  single file is stored without its folders; several paths (one a line) are stored below their
+  least common ancestor; hidden files are left out (include-hidden-files).
 - `Run.download()`: actions/download-artifact v8.0.1 (src/download-artifact.ts `run`): `name`
   downloads that artifact into `path`; `pattern` lists the run's artifacts (`latest: true`: the
   newest of each name, across the run's attempts) filtered by minimatch, and unpacks each into
@@ -43,16 +44,14 @@ STATUS_FUNCTIONS = ("success()", "failure()", "cancelled()", "always()")
 # --- artifacts ---------------------------------------------------------------------------------
 
 def upload(workspace: Path, path: str) -> dict[str, bytes]:
-    """The files one upload-artifact step stores for `path` (one file or one directory), by their
-    path inside the artifact."""
-    searched = workspace / path
-    if searched.is_file():
-        return {searched.name: searched.read_bytes()}
-    if not searched.is_dir():
-        return {}  # if-no-files-found: warn, and nothing is uploaded
+    """The files one upload-artifact step stores for `path` (files or directories, one a line), by
+    their path inside the artifact. A path that is not there adds nothing (if-no-files-found: warn)."""
+    searched = [workspace / line.strip() for line in path.splitlines() if line.strip()]
+    root = Path(os.path.commonpath(searched)) if len(searched) > 1 else searched[0]
+    root = root.parent if root.is_file() else root
     files = {}
-    for found in sorted(searched.rglob("*")):
-        inside = found.relative_to(searched)
+    for found in sorted(f for s in searched for f in ([s] if s.is_file() else s.rglob("*"))):
+        inside = found.relative_to(root)
         if found.is_file() and not any(part.startswith(".") for part in inside.parts):
             files[inside.as_posix()] = found.read_bytes()
     return files

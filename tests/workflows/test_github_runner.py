@@ -29,13 +29,18 @@ def test_a_rerun_downloads_the_newest_artifact_of_each_name(tmp_path):
     assert (tmp_path / "shards/b/results.json").read_bytes() == b"attempt 2"
 
 
-def test_upload_artifact_stores_what_is_inside_a_directory_and_a_lone_file_without_its_folders(tmp_path):
+def test_upload_artifact_stores_a_directorys_contents_a_lone_file_without_folders_several_below_their_ancestor(
+        tmp_path):
     (tmp_path / "shard/model-a").mkdir(parents=True)
     (tmp_path / "shard/model-a/results.json").write_text("{}")
     (tmp_path / "shard/.hidden").write_text("x")
     assert set(upload(tmp_path, "shard/")) == {"model-a/results.json"}
     assert set(upload(tmp_path, "shard/model-a/results.json")) == {"results.json"}
     assert upload(tmp_path, "nothing/") == {}
+    assert set(upload(tmp_path, "shard/model-a/results.json\nshard/model-a/absent.json\n")) == {"results.json"}
+    (tmp_path / "shard/other.json").write_text("{}")
+    assert set(upload(tmp_path, "shard/model-a/results.json\nshard/other.json")) == {"model-a/results.json",
+                                                                                    "other.json"}
 
 
 def test_if_conditions_add_success_unless_a_status_function_is_named_and_compare_case_insensitively():

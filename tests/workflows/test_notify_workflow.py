@@ -99,8 +99,10 @@ def test_the_issues_job_works_from_the_committed_round_and_holds_up_nothing():
         assert step["if"] == f"${{{{ !cancelled() && steps.{judge['steps'][committed]['id']}.outcome == 'success' }}}}"
     sync = job["steps"][run_index(job, "canary issues sync")]["run"]
     assert downloads["decisions"]["with"]["path"] + "/decisions.json" in sync
-    assert f"--state {downloads['judge-state']['with']['path']}/canary-state.json" in sync
-    assert judge["steps"][uploads["judge-state"]]["with"]["path"].endswith("canary-state.json")
+    folder = downloads["judge-state"]["with"]["path"]
+    assert f"--state {folder}/canary-state.json --audit {folder}/audit.jsonl" in sync
+    assert judge["steps"][uploads["judge-state"]]["with"]["path"].split() == ["state/canary-state.json",
+                                                                             "state/audit.jsonl"]
 
 
 def test_every_secret_of_the_canary_environment_is_read_only_where_it_is_needed():

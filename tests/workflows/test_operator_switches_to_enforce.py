@@ -160,7 +160,7 @@ def test_observe_three_rounds_then_switch_and_one_more_failed_round_suspends_the
     assert "suspend" in text and BAD in text and "expired" not in text
     issue = only_issue(repo)
     assert issue["state"] == "open" and {"name": "canary: suspended"} in issue["labels"]
-    assert {"name": "canary: would suspend"} not in issue["labels"]
+    assert {"name": "canary: would suspend"} not in issue["labels"] and issue["title"].startswith(f"⛔ {BAD} suspended")
 
     if switch.startswith("canary.yaml"):
         return  # enforcing from then on: the rounds after it are the rules' tests (tests/judge/suspension/)

@@ -6,6 +6,8 @@ re-running the same decisions writes nothing new. Token from $GITHUB_TOKEN (need
 `issues: write`), API from $GITHUB_API_URL, repository from --repo or $GITHUB_REPOSITORY,
 the round's link from $GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID.
 An endpoint silenced at the round's time (paths.silences, docs/silences.md) is left alone.
+Only issues and comments written by --author (GITHUB_TOKEN's github-actions[bot] by default)
+and carrying the label are canary's: an outsider's copy of a marker is ignored.
 
 Exit codes: 0 everything done (or nothing to do; also when the repository has Issues turned
 off, the default on forks: a warning says so), 1 some operations were not done (listed; the
@@ -23,8 +25,9 @@ import click
 
 from canary.cli.commands._options import PATH, CommandGroup, Invocation, Many, common, pass_invocation
 from canary.integrations.github_issues import excerpts
-from canary.integrations.github_issues.client import GitHubClient
+from canary.integrations.github_issues.client import BOT_LOGIN, GitHubClient
 from canary.integrations.github_issues.sync import DEFAULT_LABEL, suspended_in, sync
+from canary.state import audit
 from canary.state.judge_files import load_state
 from canary.state.results_files import read_decisions
 from canary.state.silences import silences_or_none
@@ -49,12 +52,15 @@ def issues() -> None:
 @click.option("--label", default=DEFAULT_LABEL, help=f"the label that finds canary's issues (default: {DEFAULT_LABEL})")
 @click.option("--run-url", default=None, help="link of the round (default: this workflow run)")
 @click.option("--state", "state_path", type=PATH, default=None, metavar="PATH",
-              help="the judge's state after the round: heal issues a cut-short earlier sync left behind")
+              help="the judge's state after the round: heal issues a cut-short earlier sync left behind "
+                   "(with --audit's log: a closed issue tells the lift or the decision that ended it)")
+@click.option("--author", default=BOT_LOGIN, help=f"the login the token writes as (default: {BOT_LOGIN}, "
+                                                  "GITHUB_TOKEN's); only its issues and comments are canary's")
 @click.option("--dry-run", is_flag=True, help="read and plan, print what would change, change nothing")
-@common(files=("silences",), now=False)
+@common(files=("silences", "audit"), now=False)
 @pass_invocation
 def sync_command(invocation: Invocation, decisions_path: Path, repo: str | None, results_paths: tuple[Path, ...],
-                 label: str, run_url: str | None, state_path: Path | None, dry_run: bool) -> int:
+                 label: str, run_url: str | None, state_path: Path | None, author: str, dry_run: bool) -> int:
     repo = repo or os.environ.get("GITHUB_REPOSITORY", "")
     token = os.environ.get("GITHUB_TOKEN", "")
     if not _REPO.match(repo):
@@ -66,13 +72,15 @@ def sync_command(invocation: Invocation, decisions_path: Path, repo: str | None,
         return _refuse(f"{decisions_path}: no such decisions file (did `canary judge` run?)")
     quotes = excerpts.from_results(_read_results(results_paths))
     suspended = None
+    audit_lines: tuple[audit.AuditLine, ...] = ()
     if state_path is not None:
         suspended = suspended_in(load_state(state_path), decisions.now)
+        audit_lines = audit.read(invocation.config().paths.audit).lines
     silences = silences_or_none(invocation.config().paths.silences, lambda line: print(line, file=sys.stderr))
     api = os.environ.get("GITHUB_API_URL") or "https://api.github.com"
-    with GitHubClient(repo, token, api_url=api) as client:
+    with GitHubClient(repo, token, api_url=api, login=author) as client:
         report = sync(decisions, client, label=label, run_url=run_url or _run_url(), excerpts=quotes,
-                      dry_run=dry_run, suspended=suspended, silences=silences)
+                      dry_run=dry_run, suspended=suspended, silences=silences, audit_lines=audit_lines)
     for line in report.done:
         print(f"canary issues: {clean(line, 300)}")
     for line in report.failed:

@@ -1,7 +1,10 @@
 """The subset of GitHub's REST API that incident issues need, with GitHub's retry rules.
 
-Requests: list issues by label (paginated through the Link header), search issues, list and
-create comments, create and update issues, create a label. What it does when GitHub says no
+Requests: list issues by label (paginated through the Link header), list and create comments,
+create and update issues, create a label. Listing keeps only what the client's login wrote
+(`user.login`): a marker is a hash anyone can compute. The login is configured, by default
+`github-actions[bot]` (GITHUB_TOKEN's), since `GET /user` refuses an Actions token (403 "Resource
+not accessible by integration"). What it does when GitHub says no
 (https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api):
 
 - 403/429 with `retry-after`: wait that long; with `x-ratelimit-remaining: 0`: wait until
@@ -19,7 +22,7 @@ The token only ever lives in the Authorization header: no message here quotes a 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 from urllib.parse import quote
 
@@ -37,6 +40,7 @@ BUDGET_S = 300.0                 # all waits of one client together (the job has
 MAX_PAGES = 50                   # 5,000 issues or comments: far more than a repository needs
 TIMEOUT_S = 20.0
 API_VERSION = "2022-11-28"
+BOT_LOGIN = "github-actions[bot]"   # who GITHUB_TOKEN writes as
 
 
 class GitHubError(CanaryError):
@@ -58,8 +62,8 @@ ISSUES_DISABLED = 410   # GitHub: "Issues are disabled for this repo" (410 Gone)
 class GitHubClient:
     def __init__(self, repo: str, token: str, *, api_url: str = "https://api.github.com",
                  sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.time,
-                 transport: httpx.BaseTransport | None = None) -> None:
-        self.repo = repo
+                 transport: httpx.BaseTransport | None = None, login: str = BOT_LOGIN) -> None:
+        self.repo, self.login = repo, login
         self._http = httpx.Client(
             base_url=api_url.rstrip("/"), timeout=TIMEOUT_S, transport=transport,
             headers={"Authorization": f"Bearer {token}", "Accept": "application/vnd.github+json",
@@ -78,23 +82,24 @@ class GitHubClient:
 
     # --- reading ---------------------------------------------------------------------------
 
+    def wrote(self, item: Mapping[str, Any]) -> bool:
+        """Whether this client's login wrote the issue or comment (logins ignore case on GitHub)."""
+        user = item.get("user")
+        return isinstance(user, Mapping) and str(user.get("login", "")).casefold() == self.login.casefold()
+
     def list_issues(self, label: str, state: str = "all", since: str | None = None) -> list[dict[str, Any]]:
-        """Every issue (not pull request) carrying `label`, newest first; with `since` (ISO 8601),
-        only those last updated at or after it (a comment, a label, closing: all update it)."""
+        """Every issue (not pull request) this login wrote carrying `label`, newest first; with `since`
+        (ISO 8601), only those last updated at or after it (a comment, a label, closing: all update it)."""
         params = {"labels": label, "state": state, "per_page": "100", "sort": "created", "direction": "desc"}
         if since is not None:
             params["since"] = since
-        return [i for i in self._pages(f"/repos/{self.repo}/issues", params) if "pull_request" not in i]
-
-    def search_issues(self, words: str) -> list[dict[str, Any]]:
-        """Issues of this repository whose body contains `words` (GitHub search; best effort)."""
-        query = f'repo:{self.repo} is:issue in:body "{words}"'
-        # Search has its own, small limit (30 a minute): a fallback never waits for it.
-        data = self._request("GET", "/search/issues", params={"q": query, "per_page": "100"}, patient=False)
-        return [i for i in data.get("items", []) if isinstance(i, dict)] if isinstance(data, dict) else []
+        return [i for i in self._pages(f"/repos/{self.repo}/issues", params)
+                if "pull_request" not in i and self.wrote(i)]
 
     def list_comments(self, number: int) -> list[dict[str, Any]]:
-        return list(self._pages(f"/repos/{self.repo}/issues/{number}/comments", {"per_page": "100"}))
+        """The comments this login wrote on issue `number`."""
+        return [c for c in self._pages(f"/repos/{self.repo}/issues/{number}/comments", {"per_page": "100"})
+                if self.wrote(c)]
 
     def label_exists(self, name: str) -> bool:
         try:
@@ -160,12 +165,11 @@ class GitHubClient:
             url = response.links.get("next", {}).get("url")
         raise GitHubError(0, f"more than {MAX_PAGES} pages: stopped listing")
 
-    def _request(self, method: str, url: str, *, retry_5xx: bool = True, patient: bool = True, **kw: Any) -> Any:
-        response = self._response(method, url, retry_5xx=retry_5xx, patient=patient, **kw)
+    def _request(self, method: str, url: str, *, retry_5xx: bool = True, **kw: Any) -> Any:
+        response = self._response(method, url, retry_5xx=retry_5xx, **kw)
         return response.json() if response.content else None
 
-    def _response(self, method: str, url: str, *, retry_5xx: bool, patient: bool = True,
-                  **kw: Any) -> httpx.Response:
+    def _response(self, method: str, url: str, *, retry_5xx: bool, **kw: Any) -> httpx.Response:
         problem = "not attempted"
         tries = BACKOFF.tries(self._wait)
         for _ in tries:
@@ -180,8 +184,6 @@ class GitHubClient:
                 return response
             wait = self._rate_limit_wait(response)
             if wait is not None:
-                if not patient:
-                    raise RateLimited(response.status_code, f"rate limited for {wait:.0f} s; not waiting")
                 self._wait(wait, limit=True)
                 tries.waited()  # the wait GitHub asked for, instead of the backoff's
                 continue

@@ -9,15 +9,18 @@ operations out; the I/O is in client.py and sync.py. The rules:
   `expired` and `lift` then close it;
 - an event (`<round id>/<action>`) already written on any issue of that endpoint, open or
   closed, is skipped: re-running the same decisions plans nothing;
-- an open issue that lacks one of its labels (removed by hand, or found by search only) is
-  relabelled; an opening decision on an issue left open moves its state label;
+- an opening decision on an issue left open moves its state label, and its title with it
+  (observe -> enforce: "would be suspended" becomes "suspended");
 - whole-round decisions (model or provider `*`) have no endpoint and open nothing.
 
 With the judge's state after the round (`suspended`: every active suspension, observe-mode
 ones included), a sync that was cut short heals at the next round: an active suspension with
-no open issue opens one, and an open issue whose endpoint is no longer suspended, and that
-this round's decisions did not touch, is closed. Both are events of their own (the suspension's
-start; the round), so they are idempotent too, and an issue a person closed stays closed.
+no open issue opens one, an open issue of another mode's suspension moves its state label and
+title, and an open issue whose endpoint is no longer suspended, and that this round's decisions
+did not touch, is closed, telling the decision that ended it when the audit log has it
+(`endings`: a lift with who and why) or else that it is no longer suspended. Each is an event of
+its own (the suspension's start; that decision; the round), so they are idempotent too, and an
+issue a person closed stays closed.
 """
 
 from __future__ import annotations
@@ -99,6 +102,7 @@ class Close:
 class Relabel:
     number: int
     labels: tuple[str, ...]   # the complete new set (labels people added are kept)
+    title: str | None = None  # the title of its new state label
 
 
 Operation = Open | IssueComment | Close | Relabel
@@ -113,7 +117,8 @@ class _Endpoint:
 
 def plan(doc: RoundDecisions, issues: Sequence[KnownIssue], *, label: str, run_url: str | None = None,
          excerpts: Mapping[Key, Sequence[render.Excerpt]] | None = None,
-         suspended: Sequence[Suspended] | None = None) -> list[Operation]:
+         suspended: Sequence[Suspended] | None = None, endings: Mapping[Key, IssueEvent] | None = None
+         ) -> list[Operation]:
     """The operations that bring the issues up to date with this round's decisions (and state)."""
     round_id, mode = doc.round_id, doc.mode
     endpoints = _endpoints(issues)
@@ -137,7 +142,7 @@ def plan(doc: RoundDecisions, issues: Sequence[KnownIssue], *, label: str, run_u
             ops.append(IssueComment(number, model, provider, event,
                                render.comment_body(d, event=event, round_id=round_id, run_url=run_url,
                                                    excerpts=quotes)))
-            relabel = _relabel(state.open, label, STATE_LABELS.get(action)) if state.open is not None else None
+            relabel = _relabel(state.open, d)
             if relabel is not None and state.open is not None:
                 ops.append(relabel)
                 state.open = _with_labels(state.open, relabel)
@@ -147,12 +152,13 @@ def plan(doc: RoundDecisions, issues: Sequence[KnownIssue], *, label: str, run_u
         state.events.add(event)
     if suspended is not None:
         touched = {(d.model, d.provider) for d in doc.decisions}
-        ops += _reconcile(doc, endpoints, suspended, touched, label=label, run_url=run_url)
+        ops += _reconcile(doc, endpoints, suspended, touched, label=label, run_url=run_url, endings=endings or {})
     return ops
 
 
 def _reconcile(doc: RoundDecisions, endpoints: dict[Key, _Endpoint], suspended: Sequence[Suspended],
-               touched: set[Key], *, label: str, run_url: str | None) -> list[Operation]:
+               touched: set[Key], *, label: str, run_url: str | None,
+               endings: Mapping[Key, IssueEvent]) -> list[Operation]:
     round_id, mode = doc.round_id, doc.mode
     active = {s.key: s for s in suspended}
     ops: list[Operation] = []
@@ -160,11 +166,13 @@ def _reconcile(doc: RoundDecisions, endpoints: dict[Key, _Endpoint], suspended: 
         state = endpoints.setdefault(key, _Endpoint())
         action = Action.SUSPEND if s.mode == "enforce" else Action.WOULD_SUSPEND
         event = event_id(f"since-{s.since}", action)
-        if state.open is not None or state.opened_now or event in state.events:
-            continue
         d = IssueEvent(model=s.model, provider=s.provider, action=action, until=s.until, rung=s.rung,
                        reason=f"{s.reason} (found in the judge's state: "
                               "the round that decided it did not reach GitHub)")
+        if (relabel := _relabel(state.open, d)) is not None:
+            ops.append(relabel)
+        if state.open is not None or state.opened_now or event in state.events:
+            continue
         ops.append(Open(s.model, s.provider, event, render.title(d),
                         render.issue_body(d, event=event, round_id=round_id, mode=s.mode, run_url=run_url),
                         (label, STATE_LABELS[action])))
@@ -172,13 +180,16 @@ def _reconcile(doc: RoundDecisions, endpoints: dict[Key, _Endpoint], suspended: 
     for key, state in sorted(endpoints.items()):
         if state.open is None or key in active or key in touched:
             continue
-        event = event_id(round_id, "not_suspended")
-        d = IssueEvent(model=key[0], provider=key[1], action="not_suspended",
-                       reason=f"no longer suspended after this round ({mode} mode); the decision that ended it "
-                              "did not reach GitHub")
-        ops += [IssueComment(state.open.number, key[0], key[1], event,
-                        render.comment_body(d, event=event, round_id=round_id, run_url=run_url)),
-                Close(state.open.number, key[0], key[1])]
+        d = endings.get(key) or IssueEvent(
+            model=key[0], provider=key[1], action="not_suspended",
+            reason=f"no longer suspended after this round ({mode} mode); the decision that ended it did not "
+                   "reach GitHub")
+        event = event_id(d.round_id or round_id, d.action)
+        if event not in state.events:   # else written by a sync cut short before its close
+            ops.append(IssueComment(state.open.number, key[0], key[1], event,
+                                    render.comment_body(d, event=event, round_id=d.round_id or round_id,
+                                                        run_url=None if d.round_id else run_url)))
+        ops.append(Close(state.open.number, key[0], key[1]))
     return ops
 
 
@@ -192,12 +203,13 @@ def _endpoints(issues: Sequence[KnownIssue]) -> dict[Key, _Endpoint]:
     return out
 
 
-def _relabel(issue: KnownIssue, label: str, state_label: str | None) -> Relabel | None:
-    """The finder label always; the state label follows an opening decision (observe -> enforce)."""
-    wanted = set(issue.labels) | {label}
-    if state_label is not None:
-        wanted = (wanted - set(STATE_LABELS.values())) | {state_label}
-    return None if wanted == set(issue.labels) else Relabel(issue.number, tuple(sorted(wanted)))
+def _relabel(issue: KnownIssue | None, d: IssueEvent) -> Relabel | None:
+    """The state label, and the title, follow an opening decision (observe -> enforce)."""
+    state_label = STATE_LABELS.get(d.action)
+    if issue is None or state_label is None or state_label in issue.labels:
+        return None
+    return Relabel(issue.number, tuple(sorted(issue.labels - set(STATE_LABELS.values()) | {state_label})),
+                   render.title(d))
 
 
 def _with_labels(issue: KnownIssue, op: Relabel) -> KnownIssue:

@@ -39,6 +39,8 @@ class IssueEvent:
     until: str | None = None
     rung: int | None = None
     evidence: tuple[Evidence, ...] = ()
+    round_id: str | None = None  # decided elsewhere (found in the audit log): its round, or a lift's time
+    by: str | None = None        # who decided it by hand (a lift)
 
     @classmethod
     def of(cls, d: Decision) -> IssueEvent:
@@ -84,10 +86,11 @@ def comment_body(d: IssueEvent, *, event: str, round_id: str, run_url: str | Non
     model, provider, action = d.model, d.provider, d.action
     named = action_named(action)
     label = markdown(named.label if named is not None else action.replace("_", " "), 40)
+    where = (f"by {markdown(d.by, 80)} at {markdown(round_id, 40)}" if d.by is not None
+             else f"in {round_link(round_id, run_url)}")
     lines = [
         comment_marker(model, provider, event),
-        f"{named.symbol if named is not None else '•'} **{label}** in {round_link(round_id, run_url)}: "
-        f"{markdown(d.reason)}{_until(d)}.",
+        f"{named.symbol if named is not None else '•'} **{label}** {where}: {markdown(d.reason)}{_until(d)}.",
         "",
         *_evidence(d),
         *_excerpts(excerpts),

@@ -7,8 +7,9 @@
    issues already closed); then the comments of those this round can change: open issues,
    this round's endpoints, active suspensions. Closed issues of earlier rounds hold only
    earlier events, which this round's plan never looks for, so the requests of a round do not
-   grow with every incident ever opened (benchmarks/issues_api_cost.py). Before opening an
-   issue, GitHub search looks for one that lost its label (best effort: the search index lags).
+   grow with every incident ever opened (benchmarks/issues_api_cost.py). Only issues and
+   comments canary's own login wrote count (client.py), and only issues with the label: an
+   issue whose label a person removed is no longer canary's, and a later suspension opens anew.
 3. Plan (plan.py, pure), then apply in order. An operation that fails is reported and the
    rest go on; once GitHub rate-limits past the budget, the rest are reported undone.
 
@@ -43,14 +44,14 @@ from canary.integrations.github_issues.plan import (
     Suspended,
     plan,
 )
-from canary.integrations.github_issues.render import Excerpt
+from canary.integrations.github_issues.render import Excerpt, IssueEvent
+from canary.state.audit import AuditLine
 from core.times import TimeFormatError, fmt_time, parse_time
-from judge.suspension.decisions import Action, RoundDecisions
+from judge.suspension.decisions import ENDING, SUSPENDING, Action, RoundDecisions
 from judge.suspension.silences import Silence, silence_for, split_silenced
 from judge.suspension.state import JudgeState
 
 DEFAULT_LABEL = "canary-incident"
-MAX_SEARCHES = 10   # GitHub search allows 30 requests a minute; it is only a fallback
 LABEL_COLORS = {DEFAULT_LABEL: ("d93f0b", "An endpoint canary suspended or would suspend"),
                 STATE_LABELS[Action.SUSPEND]: ("b60205", "canary suspended this endpoint (enforce mode)"),
                 STATE_LABELS[Action.WOULD_SUSPEND]: ("fbca04", "canary would suspend this endpoint (observe mode)")}
@@ -78,15 +79,19 @@ def endpoint_keys(doc: RoundDecisions) -> set[Key]:
 
 def sync(doc: RoundDecisions, client: GitHubClient, *, label: str = DEFAULT_LABEL, run_url: str | None = None,
          excerpts: Mapping[Key, Sequence[Excerpt]] | None = None, dry_run: bool = False,
-         suspended: Sequence[Suspended] | None = None, silences: Sequence[Silence] = ()) -> SyncReport:
+         suspended: Sequence[Suspended] | None = None, silences: Sequence[Silence] = (),
+         audit_lines: Sequence[AuditLine] = ()) -> SyncReport:
     """Open, comment, close and relabel so the issues tell this round's decisions (dry run: only say so).
 
     With `suspended` (the judge's state after the round) every canary issue is checked against
-    it, not only those of this round's endpoints: see plan.py. An endpoint a silence covers at the
-    round's time is left alone entirely: no open, comment, relabel or close, not even by healing;
-    once the silence ends, the next round's `--state` brings its issue up to date.
+    it, not only those of this round's endpoints: see plan.py; an issue it closes so tells the
+    decision that ended the suspension when the audit log has it (a lift: who and why). An
+    endpoint a silence covers at the round's time is left alone entirely: no open, comment,
+    relabel or close, not even by healing; once the silence ends, the next round's `--state`
+    brings its issue up to date.
     """
     report = SyncReport()
+    endings = ended_by(audit_lines)
     doc, suspended = _unsilenced(doc, suspended, silences, report)
     decided = endpoint_keys(doc)
     keys: set[Key] | None = None if suspended is not None else decided
@@ -96,11 +101,7 @@ def sync(doc: RoundDecisions, client: GitHubClient, *, label: str = DEFAULT_LABE
     try:
         issues = [i for i in find_issues(client, keys, label, since=written_since(doc, suspended), needed=needed)
                   if not _muted(silences, i.key, doc.now)]
-        ops = plan(doc, issues, label=label, run_url=run_url, excerpts=excerpts, suspended=suspended)
-        lost = [i for i in _search_lost(client, [op for op in ops if isinstance(op, Open)], {i.number for i in issues})
-                if not _muted(silences, i.key, doc.now)]
-        if lost:
-            ops = plan(doc, issues + lost, label=label, run_url=run_url, excerpts=excerpts, suspended=suspended)
+        ops = plan(doc, issues, label=label, run_url=run_url, excerpts=excerpts, suspended=suspended, endings=endings)
         if dry_run:
             report.done += [f"would {describe(op)}" for op in ops]
             return report
@@ -180,23 +181,6 @@ def _with_comments(client: GitHubClient, issue: KnownIssue) -> KnownIssue:
     return KnownIssue(issue.number, issue.model, issue.provider, issue.open, issue.labels, issue.events | events)
 
 
-def _search_lost(client: GitHubClient, opens: list[Open], known: set[int]) -> list[KnownIssue]:
-    lost: list[KnownIssue] = []
-    for op in opens[:MAX_SEARCHES]:
-        try:
-            items = client.search_issues(markers.incident_key(op.model, op.provider))
-        except RateLimited:
-            break      # search is a fallback: its limit must not stop the round's issues
-        except GitHubError:
-            continue
-        for raw in items:
-            issue = known_issue(raw)
-            if issue is not None and issue.number not in known and issue.key == (op.model, op.provider):
-                lost.append(_with_comments(client, issue))
-                known.add(issue.number)
-    return lost
-
-
 def _ensure_labels(client: GitHubClient, ops: list[Operation], label: str) -> None:
     needed = {label} | {name for op in ops if isinstance(op, Open | Relabel) for name in op.labels}
     for name in sorted(needed & (set(LABEL_COLORS) | {label})):
@@ -225,6 +209,18 @@ def suspended_in(state: JudgeState, now: datetime) -> list[Suspended]:
             if ps.suspension is not None and ps.suspension.active(now)]
 
 
+def ended_by(lines: Sequence[AuditLine]) -> dict[Key, IssueEvent]:
+    """Per endpoint, the decision that ended its last suspension (restore, expired, lift), when the
+    last audit line that started or ended one is such a decision. A lift is no round's: its event
+    is named by its time, and the comment says who lifted it."""
+    last = {(line.model, line.provider): line for line in lines if line.action in SUSPENDING | ENDING}
+    return {key: IssueEvent(model=line.model, provider=line.provider, action=line.action, reason=line.reason,
+                            rung=line.rung if isinstance(line.rung, int) else None,
+                            round_id=line.round_id or line.time,
+                            by=None if line.round_id else (line.by or "someone (not recorded)"))
+            for key, line in last.items() if line.action in ENDING}
+
+
 def _iso(value: datetime) -> str:
     return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
@@ -234,6 +230,9 @@ def _apply(client: GitHubClient, op: Operation, opened: dict[Key, int], label: s
         created = client.create_issue(op.title, op.body, list(op.labels), label=label,
                                       marker=markers.issue_marker(op.model, op.provider, op.event))
         opened[(op.model, op.provider)] = int(created.get("number", 0))
+        if not client.wrote(created):   # never found again: a new issue every round
+            raise GitHubError(0, f"opened #{created.get('number')}, but GitHub says another login wrote it, not "
+                                 f"{client.login}: name the token's login with --author")
         return f"opened #{created.get('number')} {op.provider} ({op.model})"
     if isinstance(op, IssueComment):
         number = _target(op.number, op.model, op.provider, opened)
@@ -243,7 +242,7 @@ def _apply(client: GitHubClient, op: Operation, opened: dict[Key, int], label: s
         number = _target(op.number, op.model, op.provider, opened)
         client.update_issue(number, state="closed", state_reason="completed")
         return f"closed #{number}"
-    client.update_issue(op.number, labels=list(op.labels))
+    client.update_issue(op.number, labels=list(op.labels), **({"title": op.title} if op.title else {}))
     return f"relabelled #{op.number}: {', '.join(op.labels)}"
 
 

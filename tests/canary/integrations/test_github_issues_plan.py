@@ -95,16 +95,11 @@ def test_a_rerun_of_that_round_finds_events_on_the_closed_issue_and_the_new_one(
     assert plan(doc(decision("expired"), decision("suspend", rung=2)), [old, new], label=LABEL) == []
 
 
-def test_an_issue_that_lost_its_label_is_relabelled_when_touched() -> None:
-    bare = issue(labels=(STATE_LABELS["suspend"], "needs-triage"))
-    ops = plan(doc(decision("floor_held")), [bare], label=LABEL)
-    assert ops[-1] == Relabel(5, tuple(sorted({LABEL, STATE_LABELS["suspend"], "needs-triage"})))
-
-
-def test_a_suspension_on_an_issue_left_open_comments_and_moves_the_state_label() -> None:
-    observed = issue(labels=(LABEL, STATE_LABELS["would_suspend"]), events=("r-1/would_suspend",))
+def test_a_suspension_on_an_issue_left_open_comments_and_moves_the_state_label_and_the_title() -> None:
+    observed = issue(labels=(LABEL, STATE_LABELS["would_suspend"], "needs-triage"), events=("r-1/would_suspend",))
     ops = plan(doc(decision("suspend")), [observed], label=LABEL)
-    assert isinstance(ops[0], IssueComment) and ops[1] == Relabel(5, tuple(sorted({LABEL, STATE_LABELS["suspend"]})))
+    assert isinstance(ops[0], IssueComment) and ops[1] == Relabel(
+        5, tuple(sorted({LABEL, STATE_LABELS["suspend"], "needs-triage"})), f"⛔ {TAG} suspended ({MODEL})")
 
 
 def test_the_newest_of_several_open_issues_is_the_one_kept_up_to_date() -> None:
@@ -178,6 +173,17 @@ def test_an_open_issue_whose_endpoint_is_no_longer_suspended_is_closed() -> None
     assert [type(op) for op in ops] == [IssueComment, Close] and ops[0].event == "r-2/not_suspended"  # type: ignore[union-attr]
     assert plan(doc(), [issue(events=("r-1/suspend", "r-2/not_suspended"), open=False)], label=LABEL,
                 suspended=[]) == []
+
+
+def test_a_closed_suspension_tells_the_decision_that_ended_it_once_and_closes_even_if_that_was_written() -> None:
+    lifted = {(MODEL, TAG): render.IssueEvent(model=MODEL, provider=TAG, action="lift", reason="fixed",
+                                              round_id="2026-11-29T23:00:00Z", by="alice")}
+    comment, close = plan(doc(), [issue()], label=LABEL, suspended=[], endings=lifted)
+    assert isinstance(comment, IssueComment) and comment.event == "2026-11-29T23:00:00Z/lift"
+    said = comment.body.splitlines()[1]
+    assert said.startswith("🔓 **lifted by hand** by alice at 2026") and said.endswith(": fixed.")
+    cut_short = issue(events=("r-1/suspend", "2026-11-29T23:00:00Z/lift"))
+    assert plan(doc(), [cut_short], label=LABEL, suspended=[], endings=lifted) == [close]
 
 
 def test_an_issue_this_rounds_decisions_touched_is_left_to_them() -> None:

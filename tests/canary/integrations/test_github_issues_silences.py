@@ -11,6 +11,7 @@ from fake_github import FakeGitHub, fake_github
 from github_issues_support import MODEL, OTHER, TAG, cli, decisions
 
 from canary.integrations.github_issues import markers
+from canary.integrations.github_issues.plan import STATE_LABELS
 from canary.integrations.github_issues.sync import DEFAULT_LABEL
 from canary.state.judge_files import save_state
 from canary.state.silences import add_silence
@@ -87,3 +88,23 @@ def test_a_suspension_found_in_the_state_opens_its_issue_once_the_silence_is_ove
     assert cli(gh, tmp_path, monkeypatch, capsys, after, "--state", str(state), "--silences", str(path))[0] == 0
     [issue] = gh.open_issues()
     assert TAG in issue["title"]
+
+
+def test_an_issue_still_open_when_its_silence_ends_is_healed_at_the_next_sync(
+        gh: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Observed, then silenced; the switch to enforce came during the silence (its decision muted):
+    once the silence is over, the next sync moves the issue's label and title to the state's."""
+    cli(gh, tmp_path, monkeypatch, capsys, decisions("r-1", ("would_suspend", TAG), mode="observe"))
+    path = _silences(tmp_path, Silence(MODEL, TAG, ROUND_AT.replace(hour=23), "vendor ticket", "alice", ROUND_AT))
+    state = tmp_path / "state.json"
+    save_state(state, JudgeState(models={MODEL: {TAG: ProviderState(suspension=Suspension(
+        since=ROUND_AT.replace(hour=20), until=ROUND_AT.replace(day=30), rung=1, reason="2 failed rounds",
+        mode="enforce"))}}))
+    writes = len(_writes(gh))
+    switched = decisions("r-2", ("suspend", TAG))
+    assert cli(gh, tmp_path, monkeypatch, capsys, switched, "--state", str(state), "--silences", str(path))[0] == 0
+    assert gh.issues[1]["title"].startswith("👀") and len(_writes(gh)) == writes   # silenced: left alone
+    after = decisions("r-3") | {"now": "2026-11-29T23:30:00Z"}
+    assert cli(gh, tmp_path, monkeypatch, capsys, after, "--state", str(state), "--silences", str(path))[0] == 0
+    assert gh.issues[1]["title"] == f"⛔ {TAG} suspended ({MODEL})" and gh.issues[1]["state"] == "open"
+    assert {x["name"] for x in gh.issues[1]["labels"]} == {DEFAULT_LABEL, STATE_LABELS["suspend"]}

@@ -96,14 +96,6 @@ def test_canarys_issue_is_found_on_a_later_page(gh: FakeGitHub, tmp_path: Path, 
     assert gh.count("GET", ISSUE) == 4  # 3 pages of open issues, 1 of closed ones updated since the round
 
 
-def test_an_issue_that_lost_its_label_is_found_by_search_and_relabelled(
-        gh: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    gh.add_issue("ours", markers.issue_marker(MODEL, TAG, "r-1/would_suspend"), ["triage"])
-    assert cli(gh, tmp_path, monkeypatch, capsys, decisions("r-4", ("suspend", TAG)))[0] == 0
-    assert len(gh.issues) == 1 and gh.count("GET", "/search/issues") == 1
-    assert {x["name"] for x in gh.issues[1]["labels"]} == {"triage", DEFAULT_LABEL, STATE_LABELS["suspend"]}
-
-
 def test_a_secondary_rate_limit_is_waited_out_as_retry_after_says(gh: FakeGitHub) -> None:
     gh.fail_next(1, "secondary")
     waits: list[float] = []
@@ -249,6 +241,39 @@ def test_missing_token_or_repository_is_a_clear_refusal(
     assert "GITHUB_TOKEN is not set" in capsys.readouterr().err
 
 
+def test_after_a_switch_to_enforce_the_title_follows_the_label(
+        gh: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    cli(gh, tmp_path, monkeypatch, capsys, decisions("r-1", ("would_suspend", TAG), mode="observe"))
+    assert gh.issues[1]["title"] == f"👀 {TAG} would be suspended (observe mode) ({MODEL})"
+    assert cli(gh, tmp_path, monkeypatch, capsys, decisions("r-4", ("suspend", TAG)))[0] == 0
+    assert gh.issues[1]["title"] == f"⛔ {TAG} suspended ({MODEL})"
+    assert {x["name"] for x in gh.issues[1]["labels"]} == {DEFAULT_LABEL, STATE_LABELS["suspend"]}
+
+
+def test_a_lift_closes_its_issue_naming_the_lift_who_and_why(
+        gh: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A lift is no round's decision: `canary lift` writes it to the audit log, and the next
+    `issues sync --state` tells it from there (before: "the decision that ended it did not reach GitHub")."""
+    state_path, audit_path = tmp_path / "state.json", tmp_path / "audit.jsonl"
+    since, until = parse_time("2026-11-29T22:00:00Z", "t"), parse_time("2026-11-30T22:00:00Z", "t")
+    save_state(state_path, JudgeState(models={MODEL: {TAG: ProviderState(
+        suspension=Suspension(since, until, 1, "enforce", "2 failed rounds"))}}))
+    cli(gh, tmp_path, monkeypatch, capsys, decisions("r-1", ("suspend", TAG)))
+    assert main(["lift", "--model", MODEL, "--provider", TAG, "--reason", "vendor fixed the <b>tokenizer</b>",
+                 "--by", "alice", "--state", str(state_path), "--audit", str(audit_path),
+                 "--now", "2026-11-29T22:20:00Z"]) == 0
+    for _ in range(2):   # the re-run writes nothing more
+        code, out = cli(gh, tmp_path, monkeypatch, capsys, decisions("r-2"), "--state", str(state_path),
+                        "--audit", str(audit_path))
+        assert code == 0, out
+    [comment] = gh.comments[1]
+    said = comment["body"].splitlines()[1]
+    assert said.startswith("🔓 **lifted by hand** by alice at 2026") and "22\\:20\\:00Z" in said
+    assert said.endswith(": vendor fixed the \\<b\\>tokenizer\\</b\\> (rung 1).")
+    assert markers.parse(comment["body"])[0]["event"] == "2026-11-29T22:20:00Z/lift"
+    assert gh.issues[1]["state"] == "closed"
+
+
 def test_with_the_state_a_sync_that_was_cut_short_heals_at_the_next_round(
         gh: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     since, until = parse_time("2026-11-29T22:00:00Z", "t"), parse_time("2026-11-30T22:00:00Z", "t")
@@ -262,23 +287,6 @@ def test_with_the_state_a_sync_that_was_cut_short_heals_at_the_next_round(
     opened = [i for i in gh.issues.values() if i["number"] != gone["number"]]
     assert len(opened) == 1 and opened[0]["state"] == "open" and TAG in opened[0]["title"]
     assert gh.issues[gone["number"]]["state"] == "closed" and len(gh.comments[gone["number"]]) == 1
-
-
-def test_a_rate_limited_search_is_skipped_without_waiting_and_the_issue_still_opens(gh: FakeGitHub) -> None:
-    sync(decisions("r-1", ("floor_held", TAG)), client(gh))   # nothing to open; no search yet
-    waits: list[float] = []
-    c = client(gh, waits)
-    real = c._http.request
-
-    def limit_the_search(method: str, url: str, **kw: Any) -> Any:
-        if url == "/search/issues":
-            gh.fail_next(1, "secondary")
-        return real(method, url, **kw)
-
-    c._http.request = limit_the_search  # type: ignore[method-assign]
-    report = sync(decisions("r-2", ("suspend", TAG), ("suspend", OTHER)), c)
-    assert report.ok and waits == [] and len(gh.issues) == 2
-    assert gh.count("GET", "/search/issues") == 1   # the first refusal stops the searching
 
 
 QUIET_STATE_SINCE = "2026-11-29T20:00:00Z"
