@@ -79,7 +79,8 @@ def run_round(options: RoundOptions, *, echo: Callable[[str], None] = print) -> 
         probe_rc = probed.code
     results_path = reports / "results.json"
     if probe_rc == NOT_RUN or not results_path.exists():
-        print("canary round: the probes produced no results.json; nothing to judge", file=sys.stderr)
+        print("canary round: the probes produced no results.json; nothing to judge (`pytest probes` shows "
+              "pytest's own report, which the round leaves out)", file=sys.stderr)
         return NOT_RUN
     results = probed.results  # results.json, read once by run_probe: the judge and the summary take it
     if results is None:
@@ -111,19 +112,16 @@ def run_round(options: RoundOptions, *, echo: Callable[[str], None] = print) -> 
 
 
 def pending(state: JudgeState, needed: int, now: datetime) -> list[str]:
-    """The endpoints failing a streak the judge has not decided yet, and when it decides (one line per
-    model and streak length): "pending: a/fp8, b/fp8 of M: 1 of 2 failed rounds: decided at the next round"."""
+    """Each model's endpoints in a failed streak the judge has not decided yet, and when it decides."""
     lines = []
     for model, providers in sorted(state.models.items()):
-        streaks: dict[int, list[str]] = {}
-        for provider, ps in sorted(providers.items()):
-            if 0 < ps.failed_streak < needed and not (ps.suspension is not None and ps.suspension.active(now)):
-                streaks.setdefault(ps.failed_streak, []).append(provider)
-        for streak, providers_ in sorted(streaks.items(), reverse=True):
-            left = needed - streak
-            when = "at the next round" if left == 1 else f"after {left} more failed rounds"
-            lines.append(f"pending: {', '.join(providers_)} of {model}: {streak} of {needed} failed rounds: "
-                         f"decided {when}")
+        for streak in range(needed - 1, 0, -1):
+            tags = [p for p, ps in sorted(providers.items())
+                    if ps.failed_streak == streak and not (ps.suspension and ps.suspension.active(now))]
+            when = "at the next round" if streak == needed - 1 else f"after {needed - streak} more failed rounds"
+            if tags:
+                lines.append(f"pending: {', '.join(tags)} of {model}: {streak} of {needed} failed rounds: "
+                             f"decided {when}")
     return lines
 
 
@@ -152,12 +150,6 @@ def _simulator_state(state: Path) -> JudgeState | None:
         return load_state(state)
     except StoreError:
         return None
-
-
-def simulator_now(state: JudgeState) -> datetime | None:
-    """A simulator state's virtual clock: when its last round was judged (None: no round yet)."""
-    last = state.last_round
-    return None if last is None else last.decided_at or last.started_at
 
 
 def _virtual_start(state: JudgeState) -> tuple[datetime, bool]:

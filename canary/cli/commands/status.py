@@ -18,7 +18,6 @@ import click
 
 from canary.cli.commands._options import Command, Invocation, common, pass_invocation
 from canary.round.judging import SIMULATOR_STATE_DIR
-from canary.round.local_round import simulator_now
 from canary.state.judge_files import refuse_future_times
 from canary.state.silences import load_silences, render_silences
 from core.layers import BUILTIN, INCIDENT, Exclusion
@@ -41,10 +40,10 @@ _PENDING_WINDOW = Policy().pending_window  # the default rules' window
 def status(invocation: Invocation, model: str | None) -> int:
     """A table of every provider the judge remembers, and its state; then the silences in force."""
     layers = invocation.layers()
-    virtual = simulator_now(layers.state) if layers.config.paths.state.parent.name == SIMULATOR_STATE_DIR else None
-    if invocation.at is None and virtual is not None:
-        layers = replace(layers, now=virtual)
-        print(f"(a simulator state: shown at its virtual clock's last round, {fmt_time(virtual)})")
+    last = layers.state.last_round
+    if invocation.at is None and last is not None and layers.config.paths.state.parent.name == SIMULATOR_STATE_DIR:
+        layers = replace(layers, now=last.decided_at or last.started_at)
+        print(f"(a simulator state: shown at its virtual clock, its last round's {fmt_time(layers.now)})")
     # A year-9999 time would also overflow the pending window below: refused (a StoreError) first.
     refuse_future_times(layers.state, layers.config.paths.state, layers.now)
     window = timedelta(hours=layers.config.rules.pending_failure_hours)
