@@ -269,11 +269,11 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     round_ = config.stash.get(ROUND, None)
     if round_ is None or round_.results is None:
         return
-    brief = config.option.no_summary  # `canary round` runs it so: its own summary of every case follows
-    if not brief:
+    if not config.option.no_summary:  # `canary round` runs it so: its own summary of every case follows
         terminalreporter.write_sep("=", "canary round")
         for line in table.render(round_.results):
             terminalreporter.write_line(line, red=line.startswith("!!!"), bold=line.startswith("!!!"))
+        terminalreporter.write_line(f"reports: {round_.settings.reports / 'results.json'}")
     for model, problems in round_.settings.plan.dropped.items():
         # Each problem names its entry repr-escaped and cut short (probes/http/discovery.py).
         terminalreporter.write_line(f"discovery of {model} dropped {len(problems)} listing entries: "
@@ -285,7 +285,5 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         for case in (c for c in round_.results.cases if c.control):
             terminalreporter.write_line(f"positive control {case.provider} of {case.model} probed with the selected "
                                         "refusal cases (kept through -k/-m: it judges the probe, not a host)")
-    if not brief:
-        terminalreporter.write_line(f"reports: {round_.settings.reports / 'results.json'}")
 
 
