@@ -156,6 +156,9 @@ class DigestSettings:
     every_hours: Annotated[float, Meta(ge=0.0, description=(
         "at most one digest per this many hours, sent only when something changed since the last one; "
         "0 turns the digest off"))] = 24.0
+    hour_utc: Annotated[Annotated[int, Meta(ge=0, le=23)] | None, Meta(description=(
+        "the hour of the day (UTC, 0-23) digests are due at, and every `every_hours` after it (the first "
+        "round from then on sends it); `null`: `every_hours` after the last one sent, whenever that was"))] = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,7 +33,8 @@ _INVISIBLE = dict.fromkeys(
 # (`|` table cells, `~` strike-through, `:` emoji shortcodes, `@` mentions, `#` issue links,
 # `$` math). Line-start syntax (`-`, `1.`, `>`) cannot occur: clean() leaves one line and the
 # text never starts a line. CommonMark allows a backslash before any ASCII punctuation.
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#!~&():@$])")
+MARKDOWN_SPECIAL = r"[\\`*_\[\]<>|#!~&():@$]"
+_MD_SPECIAL = re.compile(f"({MARKDOWN_SPECIAL})")
 
 
 def clean(value: object, limit: int = 160) -> str:

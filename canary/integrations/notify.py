@@ -21,7 +21,6 @@ the run that committed it.
 from __future__ import annotations
 
 import os
-import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -30,29 +29,16 @@ from pathlib import Path
 from canary.integrations.notifications import send as notifications
 from canary.integrations.notifications.urls import NOTIFY_URLS_ENV, WEBHOOK_ENV
 from core.times import fmt_time
-from core.untrusted import markdown
+from core.untrusted import clean, markdown
 from judge.suspension.decisions import Decision, RoundDecisions
 from judge.suspension.silences import Silence, silencing, split_silenced
 
 SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 WEBHOOK_ATTEMPTS = notifications.ATTEMPTS
-__all__ = ["NOTIFY_URLS_ENV", "SUMMARY_ENV", "WEBHOOK_ATTEMPTS", "WEBHOOK_ENV", "md_escape", "notify",
-           "one_line", "render_markdown", "render_text"]
+__all__ = ["NOTIFY_URLS_ENV", "SUMMARY_ENV", "WEBHOOK_ATTEMPTS", "WEBHOOK_ENV", "notify", "render_markdown",
+           "render_text"]
 MAX_REASON = 160                 # keep one decision on one readable line
 ALREADY_APPLIED_NOTE = "(already applied by an earlier run: summarised again, not posted again)"
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|<>~])")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
-
-
-
-def one_line(text: str, limit: int = MAX_REASON) -> str:
-    """Control characters (newlines included) flattened, length capped."""
-    flat = _CONTROL.sub(" ", text).strip()
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def md_escape(text: str) -> str:
-    return _MD_SPECIAL.sub(r"\\\1", one_line(text))
 
 
 def _describe(d: Decision, silence: Silence | None = None) -> str:
@@ -60,12 +46,12 @@ def _describe(d: Decision, silence: Silence | None = None) -> str:
     if d.until is not None:
         extra = f" (rung {d.rung}, until {fmt_time(d.until)})"
     muted = "" if silence is None else f" [{silenced_note(silence)}]"
-    return f"{d.action.value} {d.provider} of {d.model}{extra}: {one_line(d.reason)}{muted}"
+    return f"{d.action.value} {d.provider} of {d.model}{extra}: {clean(d.reason, MAX_REASON)}{muted}"
 
 
 def silenced_note(silence: Silence) -> str:
     """How a silenced decision is marked (upstream-looking text flattened; Markdown escaped by the caller)."""
-    return f"silenced until {fmt_time(silence.until)} by {one_line(silence.author, 60)}: {one_line(silence.reason)}"
+    return f"silenced until {fmt_time(silence.until)} by {clean(silence.author, 60)}: {clean(silence.reason)}"
 
 
 def render_text(doc: RoundDecisions, silences: Sequence[Silence] = ()) -> str:
@@ -89,7 +75,7 @@ def render_markdown(doc: RoundDecisions, silences: Sequence[Silence] = ()) -> st
             silence = silencing(silences, d, doc.now)
             muted = "" if silence is None else f" 🔕 *{markdown(silenced_note(silence), 300)}*"
             lines.append(f"| {d.action.symbol} | {d.action.value} | `{d.model}` | `{d.provider}` | "
-                         f" {fmt_time(d.until) or ''} | {md_escape(d.reason)}{muted} |")
+                         f" {fmt_time(d.until) or ''} | {markdown(d.reason, MAX_REASON)}{muted} |")
     return "\n".join(lines) + "\n\n"
 
 

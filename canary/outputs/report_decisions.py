@@ -8,9 +8,11 @@ evidence)`, whose description is the reason and the evidence card, one line per 
 
     language: 19/20 failed (0.76-0.99) vs peers 0/49 (0-0.07), p < 1e-12
 
-A suspension is `failed`, a restore `passed`; a decision on weak evidence falls under its own
-category so a reviewer finds it first. Pure: the judge's record of the round (RoundDecisions) in,
-Allure result objects out (`write()` puts them in a results folder). Everything shown is escaped as HTML.
+A decision is no test: its status is `unknown`, so the overview's failed and passed count the
+round's cases only (a would-suspend is not a second failure of the host's failed cases); the
+categories name the decisions, one on weak evidence first so a reviewer finds it. Pure: the
+judge's record of the round (RoundDecisions) in, Allure result objects out (`write()` puts them
+in a results folder). Everything shown is escaped as HTML.
 """
 
 from __future__ import annotations
@@ -27,14 +29,13 @@ from core.times import fmt_time
 from judge.suspension.decisions import Action, RoundDecisions
 
 SUITE = "judge decisions"
-# The decisions with a card, and their Allure status (a suspension is a failure of the endpoint).
-STATUS = {Action.SUSPEND: "failed", Action.WOULD_SUSPEND: "failed", Action.FLOOR_HELD: "failed",
-          Action.RESTORE: "passed"}
+CARDED = frozenset({Action.SUSPEND, Action.WOULD_SUSPEND, Action.FLOOR_HELD, Action.RESTORE})  # those with a card
+STATUS = "unknown"
 MESSAGE_PREFIX = "judge decision: "
 CATEGORIES: list[dict[str, object]] = [
-    {"name": "Judge decision on weak evidence (not worse than its peers)", "matchedStatuses": ["failed"],
+    {"name": "Judge decision on weak evidence (not worse than its peers)", "matchedStatuses": [STATUS],
      "messageRegex": "(?s)judge decision: .*WEAK EVIDENCE.*"},
-    {"name": "Judge decision (suspension with its evidence card)", "matchedStatuses": ["failed"],
+    {"name": "Judge decision (with its evidence card)", "matchedStatuses": [STATUS],
      "messageRegex": "(?s)judge decision: .*"},
 ]
 
@@ -43,9 +44,9 @@ def decision_results(doc: RoundDecisions) -> list[dict[str, Any]]:
     """Allure 2 result objects for the decisions of the round that carry a card."""
     out = []
     for d in doc.decisions:
-        if d.action not in STATUS:
+        if d.action not in CARDED:
             continue
-        action, label, status = d.action.value, d.action.label, STATUS[d.action]
+        action, label = d.action.value, d.action.label
         model, provider, until = d.model, d.provider, fmt_time(d.until)
         weak = d.weak_evidence
         lines = card_lines(d.card)
@@ -58,7 +59,7 @@ def decision_results(doc: RoundDecisions) -> list[dict[str, Any]]:
             "historyId": hashlib.md5(key.encode("utf-8")).hexdigest(),
             "name": f"{label} {provider}" + (" (weak evidence)" if weak else ""),
             "fullName": key,
-            "status": status,
+            "status": STATUS,
             "statusDetails": {"message": message, "trace": "\n".join(lines)},
             "stage": "finished",
             "descriptionHtml": (f"<p>{html.escape(label)} <strong>{html.escape(provider)}</strong> of "

@@ -11,6 +11,7 @@ functions of their input. Every upstream string goes through core.untrusted firs
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from canary.outputs.roundview import WEAK_EVIDENCE, Cell, RoundView, build_view
@@ -61,8 +62,9 @@ def to_markdown(results: RoundResults, decisions: RoundDecisions | None = None) 
     return "\n".join(out).rstrip() + "\n"
 
 
-def to_text(results: RoundResults, decisions: RoundDecisions | None = None) -> str:
-    """The same summary for a terminal: aligned columns, words instead of emoji, no escapes."""
+def to_text(results: RoundResults, decisions: RoundDecisions | None = None, pending: Sequence[str] = ()) -> str:
+    """The same summary for a terminal: aligned columns, words instead of emoji, no escapes. `pending`:
+    the failed streaks not decided yet, said under the decisions (`canary round` reads them in the state)."""
     view = build_view(results, decisions)
     c = untrusted.clean
     out = [f"canary round {c(', '.join(view.round_ids) or '?', 200)}", _headline(view, c)]
@@ -88,8 +90,8 @@ def to_text(results: RoundResults, decisions: RoundDecisions | None = None) -> s
         out.append(f"decisions this round (mode {c(view.mode or '?', 20)}):")
         out += _aligned([[_label(d.action), c(d.model, MODEL_LIMIT), c(d.provider, TAG_LIMIT),
                           c(d.reason, REASON_LIMIT), f"until {c(d.until, 40)}" if d.until else ""]
-                         for d in view.decisions]) or ["  (none)"]
-        out += _cards_text(view)
+                         for d in view.decisions]) or ([] if pending else ["  (none)"])
+        out += _cards_text(view) + [f"  {c(line, 400)}" for line in pending]
         out.append("provider.ignore:")
         out += [f"  {c(m, MODEL_LIMIT)}: {_tags(tags, c)}" + _would(view, m, c) for m, tags in _ignore_models(view)]
     return "\n".join(out).rstrip() + "\n"

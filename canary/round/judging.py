@@ -84,8 +84,8 @@ class JudgeRequest:
 class JudgeOutcome:
     """How applying the round ended (a refusal raises RoundRefused instead): the judge's record of it."""
 
-    decisions: RoundDecisions  # the judge's record of the round, as written to...
-    written: Path              # ...this decisions file
+    decisions: RoundDecisions  # the judge's record of the round, as written to decisions.json
+    state: JudgeState          # the judge's state with the round applied
 
 
 def model_list(text: str | None) -> tuple[str, ...] | None:
@@ -153,7 +153,7 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
         history.record_after_judge(paths, judged, decisions, now=now, compact_days=False)
         echo(f"canary judge: round {results.round_id} already applied; nothing changed "
              f"(decisions file {out} rewritten from the state and the audit log)")
-        return JudgeOutcome(decisions, out)
+        return JudgeOutcome(decisions, state)
     policy = replace(config.rules, mode=mode)  # the round's mode: canary.yaml's, or the request's override
     new_state, changes = apply_round(state, results, policy, now=now, excluded=people_excluded(exclusions, now),
                                        maintenance=load_maintenance(paths.maintenance))
@@ -174,7 +174,7 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
              f"{rejected.problem}")
     if request.send:
         notify.notify(decisions, audit_path=paths.audit, echo=echo, silences=silences_or_none(paths.silences, echo))
-    return JudgeOutcome(decisions, out)
+    return JudgeOutcome(decisions, new_state)
 
 
 def _new_shards(results_paths: tuple[Path, ...], rounds: tuple[RoundResults, ...] | None,

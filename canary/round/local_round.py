@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from canary.outputs import allure_html, summary
-from canary.round.judging import SIMULATOR_STATE_DIR, JudgeRequest, run_judge
+from canary.round.judging import SIMULATOR_STATE_DIR, JudgeOutcome, JudgeRequest, run_judge
 from canary.round.probing import NOT_RUN, ProbeOptions, run_probe
 from canary.round.refusal import RoundRefused
 from canary.state.judge_files import load_state
@@ -66,7 +66,9 @@ def run_round(options: RoundOptions, *, echo: Callable[[str], None] = print) -> 
         marker=options.marker, workers=options.workers, simulator=on_simulator,
         scenario=options.scenario if on_simulator else None,
         seed=(options.seed if options.seed is not None else number) if on_simulator else 0,
-        round_number=number, state=state, virtual_time=stamp(virtual) if virtual is not None else None)
+        round_number=number, state=state, virtual_time=stamp(virtual) if virtual is not None else None,
+        # pytest's report and the plugin's table left out: the summary below tells every case once.
+        pytest_args=("--no-summary",))
     try:
         probed = run_probe(probe)
     except RoundRefused as exc:  # said as `canary probe` would say it; the round ends there
@@ -77,7 +79,8 @@ def run_round(options: RoundOptions, *, echo: Callable[[str], None] = print) -> 
         probe_rc = probed.code
     results_path = reports / "results.json"
     if probe_rc == NOT_RUN or not results_path.exists():
-        print("canary round: the probes produced no results.json; nothing to judge", file=sys.stderr)
+        print("canary round: the probes produced no results.json; nothing to judge (`pytest probes` shows "
+              "pytest's own report, which the round leaves out)", file=sys.stderr)
         return NOT_RUN
     results = probed.results  # results.json, read once by run_probe: the judge and the summary take it
     if results is None:
@@ -85,13 +88,16 @@ def run_round(options: RoundOptions, *, echo: Callable[[str], None] = print) -> 
               file=sys.stderr)
         return NOT_RUN
 
-    when = options.now or (_virtual_end(results) if virtual is not None else None)
-    decisions, judge_rc = _judge(JudgeRequest(
+    when = (options.now or (_virtual_end(results) if virtual is not None else None)
+            or datetime.now(UTC).replace(microsecond=0))
+    judged, judge_rc = _judge(JudgeRequest(
         (results_path,), replace(config, paths=replace(config.paths, state=state, audit=audit)),
-        when or datetime.now(UTC).replace(microsecond=0), mode=options.mode,
-        decisions_out=reports / "decisions.json", send=False, rounds=(results,), state=before), echo)
+        when, mode=options.mode, decisions_out=reports / "decisions.json", send=False, rounds=(results,),
+        state=before), echo)
+    decisions = judged.decisions if judged is not None else None
     echo("")
-    echo(summary.to_text(results, decisions))
+    waiting = pending(judged.state, config.rules.failed_rounds_to_suspend, when) if judged is not None else []
+    echo(summary.to_text(results, decisions, waiting).rstrip())
     if virtual is not None:
         after = ("the first simulator round starts at the real time" if first else
                  f"{int(SIMULATOR_ROUND_INTERVAL.total_seconds() // 60)} min after the previous simulator round")
@@ -99,15 +105,32 @@ def run_round(options: RoundOptions, *, echo: Callable[[str], None] = print) -> 
              f"the judge's state is in {state.parent}/, not in {config.paths.state.parent}/)")
     if options.render_report:
         _render_report(reports, decisions, echo)
+    if virtual is not None:
+        echo(f"\nnext: the round again (`./dev round` or `canary round`) plays the simulator's next half hour; "
+             f"`canary status --state {state}` shows every endpoint's streaks")
     return max(probe_rc, judge_rc)
 
 
-def _judge(request: JudgeRequest, echo: Callable[[str], None]) -> tuple[RoundDecisions | None, int]:
+def pending(state: JudgeState, needed: int, now: datetime) -> list[str]:
+    """Each model's endpoints in a failed streak the judge has not decided yet, and when it decides."""
+    lines = []
+    for model, providers in sorted(state.models.items()):
+        for streak in range(needed - 1, 0, -1):
+            tags = [p for p, ps in sorted(providers.items())
+                    if ps.failed_streak == streak and not (ps.suspension and ps.suspension.active(now))]
+            when = "at the next round" if streak == needed - 1 else f"after {needed - streak} more failed rounds"
+            if tags:
+                lines.append(f"pending: {', '.join(tags)} of {model}: {streak} of {needed} failed rounds: "
+                             f"decided {when}")
+    return lines
+
+
+def _judge(request: JudgeRequest, echo: Callable[[str], None]) -> tuple[JudgeOutcome | None, int]:
     """`canary judge RESULTS --state .. --audit .. --decisions-out .. --no-notify [--mode] [--now]`, on
-    the round and the state already read: its decisions and exit code. A refusal is said as `canary
-    judge` says it; the round's summary and report still follow."""
+    the round and the state already read: what it decided and left, and its exit code. A refusal is
+    said as `canary judge` says it; the round's summary and report still follow."""
     try:
-        return run_judge(request, echo=echo).decisions, 0
+        return run_judge(request, echo=echo), 0
     except RoundRefused as exc:
         print(f"canary judge: {exc}", file=sys.stderr)
         return None, exc.exit_code

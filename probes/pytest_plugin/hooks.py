@@ -19,7 +19,7 @@ import pytest
 
 from core.vocabulary import DECLARED, Outcome
 from probes.pytest_plugin import key_sweep, reporting, table
-from probes.pytest_plugin.outcomes import HostUnreachable, RoundIncomplete
+from probes.pytest_plugin.outcomes import HostUnreachable, RoundIncomplete, explain
 from probes.pytest_plugin.scheduling import ProviderScheduling, assignment, case_id_of
 from probes.pytest_plugin.settle import WORKERINPUT_KEY, settle
 from probes.round.cases import Case, CaseRecord, DiscoveryCase, PlannedCase, ProbedCase, not_probed
@@ -183,9 +183,10 @@ def describe_in_allure(item: pytest.Item) -> None:
 
 # -- results --------------------------------------------------------------------------------
 
-@pytest.hookimpl(wrapper=True)
+@pytest.hookimpl(wrapper=True, trylast=True)  # innermost: allure-pytest's wrapper reads the explained report
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
     rep = yield
+    explain(rep, call)
     case = item.stash.get(CASE, None)
     if not isinstance(case, Case):  # a DiscoveryCase has no probe result: the plan records its failure
         return rep
@@ -242,9 +243,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     results = round_.finish(interrupted=int(exitstatus) == pytest.ExitCode.INTERRUPTED)
     settings = round_.settings
     if settings.alluredir is not None:
+        probed = {case.contract for case in results.cases}  # not the optional contracts no model runs
         reporting.write_allure_run_files(settings.alluredir, results.round_id, {
             "upstream": settings.upstream, "round_id": settings.round_id, "models": ", ".join(settings.plan.endpoints),
-            "contracts": ", ".join(settings.plan.contracts), "mode": settings.config.mode,
+            "contracts": ", ".join(c for c in settings.plan.contracts if c in probed), "mode": settings.config.mode,
             "ttft_seconds": str(settings.config.probe.ttft_seconds), "xdist_workers": str(settings.workers),
             "clock": settings.clock.kind, "controls": settings.controls_source,
         })
@@ -267,9 +269,11 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     round_ = config.stash.get(ROUND, None)
     if round_ is None or round_.results is None:
         return
-    terminalreporter.write_sep("=", "canary round")
-    for line in table.render(round_.results):
-        terminalreporter.write_line(line, red=line.startswith("!!!"), bold=line.startswith("!!!"))
+    if not config.option.no_summary:  # `canary round` runs it so: its own summary of every case follows
+        terminalreporter.write_sep("=", "canary round")
+        for line in table.render(round_.results):
+            terminalreporter.write_line(line, red=line.startswith("!!!"), bold=line.startswith("!!!"))
+        terminalreporter.write_line(f"reports: {round_.settings.reports / 'results.json'}")
     for model, problems in round_.settings.plan.dropped.items():
         # Each problem names its entry repr-escaped and cut short (probes/http/discovery.py).
         terminalreporter.write_line(f"discovery of {model} dropped {len(problems)} listing entries: "
@@ -281,6 +285,5 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         for case in (c for c in round_.results.cases if c.control):
             terminalreporter.write_line(f"positive control {case.provider} of {case.model} probed with the selected "
                                         "refusal cases (kept through -k/-m: it judges the probe, not a host)")
-    terminalreporter.write_line(f"reports: {round_.settings.reports / 'results.json'}")
 
 

@@ -7,7 +7,8 @@
     pass            -> passes
 
 Message prefixes ("quality failure:", "transport error:", ...) are what Allure's categories
-match on (probes/pytest_plugin/reporting.py).
+match on (probes/pytest_plugin/reporting.py). A case these end is reported as that one message
+(`explain`): no traceback through the plugin, whose frames show a ProbedCase repr nobody can read.
 """
 
 from __future__ import annotations
@@ -47,3 +48,13 @@ def enforce(result: ProbedCase) -> None:
         pytest.skip(f"inconclusive: {reason}")
     if result.outcome is Outcome.NOT_APPLICABLE:
         pytest.skip(f"not applicable: {reason}")
+
+
+# The canary's own verdicts; any other exception is a harness bug and keeps pytest's traceback.
+VERDICTS = (ContractViolation, HostUnreachable, RoundIncomplete)
+
+
+def explain(report: pytest.TestReport, call: pytest.CallInfo[None]) -> None:
+    """Report a case one of the VERDICTS ended as its one-line message (pytest's, JUnit's and Allure's trace)."""
+    if call.excinfo is not None and isinstance(call.excinfo.value, VERDICTS):
+        report.longrepr = str(call.excinfo.value)

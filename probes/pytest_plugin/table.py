@@ -14,16 +14,16 @@ def render(results: RoundResults) -> list[str]:
     """Lines of the table for one round record, then the loud round-level warnings."""
     lines: list[str] = []
     cases = sorted(results.cases, key=lambda c: (c.model, c.provider, c.contract))
-    widths = (max([len(c.provider) for c in cases] + [8]), 10, 12, 7)
+    labels = [c.contract + (f" {c.language}" if c.language else "") + (" ctl" if c.control else "") for c in cases]
+    widths = (max([len(c.provider) for c in cases] + [8]), max([len(label) for label in labels] + [8]), 12, 7)
     model = None
-    for c in cases:
+    for c, contract in zip(cases, labels, strict=True):
         if c.model != model:
             model = c.model
             lines.append(f"{model}")
             lines.append(f"  {'provider':<{widths[0]}}  {'contract':<{widths[1]}}  "
                          f"{'outcome':<{widths[2]}}  {'ttft':>{widths[3]}}  reason")
         ttft = f"{c.ttft_s:.2f}s" if c.ttft_s is not None else "-"
-        contract = c.contract + (f" {c.language}" if c.language else "") + (" ctl" if c.control else "")
         reason = clean(c.reason, REASON_CHARS)   # upstream text: no escape sequence reaches the log
         lines.append(f"  {c.provider:<{widths[0]}}  {contract:<{widths[1]}}  "
                      f"{SYMBOLS[c.outcome.value]:<{widths[2]}}  {ttft:>{widths[3]}}  {reason}")

@@ -4,7 +4,8 @@
 
 Reads the judge's state, the audit log (the would-suspends, and the last digest's line), people's
 exclusion, silences and maintenance files; composes the digest (canary/integrations/notifications/
-digest.py); and, when one is due (`digest.every_hours` since the last, or none yet) and its lines
+digest.py); and, when one is due (`digest.every_hours` since the last, or none yet; with
+`digest.hour_utc`, at that hour of the day and every `every_hours` after it) and its lines
 differ from the last digest's, prints it, appends it to $GITHUB_STEP_SUMMARY, sends it to every
 service of $CANARY_NOTIFY_URLS and records it in the audit log (`digest_sent`, with its keys: the
 bookkeeping lives with the judge's files on the state branch). In GitHub Actions the step sets the
@@ -15,10 +16,11 @@ Exit 0 whatever the services did; 2 when a file cannot be read.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, time, timedelta
 
 import click
 import msgspec
@@ -54,8 +56,8 @@ def digest(invocation: Invocation, force: bool) -> int:
     for problem in log.set_aside:
         print(f"canary digest: warning: {problem} (that audit line is skipped)", file=sys.stderr)
     last = last_digest(log.lines)
-    if last is not None and not force and now < last[0] + every:
-        print(f"canary digest: the last was at {fmt_time(last[0])}; the next is due from {fmt_time(last[0] + every)}")
+    if last is not None and not force and now < (due := next_due(last[0], every, config.digest.hour_utc)):
+        print(f"canary digest: the last was at {fmt_time(last[0])}; the next is due from {fmt_time(due)}")
         return 0
     composed = compose_digest(
         now=now, state=layers.state, exclusions=layers.exclusions,
@@ -68,7 +70,7 @@ def digest(invocation: Invocation, force: bool) -> int:
         print(f"canary digest: nothing changed since {when}; nothing sent")
         return 0
     message = render_digest(composed)
-    print(message.as_text())
+    print(message.plain().as_text())  # a terminal shows Markdown as it is: no escapes
     summary = os.environ.get(SUMMARY_ENV)
     if summary:
         with open(summary, "a", encoding="utf-8") as handle:
@@ -91,6 +93,16 @@ def last_digest(lines: Sequence[audit.AuditLine]) -> tuple[datetime, tuple[str, 
     return None
 
 
+def next_due(last: datetime, every: timedelta, hour: int | None) -> datetime:
+    """When the digest after one sent at `last` is due: `every` later, or with digest.hour_utc at the
+    first of that day's slots (the hour, and every `every` from it) after `last`: a digest sent late
+    (the first one, a round run late) does not move the next ones."""
+    if hour is None:
+        return last + every
+    anchor = datetime.combine(last.date(), time(hour), tzinfo=UTC)
+    return anchor + (math.floor((last - anchor) / every) + 1) * every
+
+
 def digest_line(digest: Digest, mode: str, *, delivered_to: int) -> audit.AuditLine:
     line = audit.warning_line(digest.now, None, mode, action=DIGEST_SENT, rule="digest",
                               reason=f"{len(digest.lines)} line(s), {len(digest.added)} new, {len(digest.gone)} gone; "
@@ -98,4 +110,4 @@ def digest_line(digest: Digest, mode: str, *, delivered_to: int) -> audit.AuditL
     return msgspec.structs.replace(line, keys=tuple(digest.keys))
 
 
-__all__ = ["DIGEST_SENT", "digest", "digest_line", "last_digest"]
+__all__ = ["DIGEST_SENT", "digest", "digest_line", "last_digest", "next_due"]

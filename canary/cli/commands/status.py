@@ -4,15 +4,20 @@ Below each model's table, the current evidence card of every endpoint (judge/sus
 contract with a failure in its window against the pooled replies of the model's other endpoints,
 or how many judged replies its window holds when none failed. Last, the silences in force
 (paths.silences): they mute notifications and issues, never the states shown above.
+
+A simulator state (`canary round`'s, in <reports>/simulator-state/) runs on its own virtual clock:
+without --now it is shown at its last round's virtual time, not the real one.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 import click
 
 from canary.cli.commands._options import Command, Invocation, common, pass_invocation
+from canary.round.judging import SIMULATOR_STATE_DIR
 from canary.state.judge_files import refuse_future_times
 from canary.state.silences import load_silences, render_silences
 from core.layers import BUILTIN, INCIDENT, Exclusion
@@ -35,6 +40,10 @@ _PENDING_WINDOW = Policy().pending_window  # the default rules' window
 def status(invocation: Invocation, model: str | None) -> int:
     """A table of every provider the judge remembers, and its state; then the silences in force."""
     layers = invocation.layers()
+    last = layers.state.last_round
+    if invocation.at is None and last is not None and layers.config.paths.state.parent.name == SIMULATOR_STATE_DIR:
+        layers = replace(layers, now=last.decided_at or last.started_at)
+        print(f"(a simulator state: shown at its virtual clock, its last round's {fmt_time(layers.now)})")
     # A year-9999 time would also overflow the pending window below: refused (a StoreError) first.
     refuse_future_times(layers.state, layers.config.paths.state, layers.now)
     window = timedelta(hours=layers.config.rules.pending_failure_hours)
@@ -69,6 +78,17 @@ def provider_state(ps: ProviderState, people: list[Exclusion], now: datetime) ->
     if ps.failed_streak:
         return "failing"
     return "ok"
+
+
+def decided_lines(providers: dict[str, ProviderState], now: datetime) -> list[str]:
+    """What decided each suspension in force: its failed streak starts again at the decision (`failed 0`)."""
+    decided = [(p, s) for p, ps in sorted(providers.items()) if (s := ps.suspension) is not None and s.active(now)]
+    if not decided:
+        return []
+    width = max(len(p) for p, _ in decided)
+    return ["", "decided (a decision starts the failed streak again):"] + [
+        f"  {p.ljust(width)}  {'suspended' if s.enforced(now) else 'would-suspend'} since {fmt_time(s.since)}: "
+        f"{s.reason}" + (f" ({', '.join(s.contracts)})" if s.contracts else "") for p, s in decided]
 
 
 def evidence_lines(state: JudgeState, model: str) -> list[str]:
@@ -117,6 +137,6 @@ def render_status(state: JudgeState, exclusions: tuple[Exclusion, ...], now: dat
         out.append(f"{m}  (at {fmt_time(now)})")
         for row in [COLUMNS, tuple("-" * w for w in widths), *rows]:
             out.append("  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=False)).rstrip())
-        out += evidence_lines(state, m)
+        out += decided_lines(providers, now) + evidence_lines(state, m)
         out.append("")
     return "\n".join(out).rstrip()

@@ -5,17 +5,20 @@ Everything that came from upstream (provider tags, reasons, evidence) goes throu
 `core.untrusted.markdown()`: one line, no control or bidi characters, every Markdown/HTML
 metacharacter escaped. That keeps a hostile reason from planting a link, an `@everyone` or
 `<!channel>` ping, or raw HTML in an e-mail (Apprise turns the Markdown into HTML for e-mail and
-passes it through to Slack, Discord, Telegram).
+passes it through to Slack, Discord, Telegram). A channel that renders no Markdown (a JSON
+webhook, ntfy, a terminal) gets `Message.plain()`: the same text without the escapes and the bold
+marks, which it would show as they are (`12\\:37\\:29Z`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from canary.outputs.roundview import WEAK_EVIDENCE, card_lines
 from core.times import fmt_time
-from core.untrusted import clean, markdown
+from core.untrusted import MARKDOWN_SPECIAL, clean, markdown
 from judge.suspension.decisions import Action, Decision, RoundDecisions, action_named
 
 # Telegram caps a message at 4096 characters and Teams' workflows at about 1000 per block;
@@ -24,6 +27,10 @@ MAX_DECISIONS = 15
 MAX_EVIDENCE = 3
 MAX_BODY = 3500
 
+
+# What Message.plain() undoes in one pass, left to right: markdown()'s escape of a character, or
+# one of our own `**` bold marks (an escaped `\*\*` reads as two escapes, not as a mark).
+_MARKUP = re.compile(rf"\\({MARKDOWN_SPECIAL})|\*\*")
 
 # Apprise's notification types, by how urgent the worst decision of the round is.
 FAILURE, WARNING, SUCCESS, INFO = "failure", "warning", "success", "info"
@@ -44,6 +51,10 @@ class Message:
     def as_text(self) -> str:
         """Title and body in one string (for a receiver with a single text field)."""
         return f"{self.title}\n{self.body}"
+
+    def plain(self) -> Message:
+        """The message for a channel that shows Markdown as it is: escapes undone, bold marks dropped."""
+        return Message(self.title, _MARKUP.sub(lambda m: m.group(1) or "", self.body), self.kind)
 
 
 def severity(actions: Sequence[str]) -> str:

@@ -8,7 +8,10 @@ URL is ever printed or logged, and whatever Apprise or a server says about a fai
 scrubbed of every part of every configured URL before it is shown or recorded.
 
 Each URL gets its own Apprise object, so a failure is attributed to one URL (named by
-position and scheme) and only the URLs that failed are tried again.
+position and scheme) and only the URLs that failed are tried again. The Markdown body goes to a
+service that renders it (Slack, Discord, Telegram, Teams, HTML e-mail; and the deprecated webhook's
+Slack-compatible chats); one that shows text as it is (a generic JSON, form or XML webhook: a
+program reads it; ntfy unless `?format=markdown`; PagerDuty) gets `Message.plain()`, without escapes.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from canary.integrations.notifications.urls import (
     TOKEN_FRAGMENT,
     Scrubber,
     Target,
+    scheme_of,
     targets_from_env,
 )
 from canary.state import audit
@@ -41,6 +45,8 @@ BACKOFF_S = (1.0, 3.0)            # pauses between attempts (the last repeats)
 MAX_PROBLEM = 300                 # characters of the (scrubbed) failure description kept
 # Secrets that may be in the process environment and must never reach a message.
 SECRET_ENVS = ("OPENROUTER_API_KEY", "GITHUB_TOKEN")
+# Apprise's generic webhooks pass any format through to a program, which renders no Markdown.
+PLAIN_SCHEMES = frozenset({"json", "jsons", "form", "forms", "xml", "xmls"})
 # Apprise is imported where it is used: every `canary` command imports this module through
 # the CLI, and Apprise loads its plugins on import (about 0.1 s).
 
@@ -92,8 +98,9 @@ def send_message(message: Message, urls: Sequence[Target | str], audit_path: Pat
     secrets = [env.get(name, "") for name in SECRET_ENVS]
     scrub = Scrubber([t.url for t in chosen], secrets)
     scrub_message = Scrubber([t.url for t in chosen], secrets, min_fragment=TOKEN_FRAGMENT)
-    message = Message(scrub_message(message.title), scrub_message(message.body), message.kind)
-    failures = [f for t in chosen if (f := _deliver(t, message, scrub, attempts, sleep)) is not None]
+    # Each form scrubbed as sent: a secret's fragment escaped in the Markdown (`a\_b`) is whole in the plain one.
+    rich, plain = (Message(scrub_message(m.title), scrub_message(m.body), m.kind) for m in (message, message.plain()))
+    failures = [f for t in chosen if (f := _deliver(t, (rich, plain), scrub, attempts, sleep)) is not None]
     for failure in failures:
         echo(f"canary: notification to {failure.target} failed after {failure.attempts} attempt(s) "
              f"({failure.problem}); recorded in the audit log")
@@ -106,8 +113,9 @@ def send_message(message: Message, urls: Sequence[Target | str], audit_path: Pat
     return failures
 
 
-def _deliver(target: Target, message: Message, scrub: Callable[[str], str], attempts: int,
+def _deliver(target: Target, forms: tuple[Message, Message], scrub: Callable[[str], str], attempts: int,
              sleep: Callable[[float], None]) -> Failure | None:
+    """Send the Markdown form (forms[0]) or the plain one (forms[1]), as the target renders; None: delivered."""
     try:
         import apprise
     except ImportError:   # a broken install must not fail the round either
@@ -117,11 +125,14 @@ def _deliver(target: Target, message: Message, scrub: Callable[[str], str], atte
         sender = apprise.Apprise()
         if not sender.add(target.url):
             return Failure(target.label, 0, "not a URL Apprise understands: check its scheme and form")
+    markdown = target.legacy or (scheme_of(target.url) not in PLAIN_SCHEMES
+                                 and sender[0].notify_format != apprise.NotifyFormat.TEXT)
+    message = forms[0] if markdown else forms[1]
     title, body = ("", message.as_text()) if target.legacy else (message.title, message.body)
     for _ in Backoff(attempts, BACKOFF_S).tries(sleep):
         with _apprise_logs() as logs:
             try:
-                delivered = bool(sender.notify(body=body, title=title, body_format="markdown",
+                delivered = bool(sender.notify(body=body, title=title, body_format="markdown" if markdown else "text",
                                                notify_type=message.kind))
             except Exception as exc:  # a plugin bug must not fail the round; its text may hold the URL
                 delivered, logs[:] = False, [f"{type(exc).__name__} in Apprise"]

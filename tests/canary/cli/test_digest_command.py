@@ -49,11 +49,15 @@ def test_the_first_digest_tells_what_stands_and_the_next_waits_for_a_change(
     f.silences.write_text(add_silence("", "s", Silence(MODEL, "dune/fp16", T0 + 72 * HOUR, HOSTILE, "alice", T0)))
     out, [sent] = _digest(f, monkeypatch, T0 + HOUR)
     assert sent["title"] == "canary digest: 1 would suspend, 1 silenced" and sent["type"] == "warning"
-    body = sent["message"]
-    assert f"{BAD} of {MODEL} until" in body.replace("\\", "") and "**Would suspend (observe mode)**" in body
-    assert "**Changed since the last digest**" in body and body.count("- new: ") == 2
-    assert "\\<img" in body and "<img" not in body.replace("\\<img", "") and "\\@everyone" in body
-    assert "Observe mode: 1 would-suspend\\(s\\) in the last 7 days\\: 1 active" in body
+    body = sent["message"]   # a JSON webhook renders no Markdown: the text as it reads, no escapes, no bold marks
+    assert f"{BAD} of {MODEL} until {iso(T0 + HALF_HOUR + 48 * HALF_HOUR)}" in body and "\\" not in body
+    assert "Would suspend (observe mode)\n" in body and "Changed since the last digest\n" in body
+    assert body.count("- new: ") == 2 and HOSTILE in body and "**" not in body
+    assert "Observe mode: 1 would-suspend(s) in the last 7 days: 1 active" in body
+    assert "\\" not in out and "Observe mode: 1 would-suspend(s)" in out   # nor in the terminal
+    markdown = (tmp_path / "summary.md").read_text()   # the job summary renders Markdown: escaped there
+    assert "**Would suspend (observe mode)**" in markdown and "\\<img" in markdown and "\\@everyone" in markdown
+    assert "<img" not in markdown.replace("\\<img", "")
     [line] = [r for r in f.audit_lines() if r["action"] == "digest_sent"]
     assert line["time"] == iso(T0 + HOUR) and len(line["keys"]) == 2
     assert (tmp_path / "output.txt").read_text() == "recorded=true\n"
@@ -86,10 +90,10 @@ def _fail_twice_later(f: Files, start: Any) -> None:
 def test_what_ends_today_and_what_is_gone_are_said(f: Files, monkeypatch: pytest.MonkeyPatch) -> None:
     f.silences.write_text(add_silence("", "s", Silence(MODEL, BAD, T0 + 3 * HOUR, "short", "bob", T0)))
     _, [first] = _digest(f, monkeypatch, T0 + HOUR)                 # 23:00: the silence ends at 01:00 tomorrow
-    assert "**Expires today**" not in first["message"]
+    assert "Expires today\n" not in first["message"]
     f.silences.write_text(add_silence("", "s", Silence(MODEL, BAD, T0 + 30 * HOUR, "r", "bob", T0)))
     _, [second] = _digest(f, monkeypatch, T0 + 26 * HOUR)           # its silence replaced by one ending today
-    assert "**Expires today**" in second["message"] and "- no longer: silence" in second["message"]
+    assert "Expires today\n" in second["message"] and "- no longer: silence" in second["message"]
 
 
 def test_every_hours_is_configurable_and_zero_turns_it_off(f: Files, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -104,6 +108,17 @@ def test_every_hours_is_configurable_and_zero_turns_it_off(f: Files, monkeypatch
                                                                                 T0)))
     assert _digest(f, monkeypatch, T0 + 3 * HALF_HOUR)[1] == []       # changed, but not due within the hour
     assert len(_digest(f, monkeypatch, T0 + 2 * HOUR)[1]) == 1
+
+
+def test_the_operator_chooses_the_hour_the_digest_goes_out(f: Files, monkeypatch: pytest.MonkeyPatch) -> None:
+    f.config.write_text(f.config.read_text() + "digest:\n  hour_utc: 8\n")
+    f.silences.write_text(add_silence("", "s", Silence(MODEL, BAD, T0 + 72 * HOUR, "r", "bob", T0)))
+    assert len(_digest(f, monkeypatch, T0 + HOUR)[1]) == 1             # the first: at once (23:00)
+    f.silences.write_text(f.silences.read_text() + add_silence("", "s", Silence(MODEL, None, T0 + 99 * HOUR, "m", "c",
+                                                                                T0)))
+    out, sent = _digest(f, monkeypatch, T0 + 9 * HOUR + HALF_HOUR)     # 07:30: changed, not yet 08:00
+    assert sent == [] and f"the next is due from {iso(T0 + 10 * HOUR)}" in out   # not 23:00, 24 h after the first
+    assert len(_digest(f, monkeypatch, T0 + 10 * HOUR + HALF_HOUR)[1]) == 1   # the round after 08:00 sends it
 
 
 def test_an_audit_line_of_another_shape_is_named_and_the_last_good_digest_still_counts(

@@ -31,6 +31,28 @@ def test_status_shows_a_table_of_providers(f: Files) -> None:
     assert "suspended" in row and "structured: fail" in row and iso(T0 + HALF_HOUR + 48 * HALF_HOUR) in row
 
 
+def test_status_says_what_decided_a_suspension_whose_failed_streak_started_again(f: Files) -> None:
+    _, out, _ = f.canary("status", "--model", MODEL, "--now", iso(T0 + 2 * HALF_HOUR))
+    row = next(line for line in out.splitlines() if line.startswith(BAD))
+    assert row.split()[2] == "0"   # the failed column: the streak starts again at the decision...
+    decided = out.splitlines()[out.splitlines().index("decided (a decision starts the failed streak again):") + 1]
+    assert decided.split() == [BAD, "suspended", "since", f"{iso(T0 + HALF_HOUR)}:", "2", "failed", "rounds", "in",
+                               "a", "row", "(structured)"]   # ...and this says what decided it
+
+
+def test_status_of_a_simulator_state_needs_no_now(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = files_in(tmp_path, capsys)
+    state = tmp_path / "reports" / "simulator-state" / "canary-state.json"
+    virtual = T0.replace(year=2999)   # `canary round` runs simulator rounds on a clock of their own, here ahead
+    for i in range(2):
+        at = virtual + i * HALF_HOUR
+        assert f.canary("judge", str(f.results(f"r{i}.json", {BAD: "fail"}, at=at)), "--state", str(state),
+                        "--now", iso(at), "--no-notify")[0] == 0
+    code, out, err = f.canary("status", "--state", str(state))
+    assert code == 0, err   # was: refused, its times "lie after now"
+    assert f"{MODEL}  (at {iso(virtual + HALF_HOUR)})" in out and BAD in out
+
+
 def test_status_shows_until_when_a_failed_round_is_pending(f: Files) -> None:
     at = T0 + 4 * HALF_HOUR
     f.canary("judge", str(f.results("r2.json", {PROVIDERS[1]: "fail"}, at=at)), "--now", iso(at))

@@ -46,20 +46,29 @@ def _audit(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
-def test_a_json_webhook_receives_the_title_the_escaped_body_and_the_worst_severity(tmp_path: Path) -> None:
+def test_a_json_webhook_receives_the_title_the_plain_body_and_the_worst_severity(tmp_path: Path) -> None:
     with receiving() as hook:
         assert _send([f"json://127.0.0.1:{hook.port}/canary"], tmp_path / "audit.jsonl") == []
     [request] = hook.requests
     payload = request.json()
     assert request.method == "POST" and request.path == "/canary"
     assert payload["title"] == "canary: 1 suspended, 1 restored" and payload["type"] == "failure"
-    message = payload["message"]
-    assert "**suspended**: aurora/fp8 of m/x until 2026-11-30T22\\:30\\:00Z (rung 1)" in message
-    assert "\\<img src=x onerror=alert\\(1\\)\\>" in message and "<img" not in message.replace("\\<img", "")
-    assert "\\[click\\]\\(http\\:" in message and "\\@everyone" in message
-    assert "second line" in message and "everyone\nsecond" not in message   # one decision, one line
-    assert "language: fail: leading garbage\\: '\\_,\\*\\*x\\*\\*'" in message
+    message = payload["message"]   # a program reads it: no Markdown escapes to show as they are (`22\:30`)
+    assert "- ⛔ suspended: aurora/fp8 of m/x until 2026-11-30T22:30:00Z (rung 1): 2 failed rounds <img" in message
+    assert "[click](http://evil.example) @everyone second line" in message   # one decision, one line
+    assert "language: fail: leading garbage: '_,**x**'" in message and "\\" not in message
     assert not (tmp_path / "audit.jsonl").exists()
+
+
+def test_a_service_that_renders_markdown_gets_it_escaped(tmp_path: Path) -> None:
+    with receiving() as hook:   # the deprecated webhook: Slack-compatible chats (Mattermost, Rocket.Chat)
+        notify.notify(record_of(DOC), audit_path=tmp_path / "a.jsonl",
+                      env={WEBHOOK_ENV: f"http://127.0.0.1:{hook.port}/"}, sleep=lambda _: None, echo=lambda _: None)
+    text = hook.requests[0].json()["text"]
+    assert "**suspended**: aurora/fp8 of m/x until 2026-11-30T22\\:30\\:00Z (rung 1)" in text
+    assert "\\<img src=x onerror=alert\\(1\\)\\>" in text and "<img" not in text.replace("\\<img", "")
+    assert "\\[click\\]\\(http\\:" in text and "\\@everyone" in text
+    assert "language: fail: leading garbage\\: '\\_,\\*\\*x\\*\\*'" in text
 
 
 def test_ntfy_pointed_at_a_local_server_gets_topic_title_and_message(tmp_path: Path) -> None:
@@ -68,7 +77,7 @@ def test_ntfy_pointed_at_a_local_server_gets_topic_title_and_message(tmp_path: P
     [request] = ntfy.requests
     payload = request.json()
     assert payload["topic"] == "canary-alerts" and payload["title"] == "canary: 1 suspended, 1 restored"
-    assert "aurora/fp8 of m/x" in payload["message"]
+    assert "aurora/fp8 of m/x until 2026-11-30T22:30:00Z" in payload["message"]   # ntfy shows text as it is
 
 
 def test_email_through_a_local_smtp_server_carries_no_raw_html_from_upstream(tmp_path: Path) -> None:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import shutil
 import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from canary.cli.main import main
 from canary.outputs import allure_html
+from judge.suspension.decisions import Action, Decision, RoundDecisions, Rule
 
 
 @pytest.fixture(autouse=True)
@@ -129,3 +131,18 @@ def test_two_rounds_render_a_report_whose_trend_shows_both(tmp_path, capsys):
     page = (out / "index.html").read_text(encoding="utf-8")
     assert "history-trend.json" in page  # the single file embeds its data, trend included
     assert not list(first.glob("history")) and not (second / "categories.json").exists()  # inputs untouched
+
+
+@pytest.mark.slow
+def test_a_judge_decision_is_not_counted_as_a_failed_test(tmp_path):
+    _allure_or_skip()
+    shard = allure_results(tmp_path / "r", {"aurora/fp8::latency": "passed", "borealis/bf16::latency": "failed"})
+    decided = RoundDecisions(round_id="r2", mode="observe", now=datetime(2026, 11, 30, tzinfo=UTC), decisions=(
+        Decision("deepseek/deepseek-chat-v3-0324", "borealis/bf16", Action.WOULD_SUSPEND, Rule.FAILED_STREAK,
+                 "2 failed rounds in a row"),))
+    out = tmp_path / "allure-report"
+    allure_html.render([shard], history=tmp_path / "allure-history", out=out, decisions=decided)
+    statistic = json.loads((out / "widgets" / "summary.json").read_text())["statistic"]
+    assert (statistic["failed"], statistic["passed"], statistic["unknown"]) == (1, 1, 1)  # was 2 failed
+    categories = json.loads((out / "widgets" / "categories.json").read_text())["items"]
+    assert {c["name"]: c["statistic"]["total"] for c in categories}["Judge decision (with its evidence card)"] == 1

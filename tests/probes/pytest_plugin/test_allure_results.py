@@ -28,6 +28,8 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
         out[doc["name"]] = doc
     out["__containers__"] = [json.loads(p.read_text(encoding="utf-8"))
                              for p in (tmp_path / "allure").glob("*-container.json")]
+    out["__environment__"] = dict(line.split("=", 1) for line in (tmp_path / "allure" / "environment.properties")
+                                  .read_text(encoding="utf-8").splitlines())
     return out
 
 
@@ -39,6 +41,9 @@ def test_a_failing_case_reads_on_its_own(results: dict[str, dict]) -> None:
     [mixed] = [doc for name, doc in results.items() if name.startswith("mixed/fp8 · language")]
     assert mixed["status"] == "failed"
     assert "quality failure" in mixed["statusDetails"]["message"]
+    # The trace is the verdict in one line, not a traceback through the plugin with a ProbedCase repr.
+    assert mixed["statusDetails"]["trace"].startswith("quality failure: ")
+    assert "\n" not in mixed["statusDetails"]["trace"] and "ProbedCase" not in mixed["statusDetails"]["trace"]
     labels = {(label["name"], label["value"]) for label in mixed["labels"]}
     assert {("provider", "mixed/fp8"), ("contract", "language"), ("suite", "language"),
             ("subSuite", "mixed/fp8")} <= labels
@@ -64,3 +69,7 @@ def test_a_transport_error_is_broken_and_still_shows_its_request(results: dict[s
 def test_a_passing_case_has_a_readable_title(results: dict[str, dict]) -> None:
     [ok] = [doc for name, doc in results.items() if name.startswith("ok/fp8 · language (")]
     assert ok["status"] == "passed" and [step["status"] for step in ok["steps"]] == ["passed"]
+
+
+def test_the_environment_lists_only_the_contracts_probed(results: dict[str, dict]) -> None:
+    assert results["__environment__"]["contracts"] == "language"   # -m language: not every declared contract

@@ -68,6 +68,16 @@ def test_a_failed_quality_contract_is_a_pytest_failure_and_a_fail_in_the_record(
     assert record.complete  # a failing host is the round's business, not an incomplete round
 
 
+def test_a_failed_case_is_reported_as_its_one_line_reason_not_a_traceback(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, planted: RunningSimulator) -> None:
+    result, _ = run_round(pytester, monkeypatch, planted, "-m", "latency", "-k", "slow/fp8")
+    lines = result.stdout.lines
+    failures = lines[lines.index(next(ln for ln in lines if "FAILURES" in ln)) + 1:]
+    assert "slow/fp8::latency" in failures[0]
+    assert failures[1].startswith("quality failure: first token after ") and "canary round" in failures[2]
+    assert not any("ProbedCase(" in ln or "outcomes.py" in ln for ln in lines)
+
+
 def test_a_failed_discovery_is_its_own_erroring_case_that_no_selection_hides(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, planted: RunningSimulator) -> None:
     config = canary_config(pytester.path / "round", model="nobody/no-such-model", controls=())
