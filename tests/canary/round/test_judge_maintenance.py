@@ -55,7 +55,7 @@ def test_without_the_file_the_same_rounds_suspend_at_the_second(f: Files) -> Non
     ('- provider: "cirrus"\n  every: "tuesday"\n  start: "2am"\n  end: "03:00"\n  reason: "r"\n  author: "a"\n',
      "is not a UTC time of day", 2),
     ('- provider: "cirrus"\n  every: "day"\n  start: "01:00"\n  end: "23:00"\n  reason: "r"\n  author: "a"\n',
-     "at most 12 h", 2),
+     "add up to 154 h in 7 days; at most 72 h", 2),
     ('- provider: "cirrus"\n  every: "day"\n  start: "01:00"\n  end: "02:00"\n  reason: "r"\n  author: "a"\n'
      '  weekly: yes\n', "weekly: unknown key", 8),
 ])
