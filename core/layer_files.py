@@ -17,10 +17,9 @@ A key the entry does not declare, a key given twice, a value that is no single s
 missing or blank, and a model or provider that is no acceptable tag are refused with their line; a key
 left empty (`expires:`) is as if absent. canary/state/people_yaml.py is the one editor of these files.
 
-The state file's suspensions are read here, not by the judge's codec (judge/suspension/state.py, which
-needs msgspec): only `models.<model>.<provider>.suspension` (since, until, mode, reason) and the
-schema_version; everything else in the file is the judge's and is left unread, so an additive field
-never breaks the backend.
+The state file's suspensions are read here, not by the judge's codec (which needs msgspec): only
+`models.<model>.<provider>.suspension` and the schema_version, so an additive field never breaks the
+backend.
 """
 
 from __future__ import annotations
@@ -74,7 +73,8 @@ def read_layer(layer: Layer, path: Path) -> tuple[Exclusion, ...]:
     """The entries of `layer`'s file at `path`; () when it does not exist yet (StoreError on a bad file)."""
     if layer.name == SUSPENSION:
         return read_suspensions(path)
-    return load_exclusions(path, layer.name)
+    text = read_text(path, f"{layer.name} exclusion file")
+    return () if text is None else parse_exclusions(text, layer.name, str(path))
 
 
 def read_layers(paths: dict[str, Path]) -> tuple[Exclusion, ...]:
@@ -82,18 +82,10 @@ def read_layers(paths: dict[str, Path]) -> tuple[Exclusion, ...]:
     return tuple(e for layer in LAYERS if layer.name in paths for e in read_layer(layer, paths[layer.name]))
 
 
-def load_exclusions(path: Path, layer: str) -> tuple[Exclusion, ...]:
-    """Entries of builtin.yaml (layer "builtin") or incidents.yaml ("incident"); () when missing."""
-    text = read_text(path, f"{layer} exclusion file")
-    if text is None:
-        return ()
-    return parse_exclusions(text, layer, str(path))
-
-
-def compose_yaml(text: str, source: str) -> yaml.Node | None:
-    """A people's file's node tree (lines kept for errors); StoreError with the line when it is not YAML."""
+def walk(text: str, source: str, kind: type[E]) -> list[Walked[E]]:
+    """The entries of a people's file whose entry is declared by `kind`, in the file's order (see above)."""
     try:
-        return yaml.compose(text, Loader=yaml.SafeLoader)
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
     except RecursionError:
         raise StoreError(f"{source}: not valid YAML (nested too deeply); fix the syntax or revert it with git. "
                          "Nothing was written.") from None
@@ -102,11 +94,6 @@ def compose_yaml(text: str, source: str) -> yaml.Node | None:
         line = f" line {mark.line + 1}:" if mark is not None else ""
         raise StoreError(f"{source}:{line} not valid YAML ({getattr(exc, 'problem', exc)}); fix the syntax "
                          "(see the format in the file's header) or revert it with git. Nothing was written.") from None
-
-
-def walk(text: str, source: str, kind: type[E]) -> list[Walked[E]]:
-    """The entries of a people's file whose entry is declared by `kind`, in the file's order (see above)."""
-    root = compose_yaml(text, source)
     if root is None or (isinstance(root, yaml.ScalarNode) and root.tag == _NULL_TAG):
         return []
     first = dataclasses.fields(kind)[0].name

@@ -66,10 +66,14 @@ def parse_maintenance(text: str, source: str) -> tuple[MaintenanceWindow, ...]:
 
 
 def add_window(text: str, source: str, entry: MaintenanceEntry) -> str:
-    """`text` with `entry` appended (StoreError, nothing written, for a window the file could not hold)."""
-    too_much = _overbooked([*parse_maintenance(text, source), window_of(entry)])
+    """`text` with `entry` appended, its one-off times written in UTC (StoreError, nothing written, for a
+    window the file could not hold)."""
+    window = window_of(entry)
+    too_much = _overbooked([*parse_maintenance(text, source), window])
     if too_much:
         raise StoreError(f"{source}: {too_much}. Nothing was written.")
+    if window.start is not None:
+        entry = dataclasses.replace(entry, start=fmt_time(window.start) or "", end=fmt_time(window.end) or "")
     return people_yaml.add(text, source, entry)
 
 

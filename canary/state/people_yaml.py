@@ -103,6 +103,7 @@ def add(text: str, source: str, entry: Declared, model: str | None = None) -> st
             raise StoreError(f"{source}: {f.name}: U+{ord(odd):04X} ({unicodedata.name(odd, 'unnamed')}) is a "
                              f"character a reader cannot see; write the {f.name} without it. Nothing was written.")
     bom, newline, text = _ended(text, source)
+    before = walk(text, source, type(entry))  # the file as it is must read
     yaml, root = _load(text, source, model is not None)
     item = _item(entry)
     if root is None:  # empty or comments only: keep them, the entry goes after
@@ -120,7 +121,7 @@ def add(text: str, source: str, entry: Declared, model: str | None = None) -> st
             _append(root[model], f"{source}: line {root.lc.key(model)[0] + 1}: the entries of {model}", item)
         new_text = _dump(yaml, root)
     added = Walked(model if model is not None else getattr(entry, "model", None), entry, 0)
-    _verify(source, text, new_text, type(entry), [*walk(text, source, type(entry)), added], "insert")
+    _verify(source, text, new_text, type(entry), [*before, added], "insert")
     return bom + new_text.replace("\n", newline)
 
 

@@ -26,8 +26,8 @@ def _add(f: Files, *args: str) -> tuple[int, str, str]:
 
 
 def test_add_list_remove_a_one_off_and_a_weekly_window(f: Files) -> None:
-    end = "2026-11-30T01:00:00Z"
-    assert _add(f, "--provider", "cirrus/fp8", "--model", MODEL, "--start", iso(T0), "--end", end)[0] == 0
+    end, as_given = "2026-11-30T01:00:00Z", "2026-11-30T02:00:00+01:00"   # written in UTC
+    assert _add(f, "--provider", "cirrus/fp8", "--model", MODEL, "--start", iso(T0), "--end", as_given)[0] == 0
     assert _add(f, "--provider", "dune", "--every", "Tuesday", "--start", "02:00", "--end", "03:00")[0] == 0
     assert f.maintenance.read_text() == HEADER + (
         f'- provider: "cirrus/fp8"\n  model: "{MODEL}"\n  start: "{iso(T0)}"\n  end: "{end}"\n'

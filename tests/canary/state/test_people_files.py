@@ -14,8 +14,8 @@ from judge_cli_support import MODEL, T0, Files, files_in, iso
 from canary.state import people_yaml
 from canary.state.maintenance import MaintenanceEntry, load_maintenance
 from canary.state.silences import SilenceEntry, load_silences
-from core.layer_files import load_exclusions, walk
-from core.layers import BUILTIN, INCIDENT, BuiltinEntry, IncidentEntry
+from core.layer_files import read_layer, walk
+from core.layers import BUILTIN, INCIDENT, BuiltinEntry, IncidentEntry, layer_named
 from core.store import StoreError
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -112,7 +112,8 @@ def test_sixteen_incident_adds_at_once_keep_every_entry_and_audit_line(tmp_path:
     f.incidents.write_text("# header\n", encoding="utf-8")
     _at_once(f, [["incident", "add", "--model", MODEL, "--provider", f"h{i}/fp8", "--reason", "r", "--now", iso(T0)]
                  for i in range(16)])
-    assert sorted(e.provider for e in load_exclusions(f.incidents, INCIDENT)) == sorted(f"h{i}/fp8" for i in range(16))
+    added = read_layer(layer_named(INCIDENT), f.incidents)
+    assert sorted(e.provider for e in added) == sorted(f"h{i}/fp8" for i in range(16))
     assert len(f.audit_lines()) == 16 and f.incidents.read_text().startswith("# header\n")
 
 
@@ -132,4 +133,4 @@ def test_the_builtin_file_reads_through_the_same_walk() -> None:
     assert (entry.model, entry.entry, entry.line) == (MODEL, BuiltinEntry(provider="x/fp8", reason="slow"), 4)
     with pytest.raises(StoreError, match="line 4: .*reason: required key is blank"):
         walk(text.replace("reason: slow", 'reason: " "'), "builtin.yaml", BuiltinEntry)
-    assert load_exclusions(ROOT / "exclusions" / "builtin.yaml", BUILTIN) == ()
+    assert read_layer(layer_named(BUILTIN), ROOT / "exclusions" / "builtin.yaml") == ()
