@@ -37,7 +37,6 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -58,15 +57,8 @@ INVISIBLE = frozenset({"Cf", "Co", "Cs", "Cn"})
 Match = Callable[[Walked[Any]], bool]
 
 
-@dataclass(frozen=True)
-class Indent:
-    """Where an entry's lines start: model keys sit at column 0."""
-
-    dash: int  # the column of an entry's dash
-    keys: int  # the column of an entry's keys
-
-
-HOUSE = {True: Indent(dash=2, keys=4), False: Indent(dash=0, keys=2)}  # by model, or a list
+# Where an entry's lines start, (its dash's column, its keys'), model keys at column 0: by model, or a list.
+HOUSE = {True: (2, 4), False: (0, 2)}
 
 
 @contextmanager
@@ -269,9 +261,9 @@ def _ended(text: str, source: str) -> tuple[str, str, str]:
     return bom, "\r\n" if crlf else "\n", body + "\n" if body and not body.endswith("\n") else body
 
 
-def _yaml(indent: Indent, explicit_start: bool) -> YAML:
+def _yaml(indent: tuple[int, int], explicit_start: bool) -> YAML:
     yaml = YAML()  # round-trip mode
-    yaml.indent(mapping=2, sequence=indent.keys, offset=indent.dash)
+    yaml.indent(mapping=2, sequence=indent[1], offset=indent[0])
     yaml.preserve_quotes = True
     yaml.width = 1 << 30  # never fold a long reason
     yaml.explicit_start = explicit_start
@@ -307,11 +299,11 @@ def _load(text: str, source: str, by_model: bool) -> tuple[YAML, Any]:
     return yaml, yaml.load(text)
 
 
-def _indent_of(root: Any, by_model: bool) -> Indent:
+def _indent_of(root: Any, by_model: bool) -> tuple[int, int]:
     for entries in root.values() if by_model else [root]:
         if isinstance(entries, CommentedSeq) and entries and not entries.fa.flow_style() \
                 and isinstance(entries[0], CommentedMap):
-            return Indent(dash=entries.lc.col, keys=entries[0].lc.col)
+            return entries.lc.col, entries[0].lc.col
     return HOUSE[by_model]
 
 
