@@ -14,8 +14,9 @@ under its model's key (the exclusion files); one that does is an item of a top-l
         added_at: "2026-11-29T22:30:00Z"        ...
 
 A key the entry does not declare, a key given twice, a value that is no single scalar, a required key
-missing or blank, and a model or provider that is no acceptable tag are refused with their line; a key
-left empty (`expires:`) is as if absent. canary/state/people_yaml.py is the one editor of these files.
+missing or blank, and a model or provider that is no acceptable tag (or left empty) are refused with
+their line; another key left empty (`expires:`) is as if absent. canary/state/people_yaml.py is the
+one editor of these files.
 
 The state file's suspensions are read here, not by the judge's codec (which needs msgspec): only
 `models.<model>.<provider>.suspension` and the schema_version, so an additive field never breaks the
@@ -140,6 +141,8 @@ def _walked(source: str, kind: type[E], model: str | None, node: yaml.Node) -> W
             _fail(source, value, f"{at}{name}: expected a single value")
         if value.tag != _NULL_TAG:
             fields[name] = value.value
+        elif name in ("model", "provider"):  # left out it means every one: empty, it must not
+            _fail(source, value, f"{at}{name}: no value; name one, or leave the key out")
     for name in required:
         if not fields.get(name, "").strip():
             _fail(source, node, f"{at}{name}: required key is {'blank' if name in fields else 'missing'}")

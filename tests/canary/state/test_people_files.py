@@ -133,4 +133,8 @@ def test_the_builtin_file_reads_through_the_same_walk() -> None:
     assert (entry.model, entry.entry, entry.line) == (MODEL, BuiltinEntry(provider="x/fp8", reason="slow"), 4)
     with pytest.raises(StoreError, match="line 4: .*reason: required key is blank"):
         walk(text.replace("reason: slow", 'reason: " "'), "builtin.yaml", BuiltinEntry)
+    _, _, listed = KINDS["silences"]
+    with pytest.raises(StoreError, match="line 3: provider: no value; name one, or leave the key out"):
+        walk(listed.replace("   # ticket 4411\n", "\n  provider:\n"), "silences.yaml", SilenceEntry)
+    assert walk(listed.replace("   # ticket 4411\n", "\n  provider: cinder/fp8\n"), "s", SilenceEntry)[0].entry.provider
     assert read_layer(layer_named(BUILTIN), ROOT / "exclusions" / "builtin.yaml") == ()
