@@ -1,32 +1,35 @@
-"""The readers of the exclusion layers' files (core/layers.py LAYERS): the two YAML files people write
-and, for the chat backend, the suspensions in the judge's state file. Standard library and PyYAML only:
+"""The readers of the exclusion layers' files (core/layers.py LAYERS) and the one walk of every people's
+file; for the chat backend, the suspensions in the judge's state file. Standard library and PyYAML only:
 the backend's library (provider_ignore) ships this module.
 
-Exclusion files (builtin.yaml, incidents.yaml) map a model id to a list of entries:
+People write four YAML files, each entry declared once as a frozen dataclass of strings: builtin.yaml
+and incidents.yaml (core/layers.py `BuiltinEntry`, `IncidentEntry`), silences.yaml and maintenance.yaml
+(canary/state/silences.py `SilenceEntry`, canary/state/maintenance.py `MaintenanceEntry`). `walk` reads
+them all, as YAML nodes so that every error names its line. An entry that declares no `model` is filed
+under its model's key (the exclusion files); one that does is an item of a top-level list:
 
-    "deepseek/deepseek-chat-v3-0324":
-      - provider: "aurora/fp8"
-        reason: "stray punctuation at the start of replies"
-        since: "2026-11-29"                 # builtin only, optional
-        added_at: "2026-11-29T22:30:00Z"    # incidents: required
-        expires: "2026-12-06T00:00:00Z"     # incidents: optional
-        added_by: "alice"                   # incidents: optional
+    "deepseek/deepseek-chat-v3-0324":         - model: "deepseek/deepseek-chat-v3-0324"
+      - provider: "aurora/fp8"                  provider: "cinder/fp8"
+        reason: "stray punctuation"             until: "2026-12-03T09:00:00Z"
+        added_at: "2026-11-29T22:30:00Z"        ...
 
-They are walked as YAML nodes (not plain dicts) so that every error carries its line; each entry's
-keys are declared once (core/layers.py `BuiltinEntry`, `IncidentEntry`, the layer's `entry`).
+A key the entry does not declare, a key given twice, a value that is no single scalar, a required key
+missing or blank, and a model or provider that is no acceptable tag (or left empty) are refused with
+their line; another key left empty (`expires:`) is as if absent. canary/state/people_yaml.py is the
+one editor of these files.
 
-The state file's suspensions are read here, not by the judge's codec (judge/suspension/state.py, which
-needs msgspec): only `models.<model>.<provider>.suspension` (since, until, mode, reason) and the
-schema_version; everything else in the file is the judge's and is left unread, so an additive field
-never breaks the backend.
+The state file's suspensions are read here, not by the judge's codec (which needs msgspec): only
+`models.<model>.<provider>.suspension` and the schema_version, so an additive field never breaks the
+backend.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from datetime import UTC, datetime, time
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, ClassVar, Generic, NoReturn, Protocol, TypeVar
 
 import yaml
 
@@ -38,6 +41,7 @@ from core.layers import (
     SUSPENSION,
     Exclusion,
     Layer,
+    SuspensionEntry,
     layer_named,
 )
 from core.store import StoreError, read_json, read_text
@@ -45,13 +49,33 @@ from core.tags import describe_invalid_tag, is_valid_tag
 from core.times import TimeFormatError, parse_date, parse_time
 
 _NULL_TAG = "tag:yaml.org,2002:null"
+FIX = "Fix the entry (the file's header shows the format) or revert it with git. Nothing was written."
+
+
+class Declared(Protocol):
+    """A declared entry: a dataclass (of strings, each a key of the file)."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+
+
+E = TypeVar("E", bound=Declared)
+
+
+@dataclass(frozen=True, slots=True)
+class Walked(Generic[E]):
+    """One entry of a people's file: its declared form, its model (the key, or its own `model`) and line."""
+
+    model: str | None
+    entry: E
+    line: int
 
 
 def read_layer(layer: Layer, path: Path) -> tuple[Exclusion, ...]:
     """The entries of `layer`'s file at `path`; () when it does not exist yet (StoreError on a bad file)."""
     if layer.name == SUSPENSION:
         return read_suspensions(path)
-    return load_exclusions(path, layer.name)
+    text = read_text(path, f"{layer.name} exclusion file")
+    return () if text is None else parse_exclusions(text, layer.name, str(path))
 
 
 def read_layers(paths: dict[str, Path]) -> tuple[Exclusion, ...]:
@@ -59,18 +83,10 @@ def read_layers(paths: dict[str, Path]) -> tuple[Exclusion, ...]:
     return tuple(e for layer in LAYERS if layer.name in paths for e in read_layer(layer, paths[layer.name]))
 
 
-def load_exclusions(path: Path, layer: str) -> tuple[Exclusion, ...]:
-    """Entries of builtin.yaml (layer "builtin") or incidents.yaml ("incident"); () when missing."""
-    text = read_text(path, f"{layer} exclusion file")
-    if text is None:
-        return ()
-    return parse_exclusions(text, layer, str(path))
-
-
-def compose_yaml(text: str, source: str) -> yaml.Node | None:
-    """A people's file's node tree (lines kept for errors); StoreError with the line when it is not YAML."""
+def walk(text: str, source: str, kind: type[E]) -> list[Walked[E]]:
+    """The entries of a people's file whose entry is declared by `kind`, in the file's order (see above)."""
     try:
-        return yaml.compose(text, Loader=yaml.SafeLoader)
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
     except RecursionError:
         raise StoreError(f"{source}: not valid YAML (nested too deeply); fix the syntax or revert it with git. "
                          "Nothing was written.") from None
@@ -79,16 +95,16 @@ def compose_yaml(text: str, source: str) -> yaml.Node | None:
         line = f" line {mark.line + 1}:" if mark is not None else ""
         raise StoreError(f"{source}:{line} not valid YAML ({getattr(exc, 'problem', exc)}); fix the syntax "
                          "(see the format in the file's header) or revert it with git. Nothing was written.") from None
-
-
-def parse_exclusions(text: str, layer: str, source: str) -> tuple[Exclusion, ...]:
-    """Validate an exclusion file's text; StoreError names the line of the first problem."""
-    root = compose_yaml(text, source)
     if root is None or (isinstance(root, yaml.ScalarNode) and root.tag == _NULL_TAG):
-        return ()
+        return []
+    first = dataclasses.fields(kind)[0].name
+    if any(f.name == "model" for f in dataclasses.fields(kind)):
+        if not isinstance(root, yaml.SequenceNode):
+            _fail(source, root, f"the top level must be a list of entries (- {first}: ...)")
+        return [_walked(source, kind, None, item) for item in root.value]
     if not isinstance(root, yaml.MappingNode):
         _fail(source, root, "the top level must map model ids to lists of entries")
-    entries: list[Exclusion] = []
+    out: list[Walked[E]] = []
     seen: set[str] = set()
     for key, value in root.value:
         model = key.value if isinstance(key, yaml.ScalarNode) else None
@@ -100,48 +116,69 @@ def parse_exclusions(text: str, layer: str, source: str) -> tuple[Exclusion, ...
         if isinstance(value, yaml.ScalarNode) and value.tag == _NULL_TAG:
             continue  # a model key with no entries yet
         if not isinstance(value, yaml.SequenceNode):
-            _fail(source, value, f"{model}: expected a list of entries (- provider: ...)")
-        spelled: dict[str, str] = {}
-        for item in value.value:
-            entry = _entry(source, layer, model, item)
-            other = spelled.setdefault(entry.provider.casefold(), entry.provider)
-            if other != entry.provider:  # one host to OpenRouter if it matches tags ignoring case
-                _fail(source, item, f"{model}: provider {entry.provider} differs only by case from {other}; "
-                                    "keep one spelling")
-            entries.append(entry)
-    return tuple(entries)
+            _fail(source, value, f"{model}: expected a list of entries (- {first}: ...)")
+        out += [_walked(source, kind, model, item) for item in value.value]
+    return out
 
 
-def _entry(source: str, layer: str, model: str, node: yaml.Node) -> Exclusion:
-    if not isinstance(node, yaml.MappingNode):
-        _fail(source, node, f"{model}: each entry must be a mapping with provider and reason")
-    kind = layer_named(layer).entry
+def _walked(source: str, kind: type[E], model: str | None, node: yaml.Node) -> Walked[E]:
     declared = dataclasses.fields(kind)
     known = sorted(f.name for f in declared)
+    required = [f.name for f in declared if f.default is dataclasses.MISSING]
+    at = f"{model}: " if model is not None else ""
+    if not isinstance(node, yaml.MappingNode):
+        _fail(source, node, f"{at}each entry must be a mapping ({', '.join(required)})")
     fields: dict[str, str] = {}
+    given: set[str] = set()
     for key, value in node.value:
         name = str(key.value if isinstance(key, yaml.ScalarNode) else None)
         if name not in known:  # named with the key's own line
-            _fail(source, key, f"{model}: {name}: unknown key (known here: {', '.join(known)})")
-        if name in fields:  # YAML would silently keep the last one: which provider did the person mean?
-            _fail(source, key, f"{model}: field {name} is given twice in one entry")
+            _fail(source, key, f"{at}{name}: unknown key (known here: {', '.join(known)})")
+        if name in given:  # YAML would silently keep the last one: which provider did the person mean?
+            _fail(source, key, f"{at}field {name} is given twice in one entry")
+        given.add(name)
         if not isinstance(value, yaml.ScalarNode):
-            _fail(source, value, f"{name}: expected a single value")
-        fields[name] = value.value
-    for f in declared:  # every value is a YAML scalar, so a string: only the required keys are left to check
-        if f.name not in fields and f.default is dataclasses.MISSING:
-            _fail(source, node, f"{model}: {f.name}: required key is missing")
-    provider = fields["provider"]
-    if not is_valid_tag(provider):
-        _fail(source, node, f"provider {describe_invalid_tag(provider)}")
-    times = {name: _time(source, node, name, text) for name in ("since", "added_at", "expires")
-             if (text := fields.get(name))}
-    return Exclusion(model=model, provider=provider, layer=layer, reason=fields["reason"],
-                     since=times.get("since") or times.get("added_at"), expires=times.get("expires"),
-                     added_by=fields.get("added_by"), line=node.start_mark.line + 1)
+            _fail(source, value, f"{at}{name}: expected a single value")
+        if value.tag != _NULL_TAG:
+            fields[name] = value.value
+        elif name in ("model", "provider"):  # left out it means every one: empty, it must not
+            _fail(source, value, f"{at}{name}: no value; name one, or leave the key out")
+    for name in required:
+        if not fields.get(name, "").strip():
+            _fail(source, node, f"{at}{name}: required key is {'blank' if name in fields else 'missing'}")
+    entry = kind(**fields)
+    model = model if model is not None else getattr(entry, "model", None)
+    for name, tag in (("model id", model), ("provider", getattr(entry, "provider", None))):
+        if tag is not None and not is_valid_tag(tag):
+            _fail(source, node, f"{name} {describe_invalid_tag(tag)}")
+    return Walked(model, entry, node.start_mark.line + 1)
 
 
-def _time(source: str, node: yaml.Node, name: str, value: str) -> datetime:
+def parse_exclusions(text: str, layer: str, source: str) -> tuple[Exclusion, ...]:
+    """Validate an exclusion file's text; StoreError names the line of the first problem."""
+    entries: list[Exclusion] = []
+    spelled: dict[tuple[str | None, str], str] = {}
+    for w in walk(text, source, layer_named(layer).entry):
+        e = w.entry
+        assert not isinstance(e, SuspensionEntry), layer  # a layer people write
+        provider = e.provider
+        other = spelled.setdefault((w.model, provider.casefold()), provider)
+        if other != provider:  # one host to OpenRouter if it matches tags ignoring case
+            raise entry_error(source, w.line, f"{w.model}: provider {provider} differs only by case from {other}; "
+                                              "keep one spelling")
+        try:
+            times = {name: entry_time(name, value) for name in ("since", "added_at", "expires")
+                     if (value := getattr(e, name, None))}
+        except StoreError as exc:
+            raise entry_error(source, w.line, str(exc)) from None
+        entries.append(Exclusion(model=str(w.model), provider=provider, layer=layer, reason=e.reason,
+                                 since=times.get("since") or times.get("added_at"), expires=times.get("expires"),
+                                 added_by=getattr(e, "added_by", None), line=w.line))
+    return tuple(entries)
+
+
+def entry_time(name: str, value: str) -> datetime:
+    """A time of a people's file: ISO 8601, or a date (its midnight, UTC); StoreError saying which key is wrong."""
     try:
         return parse_time(value, name)
     except TimeFormatError:
@@ -149,16 +186,16 @@ def _time(source: str, node: yaml.Node, name: str, value: str) -> datetime:
     try:
         return datetime.combine(parse_date(value, name), time(), tzinfo=UTC)
     except TimeFormatError:
-        _fail(source, node, f"{name}: {value!r} is not a date or ISO 8601 time like 2026-11-29T22:30:00Z")
+        raise StoreError(f"{name}: {value!r} is not an ISO 8601 time like 2026-11-29T22:30:00Z (or a date)") from None
+
+
+def entry_error(source: str, line: int, problem: str) -> StoreError:
+    """The error of an entry of a people's file: the file, the line, what is wrong and what to do."""
+    return StoreError(f"{source}: line {line}: {problem}. {FIX}")
 
 
 def _fail(source: str, node: yaml.Node, problem: str) -> NoReturn:
-    raise _problem(source, node, problem)
-
-
-def _problem(source: str, node: yaml.Node, problem: str) -> StoreError:
-    return StoreError(f"{source}: line {node.start_mark.line + 1}: {problem}. Fix the entry (the file's header "
-                      "shows the format) or revert it with git. Nothing was written.")
+    raise entry_error(source, node.start_mark.line + 1, problem)
 
 
 def read_suspensions(path: Path) -> tuple[Exclusion, ...]:

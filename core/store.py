@@ -64,9 +64,10 @@ def atomic_write_json(path: Path, data: Any) -> None:
 
 
 def read_text(path: Path, what: str) -> str | None:
-    """The file's text, or None when it does not exist."""
+    """The file's text as written (CRLF kept: an editor writes it back so), or None when it does not exist."""
     try:
-        return Path(path).read_text(encoding="utf-8")
+        with Path(path).open(encoding="utf-8", newline="") as handle:
+            return handle.read()
     except FileNotFoundError:
         return None
     except UnicodeDecodeError:

@@ -29,6 +29,7 @@ from canary.cli.commands import (
     issues,
     judge,
     lift,
+    maintenance,
     models,
     observe_report,
     probe,
@@ -49,9 +50,9 @@ from core.errors import CanaryError
 COMMANDS: tuple[click.Command, ...] = (
     announce.announce, commit.commit, digest.digest, discover.discover_command, fetch_state.fetch_state,
     heartbeat.heartbeat_command, history.history, ignore.ignore, incident.incident, issues.issues, judge.judge,
-    lift.lift_command, models.models_command, observe_report.observe_report, probe.probe, report.report,
-    round.round_command, silence.silence, sim.sim, site.site, status.status, summary.summary_command,
-    validate.validate,
+    lift.lift_command, maintenance.maintenance, models.models_command, observe_report.observe_report,
+    probe.probe, report.report, round.round_command, silence.silence, sim.sim, site.site, status.status,
+    summary.summary_command, validate.validate,
 )
 
 

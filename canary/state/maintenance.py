@@ -1,20 +1,8 @@
-"""exclusions/maintenance.yaml: providers' announced maintenance windows, read and validated.
+"""exclusions/maintenance.yaml: providers' announced maintenance windows, read, validated and edited.
 
-A people-owned file on main (a pull request, like the exclusion files); what a window does is
-judge/suspension/maintenance.py's. A list of entries, one-off or recurring:
-
-    - provider: "cinder/fp8"              # a full tag: that endpoint; a bare tag ("cinder"): every endpoint of the host
-      model: "deepseek/deepseek-chat-v3-0324"   # optional: without it, every model
-      start: "2026-12-03T02:00:00Z"       # one-off: two ISO 8601 times
-      end: "2026-12-03T04:00:00Z"
-      reason: "announced: status.cinder.example/incidents/88"
-      author: "alice"
-    - provider: "dune"
-      every: "tuesday"                    # recurring: monday ... sunday, or "day"
-      start: "02:00"                      # UTC times of day; an end not after the start runs past midnight
-      end: "03:00"
-      reason: "weekly maintenance (their terms of service, section 4)"
-      author: "bob"
+A people's file on main, changed by pull request like the exclusion files (by hand or with `canary
+maintenance add|list|remove`); its format is the file's header and docs/maintenance.md, what a window
+does judge/suspension/maintenance.py's.
 """
 
 from __future__ import annotations
@@ -25,29 +13,35 @@ from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from pathlib import Path
 
-import yaml
-
-from canary.state.people_yaml import compose, entry_nodes, fail, problem, scalar_fields
-from core.schema import read_as
-from core.store import read_text
-from core.tags import describe_invalid_tag, is_valid_tag
-from core.times import TimeFormatError, parse_time
-from judge.suspension.maintenance import DAILY, MAX_ONE_OFF, MAX_RECURRING, WEEKDAYS, MaintenanceWindow
+from canary.state import people_yaml
+from core.layer_files import FIX, entry_error, walk
+from core.store import StoreError, read_text
+from core.times import TimeFormatError, fmt_time, parse_time
+from core.untrusted import clean
+from judge.suspension.maintenance import (
+    DAILY,
+    MAX_WEEKLY,
+    WEEK,
+    WEEKDAYS,
+    MaintenanceWindow,
+    busiest_week,
+)
 
 _TIME_OF_DAY = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class MaintenanceEntry:
-    """An entry of maintenance.yaml (the file's declaration, read with core/schema.py)."""
+    """An entry of maintenance.yaml (the file's declaration: core/layer_files.py `walk` reads it, and
+    canary/state/people_yaml.py writes it in this order)."""
 
     provider: str
+    model: str | None = None
+    every: str | None = None
     start: str
     end: str
     reason: str
     author: str
-    model: str | None = None
-    every: str | None = None
 
 
 def load_maintenance(path: Path) -> tuple[MaintenanceWindow, ...]:
@@ -57,63 +51,105 @@ def load_maintenance(path: Path) -> tuple[MaintenanceWindow, ...]:
 
 
 def parse_maintenance(text: str, source: str) -> tuple[MaintenanceWindow, ...]:
-    """Validate the file's text; StoreError names the line of the first problem."""
-    return tuple(_entry(source, node) for node in entry_nodes(compose(text, source), source, "provider"))
+    """Validate the file's text; StoreError names the line of the first problem (the lines of the
+    windows that cover one endpoint too long a week)."""
+    windows = []
+    for w in walk(text, source, MaintenanceEntry):
+        try:
+            windows.append(dataclasses.replace(window_of(w.entry), line=w.line))
+        except StoreError as exc:
+            raise entry_error(source, w.line, str(exc)) from None
+    too_much = _overbooked(windows)
+    if too_much:
+        raise StoreError(f"{source}: {too_much}. {FIX}")
+    return tuple(windows)
 
 
-def _entry(source: str, node: yaml.Node) -> MaintenanceWindow:
-    fields = scalar_fields(source, node, [f.name for f in dataclasses.fields(MaintenanceEntry)],
-                           "provider, start, end, reason, author; every for a recurring window")
-    e = read_as(fields, MaintenanceEntry, source=None, error=lambda why: problem(source, node, why))
-    if not is_valid_tag(e.provider):
-        fail(source, node, f"provider {describe_invalid_tag(e.provider)}")
-    if e.model is not None and not is_valid_tag(e.model):
-        fail(source, node, f"model id {describe_invalid_tag(e.model)}")
-    for name in ("reason", "author"):
-        if not getattr(e, name).strip():
-            fail(source, node, f"{name}: must not be empty")
-    base = MaintenanceWindow(provider=e.provider, reason=e.reason, author=e.author, model=e.model,
-                             line=node.start_mark.line + 1)
+def add_window(text: str, source: str, entry: MaintenanceEntry) -> str:
+    """`text` with `entry` appended, its one-off times written in UTC (StoreError, nothing written, for a
+    window the file could not hold)."""
+    window = window_of(entry)
+    too_much = _overbooked([*parse_maintenance(text, source), window])
+    if too_much:
+        raise StoreError(f"{source}: {too_much}. Nothing was written.")
+    if window.start is not None:
+        entry = dataclasses.replace(entry, start=fmt_time(window.start) or "", end=fmt_time(window.end) or "")
+    return people_yaml.add(text, source, entry)
+
+
+def remove_windows(text: str, source: str, provider: str, model: str | None, start: str | None
+                   ) -> tuple[str, tuple[MaintenanceWindow, ...]]:
+    """`text` without the windows of exactly that host (tags compared ignoring case) and model (or none),
+    those starting at `start` when given; and the windows removed. StoreError when there is none."""
+    def doomed(e: MaintenanceEntry) -> bool:
+        return e.provider.casefold() == provider.casefold() and e.model == model and start in (None, e.start)
+
+    gone = tuple(window_of(w.entry) for w in walk(text, source, MaintenanceEntry) if doomed(w.entry))
+    if not gone:
+        raise StoreError(f"{source}: no maintenance window of {provider} for {model or 'every model'}"
+                         f"{f' starting {start}' if start else ''}")
+    return people_yaml.remove(text, source, MaintenanceEntry, lambda w: doomed(w.entry)), gone
+
+
+def render_windows(windows: tuple[MaintenanceWindow, ...], now: datetime, *, include_past: bool = False) -> str:
+    """The windows as lines for a terminal (people's text cleaned to one line)."""
+    shown = [w for w in windows if include_past or w.end is None or w.end > now]
+    if not shown:
+        return f"canary maintenance: no window ahead at {fmt_time(now)}"
+    out = ["maintenance windows (a failed round inside one is not counted):"]
+    for w in sorted(shown, key=lambda w: (w.provider, w.model or "", w.when)):
+        state = "  (now)" if w.open_at(now) else "  (over)" if w.end is not None and w.end <= now else ""
+        out.append(f"  {clean(w.provider, 100)} of {clean(w.model or 'every model', 200)}  {w.when}  by "
+                   f"{clean(w.author, 60)}: {clean(w.reason, 200)}{state}")
+    return "\n".join(out)
+
+
+def window_of(e: MaintenanceEntry) -> MaintenanceWindow:
+    """The window an entry declares; StoreError saying what is wrong with it (without file or line)."""
+    base = MaintenanceWindow(provider=e.provider, reason=e.reason, author=e.author, model=e.model)
     if e.every is None:
-        start, end = _moment(source, node, "start", e.start), _moment(source, node, "end", e.end)
+        start, end = _moment("start", e.start), _moment("end", e.end)
         if end <= start:
-            fail(source, node, f"end ({e.end}) must be after start ({e.start})")
-        if end - start > MAX_ONE_OFF:
-            fail(source, node, f"a one-off window lasts at most {_hours(MAX_ONE_OFF)} h (this one "
-                               f"{_hours(end - start)} h); a longer outage is an incident exclusion")
+            raise StoreError(f"end ({e.end}) must be after start ({e.start})")
         return dataclasses.replace(base, start=start, end=end)
     every = e.every.strip().casefold()
     if every not in (*WEEKDAYS, DAILY):
-        fail(source, node, f"every: {e.every!r} is not a weekday (monday ... sunday) or {DAILY!r}")
-    opens, closes = _time_of_day(source, node, "start", e.start), _time_of_day(source, node, "end", e.end)
-    length = _length(opens, closes)
-    if length > MAX_RECURRING:
-        fail(source, node, f"a recurring window lasts at most {_hours(MAX_RECURRING)} h (this one {_hours(length)} h)")
-    return dataclasses.replace(base, every=every, daily_start=opens, daily_end=closes)
+        raise StoreError(f"every: {e.every!r} is not a weekday (monday ... sunday) or {DAILY!r}")
+    return dataclasses.replace(base, every=every, daily_start=_time_of_day("start", e.start),
+                               daily_end=_time_of_day("end", e.end))
 
 
-def _moment(source: str, node: yaml.Node, name: str, value: str) -> datetime:
+def _overbooked(windows: list[MaintenanceWindow]) -> str | None:
+    """What is wrong when the windows of one endpoint cover more than MAX_WEEKLY of some 7 days, from
+    the first such window's line."""
+    covered, endpoint, mine = busiest_week(windows)
+    if covered <= MAX_WEEKLY:
+        return None
+    where = [f"line {w.line}" if w.line else "the new one" for w in mine]
+    return (f"{where[0]}: the windows covering {endpoint} ({', '.join(where)}) add up to {_hours(covered)} h in "
+            f"7 days; at most {_hours(MAX_WEEKLY)} h in any 7 days per endpoint, so that the judge counts every "
+            f"host at least {_hours(WEEK - MAX_WEEKLY)} h a week (a longer outage is an incident exclusion): "
+            "shorten or remove one")
+
+
+def _moment(name: str, value: str) -> datetime:
     try:
         return parse_time(value, name)
     except TimeFormatError:
-        fail(source, node, f"{name}: {value!r} is not an ISO 8601 time like 2026-12-03T02:00:00Z "
-                           "(a recurring window names its day with `every` and its times as HH:MM)")
+        raise StoreError(f"{name}: {value!r} is not an ISO 8601 time like 2026-12-03T02:00:00Z (a recurring "
+                         "window names its day with `every` and its times as HH:MM)") from None
 
 
-def _time_of_day(source: str, node: yaml.Node, name: str, value: str) -> time:
+def _time_of_day(name: str, value: str) -> time:
     match = _TIME_OF_DAY.match(value.strip())
     if match is None:
-        fail(source, node, f"{name}: {value!r} is not a UTC time of day like 02:00 (with every: ...)")
+        raise StoreError(f"{name}: {value!r} is not a UTC time of day like 02:00 (with every: ...)")
     return time(int(match[1]), int(match[2]))
-
-
-def _length(opens: time, closes: time) -> timedelta:
-    minutes = (closes.hour * 60 + closes.minute) - (opens.hour * 60 + opens.minute)
-    return timedelta(minutes=minutes if minutes > 0 else minutes + 24 * 60)
 
 
 def _hours(delta: timedelta) -> str:
     return f"{delta.total_seconds() / 3600:g}"
 
 
-__all__ = ["load_maintenance", "parse_maintenance"]
+__all__ = ["MaintenanceEntry", "add_window", "load_maintenance", "parse_maintenance", "remove_windows",
+           "render_windows", "window_of"]

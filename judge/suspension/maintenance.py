@@ -17,23 +17,25 @@ host failing outside its window is judged as it always is. People declare the wi
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, time, timedelta
 
 from core.results import RoundResults
 from core.times import fmt_time
 from core.vocabulary import Outcome
-from judge.suspension.decisions import Action, Decision, Evidence, Rule
+from judge.suspension.decisions import Action, Decision, Rule
 from judge.suspension.round import ModelRound
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 DAILY = "day"
 MAX_EVIDENCE = 3   # the held cases quoted in the decision
-# An announced maintenance lasts hours; a window longer than these would switch the judge off for a
-# host (an outage that long is an incident exclusion, a weekly "window" of days a policy question).
-MAX_ONE_OFF = timedelta(hours=72)
-MAX_RECURRING = timedelta(hours=12)
+WEEK = timedelta(days=7)
+# An announced maintenance lasts hours; windows covering more would switch the judge off for a host
+# (an outage that long is an incident exclusion). The windows covering one endpoint add up to at most
+# this in any 7 days in a row (one three-day window fits; two daily 12-hour ones, around the clock, do
+# not), so the judge counts every host at least 96 hours a week.
+MAX_WEEKLY = timedelta(hours=72)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +81,15 @@ class MaintenanceWindow:
         return False
 
     @property
+    def length(self) -> timedelta:
+        """How long one occurrence lasts."""
+        if self.start is not None and self.end is not None:
+            return self.end - self.start
+        opens, closes = self.daily_start or time(), self.daily_end or time()
+        minutes = (closes.hour - opens.hour) * 60 + closes.minute - opens.minute
+        return timedelta(minutes=minutes if minutes > 0 else minutes + 24 * 60)
+
+    @property
     def when(self) -> str:
         """The window in words: '2026-12-03T02:00:00Z to 2026-12-03T03:00:00Z', 'every tuesday 02:00-03:00 UTC'."""
         if self.start is not None and self.end is not None:
@@ -87,25 +98,37 @@ class MaintenanceWindow:
         return f"{every} {_hhmm(self.daily_start)}-{_hhmm(self.daily_end)} UTC"
 
 
-def window_for(windows: Iterable[MaintenanceWindow], model: str, provider: str, at: datetime
-               ) -> MaintenanceWindow | None:
-    """The first window open at `at` that covers the endpoint, or None."""
-    return next((w for w in windows if w.covers(model, provider) and w.open_at(at)), None)
+def busiest_week(windows: Sequence[MaintenanceWindow]) -> tuple[timedelta, str, tuple[MaintenanceWindow, ...]]:
+    """The most the windows cover of one endpoint in any 7 days in a row: (that time, the endpoint in
+    words, its windows), counted as written (two windows overlapping count twice). A recurring window
+    covers the same time in every 7 days, a one-off its overlap with them (largest when they start at
+    its start or end at its end)."""
+    models = sorted({w.model for w in windows if w.model is not None}) + [""]  # "": a model none names
+    tags = sorted({w.provider if "/" in w.provider else f"{w.provider}/*" for w in windows})
+    worst: tuple[timedelta, str, tuple[MaintenanceWindow, ...]] = (timedelta(), "", ())
+    for model in models:
+        for tag in tags:
+            mine = tuple(w for w in windows if w.covers(model, tag))
+            recurring = sum((w.length * (7 if w.every == DAILY else 1) for w in mine if w.every), timedelta())
+            once = [(w.start, w.end) for w in mine if w.start is not None and w.end is not None]
+            one_off = max((sum((max(min(b, s + WEEK) - max(a, s), timedelta()) for a, b in once), timedelta())
+                           for s in [a for a, _ in once] + [b - WEEK for _, b in once]), default=timedelta())
+            if recurring + one_off > worst[0]:
+                worst = (recurring + one_off, f"{tag} of {model or 'every model'}", mine)
+    return worst
 
 
 def held_endpoints(rounds: Mapping[str, ModelRound], windows: Sequence[MaintenanceWindow], at: datetime
                    ) -> dict[tuple[str, str], MaintenanceWindow]:
     """{(model, provider): its window} of every endpoint with a failed case this round inside a window
     (a failure the model-wide guard discounted included: held, it no longer counts toward the guard)."""
-    if not windows:
-        return {}
     held = {}
     for model, mround in rounds.items():
         for provider, pround in mround.providers.items():
-            failed = any(e.outcome == Outcome.FAIL for e in pround.evidence)
-            window = window_for(windows, model, provider, at) if failed else None
-            if window is not None:
-                held[(model, provider)] = window
+            if any(e.outcome == Outcome.FAIL for e in pround.evidence):
+                window = next((w for w in windows if w.covers(model, provider) and w.open_at(at)), None)
+                if window is not None:
+                    held[(model, provider)] = window
     return held
 
 
@@ -124,12 +147,8 @@ def held_decisions(rounds: Mapping[str, ModelRound], held: Mapping[tuple[str, st
         failed = tuple(e for e in rounds[model].providers[provider].evidence if e.outcome == Outcome.FAIL)
         out.append(Decision(model, provider, Action.NOT_COUNTED, Rule.MAINTENANCE,
                             f"failed during announced maintenance ({window.when}: {window.reason}): not counted, "
-                            "its streaks frozen", evidence=_quoted(failed)))
+                            "its streaks frozen", evidence=failed[:MAX_EVIDENCE]))
     return out
-
-
-def _quoted(evidence: tuple[Evidence, ...]) -> tuple[Evidence, ...]:
-    return evidence[:MAX_EVIDENCE]
 
 
 def _hhmm(at: time | None) -> str:

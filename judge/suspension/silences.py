@@ -19,6 +19,9 @@ from judge.suspension.decisions import Decision
 # A silence is for a known, bounded problem: one meant for longer is an exclusion (or a fix), and
 # a forgotten silence would hide the next, unrelated failure of the same host.
 MAX_SILENCE = timedelta(days=30)
+# A clock ahead of the judge's by up to this much may write a silence's times; beyond it, a silence
+# added "in the future" is refused by `canary validate`.
+CLOCK_SKEW = timedelta(minutes=5)
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +37,9 @@ class Silence:
     line: int | None = None
 
     def active(self, now: datetime) -> bool:
-        return now < self.until
+        """In force at `now`: it ends after `now`, and at most MAX_SILENCE later (so an `added_at` written
+        in the future cannot stretch a silence: it is not in force until its last MAX_SILENCE)."""
+        return now < self.until <= now + MAX_SILENCE + CLOCK_SKEW
 
     def matches(self, model: str, provider: str) -> bool:
         """Whether it covers that endpoint (tags compared ignoring case, as OpenRouter does)."""

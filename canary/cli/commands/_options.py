@@ -20,6 +20,8 @@ import click
 from canary.state.judge_files import load_layers
 from core.config import Config, PathSettings, load_config
 from core.layers import Exclusion
+from core.store import StoreError
+from core.tags import describe_invalid_tag, is_valid_tag
 from core.times import parse_time
 from judge.suspension.state import JudgeState
 
@@ -84,6 +86,13 @@ class Time(click.ParamType[datetime]):
 
 
 TIME = Time()
+
+
+def tag(_ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A --model or --provider option's callback: a tag core/tags.py accepts, refused before any file is read."""
+    if value is not None and not is_valid_tag(value):
+        raise StoreError(f"{param.opts[0]}: {describe_invalid_tag(value)}")
+    return value
 PATH = click.Path(path_type=Path)
 
 
@@ -211,5 +220,5 @@ def common(files: tuple[str, ...] = FILE_OPTIONS, now: bool = True) -> Callable[
     return decorate
 
 
-__all__ = ["PATH", "TIME", "Command", "CommandGroup", "Invocation", "Many", "common", "config_option",
+__all__ = ["PATH", "TIME", "Command", "CommandGroup", "Invocation", "Many", "common", "config_option", "tag",
            "pass_invocation"]

@@ -6,17 +6,18 @@ this command checks the tags, reads and writes the file and records the decision
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 
 import click
 
-from canary.cli.commands._options import TIME, CommandGroup, Invocation, common, pass_invocation
+from canary.cli.commands._options import TIME, CommandGroup, Invocation, common, pass_invocation, tag
 from canary.state import audit
 from canary.state.incidents import add_incident, remove_incident
-from core.config import Config
+from canary.state.people_yaml import locked
 from core.layers import INCIDENT, Exclusion
-from core.store import StoreError, atomic_write_text, read_text
-from core.tags import describe_invalid_tag, is_valid_tag
+from core.store import atomic_write_text
 from judge.suspension.decisions import Action, Decision, Rule
 
 
@@ -26,7 +27,8 @@ def incident() -> None:
 
 
 def entry_options(f: click.decorators.FC) -> click.decorators.FC:
-    for option in reversed((click.option("--model", required=True), click.option("--provider", required=True),
+    for option in reversed((click.option("--model", callback=tag, required=True),
+                            click.option("--provider", callback=tag, required=True),
                             click.option("--reason", required=True))):
         f = option(f)
     return f
@@ -40,11 +42,11 @@ def entry_options(f: click.decorators.FC) -> click.decorators.FC:
 @pass_invocation
 def add(invocation: Invocation, model: str, provider: str, reason: str, expires: datetime | None,
         by: str | None) -> int:
-    config, now, text = _open(invocation, model, provider)
+    now = invocation.now()
     entry = Exclusion(model, provider, INCIDENT, reason, since=now, expires=expires, added_by=by)
-    _write(config, now, add_incident(text, str(config.paths.incidents), entry),
-           Decision(model, provider, Action.INCIDENT_ADD, Rule.MANUAL, reason, until=expires))
-    print(f"canary incident: add {provider} for {model} in {config.paths.incidents}")
+    path = _edit(invocation, now, lambda text, source: add_incident(text, source, entry),
+                 Decision(model, provider, Action.INCIDENT_ADD, Rule.MANUAL, reason, until=expires))
+    print(f"canary incident: add {provider} for {model} in {path}")
     return 0
 
 
@@ -53,24 +55,19 @@ def add(invocation: Invocation, model: str, provider: str, reason: str, expires:
 @common(files=("incidents", "audit"))
 @pass_invocation
 def remove(invocation: Invocation, model: str, provider: str, reason: str) -> int:
-    config, now, text = _open(invocation, model, provider)
-    _write(config, now, remove_incident(text, str(config.paths.incidents), model, provider),
-           Decision(model, provider, Action.INCIDENT_REMOVE, Rule.MANUAL, reason))
-    print(f"canary incident: remove {provider} for {model} in {config.paths.incidents}")
+    path = _edit(invocation, invocation.now(), lambda text, source: remove_incident(text, source, model, provider),
+                 Decision(model, provider, Action.INCIDENT_REMOVE, Rule.MANUAL, reason))
+    print(f"canary incident: remove {provider} for {model} in {path}")
     return 0
 
 
-def _open(invocation: Invocation, model: str, provider: str) -> tuple[Config, datetime, str]:
-    """The configuration, the time and the incident file's text, once the tags and the audit log are fine."""
+def _edit(invocation: Invocation, now: datetime, edit: Callable[[str, str], str], decision: Decision) -> Path:
+    """Apply `edit` to the incident file and audit `decision`, both under the file's edit lock (two
+    commands at once must not lose an entry)."""
     config = invocation.config()
-    for value in (model, provider):
-        if not is_valid_tag(value):
-            raise StoreError(describe_invalid_tag(value))
-    now = invocation.now()
+    path = config.paths.incidents
     audit.check_appendable(config.paths.audit)
-    return config, now, read_text(config.paths.incidents, "incident file") or ""
-
-
-def _write(config: Config, now: datetime, new_text: str, decision: Decision) -> None:
-    atomic_write_text(config.paths.incidents, new_text)
-    audit.append(config.paths.audit, audit.decision_lines([decision], round_id=None, mode=config.mode, now=now))
+    with locked(path, "incident file") as text:
+        atomic_write_text(path, edit(text, str(path)))
+        audit.append(config.paths.audit, audit.decision_lines([decision], round_id=None, mode=config.mode, now=now))
+    return path

@@ -12,17 +12,15 @@ silence does, and does not, is judge/suspension/silences.py's docstring and docs
 
 from __future__ import annotations
 
-import getpass
-import os
 import re
 from datetime import datetime, timedelta
 
 import click
 
-from canary.cli.commands._options import CommandGroup, Invocation, common, pass_invocation
+from canary.cli.commands._options import CommandGroup, Invocation, common, pass_invocation, tag
+from canary.state import people_yaml
 from canary.state.silences import add_silence, expire_silences, load_silences, render_silences
-from core.store import StoreError, atomic_write_text, read_text
-from core.tags import describe_invalid_tag, is_valid_tag
+from core.store import StoreError, atomic_write_text
 from core.times import fmt_time, parse_time
 from core.untrusted import clean
 from judge.suspension.silences import MAX_SILENCE, Silence
@@ -38,8 +36,9 @@ def silence() -> None:
 
 
 @silence.command("add", help="add a silence")
-@click.option("--model", required=True)
-@click.option("--provider", default=None, help="one endpoint's tag (default: every endpoint of the model)")
+@click.option("--model", callback=tag, required=True)
+@click.option("--provider", callback=tag, default=None,
+              help="one endpoint's tag (default: every endpoint of the model)")
 @click.option("--until", "until_text", required=True, metavar="ISO8601|DURATION",
               help="when it ends: a time (2026-12-03T09:00:00Z) or a duration from now (90m, 6h, 2d)")
 @click.option("--reason", required=True, help="why (shown on the status page and in canary status)")
@@ -49,12 +48,10 @@ def silence() -> None:
 def add(invocation: Invocation, model: str, provider: str | None, until_text: str, reason: str,
         author: str | None) -> int:
     path, now = invocation.config().paths.silences, invocation.now()
-    _check_tags(model, provider)
-    text = read_text(path, "silences file") or ""
-    until = until_of(until_text, now)
-    added = Silence(model, provider, until, reason, _author(author), added_at=now)
-    atomic_write_text(path, add_silence(text, str(path), added))
-    print(f"canary silence: added in {path}: {clean(added.scope)} until {fmt_time(until)}; commit it to main "
+    added = Silence(model, provider, until_of(until_text, now), reason, people_yaml.author(author), added_at=now)
+    with people_yaml.locked(path, "silences file") as text:
+        atomic_write_text(path, add_silence(text, str(path), added))
+    print(f"canary silence: added in {path}: {clean(added.scope)} until {fmt_time(added.until)}; commit it to main "
           "(a pull request, like an exclusion)")
     return 0
 
@@ -70,25 +67,18 @@ def list_command(invocation: Invocation, include_expired: bool) -> int:
 
 
 @silence.command("expire", help="end the silences of a model (or one endpoint) now")
-@click.option("--model", required=True)
-@click.option("--provider", default=None, help="the endpoint of a silence that names one")
+@click.option("--model", callback=tag, required=True)
+@click.option("--provider", callback=tag, default=None, help="the endpoint of a silence that names one")
 @common(files=("silences",))
 @pass_invocation
 def expire(invocation: Invocation, model: str, provider: str | None) -> int:
     path, now = invocation.config().paths.silences, invocation.now()
-    _check_tags(model, provider)
-    text = read_text(path, "silences file") or ""
-    new_text, ended = expire_silences(text, str(path), model, provider, now)
-    atomic_write_text(path, new_text)
+    with people_yaml.locked(path, "silences file") as text:
+        new_text, ended = expire_silences(text, str(path), model, provider, now)
+        atomic_write_text(path, new_text)
     print(f"canary silence: expired {len(ended)} silence(s) of {clean(ended[0].scope)} in {path}; commit it "
           "to main")
     return 0
-
-
-def _check_tags(model: str, provider: str | None) -> None:
-    for value in (model, provider):
-        if value is not None and not is_valid_tag(value):
-            raise StoreError(describe_invalid_tag(value))
 
 
 def until_of(value: str, now: datetime) -> datetime:
@@ -102,15 +92,6 @@ def until_of(value: str, now: datetime) -> datetime:
         raise StoreError(f"--until {value}: a silence lasts at most {MAX_SILENCE.days} days; a longer one is an "
                          "incident exclusion (canary incident add) or a fix")
     return until
-
-
-def _author(given: str | None) -> str:
-    if given:
-        return given
-    try:
-        return os.environ.get("GITHUB_ACTOR") or getpass.getuser()
-    except OSError:  # no login name (a container without a passwd entry)
-        raise StoreError("who is adding this silence? pass --author NAME") from None
 
 
 __all__ = ["silence", "until_of"]

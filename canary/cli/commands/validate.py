@@ -41,7 +41,7 @@ from probes.round.planning import SnapshotError, read_snapshot
     help="Parse canary.yaml, exclusions/builtin.yaml, exclusions/incidents.yaml, the judge's "
          "state file and its audit log, exclusions/silences.yaml and exclusions/maintenance.yaml "
          "exactly as canary will. Exit 1 with the file and line of each problem; nothing is written.")
-@common(files=("builtin", "incidents", "state", "audit", "silences", "maintenance"), now=False)
+@common(files=("builtin", "incidents", "state", "audit", "silences", "maintenance"))
 @click.option("--discovery", "discovery_path", type=PATH, default=None, metavar="FILE",
               help="a saved discovery snapshot to check `controls` against "
                    "(default: <paths.reports>/discovery.json, written by every round)")
@@ -58,7 +58,7 @@ def validate(invocation: Invocation, discovery_path: Path | None) -> int:
     checks: list[tuple[Path, Callable[[], object]]] = [
         (files[layer.name], functools.partial(load_state, files[layer.name]) if layer.name == SUSPENSION
          else functools.partial(read_layer, layer, files[layer.name])) for layer in LAYERS] + [
-        (paths.silences, functools.partial(load_silences, paths.silences)),
+        (paths.silences, functools.partial(load_silences, paths.silences, invocation.now())),
         (paths.maintenance, functools.partial(load_maintenance, paths.maintenance)),
     ]
     problems = 0

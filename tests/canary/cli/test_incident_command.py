@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from judge_cli_support import MODEL, T0, Files, files_in, iso
 
 from canary.state.incidents import add_incident, remove_incident
-from core.layer_files import load_exclusions, parse_exclusions
-from core.layers import INCIDENT, Exclusion
+from core.layer_files import parse_exclusions, read_layer
+from core.layers import INCIDENT, Exclusion, layer_named
 from core.store import StoreError
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -95,7 +95,7 @@ def test_add_keeps_comments_and_formatting(f: Files) -> None:
              f'    added_at: "{iso(T0)}"\n    expires: "2026-12-01T00:00:00Z"\n    added_by: "alice"\n')
     # Below the model's last entry, above the blank line and the comment that lead to the next model.
     assert f.incidents.read_text() == HAND_WRITTEN.replace("22:30:00Z\n\n", "22:30:00Z\n" + block + "\n")
-    entries = load_exclusions(f.incidents, INCIDENT)
+    entries = read_layer(layer_named(INCIDENT), f.incidents)
     [new] = [e for e in entries if e.provider == "borealis/bf16"]
     assert (new.model, new.reason, new.added_by, new.since) == (MODEL, 'mixes "pt" and es\nbadly', "alice", T0)
     assert [line["action"] for line in f.audit_lines()] == ["incident_add"]
@@ -119,7 +119,8 @@ def test_add_for_a_new_model_appends_a_section(f: Files) -> None:
     f.canary("incident", "add", "--model", "new/model:free", "--provider", "c/fp8", "--reason", "r", "--now", iso(T0))
     text = f.incidents.read_text()
     assert text == HAND_WRITTEN + '"new/model:free":\n' + BOREALIS.replace("borealis/bf16", "c/fp8")
-    assert [e.provider for e in load_exclusions(f.incidents, INCIDENT) if e.model == "new/model:free"] == ["c/fp8"]
+    entries = read_layer(layer_named(INCIDENT), f.incidents)
+    assert [e.provider for e in entries if e.model == "new/model:free"] == ["c/fp8"]
 
 
 def test_add_follows_the_files_indentation() -> None:
@@ -147,7 +148,7 @@ def test_removing_the_last_entry_of_a_model_removes_its_key_and_keeps_comments(f
     assert f.incidents.read_text() == without(without(HAND_WRITTEN, f'"{MODEL}":\n'),
                                               "  - provider: aurora/fp8\n    reason: filters roleplay   # inline "
                                               "comment\n    added_at: 2026-11-29T22:30:00Z\n")
-    assert [e.model for e in load_exclusions(f.incidents, INCIDENT)] == ["other/model"]
+    assert [e.model for e in read_layer(layer_named(INCIDENT), f.incidents)] == ["other/model"]
 
 
 @pytest.mark.parametrize(("model", "provider"), [("a/m", "p1"), ("a/m", "p2"), ("a/m", "p3"), ("b/m", "q")])

@@ -4,6 +4,7 @@ what they change (the Apprise message, over a real socket) and never change (the
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from notify_receivers import receiving
 
 from canary.state.silences import add_silence, expire_silences, load_silences, parse_silences
 from core.store import StoreError
-from judge.suspension.silences import Silence
+from judge.suspension.silences import CLOCK_SKEW, MAX_SILENCE, Silence, silence_for
 
 BAD = "cirrus/fp8"
 HOSTILE = "vendor <img src=x onerror=alert(1)> [ticket](http://evil.example) @everyone | cell\nline two"
@@ -91,7 +92,7 @@ def test_validate_names_the_line_of_a_bad_silence(f: Files, entry: str, problem:
     assert code == 1 and f"{f.silences}: line {line}:" in err and problem in err
 
 
-def test_expire_moves_only_its_entry_and_add_refuses_a_flow_list() -> None:
+def test_expire_moves_only_its_entry_and_a_flow_list_is_left_to_a_person() -> None:
     now = T0
     s = Silence(MODEL, BAD, T0 + HALF_HOUR, "r", "a", added_at=T0)
     text = add_silence(HEADER, "x.yaml", s)
@@ -104,8 +105,8 @@ def test_expire_moves_only_its_entry_and_add_refuses_a_flow_list() -> None:
                     f'added_at: "{iso(T0)}"}}]\n'
     with pytest.raises(StoreError, match="by hand"):
         add_silence(flow, "x.yaml", s)
-    flowed, _ = expire_silences(flow, "x.yaml", MODEL, None, T0 + HALF_HOUR / 2)   # one scalar rewritten in place
-    assert [x.until for x in parse_silences(flowed, "x.yaml")] == [T0 + HALF_HOUR / 2]
+    with pytest.raises(StoreError, match="by hand"):
+        expire_silences(flow, "x.yaml", MODEL, None, T0 + HALF_HOUR / 2)
 
 
 def test_a_silence_never_changes_the_judgement(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -170,3 +171,21 @@ def test_status_lists_the_silences_in_force(f: Files) -> None:
     assert code == 0 and f"{BAD} of {MODEL}  until {iso(T0 + 4 * HALF_HOUR)}  by alice: line [2Jone" in out
     assert "\x1b" not in out and "suspended" in out   # the state column is the judge's, silenced or not
     assert "silences at" not in f.canary("status", "--now", iso(T0 + 4 * HALF_HOUR))[1]
+
+
+def test_a_silence_added_in_the_future_cannot_stretch_past_thirty_days(f: Files) -> None:
+    # Written by hand (or a clock a year ahead): 29 days from added_at, but a year from now.
+    ahead = Silence(MODEL, BAD, T0 + timedelta(days=394), "r", "a", added_at=T0 + timedelta(days=365))
+    f.silences.write_text(add_silence(HEADER, "s", ahead), encoding="utf-8")
+    code, _, err = f.canary("validate", "--now", iso(T0))
+    assert code == 1 and f"{f.silences}: line 3: added_at ({iso(ahead.added_at)}) is after now ({iso(T0)})" in err
+    assert not ahead.active(T0) and silence_for([ahead], MODEL, BAD, T0) is None   # told, not muted
+    assert "not in force: it ends more than 30 days ahead" in f.canary("silence", "list", "--all", "--now",
+                                                                       iso(T0))[1]
+    assert ahead.active(ahead.until - MAX_SILENCE) and f.canary("validate", "--now", iso(ahead.added_at))[0] == 0
+
+
+def test_a_clock_a_few_minutes_ahead_still_writes_a_valid_silence(f: Files) -> None:
+    skewed = Silence(MODEL, BAD, T0 + MAX_SILENCE + CLOCK_SKEW, "r", "a", added_at=T0 + CLOCK_SKEW)
+    f.silences.write_text(add_silence(HEADER, "s", skewed), encoding="utf-8")
+    assert f.canary("validate", "--now", iso(T0))[0] == 0 and skewed.active(T0)

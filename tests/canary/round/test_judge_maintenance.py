@@ -55,7 +55,7 @@ def test_without_the_file_the_same_rounds_suspend_at_the_second(f: Files) -> Non
     ('- provider: "cirrus"\n  every: "tuesday"\n  start: "2am"\n  end: "03:00"\n  reason: "r"\n  author: "a"\n',
      "is not a UTC time of day", 2),
     ('- provider: "cirrus"\n  every: "day"\n  start: "01:00"\n  end: "23:00"\n  reason: "r"\n  author: "a"\n',
-     "at most 12 h", 2),
+     "add up to 154 h in 7 days; at most 72 h", 2),
     ('- provider: "cirrus"\n  every: "day"\n  start: "01:00"\n  end: "02:00"\n  reason: "r"\n  author: "a"\n'
      '  weekly: yes\n', "weekly: unknown key", 8),
 ])
@@ -65,6 +65,16 @@ def test_validate_names_the_line_of_a_bad_window(f: Files, entry: str, problem: 
     assert code == 1 and f"{f.maintenance}: line {line}:" in err and problem in err
     code, _, err = f.canary("judge", str(f.results("r.json", at=T0)), "--now", iso(T0), "--no-notify")
     assert code == 2 and problem in err and not f.state.exists()   # the judge refuses it too, changing nothing
+
+
+def test_two_daily_twelve_hour_windows_around_the_clock_are_refused_by_validate_and_the_judge(f: Files) -> None:
+    half = '- provider: "cirrus"\n  every: "day"\n  start: "{}"\n  end: "{}"\n  reason: "r"\n  author: "a"\n'
+    f.maintenance.write_text(half.format("00:00", "12:00") + half.format("12:00", "00:00"), encoding="utf-8")
+    code, _, err = f.canary("validate")
+    assert code == 1 and f"{f.maintenance}: line 1: the windows covering cirrus/* of every model (line 1, line 7) " \
+                         "add up to 168 h in 7 days; at most 72 h" in err
+    code, _, err = f.canary("judge", str(f.results("r.json", {BAD: "fail"}, at=T0)), "--now", iso(T0), "--no-notify")
+    assert code == 2 and "add up to 168 h" in err and not f.state.exists()
 
 
 def test_validate_accepts_the_repositorys_own_example_and_a_recurring_window(f: Files) -> None:

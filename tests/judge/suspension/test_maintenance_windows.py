@@ -11,7 +11,7 @@ from rules_factories import HALF_HOUR, MODEL, PROVIDERS, T0, Timeline, actions
 
 from judge.suspension.decisions import Action, Rule
 from judge.suspension.evidence import cards_by_endpoint
-from judge.suspension.maintenance import MaintenanceWindow
+from judge.suspension.maintenance import MAX_WEEKLY, MaintenanceWindow, busiest_week
 
 BAD = PROVIDERS[2]   # cirrus/fp8
 HOST = BAD.split("/")[0]
@@ -92,3 +92,23 @@ def test_a_daily_window_and_what_a_bare_tag_covers() -> None:
     assert window.open_at(T0 + timedelta(hours=4, minutes=30)) and not window.open_at(T0 + timedelta(hours=5))
     assert window.covers(MODEL, BAD) and window.covers(MODEL, HOST.upper() + "/turbo") and window.covers(MODEL, HOST)
     assert not window.covers(MODEL, HOST + "x/fp8") and not one_off(0, 1).covers(MODEL, HOST + "/turbo")
+
+
+@pytest.mark.parametrize(("windows", "hours"), [
+    ((weekly("day", time(0, 0), time(12, 0)), weekly("day", time(12, 0), time(0, 0))), 168),   # around the clock
+    ((one_off(0, 72 * 60),), 72),                                               # the longest one-off fits alone
+    ((weekly("day", time(1, 0), time(11, 0)), weekly("tuesday", time(1, 0), time(4, 0))), 73),
+    ((one_off(0, 72 * 60), one_off(72 * 60, 144 * 60)), 144),                   # back to back: 6 days in a row
+    ((one_off(0, 60), one_off(8 * 24 * 60, 8 * 24 * 60 + 60)), 1),              # a week apart: 1 h in any 7 days
+    ((weekly("day", time(1, 0), time(11, 0)), weekly("day", time(1, 0), time(11, 0), provider=BAD)), 140),
+    ((weekly("day", time(1, 0), time(11, 0), provider=BAD),
+      weekly("day", time(1, 0), time(11, 0), provider=HOST + "/turbo")), 70),    # two endpoints, 70 h each
+    ((weekly("day", time(1, 0), time(11, 0)),
+      MaintenanceWindow(BAD, "r", "a", model="other/model", start=T0, end=T0 + timedelta(hours=3))), 73),
+], ids=["two-daily-12h", "one-off-72h", "daily-10h-and-weekly-3h", "two-one-offs-back-to-back",
+        "two-one-offs-a-week-apart", "bare-host-and-its-endpoint", "two-endpoints-of-a-host", "one-model-more"])
+def test_the_busiest_week_of_an_endpoint_adds_up_every_window_covering_it(
+        windows: tuple[MaintenanceWindow, ...], hours: int) -> None:
+    covered, _, mine = busiest_week(windows)
+    assert covered == timedelta(hours=hours)
+    assert (covered > MAX_WEEKLY) is (hours > 72) and len(mine) <= len(windows)
