@@ -970,8 +970,7 @@ DEFINITIONS = ("judge/suspension/decisions.py", "core/layers.py")
 # - a StrEnum's members: a vocabulary declaring its own (the refusal controls' ControlCode, the status
 #   page's RoutingState, observe-report's ObserveOutcome);
 # - any other word says so on its line, as the contract rule's OTHER_SENSE does: `# not the action: why`
-#   (or `# not the layer: why`), e.g. the older files' verdict codes of core/reasons.py, which cannot
-#   import the code families above core/.
+#   (or `# not the layer: why`), e.g. the file option `builtin` (the paths. setting, not the layer).
 NOT_THE_VALUE = ("# not the action", "# not the layer")
 
 
