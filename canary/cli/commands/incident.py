@@ -10,7 +10,7 @@ from datetime import datetime
 
 import click
 
-from canary.cli.commands._options import TIME, CommandGroup, Invocation, common, pass_invocation
+from canary.cli.commands._options import TIME, Invocation, common, pass_invocation
 from canary.state import audit
 from canary.state.incidents import add_incident, remove_incident
 from core.config import Config
@@ -20,7 +20,7 @@ from core.tags import describe_invalid_tag, is_valid_tag
 from judge.suspension.decisions import Action, Decision, Rule
 
 
-@click.group("incident", cls=CommandGroup, short_help="add or remove a runtime incident exclusion")
+@click.group("incident", short_help="add or remove a runtime incident exclusion")
 def incident() -> None:
     """Add or remove a runtime incident exclusion (exclusions/incidents.yaml), audited."""
 
