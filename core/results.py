@@ -42,8 +42,9 @@ refusal worded by core/schema.py's walk), each upstream entry in it on its own a
   text, as it always has.
 
 Schema_version 2 added `code` to each case and attempt: the verdict's code (judge/replies/verdict.py),
-what history and control flow read. A version 1 file is still read: its codes are derived from
-the reasons by core/reasons.py, the only reader of a reason's words.
+what history and control flow read. A version 1 file is still read: written before codes, its
+entries read with their outcome's catch-all code (core/vocabulary.py `catch_all_code`) and keep their
+reasons as text; nothing reads a reason's words.
 
 Optional, additive fields (absent from older files, read with their defaults): `clock`
 (`real`), `controls_source`, `unprobed_controls`, `incomplete` (the typed reasons; an older
@@ -85,14 +86,13 @@ from core.field_rules import (
     text,
     writable_text,
 )
-from core.reasons import reason_code
 from core.schema import shown
 from core.tags import ROUND_ID_PATTERN, describe_invalid_tag, is_valid_tag
 from core.times import as_utc
-from core.vocabulary import CODE, Outcome, case_id
+from core.vocabulary import CODE, Outcome, case_id, catch_all_code
 
 SCHEMA_VERSION: Final = 2
-# The versions read: 1 has no `code` (derived from the reason, core/reasons.py).
+# The versions read: 1 has no `code` (its entries read with their outcome's catch-all code).
 ReadVersion = Literal[1, 2]
 EXCERPT_CHARS = 300           # how much of each reply results.json keeps (the rest is in Allure)
 _AMOUNTS = ("billed_usd", "listed_usd")
@@ -192,9 +192,9 @@ class AttemptResult:
         return _builtins(self.entry())
 
     @classmethod
-    def from_json(cls, raw: Any, version: int = SCHEMA_VERSION) -> AttemptResult | None:
+    def from_json(cls, raw: Any) -> AttemptResult | None:
         """An attempt, or None when the entry is not one (attempts are evidence, never a reason to refuse)."""
-        entry = read_attempt(raw, version)
+        entry = read_attempt(raw)
         return None if entry is None else cls.from_entry(entry)
 
 
@@ -245,10 +245,10 @@ class CaseResult:
                    attempts=tuple(AttemptResult.from_entry(a) for a in e.attempts))
 
     @classmethod
-    def from_json(cls, item: Mapping[str, Any], version: int = SCHEMA_VERSION) -> CaseResult:
+    def from_json(cls, item: Mapping[str, Any]) -> CaseResult:
         """One case entry read leniently (`read_case`); the caller has checked its tags and outcome
         (RoundResults.from_json sets a case with unsafe tags or an unknown outcome aside)."""
-        return cls.from_entry(read_case(item, version))
+        return cls.from_entry(read_case(item))
 
 
 class ControlNote(msgspec.Struct, frozen=True):
@@ -360,7 +360,7 @@ class RoundResults:
         (`read_document`: what the judge decides on refuses the file, ResultsError naming the key),
         each of its upstream entries on its own (see the module docstring for what is set aside)."""
         doc = read_document(raw, ResultsFile, source=source, error=ResultsError)
-        version, complete = doc["schema_version"], doc["complete"]
+        complete = doc["complete"]
         rejected: list[RejectedInput] = []
         models: dict[str, dict[str, Any]] = doc["models"]
         incomplete = doc["incomplete"]
@@ -371,7 +371,7 @@ class RoundResults:
             finished_at=as_utc(doc["finished_at"]),
             complete=complete, incomplete=incomplete, upstream=doc["upstream"],
             models=_models(models, rejected, source),
-            cases=_cases(doc["cases"], rejected, version),
+            cases=_cases(doc["cases"], rejected),
             limits=_limits(models), listing_notes=_listing_notes(models),
             weak_probes=_notes(doc["weak_probes"], "weak_probes", rejected),
             unprobed_controls=_notes(doc["unprobed_controls"], "unprobed_controls", rejected),
@@ -464,21 +464,21 @@ class ResultsFile(msgspec.Struct, frozen=True, kw_only=True):
     usage: Annotated[dict[str, dict[str, ProviderUsage]], ReadBy(_derived)] = {}
 
 
-def read_case(item: Mapping[str, Any], version: int) -> CaseEntry:
+def read_case(item: Mapping[str, Any]) -> CaseEntry:
     """A case entry whose tags and outcome are known good, every other field read leniently; an
     attempt that is not one is left out."""
     attempts = item.get("attempts")
-    read = (read_attempt(raw, version) for raw in (attempts if isinstance(attempts, list) else []))
+    read = (read_attempt(raw) for raw in (attempts if isinstance(attempts, list) else []))
     return lenient_entry(item, CaseEntry, model=str(item.get("model")), provider=str(item.get("provider")),
-                         outcome=_OUTCOMES[str(item.get("outcome"))], code=read_code(item, version),
+                         outcome=_OUTCOMES[str(item.get("outcome"))], code=read_code(item),
                          attempts=tuple(a for a in read if a is not None))
 
 
-def read_attempt(raw: Any, version: int) -> AttemptEntry | None:
+def read_attempt(raw: Any) -> AttemptEntry | None:
     """An attempt entry read leniently, or None when it is not one (not an object, no known outcome)."""
     if not isinstance(raw, Mapping) or not is_one_of(raw.get("outcome"), _OUTCOMES):
         return None
-    return lenient_entry(raw, AttemptEntry, outcome=_OUTCOMES[raw["outcome"]], code=read_code(raw, version))
+    return lenient_entry(raw, AttemptEntry, outcome=_OUTCOMES[raw["outcome"]], code=read_code(raw))
 
 
 def _builtins(record: msgspec.Struct) -> dict[str, Any]:
@@ -669,7 +669,7 @@ def _listing_notes(raw: Mapping[str, Mapping[str, Any]]) -> dict[str, tuple[str,
     return out
 
 
-def _cases(raw: Sequence[Mapping[str, Any]], rejected: list[RejectedInput], version: int) -> tuple[CaseResult, ...]:
+def _cases(raw: Sequence[Mapping[str, Any]], rejected: list[RejectedInput]) -> tuple[CaseResult, ...]:
     cases = []
     for i, item in enumerate(raw):
         model, provider = item.get("model"), item.get("provider")
@@ -682,7 +682,7 @@ def _cases(raw: Sequence[Mapping[str, Any]], rejected: list[RejectedInput], vers
             rejected.append(RejectedInput(model, provider, f"cases[{i}]: unknown outcome {ascii(outcome)[:40]}"))
             continue
         rejected.extend(RejectedInput(model, provider, note) for note in _absurd_amounts(i, item))
-        cases.append(CaseResult.from_entry(read_case(item, version)))
+        cases.append(CaseResult.from_entry(read_case(item)))
     return tuple(cases)
 
 
@@ -699,20 +699,12 @@ def _notes(raw: Sequence[Mapping[str, Any]], key: str, rejected: list[RejectedIn
     return tuple(out)
 
 
-def read_code(raw: Mapping[str, Any], version: int) -> str:
-    """A case's or attempt's code: as written (schema_version 2), or derived from the reason of a
-    version 1 entry (core/reasons.py). A version 2 entry whose code is missing or not a code reads
-    as its outcome's (`pass`, `not_applicable`, `<outcome>_other`; its reason is not read): counted,
-    never a crash."""
-    outcome, written = str(raw.get("outcome")), raw.get("code")
-    if version == 1:
-        attempts = raw.get("attempts")
-        first = attempts[0] if isinstance(attempts, list) and attempts and isinstance(attempts[0], Mapping) else raw
-        kind = first.get("error_kind")
-        return reason_code(outcome, str(raw.get("reason", "")), kind if isinstance(kind, str) else None)
-    if isinstance(written, str) and CODE.fullmatch(written):
-        return written
-    return reason_code(outcome, "")
+def read_code(raw: Mapping[str, Any]) -> str:
+    """A case's or attempt's code as written; one that is missing (a schema_version 1 entry, written
+    before codes) or not a code reads as its outcome's catch-all: counted, never a crash, and its
+    reason is kept as the text a person reads."""
+    written = raw.get("code")
+    return written if isinstance(written, str) and CODE.fullmatch(written) else catch_all_code(str(raw.get("outcome")))
 
 
 def _shown(value: Any) -> str:

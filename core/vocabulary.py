@@ -45,6 +45,14 @@ class Contract:
 # What a verdict's code looks like (judge/replies/verdict.py; the families' StrEnum values, results.json's `code`).
 CODE = re.compile(r"[a-z0-9_]{1,40}")
 
+
+def catch_all_code(outcome: str) -> str:
+    """The code of an entry written without one (results.json version 1, an older evidence line):
+    `pass`, `not_applicable`, or `<outcome>_other` (`fail_other`, `transport_error` -> `transport_other`)."""
+    if outcome in (Outcome.PASS, Outcome.NOT_APPLICABLE):
+        return outcome
+    return "transport_other" if outcome == Outcome.TRANSPORT_ERROR else f"{outcome}_other"
+
 DECLARED: tuple[Contract, ...] = (
     Contract("latency", "time-to-first-token contract", prompt="latency"),
     Contract("refusal", "silent filter / refusal contract", prompt="refusal"),

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-
-from simulator.cli import main
+from simulator.cli import sim
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sim(prog_name="python -m simulator")

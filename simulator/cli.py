@@ -1,14 +1,13 @@
-"""`python -m simulator` and `canary sim`: serve a scenario in the foreground until SIGTERM/SIGINT."""
+"""`python -m simulator` and `canary sim`, one click command: serve a scenario in the foreground until SIGTERM."""
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import ipaddress
 import signal
 import sys
-from collections.abc import Sequence
 
+import click
 from aiohttp import web
 
 from simulator.runtime import bind, make_runner
@@ -16,14 +15,19 @@ from simulator.scenario import Scenario, ScenarioError, load_scenario
 from simulator.server import SimState
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--scenario", default=None, help="scenario YAML file (default: the bundled default scenario)")
-    parser.add_argument("--port", type=int, default=0, help="port to listen on (default: 0, any free port)")
-    parser.add_argument("--seed", type=int, default=0, help="seed for reproducible replies (default: 0)")
-    parser.add_argument(
-        "--round", type=int, default=1, dest="round_number", help="round number selecting phases (default: 1)"
-    )
-    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1; keep it local)")
+@click.command("sim", short_help="serve the OpenRouter simulator (default scenario unless --scenario)",
+               help="Serve an OpenRouter-compatible simulator on 127.0.0.1 until Ctrl-C/SIGTERM.",
+               context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--scenario", default=None, metavar="FILE|NAME",
+              help="a scenario YAML file or a bundled scenario's name (default: the bundled default scenario)")
+@click.option("--port", type=int, default=0, help="port to listen on (default: 0, any free port)")
+@click.option("--seed", type=int, default=0, help="seed for reproducible replies (default: 0)")
+@click.option("--round", "round_number", type=int, default=1, help="round number selecting phases (default: 1)")
+@click.option("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1; keep it local)")
+@click.pass_context
+def sim(ctx: click.Context, scenario: str | None, port: int, seed: int, round_number: int, host: str) -> None:
+    """`python -m simulator` (simulator/__main__.py) and `canary sim` (listed by canary/cli/main.py)."""
+    ctx.exit(serve(scenario, port=port, seed=seed, round_number=round_number, host=host))
 
 
 def summary(scenario: Scenario) -> list[str]:
@@ -39,11 +43,6 @@ def summary(scenario: Scenario) -> list[str]:
             lines.append(f"    {e.tag:<16} {e.provider_name:<12} {timing}  {faults}{phases}")
     lines.append("  control: POST /_sim/control {\"round\": N} or {\"now\": ISO}; stop with Ctrl-C")
     return lines
-
-
-def run(args: argparse.Namespace) -> int:
-    """`python -m simulator`: serve() with the parsed options."""
-    return serve(args.scenario, port=args.port, seed=args.seed, round_number=args.round_number, host=args.host)
 
 
 def serve(scenario_path: str | None, *, port: int = 0, seed: int = 0, round_number: int = 1,
@@ -88,14 +87,3 @@ def _is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return host == "localhost"
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """`python -m simulator`'s options (canary/cli/commands/sim.py declares the same for `canary sim`)."""
-    parser = argparse.ArgumentParser(prog="python -m simulator", description="OpenRouter-compatible simulator")
-    add_arguments(parser)
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    return run(build_parser().parse_args(argv))

@@ -67,7 +67,8 @@ LAYERS = (
           frozenset({"core", "judge", "jsonschema", "lingua", "ftfy", "wordfreq", "msgpack", "scipy", "msgspec"}),
           no_stdlib=IO_STDLIB, no_modules=IMPURE_CORE,
           only_in=(("msgspec", "judge/suspension/state.py judge/suspension/decisions.py judge/suspension/card.py"),)),
-    Layer("simulator", frozenset({"core", "simulator", "aiohttp", "yaml", "msgspec"}), no_modules=IMPURE_CORE),
+    Layer("simulator", frozenset({"core", "simulator", "aiohttp", "yaml", "msgspec", "click"}), no_modules=IMPURE_CORE,
+          only_in=(("click", "simulator/cli.py"),)),
     Layer("probes", frozenset({"core", "judge", "probes", "simulator", "httpx", "httpcore", "pytest", "_pytest",
                                "xdist", "allure", "allure_commons", "yaml", "msgspec"}),
           only_in=(("simulator", "probes/pytest_plugin/bundled_simulator.py"),
@@ -224,12 +225,13 @@ def test_the_command_check_names_the_file_and_line_of_a_command_importing_anothe
 
 
 # The shell is click's: commands are listed in canary/cli/main.py (no discovery), options are typed
-# click parameters (no argparse Namespace read with getattr).
+# click parameters (no argparse Namespace read with getattr); the simulator's command too.
 SHELL_REFUSED = frozenset({"argparse", "pkgutil"})
 
 
 def shell_offences(files: dict[str, str]) -> list[str]:
-    """Each import of argparse or pkgutil under canary/cli/, and each command module main.py does not list."""
+    """Each import of argparse or pkgutil under canary/cli/ (and simulator/cli.py), and each command module
+    main.py does not list."""
     found = [f"{imp.file}:{imp.line} imports {imp.module}: canary's shell is click (commands listed in "
              "canary/cli/main.py COMMANDS, options as click parameters)"
              for file, source in sorted(files.items()) for imp in imports_of(source, file)
@@ -247,7 +249,7 @@ def shell_offences(files: dict[str, str]) -> list[str]:
 
 
 def test_the_shell_is_click_with_its_commands_listed() -> None:
-    found = shell_offences(sources("canary/cli"))
+    found = shell_offences(sources("canary/cli") | {"simulator/cli.py": (ROOT / "simulator/cli.py").read_text()})
     assert not found, "\n".join(found)
 
 
@@ -970,8 +972,7 @@ DEFINITIONS = ("judge/suspension/decisions.py", "core/layers.py")
 # - a StrEnum's members: a vocabulary declaring its own (the refusal controls' ControlCode, the status
 #   page's RoutingState, observe-report's ObserveOutcome);
 # - any other word says so on its line, as the contract rule's OTHER_SENSE does: `# not the action: why`
-#   (or `# not the layer: why`), e.g. the older files' verdict codes of core/reasons.py, which cannot
-#   import the code families above core/.
+#   (or `# not the layer: why`), e.g. the file option `builtin` (the paths. setting, not the layer).
 NOT_THE_VALUE = ("# not the action", "# not the layer")
 
 

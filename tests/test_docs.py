@@ -8,8 +8,7 @@ the client's limits, ...). Each table row is compared with the value the code re
 changed default fails here until the page says the same. The tables are Markdown: `| key |
 default | ... |` (settings) and `| constant | value | ... |` (a dotted Python name, imported).
 Values are read as YAML (`10`, `[1, 3, 7]`, `true`, `low`). docs/contracts.md's reason codes are
-the ones the verdicts carry (the `...Code` StrEnums of judge/ and probes/round/) and the ones
-core/reasons.py derives from an older file.
+the ones the verdicts carry (the `...Code` StrEnums of judge/ and probes/round/).
 
 The README is a front page (under 200 lines) and every relative link of the documentation
 reaches its file and heading, so each rule can have one home that the other pages link to.
@@ -36,7 +35,7 @@ import pytest
 import yaml
 from msgspec import Meta
 
-from core import config_docs, reasons
+from core import config_docs
 from core.config import parse_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -270,17 +269,20 @@ def code_families() -> list[type[StrEnum]]:
     return families
 
 
-def test_the_documented_reason_codes_are_the_ones_canary_writes_and_reads() -> None:
+def test_the_documented_reason_codes_are_the_ones_canary_writes() -> None:
+    from probes.http.records import ErrorKind
+    from probes.round.cases import transport_code
+
     rows = table(CONTRACTS.read_text(encoding="utf-8"), ("code", "contract"))
     documented = {code for first_cell in rows for code in re.findall(r"[a-z0-9_]+", first_cell)}
-    # transport_other is told in the prose under the table, with <outcome>_other.
+    # transport_other is told in the prose under the table, with <outcome>_other; so are the
+    # transport codes (the client's error_kind) the table leaves out.
     written = {m.value for family in code_families() for m in family} - {"transport_other"}
-    read = {code for _, code in reasons._RULES} | set(reasons._ERROR_KINDS.values())   # older files
+    kinds = {transport_code(kind) for kind in ErrorKind}
     assert len(code_families()) >= 20 and "ttft_exceeded" in written
     assert written - documented == set(), f"codes missing from docs/contracts.md: {sorted(written - documented)}"
-    assert read - documented == set(), f"older files' codes missing from docs/contracts.md: {sorted(read - documented)}"
-    assert documented - written - read == set(), \
-        f"docs/contracts.md lists codes canary never writes: {sorted(documented - written - read)}"
+    assert documented - written - kinds == set(), \
+        f"docs/contracts.md lists codes canary never writes: {sorted(documented - written - kinds)}"
 
 
 def test_a_value_that_differs_from_the_code_is_reported() -> None:

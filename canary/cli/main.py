@@ -1,8 +1,8 @@
 """The `canary` console script: one click group, one module per subcommand, listed in COMMANDS.
 
 A command refuses by raising: every CanaryError (core/errors.py) is caught once, here (the root
-group, `Canary.invoke`), and said as `canary COMMAND: message` with the exit code the command's
-class names (`refused=`; 2 unless it says otherwise; a RoundRefused carries its own). A command
+group, `Canary.invoke`), and said as `canary COMMAND: message` with exit 2 (1 for the git commands
+of REFUSED_WITH; a RoundRefused carries its own). A command
 returns its exit code and the group ends with it, so click's CliRunner sees what a shell sees.
 Commands never print a CanaryError and return an exit code themselves (tests/test_architecture.py
 keeps it so); they catch one only to carry on without it. A usage error (an unknown option, a
@@ -42,7 +42,7 @@ from canary.cli.commands import (
     summary,
     validate,
 )
-from canary.cli.commands._options import CONTEXT, EXIT_REFUSED, Command, CommandGroup, config_option
+from canary.cli.commands._options import config_option
 from canary.round.refusal import RoundRefused
 from core.config import ConfigError
 from core.errors import CanaryError
@@ -54,6 +54,13 @@ COMMANDS: tuple[click.Command, ...] = (
     probe.probe, report.report, round.round_command, silence.silence, sim.sim, site.site, status.status,
     summary.summary_command, validate.validate,
 )
+
+
+EXIT_REFUSED = 2  # a command that refuses what it was given
+# The git commands refuse with 1, as they always did (`fetch-state --exists`: the remote could not be asked).
+REFUSED_WITH = {"commit": 1, "fetch-state": 1}
+# Inherited by every subcommand's context.
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 110}
 
 
 class Canary(click.Group):
@@ -68,7 +75,7 @@ class Canary(click.Group):
         except CanaryError as exc:  # the message names the thing and says what to do
             name = ctx.invoked_subcommand
             click.echo(f"canary {name}: {exc}" if name else f"canary: {exc}", err=True)
-            code = refused_code(exc, self.commands.get(name or ""))
+            code = exc.exit_code if isinstance(exc, RoundRefused) else REFUSED_WITH.get(name or "", EXIT_REFUSED)
         if code:
             ctx.exit(code)
         return code
@@ -97,15 +104,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click.Abort:  # Ctrl-C
         click.echo("canary: interrupted", err=True)
         return 130
-
-
-def refused_code(exc: CanaryError, command: click.Command | None) -> int:
-    """The exit code of a refusal: its own (a RoundRefused), else the command's `refused`, else 2."""
-    if isinstance(exc, RoundRefused):
-        return exc.exit_code
-    if isinstance(command, Command | CommandGroup):
-        return command.refused
-    return EXIT_REFUSED
 
 
 if __name__ == "__main__":

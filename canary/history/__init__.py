@@ -2,8 +2,7 @@
 
 Layers (one job per module):
 
-    pure   reasons.py    reason text -> a short stable code (`leading_garbage`, `http_429`, ...)
-           rows.py       results.json + decisions.json -> RoundRecord (CaseRow, DecisionRow);
+    pure   rows.py       results.json + decisions.json -> RoundRecord (CaseRow, DecisionRow);
                          `case_row()` is the one adapter that reads a results case
            stats.py      percentiles; the Wilson and exact (Clopper-Pearson) intervals and the exact
                          binomial tail are judge.suspension.stats' (scipy.stats, one library for both)

@@ -26,8 +26,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from canary.state.audit import AuditLine
-from core.reasons import reason_code
-from core.vocabulary import CODE
+from core.vocabulary import CODE, catch_all_code
 from judge.suspension.decisions import ENDING, SUSPENDING, Action, Evidence
 
 
@@ -112,6 +111,6 @@ def would_suspends(lines: Sequence[AuditLine], *, since: datetime, now: datetime
 
 def _evidence(e: Evidence) -> tuple[str, str, str, str]:
     """(contract, outcome, code, reason): the code as the line carries it, or, on a line written
-    before evidence carried codes, derived from its words (core/reasons.py)."""
-    code = e.code if CODE.fullmatch(e.code) else reason_code(e.outcome, e.reason)
+    before evidence carried codes, its outcome's catch-all (`fail_other`; the reason says what failed)."""
+    code = e.code if CODE.fullmatch(e.code) else catch_all_code(e.outcome)
     return e.contract, e.outcome, code, e.reason

@@ -48,7 +48,7 @@ class Table:
 BLOCKS: dict[str, tuple[Table, ...]] = {
     "results-json": (
         Table("the top level of reports/results.json", RoundResults, derived=(
-            ("schema_version", "int", "2 (1 still reads: codes derived from the reasons); another value is refused"),
+            ("schema_version", "int", "2 (1 still reads: no codes, see below); another value is refused"),
             ("incomplete_reason", "str | None", RoundResults.incomplete_reason),
             ("usage", "{model: {provider: ProviderUsage}}", RoundResults.usage)),
             note="`models` is written as `{model: {\"providers\": [tags]}}`."),

@@ -163,7 +163,7 @@ def test_an_absurd_bill_reads_as_absent_and_is_named() -> None:
     assert [x.problem.split(" ")[0] for x in r.rejected] == ["cases[0].cost_usd", "cases[0].attempts[0].billed_usd"]
 
 
-def test_a_version_1_file_derives_its_codes_from_the_reasons() -> None:
+def test_a_version_1_file_reads_with_catch_all_codes_and_keeps_its_reasons_words() -> None:
     doc = _document()
     doc["schema_version"] = 1
     for c in doc["cases"]:
@@ -171,8 +171,20 @@ def test_a_version_1_file_derives_its_codes_from_the_reasons() -> None:
         for a in c["attempts"]:
             a.pop("code")
     r = read_results(doc)
-    assert [c.code for c in r.cases] == ["no_text", "pass"]
-    assert [a.code for a in r.cases[0].attempts] == ["no_text", "pass"]
+    assert [c.code for c in r.cases] == ["fail_other", "pass"]
+    assert [a.code for a in r.cases[0].attempts] == ["fail_other", "pass"]
+    assert r.cases[0].reason == doc["cases"][0]["reason"] == "completed without any text"
+
+
+@pytest.mark.parametrize("written, outcome, code", [
+    ("schema_mismatch", "fail", "schema_mismatch"),  # the words say otherwise: the code is what counts
+    (None, "inconclusive", "inconclusive_other"), ("Not A Code!", "inconclusive", "inconclusive_other"),
+    (None, "transport_error", "transport_other"), (None, "pass", "pass"),
+])
+def test_a_version_2_file_is_read_by_its_codes_never_by_its_words(written: str | None, outcome: str,
+                                                                   code: str) -> None:
+    doc = _document(outcome=outcome, code=written, reason="tools: prose instead of a call")
+    assert read_results(doc).cases[0].code == code
 
 
 class _Made(msgspec.Struct, frozen=True, kw_only=True):

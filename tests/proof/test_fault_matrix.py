@@ -119,17 +119,8 @@ def test_a_wrong_provider_reads_as_a_routing_mismatch(matrix_round: ProbeRun) ->
 
 
 def written_codes(round_: ProbeRun) -> dict[tuple[str, str], str]:
-    """Each case's code as results.json carries it, checked against what the reader of an older file
-    (core/reasons.py) derives from the same words: a history spanning both versions counts one code."""
-    from core.reasons import reason_code
-
-    codes = {}
-    for case in round_.results["cases"]:
-        attempts = case["attempts"]
-        old = reason_code(case["outcome"], case["reason"], attempts[0]["error_kind"] if attempts else None)
-        assert case["code"] == old, case
-        codes[(case["provider"], case["contract"])] = case["code"]
-    return codes
+    """Each case's code as results.json carries it."""
+    return {(case["provider"], case["contract"]): case["code"] for case in round_.results["cases"]}
 
 
 def test_every_case_of_the_optional_round_has_a_code(optional_round: ProbeRun) -> None:

@@ -1,15 +1,16 @@
-"""What the subcommands share, as click decorators: --config, the file paths, --now, and the command class.
+"""What the subcommands share, as click options: --config, the file paths and --now.
 
 Every file a command reads or writes can be overridden (--state, --audit, --builtin,
 --incidents, ...), so tools can work on copies; otherwise paths come from canary.yaml. The shared
-options fill one `Invocation` (the click context's object): `canary --config X judge` and
-`canary judge --config X` both land there, the later one winning, and a command takes it with
-`@pass_invocation`.
+options' callbacks fill one `Invocation` (the click context's object): `canary --config X judge`
+and `canary judge --config X` both land there, the later one winning, and a command takes it with
+`@pass_invocation`. Everything else is click's own: `multiple=True`, `nargs=-1` arguments,
+click.Path, and the root group's context settings, which every subcommand inherits.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,8 +31,6 @@ from judge.suspension.state import JudgeState
 PATH_SETTINGS = frozenset(f.name for f in fields(PathSettings) if isinstance(f.default, Path))
 FILE_OPTIONS = ("state", "audit", "builtin",  # not the layer: paths.builtin, its file
                 "incidents", "history", "silences", "maintenance")
-EXIT_REFUSED = 2  # a command that refuses what it was given (its class may name another: `refused=`)
-CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 110}
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -96,88 +95,22 @@ def tag(_ctx: click.Context, param: click.Parameter, value: str | None) -> str |
 PATH = click.Path(path_type=Path)
 
 
-class Many(click.Option):
-    """An option taking one or more values after it, as shells expand globs: `--reapply a.json b.json`.
-
-    Each value stands for a repetition of the option (`multiple`); the values run up to the next
-    option or `--` (Command.parse_args spells the repetitions out before click parses)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs["multiple"] = True
-        super().__init__(*args, **kwargs)
-
-
-class Command(click.Command):
-    """A subcommand: its refusals end with exit `refused` (2 unless it says otherwise), and `raw` help
-    text is printed as written (lists and tables kept) rather than re-wrapped."""
-
-    def __init__(self, *args: Any, refused: int = EXIT_REFUSED, raw: bool = False, **kwargs: Any) -> None:
-        kwargs.setdefault("context_settings", CONTEXT)
-        super().__init__(*args, **kwargs)
-        self.refused = refused
-        self.raw = raw
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        return super().parse_args(ctx, spell_out_many(args, [o for p in self.params if isinstance(p, Many)
-                                                             for o in p.opts]))
-
-    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        if not self.raw or not self.help:
-            super().format_help_text(ctx, formatter)
-            return
-        formatter.write_paragraph()
-        with formatter.indentation():
-            for line in self.help.strip("\n").splitlines():
-                formatter.write(f"{' ' * formatter.current_indent}{line}".rstrip() + "\n")
-
-
-class CommandGroup(click.Group):
-    """A command with actions of its own (`canary incident add`): subcommands are `Command`s."""
-
-    command_class = Command
-
-    def __init__(self, *args: Any, refused: int = EXIT_REFUSED, **kwargs: Any) -> None:
-        kwargs.setdefault("context_settings", CONTEXT)
-        super().__init__(*args, **kwargs)
-        self.refused = refused
-
-
-def spell_out_many(args: Sequence[str], names: Sequence[str]) -> list[str]:
-    """`--opt a b` as `--opt a --opt b` for each option of `names`, up to the next option or `--`."""
-    out: list[str] = []
-    current: str | None = None
-    for i, arg in enumerate(args):
-        if arg == "--":
-            return out + list(args[i:])
-        if arg.startswith("-") and arg != "-":
-            name = arg.split("=", 1)[0]
-            current = name if name in names and "=" not in arg else None
-            out.append(arg)
-        elif current is not None and out[-1] != current:
-            out += [current, arg]
-        else:
-            out.append(arg)
-    return out
-
-
-def _remember_config(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
-    if value is not None:
-        ctx.ensure_object(Invocation).config_path = value
-
-
-def _remember_path(ctx: click.Context, param: click.Parameter, value: Path | None) -> None:
-    if value is not None and param.name is not None:
-        ctx.ensure_object(Invocation).paths[param.name] = value
-
-
-def _remember_now(ctx: click.Context, _param: click.Parameter, value: datetime | None) -> None:
-    if value is not None:
-        ctx.ensure_object(Invocation).at = value
+def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> None:
+    """A shared option's callback: its value onto the Invocation (--config twice: the later one wins)."""
+    if value is None:
+        return
+    invocation = ctx.ensure_object(Invocation)
+    if param.name == "config":
+        invocation.config_path = value
+    elif param.name == "now":
+        invocation.at = value
+    else:
+        invocation.paths[str(param.name)] = value
 
 
 def config_option(f: F) -> F:
     """--config, before or after the subcommand's name (the later one wins)."""
-    return click.option("--config", default=None, metavar="FILE", expose_value=False, callback=_remember_config,
+    return click.option("--config", default=None, metavar="FILE", expose_value=False, callback=_remember,
                         help="configuration file (default: canary.yaml, or $CANARY_CONFIG)")(f)
 
 
@@ -196,12 +129,6 @@ def selection_options(f: F) -> F:
     return f
 
 
-def now_option(f: F) -> F:
-    """--now: the time to judge at (a bad value is refused with the command's name, exit 2)."""
-    return click.option("--now", type=TIME, default=None, expose_value=False, callback=_remember_now,
-                        help="the time to judge at (default: the current UTC time)")(f)
-
-
 def common(files: tuple[str, ...] = FILE_OPTIONS, now: bool = True) -> Callable[[F], F]:
     """--config, a --NAME PATH override of paths.NAME for each of `files`, and (unless now=False) --now."""
     unknown = sorted(set(files) - PATH_SETTINGS)
@@ -210,15 +137,15 @@ def common(files: tuple[str, ...] = FILE_OPTIONS, now: bool = True) -> Callable[
                         f"(core/config.py PathSettings: {', '.join(sorted(PATH_SETTINGS))})")
 
     def decorate(f: F) -> F:
-        if now:
-            f = now_option(f)
+        if now:  # a bad value is refused with the command's name, exit 2 (Time)
+            f = click.option("--now", type=TIME, default=None, expose_value=False, callback=_remember,
+                             help="the time to judge at (default: the current UTC time)")(f)
         for name in reversed(files):
             f = click.option(f"--{name}", name, type=PATH, default=None, metavar="PATH", expose_value=False,
-                             callback=_remember_path, help=f"the {name} file (default: paths.{name} in canary.yaml)")(f)
+                             callback=_remember, help=f"the {name} file (default: paths.{name} in canary.yaml)")(f)
         return config_option(f)
 
     return decorate
 
 
-__all__ = ["PATH", "TIME", "Command", "CommandGroup", "Invocation", "Many", "common", "config_option", "tag",
-           "pass_invocation"]
+__all__ = ["PATH", "TIME", "Invocation", "common", "config_option", "pass_invocation", "tag"]

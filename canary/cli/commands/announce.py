@@ -25,7 +25,7 @@ from pathlib import Path
 
 import click
 
-from canary.cli.commands._options import PATH, Command, Invocation, common, pass_invocation
+from canary.cli.commands._options import PATH, Invocation, common, pass_invocation
 from canary.integrations import notify
 from canary.round.judging import DEFAULT_DECISIONS_FILE
 from canary.state.results_files import read_decisions
@@ -34,7 +34,7 @@ from canary.state.silences import silences_or_none
 OUTPUT_ENV = "GITHUB_OUTPUT"
 
 
-@click.command("announce", cls=Command, short_help="print, summarise and post a round's committed decisions")
+@click.command("announce", short_help="print, summarise and post a round's committed decisions")
 @click.argument("decisions_path", required=False, type=PATH, metavar="[DECISIONS.json]")
 @common(files=("audit", "silences"), now=False)
 @pass_invocation

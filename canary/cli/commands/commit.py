@@ -39,7 +39,7 @@ from pathlib import Path
 
 import click
 
-from canary.cli.commands._options import PATH, Command, Invocation, Many, common, pass_invocation
+from canary.cli.commands._options import PATH, Invocation, common, pass_invocation
 from canary.history.store import history_root
 from canary.round.judging import DEFAULT_DECISIONS_FILE, JudgeRequest, run_judge
 from canary.round.refusal import RoundRefused
@@ -65,7 +65,7 @@ def plain_message(_ctx: click.Context, _param: click.Parameter, value: str | Non
     return value
 
 
-@click.command("commit", cls=Command, refused=1,
+@click.command("commit",
                short_help="commit and push the judge's state, audit log and round history (to the state branch)")
 @click.option("--message-from", "decisions_path", type=PATH, default=None, metavar="DECISIONS.json",
               help="decisions file naming this round's decisions (default: <paths.reports>/decisions.json)")
@@ -78,8 +78,10 @@ def plain_message(_ctx: click.Context, _param: click.Parameter, value: str | Non
               help="the checked-out branch people's files are on (default: $GITHUB_REF_NAME, else the current "
                    "one); the push target only when there is no state branch")
 @click.option("--retries", type=int, default=DEFAULT_RETRIES, show_default=True)
-@click.option("--reapply", "results_paths", cls=Many, type=PATH, metavar="RESULTS.json...",
-              help="results file(s) to re-judge when the state or the exclusions moved upstream")
+@click.option("--reapply", is_flag=True, expose_value=False,
+              help="marks the RESULTS.json arguments (optional): the round's results file(s), re-judged when "
+                   "the state or the exclusions moved upstream")
+@click.argument("results_paths", nargs=-1, type=PATH, metavar="[--reapply RESULTS.json...]")
 @click.option("--repo", type=PATH, default=None, help="repository folder (default: the current one)")
 @common(now=False)
 @pass_invocation

@@ -26,7 +26,7 @@ import click
 import msgspec
 from msgspec import UnsetType
 
-from canary.cli.commands._options import Command, Invocation, common, pass_invocation
+from canary.cli.commands._options import Invocation, common, pass_invocation
 from canary.history.observe import would_suspends
 from canary.integrations.notifications import send as notifications
 from canary.integrations.notifications.digest import Digest, compose_digest, render_digest
@@ -40,7 +40,7 @@ SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 OUTPUT_ENV = "GITHUB_OUTPUT"
 
 
-@click.command("digest", cls=Command, short_help="the daily digest: what stands and what changed, when it changed")
+@click.command("digest", short_help="the daily digest: what stands and what changed, when it changed")
 @click.option("--force", is_flag=True, help="send it now even if not due or unchanged")
 @common(files=("state", "audit", "builtin", "incidents", "silences", "maintenance"))
 @pass_invocation

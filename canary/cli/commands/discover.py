@@ -14,7 +14,7 @@ from contextlib import ExitStack
 
 import click
 
-from canary.cli.commands._options import Command, Invocation, config_option, pass_invocation
+from canary.cli.commands._options import Invocation, config_option, pass_invocation
 from core.upstream import Upstream, resolve_upstream
 from probes.http.client import PinnedClient
 from probes.http.discovery import DiscoveryError, discover
@@ -24,7 +24,7 @@ from simulator.process import SIMULATOR_KEY, simulator_process
 PING_MESSAGES = ({"role": "user", "content": "Say hello to a traveller arriving at the inn, in one short sentence."},)
 
 
-@click.command("discover", cls=Command,
+@click.command("discover",
                short_help="list the endpoints of the configured models (and ping each, pinned)")
 @config_option
 @click.option("--model", "models", multiple=True, help="model id (repeatable; default: canary.yaml models)")

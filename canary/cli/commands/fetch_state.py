@@ -33,7 +33,7 @@ from pathlib import Path
 
 import click
 
-from canary.cli.commands._options import PATH, Command, Invocation, common, pass_invocation
+from canary.cli.commands._options import PATH, Invocation, common, pass_invocation
 from canary.history.store import history_root
 from canary.state.commit_back import history_folders
 from canary.state.judge_files import load_state
@@ -43,7 +43,7 @@ from core.times import fmt_time
 from judge.suspension.state import JudgeState, state_from_json
 
 
-@click.command("fetch-state", cls=Command, refused=1,
+@click.command("fetch-state",
                short_help="copy the judge's state, audit log and history from the state branch")
 @click.option("--remote", default="origin", show_default=True)
 @click.option("--state-branch", default=None, metavar="NAME",

@@ -15,14 +15,14 @@ from pathlib import Path
 
 import click
 
-from canary.cli.commands._options import PATH, Command
+from canary.cli.commands._options import PATH
 from canary.integrations.notifications import heartbeat
 from canary.state.results_files import read_decisions
 from core.store import StoreError
 from judge.suspension.decisions import DecisionsError, RoundDecisions
 
 
-@click.command("heartbeat", cls=Command, short_help="ping $CANARY_HEARTBEAT_URL (a dead-man's switch) after a round")
+@click.command("heartbeat", short_help="ping $CANARY_HEARTBEAT_URL (a dead-man's switch) after a round")
 @click.option("--decisions", "decisions_path", type=PATH, default=None, metavar="PATH",
               help="the round's decisions.json (missing or incomplete round: the failure ping)")
 @click.option("--fail", is_flag=True, help="signal a failure whatever the decisions say")

@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-from canary.cli.commands._options import PATH, CommandGroup, Invocation, common, pass_invocation
+from canary.cli.commands._options import PATH, Invocation, common, pass_invocation
 from canary.history.query import EndpointSummary, History, PassRate
 from canary.history.recorder import record_files
 from canary.history.rows import HistoryError
@@ -33,7 +33,7 @@ WINDOW_NAMES = {1: "24 h", 7: "7 d", 30: "30 d"}
 CONTRACT_ORDER = CONTRACTS   # the four, then the optional ones (tools, stop, fidelity)
 
 
-@click.group("history", cls=CommandGroup, invoke_without_command=True,
+@click.group("history", invoke_without_command=True,
              short_help="pass rates, latency and suspensions from the round history")
 @click.option("--model", default=None, help="only this model")
 @click.option("--json", "as_json", is_flag=True, help="print JSON instead of a table")

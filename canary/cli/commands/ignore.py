@@ -17,11 +17,11 @@ from datetime import datetime
 
 import click
 
-from canary.cli.commands._options import TIME, Command, Invocation, common, pass_invocation
+from canary.cli.commands._options import TIME, Invocation, common, pass_invocation
 from judge.suspension.exclusions import effective_ignore, known_models
 
 
-@click.command("ignore", cls=Command, short_help="print the effective provider.ignore list as JSON")
+@click.command("ignore", short_help="print the effective provider.ignore list as JSON")
 @click.option("--model", default=None, help="model id (default: every known model)")
 @click.option("--at", type=TIME, default=None,
               help="the list in effect at this past moment, rebuilt from the audit log (canary/history/past.py)")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from canary.cli.commands._options import TIME, CommandGroup, Invocation, common, pass_invocation, tag
+from canary.cli.commands._options import TIME, Invocation, common, pass_invocation, tag
 from canary.state import audit
 from canary.state.incidents import add_incident, remove_incident
 from canary.state.people_yaml import locked
@@ -21,7 +21,7 @@ from core.store import atomic_write_text
 from judge.suspension.decisions import Action, Decision, Rule
 
 
-@click.group("incident", cls=CommandGroup, short_help="add or remove a runtime incident exclusion")
+@click.group("incident", short_help="add or remove a runtime incident exclusion")
 def incident() -> None:
     """Add or remove a runtime incident exclusion (exclusions/incidents.yaml), audited."""
 

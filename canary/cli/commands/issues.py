@@ -23,7 +23,7 @@ from pathlib import Path
 
 import click
 
-from canary.cli.commands._options import PATH, CommandGroup, Invocation, Many, common, pass_invocation
+from canary.cli.commands._options import PATH, Invocation, common, pass_invocation
 from canary.integrations.github_issues import excerpts
 from canary.integrations.github_issues.client import BOT_LOGIN, GitHubClient
 from canary.integrations.github_issues.sync import DEFAULT_LABEL, suspended_in, sync
@@ -38,7 +38,7 @@ from core.untrusted import clean
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 
-@click.group("issues", cls=CommandGroup, short_help="incidents as GitHub issues (open, comment, close)")
+@click.group("issues", short_help="incidents as GitHub issues (open, comment, close)")
 def issues() -> None:
     """Incidents as GitHub issues: one per suspended (or would-be suspended) endpoint, kept up to date."""
 
@@ -47,8 +47,10 @@ def issues() -> None:
 @click.option("--decisions", "decisions_path", type=PATH, required=True, metavar="PATH",
               help="the round's decisions.json")
 @click.option("--repo", default=None, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
-@click.option("--results", "results_paths", cls=Many, type=PATH, metavar="RESULTS.json...",
-              help="the round's results file(s), for reply excerpts in new issues")
+@click.option("--results", is_flag=True, expose_value=False,
+              help="marks the RESULTS.json arguments (optional): the round's results file(s), for reply "
+                   "excerpts in new issues")
+@click.argument("results_paths", nargs=-1, type=PATH, metavar="[RESULTS.json]...")
 @click.option("--label", default=DEFAULT_LABEL, help=f"the label that finds canary's issues (default: {DEFAULT_LABEL})")
 @click.option("--run-url", default=None, help="link of the round (default: this workflow run)")
 @click.option("--state", "state_path", type=PATH, default=None, metavar="PATH",

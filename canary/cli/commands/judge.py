@@ -34,7 +34,7 @@ from pathlib import Path
 
 import click
 
-from canary.cli.commands._options import PATH, Command, Invocation, common, pass_invocation
+from canary.cli.commands._options import PATH, Invocation, common, pass_invocation
 from canary.round.judging import (
     SIMULATOR_STATE_DIR,
     JudgeRequest,
@@ -44,7 +44,7 @@ from canary.round.judging import (
 from core.policy import MODES
 
 
-@click.command("judge", cls=Command, short_help="apply one round's results to the state (streaks, suspensions)")
+@click.command("judge", short_help="apply one round's results to the state (streaks, suspensions)")
 @click.argument("results_paths", nargs=-1, type=PATH, metavar="RESULTS.json...")
 @click.option("--mode", type=click.Choice(MODES), default=None, help="override canary.yaml's mode for this round")
 @click.option("--decisions-out", type=PATH, default=None, metavar="PATH",

@@ -13,13 +13,13 @@ import os
 
 import click
 
-from canary.cli.commands._options import Command, Invocation, common, pass_invocation
+from canary.cli.commands._options import Invocation, common, pass_invocation
 from canary.state import audit
 from canary.state.judge_files import load_state, refuse_future_times, save_state
 from judge.suspension.rules import lift
 
 
-@click.command("lift", cls=Command, short_help="end a provider's suspension by hand")
+@click.command("lift", short_help="end a provider's suspension by hand")
 @click.option("--model", required=True)
 @click.option("--provider", required=True)
 @click.option("--reason", required=True, help="why (recorded in the audit log)")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import click
 
-from canary.cli.commands._options import CommandGroup, Invocation, common, pass_invocation, tag
+from canary.cli.commands._options import Invocation, common, pass_invocation, tag
 from canary.state import people_yaml
 from canary.state.maintenance import MaintenanceEntry, add_window, load_maintenance, remove_windows, render_windows
 from core.store import atomic_write_text
@@ -22,7 +22,7 @@ from core.untrusted import clean
 from judge.suspension.maintenance import DAILY, WEEKDAYS
 
 
-@click.group("maintenance", cls=CommandGroup, short_help="add, list or remove a provider's maintenance window")
+@click.group("maintenance", short_help="add, list or remove a provider's maintenance window")
 def maintenance() -> None:
     """A provider's announced maintenance windows: a failed round inside one is not counted."""
 

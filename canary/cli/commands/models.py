@@ -8,11 +8,11 @@ import sys
 
 import click
 
-from canary.cli.commands._options import Command, Invocation, config_option, pass_invocation
+from canary.cli.commands._options import Invocation, config_option, pass_invocation
 
 
 @click.command(
-    "models", cls=Command, short_help="list the configured models (--json: the workflow's matrix)",
+    "models", short_help="list the configured models (--json: the workflow's matrix)",
     help="List the models of canary.yaml. With --json, print the GitHub Actions matrix of the probe "
          'jobs, [{"models": "M1,M2", "slug": ..., "shares": N}]: by default one job probes every model, '
          "so concurrency.overall and concurrency.per_provider hold for the key and for each host across "

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from canary.cli.commands._options import Command, Invocation, common, pass_invocation
+from canary.cli.commands._options import Invocation, common, pass_invocation
 from canary.history.observe import ObserveOutcome, WouldSuspend, would_suspends
 from canary.history.query import History
 from canary.history.rows import HistoryError
@@ -31,7 +31,7 @@ OUTCOME_TEXT: dict[str, str] = {
 }
 
 
-@click.command("observe-report", cls=Command,
+@click.command("observe-report",
                short_help="every would-suspend of the last N days and what happened next")
 @click.option("--days", type=float, default=7.0, help="the window, in days (default 7)")
 @click.option("--model", default=None, help="only this model")

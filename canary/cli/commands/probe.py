@@ -11,6 +11,7 @@ secret existed, and a simulator round must not pass for the real one. --simulato
 --state-checkout DIR reads the language plan from a checkout of the state branch (the judge's
 files live there, not in the main checkout): DIR/<paths.state>; absent before the first round.
 
+\b
 Exit codes: quality failures are the normal business of a round, so
   0  the round completed (whatever the hosts did);
   1  the round is incomplete (discovery failed, cut short, nothing selected): the judge will
@@ -25,20 +26,13 @@ from pathlib import Path
 
 import click
 
-from canary.cli.commands._options import (
-    PATH,
-    Command,
-    Invocation,
-    config_option,
-    pass_invocation,
-    selection_options,
-)
+from canary.cli.commands._options import PATH, Invocation, config_option, pass_invocation, selection_options
 from canary.round.probing import ProbeOptions, run_probe
 
 DOC = __doc__ or ""
 
 
-@click.command("probe", cls=Command, raw=True, help=DOC,
+@click.command("probe", help=DOC,
                short_help="run one round: probe every endpoint pinned, write the reports")
 @config_option
 @selection_options

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from canary.cli.commands._options import PATH, Command, Invocation, Many, config_option, pass_invocation
+from canary.cli.commands._options import PATH, Invocation, config_option, pass_invocation
 from canary.outputs import allure_html
 from canary.state.results_files import read_decisions
 from core.errors import InputError
@@ -16,13 +16,15 @@ from judge.suspension.decisions import RoundDecisions
 
 
 @click.command(
-    "report", cls=Command, short_help="render the Allure HTML report (offline), carrying the trend across rounds",
+    "report", short_help="render the Allure HTML report (offline), carrying the trend across rounds",
     help="Render the Allure 2 report from the round's Allure results. The saved history is "
          "copied in first and the new report's history saved after, so the trend grows by one "
          "round per call. Needs the npm tools (`npm ci`) and Java 17.")
 @config_option
-@click.option("--results-dir", "results_dirs", cls=Many, type=PATH, metavar="DIR...",
-              help="Allure results folder(s), one per shard (default: <reports>/allure-results)")
+@click.option("--results-dir", is_flag=True, expose_value=False,
+              help="marks the DIR arguments (optional): Allure results folder(s), one per shard (default: "
+                   "<reports>/allure-results)")
+@click.argument("results_dirs", nargs=-1, type=PATH, metavar="[DIR]...")
 @click.option("--history-dir", type=PATH, metavar="DIR",
               help="where the trend is kept between rounds (default: <reports>/allure-history)")
 @click.option("--out", type=PATH, metavar="DIR", help="report folder (default: <reports>/allure-report)")

@@ -21,22 +21,14 @@ from pathlib import Path
 
 import click
 
-from canary.cli.commands._options import (
-    PATH,
-    TIME,
-    Command,
-    Invocation,
-    config_option,
-    pass_invocation,
-    selection_options,
-)
+from canary.cli.commands._options import PATH, TIME, Invocation, config_option, pass_invocation, selection_options
 from canary.round.local_round import RoundOptions, run_round
 from core.policy import MODES
 
 DOC = __doc__ or ""
 
 
-@click.command("round", cls=Command, raw=True, help=DOC,
+@click.command("round", help=DOC,
                short_help="run one whole round: probe, judge, print the summary, render the report")
 @config_option
 @selection_options

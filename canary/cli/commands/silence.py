@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 
 import click
 
-from canary.cli.commands._options import CommandGroup, Invocation, common, pass_invocation, tag
+from canary.cli.commands._options import Invocation, common, pass_invocation, tag
 from canary.state import people_yaml
 from canary.state.silences import add_silence, expire_silences, load_silences, render_silences
 from core.store import StoreError, atomic_write_text
@@ -29,7 +29,7 @@ _DURATION = re.compile(r"^(\d+)([mhd])$")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days"}
 
 
-@click.group("silence", cls=CommandGroup,
+@click.group("silence",
              short_help="mute notifications and issue updates for an endpoint, until a time")
 def silence() -> None:
     """Keep notifications and incident issues quiet about an endpoint, until a time."""

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import click
 
-from canary.cli.commands._options import PATH, Command, Invocation, common, pass_invocation
+from canary.cli.commands._options import PATH, Invocation, common, pass_invocation
 from canary.history.store import DEFAULT_HISTORY, history_root
 from canary.outputs.site.build import HISTORY_DAYS, build_site
 from canary.outputs.site.collect import Layers
@@ -31,7 +31,7 @@ from canary.state.silences import load_silences
 from core.config import Config
 
 
-@click.command("site", cls=Command, short_help="build the static status page, status.json, decisions.atom and badges")
+@click.command("site", short_help="build the static status page, status.json, decisions.atom and badges")
 @click.option("--out", type=PATH, required=True, metavar="DIR", help="the folder to write the site into")
 @click.option("--allure", type=PATH, default=None, metavar="DIR",
               help="an Allure report folder (canary report --out) to publish beside the page as allure/")

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 
 import click
 
-from canary.cli.commands._options import Command, Invocation, common, pass_invocation
+from canary.cli.commands._options import Invocation, common, pass_invocation
 from canary.round.judging import SIMULATOR_STATE_DIR
 from canary.state.judge_files import refuse_future_times
 from canary.state.silences import load_silences, render_silences
@@ -33,7 +33,7 @@ REASON_WIDTH = 60
 _PENDING_WINDOW = Policy().pending_window  # the default rules' window
 
 
-@click.command("status", cls=Command, short_help="show each provider's streaks, suspension and ladder")
+@click.command("status", short_help="show each provider's streaks, suspension and ladder")
 @click.option("--model", default=None, help="only this model")
 @common(files=("state", "builtin", "incidents", "silences"))
 @pass_invocation

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from canary.cli.commands._options import PATH, Command, Invocation, Many, config_option, pass_invocation
+from canary.cli.commands._options import PATH, Invocation, config_option, pass_invocation
 from canary.outputs import summary
 from canary.state.results_files import read_decisions
 from core.errors import InputError
@@ -20,13 +20,15 @@ from judge.suspension.decisions import RoundDecisions
 
 
 @click.command(
-    "summary", cls=Command, short_help="print the round summary (outcomes, decisions, provider.ignore)",
+    "summary", short_help="print the round summary (outcomes, decisions, provider.ignore)",
     help="Print one round's summary: model x provider x contract outcomes with time to first "
-         "token, the judge's decisions and the effective provider.ignore. Several --results "
+         "token, the judge's decisions and the effective provider.ignore. Several results "
          "files are shards of one round. Without a decisions file the outcomes still print.")
 @config_option
-@click.option("--results", "results_paths", cls=Many, type=PATH, metavar="RESULTS.json...",
-              help="results.json of the round, one per shard (default: <reports>/results.json)")
+@click.option("--results", is_flag=True, expose_value=False,
+              help="marks the RESULTS.json arguments (optional): results.json of the round, one per shard "
+                   "(default: <reports>/results.json)")
+@click.argument("results_paths", nargs=-1, type=PATH, metavar="[RESULTS.json]...")
 @click.option("--decisions", "decisions_path", type=PATH, metavar="PATH",
               help="decisions.json written by `canary judge` (default: <reports>/decisions.json if present)")
 @click.option("--markdown", is_flag=True, help="print Markdown instead of the terminal table")

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import click
 
-from canary.cli.commands._options import PATH, Command, Invocation, common, pass_invocation
+from canary.cli.commands._options import PATH, Invocation, common, pass_invocation
 from canary.state import audit
 from canary.state.judge_files import load_state
 from canary.state.maintenance import load_maintenance
@@ -36,7 +36,7 @@ from probes.round.planning import SnapshotError, read_snapshot
 
 
 @click.command(
-    "validate", cls=Command,
+    "validate",
     short_help="check canary.yaml, the exclusion, silences and maintenance files, the state and audit log",
     help="Parse canary.yaml, exclusions/builtin.yaml, exclusions/incidents.yaml, the judge's "
          "state file and its audit log, exclusions/silences.yaml and exclusions/maintenance.yaml "

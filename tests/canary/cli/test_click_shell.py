@@ -6,11 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import click
 import pytest
 from click.testing import CliRunner, Result
 
-from canary.cli.commands._options import FILE_OPTIONS, PATH_SETTINGS, Command, Many, common, spell_out_many
+from canary.cli.commands._options import FILE_OPTIONS, PATH_SETTINGS, common
 from canary.cli.main import COMMANDS, canary
 
 COMMAND_MODULES = sorted(p.stem.replace("_", "-") for p in (Path(__file__).resolve().parents[3] / "canary" / "cli"
@@ -99,27 +98,15 @@ def test_config_is_taken_before_or_after_the_command_name_the_later_winning(tmp_
     assert result.stdout == ("b/model\n" if after else "a/model\n")
 
 
-def test_options_of_many_values_take_each_value_up_to_the_next_option() -> None:
-    names = ["--reapply"]
-    assert spell_out_many(["--reapply", "a.json", "b.json", "--remote", "o"], names) == [
-        "--reapply", "a.json", "--reapply", "b.json", "--remote", "o"]
-    assert spell_out_many(["x", "--reapply", "a", "--", "b"], names) == ["x", "--reapply", "a", "--", "b"]
-    assert spell_out_many(["--reapply=a", "b"], names) == ["--reapply=a", "b"]
-    assert spell_out_many(["--remote", "a", "b"], names) == ["--remote", "a", "b"]
-
-
-def test_a_many_valued_option_collects_every_value() -> None:
-    seen: list[tuple[str, ...]] = []
-
-    @click.command(cls=Command)
-    @click.option("--results", "paths", cls=Many)
-    @click.option("--flag", is_flag=True)
-    def probe_many(paths: tuple[str, ...], flag: bool) -> None:
-        seen.append(paths)
-
-    assert CliRunner().invoke(probe_many, ["--results", "a", "b", "c", "--flag"]).exit_code == 0
-    assert CliRunner().invoke(probe_many, ["--results", "a", "--results", "b"]).exit_code == 0
-    assert seen == [("a", "b", "c"), ("a", "b")]
+@pytest.mark.parametrize("argv", [["--reapply", "a.json", "b.json", "--remote", "o"],
+                                  ["--reapply", "a.json", "--reapply", "b.json"],
+                                  ["a.json", "--remote", "o", "b.json"]],
+                         ids=["as-a-shell-glob-expands", "repeated", "arguments"])
+def test_a_list_of_files_is_taken_as_a_glob_expands_it(argv: list[str]) -> None:
+    # `--reapply shards/*/results.json`: each file up to the next option (summary's and issues sync's
+    # --results, report's --results-dir alike); the flag only marks the arguments.
+    commit = canary.commands["commit"]
+    assert commit.make_context("commit", argv).params["results_paths"] == (Path("a.json"), Path("b.json"))
 
 
 def test_python_dash_m_canary_runs_the_same_shell() -> None:

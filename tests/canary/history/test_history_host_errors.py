@@ -23,9 +23,9 @@ def test_host_errors_are_counted_per_endpoint_against_its_peers(tmp_path: Path) 
                         OTHER: {"structured": "transport_error"}}, at=T0 + i * HALF_HOUR, providers=PROVIDERS[:4])
         for case in doc["cases"]:
             if case["provider"] == FLAKY and case["contract"] == "latency":
-                case["attempts"][0]["error_kind"] = "stream_cut"       # a host error
-            elif case["provider"] == FLAKY:
-                case["attempts"][0]["error_kind"] = "error_body_200"   # a host error
+                case["code"] = case["attempts"][0]["error_kind"] = "stream_cut"       # a host error
+            elif case["provider"] == FLAKY and case["contract"] == "refusal":
+                case["code"] = case["attempts"][0]["error_kind"] = "error_body_200"   # a host error
             # OTHER's transport error stays a 429: not the host's stream
         record_round(root, round_record(read_results(doc)), now=T0 + i * HALF_HOUR)
     history = History.open(root, now=T0 + 4 * HALF_HOUR)

@@ -80,7 +80,7 @@ def test_a_would_suspend_enforced_by_the_switch_to_enforce_says_so(tmp_path: Pat
     assert (record["outcome"], record["ended_at"]) == ("enforced", iso(T0 + 2 * HALF_HOUR))
 
 
-def test_an_evidence_line_is_counted_by_its_code_and_an_older_one_by_its_words() -> None:
+def test_an_evidence_line_is_counted_by_its_code_and_an_older_one_keeps_its_words() -> None:
     from canary.history.observe import would_suspends
     from canary.state.audit import AuditLine, read_line
 
@@ -94,7 +94,32 @@ def test_an_evidence_line_is_counted_by_its_code_and_an_older_one_by_its_words()
                                  "reason": "first token after 12 s > 10 s"})], since=T0, now=T0 + HALF_HOUR)
     old, = would_suspends([line({"contract": "latency", "outcome": "fail", "reason": "first token after 12 s > 10 s"})],
                           since=T0, now=T0 + HALF_HOUR)
-    assert new.evidence[0][2] == "decode_slow" and old.evidence[0][2] == "ttft_exceeded"
+    assert new.evidence[0][2] == "decode_slow"
+    assert old.evidence[0][2:] == ("fail_other", "first token after 12 s > 10 s")
+
+
+def test_an_older_round_with_free_text_reasons_still_reads_and_shows_its_words(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # results.json version 1 and evidence lines without a code, as canary wrote them before codes.
+    files = files_in(tmp_path, capsys, mode="observe")
+    words = "leading garbage: stray punctuation at the start: '_,The corridor' (confirmed: 3 of 3)"
+    for i in range(2):
+        doc = detailed({BAD: {"language": "fail"}}, at=T0 + i * HALF_HOUR) | {"schema_version": 1}
+        for case in doc["cases"]:
+            case.pop("code")
+            case["reason"] = words if case["outcome"] == "fail" else case["reason"]
+        path = files.root / "reports" / f"r{i}.json"
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(json.dumps(doc), encoding="utf-8")
+        assert files.canary("judge", str(path), "--now", iso(T0 + i * HALF_HOUR))[0] == 0
+    lines = [json.loads(line) for line in files.audit.read_text(encoding="utf-8").splitlines()]
+    for line in lines:
+        for e in line.get("evidence", []):
+            e.pop("code", None)
+    files.audit.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    code, out, err = files.canary("observe-report", "--days", "1", "--now", iso(T0 + 2 * HALF_HOUR))
+    assert code == 0, err
+    assert "1 would-suspend(s)" in out and f"language   fail            fail_other         {words}" in out, out
 
 
 def test_an_audit_line_of_another_shape_is_named_and_the_rest_still_reported(f: Files) -> None:

@@ -121,5 +121,5 @@ def test_the_check_round_trips_through_results_json() -> None:
     a = AttemptResult(outcome=Outcome.PASS, code="pass", reason="ok", integrity=Outcome.FAIL,
                       integrity_reason="leading garbage")
     assert AttemptResult.from_json(a.to_json()) == a
-    assert AttemptResult.from_json({"outcome": "pass", "reason": "older file"}, 1) == \
+    assert AttemptResult.from_json({"outcome": "pass", "reason": "older file"}) == \
         AttemptResult(outcome=Outcome.PASS, code="pass", reason="older file")

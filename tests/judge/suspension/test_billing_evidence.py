@@ -10,7 +10,6 @@ from typing import Any
 from rules_factories import MODEL, PROVIDERS, T0, results
 
 from core.policy import Policy
-from core.reasons import reason_code
 from core.results import read_results
 from core.vocabulary import Outcome
 from judge.suspension.billing_window import BillingWindow, decode, encode
@@ -44,7 +43,7 @@ def test_a_host_counting_far_more_prompt_tokens_than_its_peers_fails_its_cases_w
     assert rounds.providers[HIDDEN].klass is RoundClass.FAILED
     failed = [e for e in rounds.providers[HIDDEN].evidence if e.outcome == Outcome.FAIL]
     assert {e.contract for e in failed} == {"latency", "refusal", "language"}  # structured is left out
-    assert all(e.code == "hidden_prompt" and reason_code("fail", e.reason) == "hidden_prompt" for e in failed)
+    assert all(e.code == "hidden_prompt" for e in failed)
     assert "460 prompt tokens for the identical prompt against the other hosts' median 60 (4 hosts" in failed[0].reason
     assert all(rounds.providers[p].klass is RoundClass.CLEAN for p in PROVIDERS if p != HIDDEN)
 

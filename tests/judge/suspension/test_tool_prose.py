@@ -85,10 +85,12 @@ def test_re_judging_a_judged_round_changes_nothing() -> None:
 
 
 def with_tools(kinds: dict[str, str]) -> Any:
-    doc = results()
+    doc = results() | {"schema_version": 2}
     doc["cases"] = [*doc["cases"], *[
-        {**case(p, "tools", tools_case(p, k).outcome.value), "reason": tools_case(p, k).reason,
-         "attempts": [{"outcome": a.outcome.value, "reason": a.reason} for a in tools_case(p, k).attempts]}
+        {**case(p, "tools", tools_case(p, k).outcome.value), "code": tools_case(p, k).code,
+         "reason": tools_case(p, k).reason,
+         "attempts": [{"outcome": a.outcome.value, "code": a.code, "reason": a.reason}
+                      for a in tools_case(p, k).attempts]}
         for p, k in kinds.items()]]
     return doc
 
