@@ -87,9 +87,10 @@ class HttpFailure:
     retry_after: int | None         # the Retry-After header of a 429/503 (None: none)
     faults: tuple[str, ...]
     # faults.HTTP_ERROR_BODIES, "filter" (a typed filter error), "refusal" (a relayed refusal 403),
-    # "schema_rejected" or "tool_enums_rejected" (a provider's 400 over the request's schema)
+    # "schema_rejected" or "tool_enums_rejected" (a provider's 400 over the request's schema), "named" (hostile)
     body: str = "provider"
-    error_type: str | None = None   # filter_error's type, the refusal's shape, the rejected keyword or path
+    # filter_error's type, the refusal's shape, the rejected keyword or path, the name a "named" error gives
+    error_type: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +183,8 @@ def plan_reply(
         return Hang(endpoint, fault["seconds"], fired)
     if fault is not None and fault.name == "moderation":
         return Moderated(endpoint, tuple(fault["reasons"]), flagged_input(request), fired)
+    if fault is not None and (name := hostile.named_error(fault, dict(request.headers))) is not None:
+        return HttpFailure(endpoint, 502, None, fired, "named", name)
     if fault is not None and fault.name == "echo_at_cut" and fault["into"] == "category":
         return Moderated(endpoint, hostile.echoed_categories(dict(request.headers)), flagged_input(request), fired)
     return _generation(request, endpoint, behaviour, drawn, fired, rng, usage_shape)
