@@ -48,9 +48,9 @@ _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrst
 # What the normalised copy drops (invisible characters; controls but tab, newline and carriage
 # return) and what it decodes (an escape, however many backslashes lead it; a percent-encoded byte).
 _DROPPED = f"{INVISIBLE}\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
-_HIDDEN = re.compile(rf"\\+(?:x([0-9a-fA-F]{{2}})|u([0-9a-fA-F]{{4}})|U([0-9a-fA-F]{{8}}))"
-                     rf"|%([0-9a-fA-F]{{2}})|[{_DROPPED}]")
+_HIDDEN = re.compile(rf"\\+(?:x[0-9a-fA-F]{{2}}|u[0-9a-fA-F]{{4}}|U[0-9a-fA-F]{{8}})|%[0-9a-fA-F]{{2}}|[{_DROPPED}]")
 _IS_DROPPED = re.compile(f"[{_DROPPED}]")
+_ASCII_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")   # the dropped characters ASCII has
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,48 +81,53 @@ def _forms(key: str, min_run: int) -> list[_Form]:
 
 class _Copy:
     """A normalised copy of a text (what a reader takes it to say: invisible and control characters
-    dropped, escapes decoded) and the way back: `original` maps a span of the copy to the text's."""
+    dropped, escapes decoded) and the way back: `original` maps a span of the copy to the text's.
+    The map is built only when a run is found in the copy (almost never: the copy costs one pass)."""
 
-    __slots__ = ("_at", "_decoded", "_shift", "text")
+    __slots__ = ("_at", "_decoded", "_shift", "_source", "text")
 
     def __init__(self, text: str) -> None:
-        pieces: list[str] = []
+        plain = text.isascii() and "\\" not in text and "%" not in text and not _ASCII_CONTROL.search(text)
+        self._source, self.text = text, text if plain else _HIDDEN.sub(lambda found: _reading(found.group()), text)
         self._at: list[int] = []           # where in the copy each edit is
         self._shift = [0]                  # the text's offset minus the copy's, after each edit
         self._decoded: dict[int, tuple[int, int]] = {}   # a decoded character's span in the text
-        last = size = 0
-        for found in _HIDDEN.finditer(text):
-            char = _decoded(found)
-            if char is None:
-                continue
-            pieces.append(text[last:found.start()])
-            size += found.start() - last
-            self._at.append(size)
-            self._shift.append(self._shift[-1] + found.end() - found.start() - len(char))
-            if char:
-                self._decoded[size] = found.span()
-                pieces.append(char)
-                size += 1
-            last = found.end()
-        self.text = "".join([*pieces, text[last:]]) if pieces else text
 
     def original(self, start: int, end: int) -> tuple[int, int]:
         """The span of the text that the copy's `start:end` was made from (hidden characters inside it included)."""
+        if len(self._shift) == 1:
+            self._map()
         first, final = self._decoded.get(start), self._decoded.get(end - 1)
         return (first[0] if first else start + self._shift[bisect.bisect_right(self._at, start)],
                 final[1] if final else end + self._shift[bisect.bisect_right(self._at, end - 1)])
 
+    def _map(self) -> None:
+        size = last = 0
+        for found in _HIDDEN.finditer(self._source):
+            token = found.group()
+            char = _reading(token)
+            if char == token:
+                continue
+            size += found.start() - last
+            self._at.append(size)
+            self._shift.append(self._shift[-1] + len(token) - len(char))
+            if char:
+                self._decoded[size] = found.span()
+                size += 1
+            last = found.end()
 
-def _decoded(found: re.Match[str]) -> str | None:
-    """What one match of _HIDDEN reads as: a character, "" (dropped), or None (left as it is)."""
-    digits = found.group(1) or found.group(2) or found.group(3)
-    if digits is None and found.group(4) is None:
-        return ""                                   # an invisible or control character
-    code = int(digits or found.group(4), 16)
+
+@functools.lru_cache(maxsize=4096)
+def _reading(token: str) -> str:
+    """What a match of _HIDDEN reads as: "" (an invisible or control character; a byte of a character
+    outside ASCII, which no key holds), the character an escape stands for, or the token itself."""
+    if len(token) == 1:
+        return ""
+    code = int(token.lstrip("\\")[1:], 16)
+    if token[0] == "%" and code >= 0x80:
+        return ""
     if code > 0x10FFFF:
-        return None
-    if digits is None and code >= 0x80:
-        return ""   # a byte of a character outside ASCII (a key's are ASCII): dropped like an invisible one
+        return token
     return "" if _IS_DROPPED.match(chr(code)) else chr(code)
 
 

@@ -296,12 +296,8 @@ class EscapeCodesParams(FaultParams, frozen=True):
     into: Literal["message", "provider"] = "message"
 
 
-# How echo_hidden hides the key from a reader of characters (simulator/hostile.py HIDDEN_FORMS).
-HiddenForm = Literal["zero_width", "soft_hyphen", "reversed", "percent", "u_escaped"]
-
-
-class EchoHiddenParams(FaultParams, frozen=True):
-    form: HiddenForm = "zero_width"
+class EchoHiddenParams(FaultParams, frozen=True):   # the forms: simulator/hostile.py HIDDEN_FORMS
+    form: Literal["zero_width", "soft_hyphen", "reversed", "percent", "u_escaped"] = "zero_width"
 
 
 # fault name -> the declaration of its keys

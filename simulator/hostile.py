@@ -14,7 +14,7 @@ sends one 64 K-character word. These faults ignore `max_tokens`, as a hostile se
 | `huge_bill` | `cost` 1e308/integer (1e308), `digits` (400) | `usage.cost` of 1e308, or an integer of `digits` digits |
 | `compressed_stream` | `decoded_kb` (4096), `encoding` gzip/deflate (gzip) | a stream sent compressed (below) |
 | `tool_flood` | `name_fragments` (240000), `calls` (0) | a tools reply's calls flooded (below) |
-| `escape_codes` | `into` message/provider (message) | an error full of terminal escapes and bidi overrides (below) |
+| `escape_codes` | `into` message/provider (message) | ESCAPES in an error message, or as a provider name (below) |
 | `echo_at_cut` | `into` error, event, category, header, tool_name, text_cap | the key where the reader cuts (below) |
 | `echo_hidden` | `form` zero_width/soft_hyphen/reversed/percent/u_escaped | the key hidden from a reader (below) |
 
@@ -40,12 +40,9 @@ A huge integer in the listing needs no fault: a scenario's `context_length` take
   that disagrees with the body (its note is cut at 60); into tool_name, a tools request's first
   call named by the key in 10-character name fragments (no fragment holds 16 of it: only the
   joined name shows it); into text_cap, the key across the probe's 64 K text cap.
-- `echo_hidden` (issue 37) answers 502 with a relayed error (`named_error`) whose
-  `metadata.provider_name` and message hold the key in a form with no 16-character run of it:
-  a zero-width space or a soft hyphen between every two characters, reversed, percent-encoded
-  byte by byte, or `\\u`-escaped character by character (HIDDEN_FORMS).
-- `escape_codes` into message: the stream's only event is an error whose message holds ESCAPES;
-  into provider: the same relayed 502 as `echo_hidden`, ESCAPES as the provider's name.
+- `echo_hidden` (issue 37) answers a relayed 502 (`named_error`) whose `metadata.provider_name` and
+  message hold the key with no 16-character run of it (HIDDEN_FORMS); `escape_codes` into provider
+  answers the same with ESCAPES as the name (into message: the stream's only event is an error).
 
 `apply` rewrites a Plan (pure); `dumps` serialises one chunk or body the way the plan needs.
 """

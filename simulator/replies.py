@@ -89,8 +89,7 @@ class HttpFailure:
     # faults.HTTP_ERROR_BODIES, "filter" (a typed filter error), "refusal" (a relayed refusal 403),
     # "schema_rejected" or "tool_enums_rejected" (a provider's 400 over the request's schema), "named" (hostile)
     body: str = "provider"
-    # filter_error's type, the refusal's shape, the rejected keyword or path, the name a "named" error gives
-    error_type: str | None = None
+    error_type: str | None = None   # filter_error's type, the refusal's shape, the keyword or path; a name
 
 
 @dataclass(frozen=True, slots=True)
