@@ -69,7 +69,7 @@ _RAW_COST = "\u0000raw-cost\u0000"   # where dumps() writes huge_bill's number t
 ESCAPES = ("\x1b[2J\x1b[H", "\x1b]0;canary: all hosts healthy\x07", "\x1b]8;;https://attacker.invalid/\x1b\\here\x1b]8;;\x1b\\",
            "\u202egnissap\u202c", "\x07")
 ECHO_INTO = ("error", "event", "category", "header", "tool_name", "text_cap")
-HIDDEN_FORMS: dict[str, Callable[[str], str]] = {   # faults.HiddenForm: the key as echo_hidden sends it
+HIDDEN_FORMS: dict[str, Callable[[str], str]] = {   # the key as echo_hidden sends it (EchoHiddenParams.form)
     "zero_width": "\u200b".join,
     "soft_hyphen": "\u00ad".join,
     "reversed": lambda key: key[::-1],
