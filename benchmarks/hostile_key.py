@@ -12,7 +12,9 @@ included: every decoded body, every cut, the joined text and fragments), against
 and whether any piece of the key (16 characters, any case) survived in the result (`leaked`).
 
 Then core/key_mask.py alone, per call: a typical 300-byte data event, 64 K of prose, 64 K of hex
-(a text made of the key's own alphabet), and the final sweep's bytes of a 4 MiB file.
+(a text made of the key's own alphabet), 64 K of `\\u` escapes and 64 K of percent-encoded text
+(issue 37: each escape decoded in the normalised copy the key is looked for in), and the final
+sweep's bytes of a 4 MiB file.
 
 The last lines are machine-parsable:
 
@@ -88,7 +90,11 @@ def mask_costs() -> list[tuple[str, int, float]]:
     hexed = (hashlib.sha256(b"x").hexdigest() * 1100)[: 64 * 1024]
     big = ("The innkeeper wipes the counter and looks up. " * 100_000).encode()[: 4 << 20]
     out = []
-    for name, value in (("event", event), ("prose-64k", prose), ("hex-64k", hexed)):
+    escapes = json.dumps("日本語のテキスト" * 8192)[: 64 * 1024]   # JSON text of CJK, escaped as ASCII
+    percent = ("a%20b%2Fc " * 7000)[: 64 * 1024]
+    inputs = (("event", event), ("prose-64k", prose), ("hex-64k", hexed), ("escapes-64k", escapes),
+              ("percent-64k", percent))
+    for name, value in inputs:
         runs = 2000 if name == "event" else 20
         start = time.perf_counter()
         for _ in range(runs):

@@ -6,10 +6,19 @@ sends, and many steps cut upstream text (an error message to 300 characters, a q
 what is masked is any run of `MIN_RUN` (16) or more consecutive characters of the key, in any
 letter case, and the same runs of its encoded forms:
 
+- the key reversed;
 - hex of the key's bytes (any case), at least 2 x 16 hex digits;
 - base64 (standard and URL-safe) at all three alignments, so the key is found wherever it sits in
   the encoded bytes (`Bearer <key>` encoded, a Basic credential, a cookie): at least 22 base64
   characters, the ones 16 key bytes decide.
+
+A hostile host may also hide the key from a reader that looks at characters: it can put an
+invisible character between every two of them (a zero-width space, a soft hyphen, a bidi
+control), or escape them (`%73%6B...`, `\\u0073\\u006b...`). So the runs are looked for in a
+normalised copy of the text (`_Copy`: every invisible and control character dropped; every
+`%XX`, `\\xXX`, `\\uXXXX` and `\\UXXXXXXXX` escape decoded, with any number of backslashes),
+and each run found there is mapped back to the text: the whole disguised run is masked, the
+characters hidden inside it included, and the text around it is left as it was.
 
 Sixteen characters of a random key are 64 bits or more: never met by chance in a reply, and
 fewer than that of a 73-character key leave the rest of it secret. A key shorter than 16
@@ -19,11 +28,15 @@ characters is masked whole. Pure: `KeyMask(key)` is built once per key (`mask_fo
 from __future__ import annotations
 
 import base64
+import bisect
 import functools
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from core.untrusted import INVISIBLE
 
 MASK = "***"
 MIN_RUN = 16   # consecutive key characters that are a piece of the key
@@ -31,6 +44,13 @@ MIN_RUN = 16   # consecutive key characters that are a piece of the key
 # ASCII letters only: length-preserving (str.lower is not, for a few non-ASCII letters), so a
 # span found in the folded text is the same span in the text itself.
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+# What the normalised copy drops (invisible characters; controls but tab, newline and carriage
+# return) and what it decodes (an escape, however many backslashes lead it; a percent-encoded byte).
+_DROPPED = f"{INVISIBLE}\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
+_HIDDEN = re.compile(rf"\\+(?:x[0-9a-fA-F]{{2}}|u[0-9a-fA-F]{{4}}|U[0-9a-fA-F]{{8}})|%[0-9a-fA-F]{{2}}|[{_DROPPED}]")
+_IS_DROPPED = re.compile(f"[{_DROPPED}]")
+_ASCII_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")   # the dropped characters ASCII has
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +66,8 @@ class _Form:
 def _forms(key: str, min_run: int) -> list[_Form]:
     run = min(min_run, len(key))
     raw = key.encode("utf-8")
-    forms = [_Form(key.translate(_ASCII_LOWER), run, True), _Form(raw.hex(), 2 * run, True)]
+    folded = key.translate(_ASCII_LOWER)
+    forms = [_Form(folded, run, True), _Form(folded[::-1], run, True), _Form(raw.hex(), 2 * run, True)]
     b64_run = math.ceil(run * 4 / 3)
     for shift in range(3):
         tail = raw[shift:]
@@ -58,8 +79,60 @@ def _forms(key: str, min_run: int) -> list[_Form]:
     return list({f: None for f in forms})   # standard and URL-safe agree on most keys: once each
 
 
+class _Copy:
+    """A normalised copy of a text (what a reader takes it to say: invisible and control characters
+    dropped, escapes decoded) and the way back: `original` maps a span of the copy to the text's.
+    The map is built only when a run is found in the copy (almost never: the copy costs one pass)."""
+
+    __slots__ = ("_at", "_decoded", "_shift", "_source", "text")
+
+    def __init__(self, text: str) -> None:
+        plain = text.isascii() and "\\" not in text and "%" not in text and not _ASCII_CONTROL.search(text)
+        self._source, self.text = text, text if plain else _HIDDEN.sub(lambda found: _reading(found.group()), text)
+        self._at: list[int] = []           # where in the copy each edit is
+        self._shift = [0]                  # the text's offset minus the copy's, after each edit
+        self._decoded: dict[int, tuple[int, int]] = {}   # a decoded character's span in the text
+
+    def original(self, start: int, end: int) -> tuple[int, int]:
+        """The span of the text that the copy's `start:end` was made from (hidden characters inside it included)."""
+        if len(self._shift) == 1:
+            self._map()
+        first, final = self._decoded.get(start), self._decoded.get(end - 1)
+        return (first[0] if first else start + self._shift[bisect.bisect_right(self._at, start)],
+                final[1] if final else end + self._shift[bisect.bisect_right(self._at, end - 1)])
+
+    def _map(self) -> None:
+        size = last = 0
+        for found in _HIDDEN.finditer(self._source):
+            token = found.group()
+            char = _reading(token)
+            if char == token:
+                continue
+            size += found.start() - last
+            self._at.append(size)
+            self._shift.append(self._shift[-1] + len(token) - len(char))
+            if char:
+                self._decoded[size] = found.span()
+                size += 1
+            last = found.end()
+
+
+@functools.lru_cache(maxsize=4096)
+def _reading(token: str) -> str:
+    """What a match of _HIDDEN reads as: "" (an invisible or control character; a byte of a character
+    outside ASCII, which no key holds), the character an escape stands for, or the token itself."""
+    if len(token) == 1:
+        return ""
+    code = int(token.lstrip("\\")[1:], 16)
+    if token[0] == "%" and code >= 0x80:
+        return ""
+    if code > 0x10FFFF:
+        return token
+    return "" if _IS_DROPPED.match(chr(code)) else chr(code)
+
+
 class _Index:
-    """Every form's windows of `step` characters, for text (str) or for files (bytes).
+    """Every form's windows of `step` characters.
 
     Runs are found in linear time: every `step`-th window of the text, folded to lower case, is
     looked up here (a run of 2 x step characters or more of any form covers one such window whole,
@@ -67,18 +140,15 @@ class _Index:
     folded text for the key and its hex, in the text itself for base64 (case matters there).
     Prose never hits: the cost is one slice and one look-up per 8 characters."""
 
-    def __init__(self, forms: Sequence[_Form], step: int, *, binary: bool) -> None:
+    def __init__(self, forms: Sequence[_Form], step: int) -> None:
         self.step = step
-        self.forms: list[tuple[Any, int, bool]] = [
-            (f.text.encode("utf-8") if binary else f.text, f.run, f.case_blind) for f in forms]
-        self.windows: dict[Any, list[tuple[int, int]]] = {}
+        self.forms = [(f.text, f.run, f.case_blind) for f in forms]
+        self.windows: dict[str, list[tuple[int, int]]] = {}
         for n, (form, _, _) in enumerate(self.forms):
             for k in range(len(form) - step + 1):
-                window = form[k: k + step]
-                folded = window.lower() if binary else window.translate(_ASCII_LOWER)
-                self.windows.setdefault(folded, []).append((n, k))
+                self.windows.setdefault(form[k: k + step].translate(_ASCII_LOWER), []).append((n, k))
 
-    def spans(self, text: Any, folded: Any) -> list[tuple[int, int]]:
+    def spans(self, text: str, folded: str) -> list[tuple[int, int]]:
         out: list[tuple[int, int]] = []
         at, step, windows, last = 0, self.step, self.windows, len(text) - self.step
         while at <= last:
@@ -92,7 +162,7 @@ class _Index:
             at += step
         return out
 
-    def _extend(self, text: Any, folded: Any, at: int, n: int, k: int) -> tuple[int, int] | None:
+    def _extend(self, text: str, folded: str, at: int, n: int, k: int) -> tuple[int, int] | None:
         form, run, case_blind = self.forms[n]
         seen = folded if case_blind else text
         if seen[at: at + self.step] != form[k: k + self.step]:
@@ -114,17 +184,20 @@ class KeyMask:
         forms = _forms(key, min_run) if key else []
         step = max(min(f.run for f in forms) // 2, 1) if forms else 1
         self.reach = max((len(f.text) for f in forms), default=0)   # the longest form, in characters
-        self._text = _Index(forms, step, binary=False) if forms else None
-        self._bytes = _Index(forms, step, binary=True) if forms else None
+        self._index = _Index(forms, step) if forms else None
 
     def __bool__(self) -> bool:
-        return self._text is not None
+        return self._index is not None
 
     def spans(self, text: str) -> list[tuple[int, int]]:
-        """The key's runs in `text`, merged, in order (start, end)."""
-        if self._text is None:
+        """The key's runs in `text` and in its normalised copy, merged, in order (start, end). The text
+        is searched too: a decoded escape may have taken key characters with it (`%e4` before `002a...`)."""
+        if self._index is None:
             return []
-        return _merged(self._text.spans(text, text.translate(_ASCII_LOWER)))
+        copy, spans = _Copy(text), self._index.spans(text, text.translate(_ASCII_LOWER))
+        if copy.text is not text:
+            spans += [copy.original(*span) for span in self._index.spans(copy.text, copy.text.translate(_ASCII_LOWER))]
+        return _merged(spans)
 
     def __call__(self, text: str) -> str:
         """`text` with every run of the key (and of its encodings) replaced by the mask."""
@@ -146,17 +219,13 @@ class KeyMask:
         return bool(self.spans(text))
 
     def in_bytes(self, data: bytes) -> bytes:
-        """`data` with the key's runs masked (a file: JSON, XML, HTML, an attachment, whatever it holds)."""
-        if self._bytes is None:
+        """`data` with the key's runs masked (a file: JSON, XML, HTML, an attachment, whatever it holds).
+        Bytes that are not UTF-8 stay as they are (surrogateescape): only the runs change."""
+        if self._index is None:
             return data
-        spans = _merged(self._bytes.spans(data, data.lower()))   # bytes.lower: ASCII only, length-preserving
-        if not spans:
-            return data
-        out, at, mask = bytearray(), 0, self.mask.encode("utf-8")
-        for start, end in spans:
-            out += data[at:start] + mask
-            at = end
-        return bytes(out + data[at:])
+        text = data.decode("utf-8", "surrogateescape")
+        masked = self(text)
+        return data if masked is text else masked.encode("utf-8", "surrogateescape")
 
     def parts(self, parts: Sequence[str]) -> tuple[str, ...]:
         """Fragments (stream deltas, a tool name's pieces) masked as one joined text, each fragment

@@ -4,7 +4,9 @@ Everything that came from OpenRouter or a provider is untrusted: a tag or a reas
 Markdown that reshapes a job summary (a `|` splits a table cell, `[x](url)` plants a link,
 `<img>` is raw HTML), terminal escape sequences that repaint a developer's screen, or
 bidirectional overrides that make text read differently from what it is. Two steps, always
-in this order: `clean()` (one line, printable, bounded), then `markdown()` for Markdown only.
+in this order: `clean()` (one line, printable, bounded, every invisible character shown as its
+escape and never deleted: deleting it would join what it separated), then `markdown()` for
+Markdown only.
 
 Reading upstream data has its own two traps, handled here for every layer: JSON nested deep
 enough to crash Python's parser (`load_json` refuses it as not JSON) and UTF-16 surrogate
@@ -23,11 +25,16 @@ from core.errors import InputError
 
 ELLIPSIS = "…"
 
-# Bidi embeddings/overrides/isolates and zero-width characters: invisible, but they reorder or
-# hide what a reader sees ("trojan source"). Stripped, like the C0/C1 controls.
-_INVISIBLE = dict.fromkeys(
-    [*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200B, 0x200C, 0x200D, 0x200E, 0x200F, 0xFEFF]
-)
+# The characters a reader does not see (a regular expression class): Unicode's format characters
+# (category Cf: zero-width space and joiners, the soft hyphen, bidi controls, tags) and its other
+# default-ignorable ones (variation selectors, Hangul fillers). They reorder or hide what a reader
+# sees ("trojan source"), and between a key's characters they hide it from a masker
+# (core/key_mask.py looks for the key in a copy without them).
+INVISIBLE = ("\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u17b4\u17b5"
+             "\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb"
+             "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+             "\U000e0000-\U000e0fff")
+_INVISIBLE = re.compile(f"[{INVISIBLE}]")
 
 # The ASCII punctuation that starts Markdown or HTML syntax mid-line, GitHub flavour included
 # (`|` table cells, `~` strike-through, `:` emoji shortcodes, `@` mentions, `#` issue links,
@@ -38,9 +45,12 @@ _MD_SPECIAL = re.compile(f"({MARKDOWN_SPECIAL})")
 
 
 def clean(value: object, limit: int = 160) -> str:
-    """One printable line of at most `limit` characters (an ellipsis marks a cut)."""
+    """One printable line of at most `limit` characters (an ellipsis marks a cut); an invisible
+    character reads as its escape (`a\\u200bb`), a control as a space."""
     text = "" if value is None else str(value)
-    text = text.translate(_INVISIBLE)
+    # An invisible character is shown escaped (`\\u200b`), never deleted: deleting it would join
+    # what it separated (a key a masker did not recognise, interleaved with zero-width spaces).
+    text = _INVISIBLE.sub(lambda found: ascii(found.group())[1:-1], text)
     # Controls (ESC, CR, NUL, C1...) become spaces, so "a\nb" reads "a b", not "ab".
     text = "".join(" " if unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp") else ch for ch in text)
     text = " ".join(text.split())

@@ -297,6 +297,14 @@ class EchoAtCutParams(FaultParams, frozen=True):
     into: Literal["error", "event", "category", "header", "tool_name", "text_cap"] = "error"
 
 
+class EscapeCodesParams(FaultParams, frozen=True):
+    into: Literal["message", "provider"] = "message"
+
+
+class EchoHiddenParams(FaultParams, frozen=True):   # the forms: simulator/hostile.py HIDDEN_FORMS
+    form: Literal["zero_width", "soft_hyphen", "reversed", "percent", "u_escaped"] = "zero_width"
+
+
 # fault name -> the declaration of its keys
 CATALOGUE: dict[str, type[FaultParams]] = {
     "slow_first_token": SlowFirstTokenParams,
@@ -384,8 +392,9 @@ CATALOGUE: dict[str, type[FaultParams]] = {
     "huge_bill": HugeBillParams,
     "compressed_stream": CompressedStreamParams,
     "tool_flood": ToolFloodParams,
-    "escape_codes": NoParams,
+    "escape_codes": EscapeCodesParams,
     "echo_at_cut": EchoAtCutParams,
+    "echo_hidden": EchoHiddenParams,   # issue 37: the key hidden by invisible characters or escapes
 }
 FAULT_NAMES: tuple[str, ...] = tuple(CATALOGUE)
 

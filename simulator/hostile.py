@@ -14,8 +14,9 @@ sends one 64 K-character word. These faults ignore `max_tokens`, as a hostile se
 | `huge_bill` | `cost` 1e308/integer (1e308), `digits` (400) | `usage.cost` of 1e308, or an integer of `digits` digits |
 | `compressed_stream` | `decoded_kb` (4096), `encoding` gzip/deflate (gzip) | a stream sent compressed (below) |
 | `tool_flood` | `name_fragments` (240000), `calls` (0) | a tools reply's calls flooded (below) |
-| `escape_codes` | — | an error event that clears the screen, retitles the terminal, links (OSC 8), reverses text |
+| `escape_codes` | `into` message/provider (message) | ESCAPES in an error message, or as a provider name (below) |
 | `echo_at_cut` | `into` error, event, category, header, tool_name, text_cap | the key where the reader cuts (below) |
+| `echo_hidden` | `form` zero_width/soft_hyphen/reversed/percent/u_escaped | the key hidden from a reader (below) |
 
 Where the table says (below):
 - `echo_headers` into text: the request's headers, `Authorization` included, before the reply;
@@ -39,6 +40,9 @@ A huge integer in the listing needs no fault: a scenario's `context_length` take
   that disagrees with the body (its note is cut at 60); into tool_name, a tools request's first
   call named by the key in 10-character name fragments (no fragment holds 16 of it: only the
   joined name shows it); into text_cap, the key across the probe's 64 K text cap.
+- `echo_hidden` (issue 37) answers a relayed 502 (`named_error`) whose `metadata.provider_name` and
+  message hold the key with no 16-character run of it (HIDDEN_FORMS); `escape_codes` into provider
+  answers the same with ESCAPES as the name (into message: the stream's only event is an error).
 
 `apply` rewrites a Plan (pure); `dumps` serialises one chunk or body the way the plan needs.
 """
@@ -49,22 +53,29 @@ import dataclasses
 import functools
 import json
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from simulator.faults import FaultParams
+from simulator.faults import Fault, FaultParams
 from simulator.plan import Plan, StreamError  # the plan's types (replies.py, which applies these faults, is above)
 
 FAULTS = frozenset({"echo_headers", "deep_json", "split_surrogates", "no_space"}) | frozenset({
     "huge_bill", "compressed_stream", "tool_flood",   # issue 31's sizes and numbers
     "echo_at_cut", "escape_codes",                    # issue 31's pieces of the key and control characters
-})
+})   # echo_hidden and escape_codes into provider answer an error status instead (named_error)
 FLOOD_PER_EVENT = 1000            # tool_flood's fragments in one data event (one event each would take minutes)
 _RAW_COST = "\u0000raw-cost\u0000"   # where dumps() writes huge_bill's number text (JSON cannot hold it as a float)
 # Clear screen, a terminal title, an OSC 8 hyperlink, a bidi override, a bell: what a raw log would obey.
 ESCAPES = ("\x1b[2J\x1b[H", "\x1b]0;canary: all hosts healthy\x07", "\x1b]8;;https://attacker.invalid/\x1b\\here\x1b]8;;\x1b\\",
            "\u202egnissap\u202c", "\x07")
 ECHO_INTO = ("error", "event", "category", "header", "tool_name", "text_cap")
+HIDDEN_FORMS: dict[str, Callable[[str], str]] = {   # the key as echo_hidden sends it (EchoHiddenParams.form)
+    "zero_width": "\u200b".join,
+    "soft_hyphen": "\u00ad".join,
+    "reversed": lambda key: key[::-1],
+    "percent": lambda key: "".join(f"%{byte:02X}" for byte in key.encode()),
+    "u_escaped": lambda key: "".join(f"\\u{ord(char):04x}" for char in key),
+}
 # Where the client cuts upstream text (probes/http/: describe_error, StreamState's quote of a bad
 # event, wire.FLAGGED_CHARS, the X-Provider-Name note, the tool-name excerpt, MAX_TEXT_CHARS).
 ECHO_CUTS = {"error": 300, "event": 120, "category": 40, "header": 60, "text_cap": 64 * 1024}
@@ -153,6 +164,16 @@ def echo_cut_at(key: str, cut: int, lead: str = "") -> str:
     header = f"Authorization: Bearer {key}"
     pad = max(cut - len(lead) - len(header) + 1, 0)
     return f"{lead}{'.' * pad}{header} (your request headers, echoed)"
+
+
+def named_error(fault: Fault, headers: Mapping[str, str]) -> str | None:
+    """The provider name a relayed 502 of `fault` gives (its message quotes it too), or None when
+    the fault sends no such error: echo_hidden's hidden key, escape_codes' ESCAPES into provider."""
+    if fault.name == "echo_hidden":
+        return HIDDEN_FORMS[fault["form"]](key_of(headers))
+    if fault.name == "escape_codes" and fault["into"] == "provider":
+        return " ".join(ESCAPES)
+    return None
 
 
 def echoed_categories(headers: Mapping[str, str]) -> tuple[str, ...]:

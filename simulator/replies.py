@@ -88,9 +88,9 @@ class HttpFailure:
     faults: tuple[str, ...]
     # faults.HTTP_ERROR_BODIES, "filter" (a typed filter error), "refusal" (a relayed refusal 403),
     # "schema_rejected" or "tool_enums_rejected" (a provider's 400 over the request's schema),
-    # "tool_use_failed" (a provider's 400 over its own model's call)
+    # "tool_use_failed" (a provider's 400 over its own model's call), "named" (hostile)
     body: str = "provider"
-    error_type: str | None = None   # filter_error's type, the refusal's shape, the rejected keyword or path
+    error_type: str | None = None   # filter_error's type, the refusal's shape, the keyword or path; a name
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +185,8 @@ def plan_reply(
         return Hang(endpoint, fault["seconds"], fired)
     if fault is not None and fault.name == "moderation":
         return Moderated(endpoint, tuple(fault["reasons"]), flagged_input(request), fired)
+    if fault is not None and (name := hostile.named_error(fault, dict(request.headers))) is not None:
+        return HttpFailure(endpoint, 502, None, fired, "named", name)
     if fault is not None and fault.name == "echo_at_cut" and fault["into"] == "category":
         return Moderated(endpoint, hostile.echoed_categories(dict(request.headers)), flagged_input(request), fired)
     return _generation(request, endpoint, behaviour, drawn, fired, rng, usage_shape)

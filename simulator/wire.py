@@ -79,6 +79,9 @@ def provider_error_body(status: int, model: Model, endpoint: SimulatedEndpoint, 
                                             "provider_name": endpoint.provider_name})
     if shape == "bare":
         return error_body(status)
+    if shape == "named":   # hostile (simulator/hostile.py named_error): `error_type` holds the name it gives
+        return error_body(status, f"Provider returned error: {error_type} is unavailable",
+                          {"provider_name": error_type, "raw": "upstream connect error"})
     if shape == "refusal":
         raw = RELAYED_REFUSAL_RAW[error_type or "permission_denied"].replace("{model}", model.id)
         return relayed_error_body(status, endpoint, raw)

@@ -17,9 +17,10 @@ from typing import Any
 
 import pytest
 
+from core.untrusted import clean
 from core.vocabulary import DECLARED, Outcome
 from probes.pytest_plugin import key_sweep, reporting, table
-from probes.pytest_plugin.outcomes import HostUnreachable, RoundIncomplete, explain
+from probes.pytest_plugin.outcomes import MESSAGE_CHARS, HostUnreachable, RoundIncomplete, explain
 from probes.pytest_plugin.scheduling import ProviderScheduling, assignment, case_id_of
 from probes.pytest_plugin.settle import WORKERINPUT_KEY, settle
 from probes.round.cases import Case, CaseRecord, DiscoveryCase, PlannedCase, ProbedCase, not_probed
@@ -149,7 +150,7 @@ def probe_result(item: pytest.Item) -> ProbedCase:
     case = item.stash[CASE]
     if isinstance(case, DiscoveryCase):
         hint = f" ({AUTH_REASON})" if case.auth_error else ""
-        raise RoundIncomplete(f"round incomplete: {case.message}{hint}")
+        raise RoundIncomplete(f"round incomplete: {clean(case.message, MESSAGE_CHARS)}{hint}")
     round_ = item.config.stash[ROUND]
     assert round_.engine is not None, "the probe engine was not started"
     probe = round_.settings.config.probe
@@ -163,8 +164,8 @@ def probe_result(item: pytest.Item) -> ProbedCase:
     result = round_.engine.result(case, timeout=backstop)
     item.stash[RESULT] = result
     item.user_properties.extend(reporting.junit_properties(case, result))
-    if result.outcome is Outcome.TRANSPORT_ERROR:
-        raise HostUnreachable(f"transport error: {result.reason}")
+    if result.outcome is Outcome.TRANSPORT_ERROR:   # pytest prints the message: one printable line
+        raise HostUnreachable(f"transport error: {clean(result.reason, MESSAGE_CHARS)}")
     return result
 
 

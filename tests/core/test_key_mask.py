@@ -1,16 +1,21 @@
-"""core/key_mask.py: the whole key, any run of 16 of its characters, any case, its hex and its base64
-(all three alignments, and of `Bearer <key>`) are masked; 15 characters and ordinary text are not."""
+"""core/key_mask.py: the whole key, any run of 16 of its characters, any case, reversed, its hex and its
+base64 (all three alignments, and of `Bearer <key>`) are masked, and so are the same runs hidden by
+invisible characters or escapes (issue 37); 15 characters and ordinary text are not."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import sys
+import unicodedata
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.key_mask import MASK, KeyMask
+from core.untrusted import clean
 
 KEY = "sk-or-v1-" + hashlib.sha256(b"key mask").hexdigest()   # a real key's shape: 73 characters
 MASKED = KeyMask(KEY)
@@ -75,6 +80,47 @@ def test_no_key_masks_nothing_and_a_short_key_is_masked_whole() -> None:
     assert KeyMask(None)(KEY) == KEY and not KeyMask(None)
     short = KeyMask("abcdefgh12")
     assert short("x abcdefgh12 y") == f"x {MASK} y" and short("abcdefgh1") == "abcdefgh1"
+
+
+# Issue 37: the key hidden from a reader that looks at characters, each form a hostile host sent.
+HIDE: dict[str, Callable[[str], str]] = {
+    "zero-width-spaces": "\u200b".join,
+    "soft-hyphens": "\u00ad".join,
+    "bidi-and-tags": "\u202e\U000e0041".join,
+    "reversed": lambda key: key[::-1],
+    "percent-upper": lambda key: "".join(f"%{b:02X}" for b in key.encode()),
+    "percent-lower": lambda key: "".join(f"%{b:02x}" for b in key.encode()),
+    "u-escaped": lambda key: "".join(f"\\u{ord(c):04x}" for c in key),
+    "u-escaped-in-json": lambda key: "".join(f"\\\\u{ord(c):04X}" for c in key),   # its backslash escaped again
+    "zero-width-escaped": "\\u200b".join,                            # a JSON file's view of the first form
+    "soft-hyphens-repr": lambda key: repr("\u00ad".join(key))[1:-1],   # repr() of the second
+    "controls": "\x07".join,
+}
+
+
+@pytest.mark.parametrize("hide", HIDE.values(), ids=HIDE.keys())
+def test_a_key_hidden_by_invisible_characters_or_escapes_is_masked_whole(hide: Callable[[str], str]) -> None:
+    hidden = hide(KEY)
+    assert MASKED(f"served by {hidden} (pinned)") == f"served by {MASK} (pinned)"
+    assert MASKED(f"<{hide(KEY[10:40])}>") == f"<{MASK}>"   # a piece of it too
+    assert MASKED.in_bytes(f'{{"x": "{hidden}"}}'.encode()) == f'{{"x": "{MASK}"}}'.encode()
+    assert "".join(MASKED.parts(["a ", hidden[:40], hidden[40:], " b"])) == f"a {MASK} b"
+
+
+def test_invisible_characters_and_escapes_around_the_key_are_left_as_they_are() -> None:
+    text = "caf%C3%A9 \u00e9 zero\u200bwidth"
+    assert MASKED(f"{text} {HIDE['zero-width-spaces'](KEY)}\u200b! 100%") == f"{text} {MASK}\u200b! 100%"
+
+
+def test_bytes_that_are_not_utf8_stay_as_they_are() -> None:
+    data = b"\xff\xfe head " + HIDE["soft-hyphens"](KEY).encode() + b" \xc3 tail"
+    assert MASKED.in_bytes(data) == b"\xff\xfe head *** \xc3 tail"
+
+
+def test_every_format_character_is_invisible_to_the_masker_and_marked_by_clean() -> None:
+    formats = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"]
+    assert [ch for ch in formats if MASKED(ch.join(KEY[:20])) != MASK] == []
+    assert [ch for ch in formats if clean(f"a{ch}b") in ("ab", "a b")] == []   # marked, never deleted
 
 
 @settings(max_examples=200, deadline=None)

@@ -9,12 +9,16 @@ sends its stream gzip-compressed (a small gzip bomb of keep-alives), and one flo
 (in a second, small round with the tools contract on). Six more put the key where the client cuts
 upstream text (issue 31: an error message, a quoted malformed event, a moderation category, the
 X-Provider-Name note, a tool name in fragments, the text cap), so that a cut made before masking
-would publish all of it but one character. Issue 37: two reject their own model's call (Groq's
+would publish all of it but one character. Five more hide it from a reader of characters (issue
+37: a zero-width space or a soft hyphen between every two characters, reversed, percent-encoded,
+`\\u`-escaped) as the provider's name and in the message of a relayed error, and one names itself
+with an OSC 8 link, a bell and a bidi override. Two reject their own model's call (Groq's
 `tool_use_failed`, relayed before any byte and in the stream after the thinking), one streams its
-thinking past the cap with usage that leaves it out. The round must complete, judge every other host as it
-would have anyway, and no piece of the key (16 characters of it, any case, hex or base64) may reach
-a file, a history entry or a message of probe, judge, summary, status, site or announce. The round
-uses a key of a real key's shape (73 characters).
+thinking past the cap with usage that leaves it out. The round must complete, judge every other host as
+it would have anyway, and no piece of the key (16 characters of it, any case, reversed, hex or
+base64, in the files as written and as a reader takes them: escapes decoded, invisible characters
+dropped) may reach a file, a history entry, an issue, a notification or a message of probe, judge,
+summary, status, site, issues or announce. The round uses a key of a real key's shape (73 characters).
 """
 
 from __future__ import annotations
@@ -24,8 +28,10 @@ import hashlib
 import json
 import lzma
 import os
+import re
 import subprocess
 import sys
+import unicodedata
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -33,9 +39,12 @@ import pytest
 import yaml
 
 _TESTS = Path(__file__).resolve().parents[1]
-if str(_TESTS / "probes") not in sys.path:
-    sys.path.insert(0, str(_TESTS / "probes"))
+for _folder in ("probes", "canary"):
+    if str(_TESTS / _folder) not in sys.path:
+        sys.path.insert(0, str(_TESTS / _folder))
 
+from fake_github import REPO, TOKEN, fake_github  # noqa: E402
+from notify_receivers import receiving  # noqa: E402
 from round_support import MODEL, ROOT, ProbeRun, canary_config, run_round  # noqa: E402
 
 from canary.state.commit_back import commit_message  # noqa: E402
@@ -51,16 +60,19 @@ AT_CUTS = ("quill/fp8", "rune/fp8", "sieve/fp8", "vane/fp8", "weft/fp8", "xylem/
 ESCAPING = "glyph/fp8"   # escape_codes: an error message that clears the screen, retitles, links, reverses
 REJECTING = ("veto/fp8", "recant/fp8")   # tool_use_failed relayed: as a 400, and in the stream after thinking
 UNITEMISED = "muse/fp8"  # thinking streamed past the cap, usage without reasoning_tokens
+HIDING = ("veil/fp8", "gauze/fp8", "ebb/fp8", "cipher/fp8", "cloak/fp8")   # echo_hidden, issue 37
+BEACON = "beacon/fp8"    # escape_codes into provider: its served-by name links (OSC 8), rings, reverses
 CONTRACTS = ("latency", "refusal", "structured", "language")
 KEY = "sk-or-v1-" + hashlib.sha256(b"canary issue 31").hexdigest()   # a real key's shape: 73 characters
 PIECE = 16
 
 
 def _pieces(key: str) -> tuple[set[bytes], set[bytes]]:
-    """Every 16-character piece of the key (lower case) and of its hex, and every 22-character piece
-    of its base64 at the three alignments: written out here, not taken from core/key_mask.py."""
+    """Every 16-character piece of the key and of the key reversed (lower case) and of its hex, and
+    every 22-character piece of its base64 at the three alignments: written out here, not taken
+    from core/key_mask.py."""
     raw = key.encode()
-    blind = {raw[i: i + PIECE].lower() for i in range(len(raw) - PIECE + 1)}
+    blind = {k[i: i + PIECE].lower() for k in (raw, raw[::-1]) for i in range(len(raw) - PIECE + 1)}
     hexed = raw.hex().encode()
     blind |= {hexed[i: i + 2 * PIECE] for i in range(len(hexed) - 2 * PIECE + 1)}
     exact: set[bytes] = set()
@@ -73,10 +85,28 @@ def _pieces(key: str) -> tuple[set[bytes], set[bytes]]:
 BLIND, EXACT = _pieces(KEY)
 
 
+# As a reader takes text (written out here too, from unicodedata, not core/key_mask.py's lists):
+# an escape decoded, however many backslashes lead it (`\\u0073`, `\\\\u200b` in a JSON file, repr's
+# `\\xad`), a percent-encoded byte decoded, and then every format or control character dropped.
+_ESCAPE = re.compile(rb"\\+(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2}))|%([0-9a-fA-F]{2})")
+_UNSEEN = re.compile("[" + "".join(re.escape(chr(c)) for c in range(sys.maxunicode + 1)
+                                   if unicodedata.category(chr(c)) in ("Cf", "Cc") and chr(c) not in "\t\n\r") + "]")
+
+
+def as_read(data: bytes) -> bytes:
+    decoded = _ESCAPE.sub(lambda m: chr(int(m.group(1) or m.group(2) or m.group(3), 16)).encode("utf-8", "replace"),
+                          data)
+    return _UNSEEN.sub("", decoded.decode("utf-8", "replace")).encode()
+
+
 def leaks(data: bytes) -> bool:
-    """Does `data` hold a piece of the key (any case), of its hex or of its base64?"""
-    lower = data.lower()
-    return any(p in lower for p in BLIND) or any(p in data for p in EXACT)
+    """Does `data`, as written or as a reader takes it, hold a piece of the key (any case, or
+    reversed), of its hex or of its base64?"""
+    for seen in (data, as_read(data)):
+        lower = seen.lower()
+        if any(p in lower for p in BLIND) or any(p in seen for p in EXACT):
+            return True
+    return False
 
 
 @pytest.fixture(scope="module")
@@ -109,8 +139,9 @@ def _hostile(keep: Callable[[str], bool]) -> Scenario:
     return scenario_from_dict(raw, source="hostile.yaml (filtered)")
 
 
-def _canary(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CANARY_", "GITHUB_", "OPENROUTER_"))}
+def _canary(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith(("CANARY_", "GITHUB_", "OPENROUTER_"))},
+           **(env or {})}
     env["GITHUB_STEP_SUMMARY"] = str(root / "step-summary.md")
     return subprocess.run([sys.executable, "-m", "canary", "--config", str(root / "canary.yaml"), *args],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
@@ -124,7 +155,7 @@ def test_the_round_completes_with_a_result_for_every_case_of_every_host(hostile_
     doc = hostile_round.results
     assert doc["complete"] is True, (doc["incomplete"], hostile_round.output[-3000:])
     probed = {(c["provider"], c["contract"]) for c in doc["cases"]}
-    hosts = {*HEALTHY, "cinder/fp8", "ember/fp8", *HOSTILE, *AT_CUTS, ESCAPING}
+    hosts = {*HEALTHY, "cinder/fp8", "ember/fp8", *HOSTILE, *AT_CUTS, ESCAPING, *HIDING, BEACON}
     assert probed >= {(h, c) for h in hosts for c in CONTRACTS}
     assert "Traceback" not in hostile_round.output and "RecursionError" not in hostile_round.output
 
@@ -215,7 +246,7 @@ def test_a_host_rejecting_its_own_calls_fails_its_tools_case_and_only_that(hosti
         tools = hostile_round.case(host, "tools")
         assert tools["outcome"] == "fail" and "tool_use_failed" in tools["reason"], tools
         assert {hostile_round.case(host, c)["outcome"] for c in CONTRACTS} == {"transport_error"}, host
-    assert set(_outcomes(hostile_round, UNITEMISED).values()) == {"pass"}, hostile_round.results["cases"]
+    assert set(_outcomes(hostile_round, UNITEMISED).values()) == {"pass"}, [(c["contract"], c["outcome"], c.get("reason")) for c in hostile_round.results["cases"] if c["provider"] == UNITEMISED]
 
 
 def test_no_escape_sequence_of_an_error_message_reaches_the_log(hostile_round: ProbeRun) -> None:
@@ -225,6 +256,27 @@ def test_no_escape_sequence_of_an_error_message_reaches_the_log(hostile_round: P
         assert case["outcome"] == "transport_error" and "Provider returned error" in case["reason"], case
         assert case["reason"].isprintable(), case["reason"]
     assert "glyph/fp8" in hostile_round.output and "Provider returned error" in hostile_round.output
+    raw = [ch for ch in ("\x1b", "\x07", "\u202e", "\u202c") if ch in hostile_round.output]
+    assert raw == []
+
+
+def test_a_key_hidden_from_a_reader_of_characters_is_masked_where_it_arrives(hostile_round: ProbeRun) -> None:
+    # Issue 37: the key, hidden, as the provider's name of a relayed error and in its message.
+    for host in HIDING:
+        for contract in CONTRACTS:
+            case = hostile_round.case(host, contract)
+            assert case["outcome"] == "transport_error", case
+            assert case["reason"].startswith("routing mismatch: served by '***'"), case
+
+
+def test_a_served_by_name_with_a_link_a_bell_and_a_bidi_override_is_shown_escaped(hostile_round: ProbeRun) -> None:
+    # Issue 37: the name reached the probe's stdout raw (the setup error pytest prints).
+    for contract in CONTRACTS:
+        case = hostile_round.case(BEACON, contract)
+        assert case["outcome"] == "transport_error" and case["reason"].isprintable(), case
+        assert case["reason"].startswith("routing mismatch: served by '\\x1b[2J"), case
+        assert "\\x1b]8;;https://attacker.invalid/" in case["reason"] and "\\x07" in case["reason"], case
+    assert BEACON in hostile_round.output and "attacker.invalid" in hostile_round.output
     raw = [ch for ch in ("\x1b", "\x07", "\u202e", "\u202c") if ch in hostile_round.output]
     assert raw == []
 
@@ -249,19 +301,28 @@ def test_no_piece_of_the_key_reaches_a_file_the_history_or_a_message(hostile_rou
     }), encoding="utf-8")
     results = hostile_round.reports / "results.json"
     outputs: list[str] = [hostile_round.output]
-    for i, at in enumerate(("2026-11-01T00:00:00Z", "2026-11-01T00:30:00Z")):  # two rounds: streaks move
-        shifted = {**doc, "round_id": f"{doc['round_id']}-{i}", "started_at": at}
-        path = tmp_path / "reports" / f"results-{i}.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(shifted), encoding="utf-8")
-        judged = _canary(tmp_path, "judge", str(path), "--allow-simulator", "--now", at.replace(":00Z", ":05Z"))
-        assert judged.returncode == 0, judged.stderr
-        outputs += [judged.stdout, judged.stderr]
-    for args in (("summary", "--results", str(results), "--markdown", "--step-summary"), ("status",),
-                 ("announce",), ("site", "--out", str(tmp_path / "site"), "--now", "2026-11-01T01:00:00Z")):
-        done = _canary(tmp_path, *args)
-        assert done.returncode == 0, (args, done.stderr)
-        outputs += [done.stdout, done.stderr]
+    with fake_github() as github, receiving() as hook:   # the issues and the notifications, on real sockets
+        env = {"CANARY_NOTIFY_URLS": f"json://127.0.0.1:{hook.port}/canary", "GITHUB_TOKEN": TOKEN,
+               "GITHUB_API_URL": github.url, "GITHUB_REPOSITORY": REPO}
+        for i, at in enumerate(("2026-11-01T00:00:00Z", "2026-11-01T00:30:00Z")):  # two rounds: streaks move
+            shifted = {**doc, "round_id": f"{doc['round_id']}-{i}", "started_at": at}
+            path = tmp_path / "reports" / f"results-{i}.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(shifted), encoding="utf-8")
+            judged = _canary(tmp_path, "judge", str(path), "--allow-simulator", "--now", at.replace(":00Z", ":05Z"),
+                             env=env)
+            assert judged.returncode == 0, judged.stderr
+            outputs += [judged.stdout, judged.stderr]
+        decisions = str(tmp_path / "reports" / "decisions.json")
+        for args in (("summary", "--results", str(results), "--markdown", "--step-summary"), ("status",),
+                     ("announce",), ("site", "--out", str(tmp_path / "site"), "--now", "2026-11-01T01:00:00Z"),
+                     ("issues", "sync", "--decisions", decisions, "--results", str(results))):
+            done = _canary(tmp_path, *args, env=env)
+            assert done.returncode == 0, (args, done.stderr)
+            outputs += [done.stdout, done.stderr]
+    assert github.issues and hook.requests   # an issue was opened and a notification sent: both swept below
+    outputs += [json.dumps([github.issues, github.comments], ensure_ascii=False),
+                *(r.body.decode() for r in hook.requests)]
     state = json.loads((tmp_path / "state" / "canary-state.json").read_text(encoding="utf-8"))
     assert state["models"][MODEL]["cinder/fp8"]["suspension"] is not None  # both rounds counted for the others
     outputs.append(commit_message(read_decisions(tmp_path / "reports" / "decisions.json")))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import httpx
+import pytest
 from simkit import KEY, calls_of, chat_body, one_endpoint_scenario, stream_chat, tools_body
 
 from simulator.hostile import EMOJI
@@ -177,6 +178,30 @@ def test_echo_at_cut_into_text_cap_puts_the_key_across_the_64k_text_cap(simulate
     result = stream_chat(sim.base_url, chat_body("test/fp8"), timeout=60)
 
     assert result.text[:64 * 1024].endswith(SECRET[:-1]) and SECRET in result.text
+
+
+def test_escape_codes_into_provider_names_them_as_the_provider_of_a_relayed_error(simulate):
+    sim = faulty(simulate, "escape_codes", into="provider")
+
+    resp = httpx.post(f"{sim.base_url}/chat/completions", json=chat_body("test/fp8"), headers=KEY, timeout=20)
+
+    error = resp.json()["error"]
+    assert resp.status_code == 502 and error["metadata"]["provider_name"] in error["message"]
+    assert all(code in error["metadata"]["provider_name"] for code in ("\x1b]8;;", "\u202e", "\x07"))
+
+
+@pytest.mark.parametrize(("form", "hidden"), [
+    ("zero_width", "\u200b".join(SECRET)), ("soft_hyphen", "\u00ad".join(SECRET)), ("reversed", SECRET[::-1]),
+    ("percent", "".join(f"%{b:02X}" for b in SECRET.encode())),
+    ("u_escaped", "".join(f"\\u{ord(c):04x}" for c in SECRET)),
+])
+def test_echo_hidden_names_the_hidden_key_as_the_provider_of_a_relayed_error(simulate, form, hidden):
+    sim = faulty(simulate, "echo_hidden", form=form)
+
+    resp = httpx.post(f"{sim.base_url}/chat/completions", json=chat_body("test/fp8"), headers=KEY, timeout=20)
+
+    error = resp.json()["error"]
+    assert resp.status_code == 502 and error["metadata"]["provider_name"] == hidden and hidden in error["message"]
 
 
 def test_escape_codes_sends_an_error_whose_message_clears_the_screen_retitles_links_and_reverses(simulate):

@@ -189,8 +189,11 @@ def transport_outcome(result: ChatResult) -> tuple[Outcome, str, str]:
     if result.classification is Classification.AUTH_ERROR:
         return Outcome.TRANSPORT_ERROR, transport_code(ErrorKind.AUTH), f"{AUTH_REASON} ({detail})"
     if result.classification is Classification.ROUTING_MISMATCH:
+        # The name is upstream text: shown as ascii() shows it (a tool name is shown so too), so no
+        # control, link or invisible character of it reaches a reason.
+        served = ascii(result.served_by) if result.served_by else "?"
         return (Outcome.TRANSPORT_ERROR, transport_code(ErrorKind.ROUTING),
-                f"routing mismatch: served by {result.served_by or '?'} ({detail})")
+                f"routing mismatch: served by {served} ({detail})")
     return Outcome.TRANSPORT_ERROR, code, f"transport: {detail}"
 
 

@@ -119,8 +119,9 @@ def test_a_record_the_reader_refuses_is_named_by_the_summary_command(tmp_path, c
 @pytest.mark.parametrize(("raw", "expected"), [
     ("a\r\nb\tc", "a b c"),
     ("\x00\x07bell", "bell"),
-    ("zero\u200bwidth", "zerowidth"),
-], ids=["newlines", "controls", "zero-width"])
+    ("zero\u200bwidth", "zero\\u200bwidth"),   # marked, never deleted: deleting would join the text around it
+    ("soft\u00adhyphen\u202e", "soft\\xadhyphen\\u202e"),
+], ids=["newlines", "controls", "zero-width", "soft-hyphen-and-bidi"])
 def test_clean_leaves_one_printable_line(raw, expected):
     assert untrusted.clean(raw) == expected
 

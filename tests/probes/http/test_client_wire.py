@@ -130,7 +130,7 @@ def test_hostile_moderation_categories_are_cleaned_and_bounded() -> None:
     assert result.classification is Classification.MODERATED
     assert len(result.flagged) == 6 and result.flagged[-1] == "+10 more"
     assert result.flagged[0] == "[31mviolence [0m" and result.flagged[1] == "hate more"
-    assert len(result.flagged[2]) <= 40 and result.flagged[3] == "gnirts"
+    assert len(result.flagged[2]) <= 40 and result.flagged[3] == "\\u202egnirts"   # the override shown, not obeyed
     assert all(ch.isprintable() for f in result.flagged for ch in f)
 
 
