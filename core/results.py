@@ -58,7 +58,7 @@ and `items` (the fidelity contract's kind -> pass | fail); per model `limits` an
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
@@ -723,14 +723,6 @@ def _absurd_amounts(i: int, item: Mapping[str, Any]) -> list[str]:
     return [f"{where} {short_figure(value)} is no real bill (above ${MAX_BILL_USD:g}): read as absent"
             for where, value in fields
             if isinstance(value, (int, float)) and not isinstance(value, bool) and value > MAX_BILL_USD]
-
-
-def cases_by_model(cases: Iterable[CaseResult]) -> dict[str, list[CaseResult]]:
-    """The cases grouped by model, in order."""
-    out: dict[str, list[CaseResult]] = {}
-    for c in cases:
-        out.setdefault(c.model, []).append(c)
-    return out
 
 
 def _items(raw: Any) -> dict[str, Check] | None:

@@ -29,7 +29,6 @@ from canary.history.rows import CaseRow, DecisionRow, RoundRecord
 from core.times import stamp
 
 FAILED, CLEAN, FROZEN, MAINTENANCE = "failed", "clean", "frozen", "maintenance"
-OUTCOMES = ("pass", "fail", "inconclusive", "transport_error", "not_applicable")
 HISTOGRAM_STEPS = 20          # buckets per decade: 10 ** (1/20) = 1.122, i.e. ~12 % wide
 _SMALLEST = 1e-3              # values at or below this share the lowest bucket
 

@@ -61,8 +61,6 @@ INDEXES = """
 CREATE INDEX endpoint_rounds_endpoint ON endpoint_rounds(model, provider, ts);
 CREATE INDEX endpoint_rounds_eid ON endpoint_rounds(eid, ts);
 """
-# For the one-endpoint queries only (query.ttft_series): the queries of every endpoint at once scan.
-CASES_INDEX = "CREATE INDEX IF NOT EXISTS cases_endpoint ON cases(model, provider, contract, ts)"
 
 
 def build(rounds: Iterable[RoundColumns], days: Iterable[DayColumns]) -> sqlite3.Connection:

@@ -36,8 +36,7 @@ class PastEntry:
 
     provider: str
     layer: str            # builtin | incident | suspension
-    source: str           # a sentence: which file line or audit line says so
-    certain: bool = True  # False: assumed (a builtin entry without `since`)
+    source: str           # a sentence: which file line or audit line says so ("assumed" when it is)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +94,7 @@ def ignore_at(model: str, at: datetime, audit_lines: Sequence[AuditLine],
         if e.layer == BUILTIN:
             if e.since is None:
                 entries.append(PastEntry(e.provider, BUILTIN,
-                                         f"builtin.yaml line {e.line} (no `since`: assumed present)", certain=False))
+                                         f"builtin.yaml line {e.line} (no `since`: assumed present)"))
             elif e.since <= at:
                 entries.append(PastEntry(e.provider, BUILTIN, f"builtin.yaml line {e.line}, since {_iso(e.since)}"))
         elif (e.provider not in listed and e.since is not None and e.since <= at

@@ -120,57 +120,29 @@ def read_day(path: Path) -> DayAggregate:
     return decode_day(_read(path), str(path))
 
 
-def read_round_columns(path: Path) -> RoundColumns:
-    return decode_round_columns(_read(path), str(path))
-
-
-def read_day_columns(path: Path) -> DayColumns:
-    return decode_day_columns(_read(path), str(path))
-
-
 @dataclass(frozen=True, slots=True)
 class Span:
-    """The history of a span of days: full-detail rounds and compacted days."""
-
-    rounds: tuple[RoundRecord, ...]
-    days: tuple[DayAggregate, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class ColumnSpan:
-    """The same, with rounds read as columns (for the query database)."""
+    """The history of a span of days, as the query database loads it: full-detail rounds (their cases
+    as columns) and compacted days."""
 
     rounds: tuple[RoundColumns, ...]
     days: tuple[DayColumns, ...]
 
 
 def read_span(root: Path, since: date | None = None) -> Span:
-    """Every round and day file from `since` (a UTC day; None: everything) on, as records."""
-    rounds, days = _span(root, since, read_round, read_day)
-    return Span(tuple(rounds), tuple(days))
-
-
-def read_column_span(root: Path, since: date | None = None) -> ColumnSpan:
-    """Every round and day file from `since` on, rounds as columns."""
-    rounds, days = _span(root, since, read_round_columns, read_day_columns)
-    return ColumnSpan(tuple(rounds), tuple(days))
-
-
-def _span(root: Path, since: date | None, reader: Any, day_reader: Any) -> tuple[list[Any], list[Any]]:
-    days = []
-    for path in sorted(Path(root).glob(f"days/*/*{SUFFIX}")):
-        if since is None or path.name[:10] >= since.isoformat():
-            days.append(day_reader(path))
+    """Every round and day file from `since` (a UTC day; None: everything) on."""
+    days = [decode_day_columns(_read(path), str(path)) for path in sorted(Path(root).glob(f"days/*/*{SUFFIX}"))
+            if since is None or path.name[:10] >= since.isoformat()]
     compacted = {d.day: frozenset(r.round_id for r in d.rounds) for d in days}
     rounds = []
     for day, folder in _day_folders(root):
         if since is not None and day < since:
             continue
         for path in sorted(folder.glob(f"*{SUFFIX}")):
-            record = reader(path)
+            record = decode_round_columns(_read(path), str(path))
             if record.round_id not in compacted.get(day.isoformat(), frozenset()):  # a crash's leftover
                 rounds.append(record)
-    return rounds, days
+    return Span(tuple(rounds), tuple(days))
 
 
 def _day_folders(root: Path) -> Iterator[tuple[date, Path]]:

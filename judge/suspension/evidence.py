@@ -54,17 +54,14 @@ from dataclasses import replace
 from core.policy import Policy
 from core.results import AttemptResult, CaseResult, RoundResults
 from core.vocabulary import LANGUAGE, LATENCY, REFUSAL, Outcome
-from judge.replies.integrity import INTEGRITY_CONTRACT, checked, judge_integrity
+from judge.replies.integrity import INTEGRITY_CONTRACT, checked
 from judge.replies.listing import ListedLimits
 from judge.suspension.card import ALPHA, Card, make_card
-from judge.suspension.decode_speed import DECODE, decode_codes, judge_decode_speed
-from judge.suspension.fidelity import judge_fidelity
-from judge.suspension.prompt_tokens import judge_prompt_tokens
+from judge.suspension.decode_speed import DECODE, decode_codes
 from judge.suspension.reliability import RELIABILITY, reliability_codes
-from judge.suspension.short_replies import judge_short_replies
+from judge.suspension.round import judge_peers
 from judge.suspension.state import JudgeState, ProviderState
 from judge.suspension.stats import fisher_greater
-from judge.suspension.tool_prose import judge_tool_prose
 from judge.suspension.window import FAIL, INCONCLUSIVE, PASS, SHORT, TRANSPORT, Tally
 
 # Billing honesty's evidence (issue 22): one code per completed stream, "f" when it carried no
@@ -86,8 +83,7 @@ def add_round_to_windows(state: JudgeState, report: RoundResults, policy: Policy
     models = dict(state.models)
     reliability = reliability_codes(report)
     for model, cases in sorted(by_model.items()):
-        judged = judge_fidelity(judge_decode_speed(judge_prompt_tokens(judge_tool_prose(judge_integrity(
-            judge_short_replies(cases))))))
+        judged = judge_peers(cases)
         providers = dict(models.get(model, {}))
         billing = billed_and_listed(cases)
         for provider, codes in sorted(round_codes(judged, refusal_weak=(model, REFUSAL) in weak).items()):

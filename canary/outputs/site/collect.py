@@ -81,8 +81,8 @@ def collect(history: History, layers: Layers, *, models: Iterable[str] = (), ttf
     tiers = {(e.model, e.provider): e for e in history.current(ttft_threshold_s)}
     decisions = history.latest_decisions(limit=1_000_000, days=DECISION_DAYS)
     timelines = history.timelines(days=max(d for d, _ in STRIPS.values()))
-    hourly = history.ttft_series_all(days=SERIES_DAYS, bucket_hours=1)
-    daily = history.daily_series_all()
+    hourly = history.ttft_series(days=SERIES_DAYS, bucket_hours=1)
+    daily = history.daily_series()
     day_list = sorted({p.day for points in daily.values() for p in points})
     hourly_start = now - timedelta(days=SERIES_DAYS)
     strip_frames = {name: _frame(now, days, hours) for name, (days, hours) in STRIPS.items()}
