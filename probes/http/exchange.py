@@ -10,8 +10,9 @@ stream itself goes through StreamState. `result()` applies the precedence once, 
    a tier endpoint whose response reports another `service_tier` is a mismatch too, and so is router
    metadata listing more than one attempt or another provider's (wire.py `router_mismatch`).
 3. An error status (a 403 whose router metadata shows a guardrail stage that blocked it and no
-   attempt is OpenRouter's guardrail, GUARDRAIL_BLOCKED: ours, it freezes; a moderation 403, a typed content_policy_violation / refusal error or a
-   provider's refusal relayed as its 403 is MODERATED: the host's policy answered; a 401/402/403
+   attempt is OpenRouter's guardrail, GUARDRAIL_BLOCKED: ours, it freezes; a moderation 403, a
+   typed content_policy_violation / refusal error or a provider's refusal relayed as its 403 is
+   MODERATED: the host's policy answered; a 401/402/403
    naming a provider or an availability code is that endpoint's PROVIDER_DENIED, not our key), a
    JSON error in a 200 body, an `error` in the stream (a filter error is MODERATED; a token-limit
    error after content or after a `length` finish is COMPLETED on `length`: docs/openrouter-wire.md
