@@ -11,10 +11,11 @@ upstream text (issue 31: an error message, a quoted malformed event, a moderatio
 X-Provider-Name note, a tool name in fragments, the text cap), so that a cut made before masking
 would publish all of it but one character. Issue 37: two reject their own model's call (Groq's
 `tool_use_failed`, relayed before any byte and in the stream after the thinking), one streams its
-thinking past the cap with usage that leaves it out. The round must complete, judge every other host as it
-would have anyway, and no piece of the key (16 characters of it, any case, hex or base64) may reach
-a file, a history entry or a message of probe, judge, summary, status, site or announce. The round
-uses a key of a real key's shape (73 characters).
+thinking past the cap with usage that leaves it out. Issue 40: four whose router metadata tells of
+OpenRouter's own doing (a healed reply, a guardrail flagging or blocking, a fallback). The round must
+complete, judge every other host as it would have anyway, and no piece of the key (16 characters of
+it, any case, hex or base64) may reach a file, a history entry or a message of probe, judge,
+summary, status, site or announce. The round uses a key of a real key's shape (73 characters).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ AT_CUTS = ("quill/fp8", "rune/fp8", "sieve/fp8", "vane/fp8", "weft/fp8", "xylem/
 ESCAPING = "glyph/fp8"   # escape_codes: an error message that clears the screen, retitles, links, reverses
 REJECTING = ("veto/fp8", "recant/fp8")   # tool_use_failed relayed: as a 400, and in the stream after thinking
 UNITEMISED = "muse/fp8"  # thinking streamed past the cap, usage without reasoning_tokens
+ROUTED = ("mend/fp8", "veil/fp8", "gate/fp8", "relay/fp8")   # router metadata: healing, guardrails, a fallback
 CONTRACTS = ("latency", "refusal", "structured", "language")
 KEY = "sk-or-v1-" + hashlib.sha256(b"canary issue 31").hexdigest()   # a real key's shape: 73 characters
 PIECE = 16
@@ -124,7 +126,7 @@ def test_the_round_completes_with_a_result_for_every_case_of_every_host(hostile_
     doc = hostile_round.results
     assert doc["complete"] is True, (doc["incomplete"], hostile_round.output[-3000:])
     probed = {(c["provider"], c["contract"]) for c in doc["cases"]}
-    hosts = {*HEALTHY, "cinder/fp8", "ember/fp8", *HOSTILE, *AT_CUTS, ESCAPING}
+    hosts = {*HEALTHY, "cinder/fp8", "ember/fp8", *HOSTILE, *AT_CUTS, ESCAPING, *ROUTED}
     assert probed >= {(h, c) for h in hosts for c in CONTRACTS}
     assert "Traceback" not in hostile_round.output and "RecursionError" not in hostile_round.output
 
@@ -216,6 +218,20 @@ def test_a_host_rejecting_its_own_calls_fails_its_tools_case_and_only_that(hosti
         assert tools["outcome"] == "fail" and "tool_use_failed" in tools["reason"], tools
         assert {hostile_round.case(host, c)["outcome"] for c in CONTRACTS} == {"transport_error"}, host
     assert set(_outcomes(hostile_round, UNITEMISED).values()) == {"pass"}, hostile_round.results["cases"]
+
+
+def test_what_the_router_metadata_tells_is_held_against_the_host_only_when_it_is_the_hosts(
+        hostile_round: ProbeRun) -> None:
+    mend = hostile_round.case("mend/fp8", "structured")   # OpenRouter repaired the host's broken JSON
+    assert (mend["outcome"], mend["code"]) == ("fail", "response_healed"), mend
+    veil = {c: hostile_round.case("veil/fp8", c) for c in CONTRACTS}   # OpenRouter's guardrail flagged
+    assert "fail" not in {c["outcome"] for c in veil.values()}, veil
+    assert (veil["refusal"]["outcome"], veil["refusal"]["code"]) == ("inconclusive", "guardrail_flagged")
+    for contract in CONTRACTS:   # OpenRouter's guardrail blocked, before any provider; a fallback served
+        gate, relay = hostile_round.case("gate/fp8", contract), hostile_round.case("relay/fp8", contract)
+        assert (gate["outcome"], gate["code"]) == ("transport_error", "guardrail_blocked"), gate
+        assert (relay["outcome"], relay["code"]) == ("transport_error", "routing_mismatch"), relay
+        assert "attempts ['Relay' 502, 'Aurora' 200]" in relay["reason"], relay
 
 
 def test_no_escape_sequence_of_an_error_message_reaches_the_log(hostile_round: ProbeRun) -> None:
