@@ -12,11 +12,10 @@ stream itself goes through StreamState. `result()` applies the precedence once, 
 3. An error status (a 403 whose router metadata shows a guardrail stage that blocked it and no
    attempt is OpenRouter's guardrail, GUARDRAIL_BLOCKED: ours, it freezes; a moderation 403, a
    typed content_policy_violation / refusal error or a provider's refusal relayed as its 403 is
-   MODERATED: the host's policy answered; a 401/402/403
-   naming a provider or an availability code is that endpoint's PROVIDER_DENIED, not our key), a
-   JSON error in a 200 body, an `error` in the stream (a filter error is MODERATED; a token-limit
-   error after content or after a `length` finish is COMPLETED on `length`: docs/openrouter-wire.md
-   §3), a malformed stream.
+   MODERATED: the host's policy answered; a 401/402/403 naming a provider or an availability code
+   is that endpoint's PROVIDER_DENIED, not our key), a JSON error in a 200 body, an `error` in the
+   stream (a filter error is MODERATED; a token-limit error after content or after a `length`
+   finish is COMPLETED on `length`: docs/openrouter-wire.md §3), a malformed stream.
 4. Timeouts and dropped connections -- unless a finish reason had already arrived: then the
    generation was complete and only the trailer ([DONE], usage) was lost, so it is COMPLETED.
 5. A stream that ended without [DONE] and without a finish reason was cut (stream_cut).
