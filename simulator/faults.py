@@ -187,6 +187,10 @@ class ToolUseFailedParams(FaultParams, frozen=True):
     where: Literal["status", "stream"] = "status"
 
 
+class GuardrailParams(FaultParams, frozen=True):
+    blocking: bool = False
+
+
 class IgnoreMaxTokensParams(FaultParams, frozen=True):
     factor: Annotated[int, Meta(ge=2)] = 20
 
@@ -340,6 +344,15 @@ CATALOGUE: dict[str, type[FaultParams]] = {
     # in `failed_generation` (simulator/tool_calls.py): a 400 before any byte, or (`where: stream`)
     # an error event after the thinking. On any request, so every contract meets it.
     "tool_use_failed": ToolUseFailedParams,
+    # OpenRouter's own doing, told by its router metadata (sent when the request asks for it,
+    # simulator/wire.py router_metadata): the host's broken JSON repaired (valid JSON and a
+    # `response_healing` stage; JSON requests only); its guardrail flagging the request (the prompt
+    # redacted, the model declining what is left; `blocking`: a 403 before any provider, no
+    # attempts); a fallback (the pinned host failing, another provider serving; the chunks still
+    # name the pinned one).
+    "response_healing": NoParams,
+    "guardrail": GuardrailParams,
+    "fallback_attempt": NoParams,
     # Wire defects a judge reads off the reply itself (simulator/defects.py, issue 22).
     "cumulative_deltas": NoParams,
     "repeated_deltas": NoParams,

@@ -8,6 +8,7 @@ simulator/ has no import circle (tests/test_architecture.py).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from simulator import tool_calls
 from simulator.scenario import SimulatedEndpoint
@@ -67,6 +68,7 @@ class Plan:
     raw_event: str | None = None            # hostile echo_at_cut into event: one data event that is not JSON
     provider_header: str | None = None      # hostile echo_at_cut into header: this X-Provider-Name instead
     name_fragments: tuple[str, ...] = ()    # hostile echo_at_cut into tool_name: the first call's name in pieces
+    pipeline: tuple[dict[str, Any], ...] = ()   # the router metadata's pipeline stages (response_healing, guardrail)
 
     @property
     def thinking_s(self) -> float:

@@ -67,7 +67,7 @@ TOKEN_LIMIT_MESSAGE = "Token limit reached"  # the recorded real wording
 
 
 # Faults whose reply is no call at all even to a tools request: the text they write is the reply.
-_NO_CALLS = frozenset({"empty_reply", "refusal", "content_filter"})
+_NO_CALLS = frozenset({"empty_reply", "refusal", "content_filter", "guardrail"})
 EFFORT_SHARE = {"max": 0.95, "xhigh": 0.95, "high": 0.8, "medium": 0.5, "low": 0.2, "minimal": 0.1, "none": 0.0}
 FLAGGED_INPUT_CHARS = 100  # OpenRouter's moderation metadata: longer input is cut in the middle with "..."
 _THOUGHTS = (
@@ -181,6 +181,8 @@ def plan_reply(
         return HttpFailure(endpoint, 403, None, fired, "refusal", fault["shape"])
     if fault is not None and fault.name == "tool_use_failed" and fault["where"] == "status":
         return HttpFailure(endpoint, 400, None, fired, "tool_use_failed")
+    if fault is not None and fault.name == "guardrail" and fault["blocking"]:  # OpenRouter's, before any provider
+        return HttpFailure(endpoint, 403, None, fired, "guardrail")
     if fault is not None and fault.name == "hang":
         return Hang(endpoint, fault["seconds"], fired)
     if fault is not None and fault.name == "moderation":
@@ -274,11 +276,23 @@ def _generation(
         prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
         cut_at=cut_at, error=error, usage_shape=usage_shape_drawn, thinking=thinking, trailing_error=trailing,
         tool_calls=calls, cached_tokens=_cached(behaviour, prompt_tokens), usage_delay_s=_usage_delay(behaviour),
+        pipeline=_pipeline(name, request.format),
     )  # fmt: skip
     if name in defects.FAULTS:
         return defects.apply(plan, name, params, cap=request.max_tokens, truncate=truncate_tokens,
                              count_tokens=count_tokens)
     return hostile.apply(plan, name, params, dict(request.headers)) if name in hostile.FAULTS else plan
+
+
+def _pipeline(name: str | None, response_format: str) -> tuple[dict[str, Any], ...]:
+    """The router metadata's stages of a reply (docs/openrouter-wire.md §6: the documented types and
+    names; the keys inside `data` are ours, the documentation names only what they tell)."""
+    if name == "response_healing" and response_format != "text":
+        return ({"type": "response_healing", "name": "response-healing",
+                 "data": {"mode": response_format, "improved": True}},)
+    if name == "guardrail":
+        return ({"type": "guardrail", "name": "content-filter", "data": {"flagged": True, "action": "redacted"}},)
+    return ()
 
 
 def thinking_tokens(natural: int, reasoning: Reasoning | None, max_tokens: int | None) -> int:
@@ -345,7 +359,7 @@ def _text(
     request: ChatRequest, banks: dict[str, Bank], name: str | None, params: FaultParams, rng: random.Random
 ) -> str:
     own = banks.get(request.language, banks["en"])
-    if name == "refusal":
+    if name in ("refusal", "guardrail"):  # a guardrail's redacted prompt: the model declines what is left
         return rng.choice(own.refusals)
     if name == "empty_reply":
         return ""

@@ -254,19 +254,22 @@ async def _send(
         extra["X-Provider-Name"] = outcome.provider_header
     if isinstance(outcome, Reset):
         return stream.reset(request)
-    if isinstance(outcome, Moderated):
-        body = wire.moderation_error_body(model, outcome.served, outcome.reasons, outcome.flagged_input)
-        response = stream.json_error(403, body)
-        response.headers.update(extra)
-        return response
-    if isinstance(outcome, HttpFailure):
-        body = wire.provider_error_body(outcome.status, model, outcome.served, outcome.body, outcome.error_type)
-        response = stream.json_error(outcome.status, body, outcome.retry_after)
-        response.headers.update(extra)
-        return response
     if isinstance(outcome, Hang):
         return await stream.hang(request, outcome.seconds)
-    framing = stream.Framing(model, wire.generation_id(), state.scenario.keepalive_ms / 1000, extra)
+    status = 403 if isinstance(outcome, Moderated) else outcome.status if isinstance(outcome, HttpFailure) else 200
+    # Router metadata when asked for: beside `error` in an envelope, except a 500's (scrubbed).
+    meta = (wire.router_metadata(model, outcome.served, outcome.faults, status,
+                                 outcome.pipeline if isinstance(outcome, Plan) else ())
+            if wire.metadata_wanted(request.headers) and status != 500 else None)
+    if isinstance(outcome, Moderated | HttpFailure):
+        body = (wire.moderation_error_body(model, outcome.served, outcome.reasons, outcome.flagged_input)
+                if isinstance(outcome, Moderated) else
+                wire.provider_error_body(status, model, outcome.served, outcome.body, outcome.error_type))
+        response = stream.json_error(status, {**body, **({"openrouter_metadata": meta} if meta else {})},
+                                     None if isinstance(outcome, Moderated) else outcome.retry_after)
+        response.headers.update(extra)
+        return response
+    framing = stream.Framing(model, wire.generation_id(), state.scenario.keepalive_ms / 1000, extra, meta)
     if streaming:
         return await stream.send_stream(request, outcome, framing)
     return await stream.send_completion(request, outcome, framing)

@@ -41,6 +41,7 @@ class StructuredCode(StrEnum):
     NOT_JSON = "not_json"
     SCHEMA_VIOLATION = "schema_violation"
     MAX_TOKENS_CUT = "max_tokens_cut"   # the contract's: the reply reached our max_tokens
+    RESPONSE_HEALED = "response_healed"   # the contract's: OpenRouter repaired the host's JSON (router metadata)
 
 
 NOT_JSON = "structured: not valid JSON"

@@ -291,8 +291,11 @@ class PinnedClient:
         with watch() as wire:
             try:
                 async with asyncio.timeout(deadline_s):
+                    # Every chat request asks for OpenRouter's router metadata: who was attempted, what
+                    # its pipeline did (docs/openrouter-wire.md §6).
                     request = http.build_request("POST", self.url("chat/completions"), json=body,
-                                                 headers=self._headers(stream=run.stream))
+                                                 headers={**self._headers(stream=run.stream),
+                                                          "X-OpenRouter-Metadata": "enabled"})
                     response = await http.send(request, stream=True)
                     if response.status_code == 200:
                         for ticket in tickets:

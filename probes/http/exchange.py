@@ -7,13 +7,15 @@ stream itself goes through StreamState. `result()` applies the precedence once, 
 2. A served-by name that is not the pinned provider -> ROUTING_MISMATCH, whatever else
    happened: the pin did not hold, so the reply (or error) says nothing about the pinned host.
    X-Provider-Name counts only when the body names no provider (a disagreeing header is a note);
-   a tier endpoint whose response reports another `service_tier` is a mismatch too.
-3. An error status (a moderation 403, a typed content_policy_violation / refusal error or a
-   provider's refusal relayed as its 403 is MODERATED: the host's policy answered; a 401/402/403
-   naming a provider or an availability code is that endpoint's PROVIDER_DENIED, not our key), a
-   JSON error in a 200 body, an `error` in the stream (a filter error is MODERATED; a token-limit
-   error after content or after a `length` finish is COMPLETED on `length`: docs/openrouter-wire.md
-   §3), a malformed stream.
+   a tier endpoint whose response reports another `service_tier` is a mismatch too, and so is router
+   metadata listing more than one attempt or another provider's (wire.py `router_mismatch`).
+3. An error status (a 403 whose router metadata shows a guardrail stage that blocked it and no
+   attempt is OpenRouter's guardrail, GUARDRAIL_BLOCKED: ours, it freezes; a moderation 403, a
+   typed content_policy_violation / refusal error or a provider's refusal relayed as its 403 is
+   MODERATED: the host's policy answered; a 401/402/403 naming a provider or an availability code
+   is that endpoint's PROVIDER_DENIED, not our key), a JSON error in a 200 body, an `error` in the
+   stream (a filter error is MODERATED; a token-limit error after content or after a `length`
+   finish is COMPLETED on `length`: docs/openrouter-wire.md §3), a malformed stream.
 4. Timeouts and dropped connections -- unless a finish reason had already arrived: then the
    generation was complete and only the trailer ([DONE], usage) was lost, so it is COMPLETED.
 5. A stream that ended without [DONE] and without a finish reason was cut (stream_cut).
@@ -31,7 +33,7 @@ from core.field_rules import MAX_BILL_USD
 from core.key_mask import KeyMask
 from core.untrusted import clean
 from probes.http.errors import ErrorFacts, facts_of_body
-from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind, Usage
+from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind, RouterMetadata, Usage
 from probes.http.stream import MAX_TOOL_CALLS, StreamState
 from probes.http.wire import (
     classify_status,
@@ -40,6 +42,7 @@ from probes.http.wire import (
     flagged_categories,
     parse_json,
     provider_matches,
+    router_mismatch,
     tier_mismatch,
 )
 
@@ -97,6 +100,7 @@ class Run:
         self.fixed: Outcome | None = None         # decided by a status or a body; final
         self.failure: Outcome | None = None       # a timeout or exception; may be forgiven (rule 4)
         self.retry_after_s: float | None = None   # Retry-After of the answer, in seconds
+        self.router: RouterMetadata | None = None  # a body's or an error envelope's `openrouter_metadata`
 
     def elapsed(self) -> float:
         return time.monotonic() - self.t0
@@ -111,8 +115,11 @@ class Run:
             self.fixed = (cls, kind, f"HTTP {status}")
 
     def decoded(self, raw: bytes) -> Any:
-        """A body as JSON (None when it is not), every string in it masked."""
-        return self.mask.json(parse_json(raw))
+        """A body as JSON (None when it is not), every string in it masked; its router metadata kept
+        (a reply's, or an error envelope's beside `error`: docs/openrouter-wire.md §6)."""
+        body = self.mask.json(parse_json(raw))
+        self.router = RouterMetadata.from_wire(body.get("openrouter_metadata")) if isinstance(body, dict) else None
+        return body
 
     def http_error(self, status: int, raw: bytes) -> None:
         body = self.decoded(raw)
@@ -124,6 +131,12 @@ class Run:
             self.flagged = flagged_categories(metadata)
         elif kind is ErrorKind.FILTER_ERROR:
             self.flagged = filter_flags(facts)
+        guard = self.router.guardrail if self.router is not None and not self.router.attempts else None
+        if status == 403 and guard is not None:
+            # OpenRouter's guardrail blocked our request before any provider: our account's filter,
+            # never the host's moderation nor our key; it freezes.
+            cls, kind = Classification.TRANSPORT_ERROR, ErrorKind.GUARDRAIL_BLOCKED
+            message = f"OpenRouter's guardrail {ascii(guard)} blocked the request before any provider: {message}"
         self.fixed = (cls, kind, f"HTTP {status}: {message}")
 
     def json_body(self, raw: bytes) -> None:
@@ -241,11 +254,16 @@ class Run:
         served = self.served()
         strangers = [n for n in served if not provider_matches(self.endpoint, n)]
         tier = self.served_tier()
-        if strangers and cls is not Classification.AUTH_ERROR:
+        router = self.router or self.state.router
+        said = router_mismatch(self.endpoint, router)
+        if (strangers or said) and cls is not Classification.AUTH_ERROR:
             note = f"; besides: {message}" if message and cls is not Classification.COMPLETED else ""
             cls, kind = Classification.ROUTING_MISMATCH, ErrorKind.ROUTING
-            message = (f"served by {strangers[0]!r} while pinned to {self.endpoint.provider} "
-                       f"({self.endpoint.provider_name}){note}")
+            named = (f"served by {strangers[0]!r} while pinned to {self.endpoint.provider} "
+                     f"({self.endpoint.provider_name})") if strangers else None
+            message = "; ".join(m for m in (named, said) if m) + note
+            if not strangers and router is not None:   # the chunks name the pinned host; the metadata says who served
+                strangers = [p for p, _ in router.attempts if not provider_matches(self.endpoint, p)][-1:]
         elif tier_mismatch(self.endpoint, tier) and cls is not Classification.AUTH_ERROR:
             cls, kind = Classification.ROUTING_MISMATCH, ErrorKind.ROUTING
             message = (f"served at the {tier!r} service tier while pinned to the {self.endpoint.service_tier!r} "
@@ -297,6 +315,7 @@ class Run:
             service_tier=kept(tier),
             notes=(*(tuple(scrub(n) for n in self.notes(served)) if served else ()), *bound_notes(usage, s)),
             rejected_call=kept(rejected) if cls is Classification.TRANSPORT_ERROR else None,
+            router=router,
             tool_calls=tuple(dataclasses.replace(c, id=kept(c.id), name_parts=scrub.parts(c.name_parts),
                                                  arguments=scrub(c.arguments))
                              for c in b.get("tool_calls", s.tool_calls)),

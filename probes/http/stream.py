@@ -21,7 +21,7 @@ from typing import Any
 from core.key_mask import KeyMask
 from core.untrusted import load_json, pair_surrogates
 from probes.http.errors import ErrorFacts
-from probes.http.records import StreamedToolCall, Usage
+from probes.http.records import RouterMetadata, StreamedToolCall, Usage
 from probes.http.sse import Comment, Event, Item
 
 # 64 K characters is ~30x the largest probe reply (max_tokens 200); an endless stream stops here.
@@ -48,6 +48,7 @@ class StreamState:
     served_model: str | None = None
     generation_id: str | None = None
     service_tier: str | None = None
+    router: RouterMetadata | None = None    # `openrouter_metadata`: on the final chunk before [DONE] (§6)
     error_message: str | None = None
     error_facts: ErrorFacts | None = None   # the first error object's facts (token limit, filter...)
     finish_before_error: str | None = None  # the finish reason seen before the first error (§3: `length`)
@@ -133,6 +134,8 @@ class StreamState:
         tier = chunk.get("service_tier")
         if isinstance(tier, str) and tier:
             self.service_tier = tier
+        if "openrouter_metadata" in chunk:   # masked before its names are cut
+            self.router = RouterMetadata.from_wire(self.mask.json(chunk["openrouter_metadata"])) or self.router
 
     def _delta(self, delta: dict[str, Any], now: float) -> bool:
         content, reasoning = delta.get("content"), delta.get("reasoning")

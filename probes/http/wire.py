@@ -13,7 +13,7 @@ from typing import Any
 
 from core.untrusted import clean, load_json, pair_surrogates
 from probes.http.errors import ErrorFacts
-from probes.http.records import Classification, Endpoint, ErrorKind, StreamedToolCall, Usage
+from probes.http.records import Classification, Endpoint, ErrorKind, RouterMetadata, StreamedToolCall, Usage
 from probes.http.stream import MAX_NAME_CHARS, MAX_TOOL_CALLS, describe_error
 
 # Moderation categories are upstream text: a few short printable ones are plenty for a reason.
@@ -176,6 +176,19 @@ def provider_matches(endpoint: Endpoint, served: str) -> bool:
     """
     name = served.strip().casefold()
     return name in {endpoint.provider_name.casefold(), endpoint.provider.casefold(), endpoint.base_slug.casefold()}
+
+
+def router_mismatch(endpoint: Endpoint, router: RouterMetadata | None) -> str | None:
+    """What the router metadata says against the pin, or None (§6): more than one attempt, or an
+    attempt by another provider. The strongest served-by proof: one attempt, the pinned provider."""
+    if router is None:
+        return None
+    attempts = router.attempts
+    if len(attempts) <= 1 and (router.attempt or 0) <= 1 and all(provider_matches(endpoint, p) for p, _ in attempts):
+        return None
+    listed = ", ".join(f"{ascii(p)} {s if s is not None else '?'}" for p, s in attempts) or "none listed"
+    return (f"OpenRouter's router metadata lists attempts [{listed}] (attempt {router.attempt}) while pinned to "
+            f"{endpoint.provider} ({ascii(endpoint.provider_name)})")
 
 
 def tier_mismatch(endpoint: Endpoint, served_tier: str | None) -> bool:

@@ -424,7 +424,8 @@ def test_a_trait_cannot_be_given_a_rate():
 def test_every_fault_in_the_catalogue_has_a_test():
     here = Path(__file__).parent
     sources = (here / "test_faults.py", here / "test_hostile_faults.py", here / "test_defect_faults.py",
-               here / "test_tool_faults.py", here / "test_task_faults.py", here / "test_real_shape_traits.py")
+               here / "test_tool_faults.py", here / "test_task_faults.py", here / "test_real_shape_traits.py",
+               here / "test_router_metadata_faults.py")
     covered = {n for f in sources for n in re.findall(r'faulty\(simulate, "(\w+)"', f.read_text(encoding="utf-8"))}
 
     assert covered == set(FAULT_NAMES)
