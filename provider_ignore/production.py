@@ -22,6 +22,7 @@ out. A window with no sampled reply still gets its record: an exporter that is a
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import threading
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -33,15 +34,16 @@ import msgspec
 
 from core.production import (
     MIN_CELL,
-    SCHEMA,
     CheckOutcome,
     CountCell,
-    Exporter as ExporterName,
     Model,
     ProductionCheck,
     ProductionRecord,
     Provider,
     ServedCell,
+)
+from core.production import (
+    Exporter as ExporterName,
 )
 from judge.replies.artifacts import find_undecoded_tokens
 from judge.replies.billing import HiddenTokensFacts, assess_hidden_tokens
@@ -106,7 +108,7 @@ class Reply:
                    reasoning=reasoning or bool(details.get("reasoning_tokens")))
 
 
-def check_reply(reply: Reply, language: str | None = None, *,
+def reply_outcomes(reply: Reply, language: str | None = None, *,
                 check_language: bool = False) -> dict[ProductionCheck, CheckOutcome]:
     """The outcome of each check that applies to `reply` (a check that does not apply is absent)."""
     text = reply.text
@@ -117,7 +119,7 @@ def check_reply(reply: Reply, language: str | None = None, *,
         found[ProductionCheck.TEMPLATE] = template
         # A template token fails `template` only: leading garbage is a role label, punctuation, a cut word.
         found[ProductionCheck.LEADING] = not template and find_leading_garbage(text, language) is not None
-    if reply.finish_reason == "stop":
+    if reply.finish_reason == "stop":  # not the contract: a finish reason
         found[ProductionCheck.EMPTY_STOP] = not text.strip()
     if reply.deltas is not None:
         found[ProductionCheck.STREAM_INTEGRITY] = assess_deltas(reply.deltas) is not None
@@ -188,12 +190,9 @@ class Exporter:
         self.per_conversation = per_conversation
         self.ambiguous = {model: frozenset(names) for model, names in (ambiguous or {}).items()}
         self.check_language = check_language
-        if check_language:
-            try:
-                import lingua  # noqa: F401
-            except ImportError as exc:
-                raise ImportError("the language check needs the library's `language` extra: "
-                                  "pip install './provider_ignore[language]'") from exc
+        if check_language and importlib.util.find_spec("lingua") is None:
+            raise ImportError("the language check needs the library's `language` extra: "
+                              "pip install './provider_ignore[language]'")
         self._lock = threading.Lock()
         self._windows: dict[datetime, _Window] = {}
         self._next: datetime | None = None          # the first window not yet closed into a record
@@ -213,7 +212,7 @@ class Exporter:
             if window.per_conversation[key] >= self.per_conversation:
                 return False
             window.per_conversation[key] += 1
-        outcomes = check_reply(reply, language, check_language=self.check_language)  # outside the lock: the CPU
+        outcomes = reply_outcomes(reply, language, check_language=self.check_language)  # outside the lock: the CPU
         provider = reply.provider if _valid(reply.provider, Provider) else None
         stream = reply.deltas is not None
         with self._lock:
@@ -249,7 +248,7 @@ class Exporter:
         counts = _merged(window.counts, lambda c: (c[0], None, *c[2:]), lambda c: (c[0], None, c[2], c[3], None, None))
         served = _merged(window.served, lambda c: (c[0], None), lambda c: (c[0], None))
         return ProductionRecord(
-            schema=SCHEMA, exporter=self.name, window_start=start, window_end=start + WINDOW,
+            schema="canary.production/1", exporter=self.name, window_start=start, window_end=start + WINDOW,
             sample_rate=self.sampler.rate,
             counts=tuple(CountCell(model=m, provider=p, check=check, outcome=o, n=n, language=lang, stream=s)
                          for (m, p, check, o, lang, s), n in sorted(counts.items(), key=_order)),

@@ -67,9 +67,10 @@ def push(record: ProductionRecord, *, repository: str, token: str, branch: str =
 
 
 def _call(method: str, url: str, token: str, body: dict[str, Any] | None = None) -> tuple[int, dict[str, Any]]:
-    request = urllib.request.Request(url, method=method, data=None if body is None else json.dumps(body).encode(),
-                                     headers={"Authorization": f"Bearer {token}", "Accept": "application/vnd.github+json",
-                                              "X-GitHub-Api-Version": "2022-11-28", "User-Agent": "canary-production"})
+    headers = {"Authorization": f"Bearer {token}", "Accept": "application/vnd.github+json",
+               "X-GitHub-Api-Version": "2022-11-28", "User-Agent": "canary-production"}
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, method=method, data=data, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:  # noqa: S310 (an https URL of ours)
             return response.status, _json(response.read())

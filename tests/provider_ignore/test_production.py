@@ -17,7 +17,7 @@ from provider_ignore.production import (
     Reply,
     Sampler,
     ambiguous_providers,
-    check_reply,
+    reply_outcomes,
 )
 
 T0 = datetime(2026, 12, 7, 10, 0, tzinfo=UTC)
@@ -33,7 +33,7 @@ def reply(text: str = CLEAN, provider: str | None = "Aurora", **extra: object) -
 
 
 def failed(r: Reply, language: str | None = None, **options: bool) -> set[ProductionCheck]:
-    return {c for c, o in check_reply(r, language, **options).items() if o is CheckOutcome.FAIL}
+    return {c for c, o in reply_outcomes(r, language, **options).items() if o is CheckOutcome.FAIL}
 
 
 def test_a_conversation_is_all_in_or_all_out_and_the_rate_holds() -> None:
@@ -72,8 +72,8 @@ def test_each_check_fails_on_its_defect_only(r: Reply, fails: set[ProductionChec
 def test_the_language_check_reads_the_expected_language_only_when_asked() -> None:
     spanish = "La linterna se balanceó una vez, y el posadero dejó dos tazas sobre la barra sin decir nada."
     assert failed(reply(spanish), "de", check_language=True) == {ProductionCheck.LANGUAGE}
-    assert ProductionCheck.LANGUAGE not in check_reply(reply(spanish), "de")       # the extra not asked for
-    assert ProductionCheck.LANGUAGE not in check_reply(reply(spanish), None, check_language=True)  # never guessed
+    assert ProductionCheck.LANGUAGE not in reply_outcomes(reply(spanish), "de")       # the extra not asked for
+    assert ProductionCheck.LANGUAGE not in reply_outcomes(reply(spanish), None, check_language=True)  # never guessed
 
 
 def test_a_reply_is_read_from_its_body_or_its_chunks() -> None:
