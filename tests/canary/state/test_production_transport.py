@@ -24,7 +24,6 @@ from judge_cli_support import files_in
 from rules_factories import DAY
 
 from core.production import record_json
-
 from provider_ignore.production import Exporter, Reply
 from provider_ignore.push import PushError, push
 
@@ -104,7 +103,8 @@ def test_a_refused_record_is_named_and_the_round_is_judged_without_it(tmp_path: 
               "eu-1/text.json": {**record, "served": [{"model": MODEL, "provider": "Aurora: the user wrote", "n": 5}]},
               "us-1/filed-wrong.json": record,
               "eu-1/future.json": {**record, "window_end": iso(now + HALF_HOUR)},
-              "eu-1/old.json": {**record, "window_start": iso(now - 2 * DAY), "window_end": iso(now - 2 * DAY + HALF_HOUR)}}
+              "eu-1/old.json": {**record, "window_start": iso(now - 2 * DAY),
+                                "window_end": iso(now - 2 * DAY + HALF_HOUR)}}
     for name, doc in writes.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(json.dumps(doc), encoding="utf-8")
