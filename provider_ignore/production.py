@@ -13,10 +13,13 @@ the product expected (the user's locale or the character's), passed in, never gu
 with the `language` extra installed (lingua). Which provider served is the reply's `provider`.
 
 Each closed 30-minute window becomes one record (core/production.py) of counts per model,
-provider, check, outcome and stratum (language, streaming); a cell of fewer than MIN_CELL replies
-is merged into its model's remainder (provider None), and a remainder still that small is left
-out. A window with no sampled reply still gets its record: an exporter that is alive says so
-(a missing record reads as stale evidence, never as clean). Thread-safe.
+provider, check, outcome and stratum (streaming; and for the language check, the language
+expected). No small cells: an endpoint's replies under one check and stratum, fewer than MIN_CELL
+of them, are merged into the model's remainder (provider None), and a remainder still that small
+is left out. The rule counts the replies of the group, passed and failed together, so an endpoint
+with 40 checked replies keeps its 2 failures (a failure count under MIN_CELL is the evidence). A
+window with no sampled reply still gets its record: an exporter that is alive says so (a missing
+record reads as stale evidence, never as clean). Thread-safe.
 """
 
 from __future__ import annotations
@@ -219,8 +222,9 @@ class Exporter:
             if self._windows.get(start) is not window:
                 return False  # the window closed while the reply was checked
             window.served[(reply.model, provider)] += 1
-            for check, outcome in outcomes.items():
-                window.counts[(reply.model, provider, check, outcome, language, stream)] += 1
+            for check, outcome in outcomes.items():  # the expected language is the language check's stratum
+                stratum = language if check is ProductionCheck.LANGUAGE else None
+                window.counts[(reply.model, provider, check, outcome, stratum, stream)] += 1
         return True
 
     def flush(self, *, now: datetime, send: Callable[[ProductionRecord], object]) -> int:
@@ -245,8 +249,9 @@ class Exporter:
             return list(self._pending)
 
     def _record(self, start: datetime, window: _Window) -> ProductionRecord:
-        counts = _merged(window.counts, lambda c: (c[0], None, *c[2:]), lambda c: (c[0], None, c[2], c[3], None, None))
-        served = _merged(window.served, lambda c: (c[0], None), lambda c: (c[0], None))
+        counts = _merged(window.counts, lambda c: (*c[:3], *c[4:]), lambda c: (c[0], None, *c[2:]),
+                         lambda c: (c[0], None, c[2], c[3], None, None))
+        served = _merged(window.served, lambda c: c, lambda c: (c[0], None))
         return ProductionRecord(
             schema="canary.production/1", exporter=self.name, window_start=start, window_end=start + WINDOW,
             sample_rate=self.sampler.rate,
@@ -256,19 +261,23 @@ class Exporter:
                          for (m, p), n in sorted(served.items(), key=_order)))
 
 
-def _merged(cells: Counter[Any], *steps: Callable[[Any], Any]) -> Counter[Any]:
-    """No small cells: each step moves the cells under MIN_CELL to a coarser key (the model's
-    remainder, provider None; then the remainder without strata); what is still under it is left out."""
+def _merged(cells: Counter[Any], group: Callable[[Any], Any], *steps: Callable[[Any], Any]) -> Counter[Any]:
+    """No small cells: a group (an endpoint's replies under one check and stratum, both outcomes)
+    of fewer than MIN_CELL replies moves, at each step, to a coarser key (the model's remainder,
+    provider None; then the remainder without strata); what is still under it is left out."""
     out: Counter[Any] = Counter()
-    for step in steps:
+    for step in (*steps, None):
+        totals: Counter[Any] = Counter()
+        for cell, n in cells.items():
+            totals[group(cell)] += n
+        kept = {group(cell) for cell in out}
         small: Counter[Any] = Counter()
         for cell, n in cells.items():
-            if n >= MIN_CELL or cell in out:
+            if totals[group(cell)] >= MIN_CELL or group(cell) in kept:
                 out[cell] += n
-            else:
+            elif step is not None:
                 small[step(cell)] += n
         cells = small
-    out.update({cell: n for cell, n in cells.items() if n >= MIN_CELL or cell in out})
     return out
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -99,11 +100,22 @@ def test_small_cells_merge_into_the_models_remainder_and_the_record_reads_back()
     [record] = exporter.records(now=T0 + WINDOW)
     assert read_record(json.loads(record_json(record)), source="test") == record
     assert {(c.provider, c.n, c.ambiguous) for c in record.served} == {("Aurora", 8, True), (None, 5, False)}
-    assert all(c.n >= MIN_CELL for c in record.counts)
+    groups = Counter((c.provider, c.check, c.language, c.stream) for c in record.counts for _ in range(c.n))
+    assert min(groups.values()) >= MIN_CELL   # no group of an endpoint's replies under MIN_CELL
     empty = {(c.provider, c.outcome): c.n for c in record.counts if c.check is ProductionCheck.EMPTY_STOP}
-    assert empty == {("Aurora", CheckOutcome.PASS): 8}  # 3 passes + 2 fails in the remainder: too few, left out
+    # Borealis's 3 passes and Cinder's 2 failures make one remainder of 5: kept, with no provider named.
+    assert empty == {("Aurora", CheckOutcome.PASS): 8, (None, CheckOutcome.PASS): 3, (None, CheckOutcome.FAIL): 2}
     encoding = {c.provider: c.n for c in record.counts if c.check is ProductionCheck.ENCODING}
     assert encoding == {"Aurora": 8}   # Borealis's three land in the remainder: under MIN_CELL even there
+
+
+def test_a_failure_count_under_min_cell_stays_with_its_endpoint() -> None:
+    exporter = Exporter("eu-1", sample_rate=1.0)
+    for i in range(40):
+        exporter.observe(f"a{i}", reply("" if i < 2 else CLEAN), now=T0)
+    [record] = exporter.records(now=T0 + WINDOW)
+    empty = {(c.provider, c.outcome): c.n for c in record.counts if c.check is ProductionCheck.EMPTY_STOP}
+    assert empty == {("Aurora", CheckOutcome.PASS): 38, ("Aurora", CheckOutcome.FAIL): 2}
 
 
 def test_every_closed_window_gets_a_record_and_a_failed_send_is_kept() -> None:

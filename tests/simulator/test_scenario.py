@@ -153,7 +153,7 @@ AT_FAULTS = "story.yaml: models[0].endpoints[0].behaviour.faults."
     ("faults", "message"),
     [
         ({"slow_first_token": {"delay": 5}},
-         AT_FAULTS + "slow_first_token.delay: unknown key (known here: delay_ms, only_when, rate)"),
+         AT_FAULTS + "slow_first_token.delay: unknown key (known here: delay_ms, longer_than, only_when, rate)"),
         ({"slow_first_token": {"delay_ms": -1}},
          AT_FAULTS + "slow_first_token.delay_ms: expected a whole number >= 0, got -1"),
         ({"mix_language": {"with": "klingon"}}, AT_FAULTS + "mix_language.with: expected one of "),
