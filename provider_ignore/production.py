@@ -48,6 +48,7 @@ from core.production import (
 from core.production import (
     Exporter as ExporterName,
 )
+from core.vocabulary import LANGUAGES
 from judge.replies.artifacts import find_undecoded_tokens
 from judge.replies.billing import HiddenTokensFacts, assess_hidden_tokens
 from judge.replies.encoding import find_corruption
@@ -112,16 +113,15 @@ class Reply:
 
 
 def reply_outcomes(reply: Reply, language: str | None = None, *,
-                check_language: bool = False) -> dict[ProductionCheck, CheckOutcome]:
+                   check_language: bool = False) -> dict[ProductionCheck, CheckOutcome]:
     """The outcome of each check that applies to `reply` (a check that does not apply is absent)."""
     text = reply.text
     found: dict[ProductionCheck, bool] = {}
     if text.strip():
         found[ProductionCheck.ENCODING] = find_corruption(text) is not None or find_undecoded_tokens(text) is not None
-        template = find_template_token(text) is not None
-        found[ProductionCheck.TEMPLATE] = template
-        # A template token fails `template` only: leading garbage is a role label, punctuation, a cut word.
-        found[ProductionCheck.LEADING] = not template and find_leading_garbage(text, language) is not None
+        found[ProductionCheck.TEMPLATE] = find_template_token(text) is not None
+        if not found[ProductionCheck.TEMPLATE]:  # a template token is `template`'s alone, never also `leading`'s
+            found[ProductionCheck.LEADING] = find_leading_garbage(text, language) is not None
     if reply.finish_reason == "stop":  # not the contract: a finish reason
         found[ProductionCheck.EMPTY_STOP] = not text.strip()
     if reply.deltas is not None:
@@ -206,6 +206,7 @@ class Exporter:
         key = self.sampler.key(conversation_id)
         if not self.sampler.takes(key) or not _valid(reply.model, Model):
             return False
+        language = language if language in LANGUAGES else None   # a locale the record cannot name: no stratum
         start = window_start(now)
         with self._lock:
             if self._next is not None and start < self._next:

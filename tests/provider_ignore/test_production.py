@@ -56,7 +56,7 @@ def test_at_most_k_replies_of_one_conversation_are_checked_per_window() -> None:
     (reply(), set()),
     (reply("CafÃ© au lait, sÃ­, the innkeeper said with a smile that reached his eyes."), {ProductionCheck.ENCODING}),
     (reply("ĠTheĠlanternĠswungĠonce,ĠandĠtheĠinnkeeperĠsetĠtwoĠcups"), {ProductionCheck.ENCODING}),
-    (reply(CLEAN + "<|im_end|>"), {ProductionCheck.TEMPLATE}),
+    (reply("<|im_start|>assistant\n" + CLEAN), {ProductionCheck.TEMPLATE}),
     (reply('",' + CLEAN), {ProductionCheck.LEADING}),
     (reply(""), {ProductionCheck.EMPTY_STOP}),
     (reply("", finish="length"), set()),
@@ -75,6 +75,15 @@ def test_the_language_check_reads_the_expected_language_only_when_asked() -> Non
     assert failed(reply(spanish), "de", check_language=True) == {ProductionCheck.LANGUAGE}
     assert ProductionCheck.LANGUAGE not in reply_outcomes(reply(spanish), "de")       # the extra not asked for
     assert ProductionCheck.LANGUAGE not in reply_outcomes(reply(spanish), None, check_language=True)  # never guessed
+
+
+def test_a_locale_outside_the_17_languages_is_no_stratum() -> None:
+    exporter = Exporter("eu-1", sample_rate=1.0)
+    for i, locale in enumerate(["de-DE", "xx", "", "de", "de", "de", "de", "de"]):
+        exporter.observe(f"c{i}", reply(), now=T0, language=locale)
+    [record] = exporter.records(now=T0 + WINDOW)
+    assert read_record(json.loads(record_json(record)), source="test") == record
+    assert {c.language for c in record.counts} == {None}   # the language check, off, is the only one with one
 
 
 def test_a_reply_is_read_from_its_body_or_its_chunks() -> None:
