@@ -9,7 +9,9 @@ the rates of one endpoint must add up to at most 1. `refusal: 0.6` + `content_fi
 Any exclusive fault may also take `only_when`: a list of strings, one of which must appear in
 the request's messages for the fault to fire (a drawn fault whose text is absent fires nothing).
 It scopes a defect to some prompts: a host whose filter refuses the latency and language probes
-(`only_when: ["inn", "Always reply in"]`) but not the refusal probe's scene.
+(`only_when: ["inn", "Always reply in"]`) but not the refusal probe's scene. `longer_than` scopes
+one to long prompts (more characters of messages than that): a host that garbles only long
+prompts, which the probes never send, is seen only in production traffic (issue 39).
 
 *Traits* are not drawn: they describe what the host is rather than what goes wrong now, and
 apply to every request by their own rule (`thinking`: a reasoning model always thinks first;
@@ -78,6 +80,7 @@ class FaultParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
     rate: Fraction = 1.0
     only_when: Strings | None = None
+    longer_than: Count | None = None   # characters of the request's messages; shorter ones never fire it
 
     def __getitem__(self, key: str) -> Any:
         return getattr(self, _attribute(type(self), key))
@@ -437,8 +440,9 @@ def parse_fault(name: str, raw: Any) -> Fault:
     params = convert(raw or {}, kind, at=name)
     if name in TRAITS and params.rate != 1.0:
         raise Invalid(f"{name}.rate", "a trait is not drawn, it always applies; leave `rate` out")
-    if params.only_when is not None and name in TRAITS | INDEPENDENT:
-        raise Invalid(f"{name}.only_when", "only drawn exclusive faults can be scoped to prompts")
+    for scope in ("only_when", "longer_than"):
+        if params.get(scope) is not None and name in TRAITS | INDEPENDENT:
+            raise Invalid(f"{name}.{scope}", "only drawn exclusive faults can be scoped to prompts")
     return Fault(name, params)
 
 
@@ -467,9 +471,9 @@ def trait(faults: Sequence[Fault], name: str) -> Fault | None:
 
 
 def applies(fault: Fault, text: str) -> bool:
-    """Whether a drawn fault fires on a request whose messages read `text` (its `only_when`)."""
-    scope = fault.params.get("only_when")
-    return scope is None or any(s in text for s in scope)
+    """Whether a drawn fault fires on a request whose messages read `text` (its `only_when`, `longer_than`)."""
+    scope, longer_than = fault.params.get("only_when"), fault.params.get("longer_than")
+    return (scope is None or any(s in text for s in scope)) and (longer_than is None or len(text) > longer_than)
 
 
 def draw(faults: Sequence[Fault], rng: random.Random, *, exclude: frozenset[str] = frozenset(),

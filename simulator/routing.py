@@ -5,8 +5,12 @@
 - Items match an endpoint by full tag (`aurora/fp8`), by base slug (`aurora` matches every
   variant except service-tier ones) or by display name, case-insensitively; a service-tier
   endpoint only by its full tag.
-- `order` puts matching endpoints first, in that order. Without it the default order is by
-  price (cheapest first), a deterministic stand-in for OpenRouter's price-weighted balancing.
+- `order` puts matching endpoints first, in that order. Without it, a request with fallbacks
+  allowed is load-balanced as OpenRouter's default does: "look at the lowest-cost candidates and
+  select one weighted by inverse square of the price", the others following as fallbacks by price
+  (https://openrouter.ai/docs/guides/routing/provider-selection, "Price-Based Load Balancing");
+  the draw comes from the request (`draw`, reproducible per conversation), so unpinned traffic
+  reaches every endpoint, the cheapest most often. Without fallbacks, the cheapest alone.
 - `allow_fallbacks: false` keeps only the `order`ed endpoints, or only the first one without
   `order`: a request then reaches exactly that endpoint or fails with its error.
 """
@@ -36,9 +40,11 @@ def matches(item: str, endpoint: SimulatedEndpoint) -> bool:
 
 
 def route(
-    endpoints: Sequence[SimulatedEndpoint], provider: Mapping[str, Any], parameters: frozenset[str]
+    endpoints: Sequence[SimulatedEndpoint], provider: Mapping[str, Any], parameters: frozenset[str],
+    draw: float = 0.0,
 ) -> list[SimulatedEndpoint]:
-    """The endpoints to try, in order; empty means no allowed provider is left."""
+    """The endpoints to try, in order; empty means no allowed provider is left. `draw` in [0, 1)
+    picks the load-balanced first endpoint of an unordered request (0: the cheapest)."""
     order = _slugs(provider, "order")
     only = _slugs(provider, "only")
     ignore = _slugs(provider, "ignore")
@@ -57,13 +63,24 @@ def route(
     ]  # fmt: skip
     by_price = sorted(eligible, key=_price)
     if not order:
-        return by_price if allow_fallbacks else by_price[:1]
+        return _balanced(by_price, draw) if allow_fallbacks else by_price[:1]
     preferred: list[SimulatedEndpoint] = []
     for item in order:
         preferred += [e for e in eligible if matches(item, e) and e not in preferred]
     if not allow_fallbacks:
         return preferred
     return preferred + [e for e in by_price if e not in preferred]
+
+
+def _balanced(by_price: list[SimulatedEndpoint], draw: float) -> list[SimulatedEndpoint]:
+    """One endpoint drawn by the inverse square of its price first, the others by price after it."""
+    weights = [1 / max(_price(e), Decimal("1e-12")) ** 2 for e in by_price]
+    edge, target = Decimal(0), Decimal(draw) * sum(weights, Decimal(0))
+    for endpoint, weight in zip(by_price, weights, strict=True):
+        edge += weight
+        if target < edge:
+            return [endpoint, *(e for e in by_price if e is not endpoint)]
+    return by_price
 
 
 def _slugs(provider: Mapping[str, Any], key: str) -> list[str]:

@@ -217,7 +217,8 @@ async def _chat(request: web.Request, state: SimState) -> web.StreamResponse:
     if model is None:
         return stream.json_error(404, wire.error_body(404, f"No endpoints found for {req.model}."))
     try:
-        candidates = route(state.live_endpoints(model), req.provider, req.parameters)
+        draw = reply_rng(state.seed, "routing", req.messages_hash, 0).random()  # the same conversation, the same host
+        candidates = route(state.live_endpoints(model), req.provider, req.parameters, draw)
     except BadRequest as exc:
         return stream.json_error(400, wire.error_body(400, str(exc), {"error_type": "invalid_request"}))
     if not candidates:

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from core.production import CountCell, ProductionRecord, ReportCell, ServedCell
 from core.results import (
     AttemptResult,
     CaseResult,
@@ -72,6 +73,14 @@ BLOCKS: dict[str, tuple[Table, ...]] = {
             ("peer_interval", "[low, high]", "the peers' interval (`peer_low`, `peer_high`), 4 decimals"),
             ("significant", "bool", Card.significant), ("text", "str", Card.text)),
             skip=("low", "high", "peer_low", "peer_high")),
+    ),
+    "production-json": (
+        Table("a production record, production/<exporter>/<window start>.json", ProductionRecord,
+              note="Its JSON Schema: [production.schema.json](production.schema.json). Any other key, or a string "
+                   "outside these patterns and words, refuses the whole record."),
+        Table("each entry of `counts`", CountCell),
+        Table("each entry of `served`", ServedCell),
+        Table("each entry of `reports`", ReportCell),
     ),
 }
 

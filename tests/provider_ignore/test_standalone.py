@@ -1,13 +1,16 @@
-"""The backend's library installed on its own: a clean venv, `pip install ./provider_ignore`, PyYAML only.
+"""The backend's library installed on its own: a clean venv, `pip install ./provider_ignore`.
 
-The venv gets PyYAML (and setuptools, to build) from the package registry pip is configured with, or
-its cache; nothing of canary is installed in it. The files it reads are written by canary's own writers
+`import provider_ignore` loads PyYAML only; the production sampler adds msgspec and the reply checks'
+own dependencies (ftfy, wordfreq's lists), never the engine. The venv gets them (and setuptools, to
+build) from the package registry pip is configured with, or its cache; nothing of canary is installed
+in it. The files it reads are written by canary's own writers
 (the judge's state codec), so the backend's narrow reader is checked against the judge's real file.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import venv
@@ -22,7 +25,8 @@ from core.times import fmt_time
 from judge.suspension.state import JudgeState, ProviderState, Suspension
 
 ROOT = Path(__file__).resolve().parents[2]
-FORBIDDEN = ("judge", "probes", "canary", "simulator", "pytest", "scipy", "numpy", "msgspec", "httpx", "lingua")
+CLEAN_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the venv's copy, not the repository's
+FORBIDDEN = ("probes", "canary", "simulator", "pytest", "scipy", "numpy", "msgspec", "httpx", "lingua")
 
 # Run inside the clean venv: the list for MODEL at a time, and every module outside the standard library that
 # importing provider_ignore loaded (its import closure).
@@ -40,12 +44,35 @@ print(json.dumps({"tags": ignore.get(sys.argv[4], now=now),
                   "from": sys.modules["provider_ignore"].__file__}))
 """
 
+# The production sampler in the same venv: a window of replies, its record, and what importing it loaded.
+PRODUCTION = """
+import json, sys
+before = set(sys.modules)
+from datetime import datetime, timedelta, UTC
+from provider_ignore.production import Exporter, Reply
+from provider_ignore.push import record_path
+from core.production import record_json
+now = datetime(2026, 12, 7, 10, 0, tzinfo=UTC)
+exporter = Exporter("eu-1", sample_rate=1.0)
+for i in range(10):  # half start mid-word: wordfreq's packaged lists are read
+    exporter.observe(f"c{i}", Reply("m/x", "Aurora", "ing the door opened." if i % 2 else "The door opened.",
+                                    "stop"), now=now)
+[record] = exporter.records(now=now + timedelta(minutes=30))
+new = set(sys.modules) - before
+print(json.dumps({"record": json.loads(record_json(record)), "path": record_path(record),
+                  "loaded": sorted(m for m in new if m.split(".")[0] not in sys.stdlib_module_names
+                                   and getattr(sys.modules[m], "__file__", None))}))
+"""
+# What the distribution installs beside itself: PyYAML, msgspec, ftfy and wordfreq, with their own dependencies.
+INSTALLED = {"canary-provider-ignore", "pyyaml", "msgspec", "ftfy", "wcwidth", "wordfreq", "langcodes", "locate",
+             "regex", "msgpack"}
+
 
 @pytest.mark.slow
-def test_the_backend_library_installs_and_runs_with_pyyaml_alone(tmp_path: Path) -> None:
+def test_the_backend_library_installs_and_runs_without_the_engine(tmp_path: Path) -> None:
     # Copy what the distribution is built from, so the build leaves nothing in the repository.
     source = tmp_path / "src"
-    for folder in ("provider_ignore", "core"):
+    for folder in ("provider_ignore", "core", "judge"):
         shutil.copytree(ROOT / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__", "build"))
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
@@ -56,7 +83,7 @@ def test_the_backend_library_installs_and_runs_with_pyyaml_alone(tmp_path: Path)
     listed = subprocess.run([str(python), "-m", "pip", "list", "--format=json"], capture_output=True, text=True,
                             check=True)
     installed = {p["name"].lower() for p in json.loads(listed.stdout)} - {"pip", "setuptools"}
-    assert installed == {"canary-provider-ignore", "pyyaml"}, installed
+    assert installed == INSTALLED, installed
 
     files = tmp_path / "files"
     files.mkdir()
@@ -72,7 +99,7 @@ def test_the_backend_library_installs_and_runs_with_pyyaml_alone(tmp_path: Path)
 
     def run(now: str) -> dict[str, object]:
         done = subprocess.run([str(python), "-c", SCRIPT, str(state), str(builtin), str(incidents), MODEL, now],
-                              cwd=tmp_path, capture_output=True, text=True, check=False)
+                              cwd=tmp_path, capture_output=True, text=True, check=False, env=CLEAN_ENV)
         assert done.returncode == 0, done.stderr
         answer: dict[str, object] = json.loads(done.stdout)
         return answer
@@ -85,6 +112,20 @@ def test_the_backend_library_installs_and_runs_with_pyyaml_alone(tmp_path: Path)
     assert first["tags"] == ["b/fp8", "i/fp8", "s/fp8"]  # the observe-mode suspension stays out
     assert [m for m in loaded if m.split(".")[0] in FORBIDDEN] == []
     assert {m.split(".")[0] for m in loaded} == {"core", "provider_ignore", "yaml"}
+    assert "core.schema" not in loaded  # the provider.ignore reader never loads the declarations (msgspec)
     # The incident ends on time, with no file changed.
     assert run(str(fmt_time(T0 + timedelta(hours=2))))["tags"] == ["b/fp8", "s/fp8"]
 
+
+    done = subprocess.run([str(python), "-c", PRODUCTION], cwd=tmp_path, capture_output=True, text=True, check=False,
+                          env=CLEAN_ENV)
+    assert done.returncode == 0, done.stderr
+    production = json.loads(done.stdout)
+    print("the production sampler's import closure:", " ".join(production["loaded"]))
+    engine = set(FORBIDDEN) - {"msgspec"}   # the record's declaration is msgspec's; the engine stays out
+    assert [m for m in production["loaded"] if m.split(".")[0] in engine or m.startswith("judge.suspension")] == []
+    assert {m.split(".")[0] for m in production["loaded"]} <= {"core", "judge", "provider_ignore", "yaml", "msgspec",
+                                                                "ftfy", "wcwidth", "msgpack"}
+    leading = {c["outcome"]: c["n"] for c in production["record"]["counts"] if c["check"] == "leading"}
+    assert leading == {"pass": 5, "fail": 5}
+    assert production["path"] == "production/eu-1/2026-12-07T100000Z.json"

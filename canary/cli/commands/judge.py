@@ -58,14 +58,18 @@ from core.policy import MODES
 @click.option("--allow-simulator", is_flag=True,
               help=f"apply a round probed against the bundled simulator to a state outside a "
                    f"{SIMULATOR_STATE_DIR}/ folder (only for a scratch copy of the state)")
+@click.option("--production", type=PATH, default=None, metavar="DIR",
+              help="a folder of production records (the state branch's production/): those of the evidence window "
+                   "are read; a refused one is named and the round judged without it")
 @common()
 @pass_invocation
 def judge(invocation: Invocation, results_paths: tuple[Path, ...], mode: str | None, decisions_out: Path | None,
-          no_notify: bool, expect_models: str | None, allow_simulator: bool) -> int:
+          no_notify: bool, expect_models: str | None, allow_simulator: bool, production: Path | None) -> int:
     """Apply one round's results to the state (streaks, suspensions); several files are shards of one round.
 
     A round refused (a file that cannot be trusted, a round older than the last one applied, a
     simulator round bound for the real state) writes nothing and exits 2."""
     run_judge(JudgeRequest(results_paths, invocation.config(), invocation.now(), mode=mode, decisions_out=decisions_out,
-                           send=not no_notify, expect=model_list(expect_models), allow_simulator=allow_simulator))
+                           send=not no_notify, expect=model_list(expect_models), allow_simulator=allow_simulator,
+                           production=production))
     return 0
