@@ -74,7 +74,6 @@ DECLARED: tuple[Contract, ...] = (
 )
 CONTRACTS: tuple[str, ...] = tuple(c.name for c in DECLARED)
 LATENCY, REFUSAL, STRUCTURED, LANGUAGE, TOOLS, STOP, FIDELITY = CONTRACTS
-# Optional contracts: run only for the models canary.yaml's `optional_contracts:` names them for.
 OPTIONAL_CONTRACTS: tuple[str, ...] = tuple(c.name for c in DECLARED if c.optional)
 # rules.observe_contracts' default (core/policy.py).
 STARTS_OBSERVED: tuple[str, ...] = tuple(c.name for c in DECLARED if c.starts_observed)
