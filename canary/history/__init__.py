@@ -15,8 +15,6 @@ Layers (one job per module):
            query.py      `History`: the typed queries below
            recorder.py   the judge's hook (a failure is a warning, never fatal) and backfill
 
-The judge's rules (judge/) and their state never read any of this.
-
 Query API for the status page and `canary history` (one form of each query, every endpoint at once;
 every value is a frozen dataclass from query.py)::
 
@@ -37,8 +35,6 @@ every value is a frozen dataclass from query.py)::
     h.classes_between(model, provider, start, end), h.contract_failures(round_id, model)
     h.db                                    the sqlite3 connection (tables: db.py) for anything else
 
-Windows end at `now` and are in days (0.25 = the last 6 hours). TTFT percentiles are of the
-latency contract's cases (what its threshold judges); tokens per second (output tokens /
-(end - first token), rows.py) of the refusal contract's cases: the same long request to every host
-every round, so hosts and days compare like with like (query.TPS_CONTRACT).
+Windows end at `now` and are in days (0.25 = the last 6 hours); which cases the TTFT percentiles and
+tokens/s are of: docs/history.md (reading it) and query.TPS_CONTRACT.
 """

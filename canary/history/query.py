@@ -1,9 +1,7 @@
-"""The typed query API over the round history (SQL on an in-memory SQLite database).
+"""The typed query API over the round history (SQL on an in-memory SQLite database, canary/history/db.py).
 
-`History.open(root, now=...)` reads the files of the last `days` days (full-detail rounds and
-compacted days) into SQLite (canary/history/db.py); every method below is one or a few SQL
-queries, and returns frozen dataclasses. All windows end at `now` and are measured in days
-(1 = the last 24 hours). See canary/history/__init__.py for the whole API in one place.
+`History.open(root, now=...)` loads the last `days` days; every method is one or a few SQL queries
+returning frozen dataclasses. The whole API in one place: canary/history/__init__.py.
 """
 
 from __future__ import annotations
@@ -28,18 +26,15 @@ from judge.suspension.decisions import SUSPENDING, Action
 from judge.suspension.stats import wilson_interval
 
 DAY_S = 86400.0
-# Output tokens per second are read from the refusal contract's case: the same long roleplay
-# request to every host every round (the latency probe stops at 32 tokens, the language prompt
-# changes with the language, structured output is a different kind of generation), so the
-# figure compares hosts and days like with like.
+# Tokens per second of the refusal contract's case: the same long request to every host every round (the
+# latency probe stops at 32 tokens, the language prompt changes with the language).
 TPS_CONTRACT = REFUSAL
 
 
 @dataclass(frozen=True, slots=True)
 class PassRate:
-    """Pass rate of one contract on one endpoint over a window: passes / (passes + fails), with
-    the 95 % Wilson interval. Inconclusive cases and transport errors are counted apart (`other`):
-    they say nothing either way. Positive-control cases are left out (they judge the probe)."""
+    """Pass rate of one contract on one endpoint over a window: passes / (passes + fails), with the 95 %
+    Wilson interval; inconclusive cases and transport errors counted apart (`other`), controls left out."""
 
     model: str
     provider: str
@@ -242,12 +237,7 @@ class History:
 
     def _percentiles(self, column: str, where: str, windows: Sequence[float],
                      model: str | None) -> list[tuple[Any, ...]]:
-        """(window, model, provider, n, p50, p95) by nearest rank (the value at rank ceil(q * n)).
-
-        The samples of every window are written to a temporary table in sorted order, so each
-        group's values have consecutive ids and a rank is one id lookup: one sort for all windows,
-        two to three times faster in SQLite than ROW_NUMBER() over partitions.
-        """
+        """(window, model, provider, n, p50, p95) of `column` per endpoint and window, by nearest rank (_ranked)."""
         values = ", ".join("(?, ?)" for _ in windows)
         params: list[Any] = [x for w in windows for x in (w, self._since(w))]
         rows = self._ranked(f"""
@@ -329,11 +319,8 @@ class History:
         return {e: tuple(points) for e, points in out.items()}
 
     def daily_series(self, model: str | None = None) -> dict[tuple[str, str], tuple[DayPoint, ...]]:
-        """Every endpoint's days in the loaded span (open with a longer `days`), compacted days included,
-        in a few grouped queries: {(model, provider): points}. Endpoints seen only on compacted days too.
-
-        Percentiles come from histograms (aggregate.py) on every day, compacted or not, so a chart
-        does not change when its days are compacted."""
+        """Every endpoint's days in the loaded span (open with a longer `days`), compacted days included, in a few
+        grouped queries; percentiles from the histograms on every day, so compaction never changes a chart."""
         database.prepare_endpoints(self.db)
         which = "(?1 IS NULL OR model = ?1)"
         hist: dict[tuple[int, str, str], dict[int, int]] = {}

@@ -1,22 +1,10 @@
 """History on disk (I/O): append a round, compact old days, read a span back.
 
-Layout under `paths.history` (default `state/history`, next to the judge's state, so it lands
-wherever the state lives, e.g. the `canary-state` branch):
-
-    rounds/2026-11/29/223000Z-3f9a1c0b2d4e.xz    one file per judged round (full detail)
-    days/2026/2026-11-28.xz                      one file per compacted day (aggregates)
-
-Why this shape: git stores every version of every file it commits, so a file rewritten each
-round would cost its whole size every half hour. A round file is written once and never
-changed; its directory holds at most one day's rounds, so the trees git rewrites per commit
-stay small. Days older than DETAIL_DAYS are compacted: their round files are folded into one
-day file and deleted from the tree (git keeps them in its history, so repository growth is
-still counted in full in benchmarks/history_size.py; the checkout and the queries shrink).
-
-Recording is idempotent: the file name comes from the round id, and a round already in a day
-file is not written again. Every write is atomic (core/store.py), and a day file is written
-before the round files it replaces are deleted, so a crash in between only leaves files the
-next compaction removes.
+The layout, and why no file is rewritten per round (git stores every version): docs/file-formats.md,
+the round history. Recording is idempotent: the file name comes from the round id, and a round
+already in a day file is not written again. Every write is atomic, and a day file is written before
+the round files it replaces are deleted, so a crash in between only leaves files the next compaction
+removes.
 """
 
 from __future__ import annotations
@@ -53,9 +41,8 @@ FOLDER = "history"
 
 
 def history_root(paths: Any) -> Path:
-    """Where the history lives: paths.history, or, left at its default, a `history` folder next to
-    the state file (a judge given `--state elsewhere/canary-state.json` keeps its history there too,
-    so a copy or a simulator round never writes into the real one)."""
+    """paths.history, or, left at its default, a `history` folder next to the state file (a judge given
+    another `--state` keeps its history there too, so a copy or a simulator round never writes the real one)."""
     configured = Path(paths.history)
     return Path(paths.state).parent / FOLDER if configured == DEFAULT_HISTORY else configured
 
