@@ -32,6 +32,7 @@ from core.config import Config
 from core.layer_files import read_layers
 from core.layers import PEOPLE_LAYERS, Exclusion, people_excluded
 from core.policy import MODES
+from core.production import ProductionRecord
 from core.results import ResultsError, RoundResults, merge_shards
 from core.store import StoreError, atomic_write_json
 from judge.suspension.decisions import (
@@ -78,6 +79,9 @@ class JudgeRequest:
     # reads a simulator state before probing, and nothing writes it in between): the judge
     # applies the round to it instead of reading the file again (None: the judge reads it).
     state: JudgeState | None = None
+    # A chat backend's production records, already read (core/production.py): evidence on the
+    # cards, and confirmations and the rule of judge/suspension/production.py.
+    production: tuple[ProductionRecord, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +160,7 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
         return JudgeOutcome(decisions, out)
     policy = replace(config.rules, mode=mode)  # the round's mode: canary.yaml's, or the request's override
     new_state, changes = apply_round(state, results, policy, now=now, excluded=people_excluded(exclusions, now),
-                                       maintenance=load_maintenance(paths.maintenance))
+                                       maintenance=load_maintenance(paths.maintenance), production=request.production)
     changes = missing_model_decisions(results, reused=reused_now) + changes
     gap = None
     if state.last_round is not None:
@@ -196,7 +200,9 @@ def _record(results: RoundResults, state: JudgeState, exclusions: tuple[Exclusio
     ignore, would = ignore_lists(exclusions, state, now, [*results.models, *results.missing, *config.models])
     return RoundDecisions(
         round_id=results.round_id, mode=mode, now=now, gap_minutes=gap, already_applied=already_applied,
-        request=how, decisions=decisions, ignore=ignore, would_ignore=would)
+        request=how, decisions=decisions, ignore=ignore, would_ignore=would,
+        production={m: lines for m, providers in sorted(state.models.items())
+                    if (lines := {p: ps.production for p, ps in sorted(providers.items()) if ps.production})})
 
 
 def _applied_record(results: RoundResults, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,
