@@ -14,7 +14,8 @@ half, records in and decisions out, `now` the round's start:
   rounds, judge/suspension/window.py) are pooled: its failures against the pooled failures of the
   model's other endpoints in the same stratum, with the cards' intervals and one-sided Fisher test
   (judge/suspension/card.py): "production encoding [de, stream]: 30/400 failed (...) vs peers
-  0/2400 (...), p < 1e-12", then the sample rate and each exporter's last window.
+  0/2400 (...), p < 1e-12"; every endpoint's last line is the model's sample rate and each
+  exporter's last window.
 - **Stale.** An exporter of the records with none ending in the FRESH minutes before the round:
   said on every endpoint's lines, never read as clean, and no confirmation is scheduled meanwhile.
 - **Flagged**, the bar of the reliability rule (judge/suspension/reliability.py): a one-sided p
@@ -61,6 +62,8 @@ MIN_FAILURES = 5
 MIN_PEERS = 2
 MIN_PEER_REPLIES = 100
 MAX_CARDS_SHOWN = 4
+QUIET = "production: no failure in "   # an endpoint's line when its sampled replies passed every check
+STALE = " STALE: no record in the 30 minutes before the round, never read as clean"
 # The contract whose pinned probe can confirm a check: the text checks read the language contract's
 # roleplay replies, an empty `stop` is the refusal contract's, the wire checks run on every streamed
 # reply and the latency contract streams one each round.
@@ -150,13 +153,28 @@ def weigh(records: Sequence[ProductionRecord], names: Mapping[str, Mapping[str, 
             if len(mine) > MAX_CARDS_SHOWN:
                 shown.append(f"production: {len(mine) - MAX_CARDS_SHOWN} more checks with failures")
             if not mine and sampled.get((model, tag)):
-                shown.append(f"production: no failure in {sampled[(model, tag)]} sampled replies")
+                shown.append(f"{QUIET}{sampled[(model, tag)]} sampled replies")
             if (model, name) in shared:
                 failed, n = shared[(model, name)]
                 shown.append(f"production: {name} serves {', '.join(index[model][name.casefold()])}, so its "
                              f"{n} sampled replies ({failed} failed checks) are shown, never used for a rule")
             lines[(model, tag)] = (*shown, footer)
     return ProductionEvidence(cards, lines)
+
+
+def production_lines(lines: Sequence[str]) -> list[str]:
+    """One endpoint's lines worth a glance (the status page): its cards, ambiguity and a stale exporter."""
+    return [line for line in lines[:-1] if not line.startswith(QUIET)] + [
+        line for line in lines[-1:] if STALE in line]
+
+
+def shown(by_provider: Mapping[str, Sequence[str]], *, quiet: bool = True) -> list[tuple[str, str]]:
+    """(provider, line) to show of one model's lines as the state keeps them: each endpoint's (those
+    saying its replies passed every check only when `quiet`), then their shared last line (the sample
+    rate and the exporters) once, with provider ""."""
+    out = [(p, line) for p, lines in sorted(by_provider.items()) for line in lines[:-1]
+           if quiet or not line.startswith(QUIET)]
+    return out + [("", lines[-1]) for lines in list(by_provider.values())[:1] if lines]
 
 
 def _by_name(tags: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
@@ -199,8 +217,7 @@ def _stratum_words(language: str | None, stream: bool | None) -> list[str]:
 def _footer(rates: Sequence[float], last: Mapping[str, datetime], stale: set[str]) -> str:
     """The sample rate and each exporter's last window (a stale one said loudly)."""
     rate = "-".join(dict.fromkeys(f"{r * 100:g}" for r in (rates[0], rates[-1]))) if rates else "?"
-    said = [f"{e} {fmt_time(end)}" + (" STALE: no record in the 30 minutes before the round, never read as clean"
-                                      if e in stale else "") for e, end in sorted(last.items())]
+    said = [f"{e} {fmt_time(end)}" + (STALE if e in stale else "") for e, end in sorted(last.items())]
     return f"production: sampled at {rate} %; exporters' last window: {'; '.join(said)}"
 
 
