@@ -144,8 +144,8 @@ def weigh(records: Sequence[ProductionRecord], names: Mapping[str, Mapping[str, 
     rates = sorted({r.sample_rate for r in pooled})
     footer = _footer(rates, last, stale)
     lines: dict[tuple[str, str], tuple[str, ...]] = {}
-    for model, tags in sorted(names.items()):
-        for tag, name in sorted(tags.items()):
+    for model, named in sorted(names.items()):
+        for tag, name in sorted(named.items()):
             mine = sorted((c for c in cards if (c.model, c.provider) == (model, tag)),
                           key=lambda c: (c.card.p_value if c.card.p_value is not None else 1.0, c.card.contract))
             shown = [c.card.text + (" (model-wide: counts for nobody)" if c.model_wide else "")
@@ -285,7 +285,7 @@ def schedule(state: JudgeState, evidence: ProductionEvidence, step: str) -> tupl
                     f"rate, {MIN_FAILURES}+ failures, {MIN_PEERS}+ peers of {MIN_PEER_REPLIES}+ replies, no model-wide "
                     f"drift, fresh exporters): its {contract} case runs three times next round, pinned, and the "
                     "majority says whether the probe agrees", card=cards))
-            kept[provider] = replace(ps, confirm=tuple(sorted(confirm)),
+            kept[provider] = replace(ps, to_confirm=tuple(sorted(confirm)),
                                      production=evidence.lines.get((model, provider), ()))
         models[model] = kept
     return replace(state, models=models), decisions

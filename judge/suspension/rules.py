@@ -89,7 +89,8 @@ def apply_round(state: JudgeState, report: RoundResults, policy: Policy, *, now:
                 production: Sequence[ProductionRecord] = ()) -> tuple[JudgeState, list[Decision]]:
     """Apply one round in `policy.mode`. `excluded` = providers excluded by people (builtin + unexpired incidents);
     `maintenance` = people's maintenance windows (judge/suspension/maintenance.py: a failed round in one is held);
-    `production` = a chat backend's records (judge/suspension/production.py: evidence, confirmations, rules.production)."""
+    `production` = a chat backend's records (judge/suspension/production.py: evidence, confirmations and
+    rules.production)."""
     mode = policy.mode
     if check_round_order(state, report) is RoundOrder.ALREADY_APPLIED:
         return state, []

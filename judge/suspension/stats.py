@@ -3,10 +3,13 @@
 Pure functions of counts. scipy is imported on first use, not at import time (~0.7 s), so the
 probes and the chat backend (which import judge/ modules) never pay for it.
 
-- `wilson_interval(k, n)`: the Wilson score interval (binomtest(...).proportion_ci("wilson")):
-  it behaves at 0 % and 100 %, where the textbook Wald interval collapses to a point, and at
-  small n. The evidence cards use it: the issue's example "19/20 (0.76-0.99)" and "0/49
-  (0-0.07)" are its figures (Clopper-Pearson gives 0.75-1.00 for 19/20).
+- `wilson_interval(k, n)`: the Wilson score interval: it behaves at 0 % and 100 %, where the
+  textbook Wald interval collapses to a point, and at small n. The evidence cards use it: the
+  issue's example "19/20 (0.76-0.99)" and "0/49 (0-0.07)" are its figures (Clopper-Pearson gives
+  0.75-1.00 for 19/20). Its closed form, written out here, is scipy's
+  `binomtest(k, n).proportion_ci(method="wilson")` to 1e-15 (tests/judge/suspension/test_stats.py),
+  without the two-sided test binomtest also computes: 1 ms a card otherwise, the most of a round's
+  judge with production evidence (benchmarks/production_evidence.py).
 - `exact_interval(k, n)`: Clopper-Pearson ("exact"), never below the nominal coverage.
 - `binomial_tail(k, n, p)`: P(X >= k) for X ~ Binomial(n, p), the one-sided exact binomial test.
 - `fisher_greater(k1, n1, k2, n2)`: Fisher's exact test, one-sided: the p-value of "group 1
@@ -18,6 +21,8 @@ probes and the chat backend (which import judge/ modules) never pay for it.
 
 from __future__ import annotations
 
+import math
+from statistics import NormalDist
 from typing import Any
 
 CONFIDENCE = 0.95
@@ -39,8 +44,11 @@ def wilson_interval(k: int, n: int, confidence: float = CONFIDENCE) -> tuple[flo
     _check(k, n)
     if n == 0:
         return 0.0, 1.0
-    ci = _stats().binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
-    return max(0.0, float(ci.low)), min(1.0, float(ci.high))
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
+    scale = n + z * z
+    centre = (k + z * z / 2) / scale
+    half = z * math.sqrt(k * (n - k) / n + z * z / 4) / scale
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def exact_interval(k: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:

@@ -97,7 +97,7 @@ def test_the_judge_keeps_its_production_lines_for_status(two_rounds) -> None:
     tmp, _ = two_rounds
     state = json.loads((tmp / "reports" / SIMULATOR_STATE_DIR / "state.json").read_text(encoding="utf-8"))
     bad = state["models"][MODEL]["bad/fp8"]
-    assert bad["confirm"] == ["latency"] and bad["production"][0].startswith("production stream_integrity")
+    assert bad["to_confirm"] == ["latency"] and bad["production"][0].startswith("production stream_integrity")
 
 
 def test_without_records_the_judge_says_nothing_of_production(two_rounds, tmp_path: Path) -> None:

@@ -123,7 +123,7 @@ def judged(spec: dict[str, Any] | None = None, *, step: str = "observe", state: 
 def test_off_shows_the_cards_and_schedules_nothing() -> None:
     state, decisions = judged(step="off")
     assert not [d for d in decisions if d.action in (Action.CONFIRM, Action.CONFIRMATION)]
-    assert state.provider(MODEL, BAD).confirm == ()
+    assert state.provider(MODEL, BAD).to_confirm == ()
     assert state.provider(MODEL, BAD).production[0].startswith("production encoding")
 
 
