@@ -247,7 +247,7 @@ def probe_round(n: int, rng: random.Random, confirm: dict[str, tuple[str, ...]] 
             "models": {MODEL: {"providers": list(TAGS), "names": NAMES[MODEL]}}, "cases": cases}
 
 
-def week(step: str, seed: int) -> Counter[str]:
+def week(step: str | bool, seed: int) -> Counter[str]:
     """A week through the real rules (observe mode) with rules.production at `step`: the garbling host flagged
     most rounds (one language, sampled at 25 %, cells kept); what was confirmed and suspended."""
     records = windows(random.Random(seed), 48 + 336, garbling(1.0), langs=languages(True), min_cell=1, sample=0.25)
@@ -327,13 +327,14 @@ def main() -> None:
                       flush=True)
                 print(bench_line("production_evidence", part="one_user", sticky=sticky, cap=cap, flagged=flagged))
     if "week" in only:
-        for step in ("off", "observe", "enforce"):
+        for step in (False, "observe", "enforce"):
             totals: Counter[str] = Counter()
             for seed in range(args.seeds):
                 totals.update(week(step, seed))
-            print(f"a week (336 rounds x {args.seeds} seeds), rules.production {step}: {dict(sorted(totals.items()))}",
+            print(f"a week (336 rounds x {args.seeds} seeds), rules.production {step or 'off'}: "
+                  f"{dict(sorted(totals.items()))}",
                   flush=True)
-            print(bench_line("production_evidence", part=f"week_{step}", seeds=args.seeds,
+            print(bench_line("production_evidence", part=f"week_{step or 'off'}", seeds=args.seeds,
                              confirmations=totals["confirm_bad"] + totals["confirm_healthy"],
                              confirm_healthy=totals["confirm_healthy"], confirmed=totals["confirmed"],
                              false_suspensions=totals["suspended_healthy"], bad_suspended=totals["suspended_bad"]))

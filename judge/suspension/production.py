@@ -19,9 +19,10 @@ half, records in and decisions out, `now` the round's start:
 - **Stale.** An exporter of the records with none ending in the FRESH minutes before the round:
   said on every endpoint's lines, never read as clean, and no confirmation is scheduled meanwhile.
 - **Flagged**, the bar of the reliability rule (judge/suspension/reliability.py): a one-sided p
-  under RULE_ALPHA, a rate at least RATE_RATIO times the peers', at least MIN_FAILURES failures, at
-  least MIN_PEERS peers of MIN_PEER_REPLIES replies each in the stratum, the model-wide guard not
-  firing, every exporter fresh. The guard is the probes' (judge/suspension/round.py, rules.
+  under RULE_ALPHA, a rate at least RATE_RATIO times the peers', at least MIN_FAILURES failures (in
+  at least MIN_WINDOWS records: one conversation the routing keeps on the endpoint is no host
+  defect), at least MIN_PEERS peers of MIN_PEER_REPLIES replies each in the stratum, the model-wide
+  guard not firing, every exporter fresh. The guard is the probes' (judge/suspension/round.py, rules.
   model_wide_guard): when more than its share of the endpoints with replies in the stratum (and
   at least its number) show the defect, MIN_FAILURES failures or more at a rate within RATE_RATIO
   of the worst endpoint's, the model drifts (every host answering in another language for some
@@ -43,7 +44,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-from core.policy import ENFORCE, OBSERVE, GuardRules
+from core.policy import ENFORCE, OBSERVE, GuardRules, ProductionStep
 from core.production import CheckOutcome, ProductionCheck, ProductionRecord
 from core.results import RoundResults
 from core.times import fmt_time
@@ -59,6 +60,10 @@ SPAN = timedelta(minutes=30) * WINDOW_ROUNDS   # the cards' evidence span: 48 ha
 FRESH = timedelta(minutes=30)                  # an exporter with no record ending this close to the round is stale
 RATE_RATIO = 3.0
 MIN_FAILURES = 5
+# ...in at least this many windows: one conversation that stays on an endpoint (OpenRouter's sticky
+# routing for prompt caching) adds at most the library's cap per window, so it cannot flag an
+# endpoint alone unless it lasts this long (benchmarks/production_evidence.py, one_user).
+MIN_WINDOWS = 5
 MIN_PEERS = 2
 MIN_PEER_REPLIES = 100
 MAX_CARDS_SHOWN = 4
@@ -135,8 +140,9 @@ def weigh(records: Sequence[ProductionRecord], names: Mapping[str, Mapping[str, 
         for c in r.counts:
             tags = index.get(c.model, {}).get((c.provider or "").casefold(), ())
             if len(tags) == 1 and (c.model, c.provider) not in marked:
-                cell = tallies.setdefault((c.model, c.check, c.language, c.stream), {}).setdefault(tags[0], [0, 0])
+                cell = tallies.setdefault((c.model, c.check, c.language, c.stream), {}).setdefault(tags[0], [0, 0, 0])
                 cell[c.outcome is not CheckOutcome.FAIL] += c.n
+                cell[2] += c.outcome is CheckOutcome.FAIL   # a record (an exporter's window) with failures
             elif tags and c.provider and c.outcome is CheckOutcome.FAIL:
                 shared.setdefault((c.model, c.provider), [0, 0])[0] += c.n
     cards = tuple(card for stratum, by_tag in sorted(tallies.items(), key=lambda kv: repr(kv[0]))
@@ -188,7 +194,7 @@ def _by_name(tags: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
 def _stratum_cards(stratum: _Stratum, by_tag: Mapping[str, list[int]], guard: GuardRules, *,
                    fresh: bool) -> list[ProductionCard]:
     model, check, language, stream = stratum
-    total = {t: Tally(failures=f, passes=p) for t, (f, p) in sorted(by_tag.items())}
+    total = {t: Tally(failures=f, passes=p) for t, (f, p, _) in sorted(by_tag.items())}
     everyone = sum(total.values(), Tally())
     label = "production " + check + (f" [{', '.join(_stratum_words(language, stream))}]"
                                       if language or stream is not None else "")
@@ -204,7 +210,7 @@ def _stratum_cards(stratum: _Stratum, by_tag: Mapping[str, list[int]], guard: Gu
     for tag, card in cards.items():
         big_peers = sum(1 for t, n in total.items() if t != tag and n.attempts >= MIN_PEER_REPLIES)
         flagged = (fresh and not wide and card.p_value is not None and card.p_value < RULE_ALPHA
-                   and card.failures >= MIN_FAILURES and big_peers >= MIN_PEERS
+                   and card.failures >= MIN_FAILURES and by_tag[tag][2] >= MIN_WINDOWS and big_peers >= MIN_PEERS
                    and card.failures * card.peer_attempts >= RATE_RATIO * card.peer_failures * card.attempts)
         out.append(ProductionCard(model, tag, CHECK_CONTRACT[check], card, flagged, wide))
     return out
@@ -222,7 +228,7 @@ def _footer(rates: Sequence[float], last: Mapping[str, datetime], stale: set[str
 
 
 def apply_production(rounds: Mapping[str, ModelRound], report: RoundResults, evidence: ProductionEvidence,
-                     step: str) -> tuple[dict[str, ModelRound], list[Decision]]:
+                     step: ProductionStep) -> tuple[dict[str, ModelRound], list[Decision]]:
     """The round's confirmations resolved (`confirmation` decisions) and, with rules.production
     `enforce`, each flagged endpoint's round failed where its pinned probe of the same contract agrees."""
     out, decisions = dict(rounds), []
@@ -251,7 +257,7 @@ def apply_production(rounds: Mapping[str, ModelRound], report: RoundResults, evi
 
 
 def _resolved(model: str, provider: str, contract: str, majority: Outcome | None, reason: str,
-              cards: tuple[Card, ...], *, agrees: bool, counted: bool, step: str) -> Decision:
+              cards: tuple[Card, ...], *, agrees: bool, counted: bool, step: ProductionStep) -> Decision:
     found = {Outcome.FAIL: "confirmed: most of its runs failed", Outcome.PASS: "not confirmed: most of its runs passed"}
     said = found.get(majority or Outcome.INCONCLUSIVE, "unresolved: no majority of its runs either way")
     if not counted:
@@ -263,12 +269,13 @@ def _resolved(model: str, provider: str, contract: str, majority: Outcome | None
     elif step == ENFORCE:
         then = "rules.production is enforce: the round fails on it"
     else:
-        then = f"rules.production is {step}: the round would fail on it (not counted)"
+        then = f"rules.production is {step or 'off'}: the round would fail on it (not counted)"
     return Decision(model, provider, Action.CONFIRMATION, Rule.PRODUCTION, f"{contract} confirmation {said}; {then}",
                     evidence=(Evidence(contract, str(majority or Outcome.INCONCLUSIVE), reason),), card=cards)
 
 
-def schedule(state: JudgeState, evidence: ProductionEvidence, step: str) -> tuple[JudgeState, list[Decision]]:
+def schedule(state: JudgeState, evidence: ProductionEvidence,
+             step: ProductionStep) -> tuple[JudgeState, list[Decision]]:
     """Every endpoint's production lines kept for `canary status`, and (rules.production observe or
     enforce) a confirmation of each flagged endpoint's contract in the next round."""
     decisions = []

@@ -26,10 +26,12 @@ HEALTHY = {"Borealis": (0, 600), "Cirrus": (0, 600), "Dune": (0, 600), "Ember": 
 GUARD = GuardRules()
 
 
-def day(counts: dict[str, tuple[int, int]], *, windows: int = 4, end: Any = T0, **kw: Any) -> list[Any]:
+def day(counts: dict[str, tuple[int, int]], *, windows: int = 8, end: Any = T0, **kw: Any) -> list[Any]:
     """`windows` records ending at `end` and each half hour before it, `counts` spread evenly over them."""
-    per = {name: (f // windows, p // windows) for name, (f, p) in counts.items()}
-    return [record(end - i * HALF_HOUR, per, model=MODEL, **kw) for i in range(windows)]
+    def share(n: int, i: int) -> int:
+        return n // windows + (i < n % windows)
+    return [record(end - i * HALF_HOUR, {name: (share(f, i), share(p, i)) for name, (f, p) in counts.items()},
+                   model=MODEL, **kw) for i in range(windows)]
 
 
 def test_a_host_far_worse_than_its_peers_has_a_card_and_is_flagged() -> None:
@@ -54,6 +56,13 @@ def test_evidence_under_the_bar_is_shown_never_flagged(counts: dict[str, tuple[i
     mine = [c for c in seen.cards if c.provider == BAD]
     assert mine and not mine[0].flagged, why
     assert seen.lines[(MODEL, BAD)][0].startswith("production encoding")
+
+
+def test_failures_in_fewer_than_five_windows_are_never_flagged() -> None:
+    # One user's conversation staying on the endpoint for two hours: 3 checked replies a window, all failing.
+    seen = weigh(day({"Aurora": (12, 0), **HEALTHY}, windows=4), NAMES, GUARD, now=T0)
+    assert seen.cards and not seen.cards[0].flagged
+    assert weigh(day({"Aurora": (15, 0), **HEALTHY}, windows=5), NAMES, GUARD, now=T0).cards[0].flagged
 
 
 def test_a_drift_of_the_model_itself_flags_no_endpoint() -> None:
@@ -107,7 +116,7 @@ def test_unknown_providers_and_the_models_remainder_are_left_out() -> None:
 
 # -- through apply_round: confirmations and rules.production --
 
-def judged(spec: dict[str, Any] | None = None, *, step: str = "observe", state: JudgeState | None = None,
+def judged(spec: dict[str, Any] | None = None, *, step: str | bool = "observe", state: JudgeState | None = None,
            at: Any = T0, confirmation: dict[str, str] | None = None,
            counts: dict[str, tuple[int, int]] | None = None) -> tuple[JudgeState, list[Any]]:
     doc = results(spec, at=at)
@@ -121,7 +130,7 @@ def judged(spec: dict[str, Any] | None = None, *, step: str = "observe", state: 
 
 
 def test_off_shows_the_cards_and_schedules_nothing() -> None:
-    state, decisions = judged(step="off")
+    state, decisions = judged(step=False)
     assert not [d for d in decisions if d.action in (Action.CONFIRM, Action.CONFIRMATION)]
     assert state.provider(MODEL, BAD).to_confirm == ()
     assert state.provider(MODEL, BAD).production[0].startswith("production encoding")
