@@ -263,7 +263,7 @@ def week(step: str | bool, seed: int) -> Counter[str]:
             if d.action is Action.CONFIRM:
                 counts[f"confirm_{who}"] += 1
             elif d.action is Action.CONFIRMATION:
-                counts["confirmed" if " confirmed:" in d.reason else "not_confirmed"] += 1
+                counts["confirmed" if "confirmation confirmed:" in d.reason else "not_confirmed"] += 1
             elif d.action in (Action.SUSPEND, Action.WOULD_SUSPEND):
                 counts[f"suspended_{who}"] += 1
     return counts
