@@ -128,7 +128,7 @@ def weigh(records: Sequence[ProductionRecord], names: Mapping[str, Mapping[str, 
     index = {m: _by_name(tags) for m, tags in names.items()}
     tallies: dict[_Stratum, dict[str, list[int]]] = {}
     sampled: dict[tuple[str, str], int] = {}
-    shared: dict[tuple[str, str], list[int]] = {}   # (model, provider name) -> [failed checks, sampled replies]
+    shared: dict[tuple[str, str], list[int]] = {}   # (model, provider name casefolded) -> [failed checks, sampled]
     for r in pooled:
         marked = {(c.model, c.provider) for c in r.served if c.ambiguous}
         for s in r.served:
@@ -136,7 +136,7 @@ def weigh(records: Sequence[ProductionRecord], names: Mapping[str, Mapping[str, 
             if len(tags) == 1 and (s.model, s.provider) not in marked:
                 sampled[(s.model, tags[0])] = sampled.get((s.model, tags[0]), 0) + s.n
             elif tags and s.provider:
-                shared.setdefault((s.model, s.provider), [0, 0])[1] += s.n
+                shared.setdefault((s.model, s.provider.casefold()), [0, 0])[1] += s.n
         for c in r.counts:
             tags = index.get(c.model, {}).get((c.provider or "").casefold(), ())
             if len(tags) == 1 and (c.model, c.provider) not in marked:
@@ -144,7 +144,7 @@ def weigh(records: Sequence[ProductionRecord], names: Mapping[str, Mapping[str, 
                 cell[c.outcome is not CheckOutcome.FAIL] += c.n
                 cell[2] += c.outcome is CheckOutcome.FAIL   # a record (an exporter's window) with failures
             elif tags and c.provider and c.outcome is CheckOutcome.FAIL:
-                shared.setdefault((c.model, c.provider), [0, 0])[0] += c.n
+                shared.setdefault((c.model, c.provider.casefold()), [0, 0])[0] += c.n
     cards = tuple(card for stratum, by_tag in sorted(tallies.items(), key=lambda kv: repr(kv[0]))
                   for card in _stratum_cards(stratum, by_tag, guard, fresh=not stale))
     rates = sorted({r.sample_rate for r in pooled})
@@ -160,8 +160,8 @@ def weigh(records: Sequence[ProductionRecord], names: Mapping[str, Mapping[str, 
                 shown.append(f"production: {len(mine) - MAX_CARDS_SHOWN} more checks with failures")
             if not mine and sampled.get((model, tag)):
                 shown.append(f"{QUIET}{sampled[(model, tag)]} sampled replies")
-            if (model, name) in shared:
-                failed, n = shared[(model, name)]
+            if (model, name.casefold()) in shared:
+                failed, n = shared[(model, name.casefold())]
                 shown.append(f"production: {name} serves {', '.join(index[model][name.casefold()])}, so its "
                              f"{n} sampled replies ({failed} failed checks) are shown, never used for a rule")
             lines[(model, tag)] = (*shown, footer)

@@ -42,6 +42,8 @@ def test_a_host_far_worse_than_its_peers_has_a_card_and_is_flagged() -> None:
     assert lines[0].startswith("production encoding [en, stream]: 32/400 failed (") and "vs peers 0/2400" in lines[0]
     assert lines[-1] == "production: sampled at 5 %; exporters' last window: chat-eu-1 2026-11-29T22:00:00Z"
     assert seen.lines[(MODEL, "borealis/bf16")][0] == "production: no failure in 600 sampled replies"
+    # A reply may spell the provider in another case than the listing does.
+    assert [c.provider for c in weigh(day({"AURORA": (32, 368), **HEALTHY}), NAMES, GUARD, now=T0).cards] == [BAD]
 
 
 @pytest.mark.parametrize(("counts", "why"), [
@@ -98,6 +100,8 @@ def test_a_provider_running_two_endpoints_of_the_model_is_shown_and_never_used()
     # The same when the backend marks the cell ambiguous itself (it knows the listing too).
     marked = weigh(day({"Aurora": (32, 368), **HEALTHY}, ambiguous=frozenset({"Aurora"})), NAMES, GUARD, now=T0)
     assert not marked.cards and "never used for a rule" in marked.lines[(MODEL, BAD)][0]
+    lower = weigh(day({"aurora": (32, 368), **HEALTHY}), names, GUARD, now=T0)
+    assert lower.lines[(MODEL, BAD)][0].startswith("production: Aurora serves aurora/fp8, aurora/turbo")
 
 
 def test_only_the_evidence_span_before_the_round_is_pooled() -> None:
