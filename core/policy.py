@@ -28,6 +28,10 @@ MAX_LAST_REASONS = 4
 MAX_REASON_CHARS = 200
 
 Mode = Literal["observe", "enforce"]
+# rules.production's steps (judge/suspension/production.py): false (YAML's `off` too) shows the cards
+# only; observe also schedules confirmations and says what the rule would do; enforce lets an agreeing
+# probe fail the round.
+ProductionStep = bool | Literal["observe", "enforce"]
 OBSERVE: Mode = "observe"
 ENFORCE: Mode = "enforce"
 MODES: tuple[str, ...] = get_args(Mode)
@@ -72,8 +76,15 @@ class Rules:
     reliability: Annotated[bool, Meta(description=(
         "a host whose streams are cut after the first byte (or whose 200s carry errors) significantly more "
         "often than its peers' fails the round (off: such errors only freeze the streaks)"))] = False
+    production: Annotated[ProductionStep, Meta(description=(
+        "production evidence (a chat backend's records, docs/judge.md): `false` (or `off`) shows it on the cards "
+        "only; `observe` (once `false` has run) also re-probes an endpoint it points at, three times, and says "
+        "what the rule would do; `enforce` (once `observe` has run) fails a round when that round's pinned probe "
+        "of the same contract agrees. Production evidence alone never fails a round"))] = False
 
     def __post_init__(self) -> None:
+        if self.production is True:
+            raise Invalid("production", "say `observe` or `enforce` (`true` is neither; `false` shows the cards only)")
         for name in self.observe_contracts:
             if name not in CONTRACTS:
                 raise Invalid("observe_contracts", f"unknown contract {name!r}; choose from {', '.join(CONTRACTS)}")

@@ -21,7 +21,7 @@ from msgspec import Meta
 
 from core.errors import InputError
 from core.schema import Invalid, read_as
-from core.tags import MODEL_PATTERN
+from core.tags import MODEL_PATTERN, PROVIDER_NAME_PATTERN
 from core.vocabulary import LANGUAGES
 
 SCHEMA = "canary.production/1"
@@ -53,7 +53,7 @@ class CheckOutcome(StrEnum):
 
 Model = Annotated[str, Meta(pattern=MODEL_PATTERN.pattern, title="an OpenRouter model id")]
 # The `provider` of a reply as OpenRouter names it ("DeepInfra", "Google AI Studio"): words, not text.
-Provider = Annotated[str, Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9 ._()&+-]{0,63}\Z", title="a provider name")]
+Provider = Annotated[str, Meta(pattern=PROVIDER_NAME_PATTERN.pattern, title="a provider name")]
 Exporter = Annotated[str, Meta(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}\Z", title="an exporter name")]
 Count = Annotated[int, Meta(ge=1)]
 Language = Annotated[str, Meta(pattern=rf"^(?:{'|'.join(LANGUAGES)})\Z", title=f"one of {', '.join(LANGUAGES)}")]

@@ -19,6 +19,7 @@ from core import untrusted
 from core.results import RoundResults
 from core.vocabulary import REFUSAL
 from judge.suspension.decisions import RoundDecisions, action_named
+from judge.suspension.production import shown
 
 SYMBOLS = {"pass": "✅", "fail": "❌", "inconclusive": "⏸", "transport_error": "⚡", "not_applicable": "—"}
 WORDS = {"pass": "pass", "fail": "FAIL", "inconclusive": "inconcl", "transport_error": "transport",
@@ -58,6 +59,8 @@ def to_markdown(results: RoundResults, decisions: RoundDecisions | None = None) 
         out += [f"| {md(m, MODEL_LIMIT)} | {md(p, TAG_LIMIT)} | {md(c, 40)} | {_symbol(cell)} {md(cell.outcome, 40)}"
                 f" | {md(cell.reason, REASON_LIMIT)} |" for m, p, c, cell in findings[:FINDINGS_LIMIT]]
         out += _more(len(findings)) + [""]
+    if lines := _production(decisions, lambda t, n: f"`{untrusted.clean(t, n).replace('`', chr(39))}`"):
+        out += ["#### Production evidence (a chat backend's sampled replies)", "", *(f"- {x}" for x in lines), ""]
     out += _decisions_markdown(view)
     return "\n".join(out).rstrip() + "\n"
 
@@ -94,7 +97,17 @@ def to_text(results: RoundResults, decisions: RoundDecisions | None = None, pend
         out += _cards_text(view) + [f"  {c(line, 400)}" for line in pending]
         out.append("provider.ignore:")
         out += [f"  {c(m, MODEL_LIMIT)}: {_tags(tags, c)}" + _would(view, m, c) for m, tags in _ignore_models(view)]
+    if lines := _production(decisions, c):
+        out += ["production evidence (a chat backend's sampled replies):", *(f"  {x}" for x in lines)]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _production(decisions: RoundDecisions | None, esc: Any) -> list[str]:
+    """The endpoints with production evidence to read (judge/suspension/production.py), then each
+    model's sample rate and exporters once (every endpoint's last line)."""
+    return [f"{esc(provider or model, TAG_LIMIT)}: {esc(line, 400)}"
+            for model, providers in sorted((decisions.production if decisions else {}).items())
+            for provider, line in shown(providers, quiet=False)]
 
 
 def _headline(view: RoundView, esc: Any) -> str:

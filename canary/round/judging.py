@@ -33,6 +33,7 @@ from core.config import Config
 from core.layer_files import read_layers
 from core.layers import PEOPLE_LAYERS, Exclusion, people_excluded
 from core.policy import MODES
+from core.production import ProductionRecord
 from core.results import ResultsError, RoundResults, merge_shards
 from core.store import StoreError, atomic_write_json
 from judge.suspension.decisions import (
@@ -79,7 +80,10 @@ class JudgeRequest:
     # reads a simulator state before probing, and nothing writes it in between): the judge
     # applies the round to it instead of reading the file again (None: the judge reads it).
     state: JudgeState | None = None
-    production: Path | None = None  # a folder of production records (--production): read, refused ones named
+    # A chat backend's production records, already read (core/production.py): evidence on the
+    # cards, and confirmations and the rule of judge/suspension/production.py.
+    production: tuple[ProductionRecord, ...] = ()
+    production_dir: Path | None = None  # a folder of production records (--production): read, refused ones named
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +147,8 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
         order = check_round_order(state, results, now=now)
     except (StoreError, ResultsError, RoundOrderError) as exc:
         raise RoundRefused(str(exc), EXIT_REFUSED) from exc
-    production = None if request.production is None else _production(request.production, now, echo)
+    production = None if request.production_dir is None else _production(request.production_dir, now, echo)
+    records = request.production + (production.records if production is not None else ())
     how = RequestRecord(upstream=results.upstream, expected_models=expect, allow_simulator=allow_simulator,
                         reused_shards=dict(sorted(reused.items())))
     if reused:
@@ -160,7 +165,7 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
         return JudgeOutcome(decisions, state, production)
     policy = replace(config.rules, mode=mode)  # the round's mode: canary.yaml's, or the request's override
     new_state, changes = apply_round(state, results, policy, now=now, excluded=people_excluded(exclusions, now),
-                                       maintenance=load_maintenance(paths.maintenance))
+                                       maintenance=load_maintenance(paths.maintenance), production=records)
     changes = missing_model_decisions(results, reused=reused_now) + changes
     gap = None
     if state.last_round is not None:
@@ -210,7 +215,9 @@ def _record(results: RoundResults, state: JudgeState, exclusions: tuple[Exclusio
     ignore, would = ignore_lists(exclusions, state, now, [*results.models, *results.missing, *config.models])
     return RoundDecisions(
         round_id=results.round_id, mode=mode, now=now, gap_minutes=gap, already_applied=already_applied,
-        request=how, decisions=decisions, ignore=ignore, would_ignore=would)
+        request=how, decisions=decisions, ignore=ignore, would_ignore=would,
+        production={m: lines for m, providers in sorted(state.models.items())
+                    if (lines := {p: ps.production for p, ps in sorted(providers.items()) if ps.production})})
 
 
 def _applied_record(results: RoundResults, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,

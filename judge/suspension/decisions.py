@@ -74,6 +74,8 @@ class Action(StrEnum):
     INCOMPLETE_ROUND = "incomplete_round", "round incomplete", "no streak changed", "⏸️"
     STREAK_RESTARTED = "streak_restarted", "streak restarted", "the pending streak lapsed, or its failures passed", "🔁"
     NOT_COUNTED = "not_counted", "not counted", "too soon after the last counted round", "⏭️"
+    CONFIRM = "confirm", "to be confirmed", "production evidence: its contract runs three times next round", "🔎"
+    CONFIRMATION = "confirmation", "confirmation probed", "", "🔬"
     INCIDENT_ADD = "incident_add", "incident exclusion added", "", "🚧"
     INCIDENT_REMOVE = "incident_remove", "incident exclusion removed", "", "🧹"
 
@@ -100,6 +102,7 @@ class Rule(StrEnum):
     INCOMPLETE_ROUND = "incomplete_round"
     MANUAL = "manual"
     MAINTENANCE = "maintenance"
+    PRODUCTION = "production"
 
 
 # The actions that start a suspension (real or would-be) and those that end one: what the history,
@@ -229,6 +232,8 @@ class RoundDecisions:
     ignore: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # ... with observe-mode suspensions enforced
     would_ignore: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # model -> provider -> its production evidence lines (judge/suspension/production.py), as the state keeps them
+    production: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
 
     def endpoint_decisions(self) -> tuple[Decision, ...]:
         """The decisions about one endpoint (not the whole round's)."""
@@ -241,7 +246,8 @@ class RoundDecisions:
             already_applied=self.already_applied, upstream=how.upstream, expected_models=how.expected_models,
             allow_simulator=how.allow_simulator, reused_shards=dict(sorted(how.reused_shards.items())),
             decisions=tuple(d.line() for d in self.decisions), ignore=dict(self.ignore),
-            would_ignore=dict(self.would_ignore))
+            would_ignore=dict(self.would_ignore),
+            production={m: dict(p) for m, p in self.production.items()} if self.production else UNSET)
         out: dict[str, Any] = msgspec.to_builtins(doc)
         return out
 
@@ -254,7 +260,8 @@ class RoundDecisions:
                    request=RequestRecord(upstream=doc.upstream, expected_models=doc.expected_models,
                                          allow_simulator=doc.allow_simulator, reused_shards=doc.reused_shards),
                    decisions=tuple(Decision.from_line(d) for d in doc.decisions),
-                   ignore=doc.ignore, would_ignore=doc.would_ignore)
+                   ignore=doc.ignore, would_ignore=doc.would_ignore,
+                   production={} if isinstance(doc.production, UnsetType) else doc.production)
 
 
 class DecisionsFile(msgspec.Struct, frozen=True):
@@ -273,6 +280,7 @@ class DecisionsFile(msgspec.Struct, frozen=True):
     decisions: tuple[DecisionLine, ...] = ()
     ignore: dict[str, tuple[str, ...]] = {}
     would_ignore: dict[str, tuple[str, ...]] = {}
+    production: dict[str, dict[str, tuple[str, ...]]] | UnsetType = UNSET  # written only when there is some
 
     def __post_init__(self) -> None:
         _checked_time(self.now, "now")

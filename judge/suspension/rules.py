@@ -20,6 +20,7 @@ from enum import StrEnum
 
 from core.errors import RuleError
 from core.policy import ENFORCE, MAX_LAST_REASONS, MAX_REASON_CHARS, OBSERVE, Policy
+from core.production import ProductionRecord
 from core.results import RoundResults
 from judge.suspension.coverage import also_removed, covers
 from judge.suspension.decisions import WHOLE_ROUND, Action, Decision, Evidence, Rule
@@ -32,6 +33,7 @@ from judge.suspension.evidence import (
 )
 from judge.suspension.ladder import fade, next_suspension
 from judge.suspension.maintenance import MaintenanceWindow, held_decisions, held_endpoints, without_held
+from judge.suspension.production import apply_production, schedule, weigh
 from judge.suspension.reliability import RELIABILITY, apply_reliability
 from judge.suspension.rotation import next_language
 from judge.suspension.round import ModelRound, ProviderRound, RoundClass, classify_round
@@ -83,9 +85,12 @@ def check_round_order(state: JudgeState, report: RoundResults, *, now: datetime 
 
 def apply_round(state: JudgeState, report: RoundResults, policy: Policy, *, now: datetime,
                 excluded: Mapping[str, frozenset[str]] | None = None,
-                maintenance: Sequence[MaintenanceWindow] = ()) -> tuple[JudgeState, list[Decision]]:
+                maintenance: Sequence[MaintenanceWindow] = (),
+                production: Sequence[ProductionRecord] = ()) -> tuple[JudgeState, list[Decision]]:
     """Apply one round in `policy.mode`. `excluded` = providers excluded by people (builtin + unexpired incidents);
-    `maintenance` = people's maintenance windows (judge/suspension/maintenance.py: a failed round in one is held)."""
+    `maintenance` = people's maintenance windows (judge/suspension/maintenance.py: a failed round in one is held);
+    `production` = a chat backend's records (judge/suspension/production.py: evidence, confirmations and
+    rules.production)."""
     mode = policy.mode
     if check_round_order(state, report) is RoundOrder.ALREADY_APPLIED:
         return state, []
@@ -110,6 +115,9 @@ def apply_round(state: JudgeState, report: RoundResults, policy: Policy, *, now:
     if policy.reliability:  # opt-in: a host significantly less reliable than its peers fails the round
         windows = new
         rounds = apply_reliability(rounds, report, lambda m, p: card_for(windows, m, p, RELIABILITY))
+    weighed = weigh(production, report.names, policy.model_wide_guard, now=report.started_at)
+    rounds, resolved = apply_production(rounds, report, weighed, policy.production)
+    decisions.extend(resolved)
     excluded = excluded or {}
     for model, mround in rounds.items():
         new = _count(new, mround, policy, report.started_at, decisions)
@@ -117,7 +125,8 @@ def apply_round(state: JudgeState, report: RoundResults, policy: Policy, *, now:
         if mode == ENFORCE:
             new = _enforce_records(new, mround, policy, now, excluded.get(model, frozenset()), decisions)
         new = _suspend(new, mround, policy, now, mode, excluded.get(model, frozenset()), decisions)
-    return _tidy(new, rounds, now, policy), decisions
+    new, scheduled = schedule(new, weighed, policy.production)
+    return _tidy(new, rounds, now, policy), decisions + scheduled
 
 
 def lift(state: JudgeState, model: str, provider: str, *, now: datetime, reason: str) -> tuple[JudgeState, Decision]:

@@ -71,5 +71,5 @@ def judge(invocation: Invocation, results_paths: tuple[Path, ...], mode: str | N
     simulator round bound for the real state) writes nothing and exits 2."""
     run_judge(JudgeRequest(results_paths, invocation.config(), invocation.now(), mode=mode, decisions_out=decisions_out,
                            send=not no_notify, expect=model_list(expect_models), allow_simulator=allow_simulator,
-                           production=production))
+                           production_dir=production))
     return 0

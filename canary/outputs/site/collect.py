@@ -23,7 +23,8 @@ Shape (page_version 1; internal between this module and app.js, status.json is t
                            {contract: [passes, fails, other, rate, low, high]}}, strip7, strip30,
                            detail7, detail30 {bucket: [failed, clean, frozen, [code index]]},
                            hourly {p50, p95, tps}, daily {p50, p95, tps},
-                           wire {lines, bad} (issue 22's checks: wire.py)}]}]
+                           wire {lines, bad} (issue 22's checks: wire.py), production [lines]
+                           (issue 39: its production evidence to read, judge/suspension/production.py)}]}]
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from judge.suspension.decisions import ENDING, SUSPENDING
 from judge.suspension.evidence import cards_by_endpoint
 from judge.suspension.exclusions import effective_ignore, would_ignore
 from judge.suspension.maintenance import MaintenanceWindow
+from judge.suspension.production import production_lines
 from judge.suspension.silences import Silence, active_silences
 from judge.suspension.state import JudgeState
 
@@ -102,7 +104,8 @@ def collect(history: History, layers: Layers, *, models: Iterable[str] = (), ttf
                                hourly=hourly.get((model, p), ()), hourly_start=hourly_start,
                                daily=daily.get((model, p), ()), day_list=day_list, codes=codes)
                      | {"wire": wire_checks(cards.get(p, ()), (t.codes for t in timelines.get((model, p), ())
-                                                               if t.at >= week))}
+                                                               if t.at >= week)),
+                        "production": production_lines(layers.state.provider(model, p).production)}
                      for p in providers]
         counts: dict[str, int] = {}
         for e in endpoints:

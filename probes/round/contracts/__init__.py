@@ -21,6 +21,7 @@ Outcome rules shared by every contract (why they are here and not in each module
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -246,6 +247,27 @@ def strict_majority(attempts: tuple[ProbedAttempt, ...]) -> Verdict | None:
     if len(passes) >= need:
         return passed(f"anomaly not confirmed: {len(passes)} of {len(attempts)} passed (first: {attempts[0].reason})")
     return None
+
+
+# Production evidence's confirmation (judge/suspension/production.py): the contract runs this many
+# times, each run judged as always, and the strict majority of the runs decides whether it agrees.
+CONFIRMATION_RUNS = 3
+
+
+def confirmation(case: Case, runs: Sequence[ProbedCase]) -> ProbedCase:
+    """A confirmation case: the first run is the case as it always is, every run's attempts are its
+    evidence, and the strict majority of the runs' outcomes (fail, pass, else inconclusive) is its
+    `confirmation`, which the judge reads (the rounds' streaks see the first run only)."""
+    first, outcomes = runs[0], [r.outcome for r in runs]
+    majority = next((o for o in (Outcome.FAIL, Outcome.PASS) if outcomes.count(o) > len(runs) // 2),
+                    Outcome.INCONCLUSIVE)
+    merged = ProbedCase.of(
+        case, first.outcome, first.code,
+        f"{first.reason} (confirmation: {outcomes.count(Outcome.FAIL)} of {len(runs)} runs failed)",
+        attempts=tuple(a for r in runs for a in r.attempts), anomaly=first.record.anomaly,
+        duration_s=max(r.record.duration_s or 0.0 for r in runs), auth_error=any(r.auth_error for r in runs),
+        raw_outcome=first.raw_outcome)
+    return dataclasses.replace(merged, record=dataclasses.replace(merged.record, confirmation=majority))
 
 
 def tally(attempts: tuple[ProbedAttempt, ...]) -> str:

@@ -32,3 +32,12 @@ def test_no_trials_say_nothing_and_bad_counts_are_refused() -> None:
     assert wilson_interval(0, 0) == (0.0, 1.0)
     with pytest.raises(ValueError):
         wilson_interval(5, 4)
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 20, 49, 400, 2400, 100_000])
+def test_the_wilson_interval_is_scipys(n: int) -> None:
+    from scipy import stats
+
+    for k in sorted({0, 1, n // 3, n // 2, n - 1, n}):
+        ci = stats.binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+        assert wilson_interval(k, n) == pytest.approx((max(0.0, ci.low), min(1.0, ci.high)), abs=1e-15)

@@ -268,7 +268,7 @@
           labelled(el('td', 'num', num(e.latency.tps, 0)), 'tokens/s'),
           labelled(billingCell(e.billing), 'billed / listed'));
         columns.forEach(function (c) { tr.appendChild(labelled(rateCell(rates[c]), c)); });
-        tr.appendChild(labelled(wireCell(e.wire), 'wire'));
+        tr.appendChild(labelled(wireCell(e.wire, e.production), 'wire'));
         // The tier's reasons matter when routing does nothing about the endpoint (degraded, failing).
         // They read as a line under the row, across the whole table: a column of them made the table
         // wider than a laptop's window and each flagged row several lines tall.
@@ -315,11 +315,13 @@
   }
 
   // Issue 22's checks of what every reply carries (canary/outputs/site/wire.py): quiet when healthy.
-  function wireCell(w) {
+  // Then its production evidence (a chat backend's sampled replies, issue 39), when it has any to read.
+  function wireCell(w, production) {
     var td = el('td', 'wire');
-    if (!w || !w.lines.length) { td.textContent = '-'; return td; }
-    td.textContent = w.lines.join(' · ');
-    if (w.bad) { td.classList.add('bad'); }
+    var lines = (w ? w.lines : []).concat(production || []);
+    if (!lines.length) { td.textContent = '-'; return td; }
+    td.textContent = lines.join(' · ');
+    if (w && w.bad) { td.classList.add('bad'); }
     td.title = 'stream integrity, limits, decode speed and host errors against the peers';
     return td;
   }
