@@ -105,6 +105,6 @@ def test_without_records_the_judge_says_nothing_of_production(two_rounds, tmp_pa
     config = load_config(str(tmp / "canary.yaml"))
     paths = replace(config.paths, state=tmp_path / SIMULATOR_STATE_DIR / "state.json",
                     audit=tmp_path / SIMULATOR_STATE_DIR / "audit.jsonl")
-    outcome = run_judge(JudgeRequest((tmp / "results-1.json",), replace(config, paths=paths), START,
-                                     decisions_out=tmp_path / "decisions.json", send=False), echo=lambda _: None)
+    run_judge(JudgeRequest((tmp / "results-1.json",), replace(config, paths=paths), START,
+                          decisions_out=tmp_path / "decisions.json", send=False), echo=lambda _: None)
     assert "production" not in json.loads((tmp_path / "decisions.json").read_text(encoding="utf-8"))
