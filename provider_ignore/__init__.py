@@ -30,11 +30,10 @@ with what is unavailable, for a caller that prefers to decide itself. Expiry is 
 every call, so an incident or suspension ends on time without any file changing.
 
 It is the only part of this repository the backend installs, and on its own: its distribution
-(provider_ignore/pyproject.toml: `pip install ./provider_ignore`) depends on PyYAML alone and ships
-this package with the five modules of core/ it imports: core/layers.py (the layers as data, their
-expiry and merge, shared with the judge), core/layer_files.py (the readers of their files),
-core/store.py, core/times.py, core/tags.py (and core/errors.py). The state file is read for its
-suspensions only, so neither the judge, its rules, msgspec nor scipy are imported.
+(provider_ignore/pyproject.toml: `pip install ./provider_ignore`) ships this package alone, the
+modules of core/ it imports (core/layers.py, the layers and their merge, shared with the judge;
+core/layer_files.py, their readers) vendored inside it. The state file is read for its suspensions
+only, so neither the judge, its rules, msgspec nor scipy are imported.
 """
 
 from __future__ import annotations

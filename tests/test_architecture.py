@@ -76,9 +76,10 @@ LAYERS = (
     # The chat backend's library, installed on its own: the layers and their readers in core/, and for the
     # production sampler the production record and the pure reply checks, nothing above. (Which modules
     # it may reach is the closure rule below: what its distribution ships.)
-    Layer("provider_ignore", frozenset({"core", "provider_ignore", "judge", "msgspec"}),
+    Layer("provider_ignore", frozenset({"core", "provider_ignore", "judge", "msgspec", "setuptools"}),
           no_modules=frozenset({"judge.suspension"}),
-          only_in=(("judge", "provider_ignore/production.py"), ("msgspec", "provider_ignore/production.py"))),
+          only_in=(("judge", "provider_ignore/production.py"), ("msgspec", "provider_ignore/production.py"),
+                   ("setuptools", "provider_ignore/setup.py"))),
 )
 
 
@@ -584,7 +585,8 @@ def test_the_str_enum_rule_can_fail() -> None:
 
 
 # The chat backend's library is installed on its own (provider_ignore/pyproject.toml ships it with a few
-# modules of core/): every module it reaches, lazy and TYPE_CHECKING imports included, must be shipped.
+# modules of core/ and judge/, vendored under provider_ignore._vendor): every module it reaches, lazy and
+# TYPE_CHECKING imports included, must be shipped, and nothing lands outside provider_ignore.
 def import_closure(start: str, files: dict[str, str]) -> set[str]:
     """Our modules reachable from the module `start` through `files` ({relative path: source})."""
     modules = {f.removesuffix(".py").removesuffix("/__init__").replace("/", "."): f for f in files}
@@ -607,13 +609,15 @@ def shipped_by_provider_ignore() -> set[str]:
     import tomllib
 
     setup = tomllib.loads((ROOT / "provider_ignore/pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
-    modules = {f"{package}.{path.stem}" for package in setup["packages"] for path in (ROOT / package).glob("*.py")}
-    return set(setup["packages"]) | modules | {m.removesuffix(".__init__") for m in setup["py-modules"]}
+    assert [m for m in setup["py-modules"] if not m.startswith("provider_ignore.")] == []
+    modules = [m.removeprefix("provider_ignore._vendor.").split(".") for m in setup["py-modules"]]
+    return {"provider_ignore"} | {".".join(parts[:n]) for parts in modules for n in range(1, len(parts) + 1)}
 
 
 def closure_offences(files: dict[str, str], shipped: set[str]) -> list[str]:
     reached = set().union(*(import_closure(f.removesuffix(".py").replace("/", "."), files)
-                            for f in files if f.startswith("provider_ignore/") and not f.endswith("__init__.py")),
+                            for f in files if f.startswith("provider_ignore/")
+                            and not f.endswith(("__init__.py", "setup.py"))),
                           import_closure("provider_ignore", files))
     return [f"provider_ignore reaches {m}, which provider_ignore/pyproject.toml does not ship"
             for m in sorted(reached - shipped)]
