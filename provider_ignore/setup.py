@@ -1,7 +1,6 @@
-"""The distribution's one build step beyond pyproject.toml: the modules of core/ and judge/ it ships are
-copied under provider_ignore._vendor (as pip vendors its dependencies), and the built copies' absolute
-imports of them, provider_ignore's own included, point there, so the backend's site-packages gains no
-top-level name but provider_ignore. The repository's files are read, never changed."""
+"""The build step pyproject.toml cannot say: the modules of core/ and judge/ it lists ship as provider_ignore._vendor.*,
+and every built copy's imports of them are pointed there (as pip vendors its dependencies), so provider_ignore is
+the one top-level name the backend gets. The repository's files are read, never changed."""
 
 import re
 from pathlib import Path
