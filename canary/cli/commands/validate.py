@@ -11,7 +11,8 @@ It also warns (exit 0) when a configured positive control is not among the endpo
 last saved discovery (reports/discovery.json, written by every round, or --discovery FILE): such
 a control is never probed, so the refusal probe of its model stays unverified every round. The
 check works offline, on that snapshot; without one, or with one taken from the bundled simulator
-(whose scenarios bring their own controls), it says so instead of guessing.
+(whose scenarios bring their own controls), it says so instead of guessing. It warns too, as
+`canary incident add` does (_endpoint_tags.py), about an entry's endpoint tag no discovery listed.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 
 import click
 
+from canary.cli.commands._endpoint_tags import known_endpoints, unlisted
 from canary.cli.commands._options import PATH, Invocation, common, pass_invocation
 from canary.state import audit
 from canary.state.judge_files import load_state
@@ -62,6 +64,7 @@ def validate(invocation: Invocation, discovery_path: Path | None) -> int:
         (paths.maintenance, functools.partial(load_maintenance, paths.maintenance)),
     ]
     problems = 0
+    known, source = known_endpoints(config, invocation.now(), discovery_path)
     print(f"ok    {config.source} ({len(config.models)} model(s), mode {config.mode})")
     for path, check in checks:
         try:
@@ -75,6 +78,10 @@ def validate(invocation: Invocation, discovery_path: Path | None) -> int:
         for model in _unconfigured(loaded, config.models):
             print(f"note  {path}: model {model!r} is not in {config.source}; its entries apply to nothing "
                   "until it is configured")
+        for entry in loaded if isinstance(loaded, tuple) else ():
+            warning = unlisted(getattr(entry, "model", None), getattr(entry, "provider", None), known, source)
+            if warning:
+                print(f"warn  {path}: {warning}")
     fails, notes = audit.problems(paths.audit)
     for line in fails:
         print(f"FAIL  {line}", file=sys.stderr)
