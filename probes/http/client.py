@@ -241,12 +241,8 @@ class PinnedClient:
         return status == 200 and not limit_spent(parse_json(body))
 
     def _observe(self, run: Run, per_tag: AdaptiveLimit) -> None:
-        """Tell the adaptive caps what came back: a 429 lowers one, an answer lets both recover.
-
-        A 429 relayed from a provider (`metadata.provider_name`: the recorded real 429s are all
-        "temporarily rate-limited upstream") is that provider's limit, so only its endpoint's cap
-        comes down; one naming no provider is our key's, and the whole round's cap does
-        (docs/openrouter-wire.md §5)."""
+        """Tell the adaptive caps what came back: a 429 lowers its endpoint's cap when a provider's, else the
+        round's; an answer lets both recover (docs/openrouter-wire.md §5)."""
         if run.status == 429:
             (per_tag if run.error_provider else self._overall).rate_limited()
         elif run.status is not None:
