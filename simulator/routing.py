@@ -23,10 +23,7 @@ def matches(item: str, endpoint: SimulatedEndpoint) -> bool:
     wanted = item.strip().lower()
     if wanted == endpoint.tag:
         return True
-    # "Requests that don't use any of these [the service_tier parameter, a tier slug, :nitro or
-    # :floor] are never routed to a non-default service tier" (OpenRouter docs,
-    # guides/features/service-tiers, "How Routing Works"): neither a base slug nor a display name
-    # reaches a tier endpoint.
+    # Neither a base slug nor a display name reaches a tier endpoint (docs/openrouter-wire.md §2).
     if endpoint.service_tier not in (None, "default"):
         return False
     return wanted == endpoint.provider_name.lower() or ("/" not in wanted and wanted == endpoint.base_slug)

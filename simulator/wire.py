@@ -154,11 +154,8 @@ def availability_error_body(status: int, model: Model, endpoint: SimulatedEndpoi
 def moderation_error_body(
     model: Model, endpoint: SimulatedEndpoint, reasons: tuple[str, ...], flagged: str
 ) -> dict[str, Any]:
-    """OpenRouter's moderation 403: `error.metadata` = {reasons, flagged_input, provider_name, model_slug}.
-
-    The metadata shape is OpenRouter's documented ModerationErrorMetadata (docs,
-    api/reference/errors-and-debugging "Moderation Errors"); the message wording is ours.
-    """
+    """OpenRouter's moderation 403, its metadata the documented ModerationErrorMetadata (docs/openrouter-wire.md
+    §5); the message wording is ours."""
     listed = ", ".join(f'"{r}"' for r in reasons)
     message = (f"{model.id} requires moderation on {endpoint.provider_name}. Your input was flagged for {listed}. "
                "No credits were charged.")
