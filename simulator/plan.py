@@ -1,8 +1,5 @@
-"""What the simulator will send for one generation (Plan, and the Thinking and StreamError it holds).
-
-Its own module, below replies.py (which makes plans) and the modules that apply or write them
-(defects.py, hostile.py, wire.py, stream.py): they name the type without importing the planner, so
-simulator/ has no import circle (tests/test_architecture.py).
+"""What the simulator will send for one generation (Plan, and the Thinking and StreamError it holds). Its
+own module, below replies.py, so the modules that apply or write a plan name it without an import circle.
 """
 
 from __future__ import annotations

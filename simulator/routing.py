@@ -1,18 +1,11 @@
 """OpenRouter's provider preferences: which endpoints may serve a request, in which order.
 
-- `ignore` / `only` / `quantizations` filter; `require_parameters` keeps only endpoints that list
-  every requested parameter in `supported_parameters`.
-- Items match an endpoint by full tag (`aurora/fp8`), by base slug (`aurora` matches every
-  variant except service-tier ones) or by display name, case-insensitively; a service-tier
-  endpoint only by its full tag.
-- `order` puts matching endpoints first, in that order. Without it, a request with fallbacks
-  allowed is load-balanced as OpenRouter's default does: "look at the lowest-cost candidates and
-  select one weighted by inverse square of the price", the others following as fallbacks by price
-  (https://openrouter.ai/docs/guides/routing/provider-selection, "Price-Based Load Balancing");
-  the draw comes from the request (`draw`, reproducible per conversation), so unpinned traffic
-  reaches every endpoint, the cheapest most often. Without fallbacks, the cheapest alone.
-- `allow_fallbacks: false` keeps only the `order`ed endpoints, or only the first one without
-  `order`: a request then reaches exactly that endpoint or fails with its error.
+`ignore` / `only` / `quantizations` / `require_parameters` filter; items match by full tag, base slug
+(never a service tier) or display name, case-insensitively (docs/openrouter-wire.md §2). `order` puts
+matches first; without it, fallbacks allowed, one endpoint is drawn by the inverse square of its price
+and the others follow by price ("Price-Based Load Balancing", guides/routing/provider-selection), the
+draw reproducible per conversation; without fallbacks, the cheapest alone. `allow_fallbacks: false`
+keeps only the `order`ed endpoints, or the first one: a request reaches exactly that or fails.
 """
 
 from __future__ import annotations
@@ -30,10 +23,7 @@ def matches(item: str, endpoint: SimulatedEndpoint) -> bool:
     wanted = item.strip().lower()
     if wanted == endpoint.tag:
         return True
-    # "Requests that don't use any of these [the service_tier parameter, a tier slug, :nitro or
-    # :floor] are never routed to a non-default service tier" (OpenRouter docs,
-    # guides/features/service-tiers, "How Routing Works"): neither a base slug nor a display name
-    # reaches a tier endpoint.
+    # Neither a base slug nor a display name reaches a tier endpoint (docs/openrouter-wire.md §2).
     if endpoint.service_tier not in (None, "default"):
         return False
     return wanted == endpoint.provider_name.lower() or ("/" not in wanted and wanted == endpoint.base_slug)

@@ -1,10 +1,5 @@
-"""The aiohttp application: OpenRouter's routes, auth, request recording and the control route.
-
-Routes (base `/api/v1`): `GET /models`, `GET /models/{author}/{slug}/endpoints`, `GET /providers`,
-`POST /chat/completions`. Control (no auth, never part of OpenRouter): `GET|POST /_sim/control`
-with `{"round": N}` and/or `{"now": "2026-11-29T22:30:00Z"}` (`null` returns to the real clock),
-which select the scenario's phases.
-"""
+"""The aiohttp application: OpenRouter's routes, auth, request recording and the control route
+(`/_sim/control`, never part of OpenRouter); the routes are simulator/README.md's."""
 
 from __future__ import annotations
 

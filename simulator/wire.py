@@ -61,17 +61,10 @@ def credits_error_body(key: KeyLimit, max_tokens: int | None, endpoint: Simulate
 
 def provider_error_body(status: int, model: Model, endpoint: SimulatedEndpoint, shape: str = "provider",
                         error_type: str | None = None) -> dict[str, Any]:
-    """An error status's body in one of the shapes of faults.HTTP_ERROR_BODIES (or a filter error).
-
-    `provider`: an upstream failure relayed by OpenRouter, with `provider_name` and the `raw`
-    upstream text (a 403 carries the real relayed geo refusal); `availability`: the documented
-    availability format (no `code`); `no_code`: the envelope without `code`; `bare`: OpenRouter's
-    own envelope, naming no provider; `filter`: a typed content-policy error (400); `refusal`: a
-    provider's refusal relayed as its 403 (`error_type` names the shape, faults.RELAYED_REFUSALS);
-    `tool_enums_rejected`: Gemini's 400 over an enum on a non-string (`error_type` holds the path);
-    `tool_use_failed`: Groq's 400 over its model's call (tool_calls.REJECTED_RAW); `guardrail`:
-    OpenRouter's own guardrail blocking the request before any provider (`metadata.patterns`).
-    """
+    """An error status's body in one of the shapes of faults.HttpErrorBody (simulator/README.md's http_error),
+    or: `filter` a typed content-policy 400, `refusal` a relayed refusal 403 (`error_type`: its shape),
+    `tool_enums_rejected` Gemini's 400 (`error_type`: the path), `tool_use_failed` Groq's 400 (REJECTED_RAW),
+    `guardrail` OpenRouter's own 403 before any provider (`metadata.patterns`)."""
     if shape == "availability":
         return availability_error_body(status, model, endpoint)
     if shape == "filter":
@@ -121,7 +114,7 @@ def provider_error_body(status: int, model: Model, endpoint: SimulatedEndpoint, 
     return relayed_error_body(status, endpoint, raw, byok=status == 402)
 
 
-# A provider's refusal relayed as its 403 (docs/openrouter-wire.md §5), by faults.RELAYED_REFUSALS.
+# A provider's refusal relayed as its 403 (docs/openrouter-wire.md §5), by faults.RelayedRefusalShape.
 RELAYED_REFUSAL_RAW = {
     # xAI, verbatim as OpenRouter relayed it (pasky/muaddib, tests/refusal-detection.test.ts).
     "permission_denied": '{"code":"permission-denied","error":"I can\'t help with that request."}',
@@ -161,11 +154,8 @@ def availability_error_body(status: int, model: Model, endpoint: SimulatedEndpoi
 def moderation_error_body(
     model: Model, endpoint: SimulatedEndpoint, reasons: tuple[str, ...], flagged: str
 ) -> dict[str, Any]:
-    """OpenRouter's moderation 403: `error.metadata` = {reasons, flagged_input, provider_name, model_slug}.
-
-    The metadata shape is OpenRouter's documented ModerationErrorMetadata (docs,
-    api/reference/errors-and-debugging "Moderation Errors"); the message wording is ours.
-    """
+    """OpenRouter's moderation 403, its metadata the documented ModerationErrorMetadata (docs/openrouter-wire.md
+    §5); the message wording is ours."""
     listed = ", ".join(f'"{r}"' for r in reasons)
     message = (f"{model.id} requires moderation on {endpoint.provider_name}. Your input was flagged for {listed}. "
                "No credits were charged.")
@@ -235,9 +225,7 @@ def endpoint_json(endpoint: SimulatedEndpoint, model: Model, *, stats: bool) -> 
     }
 
 
-# `throughput_last_30m` as the real listing has it: the percentiles ascend, p99 the fastest (listing K
-# of docs/openrouter-wire.md §9: p50 35, p75 42, p90 47, p99 58). `descending` is the OpenAPI
-# example's order, kept for a host that lists it so.
+# `throughput_last_30m` as the real listing has it, ascending (docs/openrouter-wire.md §9); `descending`: the OpenAPI's.
 THROUGHPUT_SHARES = {"ascending": (1.0, 1.2, 1.35, 1.65), "descending": (1.0, 0.85, 0.7, 0.4)}
 
 

@@ -1,12 +1,6 @@
-"""The round summary as Markdown (the job summary) or plain text (the terminal).
-
-    to_markdown(results, decisions=None) -> str
-    to_text(results, decisions=None) -> str
-
-`results` is the round record (core.results.RoundResults: one results.json, or its shards merged
-by core.results.merge_shards);
-`decisions` is the judge's record of the round (decisions.json), or None before the judge has run. Pure
-functions of their input. Every upstream string goes through core.untrusted first.
+"""The round summary as Markdown (the job summary) or plain text (the terminal): pure functions of the
+round record and the judge's (None before the judge has run). Every upstream string goes through
+core.untrusted first.
 """
 
 from __future__ import annotations

@@ -1,22 +1,6 @@
-"""What the judge decided: Decision records, their actions and the evidence behind them, and
-`RoundDecisions`, the judge's record of one round (reports/decisions.json, schema_version 1).
-
-    RoundDecisions       one judged round: its decisions and the provider.ignore lists it leaves
-    ├── RequestRecord    the request that made them (upstream, planned models, re-used shards)
-    └── Decision         one transition, with its Evidence and its evidence Cards (judge/suspension/card.py)
-
-The action strings are the wire format of reports/decisions.json and state/audit.jsonl
-(`Decision.to_json` is both files' form of a decision); the summary, the notifications, the
-GitHub issues, the history and the Allure report render from them, so they are stable.
-
-The record lives here, beside the Decision and the Card it holds, not in core/: core/ is below
-judge/ and cannot name them. It stays pure like the rest of judge/ (dicts in and out): the one
-reader of the file, `read_decisions(path)`, is canary/round/judging.py's. The file's form is
-declared once, as frozen Structs (`DecisionsFile`, `DecisionLine`, `Evidence`, card.py's
-`CardLine`), read with core/schema.py. decisions.json is canary's own output, so its reader is
-strict: a document of another shape is refused with DecisionsError naming the dotted key (and,
-through read_decisions, the file). Fields absent from an older or a hand-made file read with their
-defaults; a key this version does not know is skipped (a later version may add one).
+"""What the judge decided: Decision records and `RoundDecisions`, its record of one round
+(reports/decisions.json, docs/file-formats.md). It lives here, not in core/, because core/ cannot name a
+Decision. The action strings are decisions.json's and the audit log's wire format: they stay stable.
 """
 
 from __future__ import annotations
@@ -45,12 +29,9 @@ class DecisionsError(InputError):
 
 
 class Action(StrEnum):
-    """The kinds of decision, in the vocabulary of decisions.json, each with what people read of it
-    (as httpx's `codes.OK.phrase`): `label` (lower case, reads after a provider: "aurora/fp8
-    suspended"), `note` (why it matters, or ""), and `symbol`. The summary, the notifications, the
-    GitHub issues, the status page's feed and the Allure report all render from these, so an action
-    reads the same everywhere; members are declared in the order a reader needs them (what changed
-    traffic first)."""
+    """The kinds of decision, each with what people read of it (as httpx's `codes.OK.phrase`): `label`
+    (reads after a provider: "aurora/fp8 suspended"), `note` (why it matters, or "") and `symbol`, so an
+    action reads the same everywhere. Declared in the order a reader needs them (what changed traffic first)."""
 
     label: str
     note: str
@@ -135,8 +116,7 @@ def _checked_time(value: str, key: str) -> None:
 
 
 class DecisionLine(msgspec.Struct, frozen=True):
-    """A decision as decisions.json and the audit log write it (`Decision.line`): the UNSET fields
-    are left out of a decision that has none (no rung, no cards)."""
+    """A decision as decisions.json and the audit log write it (`Decision.line`); UNSET fields are left out."""
 
     model: str
     provider: str
@@ -201,8 +181,7 @@ class Decision:
 
     @classmethod
     def from_json(cls, raw: Any, where: str = "") -> Decision:
-        """A decision of decisions.json or an audit line (`weak_evidence` is derived from the cards);
-        DecisionsError names the dotted key (after `where`)."""
+        """A decision of decisions.json or an audit line; DecisionsError names the dotted key (after `where`)."""
         return cls.from_line(read_as(raw, DecisionLine, source=None, error=DecisionsError,
                                      ignore_unknown_keys=True, at=where))
 

@@ -1,19 +1,8 @@
-"""Proportions with honest uncertainty and exact tests, from one maintained library: scipy.stats.
-
-Pure functions of counts. scipy is imported on first use, not at import time (~0.7 s), so the
-probes and the chat backend (which import judge/ modules) never pay for it.
-
-- `wilson_interval(k, n)`: the Wilson score interval: it behaves at 0 % and 100 %, where the
-  textbook Wald interval collapses to a point, and at small n. The evidence cards use it: the
-  issue's example "19/20 (0.76-0.99)" and "0/49 (0-0.07)" are its figures (Clopper-Pearson gives
-  0.75-1.00 for 19/20). Its closed form is scipy's `binomtest(k, n).proportion_ci(method="wilson")`
-  to 1e-15 (tests/judge/suspension/test_stats.py), without the two-sided test binomtest also
-  computes: 1 ms a card otherwise (benchmarks/production_evidence.py).
-- `fisher_greater(k1, n1, k2, n2)`: Fisher's exact test, one-sided: the p-value of "group 1
-  fails more often than group 2". Chosen over Boschloo's (more powerful, unconditional) because
-  it is exact and fast at the sizes a fleet pools (Boschloo took 5 s on a 150 x 3,100 table, so
-  `canary status` over 64 endpoints would take minutes); conservative, which here can only make
-  a card read "weak" sooner, never suspend anyone.
+"""Proportions with honest uncertainty and exact tests, from scipy.stats (docs/judge.md says why Wilson
+and Fisher). Pure functions of counts. scipy is imported on first use (~0.7 s), so the probes and the
+chat backend, which import judge/, never pay for it. `wilson_interval` is the closed form of scipy's
+`binomtest(k, n).proportion_ci(method="wilson")` to 1e-15 (tests/judge/suspension/test_stats.py),
+without the two-sided test binomtest also computes: 1 ms a card (benchmarks/production_evidence.py).
 """
 
 from __future__ import annotations

@@ -1,21 +1,13 @@
 """One pinned request in flight: collects what happened and turns it into a ChatResult.
 
-The client reports events (headers, an error status, a body, a timeout, an exception); the
-stream itself goes through StreamState. `result()` applies the precedence once, in one place:
+The client reports events (headers, an error status, a body, a timeout, an exception); the stream
+goes through StreamState. `result()` applies the precedence once, in one place (what each error
+shape becomes: docs/contracts.md, What each error shape becomes):
 
 1. AUTH_ERROR (our key) beats everything: nothing else about the round can be trusted.
-2. A served-by name that is not the pinned provider -> ROUTING_MISMATCH, whatever else
-   happened: the pin did not hold, so the reply (or error) says nothing about the pinned host.
-   X-Provider-Name counts only when the body names no provider (a disagreeing header is a note);
-   a tier endpoint whose response reports another `service_tier` is a mismatch too, and so is router
-   metadata listing more than one attempt or another provider's (wire.py `router_mismatch`).
-3. An error status (a 403 whose router metadata shows a guardrail stage that blocked it and no
-   attempt is OpenRouter's guardrail, GUARDRAIL_BLOCKED: ours, it freezes; a moderation 403, a
-   typed content_policy_violation / refusal error or a provider's refusal relayed as its 403 is
-   MODERATED: the host's policy answered; a 401/402/403 naming a provider or an availability code
-   is that endpoint's PROVIDER_DENIED, not our key), a JSON error in a 200 body, an `error` in the
-   stream (a filter error is MODERATED; a token-limit error after content or after a `length`
-   finish is COMPLETED on `length`: docs/openrouter-wire.md §3), a malformed stream.
+2. A served-by name, service tier or router attempt other than the pinned one -> ROUTING_MISMATCH,
+   whatever else happened: the pin did not hold, so the reply says nothing about the pinned host.
+3. An error status, a JSON error in a 200 body, an `error` in the stream, a malformed stream.
 4. Timeouts and dropped connections -- unless a finish reason had already arrived: then the
    generation was complete and only the trailer ([DONE], usage) was lost, so it is COMPLETED.
 5. A stream that ended without [DONE] and without a finish reason was cut (stream_cut).
@@ -47,9 +39,8 @@ from probes.http.wire import (
 )
 
 Outcome = tuple[Classification, ErrorKind | None, str | None]
-# An error message is one printable line (core/untrusted.py clean): a host's message may carry
-# terminal escapes (clear screen, a window title, OSC 8 links) and bidi overrides that would reach
-# the probe's log, the round table and pytest's report raw. Bounded far above any real message.
+# An error message is one printable line (core/untrusted.py clean): a host's may carry terminal escapes
+# and bidi overrides. Bounded far above any real message.
 ERROR_MESSAGE_CHARS = 2000
 
 
@@ -78,9 +69,7 @@ class Run:
     def __init__(self, endpoint: Endpoint, *, stream: bool, t0: float, retried_after: str | None = None,
                  reasoning_requested: bool = False, max_tokens: int | None = None,
                  mask: KeyMask | None = None) -> None:
-        # The key is masked where upstream text is decoded (headers, bodies, every data event),
-        # before anything cuts it (an error message to 300, a quoted event to 120, a category to
-        # 40): a cut through the key would leave a piece that no later step could recognise.
+        # The key is masked where upstream text is decoded, before any cut (docs/developing.md).
         self.mask = mask if mask is not None else KeyMask(None)
         self.endpoint = endpoint
         self.max_tokens = max_tokens
@@ -240,15 +229,8 @@ class Run:
         return 1 if self.retried_after is None else 2
 
     def result(self, *, waited_s: float | None = None, earlier_requests: int = 0) -> ChatResult:
-        """The frozen result, with the key masked in every upstream string it keeps;
-        `waited_s`: a 429 came first, and Retry-After was waited once.
-
-        A host may echo our request headers (the key) into its text, its reasoning, the served-by
-        name, the model or the id; only the probe holds the key, so everything later (results.json,
-        Allure, issues, notifications, the state's reasons, the history) gets it masked here. Each
-        event was masked as it was decoded; what is masked again here is what was joined since:
-        the key split over deltas or tool-name fragments is masked in the joined value, and the
-        fragments keep their places (`KeyMask.parts`)."""
+        """The frozen result, the key masked in every upstream string it keeps, joined values included
+        (docs/developing.md); `waited_s`: a 429 came first, and Retry-After was waited once."""
         scrub = self.mask
         cls, kind, message = self._outcome()
         served = self.served()

@@ -6,14 +6,10 @@ RouterMetadata what OpenRouter's router metadata said of one request (its attemp
 ChatResult everything one pinned request produced: text, timings, who served it, and a
            Classification that tells a contract whether there is anything to judge.
 
-Classification is deliberately coarse. Only COMPLETED results carry a generation a contract
-may judge; MODERATED is the host's moderation or filter refusing our (supported) prompt (a 403
-with moderation metadata, a typed content_policy_violation / refusal error, as a status or
-in the stream, or a provider's refusal relayed as its 403): a policy answer, not a transport failure, which
-only the refusal contract can judge; TRANSPORT_ERROR freezes a host's streak; ROUTING_MISMATCH
-means the pin did not hold (the reply says nothing about the pinned host); AUTH_ERROR is about
-*our* key, so the round should stop instead of blaming any host. ErrorKind says which
-non-completion it was.
+Classification is deliberately coarse: only COMPLETED carries a generation a contract may judge;
+MODERATED is the host's policy refusing our prompt, which only the refusal contract judges;
+TRANSPORT_ERROR freezes a host's streak; ROUTING_MISMATCH means the pin did not hold; AUTH_ERROR is
+about *our* key, so the round stops instead of blaming a host. ErrorKind says which non-completion.
 """
 
 from __future__ import annotations
@@ -90,15 +86,11 @@ class Endpoint:
     # True on by default, False off by default (a hybrid model), None not said.
     thinks_by_default: bool | None = None
     thinking_mandatory: bool = False
-    # `throughput_last_30m` (output tokens/s OpenRouter measured on the endpoint's traffic): its
-    # p50 and its slowest listed percentile; None when the listing has none (too little traffic).
-    # The percentiles ascend on the real listing (p50 35, p75 42, p90 47, p99 58 tokens/s: p99 is
-    # the fastest), so the slowest is p50 there; it is read as the minimum, whatever the order.
+    # `throughput_last_30m` (output tokens/s on the endpoint's traffic): its p50 and slowest listed
+    # percentile (the minimum, whatever the order); None when the listing has none (too little traffic).
     throughput_p50: float | None = None
     throughput_slowest: float | None = None
-    # The rest of the listing's pricing (judge/replies/billing.py): the `request` fee, and the
-    # per-token prices of cache reads, cache writes and reasoning, the per-search `web_search`
-    # (None: not listed). A conditional listing (`overrides`) is read at its highest price per key.
+    # The rest of the listing's pricing (judge/replies/billing.py; None: not listed), `overrides` at their highest.
     request_price: float = 0.0
     prompt_price_high: float | None = None       # set only when an override charges more than prompt_price
     completion_price_high: float | None = None   # likewise for completion_price
@@ -177,13 +169,8 @@ ROUTER_ITEMS = 16         # attempts and pipeline stages read from one metadata 
 
 @dataclass(frozen=True, slots=True)
 class RouterMetadata:
-    """What OpenRouter's `openrouter_metadata` said (docs/openrouter-wire.md §6), read permissively.
-
-    It comes only when asked for (`X-OpenRouter-Metadata: enabled`) and never on a cache hit; any
-    field may be absent or of another type, and what is not as documented is not said (None, ()).
-    Unknown stage types are opaque. Names are upstream text: masked where decoded, cut here, shown
-    with ascii().
-    """
+    """What OpenRouter's `openrouter_metadata` said (docs/openrouter-wire.md §6), read permissively: what is
+    not as documented is not said (None, ()). Names are upstream text: masked where decoded, cut here."""
 
     attempts: tuple[tuple[str, int | None], ...] = ()   # (provider, status) of each attempt listed
     attempt: int | None = None        # the attempt that answered, 1-indexed (0: no provider reached)
@@ -223,12 +210,8 @@ def _flagged(stage: dict[str, Any]) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class StreamedToolCall:
-    """One tool call of a reply as the wire assembled it, by its `index`, nothing repaired.
-
-    The fragments are kept as sent: `arguments` is every argument fragment of the index joined
-    (a host streaming them twice shows as `{...}{...}`), `name_parts` every non-empty name
-    fragment (most hosts send the name once; judge/replies/tools.py reads them).
-    """
+    """One tool call of a reply as the wire assembled it, by its `index`, nothing repaired: `arguments`
+    every argument fragment joined (streamed twice: `{...}{...}`), `name_parts` every non-empty name fragment."""
 
     index: int
     id: str | None

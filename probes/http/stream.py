@@ -1,16 +1,6 @@
-"""Accumulates one streamed chat completion from parsed SSE items: a pure state machine.
-
-The client owns the socket and the clock; this module only decides what each item means, so
-the rules of docs/openrouter-wire.md §3 live in one testable place:
-- comments are keep-alives, counted and otherwise ignored;
-- `data: [DONE]` ends the stream; anything that is not a JSON object is a malformed stream;
-- `error` is checked on every chunk whatever its `choices` or `finish_reason` say (three real
-  shapes exist: finish_reason "error", finish_reason null + usage, and `choices: []`);
-- finish_reason is the last non-null value (usage chunks may repeat it or carry null);
-- `choices: []` is fine; content and reasoning are kept apart, and only non-empty content
-  starts the time to first token; the generation ends at the first finish reason (or the last
-  content delta), not at `[DONE]`: a late usage chunk is OpenRouter's, not the host's decode;
-- text is capped: past the cap we stop reading and call it a "length" finish of our own.
+"""Accumulates one streamed chat completion from parsed SSE items: a pure state machine. The client
+owns the socket and the clock; this module decides what each item means, so the rules of
+docs/openrouter-wire.md §3 live in one testable place.
 """
 
 from __future__ import annotations

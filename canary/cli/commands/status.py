@@ -1,12 +1,6 @@
-"""`canary status [--model M]`: a table of every provider the judge remembers, and its state.
-
-Below each model's table, the current evidence card of every endpoint (judge/suspension/evidence.py): each
-contract with a failure in its window against the pooled replies of the model's other endpoints,
-or how many judged replies its window holds when none failed. Last, the silences in force
-(paths.silences): they mute notifications and issues, never the states shown above.
-
-A simulator state (`canary round`'s, in <reports>/simulator-state/) runs on its own virtual clock:
-without --now it is shown at its last round's virtual time, not the real one.
+"""`canary status [--model M]`: a table of every provider the judge remembers, its state and evidence
+cards, and the silences in force (docs/judge.md, Working on the state by hand). A simulator state runs
+on its own virtual clock: without --now it is shown at its last round's virtual time.
 """
 
 from __future__ import annotations

@@ -1,18 +1,8 @@
-"""`canary validate`: check the files people edit by hand before they reach main.
-
-Runs in CI on every pull request (and push), so a broken edit of exclusions/builtin.yaml,
-exclusions/incidents.yaml, exclusions/silences.yaml, exclusions/maintenance.yaml, canary.yaml, the
-judge's state or its audit log fails the check with the file, the line and what to do, instead of
-failing the next scheduled round. It reuses the very parsers canary uses (core.store,
-canary.state.judge_files, canary.state.silences, canary.state.maintenance, canary.state.audit): one
-definition of each format.
-
-It also warns (exit 0) when a configured positive control is not among the endpoints of the
-last saved discovery (reports/discovery.json, written by every round, or --discovery FILE): such
-a control is never probed, so the refusal probe of its model stays unverified every round. The
-check works offline, on that snapshot; without one, or with one taken from the bundled simulator
-(whose scenarios bring their own controls), it says so instead of guessing. It warns too, as
-`canary incident add` does (_endpoint_tags.py), about an entry's endpoint tag no discovery listed.
+"""`canary validate`: check the files people edit by hand before they reach main (docs/judge.md, Working on
+the state by hand), with the very parsers canary uses: one definition of each format. It warns (exit
+0) when a configured positive control is not among the last saved discovery's endpoints: such a control
+is never probed, so its model's refusal probe stays unverified every round. It warns
+too, as `canary incident add` does (_endpoint_tags.py), about an entry's endpoint tag no discovery listed.
 """
 
 from __future__ import annotations
