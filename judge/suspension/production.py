@@ -60,9 +60,9 @@ SPAN = timedelta(minutes=30) * WINDOW_ROUNDS   # the cards' evidence span: 48 ha
 FRESH = timedelta(minutes=30)                  # an exporter with no record ending this close to the round is stale
 RATE_RATIO = 3.0
 MIN_FAILURES = 5
-# ...in at least this many windows: one conversation that stays on an endpoint (OpenRouter's sticky
-# routing for prompt caching) adds at most the library's cap per window, so it cannot flag an
-# endpoint alone unless it lasts this long (benchmarks/production_evidence.py, one_user).
+# ...in at least this many windows: a conversation that stays on an endpoint (OpenRouter's sticky
+# routing for prompt caching) adds at most the library's 3 checked replies a day, under MIN_FAILURES;
+# this floor guards a writer without that cap (benchmarks/production_evidence.py, one_user).
 MIN_WINDOWS = 5
 MIN_PEERS = 2
 MIN_PEER_REPLIES = 100
@@ -115,8 +115,9 @@ class ProductionEvidence:
 
 
 def weigh(records: Sequence[ProductionRecord], names: Mapping[str, Mapping[str, str]], guard: GuardRules, *,
-          now: datetime) -> ProductionEvidence:
-    """The cards and lines of the round's endpoints (`names`: model -> tag -> provider name) from `records`."""
+          now: datetime, span: timedelta = SPAN) -> ProductionEvidence:
+    """The cards and lines of the round's endpoints (`names`: model -> tag -> provider name) from `records`
+    whose window ended within `span` before `now` (benchmarks/production_evidence.py tries longer spans)."""
     seen = [r for r in records if r.window_end <= now]
     if not seen:
         return ProductionEvidence()
@@ -124,7 +125,7 @@ def weigh(records: Sequence[ProductionRecord], names: Mapping[str, Mapping[str, 
     for r in seen:
         last[r.exporter] = max(last.get(r.exporter, r.window_end), r.window_end)
     stale = {e for e, end in last.items() if end < now - FRESH}
-    pooled = [r for r in seen if r.window_end > now - SPAN]
+    pooled = [r for r in seen if r.window_end > now - span]
     index = {m: _by_name(tags) for m, tags in names.items()}
     tallies: dict[_Stratum, dict[str, list[int]]] = {}
     sampled: dict[tuple[str, str], int] = {}
