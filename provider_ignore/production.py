@@ -4,25 +4,10 @@
     exporter.observe(conversation_id, Reply.from_body(body), now=now, language="de")   # per reply
     exporter.flush(now=now, send=lambda record: push(record, repository=..., token=...))  # every few minutes
 
-Sampling is deterministic by a hash of the conversation id, so a conversation is all in or all
-out, and at most `per_conversation` replies of one conversation are checked per UTC day (so per
-window too): one user who asks for Chinese, or one broken character card, cannot make an endpoint
-look bad, even when OpenRouter keeps the conversation on one provider for hours (its sticky
-routing for prompt caching; the judge's MIN_FAILURES exceeds the cap, so a flag takes several
-conversations). A sampled
-reply gets the checks whose result does not depend on the prompt (core.production.ProductionCheck),
-by the judge's own pure functions (judge/replies/); the language check only against the language
-the product expected (the user's locale or the character's), passed in, never guessed, and only
-with the `language` extra installed (lingua). Which provider served is the reply's `provider`.
-
-Each closed 30-minute window becomes one record (core/production.py) of counts per model,
-provider, check, outcome and stratum (streaming; and for the language check, the language
-expected). No small cells: an endpoint's replies under one check and stratum, fewer than MIN_CELL
-of them, are merged into the model's remainder (provider None), and a remainder still that small
-is left out. The rule counts the replies of the group, passed and failed together, so an endpoint
-with 40 checked replies keeps its 2 failures (a failure count under MIN_CELL is the evidence). A
-window with no sampled reply still gets its record: an exporter that is alive says so (a missing
-record reads as stale evidence, never as clean). Thread-safe.
+A conversation is sampled all in or all out (a hash of its id), at most `per_conversation` of its
+replies checked per UTC day; each gets the checks that do not depend on the prompt, by judge/replies/'s
+pure functions; each closed window becomes one record (core/production.py), small cells merged into
+the model's remainder (`_merged`). Why each rule: docs/production.md. Thread-safe.
 """
 
 from __future__ import annotations
