@@ -89,7 +89,7 @@ SEVENTEEN = (list(LANGUAGES), [0.5 if lang == "en" else 0.5 / (len(LANGUAGES) - 
 # One reply's check and whether it failed, drawn: (rng, endpoint tag, expected language).
 Draw = Callable[[random.Random, str, str], tuple[ProductionCheck, bool]]
 # One heavy user's conversations: (the window it starts in, the endpoint it stays on or None: routed anew).
-User = list[tuple[int, str | None]]
+User = Sequence[tuple[int, str | None]]
 
 
 def windows(seed: int, draw: Draw, *, sample: float = SAMPLE, langs: tuple[list[str], list[float]] = SEVENTEEN,
@@ -98,7 +98,7 @@ def windows(seed: int, draw: Draw, *, sample: float = SAMPLE, langs: tuple[list[
     """`count` windows of records, as the library writes them from the simulated replies (and `user`'s,
     English, every one failing the language check); `bad_checked` counts the garbling host's checked replies."""
     rng, exporter = random.Random(seed), Exporter("chat-1", sample_rate=sample, per_conversation=cap)
-    per_window, out = DAY_REPLIES // 48 // TURNS, []
+    per_window, out = DAY_REPLIES // 48 // TURNS, list[ProductionRecord]()
 
     def reply(conversation: str, tag: str, lang: str, at: datetime, fixed: bool | None = None) -> None:
         def outcomes(_: str | None) -> dict[ProductionCheck, CheckOutcome]:

@@ -34,7 +34,7 @@ from canary.round.judging import SIMULATOR_STATE_DIR, JudgeRequest, run_judge
 from canary.round.probing import ProbeOptions, run_probe
 from core.config import load_config
 from core.production import CheckOutcome, ProductionRecord, record_json
-from core.times import stamp
+from core.times import parse_time, stamp
 from core.vocabulary import LANGUAGE_NAMES, LANGUAGES
 from judge.suspension.decisions import Action, RoundDecisions
 from provider_ignore.production import WINDOW, Exporter, Reply, window_start
@@ -118,8 +118,10 @@ def main(argv: Sequence[str] | None = None) -> list[RoundDecisions]:
     parser.add_argument("--conversations", type=int, default=68, help="per window (default: 4 a language)")
     parser.add_argument("--long-share", type=float, default=0.4, help="the share of conversations with a long card")
     parser.add_argument("--sample-rate", type=float, default=1.0)
+    parser.add_argument("--now", type=lambda v: parse_time(v, "--now"), default=None,
+                        help="the time the traffic ends (default: now)")
     args = parser.parse_args(argv)
-    end = window_start(datetime.now(UTC))
+    end = window_start(args.now or datetime.now(UTC))
     records = traffic(args.out, end=end, windows=args.windows, conversations=args.conversations,
                       long_share=args.long_share, sample_rate=args.sample_rate)
     print(f"wrote {len(records)} records to {args.out}/demo-backend/ (canary judge RESULTS.json --production "

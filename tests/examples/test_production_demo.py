@@ -25,7 +25,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[RoundDeci
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     out = tmp_path_factory.mktemp("production")
-    return out, module.main([str(out)])
+    return out, module.main([str(out), "--now", "2026-12-07T10:00:00Z"])
 
 
 def test_the_demo_writes_one_readable_record_a_window(demo: tuple[Path, list[RoundDecisions]]) -> None:
