@@ -4,22 +4,10 @@
     exporter.observe(conversation_id, Reply.from_body(body), now=now, language="de")   # per reply
     exporter.flush(now=now, send=lambda record: push(record, repository=..., token=...))  # every few minutes
 
-Sampling is deterministic by a hash of the conversation id, so a conversation is all in or all
-out, and at most `per_conversation` replies of one conversation are checked per window: one user
-who asks for Chinese, or one broken character card, cannot make an endpoint look bad. A sampled
-reply gets the checks whose result does not depend on the prompt (core.production.ProductionCheck),
-by the judge's own pure functions (judge/replies/); the language check only against the language
-the product expected (the user's locale or the character's), passed in, never guessed, and only
-with the `language` extra installed (lingua). Which provider served is the reply's `provider`.
-
-Each closed 30-minute window becomes one record (core/production.py) of counts per model,
-provider, check, outcome and stratum (streaming; and for the language check, the language
-expected). No small cells: an endpoint's replies under one check and stratum, fewer than MIN_CELL
-of them, are merged into the model's remainder (provider None), and a remainder still that small
-is left out. The rule counts the replies of the group, passed and failed together, so an endpoint
-with 40 checked replies keeps its 2 failures (a failure count under MIN_CELL is the evidence). A
-window with no sampled reply still gets its record: an exporter that is alive says so (a missing
-record reads as stale evidence, never as clean). Thread-safe.
+A conversation is sampled all in or all out (a hash of its id), at most `per_conversation` of its
+replies checked per UTC day; each gets the checks that do not depend on the prompt, by judge/replies/'s
+pure functions; each closed window becomes one record (core/production.py), small cells merged into
+the model's remainder (`_merged`). Why each rule: docs/production.md. Thread-safe.
 """
 
 from __future__ import annotations
@@ -29,8 +17,8 @@ import importlib.util
 import threading
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import msgspec
@@ -57,7 +45,7 @@ from judge.replies.limits import LimitsFacts, assess_limits
 from judge.replies.stream_integrity import assess_deltas
 
 WINDOW = timedelta(minutes=30)
-PER_CONVERSATION = 3   # sampled replies of one conversation checked per window, at most
+PER_CONVERSATION = 3   # sampled replies of one conversation checked per UTC day, at most
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,9 +166,8 @@ _Cell = tuple[str, str | None, ProductionCheck, CheckOutcome, str | None, bool |
 
 @dataclass(slots=True)
 class _Window:
-    counts: Counter[_Cell]
-    served: Counter[tuple[str, str | None]]
-    per_conversation: Counter[bytes]
+    counts: Counter[_Cell] = field(default_factory=Counter)
+    served: Counter[tuple[str, str | None]] = field(default_factory=Counter)
 
 
 class Exporter:
@@ -200,11 +187,21 @@ class Exporter:
         self._windows: dict[datetime, _Window] = {}
         self._next: datetime | None = None          # the first window not yet closed into a record
         self._pending: list[ProductionRecord] = []  # closed, not yet sent
+        self._checked: dict[date, Counter[bytes]] = {}  # replies checked per conversation key, per UTC day
 
     def observe(self, conversation_id: str, reply: Reply, *, now: datetime, language: str | None = None) -> bool:
         """Check `reply` if its conversation is in the sample and under its cap; whether it was checked."""
+        return self.count(conversation_id, reply.model, reply.provider, stream=reply.deltas is not None, now=now,
+                          language=language,
+                          outcomes=lambda lang: reply_outcomes(reply, lang, check_language=self.check_language))
+
+    def count(self, conversation_id: str, model: str, provider: str | None, *, stream: bool, now: datetime,
+              outcomes: Callable[[str | None], Mapping[ProductionCheck, CheckOutcome]],
+              language: str | None = None) -> bool:
+        """`observe` of a reply by its checks' outcomes, `outcomes(expected language)`, called only when the
+        reply is sampled and under its cap (benchmarks/production_evidence.py feeds simulated outcomes)."""
         key = self.sampler.key(conversation_id)
-        if not self.sampler.takes(key) or not _valid(reply.model, Model):
+        if not self.sampler.takes(key) or not _valid(model, Model):
             return False
         language = language if language in LANGUAGES else None   # a locale the record cannot name: no stratum
         start = window_start(now)
@@ -212,20 +209,20 @@ class Exporter:
             if self._next is not None and start < self._next:
                 return False  # its window's record is written already
             self._next = self._next or start
-            window = self._windows.setdefault(start, _Window(Counter(), Counter(), Counter()))
-            if window.per_conversation[key] >= self.per_conversation:
+            checked = self._checked.setdefault(start.date(), Counter())
+            if checked[key] >= self.per_conversation:
                 return False
-            window.per_conversation[key] += 1
-        outcomes = reply_outcomes(reply, language, check_language=self.check_language)  # outside the lock: the CPU
-        provider = reply.provider if _valid(reply.provider, Provider) else None
-        stream = reply.deltas is not None
+            checked[key] += 1
+            window = self._windows.setdefault(start, _Window())
+        found = outcomes(language)   # outside the lock: the CPU
+        provider = provider if _valid(provider, Provider) else None
         with self._lock:
             if self._windows.get(start) is not window:
                 return False  # the window closed while the reply was checked
-            window.served[(reply.model, provider)] += 1
-            for check, outcome in outcomes.items():  # the expected language is the language check's stratum
+            window.served[(model, provider)] += 1
+            for check, outcome in found.items():  # the expected language is the language check's stratum
                 stratum = language if check is ProductionCheck.LANGUAGE else None
-                window.counts[(reply.model, provider, check, outcome, stratum, stream)] += 1
+                window.counts[(model, provider, check, outcome, stratum, stream)] += 1
         return True
 
     def flush(self, *, now: datetime, send: Callable[[ProductionRecord], object]) -> int:
@@ -244,9 +241,11 @@ class Exporter:
         with self._lock:
             self._next = self._next or window_start(now)
             while self._next + WINDOW <= now:
-                window = self._windows.pop(self._next, None) or _Window(Counter(), Counter(), Counter())
+                window = self._windows.pop(self._next, None) or _Window()
                 self._pending.append(self._record(self._next, window))
                 self._next += WINDOW
+            for day in [d for d in self._checked if d < self._next.date()]:
+                del self._checked[day]
             return list(self._pending)
 
     def _record(self, start: datetime, window: _Window) -> ProductionRecord:

@@ -18,7 +18,7 @@ from canary.integrations.notifications import send as notifications
 from canary.integrations.notifications.urls import NOTIFY_URLS_ENV, WEBHOOK_ENV
 from core.times import fmt_time
 from core.untrusted import clean, markdown
-from judge.suspension.decisions import Decision, RoundDecisions
+from judge.suspension.decisions import Action, Decision, RoundDecisions
 from judge.suspension.silences import Silence, silencing, split_silenced
 
 SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
@@ -27,6 +27,9 @@ __all__ = ["NOTIFY_URLS_ENV", "SUMMARY_ENV", "WEBHOOK_ATTEMPTS", "WEBHOOK_ENV", 
            "render_text"]
 MAX_REASON = 160                 # keep one decision on one readable line
 ALREADY_APPLIED_NOTE = "(already applied by an earlier run: summarised again, not posted again)"
+# Production evidence's routine steps recur every round while a host's evidence lasts, and nobody acts on
+# them: what a confirmation finds reaches people as a (would-be) suspension. The summaries keep them.
+UNANNOUNCED = frozenset({Action.CONFIRM, Action.CONFIRMATION})
 
 
 def _describe(d: Decision, silence: Silence | None = None) -> str:
@@ -82,7 +85,7 @@ def notify(doc: RoundDecisions, *, audit_path: Path, env: Mapping[str, str] | No
                 handle.write(render_markdown(doc, silences))
         except OSError as exc:
             echo(f"canary: could not append to ${SUMMARY_ENV} ({exc.strerror})")
-    heard, muted = split_silenced(doc.decisions, silences, doc.now)
+    heard, muted = split_silenced([d for d in doc.decisions if d.action not in UNANNOUNCED], silences, doc.now)
     targets = notifications.targets(env)
     if targets and muted and not doc.already_applied:
         echo(f"canary: {len(muted)} silenced decision(s) left out of the notification"

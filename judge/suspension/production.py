@@ -1,40 +1,11 @@
 """Production evidence: a chat backend's own replies, counted per endpoint, against its peers (pure, issue 39).
 
-The backend samples its replies, runs the reply checks that do not depend on the prompt, and writes
-one record per exporter per 30-minute window, counts only (core/production.py). This is the judge's
-half, records in and decisions out, `now` the round's start:
-
-- **Which endpoint.** A record names a provider as replies name it ("DeepInfra"); the round's
-  discovery names each endpoint's provider the same way (results.json `models.M.names`). A provider
-  that runs several endpoints of the model, or a cell the backend marked ambiguous, is shown on each
-  of those endpoints and used for no rule (neither as a host nor as a peer). A provider the round
-  did not discover, and the model's remainder (cells too small to keep), are left out.
-- **The card.** Per endpoint, check and stratum (the language the product expected, streamed or
-  not), the records whose window ended within SPAN before the round (the span of the cards' 48
-  rounds, judge/suspension/window.py) are pooled: its failures against the pooled failures of the
-  model's other endpoints in the same stratum, with the cards' intervals and one-sided Fisher test
-  (judge/suspension/card.py): "production encoding [de, stream]: 30/400 failed (...) vs peers
-  0/2400 (...), p < 1e-12"; every endpoint's last line is the model's sample rate and each
-  exporter's last window.
-- **Stale.** An exporter of the records with none ending in the FRESH minutes before the round:
-  said on every endpoint's lines, never read as clean, and no confirmation is scheduled meanwhile.
-- **Flagged**, the bar of the reliability rule (judge/suspension/reliability.py): a one-sided p
-  under RULE_ALPHA, a rate at least RATE_RATIO times the peers', at least MIN_FAILURES failures (in
-  at least MIN_WINDOWS records: one conversation the routing keeps on the endpoint is no host
-  defect), at least MIN_PEERS peers of MIN_PEER_REPLIES replies each in the stratum, the model-wide
-  guard not firing, every exporter fresh. The guard is the probes' (judge/suspension/round.py, rules.
-  model_wide_guard): when more than its share of the endpoints with replies in the stratum (and
-  at least its number) show the defect, MIN_FAILURES failures or more at a rate within RATE_RATIO
-  of the worst endpoint's, the model drifts (every host answering in another language for some
-  users, a broken character card) and no endpoint is flagged on it, the worst one included.
-- **Confirmation** (rules.production `observe` or `enforce`): a flagged endpoint's matching
-  contract (CHECK_CONTRACT) runs three times in the next round, pinned, and the strict majority of
-  the runs is the case's `confirmation` (probes/round/contracts/__init__.py); `confirm` in
-  decisions.json, with the card, and `confirmation` next round with what it found.
-- **The rule** (`enforce`): a round fails on production evidence only when the endpoint is flagged
-  in that round and that round's pinned probe of the same contract agrees (the confirmation's
-  majority failed, or the contract's own case failed, neither discounted by the probes' guard).
-  `observe` says what it would have done. Production evidence alone never fails a round.
+Records in (core/production.py), decisions out, `now` the round's start. Per endpoint, check and
+stratum, a day of records against the model's other endpoints (`weigh`: the cards, staleness, the
+bar of the reliability rule, the model-wide guard); then the confirmation each flag schedules
+(`schedule`) and what the next round's pinned probe says of it (`apply_production`: rules.production
+observe or enforce). Production evidence alone never fails a round. The whole of it: docs/judge.md
+("Production evidence").
 """
 
 from __future__ import annotations
@@ -60,9 +31,9 @@ SPAN = timedelta(minutes=30) * WINDOW_ROUNDS   # the cards' evidence span: 48 ha
 FRESH = timedelta(minutes=30)                  # an exporter with no record ending this close to the round is stale
 RATE_RATIO = 3.0
 MIN_FAILURES = 5
-# ...in at least this many windows: one conversation that stays on an endpoint (OpenRouter's sticky
-# routing for prompt caching) adds at most the library's cap per window, so it cannot flag an
-# endpoint alone unless it lasts this long (benchmarks/production_evidence.py, one_user).
+# ...in at least this many windows: a conversation that stays on an endpoint (OpenRouter's sticky
+# routing for prompt caching) adds at most the library's 3 checked replies a day, under MIN_FAILURES;
+# this floor guards a writer without that cap (benchmarks/production_evidence.py, one_user).
 MIN_WINDOWS = 5
 MIN_PEERS = 2
 MIN_PEER_REPLIES = 100
@@ -115,8 +86,9 @@ class ProductionEvidence:
 
 
 def weigh(records: Sequence[ProductionRecord], names: Mapping[str, Mapping[str, str]], guard: GuardRules, *,
-          now: datetime) -> ProductionEvidence:
-    """The cards and lines of the round's endpoints (`names`: model -> tag -> provider name) from `records`."""
+          now: datetime, span: timedelta = SPAN) -> ProductionEvidence:
+    """The cards and lines of the round's endpoints (`names`: model -> tag -> provider name) from `records`
+    whose window ended within `span` before `now` (benchmarks/production_evidence.py tries longer spans)."""
     seen = [r for r in records if r.window_end <= now]
     if not seen:
         return ProductionEvidence()
@@ -124,7 +96,7 @@ def weigh(records: Sequence[ProductionRecord], names: Mapping[str, Mapping[str, 
     for r in seen:
         last[r.exporter] = max(last.get(r.exporter, r.window_end), r.window_end)
     stale = {e for e, end in last.items() if end < now - FRESH}
-    pooled = [r for r in seen if r.window_end > now - SPAN]
+    pooled = [r for r in seen if r.window_end > now - span]
     index = {m: _by_name(tags) for m, tags in names.items()}
     tallies: dict[_Stratum, dict[str, list[int]]] = {}
     sampled: dict[tuple[str, str], int] = {}

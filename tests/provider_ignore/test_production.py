@@ -45,11 +45,14 @@ def test_a_conversation_is_all_in_or_all_out_and_the_rate_holds() -> None:
     assert taken[:500] == [again.takes(again.key(f"conversation-{i}")) for i in range(500)]
 
 
-def test_at_most_k_replies_of_one_conversation_are_checked_per_window() -> None:
+def test_at_most_k_replies_of_one_conversation_are_checked_per_day() -> None:
     exporter = Exporter("eu-1", sample_rate=1.0)
     checked = [exporter.observe("one-user", reply(), now=T0 + timedelta(minutes=i)) for i in range(5)]
     assert checked == [True] * PER_CONVERSATION + [False] * (5 - PER_CONVERSATION)
-    assert exporter.observe("one-user", reply(), now=T0 + WINDOW)  # a new window, a new allowance
+    # OpenRouter keeps a conversation on one provider while its cache is warm: a new window is no new allowance...
+    assert not exporter.observe("one-user", reply(), now=T0 + 3 * WINDOW)
+    assert exporter.observe("another", reply(), now=T0 + 3 * WINDOW)
+    assert exporter.observe("one-user", reply(), now=T0 + timedelta(days=1))   # ...a new day is
 
 
 @pytest.mark.parametrize(("r", "fails"), [

@@ -9,6 +9,7 @@ from rules_factories import MODEL, report
 
 from canary.cli.commands.status import render_status
 from canary.outputs import summary
+from canary.outputs.site.feeds import status_document
 from judge.suspension.decisions import RoundDecisions
 from judge.suspension.production import STALE, production_lines
 from judge.suspension.state import JudgeState, ProviderState
@@ -46,3 +47,13 @@ def test_the_status_page_cell_shows_cards_and_a_stale_exporter_only() -> None:
     assert production_lines(LINES["aurora/fp8"]) == [CARD]
     assert production_lines(LINES["borealis/bf16"]) == []
     assert production_lines(("production: no failure in 9 sampled replies", FOOTER + STALE)) == [FOOTER + STALE]
+
+
+def test_status_json_carries_what_the_page_shows() -> None:
+    endpoint = {"provider": "aurora/fp8", "state": "active", "tier": "healthy", "status": "healthy", "until": None,
+                "excluded_by": None, "reasons": [], "tier_reasons": [], "last_round_at": None,
+                "latency": {"p50": None, "p95": None, "tps": None}, "production": production_lines(LINES["aurora/fp8"])}
+    page = {"generated_at": "2026-11-29T22:05:00Z", "newest_round": None, "stale_after_minutes": 90.0,
+            "stale_at_generation": True, "models": [{"model": MODEL, "provider_ignore": [], "would_ignore": [],
+                                                      "badge": "badges/m.svg", "endpoints": [endpoint]}]}
+    assert status_document(page).models[MODEL].endpoints["aurora/fp8"].production == (CARD,)
