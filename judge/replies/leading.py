@@ -9,8 +9,8 @@ The real incident: one host glued stray punctuation or unrelated token fragments
   label (`Assistant:`, `AI:`, `### Response:`). A character's speaker label (`Mara:`) is normal
   roleplay, and so is a character called "Model": only the lowercase `model:` of Gemma's
   template is a leak, and a capitalised role word (`Assistant:`) passes when the reply is a
-  script with other speakers' labels. An answer word in Markdown bold (`**Answer:** 7`) is
-  the model's own label: no template writes bold (`Response:`, `### Response:` are leaks);
+  script with other speakers' labels; so does an answer word in bold (`**Answer:** 7`), which
+  no template writes (`Response:`, `### Response:` are leaks);
 - **stray punctuation** before the first letter (`",Hello`, `.**She`, `)The`), after the
   openers a healthy reply may start with (quotes, brackets, Markdown `*`/`**`/`_`, dashes,
   `¿ ¡`, an ellipsis, `#`, `>`), which are never garbage by themselves, and unless it opens
@@ -48,8 +48,7 @@ _TEMPLATE_TOKEN = re.compile(
     r"|\[/?INST\]|<</?SYS>>",
     re.IGNORECASE,
 )
-# Role words of chat templates and chat transcripts. The answer words among them are also how a model
-# labels its own answer in Markdown ("**Answer:** 7"): in bold, which no template writes, they pass.
+# Role words of chat templates and chat transcripts; the answer words pass in bold ("**Answer:** 7").
 _ANSWER_WORDS = ("response", "answer", "output", "reply")
 _ROLE_WORDS = "assistant|model|ai|bot|chatbot|gpt|chatgpt|system|user|human|" + "|".join(_ANSWER_WORDS)
 # A role word alone on the first line ("assistant\n", "<assistant>\n") or as a label
@@ -73,10 +72,8 @@ _DOT_ELLIPSIS = re.compile(r"[\[(](?:\.{3}|…)[\])]|\.(?:[ \t]?\.)+")
 # glued after an opener ('">Hoy') it is stray.
 _BEFORE_QUOTE_MARK = frozenset(" \t\n>-=")
 _URL_START = re.compile(r"(?:https?|ftp)://\S|www\.\S", re.IGNORECASE)
-# Markup that opens a healthy reply with a character stray elsewhere: LaTeX math (`\(4 + 3 = 7\).`,
-# `\[`; its closer may be past a low max_tokens) or a command (`\begin{`, `\documentclass[`), a Markdown
-# table's first row over its delimiter row (`| a | b |` then `|---|---|`). A JSON escape (`\nThe`, `\"Hi`)
-# is none.
+# LaTeX math (its closer may be past a low max_tokens) or a command (`\begin{`), a Markdown table's row over
+# its `|---|` delimiter row; a JSON escape (`\nThe`, `\"Hi`) is none.
 _MARKUP = re.compile(r"\\[(\[]|\\[A-Za-z]{2,}(?=[{\[\n])|\|[^\n]*\|[^\n]*\n[ \t]*\|?[ \t]*:?-+:?[ \t]*\|")
 _MENTION = re.compile(r"@\w")
 # Short words that stand alone before punctuation or a name in casual replies ("ok. Fine.",
@@ -162,11 +159,10 @@ def _role_label(start: str) -> str | None:
     if not label:
         return None
     role = label.group("role")
-    if role.casefold() in _ANSWER_WORDS and label.group("bold") and not label.group("head"):
-        return None  # the reply's own Markdown label ("**Answer:** 7"), not Alpaca's "### Response:"
     character_like = role.casefold() in _CHARACTER_LIKE or _is_script(start)
-    if not label.group("head") and not role.islower() and character_like:
-        return None  # a character called "Model", or one speaker of a script
+    own_label = label.group("bold") and role.casefold() in _ANSWER_WORDS  # "**Answer:** 7", not "### Response:"
+    if not label.group("head") and (own_label or not role.islower() and character_like):
+        return None  # the model's own bold label, a character called "Model", or one speaker of a script
     return f"leading garbage: a leaked role label {label.group().strip()!r} opens the reply"
 
 
