@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from typing import Final
 
 BUILTIN = "builtin"
 INCIDENT = "incident"
@@ -29,7 +30,7 @@ SUSPENSION = "suspension"
 # read the files written before), and what to do with a state file that cannot be read (the judge's
 # codec, judge/suspension/state.py, and the backend's reader of its suspensions, core/layer_files.py,
 # say the same).
-STATE_SCHEMA_VERSION = 1
+STATE_SCHEMA_VERSION: Final = 1
 STATE_SUSPENSION_KEY = "suspension"
 STATE_FIX = "restore it from git (git checkout -- <file>) or delete it to start from an empty state"
 

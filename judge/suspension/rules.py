@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 
 from core.errors import RuleError
-from core.policy import ENFORCE, MAX_LAST_REASONS, MAX_REASON_CHARS, OBSERVE, Policy
+from core.policy import ENFORCE, MAX_LAST_REASONS, MAX_REASON_CHARS, OBSERVE, Mode, Policy
 from core.results import RoundResults
 from judge.suspension.coverage import also_removed, covers
 from judge.suspension.decisions import WHOLE_ROUND, Action, Decision, Evidence, Rule
@@ -300,7 +300,7 @@ def _restore(state: JudgeState, mround: ModelRound, policy: Policy, decisions: l
     return state
 
 
-def _suspend(state: JudgeState, mround: ModelRound, policy: Policy, now: datetime, mode: str,
+def _suspend(state: JudgeState, mround: ModelRound, policy: Policy, now: datetime, mode: Mode,
              excluded: frozenset[str], decisions: list[Decision]) -> JudgeState:
     model = mround.model
     providers = state.models.get(model, {})
@@ -346,7 +346,7 @@ def _suspend(state: JudgeState, mround: ModelRound, policy: Policy, now: datetim
     return state
 
 
-def _mode_for(failed_now: tuple[str, ...], mode: str, policy: Policy) -> str:
+def _mode_for(failed_now: tuple[str, ...], mode: Mode, policy: Policy) -> Mode:
     """The mode of a suspension: observe when the round that completed the streak failed only
     contracts still observed (Policy.observe_contracts), else the judge's."""
     if failed_now and all(c in policy.observe_contracts for c in failed_now):
