@@ -41,13 +41,14 @@ import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
 from core.errors import InputError
+from core.field_rules import written
 from core.policy import Mode
 from core.results import RejectedInput
 from core.schema import Invalid, read_as
 from core.store import StoreError
 from core.times import TimeFormatError, fmt_time, parse_time
-from judge.suspension.card import CardLine
-from judge.suspension.decisions import Decision, DecisionsError, Evidence
+from judge.suspension.card import Card
+from judge.suspension.decisions import Decision, DecisionsError, Evidence, read_decision
 
 REJECTED_INPUT = "rejected_input"
 WEBHOOK_FAILED = "webhook_failed"
@@ -58,8 +59,8 @@ class AuditError(InputError):
 
 
 class AuditLine(msgspec.Struct, frozen=True):
-    """One line of state/audit.jsonl: a decision's line (judge/suspension/decisions.py DecisionLine,
-    its Evidence and CardLine declared there) with when and where, or a warning's, whose action is
+    """One line of state/audit.jsonl: a decision as decisions.json writes it (judge/suspension/decisions.py
+    Decision, its Evidence and card.py's Card) with when and where, or a warning's, whose action is
     no Action (so `action` and `rule` are plain strings here). Every line canary writes has every
     field up to `evidence`; only `time` and `action` are required of a line read, as every reader of
     the log asks nothing else of it. The UNSET fields are left out of a line that has none."""
@@ -75,7 +76,7 @@ class AuditLine(msgspec.Struct, frozen=True):
     evidence: tuple[Evidence, ...] = ()
     until: str | None | UnsetType = UNSET  # a suspension's end (null: an older writer's "none")
     rung: int | None | UnsetType = UNSET  # a suspension's rung
-    card: tuple[CardLine, ...] | UnsetType = UNSET  # the evidence cards (suspend, would_suspend, floor_held, restore)
+    card: tuple[Card, ...] | UnsetType = UNSET  # the evidence cards (suspend, would_suspend, floor_held, restore)
     weak_evidence: bool | UnsetType = UNSET  # beside `card`: no card shows the host significantly worse
     keys: tuple[str, ...] | UnsetType = UNSET  # a digest_sent line's digest keys
     by: str | UnsetType = UNSET  # who ran the command (`canary lift --by`)
@@ -102,7 +103,7 @@ class AuditLine(msgspec.Struct, frozen=True):
         """The decision the line records, or None: a warning's line (rejected_input, ...) or one
         that reads as no decision (an action or rule this version does not know, hand-edited)."""
         try:
-            return Decision.from_json(msgspec.to_builtins(self))
+            return read_decision(msgspec.to_builtins(self))
         except DecisionsError:
             return None
 
@@ -119,8 +120,8 @@ class AuditLog:
 def decision_lines(decisions: Iterable[Decision], *, round_id: str | None, mode: Mode,
                    now: datetime, by: str | None = None) -> list[AuditLine]:
     """The audit lines of decisions: the decision as decisions.json writes it, with when, where (and who)."""
-    return [AuditLine(time=_time_text(now), round_id=round_id, mode=mode, by=UNSET if by is None else by,
-                      **msgspec.structs.asdict(d.line())) for d in decisions]
+    when = {"time": _time_text(now), "round_id": round_id, "mode": mode, **({} if by is None else {"by": by})}
+    return [msgspec.convert({**written(d), **when}, AuditLine) for d in decisions]
 
 
 def rejected_lines(rejected: Iterable[RejectedInput], *, round_id: str, mode: Mode,
@@ -144,7 +145,7 @@ def _time_text(now: datetime) -> str:
 
 def encoded(line: AuditLine) -> str:
     """The line as the log holds it: keys sorted, `", "` and `": "` between them, UTF-8 kept."""
-    return json.dumps(msgspec.to_builtins(line), sort_keys=True, ensure_ascii=False)
+    return json.dumps(written(line), sort_keys=True, ensure_ascii=False)
 
 
 def read_line(raw: Any, where: str) -> AuditLine:

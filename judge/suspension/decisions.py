@@ -6,15 +6,16 @@
     └── Decision         one transition, with its Evidence and its evidence Cards (judge/suspension/card.py)
 
 The action strings are the wire format of reports/decisions.json and state/audit.jsonl
-(`Decision.to_json` is both files' form of a decision); the summary, the notifications, the
+(a Decision is both files' form of a decision); the summary, the notifications, the
 GitHub issues, the history and the Allure report render from them, so they are stable.
 
 The record lives here, beside the Decision and the Card it holds, not in core/: core/ is below
 judge/ and cannot name them. It stays pure like the rest of judge/ (dicts in and out): the one
-reader of the file, `read_decisions(path)`, is canary/round/judging.py's. The file's form is
-declared once, as frozen Structs (`DecisionsFile`, `DecisionLine`, `Evidence`, card.py's
-`CardLine`), read with core/schema.py. decisions.json is canary's own output, so its reader is
-strict: a document of another shape is refused with DecisionsError naming the dotted key (and,
+reader of the file, `read_decisions(path)`, is canary/state/results_files.py's. The records are
+the file's form, declared once (`RoundDecisions` with its `RequestRecord` inline, `Decision`,
+`Evidence`, card.py's `Card`: core/field_rules.py). decisions.json is canary's own output, so its
+reader (`read_round_decisions`) is strict: a document of another shape is refused with
+DecisionsError naming the dotted key (and,
 through read_decisions, the file). Fields absent from an older or a hand-made file read with their
 defaults; a key this version does not know is skipped (a later version may add one).
 """
@@ -25,16 +26,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 import msgspec
-from msgspec import UNSET, UnsetType
 
 from core.errors import InputError
+from core.field_rules import INLINE, SPARSE, Derived, read_document
 from core.policy import Mode
-from core.schema import Invalid, read_as
-from core.times import TimeFormatError, fmt_time, parse_time
-from judge.suspension.card import Card, CardLine
+from judge.suspension.card import Card
 
 # Model/provider of decisions about the whole round rather than one endpoint.
 WHOLE_ROUND = "*"
@@ -124,34 +123,6 @@ class Evidence(msgspec.Struct, frozen=True, omit_defaults=True):
     code: str = ""  # its code (judge/replies/verdict.py); "" in a file written before codes (left out then)
 
 
-def _checked_time(value: str, key: str) -> None:
-    """Invalid unless `value` reads as a time (core/times.py parse_time: naive means UTC)."""
-    try:
-        parse_time(value, key)
-    except TimeFormatError:
-        raise Invalid(key, f"{value!r} is not an ISO 8601 time like 2026-11-29T22:30:00Z") from None
-
-
-class DecisionLine(msgspec.Struct, frozen=True):
-    """A decision as decisions.json and the audit log write it (`Decision.line`): the UNSET fields
-    are left out of a decision that has none (no rung, no cards)."""
-
-    model: str
-    provider: str
-    action: Action
-    rule: Rule
-    reason: str
-    evidence: tuple[Evidence, ...] = ()
-    until: str | None | UnsetType = UNSET  # null (an older writer's "none") reads as absent
-    rung: int | None | UnsetType = UNSET
-    card: tuple[CardLine, ...] | UnsetType = UNSET
-    weak_evidence: bool | UnsetType = UNSET  # derived from the cards again on reading
-
-    def __post_init__(self) -> None:
-        if isinstance(self.until, str):
-            _checked_time(self.until, "until")
-
-
 @dataclass(frozen=True, slots=True)
 class Decision:
     """One transition worth logging and telling people about."""
@@ -161,14 +132,14 @@ class Decision:
     action: Action  # what happened (Action: suspend, would_suspend, restore, ...)
     rule: Rule  # which rule decided it (Rule)
     reason: str  # why, in words
-    until: datetime | None = None  # a suspension's end
-    rung: int | None = None  # a suspension's rung on the ladder (1, 2, 3...)
+    until: Annotated[datetime | None, SPARSE] = None  # a suspension's end
+    rung: Annotated[int | None, SPARSE] = None  # a suspension's rung on the ladder (1, 2, 3...)
     evidence: tuple[Evidence, ...] = ()  # the cases behind it
     # The evidence against its peers (judge/suspension/card.py): on suspend, would_suspend, floor_held, restore.
-    card: tuple[Card, ...] = ()
+    card: Annotated[tuple[Card, ...], SPARSE] = ()
 
     @property
-    def weak_evidence(self) -> bool:
+    def weak_evidence(self) -> Annotated[bool, Derived(when="card")]:
         """A suspension (or its attempt) on cards that show no host worse than its peers."""
         opening = self.action in (Action.SUSPEND, Action.WOULD_SUSPEND, Action.FLOOR_HELD)
         return opening and bool(self.card) and not any(c.significant for c in self.card)
@@ -177,32 +148,6 @@ class Decision:
     def whole_round(self) -> bool:
         """A decision about the whole round (model or provider `*`), not about one endpoint."""
         return WHOLE_ROUND in (self.model, self.provider)
-
-    def line(self) -> DecisionLine:
-        """The decision as decisions.json and the audit log write it."""
-        return DecisionLine(self.model, self.provider, self.action, self.rule, self.reason, self.evidence,
-                            until=UNSET if self.until is None else _time_text(self.until),
-                            rung=UNSET if self.rung is None else self.rung,
-                            card=tuple(c.line() for c in self.card) if self.card else UNSET,
-                            weak_evidence=self.weak_evidence if self.card else UNSET)
-
-    @classmethod
-    def from_line(cls, line: DecisionLine) -> Decision:
-        return cls(line.model, line.provider, line.action, line.rule, line.reason,
-                   until=parse_time(line.until, "until") if isinstance(line.until, str) else None,
-                   rung=line.rung if isinstance(line.rung, int) else None, evidence=line.evidence,
-                   card=() if isinstance(line.card, UnsetType) else tuple(Card.from_line(c) for c in line.card))
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = msgspec.to_builtins(self.line())
-        return out
-
-    @classmethod
-    def from_json(cls, raw: Any, where: str = "") -> Decision:
-        """A decision of decisions.json or an audit line (`weak_evidence` is derived from the cards);
-        DecisionsError names the dotted key (after `where`)."""
-        return cls.from_line(read_as(raw, DecisionLine, source=None, error=DecisionsError,
-                                     ignore_unknown_keys=True, at=where))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -222,9 +167,11 @@ class RoundDecisions:
     round_id: str                   # the round judged (shards: their ids, sorted, joined with "+")
     mode: Mode                      # observe | enforce: the mode the round was decided in
     now: datetime                   # when it was decided (a re-run: the time of its first decision)
+    schema_version: Literal[1] = DECISIONS_SCHEMA_VERSION  # 1: another value is refused
     gap_minutes: float | None = None  # minutes since the previous round started (None: the first, or a re-run)
     already_applied: bool = False   # a re-run: the state held the round already and nothing changed
-    request: RequestRecord = field(default_factory=RequestRecord)
+    # the request that made them: its fields are written beside these (the table below)
+    request: Annotated[RequestRecord, INLINE] = field(default_factory=RequestRecord)
     decisions: tuple[Decision, ...] = ()  # every decision of the round, in the judge's order
     # model -> provider.ignore in effect
     ignore: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
@@ -235,51 +182,15 @@ class RoundDecisions:
         """The decisions about one endpoint (not the whole round's)."""
         return tuple(d for d in self.decisions if not d.whole_round)
 
-    def to_json(self) -> dict[str, Any]:
-        how = self.request
-        doc = DecisionsFile(
-            round_id=self.round_id, mode=self.mode, now=_time_text(self.now), gap_minutes=self.gap_minutes,
-            already_applied=self.already_applied, upstream=how.upstream, expected_models=how.expected_models,
-            allow_simulator=how.allow_simulator, reused_shards=dict(sorted(how.reused_shards.items())),
-            decisions=tuple(d.line() for d in self.decisions), ignore=dict(self.ignore),
-            would_ignore=dict(self.would_ignore))
-        out: dict[str, Any] = msgspec.to_builtins(doc)
-        return out
 
-    @classmethod
-    def from_json(cls, raw: Any) -> RoundDecisions:
-        """Validate decoded decisions.json data; DecisionsError names the dotted key."""
-        doc = read_as(raw, DecisionsFile, source=None, error=DecisionsError, ignore_unknown_keys=True)
-        return cls(round_id=doc.round_id, mode=doc.mode, now=parse_time(doc.now, "now"),
-                   gap_minutes=doc.gap_minutes, already_applied=doc.already_applied,
-                   request=RequestRecord(upstream=doc.upstream, expected_models=doc.expected_models,
-                                         allow_simulator=doc.allow_simulator, reused_shards=doc.reused_shards),
-                   decisions=tuple(Decision.from_line(d) for d in doc.decisions),
-                   ignore=doc.ignore, would_ignore=doc.would_ignore)
+def read_round_decisions(raw: Any) -> RoundDecisions:
+    """decisions.json's data read by its declaration; DecisionsError names the dotted key. Fields
+    absent from an older or a hand-made file read with their defaults; a key this version does not
+    know is skipped (a later version may add one)."""
+    return RoundDecisions(**read_document(raw, RoundDecisions, source=None, error=DecisionsError))
 
 
-class DecisionsFile(msgspec.Struct, frozen=True):
-    """decisions.json's document: RoundDecisions with its RequestRecord's fields beside its own."""
-
-    round_id: str
-    mode: Mode
-    now: str
-    schema_version: Literal[1] = DECISIONS_SCHEMA_VERSION
-    gap_minutes: float | None = None
-    already_applied: bool = False
-    upstream: str | None = None
-    expected_models: tuple[str, ...] | None = None
-    allow_simulator: bool = False
-    reused_shards: dict[str, str] = {}
-    decisions: tuple[DecisionLine, ...] = ()
-    ignore: dict[str, tuple[str, ...]] = {}
-    would_ignore: dict[str, tuple[str, ...]] = {}
-
-    def __post_init__(self) -> None:
-        _checked_time(self.now, "now")
-
-
-def _time_text(value: datetime) -> str:
-    text = fmt_time(value)
-    assert text is not None
-    return text
+def read_decision(raw: Any, where: str = "") -> Decision:
+    """A decision of decisions.json or an audit line (`weak_evidence` is derived from the cards);
+    DecisionsError names the dotted key (after `where`)."""
+    return Decision(**read_document(raw, Decision, source=None, error=DecisionsError, at=where))
