@@ -21,9 +21,9 @@ own raises `Invalid(dotted path, why)` (a fault's parameters inside a scenario).
 
 Why msgspec and not pydantic v2, measured again for issue 30 (benchmarks/schema_libraries.py
 prints the full figures): pydantic's structured errors (a `loc` tuple and a `type` code per error)
-would spare this module's walk, but every process of a round (the command, the pytest
-controller, each xdist worker, the simulator) reads canary.yaml or a scenario at start-up, so an
-import is paid several times per round. In a fresh process msgspec imports in about 17 ms;
+would spare this module's walk, but every process of a round (the command, pytest, the
+simulator) reads canary.yaml or a scenario at start-up, so an import is paid several times per
+round. In a fresh process msgspec imports in about 17 ms;
 pydantic with a TypeAdapter for ConfigFile took 95-150 ms, building that one validator 36-87 ms
 of it (five runs on a loaded two-core machine). msgspec is also strict by default, which is what a
 configuration file wants. The walk is about 130 lines with a test per shape; owning it costs

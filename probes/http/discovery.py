@@ -15,9 +15,9 @@ entries and probes the model's others; only a listing with no usable entry fails
 endpoints that passed (`.endpoints`) and every problem found (`.problems`) for a caller that
 wants to show them.
 
-Endpoints are returned sorted by tag (xdist workers and the language rotation need a fixed
-order). Endpoints with a negative `status` (deranked, meaning undocumented) are kept: the
-canary probes what OpenRouter may route to and records the status.
+Endpoints are returned sorted by tag (the language rotation needs a fixed order). Endpoints
+with a negative `status` (deranked, meaning undocumented) are kept: the canary probes what
+OpenRouter may route to and records the status.
 """
 
 from __future__ import annotations
