@@ -14,8 +14,7 @@ each where the backend can read them, for example a clone refreshed on any sched
         && mv /srv/canary-state.json.tmp /srv/canary-state.json
 
 or `canary fetch-state` in that clone (it writes state/canary-state.json atomically), or the raw
-files over HTTPS (a private repository needs a token). With paths.state_branch empty, all three
-are on main.
+files over HTTPS (a private repository needs a token).
 
 No redeploy is needed: each get() stats the three files and re-reads one only when its
 modification time, size or inode changed (commit-back and `canary incident` replace files

@@ -1,19 +1,16 @@
 """Commit the judge's files (state, audit log, round history) and push them, safely, with retries.
 
-Two layouts (canary.yaml's paths.state_branch), one module each:
+One layout: the judge's files on their own branch (canary.yaml's paths.state_branch, default
+`canary-state`; canary/state/state_branch.py). People's files (exclusion YAML, canary.yaml) stay
+on main under review; the machine-written state, audit log and history are committed to a branch
+only the judge (and `canary lift`/`incident` users) write. A protected main therefore never
+blocks a round: GITHUB_TOKEN can never be on a ruleset's bypass list, and its pushes trigger no
+workflow, so a required status check never reports.
 
-- **Their own branch** (the default, `canary-state`): canary/state/state_branch.py. People's
-  files (exclusion YAML, canary.yaml) stay on main under review; the machine-written state and
-  audit log are committed to a branch only the judge (and `canary lift`/`incident` users) write.
-  A protected main therefore never blocks a round: GITHUB_TOKEN can never be on a ruleset's
-  bypass list, and its pushes trigger no workflow, so a required status check never reports.
-- **The checked-out branch** (paths.state_branch empty): canary/state/checked_out.py, for a token
-  that may push there (a GitHub App on the bypass list).
-
-Both run git through canary/state/git.py (argument lists only, never a shell) and carry the
-round history's folders with canary/state/git_folders.py. This module holds what they share:
-the result, the error, the commit message (built from validated tags, never from free text) and
-the paths of the judge's files inside the repository. A push that stays rejected ends with
+Git runs through canary/state/git.py (argument lists only, never a shell); the round history's
+folders are carried by canary/state/git_folders.py. This module holds the result, the error, the
+commit message (built from validated tags, never from free text) and the paths of the judge's
+files inside the repository. A push that stays rejected ends with
 git's own message, so a branch rule that blocks the bot is named, not guessed at; the pauses
 between attempts are core/retry.py's.
 """

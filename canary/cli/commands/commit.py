@@ -4,11 +4,9 @@
                   [--state-branch NAME] [--branch B] [--retries 5] [--reapply RESULTS.json ...] [--repo DIR]
 
 Where to: the state branch (paths.state_branch in canary.yaml, default `canary-state`; created
-as an orphan branch on first use), so a protected main never blocks the bot; `--state-branch ''`
-(or an empty paths.state_branch) pushes to the checked-out branch instead (--branch), for a
-token that may push there. `canary fetch-state` must have copied the branch's files before the
-judge ran: the commit is built on the state the judge read, and a branch that moved since is
-caught.
+as an orphan branch on first use), so a protected main never blocks the bot. `canary fetch-state`
+must have copied the branch's files before the judge ran: the commit is built on the state the
+judge read, and a branch that moved since is caught.
 
 The round history (paths.history, default `history/` next to the state) goes with them: each
 commit carries the folder as it is on disk, the round's new file and the files compaction
@@ -43,7 +41,6 @@ from canary.cli.commands._options import PATH, Invocation, common, pass_invocati
 from canary.history.store import history_root
 from canary.round.judging import DEFAULT_DECISIONS_FILE, JudgeRequest, run_judge
 from canary.round.refusal import RoundRefused
-from canary.state.checked_out import commit_to_checked_out_branch
 from canary.state.commit_back import (
     DEFAULT_RETRIES,
     CommitBackError,
@@ -73,10 +70,10 @@ def plain_message(_ctx: click.Context, _param: click.Parameter, value: str | Non
               help="a commit message of your own instead (one line of plain ASCII, at most 200 characters)")
 @click.option("--remote", default="origin", show_default=True)
 @click.option("--state-branch", default=None, metavar="NAME",
-              help="branch the judge's files go to (default: paths.state_branch; '' = the checked-out branch)")
+              help="branch the judge's files go to (default: paths.state_branch)")
 @click.option("--branch", default=None,
               help="the checked-out branch people's files are on (default: $GITHUB_REF_NAME, else the current "
-                   "one); the push target only when there is no state branch")
+                   "one): an exclusion file it moved meanwhile re-applies the round")
 @click.option("--retries", type=int, default=DEFAULT_RETRIES, show_default=True)
 @click.option("--reapply", is_flag=True, expose_value=False,
               help="marks the RESULTS.json arguments (optional): the round's results file(s), re-judged when "
@@ -92,7 +89,7 @@ def commit(invocation: Invocation, decisions_path: Path | None, message: str | N
     config = invocation.config()
     repo = repo or Path.cwd()
     decisions_path = decisions_path or Path(config.paths.reports) / DEFAULT_DECISIONS_FILE
-    target = config.paths.state_branch if state_branch is None else (state_branch or None)
+    target = state_branch or config.paths.state_branch
 
     def message_text() -> str:
         if message is not None:
@@ -114,18 +111,11 @@ def commit(invocation: Invocation, decisions_path: Path | None, message: str | N
     files = [config.paths.state, config.paths.audit]
     folders = history_folders(repo, config.paths.state, history_root(config.paths), "canary commit")
     inputs = list(config.paths.layer_paths(PEOPLE_LAYERS).values())  # people's layers: a change re-applies the round
-    again = reapply if results_paths else None
-    if target is not None:
-        result = commit_to_state_branch(repo, files, message_text, remote=remote, branch=target,
-                                        people_branch=_people_branch(branch, repo), retries=retries,
-                                        reapply=again, inputs=inputs, folders=folders,
-                                        append_only=[config.paths.audit])
-        where = target
-    else:
-        where = branch or os.environ.get("GITHUB_REF_NAME") or _current_branch(repo)
-        result = commit_to_checked_out_branch(repo, files, message_text, remote=remote, branch=where,
-                                              retries=retries, reapply=again, inputs=inputs, folders=folders)
-    print(f"canary commit: {result.status} ({remote} {where}; attempts: {result.attempts}, "
+    result = commit_to_state_branch(repo, files, message_text, remote=remote, branch=target,
+                                    people_branch=_people_branch(branch, repo), retries=retries,
+                                    reapply=reapply if results_paths else None, inputs=inputs, folders=folders,
+                                    append_only=[config.paths.audit])
+    print(f"canary commit: {result.status} ({remote} {target}; attempts: {result.attempts}, "
           f"re-applied: {result.reapplied})")
     return 0
 
@@ -135,10 +125,6 @@ def _people_branch(branch: str | None, repo: Path) -> str | None:
     if branch or os.environ.get("GITHUB_REF_NAME"):
         return str(branch or os.environ["GITHUB_REF_NAME"])
     try:
-        return _current_branch(repo)
+        return current_branch(Git(repo))
     except CommitBackError:
         return None
-
-
-def _current_branch(repo: Path) -> str:
-    return current_branch(Git(repo))

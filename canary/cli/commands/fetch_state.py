@@ -16,10 +16,9 @@ Before the first commit the branch does not exist: the files in the checkout sta
 empty state). A local state holding a round the branch lacks (judged here, never pushed) is not
 overwritten without --force, nor a state or audit log changed here since they were last fetched
 or pushed (a `canary lift` or `canary incident` whose commit lost the race to the bot's push):
-following advice to fetch must never discard a person's change silently. With an empty
-paths.state_branch there is nothing to fetch: the files are on the checked-out branch. --show-branch
-prints the configured branch (empty line: none) and touches nothing; the workflow's plan job passes
-it to the probe jobs. --exists prints `true` or `false` (does the remote have the branch yet?) and
+following advice to fetch must never discard a person's change silently. --show-branch prints
+the configured branch and touches nothing; the workflow's plan job passes it to the probe and
+report jobs. --exists prints `true` or `false` (does the remote have the branch yet?) and
 touches nothing either; it fails (exit 1) when the remote cannot be asked, so the workflow skips its
 checkout of the branch only when the branch is really absent, never after a failed fetch. In a job
 that keeps no git credentials, $GITHUB_TOKEN authenticates that one request.
@@ -60,17 +59,13 @@ def fetch_state(invocation: Invocation, remote: str, state_branch: str | None, r
                 show_branch: bool, exists: bool) -> int:
     """Copy the judge's files and the round history from the tip of the state branch."""
     config = invocation.config()
-    branch = config.paths.state_branch if state_branch is None else (state_branch or None)
+    branch = state_branch or config.paths.state_branch
     repo = repo or Path.cwd()
     if show_branch:
-        print(branch or "")
+        print(branch)
         return 0
     if exists:
         return _exists(repo, remote, branch)
-    if branch is None:
-        print("canary fetch-state: paths.state_branch is empty: the judge's files live on the checked-out branch; "
-              "nothing to fetch")
-        return 0
     state = config.paths.state
     result = pull_state(repo, [state, config.paths.audit], remote=remote,
                         branch=branch, force=force, local_ahead=lambda data: _local_ahead(state, data),
@@ -85,8 +80,8 @@ def fetch_state(invocation: Invocation, remote: str, state_branch: str | None, r
     return 0
 
 
-def _exists(repo: Path, remote: str, branch: str | None) -> int:
-    found = branch is not None and branch_exists(repo, remote, branch, token=os.environ.get("GITHUB_TOKEN"))
+def _exists(repo: Path, remote: str, branch: str) -> int:
+    found = branch_exists(repo, remote, branch, token=os.environ.get("GITHUB_TOKEN"))
     print("true" if found else "false")
     return 0
 
