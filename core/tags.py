@@ -18,6 +18,8 @@ MODEL_PATTERN = re.compile(r"^(?=.{1,128}$)[A-Za-z0-9][A-Za-z0-9._:-]*(?:/[A-Za-
 # Round ids of merged shards join several ids with "+", so they may be longer than a tag. `\Z`, not
 # `$`: msgspec applies a declared pattern with re.search, where `$` also matches before a final newline.
 ROUND_ID_PATTERN = re.compile(r"^(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._:+-]{0,1023}\Z")
+# A provider's display name, as replies and discovery give it ("DeepInfra", "Google AI Studio"): words, not text.
+PROVIDER_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._()&+-]{0,63}\Z")
 
 
 def is_valid_tag(value: object) -> TypeGuard[str]:
@@ -34,6 +36,11 @@ def is_valid_model_id(value: object) -> TypeGuard[str]:
 def is_valid_round_id(value: object) -> TypeGuard[str]:
     """True when `value` is a round id safe in a commit message and the state file."""
     return isinstance(value, str) and bool(ROUND_ID_PATTERN.match(value))
+
+
+def is_provider_name(value: object) -> TypeGuard[str]:
+    """True when `value` is a provider's display name (PROVIDER_NAME_PATTERN)."""
+    return isinstance(value, str) and bool(PROVIDER_NAME_PATTERN.match(value))
 
 
 def describe_invalid_tag(value: object) -> str:

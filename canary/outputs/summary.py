@@ -19,6 +19,7 @@ from core import untrusted
 from core.results import RoundResults
 from core.vocabulary import REFUSAL
 from judge.suspension.decisions import RoundDecisions, action_named
+from judge.suspension.route_audit import leak_line
 
 SYMBOLS = {"pass": "✅", "fail": "❌", "inconclusive": "⏸", "transport_error": "⚡", "not_applicable": "—"}
 WORDS = {"pass": "pass", "fail": "FAIL", "inconclusive": "inconcl", "transport_error": "transport",
@@ -59,6 +60,9 @@ def to_markdown(results: RoundResults, decisions: RoundDecisions | None = None) 
                 f" | {md(cell.reason, REASON_LIMIT)} |" for m, p, c, cell in findings[:FINDINGS_LIMIT]]
         out += _more(len(findings)) + [""]
     out += _decisions_markdown(view)
+    if decisions is not None and decisions.leaks:
+        out += ["### Route audit (a chat backend's sampled replies served while excluded)", "",
+                *(f"- {md(k.model, MODEL_LIMIT)} {md(leak_line(k), 400)}" for k in decisions.leaks)]
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -94,6 +98,9 @@ def to_text(results: RoundResults, decisions: RoundDecisions | None = None, pend
         out += _cards_text(view) + [f"  {c(line, 400)}" for line in pending]
         out.append("provider.ignore:")
         out += [f"  {c(m, MODEL_LIMIT)}: {_tags(tags, c)}" + _would(view, m, c) for m, tags in _ignore_models(view)]
+    if decisions is not None and decisions.leaks:
+        out += ["route audit (a chat backend's sampled replies served while excluded):",
+                *(f"  {c(k.model, MODEL_LIMIT)} {c(leak_line(k), 400)}" for k in decisions.leaks)]
     return "\n".join(out).rstrip() + "\n"
 
 

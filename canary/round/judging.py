@@ -32,6 +32,7 @@ from core.config import Config
 from core.layer_files import read_layers
 from core.layers import PEOPLE_LAYERS, Exclusion, people_excluded
 from core.policy import MODES
+from core.production import ProductionRecord
 from core.results import ResultsError, RoundResults, merge_shards
 from core.store import StoreError, atomic_write_json
 from judge.suspension.decisions import (
@@ -40,13 +41,14 @@ from judge.suspension.decisions import (
     RequestRecord,
     RoundDecisions,
 )
-from judge.suspension.exclusions import ignore_lists
+from judge.suspension.exclusions import ignore_lists, suspension_entries
 from judge.suspension.planned import (
     expect_models,
     missing_model_decisions,
     reused_models,
     split_rerun,
 )
+from judge.suspension.route_audit import alarms, newest, route_audit, served_names
 from judge.suspension.rules import RoundOrder, RoundOrderError, apply_round, check_round_order
 from judge.suspension.state import JudgeState
 
@@ -78,6 +80,9 @@ class JudgeRequest:
     # reads a simulator state before probing, and nothing writes it in between): the judge
     # applies the round to it instead of reading the file again (None: the judge reads it).
     state: JudgeState | None = None
+    # A chat backend's production records, already read (core/production.py): the route audit of
+    # each exporter's newest one (judge/suspension/route_audit.py).
+    production: tuple[ProductionRecord, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,12 +162,15 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
     policy = replace(config.rules, mode=mode)  # the round's mode: canary.yaml's, or the request's override
     new_state, changes = apply_round(state, results, policy, now=now, excluded=people_excluded(exclusions, now),
                                        maintenance=load_maintenance(paths.maintenance))
-    changes = missing_model_decisions(results, reused=reused_now) + changes
+    # The route audit reads the lists in force before this round: the ones the records' windows saw.
+    leaks = route_audit(newest(request.production, now), (*exclusions, *suspension_entries(state)),
+                        served_names((c.model, c.provider, c.served_by) for c in results.cases))
+    changes = missing_model_decisions(results, reused=reused_now) + changes + alarms(leaks)
     gap = None
     if state.last_round is not None:
         gap = round((results.started_at - state.last_round.started_at).total_seconds() / 60, 1)
-    decisions = _record(results, new_state, exclusions, config, now=now, mode=mode, gap=gap, how=how,
-                        already_applied=False, decisions=tuple(changes))
+    decisions = replace(_record(results, new_state, exclusions, config, now=now, mode=mode, gap=gap, how=how,
+                                already_applied=False, decisions=tuple(changes)), leaks=leaks)
     atomic_write_json(out, decisions.to_json())
     round_id = results.round_id
     audit.append_round(paths.audit, audit.rejected_lines(results.rejected, round_id=round_id, mode=mode, now=now)

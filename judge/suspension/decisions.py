@@ -74,6 +74,7 @@ class Action(StrEnum):
     INCOMPLETE_ROUND = "incomplete_round", "round incomplete", "no streak changed", "⏸️"
     STREAK_RESTARTED = "streak_restarted", "streak restarted", "the pending streak lapsed, or its failures passed", "🔁"
     NOT_COUNTED = "not_counted", "not counted", "too soon after the last counted round", "⏭️"
+    ROUTE_LEAK = "route_leak", "served while excluded", "the chat backend is not applying provider.ignore", "🕳️"
     INCIDENT_ADD = "incident_add", "incident exclusion added", "", "🚧"
     INCIDENT_REMOVE = "incident_remove", "incident exclusion removed", "", "🧹"
 
@@ -100,6 +101,7 @@ class Rule(StrEnum):
     INCOMPLETE_ROUND = "incomplete_round"
     MANUAL = "manual"
     MAINTENANCE = "maintenance"
+    ROUTE_AUDIT = "route_audit"
 
 
 # The actions that start a suspension (real or would-be) and those that end one: what the history,
@@ -204,6 +206,24 @@ class Decision:
                                      ignore_unknown_keys=True, at=where))
 
 
+class Leak(msgspec.Struct, frozen=True, kw_only=True):
+    """A chat backend's sampled replies served by an endpoint while provider.ignore excluded it, in one
+    exporter's window (judge/suspension/route_audit.py): the backend did not apply the list."""
+
+    model: str
+    provider: str           # the endpoint's tag
+    exporter: str           # the backend that counted them (its production record's)
+    window_start: datetime
+    window_end: datetime
+    leaked: int             # sampled replies the endpoint served
+    sampled: int            # the model's sampled replies in the exporter's window
+    layer: str              # the layer that excluded the endpoint (builtin, incident, suspension)
+
+    @property
+    def rate(self) -> float:
+        return self.leaked / self.sampled if self.sampled else 0.0
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RequestRecord:
     """The request that made a round's decisions, as decisions.json keeps it."""
@@ -229,6 +249,7 @@ class RoundDecisions:
     ignore: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # ... with observe-mode suspensions enforced
     would_ignore: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    leaks: tuple[Leak, ...] = ()    # the route audit of each exporter's newest production record
 
     def endpoint_decisions(self) -> tuple[Decision, ...]:
         """The decisions about one endpoint (not the whole round's)."""
@@ -241,7 +262,7 @@ class RoundDecisions:
             already_applied=self.already_applied, upstream=how.upstream, expected_models=how.expected_models,
             allow_simulator=how.allow_simulator, reused_shards=dict(sorted(how.reused_shards.items())),
             decisions=tuple(d.line() for d in self.decisions), ignore=dict(self.ignore),
-            would_ignore=dict(self.would_ignore))
+            would_ignore=dict(self.would_ignore), leaks=self.leaks)
         out: dict[str, Any] = msgspec.to_builtins(doc)
         return out
 
@@ -254,7 +275,7 @@ class RoundDecisions:
                    request=RequestRecord(upstream=doc.upstream, expected_models=doc.expected_models,
                                          allow_simulator=doc.allow_simulator, reused_shards=doc.reused_shards),
                    decisions=tuple(Decision.from_line(d) for d in doc.decisions),
-                   ignore=doc.ignore, would_ignore=doc.would_ignore)
+                   ignore=doc.ignore, would_ignore=doc.would_ignore, leaks=doc.leaks)
 
 
 class DecisionsFile(msgspec.Struct, frozen=True):
@@ -273,6 +294,7 @@ class DecisionsFile(msgspec.Struct, frozen=True):
     decisions: tuple[DecisionLine, ...] = ()
     ignore: dict[str, tuple[str, ...]] = {}
     would_ignore: dict[str, tuple[str, ...]] = {}
+    leaks: tuple[Leak, ...] = ()
 
     def __post_init__(self) -> None:
         _checked_time(self.now, "now")

@@ -1,0 +1,43 @@
+"""User reports: evidence that asks the probes to look, never a rule (pure, issue 40).
+
+A chat backend records a user's report against the reply it is about (provider_ignore/reports.py:
+one per generation, so one reply reported twice counts once) and its production records carry
+the counts per model and provider (core/production.py `reports`). Two independent reports against
+one endpoint within REPORT_SPAN schedule a confirmation of it in the next round: every contract of
+the endpoint, pinned, three attempts, the majority deciding, as production evidence does
+(judge/suspension/production.py's confirmation). What the confirmation finds is judged as any
+probe is; a report never fails a round, never suspends, never counts as a failure.
+
+A report names a provider as replies name it; `endpoints_named` maps it to the model's endpoints
+(judge/suspension/route_audit.py). A provider that runs several endpoints of the model has each
+of them confirmed: a confirmation costs a few requests and convicts nobody.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+
+from core.production import ProductionRecord
+from judge.suspension.route_audit import Names, endpoints_named
+
+REPORT_SPAN = timedelta(hours=24)
+MIN_REPORTS = 2
+
+
+def reports_by_endpoint(records: Iterable[ProductionRecord], names: Names, *, since: datetime,
+                        until: datetime) -> dict[tuple[str, str], int]:
+    """(model, tag) -> the reports against it in the records whose window ended in (since, until]."""
+    out: dict[tuple[str, str], int] = {}
+    for r in records:
+        if since < r.window_end <= until:
+            for cell in r.reports:
+                for tag in endpoints_named(names.get(cell.model, {}), cell.provider):
+                    out[(cell.model, tag)] = out.get((cell.model, tag), 0) + cell.n
+    return out
+
+
+def to_confirm(records: Iterable[ProductionRecord], names: Names, *, now: datetime) -> dict[tuple[str, str], int]:
+    """(model, tag) -> its reports, for each endpoint reported MIN_REPORTS times within REPORT_SPAN before `now`."""
+    counts = reports_by_endpoint(records, names, since=now - REPORT_SPAN, until=now)
+    return {endpoint: n for endpoint, n in sorted(counts.items()) if n >= MIN_REPORTS}
