@@ -7,10 +7,12 @@ answer can lag the reply by a few seconds, and an id another key made is not fou
 
 from __future__ import annotations
 
+import asyncio
 from urllib.parse import quote
 
 from core.errors import UpstreamError
 from core.tags import is_provider_name
+from core.upstream import Upstream
 from probes.http.client import PinnedClient, TransportError
 from probes.http.wire import error_of, parse_json
 
@@ -35,3 +37,12 @@ async def served_by(client: PinnedClient, generation_id: str) -> str:
         raise UpstreamError(f"generation {generation_id[:80]!r}: the answer names no provider "
                             f"(data.provider_name: {ascii(name)[:80]})")
     return name
+
+
+def lookup(upstream: Upstream, generation_id: str) -> str:
+    """`served_by` on its own client (a command's one request)."""
+    async def ask() -> str:
+        async with PinnedClient(upstream, overall_concurrency=1, per_provider_concurrency=1, deadline_s=30) as client:
+            return await served_by(client, generation_id)
+
+    return asyncio.run(ask())

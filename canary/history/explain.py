@@ -1,0 +1,260 @@
+"""`canary explain`: what canary knew of a model's endpoints around one moment, from the state branch's files.
+
+A user reports "model X, around 14:00 UTC yesterday, the replies switched language". For each endpoint
+of the model (or the one named, or the one that served the reply's generation) this gathers:
+
+- its state at that moment: active, suspended or excluded and by which layer, and whether
+  provider.ignore as the backend built it then excluded it (canary/history/past.py, the audit log);
+- the last two rounds before it and the first after it, each contract's verdict and reason (the
+  history's round files; a day older than the detail window only as its day's counts);
+- the production evidence of the windows around it (a backend's records: each check's failures
+  against the model's other endpoints, and the replies served while excluded: the route audit) and
+  the user reports of the day before and after it.
+
+It reads files only: the history, the audit log, people's exclusion files, the state (the model's
+endpoints when the history has none) and a folder of production records. `explain` returns a typed
+Explanation; `to_text` is one screen for a person, `to_json` the same for a script.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import msgspec
+
+from canary.history.aggregate import DayAggregate, endpoint_rounds
+from canary.history.past import PastIgnore, ignore_at
+from canary.history.rows import RoundRecord
+from canary.history.store import SUFFIX, day_path, read_day, read_round
+from canary.state.audit import AuditLine
+from core.errors import InputError
+from core.layers import SUSPENSION, Exclusion
+from core.production import CheckOutcome, ProductionRecord, read_record
+from core.store import read_json
+from core.times import parse_time, stamp
+from core.untrusted import clean
+from judge.suspension.decisions import Leak
+from judge.suspension.reports import MIN_REPORTS, REPORT_SPAN, reports_by_endpoint
+from judge.suspension.route_audit import GRACE, endpoints_named, route_audit, served_names
+
+NEAR = timedelta(minutes=30)   # the production windows shown: those overlapping the half hour either side
+
+
+@dataclass(frozen=True, slots=True)
+class RoundSeen:
+    """One round of one endpoint: its class, each contract's verdict, the judge's decisions about it."""
+
+    round_id: str
+    at: datetime
+    klass: str                                        # failed | clean | frozen | maintenance
+    cases: tuple[tuple[str, str, str, str], ...]      # (contract, outcome, code, reason)
+    decisions: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DaySeen:
+    """A compacted day of one endpoint: its rounds' classes and each contract's failures."""
+
+    day: str
+    classes: dict[str, int]
+    failed: dict[str, tuple[int, int]]                # contract -> (fails, cases)
+
+
+@dataclass(frozen=True, slots=True)
+class EndpointStory:
+    provider: str
+    name: str | None                                  # the provider's name in replies ("DeepInfra")
+    state: str                                        # active | suspended | excluded
+    layer: str | None                                 # the layer that excluded it
+    why: str | None                                   # where that comes from (the audit line, the file line)
+    in_ignore: bool                                   # provider.ignore as the backend built it held it
+    would_suspend: bool                               # an observe-mode suspension then: not in provider.ignore
+    before: tuple[RoundSeen, ...]                     # the last two rounds before the moment
+    after: RoundSeen | None                           # the first round after it
+    day: DaySeen | None                               # the moment's day, compacted
+    production: dict[str, tuple[int, int, int, int]]  # check -> (fails, replies, peers' fails, peers' replies)
+    served: int                                       # sampled replies it served in those windows
+    leaks: tuple[Leak, ...]                           # ...while provider.ignore excluded it
+    reports_before: int                               # user reports in the day before the moment
+    reports_after: int                                # ...and in the day after
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    model: str
+    at: datetime
+    generation: str | None
+    served_by: str | None                             # the generation's provider, as OpenRouter named it
+    ignore: tuple[str, ...]                           # provider.ignore then
+    endpoints: tuple[EndpointStory, ...]
+    caveats: tuple[str, ...]
+
+
+def explain(model: str, at: datetime, *, history: Path, audit_lines: Sequence[AuditLine],
+            exclusions: Sequence[Exclusion], known: Iterable[str] = (), production: Path | None = None,
+            provider: str | None = None, generation: str | None = None, served_by: str | None = None) -> Explanation:
+    """The story of `model`'s endpoints at `at` (`provider`, or the one `served_by` names, or every one)."""
+    before, after, day = rounds_near(history, at)
+    past = ignore_at(model, at, audit_lines, exclusions)
+    records, caveats = read_records(production, at - REPORT_SPAN, at + REPORT_SPAN)
+    seen = [r for r in (*before, *after) if model in r.models]
+    names = served_names((c.model, c.provider, c.served_by) for r in seen for c in r.cases)
+    tags = {**{t: None for t in known}, **{e.provider: None for e in (*past.entries, *past.observe_only)},
+            **{t: None for r in seen for t in r.models[model]}, **{p: None for m, p in (day.classes if day else ()) if m == model}, **names.get(model, {})}
+    names[model] = tags
+    chosen = sorted(tags)
+    if provider is not None:
+        chosen = [provider]
+    elif served_by is not None:
+        matched = endpoints_named(tags, served_by)
+        chosen = list(matched) or chosen
+        if not matched:
+            caveats.append(f"no endpoint of {model} is known as {served_by!r}: every endpoint is shown")
+    near = [r for r in records if r.window_end > at - NEAR and r.window_start < at + NEAR]
+    stories = tuple(_story(model, t, tags.get(t), at, past, before, after, day, near, records, names, audit_lines,
+                           exclusions) for t in chosen)
+    if day is not None:
+        caveats.append(f"{day.day} is compacted (older than the detail window): its rounds are shown as counts")
+    if production is None:
+        caveats.append("no production records given (--production DIR): no production evidence, reports or leaks")
+    return Explanation(model, at, generation, served_by, tuple(past.ignore), stories, (*caveats, *past.caveats))
+
+
+def _story(model: str, tag: str, name: str | None, at: datetime, past: PastIgnore, before: Sequence[RoundRecord],
+           after: Sequence[RoundRecord], day: DayAggregate | None, near: Sequence[ProductionRecord],
+           records: Sequence[ProductionRecord], names: dict[str, dict[str, str | None]],
+           audit_lines: Sequence[AuditLine], exclusions: Sequence[Exclusion]) -> EndpointStory:
+    entry = next((e for e in past.entries if e.provider == tag), None)
+    mine = [_round_seen(r, model, tag) for r in before]
+    later = [_round_seen(r, model, tag) for r in after]
+    production: dict[str, list[int]] = {}
+    served = 0
+    leaks: list[Leak] = []
+    for r in near:
+        for c in r.counts:
+            if c.model == model and c.provider:
+                ours = tag in endpoints_named(names[model], c.provider)
+                cell = production.setdefault(c.check, [0, 0, 0, 0])
+                cell[0 if ours else 2] += c.n * (c.outcome is CheckOutcome.FAIL)
+                cell[1 if ours else 3] += c.n
+        served += sum(s.n for s in r.served if s.model == model and tag in endpoints_named(names[model], s.provider))
+        leaks += [k for k in route_audit([r], _in_force(model, r, audit_lines, exclusions), names) if k.provider == tag]
+    reports = {when: reports_by_endpoint(records, names, since=since, until=until).get((model, tag), 0)
+               for when, since, until in (("before", at - REPORT_SPAN, at), ("after", at, at + REPORT_SPAN))}
+    return EndpointStory(
+        provider=tag, name=name, state="active" if entry is None else "suspended" if entry.layer == SUSPENSION
+        else "excluded", layer=None if entry is None else entry.layer, why=None if entry is None else entry.source,
+        in_ignore=entry is not None, would_suspend=any(e.provider == tag for e in past.observe_only),
+        before=tuple(x for x in mine if x is not None)[-2:], after=next((x for x in later if x is not None), None),
+        day=_day_seen(day, model, tag), production={k: (a, b, c, d) for k, (a, b, c, d) in sorted(production.items())},
+        served=served, leaks=tuple(leaks), reports_before=reports["before"], reports_after=reports["after"])
+
+
+def _in_force(model: str, record: ProductionRecord, audit_lines: Sequence[AuditLine],
+              exclusions: Sequence[Exclusion]) -> list[Exclusion]:
+    """The entries of provider.ignore at the window's start (less the grace) still there at its end."""
+    start, end = record.window_start - GRACE, record.window_end
+    kept = set(ignore_at(model, start, audit_lines, exclusions).ignore)
+    return [Exclusion(model, e.provider, e.layer, "", since=start, expires=end)
+            for e in ignore_at(model, end, audit_lines, exclusions).entries if e.provider in kept]
+
+
+def _round_seen(record: RoundRecord, model: str, tag: str) -> RoundSeen | None:
+    klass = next((e.klass for e in endpoint_rounds(record) if (e.model, e.provider) == (model, tag)), None)
+    if klass is None:
+        return None
+    cases = tuple((c.contract, c.outcome, c.code, c.reason or "") for c in record.cases
+                  if (c.model, c.provider) == (model, tag) and not c.control)
+    decisions = tuple(f"{d.action} ({d.rule}): {d.reason}" for d in record.decisions
+                      if (d.model, d.provider) == (model, tag))
+    return RoundSeen(record.round_id, record.started_at, klass, cases, decisions)
+
+
+def _day_seen(day: DayAggregate | None, model: str, tag: str) -> DaySeen | None:
+    if day is None or (model, tag) not in day.classes:
+        return None
+    failed: dict[str, tuple[int, int]] = {}
+    for g in day.groups:
+        if (g.model, g.provider) == (model, tag) and not g.control:
+            failed[g.contract] = (g.outcomes.get("fail", 0), sum(g.outcomes.values()))
+    return DaySeen(day.day, dict(day.classes[(model, tag)]), dict(sorted(failed.items())))
+
+
+def rounds_near(root: Path, at: datetime) -> tuple[list[RoundRecord], list[RoundRecord], DayAggregate | None]:
+    """The last two round files before `at`, the first after it (the day before to the day after), and
+    `at`'s compacted day when no round file before it is left."""
+    files: list[tuple[datetime, Path]] = []
+    for d in (at.date() - timedelta(days=1), at.date(), at.date() + timedelta(days=1)):
+        for path in sorted((Path(root) / "rounds" / f"{d:%Y-%m}" / f"{d:%d}").glob(f"*{SUFFIX}")):
+            n = path.name
+            files.append((parse_time(f"{d.isoformat()}T{n[:2]}:{n[2:4]}:{n[4:6]}Z", str(path)), path))
+    before = [read_round(p) for t, p in files if t <= at][-2:]
+    after = [read_round(p) for t, p in files if t > at][:1]
+    compacted = day_path(Path(root), at.date().isoformat())
+    return before, after, read_day(compacted) if not before and compacted.exists() else None
+
+
+def read_records(folder: Path | None, start: datetime, end: datetime) -> tuple[list[ProductionRecord], list[str]]:
+    """The production records of `folder` (`<exporter>/<window>.json`) whose window overlaps [start, end], and
+    what was refused. The seam to canary/state/production_files.py (issue 39), which reads the round's."""
+    records: list[ProductionRecord] = []
+    refused: list[str] = []
+    for path in sorted(Path(folder).rglob("*.json")) if folder is not None else ():
+        try:
+            record = read_record(read_json(path, "production record", "the exporter must write it again"),
+                                 source=str(path))
+        except InputError as exc:
+            refused.append(f"production record refused, left out: {exc}")
+            continue
+        if record.window_end > start and record.window_start < end:
+            records.append(record)
+    return records, refused
+
+
+def to_json(explanation: Explanation) -> str:
+    """The explanation as JSON (times in RFC 3339; what a script reads)."""
+    return msgspec.json.encode(explanation).decode()
+
+
+def to_text(x: Explanation) -> str:
+    """One screen for a person: an endpoint with nothing to say on one line (upstream and people's text cleaned)."""
+    head = f"{clean(x.model, 120)} at {stamp(x.at)}"
+    if x.generation:
+        head += f"; generation {clean(x.generation, 80)} served by {clean(x.served_by or '?', 80)}"
+    out = [head, f"provider.ignore then: {', '.join(clean(t, 60) for t in x.ignore) or '(nothing excluded)'}", ""]
+    for e in x.endpoints:
+        rounds = [*(("before", r) for r in e.before), *((("after", e.after),) if e.after else ())]
+        state = e.state.upper() + (f" by the {e.layer} layer" if e.layer else "")
+        state += ": in provider.ignore" if e.in_ignore else ": not in provider.ignore"
+        state += " (would be suspended in enforce mode)" if e.would_suspend else ""
+        checks = "; ".join(f"{k} {a}/{b} failed vs peers {c}/{d}" for k, (a, b, c, d) in e.production.items() if a)
+        production = f"production: {e.served} sampled replies served" + (f"; {checks}" if checks else "")
+        reports = f"user reports: {e.reports_before} in the day before, {e.reports_after} in the day after" + (
+            " (two or more within a day: a confirmation is due)" if e.reports_before >= MIN_REPORTS else "")
+        line = f"{clean(e.provider, 60)}" + (f" ({clean(e.name, 60)})" if e.name else "") + f": {state}"
+        quiet = (e.state == "active" and not e.would_suspend and not checks and not e.leaks and not e.day
+                 and not e.reports_before and not e.reports_after and all(r.klass == "clean" for _, r in rounds))
+        if quiet:
+            out.append(f"{line}; rounds clean at {', '.join(f'{r.at:%H:%M}' for _, r in rounds) or '(none)'}"
+                       + (f"; {production}" if e.served else ""))
+            continue
+        out += [line, *([f"  why: {clean(e.why, 300)}"] if e.why else [])]
+        for label, r in rounds:
+            verdicts = " · ".join(f"{c} {o if o == 'pass' else o.upper()}" for c, o, _, _ in r.cases)
+            out.append(f"  {label} {stamp(r.at)} {clean(r.round_id, 60)}: {r.klass}: {verdicts}")
+            out += [f"    {c}: [{code}] {clean(why, 200)}" for c, o, code, why in r.cases if o != "pass"]
+            out += [f"    decision {clean(d, 200)}" for d in r.decisions]
+        if e.day:
+            classes = ", ".join(f"{n} {k}" for k, n in sorted(e.day.classes.items()))
+            fails = ", ".join(f"{c} {f}/{n} failed" for c, (f, n) in e.day.failed.items())
+            out.append(f"  {e.day.day} (compacted): rounds {classes}; {fails}")
+        out += [f"  {production}"] if e.served or checks else []
+        out += [f"  LEAK: {k.leaked}/{k.sampled} sampled replies of exporter {clean(k.exporter, 60)} served while "
+                f"excluded ({stamp(k.window_start)}..{stamp(k.window_end)}): the backend was not applying "
+                "provider.ignore" for k in e.leaks]
+        out += [f"  {reports}"] if e.reports_before or e.reports_after else []
+    out += ["", "caveats:", *(f"  - {clean(c, 400)}" for c in x.caveats)]
+    return "\n".join(out) + "\n"
