@@ -13,7 +13,8 @@
     │   ├── Invalid                     a file declaration's own check refused a value (core/schema.py)
     │   ├── HistoryError                a history round or file (canary/history/rows.py)
     │   ├── AuditError                  an audit log line of another shape (canary/state/audit.py)
-    │   └── SnapshotError               a discovery snapshot canary refuses to replay (probes/round/planning.py)
+    │   ├── SnapshotError               a discovery snapshot canary refuses to replay (probes/round/planning.py)
+    │   └── ProductionError             a production record that breaks its format (core/production.py)
     ├── RuleError                     the judge refuses what it was asked to do
     │   ├── RoundOrderError             a round older than the last applied one (judge/suspension/rules.py)
     │   ├── LiftError                   a lift of an endpoint that is not suspended (judge/suspension/rules.py)

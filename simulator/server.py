@@ -2,9 +2,9 @@
 
 Routes (base `/api/v1`): `GET /models`, `GET /models/{author}/{slug}/endpoints`, `GET /providers`,
 `POST /chat/completions`, `GET /generation?id=` (who served a generation this server answered) and
-`POST /generation/feedback` (a user's report on one, checked as OpenRouter's schema says). Control (no auth, never part of OpenRouter): `GET|POST /_sim/control`
-with `{"round": N}` and/or `{"now": "2026-11-29T22:30:00Z"}` (`null` returns to the real clock),
-which select the scenario's phases.
+`POST /generation/feedback` (a user's report on one, checked as OpenRouter's schema says). Control
+(no auth, never part of OpenRouter): `GET|POST /_sim/control` with `{"round": N}` and/or
+`{"now": "2026-11-29T22:30:00Z"}` (`null` returns to the real clock), which select the scenario's phases.
 """
 
 from __future__ import annotations

@@ -102,8 +102,10 @@ def explain(model: str, at: datetime, *, history: Path, audit_lines: Sequence[Au
     records, caveats = read_records(production, at - REPORT_SPAN, at + REPORT_SPAN)
     seen = [r for r in (*before, *after) if model in r.models]
     names = served_names((c.model, c.provider, c.served_by) for r in seen for c in r.cases)
-    tags = {**{t: None for t in known}, **{e.provider: None for e in (*past.entries, *past.observe_only)},
-            **{t: None for r in seen for t in r.models[model]}, **{p: None for m, p in (day.classes if day else ()) if m == model}, **names.get(model, {})}
+    tags: dict[str, str | None] = {t: None for t in (*known, *(e.provider for e in (*past.entries, *past.observe_only)),
+                              *(t for r in seen for t in r.models[model]),
+                              *(p for m, p in (day.classes if day else ()) if m == model))}
+    tags = {**tags, **names.get(model, {})}
     names[model] = tags
     chosen = sorted(tags)
     if provider is not None:

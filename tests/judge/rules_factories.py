@@ -71,7 +71,8 @@ def served_record(end: datetime, served: dict[str | None, int], *, reports: dict
     (None: the model's remainder), and provider name -> user reports."""
     return ProductionRecord(
         schema=SCHEMA, exporter=exporter, window_start=end - HALF_HOUR, window_end=end, sample_rate=0.05,
-        served=tuple(ServedCell(model=model, provider=p, n=n, ambiguous=p in ambiguous) for p, n in served.items() if n),
+        served=tuple(ServedCell(model=model, provider=p, n=n, ambiguous=p in ambiguous)
+                     for p, n in served.items() if n),
         reports=tuple(ReportCell(model=model, provider=p, n=n) for p, n in (reports or {}).items()))
 
 

@@ -30,6 +30,7 @@ SCRIPT = """
 import json, sys
 before = set(sys.modules)  # the interpreter's own start-up (site, .pth hooks) is not the library's
 from provider_ignore import ProviderIgnore
+import provider_ignore.reports  # user reports: standard library and core/tags.py only
 from core.times import parse_time
 ignore = ProviderIgnore(sys.argv[1], sys.argv[2], sys.argv[3])
 now = parse_time(sys.argv[5], "now")

@@ -34,9 +34,10 @@ def test_feedback_on_a_served_generation_is_taken_and_a_bad_one_refused(simulate
         return httpx.post(f"{sim.base_url}/generation/feedback", json=body, headers=KEY)
 
     ok = post({"generation_id": gen_id, "category": "incoherence", "comment": "switched language mid-reply"})
-    refused = [post(body).status_code for body in ({"generation_id": gen_id, "category": "rude"},
-                                                   {"generation_id": gen_id, "category": "other", "comment": "x" * 1001},
-                                                   {"category": "other"})]
+    refused = [post(body).status_code for body in (
+        {"generation_id": gen_id, "category": "rude"},
+        {"generation_id": gen_id, "category": "other", "comment": "x" * 1001},
+        {"category": "other"})]
 
     assert ok.json() == {"data": {"success": True}}
     assert refused == [400, 400, 400]

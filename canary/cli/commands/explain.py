@@ -30,7 +30,8 @@ from probes.http.generation import lookup
 @click.option("--at", "at", type=TIME, required=True, help="the moment (ISO 8601; naive means UTC)")
 @click.option("--provider", default=None, callback=tag, help="one endpoint's tag (default: every endpoint)")
 @click.option("--generation", default=None, help="a reply's generation id: show the endpoint that served it")
-@click.option("--production", type=PATH, default=None, help="a folder of production records (the state branch's production/)")
+@click.option("--production", type=PATH, default=None,
+              help="a folder of production records (the state branch's production/)")
 @click.option("--json", "as_json", is_flag=True, help="JSON for a script")
 @common(files=("state", "audit", "builtin", "incidents", "history"), now=False)
 @pass_invocation

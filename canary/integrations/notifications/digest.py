@@ -104,7 +104,8 @@ def compose_digest(*, now: datetime, state: JudgeState, exclusions: Sequence[Exc
              if line.action == Action.ROUTE_LEAK and line.at >= now - timedelta(hours=LEAK_HOURS)}
     for (model, provider), line in sorted(leaks.items()):
         lines.append(DigestLine(SECTIONS[6], f"leak|{model}|{provider}",
-                                f"{_md(f'{provider} of {model}')} at {_md(fmt_time(line.at))}: {_md(line.reason, 400)}"))
+                                f"{_md(f'{provider} of {model}')} at {_md(fmt_time(line.at))}: "
+                                f"{_md(line.reason, 400)}"))
     before = frozenset(previous or ())
     added = tuple(line for line in lines if line.key not in before)
     gone = tuple(sorted(before - {line.key for line in lines}))
