@@ -30,10 +30,9 @@ from canary.history.past import PastIgnore, ignore_at
 from canary.history.rows import RoundRecord
 from canary.history.store import SUFFIX, day_path, read_day, read_round
 from canary.state.audit import AuditLine
-from core.errors import InputError
+from canary.state.production_files import records_between
 from core.layers import SUSPENSION, Exclusion
-from core.production import CheckOutcome, ProductionRecord, read_record
-from core.store import read_json
+from core.production import CheckOutcome, ProductionRecord
 from core.times import parse_time, stamp
 from core.untrusted import clean
 from judge.suspension.decisions import Leak
@@ -99,7 +98,7 @@ def explain(model: str, at: datetime, *, history: Path, audit_lines: Sequence[Au
     """The story of `model`'s endpoints at `at` (`provider`, or the one `served_by` names, or every one)."""
     before, after, day = rounds_near(history, at)
     past = ignore_at(model, at, audit_lines, exclusions)
-    records, caveats = read_records(production, at - REPORT_SPAN, at + REPORT_SPAN)
+    records, caveats = records_between(production, at - REPORT_SPAN, at + REPORT_SPAN)
     seen = [r for r in (*before, *after) if model in r.models]
     names = served_names((c.model, c.provider, c.served_by) for r in seen for c in r.cases)
     tags: dict[str, str | None] = {t: None for t in (*known, *(e.provider for e in (*past.entries, *past.observe_only)),
@@ -197,23 +196,6 @@ def rounds_near(root: Path, at: datetime) -> tuple[list[RoundRecord], list[Round
     after = [read_round(p) for t, p in files if t > at][:1]
     compacted = day_path(Path(root), at.date().isoformat())
     return before, after, read_day(compacted) if not before and compacted.exists() else None
-
-
-def read_records(folder: Path | None, start: datetime, end: datetime) -> tuple[list[ProductionRecord], list[str]]:
-    """The production records of `folder` (`<exporter>/<window>.json`) whose window overlaps [start, end], and
-    what was refused. The seam to canary/state/production_files.py (issue 39), which reads the round's."""
-    records: list[ProductionRecord] = []
-    refused: list[str] = []
-    for path in sorted(Path(folder).rglob("*.json")) if folder is not None else ():
-        try:
-            record = read_record(read_json(path, "production record", "the exporter must write it again"),
-                                 source=str(path))
-        except InputError as exc:
-            refused.append(f"production record refused, left out: {exc}")
-            continue
-        if record.window_end > start and record.window_start < end:
-            records.append(record)
-    return records, refused
 
 
 def to_json(explanation: Explanation) -> str:

@@ -31,7 +31,7 @@ from core.results import (
     RoundResults,
 )
 from judge.suspension.card import Card
-from judge.suspension.decisions import Decision, Evidence, RequestRecord, RoundDecisions
+from judge.suspension.decisions import Decision, Evidence, Leak, RequestRecord, RoundDecisions
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -72,6 +72,7 @@ BLOCKS: dict[str, tuple[Table, ...]] = {
             ("peer_interval", "[low, high]", "the peers' interval (`peer_low`, `peer_high`), 4 decimals"),
             ("significant", "bool", Card.significant), ("text", "str", Card.text)),
             skip=("low", "high", "peer_low", "peer_high")),
+        Table("each entry of `leaks` (written when there is one: judge/suspension/route_audit.py)", Leak),
     ),
 }
 

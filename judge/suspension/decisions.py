@@ -221,6 +221,7 @@ class Leak(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def rate(self) -> float:
+        """leaked / sampled (not written: derived)."""
         return self.leaked / self.sampled if self.sampled else 0.0
 
 
@@ -249,7 +250,7 @@ class RoundDecisions:
     ignore: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # ... with observe-mode suspensions enforced
     would_ignore: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    leaks: tuple[Leak, ...] = ()    # the route audit of each exporter's newest production record
+    leaks: tuple[Leak, ...] = ()    # the route audit of each exporter's newest production record (left out: none)
 
     def endpoint_decisions(self) -> tuple[Decision, ...]:
         """The decisions about one endpoint (not the whole round's)."""
@@ -262,7 +263,7 @@ class RoundDecisions:
             already_applied=self.already_applied, upstream=how.upstream, expected_models=how.expected_models,
             allow_simulator=how.allow_simulator, reused_shards=dict(sorted(how.reused_shards.items())),
             decisions=tuple(d.line() for d in self.decisions), ignore=dict(self.ignore),
-            would_ignore=dict(self.would_ignore), leaks=self.leaks)
+            would_ignore=dict(self.would_ignore), leaks=self.leaks or UNSET)
         out: dict[str, Any] = msgspec.to_builtins(doc)
         return out
 
@@ -275,7 +276,8 @@ class RoundDecisions:
                    request=RequestRecord(upstream=doc.upstream, expected_models=doc.expected_models,
                                          allow_simulator=doc.allow_simulator, reused_shards=doc.reused_shards),
                    decisions=tuple(Decision.from_line(d) for d in doc.decisions),
-                   ignore=doc.ignore, would_ignore=doc.would_ignore, leaks=doc.leaks)
+                   ignore=doc.ignore, would_ignore=doc.would_ignore,
+                   leaks=() if isinstance(doc.leaks, UnsetType) else doc.leaks)
 
 
 class DecisionsFile(msgspec.Struct, frozen=True):
@@ -294,7 +296,7 @@ class DecisionsFile(msgspec.Struct, frozen=True):
     decisions: tuple[DecisionLine, ...] = ()
     ignore: dict[str, tuple[str, ...]] = {}
     would_ignore: dict[str, tuple[str, ...]] = {}
-    leaks: tuple[Leak, ...] = ()
+    leaks: tuple[Leak, ...] | UnsetType = UNSET   # written only when a route audit found some
 
     def __post_init__(self) -> None:
         _checked_time(self.now, "now")

@@ -1,13 +1,15 @@
 """`canary site --out DIR`: the static status page, its feeds and badges, from the round history.
 
     canary site --out site [--allure reports/allure-report] [--base-url https://OWNER.github.io/REPO/]
-                [--state-checkout DIR]
+                [--state-checkout DIR] [--production DIR]
 
 Reads the history (paths.history, or --history), the judge's state and people's exclusion files
 (as `canary ignore` does: run `canary fetch-state` first for the state branch's files) and writes
 the site. --state-checkout DIR reads the state and the history from a checkout of the state
 branch instead (DIR/<paths.state>, DIR/<paths.history>), as the workflow's report job does; the
-exclusion, silences and maintenance files stay those of this checkout (they live on main). It writes
+exclusion, silences and maintenance files stay those of this checkout (they live on main); a chat
+backend's production records of the last 7 days (--production DIR, by default DIR/production of the
+state checkout) give each endpoint its user reports and its route audit. It writes
 (canary/outputs/site/build.py lists the files). Exit 0 when written, 2 when it cannot be built
 (the message says why: a damaged history file, a bad layer file, ECharts not installed).
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 
 import click
@@ -27,6 +30,7 @@ from canary.outputs.site.build import HISTORY_DAYS, build_site
 from canary.outputs.site.collect import Layers
 from canary.state.judge_files import load_layers
 from canary.state.maintenance import load_maintenance
+from canary.state.production_files import records_between
 from canary.state.silences import load_silences
 from core.config import Config
 
@@ -46,10 +50,12 @@ from core.config import Config
 @click.option("--state-checkout", type=PATH, default=None, metavar="DIR",
               help="a checkout of the state branch: read the state and the history from DIR/<paths.state> "
                    "and DIR/<paths.history>")
+@click.option("--production", type=PATH, default=None, metavar="DIR",
+              help="a folder of production records (default: production/ of --state-checkout, when there)")
 @common(files=("state", "builtin", "incidents", "history", "silences", "maintenance"))
 @pass_invocation
 def site(invocation: Invocation, out: Path, allure: Path | None, echarts: Path | None, base_url: str, days: int,
-         stale_after: float | None, state_checkout: Path | None) -> int:
+         stale_after: float | None, state_checkout: Path | None, production: Path | None) -> int:
     """The static status page, its feeds and badges, from the round history (exit 2: it cannot be built)."""
     config = invocation.config()
     if base_url and not base_url.endswith("/"):
@@ -64,10 +70,15 @@ def site(invocation: Invocation, out: Path, allure: Path | None, echarts: Path |
               f"{config.paths.state_branch}: run `canary fetch-state` first); suspensions are missing", file=sys.stderr)
     now = invocation.now()
     state, exclusions = load_layers(state_path, config.paths)
+    if production is None and state_checkout is not None and (state_checkout / "production").is_dir():
+        production = state_checkout / "production"
+    records, refused = records_between(production, now - timedelta(days=7), now)
+    for problem in refused:
+        print(f"canary site: warning: {problem}", file=sys.stderr)
     built = build_site(
         out, history_root=history, now=now,
         layers=Layers(state, exclusions, silences=load_silences(config.paths.silences),
-                      maintenance=load_maintenance(config.paths.maintenance)),
+                      maintenance=load_maintenance(config.paths.maintenance), production=tuple(records)),
         models=list(config.models), ttft_threshold_s=config.probe.ttft_seconds,
         stale_after_minutes=config.site.stale_after_minutes if stale_after is None else stale_after,
         allure=allure, echarts=echarts, base_url=base_url, days=days)
