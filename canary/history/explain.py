@@ -115,8 +115,11 @@ def explain(model: str, at: datetime, *, history: Path, audit_lines: Sequence[Au
         if not matched:
             caveats.append(f"no endpoint of {model} is known as {served_by!r}: every endpoint is shown")
     near = [r for r in records if r.window_end > at - NEAR and r.window_start < at + NEAR]
-    stories = tuple(_story(model, t, tags.get(t), at, past, before, after, day, near, records, names, audit_lines,
-                           exclusions) for t in chosen)
+    leaks = [k for r in near for k in route_audit([r], _in_force(model, r, audit_lines, exclusions), names)]
+    reports = [reports_by_endpoint(records, names, since=since, until=until)
+               for since, until in ((at - REPORT_SPAN, at), (at, at + REPORT_SPAN))]
+    stories = tuple(_story(model, t, tags.get(t), past, before, after, day, near, names, leaks, reports)
+                    for t in chosen)
     if day is not None:
         caveats.append(f"{day.day} is compacted (older than the detail window): its rounds are shown as counts")
     if production is None:
@@ -124,34 +127,29 @@ def explain(model: str, at: datetime, *, history: Path, audit_lines: Sequence[Au
     return Explanation(model, at, generation, served_by, tuple(past.ignore), stories, (*caveats, *past.caveats))
 
 
-def _story(model: str, tag: str, name: str | None, at: datetime, past: PastIgnore, before: Sequence[RoundRecord],
+def _story(model: str, tag: str, name: str | None, past: PastIgnore, before: Sequence[RoundRecord],
            after: Sequence[RoundRecord], day: DayAggregate | None, near: Sequence[ProductionRecord],
-           records: Sequence[ProductionRecord], names: dict[str, dict[str, str | None]],
-           audit_lines: Sequence[AuditLine], exclusions: Sequence[Exclusion]) -> EndpointStory:
+           names: dict[str, dict[str, str | None]], leaks: Sequence[Leak],
+           reports: Sequence[dict[tuple[str, str], int]]) -> EndpointStory:
     entry = next((e for e in past.entries if e.provider == tag), None)
-    mine = [_round_seen(r, model, tag) for r in before]
-    later = [_round_seen(r, model, tag) for r in after]
+    mine = [_round_seen(r, model, tag) for r in (*before, *after)]
     production: dict[str, list[int]] = {}
-    served = 0
-    leaks: list[Leak] = []
-    for r in near:
-        for c in r.counts:
-            if c.model == model and c.provider:
-                ours = tag in endpoints_named(names[model], c.provider)
-                cell = production.setdefault(c.check, [0, 0, 0, 0])
-                cell[0 if ours else 2] += c.n * (c.outcome is CheckOutcome.FAIL)
-                cell[1 if ours else 3] += c.n
-        served += sum(s.n for s in r.served if s.model == model and tag in endpoints_named(names[model], s.provider))
-        leaks += [k for k in route_audit([r], _in_force(model, r, audit_lines, exclusions), names) if k.provider == tag]
-    reports = {when: reports_by_endpoint(records, names, since=since, until=until).get((model, tag), 0)
-               for when, since, until in (("before", at - REPORT_SPAN, at), ("after", at, at + REPORT_SPAN))}
+    for c in (c for r in near for c in r.counts if c.model == model and c.provider):
+        ours = tag in endpoints_named(names[model], c.provider)
+        cell = production.setdefault(c.check, [0, 0, 0, 0])
+        cell[0 if ours else 2] += c.n * (c.outcome is CheckOutcome.FAIL)
+        cell[1 if ours else 3] += c.n
     return EndpointStory(
         provider=tag, name=name, state="active" if entry is None else "suspended" if entry.layer == SUSPENSION
         else "excluded", layer=None if entry is None else entry.layer, why=None if entry is None else entry.source,
         in_ignore=entry is not None, would_suspend=any(e.provider == tag for e in past.observe_only),
-        before=tuple(x for x in mine if x is not None)[-2:], after=next((x for x in later if x is not None), None),
+        before=tuple(x for x in mine[:len(before)] if x is not None)[-2:],
+        after=next((x for x in mine[len(before):] if x is not None), None),
         day=_day_seen(day, model, tag), production={k: (a, b, c, d) for k, (a, b, c, d) in sorted(production.items())},
-        served=served, leaks=tuple(leaks), reports_before=reports["before"], reports_after=reports["after"])
+        served=sum(s.n for r in near for s in r.served
+                   if s.model == model and tag in endpoints_named(names[model], s.provider)),
+        leaks=tuple(k for k in leaks if k.provider == tag), reports_before=reports[0].get((model, tag), 0),
+        reports_after=reports[1].get((model, tag), 0))
 
 
 def _in_force(model: str, record: ProductionRecord, audit_lines: Sequence[AuditLine],

@@ -207,8 +207,9 @@ class Decision:
 
 
 class Leak(msgspec.Struct, frozen=True, kw_only=True):
-    """A chat backend's sampled replies served by an endpoint while provider.ignore excluded it, in one
-    exporter's window (judge/suspension/route_audit.py): the backend did not apply the list."""
+    """Sampled replies an endpoint served while provider.ignore excluded it, in one exporter's window.
+
+    The route audit's finding (judge/suspension/route_audit.py): that chat backend did not apply the list."""
 
     model: str
     provider: str           # the endpoint's tag

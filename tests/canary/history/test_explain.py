@@ -96,3 +96,15 @@ def test_a_generation_id_is_traced_through_openrouter_to_the_endpoint_that_serve
     assert code == 0 and doc["served_by"] == "Cirrus"
     assert [e["provider"] for e in doc["endpoints"]] == [PROVIDERS[2]]
     assert refused == 2 and "HTTP 404" in err and key not in err
+
+
+def test_a_moment_past_the_detail_window_is_told_from_its_compacted_day(f: Files) -> None:
+    from canary.history.store import compact
+
+    compact(f.root / "state" / "history", now=T0 + timedelta(days=40))
+
+    _, out, _ = f.canary("explain", "--model", MODEL, "--at", iso(AT), "--provider", BAD)
+
+    assert f"{BAD}: SUSPENDED by the suspension layer" in out
+    assert "2026-11-30 (compacted): rounds 3 failed; language 0/3 failed" in out and "structured 3/3 failed" in out
+    assert "is compacted (older than the detail window)" in out
