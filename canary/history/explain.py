@@ -120,6 +120,8 @@ def explain(model: str, at: datetime, *, history: Path, audit_lines: Sequence[Au
                for since, until in ((at - REPORT_SPAN, at), (at, at + REPORT_SPAN))]
     stories = tuple(_story(model, t, tags.get(t), past, before, after, day, near, names, leaks, reports)
                     for t in chosen)
+    if not chosen:
+        caveats.append(f"no endpoint of {model} is known then: no round of the history near it, no layer names one")
     if day is not None:
         caveats.append(f"{day.day} is compacted (older than the detail window): its rounds are shown as counts")
     if production is None:
@@ -238,5 +240,5 @@ def to_text(x: Explanation) -> str:
                 f"excluded ({stamp(k.window_start)}..{stamp(k.window_end)}): the backend was not applying "
                 "provider.ignore" for k in e.leaks]
         out += [f"  {reports}"] if e.reports_before or e.reports_after else []
-    out += ["", "caveats:", *(f"  - {clean(c, 400)}" for c in x.caveats)]
+    out += [*([""] if x.endpoints else []), "caveats:", *(f"  - {clean(c, 400)}" for c in x.caveats)]
     return "\n".join(out) + "\n"
