@@ -1,6 +1,6 @@
 """How long `canary explain` takes over a year of history at 64 endpoints (issue 40 item 1).
 
-    .venv/bin/python benchmarks/explain_year.py [--endpoints 64] [--runs 3]
+    .venv/bin/python benchmarks/explain_year.py [--endpoints 64] [--runs 3] [--keep DIR]
 
 Builds, with the real code, what the state branch holds after a year: the round history of 64
 endpoints x 48 rounds a day (benchmarks/history_query.py `build`: the last 35 days as round files,
@@ -9,7 +9,8 @@ and restored every few days, would-suspends, incidents: 1,500 lines), and one ex
 records, one per 30-minute window for the year (17,520 files, each endpoint's sampled replies and
 now and then a user's report). Then times `canary explain` as a subprocess (the real command,
 start-up included; median of --runs), text and --json, at a moment inside the detail window and
-at one ten months back (a compacted day), and the function itself in-process.
+at one ten months back (a compacted day), and the function itself in-process. --keep DIR keeps
+the year there and reuses it on the next run (building it takes half an hour on a loaded machine).
 
     BENCH explain_year endpoints=64 text_s=... json_s=... old_s=... inprocess_s=...
 """
@@ -91,18 +92,24 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--endpoints", type=int, default=64)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--keep", type=Path, default=None, help="build the year here, or reuse the one built there")
     args = ap.parse_args()
     rng = random.Random(11)
-    tmp = Path(tempfile.mkdtemp(prefix="canary-explain-year-"))
+    tmp = args.keep or Path(tempfile.mkdtemp(prefix="canary-explain-year-"))
+    history = tmp / "state" / "history"
     try:
         t = time.perf_counter()
-        history = tmp / "state" / "history"
-        end = datetime.fromtimestamp(build(history, 365, args.endpoints), UTC)
+        built = (tmp / "built").is_file()
+        end = (datetime.fromtimestamp(float((tmp / "built").read_text()), UTC) if built else
+               datetime.fromtimestamp(build(history, 365, args.endpoints), UTC))
         tags = sorted({c.provider for c in read_round(max(history.glob("rounds/*/*/*.xz"))).cases})
-        lines = audit_year(tmp / "state" / "audit.jsonl", tags, end, rng)
-        files = records_year(tmp / "production" / "chat-eu-1", [f"Host{i:02d}" for i in range(len(tags))], end, rng)
-        print(f"built in {time.perf_counter() - t:.0f} s: a year of history ({len(tags)} endpoints), {lines} audit "
-              f"lines, {files} production records")
+        if not built:
+            lines = audit_year(tmp / "state" / "audit.jsonl", tags, end, rng)
+            files = records_year(tmp / "production" / "chat-eu-1", [f"Host{i:02d}" for i in range(len(tags))], end,
+                                 rng)
+            (tmp / "built").write_text(str(end.timestamp()))
+            print(f"built in {time.perf_counter() - t:.0f} s: a year of history ({len(tags)} endpoints), {lines} "
+                  f"audit lines, {files} production records")
         common = ["--model", MODEL, "--history", str(history), "--audit", str(tmp / "state" / "audit.jsonl"),
                   "--state", str(tmp / "state" / "canary-state.json"), "--builtin", str(tmp / "builtin.yaml"),
                   "--incidents", str(tmp / "incidents.yaml"), "--production", str(tmp / "production")]
@@ -123,7 +130,8 @@ def main() -> int:
         print(bench_line("explain_year", endpoints=len(story.endpoints), text_s=round(text_s, 2),
                          json_s=round(json_s, 2), old_s=round(old_s, 2), inprocess_s=round(inprocess_s, 2)))
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if args.keep is None:
+            shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
 

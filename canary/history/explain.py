@@ -18,7 +18,8 @@ Explanation; `to_text` is one screen for a person, `to_json` the same for a scri
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import functools
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -106,6 +107,7 @@ def explain(model: str, at: datetime, *, history: Path, audit_lines: Sequence[Au
                               *(p for m, p in (day.classes if day else ()) if m == model))}
     tags = {**tags, **names.get(model, {})}
     names[model] = tags
+    named = functools.cache(lambda name: endpoints_named(tags, name))
     chosen = sorted(tags)
     if provider is not None:
         chosen = [provider]
@@ -118,7 +120,8 @@ def explain(model: str, at: datetime, *, history: Path, audit_lines: Sequence[Au
     leaks = [k for r in near for k in route_audit([r], _in_force(model, r, audit_lines, exclusions), names)]
     reports = [reports_by_endpoint(records, names, since=since, until=until)
                for since, until in ((at - REPORT_SPAN, at), (at, at + REPORT_SPAN))]
-    stories = tuple(_story(model, t, tags.get(t), past, before, after, day, near, names, leaks, reports)
+    before_seen, after_seen = ([_rounds_seen(r, model) for r in rs] for rs in (before, after))
+    stories = tuple(_story(model, t, tags.get(t), past, before_seen, after_seen, day, near, named, leaks, reports)
                     for t in chosen)
     if not chosen:
         caveats.append(f"no endpoint of {model} is known then: no round of the history near it, no layer names one")
@@ -129,15 +132,14 @@ def explain(model: str, at: datetime, *, history: Path, audit_lines: Sequence[Au
     return Explanation(model, at, generation, served_by, tuple(past.ignore), stories, (*caveats, *past.caveats))
 
 
-def _story(model: str, tag: str, name: str | None, past: PastIgnore, before: Sequence[RoundRecord],
-           after: Sequence[RoundRecord], day: DayAggregate | None, near: Sequence[ProductionRecord],
-           names: dict[str, dict[str, str | None]], leaks: Sequence[Leak],
+def _story(model: str, tag: str, name: str | None, past: PastIgnore, before: Sequence[dict[str, RoundSeen]],
+           after: Sequence[dict[str, RoundSeen]], day: DayAggregate | None, near: Sequence[ProductionRecord],
+           named: Callable[[str | None], tuple[str, ...]], leaks: Sequence[Leak],
            reports: Sequence[dict[tuple[str, str], int]]) -> EndpointStory:
     entry = next((e for e in past.entries if e.provider == tag), None)
-    mine = [_round_seen(r, model, tag) for r in (*before, *after)]
     production: dict[str, list[int]] = {}
     for c in (c for r in near for c in r.counts if c.model == model and c.provider):
-        ours = tag in endpoints_named(names[model], c.provider)
+        ours = tag in named(c.provider)
         cell = production.setdefault(c.check, [0, 0, 0, 0])
         cell[0 if ours else 2] += c.n * (c.outcome is CheckOutcome.FAIL)
         cell[1 if ours else 3] += c.n
@@ -145,11 +147,9 @@ def _story(model: str, tag: str, name: str | None, past: PastIgnore, before: Seq
         provider=tag, name=name, state="active" if entry is None else "suspended" if entry.layer == SUSPENSION
         else "excluded", layer=None if entry is None else entry.layer, why=None if entry is None else entry.source,
         in_ignore=entry is not None, would_suspend=any(e.provider == tag for e in past.observe_only),
-        before=tuple(x for x in mine[:len(before)] if x is not None)[-2:],
-        after=next((x for x in mine[len(before):] if x is not None), None),
+        before=tuple(r[tag] for r in before if tag in r), after=next((r[tag] for r in after if tag in r), None),
         day=_day_seen(day, model, tag), production={k: (a, b, c, d) for k, (a, b, c, d) in sorted(production.items())},
-        served=sum(s.n for r in near for s in r.served
-                   if s.model == model and tag in endpoints_named(names[model], s.provider)),
+        served=sum(s.n for r in near for s in r.served if s.model == model and tag in named(s.provider)),
         leaks=tuple(k for k in leaks if k.provider == tag), reports_before=reports[0].get((model, tag), 0),
         reports_after=reports[1].get((model, tag), 0))
 
@@ -163,15 +163,19 @@ def _in_force(model: str, record: ProductionRecord, audit_lines: Sequence[AuditL
             for e in ignore_at(model, end, audit_lines, exclusions).entries if e.provider in kept]
 
 
-def _round_seen(record: RoundRecord, model: str, tag: str) -> RoundSeen | None:
-    klass = next((e.klass for e in endpoint_rounds(record) if (e.model, e.provider) == (model, tag)), None)
-    if klass is None:
-        return None
-    cases = tuple((c.contract, c.outcome, c.code, c.reason or "") for c in record.cases
-                  if (c.model, c.provider) == (model, tag) and not c.control)
-    decisions = tuple(f"{d.action} ({d.rule}): {d.reason}" for d in record.decisions
-                      if (d.model, d.provider) == (model, tag))
-    return RoundSeen(record.round_id, record.started_at, klass, cases, decisions)
+def _rounds_seen(record: RoundRecord, model: str) -> dict[str, RoundSeen]:
+    """tag -> the round of each endpoint of `model` in `record`."""
+    cases: dict[str, list[tuple[str, str, str, str]]] = {}
+    for c in record.cases:
+        if c.model == model and not c.control:
+            cases.setdefault(c.provider, []).append((c.contract, c.outcome, c.code, c.reason or ""))
+    decisions: dict[str, list[str]] = {}
+    for d in record.decisions:
+        if d.model == model:
+            decisions.setdefault(d.provider, []).append(f"{d.action} ({d.rule}): {d.reason}")
+    return {e.provider: RoundSeen(record.round_id, record.started_at, e.klass, tuple(cases.get(e.provider, ())),
+                                  tuple(decisions.get(e.provider, ())))
+            for e in endpoint_rounds(record) if e.model == model}
 
 
 def _day_seen(day: DayAggregate | None, model: str, tag: str) -> DaySeen | None:
@@ -192,8 +196,8 @@ def rounds_near(root: Path, at: datetime) -> tuple[list[RoundRecord], list[Round
         for path in sorted((Path(root) / "rounds" / f"{d:%Y-%m}" / f"{d:%d}").glob(f"*{SUFFIX}")):
             n = path.name
             files.append((parse_time(f"{d.isoformat()}T{n[:2]}:{n[2:4]}:{n[4:6]}Z", str(path)), path))
-    before = [read_round(p) for t, p in files if t <= at][-2:]
-    after = [read_round(p) for t, p in files if t > at][:1]
+    before = [read_round(p) for t, p in [f for f in files if f[0] <= at][-2:]]
+    after = [read_round(p) for t, p in [f for f in files if f[0] > at][:1]]
     compacted = day_path(Path(root), at.date().isoformat())
     return before, after, read_day(compacted) if not before and compacted.exists() else None
 

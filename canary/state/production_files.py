@@ -9,6 +9,7 @@ here too once merged: the judge reads the records of its evidence window the sam
 
 from __future__ import annotations
 
+import os
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -25,10 +26,7 @@ def records_between(folder: Path | None, start: datetime, end: datetime) -> tupl
     what was refused (a sentence each). `canary explain` and `canary site` read a span of the folder this way."""
     records: list[ProductionRecord] = []
     refused: list[str] = []
-    for path in sorted(Path(folder).rglob("*.json")) if folder is not None else ():
-        named = _named_start(path.stem)
-        if named is not None and not start - LONGEST_WINDOW < named < end:
-            continue
+    for path in _files(folder, start, end):
         try:
             record = read_record(read_json(path, "production record", "the exporter must write it again"),
                                  source=str(path))
@@ -38,6 +36,17 @@ def records_between(folder: Path | None, start: datetime, end: datetime) -> tupl
         if record.window_end > start and record.window_start < end:
             records.append(record)
     return records, refused
+
+
+def _files(folder: Path | None, start: datetime, end: datetime) -> list[Path]:
+    """The folder's `*.json` files, in order, but those whose name puts them far outside [start, end]."""
+    out = []
+    for root, _, names in sorted(os.walk(folder)) if folder is not None else ():
+        for name in sorted(n for n in names if n.endswith(".json")):
+            named = _named_start(name[:-5])
+            if named is None or start - LONGEST_WINDOW < named < end:
+                out.append(Path(root, name))
+    return out
 
 
 def _named_start(stem: str) -> datetime | None:
