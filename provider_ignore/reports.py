@@ -5,17 +5,11 @@
                    at=now, category="incoherence")         # the message's own generation id and provider
     reports.take(window_start, window_end)                # [(model, provider, n)]: the window record's `reports`
 
-A report is (generation id, model, the provider that served the reply, time, category): the user's
-text is not taken. One reply reported twice counts once, so two reports are two replies (canary
-asks the next round to confirm an endpoint reported twice within a day: judge/suspension/reports.py).
-The counts leave in the production record of their window (core/production.py `reports`); h-prodlib's
-Exporter takes them when it closes a window.
-
-Forwarding to OpenRouter is off by default: `forward=feedback(base_url, management_key)` sends each
-report to `POST /generation/feedback` (OpenRouter's docs: a management key; categories below; an
-optional comment of at most 1,000 characters, sent only when the caller passes one, which should be
-with the user's consent). A forward that fails is logged without the key and the report is kept.
-Standard library only (the backend's distribution). Thread-safe.
+A report is (generation id, model, the provider that served the reply, time, category), never the
+user's text; one reply reported twice counts once. The counts leave in their window's production
+record (core/production.py `reports`). `forward=` (off by default) also sends each report to
+OpenRouter's feedback endpoint; a comment goes only there, and a refused forward is logged without
+the key, the report kept (docs/explain.md). Standard library only. Thread-safe.
 """
 
 from __future__ import annotations

@@ -1,19 +1,9 @@
-"""`canary explain`: what canary knew of a model's endpoints around one moment, from the state branch's files.
+"""`canary explain`: what canary knew of a model's endpoints around one moment (docs/explain.md, section 3).
 
-A user reports "model X, around 14:00 UTC yesterday, the replies switched language". For each endpoint
-of the model (or the one named, or the one that served the reply's generation) this gathers:
-
-- its state at that moment: active, suspended or excluded and by which layer, and whether
-  provider.ignore as the backend built it then excluded it (canary/history/past.py, the audit log);
-- the last two rounds before it and the first after it, each contract's verdict and reason (the
-  history's round files; a day older than the detail window only as its day's counts);
-- the production evidence of the windows around it (a backend's records: each check's failures
-  against the model's other endpoints, and the replies served while excluded: the route audit) and
-  the user reports of the day before and after it.
-
-It reads files only: the history, the audit log, people's exclusion files, the state (the model's
-endpoints when the history has none) and a folder of production records. `explain` returns a typed
-Explanation; `to_text` is one screen for a person, `to_json` the same for a script.
+Per endpoint: its state then and whether provider.ignore held it (canary/history/past.py over the
+audit log), the last two rounds before and the first after (the history's round files; a compacted
+day as its counts), the production evidence and route audit of the windows around it, the user
+reports of the day before and after. Files only; `to_text` is one screen, `to_json` the same for a script.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
-"""User reports: evidence that asks the probes to look, never a rule (pure, issue 40).
+"""User reports: evidence that asks the probes to look, never a rule (pure; docs/explain.md, section 2).
 
-A chat backend records a user's report against the reply it is about (provider_ignore/reports.py:
-one per generation, so one reply reported twice counts once) and its production records carry
-the counts per model and provider (core/production.py `reports`). Two independent reports against
-one endpoint within REPORT_SPAN schedule a confirmation of it in the next round: every contract of
-the endpoint, pinned, three attempts, the majority deciding, as production evidence does
-(judge/suspension/production.py's confirmation). What the confirmation finds is judged as any
-probe is; a report never fails a round, never suspends, never counts as a failure.
-
-A report names a provider as replies name it; `endpoints_named` maps it to the model's endpoints
-(judge/suspension/route_audit.py). A provider that runs several endpoints of the model has each
-of them confirmed: a confirmation costs a few requests and convicts nobody.
+Two reports (two replies: the library counts a generation once) against one endpoint within
+REPORT_SPAN ask the next round to confirm each of its contracts, pinned, three attempts, the
+majority deciding. A provider that runs several endpoints of the model has each confirmed: a
+confirmation costs a few requests and convicts nobody.
 """
 
 from __future__ import annotations

@@ -1,21 +1,11 @@
-"""The route audit: did the chat backend apply provider.ignore? (pure, issue 40)
+"""The route audit: did the chat backend apply provider.ignore? (pure; docs/explain.md#4-the-route-audit)
 
-A backend's production records count its sampled replies per endpoint that served them
-(core/production.py `served`). A reply served by an endpoint that provider.ignore excluded for the
-whole of its window is a leak: the backend did not apply the list (a stale copy of the files, a
-fallback it allows, an alias of the model that the list does not name). Per exporter, window and
-endpoint:
+    leak rate = a window's sampled replies served by an endpoint excluded through it / the model's
 
-    leak rate = sampled replies served by the excluded endpoint / the model's sampled replies
-
-An exclusion counts for a window only when it was in force from GRACE before the window began to
-its end (the backend reads the files on its own schedule, so a list just changed is no leak yet),
-and only in force in provider.ignore: an observe-mode suspension is not in it. A provider name
-(what replies and records say, "DeepInfra") is matched to the model's endpoints by the names the
-probes' replies gave (`names`), else by the tag's provider slug; a name that matches several
-endpoints, a cell the backend marked ambiguous and the model's remainder (cells under five
-replies) are never counted, so an endpoint leaking fewer than five sampled replies a window to
-one exporter is not seen. Above LEAK_ALARM of a window the operator is told (`alarms`).
+An exclusion counts from GRACE before the window began to its end (the backend reads the files on
+its own schedule); an observe-mode suspension is not in the list. A provider name ("DeepInfra") is
+matched to the model's endpoints by the names the probes' replies gave, else by the tag's provider
+slug; a name of several endpoints, a cell marked ambiguous and the model's remainder never count.
 """
 
 from __future__ import annotations
