@@ -198,41 +198,46 @@ def to_json(explanation: Explanation) -> str:
 
 
 def to_text(x: Explanation) -> str:
-    """One screen for a person: an endpoint with nothing to say on one line (upstream and people's text cleaned)."""
+    """One screen for a person: an endpoint without a failed round or anything else to say on one line
+    (upstream and people's text cleaned)."""
     head = f"{clean(x.model, 120)} at {stamp(x.at)}"
     if x.generation:
         head += f"; generation {clean(x.generation, 80)} served by {clean(x.served_by or '?', 80)}"
     out = [head, f"provider.ignore then: {', '.join(clean(t, 60) for t in x.ignore) or '(nothing excluded)'}", ""]
     for e in x.endpoints:
-        rounds = [*(("before", r) for r in e.before), *((("after", e.after),) if e.after else ())]
+        rounds = [*e.before, *([e.after] if e.after else [])]
         state = e.state.upper() + (f" by the {e.layer} layer" if e.layer else "")
         state += ": in provider.ignore" if e.in_ignore else ": not in provider.ignore"
         state += " (would be suspended in enforce mode)" if e.would_suspend else ""
         checks = "; ".join(f"{k} {a}/{b} failed vs peers {c}/{d}" for k, (a, b, c, d) in e.production.items() if a)
-        production = f"production: {e.served} sampled replies served" + (f"; {checks}" if checks else "")
-        reports = f"user reports: {e.reports_before} in the day before, {e.reports_after} in the day after" + (
-            " (two or more within a day: a confirmation is due)" if e.reports_before >= MIN_REPORTS else "")
+        said = [f"rounds {', '.join(_round_words(r) for r in rounds) or '(none near it)'}",
+                *([f"production: {e.served} sampled replies served" + (f"; {checks}" if checks else "")]
+                  if e.served or checks else []),
+                *([f"user reports: {e.reports_before} in the day before, {e.reports_after} in the day after"
+                   + (" (two or more within a day: a confirmation is due)" if e.reports_before >= MIN_REPORTS else "")]
+                  if e.reports_before or e.reports_after else [])]
         line = f"{clean(e.provider, 60)}" + (f" ({clean(e.name, 60)})" if e.name else "") + f": {state}"
-        quiet = (e.state == "active" and not e.would_suspend and not checks and not e.leaks and not e.day
-                 and not e.reports_before and not e.reports_after and all(r.klass == "clean" for _, r in rounds))
-        if quiet:
-            out.append(f"{line}; rounds clean at {', '.join(f'{r.at:%H:%M}' for _, r in rounds) or '(none)'}"
-                       + (f"; {production}" if e.served else ""))
+        if e.state == "active" and not (e.would_suspend or checks or e.leaks or e.day or e.reports_before
+                                        or any(r.klass == "failed" for r in rounds)):
+            out.append("; ".join([line, *said]))
             continue
-        out += [line, *([f"  why: {clean(e.why, 300)}"] if e.why else [])]
-        for label, r in rounds:
-            verdicts = " · ".join(f"{c} {o if o == 'pass' else o.upper()}" for c, o, _, _ in r.cases)
-            out.append(f"  {label} {stamp(r.at)} {clean(r.round_id, 60)}: {r.klass}: {verdicts}")
-            out += [f"    {c}: [{code}] {clean(why, 200)}" for c, o, code, why in r.cases if o != "pass"]
-            out += [f"    decision {clean(d, 200)}" for d in r.decisions]
+        out += [line, *([f"  why: {clean(e.why, 300)}"] if e.why else []), f"  {said[0]}"]
+        for r in rounds:
+            out += [f"    {r.at:%H:%M} {c}: [{code}] {clean(why, 200)}" for c, o, code, why in r.cases if o == "fail"]
+            out += [f"    {r.at:%H:%M} decision {clean(d, 200)}" for d in r.decisions]
         if e.day:
             classes = ", ".join(f"{n} {k}" for k, n in sorted(e.day.classes.items()))
             fails = ", ".join(f"{c} {f}/{n} failed" for c, (f, n) in e.day.failed.items())
             out.append(f"  {e.day.day} (compacted): rounds {classes}; {fails}")
-        out += [f"  {production}"] if e.served or checks else []
+        out += [f"  {line}" for line in said[1:]]
         out += [f"  LEAK: {k.leaked}/{k.sampled} sampled replies of exporter {clean(k.exporter, 60)} served while "
                 f"excluded ({stamp(k.window_start)}..{stamp(k.window_end)}): the backend was not applying "
                 "provider.ignore" for k in e.leaks]
-        out += [f"  {reports}"] if e.reports_before or e.reports_after else []
     out += [*([""] if x.endpoints else []), "caveats:", *(f"  - {clean(c, 400)}" for c in x.caveats)]
     return "\n".join(out) + "\n"
+
+
+def _round_words(r: RoundSeen) -> str:
+    """"16:30 frozen (latency transport_other)": a round's time, class and what did not pass."""
+    others = " ".join(f"{c} {code}" for c, o, code, _ in r.cases if o != "pass")
+    return f"{r.at:%H:%M} {r.klass}" + (f" ({clean(others, 120)})" if others else "")
