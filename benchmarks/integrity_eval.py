@@ -10,6 +10,11 @@ do-not-answer, Judge-Capacity) and refusal/fiction.jsonl (ELTeC novel paragraphs
 roleplay scripts), built by benchmarks/corpora/build_refusal_corpus.py, which names every source,
 commit and licence. It exits cleanly (code 0, one line on stderr) when the corpus is absent.
 
+With `--alpaca-eval GIT_DIR` (a snapshot of tatsu-lab/alpaca_eval, e.g. the search tool's `fetch`)
+it also checks every English reply of AlpacaEval's `results/*/model_outputs.json` at the commit
+below (182,697 replies of 227 models; data CC BY-NC 4.0: measured, never committed), counted apart,
+with the flags grouped by the reply's first characters: the openings real models write.
+
 Each text is checked in its own language, as the probes check a reply in its prompt's. A flag
 fails nothing by itself: the judge fails a language case only when at least 2 of the endpoint's
 replies of one round are flagged and they are most of its replies (judge/replies/integrity.py), so the
@@ -24,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
@@ -39,6 +45,7 @@ from core.vocabulary import LANGUAGE_NAMES  # noqa: E402
 from judge.replies.integrity import check_reply  # noqa: E402
 
 FILES = ("labelled.jsonl", "fiction.jsonl")
+ALPACA_EVAL_COMMIT = "cd543a149df89434d8a54582c0151c0b945c3d20"
 
 
 def corpus() -> Path:
@@ -49,7 +56,10 @@ def corpus() -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--show", type=int, default=5, help="flagged texts shown per kind of defect")
+    parser.add_argument("--alpaca-eval", type=Path, metavar="GIT_DIR", help="also check AlpacaEval's model outputs")
     args = parser.parse_args()
+    if args.alpaca_eval:
+        alpaca_eval(args.alpaca_eval, args.show)
     folder = corpus()
     if not (folder / FILES[0]).exists():
         print(f"integrity_eval: no corpus at {folder} (set CANARY_CORPUS_DIR; build it with "
@@ -87,6 +97,30 @@ def main() -> None:
     rate = bad / total
     print(bench_line("integrity_eval", texts=total, flagged=bad, rate=round(rate, 5),
                      per_round_false=round(6 * rate * rate, 8)))
+
+
+def alpaca_eval(git_dir: Path, show: int) -> None:
+    """Every English reply of AlpacaEval's model outputs, checked; flags grouped by their first characters."""
+    def git(*argv: str) -> bytes:  # b"" for a file the snapshot lacks (stores may drop large files)
+        return subprocess.run(["git", f"--git-dir={git_dir}", *argv], capture_output=True).stdout
+    paths = [p for p in git("ls-tree", "-r", "--name-only", ALPACA_EVAL_COMMIT, "results").decode().split()
+             if p.endswith("/model_outputs.json")]
+    total, heads = 0, Counter[str]()
+    for path in paths:
+        try:
+            rows = json.loads(git("show", f"{ALPACA_EVAL_COMMIT}:{path}"))
+        except json.JSONDecodeError:
+            continue  # absent from the snapshot
+        for text in (r.get("output") for r in rows):
+            if isinstance(text, str) and text.strip():
+                total += 1
+                if check_reply(text, "en"):
+                    heads[text.lstrip()[:3]] += 1
+    flagged = sum(heads.values())
+    print(f"AlpacaEval @ {ALPACA_EVAL_COMMIT[:7]}: {total:,} replies of {len(paths)} models, {flagged} flagged "
+          f"({flagged / total:.2%}); most frequent openings of the flagged: "
+          + ", ".join(f"{head!r} {n}" for head, n in heads.most_common(show)))
+    print(bench_line("integrity_eval_alpaca", replies=total, flagged=flagged, rate=round(flagged / total, 5)))
 
 
 if __name__ == "__main__":

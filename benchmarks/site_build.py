@@ -40,13 +40,9 @@ from core.times import parse_time, stamp
 from judge.suspension.state import JudgeState
 
 
-def timed(args: list[str], runs: int, source: Path = ROOT, cache: Path | None = None) -> float:
-    """Median wall time of `canary ARGS` run from the source tree `source` (another commit's code),
-    without the decoded-rounds cache, or with `cache` as CANARY_HISTORY_CACHE."""
-    env = {k: v for k, v in os.environ.items() if k != "CANARY_HISTORY_CACHE"}
-    env["PYTHONPATH"] = str(source)
-    if cache is not None:
-        env["CANARY_HISTORY_CACHE"] = str(cache)
+def timed(args: list[str], runs: int, source: Path = ROOT) -> float:
+    """Median wall time of `canary ARGS` run from the source tree `source` (another commit's code)."""
+    env = {**os.environ, "PYTHONPATH": str(source)}
     times = []
     for _ in range(runs):
         start = time.perf_counter()
@@ -91,11 +87,6 @@ def main() -> int:
                              history_before_s=old_hist, history_after_s=new_hist, load=load))
         site_s = timed(site_args, args.runs)
         history_s = timed(history_args, args.runs)
-        cache = tmp / "cache"
-        fill_s = timed(site_args, 1, cache=cache)            # decodes every file into the cache
-        warm_site_s = timed(site_args, args.runs, cache=cache)
-        warm_history_s = timed(history_args, args.runs, cache=cache)
-        cache_mib = sum(p.stat().st_size for p in cache.iterdir()) / 2**20
         t = time.perf_counter()
         history = History.open(root, now=now, days=HISTORY_DAYS)
         open_s = time.perf_counter() - t
@@ -111,15 +102,11 @@ def main() -> int:
         print(f"history: {cases} detail cases, {len(list(root.rglob('*.xz')))} files, load average {load:.1f}")
         print(f"  canary site --out     {site_s:6.2f} s (median of {args.runs}, process start-up included)")
         print(f"  canary history        {history_s:6.2f} s (30 days)")
-        print(f"  with CANARY_HISTORY_CACHE: first site build {fill_s:.2f} s (fills {cache_mib:.0f} MiB), "
-              f"then canary site {warm_site_s:.2f} s, canary history {warm_history_s:.2f} s")
         print(f"  in-process: History.open(365 d) {open_s:.2f} s, collect {collect_s:.2f} s, "
               f"whole build {whole_s:.2f} s")
         for name in ("index.html", "status.json", "decisions.atom", "assets/echarts.min.js"):
             print(f"  {name:22s} {sizes.get(name, 0) / 1024:8.1f} KiB")
         print(bench_line("site_build", site_s=site_s, history_s=history_s, open_s=open_s, collect_s=collect_s,
-                         cache_fill_s=fill_s, cached_site_s=warm_site_s, cached_history_s=warm_history_s,
-                         cache_mib=cache_mib,
                          index_kib=sizes.get("index.html", 0) / 1024, load=load))
         if args.keep:
             print(f"kept: {tmp}")

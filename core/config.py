@@ -1,12 +1,8 @@
 """canary.yaml: the one configuration file, declared once and loaded into typed settings.
 
-`ConfigFile` and its sections are the file's declaration (core/schema.py): each key's type,
-default, allowed range and meaning, in one place; `rules:` is core/policy.py's `Rules`. The docs'
-table of keys is generated from it (core/config_docs.py). A bad value raises ConfigError naming
-the file and the dotted key and saying what is expected (`canary.yaml: probe.ttft_seconds:
-expected a number >= 0.1, got -1`); an unknown key is refused the same way (a typo must not
-silently leave a default in force). `Config` is what the code uses: the same sections, with
-`rules:`, `languages` and `mode` as the judge's Policy.
+`ConfigFile` and its sections are the file's declaration (core/schema.py); `rules:` is
+core/policy.py's `Rules`, and the docs' table of keys is generated from it (core/config_docs.py).
+`Config` is what the code uses: the same sections, with `rules:`, `languages` and `mode` as the Policy.
 """
 
 from __future__ import annotations
@@ -57,12 +53,10 @@ class ProbeSettings:
         "extra attempts after a language anomaly (majority of 3), and after a refusal-probe reply that "
         "stops under 160 characters (the judge compares the lengths with the peers')"))] = 2
     temperature: Annotated[float, Meta(ge=0.0, description="sent only to endpoints that list `temperature`")] = 0.7
-    # Reasoning endpoints only (those listing `reasoning`, `reasoning_effort` or `include_reasoning`).
     reasoning_effort: Annotated[ReasoningEffort | None, Meta(description=(
         "reasoning endpoints only: OpenRouter's `reasoning.effort`; `null` sends "
         "`probe.reasoning_max_tokens` as `reasoning.max_tokens` instead"))] = "low"
-    # The room for thinking added to every completion budget so the answer still fits
-    # (benchmarks/cost.py measures what it costs).
+    # benchmarks/cost.py measures what it costs.
     reasoning_max_tokens: Annotated[int, Meta(ge=1, description=(
         "reasoning endpoints only: room for thinking added to every completion budget, so the answer "
         "keeps `probe.max_tokens` (1024 is Anthropic's minimum thinking budget)"))] = 1024
@@ -111,17 +105,11 @@ class PathSettings:
     maintenance: Annotated[Path, Meta(description=(
         "providers' announced maintenance windows: a failed round inside one is not counted"))] = (
         Path("exclusions/maintenance.yaml"))
-    # Left at this default it follows the state file: a `history` folder next to paths.state.
     history: Annotated[Path, Meta(description=(
         "the round history; left at the default it is the folder `history` next to `paths.state`, so it "
         "lands wherever the state lives; it must be inside the repository: `canary commit` commits it "
         "with the state"))] = Path("state/history")
-    # The judge's own files (state + audit log) are committed to a branch of their own, created on
-    # first use and never force-pushed, so a protected main (required pull requests or status
-    # checks, which the workflow's GITHUB_TOKEN can never bypass) does not block the round;
-    # people's files (exclusions/*.yaml, canary.yaml) stay on main under review. Empty or null:
-    # the checked-out branch (for a token that may push there, e.g. a GitHub App on the
-    # ruleset's bypass list).
+    # A branch of its own, so a protected main never blocks the round (docs/workflow.md, installing it).
     state_branch: Annotated[str | None, Meta(description=(
         "the branch `canary commit` pushes `paths.state`, `paths.audit` and the history folder to (and "
         "`canary fetch-state` reads); empty: the checked-out branch"))] = "canary-state"
@@ -169,7 +157,6 @@ class ConfigFile:
         "`observe`: record *would suspend* only; `enforce`: suspensions reach `provider.ignore`"))] = OBSERVE
     models: Annotated[tuple[str, ...], Meta(description=(
         "the product's chat models; every endpoint of each is probed"))] = ()
-    # Hosts known to filter the refusal probe, per model: the positive control.
     controls: Annotated[dict[str, EndpointTags], Meta(description=(
         "model → endpoint tags known to filter: the refusal probe's positive control. Name only hosts "
         "OpenRouter really serves for the model; a configured control that is not probed makes the "

@@ -1,10 +1,8 @@
 """The docs' table of canary.yaml keys, generated from the file's declaration (core/config.py).
 
-Every key, its default and what it does come from `ConfigFile` and its sections (the
-`Meta(description=...)` of each field), so the table cannot drift from the code. The page holds
-it between `<!-- generated: config-keys -->` and `<!-- end -->`; `python -m core.config_docs`
-rewrites that block in every page of docs/ that has one (tests/test_docs.py fails until it is run
-after a change to the declaration).
+Every key, its default and its `Meta(description=...)` come from `ConfigFile`, so the table cannot
+drift; `python -m core.config_docs` rewrites the `<!-- generated: config-keys -->` block of every page
+that has one (tests/test_docs.py fails until it is run after a change to the declaration).
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@
     │   └── SimulatorStartError         the bundled simulator's process did not start (simulator/process.py)
     ├── RoundRefused                  the probe or the judge refused to run, exit code and all (canary/round/refusal.py)
     ├── CommitBackError               commit-back gave up (canary/state/commit_back.py)
+    ├── PushError                     GitHub refused a production record's push (provider_ignore/push.py)
     ├── AllureError                   the Allure HTML report cannot be rendered (canary/outputs/allure_html.py)
     ├── SiteError                     the status page cannot be built (canary/outputs/site/build.py)
     ├── LanguageServiceError          the language process did not start or failed (probes/round/language_service.py)

@@ -2,25 +2,12 @@
 file; for the chat backend, the suspensions in the judge's state file. Standard library and PyYAML only:
 the backend's library (provider_ignore) ships this module.
 
-People write four YAML files, each entry declared once as a frozen dataclass of strings: builtin.yaml
-and incidents.yaml (core/layers.py `BuiltinEntry`, `IncidentEntry`), silences.yaml and maintenance.yaml
-(canary/state/silences.py `SilenceEntry`, canary/state/maintenance.py `MaintenanceEntry`). `walk` reads
-them all, as YAML nodes so that every error names its line. An entry that declares no `model` is filed
-under its model's key (the exclusion files); one that does is an item of a top-level list:
-
-    "deepseek/deepseek-chat-v3-0324":         - model: "deepseek/deepseek-chat-v3-0324"
-      - provider: "aurora/fp8"                  provider: "cinder/fp8"
-        reason: "stray punctuation"             until: "2026-12-03T09:00:00Z"
-        added_at: "2026-11-29T22:30:00Z"        ...
-
-A key the entry does not declare, a key given twice, a value that is no single scalar, a required key
-missing or blank, and a model or provider that is no acceptable tag (or left empty) are refused with
-their line; another key left empty (`expires:`) is as if absent. canary/state/people_yaml.py is the
-one editor of these files.
-
-The state file's suspensions are read here, not by the judge's codec (which needs msgspec): only
-`models.<model>.<provider>.suspension` and the schema_version, so an additive field never breaks the
-backend.
+`walk` reads the four people's files, each entry declared once as a frozen dataclass of strings, as
+YAML nodes so that every error names its line; what it refuses: docs/file-formats.md (exclusion
+files). An entry that declares no `model` is filed under its model's key (the exclusion files); one
+that does is an item of a top-level list (silences, maintenance). The state file's suspensions are
+read here without msgspec: only `models.<model>.<provider>.suspension` and the schema_version, so an
+additive field never breaks the backend.
 """
 
 from __future__ import annotations
@@ -199,10 +186,8 @@ def _fail(source: str, node: yaml.Node, problem: str) -> NoReturn:
 
 
 def read_suspensions(path: Path) -> tuple[Exclusion, ...]:
-    """The state file's suspensions as entries of the suspension layer; () when the file does not exist yet.
-
-    Refuses (StoreError naming the key) what would change which hosts are excluded: another schema
-    version, a suspension without its times or mode."""
+    """The state file's suspensions as the suspension layer's entries; () when the file does not exist yet.
+    StoreError (naming the key) on another schema version or a suspension without its times or mode."""
     raw = read_json(path, "state file", STATE_FIX)
     if raw is None:
         return ()

@@ -1,17 +1,10 @@
 """The exclusion layers as data, and their merge into provider.ignore with each layer's expiry (pure).
 
-Three layers, declared once in LAYERS and iterated by everyone who reads them (the chat backend's
-provider_ignore, the judge, `canary validate`, `canary commit`, the status page, `canary ignore --at`):
-
-- builtin:    reviewed exclusions written by people (exclusions/builtin.yaml), never expire;
-- incident:   runtime exclusions written by people (exclusions/incidents.yaml), an optional `expires`;
-- suspension: written only by the judge (state/canary-state.json), always time-bounded (`until`);
-  an observe-mode suspension is only what enforcement would have done (`Exclusion.observed`).
-
-effective = every entry unexpired at `now` but the observed ones, as a sorted set of provider tags;
-would   = the same with the observed ones. Both sides import this module: the backend's library
-(standard library and PyYAML only) and the judge (judge/suspension/exclusions.py turns its JudgeState
-into suspension entries), so a layer's expiry means the same thing in the round and in production.
+Three layers, declared once in LAYERS and iterated by everyone who reads them: builtin and incident
+(people's files: never expire, or at an optional `expires`) and suspension (the judge's, always
+time-bounded; an observe-mode one is only what enforcement would have done). Both the backend's
+library and the judge import this module, so an expiry means the same in the round and in
+production (docs/judge.md, three layers).
 """
 
 from __future__ import annotations
@@ -19,27 +12,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from enum import StrEnum
 
 BUILTIN = "builtin"
 INCIDENT = "incident"
 SUSPENSION = "suspension"
 # The state file's version, where it keeps a provider's suspension (models.<model>.<provider>.<key>: a
-# word of the file's format, spelled like the layer's name but not it, so a renamed layer would still
-# read the files written before), and what to do with a state file that cannot be read (the judge's
-# codec, judge/suspension/state.py, and the backend's reader of its suspensions, core/layer_files.py,
-# say the same).
+# word of the file's format, not the layer's name), and what to do with one that cannot be read: the
+# judge's codec (judge/suspension/state.py) and the backend's reader (core/layer_files.py) share them.
 STATE_SCHEMA_VERSION = 1
 STATE_SUSPENSION_KEY = "suspension"
 STATE_FIX = "restore it from git (git checkout -- <file>) or delete it to start from an empty state"
-
-
-class Expiry(StrEnum):
-    """When a layer's entry stops counting."""
-
-    NEVER = "never"        # until a person removes it
-    OPTIONAL = "optional"  # at its `expires`, when it has one
-    ALWAYS = "always"      # at its `until`: every entry is time-bounded
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,21 +57,20 @@ class SuspensionEntry:
 
 @dataclass(frozen=True, slots=True)
 class Layer:
-    """One exclusion layer: its name, its file (`path`: canary.yaml's `paths.<setting>` default), what one
-    entry of the file is, and when an entry expires."""
+    """One exclusion layer: its name, its file (`path`: canary.yaml's `paths.<setting>` default), and what
+    one entry of the file is."""
 
     name: str
     setting: str
     path: str
     entry: type[BuiltinEntry] | type[IncidentEntry] | type[SuspensionEntry]
-    expiry: Expiry
     written_by: str  # "people" (main, reviewed) or "judge" (the state branch)
 
 
 LAYERS: tuple[Layer, ...] = (
-    Layer(BUILTIN, "builtin", "exclusions/builtin.yaml", BuiltinEntry, Expiry.NEVER, "people"),
-    Layer(INCIDENT, "incidents", "exclusions/incidents.yaml", IncidentEntry, Expiry.OPTIONAL, "people"),
-    Layer(SUSPENSION, "state", "state/canary-state.json", SuspensionEntry, Expiry.ALWAYS, "judge"),
+    Layer(BUILTIN, "builtin", "exclusions/builtin.yaml", BuiltinEntry, "people"),
+    Layer(INCIDENT, "incidents", "exclusions/incidents.yaml", IncidentEntry, "people"),
+    Layer(SUSPENSION, "state", "state/canary-state.json", SuspensionEntry, "judge"),
 )
 PEOPLE_LAYERS: tuple[Layer, ...] = tuple(layer for layer in LAYERS if layer.written_by == "people")
 

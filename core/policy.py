@@ -1,12 +1,9 @@
-"""The judge's rules as one value: thresholds, their time rules, the ladder, the floor, the guard, the rotation,
-and the run mode (observe or enforce).
+"""The judge's rules as one value: thresholds, their time rules, the ladder, the floor, the guard, the
+rotation, and the run mode (observe or enforce).
 
-canary.yaml's `rules:` section is declared here, once: `Rules` (and its `model_wide_guard:`,
-`GuardRules`) hold every default, every range (msgspec constraints, core/schema.py) and what
-each key means (the docs' configuration table is generated from these descriptions). `Policy`
-is the value the judge applies: a Rules (so every rule number is spelled once, there) plus
-canary.yaml's `languages` and `mode`; a Policy built in code is checked against the same
-declaration, read as canary.yaml's `rules:` would be.
+canary.yaml's `rules:` is declared here once: `Rules` (and `GuardRules`) hold every default, range
+and meaning (core/schema.py). `Policy` is what the judge applies: a Rules plus `languages` and
+`mode`; one built in code is checked against the same declaration.
 """
 
 from __future__ import annotations
@@ -31,6 +28,10 @@ MAX_LAST_REASONS = 4
 MAX_REASON_CHARS = 200
 
 Mode = Literal["observe", "enforce"]
+# rules.production's steps (judge/suspension/production.py): false (YAML's `off` too) shows the cards
+# only; observe also schedules confirmations and says what the rule would do; enforce lets an agreeing
+# probe fail the round.
+ProductionStep = bool | Literal["observe", "enforce"]
 OBSERVE: Mode = "observe"
 ENFORCE: Mode = "enforce"
 MODES: tuple[str, ...] = get_args(Mode)
@@ -68,19 +69,22 @@ class Rules:
     fade_days: Annotated[int, Meta(ge=1, description="quiet days after which the ladder starts again")] = 14
     capacity_floor: Annotated[int, Meta(ge=0, description="never leave fewer usable endpoints than this")] = 2
     model_wide_guard: GuardRules = field(default_factory=GuardRules)
-    # Opt-in (judge/suspension/reliability.py). Off, transport errors only freeze the streaks, as
-    # the design says; on, a host significantly less reliable than its peers fails the round.
-    # Contracts still in observe whatever `mode` says: a streak that a round failed only on these
-    # ends in would_suspend (an observe-mode record), until their false-positive report supports
-    # enforcing them. The default: the contracts declared `starts_observed` (core/vocabulary.py).
+    # The default: the contracts declared `starts_observed` (core/vocabulary.py).
     observe_contracts: Annotated[tuple[str, ...], Meta(description=(
         "contracts kept in observe whatever `mode` says: a streak failed only on these ends in *would "
         "suspend*, until their false-positive report supports enforcing them"))] = STARTS_OBSERVED
     reliability: Annotated[bool, Meta(description=(
         "a host whose streams are cut after the first byte (or whose 200s carry errors) significantly more "
         "often than its peers' fails the round (off: such errors only freeze the streaks)"))] = False
+    production: Annotated[ProductionStep, Meta(description=(
+        "production evidence (a chat backend's records, docs/judge.md): `false` (or `off`) shows it on the cards "
+        "only; `observe` (once `false` has run) also re-probes an endpoint it points at, three times, and says "
+        "what the rule would do; `enforce` (once `observe` has run) fails a round when that round's pinned probe "
+        "of the same contract agrees. Production evidence alone never fails a round"))] = False
 
     def __post_init__(self) -> None:
+        if self.production is True:
+            raise Invalid("production", "say `observe` or `enforce` (`true` is neither; `false` shows the cards only)")
         for name in self.observe_contracts:
             if name not in CONTRACTS:
                 raise Invalid("observe_contracts", f"unknown contract {name!r}; choose from {', '.join(CONTRACTS)}")
@@ -102,7 +106,6 @@ class Policy(Rules):
 
     languages: tuple[str, ...] = LANGUAGES
     remembered_rounds: int = DEFAULT_REMEMBERED_ROUNDS
-    # observe: suspensions are recorded as "would suspend" only; enforce: they reach provider.ignore.
     mode: str = OBSERVE
 
     def __post_init__(self) -> None:

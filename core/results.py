@@ -53,12 +53,13 @@ attempt `chars`, `refusal` and `integrity` (+ `integrity_reason` when it failed)
 `advertised_p50_tps` and `advertised_slowest_tps` (issue 22's decode speed, written when
 measured), on completed streams `usage_reported`, `prompt_tokens`, `billed_usd` and `listed_usd`,
 and `items` (the fidelity contract's kind -> pass | fail); per model `limits` and `notes`
-(discovery's listed limits and its sanity notes; issue 22).
+(discovery's listed limits and its sanity notes; issue 22) and `names` (each tag's provider name);
+per case `confirmation` (a confirmation's majority, issue 39).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
@@ -87,7 +88,7 @@ from core.field_rules import (
     writable_text,
 )
 from core.schema import shown
-from core.tags import ROUND_ID_PATTERN, describe_invalid_tag, is_valid_tag
+from core.tags import ROUND_ID_PATTERN, describe_invalid_tag, is_provider_name, is_valid_tag
 from core.times import as_utc
 from core.vocabulary import CODE, Outcome, case_id, catch_all_code
 
@@ -218,7 +219,10 @@ class CaseResult:
     completion_tokens: int = 0  # as the upstream reported them
     cost_usd: float = 0.0  # as the upstream reported it
     served_by: str | None = None  # the provider that answered (OpenRouter's `provider` field)
-    attempts: tuple[AttemptResult, ...] = ()  # each request of the case, in order
+    attempts: tuple[AttemptResult, ...] = ()  # each request of the case, in order (a confirmation's: every run's)
+    # A confirmation production evidence asked for (judge/suspension/production.py): the strict
+    # majority of the contract's three runs (the outcome above is the first run's). None: not one.
+    confirmation: Outcome | None = None
 
     @property
     def id(self) -> str:
@@ -231,7 +235,8 @@ class CaseResult:
             code=str(self.code), reason=self.reason, language=self.language, anomaly=self.anomaly,
             control=self.control, ttft_s=self.ttft_s, duration_s=self.duration_s, requests=self.requests,
             prompt_tokens=self.prompt_tokens, completion_tokens=self.completion_tokens, cost_usd=self.cost_usd,
-            served_by=self.served_by, attempts=tuple(a.entry() for a in self.attempts))
+            served_by=self.served_by, attempts=tuple(a.entry() for a in self.attempts),
+            confirmation=_unset(self.confirmation))
 
     def to_json(self) -> dict[str, Any]:
         return _builtins(self.entry())
@@ -242,7 +247,7 @@ class CaseResult:
                    reason=e.reason, language=e.language, anomaly=e.anomaly, control=e.control, ttft_s=e.ttft_s,
                    duration_s=e.duration_s, requests=e.requests, prompt_tokens=e.prompt_tokens,
                    completion_tokens=e.completion_tokens, cost_usd=e.cost_usd or 0.0, served_by=e.served_by,
-                   attempts=tuple(AttemptResult.from_entry(a) for a in e.attempts))
+                   attempts=tuple(AttemptResult.from_entry(a) for a in e.attempts), confirmation=_set(e.confirmation))
 
     @classmethod
     def from_json(cls, item: Mapping[str, Any]) -> CaseResult:
@@ -305,6 +310,9 @@ class RoundResults:
     # discovery's sanity notes (judge/replies/listing.py): `models.M.limits` / `models.M.notes`, optional.
     limits: Mapping[str, Mapping[str, tuple[int | None, int | None]]] = field(default_factory=dict)
     listing_notes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # model -> tag -> the provider's display name as discovery listed it, which is what replies name
+    # (`models.M.names`, optional): production records name providers so (judge/suspension/production.py).
+    names: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     # Not part of the file: what reading set aside, and (judge/suspension/planned.py) planned models without results.
     rejected: tuple[RejectedInput, ...] = ()
     missing: Mapping[str, str] = field(default_factory=dict)
@@ -349,7 +357,8 @@ class RoundResults:
             complete=self.complete, incomplete_reason=self.incomplete_reason, incomplete=self.incomplete,
             upstream=self.upstream, clock=self.clock, controls_source=self.controls_source,
             models={m: ModelEntry(tags, limits=dict(self.limits[m]) if self.limits.get(m) else UNSET,
-                                  notes=self.listing_notes[m] if self.listing_notes.get(m) else UNSET)
+                                  notes=self.listing_notes[m] if self.listing_notes.get(m) else UNSET,
+                                  names=dict(self.names[m]) if self.names.get(m) else UNSET)
                     for m, tags in self.models.items()},
             weak_probes=self.weak_probes, unprobed_controls=self.unprobed_controls,
             cases=tuple(c.entry() for c in self.cases), usage=self.usage()))
@@ -372,7 +381,7 @@ class RoundResults:
             complete=complete, incomplete=incomplete, upstream=doc["upstream"],
             models=_models(models, rejected, source),
             cases=_cases(doc["cases"], rejected),
-            limits=_limits(models), listing_notes=_listing_notes(models),
+            limits=_limits(models), listing_notes=_listing_notes(models), names=_names(models),
             weak_probes=_notes(doc["weak_probes"], "weak_probes", rejected),
             unprobed_controls=_notes(doc["unprobed_controls"], "unprobed_controls", rejected),
             clock=doc["clock"], controls_source=doc["controls_source"], rejected=tuple(rejected),
@@ -430,6 +439,7 @@ class CaseEntry(msgspec.Struct, frozen=True, kw_only=True):
     cost_usd: Amount = 0.0
     served_by: Annotated[str | None, ReadBy(optional_text)] = None
     attempts: tuple[AttemptEntry, ...] = ()
+    confirmation: Outcome | UnsetType = UNSET
 
 
 class ModelEntry(msgspec.Struct, frozen=True):
@@ -439,6 +449,7 @@ class ModelEntry(msgspec.Struct, frozen=True):
     # tag -> [context_length, max_completion_tokens]
     limits: dict[str, tuple[int | None, int | None]] | UnsetType = UNSET
     notes: tuple[str, ...] | UnsetType = UNSET
+    names: dict[str, str] | UnsetType = UNSET  # tag -> the provider's display name (what replies name)
 
 
 class ResultsFile(msgspec.Struct, frozen=True, kw_only=True):
@@ -564,6 +575,7 @@ def merge_shards(shards: Sequence[RoundResults], sources: Sequence[str] | None =
         models={m: p for r in shards for m, p in r.models.items()},
         limits={m: v for r in shards for m, v in r.limits.items()},
         listing_notes={m: v for r in shards for m, v in r.listing_notes.items()},
+        names={m: v for r in shards for m, v in r.names.items()},
         cases=tuple(c for r in shards for c in r.cases),
         weak_probes=tuple(w for r in shards for w in r.weak_probes),
         unprobed_controls=tuple(u for r in shards for u in r.unprobed_controls),
@@ -660,6 +672,17 @@ def _listed(value: Any) -> int | None:
     return count if count is not None and count <= MAX_COUNT else None
 
 
+def _names(raw: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, str]]:
+    """`models.M.names` (tag -> provider name), read leniently: an unsafe tag or a name that is no
+    identifier (core/production.py's pattern) is left out."""
+    out = {}
+    for model, entry in raw.items():
+        names = entry.get("names")
+        if is_valid_tag(model) and isinstance(names, Mapping):
+            out[model] = {t: n for t, n in names.items() if is_valid_tag(t) and is_provider_name(n)}
+    return out
+
+
 def _listing_notes(raw: Mapping[str, Mapping[str, Any]]) -> dict[str, tuple[str, ...]]:
     out = {}
     for model, entry in raw.items():
@@ -723,14 +746,6 @@ def _absurd_amounts(i: int, item: Mapping[str, Any]) -> list[str]:
     return [f"{where} {short_figure(value)} is no real bill (above ${MAX_BILL_USD:g}): read as absent"
             for where, value in fields
             if isinstance(value, (int, float)) and not isinstance(value, bool) and value > MAX_BILL_USD]
-
-
-def cases_by_model(cases: Iterable[CaseResult]) -> dict[str, list[CaseResult]]:
-    """The cases grouped by model, in order."""
-    out: dict[str, list[CaseResult]] = {}
-    for c in cases:
-        out.setdefault(c.model, []).append(c)
-    return out
 
 
 def _items(raw: Any) -> dict[str, Check] | None:

@@ -5,11 +5,10 @@
             return
     # every attempt failed
 
-The pause after attempt n is `pauses[n - 1]`, the last one repeating; none follows the last
-attempt (nothing comes after it to wait for). `sleep` is passed in, so a test records the pauses
-instead of waiting them. A pause of 0 is not slept. An attempt that already waited as the other
-side asked (GitHub's Retry-After) calls `waited()`: its pause is skipped.
-tests/test_architecture.py keeps this the only place that sleeps inside a loop.
+No pause follows the last attempt, and a pause of 0 is not slept. `sleep` is passed in, so a test
+records the pauses instead of waiting them. An attempt that already waited as the other side asked
+(GitHub's Retry-After) calls `waited()`: its pause is skipped. tests/test_architecture.py keeps this
+the only place that sleeps inside a loop.
 """
 
 from __future__ import annotations

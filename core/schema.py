@@ -1,33 +1,14 @@
 """One way to read a file: its format declared once (frozen dataclasses or msgspec Structs), read with `read_as`.
 
-Each file format (canary.yaml, a simulator scenario, ...) is one tree of frozen declarations whose
-annotations carry every rule a value must meet (`Annotated[int, Meta(ge=1)]`: msgspec's
-constraints), whose defaults are the defaults, and whose `Meta(description=...)` documents the
-key (the configuration table in the docs is generated from it: core/config_docs.py). A rule that
-spans fields lives in the declaration's `__post_init__`, raising `Invalid("field", "why")`.
-
-`read_as(raw, Kind, source=..., error=...)` refuses a key the declaration does not know, naming
-its dotted path (`canary.yaml: rules.streak.rounds: unknown key (known here: ...)`), then converts
-with msgspec, strictly (no `"10"` read as 10, no `true` as 1). When msgspec refuses, the message
-is ours, not msgspec's: `problem` walks the value beside the declaration's type tree
-(`msgspec.inspect`) and words the first thing wrong from that structure: the file, the dotted
-path, what was expected and what was found (`canary.yaml: probe.ttft_seconds: expected a number
->= 0.1, got -1`). msgspec is asked only yes or no (does this value convert?); its message text is
-never parsed (it is shown as is only for a shape the walk does not know), so a msgspec upgrade
-cannot change ours. tests/core/test_schema.py has one case per shape, each checking that msgspec
-refuses it too (pinned to the msgspec version it was checked against: an upgrade that accepts or
-refuses differently fails there first). `convert` is the same without a file: a part read on its
-own raises `Invalid(dotted path, why)` (a fault's parameters inside a scenario).
-
-Why msgspec and not pydantic v2, measured again for issue 30 (benchmarks/schema_libraries.py
-prints the full figures): pydantic's structured errors (a `loc` tuple and a `type` code per error)
-would spare this module's walk, but every process of a round (the command, the pytest
-controller, each xdist worker, the simulator) reads canary.yaml or a scenario at start-up, so an
-import is paid several times per round. In a fresh process msgspec imports in about 17 ms;
-pydantic with a TypeAdapter for ConfigFile took 95-150 ms, building that one validator 36-87 ms
-of it (five runs on a loaded two-core machine). msgspec is also strict by default, which is what a
-configuration file wants. The walk is about 130 lines with a test per shape; owning it costs
-less than the import.
+A declaration's annotations carry every rule a value must meet (msgspec's constraints), its defaults
+are the defaults, and `Meta(description=...)` documents the key; a rule spanning fields lives in
+`__post_init__`, raising `Invalid("field", "why")`. `read_as` refuses an unknown key by its dotted
+path, then converts strictly. msgspec is only asked yes or no: when it refuses, `problem` walks the
+value beside the declaration's type tree and words the first thing wrong (file, dotted path, what was
+expected, what was found), so a msgspec upgrade cannot change our messages; tests/core/test_schema.py
+has one case per shape, each checking that msgspec refuses it too. `convert` is the same for a part
+read on its own. Why msgspec and not pydantic (the import, paid by every process of a round):
+benchmarks/README.md (schema_libraries.py).
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """Canary's file I/O at its lowest: atomic writes, and reading text and JSON with clear errors.
 
-Every file canary writes goes through here: a temporary file in the same directory, fsynced,
-then os.replace()d over the target, so a reader (the chat backend, a person, git) never sees
-half a file. Every read that fails raises StoreError naming the file, the line when known, and
-what to do; commands catch it before writing anything.
+Every file canary writes goes through here, so a reader (the chat backend, a person, git) never sees
+half a file; a read that fails raises StoreError naming the file, the line when known, and what to do.
 """
 
 from __future__ import annotations
@@ -22,8 +20,7 @@ class StoreError(InputError):
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Replace `path` with `text` atomically (temp file in the same dir, fsync, os.replace)."""
-    # Text is written as its UTF-8 bytes, no newline translation, through the one writer below.
+    """Replace `path` with `text` as UTF-8, no newline translation, atomically (atomic_write_bytes)."""
     atomic_write_bytes(Path(path), text.encode("utf-8"))
 
 

@@ -1,9 +1,8 @@
 """Validation of identifiers that come from the upstream (provider tags, model ids, round ids).
 
-Provider tags are chosen by OpenRouter and by hosts, not by us. Before a tag reaches a file,
-a commit message, Markdown or a shell it must match a conservative pattern: letters, digits and
-`._:/-`, starting with a letter or digit, at most 128 characters, and never `..` (so a tag can
-never climb out of a directory if someone uses it in a path).
+Tags are chosen by OpenRouter and hosts, not by us: before one reaches a file, a commit message,
+Markdown or a shell it must match a conservative pattern, and never hold `..` (so it can never climb
+out of a directory).
 """
 
 from __future__ import annotations
@@ -28,8 +27,7 @@ def is_valid_tag(value: object) -> TypeGuard[str]:
 
 
 def is_valid_model_id(value: object) -> TypeGuard[str]:
-    """True when `value` is an OpenRouter model id (author/slug) safe in a URL path, a file, Markdown
-    and a line of `canary models`' output."""
+    """True when `value` is an OpenRouter model id (author/slug) safe in a URL path, a file, Markdown and output."""
     return isinstance(value, str) and bool(MODEL_PATTERN.fullmatch(value)) and ".." not in value
 
 

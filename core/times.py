@@ -1,12 +1,9 @@
 """Times as canary's files write them: ISO 8601, UTC, with a Z.
 
-Every time canary reads from a file or the command line goes through `parse_time` (naive
-means UTC, never the machine's local time), or `time_or_none` where a lenient reader sets a bad
-value aside; a day through `parse_date`; a time a file's declaration already decoded (msgspec)
-through `as_utc`, by the same rule. Every time it writes goes through `fmt_time` (as precise
-as given) or `stamp` (whole seconds, as results.json records a round's times).
-tests/test_architecture.py keeps it so: no `fromisoformat` and no copy of the timestamp format
-outside this module.
+Every time read goes through `parse_time` (naive means UTC, never the machine's local time),
+`time_or_none`, `parse_date` or `as_utc`; every time written through `fmt_time` (as precise as
+given) or `stamp` (whole seconds). tests/test_architecture.py keeps `fromisoformat` and the
+timestamp format inside this module.
 """
 
 from __future__ import annotations

@@ -1,26 +1,12 @@
 """Which upstream a round talks to, and with which key: the one reader of the environment for it.
 
-    OPENROUTER_API_KEY         the key (a secret: it never leaves `Upstream` in clear)
-    OPENROUTER_BASE_URL        where the API is (default: the real OpenRouter)
-    CANARY_SIMULATOR_SCENARIO  set by whoever starts a simulator: the scenario file it serves
-
-`resolve_upstream()` answers, for every entry point alike (`canary probe`, `canary round`,
-`canary discover`, `pytest probes`, the pytest header):
-
-- `--simulator` asked for (`simulator=True`) -> None: start the bundled simulator;
-- a key is set -> that upstream (OPENROUTER_BASE_URL, else OpenRouter);
-- only OPENROUTER_BASE_URL is set -> that upstream without a key (a simulator of your own
-  wants some key: without one its 401 ends the round as incomplete, as OpenRouter's would);
-- neither -> None: the bundled simulator.
-
-`refuse_keyless_in_ci()` is the one exception to "no key means the simulator": inside GitHub
-Actions an absent secret arrives as an empty string, usually because the schedule started
-before the secret existed, and a simulator round must not pass for the real one there.
-
-The key is needed in exactly one place (the Authorization header built by `auth_headers`).
-Everything that turns an `Upstream` or an error into text goes through `__repr__` (masked) or
-`scrub` (masks the key, any piece of it and its encodings in any message an upstream or a
-library produced: core/key_mask.py).
+`resolve_upstream()` answers for every entry point alike: `--simulator` or neither
+OPENROUTER_API_KEY nor OPENROUTER_BASE_URL -> None (the bundled simulator); otherwise that upstream
+(OpenRouter when only the key is set), with or without a key (a simulator of your own wants some
+key: without one its 401 ends the round, as OpenRouter's would). `refuse_keyless_in_ci()` is the one
+exception: inside GitHub Actions an absent secret arrives as an empty string, and a simulator round
+must not pass for the real one there. The key leaves an `Upstream` only through `auth_headers`;
+text goes through `__repr__` (masked) or `scrub` (core/key_mask.py).
 """
 
 from __future__ import annotations
@@ -54,8 +40,7 @@ class MissingKeyError(UpstreamError):
 
 @dataclass(frozen=True, slots=True, repr=False)
 class Upstream:
-    """Base URL (ending in /api/v1, no slash after it) and API key (None: none) of the upstream:
-    OpenRouter or a simulator. `of` reads them as a person writes them."""
+    """Base URL (ending in /api/v1, no slash after it) and API key (None: none) of OpenRouter or a simulator."""
 
     base_url: str = DEFAULT_BASE_URL
     api_key: str | None = None
@@ -81,8 +66,7 @@ class Upstream:
 
     @property
     def mask(self) -> KeyMask:
-        """What masks the key: the whole key, any run of 16 of its characters, its hex and base64
-        (core/key_mask.py); without a key it masks nothing."""
+        """What masks the key: the whole key, any run of 16 of its characters, its hex and base64 (core/key_mask.py)."""
         return mask_for(self.api_key)
 
     def scrub(self, text: str) -> str:
@@ -97,8 +81,7 @@ class Upstream:
 
 
 def upstream_kind(base_url: str) -> str:
-    """`openrouter` for OpenRouter's own host, else `custom`: whether a custom upstream is the bundled
-    simulator is for it to say (probes/http/identity.py), never guessed from the address."""
+    """`openrouter` for OpenRouter's own host, else `custom` (whether that is the simulator is for it to say)."""
     host = (urlsplit(base_url).hostname or "").lower()
     return OPENROUTER if host == "openrouter.ai" or host.endswith(".openrouter.ai") else CUSTOM
 

@@ -1,7 +1,4 @@
-"""The words every layer shares: outcomes, the contracts (each declared once), the 17 languages, the case id.
-
-Each is defined here once; everything else imports it (docs/ and the tests name these, never copies of them).
-"""
+"""The words every layer shares, each defined once: outcomes, the contracts, the 17 languages, the case id."""
 
 from __future__ import annotations
 
@@ -22,11 +19,9 @@ class Outcome(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Contract:
-    """One contract, declared once: everything that names a contract reads it from here.
-
-    Adding a contract touches three files (plus its prompt data and docs/contracts.md): this
-    declaration, its probe (probes/round/contracts/<module>.py) and its pure judge (judge/replies/).
-    """
+    """One contract, declared once: everything that names a contract reads it from here. Adding one touches
+    this declaration, its probe (probes/round/contracts/<module>.py), its pure judge (judge/replies/), its
+    prompt data and docs/contracts.md."""
 
     name: str              # the case id's last part and results.json's `contract`
     marker: str            # the pytest marker's description (`pytest probes -m <name>`): probes/pytest_plugin/hooks.py
@@ -41,7 +36,6 @@ class Contract:
         return f"probes.round.contracts.{self.name}"
 
 
-# The contracts, in the order the tables show them: the four every model runs, then the optional ones.
 # What a verdict's code looks like (judge/replies/verdict.py; the families' StrEnum values, results.json's `code`).
 CODE = re.compile(r"[a-z0-9_]{1,40}")
 
@@ -53,6 +47,8 @@ def catch_all_code(outcome: str) -> str:
         return outcome
     return "transport_other" if outcome == Outcome.TRANSPORT_ERROR else f"{outcome}_other"
 
+
+# The contracts, in the order the tables show them: the four every model runs, then the optional ones.
 DECLARED: tuple[Contract, ...] = (
     Contract("latency", "time-to-first-token contract", prompt="latency"),
     Contract("refusal", "silent filter / refusal contract", prompt="refusal"),
@@ -78,7 +74,6 @@ DECLARED: tuple[Contract, ...] = (
 )
 CONTRACTS: tuple[str, ...] = tuple(c.name for c in DECLARED)
 LATENCY, REFUSAL, STRUCTURED, LANGUAGE, TOOLS, STOP, FIDELITY = CONTRACTS
-# Optional contracts: run only for the models canary.yaml's `optional_contracts:` names them for.
 OPTIONAL_CONTRACTS: tuple[str, ...] = tuple(c.name for c in DECLARED if c.optional)
 # rules.observe_contracts' default (core/policy.py).
 STARTS_OBSERVED: tuple[str, ...] = tuple(c.name for c in DECLARED if c.starts_observed)
@@ -100,18 +95,14 @@ LANGUAGE_NAMES: dict[str, str] = {
 }
 LANGUAGES: tuple[str, ...] = tuple(LANGUAGE_NAMES)
 
-# Case ids have the fixed form `<model>::<endpoint tag>::<contract>`, e.g.
-# `deepseek/deepseek-chat-v3-0324::aurora/fp8::latency`. pytest's `-k` grammar accepts `/`, `:`,
-# `-` and `.` inside one word and matches substrings of the id case-insensitively, so `pytest
-# probes -k aurora/fp8` selects one endpoint and `-k "aurora and latency"` one case. A model whose
-# discovery failed has the one case `<model>::discovery`. The id is the pytest case's only
-# parameter, so Allure's historyId (name + params) stays stable across rounds even when the
-# rotating language changes.
 # The bundled simulator names itself on every response with this header (its value: the scenario),
 # so a round is classified by who answers, not by the address: an OpenRouter-compatible proxy on
 # localhost is a `custom` upstream, not the simulator (docs/openrouter-wire.md §7).
 SIMULATOR_HEADER = "X-Canary-Simulator"
 
+# Case ids: `<model>::<endpoint tag>::<contract>` (`<model>::discovery` when discovery failed). pytest's
+# `-k` takes `/:-.` inside a word, so `-k aurora/fp8` selects one endpoint; the id is the case's only
+# parameter, so Allure's historyId stays stable across rounds while the language rotates.
 CASE_ID_SEPARATOR = "::"
 DISCOVERY = "discovery"
 

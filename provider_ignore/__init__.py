@@ -1,40 +1,14 @@
-"""The chat backend's view: the effective provider.ignore list of a model, kept fresh.
+"""The chat backend's view: the effective provider.ignore list of a model, kept fresh (docs/workflow.md,
+In the chat backend: where the three files come from, how they refresh, what a bad file does).
 
     from provider_ignore import ProviderIgnore
     ignore = ProviderIgnore("state/canary-state.json", "exclusions/builtin.yaml", "exclusions/incidents.yaml")
     request["provider"] = {"ignore": ignore.get("deepseek/deepseek-chat-v3-0324")}
 
-The three files come from two branches: the exclusion files from main (people's, reviewed), the
-state from the judge's own branch (paths.state_branch, default `canary-state`). Keep a copy of
-each where the backend can read them, for example a clone refreshed on any schedule:
-
-    git -C /srv/canary pull --ff-only                       # main: exclusions/*.yaml
-    git -C /srv/canary fetch --depth=1 origin canary-state  # the judge's state, replaced atomically:
-    git -C /srv/canary show FETCH_HEAD:state/canary-state.json > /srv/canary-state.json.tmp \\
-        && mv /srv/canary-state.json.tmp /srv/canary-state.json
-
-or `canary fetch-state` in that clone (it writes state/canary-state.json atomically), or the raw
-files over HTTPS (a private repository needs a token). With paths.state_branch empty, all three
-are on main.
-
-No redeploy is needed: each get() stats the three files and re-reads one only when its
-modification time, size or inode changed (commit-back and `canary incident` replace files
-atomically, so a new inode always shows). When a file cannot be read or is corrupt, a warning is
-logged and the last good contents of that file keep being served; a file that disappears after a
-good read keeps serving its last contents (a checkout in progress must not open routing); a file
-that does not exist yet counts as empty. A file that exists but has never been read successfully
-(a cold start on a corrupt file) has no good contents to serve: an empty list would silently
-drop the reviewed exclusions or every suspension and look healthy, so get() raises
-IgnoreUnavailable naming the file, and lookup() returns what the readable layers give together
-with what is unavailable, for a caller that prefers to decide itself. Expiry is evaluated at
-every call, so an incident or suspension ends on time without any file changing.
-
-It is the only part of this repository the backend installs, and on its own: its distribution
-(provider_ignore/pyproject.toml: `pip install ./provider_ignore`) depends on PyYAML alone and ships
-this package with the five modules of core/ it imports: core/layers.py (the layers as data, their
-expiry and merge, shared with the judge), core/layer_files.py (the readers of their files),
-core/store.py, core/times.py, core/tags.py (and core/errors.py). The state file is read for its
-suspensions only, so neither the judge, its rules, msgspec nor scipy are imported.
+The only part of this repository the backend installs (provider_ignore/pyproject.toml), with the
+modules of core/ it imports vendored inside it (provider_ignore._vendor, imports rewritten at build:
+provider_ignore/setup.py); the state file is read for its suspensions only, so neither the judge,
+msgspec nor scipy are imported.
 """
 
 from __future__ import annotations
@@ -129,10 +103,8 @@ class ProviderIgnore:
         self._layers = tuple(_Watched(files[layer.name], functools.partial(read_layer, layer)) for layer in LAYERS)
 
     def get(self, model: str, now: datetime | None = None) -> list[str]:
-        """Provider tags to put in provider.ignore for `model` (sorted; [] when nothing is excluded).
-
-        Raises IgnoreUnavailable when a layer's file exists but has never been read successfully:
-        an empty or partial list would send traffic to hosts that people or the judge excluded."""
+        """Provider tags to put in provider.ignore for `model` (sorted; [] when nothing is excluded). IgnoreUnavailable
+        when a layer's file exists but was never read: a partial list would route to hosts that were excluded."""
         found = self.lookup(model, now)
         if found.unavailable:
             raise IgnoreUnavailable("provider.ignore is unavailable: " + "; ".join(found.unavailable))

@@ -1,18 +1,5 @@
 """An OpenRouter-compatible simulator: the upstream of every test and of every round without a key.
-
-Public API::
-
-    from simulator import load_scenario, start_simulator
-    with start_simulator(load_scenario("healthy"), seed=1) as sim:
-        sim.base_url      # http://127.0.0.1:PORT/api/v1
-        sim.received      # every request, Authorization masked
-        sim.set_round(2)  # select the scenario's phases of round 2
-
-Modules: scenario (declarative scenarios), faults (catalogue and draw), banks/language (text and
-language choice), replies (pure reply planning; the Plan it makes: plan), corrupt/schema_gen (fault text), routing
-(provider preferences), wire (JSON shapes), stream (bytes and timing), server (aiohttp routes),
-runtime (threads), cli (`python -m simulator`, `canary sim`).
-"""
+Its API, routes and scenarios: simulator/README.md; its modules: ARCHITECTURE.md."""
 
 from __future__ import annotations
 

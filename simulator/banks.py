@@ -1,9 +1,5 @@
-"""Text banks: hand-written roleplay sentences per language, the raw material of every reply.
-
-Each `simulator/banks/<code>.yaml` holds `code`, `name` (English), `native_name`, `markers`
-(frequent function words, used to guess the language of a user message), `sentences` (30+) and
-`refusals` (prose refusals for the `refusal` fault).
-"""
+"""Text banks: hand-written roleplay sentences per language, the raw material of every reply
+(`simulator/banks/<code>.yaml`: `code`, `name`, `markers`, `sentences`, `refusals`)."""
 
 from __future__ import annotations
 
@@ -34,7 +30,6 @@ class Bank:
 
     code: str
     name: str
-    native_name: str
     markers: tuple[str, ...]
     sentences: tuple[str, ...]
     refusals: tuple[str, ...]
@@ -107,7 +102,6 @@ def _load(code: str, directory: str) -> Bank:
     return Bank(
         code=code,
         name=str(raw.get("name") or code),
-        native_name=str(raw.get("native_name") or code),
         markers=tuple(m.lower() for m in strings("markers", 5)),
         sentences=strings("sentences", MIN_SENTENCES),
         refusals=strings("refusals", 1),

@@ -1,27 +1,7 @@
-"""Wire defects of a host that a judge reads off the reply itself (issue 22): broken streams,
-dishonest limits and dishonest billing. Each rewrites a Plan (pure), like simulator/hostile.py's faults.
-
-| fault | parameters (defaults) | what the client sees |
-|---|---|---|
-| `cumulative_deltas` | — | every content delta is the whole text so far (the host streams its running buffer) |
-| `repeated_deltas` | — | the reply in deltas of about 16 characters, each sent twice back to back |
-| `ignore_max_tokens` | `factor` (20) | usage: `factor` x the max_tokens sent, as completion tokens (past the cap) |
-| `early_length` | `ratio` (0.2) | the reply cut at `ratio` of min(cap, its length), `finish_reason: length` |
-| `slow_decode` | `factor` (0.02) | the first token on time, every later one at `factor` of the host's pace |
-| `overbilling` | `factor` (1.5) | usage.cost is `factor` x the listed price of the usage it reports |
-| `hidden_system_prompt` | `tokens` (400) | `tokens` more prompt tokens, billed: the host's own system prompt |
-| `no_stream_usage` | — | the stream ends without its usage chunk (a non-streamed body keeps its usage) |
-| `hidden_completion_tokens` | `tokens` (120) | the first sentence (a JSON reply whole); usage bills `tokens` more |
-
-`hidden_completion_tokens` reports (and bills) completion tokens the reply never carried, with no
-reasoning: hidden generation, which the billing check reads off the text's bytes.
-
-`slow_decode` is maximhq/bifrost#6472's crawl (1-2 tokens/s against 140-270), while the listing
-still advertises the host's usual throughput: judged in the judge, against the peers and the
-endpoint's advertised throughput (judge/suspension/decode_speed.py).
-
-The two stream faults keep the stream's duration: the pace is scaled by how much more text the
-deltas carry, so a round with them takes no longer than a healthy one.
+"""Wire defects a judge reads off the reply itself (issue 22; the table is simulator/README.md's, Wire
+defects): broken streams, dishonest limits and billing. Each rewrites a Plan (pure), like hostile.py's.
+The two stream faults keep the stream's duration (the pace scaled by the extra text), so a round with
+them takes no longer than a healthy one.
 """
 
 from __future__ import annotations

@@ -1,22 +1,7 @@
-"""The fault catalogue: names, parameters with defaults, and how one request draws its faults.
-
-Selection rule (documented for scenario authors): `slow_first_token` is drawn on its own, because
-a slow host can also be a broken one. Every other fault is *exclusive*: one uniform draw walks the
-faults in the order they are written, each owning a slice of width `rate`, so at most one fires and
-the rates of one endpoint must add up to at most 1. `refusal: 0.6` + `content_filter: 0.4` means
-"always filters, 60/40".
-
-Any exclusive fault may also take `only_when`: a list of strings, one of which must appear in
-the request's messages for the fault to fire (a drawn fault whose text is absent fires nothing).
-It scopes a defect to some prompts: a host whose filter refuses the latency and language probes
-(`only_when: ["inn", "Always reply in"]`) but not the refusal probe's scene.
-
-*Traits* are not drawn: they describe what the host is rather than what goes wrong now, and
-apply to every request by their own rule (`thinking`: a reasoning model always thinks first;
-`reset_before_response`: the first `times` requests of each conversation lose their
-connection; the real wire's shapes of healthy hosts, `tool_call_shape`, `cache_reads`,
-`usage_delay` and `tool_template`, simulator/README.md). They combine with any drawn fault,
-and their rate can only be 1.
+"""The fault catalogue: names, parameters with defaults, and how one request draws its faults (the draw
+rule and every fault's meaning: simulator/README.md). `slow_first_token` is drawn on its own because a
+slow host can also be a broken one; *traits* are not drawn: they describe what the host is and apply
+to every request.
 """
 
 from __future__ import annotations
@@ -38,23 +23,14 @@ TRAITS = frozenset({"thinking", "reset_before_response", "tool_call_shape", "cac
                     "tool_template"})
 MidStreamShape = Literal["documented", "recorded", "empty_choices"]
 MID_STREAM_SHAPES: tuple[str, ...] = get_args(MidStreamShape)
-# How an http_error's body looks (docs/openrouter-wire.md §5): a provider's error relayed by
-# OpenRouter (`metadata.provider_name` + `raw`), the availability format (`error_type`,
-# `http_status`, `availability.code`, no `code`), an envelope without `code`, or OpenRouter's own
-# bare envelope (no provider named).
-HttpErrorBody = Literal["provider", "availability", "no_code", "bare"]
-HTTP_ERROR_BODIES: tuple[str, ...] = get_args(HttpErrorBody)
+HttpErrorBody = Literal["provider", "availability", "no_code", "bare"]   # docs/openrouter-wire.md §5's shapes
 FilterErrorType = Literal["content_policy_violation", "refusal"]
-FILTER_ERROR_TYPES: tuple[str, ...] = get_args(FilterErrorType)
-# How a provider's refusal relayed as its 403 reads (docs/openrouter-wire.md §5): xAI's
-# `permission-denied` with a decline, or xAI's failed safety check.
-RelayedRefusalShape = Literal["permission_denied", "usage_guidelines"]
-RELAYED_REFUSALS: tuple[str, ...] = get_args(RelayedRefusalShape)
+RelayedRefusalShape = Literal["permission_denied", "usage_guidelines"]    # xAI's two (§5)
 
-# Stray openers seen in the real incident: punctuation or a token fragment glued before the reply.
 # A character's foreign catch-phrase inside an otherwise clean reply: not a language switch.
 DEFAULT_CATCH_PHRASES = ('"C\'est la vie!"', '"¡Ay, caramba!"', '"Mamma mia!"', '"Gesundheit!"', '"Arigatou!"',
                          '"Bon appétit!"', '"Hasta mañana!"', '"Danke schön!"')
+# Stray openers seen in the real incident: punctuation or a token fragment glued before the reply.
 DEFAULT_GARBAGE = ('",', "ing.", "</s>", ".**", "',", "tion:", "<|im_end|>", ").", ":**", '">', "s.\n", "_,")
 
 
@@ -71,13 +47,12 @@ else:  # the 17 codes of core/vocabulary.py, as the choices a scenario may write
 
 
 class FaultParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """One fault's keys under `faults:` (a person writes them: an unknown key is refused). Every
-    fault takes `rate` (and a drawn exclusive one `only_when`); each subclass adds its own
-    parameters, their defaults and ranges. `params["key"]` reads a parameter by the name the
-    scenario spells it (`with`, a Python keyword, is the field `with_`)."""
+    """One fault's keys under `faults:` (an unknown key is refused); each subclass adds its own. `params["key"]`
+    reads a parameter by the name the scenario spells it (`with`, a Python keyword, is the field `with_`)."""
 
     rate: Fraction = 1.0
     only_when: Strings | None = None
+    longer_than: Count | None = None   # characters of the request's messages; shorter ones never fire it
 
     def __getitem__(self, key: str) -> Any:
         return getattr(self, _attribute(type(self), key))
@@ -137,12 +112,9 @@ class TruncatedStreamParams(FaultParams, frozen=True):
 
 
 class HttpErrorParams(FaultParams, frozen=True):
-    # An HTTP status 400-599, or a list of them (one drawn per request).
     status: Status | Annotated[tuple[Status, ...], Meta(min_length=1)] = (429,)
     retry_after: Count | None = 1  # null: no Retry-After header, as on every real 429 recorded
     body: HttpErrorBody = "provider"
-    # true: the 200 was already committed by a keep-alive, so the error arrives in the stream
-    # (the real service commits at the first `: OPENROUTER PROCESSING`).
     in_band: bool = False
 
     @property
@@ -185,6 +157,10 @@ class RelayedRefusalParams(FaultParams, frozen=True):
 
 class ToolUseFailedParams(FaultParams, frozen=True):
     where: Literal["status", "stream"] = "status"
+
+
+class GuardrailParams(FaultParams, frozen=True):
+    blocking: bool = False
 
 
 class IgnoreMaxTokensParams(FaultParams, frozen=True):
@@ -321,26 +297,19 @@ CATALOGUE: dict[str, type[FaultParams]] = {
     "schema_malformed": NoParams,
     "schema_violation": NoParams,
     "http_error": HttpErrorParams,
-    # A typed content-policy error (§5): a 400 before any byte, or in the stream after `after` of the text.
     "filter_error": FilterErrorParams,
-    # The recorded real shape (§3): the reply finishes on `length`, then an error chunk "Token
-    # limit reached" (code 400, usage attached; `typed` adds metadata.error_type max_tokens_exceeded).
     "length_then_error": LengthThenErrorParams,
     "hang": HangParams,
     "mid_stream_error": MidStreamErrorParams,
     "wrong_provider": WrongProviderParams,
-    # OpenRouter's input moderation (403 before any byte, `error.metadata.reasons`): the host's
-    # policy layer refusing the prompt. The categories are upstream text, so scenarios may make
-    # them hostile.
     "moderation": ModerationParams,
-    # A provider's refusal relayed by OpenRouter as that provider's 403 (`metadata.raw`): the
-    # host's filter answering in an error envelope instead of a typed refusal (issue 28).
     "relayed_refusal": RelayedRefusalParams,
-    # Groq's `tool_use_failed` relayed by OpenRouter: its model's call rejected by the host, the call
-    # in `failed_generation` (simulator/tool_calls.py): a 400 before any byte, or (`where: stream`)
-    # an error event after the thinking. On any request, so every contract meets it.
     "tool_use_failed": ToolUseFailedParams,
-    # Wire defects a judge reads off the reply itself (simulator/defects.py, issue 22).
+    # OpenRouter's own doing, told by its router metadata (simulator/wire.py router_metadata).
+    "response_healing": NoParams,
+    "guardrail": GuardrailParams,
+    "fallback_attempt": NoParams,
+    # Wire defects a judge reads off the reply itself (simulator/defects.py).
     "cumulative_deltas": NoParams,
     "repeated_deltas": NoParams,
     "ignore_max_tokens": IgnoreMaxTokensParams,
@@ -350,35 +319,23 @@ CATALOGUE: dict[str, type[FaultParams]] = {
     "hidden_system_prompt": TokensParams,
     "no_stream_usage": NoParams,
     "hidden_completion_tokens": HiddenCompletionTokensParams,
-    # Tool-call defects (simulator/tool_calls.py, issue 23): fire only on a request with `tools`.
+    # Tool-call defects (simulator/tool_calls.py): fire only on a request with `tools`.
     "tool_markup_leak": ToolMarkupLeakParams,
     "tool_schema_break": NoParams,
     "tool_args_twice": NoParams,
     "tool_no_arguments": NoParams,
     "tool_finish_stop": NoParams,
     "tool_prose": NoParams,
-    # Tasks with one right answer (simulator/tasks.py, issue 23): the stop and fidelity probes.
+    # Tasks with one right answer (simulator/tasks.py): the stop and fidelity probes.
     "stop_ignored": NoParams,
     "stop_echoed": NoParams,
     "fidelity_errors": FidelityErrorsParams,
-    # Traits (not drawn, see the module docstring).
-    # by_default false: a hybrid model, thinking only when the request asks (an effort, a budget,
-    # enabled: true); the models API then says `reasoning.default_enabled: false`.
-    # answer_cap: the request's max_tokens bounds only the answer, the thinking comes on top
-    # (SiliconFlow's and DeepSeek's documented max_tokens; docs/openrouter-wire.md §9).
-    # itemised: false: usage carries no `reasoning_tokens` (Groq's gpt-oss, a DeepSeek-R1 distill).
+    # Traits (not drawn); the last four are shapes of healthy real hosts (docs/openrouter-wire.md §9).
     "thinking": ThinkingParams,
     "reset_before_response": ResetBeforeResponseParams,
-    # Shapes of healthy real hosts (docs/openrouter-wire.md §9): none of them is a defect.
-    # A line in character before the calls, each call billed `tokens_per_call` completion tokens
-    # (Claude via Bedrock: ~55-60), the calls ending on `finish` (gpt-4o-mini ends valid calls `stop`).
     "tool_call_shape": ToolCallShapeParams,
-    # Implicit cache reads: `share` of the prompt tokens reported as cached_tokens and billed at
-    # the listed input_cache_read (the prompt price where none is listed).
     "cache_reads": CacheReadsParams,
-    # A delay before the separate usage chunk, after the finish chunk.
     "usage_delay": UsageDelayParams,
-    # The host's chat template around tool schemas: this many more prompt tokens on a request with tools.
     "tool_template": ToolTemplateParams,
     # Realistic noise of healthy hosts (benchmarks/false_suspensions.py): never a defect.
     "short_reply": ShortReplyParams,
@@ -388,13 +345,12 @@ CATALOGUE: dict[str, type[FaultParams]] = {
     "deep_json": DeepJsonParams,
     "split_surrogates": SplitSurrogatesParams,
     "no_space": NoSpaceParams,
-    # Hostile numbers and sizes (simulator/hostile.py, issue 31): bounds the reader must hold.
     "huge_bill": HugeBillParams,
     "compressed_stream": CompressedStreamParams,
     "tool_flood": ToolFloodParams,
     "escape_codes": EscapeCodesParams,
     "echo_at_cut": EchoAtCutParams,
-    "echo_hidden": EchoHiddenParams,   # issue 37: the key hidden by invisible characters or escapes
+    "echo_hidden": EchoHiddenParams,
 }
 FAULT_NAMES: tuple[str, ...] = tuple(CATALOGUE)
 
@@ -424,8 +380,9 @@ def parse_fault(name: str, raw: Any) -> Fault:
     params = convert(raw or {}, kind, at=name)
     if name in TRAITS and params.rate != 1.0:
         raise Invalid(f"{name}.rate", "a trait is not drawn, it always applies; leave `rate` out")
-    if params.only_when is not None and name in TRAITS | INDEPENDENT:
-        raise Invalid(f"{name}.only_when", "only drawn exclusive faults can be scoped to prompts")
+    for scope in ("only_when", "longer_than"):
+        if params.get(scope) is not None and name in TRAITS | INDEPENDENT:
+            raise Invalid(f"{name}.{scope}", "only drawn exclusive faults can be scoped to prompts")
     return Fault(name, params)
 
 
@@ -449,20 +406,20 @@ class Draw:
 
 
 def trait(faults: Sequence[Fault], name: str) -> Fault | None:
-    """The endpoint's trait `name`, if it has it (traits always apply; see the module docstring)."""
+    """The endpoint's trait `name`, if it has it."""
     return next((f for f in faults if f.name == name), None)
 
 
 def applies(fault: Fault, text: str) -> bool:
-    """Whether a drawn fault fires on a request whose messages read `text` (its `only_when`)."""
-    scope = fault.params.get("only_when")
-    return scope is None or any(s in text for s in scope)
+    """Whether a drawn fault fires on a request whose messages read `text` (its `only_when`, `longer_than`)."""
+    scope, longer_than = fault.params.get("only_when"), fault.params.get("longer_than")
+    return (scope is None or any(s in text for s in scope)) and (longer_than is None or len(text) > longer_than)
 
 
 def draw(faults: Sequence[Fault], rng: random.Random, *, exclude: frozenset[str] = frozenset(),
          text: str = "") -> Draw:
-    """Draw this request's faults; always consumes exactly two numbers so replies stay reproducible.
-    `text`: the request's messages, for faults scoped with `only_when`."""
+    """Draw this request's faults (`text`: the request's messages, for scoped faults); always consumes
+    exactly two numbers so replies stay reproducible."""
     slow_roll, roll = rng.random(), rng.random()
     slow = next((f for f in faults if f.name in INDEPENDENT and slow_roll < f.rate), None)
     edge = 0.0

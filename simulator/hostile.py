@@ -1,49 +1,5 @@
-"""Hostile hosts: replies built to break the client that reads them, not to look degraded.
-
-A degraded host (simulator/faults.py) sends a plausible reply with a defect a judge should see.
-A hostile one attacks the reader: it echoes our request headers (the API key) back, nests its
-JSON a thousand levels deep, splits an emoji's UTF-16 surrogate halves across two chunks, or
-sends one 64 K-character word. These faults ignore `max_tokens`, as a hostile server would.
-
-| fault | parameters (defaults) | what the client sees |
-|---|---|---|
-| `echo_headers` | `into` text/provider (text) | our request headers, `Authorization` included, echoed back (below) |
-| `deep_json` | `depth` (1000), `into` content/chunk (content) | JSON nested `depth` levels deep (below) |
-| `split_surrogates` | `lone` (false) | emoji in the reply, `\\ud83d` in one chunk and `\\ude00` in the next (below) |
-| `no_space` | `chars` (65536) | one word of `chars` letters, no space, in pieces of 4 K |
-| `huge_bill` | `cost` 1e308/integer (1e308), `digits` (400) | `usage.cost` of 1e308, or an integer of `digits` digits |
-| `compressed_stream` | `decoded_kb` (4096), `encoding` gzip/deflate (gzip) | a stream sent compressed (below) |
-| `tool_flood` | `name_fragments` (240000), `calls` (0) | a tools reply's calls flooded (below) |
-| `escape_codes` | `into` message/provider (message) | ESCAPES in an error message, or as a provider name (below) |
-| `echo_at_cut` | `into` error, event, category, header, tool_name, text_cap | the key where the reader cuts (below) |
-| `echo_hidden` | `form` zero_width/soft_hyphen/reversed/percent/u_escaped | the key hidden from a reader (below) |
-
-Where the table says (below):
-- `echo_headers` into text: the request's headers, `Authorization` included, before the reply;
-  into provider: the key as every chunk's `provider`.
-- `deep_json` into content: the reply is `[` x depth then `]` x depth; into chunk: every data
-  event carries such a field.
-- `split_surrogates` with lone: one unpaired half too.
-- `compressed_stream`: though the client asked for identity, `Content-Encoding: gzip` (or deflate)
-  over `decoded_kb` KiB of keep-alives and then the reply: a small body that decodes ~1000x bigger
-  (a gzip bomb, kept small by default).
-- `tool_flood`, on a request with `tools` only: the first call's name sent in `name_fragments`
-  one-letter fragments, then `calls` more calls with empty arguments (1,000 fragments an event).
-
-A huge integer in the listing needs no fault: a scenario's `context_length` takes any integer
-(simulator/scenarios/hostile.yaml lists a 401-digit one).
-- `echo_at_cut` puts `Authorization: Bearer <key>` where the reader cuts upstream text, so a cut
-  made before the key is masked keeps all of it but one character (ECHO_CUTS: the client's cuts):
-  into error, the stream's only event is an error whose ~300-character message ends inside the
-  key; into event, a data event that is not JSON, quoted to 120 characters; into category, a
-  moderation 403 whose first category (cut at 40) is the key; into header, an X-Provider-Name
-  that disagrees with the body (its note is cut at 60); into tool_name, a tools request's first
-  call named by the key in 10-character name fragments (no fragment holds 16 of it: only the
-  joined name shows it); into text_cap, the key across the probe's 64 K text cap.
-- `echo_hidden` (issue 37) answers a relayed 502 (`named_error`) whose `metadata.provider_name` and
-  message hold the key with no 16-character run of it (HIDDEN_FORMS); `escape_codes` into provider
-  answers the same with ESCAPES as the name (into message: the stream's only event is an error).
-
+"""Hostile hosts: replies built to break the client that reads them, not to look degraded (the table of
+faults: simulator/README.md, Hostile hosts). They ignore `max_tokens`, as a hostile server would.
 `apply` rewrites a Plan (pure); `dumps` serialises one chunk or body the way the plan needs.
 """
 

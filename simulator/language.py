@@ -1,9 +1,6 @@
-"""Which language a chat request asks for.
-
-Order of evidence: a language named in a system message ("Always reply in Portuguese.", also
-ISO codes in explicit forms such as `language: pt` or `pt-BR`), then the script and function
-words of the last user message, then English.
-"""
+"""Which language a chat request asks for: a language named in a system message (a name, or an ISO code
+in an explicit form: `language: pt`, `pt-BR`), else the last user message's script and function words,
+else English."""
 
 from __future__ import annotations
 

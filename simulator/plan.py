@@ -1,13 +1,11 @@
-"""What the simulator will send for one generation (Plan, and the Thinking and StreamError it holds).
-
-Its own module, below replies.py (which makes plans) and the modules that apply or write them
-(defects.py, hostile.py, wire.py, stream.py): they name the type without importing the planner, so
-simulator/ has no import circle (tests/test_architecture.py).
+"""What the simulator will send for one generation (Plan, and the Thinking and StreamError it holds). Its
+own module, below replies.py, so the modules that apply or write a plan name it without an import circle.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from simulator import tool_calls
 from simulator.scenario import SimulatedEndpoint
@@ -67,6 +65,7 @@ class Plan:
     raw_event: str | None = None            # hostile echo_at_cut into event: one data event that is not JSON
     provider_header: str | None = None      # hostile echo_at_cut into header: this X-Provider-Name instead
     name_fragments: tuple[str, ...] = ()    # hostile echo_at_cut into tool_name: the first call's name in pieces
+    pipeline: tuple[dict[str, Any], ...] = ()   # the router metadata's pipeline stages (response_healing, guardrail)
 
     @property
     def thinking_s(self) -> float:

@@ -21,10 +21,7 @@ from simulator.scenario import load_scenario, scenario_file
 
 # The simulator accepts any non-empty key; this one says what it is wherever it shows up.
 SIMULATOR_KEY = "sk-canary-bundled-simulator"
-# Names the scenario file the bundled simulator serves, next to OPENROUTER_BASE_URL: the round
-# reads the scenario's own positive controls from it (probes/pytest_plugin/bundled_simulator.py). Set only by whoever
-# starts the bundled simulator (or by hand, for a `canary sim` of your own); never used when
-# the upstream is not a local simulator.
+# The scenario file the bundled simulator serves, beside OPENROUTER_BASE_URL: a round reads its controls from it.
 SCENARIO_ENV = "CANARY_SIMULATOR_SCENARIO"
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SERVING_PREFIX = "canary sim: serving on "

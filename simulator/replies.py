@@ -1,27 +1,7 @@
-"""Planning one reply: a pure function from (request, endpoint behaviour, RNG) to what gets sent.
-
-The plan is a value; simulator/stream.py turns it into bytes and timing. Token counts are
-approximate and language-neutral: one token per 4 UTF-8 bytes, rounded up (English ~4 chars per
-token, CJK ~1.3 chars per token), used for usage, cost, max_tokens and the streaming pace.
-
-A reasoning host (the `thinking` trait) thinks before it answers, and its thinking shares the
-completion budget with the answer, as on OpenRouter ("reasoning tokens are considered output
-tokens"; OpenRouter docs, guides/best-practices/reasoning-tokens). How long it thinks follows
-OpenRouter's documented normalisation of the `reasoning` request option: `max_tokens` is the
-thinking budget; `effort` allots a share of the request's max_tokens (max/xhigh 0.95, high 0.8,
-medium 0.5, low 0.2, minimal 0.1, none 0); `enabled: false` / `effort: none` turn it off; no
-option lets the model think as long as it naturally would (`tokens`). Whatever is left of
-max_tokens after the thinking is the answer's: with too small a budget it thinks until
-max_tokens and answers nothing (`finish_reason: length`), as real reasoning models do. A host
-whose thinking trait says `answer_cap` reads max_tokens as the answer's alone (SiliconFlow's and
-DeepSeek's documented reading): it thinks as long as it naturally would (or the request's
-`reasoning.max_tokens`), on top of the cap, and usage counts both.
-
-The real wire's healthy shapes are traits too (simulator/faults.py): `tool_call_shape` (text
-before the calls, real per-call token counts, simulator/tool_calls.py), `cache_reads` (a share of
-the prompt reported cached and billed at the cache-read price, simulator/wire.py),
-`usage_delay` (a pause before the usage chunk, simulator/stream.py) and `tool_template` (the
-host's template around tool schemas counted in the prompt tokens).
+"""Planning one reply: a pure function from (request, endpoint behaviour, RNG) to what gets sent. The
+plan is a value; simulator/stream.py turns it into bytes and timing. Token counts (one per 4 UTF-8
+bytes: English ~4 characters a token, CJK ~1.3) and how long a reasoning host thinks follow
+simulator/README.md.
 """
 
 from __future__ import annotations
@@ -67,7 +47,7 @@ TOKEN_LIMIT_MESSAGE = "Token limit reached"  # the recorded real wording
 
 
 # Faults whose reply is no call at all even to a tools request: the text they write is the reply.
-_NO_CALLS = frozenset({"empty_reply", "refusal", "content_filter"})
+_NO_CALLS = frozenset({"empty_reply", "refusal", "content_filter", "guardrail"})
 EFFORT_SHARE = {"max": 0.95, "xhigh": 0.95, "high": 0.8, "medium": 0.5, "low": 0.2, "minimal": 0.1, "none": 0.0}
 FLAGGED_INPUT_CHARS = 100  # OpenRouter's moderation metadata: longer input is cut in the middle with "..."
 _THOUGHTS = (
@@ -86,7 +66,7 @@ class HttpFailure:
     status: int
     retry_after: int | None         # the Retry-After header of a 429/503 (None: none)
     faults: tuple[str, ...]
-    # faults.HTTP_ERROR_BODIES, "filter" (a typed filter error), "refusal" (a relayed refusal 403),
+    # faults.HttpErrorBody, "filter" (a typed filter error), "refusal" (a relayed refusal 403),
     # "schema_rejected" or "tool_enums_rejected" (a provider's 400 over the request's schema),
     # "tool_use_failed" (a provider's 400 over its own model's call), "named" (hostile)
     body: str = "provider"
@@ -181,6 +161,8 @@ def plan_reply(
         return HttpFailure(endpoint, 403, None, fired, "refusal", fault["shape"])
     if fault is not None and fault.name == "tool_use_failed" and fault["where"] == "status":
         return HttpFailure(endpoint, 400, None, fired, "tool_use_failed")
+    if fault is not None and fault.name == "guardrail" and fault["blocking"]:  # OpenRouter's, before any provider
+        return HttpFailure(endpoint, 403, None, fired, "guardrail")
     if fault is not None and fault.name == "hang":
         return Hang(endpoint, fault["seconds"], fired)
     if fault is not None and fault.name == "moderation":
@@ -274,6 +256,7 @@ def _generation(
         prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
         cut_at=cut_at, error=error, usage_shape=usage_shape_drawn, thinking=thinking, trailing_error=trailing,
         tool_calls=calls, cached_tokens=_cached(behaviour, prompt_tokens), usage_delay_s=_usage_delay(behaviour),
+        pipeline=_pipeline(name, request.format),
     )  # fmt: skip
     if name in defects.FAULTS:
         return defects.apply(plan, name, params, cap=request.max_tokens, truncate=truncate_tokens,
@@ -281,8 +264,19 @@ def _generation(
     return hostile.apply(plan, name, params, dict(request.headers)) if name in hostile.FAULTS else plan
 
 
+def _pipeline(name: str | None, response_format: str) -> tuple[dict[str, Any], ...]:
+    """The router metadata's stages of a reply (docs/openrouter-wire.md §6: the documented types and
+    names; the keys inside `data` are ours, the documentation names only what they tell)."""
+    if name == "response_healing" and response_format != "text":
+        return ({"type": "response_healing", "name": "response-healing",
+                 "data": {"mode": response_format, "improved": True}},)
+    if name == "guardrail":
+        return ({"type": "guardrail", "name": "content-filter", "data": {"flagged": True, "action": "redacted"}},)
+    return ()
+
+
 def thinking_tokens(natural: int, reasoning: Reasoning | None, max_tokens: int | None) -> int:
-    """How long a reasoning host thinks under the request's reasoning option (module docstring)."""
+    """How long a reasoning host thinks under the request's reasoning option (simulator/README.md)."""
     if reasoning is None:
         return natural
     if reasoning.off:
@@ -345,7 +339,7 @@ def _text(
     request: ChatRequest, banks: dict[str, Bank], name: str | None, params: FaultParams, rng: random.Random
 ) -> str:
     own = banks.get(request.language, banks["en"])
-    if name == "refusal":
+    if name in ("refusal", "guardrail"):  # a guardrail's redacted prompt: the model declines what is left
         return rng.choice(own.refusals)
     if name == "empty_reply":
         return ""

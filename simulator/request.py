@@ -30,11 +30,8 @@ class BadRequest(SimulatorError):
 
 @dataclass(frozen=True, slots=True)
 class Reasoning:
-    """The request's reasoning controls, OpenRouter's unified `reasoning` object (and its legacy forms).
-
-    `reasoning: {effort | max_tokens, exclude, enabled}`; `reasoning_effort: "low"` (top level)
-    and `include_reasoning: false` (= `reasoning: {exclude: true}`) are the older spellings.
-    """
+    """The request's reasoning controls: OpenRouter's unified `reasoning` object, or its older spellings
+    (`reasoning_effort`, `include_reasoning: false`)."""
 
     effort: str | None = None
     max_tokens: int | None = None

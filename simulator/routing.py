@@ -1,14 +1,11 @@
 """OpenRouter's provider preferences: which endpoints may serve a request, in which order.
 
-- `ignore` / `only` / `quantizations` filter; `require_parameters` keeps only endpoints that list
-  every requested parameter in `supported_parameters`.
-- Items match an endpoint by full tag (`aurora/fp8`), by base slug (`aurora` matches every
-  variant except service-tier ones) or by display name, case-insensitively; a service-tier
-  endpoint only by its full tag.
-- `order` puts matching endpoints first, in that order. Without it the default order is by
-  price (cheapest first), a deterministic stand-in for OpenRouter's price-weighted balancing.
-- `allow_fallbacks: false` keeps only the `order`ed endpoints, or only the first one without
-  `order`: a request then reaches exactly that endpoint or fails with its error.
+`ignore` / `only` / `quantizations` / `require_parameters` filter; items match by full tag, base slug
+(never a service tier) or display name, case-insensitively (docs/openrouter-wire.md §2). `order` puts
+matches first; without it, fallbacks allowed, one endpoint is drawn by the inverse square of its price
+and the others follow by price ("Price-Based Load Balancing", guides/routing/provider-selection), the
+draw reproducible per conversation; without fallbacks, the cheapest alone. `allow_fallbacks: false`
+keeps only the `order`ed endpoints, or the first one: a request reaches exactly that or fails.
 """
 
 from __future__ import annotations
@@ -26,19 +23,18 @@ def matches(item: str, endpoint: SimulatedEndpoint) -> bool:
     wanted = item.strip().lower()
     if wanted == endpoint.tag:
         return True
-    # "Requests that don't use any of these [the service_tier parameter, a tier slug, :nitro or
-    # :floor] are never routed to a non-default service tier" (OpenRouter docs,
-    # guides/features/service-tiers, "How Routing Works"): neither a base slug nor a display name
-    # reaches a tier endpoint.
+    # Neither a base slug nor a display name reaches a tier endpoint (docs/openrouter-wire.md §2).
     if endpoint.service_tier not in (None, "default"):
         return False
     return wanted == endpoint.provider_name.lower() or ("/" not in wanted and wanted == endpoint.base_slug)
 
 
 def route(
-    endpoints: Sequence[SimulatedEndpoint], provider: Mapping[str, Any], parameters: frozenset[str]
+    endpoints: Sequence[SimulatedEndpoint], provider: Mapping[str, Any], parameters: frozenset[str],
+    draw: float = 0.0,
 ) -> list[SimulatedEndpoint]:
-    """The endpoints to try, in order; empty means no allowed provider is left."""
+    """The endpoints to try, in order; empty means no allowed provider is left. `draw` in [0, 1)
+    picks the load-balanced first endpoint of an unordered request (0: the cheapest)."""
     order = _slugs(provider, "order")
     only = _slugs(provider, "only")
     ignore = _slugs(provider, "ignore")
@@ -57,13 +53,24 @@ def route(
     ]  # fmt: skip
     by_price = sorted(eligible, key=_price)
     if not order:
-        return by_price if allow_fallbacks else by_price[:1]
+        return _balanced(by_price, draw) if allow_fallbacks else by_price[:1]
     preferred: list[SimulatedEndpoint] = []
     for item in order:
         preferred += [e for e in eligible if matches(item, e) and e not in preferred]
     if not allow_fallbacks:
         return preferred
     return preferred + [e for e in by_price if e not in preferred]
+
+
+def _balanced(by_price: list[SimulatedEndpoint], draw: float) -> list[SimulatedEndpoint]:
+    """One endpoint drawn by the inverse square of its price first, the others by price after it."""
+    weights = [1 / max(_price(e), Decimal("1e-12")) ** 2 for e in by_price]
+    edge, target = Decimal(0), Decimal(draw) * sum(weights, Decimal(0))
+    for endpoint, weight in zip(by_price, weights, strict=True):
+        edge += weight
+        if target < edge:
+            return [endpoint, *(e for e in by_price if e is not endpoint)]
+    return by_price
 
 
 def _slugs(provider: Mapping[str, Any], key: str) -> list[str]:

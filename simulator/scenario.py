@@ -1,11 +1,7 @@
-"""Scenarios: the declarative description of models, endpoints and how each endpoint behaves.
-
-A scenario is YAML (or a dict), declared once below (`ScenarioFile` and its parts, read with
-core/schema.py): every key is checked; an unknown key or a bad value raises `ScenarioError` naming
-the file and the key path (`default.yaml: models[0].endpoints[3].behaviour.faults.hang.seconds`).
-The declaration is the file's shape; the records above are what the simulator serves, with the
-defaults that derive from other keys (a provider name from the tag, a phase over its endpoint's
-behaviour) filled in. See simulator/scenarios/default.yaml for a commented example.
+"""Scenarios: the declarative description of models, endpoints and how each endpoint behaves
+(simulator/README.md; a commented example: simulator/scenarios/default.yaml). The file is declared once
+below (`ScenarioFile`, read with core/schema.py: a bad key raises ScenarioError naming the file and the
+key path); the records above are what the simulator serves, with the derived defaults filled in.
 """
 
 from __future__ import annotations
@@ -84,25 +80,13 @@ class SimulatedEndpoint:
     phases: tuple[Phase, ...] = ()
     service_tier: str | None = None
     uptime: float = 99.5
-    # Known to filter supported roleplay: the refusal probe's positive control for rounds against
-    # this scenario (the scenario brings its own control: canary.yaml names real hosts only).
-    positive_control: bool = False
-    # X-Provider-Name on responses (undocumented upstream header): None sends none; `display`,
-    # `slug` or `tag` send that name of the endpoint; any other string is sent as it is.
-    provider_header: str | None = None
-    # `service_tier` the responses report (top level of the usage chunk and of a body); None: the
-    # endpoint's own tier when it has one, else `default`. A tier endpoint answering `default` is a
-    # request shed to the default tier (docs: guides/features/service-tiers).
-    reported_tier: str | None = None
-    # Which JSON Schema keywords its strict mode takes: `any`, or `portable` (type, properties,
-    # enum, required, additionalProperties, items): a strict schema with any other keyword gets a
-    # 400, as an OpenAI-family strict mode answered `minimum` (docs/openrouter-wire.md §2).
-    strict_schema: str = "any"
-    # Which tool schemas it takes: `any`, or `strings`: an `enum` only on a string (Gemini's function
-    # declarations), so a tool with an integer enum gets the provider's 400, relayed (issue 28).
-    tool_enums: str = "any"
-    # The order of `throughput_last_30m`'s percentiles in the listing (simulator/wire.py `throughput`).
-    throughput_order: str = "ascending"
+    # The keys below are simulator/README.md's (Scenarios).
+    positive_control: bool = False        # the scenario's own positive control (canary.yaml names real hosts)
+    provider_header: str | None = None    # X-Provider-Name: None, display, slug, tag or a literal value
+    reported_tier: str | None = None      # the `service_tier` responses report (None: the endpoint's own)
+    strict_schema: str = "any"            # any | portable
+    tool_enums: str = "any"               # any | strings
+    throughput_order: str = "ascending"   # of `throughput_last_30m`'s percentiles in the listing
 
     @property
     def base_slug(self) -> str:
@@ -134,9 +118,8 @@ class Model:
 
 @dataclass(frozen=True, slots=True)
 class RateLimit:
-    """The key's rate limit as the simulator applies it: more than `concurrent` chat requests in
-    flight get a 429 with `Retry-After: retry_after` (OpenRouter docs, errors-and-debugging).
-    Also the declaration of the scenario's `rate_limit:` (below)."""
+    """The key's rate limit (the scenario's `rate_limit:`): more than `concurrent` chat requests in flight get
+    a 429 with `Retry-After: retry_after`."""
 
     concurrent: Annotated[int, Meta(ge=1)]
     retry_after: Annotated[int, Meta(ge=0)] = 1
@@ -144,10 +127,8 @@ class RateLimit:
 
 @dataclass(frozen=True, slots=True)
 class KeyLimit:
-    """The key's spending limit (USD), as GET /key reports it (`limit`, `usage`, `limit_remaining`) and
-    as a chat request meets it: one whose `max_tokens` at its endpoint's completion price may cost
-    more than is left gets OpenRouter's bare 402 (simulator/wire.py `credits_error_body`). `refused`:
-    GET /key itself answers that status (a key OpenRouter no longer takes). The scenario's `key:`."""
+    """The key's spending limit in USD (the scenario's `key:`), as GET /key reports it and a costly chat
+    request meets it (OpenRouter's bare 402); `refused`: GET /key itself answers that status."""
 
     limit: Annotated[float, Meta(ge=0)] | None = None   # null: no limit
     usage: Annotated[float, Meta(ge=0)] = 0.0
@@ -259,10 +240,7 @@ PRICE_KEYS = ("prompt", "completion", "request", "internal_reasoning", "web_sear
 
 @dataclass(frozen=True, slots=True)
 class PricingFile:
-    """An endpoint's `pricing` as listed. The optional components appear in real listings, zeros
-    included (`"internal_reasoning": "0"`, `"request": "0"`, `"web_search": "0"`: 2025 endpoint
-    pricing, docs/openrouter-wire.md §9); the simulator bills reasoning at the completion price
-    whatever `internal_reasoning` says, as OpenRouter does, and cache reads at `input_cache_read`."""
+    """An endpoint's `pricing` as listed, the optional components of real listings included (simulator/README.md)."""
 
     # Decimal strings, as OpenRouter sends them: a float would print as 2.5e-07.
     prompt: str = "0.00000025"

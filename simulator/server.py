@@ -1,11 +1,5 @@
-"""The aiohttp application: OpenRouter's routes, auth, request recording and the control route.
-
-Routes (base `/api/v1`): `GET /models`, `GET /models/{author}/{slug}/endpoints`, `GET /providers`,
-`POST /chat/completions`, `GET /generation?id=` (who served a generation this server answered) and
-`POST /generation/feedback` (a user's report on one, checked as OpenRouter's schema says). Control
-(no auth, never part of OpenRouter): `GET|POST /_sim/control` with `{"round": N}` and/or
-`{"now": "2026-11-29T22:30:00Z"}` (`null` returns to the real clock), which select the scenario's phases.
-"""
+"""The aiohttp application: OpenRouter's routes, auth, request recording and the control route
+(`/_sim/control`, never part of OpenRouter); the routes are simulator/README.md's."""
 
 from __future__ import annotations
 
@@ -231,7 +225,8 @@ async def _chat(request: web.Request, state: SimState) -> web.StreamResponse:
     if model is None:
         return stream.json_error(404, wire.error_body(404, f"No endpoints found for {req.model}."))
     try:
-        candidates = route(state.live_endpoints(model), req.provider, req.parameters)
+        draw = reply_rng(state.seed, "routing", req.messages_hash, 0).random()  # the same conversation, the same host
+        candidates = route(state.live_endpoints(model), req.provider, req.parameters, draw)
     except BadRequest as exc:
         return stream.json_error(400, wire.error_body(400, str(exc), {"error_type": "invalid_request"}))
     if not candidates:
@@ -268,19 +263,23 @@ async def _send(
         extra["X-Provider-Name"] = outcome.provider_header
     if isinstance(outcome, Reset):
         return stream.reset(request)
-    if isinstance(outcome, Moderated):
-        body = wire.moderation_error_body(model, outcome.served, outcome.reasons, outcome.flagged_input)
-        response = stream.json_error(403, body)
-        response.headers.update(extra)
-        return response
-    if isinstance(outcome, HttpFailure):
-        body = wire.provider_error_body(outcome.status, model, outcome.served, outcome.body, outcome.error_type)
-        response = stream.json_error(outcome.status, body, outcome.retry_after)
-        response.headers.update(extra)
-        return response
     if isinstance(outcome, Hang):
         return await stream.hang(request, outcome.seconds)
-    framing = stream.Framing(model, state.remember(model, outcome.served), state.scenario.keepalive_ms / 1000, extra)
+    status = 403 if isinstance(outcome, Moderated) else outcome.status if isinstance(outcome, HttpFailure) else 200
+    # Router metadata when asked for: beside `error` in an envelope, except a 500's (scrubbed).
+    meta = (wire.router_metadata(model, outcome.served, outcome.faults, status,
+                                 outcome.pipeline if isinstance(outcome, Plan) else ())
+            if wire.metadata_wanted(request.headers) and status != 500 else None)
+    if isinstance(outcome, Moderated | HttpFailure):
+        body = (wire.moderation_error_body(model, outcome.served, outcome.reasons, outcome.flagged_input)
+                if isinstance(outcome, Moderated) else
+                wire.provider_error_body(status, model, outcome.served, outcome.body, outcome.error_type))
+        response = stream.json_error(status, {**body, **({"openrouter_metadata": meta} if meta else {})},
+                                     None if isinstance(outcome, Moderated) else outcome.retry_after)
+        response.headers.update(extra)
+        return response
+    framing = stream.Framing(model, state.remember(model, outcome.served), state.scenario.keepalive_ms / 1000, extra,
+                             meta)
     if streaming:
         return await stream.send_stream(request, outcome, framing)
     return await stream.send_completion(request, outcome, framing)

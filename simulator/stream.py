@@ -39,6 +39,7 @@ class Framing:
     gen_id: str
     keepalive_s: float
     headers: Mapping[str, str]
+    metadata: Mapping[str, Any] | None = None   # `openrouter_metadata`, when the request asked for it
 
 
 def sse(payload: Mapping[str, Any] | str, plan: Plan | None = None) -> bytes:
@@ -154,6 +155,8 @@ async def _stream_body(request: web.Request, resp: web.StreamResponse, plan: Pla
             await resp.write(sse(chunks.usage(), plan))
         if plan.trailing_error is not None:  # length_then_error: the recorded real shape
             await resp.write(sse(chunks.error(plan.trailing_error), plan))
+    if framing.metadata is not None:  # router metadata: on the final chunk before [DONE]
+        await resp.write(sse({**chunks.head, "choices": [], "openrouter_metadata": framing.metadata}, plan))
     await resp.write(sse("[DONE]"))
     await resp.write_eof()
 
@@ -183,7 +186,7 @@ async def send_completion(request: web.Request, plan: Plan, framing: Framing) ->
         await resp.prepare(request)
         clock = _Clock(resp, framing.keepalive_s, b"\n")
         await clock.until(plan.ttft_s + plan.completion_tokens / plan.tokens_per_second)
-        body = _completion_payload(plan, framing.model, framing.gen_id)
+        body = _completion_payload(plan, framing)
         if plan.cut_at is not None:
             await resp.write(body[: max(1, len(body) // 2)])
             _drop(request)
@@ -195,14 +198,16 @@ async def send_completion(request: web.Request, plan: Plan, framing: Framing) ->
     return resp
 
 
-def _completion_payload(plan: Plan, model: Model, gen_id: str) -> bytes:
+def _completion_payload(plan: Plan, framing: Framing) -> bytes:
     if plan.error is not None and plan.error.shape != "documented":
         # The other shapes arrive as a top-level error object inside a 200 body.
         metadata = {"error_type": plan.error.error_type}
         body: dict[str, Any] = wire.error_body(plan.error.code, plan.error.message, metadata)
     else:
         content = plan.text[: plan.error.at] if plan.error else plan.text
-        body = wire.completion_body(gen_id, model, plan, content)
+        body = wire.completion_body(framing.gen_id, framing.model, plan, content)
+    if framing.metadata is not None:
+        body["openrouter_metadata"] = framing.metadata
     return hostile.dumps(body, plan).encode()
 
 

@@ -1,23 +1,8 @@
-"""Tasks with one right answer: the stop probe's count and the fidelity probe's items (pure).
-
-A healthy simulated host answers them as a capable model would, solving each item from the
-question's own text (the simulator never sees the probe's answers: it solves what it is asked,
-so a test of the probe against it checks the probe's truth too). Two faults break them:
-
-| fault | parameters (defaults) | what the client sees |
-|---|---|---|
-| `stop_ignored` | — | the `stop` strings of the request are not applied: the reply runs past them |
-| `stop_echoed` | — | the reply stops at the first `stop` string but keeps it at its end |
-| `fidelity_errors` | `share` (0.6) | each fidelity item is answered wrongly with this probability (below) |
-
-`fidelity_errors`' wrong answers: an off-by-one product, the words in their order, one character of
-the code changed, the day before, the numbers descending.
-
-A task's answer is what the host sends whatever text fault it has (stray bytes, mixing and the
-like corrupt the roleplay banks' replies, not these).
-
-Every other reply honours `stop` as OpenAI's API documents it: generation ends at the first
-stop string, which is not part of the returned text (finish_reason `stop`).
+"""Tasks with one right answer: the stop probe's count and the fidelity probe's items (pure; the faults
+that break them: simulator/README.md, Tool calls). A healthy host solves each item from the question's
+own text: the simulator never sees the probe's answers, so a test of the probe against it checks the
+probe's truth too. A task's answer is sent whatever text fault the host has. Every other reply honours
+`stop` as OpenAI's API documents it: generation ends at the first stop string, which is not returned.
 """
 
 from __future__ import annotations

@@ -1,34 +1,8 @@
-"""Tool calls: what a host answers to a request with `tools`, healthy or with a planted defect (pure).
-
-A healthy host calls every tool of the request, with the arguments the last user message states
-as `name=value` (the canary's tools probe states them that way), the rest of a tool's properties
-drawn from its schema, and streams each call the way OpenRouter relays it (recorded traffic,
-charmbracelet/fantasy providertests/testdata/TestOpenRouterCommon/*/multi_tool_streaming.yaml):
-a first delta with the call's `index`, `id`, `type: function`, `function.name` and `arguments: ""`,
-then argument fragments of a few characters under the same index, `content: null`, and
-`finish_reason: tool_calls`.
-
-| fault | parameters (defaults) | what the client sees |
-|---|---|---|
-| `tool_markup_leak` | `dialect` (kimi), `into` (content) | tool-call markup in `into`, no `tool_calls`, finish `stop` |
-| `tool_schema_break` | — | the calls' arguments break the schema (a wrong type, a bad enum, a missing or extra key) |
-| `tool_args_twice` | — | each call's arguments streamed, then the whole arguments once more (`{...}{...}`) |
-| `tool_no_arguments` | — | the calls carry a name and no argument fragment at all |
-| `tool_finish_stop` | — | valid calls, `finish_reason: stop` |
-| `tool_prose` | — | the model answers in prose and calls nothing (a model's habit, not a host defect) |
-
-A host with the `tool_call_shape` trait (simulator/faults.py) answers as real hosts do
-(docs/openrouter-wire.md §9): a line in character before the calls (`text`), each call billed
-`tokens_per_call` completion tokens (Claude via Bedrock reports ~55-60 a call, where the name and
-arguments are a dozen), and valid calls ending on `finish` (`stop`: gpt-4o-mini's habit). Calls
-that do not fit what is left of max_tokens are cut (`finish_reason: length`): the call that
-overflows keeps half its arguments, the ones after it are not sent.
-
-`tool_markup_leak`'s `into` is content or reasoning (the markup as that text). On a request
-without `tools` these faults fire nothing: the host answers as a healthy one.
-
-`tool_use_failed` (simulator/faults.py) is not planned here: it is an error, Groq's body
-REJECTED_RAW relayed by OpenRouter in `metadata.raw`, on any request.
+"""Tool calls: what a host answers to a request with `tools`, healthy or with a planted defect (pure; the
+faults and the `tool_call_shape` trait: simulator/README.md, Tool calls and Traits). A healthy host calls
+every tool with the arguments the last user message states as `name=value`, the rest drawn from the
+schema, streamed as OpenRouter relays it (docs/openrouter-wire.md §3). On a request without `tools`
+these faults fire nothing. `tool_use_failed` is not planned here: it is an error (REJECTED_RAW).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ import json
 import secrets
 import string
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -87,16 +87,10 @@ def credits_error_body(key: KeyLimit, max_tokens: int | None, endpoint: Simulate
 
 def provider_error_body(status: int, model: Model, endpoint: SimulatedEndpoint, shape: str = "provider",
                         error_type: str | None = None) -> dict[str, Any]:
-    """An error status's body in one of the shapes of faults.HTTP_ERROR_BODIES (or a filter error).
-
-    `provider`: an upstream failure relayed by OpenRouter, with `provider_name` and the `raw`
-    upstream text (a 403 carries the real relayed geo refusal); `availability`: the documented
-    availability format (no `code`); `no_code`: the envelope without `code`; `bare`: OpenRouter's
-    own envelope, naming no provider; `filter`: a typed content-policy error (400); `refusal`: a
-    provider's refusal relayed as its 403 (`error_type` names the shape, faults.RELAYED_REFUSALS);
-    `tool_enums_rejected`: Gemini's 400 over an enum on a non-string (`error_type` holds the path);
-    `tool_use_failed`: Groq's 400 over its model's call (tool_calls.REJECTED_RAW).
-    """
+    """An error status's body in one of the shapes of faults.HttpErrorBody (simulator/README.md's http_error),
+    or: `filter` a typed content-policy 400, `refusal` a relayed refusal 403 (`error_type`: its shape),
+    `tool_enums_rejected` Gemini's 400 (`error_type`: the path), `tool_use_failed` Groq's 400 (REJECTED_RAW),
+    `guardrail` OpenRouter's own 403 before any provider (`metadata.patterns`)."""
     if shape == "availability":
         return availability_error_body(status, model, endpoint)
     if shape == "filter":
@@ -108,6 +102,8 @@ def provider_error_body(status: int, model: Model, endpoint: SimulatedEndpoint, 
     if shape == "named":   # hostile (simulator/hostile.py named_error): `error_type` holds the name it gives
         return error_body(status, f"Provider returned error: {error_type} is unavailable",
                           {"provider_name": error_type, "raw": "upstream connect error"})
+    if shape == "guardrail":  # OpenRouter's guardrail blocking the request (docs, guides/features/guardrails)
+        return error_body(status, "Request blocked: content filter patterns detected", {"patterns": ["[filtered]"]})
     if shape == "refusal":
         raw = RELAYED_REFUSAL_RAW[error_type or "permission_denied"].replace("{model}", model.id)
         return relayed_error_body(status, endpoint, raw)
@@ -144,7 +140,7 @@ def provider_error_body(status: int, model: Model, endpoint: SimulatedEndpoint, 
     return relayed_error_body(status, endpoint, raw, byok=status == 402)
 
 
-# A provider's refusal relayed as its 403 (docs/openrouter-wire.md §5), by faults.RELAYED_REFUSALS.
+# A provider's refusal relayed as its 403 (docs/openrouter-wire.md §5), by faults.RelayedRefusalShape.
 RELAYED_REFUSAL_RAW = {
     # xAI, verbatim as OpenRouter relayed it (pasky/muaddib, tests/refusal-detection.test.ts).
     "permission_denied": '{"code":"permission-denied","error":"I can\'t help with that request."}',
@@ -184,17 +180,44 @@ def availability_error_body(status: int, model: Model, endpoint: SimulatedEndpoi
 def moderation_error_body(
     model: Model, endpoint: SimulatedEndpoint, reasons: tuple[str, ...], flagged: str
 ) -> dict[str, Any]:
-    """OpenRouter's moderation 403: `error.metadata` = {reasons, flagged_input, provider_name, model_slug}.
-
-    The metadata shape is OpenRouter's documented ModerationErrorMetadata (docs,
-    api/reference/errors-and-debugging "Moderation Errors"); the message wording is ours.
-    """
+    """OpenRouter's moderation 403, its metadata the documented ModerationErrorMetadata (docs/openrouter-wire.md
+    §5); the message wording is ours."""
     listed = ", ".join(f'"{r}"' for r in reasons)
     message = (f"{model.id} requires moderation on {endpoint.provider_name}. Your input was flagged for {listed}. "
                "No credits were charged.")
     metadata = {"reasons": list(reasons), "flagged_input": flagged, "provider_name": endpoint.provider_name,
                 "model_slug": model.id}
     return error_body(403, message, metadata)
+
+
+# The opt-in to router metadata: `enabled` in any case (anything else is `disabled`); the second
+# name is the older one, still accepted (OpenRouter docs, guides/features/router-metadata).
+METADATA_HEADERS = ("X-OpenRouter-Metadata", "X-OpenRouter-Experimental-Metadata")
+# The documented blocking guardrail's stage (same page, "Guardrail Blocked (403)"), our names in it.
+BLOCKED_STAGE = {"type": "guardrail", "name": "content-filter", "guardrail_id": "grd_sim", "guardrail_scope": "api-key",
+                 "summary": "Blocked: content filter matched", "data": {"action": "blocked", "detected": True}}
+
+
+def metadata_wanted(headers: Mapping[str, str]) -> bool:
+    """Did the request opt in to router metadata (a case-insensitive header mapping)?"""
+    return any(headers.get(name, "").casefold() == "enabled" for name in METADATA_HEADERS)
+
+
+def router_metadata(model: Model, served: SimulatedEndpoint, faults: Sequence[str], status: int = 200,
+                    pipeline: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+    """`openrouter_metadata` in the documented shape: one attempt, the pinned host's (`fallback_attempt`:
+    the pinned host failing with a 502, then another provider of the model serving); a blocking
+    guardrail's 403: its stage and no `attempts`."""
+    attempts = [{"provider": served.provider_name, "model": model.permaslug, "status": status}]
+    if "fallback_attempt" in faults:
+        other = next((e.provider_name for e in model.endpoints if e.provider_name != served.provider_name), "Elsewhere")
+        attempts = [{**attempts[0], "status": 502}, {"provider": other, "model": model.permaslug, "status": status}]
+    blocked = status == 403 and "guardrail" in faults
+    return {"requested": model.id, "strategy": "direct", "region": "sim", "summary": "available=1",
+            "attempt": 1 if blocked else len(attempts), "is_byok": False,
+            "endpoints": {"total": 1, "available": [{"provider": served.provider_name, "model": model.permaslug,
+                                                     "selected": status == 200}]},
+            **({} if blocked else {"attempts": attempts}), "pipeline": [BLOCKED_STAGE] if blocked else list(pipeline)}
 
 
 def endpoint_json(endpoint: SimulatedEndpoint, model: Model, *, stats: bool) -> dict[str, Any]:
@@ -228,9 +251,7 @@ def endpoint_json(endpoint: SimulatedEndpoint, model: Model, *, stats: bool) -> 
     }
 
 
-# `throughput_last_30m` as the real listing has it: the percentiles ascend, p99 the fastest (listing K
-# of docs/openrouter-wire.md §9: p50 35, p75 42, p90 47, p99 58). `descending` is the OpenAPI
-# example's order, kept for a host that lists it so.
+# `throughput_last_30m` as the real listing has it, ascending (docs/openrouter-wire.md §9); `descending`: the OpenAPI's.
 THROUGHPUT_SHARES = {"ascending": (1.0, 1.2, 1.35, 1.65), "descending": (1.0, 0.85, 0.7, 0.4)}
 
 

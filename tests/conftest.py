@@ -1,5 +1,5 @@
 """What every test of the suite shares: no notification ever leaves this machine, and no
-property test depends on the machine's speed.
+property test or real round depends on the machine's speed.
 
 A developer may have CANARY_NOTIFY_URLS, CANARY_WEBHOOK_URL or CANARY_HEARTBEAT_URL set in
 their shell; a test that runs `canary judge` must not message their team. Tests that need one
@@ -16,6 +16,11 @@ from hypothesis import settings
 settings.register_profile("canary", deadline=None)
 settings.load_profile("canary")
 
+# Tests that run real rounds (`pytest probes` or `canary round` in a subprocess, on the simulator)
+# take as long as the machine lets them: their limit is ROUND_TIMEOUT_S, not the suite's 120 s.
+ROUND_TESTS = ("tests/probes/round/", "tests/probes/pytest_plugin/", "tests/canary/round/", "tests/hostile/",
+               "tests/canary/outputs/test_site_browser.py")
+
 NOTIFICATION_ENVS = ("CANARY_NOTIFY_URLS", "CANARY_WEBHOOK_URL", "CANARY_HEARTBEAT_URL", "CANARY_HEARTBEAT_FAIL_URL")
 
 
@@ -23,6 +28,14 @@ NOTIFICATION_ENVS = ("CANARY_NOTIFY_URLS", "CANARY_WEBHOOK_URL", "CANARY_HEARTBE
 def _no_real_notifications(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in NOTIFICATION_ENVS:
         monkeypatch.delenv(name, raising=False)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    from round_support import ROUND_TIMEOUT_S  # tests/probes is on pythonpath
+
+    for item in items:
+        if item.nodeid.startswith(ROUND_TESTS) and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(ROUND_TIMEOUT_S))
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

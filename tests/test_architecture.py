@@ -73,9 +73,13 @@ LAYERS = (
                                "xdist", "allure", "allure_commons", "yaml", "msgspec"}),
           only_in=(("simulator", "probes/pytest_plugin/bundled_simulator.py"),
                    ("msgspec", "probes/round/planning.py"))),
-    # The chat backend's library, installed on its own: the layers and their readers in core/, nothing above.
-    # (Which modules of core/ it may reach is the closure rule below: what its distribution ships.)
-    Layer("provider_ignore", frozenset({"core", "provider_ignore"})),
+    # The chat backend's library, installed on its own: the layers and their readers in core/, and for the
+    # production sampler the production record and the pure reply checks, nothing above. (Which modules
+    # it may reach is the closure rule below: what its distribution ships.)
+    Layer("provider_ignore", frozenset({"core", "provider_ignore", "judge", "msgspec", "setuptools"}),
+          no_modules=frozenset({"judge.suspension"}),
+          only_in=(("judge", "provider_ignore/production.py"), ("msgspec", "provider_ignore/production.py"),
+                   ("setuptools", "provider_ignore/setup.py"))),
 )
 
 
@@ -581,7 +585,8 @@ def test_the_str_enum_rule_can_fail() -> None:
 
 
 # The chat backend's library is installed on its own (provider_ignore/pyproject.toml ships it with a few
-# modules of core/): every module it reaches, lazy and TYPE_CHECKING imports included, must be shipped.
+# modules of core/ and judge/, vendored under provider_ignore._vendor): every module it reaches, lazy and
+# TYPE_CHECKING imports included, must be shipped, and nothing lands outside provider_ignore.
 def import_closure(start: str, files: dict[str, str]) -> set[str]:
     """Our modules reachable from the module `start` through `files` ({relative path: source})."""
     modules = {f.removesuffix(".py").removesuffix("/__init__").replace("/", "."): f for f in files}
@@ -604,25 +609,35 @@ def shipped_by_provider_ignore() -> set[str]:
     import tomllib
 
     setup = tomllib.loads((ROOT / "provider_ignore/pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
-    return set(setup["packages"]) | {m.removesuffix(".__init__") for m in setup["py-modules"]}
+    assert [m for m in setup["py-modules"] if not m.startswith("provider_ignore.")] == []
+    modules = [m.removeprefix("provider_ignore._vendor.").split(".") for m in setup["py-modules"]]
+    return {"provider_ignore"} | {".".join(parts[:n]) for parts in modules for n in range(1, len(parts) + 1)}
 
 
 def closure_offences(files: dict[str, str], shipped: set[str]) -> list[str]:
+    reached = set().union(*(import_closure(f.removesuffix(".py").replace("/", "."), files)
+                            for f in files if f.startswith("provider_ignore/")
+                            and not f.endswith(("__init__.py", "setup.py"))),
+                          import_closure("provider_ignore", files))
     return [f"provider_ignore reaches {m}, which provider_ignore/pyproject.toml does not ship"
-            for m in sorted(import_closure("provider_ignore", files) - shipped)]
+            for m in sorted(reached - shipped)]
 
 
 def test_the_backend_library_reaches_only_what_its_distribution_ships() -> None:
     files = {path: text for folder in sorted(OUR_PACKAGES) for path, text in sources(folder).items()}
     assert closure_offences(files, shipped_by_provider_ignore()) == []
-    assert "core.schema" not in shipped_by_provider_ignore()  # the msgspec declarations stay out
+    assert not {m for m in shipped_by_provider_ignore() if m.startswith(("judge.suspension", "probes", "canary"))}
+    # `import provider_ignore` (the provider.ignore reader) stays on PyYAML: the msgspec declarations stay out.
+    assert "core.schema" not in import_closure("provider_ignore", files)
 
 
 def test_the_backend_closure_rule_can_fail() -> None:
     files = {path: text for folder in sorted(OUR_PACKAGES) for path, text in sources(folder).items()}
-    files["core/layers.py"] += "\nfrom core import policy\n"   # a made-up climb into msgspec's core/policy.py
+    files["core/layers.py"] += "\nfrom core import policy\n"   # a made-up climb into canary.yaml's core/policy.py
+    files["judge/replies/encoding.py"] += "\nfrom judge.suspension import stats\n"  # and into the judge's rules
     found = closure_offences(files, shipped_by_provider_ignore())
-    assert any("core.policy" in line for line in found) and any("core.schema" in line for line in found), found
+    assert any("core.policy" in line for line in found) and any("judge.suspension.stats" in line for line in found), \
+        found
 
 
 def import_graph(files: dict[str, str]) -> dict[str, set[str]]:

@@ -308,7 +308,8 @@ def test_a_link_to_a_missing_file_is_reported(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("page", "block"), [("configuration.md", "config-keys"), ("file-formats.md", "results-json"),
-                                             ("file-formats.md", "decisions-json"), ("file-formats.md", "status-json")])
+                                             ("file-formats.md", "decisions-json"), ("file-formats.md", "status-json"),
+                                             ("file-formats.md", "production-json")])
 def test_the_tables_generated_from_the_code_have_their_block(page: str, block: str) -> None:
     assert generated_block((DOCS / page).read_text(encoding="utf-8"), block).strip()
 

@@ -1,20 +1,12 @@
 """Per-endpoint round classes, latency histograms, and daily aggregates (pure).
 
-Full detail is kept for a rolling window; older days are compacted into one aggregate per day
-that keeps, per (model, provider, contract, control): the count of each outcome, the count of
-each reason code, the outcomes per language (the language contract's grid), token and cost sums,
-and histograms of TTFT and of output tokens per second; per endpoint the count of failed / clean /
-frozen rounds; and every decision. The
-histograms have HISTOGRAM_STEPS buckets per decade (about 12 % wide), so they merge exactly and
-a percentile read from them is within one bucket of the true one. Daily series are read from the
-histograms whether or not the day was compacted yet, so compaction never changes a chart.
+Older days are compacted into one aggregate per day (what it keeps: docs/file-formats.md, the round
+history). The histograms have HISTOGRAM_STEPS buckets per decade (about 12 % wide), so they merge
+exactly and a percentile read from them is within one bucket of the true one; daily series are read
+from them whether or not the day was compacted yet, so compaction never changes a chart.
 
-Round class of an endpoint (display only; the judge's rules in judge/suspension/round.py decide streaks,
-including the model-wide guard this does not apply): `failed` if a counted case failed,
-`clean` if every contract probed on the model this round passed or was not applicable on it
-(at least one pass), `frozen` otherwise; `maintenance` before all of them when the judge held the
-endpoint's round for a maintenance window (a decision with rule `maintenance`): it failed, but
-inside its provider's announced window, so it is shown as maintenance, never as a failure.
+An endpoint's round class is for display (docs/history.md, tiers); the judge's rules
+(judge/suspension/round.py) decide streaks, with the model-wide guard this does not apply.
 Positive-control cases judge the probe and are not counted for the host.
 """
 
@@ -29,7 +21,6 @@ from canary.history.rows import CaseRow, DecisionRow, RoundRecord
 from core.times import stamp
 
 FAILED, CLEAN, FROZEN, MAINTENANCE = "failed", "clean", "frozen", "maintenance"
-OUTCOMES = ("pass", "fail", "inconclusive", "transport_error", "not_applicable")
 HISTOGRAM_STEPS = 20          # buckets per decade: 10 ** (1/20) = 1.122, i.e. ~12 % wide
 _SMALLEST = 1e-3              # values at or below this share the lowest bucket
 
@@ -45,7 +36,9 @@ class EndpointRound:
 
 
 def endpoint_rounds(record: RoundRecord) -> tuple[EndpointRound, ...]:
-    """The class of every endpoint probed in the round (see the module docstring)."""
+    """The class of every endpoint probed in the round: `maintenance` when the judge held it, else `failed`
+    if a counted case failed, `clean` if every contract probed on the model passed or did not apply on it
+    (one pass at least), else `frozen`."""
     by_endpoint: dict[tuple[str, str], list[CaseRow]] = {}
     expected: dict[str, set[str]] = {}
     for row in record.cases:

@@ -1,17 +1,12 @@
 """The on-disk form of history files: columnar JSON, compressed (pure: bytes in, records out).
 
-A file is one JSON object whose tables are stored by column, not by row: each column is one
-list, and text columns are dictionary-coded (a list of distinct values plus small integer
-indexes), so the 256 rows of a 64-endpoint round repeat no provider name, contract or code.
-Times are whole milliseconds, costs whole 1e-8 USD, rates tenths. The JSON is then compressed
-with LZMA (xz container: a checksum, so a damaged file is detected, never half-read). Numbers
-in benchmarks/README.md: a 64-endpoint round is about 2 kB on disk.
+Tables are stored by column, text columns dictionary-coded, so a round's rows repeat no provider
+name, contract or code; times are whole milliseconds, costs whole 1e-8 USD. LZMA in an xz container
+carries a checksum, so a damaged file is detected, never half-read. A newer `version` is refused,
+unknown extra keys are ignored (a later version may add columns).
 
     {"format": "canary-history", "version": 1, "kind": "round" | "day", ...header...,
      "cases": {"rows": N, "cols": {"model": {"dict": [...], "idx": [...]}, "ttft_ms": [...], ...}}}
-
-A decoder that meets a newer `version` refuses the file with a clear message instead of
-guessing; unknown extra keys are ignored (a later version may add columns).
 """
 
 from __future__ import annotations

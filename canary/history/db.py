@@ -1,30 +1,10 @@
-"""The history as SQLite tables (I/O: an in-memory database built from the files of a span).
+"""The history as SQLite tables: an in-memory database built from the files of a span (I/O).
 
-Why SQLite and not DuckDB: it ships with Python (no install at all, in CI, on a runner or in
-the chat backend), and a month of rounds (64 endpoints x 48 rounds x 30 days, 370,000 cases)
-loads and answers `canary history` in the time benchmarks/history_query.py prints. DuckDB's
-wheel adds tens of MB for speed this size of data does not need (benchmarks/README.md).
-
-Tables (times are Unix seconds, `day` the UTC date):
-    endpoints(eid, model, provider, detail)                             -- one row per endpoint;
-                                                                        -- detail: it has cases
-    rounds(round_id, ts, day, complete, mode, upstream, compacted, rid)
-    cases(round_id, ts, day, model, provider, contract, outcome, code, language, control, ttft_s,
-          duration_s, requests, prompt_tokens, completion_tokens, cost_usd, served_by, tokens_per_s, reason,
-          eid, rid)
-    endpoint_rounds(round_id, ts, day, model, provider, klass, codes, eid, rid)  -- detail days only,
-                                                                        -- filled by prepare_endpoints()
-    decisions(round_id, ts, model, provider, action, rule, reason, until, rung, evidence)
-    day_groups(day, model, provider, contract, control, n_pass, n_fail, n_inconclusive,
-               n_transport_error, n_not_applicable, requests, prompt_tokens, completion_tokens,
-               cost_usd, codes, languages, ttft, tps, eid)               -- compacted days only
-    day_classes(day, model, provider, failed, clean, frozen, eid)       -- compacted days only
-`codes`, `languages`, `ttft` and `tps` of day_groups are sparse maps as text, as in the day file
-("schema_violation:3", "pt/pass:20 pt/fail:1", histogram "bucket:count ..."; files.unsparse()).
-
-`eid` (endpoint) and `rid` (round, in time order of loading) are small integers given while
-loading: grouping and joining on them is several times faster than on the text columns, which
-stay for readers of the tables.
+Why SQLite: docs/history.md. Times are Unix seconds, `day` the UTC date. endpoint_rounds is filled
+only for detail days, by prepare_endpoints(); day_groups and day_classes hold the compacted days,
+their `codes`, `languages`, `ttft` and `tps` sparse maps as text ("pt/pass:20": files.unsparse()).
+`eid` (endpoint) and `rid` (round, in loading order) are small integers given while loading: grouping
+and joining on them is several times faster than on the text columns, which stay for readers.
 """
 
 from __future__ import annotations
@@ -61,8 +41,6 @@ INDEXES = """
 CREATE INDEX endpoint_rounds_endpoint ON endpoint_rounds(model, provider, ts);
 CREATE INDEX endpoint_rounds_eid ON endpoint_rounds(eid, ts);
 """
-# For the one-endpoint queries only (query.ttft_series): the queries of every endpoint at once scan.
-CASES_INDEX = "CREATE INDEX IF NOT EXISTS cases_endpoint ON cases(model, provider, contract, ts)"
 
 
 def build(rounds: Iterable[RoundColumns], days: Iterable[DayColumns]) -> sqlite3.Connection:
@@ -116,10 +94,8 @@ def prepare_endpoints(db: sqlite3.Connection) -> None:
         db.executescript(INDEXES)
 
 
-# The class of each endpoint in each round, as aggregate.endpoint_rounds() computes it (a test
-# keeps the two equal): failed if a counted case failed; clean if every contract probed on the
-# model that round was probed on it, all counted cases passed or were not applicable, one passed.
-# Cases are loaded round by round in endpoint order, so grouping on (rid, eid) walks them in order.
+# The class of each endpoint in each round, as aggregate.endpoint_rounds() computes it (a test keeps the
+# two equal). Cases are loaded round by round in endpoint order, so grouping on (rid, eid) walks them in order.
 ENDPOINT_ROUNDS = """
 INSERT INTO endpoint_rounds
 WITH per AS (

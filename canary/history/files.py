@@ -1,10 +1,7 @@
 """History records as documents and back (pure): the two kinds of file, "round" and "day".
 
-A round file holds one RoundRecord: its header, a columnar `cases` table and its `decisions`.
-A day file holds one DayAggregate: its rounds, a columnar `groups` table (histograms and counts
-as sparse maps), the endpoints' round classes and every decision of the day. Each document is
-declared once (`RoundFile`, `DayFile`: frozen Structs, read with core/schema.py, a key this
-version does not know skipped); see codec.py for the container and the columnar tables.
+Each document is declared once (`RoundFile`, `DayFile`: frozen Structs read with core/schema.py, a
+key this version does not know skipped); codec.py holds the container and the columnar tables.
 """
 
 from __future__ import annotations

@@ -1,21 +1,9 @@
 """The observe-mode report: every would-suspend of a window, its evidence, what happened next (pure).
 
-Observe mode exists so administrators can measure false positives before enforcing. For each
-`would_suspend` line of the audit log in the window this says what the judge saw (the evidence
-cases with their reason codes) and how the story ended, from the later audit lines of the same
-endpoint:
-
-    restored       two clean rounds in a row restored it early (the host recovered, or the
-                   failures were a passing blip: read the evidence)
-    expired        it ran its full term
-    enforced       the judge switched to enforce and enforced it (rule mode_switch, issue 29)
-    ended          ended because the judge switched to enforce (audit logs written before issue 29)
-    lifted         a person lifted it
-    active         still running at the report's `now`
-and whether it came back: `then` is the next would_suspend / suspend of the endpoint, if any (a
-host that keeps coming back is rarely a false positive). The shell adds what the history knows:
-the endpoint's rounds between the would-suspend and its end, and how many other hosts failed
-the same contract in the same round (many: the defect may follow the model or the probe).
+Observe mode exists so administrators can measure false positives before enforcing: for each
+`would_suspend` line of the audit log, the evidence and how it ended (ObserveOutcome), from the
+later lines of the same endpoint, and whether it came back (`then`: a host that keeps coming back is
+rarely a false positive). The shell adds what the history knows (docs/history.md, observe-report).
 """
 
 from __future__ import annotations
@@ -31,16 +19,15 @@ from judge.suspension.decisions import ENDING, SUSPENDING, Action, Evidence
 
 
 class ObserveOutcome(StrEnum):
-    """How a would-suspend's story ended (the module docstring; `canary observe-report --json`'s
-    `outcome`). Its words say what happened to the would-suspend, not the action that ended it: one
-    is spelled as an action is (`expired`), free to differ."""
+    """How a would-suspend's story ended (`canary observe-report --json`'s `outcome`): what happened to it,
+    not the action that ended it."""
 
-    RESTORED = "restored"
-    EXPIRED = "expired"
-    ENFORCED = "enforced"
-    ENDED = "ended"
-    LIFTED = "lifted"
-    ACTIVE = "active"
+    RESTORED = "restored"    # two clean rounds restored it early (the host recovered, or a blip: read the evidence)
+    EXPIRED = "expired"      # it ran its full term
+    ENFORCED = "enforced"    # the switch to enforce enforced it (rule mode_switch, issue 29)
+    ENDED = "ended"          # the switch to enforce ended it (audit logs written before issue 29)
+    LIFTED = "lifted"        # a person lifted it
+    ACTIVE = "active"        # still running at the report's `now`
 
 
 # How a would-suspend ended, by the action that ended it (a restore or a lift; anything else ran its term).

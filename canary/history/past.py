@@ -1,21 +1,6 @@
 """The effective provider.ignore at a past moment, rebuilt from the audit log and the files (pure).
 
-"A user reported a broken reply at 14:05 yesterday: which hosts were excluded then?" The judge's
-state only knows the present, so the answer is rebuilt from what was recorded:
-
-- canary suspensions: the audit log's `suspend` (enforce) and `would_suspend` (observe) lines,
-  each active from its time until its `until`, unless a `restore`, `lift` or `expired` line for
-  the same endpoint came first;
-- runtime incidents: the audit log's `incident_add` / `incident_remove` lines (written by
-  `canary incident`), plus the entries of the current incidents.yaml whose `added_at` is before
-  the moment and that had not expired then;
-- built-in exclusions: the entries of the current builtin.yaml whose `since` is before the
-  moment (an entry without `since` is assumed present and flagged).
-
-What this cannot know is said in `caveats`: exclusions people removed or edited by hand leave
-no line in the audit log (`git log -p` of the exclusion files shows them), the times are when
-the judge decided (the chat backend saw a change when it next read the files), and nothing
-before the audit log's first line is known.
+What it replays and what it cannot know (said in `caveats`): docs/history.md, `canary ignore --at`.
 """
 
 from __future__ import annotations
@@ -36,8 +21,7 @@ class PastEntry:
 
     provider: str
     layer: str            # builtin | incident | suspension
-    source: str           # a sentence: which file line or audit line says so
-    certain: bool = True  # False: assumed (a builtin entry without `since`)
+    source: str           # a sentence: which file line or audit line says so ("assumed" when it is)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +79,7 @@ def ignore_at(model: str, at: datetime, audit_lines: Sequence[AuditLine],
         if e.layer == BUILTIN:
             if e.since is None:
                 entries.append(PastEntry(e.provider, BUILTIN,
-                                         f"builtin.yaml line {e.line} (no `since`: assumed present)", certain=False))
+                                         f"builtin.yaml line {e.line} (no `since`: assumed present)"))
             elif e.since <= at:
                 entries.append(PastEntry(e.provider, BUILTIN, f"builtin.yaml line {e.line}, since {_iso(e.since)}"))
         elif (e.provider not in listed and e.since is not None and e.since <= at

@@ -1,9 +1,7 @@
-"""The typed query API over the round history (SQL on an in-memory SQLite database).
+"""The typed query API over the round history (SQL on an in-memory SQLite database, canary/history/db.py).
 
-`History.open(root, now=...)` reads the files of the last `days` days (full-detail rounds and
-compacted days) into SQLite (canary/history/db.py); every method below is one or a few SQL
-queries, and returns frozen dataclasses. All windows end at `now` and are measured in days
-(1 = the last 24 hours). See canary/history/__init__.py for the whole API in one place.
+`History.open(root, now=...)` loads the last `days` days; every method is one or a few SQL queries
+returning frozen dataclasses. The whole API in one place: canary/history/__init__.py.
 """
 
 from __future__ import annotations
@@ -19,30 +17,24 @@ from typing import Any
 from canary.history import db as database
 from canary.history.aggregate import _SMALLEST as SMALLEST
 from canary.history.aggregate import HISTOGRAM_STEPS, histogram_percentile, merge_histograms
-from canary.history.cache import Loaded, cache_folder
-from canary.history.cache import load as load_cached
 from canary.history.files import unsparse
-from canary.history.stats import wilson_interval
-from canary.history.store import DETAIL_DAYS, read_column_span
+from canary.history.store import DETAIL_DAYS, read_span
 from canary.history.tiers import Tier, TierSignals, endpoint_tier
 from core.times import parse_time
 from core.vocabulary import LATENCY, REFUSAL
 from judge.suspension.decisions import SUSPENDING, Action
-from judge.suspension.reliability import HOST_ERRORS
+from judge.suspension.stats import wilson_interval
 
 DAY_S = 86400.0
-# Output tokens per second are read from the refusal contract's case: the same long roleplay
-# request to every host every round (the latency probe stops at 32 tokens, the language prompt
-# changes with the language, structured output is a different kind of generation), so the
-# figure compares hosts and days like with like.
+# Tokens per second of the refusal contract's case: the same long request to every host every round (the
+# latency probe stops at 32 tokens, the language prompt changes with the language).
 TPS_CONTRACT = REFUSAL
 
 
 @dataclass(frozen=True, slots=True)
 class PassRate:
-    """Pass rate of one contract on one endpoint over a window: passes / (passes + fails), with
-    the 95 % Wilson interval. Inconclusive cases and transport errors are counted apart (`other`):
-    they say nothing either way. Positive-control cases are left out (they judge the probe)."""
+    """Pass rate of one contract on one endpoint over a window: passes / (passes + fails), with the 95 %
+    Wilson interval; inconclusive cases and transport errors counted apart (`other`), controls left out."""
 
     model: str
     provider: str
@@ -67,23 +59,6 @@ class Latency:
     ttft_p50: float | None
     ttft_p95: float | None
     tps_p50: float | None
-
-
-@dataclass(frozen=True, slots=True)
-class HostErrors:
-    """Issue 22's host errors of one endpoint over a window, against its model's other endpoints:
-    cases ended by a stream cut after its first byte, an error inside the stream or an HTTP 200
-    carrying an error (judge/suspension/reliability.py HOST_ERRORS), over its probed cases.
-    Positive-control cases are left out. The judge's rule reads its own window (the state); this
-    is the same rate over days, for people."""
-
-    model: str
-    provider: str
-    window_days: float
-    errors: int
-    cases: int
-    peer_errors: int
-    peer_cases: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +157,6 @@ class EndpointNow:
     tier: Tier
     last_round_at: datetime | None
     last_class: str | None
-    suspended_until: str | None
 
 
 class History:
@@ -192,21 +166,12 @@ class History:
         self.db = db
         self.now = now
         self._endpoint_names: dict[int, tuple[str, str]] | None = None
-        self.loaded: Loaded | None = None     # set by open() with a cache: what came from it
         self._latency_memo: dict[tuple[float, str | None], tuple[Latency, ...]] = {}
 
     @classmethod
-    def open(cls, root: Path, *, now: datetime, days: int = DETAIL_DAYS, cache: Path | None = None) -> History:
-        """The history of the `days` days before `now`. With a cache folder (`cache`, or
-        $CANARY_HISTORY_CACHE: canary/history/cache.py), only files not seen before are decoded."""
-        since = (now - timedelta(days=days)).date()
-        folder = cache_folder(cache)
-        if folder is not None:
-            db, loaded = load_cached(folder, Path(root), since)
-            history = cls(db, now)
-            history.loaded = loaded
-            return history
-        span = read_column_span(Path(root), since=since)
+    def open(cls, root: Path, *, now: datetime, days: int = DETAIL_DAYS) -> History:
+        """The history of the `days` days before `now`."""
+        span = read_span(Path(root), since=(now - timedelta(days=days)).date())
         return cls(database.build(span.rounds, span.days), now)
 
     def _since(self, days: float) -> float:
@@ -229,12 +194,9 @@ class History:
             self._endpoint_names = {eid: (m, p) for eid, m, p in rows}
         return self._endpoint_names
 
-    def pass_rates(self, window_days: float, model: str | None = None) -> tuple[PassRate, ...]:
-        return self.pass_rates_windows((window_days,), model)[window_days]
-
-    def pass_rates_windows(self, windows: Sequence[float],
-                           model: str | None = None) -> dict[float, tuple[PassRate, ...]]:
-        """pass_rates() for several windows in one scan of the cases (a conditional sum per window)."""
+    def pass_rates(self, windows: Sequence[float], model: str | None = None) -> dict[float, tuple[PassRate, ...]]:
+        """Per window: each endpoint's pass rate per contract (PassRate), in one scan of the cases (a
+        conditional sum per window)."""
         sums = ", ".join(f"SUM(ts >= ?{4 + i}), SUM(ts >= ?{4 + i} AND outcome = 'pass'), "
                          f"SUM(ts >= ?{4 + i} AND outcome = 'fail'), "
                          f"SUM(ts >= ?{4 + i} AND outcome IN ('inconclusive', 'transport_error'))"
@@ -252,28 +214,9 @@ class History:
             out[w] = tuple(_rate(*names[r[0]], r[1], w, r[at + 1], r[at + 2], r[at + 3]) for r in ordered if r[at])
         return out
 
-    def host_errors(self, window_days: float, model: str | None = None) -> tuple[HostErrors, ...]:
-        """Per endpoint with cases in the window: its host errors and its peers' (HostErrors)."""
-        kinds = ", ".join(f"'{k}'" for k in sorted(HOST_ERRORS))
-        rows = self._rows(f"""
-            SELECT eid, SUM(code IN ({kinds})), COUNT(*) FROM cases
-            WHERE ts >= ?1 AND ts <= ?2 AND control = 0 AND outcome != 'not_applicable' AND (?3 IS NULL OR model = ?3)
-            GROUP BY eid""", self._since(window_days), self.now.timestamp(), model)
-        names = self._names()
-        per = {names[eid]: (errors, cases) for eid, errors, cases in rows}
-        totals: dict[str, tuple[int, int]] = {}
-        for (m, _), (errors, cases) in per.items():
-            e, c = totals.get(m, (0, 0))
-            totals[m] = (e + errors, c + cases)
-        return tuple(HostErrors(m, p, window_days, errors, cases, totals[m][0] - errors, totals[m][1] - cases)
-                     for (m, p), (errors, cases) in sorted(per.items()))
-
-    def latency(self, window_days: float, model: str | None = None) -> tuple[Latency, ...]:
-        return self.latency_windows((window_days,), model)[window_days]
-
-    def latency_windows(self, windows: Sequence[float], model: str | None = None) -> dict[float, tuple[Latency, ...]]:
-        """latency() for several windows at once (one sort of the cases instead of one per window).
-        Remembered per History: the status page asks for the same windows more than once."""
+    def latency(self, windows: Sequence[float], model: str | None = None) -> dict[float, tuple[Latency, ...]]:
+        """Per window: each endpoint's TTFT p50/p95 and tokens/s p50 (Latency), for every window in one
+        sort of the cases. Remembered per History: the status page asks for the same windows more than once."""
         missing = [w for w in windows if (w, model) not in self._latency_memo]
         if missing:
             for w, rows in self._latency_windows(missing, model).items():
@@ -294,12 +237,7 @@ class History:
 
     def _percentiles(self, column: str, where: str, windows: Sequence[float],
                      model: str | None) -> list[tuple[Any, ...]]:
-        """(window, model, provider, n, p50, p95) by nearest rank (the value at rank ceil(q * n)).
-
-        The samples of every window are written to a temporary table in sorted order, so each
-        group's values have consecutive ids and a rank is one id lookup: one sort for all windows,
-        two to three times faster in SQLite than ROW_NUMBER() over partitions.
-        """
+        """(window, model, provider, n, p50, p95) of `column` per endpoint and window, by nearest rank (_ranked)."""
         values = ", ".join("(?, ?)" for _ in windows)
         params: list[Any] = [x for w in windows for x in (w, self._since(w))]
         rows = self._ranked(f"""
@@ -335,8 +273,8 @@ class History:
 
     def summary(self, windows: Sequence[float] = (1, 7, 30), model: str | None = None) -> tuple[EndpointSummary, ...]:
         """Per endpoint, per window: pass rates per contract, TTFT p50/p95, suspensions."""
-        latency = self.latency_windows(windows, model)
-        rates = self.pass_rates_windows(windows, model)
+        latency = self.latency(windows, model)
+        rates = self.pass_rates(windows, model)
         per_window = [(w, rates[w], {(x.model, x.provider): x for x in latency[w]},
                        self.suspensions(w, model)) for w in windows]
         out = []
@@ -350,50 +288,9 @@ class History:
 
     # -- what the status page shows ------------------------------------------------------
 
-    def _endpoint_rounds(self) -> None:
-        database.prepare_endpoints(self.db)
-
-    def timeline(self, model: str, provider: str, days: float = 7) -> tuple[TimelinePoint, ...]:
-        self._endpoint_rounds()
-        rows = self._rows("SELECT round_id, ts, klass, codes FROM endpoint_rounds WHERE model = ? AND provider = ? "
-                          "AND ts >= ? AND ts <= ? ORDER BY ts",
-                          model, provider, self._since(days), self.now.timestamp())
-        return tuple(TimelinePoint(r, _dt(ts), k, tuple(sorted(c.split()))) for r, ts, k, c in rows)
-
-    def ttft_series(self, model: str, provider: str, days: float = 7,
-                    bucket_hours: float = 1) -> tuple[SeriesPoint, ...]:
-        self.db.execute(database.CASES_INDEX)
-        width = bucket_hours * 3600
-        rows = self._rows("""
-            WITH b AS (SELECT CAST((ts - ?3) / ?4 AS INT) AS bucket, contract, ttft_s, tokens_per_s FROM cases
-                       WHERE model = ?1 AND provider = ?2 AND control = 0 AND ts >= ?3 AND ts <= ?5),
-                 t AS (SELECT bucket, ttft_s AS v, ROW_NUMBER() OVER (PARTITION BY bucket ORDER BY ttft_s) AS rn,
-                              COUNT(*) OVER (PARTITION BY bucket) AS n
-                       FROM b WHERE contract = 'latency' AND ttft_s IS NOT NULL),
-                 s AS (SELECT bucket, tokens_per_s AS v,
-                              ROW_NUMBER() OVER (PARTITION BY bucket ORDER BY tokens_per_s) AS rn,
-                              COUNT(*) OVER (PARTITION BY bucket) AS n
-                       FROM b WHERE contract = 'refusal' AND tokens_per_s IS NOT NULL),
-                 tt AS (SELECT bucket, MAX(n) AS n, MAX(CASE WHEN rn = (n * 50 + 99) / 100 THEN v END) AS p50,
-                               MAX(CASE WHEN rn = (n * 95 + 99) / 100 THEN v END) AS p95 FROM t GROUP BY bucket),
-                 ss AS (SELECT bucket, MAX(CASE WHEN rn = (n * 50 + 99) / 100 THEN v END) AS p50 FROM s GROUP BY bucket)
-            SELECT tt.bucket, tt.n, tt.p50, tt.p95, ss.p50 FROM tt LEFT JOIN ss USING (bucket) ORDER BY tt.bucket""",
-                          model, provider, self._since(days), width, self.now.timestamp())
-        start = self._since(days)
-        return tuple(SeriesPoint(_dt(start + b * width), n, p50, p95, tps) for b, n, p50, p95, tps in rows)
-
-    def daily_series(self, model: str, provider: str) -> tuple[DayPoint, ...]:
-        """Every day in the loaded span, compacted days included (open with a longer `days`).
-
-        Percentiles come from histograms (aggregate.py) on every day, compacted or not, so a
-        chart does not change when its days are compacted."""
-        return self.daily_series_all(model).get((model, provider), ())
-
-    # -- the same for every endpoint at once (what a status page of 64 endpoints needs) ----
-
     def timelines(self, days: float = 7, model: str | None = None) -> dict[tuple[str, str], tuple[TimelinePoint, ...]]:
-        """timeline() of every endpoint (endpoints()), in one query: {(model, provider): points}."""
-        self._endpoint_rounds()
+        """Every endpoint's rounds (endpoints()), in one query: {(model, provider): points}, oldest first."""
+        database.prepare_endpoints(self.db)
         out: dict[tuple[str, str], list[TimelinePoint]] = {e: [] for e in self.endpoints(model)}
         names = self._names()
         for eid, r, ts, k, c in self._rows(
@@ -402,9 +299,10 @@ class History:
             out.setdefault(names[eid], []).append(TimelinePoint(r, _dt(ts), k, tuple(sorted(c.split()))))
         return {e: tuple(points) for e, points in out.items()}
 
-    def ttft_series_all(self, days: float = 7, bucket_hours: float = 1,
-                        model: str | None = None) -> dict[tuple[str, str], tuple[SeriesPoint, ...]]:
-        """ttft_series() of every endpoint (endpoints()), in two sorts: {(model, provider): points}."""
+    def ttft_series(self, days: float = 7, bucket_hours: float = 1,
+                    model: str | None = None) -> dict[tuple[str, str], tuple[SeriesPoint, ...]]:
+        """Every endpoint's TTFT and token rate per bucket of `bucket_hours` (endpoints()), in two sorts:
+        {(model, provider): points}."""
         width, start = bucket_hours * 3600, self._since(days)
         span = "control = 0 AND ts >= ?1 AND ts <= ?3 AND (?4 IS NULL OR model = ?4)"
         bucket = "CAST((ts - ?1) / ?2 AS INT)"
@@ -420,10 +318,10 @@ class History:
             out.setdefault(names[eid], []).append(SeriesPoint(_dt(start + b * width), n, p50, p95, tps.get((eid, b))))
         return {e: tuple(points) for e, points in out.items()}
 
-    def daily_series_all(self, model: str | None = None) -> dict[tuple[str, str], tuple[DayPoint, ...]]:
-        """daily_series() of every endpoint of the loaded span, compacted days included, in a few
-        grouped queries: {(model, provider): points}. Endpoints seen only on compacted days too."""
-        self._endpoint_rounds()
+    def daily_series(self, model: str | None = None) -> dict[tuple[str, str], tuple[DayPoint, ...]]:
+        """Every endpoint's days in the loaded span (open with a longer `days`), compacted days included, in a few
+        grouped queries; percentiles from the histograms on every day, so compaction never changes a chart."""
+        database.prepare_endpoints(self.db)
         which = "(?1 IS NULL OR model = ?1)"
         hist: dict[tuple[int, str, str], dict[int, int]] = {}
         for kind, column, contract in (("ttft", "ttft_s", LATENCY), ("tps", "tokens_per_s", TPS_CONTRACT)):
@@ -478,7 +376,7 @@ class History:
 
     def classes_between(self, model: str, provider: str, start: datetime, end: datetime) -> dict[str, int]:
         """{failed|clean|frozen|maintenance: rounds} of one endpoint with start <= round time <= end."""
-        self._endpoint_rounds()
+        database.prepare_endpoints(self.db)
         rows = self._rows("SELECT klass, COUNT(*) FROM endpoint_rounds WHERE model = ? AND provider = ? "
                           "AND ts >= ? AND ts <= ? GROUP BY klass", model, provider, start.timestamp(), end.timestamp())
         return dict(rows)
@@ -494,8 +392,8 @@ class History:
                               (self.now.timestamp(),)).fetchone()
         return None if row is None else RoundInfo(row[0], _dt(row[1]), bool(row[2]), row[3])
 
-    def active_suspensions(self) -> dict[tuple[str, str], tuple[str, str]]:
-        """(model, provider) -> (mode, until) of suspensions active at `now`, from the decisions."""
+    def active_suspensions(self) -> dict[tuple[str, str], str]:
+        """(model, provider) -> the mode (enforce | observe) of suspensions active at `now`, from the decisions."""
         rows = self._rows("""
             SELECT model, provider, action, until FROM decisions d
             WHERE action IN ('suspend', 'would_suspend', 'restore', 'expired', 'lift') AND ts <= ?1
@@ -503,27 +401,27 @@ class History:
                            AND e.action IN ('suspend', 'would_suspend', 'restore', 'expired', 'lift') AND e.ts <= ?1
                            ORDER BY e.ts DESC, e.rowid DESC LIMIT 1)""", self.now.timestamp())
         now = self.now
-        return {(m, p): ("enforce" if a == Action.SUSPEND else "observe", u) for m, p, a, u in rows
+        return {(m, p): "enforce" if a == Action.SUSPEND else "observe" for m, p, a, u in rows
                 if a in SUSPENDING and u and parse_time(u, "until") > now}
 
     def current(self, ttft_threshold_s: float, model: str | None = None) -> tuple[EndpointNow, ...]:
         """Every endpoint seen in the last 7 days, with its tier now."""
         suspended = self.active_suspensions()
-        latency = self.latency_windows((0.25, 1, 7), model)
+        latency = self.latency((0.25, 1, 7), model)
         lat6, lat24, lat7 = ({(x.model, x.provider): x for x in latency[w]} for w in (0.25, 1, 7))
         timelines = self.timelines(7, model)
         out = []
         for m, p in self.endpoints(model):
             points = timelines.get((m, p), ())
             classes = [pt.klass for pt in reversed(points)]
-            mode, until = suspended.get((m, p), (None, None))
+            mode = suspended.get((m, p))
             signals = TierSignals(
                 classes=classes, ttft_p95_24h=_get(lat24, m, p, "ttft_p95"),
                 ttft_p50_6h=_get(lat6, m, p, "ttft_p50"), samples_6h=int(_get(lat6, m, p, "samples") or 0),
                 ttft_p50_7d=_get(lat7, m, p, "ttft_p50"), samples_7d=int(_get(lat7, m, p, "samples") or 0),
                 suspension_mode=mode)
             out.append(EndpointNow(m, p, endpoint_tier(signals, ttft_threshold_s),
-                                   points[-1].at if points else None, points[-1].klass if points else None, until))
+                                   points[-1].at if points else None, points[-1].klass if points else None))
         return tuple(out)
 
 

@@ -1,9 +1,7 @@
 """Recording judged rounds (I/O): the judge's hook and the backfill of `canary history record`.
 
-History is evidence and display, never needed to judge: `record_after_judge()` is called by
-`canary judge` after the state is saved and must never make the judge fail. Whatever goes
-wrong (a damaged history file, a full disk, a bug) becomes one `history_failed` warning line in
-the audit log and on stderr; the judge's exit code does not change.
+`record_after_judge()` runs after the state is saved and never makes the judge fail: whatever goes
+wrong becomes one `history_failed` warning in the audit log and on stderr (docs/history.md).
 """
 
 from __future__ import annotations
@@ -40,9 +38,7 @@ def record_files(history: Path, results: Sequence[Path], decisions: RoundDecisio
 def record_after_judge(paths: PathSettings, results: RoundResults, decisions: RoundDecisions, *, now: datetime,
                        compact_days: bool = True) -> None:
     """The judge's hook: record the judged round in `paths.history`; a failure is only a warning.
-
-    `compact_days=False` (a re-run of an applied round): only add the round if it is missing, so a
-    re-run, however late, changes no other history file."""
+    `compact_days=False` (a re-run of an applied round): only add it if missing, changing no other file."""
     try:
         record_round(history_root(paths), round_record(results, decisions), now=now, compact_days=compact_days)
     except Exception as exc:  # noqa: BLE001 - evidence must never block judging, whatever broke

@@ -1,15 +1,9 @@
 """History records: one judged round as rows (pure), read from the round's documents.
 
-`round_record(results, decisions_document)` turns the round record (core.results.RoundResults,
-read and merged by the one reader, as the judge reads it) and a decisions document
-(reports/decisions.json) into rows: `case_row()` is the adapter for one case, so a change of the
-round record's shape is a change here only. A case the reader set aside (an unsafe model or
-provider tag, an unknown outcome) is left out and counted in `skipped`.
-
-Per case a row keeps what the questions need (outcome, reason code, language, timings, tokens,
-cost, served_by) and the reason text only when the case did not pass (the evidence a person
-reads; passes say nothing the code does not). Output tokens per second are computed here, from
-the attempts' own timings (see `tokens_per_second`).
+`round_record` turns the round record (core.results.RoundResults, as the judge reads it) and its
+decisions into rows; `case_row()` is the one adapter for a case, so a change of the record's shape
+is a change here only. A case the reader set aside is left out and counted in `skipped`. A row keeps
+the reason text only when the case did not pass: the evidence a person reads.
 """
 
 from __future__ import annotations
@@ -27,8 +21,6 @@ from core.vocabulary import Outcome
 from judge.suspension.decisions import RoundDecisions
 
 REASON_CHARS = 240  # the evidence text kept per non-passing case (one line of a table)
-# Precision kept (rows are rounded here, so a record reads back from its file unchanged):
-# TTFT to the millisecond, durations to 10 ms, costs to 1e-8 USD, token rates to 1 token/s.
 # Below this much generation time the token rate is noise (a reply that came in one chunk).
 MIN_GENERATION_S = 0.05
 
@@ -122,9 +114,9 @@ def case_row(case: CaseResult) -> CaseRow:
 
 
 def tokens_per_second(completion_tokens: int, attempts: Iterable[AttemptResult]) -> float | None:
-    """Output tokens per second of generation: completion tokens / (end - first token), summed
-    over the attempts. None when not measurable: no tokens, an attempt without a first token or a
-    total time (its tokens cannot be placed in time), or less than MIN_GENERATION_S of generation."""
+    """Output tokens per second of generation: completion tokens / (end - first token), summed over the
+    attempts; None without tokens, with an attempt that has no first token or total time, or under
+    MIN_GENERATION_S of generation."""
     generating = 0.0
     for attempt in attempts:
         ttft, total = attempt.ttft_s, attempt.total_s
@@ -145,11 +137,9 @@ def decision_rows(decisions: RoundDecisions) -> Iterable[DecisionRow]:
 
 
 def _rounded(value: Any, digits: int) -> float | None:
-    """Stored precision: TTFT to the millisecond, durations to 10 ms, costs to 1e-8 USD (results.json's)."""
+    """Stored precision, so a record reads back from its file unchanged (TTFT to the ms, costs to 1e-8 USD)."""
     number = _number(value)
     return None if number is None else round(number, digits)
-
-
 
 
 def _clean(text: str) -> str:
@@ -157,16 +147,8 @@ def _clean(text: str) -> str:
     return " ".join(text.split()).encode("utf-8", "replace").decode("utf-8")
 
 
-
-
-
-
 def _str(value: Any) -> str | None:
     return _clean(value) if isinstance(value, str) and value else None
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
 def _number(value: Any) -> float | None:

@@ -1,22 +1,10 @@
 """History on disk (I/O): append a round, compact old days, read a span back.
 
-Layout under `paths.history` (default `state/history`, next to the judge's state, so it lands
-wherever the state lives, e.g. the `canary-state` branch):
-
-    rounds/2026-11/29/223000Z-3f9a1c0b2d4e.xz    one file per judged round (full detail)
-    days/2026/2026-11-28.xz                      one file per compacted day (aggregates)
-
-Why this shape: git stores every version of every file it commits, so a file rewritten each
-round would cost its whole size every half hour. A round file is written once and never
-changed; its directory holds at most one day's rounds, so the trees git rewrites per commit
-stay small. Days older than DETAIL_DAYS are compacted: their round files are folded into one
-day file and deleted from the tree (git keeps them in its history, so repository growth is
-still counted in full in benchmarks/history_size.py; the checkout and the queries shrink).
-
-Recording is idempotent: the file name comes from the round id, and a round already in a day
-file is not written again. Every write is atomic (core/store.py), and a day file is written
-before the round files it replaces are deleted, so a crash in between only leaves files the
-next compaction removes.
+The layout, and why no file is rewritten per round (git stores every version): docs/file-formats.md,
+the round history. Recording is idempotent: the file name comes from the round id, and a round
+already in a day file is not written again. Every write is atomic, and a day file is written before
+the round files it replaces are deleted, so a crash in between only leaves files the next compaction
+removes.
 """
 
 from __future__ import annotations
@@ -53,9 +41,8 @@ FOLDER = "history"
 
 
 def history_root(paths: Any) -> Path:
-    """Where the history lives: paths.history, or, left at its default, a `history` folder next to
-    the state file (a judge given `--state elsewhere/canary-state.json` keeps its history there too,
-    so a copy or a simulator round never writes into the real one)."""
+    """paths.history, or, left at its default, a `history` folder next to the state file (a judge given
+    another `--state` keeps its history there too, so a copy or a simulator round never writes the real one)."""
     configured = Path(paths.history)
     return Path(paths.state).parent / FOLDER if configured == DEFAULT_HISTORY else configured
 
@@ -120,57 +107,29 @@ def read_day(path: Path) -> DayAggregate:
     return decode_day(_read(path), str(path))
 
 
-def read_round_columns(path: Path) -> RoundColumns:
-    return decode_round_columns(_read(path), str(path))
-
-
-def read_day_columns(path: Path) -> DayColumns:
-    return decode_day_columns(_read(path), str(path))
-
-
 @dataclass(frozen=True, slots=True)
 class Span:
-    """The history of a span of days: full-detail rounds and compacted days."""
-
-    rounds: tuple[RoundRecord, ...]
-    days: tuple[DayAggregate, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class ColumnSpan:
-    """The same, with rounds read as columns (for the query database)."""
+    """The history of a span of days, as the query database loads it: full-detail rounds (their cases
+    as columns) and compacted days."""
 
     rounds: tuple[RoundColumns, ...]
     days: tuple[DayColumns, ...]
 
 
 def read_span(root: Path, since: date | None = None) -> Span:
-    """Every round and day file from `since` (a UTC day; None: everything) on, as records."""
-    rounds, days = _span(root, since, read_round, read_day)
-    return Span(tuple(rounds), tuple(days))
-
-
-def read_column_span(root: Path, since: date | None = None) -> ColumnSpan:
-    """Every round and day file from `since` on, rounds as columns."""
-    rounds, days = _span(root, since, read_round_columns, read_day_columns)
-    return ColumnSpan(tuple(rounds), tuple(days))
-
-
-def _span(root: Path, since: date | None, reader: Any, day_reader: Any) -> tuple[list[Any], list[Any]]:
-    days = []
-    for path in sorted(Path(root).glob(f"days/*/*{SUFFIX}")):
-        if since is None or path.name[:10] >= since.isoformat():
-            days.append(day_reader(path))
+    """Every round and day file from `since` (a UTC day; None: everything) on."""
+    days = [decode_day_columns(_read(path), str(path)) for path in sorted(Path(root).glob(f"days/*/*{SUFFIX}"))
+            if since is None or path.name[:10] >= since.isoformat()]
     compacted = {d.day: frozenset(r.round_id for r in d.rounds) for d in days}
     rounds = []
     for day, folder in _day_folders(root):
         if since is not None and day < since:
             continue
         for path in sorted(folder.glob(f"*{SUFFIX}")):
-            record = reader(path)
+            record = decode_round_columns(_read(path), str(path))
             if record.round_id not in compacted.get(day.isoformat(), frozenset()):  # a crash's leftover
                 rounds.append(record)
-    return rounds, days
+    return Span(tuple(rounds), tuple(days))
 
 
 def _day_folders(root: Path) -> Iterator[tuple[date, Path]]:

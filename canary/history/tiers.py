@@ -1,19 +1,7 @@
-"""The health tier of an endpoint for people: healthy, degraded, failing, suspended (pure).
+"""The health tier of an endpoint for people: healthy, degraded, failing, suspended, unknown (pure).
 
-Display only: the rules (judge/suspension/rules.py) are untouched and never read this. Between "passes
-every contract" and "failing" there is a tier people need to see coming:
-
-    suspended   an enforce-mode suspension is active (it is in provider.ignore)
-    failing     an observe-mode would-suspend is active, or its newest counted round failed
-                (a failed streak is building)
-    degraded    not failing, but one of:
-                - slow: TTFT p95 over the last 24 h above SLOW_FRACTION of the latency threshold
-                - rising: TTFT p50 of the last 6 h above RISING_FACTOR x its p50 of the past 7 d
-                  (each with at least MIN_SAMPLES samples)
-                - unsettled: its last UNSETTLED_ROUNDS rounds were all frozen (inconclusive or
-                  transport errors: it cannot be shown healthy)
-    healthy     none of the above
-    unknown     no round of it in the window
+Display only: the rules never read it. When each holds: docs/history.md (tiers); "rising" needs at
+least MIN_SAMPLES samples in each window.
 """
 
 from __future__ import annotations
@@ -24,7 +12,7 @@ from enum import StrEnum
 
 
 class HealthTier(StrEnum):
-    """An endpoint's tier for people, worst first (the module docstring says when each holds)."""
+    """An endpoint's tier for people, worst first."""
 
     SUSPENDED = "suspended"
     FAILING = "failing"

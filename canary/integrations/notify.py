@@ -1,21 +1,9 @@
 """Tell people about the round's decisions: stdout, $GITHUB_STEP_SUMMARY, and every service of
 $CANARY_NOTIFY_URLS (Apprise URLs) plus the deprecated $CANARY_WEBHOOK_URL.
 
-All render from the judge's record of the round (judge.suspension.decisions.RoundDecisions,
-decisions.json). Text from the upstream (reasons) is escaped for Markdown and flattened to one line;
-the notification URLs are secrets, never printed or logged.
-
-Silences (exclusions/silences.yaml, judge/suspension/silences.py) mute what they match in the
-services' message only: stdout and the job summary list every decision, a silenced one marked so,
-and a round whose decisions are all silenced sends nothing. Delivery lives in
-canary/integrations/notifications/send.py: a service that keeps failing is recorded in the audit log
-as a warning and never fails the command (the decisions are already in the state, the audit log and
-decisions.json).
-
-The workflow announces after `canary commit` (`canary announce`), from the decisions file as
-committed. A round that was already applied (a re-run, or a run that lost the race to a
-concurrent one) is summarised again but not posted to the webhook again: it was announced by
-the run that committed it.
+All render from the judge's record of the round (RoundDecisions, decisions.json); what is sent, how
+silences mute it and what a failure does: docs/notifications.md. A round already applied (a re-run,
+or a run that lost the race) is summarised again but not posted again.
 """
 
 from __future__ import annotations
@@ -30,7 +18,7 @@ from canary.integrations.notifications import send as notifications
 from canary.integrations.notifications.urls import NOTIFY_URLS_ENV, WEBHOOK_ENV
 from core.times import fmt_time
 from core.untrusted import clean, markdown
-from judge.suspension.decisions import Decision, RoundDecisions
+from judge.suspension.decisions import Action, Decision, RoundDecisions
 from judge.suspension.silences import Silence, silencing, split_silenced
 
 SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
@@ -39,6 +27,9 @@ __all__ = ["NOTIFY_URLS_ENV", "SUMMARY_ENV", "WEBHOOK_ATTEMPTS", "WEBHOOK_ENV", 
            "render_text"]
 MAX_REASON = 160                 # keep one decision on one readable line
 ALREADY_APPLIED_NOTE = "(already applied by an earlier run: summarised again, not posted again)"
+# Production evidence's routine steps recur every round while a host's evidence lasts, and nobody acts on
+# them: what a confirmation finds reaches people as a (would-be) suspension. The summaries keep them.
+UNANNOUNCED = frozenset({Action.CONFIRM, Action.CONFIRMATION})
 
 
 def _describe(d: Decision, silence: Silence | None = None) -> str:
@@ -82,10 +73,9 @@ def render_markdown(doc: RoundDecisions, silences: Sequence[Silence] = ()) -> st
 def notify(doc: RoundDecisions, *, audit_path: Path, env: Mapping[str, str] | None = None,
            sleep: Callable[[float], None] = time.sleep, echo: Callable[[str], None] = print,
            silences: Sequence[Silence] = ()) -> bool:
-    """Send the round's summary everywhere configured. Never raises for a delivery problem.
-    `silences` (in force at the round's time) keep what they match out of the services' message.
-
-    True when an undelivered notification was recorded in the audit log (which then needs committing)."""
+    """Send the round's summary everywhere configured, silenced decisions left out of the services'
+    message. Never raises for a delivery problem; True when an undelivered notification was recorded in
+    the audit log (which then needs committing)."""
     env = os.environ if env is None else env
     echo(render_text(doc, silences))
     summary = env.get(SUMMARY_ENV)
@@ -95,7 +85,7 @@ def notify(doc: RoundDecisions, *, audit_path: Path, env: Mapping[str, str] | No
                 handle.write(render_markdown(doc, silences))
         except OSError as exc:
             echo(f"canary: could not append to ${SUMMARY_ENV} ({exc.strerror})")
-    heard, muted = split_silenced(doc.decisions, silences, doc.now)
+    heard, muted = split_silenced([d for d in doc.decisions if d.action not in UNANNOUNCED], silences, doc.now)
     targets = notifications.targets(env)
     if targets and muted and not doc.already_applied:
         echo(f"canary: {len(muted)} silenced decision(s) left out of the notification"

@@ -1,14 +1,7 @@
-"""Render the Allure 2 HTML report of a round, offline, carrying the trend across rounds.
-
-Allure 2 keeps no state of its own: the trend lives in the `history/` folder of a generated
-report. So each render (1) stages the round's results (one folder per shard) with the saved
-history copied in as `history/`, (2) runs `allure generate`, (3) saves the new report's
-`history/` back to the history folder for the next round. Lose the history folder and the
-trend starts again at one round; nothing else breaks.
-
-Why Allure 2 (npm `allure-commandline`, Java) and not Allure 3: the Allure 2 overview honours
-our categories.json (verified), and its history is plain files we can cache between runs.
-One renderer, kept working well.
+"""Render the Allure 2 HTML report of a round, offline, carrying the trend across rounds through the saved
+history folder (docs/workflow.md, the report). Lose that folder and the trend starts again; nothing else
+breaks. Allure 2, not 3: its overview honours our categories.json (verified), and its history is plain
+files we can cache between runs.
 """
 
 from __future__ import annotations

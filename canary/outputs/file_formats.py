@@ -2,12 +2,9 @@
 
     python -m canary.outputs.file_formats docs/file-formats.md     # rewrite the generated blocks
 
-Each table is one record class: a row per field the file holds (the dataclass field, its type
-and the comment beside it in the source), then the keys the record derives when it writes (a
-property or method, described by its docstring's first line). Fields the file does not hold
-(marked "Not part of the file" in the source) are left out. The blocks sit between
-`<!-- generated: NAME -->` and `<!-- end -->`; tests/canary/outputs/test_file_formats.py checks
-that the page equals what this module generates, so the tables cannot drift from the types.
+A row per field the file holds (its type and the comment beside it in the source; "Not part of the
+file" hides it), then the keys the record derives when it writes (a property's or method's first
+docstring line). tests/canary/outputs/test_file_formats.py checks that the page is what this generates.
 """
 
 from __future__ import annotations
@@ -22,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from core.production import CountCell, ProductionRecord, ReportCell, ServedCell
 from core.results import (
     AttemptResult,
     CaseResult,
@@ -73,6 +71,14 @@ BLOCKS: dict[str, tuple[Table, ...]] = {
             ("significant", "bool", Card.significant), ("text", "str", Card.text)),
             skip=("low", "high", "peer_low", "peer_high")),
         Table("each entry of `leaks` (written when there is one: judge/suspension/route_audit.py)", Leak),
+    ),
+    "production-json": (
+        Table("a production record, production/<exporter>/<window start>.json", ProductionRecord,
+              note="Its JSON Schema: [production.schema.json](production.schema.json). Any other key, or a string "
+                   "outside these patterns and words, refuses the whole record."),
+        Table("each entry of `counts`", CountCell),
+        Table("each entry of `served`", ServedCell),
+        Table("each entry of `reports`", ReportCell),
     ),
 }
 

@@ -1,18 +1,7 @@
-"""The judge's decisions in the Allure report: one result per decision about an endpoint, with its card.
-
-The probes write the Allure results while the round runs, before the judge has decided anything;
-`canary report` renders after the judge. So the report adds what the judge decided from
-decisions.json: each suspend, would_suspend, floor_held and restore becomes a result in the suite
-"judge decisions" (parent suite: the model), titled like `would suspend cinder/fp8 (weak
-evidence)`, whose description is the reason and the evidence card, one line per contract:
-
-    language: 19/20 failed (0.76-0.99) vs peers 0/49 (0-0.07), p < 1e-12
-
-A decision is no test: its status is `unknown`, so the overview's failed and passed count the
-round's cases only (a would-suspend is not a second failure of the host's failed cases); the
-categories name the decisions, one on weak evidence first so a reviewer finds it. Pure: the
-judge's record of the round (RoundDecisions) in, Allure result objects out (`write()` puts them
-in a results folder). Everything shown is escaped as HTML.
+"""The judge's decisions in the Allure report: one result per decision about an endpoint, with its card
+(docs/workflow.md, the report). A decision is no test: its status is `unknown`, so the overview counts
+the round's cases only. Pure: RoundDecisions in, Allure result objects out (`write()` puts them in a
+results folder); everything shown is escaped as HTML.
 """
 
 from __future__ import annotations

@@ -1,12 +1,6 @@
-"""One round shaped for display: results (+ the judge's decisions, if any) -> a `RoundView`.
-
-Pure: the round record (core.results.RoundResults: one results.json, or the shards merged by
-core.results.merge_shards) and the judge's record of it (judge.suspension.decisions.RoundDecisions,
-`reports/decisions.json`)
-in, a `RoundView` out, rendered as Markdown (`$GITHUB_STEP_SUMMARY`) or as plain terminal text by
-canary.outputs.summary. Every string taken from them is upstream data and is cleaned by the renderers,
-never here; this module only shapes, sorts and counts. Both records were checked by their one
-reader (core.results.read_results, canary.state.results_files.read_decisions).
+"""One round shaped for display: results (+ the judge's decisions, if any) -> a `RoundView`, rendered by
+canary.outputs.summary. Pure: it only shapes, sorts and counts; every upstream string is cleaned by the
+renderers, never here.
 """
 
 from __future__ import annotations
@@ -51,8 +45,7 @@ class Row:
 
 @dataclass(frozen=True, slots=True)
 class ShownDecision:
-    """A decision of the judge as the summary lists it (the judge's own record is
-    judge.suspension.decisions.Decision)."""
+    """A decision of the judge as the summary lists it."""
 
     action: str
     model: str

@@ -1,12 +1,6 @@
-"""The round summary as Markdown (the job summary) or plain text (the terminal).
-
-    to_markdown(results, decisions=None) -> str
-    to_text(results, decisions=None) -> str
-
-`results` is the round record (core.results.RoundResults: one results.json, or its shards merged
-by core.results.merge_shards);
-`decisions` is the judge's record of the round (decisions.json), or None before the judge has run. Pure
-functions of their input. Every upstream string goes through core.untrusted first.
+"""The round summary as Markdown (the job summary) or plain text (the terminal): pure functions of the
+round record and the judge's (None before the judge has run). Every upstream string goes through
+core.untrusted first.
 """
 
 from __future__ import annotations
@@ -19,6 +13,7 @@ from core import untrusted
 from core.results import RoundResults
 from core.vocabulary import REFUSAL
 from judge.suspension.decisions import RoundDecisions, action_named
+from judge.suspension.production import shown
 from judge.suspension.route_audit import leak_line
 
 SYMBOLS = {"pass": "✅", "fail": "❌", "inconclusive": "⏸", "transport_error": "⚡", "not_applicable": "—"}
@@ -59,6 +54,8 @@ def to_markdown(results: RoundResults, decisions: RoundDecisions | None = None) 
         out += [f"| {md(m, MODEL_LIMIT)} | {md(p, TAG_LIMIT)} | {md(c, 40)} | {_symbol(cell)} {md(cell.outcome, 40)}"
                 f" | {md(cell.reason, REASON_LIMIT)} |" for m, p, c, cell in findings[:FINDINGS_LIMIT]]
         out += _more(len(findings)) + [""]
+    if lines := _production(decisions, lambda t, n: f"`{untrusted.clean(t, n).replace('`', chr(39))}`"):
+        out += ["#### Production evidence (a chat backend's sampled replies)", "", *(f"- {x}" for x in lines), ""]
     out += _decisions_markdown(view)
     if decisions is not None and decisions.leaks:
         out += ["### Route audit (a chat backend's sampled replies served while excluded)", "",
@@ -101,7 +98,17 @@ def to_text(results: RoundResults, decisions: RoundDecisions | None = None, pend
     if decisions is not None and decisions.leaks:
         out += ["route audit (a chat backend's sampled replies served while excluded):",
                 *(f"  {c(k.model, MODEL_LIMIT)} {c(leak_line(k), 400)}" for k in decisions.leaks)]
+    if lines := _production(decisions, c):
+        out += ["production evidence (a chat backend's sampled replies):", *(f"  {x}" for x in lines)]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _production(decisions: RoundDecisions | None, esc: Any) -> list[str]:
+    """The endpoints with production evidence to read (judge/suspension/production.py), then each
+    model's sample rate and exporters once (every endpoint's last line)."""
+    return [f"{esc(provider or model, TAG_LIMIT)}: {esc(line, 400)}"
+            for model, providers in sorted((decisions.production if decisions else {}).items())
+            for provider, line in shown(providers, quiet=False)]
 
 
 def _headline(view: RoundView, esc: Any) -> str:

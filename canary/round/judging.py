@@ -26,6 +26,7 @@ from canary.round.refusal import RoundRefused
 from canary.state import audit
 from canary.state.judge_files import load_state, refuse_future_times, save_state
 from canary.state.maintenance import load_maintenance
+from canary.state.production_files import ProductionFolder, read_production
 from canary.state.results_files import load_round
 from canary.state.silences import silences_or_none
 from core.config import Config
@@ -80,9 +81,10 @@ class JudgeRequest:
     # reads a simulator state before probing, and nothing writes it in between): the judge
     # applies the round to it instead of reading the file again (None: the judge reads it).
     state: JudgeState | None = None
-    # A chat backend's production records, already read (core/production.py): the route audit of
-    # each exporter's newest one (judge/suspension/route_audit.py).
+    # A chat backend's production records, already read (core/production.py): evidence on the
+    # cards, and confirmations and the rule of judge/suspension/production.py.
     production: tuple[ProductionRecord, ...] = ()
+    production_dir: Path | None = None  # a folder of production records (--production): read, refused ones named
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +93,7 @@ class JudgeOutcome:
 
     decisions: RoundDecisions  # the judge's record of the round, as written to decisions.json
     state: JudgeState          # the judge's state with the round applied
+    production: ProductionFolder | None = None  # the production records the round read (--production)
 
 
 def model_list(text: str | None) -> tuple[str, ...] | None:
@@ -145,6 +148,8 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
         order = check_round_order(state, results, now=now)
     except (StoreError, ResultsError, RoundOrderError) as exc:
         raise RoundRefused(str(exc), EXIT_REFUSED) from exc
+    production = None if request.production_dir is None else _production(request.production_dir, now, echo)
+    records = request.production + (production.records if production is not None else ())
     how = RequestRecord(upstream=results.upstream, expected_models=expect, allow_simulator=allow_simulator,
                         reused_shards=dict(sorted(reused.items())))
     if reused:
@@ -158,13 +163,12 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
         history.record_after_judge(paths, judged, decisions, now=now, compact_days=False)
         echo(f"canary judge: round {results.round_id} already applied; nothing changed "
              f"(decisions file {out} rewritten from the state and the audit log)")
-        return JudgeOutcome(decisions, state)
+        return JudgeOutcome(decisions, state, production)
     policy = replace(config.rules, mode=mode)  # the round's mode: canary.yaml's, or the request's override
     new_state, changes = apply_round(state, results, policy, now=now, excluded=people_excluded(exclusions, now),
-                                       maintenance=load_maintenance(paths.maintenance))
+                                       maintenance=load_maintenance(paths.maintenance), production=records)
     # The route audit reads the lists in force before this round: the ones the records' windows saw.
-    leaks = route_audit(newest(request.production, now), (*exclusions, *suspension_entries(state)),
-                        served_names((c.model, c.provider, c.served_by) for c in results.cases))
+    leaks = route_audit(newest(records, now), (*exclusions, *suspension_entries(state)), _names(results))
     changes = missing_model_decisions(results, reused=reused_now) + changes + alarms(leaks)
     gap = None
     if state.last_round is not None:
@@ -182,7 +186,23 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
              f"{rejected.problem}")
     if request.send:
         notify.notify(decisions, audit_path=paths.audit, echo=echo, silences=silences_or_none(paths.silences, echo))
-    return JudgeOutcome(decisions, new_state)
+    return JudgeOutcome(decisions, new_state, production)
+
+
+def _names(results: RoundResults) -> dict[str, dict[str, str | None]]:
+    """model -> tag -> provider name: discovery's (results.json `names`), else what the replies said."""
+    served = served_names((c.model, c.provider, c.served_by) for c in results.cases)
+    return {m: {**served.get(m, {}), **results.names.get(m, {})} for m in {*served, *results.names}}
+
+
+def _production(folder: Path, now: datetime, echo: Callable[[str], None]) -> ProductionFolder:
+    """The folder's records in the round's evidence window; each refused one named, the round judged without it."""
+    found = read_production(folder, now=now)
+    for path, why in found.refused:
+        echo(f"canary judge: warning: production record refused, judged without it: {path}: {why}")
+    echo(f"canary judge: production evidence: {len(found.records)} record(s) from {len(found.exporters)} "
+         f"exporter(s) in {folder}")
+    return found
 
 
 def _new_shards(results_paths: tuple[Path, ...], rounds: tuple[RoundResults, ...] | None,
@@ -204,7 +224,9 @@ def _record(results: RoundResults, state: JudgeState, exclusions: tuple[Exclusio
     ignore, would = ignore_lists(exclusions, state, now, [*results.models, *results.missing, *config.models])
     return RoundDecisions(
         round_id=results.round_id, mode=mode, now=now, gap_minutes=gap, already_applied=already_applied,
-        request=how, decisions=decisions, ignore=ignore, would_ignore=would)
+        request=how, decisions=decisions, ignore=ignore, would_ignore=would,
+        production={m: lines for m, providers in sorted(state.models.items())
+                    if (lines := {p: ps.production for p, ps in sorted(providers.items()) if ps.production})})
 
 
 def _applied_record(results: RoundResults, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,

@@ -1,28 +1,10 @@
-"""state/audit.jsonl: the append-only log of every decision (JSON Lines).
+"""state/audit.jsonl: the append-only log of every decision (JSON Lines; docs/file-formats.md).
 
-One line per decision:
-    {"time": "<now of the decision>", "round_id": "...", "mode": "observe", "model": "...",
-     "provider": "...", "action": "suspend", "rule": "failed_streak", "reason": "...",
-     "until": "..."?, "rung": 1?, "evidence": [{"contract", "outcome", "reason"}],
-     "card": [{"contract", "failures", "attempts", "interval", "peer_failures", ..., "text"}]?,
-     "weak_evidence": true?}
-(`card` on suspend, would_suspend, floor_held and restore: judge/suspension/card.py; `weak_evidence` on the
-first three when no card shows the host significantly worse than its peers.)
-plus warnings that are not decisions, with their own action names: "rejected_input" (an upstream
-provider tag or case the judge set aside) and "webhook_failed" (a notification not delivered).
-The line is declared once, `AuditLine` (a frozen Struct): every writer builds one, `append` writes
-it (keys sorted, as `json.dumps` always wrote them), and `read` is the log's one reader: every
-consumer (observe-report, the digest, `ignore --at`, the judge's re-run) takes its AuditLines and
-`canary validate` reads each line the same way. canary writes the log, so a key this version does
-not know is skipped (a later version may add one); a JSON object that does not read as an
-AuditLine (a value of the wrong type, no `action`, an unreadable `time`) is set aside by `read`
-with a message naming the file, the line and the dotted key, and the log itself keeps it.
-
-Lines are appended with one os.write of the whole batch followed by fsync. A write can still be
-cut short (a full disk, or SIGKILL during a large write: Linux stops a regular-file write at a
-page boundary when a fatal signal is pending), leaving a partial last line. So append() first
-ends such a fragment with a newline, keeping the fragment on a line of its own instead of gluing
-the next record onto it, and read() skips lines that do not parse and counts them.
+The line is declared once, `AuditLine`: every writer builds one, `append` writes it (keys sorted)
+and `read` is the log's one reader. Lines are appended with one os.write and an fsync, which can
+still be cut short (a full disk, or SIGKILL: Linux stops a regular-file write at a page boundary
+when a fatal signal is pending); so `append` first ends a torn fragment with a newline, and the
+readers skip and count lines that do not parse.
 """
 
 from __future__ import annotations
@@ -57,11 +39,9 @@ class AuditError(InputError):
 
 
 class AuditLine(msgspec.Struct, frozen=True):
-    """One line of state/audit.jsonl: a decision's line (judge/suspension/decisions.py DecisionLine,
-    its Evidence and CardLine declared there) with when and where, or a warning's, whose action is
-    no Action (so `action` and `rule` are plain strings here). Every line canary writes has every
-    field up to `evidence`; only `time` and `action` are required of a line read, as every reader of
-    the log asks nothing else of it. The UNSET fields are left out of a line that has none."""
+    """One line of state/audit.jsonl: a decision's line (judge/suspension/decisions.py DecisionLine) with
+    when and where, or a warning's (so `action` and `rule` are plain strings). Only `time` and `action`
+    are required of a line read; the UNSET fields are left out of a line that has none."""
 
     time: str  # when it was decided (ISO 8601, UTC)
     action: Annotated[str, Meta(min_length=1)]  # an Action's value, or a warning's: rejected_input, ...
@@ -153,11 +133,9 @@ def read_line(raw: Any, where: str) -> AuditLine:
 
 
 def check_appendable(path: Path) -> None:
-    """StoreError unless the audit log is absent or a regular file.
-
-    A planted symbolic link (or a FIFO, a device) would make every `canary lift`, `incident` and
-    `judge` append to whatever it points at, with the runner's rights (`/etc/passwd` as root).
-    The commands call this before they write anything, so a refusal leaves nothing half done."""
+    """StoreError unless the audit log is absent or a regular file: a planted symbolic link (or a FIFO)
+    would make every command append to whatever it points at, with the runner's rights. Called before
+    anything is written, so a refusal leaves nothing half done."""
     try:
         mode = os.lstat(path).st_mode
     except FileNotFoundError:
@@ -205,11 +183,8 @@ TAIL_BYTES = 1 << 20
 
 
 def append_round(path: Path, lines: list[AuditLine]) -> None:
-    """Append one round's records, skipping those an interrupted earlier run of it already wrote.
-
-    The judge appends the audit lines before it replaces the state file (so a crash never loses
-    a decision); a re-run after a crash in between would otherwise log the round twice.
-    """
+    """Append one round's lines, skipping those an interrupted earlier run of it already wrote (the judge
+    appends them before it replaces the state file, so a re-run after a crash in between would log twice)."""
     round_ids = {line.round_id for line in lines}
     seen = {_key(line) for line in _tail_lines(Path(path)) if line.round_id in round_ids}
     append(path, [line for line in lines if _key(line) not in seen])
@@ -240,12 +215,9 @@ _DECODER = msgspec.json.Decoder(AuditLine, strict=True)
 
 
 def _parsed(raw: bytes, source: str) -> Iterator[tuple[int, AuditLine | AuditError | str]]:
-    """Each non-blank line's number and what it reads as: an AuditLine, the AuditError of a JSON
-    object of another shape (naming `<source>:<line number>` and the key), or _NOT_JSON / _NOT_AN_OBJECT.
-
-    A line is first decoded straight into an AuditLine (msgspec: faster than json.loads alone, and a
-    year's log is read whole); only a line it refuses is read again the long way, which says why. Both end in the
-    same Struct and its checks, so a line reads the same either way (tests/canary/state/test_audit_line.py)."""
+    """Each non-blank line's number and what it reads as: an AuditLine, an AuditError (naming the line and
+    the key), or _NOT_JSON / _NOT_AN_OBJECT. msgspec decodes straight into the Struct (a year's log is read
+    whole); only a line it refuses is read the long way, which says why (tests/canary/state/test_audit_line.py)."""
     for number, line in enumerate(raw.split(b"\n"), start=1):
         if not line.strip():
             continue
@@ -274,14 +246,8 @@ def _ends_mid_line(fd: int) -> bool:
 
 
 def problems(path: Path) -> tuple[list[str], list[str]]:
-    """What `canary validate` says of the audit log: (failures, notes), each naming the file and line.
-
-    Failures: not a regular file (every command refuses to append to it), a line that is not a
-    JSON object, a line that does not read as an AuditLine (no `action`, an unreadable `time`, a
-    value of the wrong type: the readers and `canary observe-report` would skip or misread it). A
-    last line cut short without its newline is a note: that is the torn append this format expects
-    (module docstring), skipped by every reader.
-    """
+    """What `canary validate` says of the audit log: (failures, notes), each naming the file and line. A
+    last line cut short is a note (the torn append the format expects); any other unreadable line fails."""
     try:
         check_appendable(path)
         raw = Path(path).read_bytes()
@@ -302,9 +268,8 @@ def problems(path: Path) -> tuple[list[str], list[str]]:
 
 
 def read(path: Path) -> AuditLog:
-    """The audit log's lines in order (no log: none), with the torn lines counted and the lines of
-    another shape set aside, each named (file, line, dotted key). Never refuses: the log is only
-    appended to, and its readers answer from what reads."""
+    """The audit log's lines in order, the torn ones counted and those of another shape set aside, each
+    named. Never refuses: the log is only appended to, and its readers answer from what reads."""
     try:
         raw = Path(path).read_bytes()
     except FileNotFoundError:

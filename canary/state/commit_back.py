@@ -1,21 +1,10 @@
 """Commit the judge's files (state, audit log, round history) and push them, safely, with retries.
 
-Two layouts (canary.yaml's paths.state_branch), one module each:
-
-- **Their own branch** (the default, `canary-state`): canary/state/state_branch.py. People's
-  files (exclusion YAML, canary.yaml) stay on main under review; the machine-written state and
-  audit log are committed to a branch only the judge (and `canary lift`/`incident` users) write.
-  A protected main therefore never blocks a round: GITHUB_TOKEN can never be on a ruleset's
-  bypass list, and its pushes trigger no workflow, so a required status check never reports.
-- **The checked-out branch** (paths.state_branch empty): canary/state/checked_out.py, for a token
-  that may push there (a GitHub App on the bypass list).
-
-Both run git through canary/state/git.py (argument lists only, never a shell) and carry the
-round history's folders with canary/state/git_folders.py. This module holds what they share:
-the result, the error, the commit message (built from validated tags, never from free text) and
-the paths of the judge's files inside the repository. A push that stays rejected ends with
-git's own message, so a branch rule that blocks the bot is named, not guessed at; the pauses
-between attempts are core/retry.py's.
+Two layouts (paths.state_branch; why a branch of its own: docs/workflow.md): their own branch
+(canary/state/state_branch.py) or the checked-out one (canary/state/checked_out.py), both running git
+through canary/state/git.py and carrying the history with git_folders.py. This module holds what they
+share: the result, the error, the commit message (built from validated tags, never free text) and the
+judge's files' paths in the repository. A push that stays rejected ends with git's own message.
 """
 
 from __future__ import annotations
@@ -104,8 +93,8 @@ def under(path: str, folders: Sequence[str]) -> bool:
 
 
 def history_folders(repo: Path, state: Path, history: Path, command: str) -> list[Path]:
-    """The history folder to carry with the state: none, with a warning, when it lies outside the
-    repository (git cannot keep it there; the history is evidence and never blocks the state)."""
+    """The history folder to carry with the state: none, with a warning, when it lies outside the repository
+    (the history is evidence and never blocks the state)."""
     if is_inside(repo, history) or not is_inside(repo, state):  # a state outside fails on its own, clearly
         return [history]
     print(f"{command}: warning: the round history {history} is outside the repository {repo}, so it is not "

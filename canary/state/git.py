@@ -72,13 +72,9 @@ def git_said(result: subprocess.CompletedProcess[str]) -> str:
 
 
 def fetch_tip(git: Git, remote: str, branch: str, *, shallow: bool = False) -> str | None:
-    """The current tip of remote/branch (objects included); None when it does not exist.
-
-    `shallow`: fetch only the tip, for the state branch in a clone that is shallow already (CI's
-    checkout): its history grows by 48 commits a day and nobody there needs it. A developer's full
-    clone fetches normally, and main is never fetched shallow (a shallow clone's own boundary is
-    kept by a plain fetch; a --depth fetch into a full clone would hide history behind the tip).
-    """
+    """The current tip of remote/branch (objects included); None when it does not exist. `shallow` fetches
+    only the tip, for the state branch in a clone already shallow (CI's: 48 commits a day nobody there
+    needs); main never is (a --depth fetch into a full clone would hide history behind the tip)."""
     depth = ["--depth=1"] if shallow else []
     fetched = git.run("fetch", "--quiet", "--no-tags", *depth, remote, f"refs/heads/{branch}", check=False)
     if fetched.returncode == 0:

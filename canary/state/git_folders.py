@@ -1,14 +1,10 @@
 """Folders (the round history) in git: thousands of small files, handled in a few git calls.
 
-Folders (`folders=`, the round history under paths.history: one new file per round, old days
-folded into day files and their round files deleted) travel with the files, in both layouts.
-A folder on disk is the truth for its part of the tree: additions and deletions are committed,
-and a file that did not change keeps its blob, so a round's commit adds one small file and the
-trees above it (git hashes every file in one call; only new ones are written). pull_state and a
-re-apply make the local folder an exact copy of the branch's first (a concurrent run's round
-arrives, our own is recorded again by the re-applied judge, idempotently). Safety rails: a
-folder absent on disk is never removed from the branch, a branch without the folder leaves the
-local one standing (its first commit adds it), and dot files (an interrupted atomic write's
+A folder on disk is the truth for its part of the tree: additions and deletions (the history's
+compaction) are committed, and an unchanged file keeps its blob, so a round's commit adds one small
+file and the trees above it. pull_state and a re-apply make the local folder an exact copy of the
+branch's first. Safety rails: a folder absent on disk is never removed from the branch, a branch
+without the folder leaves the local one standing, and dot files (an interrupted atomic write's
 leftovers) are never committed.
 """
 
@@ -35,10 +31,8 @@ class FolderCopy:
 
 
 def folder_changes(git: Git, tip: str | None, folder: str, *, skip: Sequence[str]) -> bytes:
-    """`update-index --index-info -z` input making the index's `folder` what is on disk: the files
-    that are new or differ (written as objects here), and the tip's files the disk no longer has
-    (the history's compaction deleted them). Unchanged files keep their objects, so a commit
-    rewrites no file it did not change. A folder absent on disk changes nothing."""
+    """`update-index --index-info -z` input making the index's `folder` what is on disk: new or changed
+    files written as objects, the tip's files the disk lacks removed; a folder absent on disk changes nothing."""
     if not (git.repo / folder).is_dir():
         return b""
     on_disk = disk_files(git, folder, skip)
@@ -75,13 +69,10 @@ _KINDS = {b"120000": "a symbolic link", b"160000": "a submodule", b"040000": "a 
 
 
 def irregular_entries(git: Git, commit: str, files: Sequence[str], folders: Sequence[str]) -> list[str]:
-    """The entries of `commit` that are not what canary writes: a judge's file that is not a
-    regular file, a folder that is not a folder, anything under a folder that is not a regular
-    file (a symbolic link, a submodule); each named, repr-escaped, with what it is.
-
-    Written out, a link's blob is its target's name and a submodule has no blob: the judge's file
-    would become the text "/etc/passwd", a history folder a file. Refused instead, before anything
-    is written (issue 31)."""
+    """The entries of `commit` that are not what canary writes (a judge's file that is no regular file, a
+    folder that is no folder, a link or submodule under one), each named with what it is. Written out, a
+    link's blob is its target's name ("/etc/passwd") and a submodule has none: refused before anything is
+    written (issue 31)."""
     found: list[tuple[bytes, bytes]] = []
     for path in files:
         found += [(m, p) for m, p in _listing(git, commit, path) if m not in REGULAR_MODES]

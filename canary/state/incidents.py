@@ -1,6 +1,4 @@
-"""exclusions/incidents.yaml's edits (`canary incident add|remove`), in the house format its header
-shows, through the one editor of people's files (canary/state/people_yaml.py).
-"""
+"""exclusions/incidents.yaml's edits (`canary incident add|remove`), through canary/state/people_yaml.py."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""exclusions/maintenance.yaml: providers' announced maintenance windows, read, validated and edited.
-
-A people's file on main, changed by pull request like the exclusion files (by hand or with `canary
-maintenance add|list|remove`); its format is the file's header and docs/maintenance.md, what a window
-does judge/suspension/maintenance.py's.
+"""exclusions/maintenance.yaml: providers' announced maintenance windows, read, validated and edited
+(`canary maintenance add|list|remove`; docs/maintenance.md).
 """
 
 from __future__ import annotations
@@ -32,8 +29,7 @@ _TIME_OF_DAY = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MaintenanceEntry:
-    """An entry of maintenance.yaml (the file's declaration: core/layer_files.py `walk` reads it, and
-    canary/state/people_yaml.py writes it in this order)."""
+    """An entry of maintenance.yaml: `walk` reads it, people_yaml writes it in this order."""
 
     provider: str
     model: str | None = None

@@ -1,28 +1,13 @@
 """The one editor of people's files (builtin, incidents, silences, maintenance): an entry added, removed
-or changed, every other byte kept, or nothing written.
+or changed, every other byte kept, or nothing written (docs/file-formats.md, exclusion files).
 
-Each file is read by core/layer_files.py `walk` through its declared entry; the commands (`canary
-incident`, `silence`, `maintenance`) change it only here, with ruamel.yaml in round-trip mode, which
-keeps comments, key order and quoting. Its emitter writes the whole file with one indentation, so the
-indentation is read from the file's first entry (the house format, as each file's header shows it,
-when it has none), and the file must come back byte for byte from a load and a dump before anything
-is edited: a line that would not (another section's indentation, extra spaces after a colon, ...) is
-named and nothing is written. A byte-order mark stays first and CRLF line endings stay CRLF (a file
-mixing CRLF and LF is refused); a missing final newline is added.
-
-ruamel.yaml files the comments that follow an entry under that entry, so the edits move them: `add`
-puts the comments after a list's last entry below the new one, `remove` hands a removed entry's to
-what precedes it. A comment on a line of its own therefore stays where it stands; only the removed
-entry's own lines go (with its model key, when it was the last). A file of comments only loads as
-nothing: its text is kept and the new entry dumped after it, and a file left without entries is its
-comments again, never `null`, `{}` or `[]`. The result is walked again and compared line by line
-with the original: exactly the entry's lines in, out (no comment line among them) or changed in
-place, with exactly the expected entries, or nothing is written and the person is asked to edit by
-hand.
-
-Two edits at once (two people, a script in a loop) must not lose one: `locked` holds an exclusive
-flock on the file's folder from the read to the write and the audit line. The folder, not a lock
-file beside it: nothing is left behind for git to see.
+ruamel.yaml's round-trip emitter writes the whole file with one indentation, so it is read from the
+first entry (the house format when there is none) and the file must come back byte for byte from a
+load and a dump before any edit. ruamel files the comments that follow an entry under that entry, so
+`add` moves those after a list's last entry below the new one and `remove` hands a removed entry's to
+what precedes it: a comment on a line of its own stays where it stands. A file of comments only loads
+as nothing and keeps its text. `locked` flocks the file's folder, not a lock file beside it: nothing
+is left behind for git to see.
 """
 
 from __future__ import annotations
@@ -250,8 +235,7 @@ def _item(entry: Declared) -> CommentedMap:
 
 
 def _ended(text: str, source: str) -> tuple[str, str, str]:
-    """The byte-order mark some editors put first (kept aside: the emitter would drop it), the file's line
-    ending, and the text with "\\n" line endings and a final one."""
+    """(byte-order mark kept aside, as the emitter would drop it; the file's line ending; the text in "\\n" lines)."""
     bom, body = ("\ufeff", text[1:]) if text.startswith("\ufeff") else ("", text)
     crlf = body.count("\r\n")
     if body.count("\r") != crlf or (crlf and crlf != body.count("\n")):

@@ -1,9 +1,4 @@
-"""exclusions/silences.yaml: read, validated, and edited by `canary silence`.
-
-A people's file on main, changed by pull request like the exclusion files; its format is the file's
-header and docs/silences.md, what a silence does judge/suspension/silences.py's. `add` appends an
-entry, `expire` rewrites the `until:` of the entries it ends.
-"""
+"""exclusions/silences.yaml: read, validated, and edited by `canary silence` (docs/silences.md)."""
 
 from __future__ import annotations
 
@@ -23,8 +18,7 @@ from judge.suspension.silences import CLOCK_SKEW, MAX_SILENCE, Silence
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SilenceEntry:
-    """An entry of silences.yaml (the file's declaration: core/layer_files.py `walk` reads it, and
-    canary/state/people_yaml.py writes it in this order)."""
+    """An entry of silences.yaml: `walk` reads it, people_yaml writes it in this order."""
 
     model: str
     provider: str | None = None

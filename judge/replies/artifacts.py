@@ -1,25 +1,8 @@
 """Serving artifacts anywhere in a reply: undecoded tokens, leaked reasoning, injected placeholders.
 
-OpenRouter users report three kinds of corruption from single hosts, each a named check here:
-
-- **undecoded tokens**: the host returns token strings instead of text. Byte-level BPE
-  tokenizers (GPT-2 lineage: Llama 3, Qwen, DeepSeek) spell every byte with a printable stand-in
-  (space `Ġ`, newline `Ċ`, the UTF-8 bytes of `’` as `âĢĻ`); SentencePiece spells a space `▁`
-  and unknown bytes `<0x0A>`. Text is read back through the byte-level alphabet: a run of
-  stand-ins that decodes to valid UTF-8 with whitespace or non-ASCII characters in it is a
-  token, not a word. Polish `ł ą ę`, Turkish `ı ğ` or Vietnamese `ă đ` are stand-ins too:
-  those of control bytes cut a run, the rest rarely decode to valid UTF-8, and several decoded
-  pieces are needed to fail;
-- **leaked reasoning**: the model's private reasoning in the answer text, either tagged
-  (`<think>...</think>`, a lone `</think>`, `<reasoning>`, `◁think▷`, `[THINK]`) or as a bare
-  preamble that talks *about* the conversation from outside it ("Okay, the user wants me to
-  continue the story..."): the user named in the third person with a request verb, or a plan to
-  write the reply/roleplay, in the opening sentences. In-story speech ("Okay, I need to answer
-  the king") names neither;
-- **injected placeholders**: an anonymising or filtering layer replacing words with
-  `REDACTED`, `[REDACTED]`, `<PERSON>`, `[EMAIL_ADDRESS]`, `<PLACEHOLDER>`: upper-case tokens of
-  that vocabulary. A form's `[Your Name]` is a writer's placeholder, not an injected one, and
-  passes.
+Each is a host's corruption (docs/contracts.md, the language row). Byte-level BPE (Llama 3, Qwen,
+DeepSeek) spells every byte with a printable stand-in (space `Ġ`, newline `Ċ`, `’` as `âĢĻ`);
+SentencePiece spells a space `▁` and unknown bytes `<0x0A>`.
 """
 
 from __future__ import annotations
@@ -60,7 +43,9 @@ _REASONING_TAG = re.compile(
     r"|<\|(?:begin|end)_of_(?:thought|solution)\|>",
     re.IGNORECASE,
 )
-# How far into the reply a bare reasoning preamble is looked for.
+# How far into the reply a bare reasoning preamble is looked for: the user named in the third person
+# with a request verb, or a plan to write the reply. In-story speech ("Okay, I need to answer the king")
+# names neither.
 PREAMBLE_CHARS = 400
 _USER_REQUEST = re.compile(
     r"\bthe user(?:'s|’s)?\s+(?:(?:just|now|clearly|probably|seems to|has|is)\s+){0,2}"
@@ -77,6 +62,7 @@ _PLAN = re.compile(
     re.IGNORECASE,
 )
 
+# Upper-case tokens of an anonymising or filtering layer; a form's `[Your Name]` is a writer's and passes.
 _PLACEHOLDER = re.compile(
     r"(?<![A-Za-z])(?:REDACTED|PLACEHOLDER)(?![A-Za-z])|\[(?:DATA )?EXPUNGED\]"
     r"|[<\[{](?:PERSON|NAME|FIRST_NAME|LAST_NAME|EMAIL|EMAIL_ADDRESS|PHONE|PHONE_NUMBER|ADDRESS"
@@ -129,8 +115,7 @@ def find_undecoded_tokens(text: str) -> str | None:
 
 
 def _decoded_pieces(run: str) -> tuple[int, int]:
-    """(glued, leading) pieces a run of stand-ins decodes to: coded spaces/newlines inside the run
-    and decoded non-ASCII characters are glued; a coded space opening the run ("ĠThe") is leading."""
+    """(glued, leading) pieces of a run: inner coded whitespace and non-ASCII characters glue, an opening "Ġ" leads."""
     if not any(char in _STAND_INS for char in run):
         return 0, 0
     decoded = bytes(BYTE_OF[char] for char in run).decode("utf-8", errors="replace")

@@ -1,47 +1,11 @@
-"""Billing honesty: what one completed reply was billed (`usage.cost`) against what the endpoint
-lists, and the tokens it reports against the text it carried (issue 22).
+"""Billing honesty of one completed reply: `usage.cost` against its listed prices, and its completion
+tokens against the text they carried (docs/contracts.md, the billing rows; the wire facts behind the
+expected cost's upper bound are docs/openrouter-wire.md's).
 
-Expected cost, from the same round's discovery pricing (USD per token, per request) and the
-reply's own usage: prompt tokens at `pricing.prompt` (the cache reads among them at
-`input_cache_read` and the cache writes at `input_cache_write`, where listed), completion tokens
-at `pricing.completion` (the reasoning among them at the higher of `internal_reasoning` and
-`completion`: OpenRouter bills reasoning at the completion price, every recorded reasoning bill
-reconciles that way), the `request` fee, and `web_search` per search the usage reports (the
-recorded real exchange billed $0.01 for one search on top of its tokens). OpenRouter counts
-cached tokens inside `prompt_tokens` (its usage-accounting docs), so they are priced apart, not added.
-
-A listed zero is not a price for what the usage shows was charged: real pricing objects have
-carried `"internal_reasoning": "0"`, `"request": "0"`, `"web_search": "0"` (2025 endpoint
-listings; `/models` entries still write "0" for what OpenRouter does not price apart), and
-reading them as free would make every reasoning reply "overbilled". So the expected cost is an
-upper bound: a zero cache-read or cache-write price reads as not listed (the prompt price), a
-zero `web_search` with searches reported leaves the reply unpriced, and reasoning is never priced
-below the completion price. A zero `request` fee is zero: the usage shows no request fee.
-
-Three findings:
-- overbilled: `cost` above the expected cost x OVERBILLED_RATIO *and* by more than
-  OVERBILLED_FLOOR_USD fails the reply. The ratio is the defect's size (civitai/civitai#3815:
-  17 % above listed price x reported tokens), well above OpenRouter's rounding (the recorded
-  costs match price x tokens to the last digit); the floor keeps a free or near-free reply
-  (a fraction of a micro-dollar) from failing on rounding. A conditional listing (`overrides`:
-  long-context or time-window prices) is read at its highest price per unit (discovery). One round's
-  overbilled replies fail the round; the streak rule's two failed rounds in a row are what
-  suspends, so "overbilled in two rounds" is exactly the suspension the judge already makes;
-- underbilled: `cost` below the expected cost / OVERBILLED_RATIO (and by the floor) is a note:
-  a discount, a cache hit the usage does not detail, a promotion. It costs the user nothing;
-- completion tokens the text cannot hold: every text token carries at least one UTF-8 byte
-  (byte-level BPE falls back to single bytes, never to less), so a reply reporting more than its
-  visible text's bytes + HIDDEN_TOKENS_SLACK completion tokens (a stop token, a template's end
-  marker), with no reasoning asked, seen or reported, was billed for tokens it did not deliver.
-  English averages about 4 bytes a token, so the bound is generous: it catches a host billing
-  hidden generation, not a tokenizer. Tool calls are generation too: their names' and
-  arguments' bytes count beside the text, and each call gets PER_CALL_TOKENS on top (a call's
-  framing is billed: two Claude calls via Bedrock with 16-byte arguments report 120 completion
-  tokens, one reports 54, two gpt-5.4-nano calls 54). Set aside: reasoning replies (their thinking may be left
-  out of the text), a reply our client cut (the text is ours, not the host's), a model that
-  thinks by default (its thinking may go unreported), and a reply without text or calls or that
-  did not finish on `stop`, `length` or `tool_calls` (see JUDGED_FINISHES).
-Replies without usage, or without `cost`, have nothing to compare: None.
+OVERBILLED_RATIO is the defect's size (civitai/civitai#3815: 17 % above price x tokens), far above
+OpenRouter's rounding (recorded costs match price x tokens to the last digit); the floor keeps a
+near-free reply from failing on rounding. Every text token carries at least one UTF-8 byte
+(byte-level BPE falls back to single bytes), so the completion-token bound is generous.
 """
 
 from __future__ import annotations
@@ -64,10 +28,8 @@ PER_CALL_TOKENS = 64
 JUDGED_FINISHES = ("stop", "length", "tool_calls")   # not the contract: finish reasons
 
 
-
 class BillingCode(StrEnum):
-    """The codes of billing honesty (judge/replies/verdict.py); the round's hidden prompt is
-    judge/suspension/prompt_tokens.py's."""
+    """The codes of billing honesty (judge/replies/verdict.py); the round's hidden prompt is judge/suspension's."""
 
     OVERBILLED = "overbilled"
     HIDDEN_COMPLETION_TOKENS = "hidden_completion_tokens"
@@ -80,9 +42,7 @@ UNDERBILLED = "billing: cost below the listed price"
 
 @dataclass(frozen=True, slots=True)
 class Prices:
-    """An endpoint's listed prices: USD per token, per request (`request`), per search (`web_search`).
-    None: not listed (cache reads and writes are then priced as prompt tokens, reasoning as
-    completion tokens: the upper bound, so an unlisted discount never reads as overbilling)."""
+    """An endpoint's listed prices, USD per token, request or search; None: not listed (the upper bound applies)."""
 
     prompt: float
     completion: float
@@ -137,8 +97,7 @@ def listed_cost(usage: BilledUsage, prices: Prices) -> float | None:
 
 
 def _charged(listed: float | None) -> float | None:
-    """A component's price for what the usage shows was charged: a listed zero reads as not listed
-    (the module docstring: "0" is what OpenRouter writes for what it does not price apart)."""
+    """A listed zero reads as not listed: "0" is what OpenRouter writes for what it does not price apart."""
     return listed if listed else None
 
 
@@ -154,8 +113,7 @@ def _figures(usage: BilledUsage, billed: float, listed: float) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Bill:
-    """One reply's bill held against its listing (USD): what the attempt records, and the
-    underbilled note (None: not underbilled) it carries among its notes."""
+    """One reply's bill against its listing (USD), and its underbilled note (None: not underbilled)."""
 
     billed: float                    # usage.cost
     listed: float                    # listed_cost of the same usage
@@ -163,8 +121,7 @@ class Bill:
 
 
 def bill(usage: BilledUsage | None, prices: Prices | None) -> Bill | None:
-    """The reply's bill against its listed cost, or None when there is nothing to compare (no
-    usage, no cost reported, no listing, or a part of the usage the listing does not price)."""
+    """The reply's bill against its listed cost, or None when there is nothing to compare."""
     if usage is None or prices is None or usage.cost is None:
         return None
     listed = listed_cost(usage, prices)
@@ -185,12 +142,6 @@ def assess_cost(usage: BilledUsage | None, prices: Prices | None) -> Verdict | N
         return failed(BillingCode.OVERBILLED, f"{OVERBILLED}: {_figures(usage, billed, listed)}; fails above "
                       f"{OVERBILLED_RATIO:g} x and ${OVERBILLED_FLOOR_USD:g} more")
     return None
-
-
-def underbilled_note(usage: BilledUsage | None, prices: Prices | None) -> str | None:
-    """A note when `usage.cost` is below the listed cost by the same margins (decides nothing)."""
-    found = bill(usage, prices)
-    return found.underbilled if found else None
 
 
 def assess_hidden_tokens(facts: HiddenTokensFacts) -> Verdict | None:

@@ -1,17 +1,10 @@
 """The one lingua detector of the process: built lazily on first use, shared by every thread.
 
-Memory is the trade-off that shaped this module. A detector of the 17 languages in high
-accuracy mode with preloaded models costs ~375 MB of resident memory per process (measured),
-and a round may run several processes. So the detector is built in lazy mode (models load on
-first need) and is only ever asked about Latin-script text: the language judge decides Hangul,
-kana, Han, Thai, Arabic, Devanagari and Cyrillic segments from their script, because among the
-17 languages each of those scripts belongs to one language (or, for Han, to Chinese/Japanese,
-told apart by kana). Only the ten Latin-script languages' n-gram models are ever loaded:
-~265 MB resident for the whole process after warm-up (~21 MB before), with the same
-high-accuracy answers on Latin text, and nothing loaded at all while only non-Latin replies are
-judged. Low accuracy mode (~25 MB) was rejected: it is weak on the sentence-length segments we
-judge, where pt/es/it must be told apart. Build cost: ~2 s of model loading on the first Latin
-text (warm_up() moves it to round start); then ~0.1-0.4 ms per sentence.
+Memory shaped it (docs/design-notes.md §2.1): the language judge decides every non-Latin script
+from the script itself, so only the ten Latin-script languages' models ever load (lazy mode:
+~265 MB resident after warm-up, ~21 MB before; ~375 MB preloaded). Low accuracy mode (~25 MB) is
+weak on sentence-length segments, where pt/es/it must be told apart. The first Latin text costs
+~2 s of loading (warm_up() moves it to round start), then ~0.1-0.4 ms a sentence.
 """
 
 from __future__ import annotations
@@ -44,7 +37,8 @@ def detector() -> LanguageDetector:
     return _detector
 
 
-# Ten times a long sentence; a segment is cut here before the detector reads it (see confidences).
+# Ten times a long sentence, where the detector stops reading: its cost grows faster than the length
+# (one 64 K-character word: 1.2 s, a 16 K one: 0.07 s).
 MAX_DETECTED_CHARS = 2000
 
 
@@ -54,10 +48,6 @@ def warm_up() -> None:
 
 
 def confidences(text: str) -> dict[str, float]:
-    """Confidence per ISO 639-1 code for `text` (values sum to 1, or are all 0 when unknown).
-
-    Only the first MAX_DETECTED_CHARS characters are read: lingua's cost grows faster than the
-    length (one 64 K-character word: 1.2 s, a 16 K one: 0.07 s), and a sentence-like segment
-    decides its language long before that."""
+    """Confidence per ISO 639-1 code for `text` (values sum to 1, or are all 0 when unknown)."""
     values = detector().compute_language_confidence_values(text[:MAX_DETECTED_CHARS])
     return {value.language.iso_code_639_1.name.lower(): value.value for value in values}

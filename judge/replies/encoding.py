@@ -1,9 +1,6 @@
-"""Encoding corruption: mojibake, the U+FFFD replacement character, and control characters.
+"""Encoding corruption: mojibake (ftfy's `is_bad`), the U+FFFD replacement character, control characters.
 
-`ftfy.badness.is_bad` flagged none of ~12,700 clean lines in the 17 scripts and 98-100% of
-UTF-8 text decoded as cp1252/latin-1 (docs/design-notes.md §2.2). It does not see U+FFFD or control
-characters, so those are checked here directly. `ftfy.fix_text(t) != t` is deliberately not
-used: it rewrites most clean Chinese lines (width normalisation) and curly quotes.
+Why `is_bad` and not `fix_text(t) != t`, and what it misses: docs/design-notes.md §2.2.
 """
 
 from __future__ import annotations

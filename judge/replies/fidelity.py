@@ -1,25 +1,8 @@
 """Answer fidelity: a few verifiable items, made fresh from a seed, scored by exact match (pure).
 
-A host with a broken deployment (a wrong chat template, a broken prefix cache, an ignored
-sampling parameter) answers worse than the other hosts of the same model by 10-60 points; a good
-quantization by 1-3, which a handful of items a round cannot see. So the probe asks items whose
-truth is computed here, never stored (the seed is the round's, so every endpoint of a model gets
-the same items in a round and new ones the next):
-
-    arithmetic  the product of a 3-digit and a 2-digit number
-    reverse     a list of five words in reverse order
-    copy        a random 10-character code, copied exactly
-    calendar    the date a few days after a given date (ISO yyyy-mm-dd)
-    sorting     six numbers in ascending order
-
-The reply holds one numbered line per item (`1. 39402`). Each answer is normalised before the
-exact comparison: case, surrounding whitespace, quotes, backticks, Markdown emphasis and a final
-full stop are ignored, separators of a list (commas, spaces) are one comma, and a number's
-thousands separators are dropped. A missing line is a wrong answer.
-
-`score()` is one reply's per-item right/wrong; the verdict against the peers (most items wrong
-while the peers' median gets most right; an item type every peer gets wrong is dropped: the
-model cannot do it) is judge/suspension/fidelity.py's, over the round's cases.
+The items, why they see a broken deployment and not a quantization, and the verdict against the
+peers (judge/suspension/fidelity.py): docs/contracts.md, the fidelity row. The truth is computed
+here, never stored; the seed is the round's, so every endpoint of a model gets the same items.
 """
 
 from __future__ import annotations
@@ -34,8 +17,7 @@ from enum import StrEnum
 
 
 class FidelityCode(StrEnum):
-    """The codes of answer fidelity (judge/replies/verdict.py): the contract's, and the judge's
-    verdict against the peers (judge/suspension/fidelity.py)."""
+    """The codes of answer fidelity (judge/replies/verdict.py): the contract's, and the judge's against the peers."""
 
     FIDELITY_WRONG = "fidelity_wrong"          # most items wrong where the peers answered them right
     FIDELITY_AS_PEERS = "fidelity_as_peers"    # most items wrong, but not worse than the peers
@@ -99,7 +81,7 @@ def prompt_text(items: Sequence[Item]) -> str:
 
 
 def normalise(answer: str) -> str:
-    """An answer in the form the comparison uses (module docstring)."""
+    """An answer as compared: case, quotes, Markdown, final stop and thousands separators out; lists comma-joined."""
     text = answer.strip().strip(_STRIP).rstrip(".").strip(_STRIP).casefold()
     text = _THOUSANDS.sub("", text)
     return ",".join(part for part in _SEPARATORS.split(text) if part)

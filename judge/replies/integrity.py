@@ -1,26 +1,9 @@
 """Reply integrity on every reply of a round: the host's corruption is in all of them (pure).
 
-A corrupting host damages every reply it serves, not only the language probe's: the seed's
-host glued stray bytes before 19 of 20 replies. So every completed reply of a round is checked
-for the defects that belong to the host and not to the prompt, at no extra request:
-
-- serving artifacts anywhere (judge.replies.artifacts: undecoded byte-level tokens, leaked reasoning,
-  injected placeholders) and chat-template tokens (judge.replies.leading);
-- stray leading garbage (judge.replies.leading: a leaked role label, stray punctuation, a start
-  mid-word), read in the reply's language. A structured reply is JSON: its start is judged only
-  when it does not open as JSON does (`{`, `[` or a code fence), so `s.\n{"name": ...` fails
-  and `{"name": ...` is never read as a word cut in half.
-
-What is left out on purpose: encoding, repetition and the language itself belong to the language
-probe's prompt (a 32-token latency reply is too short to judge a language).
-
-`check_reply` is one reply's check (the probes record it on each attempt as `integrity`).
-`judge_integrity` is the round's rule, in the judge: the checks count as evidence for the
-language contract (language integrity is where these defects are judged), and the endpoint's
-language case fails when the defect shows in at least MIN_FAILED_REPLIES of its replies this
-round and in most of the replies checked. One flagged reply is noise, and the language probe's
-own confirmations already weigh its reply; the same defect on the latency, refusal and
-structured replies of one round is the host.
+`check_reply` is one reply's check (recorded on each attempt as `integrity`); `judge_integrity` is
+the round's rule, in the judge (docs/judge.md, reply integrity on every reply). Encoding, repetition
+and the language itself are left to the language probe's prompt: a 32-token latency reply is too
+short to judge a language.
 """
 
 from __future__ import annotations
@@ -67,8 +50,8 @@ def checked(attempts: Sequence[AttemptResult]) -> tuple[AttemptResult, ...]:
 
 
 def judge_integrity(cases: Sequence[CaseResult]) -> tuple[CaseResult, ...]:
-    """One model's cases of a round, each endpoint's language case failed when most of its
-    checked replies (at least MIN_FAILED_REPLIES) show an integrity defect."""
+    """One model's cases, each endpoint's language case failed when most of its checked replies
+    (at least MIN_FAILED_REPLIES) show an integrity defect."""
     out = list(cases)
     for i, case in enumerate(cases):
         if case.contract != INTEGRITY_CONTRACT or case.control or case.outcome in (Outcome.FAIL,

@@ -1,16 +1,10 @@
 """Language integrity of one reply: full switch, sustained mixing, encoding corruption, garbage.
 
-`assess(text, expected)` runs, in order: serving artifacts (judge.replies.artifacts: undecoded tokens,
-leaked reasoning, injected placeholders), encoding corruption (judge.replies.encoding), stray leading
-garbage (judge.replies.leading), unnatural repetition (judge.replies.repetition), then language: Markdown and
-URLs are stripped, the text is split into sentences (judge.replies.segments), each sentence is
-attributed by script or, for Latin script, by lingua (judge.replies.detector), and word-level mixing of
-close Romance languages is counted (judge.replies.lexicon). Too short or ambiguous text is
-inconclusive, never failed. One foreign sentence (a catch-phrase, a song title) passes.
-
-Memory/speed: see judge.replies.detector; only Latin-script models are ever loaded (~265 MB resident for
-the whole process after `warm_up()`, versus ~375 MB with a preloaded 17-language detector; a
-process that only judges non-Latin replies stays at ~21 MB). A reply takes ~1.5-3 ms.
+`assess` runs the defects any text can carry first (artifacts, encoding, leading garbage,
+repetition), then reads the language sentence by sentence: by script, or by lingua for Latin text
+(judge.replies.detector), plus word-level mixing of close languages (judge.replies.lexicon). The
+thresholds and why: docs/contracts.md (languages) and docs/design-notes.md §2.1. A reply takes
+~1.5-3 ms.
 """
 
 from __future__ import annotations
@@ -32,8 +26,7 @@ from judge.replies.verdict import Verdict, failed, inconclusive, passed
 
 
 class LanguageCode(StrEnum):
-    """The codes of the language judge (judge/replies/verdict.py); the defects found before the
-    language is read carry their own finder's code (artifacts, encoding, leading, repetition)."""
+    """The codes of the language judge (judge/replies/verdict.py); earlier defects carry their finder's code."""
 
     TOO_SHORT = "too_short"
     AMBIGUOUS = "ambiguous"

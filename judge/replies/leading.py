@@ -9,10 +9,12 @@ The real incident: one host glued stray punctuation or unrelated token fragments
   label (`Assistant:`, `AI:`, `### Response:`). A character's speaker label (`Mara:`) is normal
   roleplay, and so is a character called "Model": only the lowercase `model:` of Gemma's
   template is a leak, and a capitalised role word (`Assistant:`) passes when the reply is a
-  script with other speakers' labels;
+  script with other speakers' labels; so does an answer word in bold (`**Answer:** 7`), which
+  no template writes (`Response:`, `### Response:` are leaks);
 - **stray punctuation** before the first letter (`",Hello`, `.**She`, `)The`), after the
   openers a healthy reply may start with (quotes, brackets, Markdown `*`/`**`/`_`, dashes,
-  `¿ ¡`, an ellipsis, `#`, `>`), which are never garbage by themselves;
+  `¿ ¡`, an ellipsis, `#`, `>`), which are never garbage by themselves, and unless it opens
+  markup: LaTeX math or a command (`\\(4 + 3 = 7\\).`, `\\[`, `\\begin{`), a Markdown table;
 - **a start mid-word**: the first letters of the reply (before any opener) are a piece of a
   word rather than a word. In cased scripts (Latin, Cyrillic) a reply starting with a
   lowercase piece is read against the expected language's word frequencies
@@ -46,15 +48,14 @@ _TEMPLATE_TOKEN = re.compile(
     r"|\[/?INST\]|<</?SYS>>",
     re.IGNORECASE,
 )
-# Role words of chat templates and chat transcripts.
-_ROLE_WORDS = (
-    "assistant|model|ai|bot|chatbot|gpt|chatgpt|system|user|human|response|answer|output|reply"
-)
+# Role words of chat templates and chat transcripts; the answer words pass in bold ("**Answer:** 7").
+_ANSWER_WORDS = ("response", "answer", "output", "reply")
+_ROLE_WORDS = "assistant|model|ai|bot|chatbot|gpt|chatgpt|system|user|human|" + "|".join(_ANSWER_WORDS)
 # A role word alone on the first line ("assistant\n", "<assistant>\n") or as a label
 # ("Assistant:", "**AI:**", "### Response:").
 _ROLE_LINE = re.compile(rf"[<\[]?(?P<role>{_ROLE_WORDS})[>\]]?[ \t]*\n", re.IGNORECASE)
 _ROLE_LABEL = re.compile(
-    rf"(?P<head>#{{1,6}}[ \t]*)?(?:\*\*|__)?(?P<role>{_ROLE_WORDS})(?:\*\*|__)?[ \t]*[:：](?:\*\*|__)?",
+    rf"(?P<head>#{{1,6}}[ \t]*)?(?P<bold>\*\*|__)?(?P<role>{_ROLE_WORDS})(?:\*\*|__)?[ \t]*[:：](?:\*\*|__)?",
     re.IGNORECASE,
 )
 # A speaker label at the start of a line: "Mara:", "**Tomas:**", "老邢：".
@@ -71,6 +72,9 @@ _DOT_ELLIPSIS = re.compile(r"[\[(](?:\.{3}|…)[\])]|\.(?:[ \t]?\.)+")
 # glued after an opener ('">Hoy') it is stray.
 _BEFORE_QUOTE_MARK = frozenset(" \t\n>-=")
 _URL_START = re.compile(r"(?:https?|ftp)://\S|www\.\S", re.IGNORECASE)
+# LaTeX math (its closer may be past a low max_tokens) or a command (`\begin{`), a Markdown table's row over
+# its `|---|` delimiter row; a JSON escape (`\nThe`, `\"Hi`) is none.
+_MARKUP = re.compile(r"\\[(\[]|\\[A-Za-z]{2,}(?=[{\[\n])|\|[^\n]*\|[^\n]*\n[ \t]*\|?[ \t]*:?-+:?[ \t]*\|")
 _MENTION = re.compile(r"@\w")
 # Short words that stand alone before punctuation or a name in casual replies ("ok. Fine.",
 # "no! Wait", "hey Mara", "oui, bien sûr"): a real word, never a token fragment.
@@ -156,8 +160,9 @@ def _role_label(start: str) -> str | None:
         return None
     role = label.group("role")
     character_like = role.casefold() in _CHARACTER_LIKE or _is_script(start)
-    if not label.group("head") and not role.islower() and character_like:
-        return None  # a character called "Model", or one speaker of a script
+    own_label = label.group("bold") and role.casefold() in _ANSWER_WORDS  # "**Answer:** 7", not "### Response:"
+    if not label.group("head") and (own_label or not role.islower() and character_like):
+        return None  # the model's own bold label, a character called "Model", or one speaker of a script
     return f"leading garbage: a leaked role label {label.group().strip()!r} opens the reply"
 
 
@@ -178,7 +183,7 @@ def _stray_punctuation(start: str) -> str | None:
             position += 1
         else:
             break
-    if position >= len(start) or _MENTION.match(start, position):
+    if position >= len(start) or _MENTION.match(start, position) or _MARKUP.match(start, position):
         return None
     if _is_stray(start[position]):
         return f"leading garbage: stray punctuation at the start: {_head(start)}"

@@ -1,10 +1,8 @@
 """Word-level mixing of close languages: pt/es/it function words, and Chinese inside Japanese.
 
-lingua judges sentences; a host that writes "Ela caminhó hasta la porta, mas no sabía o que
-fazer" mixes inside the sentence and stays invisible to it (~1% caught, docs/design-notes.md §2.1). Each
-pair below lists frequent words (and letters) that occur in one language of the pair and not
-in the other, so counting them in a reply measures how much of the other language leaked in.
-Words valid in both languages of a pair ("que", "no", "da", "o", "la") are left out on purpose.
+lingua judges sentences, and misses mixing inside one ("Ela caminhó hasta la porta, mas no sabía o
+que fazer": ~1 % caught, docs/design-notes.md §2.1). Each pair lists frequent words and letters of
+one language that the other never uses; words valid in both ("que", "no", "la") are left out.
 """
 
 from __future__ import annotations

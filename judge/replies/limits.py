@@ -1,33 +1,7 @@
-"""Limits honesty: the completion tokens a reply reports against the `max_tokens` we sent (issue 22).
-
-Two host defects, judged from figures every completed reply already carries:
-- the cap ignored: `completion_tokens` above the cap sent. Tokenizers differ (OpenRouter reports
-  the host's native count; a host may count a few control tokens), so the reply fails only above
-  the cap times OVER_CAP_RATIO plus OVER_CAP_TOKENS: the real defect is tens of times the cap
-  (26 k tokens against a 1 k cap), a tokenizer difference a few percent;
-- the cap claimed but not reached: `finish_reason: length` with `completion_tokens` below
-  SHORT_LENGTH_RATIO of the cap: the host cut the reply at a limit of its own and blamed ours.
-  Set aside: a reasoning reply (reasoning asked for, seen, or reported: its thinking may be left
-  out of `completion_tokens` by some hosts, and a reasoning-only reply says nothing), our own
-  client's size cap (a "length" of ours), and a reply without usage (nothing to compare).
-Both reasons name the figures.
-
-A reply that reports reasoning tokens is judged on its answer's tokens (`completion_tokens -
-reasoning_tokens`) against the cap sent: hosts read max_tokens two ways. On most it bounds the
-thinking and the answer together (OpenRouter: "reasoning tokens are considered output
-tokens"); SiliconFlow documents it as limiting "the final output to the user, excluding the
-chain-of-thought part", and DeepSeek's reasoner as "the maximum length of the final response
-after the CoT output", with thousands of thinking tokens on top. OpenRouter's `completion_tokens`
-includes the reasoning either way, so only the answer is bounded under both readings: the
-thinking room we added is inside the number the host received, and an answer-only host may
-spend all of it on the answer.
-
-A reasoning reply whose usage does not itemise its reasoning (no `reasoning_tokens`: seen on
-Groq's gpt-oss and a DeepSeek-R1 distill) cannot be split: its `completion_tokens` hold thinking
-in a share nobody reported, and an answer-only host thinks on top of the cap. So the over-cap
-rule allows UNITEMISED_THINKING_TOKENS more, the longest thinking documented for such hosts
-(DeepSeek's reasoner: "the CoT output can reach up to 32K tokens"; SiliconFlow's
-`thinking_budget` up to 32768): only a reply past the cap by more than that fails.
+"""Limits honesty: the completion tokens a reply reports against the `max_tokens` we sent (docs/contracts.md,
+every completed reply; why the answer's tokens are judged and unitemised thinking allowed:
+docs/openrouter-wire.md). The margin over the cap is wide: the real defect is tens of times the cap
+(26 k tokens against a 1 k cap), a tokenizer difference a few percent.
 """
 
 from __future__ import annotations

@@ -1,17 +1,8 @@
-"""Discovery sanity (issue 22 item 1): what an endpoints listing says about its limits, as notes (pure).
+"""Discovery sanity: what an endpoints listing says about its limits, as notes, never failures (pure).
 
-Notes, never failures: a listing is what OpenRouter publishes about a host, not what the host
-did, and the limits honesty check (judge/replies/limits.py) already judges what replies do
-against the cap sent. A note tells a person where to look:
-
-- `max_completion_tokens` above `context_length`: a completion cannot be longer than the window
-  it shares with the prompt, so one of the two figures is wrong;
-- an endpoint's `context_length` far below the model's (under FAR_BELOW of it): the host serves
-  a cut-down window, so a long roleplay is truncated there and nowhere else. The model's context
-  length is the largest its endpoints list (the models API's headline figure is its top
-  provider's: the same figure);
-- a limit that changed since the previous round (the judge keeps each endpoint's limits in its
-  state, judge/suspension/state.py): a host re-deployed with another configuration.
+A listing is what OpenRouter publishes about a host, not what the host did (docs/contracts.md,
+discovery sanity). A model's context length is the largest its endpoints list: the models API's
+headline figure is its top provider's, the same figure.
 """
 
 from __future__ import annotations
@@ -20,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
+# A context_length under this share of the model's is a cut-down window: a long roleplay is truncated there only.
 FAR_BELOW = 0.5
 
 

@@ -1,14 +1,7 @@
 """Silent filters and refusals: a content_filter finish, empty output, or an out-of-character refusal.
 
-`assess` is the refusal contract's verdict on the probe's reply. `find_refusal` answers the
-narrower question for any completed roleplay reply (the latency and language probes' replies
-too): is it the host declining out of character? It returns the evidence
-(judge.replies.refusal_evidence.RefusalFinding: language, score, signals, excerpt) or None.
-
-A refusal is one decision from combined evidence (judge.replies.refusal_evidence): a short meta statement
-that declines the request at the start of the reply, in any of the 17 languages
-(judge.replies.refusal_lexicon), outweighing every sign that the reply is the story going on. A character
-refusing in the story (`*She crosses her arms.* "I won't."`) is never one.
+`assess` is the refusal contract's verdict on the probe's reply; `find_refusal` asks only whether
+any completed roleplay reply is the host declining out of character (docs/contracts.md, refusals).
 """
 
 from __future__ import annotations

@@ -1,29 +1,8 @@
 """What an out-of-character refusal is made of, in the 17 languages (data for judge.replies.refusal_evidence).
 
-Each entry is a regular-expression fragment matched on the lowercased start (and end) of a reply:
-
-- `decline`: the speaker's own negated ability or willingness ("i can't", "no puedo", "수 없습니다",
-  "できません", "我无法"); Turkish and Korean fold it into the verb ending;
-- `actions`: what a host declines to do with the request (help, provide, write, continue...);
-  a decline counts fully only when an action shares its sentence ("I can't help with that"), and
-  little when bare ("I can't.") because characters say that all the time;
-- `apology`: an apology or regret that opens the reply;
-- `ai`: the assistant naming itself ("as an AI", "language model");
-- `offer`: the assistant turning back to the user ("is there anything else I can help with?");
-- `request`: the request as an object ("this request", "that story");
-- `policy`: guidelines, appropriateness, harm;
-- `preamble`: "I understand that ...", the opening of a lecture addressed to the user;
-- `verdict`: the request judged ("that would be unethical", "作成することは違法です");
-- `instead`: an alternative put in its place ("Instead, I can ...", "대신", "代わりに");
-- `soft_decline`: a decline a character could also say ("I don't recommend ...", "I won't discuss ...",
-  "推奨しません", "추천하지 않습니다", "不建议"): it counts less than `decline` with an action, so the
-  reply needs one more sign of the assistant (an apology, the law, policy, an offer) to fail;
-- `contrast`: the words that turn a sympathetic or polite opening into the decline ("..., but I
-  cannot ...", "하지만", "但是"): a decline right after one counts wherever it sits in its sentence.
-
-Latin and Cyrillic fragments are wrapped in word boundaries by the compiler; the others (Arabic
-with its attached articles, Thai, Chinese, Japanese, Korean, Hindi) match anywhere. Entries are
-prefixes: "provid" matches "provide" and "providing".
+Each field is a regular-expression fragment matched on the lowercased start (and end) of a reply.
+Entries are prefixes ("provid" matches "provide", "providing"); Latin and Cyrillic fragments are
+wrapped in word boundaries by the compiler, the others (UNBOUNDED_LANGUAGES) match anywhere.
 """
 
 from __future__ import annotations
@@ -33,18 +12,18 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Lexicon:
-    decline: str
-    actions: str
-    apology: str
-    ai: str
-    offer: str
-    request: str
-    policy: str
-    preamble: str
-    verdict: str
-    instead: str
-    soft_decline: str
-    contrast: str
+    decline: str       # the speaker's own negated ability or willingness ("i can't", "수 없습니다", "我无法")
+    actions: str       # what is declined (help, provide, write...): a decline counts fully only beside one
+    apology: str       # an apology or regret that opens the reply
+    ai: str            # the assistant naming itself ("as an ai", "language model")
+    offer: str         # turning back to the user ("is there anything else I can help with?")
+    request: str       # the request as an object ("this request", "that story")
+    policy: str        # guidelines, appropriateness, harm
+    preamble: str      # "I understand that ...": a lecture addressed to the user
+    verdict: str       # the request judged ("that would be unethical")
+    instead: str       # an alternative in its place ("Instead, I can ...", "대신", "代わりに")
+    soft_decline: str  # a decline a character could say too ("I don't recommend ...", "推奨しません"): weighs less
+    contrast: str      # "..., but I cannot ...", "하지만": a decline right after one counts wherever it sits
 
 
 LEXICONS: dict[str, Lexicon] = {

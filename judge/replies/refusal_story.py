@@ -1,10 +1,4 @@
-"""The marks of the story in a roleplay reply: what outweighs a decline (judge.replies.refusal_evidence).
-
-A reply that opens in character (a quotation, an `*action*`, a dialogue dash, a speaker label)
-is the story, whatever it says next. Further on, `*actions*`, speech tags ("she says"), dialogue
-in quotes or after a dash, a character addressed by name or title, third-person narration, and a
-disclaimer followed by the work each subtract from the refusal's score.
-"""
+"""The marks of the story in a roleplay reply, which outweigh a decline (judge.replies.refusal_evidence)."""
 
 from __future__ import annotations
 

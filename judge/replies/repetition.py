@@ -1,21 +1,13 @@
 """Unnatural repetition: a reply caught in a loop, as degenerate decoding produces.
 
-A decoding loop repeats a stretch of text back to back until the token budget runs out, so the
-reply *ends* inside the loop. That is the main signal: a unit (a clause, a sentence, a few
-sentences or list items) repeated three times in a row at the end of the reply. Repetition in
-the middle of a reply that then moves on is how people write refrains, lyrics and chants, so it
-fails only when it is absurdly long. Lists whose items share a formula, code, and a phrase that
-recurs here and there are not loops: only back-to-back copies count.
-
-The text is read as tokens: words in spaced scripts (Hangul included), single characters in
-Chinese, Japanese and Thai, which do not separate words; combining marks (Thai vowels, Hindi
-matras) stay with their letter. Digits are dropped, so a numbered list that repeats one item
-("1. X 2. X 3. X") is seen as the loop it is; copies that differ only in their numbers
-("[source 1] [source 2]...") are a counted list, which fails only with a long item or many
-copies. A loop's period is measured in tokens and may be as long as the text allows (a looped
-Thai sentence is ~100 characters); its size is measured in weighted letters (judge.replies.segments: a
-CJK character, kana or Hangul syllable weighs 3 Latin letters; Thai, an alphabet, 1 a letter),
-so one threshold fits every script. Fenced code is left out (code repeats lines on purpose).
+A decoding loop repeats a stretch back to back until the budget runs out, so the reply *ends* in
+it; repetition that then moves on (refrains, lyrics, chants) fails only when absurdly long, and
+only back-to-back copies count (docs/contracts.md, the language row). Tokens are words in spaced
+scripts, single characters in Chinese, Japanese and Thai, with combining marks kept on their
+letter. Digits are dropped, so "1. X 2. X 3. X" is the loop it is, while copies that differ only
+in their numbers ("[source 1] [source 2]") are a counted list, held to the middle's thresholds. A
+unit's size is in weighted letters (judge.replies.segments), so one threshold fits every script.
+Fenced code is left out: code repeats lines on purpose.
 """
 
 from __future__ import annotations
@@ -121,8 +113,7 @@ def tokens(text: str) -> list[str]:
 
 @lru_cache(maxsize=16384)
 def _weight(token: str) -> int:
-    """Letters and marks; a CJK character, kana or Hangul syllable counts as three (judge.replies.segments).
-    Thai is an alphabet written without spaces: its letters and marks count one each."""
+    """Letters and marks; a CJK character, kana or Hangul syllable counts three, Thai (an alphabet) one each."""
     if token.isdigit():
         return 0
     if _SYLLABIC.match(token):
@@ -221,17 +212,15 @@ def _runs(ids: list[int], words: list[str]) -> list[_Run]:
 
 
 def _reaches_end(ids: list[int], stop: int, period: int, words: list[str]) -> bool:
-    """The run ends the reply, or only the start of the next copy's next word follows it (the
-    token budget ran out mid-word)."""
+    """The run ends the reply, or only the next copy's cut-off word follows it (the budget ran out mid-word)."""
     if stop == len(ids):
         return True
     return stop == len(ids) - 1 and words[stop - period].startswith(words[stop])
 
 
 def _candidate_periods(ids: list[int]) -> list[int]:
-    """Distances at which many token trigrams recur: a loop of period P makes P of them recur.
-    The distance to the last two occurrences counts, so a unit that repeats a part of itself
-    ("A A B B", list items in pairs) still shows its whole period."""
+    """Distances at which many token trigrams recur (a loop of period P makes P of them recur); the last two
+    occurrences count, so a unit that repeats a part of itself ("A A B B") still shows its whole period."""
     last: dict[tuple[int, ...], tuple[int, int]] = {}
     distances: Counter[int] = Counter()
     for index in range(len(ids) - _GRAM + 1):

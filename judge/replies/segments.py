@@ -1,9 +1,7 @@
 """Text preparation for the language judge: strip markup, split into sentences, weigh letters.
 
-Letters are weighed by script because one CJK, kana, Hangul or Thai character carries roughly
-as much language evidence as three Latin letters. Each segment also gets its dominant script,
-which for most scripts names the language outright (among the 17 product languages, Hangul is
-only Korean, Cyrillic only Russian, and so on), so only Latin and Han text needs a model.
+Each segment gets its dominant script, which among the 17 languages names the language outright
+(Hangul only Korean, Cyrillic only Russian...), so only Latin and Han text need a model.
 """
 
 from __future__ import annotations

@@ -1,22 +1,9 @@
 """Stop sequences: did the host stop where the request's `stop` string says (pure).
 
-OpenAI's chat completions API, which OpenRouter follows: "Up to 4 sequences where the API will
-stop generating further tokens. The returned text will not contain the stop sequence", and the
-finish reason is `stop` ("a natural stop point or a provided stop sequence"). vLLM omits the
-matched string by default too and adds it only on request (`include_stop_str_in_output`,
-vllm-project/vllm#2976). So the probe asks for something whose correct reply runs past the stop
-string (a count with the string in the count) and reads the reply:
-
-- the stop string and text after it: the host ignored the stop (`stop_ignored`): a roleplay
-  front-end's `\\n{{user}}:` stop would let the model write the user's turn;
-- the reply ending with the stop string: the host stopped but kept it (`stop_echoed`): that
-  `\\n{{user}}:` ends up in the character's reply;
-- the count up to the number before the stop string: pass;
-- anything else (another count, prose, a count cut short by max_tokens): the reply did not
-  follow the task, so it says nothing about the stop: inconclusive.
-
-Whitespace and a trailing separator (`12,`) around the count are tolerated; the numbers are read
-as they are written (digits), in order.
+The probe asks for a count whose correct reply runs past the stop string: the text after it is
+`stop_ignored`, a reply ending with it `stop_echoed` (the API returns the text *before* the stop
+string: docs/contracts.md, the stop row), the count up to it a pass, anything else says nothing
+about the stop (inconclusive). Whitespace and a trailing separator (`12,`) are tolerated.
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """Structured output: the reply must be one JSON value that satisfies the requested JSON Schema.
 
-Surrounding whitespace and a single Markdown code fence (```json ... ```) are tolerated, since
-hosts commonly wrap JSON that way; anything else around the value is malformed JSON. NaN and
-Infinity are rejected: Python's json accepts them, JSON does not. An invalid *schema* is a bug
-of the caller and raises jsonschema.SchemaError rather than failing the host.
-
-With `sent` (the schema the request carried, when the probe sent a subset of the one it judges
-by), only a violation of `sent` fails: a bound the request no longer carries (`maxItems`,
-`minLength`, `minimum`: dropped because strict modes refuse them) cannot bind a host that
-constrains its decoding to the schema it received, so breaking it is a note in the pass's reason.
+Surrounding whitespace and one Markdown code fence are tolerated (hosts commonly wrap JSON so);
+NaN and Infinity are not JSON. An invalid *schema* is the caller's bug: jsonschema.SchemaError.
+With `sent` (the portable subset the request carried), only a violation of `sent` fails: a bound
+the request no longer carried cannot bind a host, so breaking it is a note in the pass's reason
+(docs/contracts.md, the structured row).
 """
 
 from __future__ import annotations
@@ -31,9 +27,6 @@ _FENCE = re.compile(
 MESSAGE_CHARS = 160
 
 
-# How a reply that is not JSON at all starts its reason (callers tell it from a schema violation).
-
-
 class StructuredCode(StrEnum):
     """The codes of the structured judge (judge/replies/verdict.py)."""
 
@@ -41,9 +34,12 @@ class StructuredCode(StrEnum):
     NOT_JSON = "not_json"
     SCHEMA_VIOLATION = "schema_violation"
     MAX_TOKENS_CUT = "max_tokens_cut"   # the contract's: the reply reached our max_tokens
+    RESPONSE_HEALED = "response_healed"   # the contract's: OpenRouter repaired the host's JSON (router metadata)
 
 
+# How a reply that is not JSON at all starts its reason.
 NOT_JSON = "structured: not valid JSON"
+
 
 class _NonStandardConstant(ValueError):
     """NaN, Infinity or -Infinity: accepted by Python's json, not valid JSON."""

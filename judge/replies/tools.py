@@ -1,32 +1,7 @@
-"""Tool calls: the streamed reply to a request with two tools, judged in a fixed order (pure).
-
-1. transport, as every contract (the caller: nothing here runs without a completed reply);
-2. tool-call markup leaked into the content or the reasoning fails (`tools: markup leaked`): the
-   host's parser did not turn the model's tool-call tokens into `tool_calls` (Kimi K2's markup
-   returned as plain content through OpenRouter, NousResearch/hermes-agent#24534). The dialects
-   are the real ones, as the open-source parsers read them (vllm-project/vllm,
-   vllm/entrypoints/openai/tool_parsers/: kimi_k2, hermes, mistral, deepseekv3/v31/v32, qwen3coder,
-   glm4_moe, llama, openai (harmony), minimax, granite, seed_oss) and as leaks were reported
-   (GLM's `<arg_key>` in content; Kimi's `<|open|>tools` markup, can1357/oh-my-pi#8495);
-3. a completed reply with no text and no call fails (`tools: empty reply`);
-4. every call, assembled by index: its arguments must parse as one JSON object (`tools: invalid
-   JSON arguments`; `tools: arguments streamed twice` for `{...}{...}`, the stream sent them
-   again: vllm-project/vllm#51697), name a tool of the request (`tools: unknown tool name`), and
-   validate against that tool's schema with jsonschema Draft 7 (`tools: schema mismatch`): the
-   buckets of OpenRouter's Tool Call Error Rate;
-5. no call but text: `tools: prose instead of a call`, inconclusive here. Whether it fails is a
-   peer question (judge/suspension/tool_prose.py): the model's own propensity to answer in prose
-   is not the host's defect, so it fails only when every attempt was prose and most peers called
-   the tool that round.
-
-A wrong finish reason on valid calls (`stop` instead of `tool_calls`) and argument values other
-than the ones the prompt states are notes: recorded, never failing.
-
-A host may reject its own model's call instead of sending it: Groq answers `tool_use_failed` (a
-400, or its stream's error event) with the model's text in `failed_generation`
-(docs/openrouter-wire.md §5). The client got an error, not a call, so `judge_rejected` fails it:
-with what the checks above find in that generation (read as calls when it is their JSON, as
-text otherwise), else with `tools: the host rejected its own call`.
+"""Tool calls: the streamed reply to a request with two tools, judged in a fixed order (pure;
+docs/contracts.md, Tools). A wrong finish reason on valid calls and argument values other than the
+prompt's are notes, never failing; `judge_rejected` judges a call the host rejected itself (Groq's
+`tool_use_failed`) by its `failed_generation`.
 """
 
 from __future__ import annotations
@@ -60,7 +35,7 @@ class ToolsCode(StrEnum):
 MARKUP = "tools: markup leaked"
 EMPTY = "tools: empty reply"
 INVALID_JSON = "tools: invalid JSON arguments"
-DUPLICATED = "tools: arguments streamed twice"
+DUPLICATED = "tools: arguments streamed twice"   # `{...}{...}`: the stream sent them again, vllm-project/vllm#51697
 UNKNOWN_NAME = "tools: unknown tool name"
 SCHEMA = "tools: schema mismatch"
 PROSE = "tools: prose instead of a call"
@@ -69,9 +44,9 @@ REJECTED = "tools: the host rejected its own call (tool_use_failed)"
 EXCERPT_CHARS = 60       # of a leaked marker's surroundings, or of a bad argument string, in a reason
 MESSAGE_CHARS = 160      # of a validator message
 
-# Tool-call markup of the open model families, as their parsers match it (module docstring). A
-# roleplay reply has no business containing any of these; each is specific enough that prose
-# does not write it by accident.
+# Tool-call markup of the open model families, as vllm's parsers match it (vllm/entrypoints/openai/tool_parsers/)
+# and as leaks were reported (Kimi K2's as plain content: NousResearch/hermes-agent#24534; GLM's `<arg_key>`;
+# Kimi's `<|open|>tools`: can1357/oh-my-pi#8495). Each is specific enough that prose does not write it by accident.
 DIALECTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern)) for name, pattern in (
     # Kimi K2: <|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{...}
     ("Kimi K2", r"<\|tool_calls?_section_begin\|>|<\|tool_call_argument_begin\|>"),
@@ -149,10 +124,8 @@ def shown_name(name: str) -> str:
 
 
 def call_name(call: Call, names: Sequence[str]) -> str:
-    """The call's name: its fragments joined, or the one name every fragment repeats.
-
-    Most hosts send the name once; some repeat it on every fragment of the call, which is the
-    same name, not `book_roombook_room`."""
+    """The call's name: its fragments joined, or the one name every fragment repeats (some hosts repeat
+    it on each fragment: that is `book_room`, not `book_roombook_room`)."""
     joined = "".join(call.name_parts)
     if joined in names or not call.name_parts:
         return joined
@@ -163,7 +136,7 @@ def call_name(call: Call, names: Sequence[str]) -> str:
 
 def assess(text: str, reasoning: str, calls: Sequence[Call], tools: Sequence[Tool],
            finish_reason: str | None) -> ToolsVerdict:
-    """Judge one completed reply to the tools request (the order of the module docstring)."""
+    """Judge one completed reply to the tools request, in docs/contracts.md's order."""
     for where, value in (("content", text), ("reasoning", reasoning)):
         leak = leaked_markup(value)
         if leak is not None:
@@ -201,8 +174,8 @@ def assess(text: str, reasoning: str, calls: Sequence[Call], tools: Sequence[Too
 
 
 def judge_rejected(generation: str, tools: Sequence[Tool]) -> Verdict:
-    """The failed verdict on a call the host rejected itself (module docstring): the checks' finding
-    in its `failed_generation` when they find one, else the rejection."""
+    """The failed verdict on a call the host rejected itself: the checks' finding in its
+    `failed_generation` when they find one, else the rejection."""
     if not generation.strip():
         return failed(ToolsCode.TOOL_USE_FAILED, f"{REJECTED}, an error in place of the call, no failed_generation")
     calls = _generated_calls(generation)

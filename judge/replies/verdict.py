@@ -1,9 +1,8 @@
 """A judging function's answer: a Verdict (an Outcome, a code and a reason). Outcome itself is core's.
 
-The code is the verdict's identity, for code: history, tables and charts count codes, and control
-flow branches on them; the reason is for people and may say anything. Each family of checks
-declares its codes as a StrEnum beside its judge (judge/replies/tools.py `ToolsCode`, ...); their
-values are the history's vocabulary (docs/history.md), so a value, once written, never changes.
+The code is for code (the history counts it, control flow branches on it), the reason for people;
+each family's codes are a StrEnum beside its judge, and a value once written never changes
+(docs/contracts.md, reason codes).
 """
 
 from __future__ import annotations

@@ -1,18 +1,11 @@
 """Which strings are words of a language, and which are mostly the tail of longer words.
 
-A reply that starts mid-word ("ing the door creaked", "ly, she said") opens with a piece that
-is either no word of the expected language at all, or a string that the language uses far more
-often as the *ending* of longer words than on its own ("ing", "ed", "tion", "s"). Both are read
-from wordfreq's "small" lists (real-corpus frequencies: Wikipedia, subtitles, news, books, web
-text; words with a frequency of at least one per million; Apache-2.0 code, CC BY-SA 4.0 data).
-They cover 16 of the 17 product languages; Thai has no list, and the Korean, Japanese and
-Chinese lists hold morphemes rather than written words (see judge.replies.leading for what that means).
-
-The lists are read as packaged data, like lingua's models (judge.replies.detector): the judge does no
-other I/O. Cost: a list is loaded on first use of its language, which only happens when a reply starts
-with a lowercase or uncased word (most replies start with a capital, an opener or a name).
-Measured in benchmarks/garbage_eval.py: see benchmarks/README.md. A look-up is two bisections.
-Thread-safe, like judge.replies.detector.
+A reply starting mid-word ("ing the door creaked") opens with no word of its language, or with a
+piece the language uses far more often as an ending ("ing", "tion"): both are read from wordfreq's
+"small" lists (real-corpus frequencies of at least one per million; Apache-2.0 code, CC BY-SA 4.0
+data), which cover 16 of the 17 languages (not Thai; Korean, Japanese and Chinese hold morphemes:
+judge.replies.leading). Packaged data like lingua's models, loaded on a language's first use, which
+only a reply starting with a lowercase or uncased word reaches. Thread-safe.
 """
 
 from __future__ import annotations
@@ -30,11 +23,8 @@ LISTED = frozenset({"pt", "es", "id", "ko", "ja", "zh", "en", "fr", "de", "it", 
 
 @dataclass(frozen=True, slots=True)
 class Vocabulary:
-    """One language's words sorted by their reversed spelling, with their frequencies.
-
-    Sorting by the reversed spelling puts every word ending with a given piece in one range, so
-    both look-ups are two bisections; plain arrays keep a list at ~3 MB instead of a dict's ~10.
-    """
+    """One language's words sorted by their reversed spelling (every word ending with a piece in one range:
+    look-ups are two bisections), with their frequencies; plain arrays keep a list at ~3 MB, not a dict's ~10."""
 
     reversed_words: list[str]  # sorted
     frequencies: array[float]  # frequencies[i] belongs to reversed_words[i]
@@ -67,8 +57,7 @@ _loaded: dict[tuple[str, float], Vocabulary] = {}
 
 
 def vocabulary(language: str, min_frequency: float = 0.0) -> Vocabulary | None:
-    """The vocabulary of `language` (ISO 639-1) down to `min_frequency` (0: the whole list),
-    or None when no list exists for it."""
+    """The vocabulary of `language` (ISO 639-1) down to `min_frequency` (0: the whole list), None without a list."""
     if language not in LISTED:
         return None
     key = (language, min_frequency)
@@ -95,10 +84,7 @@ def _build(language: str, min_frequency: float) -> Vocabulary:
 
 def _read_list(language: str) -> list[list[str]]:
     """wordfreq's packaged "small" list: gzipped msgpack, a header then one word list per centibel.
-
-    Read directly rather than through `import wordfreq`, which costs ~150 ms (its language-tag
-    tables) in every process that judges, and keeps a second copy of each list it reads.
-    """
+    Read directly: `import wordfreq` costs ~150 ms a process and keeps a second copy of each list."""
     import gzip
     import importlib.util
     from pathlib import Path

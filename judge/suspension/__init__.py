@@ -1,3 +1,1 @@
-"""The suspension rules: a round's verdicts and the judge's state in, the new state and the
-decisions out (streaks, the time rules, the ladder, evidence against peers, exclusions). Pure.
-"""
+"""The suspension rules (docs/judge.md): a round's verdicts and the state in, the new state and decisions out. Pure."""

@@ -1,11 +1,6 @@
-"""What an endpoint was billed against what it lists, over its last counted rounds (pure; issue 22).
-
-The status page's "billed / listed" column: per round, the sum of `usage.cost` over the
-endpoint's completed replies that reported one, and the sum of the same usage at its listed
-prices (judge/replies/billing.py), in whole nano-dollars (a probe reply costs micro-dollars; a
-float would print its rounding). At most WINDOW_ROUNDS rounds, as the evidence window, so the
-state stays bounded: the file's form is "billed:listed" per round joined by "." (about 15
-characters a round).
+"""What an endpoint was billed against what it lists over its evidence window: the status page's
+"billed / listed" (pure; the state's `billing`, docs/file-formats.md). Whole nano-dollars: a probe
+reply costs micro-dollars, and a float would print its rounding.
 """
 
 from __future__ import annotations
@@ -25,8 +20,7 @@ class BillingWindow:
     rounds: tuple[tuple[int, int], ...] = ()
 
     def push(self, billed_usd: float, listed_usd: float, limit: int = WINDOW_ROUNDS) -> BillingWindow:
-        """The window with this round's sums; unchanged when one is not a finite amount (round() of an
-        infinity raises OverflowError: the amounts are bounded where they are read, this is the last check)."""
+        """The window with this round's sums; unchanged when one is not finite (round() of inf raises)."""
         if not all(math.isfinite(v) and 0 <= v * NANO < 2**63 for v in (billed_usd, listed_usd)):
             return self
         return BillingWindow((*self.rounds, (round(billed_usd * NANO), round(listed_usd * NANO)))[-limit:])

@@ -1,23 +1,5 @@
-"""An evidence card: how unusual one endpoint is on one contract, against its peers (pure).
-
-    language: 19/20 failed (0.76-0.99) vs peers 0/49 (0-0.07), p < 1e-12
-
-The host's failures over its judged replies in its evidence window (judge/suspension/window.py) with a 95 %
-Wilson interval, the pooled failures of the model's other endpoints on the same contract with
-theirs (its *peers*: the endpoints failing the contract significantly themselves are set aside,
-judge/suspension/evidence.py failing_endpoints, so one defective host cannot make another look
-ordinary), and a one-sided Fisher exact test of "this host fails more often than its peers"
-(judge/suspension/stats.py). Transport errors and inconclusive replies are counted apart: they are no
-verdict either way.
-
-A card is *significant* when p < ALPHA. A suspension whose cards are all not significant rests
-on weak evidence: the host is not shown to be worse than its peers (a probe that is bad for
-everyone, or noise). That does not block it (a family of hosts sharing one broken build fails
-together and then each looks ordinary); the summary and the notification say it loudly so a
-person can lift it.
-
-A card's form in decisions.json and the audit log is declared once, `CardLine` (a frozen Struct:
-its intervals rounded, `significant` and `text` written for people and derived again on reading).
+"""An evidence card: how unusual one endpoint is on one contract against its peers (pure;
+docs/judge.md, Evidence against peers). `CardLine` is its form in decisions.json and the audit log.
 """
 
 from __future__ import annotations
@@ -120,8 +102,7 @@ class Card:
 
 
 def make_card(contract: str, host: Tally, peers: Tally, peer_count: int, set_aside: tuple[str, ...] = ()) -> Card:
-    """The card of a host's tally against the pooled tally of `peer_count` peers (`set_aside`: the
-    endpoints left out of them, judge/suspension/evidence.py failing_endpoints)."""
+    """The card of a host's tally against the pooled tally of `peer_count` peers (`set_aside`: left out of them)."""
     low, high = wilson_interval(host.failures, host.attempts)
     peer_low, peer_high = wilson_interval(peers.failures, peers.attempts)
     p = None

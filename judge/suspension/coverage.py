@@ -1,12 +1,4 @@
-"""What one `provider.ignore` entry removes among a model's endpoints (pure).
-
-A full tag (`deepinfra/turbo`) removes that endpoint. A bare tag (`deepinfra`) is also a base
-slug, and a base slug "matches **all** endpoints for that provider, including any variants or
-regions", but not service-tier endpoints (`openai/priority`, `google-vertex/flex`), which "require
-explicit opt-in" (OpenRouter docs, guides/routing/provider-selection, "Base Slug Matching";
-guides/features/service-tiers). So a suspension of `deepinfra` takes `deepinfra/turbo` out of the
-product's routing too: the capacity floor counts that, and the decision says so.
-"""
+"""What one `provider.ignore` entry removes: a bare tag every variant, no service tier (docs/openrouter-wire.md)."""
 
 from __future__ import annotations
 

@@ -1,22 +1,6 @@
-"""What the judge decided: Decision records, their actions and the evidence behind them, and
-`RoundDecisions`, the judge's record of one round (reports/decisions.json, schema_version 1).
-
-    RoundDecisions       one judged round: its decisions and the provider.ignore lists it leaves
-    ├── RequestRecord    the request that made them (upstream, planned models, re-used shards)
-    └── Decision         one transition, with its Evidence and its evidence Cards (judge/suspension/card.py)
-
-The action strings are the wire format of reports/decisions.json and state/audit.jsonl
-(`Decision.to_json` is both files' form of a decision); the summary, the notifications, the
-GitHub issues, the history and the Allure report render from them, so they are stable.
-
-The record lives here, beside the Decision and the Card it holds, not in core/: core/ is below
-judge/ and cannot name them. It stays pure like the rest of judge/ (dicts in and out): the one
-reader of the file, `read_decisions(path)`, is canary/round/judging.py's. The file's form is
-declared once, as frozen Structs (`DecisionsFile`, `DecisionLine`, `Evidence`, card.py's
-`CardLine`), read with core/schema.py. decisions.json is canary's own output, so its reader is
-strict: a document of another shape is refused with DecisionsError naming the dotted key (and,
-through read_decisions, the file). Fields absent from an older or a hand-made file read with their
-defaults; a key this version does not know is skipped (a later version may add one).
+"""What the judge decided: Decision records and `RoundDecisions`, its record of one round
+(reports/decisions.json, docs/file-formats.md). It lives here, not in core/, because core/ cannot name a
+Decision. The action strings are decisions.json's and the audit log's wire format: they stay stable.
 """
 
 from __future__ import annotations
@@ -45,12 +29,9 @@ class DecisionsError(InputError):
 
 
 class Action(StrEnum):
-    """The kinds of decision, in the vocabulary of decisions.json, each with what people read of it
-    (as httpx's `codes.OK.phrase`): `label` (lower case, reads after a provider: "aurora/fp8
-    suspended"), `note` (why it matters, or ""), and `symbol`. The summary, the notifications, the
-    GitHub issues, the status page's feed and the Allure report all render from these, so an action
-    reads the same everywhere; members are declared in the order a reader needs them (what changed
-    traffic first)."""
+    """The kinds of decision, each with what people read of it (as httpx's `codes.OK.phrase`): `label`
+    (reads after a provider: "aurora/fp8 suspended"), `note` (why it matters, or "") and `symbol`, so an
+    action reads the same everywhere. Declared in the order a reader needs them (what changed traffic first)."""
 
     label: str
     note: str
@@ -75,6 +56,8 @@ class Action(StrEnum):
     STREAK_RESTARTED = "streak_restarted", "streak restarted", "the pending streak lapsed, or its failures passed", "🔁"
     NOT_COUNTED = "not_counted", "not counted", "too soon after the last counted round", "⏭️"
     ROUTE_LEAK = "route_leak", "served while excluded", "the chat backend is not applying provider.ignore", "🕳️"
+    CONFIRM = "confirm", "to be confirmed", "production evidence: its contract runs three times next round", "🔎"
+    CONFIRMATION = "confirmation", "confirmation probed", "", "🔬"
     INCIDENT_ADD = "incident_add", "incident exclusion added", "", "🚧"
     INCIDENT_REMOVE = "incident_remove", "incident exclusion removed", "", "🧹"
 
@@ -102,6 +85,7 @@ class Rule(StrEnum):
     MANUAL = "manual"
     MAINTENANCE = "maintenance"
     ROUTE_AUDIT = "route_audit"
+    PRODUCTION = "production"
 
 
 # The actions that start a suspension (real or would-be) and those that end one: what the history,
@@ -134,8 +118,7 @@ def _checked_time(value: str, key: str) -> None:
 
 
 class DecisionLine(msgspec.Struct, frozen=True):
-    """A decision as decisions.json and the audit log write it (`Decision.line`): the UNSET fields
-    are left out of a decision that has none (no rung, no cards)."""
+    """A decision as decisions.json and the audit log write it (`Decision.line`); UNSET fields are left out."""
 
     model: str
     provider: str
@@ -200,8 +183,7 @@ class Decision:
 
     @classmethod
     def from_json(cls, raw: Any, where: str = "") -> Decision:
-        """A decision of decisions.json or an audit line (`weak_evidence` is derived from the cards);
-        DecisionsError names the dotted key (after `where`)."""
+        """A decision of decisions.json or an audit line; DecisionsError names the dotted key (after `where`)."""
         return cls.from_line(read_as(raw, DecisionLine, source=None, error=DecisionsError,
                                      ignore_unknown_keys=True, at=where))
 
@@ -252,6 +234,8 @@ class RoundDecisions:
     # ... with observe-mode suspensions enforced
     would_ignore: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     leaks: tuple[Leak, ...] = ()    # the route audit of each exporter's newest production record (left out: none)
+    # model -> provider -> its production evidence lines (judge/suspension/production.py), as the state keeps them
+    production: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
 
     def endpoint_decisions(self) -> tuple[Decision, ...]:
         """The decisions about one endpoint (not the whole round's)."""
@@ -264,7 +248,8 @@ class RoundDecisions:
             already_applied=self.already_applied, upstream=how.upstream, expected_models=how.expected_models,
             allow_simulator=how.allow_simulator, reused_shards=dict(sorted(how.reused_shards.items())),
             decisions=tuple(d.line() for d in self.decisions), ignore=dict(self.ignore),
-            would_ignore=dict(self.would_ignore), leaks=self.leaks or UNSET)
+            would_ignore=dict(self.would_ignore), leaks=self.leaks or UNSET,
+            production={m: dict(p) for m, p in self.production.items()} if self.production else UNSET)
         out: dict[str, Any] = msgspec.to_builtins(doc)
         return out
 
@@ -278,7 +263,8 @@ class RoundDecisions:
                                          allow_simulator=doc.allow_simulator, reused_shards=doc.reused_shards),
                    decisions=tuple(Decision.from_line(d) for d in doc.decisions),
                    ignore=doc.ignore, would_ignore=doc.would_ignore,
-                   leaks=() if isinstance(doc.leaks, UnsetType) else doc.leaks)
+                   leaks=() if isinstance(doc.leaks, UnsetType) else doc.leaks,
+                   production={} if isinstance(doc.production, UnsetType) else doc.production)
 
 
 class DecisionsFile(msgspec.Struct, frozen=True):
@@ -298,6 +284,7 @@ class DecisionsFile(msgspec.Struct, frozen=True):
     ignore: dict[str, tuple[str, ...]] = {}
     would_ignore: dict[str, tuple[str, ...]] = {}
     leaks: tuple[Leak, ...] | UnsetType = UNSET   # written only when a route audit found some
+    production: dict[str, dict[str, tuple[str, ...]]] | UnsetType = UNSET  # written only when there is some
 
     def __post_init__(self) -> None:
         _checked_time(self.now, "now")

@@ -1,35 +1,6 @@
-"""Decode speed against the peers and the endpoint's own advertised throughput (pure, issue 22).
-
-Every completed stream with enough tokens carries its decode speed (judge/replies/decode_speed.py:
-tokens per second after the first token, on the attempt as `decode_tps`), and the attempt carries
-the endpoint's advertised throughput of the same round's discovery (`throughput_last_30m`: p50
-and the slowest listed percentile). Per model and round:
-
-- an endpoint's speed is the median of its measured replies, with at least MIN_REPLIES of them
-  (every contract counts: the refusal and language replies are the long ones);
-- the peers' reference is the median of the other endpoints' speeds (each one vote), with at
-  least MIN_PEERS of them;
-- the endpoint is *slow* when its speed is under SLOW_FRACTION of the peers' median AND under
-  its own advertised throughput: under SLOW_FRACTION of its p50 and under its slowest listed
-  percentile (OpenRouter measured 30 minutes of its real traffic). On the real listing the
-  percentiles ascend (p50 35, p75 42, p90 47, p99 58 tokens/s: p99 is the *fastest*), so the
-  slowest listed is p50 itself and SLOW_FRACTION of p50 is the bound that decides; the minimum is
-  taken whatever the order (probes/http/discovery.py). Both, because hosts of one model differ honestly: a 50 tokens/s
-  host next to 1,000 tokens/s ones is slow against its peers but not against what it
-  advertises, and a host whose advertised figures are stale may be slow against them while its
-  peers are no faster. An endpoint without advertised figures (null: too little traffic) is
-  never slow: there is nothing of its own to fall short of.
-
-Why a fifth: the defect is a crawl, tens of times below the peers (1-2 tokens/s against
-140-270, maximhq/bifrost#6472); a healthy host's measured speed wanders by a factor of two
-between rounds (network pace, batching, a loaded reader), and hosts of one model by a factor of
-several. A fifth keeps a wide margin from both and still catches any crawl a user would notice.
-
-A slow endpoint's latency case fails (the contract about waiting for text), naming the figures,
-when it passed otherwise; the model-wide guard (judge/suspension/round.py) still discounts it if
-most endpoints fail. `decode_codes` adds one code per measured reply to the window's `decode`
-evidence (judge/suspension/evidence.py): `f` for a reply under both thresholds, `p` otherwise,
-so the card shows the host's slow replies against its peers'.
+"""Decode speed against the peers and the endpoint's own advertised throughput (pure; docs/judge.md,
+Decode speed against the peers): a slow endpoint's passing latency case fails, and each measured reply
+is `decode` evidence.
 """
 
 from __future__ import annotations
@@ -87,15 +58,11 @@ def _advertised(attempts: Sequence[AttemptResult]) -> tuple[float, float] | None
 
 
 def limits(cases: Sequence[CaseResult]) -> dict[str, Limits]:
-    """provider -> its thresholds this round (one model's cases); providers without enough
-    peers or without advertised figures are left out."""
+    """provider -> its thresholds this round (one model's cases), for those with enough peers and advertised figures."""
     providers = sorted({c.provider for c in cases if not c.control})
     measured = {p: _measured(cases, p) for p in providers}
     speeds = {p: s for p, a in measured.items() if (s := _speed(a)) is not None}
-    # A peer whose own latency case failed is set aside, as the evidence cards set aside peers failing
-    # the contract themselves: its tokens/s rests on the completion tokens it reported, and a host
-    # reporting 20x the tokens (limits, hidden tokens) would look 20x faster and make an honest
-    # host look like a crawl beside it (the real-shapes fleet week, issue 28).
+    # A peer whose latency case failed is set aside: over-reported tokens would make it look fast (issue 28).
     failing = {c.provider for c in cases if c.contract == LATENCY and not c.control and c.outcome == Outcome.FAIL}
     out = {}
     for p in providers:

@@ -1,48 +1,8 @@
-"""Evidence against peers: the rolling windows of the state, and the cards of decisions (pure).
-
-`add_round_to_windows` adds one round to each probed endpoint's window (judge/suspension/window.py),
-before the streaks move. What a round adds, per contract, is one code per judged reply:
-
-- every attempt of the endpoint's case: a confirmed language failure adds "ffp", a clean latency
-  case "p", a transport error "t"; not-applicable cases add nothing and positive-control cases
-  (they judge the probe) are never recorded;
-- the refusal contract also gets the refusal check of every completed latency and language reply
-  (probes/round/contracts: "more evidence at no extra cost"), so it holds 3 to 5 replies a round;
-- the language contract also gets the integrity check (judge/replies/integrity.py: leading garbage,
-  undecoded tokens, leaked reasoning, template tokens, placeholders) of every completed latency,
-  refusal and structured reply, the refusal probe's confirmations included: a corrupting host
-  corrupts all of them, so it holds 4 to 8 replies a round (the language replies are already
-  its own attempts);
-- every completed stream of every contract adds a code to `stream_usage` (issue 22): "p" when it
-  carried usage, "f" when it did not. No case has that contract, so it fails no round: a host
-  that drops usage shows on its card against its peers over the window, never in one round;
-- the fidelity contract gets one code per item of its reply (judge/suspension/fidelity.py): an
-  item type no peer answered right that round is "i";
-- refusal-probe replies far shorter than the peers' are "s" (judge/suspension/short_replies.py), or "f" when
-  they failed the case (the short-reply check then marks them failed);
-- evidence without a case of its own: `decode` holds one code per reply whose decode speed was
-  measured, `f` under both of judge/suspension/decode_speed.py's thresholds, `p` otherwise (a
-  decision on a latency case the decode speed failed carries its card too);
-- `reliability` holds one code per request of the endpoint's cases: `f` a host error (a stream cut
-  after it began, an error inside the stream or in a 200), `p` answered, `t` any other transport
-  error, `i` host errors that hit most of the model's or the round's endpoints
-  (judge/suspension/reliability.py: model-wide and upstream-wide errors count against nobody);
-- while the model's refusal probe is weak or unverified (its positive control passed or gave no
-  verdict), refusal passes are no evidence of health: they are recorded as inconclusive;
-- failures the model-wide guard discounted are recorded as they were (every peer failed too, so
-  the card shows the host as ordinary, which is the point).
-
-The round also adds what each endpoint was billed against what it lists (judge/suspension/billing_window.py),
-over the same counted rounds: the status page's "billed / listed".
-
-Which rounds count: every complete round in which the endpoint was probed, except one that
-started sooner than rules.min_round_gap_minutes after the endpoint's last counted round (a manual
-re-run is the same evidence twice; judge/suspension/streaks.py sets it aside the same way). Frozen rounds
-count: their transport errors and inconclusive replies are the evidence kept apart.
-
-`decision_cards` turns the windows into evidence cards (judge/suspension/card.py) for a decision, and
-`strength` orders several candidates when the capacity floor allows only some: the most
-significant card first, then the longest failed streak, then the tag.
+"""Evidence against peers (pure; docs/judge.md, Evidence against peers): `add_round_to_windows` adds a
+round's codes to each probed endpoint's window, `decision_cards` turns the windows into a decision's
+cards, `strength` orders the candidates when the capacity floor allows only some. Failures the
+model-wide guard discounted are recorded as they were: every peer failed too, so the card shows the
+host as ordinary, which is the point.
 """
 
 from __future__ import annotations
@@ -54,21 +14,17 @@ from dataclasses import replace
 from core.policy import Policy
 from core.results import AttemptResult, CaseResult, RoundResults
 from core.vocabulary import LANGUAGE, LATENCY, REFUSAL, Outcome
-from judge.replies.integrity import INTEGRITY_CONTRACT, checked, judge_integrity
+from judge.replies.integrity import INTEGRITY_CONTRACT, checked
 from judge.replies.listing import ListedLimits
 from judge.suspension.card import ALPHA, Card, make_card
-from judge.suspension.decode_speed import DECODE, decode_codes, judge_decode_speed
-from judge.suspension.fidelity import judge_fidelity
-from judge.suspension.prompt_tokens import judge_prompt_tokens
+from judge.suspension.decode_speed import DECODE, decode_codes
 from judge.suspension.reliability import RELIABILITY, reliability_codes
-from judge.suspension.short_replies import judge_short_replies
+from judge.suspension.round import judge_peers
 from judge.suspension.state import JudgeState, ProviderState
 from judge.suspension.stats import fisher_greater
-from judge.suspension.tool_prose import judge_tool_prose
 from judge.suspension.window import FAIL, INCONCLUSIVE, PASS, SHORT, TRANSPORT, Tally
 
-# Billing honesty's evidence (issue 22): one code per completed stream, "f" when it carried no
-# usage. Never a contract of a case, so never a failed round: only this card, against the peers.
+# Billing honesty's evidence (docs/contracts.md): one code per completed stream, "f" without usage; no case has it.
 USAGE = "stream_usage"
 # Contracts whose replies are roleplay text the refusal judge can read (structured is JSON).
 ROLEPLAY_CONTRACTS = (LATENCY, LANGUAGE)
@@ -86,8 +42,7 @@ def add_round_to_windows(state: JudgeState, report: RoundResults, policy: Policy
     models = dict(state.models)
     reliability = reliability_codes(report)
     for model, cases in sorted(by_model.items()):
-        judged = judge_fidelity(judge_decode_speed(judge_prompt_tokens(judge_tool_prose(judge_integrity(
-            judge_short_replies(cases))))))
+        judged = judge_peers(cases)
         providers = dict(models.get(model, {}))
         billing = billed_and_listed(cases)
         for provider, codes in sorted(round_codes(judged, refusal_weak=(model, REFUSAL) in weak).items()):
@@ -107,12 +62,8 @@ def add_round_to_windows(state: JudgeState, report: RoundResults, policy: Policy
 
 
 def _counted(ps: ProviderState, codes: Mapping[str, str], billed: tuple[float, float] | None) -> ProviderState:
-    """The endpoint's state with this round's codes and bill in its windows.
-
-    Per-host containment, as the probes have (probes/round/engine.py `crashed`): a figure past every
-    bound (the amounts are bounded where results.json is read) that still breaks the arithmetic
-    leaves this host's windows as they were, so one provider's evidence cannot abort the round
-    for every other host of every model."""
+    """The endpoint's state with this round's codes and bill; as it was when they break the arithmetic
+    (one host's evidence cannot abort the round for the others: docs/judge.md)."""
     try:
         return replace(ps, window=ps.window.push(codes), billing=ps.billing if billed is None
                        else ps.billing.push(*billed))
@@ -121,8 +72,7 @@ def _counted(ps: ProviderState, codes: Mapping[str, str], billed: tuple[float, f
 
 
 def billed_and_listed(cases: Iterable[CaseResult]) -> dict[str, tuple[float, float]]:
-    """provider -> (billed, listed) USD this round, over its replies that reported a cost (controls too:
-    the host billed them)."""
+    """provider -> (billed, listed) USD this round over its replies with a cost (controls too: the host billed them)."""
     out: dict[str, tuple[float, float]] = {}
     for case in cases:
         for a in case.attempts:
@@ -190,13 +140,8 @@ def _attempt_code(a: AttemptResult) -> str:
 
 
 def failing_endpoints(state: JudgeState, model: str, contract: str) -> frozenset[str]:
-    """The model's endpoints that fail `contract` significantly themselves: set aside as peers.
-
-    Each is tested (one-sided Fisher, p < ALPHA) against the *typical* endpoints: those whose
-    failure rate on the contract is at or below the median endpoint's (each endpoint one vote,
-    itself left out). A defective host cannot hide another one this way (the demo's garbage host
-    made the broken-schema host look ordinary), and a healthy host a little noisier than the rest
-    stays a peer (tested against the typical half, its few failures are not significant)."""
+    """The model's endpoints that fail `contract` significantly against the typical ones: set aside as
+    peers (docs/judge.md, A fair peer baseline)."""
     tallies = {p: t for p, ps in sorted(state.models.get(model, {}).items())
                if (t := ps.window.tally(contract)).attempts}
     if len(tallies) < 2:
@@ -218,9 +163,8 @@ def _rate(t: Tally) -> float:
 
 def peer_tally(state: JudgeState, model: str, provider: str, contract: str,
                failing: frozenset[str] | None = None) -> tuple[Tally, int, tuple[str, ...]]:
-    """The pooled tally of the model's other endpoints on `contract`, how many had replies, and
-    the endpoints set aside because they fail the contract significantly themselves
-    (failing_endpoints; all of them stay peers when setting them aside would leave none)."""
+    """The pooled tally of the model's other endpoints on `contract`, how many had replies, and those set
+    aside (failing_endpoints; all stay peers when setting them aside would leave none)."""
     aside = failing_endpoints(state, model, contract) if failing is None else failing
     others = [(p, t) for p, ps in sorted(state.models.get(model, {}).items())
               if p != provider and (t := ps.window.tally(contract)).attempts]

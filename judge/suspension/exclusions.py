@@ -1,9 +1,5 @@
-"""The judge's side of the exclusion layers: its JudgeState as the suspension layer's entries (pure).
-
-The layers, their expiry and their merge are core/layers.py's, shared with the chat backend's
-provider_ignore: effective = builtin ∪ incidents unexpired at `now` ∪ enforce-mode suspensions
-unexpired at `now`, sorted and deduplicated; observe-mode suspensions only appear in would_ignore().
-"""
+"""The judge's side of the exclusion layers: its state as the suspension layer's entries (pure). The
+layers and their merge are core/layers.py's, shared with the chat backend's provider_ignore."""
 
 from __future__ import annotations
 

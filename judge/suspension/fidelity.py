@@ -1,26 +1,7 @@
-"""Answer fidelity against the peers: an endpoint fails only where the other hosts of its model do not (pure).
-
-The probe scores each reply item by item (judge/replies/fidelity.py) and cannot tell a host's
-defect from the model's own limits, so it leaves a reply that got most items wrong
-inconclusive. This rule, over one model's cases of a round, decides:
-
-- an item type is *dropped* for an endpoint when none of its peers got it right this round
-  (the model itself cannot do it: its wrong answers say nothing about the host); a dropped
-  item reads as inconclusive in the evidence window;
-- the endpoint **fails** when most of its replies (the first and, after an anomaly, the
-  probe's confirmations: a strict majority) got most of their counted items wrong, the peers'
-  median share right is more than half, there are at least MIN_PEERS peers with a reply, and a
-  one-sided Fisher test of its wrong items against the peers' (the cards' test,
-  judge/suspension/stats.py), every reply's items pooled, gives p < ALPHA. One mostly wrong
-  reply outvoted by its confirmations is the model's own slip: a healthy host's 1-2 % of such
-  replies, chained across frozen rounds, would-suspended one in a week-long fleet before;
-- when it got most wrong and the peers did too, it stays inconclusive; when every item type is
-  dropped, the case is not applicable this round (nothing the model can do was asked).
-
-What it sees: a broken deployment (a wrong template, a broken cache, an ignored parameter)
-answering 10-60 points worse than its peers. What it cannot see: the 1-3 points of a good
-quantization, which five items a round cannot tell from chance. The contract starts in observe
-(core/policy.py Policy.observe_contracts): its failures make would_suspend records only.
+"""Answer fidelity against the peers: an endpoint fails only where the other hosts of its model do not
+(pure; docs/contracts.md, the fidelity row). One mostly wrong reply outvoted by its confirmations is
+the model's own slip: a healthy host's 1-2 % of them, chained across frozen rounds, would-suspended one
+in a week-long fleet before.
 """
 
 from __future__ import annotations

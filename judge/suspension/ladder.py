@@ -1,11 +1,5 @@
-"""The escalating suspension ladder (pure).
-
-Transitions:
-- suspend at `now`: if the last suspension began `fade_days` or more ago, the history has faded
-  and the ladder restarts at rung 0; the new suspension takes rung + 1 and lasts
-  ladder_days[rung] (the last entry repeats: 1, 3, 7, 7, ... days by default);
-- fade(): a ladder whose last suspension began `fade_days` ago is reset (no decision: nothing
-  changes for routing, it only shortens the next suspension).
+"""The escalating suspension ladder (pure; docs/judge.md). A fade makes no decision: it changes nothing
+for routing, it only shortens the next suspension.
 """
 
 from __future__ import annotations

@@ -1,18 +1,5 @@
-"""Maintenance windows: a provider's announced maintenance freezes its failed rounds (pure).
-
-A window names a host (a bare tag, `cinder`, covers every endpoint of that host: `cinder/fp8`,
-`cinder/turbo`, ...; a full tag covers that endpoint only), optionally one model, and when: once
-(`start`/`end`, ISO 8601 times) or every week on a day, or every day, between two UTC times of day
-(a window whose end is not after its start runs past midnight into the next day). Uptime Kuma
-(#1908) and Gatus (#379) were asked for exactly this.
-
-The rule: an endpoint with a failed case while the round's start (`at`, the parameter) lay inside
-one of its windows is held: its cases are taken out of the round before the judge classifies it
-(so they neither move its streaks, nor enter its evidence windows, nor count in the model-wide
-guard against its peers) and the round records a `not_counted` decision with rule `maintenance`
-instead. A clean round inside a window counts as always, and so does every round outside one: a
-host failing outside its window is judged as it always is. People declare the windows
-(exclusions/maintenance.yaml, read by canary/state/maintenance.py).
+"""Maintenance windows: a provider's announced maintenance holds its failed rounds (pure;
+docs/maintenance.md). People declare them in exclusions/maintenance.yaml (canary/state/maintenance.py).
 """
 
 from __future__ import annotations
@@ -31,17 +18,13 @@ WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", 
 DAILY = "day"
 MAX_EVIDENCE = 3   # the held cases quoted in the decision
 WEEK = timedelta(days=7)
-# An announced maintenance lasts hours; windows covering more would switch the judge off for a host
-# (an outage that long is an incident exclusion). The windows covering one endpoint add up to at most
-# this in any 7 days in a row (one three-day window fits; two daily 12-hour ones, around the clock, do
-# not), so the judge counts every host at least 96 hours a week.
+# The most the windows of one endpoint may cover in any 7 days (docs/maintenance.md): longer is an incident.
 MAX_WEEKLY = timedelta(hours=72)
 
 
 @dataclass(frozen=True, slots=True)
 class MaintenanceWindow:
-    """One entry of the maintenance file: a one-off window (start, end) or a recurring one
-    (every, daily_start, daily_end); `line` is where it sits in its file."""
+    """One entry of the maintenance file: one-off (start, end) or recurring (every, daily_start, daily_end)."""
 
     provider: str
     reason: str
@@ -100,9 +83,7 @@ class MaintenanceWindow:
 
 def busiest_week(windows: Sequence[MaintenanceWindow]) -> tuple[timedelta, str, tuple[MaintenanceWindow, ...]]:
     """The most the windows cover of one endpoint in any 7 days in a row: (that time, the endpoint in
-    words, its windows), counted as written (two windows overlapping count twice). A recurring window
-    covers the same time in every 7 days, a one-off its overlap with them (largest when they start at
-    its start or end at its end)."""
+    words, its windows), overlaps counted twice. A one-off's overlap is largest at its start or end."""
     models = sorted({w.model for w in windows if w.model is not None}) + [""]  # "": a model none names
     tags = sorted({w.provider if "/" in w.provider else f"{w.provider}/*" for w in windows})
     worst: tuple[timedelta, str, tuple[MaintenanceWindow, ...]] = (timedelta(), "", ())

@@ -1,15 +1,6 @@
-"""The round record (core/results.py) against the round's plan: planned models without results (pure).
-
-The round record itself (reports/results.json as frozen dataclasses, its one reader and its one
-merge of shards) is core.results: RoundResults, CaseResult, read_results, merge_shards. This
-module adds what only the judge needs.
-
-Planned models: a shard exists only when its probe job got as far as uploading it. A model whose
-job was cancelled, timed out or failed before writing results.json is simply absent, and without
-the plan the round would look complete. expect_models() records such a model as missing: the
-round is incomplete for that model only. Nothing moves for it (a model absent from the cases
-changes no streak, language plan or suspension; expiry is real time and still happens), and
-missing_model_decisions() says why, so the audit log and the summary carry it.
+"""The round against its plan (pure; docs/judge.md, Two refusals): planned models without results, and
+the shards a re-run of failed jobs reused. A model whose probe job died before uploading is simply
+absent, and without the plan the round would look complete.
 """
 
 from __future__ import annotations
@@ -37,10 +28,8 @@ def expect_models(report: RoundResults, planned: Sequence[str]) -> RoundResults:
 
 
 def missing_model_decisions(report: RoundResults, *, reused: frozenset[str] = frozenset()) -> list[Decision]:
-    """One `incomplete_round` decision per missing model (none when the whole round is incomplete:
-    the rules already record that once for everybody). `reused`: models whose shards a re-run of
-    failed jobs reused. They are not incomplete (their round was judged, and decisions.json names
-    the shards under `reused_shards`): an `incomplete_round` for them would ping the heartbeat's
+    """One `incomplete_round` decision per missing model (none when the whole round is incomplete: the
+    rules record that once). `reused` models were judged already: one for them would ping the heartbeat's
     failure URL after a correct re-run."""
     if not report.complete:
         return []
@@ -57,14 +46,9 @@ class Rerun:
 
 
 def split_rerun(shard_ids: Sequence[str], applied_rounds: Sequence[str]) -> Rerun:
-    """The shards of this run that an applied round already holds, set apart from the new ones.
-
-    "Re-run failed jobs" keeps the artifacts of the jobs that succeeded: the judge then gets the
-    earlier attempt's shards with the re-probed ones. Merged, they would make a round that starts
-    when the applied one did (refused as out of order) and judge the reused shards twice. So the
-    new shards are judged as their own round; with no new shard, the newest applied round the
-    shards belong to is the one (already applied: its decisions are rewritten, nothing changes).
-    """
+    """The shards of this run that an applied round already holds, set apart from the new ones: merged,
+    they would make a round refused as out of order. With no new shard, the newest applied round they
+    belong to is the one (already applied: its decisions are rewritten, nothing changes)."""
     merged = "+".join(sorted(set(shard_ids)))
     if merged in applied_rounds:
         return Rerun(tuple(range(len(shard_ids))), {})

@@ -1,26 +1,8 @@
-"""Hidden system prompts: the prompt tokens a host counts for the identical prompt, against its
-peers' (pure, per model and round; issue 22).
-
-Every endpoint of a model gets the same prompt for the same contract (the language contract: for
-the same language), so the prompt tokens each reports should agree: the model's tokenizer is
-the same on every host, and chat templates differ by a few tokens (a default system line, a date
-header: Llama 3.1's adds about 25, Qwen's default system line about 20). A host that counts far
-more has put text of its own before ours (a hidden system prompt: billed to the user, and a
-quality defect for roleplay, whose persona it overrides).
-
-Per model, round and (contract, language), the first attempt of each case is compared (the
-first attempt's prompt is the same on every host; confirmations depend on what the first reply
-did):
-- the reference is the median of the peers' counts, and needs MIN_PEERS peers;
-- a case fails when its count is above the reference x HIDDEN_PROMPT_RATIO *and* at least
-  HIDDEN_PROMPT_TOKENS more: both, so neither a short prompt (40 tokens, where 25 template tokens
-  are a large ratio) nor a long one (where 64 tokens are a small one) fails on a template;
-- the structured and tools contracts are left out: a host that implements json_schema by writing
-  the schema into the prompt counts those tokens honestly, and each host renders tool schemas
-  with its own chat template (usage reports the provider's native prompt tokens, which
-  OpenRouter does not normalise; one tool on Bedrock counted 577 prompt tokens);
-- only a case that passed is failed (a case already decided otherwise keeps its reason).
-Control cases judge the probe, not the host: neither judged nor used as peers.
+"""Hidden system prompts: the prompt tokens a host counts for the identical prompt against its peers'
+(pure, per model and round; docs/contracts.md, billing honesty per round). The first attempt of each
+case is compared: its prompt is the same on every host, confirmations depend on the first reply.
+Both thresholds must hold, so neither a short prompt (25 template tokens are a large ratio of 40) nor a
+long one (64 tokens a small one) fails on a template.
 """
 
 from __future__ import annotations

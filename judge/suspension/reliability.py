@@ -1,38 +1,7 @@
-"""Host reliability against peers: streams cut after the first byte and 200s carrying an error (pure, issue 22).
-
-Transport errors freeze a host's streaks (docs/system.md: the canary doubts itself): a request
-that failed says nothing about the host's quality, and it may be ours or OpenRouter's. So a host
-that cuts 30 % of its streams after the first byte, or answers `200` with an error body, is never
-suspended by the streak rules. That default stays. What this module adds is the evidence:
-
-- `reliability_codes` reads one round: per endpoint, one code per request of its cases
-  (positive controls left out: they judge the probe): `f` for a *host error*, a failure that
-  can only come from the host's side of an open connection (HOST_ERRORS: the stream cut after
-  it began, an error object inside the stream, an HTTP 200 whose body is an error), `p` for a
-  request the host answered (whatever the verdict), `t` for any other transport error (connect
-  errors, timeouts, 429, 5xx: kept apart, as the cards keep every transport error apart);
-- model-wide and upstream-wide errors never count against one host: when host errors hit more
-  than half of a model's probed endpoints this round (at least two of them), the model or its
-  upstream is failing, not a host, and when they hit more than half of the round's endpoints
-  (at least MIN_WIDE of them) OpenRouter itself is; those errors are recorded `i` (kept apart);
-- the codes go into each endpoint's evidence window under `reliability`
-  (judge/suspension/evidence.py), so the card reads "reliability: 6/40 failed (...) vs peers
-  1/200 (...), p = ..." with the same Fisher test as every card.
-
-`rules.reliability` (off by default) makes it a rule: `apply_reliability` turns an endpoint's
-round FAILED when the round has a counted host error of its own, its window holds at least
-MIN_HOST_ERRORS host errors at RATE_RATIO times its peers' rate or more, and its reliability card's
-Fisher p-value (the cards' test, judge/suspension/card.py) is under RULE_ALPHA. Two such rounds
-suspend it like any failed rounds. A round without a host error of its own is judged as before
-(a host that stopped cutting streams recovers).
-
-Why RULE_ALPHA is far stricter than the cards' 0.05: the card is read by a person once, the rule
-is asked every round of every host whose round had a host error. Healthy hosts cut 3-6 % of their
-streams (benchmarks/reliability_rule.py: 6 healthy hosts at 6 % through the real rules for a
-week): at p < 0.05 the rule suspended 1-3 healthy hosts a week (3 seeds), at p < 1e-4 one in ten
-weeks (a noisy peer set aside as failing makes the others' rate look low), at 1e-5 and 1e-6 none
-in ten, while a host cutting 30 % of its streams was still suspended within 20 and 23 rounds.
-1e-6: the margin.
+"""Host reliability against peers: streams cut after the first byte and 200s carrying an error (pure;
+docs/judge.md, Host reliability against peers). `reliability_codes` makes the window's evidence,
+`apply_reliability` the opt-in rule (rules.reliability). At p < 1e-4 the rule still suspended a healthy
+host in ten weeks: a noisy peer set aside as failing made the others' rate look low.
 """
 
 from __future__ import annotations
@@ -89,7 +58,7 @@ def _wide(codes: Mapping[str, str]) -> bool:
 
 
 def reliability_codes(report: RoundResults) -> dict[str, dict[str, str]]:
-    """model -> provider -> this round's reliability codes (module docstring)."""
+    """model -> provider -> this round's reliability codes, model-wide and upstream-wide host errors as `i`."""
     by_model: dict[str, list[CaseResult]] = {}
     for case in report.cases:
         by_model.setdefault(case.model, []).append(case)
@@ -122,7 +91,7 @@ def apply_reliability(rounds: Mapping[str, ModelRound], report: RoundResults,
 
 
 def _worse(c: Card) -> bool:
-    """The rule's test (module docstring): enough host errors, twice the peers' rate, p < RULE_ALPHA."""
+    """The rule's test: enough host errors, RATE_RATIO times the peers' rate, p < RULE_ALPHA."""
     if c.p_value is None or c.failures < MIN_HOST_ERRORS or not c.attempts or not c.peer_attempts:
         return False
     rate, peers = c.failures / c.attempts, c.peer_failures / c.peer_attempts

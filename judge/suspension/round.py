@@ -10,6 +10,13 @@ restored early) and they never enter the model-wide guard.
 The expected contracts of a model are the contracts probed on any of its endpoints this round,
 so an endpoint missing one of them is frozen rather than clean.
 
+Before classifying, each model's cases go through PEER_CHECKS: the checks that judge an endpoint
+against the other endpoints of its model this round (a reply far shorter than theirs, prose where
+they called, far more prompt tokens, a crawl, wrong answers where they were right, corrupted
+replies). Adding one is one entry: a pure function of one model's cases that returns them with the
+ones it decides replaced, and the contracts whose cases it may change (judge/suspension/evidence.py
+walks the same list for the evidence windows).
+
 Model-wide guard: when a contract fails on more than `model_wide_guard.min_fraction` of the endpoints
 probed for it (and at least `model_wide_guard.min_endpoints` were probed), the defect follows the model or
 the probe, not the endpoints. Those failures count for nobody: the cases are treated as
@@ -19,23 +26,53 @@ inconclusive, so the affected providers are frozen for the round (no streak move
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 from core.policy import Policy
 from core.results import CaseResult, RoundResults
-from core.vocabulary import LANGUAGE, Outcome
-from judge.replies.integrity import judge_integrity
+from core.vocabulary import CONTRACTS, FIDELITY, LANGUAGE, LATENCY, REFUSAL, TOOLS, Outcome
+from judge.replies.integrity import INTEGRITY_CONTRACT, judge_integrity
 from judge.replies.verdict import Common
 from judge.suspension.decisions import Evidence
 from judge.suspension.decode_speed import judge_decode_speed
 from judge.suspension.fidelity import judge_fidelity
-from judge.suspension.prompt_tokens import judge_prompt_tokens
+from judge.suspension.prompt_tokens import LEFT_OUT, judge_prompt_tokens
 from judge.suspension.short_replies import judge_short_replies
 from judge.suspension.tool_prose import judge_tool_prose
 
 DISCOUNTED_PREFIX = "model-wide, not counted: "
+
+
+@dataclass(frozen=True, slots=True)
+class PeerCheck:
+    """One check of an endpoint against its model's other endpoints this round: `judge` takes one
+    model's cases and returns them, those it decides replaced; it changes only cases of `contracts`."""
+
+    name: str
+    judge: Callable[[Sequence[CaseResult]], tuple[CaseResult, ...]]
+    contracts: frozenset[str]
+
+
+# Walked in this order: a check after another sees its verdicts (most fail only a case that passed).
+PEER_CHECKS: tuple[PeerCheck, ...] = (
+    PeerCheck("short replies", judge_short_replies, frozenset({REFUSAL})),
+    PeerCheck("reply integrity", judge_integrity, frozenset({INTEGRITY_CONTRACT})),
+    PeerCheck("tool prose", judge_tool_prose, frozenset({TOOLS})),
+    PeerCheck("prompt tokens", judge_prompt_tokens, frozenset(CONTRACTS) - frozenset(LEFT_OUT)),
+    PeerCheck("decode speed", judge_decode_speed, frozenset({LATENCY})),
+    PeerCheck("peer fidelity", judge_fidelity, frozenset({FIDELITY})),
+)
+
+
+def judge_peers(cases: Sequence[CaseResult], checks: Sequence[PeerCheck] = PEER_CHECKS) -> tuple[CaseResult, ...]:
+    """One model's cases of a round after every peer check (a check with no case of its contracts is skipped)."""
+    judged = tuple(cases)
+    for check in checks:
+        if any(c.contract in check.contracts for c in judged):
+            judged = check.judge(judged)
+    return judged
 
 
 class RoundClass(StrEnum):
@@ -98,12 +135,7 @@ def classify_round(report: RoundResults, policy: Policy) -> dict[str, ModelRound
         by_model.setdefault(case.model, []).append(case)
     result = {}
     for model in sorted(set(report.models) | set(by_model)):
-        # Truncated refusal replies fail here, language cases whose endpoint corrupts most of its
-        # replies, latency cases whose endpoint crawls after its first token, cases counting far more
-        # prompt tokens than the other hosts (a hidden prompt), tools cases that wrote prose while
-        # most peers called, and fidelity cases against the peers' answers.
-        cases = list(judge_fidelity(judge_decode_speed(judge_prompt_tokens(judge_tool_prose(judge_integrity(
-            judge_short_replies(by_model.get(model, []))))))))
+        cases = judge_peers(by_model.get(model, []))
         hits = _guard_hits([c for c in cases if not c.control], policy)
         discounted = {(p, h.contract) for h in hits for p in h.failing}
         expected = {c.contract for c in cases}

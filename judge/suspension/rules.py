@@ -1,14 +1,6 @@
-"""The suspension state machine (pure): one round in, a new state and decisions out.
-
-The rules, with every number, are told once in docs/judge.md; this module applies them. Per
-(model, provider) the round is classified (judge/suspension/round.py), judge/suspension/streaks.py
-moves the streaks under the two time rules, and the streaks decide suspend / would_suspend /
-floor_held / restore / expired. In an enforce round an observe-mode record the evidence would
-have enforced becomes the enforce suspension it supports (rule mode_switch). Several candidates
-for one model are weighed in the order judge/suspension/evidence.py `strength` gives; each
-suspension shrinks the usable set before the next one is weighed. A round id already applied
-changes nothing, an older one is refused (RoundOrderError), and an incomplete round only records
-its id.
+"""The suspension state machine (pure): one round in, a new state and decisions out. The rules, with
+every number, are told once in docs/judge.md; this module applies them. Each suspension shrinks the
+usable set before the next candidate of the model is weighed.
 """
 
 from __future__ import annotations
@@ -20,6 +12,7 @@ from enum import StrEnum
 
 from core.errors import RuleError
 from core.policy import ENFORCE, MAX_LAST_REASONS, MAX_REASON_CHARS, OBSERVE, Policy
+from core.production import ProductionRecord
 from core.results import RoundResults
 from judge.suspension.coverage import also_removed, covers
 from judge.suspension.decisions import WHOLE_ROUND, Action, Decision, Evidence, Rule
@@ -32,6 +25,7 @@ from judge.suspension.evidence import (
 )
 from judge.suspension.ladder import fade, next_suspension
 from judge.suspension.maintenance import MaintenanceWindow, held_decisions, held_endpoints, without_held
+from judge.suspension.production import apply_production, schedule, weigh
 from judge.suspension.reliability import RELIABILITY, apply_reliability
 from judge.suspension.rotation import next_language
 from judge.suspension.round import ModelRound, ProviderRound, RoundClass, classify_round
@@ -83,9 +77,12 @@ def check_round_order(state: JudgeState, report: RoundResults, *, now: datetime 
 
 def apply_round(state: JudgeState, report: RoundResults, policy: Policy, *, now: datetime,
                 excluded: Mapping[str, frozenset[str]] | None = None,
-                maintenance: Sequence[MaintenanceWindow] = ()) -> tuple[JudgeState, list[Decision]]:
+                maintenance: Sequence[MaintenanceWindow] = (),
+                production: Sequence[ProductionRecord] = ()) -> tuple[JudgeState, list[Decision]]:
     """Apply one round in `policy.mode`. `excluded` = providers excluded by people (builtin + unexpired incidents);
-    `maintenance` = people's maintenance windows (judge/suspension/maintenance.py: a failed round in one is held)."""
+    `maintenance` = people's maintenance windows (judge/suspension/maintenance.py: a failed round in one is held);
+    `production` = a chat backend's records (judge/suspension/production.py: evidence, confirmations and
+    rules.production)."""
     mode = policy.mode
     if check_round_order(state, report) is RoundOrder.ALREADY_APPLIED:
         return state, []
@@ -110,6 +107,9 @@ def apply_round(state: JudgeState, report: RoundResults, policy: Policy, *, now:
     if policy.reliability:  # opt-in: a host significantly less reliable than its peers fails the round
         windows = new
         rounds = apply_reliability(rounds, report, lambda m, p: card_for(windows, m, p, RELIABILITY))
+    weighed = weigh(production, report.names, policy.model_wide_guard, now=report.started_at)
+    rounds, resolved = apply_production(rounds, report, weighed, policy.production)
+    decisions.extend(resolved)
     excluded = excluded or {}
     for model, mround in rounds.items():
         new = _count(new, mround, policy, report.started_at, decisions)
@@ -117,7 +117,8 @@ def apply_round(state: JudgeState, report: RoundResults, policy: Policy, *, now:
         if mode == ENFORCE:
             new = _enforce_records(new, mround, policy, now, excluded.get(model, frozenset()), decisions)
         new = _suspend(new, mround, policy, now, mode, excluded.get(model, frozenset()), decisions)
-    return _tidy(new, rounds, now, policy), decisions
+    new, scheduled = schedule(new, weighed, policy.production)
+    return _tidy(new, rounds, now, policy), decisions + scheduled
 
 
 def lift(state: JudgeState, model: str, provider: str, *, now: datetime, reason: str) -> tuple[JudgeState, Decision]:
@@ -132,12 +133,8 @@ def lift(state: JudgeState, model: str, provider: str, *, now: datetime, reason:
 
 def _enforce_records(state: JudgeState, mround: ModelRound, policy: Policy, now: datetime,
                      excluded: frozenset[str], decisions: list[Decision]) -> JudgeState:
-    """Switching to enforce keeps the evidence: an active observe-mode record that an enforce judge
-    would have made an enforce suspension becomes one now, with its rung and its end (the term its
-    evidence earned), enforced from `now` (it was not enforced before). Streaks, ladders and the
-    evidence windows are untouched. A record observed only because its contracts are still in
-    rules.observe_contracts stays observed, and the capacity floor is weighed again (the exclusions
-    may have changed since the record was made): a conversion that would break it waits."""
+    """Enforce from `now` each active observe-mode record an enforce judge would have made, with its rung
+    and end (docs/judge.md, observe mode). The floor is weighed again: the exclusions may have changed."""
     model = mround.model
     providers = state.models.get(model, {})
     records = sorted(p for p, ps in providers.items()
@@ -167,9 +164,8 @@ def _enforce_records(state: JudgeState, mround: ModelRound, policy: Policy, now:
 
 
 def _enforceable(ps: ProviderState, policy: Policy) -> bool:
-    """Whether an enforce judge would have made this observe-mode record an enforce suspension:
-    not when the contracts that completed its streak are all still observed. A record written
-    before the contracts were kept cannot say: it is enforced only when no contract is observed."""
+    """Whether an enforce judge would have enforced this observe-mode record: not when the contracts that
+    completed its streak are all still observed (a record without them: only when none is observed)."""
     assert ps.suspension is not None
     contracts = ps.suspension.contracts
     if not contracts:
@@ -236,8 +232,7 @@ def _count(state: JudgeState, mround: ModelRound, policy: Policy, started_at: da
 
 def _restarted(model: str, provider: str, pr: ProviderRound, before: ProviderState, counted: Counted,
                policy: Policy) -> Decision | None:
-    """A failed streak (or, for a suspended host, a clean streak) that lapsed, or a failed streak
-    that a frozen round ended: worth saying why."""
+    """A lapsed failed streak (or a suspended host's clean one), or a failed streak a frozen round ended."""
     if counted.ended_streak:
         return _ended(model, provider, pr, before, counted.ended_streak)
     if not counted.lapsed_streak:
@@ -254,8 +249,7 @@ def _restarted(model: str, provider: str, pr: ProviderRound, before: ProviderSta
 
 
 def _ended(model: str, provider: str, pr: ProviderRound, before: ProviderState, streak: int) -> Decision:
-    """A frozen round in which every contract the pending failed streak failed on passed
-    (judge/suspension/streaks.py): what froze it, and what passed."""
+    """A frozen round that ended the pending failed streak: what froze it, and what passed."""
     failing, problems = before.failing_contracts, pr.problems()
     by_outcome: dict[str, list[str]] = {}
     for e in problems:
@@ -312,7 +306,6 @@ def _suspend(state: JudgeState, mround: ModelRound, policy: Policy, now: datetim
     cards = {p: decision_cards(state, model, p, _failed_now(mround.providers.get(p)))
              for p, ps in providers.items()
              if ps.suspension is None and ps.failed_streak >= policy.failed_rounds_to_suspend}
-    # The strongest evidence first (judge/suspension/evidence.py), then the longest streak, then the tag.
     candidates = sorted(cards, key=lambda p: strength(cards[p], providers[p].failed_streak, p))
     for provider in candidates:
         ps = state.provider(model, provider)
@@ -347,8 +340,7 @@ def _suspend(state: JudgeState, mround: ModelRound, policy: Policy, now: datetim
 
 
 def _mode_for(failed_now: tuple[str, ...], mode: str, policy: Policy) -> str:
-    """The mode of a suspension: observe when the round that completed the streak failed only
-    contracts still observed (Policy.observe_contracts), else the judge's."""
+    """Observe when the round that completed the streak failed only observed contracts, else the judge's."""
     if failed_now and all(c in policy.observe_contracts for c in failed_now):
         return OBSERVE
     return mode

@@ -1,21 +1,6 @@
-"""Truncated replies: a refusal-probe reply that stops normally but is far shorter than its peers' (pure).
-
-The seed's "policy mismatch" includes truncated replies: a host's own filter cuts the scene
-short and still ends it with `finish_reason: stop`, so neither the finish reason nor the refusal
-judge sees anything. What gives it away is the other hosts: they answer the same fixed prompt
-at their usual length. So, per model and round:
-
-- the reference is the median of the peers' median reply lengths (each peer one vote, its
-  passing replies that ended with `stop` or `length`), and needs MIN_PEERS peers;
-- a reply is *short* when it passed, ended with `stop`, and is under SHORT_FRACTION of the
-  reference; a short reply is recorded as evidence (code `s` in the window) and fails nothing;
-- the refusal case **fails** only when every one of its replies is short, there are at least
-  MIN_ATTEMPTS of them (the probe asks for confirmations after a short first reply:
-  probes/round/contracts/refusal.py), and the host is significantly shorter than its peers: a
-  one-sided Fisher test of its short replies against theirs, p < ALPHA. One short reply is
-  generative noise; the same prompt cut short three times while the peers were not is a filter.
-
-Control cases judge the probe, not the host: they are neither judged nor used as peers.
+"""Truncated replies: a refusal-probe reply that stops normally but is far shorter than its peers' (pure;
+docs/judge.md, Truncated replies). A host's own filter cuts the scene short and still ends it with
+`stop`, so only the other hosts' lengths for the same prompt give it away.
 """
 
 from __future__ import annotations

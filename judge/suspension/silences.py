@@ -1,11 +1,5 @@
-"""Silences: who is not told about which decisions, and until when (pure).
-
-Alertmanager's idea. A silence names a model and, optionally, one endpoint of it; until it ends,
-the decisions it matches are not sent to the notification services and do not write on the
-incident issues. It never touches the judgement: the judge does not read silences, so a silenced
-decision is still decided, committed to the state, the audit log, decisions.json and the history.
-People write them (exclusions/silences.yaml, read by canary/state/silences.py); this module only
-says what a silence matches at a given time (`now` is a parameter: the round's time).
+"""Silences: who is not told about which decisions, and until when (pure; docs/silences.md). The judge
+never reads them; people write exclusions/silences.yaml (canary/state/silences.py).
 """
 
 from __future__ import annotations
@@ -16,8 +10,6 @@ from datetime import datetime, timedelta
 
 from judge.suspension.decisions import Decision
 
-# A silence is for a known, bounded problem: one meant for longer is an exclusion (or a fix), and
-# a forgotten silence would hide the next, unrelated failure of the same host.
 MAX_SILENCE = timedelta(days=30)
 # A clock ahead of the judge's by up to this much may write a silence's times; beyond it, a silence
 # added "in the future" is refused by `canary validate`.
@@ -59,8 +51,7 @@ def silence_for(silences: Iterable[Silence], model: str, provider: str, now: dat
 
 
 def silencing(silences: Iterable[Silence], decision: Decision, now: datetime) -> Silence | None:
-    """The silence that mutes `decision` at `now`. A whole-round decision (provider `*`) is muted
-    only by a silence of its whole model: one endpoint's silence must not hide a round-wide problem."""
+    """The silence that mutes `decision` at `now` (a whole-round decision: only its whole model's)."""
     if decision.whole_round:
         return next((s for s in silences if s.active(now) and s.provider is None and s.model == decision.model),
                     None)

@@ -52,6 +52,10 @@ when `rules.observe_contracts` is empty (it cannot say whether it was observed f
 every one of them passed ends the streak, judge/suspension/streaks.py) the same way, written only
 while a failed streak is pending. A file without it loads with a pending streak that no frozen round
 can end (as before the rule): its next failed round suspends, or a clean round resets it.
+
+`to_confirm` and `production` (issue 39: the contracts production evidence asks the next round to
+confirm, and the production lines `canary status` shows: judge/suspension/production.py) the same
+way, written only when there are some.
 """
 
 from __future__ import annotations
@@ -142,6 +146,10 @@ class ProviderState:
     # The contracts whose failures counted in the pending failed streak (empty when failed_streak
     # is 0): a frozen round in which all of them passed ends the streak (judge/suspension/streaks.py).
     failing_contracts: tuple[str, ...] = ()
+    # Production evidence (judge/suspension/production.py): the contracts its next round confirms
+    # (each run three times), and the lines its cards and freshness read as, for `canary status`.
+    to_confirm: tuple[str, ...] = ()
+    production: tuple[str, ...] = ()
 
     def idle(self) -> bool:
         """Nothing worth remembering but the language plan (a clean streak only matters when suspended)."""
@@ -175,6 +183,11 @@ class JudgeState:
         models = dict(self.models)
         models[model] = providers
         return replace(self, models=models)
+
+    def confirm_plan(self) -> dict[str, dict[str, tuple[str, ...]]]:
+        """{model: {provider: contracts}} the next round confirms (judge/suspension/production.py)."""
+        return {m: plan for m, providers in sorted(self.models.items())
+                if (plan := {p: s.to_confirm for p, s in sorted(providers.items()) if s.to_confirm})}
 
     def language_plan(self) -> dict[str, dict[str, str]]:
         """{model: {provider: language}} for the next round (providers without a plan omitted)."""
@@ -240,6 +253,8 @@ def _provider_to_json(ps: ProviderState) -> dict[str, Any]:
         **({"billing": encode_billing(ps.billing)} if ps.billing else {}),
         **({"limits": encode_limits(ps.limits)} if ps.limits is not None else {}),
         **({"failing_contracts": list(ps.failing_contracts)} if ps.failing_contracts else {}),
+        **({"to_confirm": list(ps.to_confirm)} if ps.to_confirm else {}),
+        **({"production": list(ps.production)} if ps.production else {}),
     }
 
 
@@ -295,6 +310,8 @@ class ProviderFile:
     billing: str = ""  # judge/suspension/billing_window.py's billed:listed per round
     limits: str | None = None  # judge/replies/listing.py's context_length:max_completion_tokens
     failing_contracts: tuple[str, ...] = ()
+    to_confirm: tuple[str, ...] = ()
+    production: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for key, check in (("window", lambda: decode_window(self.window or {})),
@@ -316,7 +333,8 @@ class ProviderFile:
             last_counted_at=as_utc(self.last_counted_at), window=decode_window(self.window or {}),
             billing=decode_billing(self.billing),
             limits=None if self.limits is None else decode_limits(self.limits),
-            failing_contracts=self.failing_contracts if self.failed_streak else ())
+            failing_contracts=self.failing_contracts if self.failed_streak else (),
+            to_confirm=self.to_confirm, production=self.production)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,4 @@
-"""Moving one provider's streaks by one classified round, under the two time rules (pure).
-
-The seed's "two consecutive rounds" means two consecutive *half-hourly* rounds, so a round
-moves a streak only when it is really the next one:
+"""Moving one provider's streaks by one classified round, under the two time rules (pure):
 
     frozen round in which every contract the       the failed streak ends: failed = 0 (clean
     pending failed streak failed on passed, at     does not move, the round is not clean; nor
@@ -19,23 +16,7 @@ moves a streak only when it is really the next one:
     otherwise                                      failed: failed += 1, clean = 0;
                                                    clean:  clean += 1, failed = 0
 
-Transport errors freeze so that a failing host cannot escape its streak by erroring on the contract
-it fails; they must not keep a streak alive when that contract showed healthy in between. On a
-noisy healthy host most rounds are frozen by a transport error on *some* contract, and two chance
-failures hours apart would otherwise join into a streak although the contract that failed passed
-in every round between. So a frozen round in which every contract the pending failed streak failed
-on (ProviderState.failing_contracts) passed ends the streak; one of them with a transport error,
-inconclusive or not probed keeps the round frozen as before. Only a pending streak ends this way:
-a frozen round sooner than min_round_gap after the last counted round (the same evidence twice),
-or after the streak has lapsed (the next failed round restarts it anyway), leaves it as it is.
-
-Both rules hold for the clean streak that restores early as well: a restore is less dangerous
-than a suspension, but two clean rounds a day apart say nothing about the host *now*, and a
-re-run five minutes later is the same evidence twice. Times are the rounds' `started_at`;
-`last_counted_at` is only set by a round that moved a streak, so a run of re-runs cannot creep
-forward. A streak without a time (a state file from before these rules) is not pending: the
-next counted round starts it afresh, the safe direction (a false suspension is worse than a
-missed one).
+The rules, and why, are docs/judge.md's (Failed, clean, frozen).
 """
 
 from __future__ import annotations
@@ -86,7 +67,7 @@ def count(ps: ProviderState, pr: ProviderRound, started_at: datetime, policy: Po
 
 
 def _frozen(ps: ProviderState, pr: ProviderRound, since: timedelta | None, policy: Policy) -> Counted:
-    """Nothing moves, unless every contract the pending failed streak failed on passed (module docstring)."""
+    """Nothing moves, unless every contract the pending failed streak failed on passed."""
     pending = since is not None and policy.min_round_gap <= since <= policy.pending_window
     if not (ps.failed_streak and pending and ps.failing_contracts) or not set(ps.failing_contracts) <= pr.passed():
         return Counted(ps)

@@ -1,19 +1,6 @@
-"""The rolling window of evidence: what one endpoint's replies did in its last counted rounds (pure).
-
-Per model x endpoint, per contract, one short string of attempt codes per round, oldest first;
-every contract of an endpoint holds the same number of rounds (an empty string: that contract
-was not probed that round), at most WINDOW_ROUNDS of them. One code per judged reply:
-
-    p  pass                 f  fail
-    t  transport error      i  inconclusive            (kept apart: no verdict either way)
-    s  pass, but a refusal-probe reply far shorter than its peers' (judge/suspension/short_replies.py):
-       recorded as evidence, counted as a pass
-
-So a language round confirmed as failing reads "ffp", a clean latency round "p", the refusal
-contract of a round also holds the refusal checks of the latency and language replies, and the
-language contract the integrity checks of the latency, refusal and structured replies
-(judge/suspension/evidence.py). The window is the whole evidence: cards never need an external store, and
-the state stays bounded (48 rounds x 4 contracts x a few characters per endpoint).
+"""The rolling window of evidence: what one endpoint's replies did in its last counted rounds (pure;
+docs/judge.md, Evidence against peers). Per contract, one string of codes per round, oldest first;
+every contract of an endpoint holds the same number of rounds ("": not probed that round).
 """
 
 from __future__ import annotations

@@ -5,42 +5,11 @@
         endpoints = await discover(client, "deepseek/deepseek-chat-v3-0324")
         result = await client.chat(endpoints[0], messages, max_tokens=200)
 
-`chat` never raises for anything the network or the upstream does: every outcome comes back
-as a ChatResult with a Classification (see probes/http/records.py). Only programming errors raise.
-
-Why it is shaped this way (docs/design-notes.md §1.2, §1.3; docs/openrouter-wire.md §5, §10):
-- The deadline is our own (`asyncio.timeout` around the whole exchange). httpx's read timeout
-  is per read, so a host that trickles a keep-alive every few seconds would never trip it.
-- The deadline and the clock start *after* the concurrency caps let a request through:
-  waiting in our own queue must never count against a host.
-- One HTTP/1.1 connection pool sized to the global cap; `Accept-Encoding: identity` on streams
-  so no decompression buffer sits between a byte arriving and our clock reading it.
-- One retry, and only one kind: when the connection died before the *first response byte*
-  (connection refused, a stale keep-alive connection the server had already dropped, an
-  overloaded accept queue resetting us), nothing of the host's answer was seen, so the request
-  is sent once more on a fresh connection (a second pool that keeps no connection alive) within
-  what is left of the same deadline. Both requests count in the usage (`requests`). Never after
-  the first byte, never on a status, a timeout or a stream cut: a retried 502, hang or cut
-  would hide exactly what the canary looks for. probes/http/transport.py counts the bytes.
-- The one exception to "never on a status" is a 429 with `Retry-After`: OpenRouter asks to wait
-  that long, so the request is sent once more after the wait, when it still fits its deadline
-  (docs/openrouter-wire.md §5); a 429 is a limit, not the host's quality. The caps adapt to 429s
-  while the round runs (probes/http/limiter.py): a 429 naming no provider is our key's and lowers
-  the overall cap; one relayed from a provider (`metadata.provider_name`, "temporarily
-  rate-limited upstream") is that provider's and lowers only its endpoint's cap.
-
-Reasoning models (docs/openrouter-wire.md §2): a reasoning model spends max_tokens thinking
-before it answers. With a `reasoning_budget` (the engine passes probe.reasoning_*), every
-request to an endpoint that lists a reasoning parameter gets OpenRouter's reasoning controls
-(low effort, thinking excluded from the reply) and `max_tokens` + room for the thinking, so
-the answer keeps the budget the contract asked for (probes/http/wire.py `reasoning_request`); an
-endpoint that lists none is probed exactly as before, and no parameter an endpoint does not
-list is ever sent (require_parameters:true would make it unroutable). Reasoning deltas are
-recorded apart (`reasoning_text`) and never start the TTFT, which times the first *answer*
-text; a reply that still spent its budget thinking comes back COMPLETED with
-`reasoning_only` true, so a contract calls it inconclusive rather than "empty reply". A
-caller may pass `reasoning=` (a `reasoning` object) explicitly after checking
-`endpoint.supports("reasoning")`; it then replaces the budget's fields and adds no room.
+`chat` never raises for anything the network or the upstream does: every outcome comes back as a
+ChatResult with a Classification (probes/http/records.py). Why the deadline is our own and counts
+from the caps, the one retry before the first byte and the 429s: docs/contracts.md (What every
+request shares) and docs/design-notes.md §1.2; reasoning endpoints: docs/contracts.md (Reasoning
+models). `Accept-Encoding: identity` on streams: nothing buffers between a byte and our clock.
 """
 
 from __future__ import annotations
@@ -189,9 +158,8 @@ class PinnedClient:
         stop: Sequence[str] = (),
     ) -> ChatResult:
         """Send one request pinned to `endpoint.provider` (fallbacks off) and classify what came back.
-
-        `max_tokens` is the answer's budget; a reasoning endpoint gets room to think on top.
-        """
+        `max_tokens` is the answer's budget: a reasoning endpoint gets room to think on top, unless the
+        caller passes `reasoning=` itself (after `endpoint.supports("reasoning")`)."""
         if reasoning is not None:
             cap, fields = max_tokens, {"reasoning": dict(reasoning)}
         else:
@@ -273,12 +241,8 @@ class PinnedClient:
         return status == 200 and not limit_spent(parse_json(body))
 
     def _observe(self, run: Run, per_tag: AdaptiveLimit) -> None:
-        """Tell the adaptive caps what came back: a 429 lowers one, an answer lets both recover.
-
-        A 429 relayed from a provider (`metadata.provider_name`: the recorded real 429s are all
-        "temporarily rate-limited upstream") is that provider's limit, so only its endpoint's cap
-        comes down; one naming no provider is our key's, and the whole round's cap does
-        (docs/openrouter-wire.md §5)."""
+        """Tell the adaptive caps what came back: a 429 lowers its endpoint's cap when a provider's, else the
+        round's; an answer lets both recover (docs/openrouter-wire.md §5)."""
         if run.status == 429:
             (per_tag if run.error_provider else self._overall).rate_limited()
         elif run.status is not None:
@@ -291,8 +255,11 @@ class PinnedClient:
         with watch() as wire:
             try:
                 async with asyncio.timeout(deadline_s):
+                    # Every chat request asks for OpenRouter's router metadata: who was attempted, what
+                    # its pipeline did (docs/openrouter-wire.md §6).
                     request = http.build_request("POST", self.url("chat/completions"), json=body,
-                                                 headers=self._headers(stream=run.stream))
+                                                 headers={**self._headers(stream=run.stream),
+                                                          "X-OpenRouter-Metadata": "enabled"})
                     response = await http.send(request, stream=True)
                     if response.status_code == 200:
                         for ticket in tickets:
@@ -325,17 +292,14 @@ class PinnedClient:
             return
         encoding = response.headers.get("content-encoding")
         if not is_identity(encoding):
-            # Asked for identity: a compressed stream is a malformed one (a bomb of keep-alives would
-            # otherwise be decoded here), that host's transport error, never a verdict on its text.
+            # Asked for identity: a compressed stream is malformed (docs/openrouter-wire.md §10, compression).
             run.malformed(f"the stream came with Content-Encoding {clean(encoding, 40)!r} (identity was asked)")
             return
         parser = SSEParser()
         unyielded = 0   # bytes parsed since the event loop last ran the others
         async for data in response.aiter_raw():
             for start in range(0, len(data), SSE_SLICE_BYTES):
-                # Bounded steps, yielding between them: one read never holds the event loop (and the
-                # other hosts' requests and deadlines on it) for longer than a slice or two take to
-                # parse. Not after every small read: a busy loop would make each one wait its turn.
+                # Bounded steps, yielding every slice, not every read (docs/openrouter-wire.md §10, slices).
                 piece = data[start:start + SSE_SLICE_BYTES]
                 for item in parser.feed(piece):
                     if not run.state.feed(item, run.elapsed()):
@@ -371,13 +335,9 @@ def limit_spent(body: Any) -> bool:
 
 
 def lost_before_first_byte(exc: httpx.HTTPError, wire: Wire) -> bool:
-    """Did the connection fail before the host sent a single byte of its answer?
-
-    A refused or failed connect never got that far. A reset, an EOF ("Server disconnected
-    without sending a response.") or a failed write counts only when the counted streams saw
-    no response byte at all: a partial status line is already the host answering. Timeouts are
-    never here: a host that stays silent is the `hang` the canary reports, not a dead socket.
-    """
+    """Did the connection fail before the host sent a single byte of its answer? A reset, an EOF or a
+    failed write counts only when no response byte came (a partial status line is the host answering);
+    a timeout never does: a silent host is the `hang` the canary reports, not a dead socket."""
     if isinstance(exc, httpx.ConnectError):
         return True
     if isinstance(exc, (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError)):

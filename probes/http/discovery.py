@@ -1,23 +1,7 @@
-"""Discovery: which endpoints serve a model, via GET /models/{author}/{slug}/endpoints.
-
-Policy: discovery either returns a list that is entirely trustworthy or raises DiscoveryError.
-A list that "looks fine" while an endpoint was silently dropped would let a broken host go
-unprobed forever, so nothing is dropped quietly.
-
-Hostile or broken tags are **rejected**, never repaired into something routable: the tag becomes a
-pytest node id, a file name in reports, an entry of `provider.ignore` and a line in a commit
-message, so a tag with a newline, a control character, `..`, a leading `/`, whitespace or anything
-outside `[A-Za-z0-9._-]` segments joined by `/` is refused with a message naming the
-entry (repr-escaped, cut short). OpenRouter's real tags (`deepinfra/fp8`,
-`google-vertex/us-east5`) all fit. The round (probes/round/planning.py) drops and reports such
-entries and probes the model's others; only a listing with no usable entry fails the model
-(the round is then incomplete for it, the judge changes no streak). DiscoveryError carries the
-endpoints that passed (`.endpoints`) and every problem found (`.problems`) for a caller that
-wants to show them.
-
-Endpoints are returned sorted by tag (xdist workers and the language rotation need a fixed
-order). Endpoints with a negative `status` (deranked, meaning undocumented) are kept: the
-canary probes what OpenRouter may route to and records the status.
+"""Discovery: which endpoints serve a model, via GET /models/{author}/{slug}/endpoints (docs/openrouter-wire.md
+§1). A list is entirely trustworthy or DiscoveryError: an endpoint dropped quietly would go unprobed
+forever. A hostile tag is refused, never repaired into something routable; DiscoveryError carries the
+endpoints that passed (`.endpoints`) and every problem found (`.problems`).
 """
 
 from __future__ import annotations
@@ -136,13 +120,8 @@ def _distinct(indexed: Iterable[tuple[int, Endpoint]], problems: list[str]) -> l
 
 
 def with_siblings(endpoints: list[Endpoint]) -> tuple[Endpoint, ...]:
-    """Each bare tag (`deepinfra`) with the tags its base slug also matches (`deepinfra/turbo`).
-
-    A base slug in `order`/`only`/`ignore` "matches **all** endpoints for that provider, including
-    any variants or regions", but not service-tier endpoints (OpenRouter docs,
-    guides/routing/provider-selection, "Base Slug Matching"): the pinned request puts exactly
-    these siblings in `provider.ignore`, so only the bare endpoint can serve it.
-    """
+    """Each bare tag (`deepinfra`) with the tags its base slug also matches (`deepinfra/turbo`): the pinned
+    request ignores them, so only the bare endpoint can serve it (docs/openrouter-wire.md §2)."""
     out = []
     for ep in endpoints:
         siblings = () if "/" in ep.provider else tuple(
@@ -202,10 +181,8 @@ def _check_names(tag: Any, name: Any) -> tuple[str, str]:
 
 
 def _throughput(raw: Any) -> tuple[float | None, float | None]:
-    """`throughput_last_30m` as (p50, the slowest listed percentile). The real listing's percentiles
-    ascend (p99 is the fastest, docs/openrouter-wire.md §9; the OpenAPI example descends), so the
-    slowest is taken as the minimum, never as p99. Statistics are advisory: an odd value is
-    dropped, never a reason to refuse the endpoint; without a p50, neither is kept."""
+    """`throughput_last_30m` as (p50, the slowest listed percentile: the minimum, never p99, docs/openrouter-wire.md
+    §9). Advisory: an odd value is dropped, never a reason to refuse the endpoint; without a p50, neither is kept."""
     values = {k: float(v) for k, v in raw.items() if k in _PERCENTILES and isinstance(v, (int, float))
               and not isinstance(v, bool) and 0 < v <= MAX_COUNT} if isinstance(raw, dict) else {}  # NaN: False
     if "p50" not in values:
@@ -232,14 +209,8 @@ def _price(tag: str, pricing: dict[str, Any], key: str) -> float:
 
 
 def _listed_price(pricing: dict[str, Any], key: str) -> float | None:
-    """An optional price (billing honesty's, judge/replies/billing.py), at its highest.
-
-    `overrides` are conditional prices ("an entry applies only when all of its condition fields
-    (min_prompt_tokens, a utc_start/utc_end window) match the request"; OpenRouter's
-    PricingOverride): which applied to one request is not ours to tell, so the check reads the
-    highest a listing could charge and never calls a long-context or peak-hour price
-    overbilling. An optional price that is malformed reads as not listed: it decides no failure.
-    """
+    """An optional price (billing honesty's), at its highest over `overrides`, conditional prices (OpenRouter's
+    PricingOverride) whose application to one request is not ours to tell. Malformed reads as not listed."""
     overrides = pricing.get("overrides")
     entries = [pricing, *(o for o in overrides if isinstance(o, dict))] if isinstance(overrides, list) else [pricing]
     values = [v for e in entries if (v := _decimal(e.get(key))) is not None]

@@ -1,19 +1,6 @@
-"""What an OpenRouter error object says, as typed facts the status and stream rules read.
-
-An error object arrives in an error status's envelope, inside a 200 body, or in a stream chunk
-(docs/openrouter-wire.md §3-§5). Its shapes vary: `code` may be an integer, a string or absent
-(the availability format carries `error_type`, `http_status` and `availability` instead), the
-typed code sits in `error.metadata.error_type` (or `error.error_type`), a provider's relayed
-error names it in `metadata.provider_name`. `ErrorFacts.of` reads any shape and never raises;
-the predicates below are the rules, each with its source in docs/openrouter-wire.md.
-
-A relayed provider error's own words sit in `metadata.raw`, a string that is often the
-provider's JSON error; `relayed_refusal` reads it for the one filter answer that arrives this
-way (§5: xAI's refusal relayed as a 403), on high-confidence signals only. The raw text is
-upstream text: it decides, it is never shown (the reason names a fixed label). Groq's
-`tool_use_failed` (its model wrote a call the host would not relay: a 400, or the stream's error
-event) arrives the same way, or unrelayed as the error itself; `rejected_call` keeps its
-`failed_generation` for the tools contract to judge (docs/openrouter-wire.md §5).
+"""What an OpenRouter error object says, as typed facts the status and stream rules read. Its shapes
+and each rule's source are docs/openrouter-wire.md §3-§5; `ErrorFacts.of` reads any shape and never
+raises. `metadata.raw` is upstream text: it decides, it is never shown (a reason names a fixed label).
 """
 
 from __future__ import annotations
@@ -31,14 +18,9 @@ TOKEN_LIMIT_TYPES = frozenset({"max_tokens_exceeded"})
 TOKEN_LIMIT_MESSAGES = ("token limit reached",)
 # §5.2: the typed content-policy errors, a host's (or OpenRouter's) filter answering.
 FILTER_TYPES = frozenset({"content_policy_violation", "refusal"})   # not the contract: error types
-# §5, a provider's refusal relayed as a 403 (`metadata.raw`). xAI answers a refused request with
-# `{"code":"permission-denied","error":"I can't help with that request."}` (pasky/muaddib,
-# tests/refusal-detection.test.ts), but the same code also means "your key or team lacks
-# permission" (xAI's 403), so the code alone is no refusal: the message must be a short
-# first-person decline too. Its other filter answer names its safety check: "Content violates
-# usage guidelines. ... Failed check: SAFETY_CHECK_TYPE_BIO" (UKGovernmentBEIS/inspect_ai#2267,
-# theopenco/llmgateway#1785). Anything else stays the provider's 403 (provider_denied): a missed
-# refusal freezes a host, a false one fails it.
+# §5, xAI's refusal relayed as a 403 (`metadata.raw`). The code alone also means "your key lacks
+# permission", so the message must be a short first-person decline too; anything else stays the
+# provider's 403: a missed refusal freezes a host, a false one fails it.
 REFUSAL_CODES = frozenset({"permission-denied"})
 PERMISSION_DENIED = "permission-denied"
 USAGE_GUIDELINES = "usage-guidelines"
@@ -100,12 +82,8 @@ class ErrorFacts:
 
     @property
     def relayed_refusal(self) -> str | None:
-        """The label of a provider's refusal relayed in `metadata.raw` (a fixed word), else None (§5).
-
-        Only with a provider named: OpenRouter relays it, and the refusal is that provider's.
-        `permission-denied` needs the decline as the whole message's opening; a safety-check
-        answer names its check (an upper-case identifier, so safe to show).
-        """
+        """The label of a provider's refusal relayed in `metadata.raw` (a fixed word), else None (§5); only with a
+        provider named. A safety-check answer's label is its check (an upper-case identifier: safe to show)."""
         if self.provider is None:
             return None
         message = self.raw_message.strip()

@@ -1,19 +1,13 @@
 """One pinned request in flight: collects what happened and turns it into a ChatResult.
 
-The client reports events (headers, an error status, a body, a timeout, an exception); the
-stream itself goes through StreamState. `result()` applies the precedence once, in one place:
+The client reports events (headers, an error status, a body, a timeout, an exception); the stream
+goes through StreamState. `result()` applies the precedence once, in one place (what each error
+shape becomes: docs/contracts.md, What each error shape becomes):
 
 1. AUTH_ERROR (our key) beats everything: nothing else about the round can be trusted.
-2. A served-by name that is not the pinned provider -> ROUTING_MISMATCH, whatever else
-   happened: the pin did not hold, so the reply (or error) says nothing about the pinned host.
-   X-Provider-Name counts only when the body names no provider (a disagreeing header is a note);
-   a tier endpoint whose response reports another `service_tier` is a mismatch too.
-3. An error status (a moderation 403, a typed content_policy_violation / refusal error or a
-   provider's refusal relayed as its 403 is MODERATED: the host's policy answered; a 401/402/403
-   naming a provider or an availability code is that endpoint's PROVIDER_DENIED, not our key), a
-   JSON error in a 200 body, an `error` in the stream (a filter error is MODERATED; a token-limit
-   error after content or after a `length` finish is COMPLETED on `length`: docs/openrouter-wire.md
-   §3), a malformed stream.
+2. A served-by name, service tier or router attempt other than the pinned one -> ROUTING_MISMATCH,
+   whatever else happened: the pin did not hold, so the reply says nothing about the pinned host.
+3. An error status, a JSON error in a 200 body, an `error` in the stream, a malformed stream.
 4. Timeouts and dropped connections -- unless a finish reason had already arrived: then the
    generation was complete and only the trailer ([DONE], usage) was lost, so it is COMPLETED.
 5. A stream that ended without [DONE] and without a finish reason was cut (stream_cut).
@@ -31,7 +25,7 @@ from core.field_rules import MAX_BILL_USD
 from core.key_mask import KeyMask
 from core.untrusted import clean
 from probes.http.errors import ErrorFacts, facts_of_body
-from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind, Usage
+from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind, RouterMetadata, Usage
 from probes.http.stream import MAX_TOOL_CALLS, StreamState
 from probes.http.wire import (
     classify_status,
@@ -40,13 +34,13 @@ from probes.http.wire import (
     flagged_categories,
     parse_json,
     provider_matches,
+    router_mismatch,
     tier_mismatch,
 )
 
 Outcome = tuple[Classification, ErrorKind | None, str | None]
-# An error message is one printable line (core/untrusted.py clean): a host's message may carry
-# terminal escapes (clear screen, a window title, OSC 8 links) and bidi overrides that would reach
-# the probe's log, the round table and pytest's report raw. Bounded far above any real message.
+# An error message is one printable line (core/untrusted.py clean): a host's may carry terminal escapes
+# and bidi overrides. Bounded far above any real message.
 ERROR_MESSAGE_CHARS = 2000
 
 
@@ -75,9 +69,7 @@ class Run:
     def __init__(self, endpoint: Endpoint, *, stream: bool, t0: float, retried_after: str | None = None,
                  reasoning_requested: bool = False, max_tokens: int | None = None,
                  mask: KeyMask | None = None) -> None:
-        # The key is masked where upstream text is decoded (headers, bodies, every data event),
-        # before anything cuts it (an error message to 300, a quoted event to 120, a category to
-        # 40): a cut through the key would leave a piece that no later step could recognise.
+        # The key is masked where upstream text is decoded, before any cut (docs/developing.md).
         self.mask = mask if mask is not None else KeyMask(None)
         self.endpoint = endpoint
         self.max_tokens = max_tokens
@@ -97,6 +89,7 @@ class Run:
         self.fixed: Outcome | None = None         # decided by a status or a body; final
         self.failure: Outcome | None = None       # a timeout or exception; may be forgiven (rule 4)
         self.retry_after_s: float | None = None   # Retry-After of the answer, in seconds
+        self.router: RouterMetadata | None = None  # a body's or an error envelope's `openrouter_metadata`
 
     def elapsed(self) -> float:
         return time.monotonic() - self.t0
@@ -111,8 +104,11 @@ class Run:
             self.fixed = (cls, kind, f"HTTP {status}")
 
     def decoded(self, raw: bytes) -> Any:
-        """A body as JSON (None when it is not), every string in it masked."""
-        return self.mask.json(parse_json(raw))
+        """A body as JSON (None when it is not), every string in it masked; its router metadata kept
+        (a reply's, or an error envelope's beside `error`: docs/openrouter-wire.md §6)."""
+        body = self.mask.json(parse_json(raw))
+        self.router = RouterMetadata.from_wire(body.get("openrouter_metadata")) if isinstance(body, dict) else None
+        return body
 
     def http_error(self, status: int, raw: bytes) -> None:
         body = self.decoded(raw)
@@ -124,6 +120,12 @@ class Run:
             self.flagged = flagged_categories(metadata)
         elif kind is ErrorKind.FILTER_ERROR:
             self.flagged = filter_flags(facts)
+        guard = self.router.guardrail if self.router is not None and not self.router.attempts else None
+        if status == 403 and guard is not None:
+            # OpenRouter's guardrail blocked our request before any provider: our account's filter,
+            # never the host's moderation nor our key; it freezes.
+            cls, kind = Classification.TRANSPORT_ERROR, ErrorKind.GUARDRAIL_BLOCKED
+            message = f"OpenRouter's guardrail {ascii(guard)} blocked the request before any provider: {message}"
         self.fixed = (cls, kind, f"HTTP {status}: {message}")
 
     def json_body(self, raw: bytes) -> None:
@@ -227,25 +229,23 @@ class Run:
         return 1 if self.retried_after is None else 2
 
     def result(self, *, waited_s: float | None = None, earlier_requests: int = 0) -> ChatResult:
-        """The frozen result, with the key masked in every upstream string it keeps;
-        `waited_s`: a 429 came first, and Retry-After was waited once.
-
-        A host may echo our request headers (the key) into its text, its reasoning, the served-by
-        name, the model or the id; only the probe holds the key, so everything later (results.json,
-        Allure, issues, notifications, the state's reasons, the history) gets it masked here. Each
-        event was masked as it was decoded; what is masked again here is what was joined since:
-        the key split over deltas or tool-name fragments is masked in the joined value, and the
-        fragments keep their places (`KeyMask.parts`)."""
+        """The frozen result, the key masked in every upstream string it keeps, joined values included
+        (docs/developing.md); `waited_s`: a 429 came first, and Retry-After was waited once."""
         scrub = self.mask
         cls, kind, message = self._outcome()
         served = self.served()
         strangers = [n for n in served if not provider_matches(self.endpoint, n)]
         tier = self.served_tier()
-        if strangers and cls is not Classification.AUTH_ERROR:
+        router = self.router or self.state.router
+        said = router_mismatch(self.endpoint, router)
+        if (strangers or said) and cls is not Classification.AUTH_ERROR:
             note = f"; besides: {message}" if message and cls is not Classification.COMPLETED else ""
             cls, kind = Classification.ROUTING_MISMATCH, ErrorKind.ROUTING
-            message = (f"served by {strangers[0]!r} while pinned to {self.endpoint.provider} "
-                       f"({self.endpoint.provider_name}){note}")
+            named = (f"served by {strangers[0]!r} while pinned to {self.endpoint.provider} "
+                     f"({self.endpoint.provider_name})") if strangers else None
+            message = "; ".join(m for m in (named, said) if m) + note
+            if not strangers and router is not None:   # the chunks name the pinned host; the metadata says who served
+                strangers = [p for p, _ in router.attempts if not provider_matches(self.endpoint, p)][-1:]
         elif tier_mismatch(self.endpoint, tier) and cls is not Classification.AUTH_ERROR:
             cls, kind = Classification.ROUTING_MISMATCH, ErrorKind.ROUTING
             message = (f"served at the {tier!r} service tier while pinned to the {self.endpoint.service_tier!r} "
@@ -297,6 +297,7 @@ class Run:
             service_tier=kept(tier),
             notes=(*(tuple(scrub(n) for n in self.notes(served)) if served else ()), *bound_notes(usage, s)),
             rejected_call=kept(rejected) if cls is Classification.TRANSPORT_ERROR else None,
+            router=router,
             tool_calls=tuple(dataclasses.replace(c, id=kept(c.id), name_parts=scrub.parts(c.name_parts),
                                                  arguments=scrub(c.arguments))
                              for c in b.get("tool_calls", s.tool_calls)),

@@ -1,12 +1,5 @@
-"""Which upstream answers: OpenRouter, the bundled simulator, or something else (a proxy, a mirror).
-
-An address says little: an OpenRouter-compatible proxy in front of OpenRouter may listen on
-localhost, and its rounds are real. So a round is classified by who answers: the bundled simulator
-names itself on every response (`core.vocabulary.SIMULATOR_HEADER`), and one `GET /key` (the
-documented "information on the API key associated with the current authentication session";
-OpenRouter's OpenAPI description, `/key`) asks, cheaply, before discovery. OpenRouter's own host
-is known without asking. No answer at all makes the upstream `custom`: discovery then fails
-loudly for it, and a `custom` round is never taken for a simulator one.
+"""Which upstream answers: OpenRouter, the bundled simulator, or something else (docs/openrouter-wire.md §7).
+The address decides nothing: an OpenRouter-compatible proxy on localhost is a real upstream.
 """
 
 from __future__ import annotations

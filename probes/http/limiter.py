@@ -1,19 +1,7 @@
-"""The round's concurrency caps, adapted to 429s while the round runs (AIMD).
-
-Two caps use it (probes/http/client.py): the overall one (`concurrency.overall`), lowered by a
-429 that names no provider (our key's limit), and one per endpoint (`concurrency.per_provider`),
-lowered by a 429 a provider's own limit relayed (`metadata.provider_name`, "temporarily
-rate-limited upstream": every real 429 recorded), so one provider's limit never slows the rest
-of the round.
-
-A key near its rate limit answers 429 to whatever goes over it; a fixed cap then keeps sending
-over the limit, and every 429 is a transport error that freezes a host (docs/openrouter-wire.md
-§5). So on a 429 the cap comes down to the requests the upstream did accept and that are still in
-flight (those whose 200 arrived: OpenRouter commits it at the first keep-alive, so it comes
-early), which settles a burst at the upstream's limit at its first 429, before a request sent
-again after its Retry-After can meet the old cap; it grows back by one slot per `limit`
-answers, up to the configured cap (additive increase, and a decrease to what was accepted). With
-`adaptive=False` it is the fixed cap it always was. `benchmarks/rate_limits.py` measures it.
+"""The round's concurrency caps, adapted to 429s while the round runs (AIMD; docs/openrouter-wire.md §5,
+rate limits). The cap comes down to the requests the upstream accepted and still serves (their 200
+comes early: OpenRouter commits it at the first keep-alive), which settles a burst at its first 429,
+before a request sent again after its Retry-After can meet the old cap. `adaptive=False`: a fixed cap.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""What the models API says about each model's thinking: on by default, off by default, mandatory.
-
-`GET /models` lists every model; a reasoning model carries `reasoning: {default_enabled,
-mandatory, supported_efforts, default_effort}` ("Discovering per-model reasoning options",
-OpenRouter docs, guides/best-practices/reasoning-tokens; the OpenAPI description's
-`ModelReasoning`). The endpoints listing does not carry it, so a round reads `/models` once.
-Anything missing or malformed reads as "not said" (None): the probes then keep sending their
-reasoning controls where an endpoint lists them, as before (probes/http/wire.py).
+"""What the models API says about each model's thinking: on by default, off by default, mandatory
+(docs/openrouter-wire.md §2). The endpoints listing does not carry it, so a round reads `/models` once;
+anything missing or malformed reads as "not said" (None), and the probes send reasoning controls as before.
 """
 
 from __future__ import annotations

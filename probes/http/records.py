@@ -2,24 +2,21 @@
 
 Endpoint   one routable endpoint of a model, as discovery found it (its `tag` is the pin).
 Usage      token counts and cost of one request, when the upstream reported them.
+RouterMetadata what OpenRouter's router metadata said of one request (its attempts and pipeline).
 ChatResult everything one pinned request produced: text, timings, who served it, and a
            Classification that tells a contract whether there is anything to judge.
 
-Classification is deliberately coarse. Only COMPLETED results carry a generation a contract
-may judge; MODERATED is the host's moderation or filter refusing our (supported) prompt (a 403
-with moderation metadata, a typed content_policy_violation / refusal error, as a status or
-in the stream, or a provider's refusal relayed as its 403): a policy answer, not a transport failure, which
-only the refusal contract can judge; TRANSPORT_ERROR freezes a host's streak; ROUTING_MISMATCH
-means the pin did not hold (the reply says nothing about the pinned host); AUTH_ERROR is about
-*our* key, so the round should stop instead of blaming any host. ErrorKind says which
-non-completion it was.
+Classification is deliberately coarse: only COMPLETED carries a generation a contract may judge;
+MODERATED is the host's policy refusing our prompt, which only the refusal contract judges;
+TRANSPORT_ERROR freezes a host's streak; ROUTING_MISMATCH means the pin did not hold; AUTH_ERROR is
+about *our* key, so the round stops instead of blaming a host. ErrorKind says which non-completion.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TypeGuard
+from typing import Any, TypeGuard
 
 from core.field_rules import MAX_BILL_USD, MAX_COUNT, short_figure
 from core.results import KEY_LIMIT as KEY_LIMIT_CODE
@@ -62,7 +59,8 @@ class ErrorKind(StrEnum):
     MID_STREAM_ERROR = "mid_stream_error"    # an `error` object (or finish_reason "error") inside the stream
     MALFORMED_STREAM = "malformed_stream"    # a data event that is not a JSON object / not UTF-8 / endless line
     ERROR_BODY_200 = "error_body_200"        # HTTP 200 whose JSON body is an error
-    ROUTING = "routing"                      # served by another provider than the pinned one
+    ROUTING = "routing"                      # served by another provider than the pinned one (or after it)
+    GUARDRAIL_BLOCKED = "guardrail_blocked"  # a 403 from OpenRouter's guardrail, before any provider: ours
 
     def __str__(self) -> str:
         return self.value
@@ -88,15 +86,11 @@ class Endpoint:
     # True on by default, False off by default (a hybrid model), None not said.
     thinks_by_default: bool | None = None
     thinking_mandatory: bool = False
-    # `throughput_last_30m` (output tokens/s OpenRouter measured on the endpoint's traffic): its
-    # p50 and its slowest listed percentile; None when the listing has none (too little traffic).
-    # The percentiles ascend on the real listing (p50 35, p75 42, p90 47, p99 58 tokens/s: p99 is
-    # the fastest), so the slowest is p50 there; it is read as the minimum, whatever the order.
+    # `throughput_last_30m` (output tokens/s on the endpoint's traffic): its p50 and slowest listed
+    # percentile (the minimum, whatever the order); None when the listing has none (too little traffic).
     throughput_p50: float | None = None
     throughput_slowest: float | None = None
-    # The rest of the listing's pricing (judge/replies/billing.py): the `request` fee, and the
-    # per-token prices of cache reads, cache writes and reasoning, the per-search `web_search`
-    # (None: not listed). A conditional listing (`overrides`) is read at its highest price per key.
+    # The rest of the listing's pricing (judge/replies/billing.py; None: not listed), `overrides` at their highest.
     request_price: float = 0.0
     prompt_price_high: float | None = None       # set only when an override charges more than prompt_price
     completion_price_high: float | None = None   # likewise for completion_price
@@ -169,14 +163,55 @@ def _is_count(value: object) -> TypeGuard[int | float]:
     return _is_number(value) and 0 <= value <= MAX_COUNT and float(value) == int(value)
 
 
+ROUTER_NAME_CHARS = 60    # a provider or stage name kept from the router metadata (upstream text)
+ROUTER_ITEMS = 16         # attempts and pipeline stages read from one metadata object
+
+
+@dataclass(frozen=True, slots=True)
+class RouterMetadata:
+    """What OpenRouter's `openrouter_metadata` said (docs/openrouter-wire.md §6), read permissively: what is
+    not as documented is not said (None, ()). Names are upstream text: masked where decoded, cut here."""
+
+    attempts: tuple[tuple[str, int | None], ...] = ()   # (provider, status) of each attempt listed
+    attempt: int | None = None        # the attempt that answered, 1-indexed (0: no provider reached)
+    healed: bool = False              # a `response_healing` stage ran: OpenRouter repaired the reply's JSON
+    healing_improved: bool | None = None  # whether that stage says it improved the reply (None: not said)
+    guardrail: str | None = None      # the name of a `guardrail` stage that flagged or blocked the request
+
+    @classmethod
+    def from_wire(cls, raw: object) -> RouterMetadata | None:
+        if not isinstance(raw, dict):
+            return None
+        listed, piped, number = raw.get("attempts"), raw.get("pipeline"), raw.get("attempt")
+        attempts = tuple((a["provider"][:ROUTER_NAME_CHARS], a.get("status") if type(a.get("status")) is int else None)
+                         for a in (listed[:ROUTER_ITEMS] if isinstance(listed, list) else [])
+                         if isinstance(a, dict) and isinstance(a.get("provider"), str))
+        stages = [s for s in (piped[:ROUTER_ITEMS] if isinstance(piped, list) else []) if isinstance(s, dict)]
+        healing = next((s for s in stages if s.get("type") == "response_healing"), None)
+        improved = _stage_data(healing).get("improved") if healing is not None else None
+        guard = next((s for s in stages if s.get("type") == "guardrail" and _flagged(s)), None)
+        name = guard.get("name") if guard is not None else None
+        return cls(attempts=attempts, attempt=number if type(number) is int and 0 <= number <= MAX_COUNT else None,
+                   healed=healing is not None, healing_improved=improved if isinstance(improved, bool) else None,
+                   guardrail=None if guard is None else name[:ROUTER_NAME_CHARS] if isinstance(name, str) and name
+                   else "guardrail")
+
+
+def _stage_data(stage: dict[str, Any]) -> dict[str, Any]:
+    data = stage.get("data")
+    return data if isinstance(data, dict) else {}
+
+
+def _flagged(stage: dict[str, Any]) -> bool:
+    """A guardrail stage that flagged (`flagged: true`) or blocked (`action: blocked`) the request."""
+    data = _stage_data(stage)
+    return stage.get("flagged") is True or data.get("flagged") is True or data.get("action") == "blocked"
+
+
 @dataclass(frozen=True, slots=True)
 class StreamedToolCall:
-    """One tool call of a reply as the wire assembled it, by its `index`, nothing repaired.
-
-    The fragments are kept as sent: `arguments` is every argument fragment of the index joined
-    (a host streaming them twice shows as `{...}{...}`), `name_parts` every non-empty name
-    fragment (most hosts send the name once; judge/replies/tools.py reads them).
-    """
+    """One tool call of a reply as the wire assembled it, by its `index`, nothing repaired: `arguments`
+    every argument fragment joined (streamed twice: `{...}{...}`), `name_parts` every non-empty name fragment."""
 
     index: int
     id: str | None
@@ -237,6 +272,7 @@ class ChatResult:
     # A transport error that is the host rejecting its own model's call (Groq's `tool_use_failed`):
     # the `failed_generation` ("" when none was sent), scrubbed; the tools contract judges it.
     rejected_call: str | None = None
+    router: RouterMetadata | None = None   # OpenRouter's router metadata, when it sent any
 
     @property
     def completed(self) -> bool:

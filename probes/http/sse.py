@@ -1,17 +1,9 @@
-"""An incremental server-sent-events parser that never trusts its input.
+"""An incremental server-sent-events parser that never trusts its input (the WHATWG rules that matter
+for OpenRouter's streams, docs/openrouter-wire.md §3; `:` comments are surfaced so keep-alives count).
 
-It follows the WHATWG event-stream rules where they matter for OpenRouter traffic: lines end
-in CRLF, LF or a lone CR (a CR at the end of one network read and an LF at the start of the
-next are one line end); `:` lines are comments (OpenRouter's `: OPENROUTER PROCESSING`
-keep-alives), which we surface so the client can count them; `data:` lines accumulate until a
-blank line dispatches the event; one space after the colon is dropped; a leading BOM is ignored.
-
-What it adds for a probe: arbitrary bytes never raise anything but SSEError, and only when a
-line or an event grows past a cap (a host that streams one endless line must not eat the
-runner's memory). Invalid UTF-8 is decoded with U+FFFD and flagged on the event, so the caller
-decides whether that is a broken stream. At end of input a terminated-but-undispatched event
-is still delivered (lenient: a missing final blank line loses nothing); an unterminated last
-line is not (it was cut mid-line, so its content is unknown).
+Arbitrary bytes never raise anything but SSEError, and only past a size cap. Invalid UTF-8 is decoded
+with U+FFFD and flagged on the event, for the caller to decide. At end of input a terminated but
+undispatched event is still delivered; an unterminated last line is not (its content is unknown).
 """
 
 from __future__ import annotations
@@ -97,11 +89,6 @@ class SSEParser:
         self._buf.clear()
         self._dispatch(out)
         return out
-
-    @property
-    def pending_bytes(self) -> int:
-        """Bytes of an unterminated line still buffered (a stream cut mid-line leaves some)."""
-        return len(self._buf)
 
     def _line(self, raw: bytes, out: list[Item]) -> None:
         if not raw:

@@ -1,16 +1,6 @@
-"""Accumulates one streamed chat completion from parsed SSE items: a pure state machine.
-
-The client owns the socket and the clock; this module only decides what each item means, so
-the rules of docs/openrouter-wire.md §3 live in one testable place:
-- comments are keep-alives, counted and otherwise ignored;
-- `data: [DONE]` ends the stream; anything that is not a JSON object is a malformed stream;
-- `error` is checked on every chunk whatever its `choices` or `finish_reason` say (three real
-  shapes exist: finish_reason "error", finish_reason null + usage, and `choices: []`);
-- finish_reason is the last non-null value (usage chunks may repeat it or carry null);
-- `choices: []` is fine; content and reasoning are kept apart, and only non-empty content
-  starts the time to first token; the generation ends at the first finish reason (or the last
-  content delta), not at `[DONE]`: a late usage chunk is OpenRouter's, not the host's decode;
-- text is capped: past the cap we stop reading and call it a "length" finish of our own.
+"""Accumulates one streamed chat completion from parsed SSE items: a pure state machine. The client
+owns the socket and the clock; this module decides what each item means, so the rules of
+docs/openrouter-wire.md §3 live in one testable place.
 """
 
 from __future__ import annotations
@@ -21,7 +11,7 @@ from typing import Any
 from core.key_mask import KeyMask
 from core.untrusted import load_json, pair_surrogates
 from probes.http.errors import ErrorFacts
-from probes.http.records import StreamedToolCall, Usage
+from probes.http.records import RouterMetadata, StreamedToolCall, Usage
 from probes.http.sse import Comment, Event, Item
 
 # 64 K characters is ~30x the largest probe reply (max_tokens 200); an endless stream stops here.
@@ -48,6 +38,7 @@ class StreamState:
     served_model: str | None = None
     generation_id: str | None = None
     service_tier: str | None = None
+    router: RouterMetadata | None = None    # `openrouter_metadata`: on the final chunk before [DONE] (§6)
     error_message: str | None = None
     error_facts: ErrorFacts | None = None   # the first error object's facts (token limit, filter...)
     finish_before_error: str | None = None  # the finish reason seen before the first error (§3: `length`)
@@ -133,6 +124,8 @@ class StreamState:
         tier = chunk.get("service_tier")
         if isinstance(tier, str) and tier:
             self.service_tier = tier
+        if "openrouter_metadata" in chunk:   # masked before its names are cut
+            self.router = RouterMetadata.from_wire(self.mask.json(chunk["openrouter_metadata"])) or self.router
 
     def _delta(self, delta: dict[str, Any], now: float) -> bool:
         content, reasoning = delta.get("content"), delta.get("reasoning")

@@ -1,27 +1,16 @@
 """The client's HTTP transport: httpx over httpcore, with every byte a request moves counted.
 
-Why our own transport (a thin one): the pinned client retries a request once when the
-connection died *before the first response byte* (a stale keep-alive connection the server
-had already dropped, an accept queue that overflowed), and never after it. "No response byte"
-cannot be read off httpx's exceptions: httpcore raises the same `RemoteProtocolError("Server
-disconnected without sending a response.")` or `ReadError` whether nothing arrived or half a
-status line did. So the network streams are wrapped (httpcore's public AsyncNetworkBackend
-interface) and count what the *current request* writes and reads; the request's own task
-does its I/O (httpcore is not threaded), so a ContextVar scoped by `watch()` attributes the
-bytes to the right request even with many in flight on one pool.
+Why our own (thin) transport: the client retries once when the connection died *before the first
+response byte*, and that cannot be read off httpx's exceptions (httpcore raises the same
+`RemoteProtocolError` or `ReadError` whether nothing arrived or half a status line did). So the
+network streams are wrapped (httpcore's AsyncNetworkBackend) and count what the current request
+writes and reads; the request's own task does its I/O, so a ContextVar scoped by `watch()` attributes
+the bytes right with many requests on one pool. Only application bytes count (TLS happens below the
+wrapper). A request through a proxy transport (HTTPS_PROXY) is not watched: never retried, the safe
+default. Exceptions are translated to httpx's types, most specific first, as httpx's own transport does.
 
-Only application bytes are counted: a TLS handshake happens inside the inner stream's
-start_tls, below the wrapper, so a ServerHello is not "a response byte". A request that went
-through a proxy transport (httpx mounts one from HTTPS_PROXY) is not watched at all: its
-`Wire.watched` stays False and the client then never retries a reset, the safe default.
-
-Exceptions are translated to httpx's types, most specific first, as httpx's own transport does.
-
-Bodies are read raw (`aiter_raw`) and decoded here, never by httpx: httpx decodes whatever
-`Content-Encoding` a host sends, a whole network read at a time, so 32 KB of gzip became 32 MB in
-one blocking step (issue 31). A stream must come as identity (the client asks for it; anything else
-is a malformed stream, probes/http/client.py); a JSON body may be gzip or deflate (the client offers
-those two only) and `Inflater` never produces more than the caller's cap.
+Bodies are read raw and decoded here, never by httpx, within the caller's cap (docs/openrouter-wire.md
+§10, compression).
 """
 
 from __future__ import annotations

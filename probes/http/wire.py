@@ -13,7 +13,7 @@ from typing import Any
 
 from core.untrusted import clean, load_json, pair_surrogates
 from probes.http.errors import ErrorFacts
-from probes.http.records import Classification, Endpoint, ErrorKind, StreamedToolCall, Usage
+from probes.http.records import Classification, Endpoint, ErrorKind, RouterMetadata, StreamedToolCall, Usage
 from probes.http.stream import MAX_NAME_CHARS, MAX_TOOL_CALLS, describe_error
 
 # Moderation categories are upstream text: a few short printable ones are plenty for a reason.
@@ -24,10 +24,7 @@ FLAGGED_CHARS = 40
 # require_parameters:true an unlisted parameter makes the pinned request unroutable (404),
 # which would freeze the host forever over a parameter the probe can live without.
 _OPTIONAL_PARAMS = ("temperature", "seed")
-# The `user` of every probe request (docs/openrouter-wire.md §2): without one "requests use an
-# account-level identity, so provider policy blocks can affect the whole account" (OpenRouter's
-# OpenAPI description, ChatRequest.user), and the refusal probe is built to trip filters. Stable,
-# so a provider's block lands on the probes' identity, not on the account the product shares.
+# The `user` of every probe request: a provider's block lands on the probes' identity, not the account (§2).
 PROBE_USER = "canary-probe"
 # The parameters by which an endpoint says it serves a reasoning model (SPEC `Parameter` enum).
 REASONING_PARAMS = ("reasoning", "reasoning_effort", "include_reasoning")
@@ -35,49 +32,25 @@ REASONING_PARAMS = ("reasoning", "reasoning_effort", "include_reasoning")
 
 @dataclass(frozen=True, slots=True)
 class ReasoningBudget:
-    """How the probes let a reasoning model think (probe.reasoning_effort / probe.reasoning_max_tokens).
-
-    Why (docs/openrouter-wire.md §2): a reasoning model spends the completion budget thinking
-    before it writes a word, and reasoning tokens count as output tokens (OpenRouter docs,
-    guides/best-practices/reasoning-tokens). With the probes' small max_tokens it would think
-    until the cap and answer nothing, round after round: no verdict on any contract.
-    """
+    """How the probes let a reasoning model think (probe.reasoning_*; docs/contracts.md, Reasoning models)."""
 
     effort: str | None = "low"   # reasoning.effort; None sends `max_tokens` as reasoning.max_tokens
     max_tokens: int = 1024       # room for thinking added on top of the answer's budget
     always: bool = False         # probe.reasoning_controls: always (the product sends them everywhere)
 
     def wanted(self, endpoint: Endpoint) -> bool:
-        """Send reasoning controls to this endpoint? As the product would call it (§2).
-
-        An effort or a budget switches thinking on ("enabled": "Default: inferred from `effort` or
-        `max_tokens`"; OpenRouter docs, guides/best-practices/reasoning-tokens, "Controlling
-        Reasoning Tokens"): a hybrid model whose thinking is off by default (the models API's
-        `reasoning.default_enabled: false`, "Discovering per-model reasoning options") would think
-        only because the probe asked, and the latency probe would time thinking the product never
-        waits for. So `auto` sends them where thinking is on by default, mandatory, or not said.
-        """
+        """Send reasoning controls to this endpoint? As the product would: where thinking is on by default,
+        mandatory or not said, since a control switches a hybrid model's thinking on (§2)."""
         return self.always or endpoint.thinking_mandatory or endpoint.thinks_by_default is not False
 
 
 def reasoning_request(
     endpoint: Endpoint, budget: ReasoningBudget | None, answer_tokens: int
 ) -> tuple[int, dict[str, Any]]:
-    """(completion cap, reasoning fields of the body) for one request to `endpoint`.
-
-    Only parameters the endpoint lists are sent (require_parameters:true would make any other
-    unroutable), in OpenRouter's preferred spelling first:
-    - `reasoning: {effort | max_tokens, exclude: true}`: the unified option; `exclude` keeps the
-      thinking out of the reply ("all models support this"), so only the answer is streamed;
-    - `reasoning_effort`: the older top-level effort;
-    - `include_reasoning: false`: the legacy spelling of `{exclude: true}` (no budget control).
-    The cap grows by the thinking room for any of them, so the answer keeps `answer_tokens`:
-    with effort, OpenRouter gives budget-style models `max_tokens x share` (low 0.2) with a
-    1024-token floor for Anthropic, which "requires max_tokens strictly higher than the
-    reasoning budget" (same docs page); `answer + 1024` satisfies that for every share up to
-    high. The cap never exceeds the endpoint's max_completion_tokens. An endpoint that lists
-    none of these is probed exactly as before: no field, no extra room.
-    """
+    """(completion cap, reasoning fields of the body) for one request to `endpoint`: only a control the
+    endpoint lists, in OpenRouter's preferred spelling first, and room for the thinking so the answer
+    keeps `answer_tokens` (§2). With effort, OpenRouter gives budget-style models `max_tokens x share`
+    (low 0.2) with Anthropic's 1024-token floor below the cap: `answer + 1024` holds up to high."""
     if budget is None or not any(endpoint.supports(p) for p in REASONING_PARAMS) or not budget.wanted(endpoint):
         return answer_tokens, {}
     if endpoint.supports("reasoning"):
@@ -112,10 +85,8 @@ def pinned_body(
     tools: Sequence[Mapping[str, Any]] | None = None,
     stop: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """The §2 recipe: order + only the exact tag, no fallbacks, every parameter honoured, no `models`.
-
-    `reasoning` holds reasoning fields for the body (see `reasoning_request`), merged as given.
-    """
+    """The §2 recipe: order + only the exact tag, no fallbacks, every parameter honoured, no `models`;
+    `reasoning` (see `reasoning_request`) is merged as given."""
     # The cost cap goes under the name the endpoint lists (max_tokens is deprecated in favour of
     # max_completion_tokens). An endpoint that lists neither cannot be pinned with
     # require_parameters (it would be unroutable, frozen forever), so for it the requirement is
@@ -168,23 +139,27 @@ def _thinking_off(fields: Mapping[str, Any]) -> bool:
 
 
 def provider_matches(endpoint: Endpoint, served: str) -> bool:
-    """Does a served-by name designate the pinned endpoint's provider?
-
-    Chunks carry the display name ("DeepInfra"); whether X-Provider-Name carries the display
-    name or the slug is undocumented (§6), so the tag and its base slug match too. Variants of
-    one provider (deepinfra/fp8 vs deepinfra/turbo) cannot be told apart this way (§6).
-    """
+    """Does a served-by name designate the pinned endpoint's provider? The display name, the tag or its base
+    slug (X-Provider-Name's form is undocumented, §6); one provider's variants cannot be told apart."""
     name = served.strip().casefold()
     return name in {endpoint.provider_name.casefold(), endpoint.provider.casefold(), endpoint.base_slug.casefold()}
 
 
-def tier_mismatch(endpoint: Endpoint, served_tier: str | None) -> bool:
-    """A tier endpoint (`openai/priority`) whose response says another tier served it (§2).
+def router_mismatch(endpoint: Endpoint, router: RouterMetadata | None) -> str | None:
+    """What the router metadata says against the pin, or None (§6): more than one attempt, or an
+    attempt by another provider. The strongest served-by proof: one attempt, the pinned provider."""
+    if router is None:
+        return None
+    attempts = router.attempts
+    if len(attempts) <= 1 and (router.attempt or 0) <= 1 and all(provider_matches(endpoint, p) for p, _ in attempts):
+        return None
+    listed = ", ".join(f"{ascii(p)} {s if s is not None else '?'}" for p, s in attempts) or "none listed"
+    return (f"OpenRouter's router metadata lists attempts [{listed}] (attempt {router.attempt}) while pinned to "
+            f"{endpoint.provider} ({ascii(endpoint.provider_name)})")
 
-    "if a provider sheds a tier request to its default tier, you're billed the default rate", and
-    "the response's `service_tier` field reports which tier was actually used" (OpenRouter docs,
-    guides/features/service-tiers): the pinned tier did not hold. `null` (unknown) is no mismatch.
-    """
+
+def tier_mismatch(endpoint: Endpoint, served_tier: str | None) -> bool:
+    """A tier endpoint (`openai/priority`) whose response says another tier served it (§2); `null` is no mismatch."""
     wanted = (endpoint.service_tier or "default").casefold()
     return served_tier is not None and wanted != "default" and served_tier.casefold() != wanted
 
@@ -208,10 +183,8 @@ def error_of(body: Any) -> tuple[str, dict[str, Any]]:
 
 def classify_status(status: int, metadata: Mapping[str, Any],
                     facts: ErrorFacts | None = None) -> tuple[Classification, ErrorKind]:
-    """Map a non-200 status of a pinned request (§5) to what the round should do with it.
-
-    `facts` is the error object read by probes/http/errors.py (None: only the status is known yet).
-    """
+    """Map a non-200 status of a pinned request (§5) to what the round should do with it (`facts`: the error
+    object, None while only the status is known)."""
     facts = facts or ErrorFacts()
     if is_moderation(status, metadata):
         # Input moderation (§5): the host's policy refused our prompt before generating. Not our
@@ -248,12 +221,8 @@ def classify_status(status: int, metadata: Mapping[str, Any],
 
 
 def is_moderation(status: int, metadata: Mapping[str, Any]) -> bool:
-    """A 403 whose metadata is OpenRouter's ModerationErrorMetadata ({reasons[], flagged_input,
-    provider_name, model_slug}; docs api/reference/errors-and-debugging "Moderation Errors").
-
-    A guardrail 403 (`patterns`) is *our* account's filter and a bare 403 is our key: neither
-    is the host's moderation, so both stay with the auth rule.
-    """
+    """A 403 whose metadata is OpenRouter's ModerationErrorMetadata (§5). A guardrail 403 (`patterns`) is our
+    account's filter and a bare 403 our key: both stay with the auth rule."""
     return status == 403 and ("reasons" in metadata or "flagged_input" in metadata)
 
 

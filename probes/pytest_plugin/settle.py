@@ -129,7 +129,7 @@ def settle(config: pytest.Config, language_server: tuple[str, int, str] | None =
     except InputError as exc:  # SnapshotError, StoreError: the file, the key and what to do
         raise pytest.UsageError(f"canary: --discovery-snapshot: {exc}") from None
     state = read_round_state(Path(config.getoption("canary_state") or canary_config.paths.state))
-    plan = plan.with_settings(canary_config, state.language_plan(), previous_limits(state))
+    plan = plan.with_settings(canary_config, state.language_plan(), previous_limits(state), state.confirm_plan())
     workers = _worker_count(config) if role == "controller" else 1
     return RoundSettings(
         role=role, config=canary_config, client=client, plan=plan, round_id=round_id, started_at=started_at,

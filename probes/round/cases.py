@@ -55,6 +55,7 @@ class Case:
     endpoint: Endpoint
     language: str | None = None      # language contract only
     control: bool = False            # refusal case on a configured positive-control host
+    confirm: bool = False            # production evidence asked for it: run three times (CaseResult.confirmation)
 
     @property
     def provider(self) -> str:
@@ -77,7 +78,7 @@ class Case:
     def title(self) -> str:
         """A readable title for Allure and the terminal ("aurora/fp8 · language (pt)")."""
         extra = f" ({self.language})" if self.language else " (control)" if self.control else ""
-        return f"{self.provider} · {self.contract}{extra}"
+        return f"{self.provider} · {self.contract}{extra}{' (confirmation)' if self.confirm else ''}"
 
 
 @dataclass(frozen=True, slots=True)

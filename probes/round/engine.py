@@ -29,7 +29,7 @@ from judge.replies.verdict import Verdict
 from probes.http.client import PinnedClient
 from probes.http.wire import ReasoningBudget
 from probes.round.cases import Case, ProbedCase, TransportCode
-from probes.round.contracts import ContractSettings
+from probes.round.contracts import CONFIRMATION_RUNS, ContractSettings, confirmation
 from probes.round.controls import FileControls
 from probes.round.language_service import LanguageBackend
 
@@ -136,7 +136,9 @@ class Engine:
         assert self._client is not None
         module = CONTRACT_MODULES[case.contract]
         try:
-            result: ProbedCase = await module.probe(self._client, case.endpoint, self._settings, case)
+            runs = await asyncio.gather(*(module.probe(self._client, case.endpoint, self._settings, case)
+                                          for _ in range(CONFIRMATION_RUNS if case.confirm else 1)))
+            result: ProbedCase = confirmation(case, runs) if case.confirm else runs[0]
         except Exception as exc:  # one host's hostile reply must not void the round
             result = crashed(case, exc, self._client_settings.scrub)
         if self._on_result is not None:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
 from core.results import Incomplete, IncompleteKind, RoundResults
-from core.tags import is_valid_tag
+from core.tags import is_provider_name, is_valid_tag
 from core.vocabulary import LANGUAGE
 from probes.round.cases import Case, CaseRecord, PlannedCase, ProbedCase, not_probed
 from probes.round.contracts import AUTH_REASON
@@ -159,6 +159,8 @@ class Round:
             limits={m: {e.provider: (e.context_length, e.max_completion_tokens) for e in eps}
                     for m, eps in settings.plan.endpoints.items()},
             listing_notes=settings.plan.notes,
+            names={m: {e.provider: e.provider_name for e in eps if is_provider_name(e.provider_name)}
+                   for m, eps in settings.plan.endpoints.items()},
         )
 
 

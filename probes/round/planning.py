@@ -75,6 +75,9 @@ class RoundPlan:
     notes: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     # model -> the optional contracts canary.yaml's optional_contracts: opts it into (none: only the four).
     optional: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    # model -> tag -> the contracts production evidence asked to confirm (the judge's state): each
+    # such case runs three times (probes/round/engine.py).
+    confirm: dict[str, dict[str, tuple[str, ...]]] = dataclasses.field(default_factory=dict)
 
     def cases(self) -> list[PlannedCase]:
         """Discovery failures first (so they are never lost in a long list), then model/tag/contract."""
@@ -88,10 +91,12 @@ class RoundPlan:
                         continue
                     if contract in OPTIONAL_CONTRACTS and contract not in self.optional.get(model, ()):
                         continue
+                    control = contract == REFUSAL and ep.provider in controls
                     out.append(Case(
                         model=model, contract=contract, endpoint=ep,
                         language=self.languages.get(model, {}).get(ep.provider) if contract == LANGUAGE else None,
-                        control=contract == REFUSAL and ep.provider in controls,
+                        control=control,
+                        confirm=not control and contract in self.confirm.get(model, {}).get(ep.provider, ()),
                     ))
         return out
 
@@ -110,7 +115,7 @@ class RoundPlan:
             schema_version=SNAPSHOT_SCHEMA_VERSION,
             models={m: PlannedModel(eps) for m, eps in self.endpoints.items()}, failures=self.failures,
             languages=self.languages, contracts=self.contracts, controls=self.controls, dropped=self.dropped,
-            notes=self.notes, optional=self.optional)
+            notes=self.notes, optional=self.optional, confirm=self.confirm)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = msgspec.to_builtins(self.entry())
@@ -120,7 +125,7 @@ class RoundPlan:
     def from_entry(cls, e: PlanFile) -> RoundPlan:
         return cls(endpoints={m: entry.endpoints for m, entry in e.models.items()}, failures=e.failures,
                    languages=e.languages, contracts=e.contracts, controls=e.controls, dropped=e.dropped,
-                   notes=e.notes, optional=e.optional)
+                   notes=e.notes, optional=e.optional, confirm=e.confirm)
 
     @classmethod
     def from_json(cls, raw: Any, source: str | None = None) -> RoundPlan:
@@ -128,9 +133,10 @@ class RoundPlan:
         return cls.from_entry(read_as(raw, PlanFile, source=source, error=SnapshotError, ignore_unknown_keys=True))
 
     def with_settings(self, config: Config, language_plan: dict[str, dict[str, str]],
-                      previous_limits: Mapping[str, Mapping[str, ListedLimits]] | None = None) -> RoundPlan:
-        """Apply this round's configuration (contracts, controls), the judge's language plan, and
-        discovery's sanity notes against the limits the judge kept from the previous round."""
+                      previous_limits: Mapping[str, Mapping[str, ListedLimits]] | None = None,
+                      confirm: dict[str, dict[str, tuple[str, ...]]] | None = None) -> RoundPlan:
+        """Apply this round's configuration (contracts, controls), the judge's language plan and
+        confirmations, and discovery's sanity notes against the limits the judge kept from the previous round."""
         languages = {m: assign_languages(m, eps, config.languages, language_plan.get(m, {}))
                      for m, eps in self.endpoints.items()}
         before = previous_limits or {}
@@ -140,7 +146,8 @@ class RoundPlan:
         return dataclasses.replace(self, languages=languages, contracts=config.contracts,
                                    controls={m: config.controls.get(m, ()) for m in self.endpoints},
                                    notes=notes,
-                                   optional={m: config.optional_contracts.get(m, ()) for m in self.endpoints})
+                                   optional={m: config.optional_contracts.get(m, ()) for m in self.endpoints},
+                                   confirm={m: c for m, c in (confirm or {}).items() if m in self.endpoints})
 
 
 def assign_languages(model: str, endpoints: tuple[Endpoint, ...], languages: tuple[str, ...],
@@ -240,6 +247,7 @@ class PlanFile(msgspec.Struct, frozen=True, kw_only=True):
     dropped: dict[str, tuple[str, ...]] = {}
     notes: dict[str, tuple[str, ...]] = {}
     optional: dict[str, tuple[str, ...]] = {}
+    confirm: dict[str, dict[str, tuple[str, ...]]] = {}
 
 
 class DiscoveryFile(msgspec.Struct, frozen=True, kw_only=True):

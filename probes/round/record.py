@@ -23,7 +23,8 @@ def build_results(*, round_id: str, started_at: str, finished_at: str, upstream:
                   incomplete: Sequence[Incomplete], unprobed: Iterable[Mapping[str, str]] = (),
                   clock: str = REAL, controls_source: str | None = None,
                   limits: Mapping[str, Mapping[str, tuple[int | None, int | None]]] | None = None,
-                  listing_notes: Mapping[str, tuple[str, ...]] | None = None) -> RoundResults:
+                  listing_notes: Mapping[str, tuple[str, ...]] | None = None,
+                  names: Mapping[str, Mapping[str, str]] | None = None) -> RoundResults:
     """The round record (core/results.py) of the cases the round owner collected, in order.
 
     Its usage per provider is derived from the cases; its weak probes are the control cases
@@ -38,6 +39,7 @@ def build_results(*, round_id: str, started_at: str, finished_at: str, upstream:
         unprobed_controls=tuple(ControlNote(u["model"], u["contract"], u["control"], u["reason"]) for u in unprobed),
         clock=clock, controls_source=controls_source, limits=dict(limits or {}),
         listing_notes={m: n for m, n in (listing_notes or {}).items() if n},
+        names={m: n for m, n in (names or {}).items() if n},
     )
 
 

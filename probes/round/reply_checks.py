@@ -65,6 +65,7 @@ class ReplyFacts:
     limits: LimitsFacts
     hidden: HiddenTokensFacts
     decode: DecodeFacts
+    guarded: bool = False            # OpenRouter's guardrail flagged the request (router metadata)
 
     @classmethod
     def of(cls, result: ChatResult, endpoint: Endpoint | None, *, contract: str | None = None,
@@ -90,6 +91,7 @@ class ReplyFacts:
                                      calls=len(result.tool_calls)),
             decode=DecodeFacts(completed=result.completed, finish_reason=result.finish_reason, completion_tokens=tokens,
                                ttft_s=result.ttft_s, end_s=result.generated_s, reasoning=reasoning),
+            guarded=result.router is not None and result.router.guardrail is not None,
         )
 
     def billing(self) -> Bill | None:
@@ -133,7 +135,7 @@ def _failed(verdict: Verdict | None) -> Verdict | None:
 
 
 def _refusal(facts: ReplyFacts) -> Verdict | None:
-    found = find_refusal(facts.text)
+    found = None if facts.guarded else find_refusal(facts.text)   # a guardrail's doing is no host's refusal
     return None if found is None else failed(RefusalCode.REFUSAL_PATTERN, "an out-of-character refusal")
 
 

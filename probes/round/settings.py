@@ -81,10 +81,6 @@ class RoundSettings:
     alluredir: Path | None
 
 
-def utc_now() -> str:
-    return RoundClock().stamp()
-
-
 def new_round_id(at: datetime | None = None) -> str:
     return (at or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
 

@@ -1,4 +1,4 @@
-"""A small real HTTP server speaking the subset of GitHub's REST API that incident issues use.
+"""A small real HTTP server speaking the subset of GitHub's REST API that incident issues and production records use.
 
 Issues, comments and labels live in memory; lists paginate with Link headers (`page_size`
 lets a test force several pages); every request is recorded. `fail_next(n, kind)` makes the
@@ -15,12 +15,21 @@ What the token writes is by BOT (GITHUB_TOKEN's login, `user.login`); `add_issue
 wall clock, or `clock`; a comment updates its issue, as on GitHub), and listing honours `since`.
 `issues_disabled` answers every issues endpoint as GitHub does for a repository with Issues
 turned off (410, "Issues are disabled for this repo"), the default on forks.
+
+The contents API (`GET`/`PUT /repos/{REPO}/contents/{path}`, `ref` / `branch`) reads and writes a
+real bare repository, `git_remote`: a PUT is a commit on the branch, as on GitHub, and answers 409
+when the `sha` it names is not the file's (422 when it names none and the file exists); "409"
+makes the next request answer that conflict without writing.
 """
 
 from __future__ import annotations
 
+import base64
 import json
+import os
 import re
+import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -28,6 +37,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -52,6 +62,7 @@ class FakeGitHub:
     requests: list[tuple[str, str]] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     issues_disabled: bool = False
+    git_remote: Path | None = None        # the bare repository the contents API reads and commits to
     clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
     lock: threading.Lock = field(default_factory=threading.Lock)
     _next_id: int = 1
@@ -146,7 +157,41 @@ class FakeGitHub:
                 return 422, {"message": "Validation Failed", "errors": [{"code": "already_exists"}]}, {}
             self.labels[body["name"]] = body
             return 201, body, {}
+        m = re.fullmatch(rf"{base}/contents/(.+)", path)
+        if m and self.git_remote is not None and method in ("GET", "PUT"):
+            return self._contents(method, unquote(m.group(1)), query.get("ref") or body.get("branch") or "main", body)
         return 404, {"message": "Not Found"}, {}
+
+    def _contents(self, method: str, path: str, branch: str, body: dict[str, Any]) -> tuple[int, Any, dict[str, str]]:
+        tip = self._git("rev-parse", "--verify", "--quiet", f"refs/heads/{branch}").strip()
+        if not tip:
+            return 404, {"message": f"No commit found for the ref {branch}"}, {}
+        blob = self._git("rev-parse", "--verify", "--quiet", f"{tip}:{path}").strip()
+        if method == "GET":
+            if not blob:
+                return 404, {"message": "Not Found"}, {}
+            content = subprocess.run(["git", "cat-file", "blob", blob], cwd=self.git_remote, capture_output=True,
+                                     check=True).stdout
+            return 200, {"type": "file", "path": path, "sha": blob, "encoding": "base64",
+                         "content": base64.encodebytes(content).decode()}, {}
+        if blob and body.get("sha") != blob:
+            return (409 if "sha" in body else 422), {"message": f"{path} does not match {body.get('sha')}"}, {}
+        new = self._git("hash-object", "-w", "--stdin", stdin=base64.b64decode(body["content"])).strip()
+        with tempfile.TemporaryDirectory() as folder:
+            index = {"GIT_INDEX_FILE": str(Path(folder) / "index")}
+            self._git("read-tree", tip, env=index)
+            self._git("update-index", "--add", "--cacheinfo", f"100644,{new},{path}", env=index)
+            tree = self._git("write-tree", env=index).strip()
+        commit = self._git("commit-tree", tree, "-p", tip, "-m", body["message"]).strip()
+        self._git("update-ref", f"refs/heads/{branch}", commit, tip)
+        return (200 if blob else 201), {"content": {"path": path, "sha": new}, "commit": {"sha": commit}}, {}
+
+    def _git(self, *args: str, stdin: bytes = b"", env: dict[str, str] | None = None) -> str:
+        identity = {"GIT_AUTHOR_NAME": "GitHub", "GIT_AUTHOR_EMAIL": "noreply@github.com",
+                    "GIT_COMMITTER_NAME": "GitHub", "GIT_COMMITTER_EMAIL": "noreply@github.com"}
+        done = subprocess.run(["git", *args], cwd=self.git_remote, input=stdin, capture_output=True, check=False,
+                              env={**os.environ, **identity, **(env or {})})
+        return done.stdout.decode()
 
     def _page(self, path: str, query: dict[str, str], items: list[Any]) -> tuple[int, Any, dict[str, str]]:
         size = self.page_size or int(query.get("per_page", "30"))
@@ -171,6 +216,7 @@ _FAILURES: dict[str, tuple[int, dict[str, str], str]] = {
     "429": (429, {"retry-after": "1"}, "Too many requests"),
     "429-long": (429, {"retry-after": "3600"}, "Too many requests"),
     "502": (502, {}, "Server Error"),
+    "409": (409, {}, "is at 0000000 but expected 1111111"),
 }
 
 
@@ -207,7 +253,7 @@ def _handler(gh: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
-        do_GET = do_POST = do_PATCH = _any
+        do_GET = do_POST = do_PATCH = do_PUT = _any
 
         def log_message(self, *args: object) -> None:
             pass

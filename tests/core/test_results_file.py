@@ -53,7 +53,7 @@ def _rich() -> RoundResults:
     case = CaseResult(model="m/x", provider="aurora/fp8", contract="latency", outcome=Outcome.FAIL,
                       code=_Code.NO_TEXT, reason="completed without any text", language="fr", anomaly=True,
                       ttft_s=0.25, duration_s=3.5, requests=3, prompt_tokens=120, completion_tokens=7,
-                      cost_usd=4e-05, served_by="Aurora", attempts=(attempt, plain))
+                      cost_usd=4e-05, served_by="Aurora", attempts=(attempt, plain), confirmation=Outcome.FAIL)
     other = CaseResult(model="m/x", provider="borealis/bf16", contract="refusal", outcome=Outcome.PASS, code="pass",
                        reason="", control=True)
     return RoundResults(
@@ -62,6 +62,7 @@ def _rich() -> RoundResults:
         incomplete=(Incomplete(IncompleteKind.AUTH, "the upstream refused our API key"),),
         upstream="openrouter", models={"m/x": ("aurora/fp8", "borealis/bf16"), "m/y": ()},
         limits={"m/x": {"aurora/fp8": (131072, None)}}, listing_notes={"m/x": ("a note",)},
+        names={"m/x": {"aurora/fp8": "Aurora"}},
         cases=(case, other), weak_probes=(ControlNote("m/x", "refusal", "borealis/bf16", "control passed"),),
         unprobed_controls=(ControlNote("m/y", "refusal", "c/fp8", "no verdict"),), clock="virtual",
         controls_source="canary.yaml")

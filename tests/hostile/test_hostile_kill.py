@@ -102,7 +102,7 @@ def _files(f: Files) -> dict[str, bytes]:
 def _history(f: Files) -> list[tuple[str, int]]:
     """The rounds the history holds: (round id, number of cases) each."""
     root = f.state.parent / "history"
-    return sorted((r.round_id, len(r.cases)) for r in read_span(root).rounds) if root.exists() else []
+    return sorted((r.round_id, len(r.columns["model"])) for r in read_span(root).rounds) if root.exists() else []
 
 
 def _assert_old_or_new(now: dict[str, bytes], old: dict[str, bytes], new: dict[str, bytes], torn: bool) -> None:

@@ -150,7 +150,7 @@ def test_a_hostile_provider_tag_is_set_aside_and_reaches_no_file_name_state_mark
     assert new_files - history <= {"reports/h0.json", "reports/h1.json", "reports/h2.json", "step-summary.md"}
     recorded = read_span(f.state.parent / "history").rounds
     assert sum(n.endswith(".xz") for n in history) == 3  # each judged round kept, under a name of our own
-    assert all(tag not in (c.model, c.provider) for r in recorded for c in r.cases)
+    assert all(tag not in r.columns["model"] + r.columns["provider"] for r in recorded)
 
     state = json.loads(f.state.read_text(encoding="utf-8"))
     assert set(state["models"]) == {MODEL} and tag not in state["models"][MODEL]

@@ -14,11 +14,13 @@ would publish all of it but one character. Five more hide it from a reader of ch
 `\\u`-escaped) as the provider's name and in the message of a relayed error, and one names itself
 with an OSC 8 link, a bell and a bidi override. Two reject their own model's call (Groq's
 `tool_use_failed`, relayed before any byte and in the stream after the thinking), one streams its
-thinking past the cap with usage that leaves it out. The round must complete, judge every other host as
-it would have anyway, and no piece of the key (16 characters of it, any case, reversed, hex or
-base64, in the files as written and as a reader takes them: escapes decoded, invisible characters
-dropped) may reach a file, a history entry, an issue, a notification or a message of probe, judge,
-summary, status, site, issues or announce. The round uses a key of a real key's shape (73 characters).
+thinking past the cap with usage that leaves it out. Issue 40: four whose router metadata tells of
+OpenRouter's own doing (a healed reply, a guardrail flagging or blocking, a fallback). The round must
+complete, judge every other host as it would have anyway, and no piece of the key (16 characters of
+it, any case, reversed, hex or base64, in the files as written and as a reader takes them: escapes
+decoded, invisible characters dropped) may reach a file, a history entry, an issue, a notification or
+a message of probe, judge, summary, status, site, issues or announce. The round uses a key of a real
+key's shape (73 characters).
 """
 
 from __future__ import annotations
@@ -62,9 +64,13 @@ REJECTING = ("veto/fp8", "recant/fp8")   # tool_use_failed relayed: as a 400, an
 UNITEMISED = "muse/fp8"  # thinking streamed past the cap, usage without reasoning_tokens
 HIDING = ("veil/fp8", "gauze/fp8", "ebb/fp8", "cipher/fp8", "cloak/fp8")   # echo_hidden, issue 37
 BEACON = "beacon/fp8"    # escape_codes into provider: its served-by name links (OSC 8), rings, reverses
+ROUTED = ("mend/fp8", "shroud/fp8", "gate/fp8", "relay/fp8")   # router metadata: healing, guardrails, a fallback
 CONTRACTS = ("latency", "refusal", "structured", "language")
 KEY = "sk-or-v1-" + hashlib.sha256(b"canary issue 31").hexdigest()   # a real key's shape: 73 characters
 PIECE = 16
+# The round of 36 hosts is set up inside the first test: on a busy two-core machine it takes longer
+# than the suite's default 120 s safety net for a hung test.
+pytestmark = pytest.mark.timeout(900)
 
 
 def _pieces(key: str) -> tuple[set[bytes], set[bytes]]:
@@ -112,12 +118,7 @@ def leaks(data: bytes) -> bool:
 @pytest.fixture(scope="module")
 def hostile_round(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProbeRun]:
     tmp = tmp_path_factory.mktemp("hostile")
-    config = canary_config(tmp, controls=("ember/fp8",), optional=("tools",))
-    # Twenty hosts start at once on a shared machine: the healthy ones' first tokens must not
-    # miss a 1 s threshold for want of CPU (no host of this scenario is slow on purpose).
-    doc = yaml.safe_load(config.read_text(encoding="utf-8"))
-    doc["probe"]["ttft_seconds"] = 4.0
-    config.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    config = canary_config(tmp, controls=("ember/fp8",), optional=("tools",))  # thresholds no load reaches
     with start_simulator(_hostile(lambda tag: tag != FLOOD), seed=5) as sim:
         yield run_round(tmp, sim.base_url, config=config, key=KEY)
 
@@ -155,7 +156,7 @@ def test_the_round_completes_with_a_result_for_every_case_of_every_host(hostile_
     doc = hostile_round.results
     assert doc["complete"] is True, (doc["incomplete"], hostile_round.output[-3000:])
     probed = {(c["provider"], c["contract"]) for c in doc["cases"]}
-    hosts = {*HEALTHY, "cinder/fp8", "ember/fp8", *HOSTILE, *AT_CUTS, ESCAPING, *HIDING, BEACON}
+    hosts = {*HEALTHY, "cinder/fp8", "ember/fp8", *HOSTILE, *AT_CUTS, ESCAPING, *HIDING, BEACON, *ROUTED}
     assert probed >= {(h, c) for h in hosts for c in CONTRACTS}
     assert "Traceback" not in hostile_round.output and "RecursionError" not in hostile_round.output
 
@@ -246,7 +247,22 @@ def test_a_host_rejecting_its_own_calls_fails_its_tools_case_and_only_that(hosti
         tools = hostile_round.case(host, "tools")
         assert tools["outcome"] == "fail" and "tool_use_failed" in tools["reason"], tools
         assert {hostile_round.case(host, c)["outcome"] for c in CONTRACTS} == {"transport_error"}, host
-    assert set(_outcomes(hostile_round, UNITEMISED).values()) == {"pass"}, [(c["contract"], c["outcome"], c.get("reason")) for c in hostile_round.results["cases"] if c["provider"] == UNITEMISED]
+    unitemised = [c for c in hostile_round.results["cases"] if c["provider"] == UNITEMISED]
+    assert {c["outcome"] for c in unitemised} == {"pass"}, [(c["contract"], c.get("reason")) for c in unitemised]
+
+
+def test_what_the_router_metadata_tells_is_held_against_the_host_only_when_it_is_the_hosts(
+        hostile_round: ProbeRun) -> None:
+    mend = hostile_round.case("mend/fp8", "structured")   # OpenRouter repaired the host's broken JSON
+    assert (mend["outcome"], mend["code"]) == ("fail", "response_healed"), mend
+    shroud = {c: hostile_round.case("shroud/fp8", c) for c in CONTRACTS}   # OpenRouter's guardrail flagged
+    assert "fail" not in {c["outcome"] for c in shroud.values()}, shroud
+    assert (shroud["refusal"]["outcome"], shroud["refusal"]["code"]) == ("inconclusive", "guardrail_flagged")
+    for contract in CONTRACTS:   # OpenRouter's guardrail blocked, before any provider; a fallback served
+        gate, relay = hostile_round.case("gate/fp8", contract), hostile_round.case("relay/fp8", contract)
+        assert (gate["outcome"], gate["code"]) == ("transport_error", "guardrail_blocked"), gate
+        assert (relay["outcome"], relay["code"]) == ("transport_error", "routing_mismatch"), relay
+        assert "attempts ['Relay' 502, 'Aurora' 200]" in relay["reason"], relay
 
 
 def test_no_escape_sequence_of_an_error_message_reaches_the_log(hostile_round: ProbeRun) -> None:

@@ -1,7 +1,8 @@
 """Helpers for the round tests: a small simulator scenario and `pytest probes` in a subprocess.
 
-Rounds stay small (a few endpoints, first tokens of 50-100 ms, tiny deadlines) because every
-test here starts a real pytest process; no test asserts wall-clock times.
+Rounds stay small (a few endpoints, first tokens of 50-100 ms) because every test here starts a
+real pytest process; no test asserts wall-clock times. Their latency thresholds are the product's
+own, which no load reaches (PROBE below): a test round never depends on the machine's speed.
 """
 
 from __future__ import annotations
@@ -17,10 +18,25 @@ from typing import Any
 
 import yaml
 
+from core.config import ProbeSettings
+
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = "deepseek/deepseek-chat-v3-0324"
 SENTINEL_KEY = "sk-or-v1-SENTINEL-0123456789abcdef-must-never-leak"
 FAST = {"ttft_ms": 60, "tokens_per_second": 400}
+# A test round waits for a first token as long as canary.yaml's defaults do (10 s, a request 30 s),
+# which no load of a shared 2-core machine reaches: with both cores busy and a 17-20 load average,
+# hosts serving their first token after 60 ms were measured at up to 3.9 s (issue 37 item 9; at a
+# 1-2 s threshold they failed the latency contract). A planted late host is late by LATE_MS
+# whatever the load: load only delays it more.
+TTFT_SECONDS = ProbeSettings().ttft_seconds
+PROBE = {"ttft_seconds": TTFT_SECONDS, "request_deadline_seconds": ProbeSettings().request_deadline_seconds,
+         "max_tokens": 120}
+LATE_MS = int(TTFT_SECONDS * 1000) + 2000
+# How long a test that runs real rounds may take, and one round's subprocess: the suite's 120 s
+# limit is for hangs, and with both cores busy (a load average of 15-17 and four busy loops) a
+# module's two rounds and judges took 275 s, the status page test's three rounds 386 s.
+ROUND_TIMEOUT_S = 900
 ALL_PARAMS = ["max_tokens", "temperature", "seed", "response_format", "structured_outputs"]
 
 
@@ -36,11 +52,11 @@ def scenario(*endpoints: dict[str, Any], model: str = MODEL) -> dict[str, Any]:
             "models": [{"id": model, "name": "Test model", "permaslug": model, "endpoints": list(endpoints)}]}
 
 
-# ok: healthy; slow: first token after the (test) threshold; garbage: stray leading bytes;
+# ok: healthy; slow: first token after the threshold; garbage: stray leading bytes;
 # filter: refuses (the positive control); schema: breaks the schema.
 PLANTED = scenario(
     endpoint("ok/fp8"),
-    endpoint("slow/fp8", {"slow_first_token": {"rate": 1.0, "delay_ms": 1800}}),
+    endpoint("slow/fp8", {"slow_first_token": {"rate": 1.0, "delay_ms": LATE_MS}}),
     endpoint("garbage/fp8", {"leading_garbage": {"rate": 1.0}}),
     endpoint("filter/fp8", {"refusal": {"rate": 1.0}}),
     endpoint("schema/fp8", {"schema_violation": {"rate": 1.0}}),
@@ -56,7 +72,7 @@ def canary_config(tmp: Path, *, controls: tuple[str, ...] = ("filter/fp8",), mod
         "models": [model],
         "controls": {model: list(controls)} if controls else {},
         **({"optional_contracts": {model: list(optional)}} if optional is not None else {}),
-        "probe": {"ttft_seconds": 1.0, "request_deadline_seconds": 5, "max_tokens": 120},
+        "probe": PROBE,
         "concurrency": {"overall": 16, "per_provider": 4},
     }), encoding="utf-8")
     return path
@@ -100,7 +116,7 @@ def run_round(tmp: Path, base_url: str, *args: str, config: Path | None = None, 
     cmd = [sys.executable, "-m", "pytest", "probes", "-p", "no:cacheprovider", "-q", "-rA",
            f"--canary-config={config or canary_config(tmp)}", f"--canary-reports={reports}",
            f"--canary-state={tmp / 'no-state.json'}", f"--junitxml={reports / 'junit.xml'}", *args]
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=ROUND_TIMEOUT_S)
     return ProbeRun(proc.returncode, proc.stdout + proc.stderr, reports)
 
 

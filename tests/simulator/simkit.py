@@ -66,11 +66,12 @@ class StreamResult:
         return [c for c in self.chunks if "error" in c]
 
 
-def stream_chat(base_url: str, body: dict[str, Any], timeout: float = 20.0) -> StreamResult:
+def stream_chat(base_url: str, body: dict[str, Any], timeout: float = 20.0,
+                headers: dict[str, str] | None = None) -> StreamResult:
     started = time.monotonic()
     with (
         httpx.Client(timeout=timeout) as client,
-        client.stream("POST", f"{base_url}/chat/completions", json=body, headers=KEY) as resp,
+        client.stream("POST", f"{base_url}/chat/completions", json=body, headers={**KEY, **(headers or {})}) as resp,
     ):
         result = StreamResult(resp.status_code, resp.headers)
         if resp.status_code != 200:

@@ -424,7 +424,8 @@ def test_a_trait_cannot_be_given_a_rate():
 def test_every_fault_in_the_catalogue_has_a_test():
     here = Path(__file__).parent
     sources = (here / "test_faults.py", here / "test_hostile_faults.py", here / "test_defect_faults.py",
-               here / "test_tool_faults.py", here / "test_task_faults.py", here / "test_real_shape_traits.py")
+               here / "test_tool_faults.py", here / "test_task_faults.py", here / "test_real_shape_traits.py",
+               here / "test_router_metadata_faults.py")
     covered = {n for f in sources for n in re.findall(r'faulty\(simulate, "(\w+)"', f.read_text(encoding="utf-8"))}
 
     assert covered == set(FAULT_NAMES)
@@ -442,6 +443,18 @@ def test_a_fault_scoped_with_only_when_fires_only_on_requests_that_mention_its_t
     assert story not in PT.refusals and sentences_of(story, PT)
 
 
+def test_a_fault_scoped_with_longer_than_fires_only_on_long_prompts(simulate):
+    sim = faulty(simulate, "mojibake", longer_than=4000)
+    long = chat_body("test/fp8")
+    long["messages"] = [{"role": "system", "content": "A long character card. " * 200}, *long["messages"][1:]]
+
+    garbled = stream_chat(sim.base_url, long)
+    short = stream_chat(sim.base_url, chat_body("test/fp8"))
+
+    assert garbled.headers["X-Sim-Faults"] == "mojibake" and unmojibake(garbled.text) != garbled.text
+    assert short.headers["X-Sim-Faults"] == "none" and sentences_of(short.text, PT)
+
+
 def test_only_when_is_refused_on_a_trait_and_must_be_a_list_of_strings():
     from simulator import ScenarioError, scenario_from_dict
 
@@ -449,6 +462,8 @@ def test_only_when_is_refused_on_a_trait_and_must_be_a_list_of_strings():
         scenario_from_dict(one_endpoint_scenario({"thinking": {"only_when": ["x"]}}))
     with pytest.raises(ScenarioError, match="refusal.only_when"):
         scenario_from_dict(one_endpoint_scenario({"refusal": {"rate": 1.0, "only_when": "inn"}}))
+    with pytest.raises(ScenarioError, match="slow_first_token.longer_than"):
+        scenario_from_dict(one_endpoint_scenario({"slow_first_token": {"longer_than": 10}}))
 
 
 @pytest.mark.parametrize("body", ["provider", "availability", "no_code", "bare"])

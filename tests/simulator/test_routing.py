@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import httpx
 import pytest
 from simkit import FAST, KEY, MODEL, chat_body, one_endpoint_scenario, stream_chat
@@ -11,8 +13,10 @@ def post(base_url: str, body: dict, headers: dict | None = KEY) -> httpx.Respons
     return httpx.post(f"{base_url}/chat/completions", json={**body, "stream": False}, headers=headers, timeout=10)
 
 
-def served_by(base_url: str, provider: dict) -> str:
-    response = post(base_url, {**chat_body(), "provider": provider})
+def served_by(base_url: str, provider: dict, conversation: str = "") -> str:
+    body = chat_body()
+    body["messages"][-1]["content"] += conversation   # another conversation, another draw
+    response = post(base_url, {**body, "provider": provider})
     assert response.status_code == 200, response.text
     return response.json()["provider"]
 
@@ -58,10 +62,15 @@ def test_pinning_reaches_exactly_the_chosen_endpoint_every_time(simulate):
     assert [r.provider["only"] for r in pinned] == [["aurora/bf16"], ["borealis/bf16"], ["iris/fp8"]]
 
 
-def test_without_preferences_the_cheapest_endpoint_serves(simulate):
+def test_without_preferences_traffic_is_balanced_by_the_inverse_square_of_the_price(simulate):
     sim = simulate(four_hosts())
 
-    assert served_by(sim.base_url, {}) == "Borealis"
+    served = Counter(served_by(sim.base_url, {}, conversation=str(i)) for i in range(120))
+
+    # Weights 1/1.1², 1/1.2², 1/1.3² and 1/1.4² (USD per million tokens): every host serves, the cheapest most.
+    assert served.keys() == {"Borealis", "Iris", "Aurora"} and served["Borealis"] > served["Iris"]
+    assert served_by(sim.base_url, {}, conversation="7") == served_by(sim.base_url, {}, conversation="7")
+    assert served_by(sim.base_url, {"allow_fallbacks": False}) == "Borealis"   # no fallbacks: the cheapest alone
 
 
 def test_order_is_tried_first_and_in_sequence(simulate):

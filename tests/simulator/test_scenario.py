@@ -45,7 +45,9 @@ def test_the_default_scenario_gives_each_host_its_story():
     by_tag = {e.tag: e for e in load_scenario().models[0].endpoints}
     faults = {tag: {f.name: f for f in e.behaviour.faults} for tag, e in by_tag.items()}
 
-    assert faults["aurora/fp8"] == faults["borealis/bf16"] == faults["iris/fp8"] == {}
+    assert faults["borealis/bf16"] == faults["iris/fp8"] == {}
+    # Aurora garbles only prompts the probes never send (their longest: 775 characters): production's to catch.
+    assert faults["aurora/fp8"].keys() == {"mojibake"} and faults["aurora/fp8"]["mojibake"]["longer_than"] == 4000
     assert faults["cinder/fp8"]["leading_garbage"].rate == 0.95
     assert faults["dune/int4"]["mix_language"].params["with"] == "es"
     assert sum(f.rate for f in faults["ember/fp8"].values()) >= 0.95
@@ -153,7 +155,7 @@ AT_FAULTS = "story.yaml: models[0].endpoints[0].behaviour.faults."
     ("faults", "message"),
     [
         ({"slow_first_token": {"delay": 5}},
-         AT_FAULTS + "slow_first_token.delay: unknown key (known here: delay_ms, only_when, rate)"),
+         AT_FAULTS + "slow_first_token.delay: unknown key (known here: delay_ms, longer_than, only_when, rate)"),
         ({"slow_first_token": {"delay_ms": -1}},
          AT_FAULTS + "slow_first_token.delay_ms: expected a whole number >= 0, got -1"),
         ({"mix_language": {"with": "klingon"}}, AT_FAULTS + "mix_language.with: expected one of "),

@@ -120,6 +120,8 @@ def test_the_judge_reads_the_tips_and_announces_only_what_was_committed():
     judged = job["steps"][judge]["run"]
     assert "--no-notify" in judged and '--expect-models "$PLANNED"' in judged
     assert job["steps"][judge]["env"]["PLANNED"] == "${{ needs.plan.outputs.models }}"
+    # The chat backends' production records, from the very tip the state was fetched from (docs/production.md).
+    assert "git archive refs/canary/state-base production" in judged and '"${production[@]}"' in judged
     assert "--reapply" in job["steps"][commit]["run"]
     assert "CANARY_WEBHOOK_URL" in job["steps"][announce]["env"]
     assert not any("CANARY_WEBHOOK_URL" in step.get("env", {}) for step in job["steps"][:announce])

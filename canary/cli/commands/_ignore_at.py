@@ -1,8 +1,5 @@
-"""`canary ignore --at TIME`: the provider.ignore of a past moment (see canary/history/past.py).
-
-stdout: the list(s) as `canary ignore` printed them (JSON); stderr: where each entry comes from
-and what the reconstruction cannot know. Kept apart from ignore.py so that command stays small.
-"""
+"""`canary ignore --at TIME`: the provider.ignore of a past moment (canary/history/past.py); stdout the
+lists as `canary ignore` prints them, stderr where each entry comes from and what cannot be known."""
 
 from __future__ import annotations
 

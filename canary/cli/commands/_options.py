@@ -1,11 +1,9 @@
 """What the subcommands share, as click options: --config, the file paths and --now.
 
-Every file a command reads or writes can be overridden (--state, --audit, --builtin,
---incidents, ...), so tools can work on copies; otherwise paths come from canary.yaml. The shared
-options' callbacks fill one `Invocation` (the click context's object): `canary --config X judge`
-and `canary judge --config X` both land there, the later one winning, and a command takes it with
-`@pass_invocation`. Everything else is click's own: `multiple=True`, `nargs=-1` arguments,
-click.Path, and the root group's context settings, which every subcommand inherits.
+Every file a command reads or writes can be overridden (--state, --audit, ...), so tools can work on
+copies. The shared options' callbacks fill one `Invocation` (the click context's object): `canary
+--config X judge` and `canary judge --config X` both land there, the later one winning, and a command
+takes it with `@pass_invocation`.
 """
 
 from __future__ import annotations

@@ -1,20 +1,7 @@
-"""`canary announce [DECISIONS.json]`: tell people about a round's committed decisions.
-
-    canary announce [reports/decisions.json]
-
-Prints the decisions, appends a Markdown section to $GITHUB_STEP_SUMMARY and sends them to every
-service of $CANARY_NOTIFY_URLS (Apprise URLs) and the deprecated $CANARY_WEBHOOK_URL
-(canary/integrations/notify.py); in the workflow those secrets reach this step and no other. The
-workflow runs it after `canary commit`, from the decisions file as committed:
-`canary judge --no-notify` decided on the state it read, and when that state moved meanwhile the
-commit re-applied the round and rewrote the file, so what people hear is what reached the state. A
-round that was already applied (a re-run) is summarised but not posted again. Decisions a silence
-(paths.silences, docs/silences.md) matches at the round's time are marked in the summary and left
-out of the services' message.
-
-A service that cannot be reached is recorded in the audit log; in GitHub Actions the step then
-sets the output `undelivered=true`, so the workflow can commit that line (`canary commit
---message ...`). Exit 0 whatever the services did; 2 when the decisions file cannot be read.
+"""`canary announce [DECISIONS.json]`: tell people about a round's committed decisions (stdout, the job
+summary, the notification services; docs/notifications.md). A service that cannot be reached is
+recorded in the audit log, and in GitHub Actions the step sets `undelivered=true` so the workflow
+commits that line. Exit 0 whatever the services did; 2 when the decisions file cannot be read.
 """
 
 from __future__ import annotations

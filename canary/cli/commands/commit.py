@@ -1,34 +1,7 @@
-"""`canary commit`: commit the judge's files (state, audit log, round history) and push them, never forcing.
-
-    canary commit [--message-from reports/decisions.json | --message TEXT] [--remote origin]
-                  [--state-branch NAME] [--branch B] [--retries 5] [--reapply RESULTS.json ...] [--repo DIR]
-
-Where to: the state branch (paths.state_branch in canary.yaml, default `canary-state`; created
-as an orphan branch on first use), so a protected main never blocks the bot; `--state-branch ''`
-(or an empty paths.state_branch) pushes to the checked-out branch instead (--branch), for a
-token that may push there. `canary fetch-state` must have copied the branch's files before the
-judge ran: the commit is built on the state the judge read, and a branch that moved since is
-caught.
-
-The round history (paths.history, default `history/` next to the state) goes with them: each
-commit carries the folder as it is on disk, the round's new file and the files compaction
-deleted, and nothing else of it (unchanged files keep their git objects). A history folder
-absent on disk is left as the branch has it; one configured outside the repository is not
-committed (a warning says so: the history is evidence, it never blocks the state's commit).
-
---reapply names the round's results files: when the judge's files moved upstream meanwhile (a
-concurrent run, a `canary lift`), or main moved an exclusion file the judge read (the capacity
-floor must weigh it), the fresh versions are written and `canary judge` runs again on them,
-with the `now`, `mode` and planned models recorded in the decisions file, so it decides the same
-way on the fresh state; the decisions file is rewritten with what was really committed. Without
---reapply such a conflict stops with an error (nothing forced, nothing pushed).
-
---message TEXT replaces the message built from the decisions file (one line of plain ASCII),
-e.g. after `canary lift` or `canary announce` recorded something in the audit log. When the only
-change since the files were fetched (or last pushed) is lines appended to the audit log (the
-record of an undelivered notification, an incident line), a branch that moved meanwhile takes
-them on top of its own audit log: nothing to re-judge. Any other change on a moved branch
-without --reapply (a person's `canary lift`) stops, pushes nothing and says how to redo it.
+"""`canary commit`: commit the judge's files (state, audit log, round history) and push them, never forcing,
+to the state branch or the checked-out one (docs/workflow.md, the judge job; docs/judge.md, Working on
+the state by hand). --reapply re-judges the round on the fresh files when they moved upstream; a
+history folder configured outside the repository is not committed (a warning says so).
 """
 
 from __future__ import annotations

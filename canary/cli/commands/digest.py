@@ -1,17 +1,7 @@
-"""`canary digest`: at most once per `digest.every_hours`, one message about what stands, when it changed.
-
-    canary digest [--now T] [--force]
-
-Reads the judge's state, the audit log (the would-suspends, and the last digest's line), people's
-exclusion, silences and maintenance files; composes the digest (canary/integrations/notifications/
-digest.py); and, when one is due (`digest.every_hours` since the last, or none yet; with
-`digest.hour_utc`, at that hour of the day and every `every_hours` after it) and its lines
-differ from the last digest's, prints it, appends it to $GITHUB_STEP_SUMMARY, sends it to every
-service of $CANARY_NOTIFY_URLS and records it in the audit log (`digest_sent`, with its keys: the
-bookkeeping lives with the judge's files on the state branch). In GitHub Actions the step sets the
-output `recorded=true` so the workflow commits that line. Nothing is sent, recorded or summarised
-when nothing changed. `--force` sends a due-or-not digest even when unchanged (a test message).
-Exit 0 whatever the services did; 2 when a file cannot be read.
+"""`canary digest`: at most once per `digest.every_hours`, one message about what stands, when it changed
+(docs/notifications.md, The daily digest). In GitHub Actions the step sets `recorded=true` so the
+workflow commits the audit log's `digest_sent` line. Exit 0 whatever the services did; 2 when a file
+cannot be read.
 """
 
 from __future__ import annotations

@@ -1,28 +1,13 @@
-"""`canary fetch-state`: copy the judge's files and the round history from the tip of the state branch.
+"""`canary fetch-state`: copy the judge's files and the round history from the tip of the state branch
+(docs/judge.md, Three layers and Working on the state by hand), remembering the commit they came from
+so `canary commit` builds on exactly what the judge read.
 
-    canary fetch-state [--remote origin] [--state-branch NAME] [--repo DIR] [--force] [--show-branch | --exists]
-
-The judge's state and audit log live on their own branch (paths.state_branch, default
-`canary-state`); people's files stay on main. This writes the branch tip's versions over
-paths.state and paths.audit in the checkout (git-ignored there), makes the round history folder
-(paths.history, default `history/` next to the state) a copy of the branch's (only files that
-differ are written; files the branch no longer has, compacted into day files, are removed), and
-remembers which commit they came from, so `canary commit` builds on exactly what the judge read.
-A branch without a history folder yet leaves the local one as it is (the next commit adds it). Run it right before
-`canary judge` (the workflow does), and before `canary status`, `canary ignore`, `canary lift`
-or `canary incident` on a laptop.
-
-Before the first commit the branch does not exist: the files in the checkout stand (none: an
-empty state). A local state holding a round the branch lacks (judged here, never pushed) is not
-overwritten without --force, nor a state or audit log changed here since they were last fetched
-or pushed (a `canary lift` or `canary incident` whose commit lost the race to the bot's push):
-following advice to fetch must never discard a person's change silently. With an empty
-paths.state_branch there is nothing to fetch: the files are on the checked-out branch. --show-branch
-prints the configured branch (empty line: none) and touches nothing; the workflow's plan job passes
-it to the probe jobs. --exists prints `true` or `false` (does the remote have the branch yet?) and
-touches nothing either; it fails (exit 1) when the remote cannot be asked, so the workflow skips its
-checkout of the branch only when the branch is really absent, never after a failed fetch. In a job
-that keeps no git credentials, $GITHUB_TOKEN authenticates that one request.
+Following advice to fetch must never discard a person's change silently: a local state holding a
+round the branch lacks, or a state or audit log changed here since the last fetch or push, is not
+overwritten without --force. --show-branch prints the configured branch, --exists whether the remote
+has it (exit 1 when the remote cannot be asked, so the workflow skips the branch's checkout only
+when it is really absent); both touch nothing. $GITHUB_TOKEN authenticates a job without git
+credentials.
 """
 
 from __future__ import annotations

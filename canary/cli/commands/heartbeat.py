@@ -1,10 +1,6 @@
-"""`canary heartbeat [--decisions FILE] [--fail]`: tell the dead-man's switch a round was judged.
-
-Pings $CANARY_HEARTBEAT_URL (healthchecks.io style; see canary/integrations/notifications/heartbeat.py):
-success after a judged, complete round; the failure URL when the decisions file is missing or
-unreadable, the round was incomplete, or `--fail` says a step failed. Always exits 0 once its
-arguments are right: a monitor that is down must not fail a round, and a missing ping is
-exactly what the monitor reports.
+"""`canary heartbeat [--decisions FILE] [--fail]`: tell the dead-man's switch a round was judged
+(docs/notifications.md, The heartbeat). Always exits 0 once its arguments are right: a monitor that is
+down must not fail a round, and a missing ping is exactly what the monitor reports.
 """
 
 from __future__ import annotations

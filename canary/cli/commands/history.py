@@ -1,13 +1,6 @@
-"""`canary history`: what the round history says, per model and provider; and how to fill it.
-
-    canary history [--model M] [--json]             pass rates per contract with 95 % intervals,
-                                                    TTFT p50/p95, tokens/s and suspensions over
-                                                    24 h, 7 d and 30 d
-    canary history record RESULTS... [--decisions FILE]   add a judged round (backfill; idempotent)
-    canary history compact                          fold days past the detail window into day files
-
-Reads `paths.history` (or --history DIR). A damaged history file is named with what to do;
-the judge never needs the history, so nothing else is affected.
+"""`canary history`: what the round history says, per model and provider (docs/history.md); `record`
+backfills a judged round, `compact` folds old days into day files. A damaged history file is named
+with what to do: the judge never needs the history, so nothing else is affected.
 """
 
 from __future__ import annotations

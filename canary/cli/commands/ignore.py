@@ -1,12 +1,6 @@
-"""`canary ignore --model M [--now ISO]`: print the effective provider.ignore list as JSON.
-
-builtin ∪ incidents unexpired at now ∪ enforce-mode suspensions unexpired at now, sorted.
-Without --model: an object mapping every known model to its list.
-
-The layers live in two places: the exclusion files on main (this checkout), the judge's state on
-its own branch (paths.state_branch, default `canary-state`). Run `canary fetch-state` first to
-copy the branch's state into paths.state; without it the suspensions are missing, and this says
-so on stderr (the list printed is then people's exclusions only).
+"""`canary ignore --model M [--now ISO]`: print the effective provider.ignore list as JSON (docs/judge.md,
+Three layers); without --model, every known model's. Without a fetched state the suspensions are
+missing, and this says so on stderr.
 """
 
 from __future__ import annotations

@@ -6,12 +6,14 @@ this command checks the tags, reads and writes the file and records the decision
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
 import click
 
+from canary.cli.commands._endpoint_tags import known_endpoints, unlisted
 from canary.cli.commands._options import TIME, Invocation, common, pass_invocation, tag
 from canary.state import audit
 from canary.state.incidents import add_incident, remove_incident
@@ -43,6 +45,9 @@ def entry_options(f: click.decorators.FC) -> click.decorators.FC:
 def add(invocation: Invocation, model: str, provider: str, reason: str, expires: datetime | None,
         by: str | None) -> int:
     now = invocation.now()
+    warning = unlisted(model, provider, *known_endpoints(invocation.config(), now))
+    if warning:
+        print(f"canary incident: warning: {warning}", file=sys.stderr)
     entry = Exclusion(model, provider, INCIDENT, reason, since=now, expires=expires, added_by=by)
     path = _edit(invocation, now, lambda text, source: add_incident(text, source, entry),
                  Decision(model, provider, Action.INCIDENT_ADD, Rule.MANUAL, reason, until=expires))

@@ -1,17 +1,7 @@
-"""`canary issues sync --decisions FILE [--repo OWNER/NAME]`: incidents as GitHub issues.
-
-One issue per model x endpoint that is suspended (enforce) or would be (observe), with the
-evidence; later decisions comment on it; restore, expiry or lift closes it. Idempotent:
-re-running the same decisions writes nothing new. Token from $GITHUB_TOKEN (needs
-`issues: write`), API from $GITHUB_API_URL, repository from --repo or $GITHUB_REPOSITORY,
-the round's link from $GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID.
-An endpoint silenced at the round's time (paths.silences, docs/silences.md) is left alone.
-Only issues and comments written by --author (GITHUB_TOKEN's github-actions[bot] by default)
-and carrying the label are canary's: an outsider's copy of a marker is ignored.
-
-Exit codes: 0 everything done (or nothing to do; also when the repository has Issues turned
-off, the default on forks: a warning says so), 1 some operations were not done (listed; the
-next run does what is still missing for its own decisions), 2 it could not start.
+"""`canary issues sync --decisions FILE [--repo OWNER/NAME]`: incidents as GitHub issues
+(docs/notifications.md, Incidents as GitHub issues). Idempotent: re-running the same decisions writes
+nothing new. Exit codes: 0 everything done (or nothing to do, also with Issues turned off), 1 some
+operations were not done (listed; the next run does what is still missing), 2 it could not start.
 """
 
 from __future__ import annotations

@@ -1,10 +1,5 @@
-"""`canary lift --model M --provider P --reason R [--by NAME]`: end a suspension by hand (audited).
-
-The provider's failed streak restarts, so it is suspended again only after two fresh failed
-rounds; its ladder rung is kept (a lifted host that fails again climbs the ladder). Who lifted
-it and why go to the audit log, from which `canary issues sync --state` tells them on the
-incident issue it closes.
-"""
+"""`canary lift --model M --provider P --reason R [--by NAME]`: end a suspension by hand (audited). The
+failed streak restarts, the ladder rung is kept (a lifted host that fails again climbs the ladder)."""
 
 from __future__ import annotations
 

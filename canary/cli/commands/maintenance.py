@@ -1,13 +1,5 @@
-"""`canary maintenance add|list|remove`: a provider's announced maintenance windows, beside `silence`.
-
-    canary maintenance add --provider P [--model M] [--every DAY] --start S --end E --reason "..." [--author NAME]
-    canary maintenance list [--all]
-    canary maintenance remove --provider P [--model M] [--start S]
-
-A one-off window's --start and --end are ISO 8601 times; with --every (monday ... sunday, or day)
-they are UTC times of day (HH:MM). The file (paths.maintenance, exclusions/maintenance.yaml) is a
-people's file on main: commit the change and open a pull request. What a window does is
-judge/suspension/maintenance.py's docstring and docs/maintenance.md.
+"""`canary maintenance add|list|remove`: a provider's announced maintenance windows (docs/maintenance.md).
+A one-off window's --start and --end are ISO 8601 times; with --every, UTC times of day (HH:MM).
 """
 
 from __future__ import annotations

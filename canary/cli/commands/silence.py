@@ -1,13 +1,6 @@
-"""`canary silence add|list|expire`: keep notifications and incident issues quiet about an endpoint.
-
-    canary silence add --model M [--provider P] --until T --reason "..." [--author NAME]
-    canary silence list [--all]
-    canary silence expire --model M [--provider P]
-
-`--until` is an ISO 8601 time or a duration from now (`90m`, `6h`, `2d`). The author defaults to
-$GITHUB_ACTOR, else the login name. The file (paths.silences, exclusions/silences.yaml) is a
-people's file on main: commit the change and open a pull request, as for an exclusion. What a
-silence does, and does not, is judge/suspension/silences.py's docstring and docs/silences.md.
+"""`canary silence add|list|expire`: keep notifications and incident issues quiet about an endpoint
+(docs/silences.md). `--until` is an ISO 8601 time or a duration from now (`90m`, `6h`, `2d`); the author
+defaults to $GITHUB_ACTOR, else the login name.
 """
 
 from __future__ import annotations

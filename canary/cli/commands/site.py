@@ -1,17 +1,8 @@
-"""`canary site --out DIR`: the static status page, its feeds and badges, from the round history.
-
-    canary site --out site [--allure reports/allure-report] [--base-url https://OWNER.github.io/REPO/]
-                [--state-checkout DIR] [--production DIR]
-
-Reads the history (paths.history, or --history), the judge's state and people's exclusion files
-(as `canary ignore` does: run `canary fetch-state` first for the state branch's files) and writes
-the site. --state-checkout DIR reads the state and the history from a checkout of the state
-branch instead (DIR/<paths.state>, DIR/<paths.history>), as the workflow's report job does; the
-exclusion, silences and maintenance files stay those of this checkout (they live on main); a chat
-backend's production records of the last 7 days (--production DIR, by default DIR/production of the
-state checkout) give each endpoint its user reports and its route audit. It writes
-(canary/outputs/site/build.py lists the files). Exit 0 when written, 2 when it cannot be built
-(the message says why: a damaged history file, a bad layer file, ECharts not installed).
+"""`canary site --out DIR`: the static status page, its feeds and badges, from the round history
+(docs/status-page.md). --state-checkout DIR reads the state and the history from a checkout of the
+state branch; the people's files stay this checkout's (they live on main); a chat backend's records
+(--production DIR, by default the state checkout's production/) give the users' reports and the
+route audit. Exit 0 when written, 2 when it cannot be built (the message says why).
 """
 
 from __future__ import annotations

@@ -1,12 +1,6 @@
-"""`canary status [--model M]`: a table of every provider the judge remembers, and its state.
-
-Below each model's table, the current evidence card of every endpoint (judge/suspension/evidence.py): each
-contract with a failure in its window against the pooled replies of the model's other endpoints,
-or how many judged replies its window holds when none failed. Last, the silences in force
-(paths.silences): they mute notifications and issues, never the states shown above.
-
-A simulator state (`canary round`'s, in <reports>/simulator-state/) runs on its own virtual clock:
-without --now it is shown at its last round's virtual time, not the real one.
+"""`canary status [--model M]`: a table of every provider the judge remembers, its state and evidence
+cards, and the silences in force (docs/judge.md, Working on the state by hand). A simulator state runs
+on its own virtual clock: without --now it is shown at its last round's virtual time.
 """
 
 from __future__ import annotations
@@ -24,6 +18,7 @@ from core.layers import BUILTIN, INCIDENT, Exclusion
 from core.policy import Policy
 from core.times import fmt_time
 from judge.suspension.evidence import cards_by_endpoint
+from judge.suspension.production import shown
 from judge.suspension.silences import active_silences
 from judge.suspension.state import JudgeState, ProviderState
 
@@ -92,13 +87,17 @@ def decided_lines(providers: dict[str, ProviderState], now: datetime) -> list[st
 
 
 def evidence_lines(state: JudgeState, model: str) -> list[str]:
-    """Each endpoint's current card: the contracts with failures in its window, or a clean count."""
+    """Each endpoint's current card: the contracts with failures in its window, or a clean count; then its
+    production evidence as the last round's judge read it (judge/suspension/production.py)."""
     cards = cards_by_endpoint(state, model)
+    width = max((len(p) for p in cards), default=0)
+    production = [f"  {p.ljust(width)}  {line}" for p, line in shown(
+        {p: ps.production for p, ps in state.models.get(model, {}).items() if ps.production})]
+    production = ["", "production evidence (a chat backend's sampled replies):", *production] if production else []
     if not any(cards.values()):
-        return []
+        return production
     out = ["", "evidence (each endpoint's last counted rounds vs the model's other endpoints; 95 % Wilson "
                "intervals, one-sided Fisher test):"]
-    width = max(len(p) for p in cards)
     for provider, endpoint_cards in cards.items():
         failing = [c for c in endpoint_cards if c.failures]
         if failing:
@@ -109,7 +108,7 @@ def evidence_lines(state: JudgeState, model: str) -> list[str]:
             rounds = max((c.rounds for c in endpoint_cards), default=0)
             replies = sum(c.attempts for c in endpoint_cards)
             out.append(f"  {provider.ljust(width)}  no failures in {rounds} round(s) ({replies} judged replies)")
-    return out
+    return out + production
 
 
 def render_status(state: JudgeState, exclusions: tuple[Exclusion, ...], now: datetime, *, model: str | None,

@@ -1,17 +1,8 @@
-"""`canary validate`: check the files people edit by hand before they reach main.
-
-Runs in CI on every pull request (and push), so a broken edit of exclusions/builtin.yaml,
-exclusions/incidents.yaml, exclusions/silences.yaml, exclusions/maintenance.yaml, canary.yaml, the
-judge's state or its audit log fails the check with the file, the line and what to do, instead of
-failing the next scheduled round. It reuses the very parsers canary uses (core.store,
-canary.state.judge_files, canary.state.silences, canary.state.maintenance, canary.state.audit): one
-definition of each format.
-
-It also warns (exit 0) when a configured positive control is not among the endpoints of the
-last saved discovery (reports/discovery.json, written by every round, or --discovery FILE): such
-a control is never probed, so the refusal probe of its model stays unverified every round. The
-check works offline, on that snapshot; without one, or with one taken from the bundled simulator
-(whose scenarios bring their own controls), it says so instead of guessing.
+"""`canary validate`: check the files people edit by hand before they reach main (docs/judge.md, Working on
+the state by hand), with the very parsers canary uses: one definition of each format. It warns (exit
+0) when a configured positive control is not among the last saved discovery's endpoints: such a control
+is never probed, so its model's refusal probe stays unverified every round. It warns
+too, as `canary incident add` does (_endpoint_tags.py), about an entry's endpoint tag no discovery listed.
 """
 
 from __future__ import annotations
@@ -23,6 +14,7 @@ from pathlib import Path
 
 import click
 
+from canary.cli.commands._endpoint_tags import known_endpoints, unlisted
 from canary.cli.commands._options import PATH, Invocation, common, pass_invocation
 from canary.state import audit
 from canary.state.judge_files import load_state
@@ -62,6 +54,7 @@ def validate(invocation: Invocation, discovery_path: Path | None) -> int:
         (paths.maintenance, functools.partial(load_maintenance, paths.maintenance)),
     ]
     problems = 0
+    known, source = known_endpoints(config, invocation.now(), discovery_path)
     print(f"ok    {config.source} ({len(config.models)} model(s), mode {config.mode})")
     for path, check in checks:
         try:
@@ -75,6 +68,10 @@ def validate(invocation: Invocation, discovery_path: Path | None) -> int:
         for model in _unconfigured(loaded, config.models):
             print(f"note  {path}: model {model!r} is not in {config.source}; its entries apply to nothing "
                   "until it is configured")
+        for entry in loaded if isinstance(loaded, tuple) else ():
+            warning = unlisted(getattr(entry, "model", None), getattr(entry, "provider", None), known, source)
+            if warning:
+                print(f"warn  {path}: {warning}")
     fails, notes = audit.problems(paths.audit)
     for line in fails:
         print(f"FAIL  {line}", file=sys.stderr)

@@ -1,22 +1,9 @@
 """The subset of GitHub's REST API that incident issues need, with GitHub's retry rules.
 
-Requests: list issues by label (paginated through the Link header), list and create comments,
-create and update issues, create a label. Listing keeps only what the client's login wrote
-(`user.login`): a marker is a hash anyone can compute. The login is configured, by default
-`github-actions[bot]` (GITHUB_TOKEN's), since `GET /user` refuses an Actions token (403 "Resource
-not accessible by integration"). What it does when GitHub says no
-(https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api):
-
-- 403/429 with `retry-after`: wait that long; with `x-ratelimit-remaining: 0`: wait until
-  `x-ratelimit-reset`; a 429 or a 403 that says "rate limit" without either: wait a minute;
-- any other 403 (a permission problem), 404, 422: no retry, a GitHubError naming the status;
-- 5xx and transport errors: retried with a growing pause, a bounded number of times;
-- a wait longer than MAX_WAIT_S, or past the client's whole waiting budget, is not waited:
-  RateLimited is raised, and the caller reports what is left undone (never loops forever).
-
-Creating is not idempotent: after a 5xx or a dropped connection on a POST the issue or
-comment may exist anyway, so before trying again the client looks for its hidden marker.
-The token only ever lives in the Authorization header: no message here quotes a header.
+The rules (rate limits honoured, never waiting past MAX_WAIT_S or BUDGET_S, a create looked for by
+its marker before it is retried): docs/notifications.md, incidents as GitHub issues. Listing keeps
+only what the client's login wrote, since a marker is a hash anyone can compute. The token lives only
+in the Authorization header: no message here quotes a header.
 """
 
 from __future__ import annotations
@@ -89,7 +76,7 @@ class GitHubClient:
 
     def list_issues(self, label: str, state: str = "all", since: str | None = None) -> list[dict[str, Any]]:
         """Every issue (not pull request) this login wrote carrying `label`, newest first; with `since`
-        (ISO 8601), only those last updated at or after it (a comment, a label, closing: all update it)."""
+        (ISO 8601), only those updated at or after it."""
         params = {"labels": label, "state": state, "per_page": "100", "sort": "created", "direction": "desc"}
         if since is not None:
             params["since"] = since

@@ -1,9 +1,4 @@
-"""Reply excerpts for an incident issue, from the round's record (core.results; shards merged).
-
-Each shard is read by the one reader (core.results.read_results): a shard that cannot be read is
-left out with a warning by the command (an excerpt is only illustration). The text stays
-untrusted: render.py puts it in a code fence.
-"""
+"""Reply excerpts for an incident issue, from the round's results (shards merged); still untrusted text."""
 
 from __future__ import annotations
 

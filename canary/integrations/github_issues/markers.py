@@ -1,15 +1,9 @@
 """The hidden markers by which canary finds its own incident issues and comments again.
 
 An issue body carries `<!-- canary-incident key=K model=M endpoint=E event=V -->`, a comment
-`<!-- canary-incident key=K event=V -->`: K is a short hash of model and endpoint (one word,
-so GitHub's search can look for it), V the event `<round id>/<action>` that wrote the text.
-Re-running the same decisions finds every event already written and writes nothing twice.
-
-Model and endpoint come from upstream (a provider tag), so values are percent-encoded with
-only `[A-Za-z0-9._~/:@+-]` left as they are: no `>` (or `<`, `!`, space, quote) can appear, so
-a value can never close the HTML comment (`-->`, `--!>`) and reach the rendered Markdown.
-The endpoint's field keeps the name `endpoint=` (the code calls it `provider`, as the file
-formats do): issues filed before the rename carry it and must still be found.
+`<!-- canary-incident key=K event=V -->`: K a short hash of model and endpoint (one searchable word),
+V the event `<round id>/<action>`. Values are percent-encoded but `[A-Za-z0-9._~/:@+-]`, so none can
+close the HTML comment. The field keeps the name `endpoint=`: issues filed before the rename carry it.
 """
 
 from __future__ import annotations

@@ -1,26 +1,8 @@
-"""From one round's decisions and the incident issues that exist, the operations to perform.
+"""From one round's decisions and the incident issues that exist, the operations to perform (pure).
 
-Pure: decisions.json and `KnownIssue`s (found by their hidden marker) in, a list of
-operations out; the I/O is in client.py and sync.py. The rules:
-
-- `suspend` (enforce) or `would_suspend` (observe) with no open issue for that model x
-  endpoint opens one (labels: the finder label and a state label);
-- any later decision about an endpoint with an open issue comments on it; `restore`,
-  `expired` and `lift` then close it;
-- an event (`<round id>/<action>`) already written on any issue of that endpoint, open or
-  closed, is skipped: re-running the same decisions plans nothing;
-- an opening decision on an issue left open moves its state label, and its title with it
-  (observe -> enforce: "would be suspended" becomes "suspended");
-- whole-round decisions (model or provider `*`) have no endpoint and open nothing.
-
-With the judge's state after the round (`suspended`: every active suspension, observe-mode
-ones included), a sync that was cut short heals at the next round: an active suspension with
-no open issue opens one, an open issue of another mode's suspension moves its state label and
-title, and an open issue whose endpoint is no longer suspended, and that this round's decisions
-did not touch, is closed, telling the decision that ended it when the audit log has it
-(`endings`: a lift with who and why) or else that it is no longer suspended. Each is an event of
-its own (the suspension's start; that decision; the round), so they are idempotent too, and an
-issue a person closed stays closed.
+The rules (open, comment, close, relabel, and healing from the judge's state): docs/notifications.md,
+incidents as GitHub issues. Every operation is an event (`<round id>/<action>`) written once on an
+endpoint's issues, open or closed, so re-running the same decisions plans nothing.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """The text of incident issues and their comments (pure, upstream text escaped).
 
-Reasons, evidence and reply excerpts are untrusted: in prose they go through
-`core.untrusted.markdown()` (one line, every Markdown/HTML metacharacter escaped, so no
-link, image, mention, table break or raw HTML), and excerpts go in a code fence longer than
-any backtick run they contain, so they cannot close it. Titles keep only characters that
-GitHub renders as plain text.
+Untrusted text goes through `core.untrusted.markdown()` in prose, and excerpts into a code fence
+longer than any backtick run they hold; titles keep only characters GitHub renders as plain text.
 """
 
 from __future__ import annotations

@@ -1,21 +1,9 @@
-"""Bring the incident issues up to date with one round: find, plan, apply, report.
+"""Bring the incident issues up to date with one round: find, plan (plan.py, pure), apply, report.
 
-1. Nothing to do without an endpoint decision: a quiet round makes no API call at all
-   (with the judge's state, `--state`, a quiet round still heals: see plan.py).
-2. Find canary's issues: the open ones with the finder label, and the closed ones updated
-   since this round could have written on them (so a re-run recognises the events it wrote on
-   issues already closed); then the comments of those this round can change: open issues,
-   this round's endpoints, active suspensions. Closed issues of earlier rounds hold only
-   earlier events, which this round's plan never looks for, so the requests of a round do not
-   grow with every incident ever opened (benchmarks/issues_api_cost.py). Only issues and
-   comments canary's own login wrote count (client.py), and only issues with the label: an
-   issue whose label a person removed is no longer canary's, and a later suspension opens anew.
-3. Plan (plan.py, pure), then apply in order. An operation that fails is reported and the
-   rest go on; once GitHub rate-limits past the budget, the rest are reported undone.
-
-Issues turned off in the repository (the default on forks: GitHub answers 410 "Issues are
-disabled for this repo") is not a failure: nothing to sync, and a warning says how to turn
-them on.
+Which issues and comments a round reads, so its requests do not grow with every incident ever
+opened, and what issues turned off do: docs/notifications.md, incidents as GitHub issues. An
+operation that fails is reported and the rest go on; once rate-limited past the budget, the rest are
+reported undone.
 """
 
 from __future__ import annotations
@@ -83,13 +71,8 @@ def sync(doc: RoundDecisions, client: GitHubClient, *, label: str = DEFAULT_LABE
          audit_lines: Sequence[AuditLine] = ()) -> SyncReport:
     """Open, comment, close and relabel so the issues tell this round's decisions (dry run: only say so).
 
-    With `suspended` (the judge's state after the round) every canary issue is checked against
-    it, not only those of this round's endpoints: see plan.py; an issue it closes so tells the
-    decision that ended the suspension when the audit log has it (a lift: who and why). An
-    endpoint a silence covers at the round's time is left alone entirely: no open, comment,
-    relabel or close, not even by healing; once the silence ends, the next round's `--state`
-    brings its issue up to date.
-    """
+    With `suspended` (the judge's state after the round) every canary issue is checked against it
+    (plan.py); an endpoint a silence covers at the round's time is left alone entirely, healing included."""
     report = SyncReport()
     endings = ended_by(audit_lines)
     doc, suspended = _unsilenced(doc, suspended, silences, report)
@@ -153,10 +136,8 @@ def find_issues(client: GitHubClient, keys: set[Key] | None, label: str, *, sinc
 
 
 def written_since(doc: RoundDecisions, suspended: Sequence[Suspended] | None) -> datetime | None:
-    """The earliest time this round's sync can find its own events on a closed issue: when the
-    round was decided (its events are written after), or when an active suspension began (its
-    issue was opened after); a margin for the clocks. None (list everything) when a suspension's
-    start cannot be read."""
+    """The earliest time this round's events can be on a closed issue (the round, or an active suspension's
+    start), less a margin for the clocks; None (list everything) when a start cannot be read."""
     try:
         parsed = [doc.now] + [parse_time(s.since, "time") for s in suspended or ()]
     except TimeFormatError:
@@ -210,9 +191,8 @@ def suspended_in(state: JudgeState, now: datetime) -> list[Suspended]:
 
 
 def ended_by(lines: Sequence[AuditLine]) -> dict[Key, IssueEvent]:
-    """Per endpoint, the decision that ended its last suspension (restore, expired, lift), when the
-    last audit line that started or ended one is such a decision. A lift is no round's: its event
-    is named by its time, and the comment says who lifted it."""
+    """Per endpoint, the decision that ended its last suspension (restore, expired, lift) per the audit
+    log; a lift is no round's: its event is named by its time, and the comment says who lifted it."""
     last = {(line.model, line.provider): line for line in lines if line.action in SUSPENDING | ENDING}
     return {key: IssueEvent(model=line.model, provider=line.provider, action=line.action, reason=line.reason,
                             rung=line.rung if isinstance(line.rung, int) else None,

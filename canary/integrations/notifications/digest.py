@@ -1,13 +1,8 @@
 """The daily digest: what stands now, and what changed since the last digest (pure).
 
-Everything comes in as values (the judge's state, people's exclusions, silences and maintenance
-windows, the would-suspends of the audit log, the keys of the last digest, `now`); `canary digest`
-(canary/cli/commands/digest.py) reads them and sends the result. Each line of the digest has a
-stable key; the keys of the last digest sent are kept in its audit line, so "what changed" is a
-set difference and a digest whose keys are those of the last one is not sent at all.
-
-Upstream and people's text (tags, reasons) is escaped with core.untrusted.markdown(): the body is
-Markdown for Apprise and the job summary.
+Each line has a stable key; the keys of the last digest sent are kept in its audit line, so "what
+changed" is a set difference and a digest whose keys are the last one's is not sent at all.
+`canary digest` reads the inputs and sends the result; text is escaped with core.untrusted.markdown().
 """
 
 from __future__ import annotations

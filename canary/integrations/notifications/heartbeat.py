@@ -1,14 +1,8 @@
-"""The dead-man's switch: ping a healthchecks-style URL after every judged round.
+"""The dead-man's switch: ping a healthchecks-style URL after every judged round (docs/notifications.md).
 
-GitHub delays and drops scheduled runs, and a workflow that stops running sends no
-notification at all; a monitor that expects a ping every 30 minutes notices the silence.
-The protocol is healthchecks.io's (https://healthchecks.io/docs/http_api/): an HTTP GET or
-POST to the check's ping URL signals success, the same URL with `/fail` appended signals a
-failure, and a POST body is kept as the ping's log. Services with another failure convention
-(e.g. a `?status=down` query) get their own URL in CANARY_HEARTBEAT_FAIL_URL.
-
-Both URLs are secrets (anyone holding them can ping): never printed, and an error names only
-the HTTP status or the exception type. A ping that fails is reported and never fatal.
+The protocol is healthchecks.io's (https://healthchecks.io/docs/http_api/): a POST to the ping URL
+is a success, to the URL with `/fail` appended a failure, its body the ping's log. Both URLs are
+secrets: never printed, and an error names only the HTTP status or the exception type.
 """
 
 from __future__ import annotations

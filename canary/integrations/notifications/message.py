@@ -1,13 +1,9 @@
-"""The notification about one round's decisions: a title, a Markdown body and a severity.
+"""The notification about one round's decisions: a title, a Markdown body and a severity (pure).
 
-Pure: the judge's record of the round (RoundDecisions, decisions.json) in, a Message out.
-Everything that came from upstream (provider tags, reasons, evidence) goes through
-`core.untrusted.markdown()`: one line, no control or bidi characters, every Markdown/HTML
-metacharacter escaped. That keeps a hostile reason from planting a link, an `@everyone` or
-`<!channel>` ping, or raw HTML in an e-mail (Apprise turns the Markdown into HTML for e-mail and
-passes it through to Slack, Discord, Telegram). A channel that renders no Markdown (a JSON
-webhook, ntfy, a terminal) gets `Message.plain()`: the same text without the escapes and the bold
-marks, which it would show as they are (`12\\:37\\:29Z`).
+Upstream text goes through `core.untrusted.markdown()`, so a hostile reason cannot plant a link, a
+ping or raw HTML (Apprise passes the Markdown to Slack, Discord, Telegram, and as HTML to e-mail). A
+channel that renders no Markdown gets `Message.plain()`: the escapes it would show as they are
+(`12\\:37\\:29Z`) undone.
 """
 
 from __future__ import annotations

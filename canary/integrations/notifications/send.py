@@ -1,17 +1,10 @@
-"""Deliver one round's message to every configured service through Apprise.
+"""Deliver one message (a round's, the digest) to every configured service through Apprise.
 
-`send(doc, urls, audit_path)` is the one entry point any command calls. What it keeps of the
-old webhook notifier: a delivery that fails after its retries is written to the audit log
-(action `webhook_failed`) and printed as one line, and it never raises and never changes an
-exit code (the decisions are already in the state, the audit log and decisions.json); no
-URL is ever printed or logged, and whatever Apprise or a server says about a failure is
-scrubbed of every part of every configured URL before it is shown or recorded.
-
-Each URL gets its own Apprise object, so a failure is attributed to one URL (named by
-position and scheme) and only the URLs that failed are tried again. The Markdown body goes to a
-service that renders it (Slack, Discord, Telegram, Teams, HTML e-mail; and the deprecated webhook's
-Slack-compatible chats); one that shows text as it is (a generic JSON, form or XML webhook: a
-program reads it; ntfy unless `?format=markdown`; PagerDuty) gets `Message.plain()`, without escapes.
+Never raises and never changes an exit code: a delivery still failing after its retries is printed
+as one line and written to the audit log (`webhook_failed`), scrubbed of every part of every
+configured URL. Each URL gets its own Apprise object, so a failure names one URL (by position and
+scheme) and only those retry. Which services get the Markdown body and which `Message.plain()`:
+docs/notifications.md.
 """
 
 from __future__ import annotations
@@ -89,8 +82,8 @@ def send_message(message: Message, urls: Sequence[Target | str], audit_path: Pat
                  about: tuple[datetime, str | None, str], attempts: int = ATTEMPTS,
                  sleep: Callable[[float], None] = time.sleep, echo: Callable[[str], None] = print,
                  env: Mapping[str, str] | None = None) -> list[Failure]:
-    """Send any message (a round's, the digest) to every URL; a failure is recorded in the audit log
-    as of `about` (time, round id or None, mode) and returned. Never raises."""
+    """Send any message to every URL; a failure is recorded in the audit log as of `about` (time, round id
+    or None, mode) and returned. Never raises."""
     if not urls:
         return []
     env = os.environ if env is None else env

@@ -1,16 +1,10 @@
 """Where notifications go: the Apprise URL list, the deprecated webhook alias, and their secrets.
 
-Every notification URL is a secret (Apprise URLs carry tokens and passwords in the URL
-itself), so nothing here ever returns a URL for display: `label()` names a URL by its
-position and scheme, and `Scrubber` removes every part of every configured URL from text
-that a library or a server produced before that text reaches the audit log or stdout.
-
-`CANARY_NOTIFY_URLS` holds Apprise URLs separated by whitespace or commas (a comma inside a
-URL, as in `mailto://...?to=a@x.org,b@x.org`, stays: only a comma before another
-`scheme://` separates). `CANARY_WEBHOOK_URL`, the old Slack-compatible webhook, still works:
-a URL Apprise recognises as-is (`https://hooks.slack.com/services/...`, Discord's and
-Teams' webhook URLs) goes to that service's Apprise plugin; any other `http(s)://` URL gets
-the same `{"text": ...}` POST as before, through Apprise's generic JSON plugin.
+Every notification URL is a secret (Apprise URLs carry tokens in the URL), so nothing here returns
+one for display: `Target.label` names a URL by position and scheme, and `Scrubber` removes every
+part of every configured URL from text a library or a server produced. The deprecated
+CANARY_WEBHOOK_URL goes to its service's Apprise plugin when Apprise recognises it, else gets the old
+`{"text": ...}` POST through Apprise's generic JSON plugin.
 """
 
 from __future__ import annotations
@@ -65,11 +59,8 @@ def scheme_of(url: str) -> str | None:
 
 
 def targets_from_env(env: Mapping[str, str], native: Callable[[str], bool]) -> list[Target]:
-    """Every configured target: CANARY_NOTIFY_URLS first, then the deprecated CANARY_WEBHOOK_URL.
-
-    `native(url)` tells whether Apprise recognises a URL as it is (the webhook alias is then
-    handed over unchanged); it is a parameter so this module does not import Apprise.
-    """
+    """Every configured target: CANARY_NOTIFY_URLS first, then the deprecated CANARY_WEBHOOK_URL. `native`
+    tells whether Apprise recognises a URL as it is (a parameter, so this module does not import Apprise)."""
     targets = [Target(url, i + 1, NOTIFY_URLS_ENV) for i, url in enumerate(split_urls(env.get(NOTIFY_URLS_ENV, "")))]
     webhook = (env.get(WEBHOOK_ENV) or "").strip()
     if webhook:
@@ -82,12 +73,8 @@ def targets_from_env(env: Mapping[str, str], native: Callable[[str], bool]) -> l
 
 
 def legacy_json_url(url: str) -> str:
-    """An http(s) webhook as an Apprise json(s):// URL that POSTs exactly `{"text": body}`.
-
-    Apprise's JSON plugin posts {version, title, message, type, attachments}; `:message=text`
-    renames the message key and an empty `:key` drops a key. The webhook's own query
-    parameters pass through unchanged with Apprise's `-` prefix.
-    """
+    """An http(s) webhook as an Apprise json(s):// URL that POSTs exactly `{"text": body}`: `:message=text`
+    renames the message key, an empty `:key` drops one, the webhook's own query passes with a `-` prefix."""
     parts = urlsplit(url)
     scheme = "jsons" if parts.scheme.lower() == "https" else "json"
     query = [(f"-{k}", v) for k, v in parse_qsl(parts.query, keep_blank_values=True)]

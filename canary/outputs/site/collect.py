@@ -23,9 +23,11 @@ Shape (page_version 1; internal between this module and app.js, status.json is t
                            {contract: [passes, fails, other, rate, low, high]}}, strip7, strip30,
                            detail7, detail30 {bucket: [failed, clean, frozen, [code index]]},
                            hourly {p50, p95, tps}, daily {p50, p95, tps},
-                           wire {lines, bad} (issue 22's checks: wire.py), reports (a chat backend's user
-                           reports of the last 7 days), leak {leaked, windows, worst, alarm} | null (its
-                           sampled replies served while excluded, 7 days: judge/suspension/route_audit.py)}]}]
+                           wire {lines, bad} (issue 22's checks: wire.py), production [lines]
+                           (issue 39: its production evidence to read, judge/suspension/production.py),
+                           reports (a chat backend's user reports of the last 7 days), leak {leaked, windows,
+                           worst, alarm} | null (its sampled replies served while excluded, 7 days:
+                           judge/suspension/route_audit.py)}]}]
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from judge.suspension.decisions import ENDING, SUSPENDING
 from judge.suspension.evidence import cards_by_endpoint
 from judge.suspension.exclusions import effective_ignore, would_ignore
 from judge.suspension.maintenance import MaintenanceWindow
+from judge.suspension.production import production_lines
 from judge.suspension.reports import reports_by_endpoint
 from judge.suspension.route_audit import LEAK_ALARM, route_audit, served_names
 from judge.suspension.silences import Silence, active_silences
@@ -88,8 +91,8 @@ def collect(history: History, layers: Layers, *, models: Iterable[str] = (), ttf
     tiers = {(e.model, e.provider): e for e in history.current(ttft_threshold_s)}
     decisions = history.latest_decisions(limit=1_000_000, days=DECISION_DAYS)
     timelines = history.timelines(days=max(d for d, _ in STRIPS.values()))
-    hourly = history.ttft_series_all(days=SERIES_DAYS, bucket_hours=1)
-    daily = history.daily_series_all()
+    hourly = history.ttft_series(days=SERIES_DAYS, bucket_hours=1)
+    daily = history.daily_series()
     day_list = sorted({p.day for points in daily.values() for p in points})
     hourly_start = now - timedelta(days=SERIES_DAYS)
     strip_frames = {name: _frame(now, days, hours) for name, (days, hours) in STRIPS.items()}
@@ -115,6 +118,7 @@ def collect(history: History, layers: Layers, *, models: Iterable[str] = (), ttf
                                daily=daily.get((model, p), ()), day_list=day_list, codes=codes)
                      | {"wire": wire_checks(cards.get(p, ()), (t.codes for t in timelines.get((model, p), ())
                                                                if t.at >= week)),
+                        "production": production_lines(layers.state.provider(model, p).production),
                         "reports": reports.get((model, p), 0), "leak": leaks.get(p)}
                      for p in providers]
         counts: dict[str, int] = {}

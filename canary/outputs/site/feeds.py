@@ -53,6 +53,7 @@ def status_document(page: Mapping[str, Any]) -> StatusFile:
                 reasons=tuple(e["reasons"]), tier_reasons=tuple(e["tier_reasons"]),
                 last_round_at=e["last_round_at"], ttft_p50_s=e["latency"]["p50"], ttft_p95_s=e["latency"]["p95"],
                 tokens_per_s_p50=e["latency"]["tps"], billed_over_listed=(e.get("billing") or {}).get("ratio"),
+                production=tuple(e.get("production") or ()),
             ) for e in m["endpoints"]},
         ) for m in page["models"]},
     )

@@ -75,6 +75,10 @@ class EndpointStatus(msgspec.Struct, frozen=True):
     billed_over_listed: Annotated[float | None, Meta(description=(
         "usage.cost billed / the listed prices for the same usage, over the evidence window (null: no reported "
         "cost)."))] = None
+    production: Annotated[tuple[str, ...], Meta(description=(
+        "Its production evidence worth a glance, as the page shows it (a chat backend's sampled replies, "
+        "docs/production.md): its failing checks against its peers, a shared provider, a stale exporter. Untrusted "
+        "text: escape it."))] = ()
 
 
 class ModelStatus(msgspec.Struct, frozen=True):

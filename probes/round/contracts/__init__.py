@@ -10,6 +10,8 @@ Outcome rules shared by every contract (why they are here and not in each module
   must never count as a quality verdict either way;
 - an AUTH_ERROR is `transport_error` for the case and flags the whole round incomplete (our key,
   not the host);
+- a failed reply to a request OpenRouter's guardrail flagged (router metadata) is `inconclusive`:
+  OpenRouter's filter, never the host's refusal;
 - a MODERATED answer (the host's moderation refused the prompt with a 403 before generating) is
   `inconclusive` everywhere but the refusal contract: no first token to time, no JSON, no text
   in any language, and no transport failure either. Refusing supported traffic is exactly what
@@ -19,6 +21,7 @@ Outcome rules shared by every contract (why they are here and not in each module
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -50,6 +53,7 @@ class ContractCode(StrEnum):
     REASONING_BUDGET = "reasoning_budget"   # our max_tokens went to reasoning: nothing about the host
     MODERATION = "moderation"               # the host's moderation refused the prompt (ErrorKind.MODERATION)
     FILTER_ERROR = "filter_error"           # the host's filter answered with a typed error (ErrorKind.FILTER_ERROR)
+    GUARDRAIL_FLAGGED = "guardrail_flagged"  # OpenRouter's guardrail flagged the request (router metadata)
 
 
 class ChatClient(Protocol):
@@ -119,6 +123,13 @@ def attempt_from(result: ChatResult, endpoint: Endpoint, verdict: Verdict | None
         verdict = inconclusive(ContractCode.REASONING_BUDGET,
                                f"the reply spent its budget on reasoning (finish_reason {result.finish_reason!r}, "
                                "no text): says nothing about the host")
+    guard = result.router.guardrail if result.router is not None else None
+    if verdict is not None and verdict.failed and guard is not None:
+        # OpenRouter's own filter flagged the request (and may have redacted it): a failed reply to
+        # what it let through is not the host's doing (docs/openrouter-wire.md §6).
+        verdict = inconclusive(ContractCode.GUARDRAIL_FLAGGED,
+                               f"OpenRouter's guardrail {ascii(guard)} flagged this request: its filter, not the "
+                               f"host's ({verdict.reason})")
     facts = ReplyFacts.of(result, endpoint, contract=case.contract if case else None,
                           language=case.language if case else None)
     found = run_checks(facts, verdict, case.contract if case else None)
@@ -236,6 +247,27 @@ def strict_majority(attempts: tuple[ProbedAttempt, ...]) -> Verdict | None:
     if len(passes) >= need:
         return passed(f"anomaly not confirmed: {len(passes)} of {len(attempts)} passed (first: {attempts[0].reason})")
     return None
+
+
+# Production evidence's confirmation (judge/suspension/production.py): the contract runs this many
+# times, each run judged as always, and the strict majority of the runs decides whether it agrees.
+CONFIRMATION_RUNS = 3
+
+
+def confirmation(case: Case, runs: Sequence[ProbedCase]) -> ProbedCase:
+    """A confirmation case: the first run is the case as it always is, every run's attempts are its
+    evidence, and the strict majority of the runs' outcomes (fail, pass, else inconclusive) is its
+    `confirmation`, which the judge reads (the rounds' streaks see the first run only)."""
+    first, outcomes = runs[0], [r.outcome for r in runs]
+    majority = next((o for o in (Outcome.FAIL, Outcome.PASS) if outcomes.count(o) > len(runs) // 2),
+                    Outcome.INCONCLUSIVE)
+    merged = ProbedCase.of(
+        case, first.outcome, first.code,
+        f"{first.reason} (confirmation: {outcomes.count(Outcome.FAIL)} of {len(runs)} runs failed)",
+        attempts=tuple(a for r in runs for a in r.attempts), anomaly=first.record.anomaly,
+        duration_s=max(r.record.duration_s or 0.0 for r in runs), auth_error=any(r.auth_error for r in runs),
+        raw_outcome=first.raw_outcome)
+    return dataclasses.replace(merged, record=dataclasses.replace(merged.record, confirmation=majority))
 
 
 def tally(attempts: tuple[ProbedAttempt, ...]) -> str:

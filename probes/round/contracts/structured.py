@@ -16,7 +16,9 @@ cannot be held to a bound it was not sent; judge/replies/structured.py).
 
 A completed generation that breaks the schema fails (capability regression); a dropped
 connection is a transport_error; JSON cut short by our own max_tokens (finish_reason "length")
-is inconclusive.
+is inconclusive. A reply whose router metadata shows a `response_healing` stage fails whatever
+its JSON: OpenRouter repaired what the host sent, so the host broke the contract (unless the
+stage says it did not improve the reply: docs/openrouter-wire.md §6).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import Any
 from core.vocabulary import STRUCTURED, Outcome
 from judge.replies import structured as structured_judge
 from judge.replies.structured import StructuredCode
-from judge.replies.verdict import Common, inconclusive
+from judge.replies.verdict import Common, failed, inconclusive
 from probes.http.records import Endpoint
 from probes.round.cases import Case, ProbedCase
 from probes.round.contracts import (
@@ -91,6 +93,14 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
         verdict = inconclusive(StructuredCode.MAX_TOKENS_CUT, f"structured: the reply reached max_tokens "
                                                               f"({settings.probe.max_tokens}) before the JSON closed; "
                                                               f"raise probe.max_tokens ({verdict.reason})")
+    router = result.router
+    if (verdict is not None and verdict.outcome is not Outcome.INCONCLUSIVE and router is not None and router.healed
+            and router.healing_improved is not False):
+        said = "improved: true" if router.healing_improved else "improvement not said"
+        verdict = failed(StructuredCode.RESPONSE_HEALED, f"structured: OpenRouter's response healing repaired the "
+                                                         f"host's JSON (router metadata: a response_healing stage, "
+                                                         f"{said}): the host's own reply broke the contract, the "
+                                                         f"repair was judged ({verdict.reason})")
     if verdict is not None and json_mode:
         verdict = verdict.restated(f"{verdict.reason} ({JSON_MODE_NOTE})")
     attempt = attempt_from(result, endpoint, verdict, msgs, case=case)

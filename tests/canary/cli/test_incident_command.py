@@ -306,3 +306,15 @@ def test_a_comment_and_the_key_order_survive_an_add_and_a_removal(f: Files) -> N
                                       + "# keep zeta first\n")
     assert f.canary("incident", "remove", "--model", "zeta/model", "--provider", "y/fp8", "--reason", "done")[0] == 0
     assert f.incidents.read_text() == unordered
+
+
+def test_an_endpoint_no_discovery_listed_is_added_with_a_warning_naming_the_closest(f: Files) -> None:
+    # Issue 38: `cindr/fp8` went in without a word. The judged round's history lists the model's hosts.
+    assert f.canary("judge", str(f.results("r.json")), "--now", iso(T0))[0] == 0
+    code, _, err = f.canary("incident", "add", "--model", MODEL, "--provider", "cirus/fp8", "--reason", "r",
+                            "--now", iso(T0))
+    assert code == 0 and "cirus/fp8" in f.incidents.read_text()  # a warning, not a refusal
+    assert f"warning: cirus/fp8 is not among the 5 endpoints of {MODEL}" in err
+    assert "(closest: cirrus/fp8, " in err
+    assert f.canary("incident", "add", "--model", MODEL, "--provider", "dune/fp16", "--reason", "r",
+                    "--now", iso(T0))[2] == ""

@@ -176,6 +176,20 @@ def test_validate_says_when_it_cannot_check_the_controls(tmp_path):
     assert "comes from a simulator" in out and "warn" not in out
 
 
+def test_validate_warns_about_an_exclusion_of_an_endpoint_no_discovery_listed(tmp_path):
+    # Issue 38: an incident for `cindr/fp8` passed validate without a word; a warning names the closest tags.
+    saved = snapshot(tmp_path / "discovery.json", "openrouter", ["cinder/fp8", "dune/int4", "ember/fp8"])
+    incidents = (f'"{MODEL}":\n  - provider: "cindr/fp8"\n    reason: "x"\n    added_at: "2026-11-29T22:30:00Z"\n'
+                 '  - provider: "dune/int4"\n    reason: "x"\n    added_at: "2026-11-29T22:30:00Z"\n')
+    config = tmp_path / "c.yaml"
+    config.write_text(f"models: [{MODEL}]\n")
+    result = run(["--config", str(config), "validate", *files(tmp_path, "", incidents), "--discovery", str(saved)])
+    assert result.exit_code == 0, result.stderr
+    [warning] = [line for line in result.stdout.splitlines() if line.startswith("warn")]
+    assert f"incidents.yaml: cindr/fp8 is not among the 3 endpoints of {MODEL} seen in {saved}" in warning
+    assert "(closest: cinder/fp8, " in warning
+
+
 def test_validate_is_quiet_about_controls_when_none_are_configured(tmp_path):
     config = tmp_path / "c.yaml"
     config.write_text(f"models: [{MODEL}]\n")

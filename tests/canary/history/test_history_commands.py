@@ -9,8 +9,8 @@ import pytest
 from history_support import MODEL, PROVIDERS, T0, detailed
 from judge_cli_support import HALF_HOUR, Files, files_in, iso
 
-from canary.history.stats import wilson_interval
 from canary.history.store import day_path
+from judge.suspension.stats import wilson_interval
 
 BAD = PROVIDERS[0]
 DAY = 48 * HALF_HOUR

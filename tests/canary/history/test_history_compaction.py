@@ -84,8 +84,8 @@ def test_daily_series_and_decisions_read_the_same_from_days_and_from_rounds(hist
     compact(root, now=END, detail_days=3)
     after = History.open(root, now=END, days=DAYS + 1)
     for provider in PROVIDERS[:3]:
-        series = after.daily_series(MODEL, provider)
-        assert series == before.daily_series(MODEL, provider) and len(series) == DAYS
+        series = after.daily_series()[(MODEL, provider)]
+        assert series == before.daily_series()[(MODEL, provider)] and len(series) == DAYS
         assert sum(p.fails for p in series) > 0 and all(p.ttft_p50 is not None for p in series)
     assert after.latest_decisions(limit=1000, days=DAYS) == before.latest_decisions(limit=1000, days=DAYS)
     assert len(after.latest_decisions(limit=1000, days=DAYS)) == len(range(0, DAYS * PER_DAY, 17))

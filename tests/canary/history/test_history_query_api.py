@@ -52,13 +52,13 @@ def test_a_failing_round_without_a_suspension_reads_failing(history: History) ->
 
 
 def test_the_timeline_has_one_point_per_round_with_codes(history: History) -> None:
-    points = history.timeline(MODEL, BAD, days=1)
+    points = history.timelines(days=1)[(MODEL, BAD)]
     assert [p.klass for p in points] == ["clean"] * (ROUNDS - 2) + ["failed"] * 2
     assert points[-1].codes == ("structured:schema_violation",)
 
 
 def test_ttft_series_has_exact_percentiles_per_bucket(history: History) -> None:
-    series = history.ttft_series(MODEL, SLOW, days=1, bucket_hours=24)
+    series = history.ttft_series(days=1, bucket_hours=24)[(MODEL, SLOW)]
     [point] = series
     assert point.samples == ROUNDS and point.ttft_p50 == 6.5 and point.ttft_p95 == 7.1 and point.tps_p50 == 50.0
 
@@ -73,7 +73,7 @@ def test_latest_decisions_and_the_newest_round(history: History) -> None:
     assert (decision.provider, decision.action) == (BAD, "suspend")
     newest = history.newest_round()
     assert newest is not None and newest.at == NOW - HALF_HOUR and newest.mode == "enforce"
-    assert history.active_suspensions()[(MODEL, BAD)][0] == "enforce"
+    assert history.active_suspensions()[(MODEL, BAD)] == "enforce"
 
 
 def test_an_empty_history_answers_with_nothing(tmp_path: Path) -> None:
@@ -84,7 +84,6 @@ def test_an_empty_history_answers_with_nothing(tmp_path: Path) -> None:
 def test_percentiles_are_nearest_rank_whatever_the_order_of_the_rounds(tmp_path: Path) -> None:
     import random
 
-    from canary.history.stats import percentile
     rng = random.Random(9)
     values = [round(rng.uniform(0.1, 9.9), 3) for _ in range(37)]  # in no particular order
     assert values != sorted(values) and len(set(values)) == len(values)
@@ -93,7 +92,6 @@ def test_percentiles_are_nearest_rank_whatever_the_order_of_the_rounds(tmp_path:
         at = T0 + i * HALF_HOUR
         record_round(root, round_record(read_results(detailed(at=at, ttft={GOOD: v}, providers=(GOOD, BAD)))), now=at)
     history = History.open(root, now=T0 + len(values) * HALF_HOUR)
-    [latency] = [x for x in history.latency(7) if x.provider == GOOD]
+    [latency] = [x for x in history.latency((7,))[7] if x.provider == GOOD]
     ordered = sorted(values)
     assert latency.samples == len(values) and latency.ttft_p50 == ordered[18] and latency.ttft_p95 == ordered[35]
-    assert latency.ttft_p50 == percentile(ordered[:37], 50)  # rank 19 of 37 is the middle value

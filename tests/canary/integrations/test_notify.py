@@ -50,3 +50,17 @@ def test_the_stdout_summary_is_printed_whether_or_not_a_service_is_configured(tm
         notify(record_of(DOC), audit_path=tmp_path / "a.jsonl", env={NOTIFY_URLS_ENV: f"json://127.0.0.1:{hook.port}/"},
                sleep=lambda _: None, echo=printed.append)
     assert printed[0].startswith("canary judge: round r-1") and len(hook.requests) == 1
+
+
+def test_production_confirmations_are_summarised_but_not_sent(tmp_path: Path) -> None:
+    routine = [{"model": "m/x", "provider": "aurora/fp8", "action": action, "rule": "production",
+                "reason": "production evidence against it", "evidence": []} for action in ("confirm", "confirmation")]
+    env = {"GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md")}
+    with receiving() as hook:
+        for decisions in (routine, [*routine, *DOC["decisions"]]):
+            notify(record_of({**DOC, "decisions": decisions}), audit_path=tmp_path / "a.jsonl",
+                   env={**env, NOTIFY_URLS_ENV: f"json://127.0.0.1:{hook.port}/"}, sleep=lambda _: None,
+                   echo=lambda _: None)
+    [sent] = [r.json()["message"] for r in hook.requests]   # only the round with a suspension sends one
+    assert "suspend" in sent and "confirm" not in sent
+    assert (tmp_path / "summary.md").read_text().count("| confirm |") == 2

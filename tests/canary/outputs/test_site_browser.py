@@ -32,6 +32,7 @@ from site_support import ECHARTS, ROOT, judged_world, real_now
 from canary.cli.main import main
 from canary.history.rows import round_record
 from canary.history.store import record_round
+from canary.history.tiers import SLOW_FRACTION
 from core.results import read_results
 from core.times import parse_time
 
@@ -116,6 +117,13 @@ def endpoint(tag: str, faults: dict[str, Any] | None = None, ttft_ms: int = 40) 
             "behaviour": {"ttft_ms": ttft_ms, "tokens_per_second": 400, "faults": faults or {}}}
 
 
+# The slow host's tier is "degraded" (TTFT p95 above SLOW_FRACTION of the threshold), never a latency
+# failure; the healthy hosts' first tokens (60 ms) stay below that fraction. Both hold whatever the
+# load: up to 5 s of added delay, where a busy 2-core machine added up to 3.9 s (issue 37 item 9).
+TTFT_SECONDS = 20.0
+SLOW_TTFT_MS = int(1000 * TTFT_SECONDS * (1 + SLOW_FRACTION) / 2)
+
+
 @pytest.fixture(scope="module")
 def sim_site(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
     """Three rounds of `canary round` on the bundled simulator (enforce mode, capacity floor 5), then the site."""
@@ -123,13 +131,13 @@ def sim_site(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> tupl
     scenario = tmp / "scenario.yaml"
     scenario.write_text(yaml.safe_dump({"name": "site", "keepalive_ms": 50, "models": [{
         "id": MODEL, "name": "Test", "permaslug": MODEL, "endpoints": [
-            endpoint("calm/fp8"), endpoint("fine/fp8"), endpoint("ok/fp8"), endpoint("slow/fp8", ttft_ms=1300),
+            endpoint("calm/fp8"), endpoint("fine/fp8"), endpoint("ok/fp8"), endpoint("slow/fp8", ttft_ms=SLOW_TTFT_MS),
             endpoint("garbage/fp8", {"leading_garbage": {"rate": 1.0, "fragments": [HOSTILE_FRAGMENT]}}),
             endpoint("schema/fp8", {"schema_violation": {"rate": 1.0}})]}]}), encoding="utf-8")
     config = tmp / "canary.yaml"
     config.write_text(yaml.safe_dump({
         "mode": "enforce", "models": [MODEL], "rules": {"capacity_floor": 5},
-        "probe": {"ttft_seconds": 2.0, "request_deadline_seconds": 8, "max_tokens": 200},
+        "probe": {"ttft_seconds": TTFT_SECONDS, "request_deadline_seconds": TTFT_SECONDS + 10, "max_tokens": 200},
         "paths": {"reports": str(tmp / "reports"), "state": str(tmp / "state" / "state.json"),
                   "audit": str(tmp / "state" / "audit.jsonl"), "builtin": str(tmp / "builtin.yaml"),
                   "incidents": str(tmp / "incidents.yaml")},

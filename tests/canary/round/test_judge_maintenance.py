@@ -106,7 +106,7 @@ def test_the_history_and_the_status_page_show_maintenance_never_a_failure(f: Fil
         _judge(f, i)
     now = T0 + 3 * HALF_HOUR
     history = History.open(history_root(load_config(str(f.config)).paths), now=now, days=2)
-    classes = [p.klass for p in history.timeline(MODEL, BAD, days=1)]
+    classes = [p.klass for p in history.timelines(days=1)[(MODEL, BAD)]]
     assert classes == ["maintenance", "maintenance", "failed"]
     assert history.classes_between(MODEL, BAD, T0, now) == {"maintenance": 2, "failed": 1}
     out = tmp_path / "site"

@@ -40,8 +40,8 @@ def two_rounds(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[sub
             endpoint("schema/fp8", {"schema_violation": {"rate": 1.0}})]}]}), encoding="utf-8")
     config = tmp / "canary.yaml"
     config.write_text(yaml.safe_dump({
+        # No `probe:` key: canary.yaml's thresholds, which no load reaches (2 s failed healthy hosts).
         "mode": "observe", "models": [MODEL], "contracts": ["latency", "structured"],
-        "probe": {"ttft_seconds": 2.0, "request_deadline_seconds": 5, "max_tokens": 200},
         "paths": {"reports": str(tmp / "reports"), "state": str(tmp / "real-state" / "state.json"),
                   "audit": str(tmp / "real-state" / "audit.jsonl")},
     }), encoding="utf-8")

@@ -63,8 +63,8 @@ def test_one_round_reads_results_json_once_and_never_reads_its_decisions_back(
         encoding="utf-8")
     config = tmp_path / "canary.yaml"
     config.write_text(yaml.safe_dump({
+        # No `probe:` key: canary.yaml's thresholds, which no load reaches (a 5 s deadline could).
         "mode": "observe", "models": [MODEL], "contracts": ["structured"],
-        "probe": {"ttft_seconds": 2.0, "request_deadline_seconds": 5, "max_tokens": 200},
         "paths": {"reports": str(tmp_path / "reports"), "state": str(tmp_path / "real" / "state.json"),
                   "audit": str(tmp_path / "real" / "audit.jsonl")}}), encoding="utf-8")
     for name in ("OPENROUTER_API_KEY", "OPENROUTER_BASE_URL", "GITHUB_STEP_SUMMARY"):

@@ -47,7 +47,7 @@ def local_history(clone: Clone) -> dict[str, bytes]:
 def recorded(clone: Clone) -> list[str]:
     """Every round id the clone's history holds, full-detail rounds and compacted days alike."""
     span = read_span(clone.dir / HISTORY)
-    return sorted([r.round_id for r in span.rounds] + [i for d in span.days for i in d.round_ids],
+    return sorted([r.round_id for r in span.rounds] + [r.round_id for d in span.days for r in d.rounds],
                   key=lambda i: int(i.removeprefix("round-")))
 
 

@@ -11,8 +11,8 @@ from judge.replies.billing import (
     Prices,
     assess_cost,
     assess_hidden_tokens,
+    bill,
     listed_cost,
-    underbilled_note,
 )
 
 # Real figures: OpenAI o3 through OpenRouter ($2 / $8 per M tokens), as the recorded stream billed it.
@@ -20,6 +20,11 @@ O3 = Prices(prompt=2e-6, completion=8e-6)
 O3_USAGE = BilledUsage(prompt_tokens=9, completion_tokens=104, cost=0.00085)
 # A mid-priced open model ($0.14 / $0.28 per M), a probe reply of 60 prompt and 200 completion tokens.
 OPEN = Prices(prompt=1.4e-7, completion=2.8e-7)
+
+
+def underbilled_note(u: BilledUsage | None, prices: Prices) -> str | None:
+    found = bill(u, prices)
+    return found.underbilled if found else None
 
 
 def usage(cost: float | None, prompt: int = 60, completion: int = 200, **kw: int) -> BilledUsage:

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
-import pytest
+import json
+from typing import Any
 
+import pytest
+from judge_corpus import DATA
+
+from judge.replies.integrity import check_reply
 from judge.replies.leading import MIN_WORD_SHARE, LeadingCode, find_leading_garbage
 from judge.replies.word_frequency import LISTED, vocabulary
+
+# Real replies' openings, each naming its source: LaTeX math, a Markdown heading, a Markdown table.
+REAL_OPENINGS: list[dict[str, Any]] = json.loads((DATA / "openings.json").read_text(encoding="utf-8"))["openings"]
 
 
 @pytest.mark.parametrize(
@@ -45,7 +53,8 @@ def test_a_real_word_glued_before_the_first_sentence_is_garbage(text: str, langu
     "text",
     ["assistant\nThe door creaked.", "model\nThe door creaked.", "model: The door creaked.",
      "Assistant: The door creaked.", "AI: The door creaked.", "### Response:\nThe door creaked.",
-     "**Assistant:** The door creaked.", "<assistant>\nThe door creaked.", "user: continue", "ASSISTANT: Hi"],
+     "**Assistant:** The door creaked.", "<assistant>\nThe door creaked.", "user: continue", "ASSISTANT: Hi",
+     "Response: The door creaked.", "### Answer: 7"],
 )
 def test_a_leaked_role_label_is_garbage(text: str) -> None:
     assert "leaked role label" in getattr(find_leading_garbage(text, "en"), "reason", "")
@@ -65,9 +74,12 @@ def test_a_chat_template_token_anywhere_is_garbage(text: str) -> None:
     ["Mara: Welcome in, traveller!", "**Mara:** *She wipes her hands.* Welcome!",
      "Model: *She turns around slowly.* Like this?", "System: Quest accepted. Reward: 40 gold.",
      "Assistant: Right away, sir.\nDetective: Good. Bring me the file.",
-     "老邢：（拿出一张纸）你来得正好。", "## Answer\nThe inn has one room left."],
+     "老邢：（拿出一张纸）你来得正好。", "## Answer\nThe inn has one room left.", "**Answer:** 4 + 3 = 7.",
+     "**Answer:**\n\nThe inn has one room left.", "__Response:__ Welcome!", "**Note:** the inn is full.",
+     "## Summary\nThe inn has one room left."],
     ids=["name", "bold-name", "character-called-model", "game-system-voice", "assistant-in-a-script",
-         "chinese-speaker-label", "markdown-heading"],
+         "chinese-speaker-label", "markdown-heading", "bold-answer-label", "bold-answer-label-own-line",
+         "bold-response-label", "bold-note", "markdown-summary-heading"],
 )
 def test_a_speaker_label_or_heading_is_not_a_role_leak(text: str) -> None:
     assert find_leading_garbage(text, "zh" if "老" in text else "en") is None
@@ -79,11 +91,36 @@ def test_a_speaker_label_or_heading_is_not_a_role_leak(text: str) -> None:
      "“Quiet,” he said.", "«Silêncio», disse ela.", "...Well.", "…Fine.", "[...] The rest is lost.", "(…) Then rain.",
      "Mara smiled.", "iPhone in hand, she waited.", "nooooo, wait!", "ahhh, there you are.", "hmm... Okay.",
      "ok, then.", "thanks, Mara!", "e então ela sorriu.", "@Mara hi!", "> A quote\n\nAnd then.", "-> next step",
-     "3 days later.", "https://example.com is the map."],
+     "3 days later.", "https://example.com is the map.", "\\(4 + 3 = 7\\).", "\\( 4 + 3 =", "\\[\n4 + 3 = 7\n\\]",
+     "\\begin{aligned} 4 + 3 &= 7 \\end{aligned}", "$4 + 3 = 7$.", "| Room | Price |\n| --- | --- |\n| single | 40 |"],
 )
 def test_healthy_starts_are_not_garbage(text: str) -> None:
     language = "pt" if text.startswith(("«", "e então")) else "en"
     assert find_leading_garbage(text, language) is None
+
+
+@pytest.mark.parametrize("opening", REAL_OPENINGS, ids=lambda it: f"{it['shape']}-{it['model']}")
+def test_real_replies_opening_with_markup_pass_the_integrity_check(opening: dict[str, Any]) -> None:
+    assert check_reply(opening["text"]) is None, opening["source"]
+
+
+@pytest.mark.parametrize(
+    "text", ["\\nThe door creaked.", '\\"The door creaked.', "|The door creaked.", "| The door | creaked\nopen.",
+             "\\u00e9t\u00e9", "\\n\\nThe door creaked."],
+    ids=["escaped-newline", "escaped-quote", "pipe", "pipes-without-a-delimiter-row", "escaped-unicode",
+         "two-escaped-newlines"],
+)
+def test_a_backslash_or_pipe_that_opens_no_markup_is_stray(text: str) -> None:
+    assert "stray punctuation" in getattr(find_leading_garbage(text, "en"), "reason", "")
+
+
+@pytest.mark.parametrize(
+    "text", ["\\(4 + 3 = 7\\).", "**Answer:** 7", "| Room | Price |\n| --- | --- |"],
+    ids=["latex", "bold-answer-label", "markdown-table"],
+)
+def test_a_real_defect_before_markup_still_fails(text: str) -> None:
+    for defect in ("_,", "<|im_start|>assistant\n", "Assistant: ", "ing "):
+        assert find_leading_garbage(defect + text, "en") is not None, defect + text
 
 
 @pytest.mark.parametrize(

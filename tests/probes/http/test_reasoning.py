@@ -33,7 +33,7 @@ from simulator import RunningSimulator, scenario_from_dict, start_simulator
 SECRET = "sk-or-v1-SENTINEL-reasoning-31c9"
 MODEL = "acme/thinker"
 PARAMS = ["max_tokens", "temperature", "response_format", "structured_outputs", "reasoning", "include_reasoning"]
-PROBE = ProbeSettings(ttft_seconds=5.0, request_deadline_seconds=10.0, max_tokens=200, language_confirmations=2,
+PROBE = ProbeSettings(max_tokens=200, language_confirmations=2,
                       temperature=0.7)
 BUDGET = ReasoningBudget(PROBE.reasoning_effort, PROBE.reasoning_max_tokens)
 CONTRACTS = {"latency": latency, "refusal": refusal, "structured": structured, "language": language}

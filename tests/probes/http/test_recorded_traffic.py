@@ -311,7 +311,7 @@ def _contract_on_recording(it: Interaction, contract: str) -> tuple[Any, list[di
     modules = {"latency": latency, "refusal": refusal, "structured": structured, "language": language_contract}
     base = endpoint_for(it)
     endpoint = replace(base, supported_parameters=("max_tokens", "reasoning", "include_reasoning", "response_format"))
-    probe = ProbeSettings(ttft_seconds=10.0, request_deadline_seconds=10.0, max_tokens=200, language_confirmations=2,
+    probe = ProbeSettings(max_tokens=200, language_confirmations=2,
                           temperature=0.7)
     settings = ContractSettings(probe=probe, controls=_NoControls(), judge_language=_judge_language,
                                 missing_controls={})

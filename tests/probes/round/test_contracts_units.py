@@ -13,6 +13,7 @@ from core.results import AttemptResult, CaseResult
 from core.vocabulary import Outcome
 from judge.replies.verdict import Verdict
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind, Usage
+from probes.round import contracts
 from probes.round.cases import AttemptExtras, Case, ProbedAttempt, ProbedCase
 from probes.round.contracts import language, latency, refusal, structured
 
@@ -280,3 +281,18 @@ def test_every_contract_declaration_names_a_probe_and_an_existing_prompt_file() 
                 prompt(declared.name)
         else:
             assert (PROMPTS / f"{declared.prompt}.yaml").is_file() and prompt(declared.name), declared
+
+
+@pytest.mark.parametrize(("ttfts", "outcome", "majority"), [
+    ((0.4, 11.0, 11.0), Outcome.PASS, Outcome.FAIL),   # the first run passed: the streaks see a pass
+    ((11.0, 0.4, 0.4), Outcome.FAIL, Outcome.PASS),
+    ((0.4, 11.0, 0.4), Outcome.PASS, Outcome.PASS),
+], ids=["confirmed", "not-confirmed", "one-of-three"])
+def test_a_confirmation_keeps_the_first_run_and_records_the_majority_of_three(
+        ttfts: tuple[float, ...], outcome: Outcome, majority: Outcome) -> None:
+    case = Case(model="m/x", contract="latency", endpoint=EP, confirm=True)
+    runs = [run(latency, FakeClient(completed(ttft=t)), settings(), case) for t in ttfts]
+    confirmed = contracts.confirmation(case, runs)
+    assert (confirmed.outcome, confirmed.record.confirmation) == (outcome, majority)
+    assert len(confirmed.record.attempts) == 3 and confirmed.record.requests == 3
+    assert confirmed.reason.endswith(f"(confirmation: {ttfts.count(11.0)} of 3 runs failed)")

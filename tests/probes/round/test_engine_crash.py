@@ -18,7 +18,7 @@ from probes.round.cases import Case
 from probes.round.engine import Engine
 from simulator import scenario_from_dict, start_simulator
 
-PROBE = ProbeSettings(ttft_seconds=5.0, request_deadline_seconds=10, max_tokens=120, language_confirmations=1,
+PROBE = ProbeSettings(max_tokens=120, language_confirmations=1,
                       temperature=0.7)
 
 

@@ -33,7 +33,7 @@ from simulator import scenario_from_dict, start_simulator
 
 SECRET = "sk-or-v1-SENTINEL-real-shapes-7d1e"
 MODEL = "acme/model-x"
-PROBE = ProbeSettings(ttft_seconds=5.0, request_deadline_seconds=20.0, max_tokens=200, language_confirmations=2,
+PROBE = ProbeSettings(max_tokens=200, language_confirmations=2,
                       temperature=0.7)
 FAST = {"ttft_ms": 20, "tokens_per_second": 4000}
 PARAMS = ["max_tokens", "temperature", "tools"]

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import yaml
-from round_support import ROUND_MODES, endpoint, mode_args, run_round
+from round_support import PROBE, ROUND_MODES, endpoint, mode_args, run_round
 
 from simulator import scenario_from_dict, start_simulator
 
@@ -34,7 +34,7 @@ def config(tmp: Path, per_provider: int = 1) -> Path:
     path = tmp / "canary.yaml"
     path.write_text(yaml.safe_dump({
         "models": list(MODELS), "controls": {},
-        "probe": {"ttft_seconds": 2.0, "request_deadline_seconds": 8, "max_tokens": 120},
+        "probe": PROBE,
         "concurrency": {"overall": 16, "per_provider": per_provider},
     }), encoding="utf-8")
     return path

@@ -64,8 +64,10 @@ def test_results_json_has_the_documented_shape(planted_round: ProbeRun) -> None:
     providers = sorted(["ok/fp8", "slow/fp8", "garbage/fp8", "filter/fp8", "schema/fp8"])
     (model,) = doc["models"].values()
     assert list(doc["models"]) == ["deepseek/deepseek-chat-v3-0324"] and model["providers"] == providers
-    # discovery's listed limits per endpoint ([context_length, max_completion_tokens]: issue 22)
-    assert set(model) <= {"providers", "limits", "notes"}
+    # discovery's listed limits per endpoint ([context_length, max_completion_tokens]: issue 22), and
+    # each endpoint's provider name, what production records name (issue 39)
+    assert set(model) <= {"providers", "limits", "notes", "names"}
+    assert model["names"]["schema/fp8"] == "Schema"
     assert sorted(model["limits"]) == providers and all(len(pair) == 2 for pair in model["limits"].values())
     assert len(doc["cases"]) == 20
     for case in doc["cases"]:

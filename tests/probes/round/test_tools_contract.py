@@ -26,7 +26,7 @@ from simulator import scenario_from_dict, start_simulator
 SECRET = "sk-or-v1-SENTINEL-tools-5a0c"
 MODEL = "acme/caller"
 PARAMS = ["max_tokens", "temperature", "tools"]
-PROBE = ProbeSettings(ttft_seconds=5.0, request_deadline_seconds=10.0, max_tokens=200, language_confirmations=2,
+PROBE = ProbeSettings(max_tokens=200, language_confirmations=2,
                       temperature=0.7)
 
 

@@ -269,7 +269,7 @@
           labelled(el('td', 'num', num(e.latency.tps, 0)), 'tokens/s'),
           labelled(billingCell(e.billing), 'billed / listed'));
         columns.forEach(function (c) { tr.appendChild(labelled(rateCell(rates[c]), c)); });
-        tr.appendChild(labelled(wireCell(e.wire), 'wire'));
+        tr.appendChild(labelled(wireCell(e.wire, e.production), 'wire'));
         var reports = labelled(el('td', 'num' + (e.reports ? ' warn' : ''), e.reports ? String(e.reports) : '-'),
           'reports 7 d');
         reports.title = "users' reports of replies this endpoint served, last 7 days (a chat backend's records)";
@@ -325,11 +325,13 @@
   }
 
   // Issue 22's checks of what every reply carries (canary/outputs/site/wire.py): quiet when healthy.
-  function wireCell(w) {
+  // Then its production evidence (a chat backend's sampled replies, issue 39), when it has any to read.
+  function wireCell(w, production) {
     var td = el('td', 'wire');
-    if (!w || !w.lines.length) { td.textContent = '-'; return td; }
-    td.textContent = w.lines.join(' · ');
-    if (w.bad) { td.classList.add('bad'); }
+    var lines = (w ? w.lines : []).concat(production || []);
+    if (!lines.length) { td.textContent = '-'; return td; }
+    td.textContent = lines.join(' · ');
+    if (w && w.bad) { td.classList.add('bad'); }
     td.title = 'stream integrity, limits, decode speed and host errors against the peers';
     return td;
   }
