@@ -31,6 +31,7 @@ from core.production import (
     ProductionCheck,
     ProductionRecord,
     Provider,
+    ReportCell,
     ServedCell,
 )
 from core.production import (
@@ -43,6 +44,7 @@ from judge.replies.encoding import find_corruption
 from judge.replies.leading import find_leading_garbage, find_template_token
 from judge.replies.limits import LimitsFacts, assess_limits
 from judge.replies.stream_integrity import assess_deltas
+from provider_ignore.reports import Forward, Reports
 
 WINDOW = timedelta(minutes=30)
 PER_CONVERSATION = 3   # sampled replies of one conversation checked per UTC day, at most
@@ -174,7 +176,8 @@ class Exporter:
     """One backend process's sample: `observe` each reply, `flush` closed windows' records."""
 
     def __init__(self, name: str, *, sample_rate: float, per_conversation: int = PER_CONVERSATION,
-                 ambiguous: Mapping[str, Collection[str]] | None = None, check_language: bool = False) -> None:
+                 ambiguous: Mapping[str, Collection[str]] | None = None, check_language: bool = False,
+                 forward: Forward | None = None) -> None:
         self.name = msgspec.convert(name, ExporterName)   # a name the record accepts, or a ValidationError now
         self.sampler = Sampler(sample_rate)
         self.per_conversation = per_conversation
@@ -188,6 +191,14 @@ class Exporter:
         self._next: datetime | None = None          # the first window not yet closed into a record
         self._pending: list[ProductionRecord] = []  # closed, not yet sent
         self._checked: dict[date, Counter[bytes]] = {}  # replies checked per conversation key, per UTC day
+        self.reports = Reports(forward=forward)         # users' reports, counted in their window's record
+
+    def report(self, generation_id: str, *, model: str, provider: str | None, at: datetime, category: str,
+               comment: str | None = None) -> bool:
+        """A user's report of one reply, counted in its window's record (provider_ignore/reports.py: once per
+        generation, never its words; `forward` also tells OpenRouter). False: that reply was reported already."""
+        return self.reports.report(generation_id, model=model, provider=provider, at=at, category=category,
+                                   comment=comment)
 
     def observe(self, conversation_id: str, reply: Reply, *, now: datetime, language: str | None = None) -> bool:
         """Check `reply` if its conversation is in the sample and under its cap; whether it was checked."""
@@ -258,7 +269,8 @@ class Exporter:
             counts=tuple(CountCell(model=m, provider=p, check=check, outcome=o, n=n, language=lang, stream=s)
                          for (m, p, check, o, lang, s), n in sorted(counts.items(), key=_order)),
             served=tuple(ServedCell(model=m, provider=p, n=n, ambiguous=p in self.ambiguous.get(m, ()))
-                         for (m, p), n in sorted(served.items(), key=_order)))
+                         for (m, p), n in sorted(served.items(), key=_order)),
+            reports=tuple(ReportCell(model=m, provider=p, n=n) for m, p, n in self.reports.take(start + WINDOW)))
 
 
 def _merged(cells: Counter[Any], group: Callable[[Any], Any], *steps: Callable[[Any], Any]) -> Counter[Any]:

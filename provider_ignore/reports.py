@@ -3,7 +3,7 @@
     reports = Reports()                                   # forward=feedback(...) to tell OpenRouter too
     reports.report("gen-...", model="deepseek/deepseek-chat-v3-0324", provider="DeepInfra",
                    at=now, category="incoherence")         # the message's own generation id and provider
-    reports.take(window_start, window_end)                # [(model, provider, n)]: the window record's `reports`
+    reports.take(window_end)                              # [(model, provider, n)]: the window record's `reports`
 
 A report is (generation id, model, the provider that served the reply, time, category), never the
 user's text; one reply reported twice counts once. The counts leave in their window's production
@@ -61,11 +61,12 @@ class Reports:
                 log.warning("feedback on %s not forwarded to OpenRouter: %s", generation_id[:80], type(exc).__name__)
         return True
 
-    def take(self, start: datetime, end: datetime) -> list[tuple[str, str | None, int]]:
-        """The counts of the reports made in [start, end), removed: (model, provider, n), sorted."""
+    def take(self, end: datetime) -> list[tuple[str, str | None, int]]:
+        """The counts of the reports made before `end` and not taken yet (a report made late for its window
+        goes into the next one), removed: (model, provider, n), sorted."""
         with self._lock:
-            taken = [r for r in self._open if start <= r[0] < end]
-            self._open = [r for r in self._open if not start <= r[0] < end]
+            taken = [r for r in self._open if r[0] < end]
+            self._open = [r for r in self._open if r[0] >= end]
         counts: dict[tuple[str, str | None], int] = {}
         for _, model, provider in taken:
             counts[(model, provider)] = counts.get((model, provider), 0) + 1

@@ -49,7 +49,7 @@ from judge.suspension.planned import (
     reused_models,
     split_rerun,
 )
-from judge.suspension.route_audit import alarms, newest, route_audit, served_names
+from judge.suspension.route_audit import alarms, newest, round_names, route_audit
 from judge.suspension.rules import RoundOrder, RoundOrderError, apply_round, check_round_order
 from judge.suspension.state import JudgeState
 
@@ -168,7 +168,8 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
     new_state, changes = apply_round(state, results, policy, now=now, excluded=people_excluded(exclusions, now),
                                        maintenance=load_maintenance(paths.maintenance), production=records)
     # The route audit reads the lists in force before this round: the ones the records' windows saw.
-    leaks = route_audit(newest(records, now), (*exclusions, *suspension_entries(state)), _names(results))
+    leaks = route_audit(newest(records, now), (*exclusions, *suspension_entries(state)),
+                        round_names(results))
     changes = missing_model_decisions(results, reused=reused_now) + changes + alarms(leaks)
     gap = None
     if state.last_round is not None:
@@ -187,12 +188,6 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
     if request.send:
         notify.notify(decisions, audit_path=paths.audit, echo=echo, silences=silences_or_none(paths.silences, echo))
     return JudgeOutcome(decisions, new_state, production)
-
-
-def _names(results: RoundResults) -> dict[str, dict[str, str | None]]:
-    """model -> tag -> provider name: discovery's (results.json `names`), else what the replies said."""
-    served = served_names((c.model, c.provider, c.served_by) for c in results.cases)
-    return {m: {**served.get(m, {}), **results.names.get(m, {})} for m in {*served, *results.names}}
 
 
 def _production(folder: Path, now: datetime, echo: Callable[[str], None]) -> ProductionFolder:

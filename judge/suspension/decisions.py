@@ -56,7 +56,7 @@ class Action(StrEnum):
     STREAK_RESTARTED = "streak_restarted", "streak restarted", "the pending streak lapsed, or its failures passed", "🔁"
     NOT_COUNTED = "not_counted", "not counted", "too soon after the last counted round", "⏭️"
     ROUTE_LEAK = "route_leak", "served while excluded", "the chat backend is not applying provider.ignore", "🕳️"
-    CONFIRM = "confirm", "to be confirmed", "production evidence: its contract runs three times next round", "🔎"
+    CONFIRM = "confirm", "to be confirmed", "its contracts run three times next round", "🔎"
     CONFIRMATION = "confirmation", "confirmation probed", "", "🔬"
     INCIDENT_ADD = "incident_add", "incident exclusion added", "", "🚧"
     INCIDENT_REMOVE = "incident_remove", "incident exclusion removed", "", "🧹"
@@ -86,6 +86,7 @@ class Rule(StrEnum):
     MAINTENANCE = "maintenance"
     ROUTE_AUDIT = "route_audit"
     PRODUCTION = "production"
+    USER_REPORTS = "user_reports"
 
 
 # The actions that start a suspension (real or would-be) and those that end one: what the history,

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 
 from core.layers import Exclusion
 from core.production import ProductionRecord
+from core.results import RoundResults
 from core.times import fmt_time
 from judge.suspension.decisions import Action, Decision, Leak, Rule
 
@@ -45,6 +46,14 @@ def served_names(rows: Iterable[tuple[str, str, str | None]]) -> dict[str, dict[
         if name:
             counts[name] = counts.get(name, 0) + 1
     return {m: {t: max(c, key=lambda n: (c[n], n)) if c else None for t, c in tags.items()} for m, tags in seen.items()}
+
+
+def round_names(report: RoundResults) -> dict[str, dict[str, str | None]]:
+    """model -> tag -> provider name of a round's endpoints: discovery's (results.json `names`), else the one
+    its replies gave, else None (matched by its slug)."""
+    served = served_names((c.model, c.provider, c.served_by) for c in report.cases)
+    return {m: {**{t: None for t in tags}, **served.get(m, {}), **report.names.get(m, {})}
+            for m, tags in report.models.items()}
 
 
 def route_audit(records: Iterable[ProductionRecord], entries: Sequence[Exclusion], names: Names) -> tuple[Leak, ...]:

@@ -25,9 +25,9 @@ def test_a_reply_reported_twice_counts_once_and_each_window_takes_its_own():
                             ("gen-3", "Not\na name", 12), ("gen-4", "Chutes", 40))]
 
     assert kept == [True, False, True, True, True]
-    assert reports.take(T, T + HALF) == [(MODEL, None, 1), (MODEL, "DeepInfra", 2)]
-    assert reports.take(T, T + HALF) == []
-    assert reports.take(T + HALF, T + 2 * HALF) == [(MODEL, "Chutes", 1)]
+    assert reports.take(T + HALF) == [(MODEL, None, 1), (MODEL, "DeepInfra", 2)]
+    assert reports.take(T + HALF) == []
+    assert reports.take(T + 2 * HALF) == [(MODEL, "Chutes", 1)]
 
 
 def test_a_category_outside_openrouters_list_is_refused():
@@ -52,5 +52,21 @@ def test_forwarding_posts_openrouters_feedback_and_a_refused_one_keeps_the_repor
 
     assert posted == [{"generation_id": gen_id, "category": "formatting", "comment": "broken markdown"},
                       {"generation_id": "gen-0-unknown", "category": "other"}]
-    assert reports.take(T, T + HALF) == [(MODEL, "DeepInfra", 2)]
+    assert reports.take(T + HALF) == [(MODEL, "DeepInfra", 2)]
     assert "not forwarded" in caplog.text and KEY not in caplog.text
+
+
+def test_the_exporters_window_record_carries_the_reports_made_in_it_and_a_late_one_in_the_next():
+    from provider_ignore.production import Exporter
+
+    exporter = Exporter("chat-eu-1", sample_rate=0.05)
+    assert exporter.records(now=T) == []   # the backend starts at T: its first window
+    exporter.report("gen-1", model=MODEL, provider="DeepInfra", at=T + timedelta(minutes=3), category="incoherence")
+    exporter.report("gen-2", model=MODEL, provider="DeepInfra", at=T + timedelta(minutes=20), category="formatting")
+    first = exporter.records(now=T + HALF + timedelta(minutes=1))
+    exporter.report("gen-3", model=MODEL, provider="Chutes", at=T + timedelta(minutes=25), category="other")   # late
+    second = exporter.records(now=T + 2 * HALF + timedelta(minutes=1))
+
+    assert [(c.model, c.provider, c.n) for c in first[-1].reports] == [(MODEL, "DeepInfra", 2)]
+    assert [(c.provider, c.n) for c in second[-1].reports] == [("Chutes", 1)]
+    assert first[-1].window_start == T and second[-1].window_start == T + HALF

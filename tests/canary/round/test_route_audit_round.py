@@ -69,3 +69,21 @@ def test_below_the_threshold_the_leak_is_named_without_an_alarm_and_a_clean_back
     assert [(k.exporter, k.leaked) for k in decisions.leaks] == [("chat-eu-1", 5)]
     assert not [d for d in decisions.decisions if d.action == "route_leak"]
     assert MODEL in decisions.ignore
+
+
+def test_canary_judge_production_dir_audits_the_routes_of_the_records_it_reads(f: Files) -> None:
+    from core.production import record_json
+    from core.times import stamp
+
+    at = T0 + 6 * HALF_HOUR
+    record = served_record(at - timedelta(minutes=2), {"Aurora": 9, "Borealis": 291}, exporter="chat-us-1")
+    folder = f.root / "production" / "chat-us-1"
+    folder.mkdir(parents=True)
+    (folder / f"{stamp(record.window_start).replace(':', '')}.json").write_bytes(record_json(record))
+
+    code, _, _ = f.canary("judge", str(f.results("r9.json", at=at)), "--now", iso(at),
+                          "--production", str(f.root / "production"))
+
+    assert code == 0
+    assert [(k["exporter"], k["leaked"]) for k in json.loads(f.decisions.read_text())["leaks"]] == [("chat-us-1", 9)]
+    assert [x["provider"] for x in f.audit_lines() if x["action"] == "route_leak"] == [BAD]
