@@ -37,7 +37,6 @@ import json, sys
 from datetime import datetime
 before = set(sys.modules)  # the interpreter's own start-up (site, .pth hooks) is not the library's
 from provider_ignore import ProviderIgnore
-import provider_ignore.reports  # users' reports: the standard library and the vendored core/tags.py
 ignore = ProviderIgnore(sys.argv[1], sys.argv[2], sys.argv[3])
 tags = ignore.get(sys.argv[4], now=datetime.fromisoformat(sys.argv[5]))
 new = set(sys.modules) - before

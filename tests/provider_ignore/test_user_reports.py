@@ -1,4 +1,5 @@
-"""The backend's user reports: one per reply, counted per window, never their words; sent to OpenRouter if asked."""
+"""The backend's users' reports: one per reply, counted in their window's record, never their words; sent to
+OpenRouter when asked (issue 40 item 2)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import pytest
 
-from provider_ignore.reports import CATEGORIES, Reports, feedback
+from provider_ignore.production import CATEGORIES, Exporter, feedback
 from simulator import scenario_from_dict, start_simulator
 
 MODEL = "deepseek/deepseek-chat-v3-0324"
@@ -17,22 +18,34 @@ HALF = timedelta(minutes=30)
 KEY = "sk-or-v1-management-key-0123456789abcdef"
 
 
-def test_a_reply_reported_twice_counts_once_and_each_window_takes_its_own():
-    reports = Reports()
+def started(**kw: object) -> Exporter:
+    exporter = Exporter("chat-eu-1", sample_rate=0.05, **kw)  # type: ignore[arg-type]
+    assert exporter.records(now=T) == []   # the backend starts at T: its first window
+    return exporter
 
-    kept = [reports.report(g, model=MODEL, provider=p, at=T + timedelta(minutes=m), category="incoherence")
+
+def reports(record: object) -> list[tuple[str, str | None, int]]:
+    return [(c.model, c.provider, c.n) for c in record.reports]  # type: ignore[attr-defined]
+
+
+def test_a_reply_reported_twice_counts_once_and_a_report_late_for_its_window_goes_into_the_next():
+    exporter = started()
+
+    kept = [exporter.report(g, model=MODEL, provider=p, at=T + timedelta(minutes=m), category="incoherence")
             for g, p, m in (("gen-1", "DeepInfra", 1), ("gen-1", "DeepInfra", 2), ("gen-2", "DeepInfra", 10),
                             ("gen-3", "Not\na name", 12), ("gen-4", "Chutes", 40))]
+    (first,) = exporter.records(now=T + HALF + timedelta(minutes=1))
+    exporter.report("gen-5", model=MODEL, provider="Chutes", at=T + timedelta(minutes=25), category="other")  # late
+    second = exporter.records(now=T + 2 * HALF + timedelta(minutes=1))[-1]
 
     assert kept == [True, False, True, True, True]
-    assert reports.take(T + HALF) == [(MODEL, None, 1), (MODEL, "DeepInfra", 2)]
-    assert reports.take(T + HALF) == []
-    assert reports.take(T + 2 * HALF) == [(MODEL, "Chutes", 1)]
+    assert reports(first) == [(MODEL, None, 1), (MODEL, "DeepInfra", 2)]
+    assert reports(second) == [(MODEL, "Chutes", 2)] and second.window_start == T + HALF
 
 
 def test_a_category_outside_openrouters_list_is_refused():
     with pytest.raises(ValueError, match="one of latency"):
-        Reports().report("gen-1", model=MODEL, provider="DeepInfra", at=T, category="rude")
+        started().report("gen-1", model=MODEL, provider="DeepInfra", at=T, category="rude")
     assert "incorrect_response" in CATEGORIES
 
 
@@ -42,31 +55,15 @@ def test_forwarding_posts_openrouters_feedback_and_a_refused_one_keeps_the_repor
         body = {"model": MODEL, "messages": [{"role": "user", "content": "Hi"}], "stream": False}
         gen_id = httpx.post(f"{sim.base_url}/chat/completions", json=body,
                             headers={"Authorization": f"Bearer {KEY}"}, timeout=10).json()["id"]
-        reports = Reports(forward=feedback(sim.base_url, KEY))
+        exporter = started(forward=feedback(sim.base_url, KEY))
 
         with caplog.at_level(logging.WARNING):
-            assert reports.report(gen_id, model=MODEL, provider="DeepInfra", at=T, category="formatting",
-                                  comment="broken markdown")
-            assert reports.report("gen-0-unknown", model=MODEL, provider="DeepInfra", at=T, category="other")
+            assert exporter.report(gen_id, model=MODEL, provider="DeepInfra", at=T, category="formatting",
+                                   comment="broken markdown")
+            assert exporter.report("gen-0-unknown", model=MODEL, provider="DeepInfra", at=T, category="other")
         posted = [r.body for r in sim.received if r.path.endswith("/generation/feedback")]
 
     assert posted == [{"generation_id": gen_id, "category": "formatting", "comment": "broken markdown"},
                       {"generation_id": "gen-0-unknown", "category": "other"}]
-    assert reports.take(T + HALF) == [(MODEL, "DeepInfra", 2)]
-    assert "not forwarded" in caplog.text and KEY not in caplog.text
-
-
-def test_the_exporters_window_record_carries_the_reports_made_in_it_and_a_late_one_in_the_next():
-    from provider_ignore.production import Exporter
-
-    exporter = Exporter("chat-eu-1", sample_rate=0.05)
-    assert exporter.records(now=T) == []   # the backend starts at T: its first window
-    exporter.report("gen-1", model=MODEL, provider="DeepInfra", at=T + timedelta(minutes=3), category="incoherence")
-    exporter.report("gen-2", model=MODEL, provider="DeepInfra", at=T + timedelta(minutes=20), category="formatting")
-    first = exporter.records(now=T + HALF + timedelta(minutes=1))
-    exporter.report("gen-3", model=MODEL, provider="Chutes", at=T + timedelta(minutes=25), category="other")   # late
-    second = exporter.records(now=T + 2 * HALF + timedelta(minutes=1))
-
-    assert [(c.model, c.provider, c.n) for c in first[-1].reports] == [(MODEL, "DeepInfra", 2)]
-    assert [(c.provider, c.n) for c in second[-1].reports] == [("Chutes", 1)]
-    assert first[-1].window_start == T and second[-1].window_start == T + HALF
+    assert reports(exporter.records(now=T + HALF)[0]) == [(MODEL, "DeepInfra", 2)]
+    assert "not sent" in caplog.text and KEY not in caplog.text
