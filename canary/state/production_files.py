@@ -66,7 +66,7 @@ def records_between(folder: Path | None, start: datetime, end: datetime) -> tupl
     """The records of `folder` whose window overlaps [start, end], and each file refused, in a sentence."""
     records: list[ProductionRecord] = []
     refused: list[str] = []
-    for path in _files(folder, start):
+    for path in _files(folder, start, end):
         try:
             record = _read(path)
         except InputError as exc:
@@ -77,14 +77,14 @@ def records_between(folder: Path | None, start: datetime, end: datetime) -> tupl
     return records, refused
 
 
-def _files(folder: Path | None, since: datetime) -> list[Path]:
+def _files(folder: Path | None, since: datetime, until: datetime | None = None) -> list[Path]:
     """The folder's `*.json` files, in order, but those named as starting their window long before `since`
-    (a file named after the span is opened: a record from an exporter whose clock is ahead is named)."""
+    or after `until` (None: none skipped after: the round names a record from an exporter whose clock is ahead)."""
     out = []
     for root, _, names in sorted(os.walk(folder)) if folder is not None else ():
         for name in sorted(n for n in names if n.endswith(".json")):
             named = _named_start(name[:-5])
-            if named is None or named > since - LONGEST_WINDOW:
+            if named is None or since - LONGEST_WINDOW < named and (until is None or named < until):
                 out.append(Path(root, name))
     return out
 
