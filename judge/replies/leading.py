@@ -74,7 +74,8 @@ _BEFORE_QUOTE_MARK = frozenset(" \t\n>-=")
 _URL_START = re.compile(r"(?:https?|ftp)://\S|www\.\S", re.IGNORECASE)
 # LaTeX math (its closer may be past a low max_tokens) or a command (`\begin{`), a Markdown table's row over
 # its `|---|` delimiter row; a JSON escape (`\nThe`, `\"Hi`) is none.
-_MARKUP = re.compile(r"\\[(\[]|\\[A-Za-z]{2,}(?=[{\[\n])|\|[^\n]*\|[^\n]*\n[ \t]*\|?[ \t]*:?-+:?[ \t]*\|")
+_MARKUP = re.compile(r"\\[(\[]|\\[A-Za-z]{2,40}(?=[{\[\n])"
+                     r"|\|[^\n]{0,2000}\|[^\n]{0,2000}\n[ \t]{0,40}\|?[ \t]{0,40}:?-{1,400}:?[ \t]{0,40}\|")
 _MENTION = re.compile(r"@\w")
 # Short words that stand alone before punctuation or a name in casual replies ("ok. Fine.",
 # "no! Wait", "hey Mara", "oui, bien sûr"): a real word, never a token fragment.
