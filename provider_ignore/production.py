@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
+import logging
 import threading
+import urllib.request
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +34,7 @@ from core.production import (
     ProductionCheck,
     ProductionRecord,
     Provider,
+    ReportCell,
     ServedCell,
 )
 from core.production import (
@@ -44,6 +48,7 @@ from judge.replies.leading import find_leading_garbage, find_template_token
 from judge.replies.limits import LimitsFacts, assess_limits
 from judge.replies.stream_integrity import assess_deltas
 
+log = logging.getLogger(__name__)
 WINDOW = timedelta(minutes=30)
 PER_CONVERSATION = 3   # sampled replies of one conversation checked per UTC day, at most
 
@@ -168,13 +173,22 @@ _Cell = tuple[str, str | None, ProductionCheck, CheckOutcome, str | None, bool |
 class _Window:
     counts: Counter[_Cell] = field(default_factory=Counter)
     served: Counter[tuple[str, str | None]] = field(default_factory=Counter)
+    reports: Counter[tuple[str, str | None]] = field(default_factory=Counter)
+
+
+# Users' reports (docs/explain.md): OpenRouter's feedback categories (its OpenAPI description,
+# SubmitGenerationFeedbackRequest), and what `forward` is handed: generation id, category, comment.
+CATEGORIES = ("latency",  # not the contract: a feedback category
+              "incoherence", "incorrect_response", "formatting", "billing", "api_error", "other")
+Forward = Callable[[str, str, str | None], None]
 
 
 class Exporter:
     """One backend process's sample: `observe` each reply, `flush` closed windows' records."""
 
     def __init__(self, name: str, *, sample_rate: float, per_conversation: int = PER_CONVERSATION,
-                 ambiguous: Mapping[str, Collection[str]] | None = None, check_language: bool = False) -> None:
+                 ambiguous: Mapping[str, Collection[str]] | None = None, check_language: bool = False,
+                 forward: Forward | None = None) -> None:
         self.name = msgspec.convert(name, ExporterName)   # a name the record accepts, or a ValidationError now
         self.sampler = Sampler(sample_rate)
         self.per_conversation = per_conversation
@@ -188,6 +202,30 @@ class Exporter:
         self._next: datetime | None = None          # the first window not yet closed into a record
         self._pending: list[ProductionRecord] = []  # closed, not yet sent
         self._checked: dict[date, Counter[bytes]] = {}  # replies checked per conversation key, per UTC day
+        self.forward = forward
+        self._reported: dict[date, set[str]] = {}       # generation ids reported, per UTC day
+
+    def report(self, generation_id: str, *, model: str, provider: str | None, at: datetime, category: str,
+               comment: str | None = None) -> bool:
+        """A user's report of one reply, counted in its window's record (a window written already: the next),
+        never its words; once per generation a day. With `forward`, also sent to OpenRouter, the comment only
+        there (a refused forward is logged without the key). False: that reply was reported already."""
+        if category not in CATEGORIES or not _valid(model, Model):
+            raise ValueError(f"a report needs a model id and one of {', '.join(CATEGORIES)}, not {category!r}")
+        with self._lock:
+            seen = self._reported.setdefault(at.date(), set())
+            if generation_id in seen:
+                return False
+            seen.add(generation_id)
+            start = max(window_start(at), self._next or window_start(at))
+            self._windows.setdefault(start, _Window()).reports[(model, provider if _valid(provider, Provider)
+                                                                else None)] += 1
+        if self.forward is not None:
+            try:
+                self.forward(generation_id, category, comment)
+            except OSError as exc:   # the report is counted; OpenRouter is told another time or never
+                log.warning("feedback on %s not sent to OpenRouter: %s", generation_id[:80], type(exc).__name__)
+        return True
 
     def observe(self, conversation_id: str, reply: Reply, *, now: datetime, language: str | None = None) -> bool:
         """Check `reply` if its conversation is in the sample and under its cap; whether it was checked."""
@@ -246,6 +284,8 @@ class Exporter:
                 self._next += WINDOW
             for day in [d for d in self._checked if d < self._next.date()]:
                 del self._checked[day]
+            for day in [d for d in self._reported if d < self._next.date()]:
+                del self._reported[day]
             return list(self._pending)
 
     def _record(self, start: datetime, window: _Window) -> ProductionRecord:
@@ -258,7 +298,23 @@ class Exporter:
             counts=tuple(CountCell(model=m, provider=p, check=check, outcome=o, n=n, language=lang, stream=s)
                          for (m, p, check, o, lang, s), n in sorted(counts.items(), key=_order)),
             served=tuple(ServedCell(model=m, provider=p, n=n, ambiguous=p in self.ambiguous.get(m, ()))
-                         for (m, p), n in sorted(served.items(), key=_order)))
+                         for (m, p), n in sorted(served.items(), key=_order)),
+            reports=tuple(ReportCell(model=m, provider=p, n=n)
+                          for (m, p), n in sorted(window.reports.items(), key=_order)))
+
+
+def feedback(base_url: str, management_key: str, *, timeout_s: float = 10.0) -> Forward:
+    """An Exporter's `forward`: OpenRouter's `POST {base_url}/generation/feedback` (a management key)."""
+    def send(generation_id: str, category: str, comment: str | None) -> None:
+        body = {"generation_id": generation_id, "category": category,
+                **({"comment": comment[:1000]} if comment else {})}
+        request = urllib.request.Request(
+            f"{base_url.rstrip('/')}/generation/feedback", data=json.dumps(body).encode(), method="POST",
+            headers={"Authorization": f"Bearer {management_key}", "Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=timeout_s) as response:  # noqa: S310 - the configured API's URL
+            response.read()
+
+    return send
 
 
 def _merged(cells: Counter[Any], group: Callable[[Any], Any], *steps: Callable[[Any], Any]) -> Counter[Any]:

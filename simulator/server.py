@@ -62,9 +62,19 @@ class SimState:
     # provider's own throttle would see (the probes' per_provider cap must hold it across models).
     host_in_flight: Counter[str] = field(default_factory=Counter)
     host_peak: dict[str, int] = field(default_factory=dict)
+    # The generations answered: id -> model, endpoint, time (the newest MAX_GENERATIONS).
+    generations: dict[str, tuple[Model, SimulatedEndpoint, datetime]] = field(default_factory=dict)
 
     def now(self) -> datetime:
         return self.now_override or datetime.now(UTC)
+
+    def remember(self, model: Model, served: SimulatedEndpoint) -> str:
+        """A new generation id, remembered with who served it (the oldest forgotten past MAX_GENERATIONS)."""
+        gen_id = wire.generation_id()
+        self.generations[gen_id] = (model, served, self.now())
+        if len(self.generations) > MAX_GENERATIONS:
+            del self.generations[next(iter(self.generations))]
+        return gen_id
 
     def behaviour(self, endpoint: SimulatedEndpoint) -> Behaviour:
         return endpoint.behaviour_at(self.round_number, self.now())
@@ -74,6 +84,7 @@ class SimState:
 
 
 STATE = web.AppKey("state", SimState)
+MAX_GENERATIONS = 100_000
 
 
 def mask(name: str, value: str) -> str:
@@ -95,6 +106,8 @@ def create_app(state: SimState) -> web.Application:
     app.router.add_get(f"{API}/providers", providers)
     app.router.add_get(f"{API}/key", key)
     app.router.add_post(f"{API}/chat/completions", chat)
+    app.router.add_get(f"{API}/generation", generation)
+    app.router.add_post(f"{API}/generation/feedback", feedback)
     app.router.add_route("*", "/_sim/control", control)
     return app
 
@@ -265,10 +278,33 @@ async def _send(
                                      None if isinstance(outcome, Moderated) else outcome.retry_after)
         response.headers.update(extra)
         return response
-    framing = stream.Framing(model, wire.generation_id(), state.scenario.keepalive_ms / 1000, extra, meta)
+    framing = stream.Framing(model, state.remember(model, outcome.served), state.scenario.keepalive_ms / 1000, extra,
+                             meta)
     if streaming:
         return await stream.send_stream(request, outcome, framing)
     return await stream.send_completion(request, outcome, framing)
+
+
+async def generation(request: web.Request) -> web.Response:
+    """`GET /generation?id=`: a generation this server answered, in OpenRouter's shape (docs/openrouter-wire.md §12)."""
+    served = request.app[STATE].generations.get(request.query.get("id", ""))
+    if served is None:
+        return stream.json_error(404, wire.error_body(404, "Generation not found"))
+    return web.json_response({"data": wire.generation_json(request.query["id"], *served)})
+
+
+async def feedback(request: web.Request) -> web.Response:
+    """`POST /generation/feedback`: validated as OpenRouter's schema says (the body stays in `received`)."""
+    try:
+        body = await request.json()
+    except ValueError:
+        body = None
+    problem = wire.feedback_problem(body)
+    if problem is not None:
+        return stream.json_error(400, wire.error_body(400, problem))
+    if body["generation_id"] not in request.app[STATE].generations:
+        return stream.json_error(404, wire.error_body(404, "Generation not found"))
+    return web.json_response({"data": {"success": True}})
 
 
 def _parse_time(value: Any) -> datetime:

@@ -9,6 +9,7 @@ import secrets
 import string
 import time
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -35,6 +36,31 @@ ERROR_MESSAGES = {
 def generation_id() -> str:
     """`gen-<unix>-<20 chars>`, the id format OpenRouter uses."""
     return f"gen-{int(time.time())}-" + "".join(secrets.choice(_ALPHABET) for _ in range(20))
+
+
+# OpenRouter's feedback categories and the comment's bound (its OpenAPI description, SubmitGenerationFeedbackRequest).
+FEEDBACK_CATEGORIES = ("latency", "incoherence", "incorrect_response", "formatting", "billing", "api_error", "other")
+MAX_FEEDBACK_COMMENT = 1000
+
+
+def generation_json(gen_id: str, model: Model, served: SimulatedEndpoint, created: datetime) -> dict[str, Any]:
+    """`GET /generation`'s `data` (GenerationResponse): the fields a caller reads of who served it."""
+    attempt = {"provider_name": served.provider_name, "status": 200, "model_permaslug": model.permaslug}
+    return {"id": gen_id, "model": model.permaslug, "provider_name": served.provider_name,
+            "created_at": created.isoformat(), "finish_reason": "stop", "native_finish_reason": "stop",
+            "provider_responses": [attempt]}
+
+
+def feedback_problem(body: Any) -> str | None:
+    """What is wrong with a `POST /generation/feedback` body, or None."""
+    if not isinstance(body, dict) or not isinstance(body.get("generation_id"), str) or not body["generation_id"]:
+        return "generation_id: a generation id is required"
+    if body.get("category") not in FEEDBACK_CATEGORIES:
+        return f"category: one of {', '.join(FEEDBACK_CATEGORIES)}"
+    comment = body.get("comment")
+    if comment is not None and (not isinstance(comment, str) or len(comment) > MAX_FEEDBACK_COMMENT):
+        return f"comment: a string of at most {MAX_FEEDBACK_COMMENT} characters"
+    return None
 
 
 def error_body(code: int, message: str | None = None, metadata: Mapping[str, Any] | None = None) -> dict[str, Any]:

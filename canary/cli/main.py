@@ -21,6 +21,7 @@ from canary.cli.commands import (
     commit,
     digest,
     discover,
+    explain,
     fetch_state,
     heartbeat,
     history,
@@ -48,7 +49,8 @@ from core.config import ConfigError
 from core.errors import CanaryError
 
 COMMANDS: tuple[click.Command, ...] = (
-    announce.announce, commit.commit, digest.digest, discover.discover_command, fetch_state.fetch_state,
+    announce.announce, commit.commit, digest.digest, discover.discover_command, explain.explain_command,
+    fetch_state.fetch_state,
     heartbeat.heartbeat_command, history.history, ignore.ignore, incident.incident, issues.issues, judge.judge,
     lift.lift_command, maintenance.maintenance, models.models_command, observe_report.observe_report,
     probe.probe, report.report, round.round_command, silence.silence, sim.sim, site.site, status.status,

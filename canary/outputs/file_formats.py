@@ -29,7 +29,7 @@ from core.results import (
     RoundResults,
 )
 from judge.suspension.card import Card
-from judge.suspension.decisions import Decision, Evidence, RequestRecord, RoundDecisions
+from judge.suspension.decisions import Decision, Evidence, Leak, RequestRecord, RoundDecisions
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -70,6 +70,7 @@ BLOCKS: dict[str, tuple[Table, ...]] = {
             ("peer_interval", "[low, high]", "the peers' interval (`peer_low`, `peer_high`), 4 decimals"),
             ("significant", "bool", Card.significant), ("text", "str", Card.text)),
             skip=("low", "high", "peer_low", "peer_high")),
+        Table("each entry of `leaks` (written when there is one: judge/suspension/route_audit.py)", Leak),
     ),
     "production-json": (
         Table("a production record, production/<exporter>/<window start>.json", ProductionRecord,

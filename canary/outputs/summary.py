@@ -14,6 +14,7 @@ from core.results import RoundResults
 from core.vocabulary import REFUSAL
 from judge.suspension.decisions import RoundDecisions, action_named
 from judge.suspension.production import shown
+from judge.suspension.route_audit import leak_line
 
 SYMBOLS = {"pass": "✅", "fail": "❌", "inconclusive": "⏸", "transport_error": "⚡", "not_applicable": "—"}
 WORDS = {"pass": "pass", "fail": "FAIL", "inconclusive": "inconcl", "transport_error": "transport",
@@ -56,6 +57,9 @@ def to_markdown(results: RoundResults, decisions: RoundDecisions | None = None) 
     if lines := _production(decisions, lambda t, n: f"`{untrusted.clean(t, n).replace('`', chr(39))}`"):
         out += ["#### Production evidence (a chat backend's sampled replies)", "", *(f"- {x}" for x in lines), ""]
     out += _decisions_markdown(view)
+    if decisions is not None and decisions.leaks:
+        out += ["### Route audit (a chat backend's sampled replies served while excluded)", "",
+                *(f"- {md(k.model, MODEL_LIMIT)} {md(leak_line(k), 400)}" for k in decisions.leaks)]
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -91,6 +95,9 @@ def to_text(results: RoundResults, decisions: RoundDecisions | None = None, pend
         out += _cards_text(view) + [f"  {c(line, 400)}" for line in pending]
         out.append("provider.ignore:")
         out += [f"  {c(m, MODEL_LIMIT)}: {_tags(tags, c)}" + _would(view, m, c) for m, tags in _ignore_models(view)]
+    if decisions is not None and decisions.leaks:
+        out += ["route audit (a chat backend's sampled replies served while excluded):",
+                *(f"  {c(k.model, MODEL_LIMIT)} {c(leak_line(k), 400)}" for k in decisions.leaks)]
     if lines := _production(decisions, c):
         out += ["production evidence (a chat backend's sampled replies):", *(f"  {x}" for x in lines)]
     return "\n".join(out).rstrip() + "\n"

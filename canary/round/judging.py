@@ -42,13 +42,14 @@ from judge.suspension.decisions import (
     RequestRecord,
     RoundDecisions,
 )
-from judge.suspension.exclusions import ignore_lists
+from judge.suspension.exclusions import ignore_lists, suspension_entries
 from judge.suspension.planned import (
     expect_models,
     missing_model_decisions,
     reused_models,
     split_rerun,
 )
+from judge.suspension.route_audit import alarms, newest, round_names, route_audit
 from judge.suspension.rules import RoundOrder, RoundOrderError, apply_round, check_round_order
 from judge.suspension.state import JudgeState
 
@@ -166,12 +167,15 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
     policy = replace(config.rules, mode=mode)  # the round's mode: canary.yaml's, or the request's override
     new_state, changes = apply_round(state, results, policy, now=now, excluded=people_excluded(exclusions, now),
                                        maintenance=load_maintenance(paths.maintenance), production=records)
-    changes = missing_model_decisions(results, reused=reused_now) + changes
+    # The route audit reads the lists in force before this round: the ones the records' windows saw.
+    leaks = route_audit(newest(records, now), (*exclusions, *suspension_entries(state)),
+                        round_names(results))
+    changes = missing_model_decisions(results, reused=reused_now) + changes + alarms(leaks)
     gap = None
     if state.last_round is not None:
         gap = round((results.started_at - state.last_round.started_at).total_seconds() / 60, 1)
-    decisions = _record(results, new_state, exclusions, config, now=now, mode=mode, gap=gap, how=how,
-                        already_applied=False, decisions=tuple(changes))
+    decisions = replace(_record(results, new_state, exclusions, config, now=now, mode=mode, gap=gap, how=how,
+                                already_applied=False, decisions=tuple(changes)), leaks=leaks)
     atomic_write_json(out, decisions.to_json())
     round_id = results.round_id
     audit.append_round(paths.audit, audit.rejected_lines(results.rejected, round_id=round_id, mode=mode, now=now)

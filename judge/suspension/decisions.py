@@ -55,7 +55,8 @@ class Action(StrEnum):
     INCOMPLETE_ROUND = "incomplete_round", "round incomplete", "no streak changed", "⏸️"
     STREAK_RESTARTED = "streak_restarted", "streak restarted", "the pending streak lapsed, or its failures passed", "🔁"
     NOT_COUNTED = "not_counted", "not counted", "too soon after the last counted round", "⏭️"
-    CONFIRM = "confirm", "to be confirmed", "production evidence: its contract runs three times next round", "🔎"
+    ROUTE_LEAK = "route_leak", "served while excluded", "the chat backend is not applying provider.ignore", "🕳️"
+    CONFIRM = "confirm", "to be confirmed", "its contracts run three times next round", "🔎"
     CONFIRMATION = "confirmation", "confirmation probed", "", "🔬"
     INCIDENT_ADD = "incident_add", "incident exclusion added", "", "🚧"
     INCIDENT_REMOVE = "incident_remove", "incident exclusion removed", "", "🧹"
@@ -83,7 +84,9 @@ class Rule(StrEnum):
     INCOMPLETE_ROUND = "incomplete_round"
     MANUAL = "manual"
     MAINTENANCE = "maintenance"
+    ROUTE_AUDIT = "route_audit"
     PRODUCTION = "production"
+    USER_REPORTS = "user_reports"
 
 
 # The actions that start a suspension (real or would-be) and those that end one: what the history,
@@ -186,6 +189,26 @@ class Decision:
                                      ignore_unknown_keys=True, at=where))
 
 
+class Leak(msgspec.Struct, frozen=True, kw_only=True):
+    """Sampled replies an endpoint served while provider.ignore excluded it, in one exporter's window.
+
+    The route audit's finding (judge/suspension/route_audit.py): that chat backend did not apply the list."""
+
+    model: str
+    provider: str           # the endpoint's tag
+    exporter: str           # the backend that counted them (its production record's)
+    window_start: datetime
+    window_end: datetime
+    leaked: int             # sampled replies the endpoint served
+    sampled: int            # the model's sampled replies in the exporter's window
+    layer: str              # the layer that excluded the endpoint (builtin, incident, suspension)
+
+    @property
+    def rate(self) -> float:
+        """leaked / sampled (not written: derived)."""
+        return self.leaked / self.sampled if self.sampled else 0.0
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RequestRecord:
     """The request that made a round's decisions, as decisions.json keeps it."""
@@ -211,6 +234,7 @@ class RoundDecisions:
     ignore: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # ... with observe-mode suspensions enforced
     would_ignore: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    leaks: tuple[Leak, ...] = ()    # the route audit of each exporter's newest production record (left out: none)
     # model -> provider -> its production evidence lines (judge/suspension/production.py), as the state keeps them
     production: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
 
@@ -225,7 +249,7 @@ class RoundDecisions:
             already_applied=self.already_applied, upstream=how.upstream, expected_models=how.expected_models,
             allow_simulator=how.allow_simulator, reused_shards=dict(sorted(how.reused_shards.items())),
             decisions=tuple(d.line() for d in self.decisions), ignore=dict(self.ignore),
-            would_ignore=dict(self.would_ignore),
+            would_ignore=dict(self.would_ignore), leaks=self.leaks or UNSET,
             production={m: dict(p) for m, p in self.production.items()} if self.production else UNSET)
         out: dict[str, Any] = msgspec.to_builtins(doc)
         return out
@@ -240,6 +264,7 @@ class RoundDecisions:
                                          allow_simulator=doc.allow_simulator, reused_shards=doc.reused_shards),
                    decisions=tuple(Decision.from_line(d) for d in doc.decisions),
                    ignore=doc.ignore, would_ignore=doc.would_ignore,
+                   leaks=() if isinstance(doc.leaks, UnsetType) else doc.leaks,
                    production={} if isinstance(doc.production, UnsetType) else doc.production)
 
 
@@ -259,6 +284,7 @@ class DecisionsFile(msgspec.Struct, frozen=True):
     decisions: tuple[DecisionLine, ...] = ()
     ignore: dict[str, tuple[str, ...]] = {}
     would_ignore: dict[str, tuple[str, ...]] = {}
+    leaks: tuple[Leak, ...] | UnsetType = UNSET   # written only when a route audit found some
     production: dict[str, dict[str, tuple[str, ...]]] | UnsetType = UNSET  # written only when there is some
 
     def __post_init__(self) -> None:

@@ -235,7 +235,8 @@ def _resolved(model: str, provider: str, contract: str, majority: Outcome | None
     if not counted:
         then = "the model-wide guard discounted the contract this round: nothing follows"
     elif not cards:
-        then = "the production evidence no longer meets the bar: nothing follows"
+        then = "no production evidence meets the bar now (users' reports asked for it, or the evidence faded): " \
+               "nothing follows"
     elif not agrees:
         then = "production evidence alone never fails a round"
     elif step == ENFORCE:
@@ -246,10 +247,12 @@ def _resolved(model: str, provider: str, contract: str, majority: Outcome | None
                     evidence=(Evidence(contract, str(majority or Outcome.INCONCLUSIVE), reason),), card=cards)
 
 
-def schedule(state: JudgeState, evidence: ProductionEvidence,
-             step: ProductionStep) -> tuple[JudgeState, list[Decision]]:
-    """Every endpoint's production lines kept for `canary status`, and (rules.production observe or
-    enforce) a confirmation of each flagged endpoint's contract in the next round."""
+def schedule(state: JudgeState, evidence: ProductionEvidence, step: ProductionStep,
+             reported: Mapping[tuple[str, str], tuple[int, tuple[str, ...]]] | None = None
+             ) -> tuple[JudgeState, list[Decision]]:
+    """Every endpoint's production lines kept for `canary status`; (rules.production observe or enforce)
+    a confirmation of each flagged endpoint's contract in the next round; and of every contract of an
+    endpoint users reported (`reported`: (model, tag) -> (reports, its contracts): judge/suspension/reports.py)."""
     decisions = []
     flagged = {(c.model, c.provider) for c in evidence.cards if c.flagged} if step in (OBSERVE, ENFORCE) else set()
     models = {}
@@ -257,7 +260,17 @@ def schedule(state: JudgeState, evidence: ProductionEvidence,
         kept = {}
         for provider, ps in providers.items():
             confirm = evidence.flagged(model, provider) if (model, provider) in flagged else {}
+            reports, contracts = (reported or {}).get((model, provider), (0, ()))
+            if reports:
+                decisions.append(Decision(
+                    model, provider, Action.CONFIRM, Rule.USER_REPORTS,
+                    f"{reports} users' reports against it within a day: each of its contracts ({', '.join(contracts)}) "
+                    "runs three times next round, pinned, and the majority says whether the probes agree (a report "
+                    "never fails a round)"))
+                confirm = {**{c: () for c in contracts}, **confirm}
             for contract, cards in sorted(confirm.items()):
+                if not cards:
+                    continue
                 decisions.append(Decision(
                     model, provider, Action.CONFIRM, Rule.PRODUCTION,
                     f"production evidence against it past the bar (p < {RULE_ALPHA:g}, {RATE_RATIO:g}x its peers' "

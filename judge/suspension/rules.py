@@ -27,8 +27,10 @@ from judge.suspension.ladder import fade, next_suspension
 from judge.suspension.maintenance import MaintenanceWindow, held_decisions, held_endpoints, without_held
 from judge.suspension.production import apply_production, schedule, weigh
 from judge.suspension.reliability import RELIABILITY, apply_reliability
+from judge.suspension.reports import to_confirm as reports_to_confirm
 from judge.suspension.rotation import next_language
 from judge.suspension.round import ModelRound, ProviderRound, RoundClass, classify_round
+from judge.suspension.route_audit import round_names
 from judge.suspension.state import JudgeState, LastRound, ProviderState
 from judge.suspension.streaks import Counted, count
 
@@ -117,8 +119,20 @@ def apply_round(state: JudgeState, report: RoundResults, policy: Policy, *, now:
         if mode == ENFORCE:
             new = _enforce_records(new, mround, policy, now, excluded.get(model, frozenset()), decisions)
         new = _suspend(new, mround, policy, now, mode, excluded.get(model, frozenset()), decisions)
-    new, scheduled = schedule(new, weighed, policy.production)
+    new, scheduled = schedule(new, weighed, policy.production, _reported(report, production))
     return _tidy(new, rounds, now, policy), decisions + scheduled
+
+
+def _reported(report: RoundResults, production: Sequence[ProductionRecord]) -> dict[tuple[str, str],
+                                                                                   tuple[int, tuple[str, ...]]]:
+    """(model, tag) -> (its users' reports, the contracts it was probed on) of each endpoint two reports
+    within a day ask to confirm (judge/suspension/reports.py)."""
+    probed: dict[tuple[str, str], set[str]] = {}
+    for c in report.cases:
+        if not c.control:
+            probed.setdefault((c.model, c.provider), set()).add(c.contract)
+    return {e: (n, tuple(sorted(probed.get(e, ()))))
+            for e, n in reports_to_confirm(production, round_names(report), now=report.started_at).items()}
 
 
 def lift(state: JudgeState, model: str, provider: str, *, now: datetime, reason: str) -> tuple[JudgeState, Decision]:

@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from core.policy import ENFORCE, Policy
+from core.production import SCHEMA, ProductionRecord, ReportCell, ServedCell
 from core.results import RoundResults, read_results
 from judge.suspension.decisions import Action, Decision
 from judge.suspension.exclusions import effective_ignore
@@ -61,6 +62,18 @@ def results(spec: dict[str, Any] | None = None, *, at: datetime = T0, round_id: 
         "models": {model: {"providers": list(providers)}}, "weak_probes": weak_probes or [],
         "cases": cases + (extra_cases or []),
     }
+
+
+def served_record(end: datetime, served: dict[str | None, int], *, reports: dict[str, int] | None = None,
+                  model: str = MODEL, exporter: str = "chat-eu-1", ambiguous: frozenset[str] = frozenset()
+                  ) -> ProductionRecord:
+    """A production record of the window ending at `end`: provider name -> sampled replies it served
+    (None: the model's remainder), and provider name -> user reports."""
+    return ProductionRecord(
+        schema=SCHEMA, exporter=exporter, window_start=end - HALF_HOUR, window_end=end, sample_rate=0.05,
+        served=tuple(ServedCell(model=model, provider=p, n=n, ambiguous=p in ambiguous)
+                     for p, n in served.items() if n),
+        reports=tuple(ReportCell(model=model, provider=p, n=n) for p, n in (reports or {}).items()))
 
 
 def report(spec: dict[str, Any] | None = None, **kw: Any) -> RoundResults:

@@ -54,7 +54,7 @@ def digest(invocation: Invocation, force: bool) -> int:
         silences=silences_or_none(config.paths.silences, lambda line: print(line, file=sys.stderr)),
         maintenance=load_maintenance(config.paths.maintenance),
         would=would_suspends(log.lines, since=now - timedelta(days=8), now=now),
-        previous=None if last is None else last[1])
+        previous=None if last is None else last[1], audit_lines=log.lines)
     if not composed.changed and not force:
         when = "the last digest" if last is not None else "nothing to tell (no digest yet, and nothing stands)"
         print(f"canary digest: nothing changed since {when}; nothing sent")

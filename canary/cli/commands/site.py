@@ -1,7 +1,8 @@
 """`canary site --out DIR`: the static status page, its feeds and badges, from the round history
 (docs/status-page.md). --state-checkout DIR reads the state and the history from a checkout of the
-state branch; the people's files stay this checkout's (they live on main). Exit 0 when written, 2 when
-it cannot be built (the message says why).
+state branch; the people's files stay this checkout's (they live on main); a chat backend's records
+(--production DIR, by default the state checkout's production/) give the users' reports and the
+route audit. Exit 0 when written, 2 when it cannot be built (the message says why).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 
 import click
@@ -19,6 +21,7 @@ from canary.outputs.site.build import HISTORY_DAYS, build_site
 from canary.outputs.site.collect import Layers
 from canary.state.judge_files import load_layers
 from canary.state.maintenance import load_maintenance
+from canary.state.production_files import records_between
 from canary.state.silences import load_silences
 from core.config import Config
 
@@ -38,10 +41,12 @@ from core.config import Config
 @click.option("--state-checkout", type=PATH, default=None, metavar="DIR",
               help="a checkout of the state branch: read the state and the history from DIR/<paths.state> "
                    "and DIR/<paths.history>")
+@click.option("--production", type=PATH, default=None, metavar="DIR",
+              help="a folder of production records (default: production/ of --state-checkout, when there)")
 @common(files=("state", "builtin", "incidents", "history", "silences", "maintenance"))
 @pass_invocation
 def site(invocation: Invocation, out: Path, allure: Path | None, echarts: Path | None, base_url: str, days: int,
-         stale_after: float | None, state_checkout: Path | None) -> int:
+         stale_after: float | None, state_checkout: Path | None, production: Path | None) -> int:
     """The static status page, its feeds and badges, from the round history (exit 2: it cannot be built)."""
     config = invocation.config()
     if base_url and not base_url.endswith("/"):
@@ -56,10 +61,15 @@ def site(invocation: Invocation, out: Path, allure: Path | None, echarts: Path |
               f"{config.paths.state_branch}: run `canary fetch-state` first); suspensions are missing", file=sys.stderr)
     now = invocation.now()
     state, exclusions = load_layers(state_path, config.paths)
+    if production is None and state_checkout is not None and (state_checkout / "production").is_dir():
+        production = state_checkout / "production"
+    records, refused = records_between(production, now - timedelta(days=7), now)
+    for problem in refused:
+        print(f"canary site: warning: {problem}", file=sys.stderr)
     built = build_site(
         out, history_root=history, now=now,
         layers=Layers(state, exclusions, silences=load_silences(config.paths.silences),
-                      maintenance=load_maintenance(config.paths.maintenance)),
+                      maintenance=load_maintenance(config.paths.maintenance), production=tuple(records)),
         models=list(config.models), ttft_threshold_s=config.probe.ttft_seconds,
         stale_after_minutes=config.site.stale_after_minutes if stale_after is None else stale_after,
         allure=allure, echarts=echarts, base_url=base_url, days=days)

@@ -13,15 +13,18 @@ from datetime import datetime, time, timedelta
 
 from canary.history.observe import ObserveOutcome, WouldSuspend
 from canary.integrations.notifications.message import INFO, WARNING, Message
+from canary.state.audit import AuditLine
 from core.layers import INCIDENT, Exclusion
 from core.times import fmt_time
 from core.untrusted import clean, markdown
+from judge.suspension.decisions import Action
 from judge.suspension.maintenance import MaintenanceWindow
 from judge.suspension.silences import Silence, active_silences
 from judge.suspension.state import JudgeState
 
 SECTIONS = ("suspended", "would suspend (observe mode)", "expires today", "silenced", "maintenance",
-            "ladder above the first rung")
+            "ladder above the first rung", "served while excluded (24 h)")
+LEAK_HOURS = 24             # the route_leak decisions a digest names (judge/suspension/route_audit.py)
 OBSERVE_DAYS = 7            # the would-suspends the false-positive estimate reads (observe-report's default)
 MAX_LINES_PER_SECTION = 20  # a long list is cut; the status page and `canary status` have all of it
 MAX_BODY = 3500             # as a round's notification (Telegram's limit is 4,096)
@@ -53,8 +56,9 @@ class Digest:
 
 def compose_digest(*, now: datetime, state: JudgeState, exclusions: Sequence[Exclusion], silences: Sequence[Silence],
                    maintenance: Sequence[MaintenanceWindow], would: Sequence[WouldSuspend],
-                   previous: Iterable[str] | None) -> Digest:
-    """The digest at `now`; `previous`: the keys of the last digest sent (None: there was none)."""
+                   previous: Iterable[str] | None, audit_lines: Sequence[AuditLine] = ()) -> Digest:
+    """The digest at `now`; `previous`: the keys of the last digest sent (None: there was none);
+    `audit_lines`: the audit log, whose route_leak lines of the last LEAK_HOURS it names."""
     end_of_day = datetime.combine(now.date() + timedelta(days=1), time(), tzinfo=now.tzinfo)
     lines: list[DigestLine] = []
     for model, providers in sorted(state.models.items()):
@@ -91,6 +95,12 @@ def compose_digest(*, now: datetime, state: JudgeState, exclusions: Sequence[Exc
             scope = f"{w.provider} of {w.model}" if w.model else f"{w.provider} (every model)"
             lines.append(DigestLine(SECTIONS[4], f"maintenance|{w.model or '*'}|{w.provider}|{w.when}",
                                     f"{_md(scope)} {_md(w.when)}{' (now)' if w.open_at(now) else ''}: {_md(w.reason)}"))
+    leaks = {(line.model, line.provider): line for line in audit_lines
+             if line.action == Action.ROUTE_LEAK and line.at >= now - timedelta(hours=LEAK_HOURS)}
+    for (model, provider), line in sorted(leaks.items()):
+        lines.append(DigestLine(SECTIONS[6], f"leak|{model}|{provider}",
+                                f"{_md(f'{provider} of {model}')} at {_md(fmt_time(line.at))}: "
+                                f"{_md(line.reason, 400)}"))
     before = frozenset(previous or ())
     added = tuple(line for line in lines if line.key not in before)
     gone = tuple(sorted(before - {line.key for line in lines}))
@@ -137,7 +147,7 @@ def render_digest(d: Digest) -> Message:
     text = "\n".join(body)
     if len(text) > MAX_BODY:
         text = text[:MAX_BODY].rsplit("\n", 1)[0] + "\n- … cut short: see `canary status` or the status page"
-    kind = WARNING if counts[SECTIONS[0]] or counts[SECTIONS[1]] else INFO
+    kind = WARNING if counts[SECTIONS[0]] or counts[SECTIONS[1]] or counts[SECTIONS[6]] else INFO
     return Message(title=title, body=text, kind=kind)
 
 

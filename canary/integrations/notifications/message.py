@@ -32,7 +32,7 @@ _MARKUP = re.compile(rf"\\({MARKDOWN_SPECIAL})|\*\*")
 FAILURE, WARNING, SUCCESS, INFO = "failure", "warning", "success", "info"
 _FAILURE = {Action.SUSPEND}
 _WARNING = {Action.WOULD_SUSPEND, Action.FLOOR_HELD, Action.PROBE_WEAK, Action.MODEL_WIDE_GUARD,
-            Action.INCOMPLETE_ROUND}
+            Action.INCOMPLETE_ROUND, Action.ROUTE_LEAK}
 _SUCCESS = {Action.RESTORE, Action.EXPIRED, Action.LIFT, Action.INCIDENT_REMOVE}
 
 

@@ -24,7 +24,10 @@ Shape (page_version 1; internal between this module and app.js, status.json is t
                            detail7, detail30 {bucket: [failed, clean, frozen, [code index]]},
                            hourly {p50, p95, tps}, daily {p50, p95, tps},
                            wire {lines, bad} (issue 22's checks: wire.py), production [lines]
-                           (issue 39: its production evidence to read, judge/suspension/production.py)}]}]
+                           (issue 39: its production evidence to read, judge/suspension/production.py),
+                           reports (a chat backend's user reports of the last 7 days), leak {leaked, windows,
+                           worst, alarm} | null (its sampled replies served while excluded, 7 days:
+                           judge/suspension/route_audit.py)}]}]
 """
 
 from __future__ import annotations
@@ -40,7 +43,9 @@ from canary.outputs.site.badges import badge_message, badge_paths
 from canary.outputs.site.billing import billing_cell
 from canary.outputs.site.endpoints import endpoint_state
 from canary.outputs.site.wire import wire_checks
-from core.layers import Exclusion, people_excluded
+from core.layers import SUSPENSION, Exclusion, people_excluded
+from core.policy import ENFORCE
+from core.production import ProductionRecord
 from core.times import stamp
 from core.vocabulary import DECLARED
 from judge.suspension.decisions import ENDING, SUSPENDING
@@ -48,6 +53,8 @@ from judge.suspension.evidence import cards_by_endpoint
 from judge.suspension.exclusions import effective_ignore, would_ignore
 from judge.suspension.maintenance import MaintenanceWindow
 from judge.suspension.production import production_lines
+from judge.suspension.reports import reports_by_endpoint
+from judge.suspension.route_audit import LEAK_ALARM, route_audit, served_names
 from judge.suspension.silences import Silence, active_silences
 from judge.suspension.state import JudgeState
 
@@ -72,6 +79,7 @@ class Layers:
     exclusions: tuple[Exclusion, ...]
     silences: tuple[Silence, ...] = ()   # people's silences: shown, never part of the routing
     maintenance: tuple[MaintenanceWindow, ...] = ()   # providers' announced windows (the judge holds them)
+    production: tuple[ProductionRecord, ...] = ()     # a chat backend's records (reports, the route audit)
 
 
 def collect(history: History, layers: Layers, *, models: Iterable[str] = (), ttft_threshold_s: float,
@@ -92,12 +100,17 @@ def collect(history: History, layers: Layers, *, models: Iterable[str] = (), ttf
     all_models = sorted(set(models) | {m for m, _ in tiers} | set(layers.state.models) | set(people)
                         | {s.model for s in active_silences(layers.silences, now)})
     badges = badge_paths(all_models)
+    week = now - timedelta(days=7)
+    records = [r for r in layers.production if r.window_end > week]
+    names = served_names(history.db.execute("SELECT model, provider, served_by FROM cases WHERE served_by IS NOT NULL "
+                                            "GROUP BY model, provider, served_by").fetchall())
+    reports = reports_by_endpoint(records, names, since=week, until=now)
     codes: dict[str, int] = {}   # reason codes of the strips' tooltips, numbered once for the page
     out_models = []
     for model in all_models:
         providers = _listed(model, tiers, layers, people.get(model, frozenset()), newest, decisions, now)
         cards = cards_by_endpoint(layers.state, model)
-        week = now - timedelta(days=7)
+        leaks = _leaks(model, providers, records, names, layers, decisions, now)
         endpoints = [_endpoint(model, p, now=now, tier=tiers.get((model, p)), summary=summaries.get((model, p)),
                                layers=layers, decisions=decisions, newest=newest,
                                timeline=timelines.get((model, p), ()), frames=strip_frames,
@@ -105,7 +118,8 @@ def collect(history: History, layers: Layers, *, models: Iterable[str] = (), ttf
                                daily=daily.get((model, p), ()), day_list=day_list, codes=codes)
                      | {"wire": wire_checks(cards.get(p, ()), (t.codes for t in timelines.get((model, p), ())
                                                                if t.at >= week)),
-                        "production": production_lines(layers.state.provider(model, p).production)}
+                        "production": production_lines(layers.state.provider(model, p).production),
+                        "reports": reports.get((model, p), 0), "leak": leaks.get(p)}
                      for p in providers]
         counts: dict[str, int] = {}
         for e in endpoints:
@@ -174,10 +188,7 @@ def _endpoint(model: str, provider: str, *, now: datetime, tier: EndpointNow | N
     routing = endpoint_state(ps, active_people, newest_actions, now=now)
     tier_name = tier.tier.name if tier else "unknown"
     status = tier_name if routing.state == "active" else routing.state
-    suspending = [(d.at, d.action, d.until) for d in mine if d.action in SUSPENDING | ENDING]
-    intervals = strips.suspension_intervals(suspending, now=now)
-    if ps is not None and ps.suspension is not None and ps.suspension.active(now):
-        intervals = strips.merge_intervals(intervals, [strips.Interval(ps.suspension.since, now, ps.suspension.mode)])
+    intervals = _intervals(model, provider, layers, decisions, now)
     rounds = [strips.StripRound(p.at, p.klass, p.codes) for p in timeline]
     out: dict[str, Any] = {
         "provider": provider, "state": routing.state, "tier": tier_name, "status": status,
@@ -197,6 +208,33 @@ def _endpoint(model: str, provider: str, *, now: datetime, tier: EndpointNow | N
                                for i, (f, c, z, text) in s.detail.items()}
     out["hourly"] = _hourly(hourly, hourly_start)
     out["daily"] = _daily(daily, day_list)
+    return out
+
+
+def _intervals(model: str, provider: str, layers: Layers, decisions: Sequence[DecisionEntry],
+               now: datetime) -> tuple[strips.Interval, ...]:
+    """The endpoint's suspensions: from the history's decisions, and the state's current one."""
+    suspending = [(d.at, d.action, d.until) for d in decisions
+                  if (d.model, d.provider) == (model, provider) and d.action in SUSPENDING | ENDING]
+    intervals = strips.suspension_intervals(suspending, now=now)
+    ps = layers.state.models.get(model, {}).get(provider)
+    if ps is not None and ps.suspension is not None and ps.suspension.active(now):
+        intervals = strips.merge_intervals(intervals, [strips.Interval(ps.suspension.since, now, ps.suspension.mode)])
+    return intervals
+
+
+def _leaks(model: str, providers: Sequence[str], records: Sequence[ProductionRecord],
+           names: Mapping[str, Mapping[str, str | None]], layers: Layers, decisions: Sequence[DecisionEntry],
+           now: datetime) -> dict[str, dict[str, Any]]:
+    """provider -> its sampled replies served while excluded in the records (the route audit), when any."""
+    entries = [e for e in layers.exclusions if e.model == model] + [
+        Exclusion(model, p, SUSPENSION, "", since=i.start, expires=i.end, observed=i.mode != ENFORCE)
+        for p in providers for i in _intervals(model, p, layers, decisions, now)]
+    out: dict[str, dict[str, Any]] = {}
+    for k in route_audit(records, entries, names):
+        cell = out.setdefault(k.provider, {"leaked": 0, "windows": 0, "worst": 0.0, "alarm": False})
+        cell.update(leaked=cell["leaked"] + k.leaked, windows=cell["windows"] + 1, worst=max(cell["worst"], k.rate),
+                    alarm=cell["alarm"] or k.rate > LEAK_ALARM)
     return out
 
 

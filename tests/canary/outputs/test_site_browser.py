@@ -261,7 +261,7 @@ def test_the_optional_contracts_get_their_columns_and_say_what_they_cannot_see(
         browser: Browser, optional_site: Path) -> None:
     text = load(browser, optional_site, "optional-contracts", **LAPTOP).facts["text"]
 
-    assert "language\tstop\tfidelity\twire\n" in text, text[:3000]  # the columns, after the four contracts
+    assert "language\tstop\tfidelity\twire\treports 7 d\n" in text, text[:3000]  # the columns, after the four contracts
     assert "cannot see the 1-3 points of a good quantization" in text
     assert "ignores the stop string" in text
     assert "tool-call markup" not in text  # the notes come from one table (collect.py), for the columns shown
@@ -302,8 +302,45 @@ def test_an_optional_contract_the_model_runs_gets_its_column_and_says_what_it_se
     visit = browser.visit((tmp_path / "site" / "index.html").as_uri(), ready=READY, facts=facts, **LAPTOP)
     assert visit.errors == []
     assert visit.facts["headers"][4:] == ["billed / listed", "latency", "refusal", "structured", "language", "tools",
-                                         "wire"]
+                                         "wire", "reports 7 d"]
     assert "tools: one roleplay request with two tools per round" in visit.facts["text"]
+
+
+# -- a chat backend's production records: users' reports and the route audit (issue 40) --------------------
+
+def test_reports_and_a_leak_read_beside_the_verdicts(browser: Browser, tmp_path: Path) -> None:
+    from site_support import HEALTHY, SUSPENDED
+
+    sys.path.insert(0, str(ROOT / "tests" / "judge"))
+    from rules_factories import served_record
+
+    from core.production import record_json
+
+    newest = real_now() - timedelta(minutes=45)
+    config = judged_world(tmp_path, newest)   # cirrus/fp8 suspended from the third round, 29 minutes before
+    folder = tmp_path / "production" / "chat-eu-1"
+    folder.mkdir(parents=True)
+    end = newest + timedelta(minutes=35)      # its window starts past the grace after the suspension
+    for record in (served_record(end, {"Cirrus": 9, "Aurora": 200, "Haze": 191}, reports={"Aurora": 3}),
+                   served_record(end - timedelta(minutes=30), {"Aurora": 150}, reports={"Aurora": 1})):
+        (folder / f"{record.window_start:%Y%m%dT%H%M}.json").write_bytes(record_json(record))
+    assert main(["--config", str(config), "site", "--out", str(tmp_path / "site"), "--now",
+                 (newest + timedelta(minutes=40)).isoformat(), "--echarts", str(ECHARTS),
+                 "--production", str(tmp_path / "production")]) == 0
+    visit = load(browser, tmp_path / "site", "production-laptop", **LAPTOP)
+
+    assert visit.errors == []
+    facts = visit.facts
+    row = {r["endpoint"]: r for r in facts["rows"]}
+    assert set(row) >= {HEALTHY, SUSPENDED}
+    (leak,) = [w["text"] for w in facts["why"] if w["endpoint"] == SUSPENDED and "served while excluded" in w["text"]]
+    assert "9 sampled replies in 1 window(s)" in leak and "not applying provider.ignore" in leak
+    reports = "Array.from(document.querySelectorAll('tr.endpoint-row')).map(tr => [tr.cells[0].textContent, " \
+              "tr.cells[tr.cells.length - 1].textContent])"
+    cells = dict(browser.visit((tmp_path / "site" / "index.html").as_uri(), ready=READY, facts=reports,
+                               **LAPTOP).facts)
+    assert cells[HEALTHY] == "4" and cells[SUSPENDED] == "-"
+    assert all(t["width"] <= t["room"] for t in facts["tables"]), facts["tables"]
 
 
 # -- staleness, computed by the browser at view time -----------------------------------------------------

@@ -271,3 +271,28 @@ def test_a_silence_is_listed_on_the_page_as_data_and_changes_no_state(world: Pat
     later = tmp_path / "later"
     assert build(world, world / "canary.yaml", later, SOON + timedelta(hours=6), "--silences", str(silences)) == 0
     assert page_data(later)["models"][0]["silences"] == []   # ended by itself
+
+
+def test_each_endpoint_carries_its_users_reports_and_its_leak_from_a_backends_records(tmp_path: Path) -> None:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "judge"))
+    from rules_factories import served_record
+
+    from core.production import record_json
+
+    config = judged_world(tmp_path, NEWEST)   # cirrus/fp8 suspended at NEWEST - 29 min
+    end = NEWEST + timedelta(minutes=35)
+    (tmp_path / "production" / "chat-eu-1").mkdir(parents=True)
+    for record in (served_record(end, {"Cirrus": 9, "Aurora": 200, "Haze": 191}, reports={"Aurora": 3}),
+                   served_record(end - timedelta(days=8), {"Cirrus": 40}, reports={"Aurora": 5})):   # too old
+        path = tmp_path / "production" / "chat-eu-1" / f"{record.window_start:%Y-%m-%dT%H%M%SZ}.json"
+        path.write_bytes(record_json(record))
+
+    assert build(tmp_path, config, tmp_path / "site", end, "--production", str(tmp_path / "production")) == 0
+
+    page = json.loads(data_block((tmp_path / "site" / "index.html").read_text(encoding="utf-8")))
+    endpoints = {e["provider"]: e for e in page["models"][0]["endpoints"]}
+    assert endpoints[HEALTHY]["reports"] == 3 and endpoints[SUSPENDED]["reports"] == 0
+    assert endpoints[SUSPENDED]["leak"] == {"leaked": 9, "windows": 1, "worst": 0.0225, "alarm": True}
+    assert endpoints[HEALTHY]["leak"] is None

@@ -179,7 +179,7 @@ def test_a_failed_case_of_the_contract_agrees_too_and_without_evidence_nothing_f
     _, decisions = judged(step="enforce", state=state, at=T0 + HALF_HOUR, counts=HEALTHY,
                           confirmation={"language": "fail"})
     [resolved] = [d for d in decisions if d.action is Action.CONFIRMATION]
-    assert resolved.reason.endswith("the production evidence no longer meets the bar: nothing follows")
+    assert resolved.reason.endswith("or the evidence faded): nothing follows")
 
 
 def test_production_evidence_alone_never_fails_a_round() -> None:

@@ -248,6 +248,7 @@
       el('th', null, 'tokens/s'), el('th', null, 'billed / listed'));
     columns.forEach(function (c) { headRow.appendChild(el('th', null, c)); });
     headRow.appendChild(el('th', null, 'wire'));
+    headRow.appendChild(el('th', null, 'reports 7 d'));
     var table = add(el('table', 'endpoints cards'), add(el('thead'), headRow), body);
     add(card, add(el('div', 'scroll'), table));
     columns.forEach(function (c) {  // what an optional contract can and cannot see
@@ -269,10 +270,19 @@
           labelled(billingCell(e.billing), 'billed / listed'));
         columns.forEach(function (c) { tr.appendChild(labelled(rateCell(rates[c]), c)); });
         tr.appendChild(labelled(wireCell(e.wire, e.production), 'wire'));
+        var reports = labelled(el('td', 'num' + (e.reports ? ' warn' : ''), e.reports ? String(e.reports) : '-'),
+          'reports 7 d');
+        reports.title = "users' reports of replies this endpoint served, last 7 days (a chat backend's records)";
+        tr.appendChild(reports);
         // The tier's reasons matter when routing does nothing about the endpoint (degraded, failing).
         // They read as a line under the row, across the whole table: a column of them made the table
         // wider than a laptop's window and each flagged row several lines tall.
         var why = e.state === 'active' ? e.reasons.concat(e.tier_reasons) : e.reasons;
+        if (e.leak) {  // the route audit: a backend served it while provider.ignore excluded it
+          why = why.concat(['served while excluded: ' + e.leak.leaked + ' sampled replies in ' + e.leak.windows +
+            ' window(s) of 7 d (worst ' + num(e.leak.worst * 100, 1) + ' %)' +
+            (e.leak.alarm ? ': a backend is not applying provider.ignore' : '')]);
+        }
         var rows = [tr];
         if (why.length) {
           tr.classList.add('has-why');
