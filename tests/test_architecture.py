@@ -64,7 +64,7 @@ class Layer:
 LAYERS = (
     Layer("core", frozenset({"core", "yaml", "msgspec"}), only_in=(("yaml", "core/config.py core/layer_files.py"),)),
     Layer("judge",
-          frozenset({"core", "judge", "jsonschema", "lingua", "ftfy", "wordfreq", "msgpack", "scipy", "msgspec"}),
+          frozenset({"core", "judge", "jsonschema", "lingua", "ftfy", "wordfreq", "msgpack", "yaml", "scipy", "msgspec"}),
           no_stdlib=IO_STDLIB, no_modules=IMPURE_CORE,
           only_in=(("msgspec", "judge/suspension/state.py judge/suspension/decisions.py judge/suspension/card.py"),)),
     Layer("simulator", frozenset({"core", "simulator", "aiohttp", "yaml", "msgspec", "click"}), no_modules=IMPURE_CORE,
@@ -273,7 +273,7 @@ def test_the_shell_rule_can_fail() -> None:
 
 # Inside judge/: a reply is judged without the rules that act on it (the two packages of judge/).
 JUDGE_REPLIES = Layer("judge/replies",
-                      frozenset({"core", "judge", "jsonschema", "lingua", "ftfy", "wordfreq", "msgpack"}),
+                      frozenset({"core", "judge", "jsonschema", "lingua", "ftfy", "wordfreq", "msgpack", "yaml"}),
                       no_modules=frozenset({"judge.suspension"}))
 
 
