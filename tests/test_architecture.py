@@ -64,9 +64,11 @@ class Layer:
 LAYERS = (
     Layer("core", frozenset({"core", "yaml", "msgspec"}), only_in=(("yaml", "core/config.py core/layer_files.py"),)),
     Layer("judge",
-          frozenset({"core", "judge", "jsonschema", "lingua", "ftfy", "wordfreq", "msgpack", "yaml", "scipy", "msgspec"}),
+          frozenset({"core", "judge", "jsonschema", "lingua", "ftfy", "wordfreq", "msgpack", "yaml", "scipy",
+                     "msgspec"}),
           no_stdlib=IO_STDLIB, no_modules=IMPURE_CORE,
-          only_in=(("msgspec", "judge/suspension/state.py judge/suspension/decisions.py judge/suspension/card.py"),)),
+          only_in=(("msgspec", "judge/suspension/state.py judge/suspension/decisions.py judge/suspension/card.py"),
+                   ("yaml", "judge/replies/refusal_lexicon.py"))),
     Layer("simulator", frozenset({"core", "simulator", "aiohttp", "yaml", "msgspec", "click"}), no_modules=IMPURE_CORE,
           only_in=(("click", "simulator/cli.py"),)),
     Layer("probes", frozenset({"core", "judge", "probes", "simulator", "httpx", "httpcore", "pytest", "_pytest",
