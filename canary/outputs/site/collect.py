@@ -41,7 +41,7 @@ from canary.history.query import DecisionEntry, EndpointNow, EndpointSummary, Hi
 from canary.outputs.site import strips
 from canary.outputs.site.badges import badge_message, badge_paths
 from canary.outputs.site.billing import billing_cell
-from canary.outputs.site.endpoints import endpoint_state
+from canary.outputs.site.endpoints import display_status, endpoint_state
 from canary.outputs.site.wire import wire_checks
 from core.layers import SUSPENSION, Exclusion, people_excluded
 from core.policy import ENFORCE
@@ -187,11 +187,11 @@ def _endpoint(model: str, provider: str, *, now: datetime, tier: EndpointNow | N
     ps = layers.state.models.get(model, {}).get(provider)
     routing = endpoint_state(ps, active_people, newest_actions, now=now)
     tier_name = tier.tier.name if tier else "unknown"
-    status = tier_name if routing.state == "active" else routing.state
     intervals = _intervals(model, provider, layers, decisions, now)
     rounds = [strips.StripRound(p.at, p.klass, p.codes) for p in timeline]
     out: dict[str, Any] = {
-        "provider": provider, "state": routing.state, "tier": tier_name, "status": status,
+        "provider": provider, "state": routing.state, "tier": tier_name,
+        "status": display_status(routing.state, tier_name),
         "until": _iso(routing.until), "reasons": list(routing.reasons),
         "excluded_by": None if routing.excluded_by is None else {
             "layer": routing.excluded_by.layer, "reason": routing.excluded_by.reason,
