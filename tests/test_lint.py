@@ -54,6 +54,9 @@ PENDING_RUFF = {  # pending the records/parallel merges
     "core/config.py": ["C901"], "core/schema.py": ["C901"], "judge/suspension/evidence.py": ["C901"],
     "probes/http/client.py": ["PLR0913"], "probes/round/cases.py": ["PLR0913"],
     "probes/round/engine.py": ["PLR0913"], "probes/round/record.py": ["PLR0913"],
+    # their callers are in those files: canary/cli/commands/site.py and commit.py, probes/http/client.py
+    "canary/outputs/site/build.py": ["PLR0913"], "canary/state/state_branch.py": ["PLR0913"],
+    "probes/http/wire.py": ["PLR0913"],
 }
 
 
