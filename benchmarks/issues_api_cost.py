@@ -27,7 +27,7 @@ from fake_github import REPO, TOKEN, FakeGitHub, fake_github  # noqa: E402
 
 from canary.integrations.github_issues import markers  # noqa: E402
 from canary.integrations.github_issues.client import GitHubClient  # noqa: E402
-from canary.integrations.github_issues.sync import DEFAULT_LABEL, find_issues, suspended_in, sync  # noqa: E402
+from canary.integrations.github_issues.sync import DEFAULT_LABEL, Standing, find_issues, suspended_in, sync  # noqa: E402
 from canary.state.judge_files import load_state, save_state  # noqa: E402
 from core import times  # noqa: E402
 from core.times import parse_time  # noqa: E402
@@ -66,7 +66,7 @@ def quiet_round(closed: int, opened: int) -> tuple[int, int]:
         suspended = suspended_in(load_state(state_path), NOW)
         with GitHubClient(REPO, TOKEN, api_url=gh.url) as client:
             gh.requests.clear()
-            report = sync(doc, client, suspended=suspended)
+            report = sync(doc, client, standing=Standing(suspended))
             assert report.ok and not report.done, report
             now = len(gh.requests)
             gh.requests.clear()

@@ -13,6 +13,7 @@ additive field never breaks the backend.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, time
 from pathlib import Path
@@ -219,17 +220,23 @@ def suspensions_from_json(raw: Any, source: str) -> tuple[Exclusion, ...]:
                 continue
             if not isinstance(suspension, dict):
                 bad(f"{where}.suspension", "expected an object or null")
-            declared = dataclasses.fields(layer_named(SUSPENSION).entry)
-            fields: dict[str, Any] = {f.name: suspension.get(f.name) for f in declared}
-            for name, value in fields.items():
-                if not isinstance(value, str):
-                    bad(f"{where}.suspension.{name}", f"expected a string, got {value!r}")
-            if fields["mode"] not in ("observe", "enforce"):
-                bad(f"{where}.suspension.mode", f"expected observe or enforce, got {fields['mode']!r}")
-            try:
-                since, until = parse_time(fields["since"], "since"), parse_time(fields["until"], "until")
-            except TimeFormatError as exc:
-                bad(f"{where}.suspension", str(exc))
-            entries.append(Exclusion(model=model, provider=provider, layer=SUSPENSION, reason=str(fields["reason"]),
-                                     since=since, expires=until, observed=fields["mode"] != "enforce"))
+            entries.append(_suspension(model, provider, suspension, where, bad))
     return tuple(entries)
+
+
+def _suspension(model: str, provider: str, suspension: dict[str, Any], where: str,
+                bad: Callable[[str, str], NoReturn]) -> Exclusion:
+    """One suspension of the state file as an exclusion (`bad` raises the file's StoreError)."""
+    declared = dataclasses.fields(layer_named(SUSPENSION).entry)
+    fields: dict[str, Any] = {f.name: suspension.get(f.name) for f in declared}
+    for name, value in fields.items():
+        if not isinstance(value, str):
+            bad(f"{where}.suspension.{name}", f"expected a string, got {value!r}")
+    if fields["mode"] not in ("observe", "enforce"):
+        bad(f"{where}.suspension.mode", f"expected observe or enforce, got {fields['mode']!r}")
+    try:
+        since, until = parse_time(fields["since"], "since"), parse_time(fields["until"], "until")
+    except TimeFormatError as exc:
+        bad(f"{where}.suspension", str(exc))
+    return Exclusion(model=model, provider=provider, layer=SUSPENSION, reason=str(fields["reason"]),
+                     since=since, expires=until, observed=fields["mode"] != "enforce")

@@ -44,23 +44,13 @@ NO_SPACE_PIECE_CHARS = 4096       # a long word still streams in a few chunks, n
 def apply(plan: Plan, name: str, params: FaultParams, headers: Mapping[str, str]) -> Plan:
     """`plan` as the hostile fault `name` sends it (after max_tokens: hostile hosts ignore it)."""
     if name == "echo_headers":
-        if params["into"] == "provider":
-            key = headers.get("Authorization", "").partition(" ")[2] or "no-key"
-            return dataclasses.replace(plan, served=dataclasses.replace(plan.served, provider_name=key))
-        echoed = "; ".join(f"{k}: {v}" for k, v in headers.items())
-        return _text(plan, f"Your request headers: {echoed}\n\n{plan.text}")
+        return _echo_headers(plan, params["into"], headers)
     if name == "deep_json":
         depth = params["depth"]
-        if params["into"] == "chunk":
-            return dataclasses.replace(plan, deep_field=depth)
-        return _text(plan, "[" * depth + "]" * depth)
+        return (dataclasses.replace(plan, deep_field=depth) if params["into"] == "chunk"
+                else _text(plan, "[" * depth + "]" * depth))
     if name == "split_surrogates":
-        sentences = plan.text.split(". ")
-        text = f" {EMOJI}. ".join(sentences) + f" {EMOJI}"
-        chunks = split_halves(text)
-        if params["lone"]:
-            chunks.append(LONE_HALF)
-        return dataclasses.replace(_text(plan, "".join(chunks)), chunks=tuple(chunks))
+        return _split_surrogates(plan, params["lone"])
     if name == "escape_codes":
         message = "Provider returned error " + " ".join(ESCAPES) + " (escaped)"
         error = StreamError(0, "in_band", 502, message, "provider_unavailable")
@@ -82,6 +72,21 @@ def apply(plan: Plan, name: str, params: FaultParams, headers: Mapping[str, str]
             return plan
         return dataclasses.replace(plan, tool_flood=(params["name_fragments"], params["calls"]))
     raise ValueError(f"{name}: not a hostile fault")
+
+
+def _echo_headers(plan: Plan, into: str, headers: Mapping[str, str]) -> Plan:
+    if into == "provider":
+        key = headers.get("Authorization", "").partition(" ")[2] or "no-key"
+        return dataclasses.replace(plan, served=dataclasses.replace(plan.served, provider_name=key))
+    echoed = "; ".join(f"{k}: {v}" for k, v in headers.items())
+    return _text(plan, f"Your request headers: {echoed}\n\n{plan.text}")
+
+
+def _split_surrogates(plan: Plan, lone: bool) -> Plan:
+    chunks = split_halves(f" {EMOJI}. ".join(plan.text.split(". ")) + f" {EMOJI}")
+    if lone:
+        chunks.append(LONE_HALF)
+    return dataclasses.replace(_text(plan, "".join(chunks)), chunks=tuple(chunks))
 
 
 def compressed(body: bytes, encoding: str, decoded_kb: int) -> bytes:

@@ -15,7 +15,7 @@ from typing import Any
 
 from simulator import corrupt, defects, hostile, schema_gen, tasks, tool_calls
 from simulator.banks import Bank, all_banks
-from simulator.faults import MID_STREAM_SHAPES, NO_PARAMS, Draw, FaultParams, draw, trait
+from simulator.faults import MID_STREAM_SHAPES, NO_PARAMS, Draw, Fault, FaultParams, draw, trait
 from simulator.plan import Plan, StreamError, Thinking
 from simulator.request import ChatRequest, Reasoning, non_string_enums, unportable_keywords
 from simulator.scenario import Behaviour, Model, SimulatedEndpoint
@@ -152,26 +152,33 @@ def plan_reply(
         behaviour = behaviour_of(endpoint)
         drawn = draw(behaviour.faults, rng, exclude=frozenset({"wrong_provider"}), text=text)
         fired = ("wrong_provider", *drawn.names)
-    fault = drawn.fault
-    if fault is not None and fault.name == "http_error" and not fault["in_band"]:
-        return HttpFailure(endpoint, rng.choice(fault["statuses"]), fault["retry_after"], fired, fault["body"])
-    if fault is not None and fault.name == "filter_error" and fault["where"] == "status":
-        return HttpFailure(endpoint, 400, 0, fired, "filter", fault["error_type"])
-    if fault is not None and fault.name == "relayed_refusal":
-        return HttpFailure(endpoint, 403, None, fired, "refusal", fault["shape"])
-    if fault is not None and fault.name == "tool_use_failed" and fault["where"] == "status":
-        return HttpFailure(endpoint, 400, None, fired, "tool_use_failed")
-    if fault is not None and fault.name == "guardrail" and fault["blocking"]:  # OpenRouter's, before any provider
-        return HttpFailure(endpoint, 403, None, fired, "guardrail")
-    if fault is not None and fault.name == "hang":
-        return Hang(endpoint, fault["seconds"], fired)
-    if fault is not None and fault.name == "moderation":
-        return Moderated(endpoint, tuple(fault["reasons"]), flagged_input(request), fired)
-    if fault is not None and (name := hostile.named_error(fault, dict(request.headers))) is not None:
-        return HttpFailure(endpoint, 502, None, fired, "named", name)
-    if fault is not None and fault.name == "echo_at_cut" and fault["into"] == "category":
-        return Moderated(endpoint, hostile.echoed_categories(dict(request.headers)), flagged_input(request), fired)
+    if drawn.fault is not None and (failed := _failure(drawn.fault, request, endpoint, fired, rng)) is not None:
+        return failed
     return _generation(request, endpoint, behaviour, drawn, fired, rng, usage_shape)
+
+
+def _failure(fault: Fault, request: ChatRequest, endpoint: SimulatedEndpoint, fired: tuple[str, ...],
+             rng: random.Random) -> Outcome | None:
+    """What `fault` sends instead of a generated reply (a status, a hang, a moderation), or None: it generates."""
+    if fault.name == "http_error" and not fault["in_band"]:
+        return HttpFailure(endpoint, rng.choice(fault["statuses"]), fault["retry_after"], fired, fault["body"])
+    if fault.name == "filter_error" and fault["where"] == "status":
+        return HttpFailure(endpoint, 400, 0, fired, "filter", fault["error_type"])
+    if fault.name == "relayed_refusal":
+        return HttpFailure(endpoint, 403, None, fired, "refusal", fault["shape"])
+    if fault.name == "tool_use_failed" and fault["where"] == "status":
+        return HttpFailure(endpoint, 400, None, fired, "tool_use_failed")
+    if fault.name == "guardrail" and fault["blocking"]:  # OpenRouter's, before any provider
+        return HttpFailure(endpoint, 403, None, fired, "guardrail")
+    if fault.name == "hang":
+        return Hang(endpoint, fault["seconds"], fired)
+    if fault.name == "moderation":
+        return Moderated(endpoint, tuple(fault["reasons"]), flagged_input(request), fired)
+    if (name := hostile.named_error(fault, dict(request.headers))) is not None:
+        return HttpFailure(endpoint, 502, None, fired, "named", name)
+    if fault.name == "echo_at_cut" and fault["into"] == "category":
+        return Moderated(endpoint, hostile.echoed_categories(dict(request.headers)), flagged_input(request), fired)
+    return None
 
 
 def _generation(
@@ -207,10 +214,36 @@ def _generation(
         planned_calls, call_cost, cut = tool_calls.fit_calls(tools.calls, max(0, limit - count_tokens(text)),
                                                              count_tokens, call_shape)
         finish = "length" if cut else finish
-    if drawn.slow is not None:
-        ttft_ms = float(drawn.slow["delay_ms"])  # exact, so "measured TTFT >= injected delay" holds
-    else:
-        ttft_ms = max(0.0, behaviour.ttft_ms + rng.uniform(-behaviour.jitter_ms, behaviour.jitter_ms))
+    # exact when slowed, so "measured TTFT >= injected delay" holds
+    ttft_ms = (float(drawn.slow["delay_ms"]) if drawn.slow is not None
+               else max(0.0, behaviour.ttft_ms + rng.uniform(-behaviour.jitter_ms, behaviour.jitter_ms)))
+    text, cut_at, error, trailing, finish_reason = _stream_fault(name, params, text, finish, rng)
+    prompt_tokens = _prompt_tokens(request, behaviour)
+    sent = text[:cut_at] if cut_at is not None else text[: error.at] if error else text
+    whole = cut_at is None and error is None and trailing is None
+    calls = planned_calls if whole else ()
+    completion_tokens = count_tokens(sent) + (thinking.tokens if thinking else 0) + (call_cost if calls else 0)
+    if trailing is not None and limit < 10**9:  # the recorded shape: the reply reached max_tokens, and usage says so
+        completion_tokens = max(completion_tokens, limit + (thinking.tokens if thinking else 0))
+    usage_shape_drawn = (rng.choice(("null_finish", "empty_choices", "repeat_finish")) if usage_shape == "mixed"
+                         else usage_shape)
+    plan = Plan(
+        served=endpoint, faults=fired, text=text, finish_reason=finish_reason,
+        native_finish_reason=finish_reason, ttft_s=ttft_ms / 1000, tokens_per_second=behaviour.tokens_per_second,
+        prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+        cut_at=cut_at, error=error, usage_shape=usage_shape_drawn, thinking=thinking, trailing_error=trailing,
+        tool_calls=calls, cached_tokens=_cached(behaviour, prompt_tokens), usage_delay_s=_usage_delay(behaviour),
+        pipeline=_pipeline(name, request.format),
+    )  # fmt: skip
+    if name in defects.FAULTS:
+        return defects.apply(plan, name, params, cap=request.max_tokens, truncate=truncate_tokens,
+                             count_tokens=count_tokens)
+    return hostile.apply(plan, name, params, dict(request.headers)) if name in hostile.FAULTS else plan
+
+
+def _stream_fault(name: str | None, params: FaultParams, text: str, finish: str,
+                  rng: random.Random) -> tuple[str, int | None, StreamError | None, StreamError | None, str | None]:
+    """(text, cut_at, error, trailing error, finish_reason) of a reply under the stream fault `name`."""
     cut_at: int | None = None
     error: StreamError | None = None
     trailing: StreamError | None = None
@@ -238,30 +271,14 @@ def _generation(
         text, finish_reason = text[: max(1, int(len(text) * 0.6))], "length"
         trailing = StreamError(len(text), "recorded_typed" if params["typed"] else "recorded", 400,
                                TOKEN_LIMIT_MESSAGE, "max_tokens_exceeded")
-    prompt_tokens = sum(count_tokens(str(m.get("content") or "")) + MESSAGE_OVERHEAD_TOKENS for m in request.messages)
+    return text, cut_at, error, trailing, finish_reason
+
+
+def _prompt_tokens(request: ChatRequest, behaviour: Behaviour) -> int:
+    """The prompt's tokens: its messages', and the host's tool template when tools are sent."""
+    tokens = sum(count_tokens(str(m.get("content") or "")) + MESSAGE_OVERHEAD_TOKENS for m in request.messages)
     template = trait(behaviour.faults, "tool_template")
-    if template is not None and request.tools:
-        prompt_tokens += template["tokens"]
-    sent = text[:cut_at] if cut_at is not None else text[: error.at] if error else text
-    whole = cut_at is None and error is None and trailing is None
-    calls = planned_calls if whole else ()
-    completion_tokens = count_tokens(sent) + (thinking.tokens if thinking else 0) + (call_cost if calls else 0)
-    if trailing is not None and limit < 10**9:  # the recorded shape: the reply reached max_tokens, and usage says so
-        completion_tokens = max(completion_tokens, limit + (thinking.tokens if thinking else 0))
-    usage_shape_drawn = (rng.choice(("null_finish", "empty_choices", "repeat_finish")) if usage_shape == "mixed"
-                         else usage_shape)
-    plan = Plan(
-        served=endpoint, faults=fired, text=text, finish_reason=finish_reason,
-        native_finish_reason=finish_reason, ttft_s=ttft_ms / 1000, tokens_per_second=behaviour.tokens_per_second,
-        prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-        cut_at=cut_at, error=error, usage_shape=usage_shape_drawn, thinking=thinking, trailing_error=trailing,
-        tool_calls=calls, cached_tokens=_cached(behaviour, prompt_tokens), usage_delay_s=_usage_delay(behaviour),
-        pipeline=_pipeline(name, request.format),
-    )  # fmt: skip
-    if name in defects.FAULTS:
-        return defects.apply(plan, name, params, cap=request.max_tokens, truncate=truncate_tokens,
-                             count_tokens=count_tokens)
-    return hostile.apply(plan, name, params, dict(request.headers)) if name in hostile.FAULTS else plan
+    return tokens + template["tokens"] if template is not None and request.tools else tokens
 
 
 def _pipeline(name: str | None, response_format: str) -> tuple[dict[str, Any], ...]:

@@ -101,7 +101,7 @@ class RunningSimulator:
     def __enter__(self) -> RunningSimulator:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, _tb: TracebackType | None) -> None:
         self.stop()
 
     async def _shutdown(self) -> None:

@@ -133,18 +133,7 @@ async def _stream_body(request: web.Request, resp: web.StreamResponse, plan: Pla
     if plan.cut_at is not None:
         _drop(request)  # truncated_stream: no finish, no [DONE], connection gone
         return
-    for index, call in enumerate(plan.tool_calls):  # after any text, as Anthropic-family hosts send them
-        names = plan.name_fragments if index == 0 and plan.name_fragments else (call.name,)
-        await resp.write(sse(chunks.tool_call(index, "", call.id, names[0]), plan))
-        for name in names[1:]:  # hostile: the name in pieces, each in a fragment of its own
-            await resp.write(sse(chunks.tool_call(index, "", None, name), plan))
-        for fragment in call.fragments:
-            elapsed_tokens += count_tokens(fragment)
-            await clock.until(answer_at + elapsed_tokens / plan.tokens_per_second)
-            await resp.write(sse(chunks.tool_call(index, fragment), plan))
-    for flood in hostile.flood_events(*plan.tool_flood, first=len(plan.tool_calls)):  # hostile tool_flood
-        event = hostile.dumps(chunks.tool_calls([]), plan).replace('"tool_calls": []', f'"tool_calls": {flood}', 1)
-        await resp.write(f"data: {event}\n\n".encode())
+    await _tool_calls(resp, plan, chunks, clock, answer_at, elapsed_tokens)
     if plan.error is not None:
         await resp.write(sse(chunks.error(plan.error), plan))
     else:
@@ -159,6 +148,23 @@ async def _stream_body(request: web.Request, resp: web.StreamResponse, plan: Pla
         await resp.write(sse({**chunks.head, "choices": [], "openrouter_metadata": framing.metadata}, plan))
     await resp.write(sse("[DONE]"))
     await resp.write_eof()
+
+
+async def _tool_calls(resp: web.StreamResponse, plan: Plan, chunks: wire.ChunkMaker, clock: _Clock,
+                      answer_at: float, elapsed_tokens: int) -> None:
+    """The reply's tool calls, after any text, at the token pace (and a hostile tool_flood's events)."""
+    for index, call in enumerate(plan.tool_calls):  # after any text, as Anthropic-family hosts send them
+        names = plan.name_fragments if index == 0 and plan.name_fragments else (call.name,)
+        await resp.write(sse(chunks.tool_call(index, "", call.id, names[0]), plan))
+        for name in names[1:]:  # hostile: the name in pieces, each in a fragment of its own
+            await resp.write(sse(chunks.tool_call(index, "", None, name), plan))
+        for fragment in call.fragments:
+            elapsed_tokens += count_tokens(fragment)
+            await clock.until(answer_at + elapsed_tokens / plan.tokens_per_second)
+            await resp.write(sse(chunks.tool_call(index, fragment), plan))
+    for flood in hostile.flood_events(*plan.tool_flood, first=len(plan.tool_calls)):  # hostile tool_flood
+        event = hostile.dumps(chunks.tool_calls([]), plan).replace('"tool_calls": []', f'"tool_calls": {flood}', 1)
+        await resp.write(f"data: {event}\n\n".encode())
 
 
 async def _think(resp: web.StreamResponse, plan: Plan, chunks: wire.ChunkMaker, clock: _Clock) -> None:

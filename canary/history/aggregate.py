@@ -154,7 +154,7 @@ def aggregate_day(day: str, records: Sequence[RoundRecord], previous: DayAggrega
     decisions = list(previous.decisions) if previous else []
     rounds = list(previous.rounds) if previous else []
     for record in fresh:
-        rounds.append(RoundRef(record.round_id, _iso(record), record.complete, record.mode))
+        rounds.append(RoundRef(record.round_id, stamp(record.started_at), record.complete, record.mode))
         decisions.extend((record.round_id, d) for d in record.decisions)
         for er in endpoint_rounds(record):
             classes.setdefault((er.model, er.provider), Counter())[er.klass] += 1
@@ -187,7 +187,3 @@ def _add(group: Group, row: CaseRow) -> Group:
         ttft=merge_histograms([group.ttft, histogram([row.ttft_s])]),
         tps=merge_histograms([group.tps, histogram([row.tokens_per_s])]),
     )
-
-
-def _iso(record: RoundRecord) -> str:
-    return stamp(record.started_at)

@@ -83,10 +83,35 @@ class Explanation:
     caveats: tuple[str, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """Which endpoints a question is about: `provider`, or the one OpenRouter says served `generation`
+    (`served_by`), or (neither) every one."""
+
+    provider: str | None = None
+    generation: str | None = None
+    served_by: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Around:
+    """What every endpoint's story reads around the moment."""
+
+    past: PastIgnore
+    before: Sequence[dict[str, RoundSeen]]
+    after: Sequence[dict[str, RoundSeen]]
+    day: DayAggregate | None
+    near: Sequence[ProductionRecord]
+    named: Callable[[str | None], tuple[str, ...]]
+    leaks: Sequence[Leak]
+    reports: Sequence[dict[tuple[str, str], int]]
+
+
 def explain(model: str, at: datetime, *, history: Path, audit_lines: Sequence[AuditLine],
             exclusions: Sequence[Exclusion], known: Iterable[str] = (), production: Path | None = None,
-            provider: str | None = None, generation: str | None = None, served_by: str | None = None) -> Explanation:
-    """The story of `model`'s endpoints at `at` (`provider`, or the one `served_by` names, or every one)."""
+            asked: Asked = Asked()) -> Explanation:
+    """The story of `model`'s endpoints at `at` (those `asked` about)."""
+    provider, served_by = asked.provider, asked.served_by
     before, after, day = rounds_near(history, at)
     past = ignore_at(model, at, audit_lines, exclusions)
     records, caveats = records_between(production, at - REPORT_SPAN, at + REPORT_SPAN)
@@ -111,21 +136,19 @@ def explain(model: str, at: datetime, *, history: Path, audit_lines: Sequence[Au
     reports = [reports_by_endpoint(records, names, since=since, until=until)
                for since, until in ((at - REPORT_SPAN, at), (at, at + REPORT_SPAN))]
     before_seen, after_seen = ([_rounds_seen(r, model) for r in rs] for rs in (before, after))
-    stories = tuple(_story(model, t, tags.get(t), past, before_seen, after_seen, day, near, named, leaks, reports)
-                    for t in chosen)
+    around = _Around(past, before_seen, after_seen, day, near, named, leaks, reports)
+    stories = tuple(_story(model, t, tags.get(t), around) for t in chosen)
     if not chosen:
         caveats.append(f"no endpoint of {model} is known then: no round of the history near it, no layer names one")
     if day is not None:
         caveats.append(f"{day.day} is compacted (older than the detail window): its rounds are shown as counts")
     if production is None:
         caveats.append("no production records given (--production DIR): no production evidence, reports or leaks")
-    return Explanation(model, at, generation, served_by, tuple(past.ignore), stories, (*caveats, *past.caveats))
+    return Explanation(model, at, asked.generation, served_by, tuple(past.ignore), stories, (*caveats, *past.caveats))
 
 
-def _story(model: str, tag: str, name: str | None, past: PastIgnore, before: Sequence[dict[str, RoundSeen]],
-           after: Sequence[dict[str, RoundSeen]], day: DayAggregate | None, near: Sequence[ProductionRecord],
-           named: Callable[[str | None], tuple[str, ...]], leaks: Sequence[Leak],
-           reports: Sequence[dict[tuple[str, str], int]]) -> EndpointStory:
+def _story(model: str, tag: str, name: str | None, around: _Around) -> EndpointStory:
+    past, near, named = around.past, around.near, around.named
     entry = next((e for e in past.entries if e.provider == tag), None)
     production: dict[str, list[int]] = {}
     for c in (c for r in near for c in r.counts if c.model == model and c.provider):
@@ -137,11 +160,12 @@ def _story(model: str, tag: str, name: str | None, past: PastIgnore, before: Seq
         provider=tag, name=name, state="active" if entry is None else "suspended" if entry.layer == SUSPENSION
         else "excluded", layer=None if entry is None else entry.layer, why=None if entry is None else entry.source,
         in_ignore=entry is not None, would_suspend=any(e.provider == tag for e in past.observe_only),
-        before=tuple(r[tag] for r in before if tag in r), after=next((r[tag] for r in after if tag in r), None),
-        day=_day_seen(day, model, tag), production={k: (a, b, c, d) for k, (a, b, c, d) in sorted(production.items())},
+        before=tuple(r[tag] for r in around.before if tag in r),
+        after=next((r[tag] for r in around.after if tag in r), None), day=_day_seen(around.day, model, tag),
+        production={k: (a, b, c, d) for k, (a, b, c, d) in sorted(production.items())},
         served=sum(s.n for r in near for s in r.served if s.model == model and tag in named(s.provider)),
-        leaks=tuple(k for k in leaks if k.provider == tag), reports_before=reports[0].get((model, tag), 0),
-        reports_after=reports[1].get((model, tag), 0))
+        leaks=tuple(k for k in around.leaks if k.provider == tag),
+        reports_before=around.reports[0].get((model, tag), 0), reports_after=around.reports[1].get((model, tag), 0))
 
 
 def _in_force(model: str, record: ProductionRecord, audit_lines: Sequence[AuditLine],

@@ -74,7 +74,8 @@ class DayFile(msgspec.Struct, frozen=True, tag_field="kind", tag="day"):
 
 def round_document(record: RoundRecord) -> dict[str, Any]:
     doc = RoundFile(
-        round_id=record.round_id, started_at=_iso(record.started_at) or "", finished_at=_iso(record.finished_at),
+        round_id=record.round_id, started_at=fmt_time(record.started_at) or "",
+        finished_at=fmt_time(record.finished_at),
         complete=record.complete, upstream=record.upstream, mode=record.mode,
         models={m: tuple(p) for m, p in record.models.items()},
         cases=ColumnarTable(**encode_table([_fields(r) for r in record.cases], CASE_COLUMNS)),
@@ -199,10 +200,6 @@ def _unsparse(text: Any, key: type) -> dict[Any, int]:
         k, _, v = part.rpartition(":")
         out[key(k)] = int(v)
     return out
-
-
-def _iso(value: datetime | None) -> str | None:
-    return fmt_time(value)
 
 
 def _started(value: str, where: str) -> datetime:

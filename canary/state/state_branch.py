@@ -155,15 +155,12 @@ def commit_to_state_branch(repo: Path, files: Sequence[Path], message: Callable[
     appended to them again (a re-judge would find the round applied and drop the lines).
     """
     git = Git(repo)
-    rel = relative_all(repo, files)
-    dirs = relative_all(repo, folders)
-    appendable = relative_all(repo, append_only)
+    rel, dirs, appendable = relative_all(repo, files), relative_all(repo, folders), relative_all(repo, append_only)
     read_only = [r for r in (inside(repo, f) for f in inputs) if r is not None] if reapply is not None else []
     watch_inputs = bool(read_only and people_branch)
     if watch_inputs:
         _refuse_local_edits(git, read_only)
-    base = rev(git, STATE_BASE_REF)
-    shallow = is_shallow(git)
+    base, shallow = rev(git, STATE_BASE_REF), is_shallow(git)
     reapplied, unmoved, said = 0, 0, ""
     for attempt in Backoff(retries, STATE_BRANCH_PAUSES_S).tries(sleep):
         tip = fetch_tip(git, remote, branch, shallow=shallow)
@@ -171,9 +168,8 @@ def commit_to_state_branch(repo: Path, files: Sequence[Path], message: Callable[
         state_moved = _moved(git, base, tip, rel + dirs)
         inputs_moved = main_tip is not None and _differs(git, main_tip, read_only)
         source = tip or base  # the state the round must be re-applied on (None: first round, nothing to restore)
-        # Only lines appended to the audit log since the round's commit (an undelivered notification's
-        # record): nothing to re-judge whatever moved (the round is applied at the tip; a re-judge would
-        # find it applied and drop the lines), so the tip's files get those lines appended again.
+        # Only lines appended to the audit log since the round's commit: nothing to re-judge whatever
+        # moved (`append_only` above), so the tip's files get those lines appended again.
         appended = _appended_lines(git, base, rel, appendable, dirs) if state_moved or inputs_moved else None
         if appended is not None and tip is not None:
             _replay_appended(git, tip, rel, appended, dirs)
@@ -183,11 +179,7 @@ def commit_to_state_branch(repo: Path, files: Sequence[Path], message: Callable[
         elif (state_moved or inputs_moved) and source is not None:
             if reapply is None:
                 raise CommitBackError(_moved_message(branch, rel))
-            if inputs_moved and main_tip is not None:
-                _write_from(git, main_tip, read_only)
-            _write_from(git, source, rel)
-            for d in dirs:  # the round's own history file goes too: the re-applied judge records it again
-                mirror_from(git, source, d, skip=rel)
+            _restore(git, source, rel, dirs, main_tip if inputs_moved else None, read_only)
             base = source
             _set_base(git, base)
             reapplied += 1
@@ -195,22 +187,42 @@ def commit_to_state_branch(repo: Path, files: Sequence[Path], message: Callable[
         if tip is None and not any((git.repo / r).is_file() for r in rel) and not any(
                 disk_files(git, d, rel) for d in dirs):
             return CommitResult(NOTHING, attempt, reapplied)  # no branch and no files: nothing to start it with
-        tree = _tree_with(git, tip, rel, dirs)
-        if tip is not None and tree == git.run("rev-parse", f"{tip}^{{tree}}").stdout.strip():
-            return CommitResult(ALREADY_UPSTREAM if reapplied else NOTHING, attempt, reapplied)
-        parents = ["-p", tip] if tip is not None else []
-        commit = git.run("commit-tree", tree, *parents, "-F", "-", stdin=message()).stdout.strip()
-        push = git.run("push", "--quiet", remote, f"{commit}:refs/heads/{branch}", check=False)
-        if push.returncode == 0:
-            _set_base(git, commit)
-            return CommitResult(PUSHED, attempt, reapplied)
-        said = git_said(push)
+        done, said = _commit(git, tip, rel, dirs, message, remote, branch)
+        if done is not None:
+            return CommitResult(ALREADY_UPSTREAM if done == NOTHING and reapplied else done, attempt, reapplied)
         unmoved = unmoved + 1 if fetch_tip(git, remote, branch, shallow=shallow) == tip else 0
         if unmoved >= 2:  # twice rejected while nobody else pushed: a rule, not a race
             raise CommitBackError(f"push to {remote} {branch} was rejected and the branch did not move: a rule or a "
                                   f"permission blocks it, not a concurrent push. Nothing was forced. git said: {said}")
     raise CommitBackError(f"push to {remote} {branch} still rejected after {retries} attempts; nothing was forced. "
                           f"git said: {said}")
+
+
+def _restore(git: Git, source: str, rel: list[str], dirs: list[str], inputs_from: str | None,
+             read_only: list[str]) -> None:
+    """The files and folders as `source` has them (and the inputs as `inputs_from` has them), to re-apply
+    the round on: the round's own history file goes too, the re-applied judge records it again."""
+    if inputs_from is not None:
+        _write_from(git, inputs_from, read_only)
+    _write_from(git, source, rel)
+    for d in dirs:
+        mirror_from(git, source, d, skip=rel)
+
+
+def _commit(git: Git, tip: str | None, rel: list[str], dirs: list[str], message: Callable[[], str], remote: str,
+            branch: str) -> tuple[str | None, str]:
+    """Commit the files and folders onto `tip` and push: (PUSHED, ""), (NOTHING, "") when `tip` holds
+    them already, or (None, what git said) when the push was rejected."""
+    tree = _tree_with(git, tip, rel, dirs)
+    if tip is not None and tree == git.run("rev-parse", f"{tip}^{{tree}}").stdout.strip():
+        return NOTHING, ""
+    parents = ["-p", tip] if tip is not None else []
+    commit = git.run("commit-tree", tree, *parents, "-F", "-", stdin=message()).stdout.strip()
+    push = git.run("push", "--quiet", remote, f"{commit}:refs/heads/{branch}", check=False)
+    if push.returncode == 0:
+        _set_base(git, commit)
+        return PUSHED, ""
+    return None, git_said(push)
 
 
 def _moved_message(branch: str, rel: list[str]) -> str:

@@ -25,7 +25,6 @@ class FidelityCode(StrEnum):
     FIDELITY_UNRESOLVED = "fidelity_unresolved"  # a mostly wrong reply its confirmations neither confirmed nor outvoted
     MAX_TOKENS_CUT = "max_tokens_cut"          # the reply reached our max_tokens
 
-KINDS: tuple[str, ...] = ("arithmetic", "reverse", "copy", "calendar", "sorting")
 # Plain words every tokenizer splits alike: the item measures copying, not vocabulary.
 WORDS = ("amber", "bridge", "candle", "desert", "ember", "falcon", "garden", "harbor", "island", "jungle",
          "lantern", "meadow", "nectar", "orchid", "pepper", "quartz", "river", "saddle", "timber", "velvet")
@@ -53,7 +52,7 @@ def seed_for(round_id: str, model: str) -> int:
 
 
 def make_items(seed: int) -> tuple[Item, ...]:
-    """One item of each kind, in KINDS order, from `seed`."""
+    """One item of each kind (arithmetic, reverse, copy, calendar, sorting), from `seed`."""
     rng = random.Random(seed)
     a, b = rng.randint(101, 999), rng.randint(11, 99)
     words = rng.sample(WORDS, 5)

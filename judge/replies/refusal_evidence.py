@@ -265,8 +265,9 @@ def _best_language(head: str, tail: str, first: str, later: list[str], short: bo
     best: tuple[str, float, list[str]] | None = None
     for language in _candidates(first, later):
         limit = None if language in VERB_FINAL_LANGUAGES else DECLINE_START_CHARS
-        score, signals = _language_score(_PATTERNS[language], limit, language in CLAUSE_FINAL_VERB_LANGUAGES, head,
-                                         tail, first, later, short, ooc)
+        p = _PATTERNS[language]
+        decline = _decline(p, limit, language in CLAUSE_FINAL_VERB_LANGUAGES, first, later)
+        score, signals = _language_score(p, decline, head, tail, short, ooc)
         if best is None or score > best[1]:
             best = (language, score, signals)
     return best
@@ -292,15 +293,8 @@ def _declines(p: _Patterns, sentence: str, limit: int | None) -> re.Match[str] |
     return None
 
 
-def _language_score(p: _Patterns, limit: int | None, wide: bool, head: str, tail: str, first: str, later: list[str],
-                    short: bool, ooc: bool) -> tuple[float, list[str]]:
-    score, signals = 0.0, []
-
-    def add(weight: float, name: str) -> None:
-        nonlocal score
-        score += weight
-        signals.append(f"{name} ({weight:+g})")
-
+def _decline(p: _Patterns, limit: int | None, wide: bool, first: str, later: list[str]) -> tuple[float, str] | None:
+    """The strongest decline of the opening sentences, as (weight, signal), or None."""
     decline = _declines(p, first, limit)
     if not decline and later and len(first) <= INTERJECTION_CHARS and first.rstrip().endswith(("!", "！")) \
             and not p.soft_decline.search(first):
@@ -312,29 +306,42 @@ def _language_score(p: _Patterns, limit: int | None, wide: bool, head: str, tail
                          if _acts(p, sentence, found, limit, wide)), None)
     soft = p.soft_decline.search("\n".join((first, *later)))
     if decline and _acts(p, first, decline, limit, wide):
-        add(WEIGHT_DECLINE_FIRST, f"declines the request: {decline.group(0).strip()!r}")
-    elif acting_later:
-        add(WEIGHT_DECLINE_SECOND, f"declines the request in a later sentence: {acting_later[1].group(0).strip()!r}")
-    elif soft:
-        add(WEIGHT_SOFT_DECLINE, f"declines softly: {soft.group(0).strip()!r}")
-    elif decline or later_declines:
-        add(WEIGHT_BARE_DECLINE, "a bare decline, with no action on the request")
-    if p.apology.search(head):
-        add(WEIGHT_APOLOGY, "opens with an apology")
-    if p.preamble.search(head):
-        add(WEIGHT_PREAMBLE, "opens by addressing the user's request")
-    if p.ai.search(head):
-        add(WEIGHT_AI, "the assistant names itself")
-    if p.offer.search(head) or (tail and p.offer.search(tail)):
-        add(WEIGHT_OFFER, "offers help with something else")
-    if p.verdict.search(head):
-        add(WEIGHT_VERDICT, "judges the request")
-    if p.instead.search(head) or (tail and p.instead.search(tail)):
-        add(WEIGHT_INSTEAD, "proposes something else instead")
-    if p.request.search(head):
-        add(WEIGHT_REQUEST, "names the request")
-    if p.policy.search(head):
-        add(WEIGHT_POLICY, "policy words")
+        return WEIGHT_DECLINE_FIRST, f"declines the request: {decline.group(0).strip()!r}"
+    if acting_later:
+        return WEIGHT_DECLINE_SECOND, f"declines the request in a later sentence: {acting_later[1].group(0).strip()!r}"
+    if soft:
+        return WEIGHT_SOFT_DECLINE, f"declines softly: {soft.group(0).strip()!r}"
+    if decline or later_declines:
+        return WEIGHT_BARE_DECLINE, "a bare decline, with no action on the request"
+    return None
+
+
+# (pattern of _Patterns, weight, signal, also searched in the tail), in the order the signals are listed
+_OPENING_SIGNALS = (("apology", WEIGHT_APOLOGY, "opens with an apology", False),
+                    ("preamble", WEIGHT_PREAMBLE, "opens by addressing the user's request", False),
+                    ("ai", WEIGHT_AI, "the assistant names itself", False),
+                    ("offer", WEIGHT_OFFER, "offers help with something else", True),
+                    ("verdict", WEIGHT_VERDICT, "judges the request", False),
+                    ("instead", WEIGHT_INSTEAD, "proposes something else instead", True),
+                    ("request", WEIGHT_REQUEST, "names the request", False),
+                    ("policy", WEIGHT_POLICY, "policy words", False))
+
+
+def _language_score(p: _Patterns, decline: tuple[float, str] | None, head: str, tail: str, short: bool,
+                    ooc: bool) -> tuple[float, list[str]]:
+    score, signals = 0.0, []
+
+    def add(weight: float, name: str) -> None:
+        nonlocal score
+        score += weight
+        signals.append(f"{name} ({weight:+g})")
+
+    if decline:
+        add(*decline)
+    for attribute, weight, name, in_tail in _OPENING_SIGNALS:
+        pattern = getattr(p, attribute)
+        if pattern.search(head) or (in_tail and tail and pattern.search(tail)):
+            add(weight, name)
     if short and signals and signals[0].startswith("declines"):
         add(WEIGHT_SHORT, "a short reply")
     if _LIST.search(head + tail):

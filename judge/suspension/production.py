@@ -49,6 +49,7 @@ CHECK_CONTRACT: Mapping[ProductionCheck, str] = {
     ProductionCheck.STREAM_INTEGRITY: LATENCY, ProductionCheck.LIMITS: LATENCY, ProductionCheck.BILLING: LATENCY}
 
 _Stratum = tuple[str, ProductionCheck, str | None, bool | None]   # model, check, language, stream
+_Index = Mapping[str, Mapping[str, tuple[str, ...]]]   # model -> provider name casefolded -> its tags
 
 
 class ProductionCode(StrEnum):
@@ -98,6 +99,18 @@ def weigh(records: Sequence[ProductionRecord], names: Mapping[str, Mapping[str, 
     stale = {e for e, end in last.items() if end < now - FRESH}
     pooled = [r for r in seen if r.window_end > now - span]
     index = {m: _by_name(tags) for m, tags in names.items()}
+    tallies, sampled, shared = _tally(pooled, index)
+    cards = tuple(card for stratum, by_tag in sorted(tallies.items(), key=lambda kv: repr(kv[0]))
+                  for card in _stratum_cards(stratum, by_tag, guard, fresh=not stale))
+    rates = sorted({r.sample_rate for r in pooled})
+    footer = _footer(rates, last, stale)
+    return ProductionEvidence(cards, _lines(cards, names, index, sampled, shared, footer))
+
+
+def _tally(pooled: Sequence[ProductionRecord], index: _Index) -> tuple[
+        dict[_Stratum, dict[str, list[int]]], dict[tuple[str, str], int], dict[tuple[str, str], list[int]]]:
+    """The records' checks per stratum and endpoint tag [passes, fails, records with failures], sampled
+    replies per (model, tag), and the replies of a provider name serving several tags."""
     tallies: dict[_Stratum, dict[str, list[int]]] = {}
     sampled: dict[tuple[str, str], int] = {}
     shared: dict[tuple[str, str], list[int]] = {}   # (model, provider name casefolded) -> [failed checks, sampled]
@@ -117,10 +130,13 @@ def weigh(records: Sequence[ProductionRecord], names: Mapping[str, Mapping[str, 
                 cell[2] += c.outcome is CheckOutcome.FAIL   # a record (an exporter's window) with failures
             elif tags and c.provider and c.outcome is CheckOutcome.FAIL:
                 shared.setdefault((c.model, c.provider.casefold()), [0, 0])[0] += c.n
-    cards = tuple(card for stratum, by_tag in sorted(tallies.items(), key=lambda kv: repr(kv[0]))
-                  for card in _stratum_cards(stratum, by_tag, guard, fresh=not stale))
-    rates = sorted({r.sample_rate for r in pooled})
-    footer = _footer(rates, last, stale)
+    return tallies, sampled, shared
+
+
+def _lines(cards: tuple[ProductionCard, ...], names: Mapping[str, Mapping[str, str]],
+           index: _Index, sampled: Mapping[tuple[str, str], int],
+           shared: Mapping[tuple[str, str], list[int]], footer: str) -> dict[tuple[str, str], tuple[str, ...]]:
+    """Each endpoint's production lines: its worst cards, else its quiet count, and the footer."""
     lines: dict[tuple[str, str], tuple[str, ...]] = {}
     for model, named in sorted(names.items()):
         for tag, name in sorted(named.items()):
@@ -137,7 +153,7 @@ def weigh(records: Sequence[ProductionRecord], names: Mapping[str, Mapping[str, 
                 shown.append(f"production: {name} serves {', '.join(index[model][name.casefold()])}, so its "
                              f"{n} sampled replies ({failed} failed checks) are shown, never used for a rule")
             lines[(model, tag)] = (*shown, footer)
-    return ProductionEvidence(cards, lines)
+    return lines
 
 
 def production_lines(lines: Sequence[str]) -> list[str]:
@@ -222,27 +238,29 @@ def apply_production(rounds: Mapping[str, ModelRound], report: RoundResults, evi
                 pr = replace(pr, klass=RoundClass.FAILED, evidence=(
                     *pr.evidence, Evidence(contract, Outcome.FAIL, why, ProductionCode.PRODUCTION_AGREED)))
             if case is not None:
-                decisions.append(_resolved(model, provider, contract, case.confirmation, case.reason, cards,
-                                           agrees=agrees, counted=counted, step=step))
+                then = _what_follows(cards, agrees=agrees, counted=counted, step=step)
+                decisions.append(_resolved(model, provider, contract, case.confirmation, case.reason, cards, then))
         out[model] = replace(mround, providers={**mround.providers, provider: pr})
     return out, decisions
 
 
+def _what_follows(cards: tuple[Card, ...], *, agrees: bool, counted: bool, step: ProductionStep) -> str:
+    if not counted:
+        return "the model-wide guard discounted the contract this round: nothing follows"
+    if not cards:
+        return "no production evidence meets the bar now (users' reports asked for it, or the evidence faded): " \
+               "nothing follows"
+    if not agrees:
+        return "production evidence alone never fails a round"
+    if step == ENFORCE:
+        return "rules.production is enforce: the round fails on it"
+    return f"rules.production is {step or 'off'}: the round would fail on it (not counted)"
+
+
 def _resolved(model: str, provider: str, contract: str, majority: Outcome | None, reason: str,
-              cards: tuple[Card, ...], *, agrees: bool, counted: bool, step: ProductionStep) -> Decision:
+              cards: tuple[Card, ...], then: str) -> Decision:
     found = {Outcome.FAIL: "confirmed: most of its runs failed", Outcome.PASS: "not confirmed: most of its runs passed"}
     said = found.get(majority or Outcome.INCONCLUSIVE, "unresolved: no majority of its runs either way")
-    if not counted:
-        then = "the model-wide guard discounted the contract this round: nothing follows"
-    elif not cards:
-        then = "no production evidence meets the bar now (users' reports asked for it, or the evidence faded): " \
-               "nothing follows"
-    elif not agrees:
-        then = "production evidence alone never fails a round"
-    elif step == ENFORCE:
-        then = "rules.production is enforce: the round fails on it"
-    else:
-        then = f"rules.production is {step or 'off'}: the round would fail on it (not counted)"
     return Decision(model, provider, Action.CONFIRMATION, Rule.PRODUCTION, f"{contract} confirmation {said}; {then}",
                     evidence=(Evidence(contract, str(majority or Outcome.INCONCLUSIVE), reason),), card=cards)
 

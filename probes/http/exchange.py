@@ -228,15 +228,12 @@ class Run:
     def requests(self) -> int:
         return 1 if self.retried_after is None else 2
 
-    def result(self, *, waited_s: float | None = None, earlier_requests: int = 0) -> ChatResult:
-        """The frozen result, the key masked in every upstream string it keeps, joined values included
-        (docs/developing.md); `waited_s`: a 429 came first, and Retry-After was waited once."""
-        scrub = self.mask
+    def _pin_checked(self, served: list[str], tier: str | None, router: RouterMetadata | None,
+                     waited_s: float | None) -> tuple[Outcome, list[str]]:
+        """The outcome, a routing mismatch when a stranger served, the router says the pin did not hold or
+        the tier is not the pinned one (an auth error stays one); and the strangers that served."""
         cls, kind, message = self._outcome()
-        served = self.served()
         strangers = [n for n in served if not provider_matches(self.endpoint, n)]
-        tier = self.served_tier()
-        router = self.router or self.state.router
         said = router_mismatch(self.endpoint, router)
         if (strangers or said) and cls is not Classification.AUTH_ERROR:
             note = f"; besides: {message}" if message and cls is not Classification.COMPLETED else ""
@@ -254,6 +251,14 @@ class Run:
             message = f"{message} (the request was retried once on a fresh connection after: {self.retried_after})"
         if message is not None and waited_s is not None:
             message = f"{message} (sent again after an HTTP 429 and the {waited_s:g} s its Retry-After asked)"
+        return (cls, kind, message), strangers
+
+    def result(self, *, waited_s: float | None = None, earlier_requests: int = 0) -> ChatResult:
+        """The frozen result, the key masked in every upstream string it keeps, joined values included
+        (docs/developing.md); `waited_s`: a 429 came first, and Retry-After was waited once."""
+        scrub = self.mask
+        served, tier, router = self.served(), self.served_tier(), self.router or self.state.router
+        (cls, kind, message), strangers = self._pin_checked(served, tier, router, waited_s)
         s, b = self.state, self.body or {}
         usage: Usage | None = b.get("usage", s.usage)
         # The call a host rejected itself (`tool_use_failed`): only the tools contract judges it, and

@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from canary.cli.commands._options import PATH, TIME, Invocation, common, pass_invocation, tag
-from canary.history.explain import explain, to_json, to_text
+from canary.history.explain import Asked, explain, to_json, to_text
 from canary.history.store import history_root
 from canary.state import audit
 from canary.state.judge_files import load_layers
@@ -51,7 +51,7 @@ def explain_command(invocation: Invocation, model: str, at: datetime, provider: 
         print(f"canary explain: warning: {problem} (that audit line is skipped)", file=sys.stderr)
     story = explain(model, at, history=history_root(config.paths), audit_lines=log.lines,
                     exclusions=exclusions,
-                    known=state.models.get(model, {}), production=production, provider=provider,
-                    generation=generation, served_by=served_by)
+                    known=state.models.get(model, {}), production=production,
+                    asked=Asked(provider, generation, served_by))
     print(to_json(story) if as_json else to_text(story).rstrip("\n"))
     return 0

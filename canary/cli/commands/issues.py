@@ -16,7 +16,7 @@ import click
 from canary.cli.commands._options import PATH, Invocation, common, pass_invocation
 from canary.integrations.github_issues import excerpts
 from canary.integrations.github_issues.client import BOT_LOGIN, GitHubClient
-from canary.integrations.github_issues.sync import DEFAULT_LABEL, suspended_in, sync
+from canary.integrations.github_issues.sync import DEFAULT_LABEL, Standing, suspended_in, sync
 from canary.state import audit
 from canary.state.judge_files import load_state
 from canary.state.results_files import read_decisions
@@ -72,7 +72,7 @@ def sync_command(invocation: Invocation, decisions_path: Path, repo: str | None,
     api = os.environ.get("GITHUB_API_URL") or "https://api.github.com"
     with GitHubClient(repo, token, api_url=api, login=author) as client:
         report = sync(decisions, client, label=label, run_url=run_url or _run_url(), excerpts=quotes,
-                      dry_run=dry_run, suspended=suspended, silences=silences, audit_lines=audit_lines)
+                      dry_run=dry_run, standing=Standing(suspended, silences, audit_lines))
     for line in report.done:
         print(f"canary issues: {clean(line, 300)}")
     for line in report.failed:

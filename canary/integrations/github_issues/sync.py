@@ -61,20 +61,30 @@ class SyncReport:
         return not self.failed
 
 
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """What stands after the round besides its decisions: the judge's suspensions (None: not read),
+    people's silences and the audit log."""
+
+    suspended: Sequence[Suspended] | None = None
+    silences: Sequence[Silence] = ()
+    audit_lines: Sequence[AuditLine] = ()
+
+
 def endpoint_keys(doc: RoundDecisions) -> set[Key]:
     return {(d.model, d.provider) for d in doc.endpoint_decisions()}
 
 
 def sync(doc: RoundDecisions, client: GitHubClient, *, label: str = DEFAULT_LABEL, run_url: str | None = None,
          excerpts: Mapping[Key, Sequence[Excerpt]] | None = None, dry_run: bool = False,
-         suspended: Sequence[Suspended] | None = None, silences: Sequence[Silence] = (),
-         audit_lines: Sequence[AuditLine] = ()) -> SyncReport:
+         standing: Standing = Standing()) -> SyncReport:
     """Open, comment, close and relabel so the issues tell this round's decisions (dry run: only say so).
 
-    With `suspended` (the judge's state after the round) every canary issue is checked against it
+    With `standing.suspended` (the judge's state after the round) every canary issue is checked against it
     (plan.py); an endpoint a silence covers at the round's time is left alone entirely, healing included."""
     report = SyncReport()
-    endings = ended_by(audit_lines)
+    endings, silences = ended_by(standing.audit_lines), standing.silences
+    suspended = standing.suspended
     doc, suspended = _unsilenced(doc, suspended, silences, report)
     decided = endpoint_keys(doc)
     keys: set[Key] | None = None if suspended is not None else decided

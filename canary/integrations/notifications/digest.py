@@ -60,23 +60,7 @@ def compose_digest(*, now: datetime, state: JudgeState, exclusions: Sequence[Exc
     """The digest at `now`; `previous`: the keys of the last digest sent (None: there was none);
     `audit_lines`: the audit log, whose route_leak lines of the last LEAK_HOURS it names."""
     end_of_day = datetime.combine(now.date() + timedelta(days=1), time(), tzinfo=now.tzinfo)
-    lines: list[DigestLine] = []
-    for model, providers in sorted(state.models.items()):
-        for provider, ps in sorted(providers.items()):
-            s = ps.suspension
-            where = f"{provider} of {model}"
-            if s is not None and s.active(now):
-                section = SECTIONS[0] if s.mode == "enforce" else SECTIONS[1]
-                lines.append(DigestLine(section, f"{s.mode}|{model}|{provider}|{fmt_time(s.until)}",
-                                        f"{_md(where)} until {_md(fmt_time(s.until))} (rung {s.rung}): "
-                                        f"{_md(s.reason)}"))
-                if s.until <= end_of_day:
-                    what = "the suspension of" if s.mode == "enforce" else "the would-suspend of"
-                    lines.append(DigestLine(SECTIONS[2], f"ends|{model}|{provider}|{fmt_time(s.until)}",
-                                            f"{what} {_md(where)} at {_md(fmt_time(s.until))}"))
-            if ps.ladder.rung > 1:
-                lines.append(DigestLine(SECTIONS[5], f"rung|{model}|{provider}|{ps.ladder.rung}",
-                                        f"{_md(where)}: rung {ps.ladder.rung}"))
+    lines = _judge_lines(state, now, end_of_day)
     for e in exclusions:
         if e.layer == INCIDENT and e.expires is not None and now < e.expires <= end_of_day:
             lines.append(DigestLine(SECTIONS[2], f"incident|{e.model}|{e.provider}|{fmt_time(e.expires)}",
@@ -105,6 +89,28 @@ def compose_digest(*, now: datetime, state: JudgeState, exclusions: Sequence[Exc
     added = tuple(line for line in lines if line.key not in before)
     gone = tuple(sorted(before - {line.key for line in lines}))
     return Digest(now, tuple(lines), observed_estimate(would, now), added, gone)
+
+
+def _judge_lines(state: JudgeState, now: datetime, end_of_day: datetime) -> list[DigestLine]:
+    """The judge state's lines: suspensions and would-suspends in force, those ending today, ladder rungs."""
+    lines: list[DigestLine] = []
+    for model, providers in sorted(state.models.items()):
+        for provider, ps in sorted(providers.items()):
+            s = ps.suspension
+            where = f"{provider} of {model}"
+            if s is not None and s.active(now):
+                section = SECTIONS[0] if s.mode == "enforce" else SECTIONS[1]
+                lines.append(DigestLine(section, f"{s.mode}|{model}|{provider}|{fmt_time(s.until)}",
+                                        f"{_md(where)} until {_md(fmt_time(s.until))} (rung {s.rung}): "
+                                        f"{_md(s.reason)}"))
+                if s.until <= end_of_day:
+                    what = "the suspension of" if s.mode == "enforce" else "the would-suspend of"
+                    lines.append(DigestLine(SECTIONS[2], f"ends|{model}|{provider}|{fmt_time(s.until)}",
+                                            f"{what} {_md(where)} at {_md(fmt_time(s.until))}"))
+            if ps.ladder.rung > 1:
+                lines.append(DigestLine(SECTIONS[5], f"rung|{model}|{provider}|{ps.ladder.rung}",
+                                        f"{_md(where)}: rung {ps.ladder.rung}"))
+    return lines
 
 
 def observed_estimate(would: Sequence[WouldSuspend], now: datetime) -> str:

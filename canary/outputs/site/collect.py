@@ -41,7 +41,7 @@ from canary.history.query import DecisionEntry, EndpointNow, EndpointSummary, Hi
 from canary.outputs.site import strips
 from canary.outputs.site.badges import badge_message, badge_paths
 from canary.outputs.site.billing import billing_cell
-from canary.outputs.site.endpoints import endpoint_state
+from canary.outputs.site.endpoints import display_status, endpoint_state
 from canary.outputs.site.wire import wire_checks
 from core.layers import SUSPENSION, Exclusion, people_excluded
 from core.policy import ENFORCE
@@ -82,22 +82,45 @@ class Layers:
     production: tuple[ProductionRecord, ...] = ()     # a chat backend's records (reports, the route audit)
 
 
+@dataclass(frozen=True, slots=True)
+class _Reads:
+    """What collect() reads once for every endpoint: the history's answers by (model, provider), and the
+    page's frames."""
+
+    now: datetime
+    layers: Layers
+    newest: Any
+    decisions: Sequence[DecisionEntry]
+    summaries: Mapping[tuple[str, str], EndpointSummary]
+    tiers: Mapping[tuple[str, str], EndpointNow]
+    timelines: Mapping[tuple[str, str], Sequence[Any]]
+    hourly: Mapping[tuple[str, str], Sequence[Any]]
+    daily: Mapping[tuple[str, str], Sequence[Any]]
+    day_list: list[str]
+    hourly_start: datetime
+    frames: dict[str, tuple[datetime, int, int]]
+    codes: dict[str, int]   # reason codes of the strips' tooltips, numbered once for the page
+
+    @classmethod
+    def of(cls, history: History, layers: Layers, ttft_threshold_s: float) -> _Reads:
+        now = history.now
+        daily = history.daily_series()
+        return cls(now, layers, history.newest_round(), history.latest_decisions(limit=1_000_000, days=DECISION_DAYS),
+                   {(s.model, s.provider): s for s in history.summary(WINDOWS)},
+                   {(e.model, e.provider): e for e in history.current(ttft_threshold_s)},
+                   history.timelines(days=max(d for d, _ in STRIPS.values())),
+                   history.ttft_series(days=SERIES_DAYS, bucket_hours=1), daily,
+                   sorted({p.day for points in daily.values() for p in points}), now - timedelta(days=SERIES_DAYS),
+                   {name: _frame(now, days, hours) for name, (days, hours) in STRIPS.items()}, {})
+
+
 def collect(history: History, layers: Layers, *, models: Iterable[str] = (), ttft_threshold_s: float,
             stale_after_minutes: float, links: Mapping[str, str | None] | None = None) -> dict[str, Any]:
     """The page document at history.now (module docstring)."""
-    now = history.now
-    newest = history.newest_round()
-    summaries = {(s.model, s.provider): s for s in history.summary(WINDOWS)}
-    tiers = {(e.model, e.provider): e for e in history.current(ttft_threshold_s)}
-    decisions = history.latest_decisions(limit=1_000_000, days=DECISION_DAYS)
-    timelines = history.timelines(days=max(d for d, _ in STRIPS.values()))
-    hourly = history.ttft_series(days=SERIES_DAYS, bucket_hours=1)
-    daily = history.daily_series()
-    day_list = sorted({p.day for points in daily.values() for p in points})
-    hourly_start = now - timedelta(days=SERIES_DAYS)
-    strip_frames = {name: _frame(now, days, hours) for name, (days, hours) in STRIPS.items()}
+    reads = _Reads.of(history, layers, ttft_threshold_s)
+    now, newest = reads.now, reads.newest
     people = people_excluded(layers.exclusions, now)
-    all_models = sorted(set(models) | {m for m, _ in tiers} | set(layers.state.models) | set(people)
+    all_models = sorted(set(models) | {m for m, _ in reads.tiers} | set(layers.state.models) | set(people)
                         | {s.model for s in active_silences(layers.silences, now)})
     badges = badge_paths(all_models)
     week = now - timedelta(days=7)
@@ -105,39 +128,46 @@ def collect(history: History, layers: Layers, *, models: Iterable[str] = (), ttf
     names = served_names(history.db.execute("SELECT model, provider, served_by FROM cases WHERE served_by IS NOT NULL "
                                             "GROUP BY model, provider, served_by").fetchall())
     reports = reports_by_endpoint(records, names, since=week, until=now)
-    codes: dict[str, int] = {}   # reason codes of the strips' tooltips, numbered once for the page
     out_models = []
     for model in all_models:
-        providers = _listed(model, tiers, layers, people.get(model, frozenset()), newest, decisions, now)
+        providers = _listed(model, reads.tiers, layers, people.get(model, frozenset()), newest, reads.decisions, now)
         cards = cards_by_endpoint(layers.state, model)
-        leaks = _leaks(model, providers, records, names, layers, decisions, now)
-        endpoints = [_endpoint(model, p, now=now, tier=tiers.get((model, p)), summary=summaries.get((model, p)),
-                               layers=layers, decisions=decisions, newest=newest,
-                               timeline=timelines.get((model, p), ()), frames=strip_frames,
-                               hourly=hourly.get((model, p), ()), hourly_start=hourly_start,
-                               daily=daily.get((model, p), ()), day_list=day_list, codes=codes)
-                     | {"wire": wire_checks(cards.get(p, ()), (t.codes for t in timelines.get((model, p), ())
+        leaks = _leaks(model, providers, records, names, layers, reads.decisions, now)
+        endpoints = [_endpoint(model, p, reads)
+                     | {"wire": wire_checks(cards.get(p, ()), (t.codes for t in reads.timelines.get((model, p), ())
                                                                if t.at >= week)),
                         "production": production_lines(layers.state.provider(model, p).production),
                         "reports": reports.get((model, p), 0), "leak": leaks.get(p)}
                      for p in providers]
-        counts: dict[str, int] = {}
-        for e in endpoints:
-            counts[e["status"]] = counts.get(e["status"], 0) + 1
-        message, colour = badge_message(e["status"] for e in endpoints)
-        languages, grid = _grid(history, model, providers)
-        out_models.append({
-            "model": model, "badge": badges[model], "badge_message": message, "badge_colour": colour,
-            "provider_ignore": effective_ignore(model, layers.exclusions, layers.state, now),
-            "would_ignore": would_ignore(model, layers.exclusions, layers.state, now),
-            "counts": counts, "endpoints": endpoints, "languages": languages, "grid": grid,
-            "decisions": [_decision(d) for d in decisions if d.model == model][:DECISIONS_PER_MODEL],
-            "silences": [{"provider": s.provider, "until": _iso(s.until), "reason": s.reason, "author": s.author}
-                         for s in active_silences(layers.silences, now) if s.model == model],
-            "maintenance": [{"provider": w.provider, "when": w.when, "open": w.open_at(now), "reason": w.reason,
-                             "author": w.author}
-                            for w in layers.maintenance if w.model in (None, model) and (w.end is None or w.end > now)],
-        })
+        out_models.append(_model(model, badges[model], endpoints, _grid(history, model, providers), reads))
+    return _page(reads, stale_after_minutes, ttft_threshold_s, links, out_models)
+
+
+def _model(model: str, badge: str, endpoints: list[dict[str, Any]], grid: tuple[list[str], list[list[Any]]],
+           reads: _Reads) -> dict[str, Any]:
+    """A model's part of the page: its badge, endpoints, grid, decisions, silences and maintenance."""
+    now, layers = reads.now, reads.layers
+    counts: dict[str, int] = {}
+    for e in endpoints:
+        counts[e["status"]] = counts.get(e["status"], 0) + 1
+    message, colour = badge_message(e["status"] for e in endpoints)
+    return {
+        "model": model, "badge": badge, "badge_message": message, "badge_colour": colour,
+        "provider_ignore": effective_ignore(model, layers.exclusions, layers.state, now),
+        "would_ignore": would_ignore(model, layers.exclusions, layers.state, now),
+        "counts": counts, "endpoints": endpoints, "languages": grid[0], "grid": grid[1],
+        "decisions": [_decision(d) for d in reads.decisions if d.model == model][:DECISIONS_PER_MODEL],
+        "silences": [{"provider": s.provider, "until": _iso(s.until), "reason": s.reason, "author": s.author}
+                     for s in active_silences(layers.silences, now) if s.model == model],
+        "maintenance": [{"provider": w.provider, "when": w.when, "open": w.open_at(now), "reason": w.reason,
+                         "author": w.author}
+                        for w in layers.maintenance if w.model in (None, model) and (w.end is None or w.end > now)],
+    }
+
+
+def _page(reads: _Reads, stale_after_minutes: float, ttft_threshold_s: float, links: Mapping[str, str | None] | None,
+          out_models: list[dict[str, Any]]) -> dict[str, Any]:
+    now, newest = reads.now, reads.newest
     age_min = None if newest is None else (now - newest.at).total_seconds() / 60
     return {
         "page_version": PAGE_VERSION, "generated_at": _iso(now),
@@ -149,12 +179,12 @@ def collect(history: History, layers: Layers, *, models: Iterable[str] = (), ttf
         "links": dict(links or {}),
         "contract_notes": dict(CONTRACT_NOTES),
         "strips": {name: {"start": _iso(start), "bucket_hours": hours, "count": count}
-                   for name, (start, hours, count) in strip_frames.items()},
-        "hourly": {"start": _iso(hourly_start), "step_s": 3600, "count": SERIES_DAYS * 24},
-        "daily": {"days": day_list},
-        "codes": list(codes),
+                   for name, (start, hours, count) in reads.frames.items()},
+        "hourly": {"start": _iso(reads.hourly_start), "step_s": 3600, "count": SERIES_DAYS * 24},
+        "daily": {"days": reads.day_list},
+        "codes": list(reads.codes),
         "models": out_models,
-        "decisions": [_decision(d) for d in decisions[:FEED_DECISIONS]],   # the Atom feed's
+        "decisions": [_decision(d) for d in reads.decisions[:FEED_DECISIONS]],   # the Atom feed's
     }
 
 
@@ -177,21 +207,20 @@ def _listed(model: str, tiers: Mapping[tuple[str, str], EndpointNow], layers: La
     return sorted(seen | suspended | set(people))
 
 
-def _endpoint(model: str, provider: str, *, now: datetime, tier: EndpointNow | None, summary: EndpointSummary | None,
-              layers: Layers, decisions: Sequence[DecisionEntry], newest: Any, timeline: Sequence[Any],
-              frames: Mapping[str, tuple[datetime, int, int]], hourly: Sequence[Any], hourly_start: datetime,
-              daily: Sequence[Any], day_list: Sequence[str], codes: dict[str, int]) -> dict[str, Any]:
+def _endpoint(model: str, provider: str, reads: _Reads) -> dict[str, Any]:
+    now, layers, decisions, newest, codes = reads.now, reads.layers, reads.decisions, reads.newest, reads.codes
+    tier, summary = reads.tiers.get((model, provider)), reads.summaries.get((model, provider))
     mine = [d for d in decisions if d.model == model and d.provider == provider]
     active_people = [e for e in layers.exclusions if e.model == model and e.provider == provider and e.active(now)]
     newest_actions = [d.action for d in mine if newest is not None and d.round_id == newest.round_id]
     ps = layers.state.models.get(model, {}).get(provider)
     routing = endpoint_state(ps, active_people, newest_actions, now=now)
     tier_name = tier.tier.name if tier else "unknown"
-    status = tier_name if routing.state == "active" else routing.state
     intervals = _intervals(model, provider, layers, decisions, now)
-    rounds = [strips.StripRound(p.at, p.klass, p.codes) for p in timeline]
+    rounds = [strips.StripRound(p.at, p.klass, p.codes) for p in reads.timelines.get((model, provider), ())]
     out: dict[str, Any] = {
-        "provider": provider, "state": routing.state, "tier": tier_name, "status": status,
+        "provider": provider, "state": routing.state, "tier": tier_name,
+        "status": display_status(routing.state, tier_name),
         "until": _iso(routing.until), "reasons": list(routing.reasons),
         "excluded_by": None if routing.excluded_by is None else {
             "layer": routing.excluded_by.layer, "reason": routing.excluded_by.reason,
@@ -200,14 +229,14 @@ def _endpoint(model: str, provider: str, *, now: datetime, tier: EndpointNow | N
         "last_round_at": _iso(tier.last_round_at) if tier else None, "last_class": tier.last_class if tier else None,
         "latency": _latency(summary), "rates": _rates(summary), "billing": billing_cell(ps),
     }
-    for name, (start, hours, count) in frames.items():
+    for name, (start, hours, count) in reads.frames.items():
         s = strips.strip(rounds, intervals, start=start, buckets=count, width=timedelta(hours=hours))
         key = name[:-1]  # "7d" -> strip7, detail7
         out[f"strip{key}"] = s.letters
         out[f"detail{key}"] = {str(i): [f, c, z, [codes.setdefault(x, len(codes)) for x in text.split()]]
                                for i, (f, c, z, text) in s.detail.items()}
-    out["hourly"] = _hourly(hourly, hourly_start)
-    out["daily"] = _daily(daily, day_list)
+    out["hourly"] = _hourly(reads.hourly.get((model, provider), ()), reads.hourly_start)
+    out["daily"] = _daily(reads.daily.get((model, provider), ()), reads.day_list)
     return out
 
 

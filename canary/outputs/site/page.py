@@ -16,7 +16,6 @@ from typing import Any
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "base-uri 'none'; form-action 'none'")
-DATA_ID = "canary-data"
 _SCRIPT_SAFE = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026",
                 ord("\u2028"): "\\u2028", ord("\u2029"): "\\u2029"}
 

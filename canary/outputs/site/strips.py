@@ -28,7 +28,6 @@ from judge.suspension.decisions import ENDING, SUSPENDING, Action
 
 SUSPENDED, WOULD, FAILED, MAINTENANCE, FROZEN, CLEAN, EMPTY = "S", "W", "f", "m", "z", "c", "."
 ORDER = (SUSPENDED, WOULD, FAILED, MAINTENANCE, FROZEN, CLEAN, EMPTY)   # worst first
-CLASS_LETTER = {"failed": FAILED, "maintenance": MAINTENANCE, "frozen": FROZEN, "clean": CLEAN}
 MAX_CODES = 6          # reason codes kept per bucket for its tooltip
 
 

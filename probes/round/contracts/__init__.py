@@ -107,16 +107,8 @@ def prompt(contract_name: str) -> Any:
     return yaml.safe_load((PROMPTS / f"{name}.yaml").read_text(encoding="utf-8"))
 
 
-def attempt_from(result: ChatResult, endpoint: Endpoint, verdict: Verdict | None,
-                 messages: Sequence[Mapping[str, Any]], *, case: Case | None = None,
-                 kept: Verdict | None = None) -> ProbedAttempt:
-    """One request as a ProbedAttempt: the verdict when completed, else the transport classification.
-
-    Every reply check that applies to the case's contract runs here, from one list and one set
-    of facts (probes/round/reply_checks.py); without a case only the checks of every contract run.
-    The record is built by the rules results.json is read by (core.results): upstream strings
-    made writable, a measurement that is none left absent.
-    """
+def _not_the_hosts(result: ChatResult, verdict: Verdict | None) -> Verdict | None:
+    """The verdict, inconclusive when what it saw is not the host's doing."""
     if verdict is not None and result.reasoning_only:
         # A reasoning model spent the probe's whole budget thinking: that is our max_tokens, not
         # the host's behaviour, so it must never read as an empty reply or a refusal.
@@ -130,6 +122,20 @@ def attempt_from(result: ChatResult, endpoint: Endpoint, verdict: Verdict | None
         verdict = inconclusive(ContractCode.GUARDRAIL_FLAGGED,
                                f"OpenRouter's guardrail {ascii(guard)} flagged this request: its filter, not the "
                                f"host's ({verdict.reason})")
+    return verdict
+
+
+def attempt_from(result: ChatResult, endpoint: Endpoint, verdict: Verdict | None,
+                 messages: Sequence[Mapping[str, Any]], *, case: Case | None = None,
+                 kept: Verdict | None = None) -> ProbedAttempt:
+    """One request as a ProbedAttempt: the verdict when completed, else the transport classification.
+
+    Every reply check that applies to the case's contract runs here, from one list and one set
+    of facts (probes/round/reply_checks.py); without a case only the checks of every contract run.
+    The record is built by the rules results.json is read by (core.results): upstream strings
+    made writable, a measurement that is none left absent.
+    """
+    verdict = _not_the_hosts(result, verdict)
     facts = ReplyFacts.of(result, endpoint, contract=case.contract if case else None,
                           language=case.language if case else None)
     found = run_checks(facts, verdict, case.contract if case else None)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from judge.replies.fidelity import (
-    KINDS,
     answers,
     make_items,
     normalise,
@@ -13,6 +12,8 @@ from judge.replies.fidelity import (
     score,
     seed_for,
 )
+
+KINDS = ("arithmetic", "reverse", "copy", "calendar", "sorting")
 
 
 def right_reply(seed: int) -> str:
