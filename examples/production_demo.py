@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
+import threading
 from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -67,7 +68,18 @@ def traffic(out: Path, *, end: datetime, windows: int, conversations: int, long_
     """`windows` half hours of the backend's traffic ending at `end`, sampled; their records, written to `out`."""
     exporter = Exporter("demo-backend", sample_rate=sample_rate, check_language=True)
 
-    def conversation(client: httpx.Client, base_url: str, window: int, i: int) -> None:
+    clients: list[httpx.Client] = []
+    local = threading.local()
+
+    def own_client() -> httpx.Client:
+        """This thread's client: one shared pool across 128 threads lost sockets under load (EBADF)."""
+        if not hasattr(local, "client"):
+            local.client = httpx.Client(headers={"Authorization": f"Bearer {SIMULATOR_KEY}"}, timeout=60)
+            clients.append(local.client)
+        return local.client
+
+    def conversation(base_url: str, window: int, i: int) -> None:
+        client = own_client()
         language = LANGUAGES[i % len(LANGUAGES)]   # the user's locale: what the product expects
         card = LONG_CARD if (i * 37 + window) % 100 < long_share * 100 else CARD
         messages = [{"role": "system", "content": f"{card}Always reply in {LANGUAGE_NAMES[language]}."}]
@@ -77,12 +89,14 @@ def traffic(out: Path, *, end: datetime, windows: int, conversations: int, long_
             exporter.observe(f"{window}-{i}", reply, now=end - (windows - window) * WINDOW, language=language)
             messages.append({"role": "assistant", "content": reply.text})
 
-    with simulator_process() as sim, httpx.Client(headers={"Authorization": f"Bearer {SIMULATOR_KEY}"},
-                                                  timeout=60) as client, ThreadPoolExecutor(CONCURRENCY) as pool:
-        jobs = [pool.submit(conversation, client, sim.base_url, w, i)
-                for w in range(windows) for i in range(conversations)]
-        for job in jobs:
-            job.result()
+    with simulator_process() as sim, ThreadPoolExecutor(CONCURRENCY) as pool:
+        jobs = [pool.submit(conversation, sim.base_url, w, i) for w in range(windows) for i in range(conversations)]
+        try:
+            for job in jobs:
+                job.result()
+        finally:
+            for client in clients:
+                client.close()
     records = exporter.records(now=end)
     for record in records:
         path = out / record_path(record).removeprefix("production/")
