@@ -23,6 +23,7 @@ import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
 from core.errors import InputError
+from core.policy import Mode
 from core.results import RejectedInput
 from core.schema import Invalid, read_as
 from core.store import StoreError
@@ -46,7 +47,7 @@ class AuditLine(msgspec.Struct, frozen=True):
     time: str  # when it was decided (ISO 8601, UTC)
     action: Annotated[str, Meta(min_length=1)]  # an Action's value, or a warning's: rejected_input, ...
     round_id: str | None = None  # the round it belongs to (None: a command's, as `canary lift`)
-    mode: str | None = None  # observe | enforce
+    mode: Mode | None = None  # observe | enforce
     model: str = ""
     provider: str = ""
     rule: str = ""
@@ -95,20 +96,20 @@ class AuditLog:
     set_aside: tuple[str, ...] = ()  # JSON objects that are no AuditLine: each names the file, the line and the key
 
 
-def decision_lines(decisions: Iterable[Decision], *, round_id: str | None, mode: str,
+def decision_lines(decisions: Iterable[Decision], *, round_id: str | None, mode: Mode,
                    now: datetime, by: str | None = None) -> list[AuditLine]:
     """The audit lines of decisions: the decision as decisions.json writes it, with when, where (and who)."""
     return [AuditLine(time=_time_text(now), round_id=round_id, mode=mode, by=UNSET if by is None else by,
                       **msgspec.structs.asdict(d.line())) for d in decisions]
 
 
-def rejected_lines(rejected: Iterable[RejectedInput], *, round_id: str, mode: str,
+def rejected_lines(rejected: Iterable[RejectedInput], *, round_id: str, mode: Mode,
                    now: datetime) -> list[AuditLine]:
     return [warning_line(now, round_id, mode, action=REJECTED_INPUT, rule="input_validation", reason=r.problem,
                          model=r.model, provider=r.provider) for r in rejected]
 
 
-def warning_line(now: datetime, round_id: str | None, mode: str | None, *, action: str, rule: str, reason: str,
+def warning_line(now: datetime, round_id: str | None, mode: Mode | None, *, action: str, rule: str, reason: str,
                  model: str = "*", provider: str = "*") -> AuditLine:
     """A line that is no decision (a rejected input, a notification not delivered, ...)."""
     return AuditLine(time=_time_text(now), round_id=round_id, mode=mode, model=model, provider=provider, action=action,

@@ -25,11 +25,12 @@ from typing import Any
 
 from core.config import Config
 from core.layers import STATE_FIX
+from core.results import REAL, VIRTUAL, Clock
 from core.store import read_json
 from core.times import stamp
 from core.upstream import Upstream
 from judge.replies.listing import ListedLimits
-from judge.suspension.state import JudgeState, state_from_json
+from judge.suspension.state import JudgeState, read_state
 from probes.round.planning import SNAPSHOT_SCHEMA_VERSION, DiscoveryFile, RoundPlan
 
 SIMULATOR_UPSTREAM = "simulator"
@@ -59,8 +60,8 @@ class RoundClock:
         return stamp(self.now())
 
     @property
-    def kind(self) -> str:
-        return "virtual" if self.virtual else "real"
+    def kind(self) -> Clock:
+        return VIRTUAL if self.virtual else REAL
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +111,7 @@ def read_round_state(path: Path) -> JudgeState:
     ValueErrors naming the file).
     """
     raw = read_json(path, "state file", STATE_FIX)
-    return JudgeState() if raw is None else state_from_json(raw, str(path))
+    return JudgeState() if raw is None else read_state(raw, str(path))
 
 
 def previous_limits(state: JudgeState) -> dict[str, dict[str, ListedLimits]]:

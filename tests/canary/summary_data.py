@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from core.results import CaseResult, RoundResults, read_results
+from core.results import ModelEntry, RoundResults, read_case, read_results
 from judge.suspension.decisions import RoundDecisions
 
 MODEL = "deepseek/deepseek-chat-v3-0324"
@@ -38,8 +38,8 @@ def unchecked(*cases: dict[str, Any], **kw: Any) -> RoundResults:
     the reader (read_results sets such a case aside); the renderers must contain it all the same."""
     doc = results(*cases, **kw)
     checked = read_results({**doc, "models": {}, "cases": []})
-    return replace(checked, models={m: tuple(e["providers"]) for m, e in doc["models"].items()},
-                   cases=tuple(CaseResult.from_json(c) for c in doc["cases"]))
+    return replace(checked, models={m: ModelEntry(tuple(e["providers"])) for m, e in doc["models"].items()},
+                   cases=tuple(read_case(c) for c in doc["cases"]))
 
 
 def healthy(provider: str, **extra: Any) -> list[dict[str, Any]]:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 
-from core.results import CaseResult, Incomplete, IncompleteKind, RoundResults, read_results
+import core.results
+import probes.round.cases
+from core.field_rules import written
+from core.results import CaseResult, Incomplete, IncompleteKind, ModelEntry, read_results
 from core.vocabulary import Outcome
 from probes.http.records import Endpoint
 from probes.pytest_plugin.scheduling import assignment, case_id_of, worker_index
@@ -79,10 +82,10 @@ def test_usage_is_summed_per_provider_and_an_incomplete_round_says_why() -> None
     entry = CaseResult(model="m/x", provider="a/1", contract="latency", outcome=Outcome.PASS, code="pass", reason="",
                        requests=1, prompt_tokens=10, completion_tokens=5, cost_usd=0.001, ttft_s=0.2)
     results = build_results(round_id="r1", started_at="2026-11-30T10:00:00Z", finished_at="2026-11-30T10:01:00Z",
-                            upstream="simulator", models={"m/x": ["a/1"]},
+                            upstream="simulator", models={"m/x": ModelEntry(("a/1",))},
                             records=[CaseRecord(entry), CaseRecord(entry)],
                             incomplete=[Incomplete(IncompleteKind.INTERRUPTED, "the round was interrupted")])
-    doc = results.to_json()
+    doc = written(results)
     assert doc["usage"]["m/x"]["a/1"] == {"requests": 2, "prompt_tokens": 20, "completion_tokens": 10,
                                           "cost_usd": 0.002}
     assert doc["complete"] is False and doc["incomplete_reason"] == "the round was interrupted"
@@ -116,12 +119,13 @@ def test_the_round_owner_builds_its_record_from_the_cases_it_holds_without_parsi
     def refused(*_: object) -> None:
         raise AssertionError("the record was parsed instead of taken as it is")
 
-    monkeypatch.setattr(CaseResult, "from_json", refused)
-    monkeypatch.setattr(RoundResults, "from_json", refused)
+    for module in (core.results, probes.round.cases):
+        monkeypatch.setattr(module, "read_case", refused)
+    monkeypatch.setattr(core.results, "read_results", refused)
     case = _case("m/x", "a/1", "refusal", control=True)
     probed = ProbedCase.of(case, Outcome.FAIL, "control_missed", "control missed: the known filter passed",
                            raw_outcome=Outcome.PASS)
     results = build_results(round_id="r1", started_at="2026-11-30T10:00:00Z", finished_at="2026-11-30T10:01:00Z",
-                            upstream="simulator", models={"m/x": ["a/1"]}, records=[CaseRecord(probed.record)],
-                            incomplete=[])
+                            upstream="simulator", models={"m/x": ModelEntry(("a/1",))},
+                            records=[CaseRecord(probed.record)], incomplete=[])
     assert results.cases == (probed.record,) and [w.control for w in results.weak_probes] == ["a/1"]
