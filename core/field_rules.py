@@ -13,10 +13,11 @@ as `Annotated` metadata that msgspec ignores:
     SPARSE         left out of the file at its default (an older reader reads the absent key so)
     REQUIRED       the file must hold it, though code that builds the record may leave it at its default
     UNWRITTEN      not part of the file: never written, never read (what the judge or the reader adds)
+    INLINE         a record whose fields the file holds beside its holder's (decisions.json's request)
 
-and on a property's return type, `Derived(after=...)`: a key the file holds for its readers (after
-the field `after`, else last), which the record derives again and no reader reads (SPARSE beside
-it: left out when false or empty). So a new measurement is one line: its field, its type and, where
+and on a property's return type, `Derived(after=..., when=...)`: a key the file holds for its
+readers (after the field `after`, else last; only when the field `when` is set), which the record
+derives again and no reader reads. So a new measurement is one line: its field, its type and, where
 needed, its rule. A record is never patched after it is built: times read without a zone are made
 UTC by the reader that builds the record (`read_document`), derived keys are properties.
 
@@ -40,7 +41,7 @@ from functools import cache
 from typing import Annotated, Any, Literal, TypeVar, get_args, get_origin, get_type_hints
 
 import msgspec
-from msgspec import NODEFAULT, Meta
+from msgspec import NODEFAULT, UNSET, Meta
 
 from core.schema import read_as
 from core.times import as_utc, fmt_time
@@ -87,6 +88,7 @@ class Derived:
     """On a property's return type (`-> Annotated[bool, Derived()]`): a key its record's file holds."""
 
     after: str | None = None  # the field it is written after (None: after every field)
+    when: str | None = None   # written only when this field is set (not empty, not None)
 
 
 class Key(Enum):
@@ -95,9 +97,10 @@ class Key(Enum):
     SPARSE = "sparse"
     REQUIRED = "required"
     UNWRITTEN = "unwritten"
+    INLINE = "inline"
 
 
-SPARSE, REQUIRED, UNWRITTEN = Key.SPARSE, Key.REQUIRED, Key.UNWRITTEN
+SPARSE, REQUIRED, UNWRITTEN, INLINE = Key.SPARSE, Key.REQUIRED, Key.UNWRITTEN, Key.INLINE
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,8 +148,8 @@ def declared(kind: type) -> tuple[FileField, ...]:
 
 
 @cache
-def derived(kind: type) -> tuple[tuple[str, Derived, bool], ...]:
-    """The record's derived keys (name, where, sparse): its properties whose return type says Derived."""
+def derived(kind: type) -> tuple[tuple[str, Derived], ...]:
+    """The record's derived keys (name, where): its properties whose return type says Derived."""
     out = []
     for name, member in vars(kind).items():
         if isinstance(member, property) and member.fget is not None:
@@ -154,7 +157,7 @@ def derived(kind: type) -> tuple[tuple[str, Derived, bool], ...]:
             marks = get_args(returned)[1:] if get_origin(returned) is Annotated else ()
             where = next((m for m in marks if isinstance(m, Derived)), None)
             if where is not None:
-                out.append((name, where, SPARSE in marks))
+                out.append((name, where))
     return tuple(out)
 
 
@@ -174,26 +177,30 @@ def written(value: Any) -> Any:
         return {k: written(v) for k, v in value.items()}
     out = {}
     kind: type = type(value)  # (a class is hashable: mypy needs telling, for functools.cache)
-    for name, sparse, blank, form in _writing(kind):
+    for name, sparse, blank, form, inline, when in _writing(kind):
         field_value = getattr(value, name)
-        if sparse and (field_value == blank if blank is not _FALSY else not field_value):
+        if field_value is UNSET or sparse and field_value == blank or when is not None and not getattr(value, when):
             continue
-        out[name] = written(field_value if form is None or field_value is None else form(field_value))
+        if inline:
+            out.update(written(field_value))
+        else:
+            out[name] = written(field_value if form is None or field_value is None else form(field_value))
     return out
 
 
 _PLAIN = frozenset({str, int, float, bool, type(None)})
-_FALSY = object()  # a sparse derived key's "default": false, None or empty
 
 
 @cache
-def _writing(kind: type) -> tuple[tuple[str, bool, Any, Callable[[Any], Any] | None], ...]:
-    """(name, sparse, the value it is left out at, WriteAs form) per key the file holds, in order."""
-    keys = [(f.name, SPARSE in f.keys, f.blank() if SPARSE in f.keys else None, f.write)
-            for f in declared(kind) if UNWRITTEN not in f.keys]
-    for name, where, sparse in derived(kind):
+def _writing(kind: type) -> tuple[tuple[str, bool, Any, Callable[[Any], Any] | None, bool, str | None], ...]:
+    """(name, sparse, the value it is left out at, WriteAs form, inline, the field it needs) per key the
+    file holds, in order."""
+    keys: list[tuple[str, bool, Any, Callable[[Any], Any] | None, bool, str | None]] = [
+        (f.name, SPARSE in f.keys, f.blank() if SPARSE in f.keys else None, f.write, INLINE in f.keys, None)
+        for f in declared(kind) if UNWRITTEN not in f.keys]
+    for name, where in derived(kind):
         at = next((i + 1 for i, key in enumerate(keys) if key[0] == where.after), len(keys))
-        keys.insert(at, (name, sparse, _FALSY, None))
+        keys.insert(at, (name, False, None, None, False, where.when))
     return tuple(keys)
 
 
@@ -238,6 +245,10 @@ def read_document(raw: Any, kind: type, *, source: str | None, error: Callable[[
     by additive keys, which an older reader skips. UNWRITTEN fields are left to the caller."""
     strict = read_as(raw, _document_view(kind), source=source, error=error, ignore_unknown_keys=True, at=at)
     values = {name: in_utc(value) for name, value in msgspec.structs.asdict(strict).items()}
+    for f in declared(kind):
+        if INLINE in f.keys:
+            inner = _record_type(f)
+            values[f.name] = inner(**{g.name: values.pop(g.name) for g in declared(inner)})
     for f in _ruled(kind):
         try:
             value = f.read(raw[f.name]) if f.name in raw else None  # type: ignore[misc]
@@ -282,8 +293,15 @@ def _document_view(kind: type) -> type[msgspec.Struct]:
     """The fields of `kind` that `read_document` reads strictly, as a Struct of their own: the ReadBy
     and UNWRITTEN fields left out, an EachAlone container's entries declared as objects of any keys."""
     fields = [_field(f, _as_objects(f.type) if f.each_alone else f.type, REQUIRED in f.keys)
-              for f in declared(kind) if f.read is None and UNWRITTEN not in f.keys]
+              for f in declared(kind) if f.read is None and not {UNWRITTEN, INLINE} & f.keys]
+    fields += [_field(g, g.type) for f in declared(kind) if INLINE in f.keys for g in declared(_record_type(f))]
     return msgspec.defstruct(f"{kind.__name__}Read", fields, kw_only=True)
+
+
+def _record_type(f: FileField) -> type:
+    """The record an INLINE field holds (`Annotated[RequestRecord, INLINE]`: RequestRecord)."""
+    record: type = get_args(f.type)[0]
+    return record
 
 
 def _as_objects(declared_as: Any) -> Any:

@@ -3,8 +3,8 @@
     python -m canary.outputs.file_formats docs/file-formats.md     # rewrite the generated blocks
 
 A row per field the file holds (its type and the comment beside it in the source; one declared
-UNWRITTEN, core/field_rules.py, is left out), then the keys the record derives when it writes (a
-property's or method's first docstring line). tests/canary/outputs/test_file_formats.py checks that the page is what this generates.
+UNWRITTEN, core/field_rules.py, is left out), then the keys it derives (its Derived properties, each
+described by its docstring's first line). tests/canary/outputs/test_file_formats.py checks the page.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ import io
 import re
 import sys
 import tokenize
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +35,10 @@ from judge.suspension.decisions import Decision, Evidence, Leak, RequestRecord, 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Table:
-    """One record's table: where it sits in the file, and the keys it writes beyond its fields and its
-    Derived properties."""
+    """One record's table: where it sits in the file (its rows: its fields, then its Derived properties)."""
 
     where: str
     record: type[Any]
-    derived: tuple[tuple[str, str, Callable[..., Any] | str], ...] = ()  # (key, type, property/method or text)
     skip: tuple[str, ...] = ()     # fields the file holds elsewhere (a nested record's own table)
     note: str = ""
 
@@ -57,19 +54,13 @@ BLOCKS: dict[str, tuple[Table, ...]] = {
         Table("each provider of `usage`", ProviderUsage),
     ),
     "decisions-json": (
-        Table("the top level of reports/decisions.json", RoundDecisions, skip=("request",), derived=(
-            ("schema_version", "int", "1: another value is refused"),),
-            note="The fields of `request` (the table below) are written at the top level beside these."),
+        Table("the top level of reports/decisions.json", RoundDecisions, skip=("request",),
+              note="The fields of `request` (the table below) are written at the top level beside these."),
         Table("the request that made the decisions (top-level keys)", RequestRecord),
-        Table("each entry of `decisions` (and each decision line of state/audit.jsonl)", Decision, derived=(
-            ("weak_evidence", "bool", Decision.weak_evidence),),
-            note="`until` and `rung` are left out when absent; `card` and `weak_evidence` when there is no card."),
+        Table("each entry of `decisions` (and each decision line of state/audit.jsonl)", Decision,
+              note="`until` and `rung` are left out when absent; `card` and `weak_evidence` when there is no card."),
         Table("each entry of a decision's `evidence`", Evidence),
-        Table("each entry of a decision's `card`", Card, derived=(
-            ("interval", "[low, high]", "the host's 95 % Wilson interval (`low`, `high`), 4 decimals"),
-            ("peer_interval", "[low, high]", "the peers' interval (`peer_low`, `peer_high`), 4 decimals"),
-            ("significant", "bool", Card.significant), ("text", "str", Card.text)),
-            skip=("low", "high", "peer_low", "peer_high")),
+        Table("each entry of a decision's `card`", Card),
         Table("each entry of `leaks` (written when there is one: judge/suspension/route_audit.py)", Leak),
     ),
     "production-json": (
@@ -105,13 +96,11 @@ def _table(table: Table) -> str:
         if name in table.skip:
             continue
         lines.append(f"| `{name}` | `{_cell(_type(kind))}` | {_cell(comments.get(name, ''))} |")
-    kind_of: type = table.record  # (a class is hashable: mypy needs telling, for functools.cache)
-    for name, _, _ in derived(kind_of):
-        member = vars(table.record)[name]
+    record: type = table.record  # (a class is hashable: mypy needs telling, for functools.cache)
+    for name, _ in derived(record):
+        member = vars(record)[name]
         kind = _unannotated(str(member.fget.__annotations__["return"]))
         lines.append(f"| `{name}` | `{_cell(_type(kind))}` | {_cell(_describe(member))} |")
-    for key, kind, source in table.derived:
-        lines.append(f"| `{key}` | `{_cell(kind)}` | {_cell(_describe(source))} |")
     if table.note:
         lines += ["", table.note]
     return "\n".join(lines) + "\n\n"
@@ -167,11 +156,8 @@ def _trailing_comment(line: str) -> str:
     return next((t.string.lstrip("# ").strip() for t in tokens if t.type == tokenize.COMMENT), "")
 
 
-def _describe(source: Callable[..., Any] | str) -> str:
-    if isinstance(source, str):
-        return source
-    target = source.fget if isinstance(source, property) else source
-    return (inspect.getdoc(target) or "").split("\n")[0]
+def _describe(member: property) -> str:
+    return (inspect.getdoc(member.fget) or "").split("\n")[0]
 
 
 def _type(annotation: Any) -> str:

@@ -30,6 +30,7 @@ from canary.state.production_files import ProductionFolder, read_production
 from canary.state.results_files import load_round
 from canary.state.silences import silences_or_none
 from core.config import Config
+from core.field_rules import written
 from core.layer_files import read_layers
 from core.layers import PEOPLE_LAYERS, Exclusion, people_excluded
 from core.policy import Mode
@@ -157,7 +158,7 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
              f"{', '.join(sorted(set(reused.values())))}); judging {results.round_id} without them")
     if order is RoundOrder.ALREADY_APPLIED:
         decisions = _applied_record(results, state, exclusions, config, now=now, mode=mode, how=how)
-        atomic_write_json(out, decisions.to_json())
+        atomic_write_json(out, written(decisions))
         # A judge killed between the state and the history write left the round out of the
         # history: recording is idempotent, so the re-run records it (or finds it recorded).
         history.record_after_judge(paths, judged, decisions, now=now, compact_days=False)
@@ -176,7 +177,7 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
         gap = round((results.started_at - state.last_round.started_at).total_seconds() / 60, 1)
     decisions = replace(_record(results, new_state, exclusions, config, now=now, mode=mode, gap=gap, how=how,
                                 already_applied=False, decisions=tuple(changes)), leaks=leaks)
-    atomic_write_json(out, decisions.to_json())
+    atomic_write_json(out, written(decisions))
     round_id = results.round_id
     audit.append_round(paths.audit, audit.rejected_lines(results.rejected, round_id=round_id, mode=mode, now=now)
                        + audit.decision_lines(changes, round_id=round_id, mode=mode, now=now))

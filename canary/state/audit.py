@@ -23,13 +23,14 @@ import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
 from core.errors import InputError
+from core.field_rules import written
 from core.policy import Mode
 from core.results import RejectedInput
 from core.schema import Invalid, read_as
 from core.store import StoreError
 from core.times import TimeFormatError, fmt_time, parse_time
-from judge.suspension.card import CardLine
-from judge.suspension.decisions import Decision, DecisionsError, Evidence
+from judge.suspension.card import Card
+from judge.suspension.decisions import Decision, DecisionsError, Evidence, read_decision
 
 REJECTED_INPUT = "rejected_input"
 WEBHOOK_FAILED = "webhook_failed"
@@ -40,8 +41,8 @@ class AuditError(InputError):
 
 
 class AuditLine(msgspec.Struct, frozen=True):
-    """One line of state/audit.jsonl: a decision's line (judge/suspension/decisions.py DecisionLine) with
-    when and where, or a warning's (so `action` and `rule` are plain strings). Only `time` and `action`
+    """One line of state/audit.jsonl: a decision as decisions.json writes it (judge/suspension/decisions.py
+    Decision) with when and where, or a warning's (so `action` and `rule` are plain strings). Only `time` and `action`
     are required of a line read; the UNSET fields are left out of a line that has none."""
 
     time: str  # when it was decided (ISO 8601, UTC)
@@ -55,7 +56,7 @@ class AuditLine(msgspec.Struct, frozen=True):
     evidence: tuple[Evidence, ...] = ()
     until: str | None | UnsetType = UNSET  # a suspension's end (null: an older writer's "none")
     rung: int | None | UnsetType = UNSET  # a suspension's rung
-    card: tuple[CardLine, ...] | UnsetType = UNSET  # the evidence cards (suspend, would_suspend, floor_held, restore)
+    card: tuple[Card, ...] | UnsetType = UNSET  # the evidence cards (suspend, would_suspend, floor_held, restore)
     weak_evidence: bool | UnsetType = UNSET  # beside `card`: no card shows the host significantly worse
     keys: tuple[str, ...] | UnsetType = UNSET  # a digest_sent line's digest keys
     by: str | UnsetType = UNSET  # who ran the command (`canary lift --by`)
@@ -82,7 +83,7 @@ class AuditLine(msgspec.Struct, frozen=True):
         """The decision the line records, or None: a warning's line (rejected_input, ...) or one
         that reads as no decision (an action or rule this version does not know, hand-edited)."""
         try:
-            return Decision.from_json(msgspec.to_builtins(self))
+            return read_decision(msgspec.to_builtins(self))
         except DecisionsError:
             return None
 
@@ -99,8 +100,8 @@ class AuditLog:
 def decision_lines(decisions: Iterable[Decision], *, round_id: str | None, mode: Mode,
                    now: datetime, by: str | None = None) -> list[AuditLine]:
     """The audit lines of decisions: the decision as decisions.json writes it, with when, where (and who)."""
-    return [AuditLine(time=_time_text(now), round_id=round_id, mode=mode, by=UNSET if by is None else by,
-                      **msgspec.structs.asdict(d.line())) for d in decisions]
+    when = {"time": _time_text(now), "round_id": round_id, "mode": mode, **({} if by is None else {"by": by})}
+    return [msgspec.convert({**written(d), **when}, AuditLine) for d in decisions]
 
 
 def rejected_lines(rejected: Iterable[RejectedInput], *, round_id: str, mode: Mode,
@@ -124,7 +125,7 @@ def _time_text(now: datetime) -> str:
 
 def encoded(line: AuditLine) -> str:
     """The line as the log holds it: keys sorted, `", "` and `": "` between them, UTF-8 kept."""
-    return json.dumps(msgspec.to_builtins(line), sort_keys=True, ensure_ascii=False)
+    return json.dumps(written(line), sort_keys=True, ensure_ascii=False)
 
 
 def read_line(raw: Any, where: str) -> AuditLine:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from core.config import Config
+from core.field_rules import written
 from core.layers import STATE_FIX
 from core.results import REAL, VIRTUAL, Clock
 from core.store import read_json
@@ -89,7 +90,7 @@ def new_round_id(at: datetime | None = None) -> str:
 def workerinput_for(s: RoundSettings) -> str:
     """What a worker needs to collect exactly what the controller planned (JSON: execnet-safe)."""
     return json.dumps({
-        "plan": s.plan.to_json(), "round_id": s.round_id, "started_at": s.started_at, "upstream": s.upstream,
+        "plan": written(s.plan), "round_id": s.round_id, "started_at": s.started_at, "upstream": s.upstream,
         "controls_source": s.controls_source, "reports": str(s.reports),
         "language_server": list(s.language_server) if s.language_server else None,
     })
@@ -99,8 +100,9 @@ def snapshot_doc(s: RoundSettings) -> dict[str, Any]:
     """reports/discovery.json (planning.DiscoveryFile): replayable with --discovery-snapshot. Holds no key."""
     doc = DiscoveryFile(schema_version=SNAPSHOT_SCHEMA_VERSION, round_id=s.round_id, taken_at=s.started_at,
                         clock=s.clock.kind, upstream=s.upstream, base_url=s.client.base_url,
-                        controls_source=s.controls_source, plan=s.plan.entry())
-    return doc.to_json()
+                        controls_source=s.controls_source, plan=s.plan)
+    result: dict[str, Any] = written(doc)
+    return result
 
 
 def read_round_state(path: Path) -> JudgeState:

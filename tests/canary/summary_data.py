@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from core.results import ModelEntry, RoundResults, read_case, read_results
-from judge.suspension.decisions import RoundDecisions
+from judge.suspension.decisions import RoundDecisions, read_round_decisions
 
 MODEL = "deepseek/deepseek-chat-v3-0324"
 CONTRACTS = ("latency", "refusal", "structured", "language")
@@ -49,7 +49,7 @@ def healthy(provider: str, **extra: Any) -> list[dict[str, Any]]:
 def record_of(doc: dict[str, Any]) -> RoundDecisions:
     """A decisions.json document (the defaults filling what a test leaves out) read as the judge's
     record, through its one reader: what every consumer of decisions.json takes."""
-    return RoundDecisions.from_json({"schema_version": 1, "round_id": "20261129T223000Z-aaaaaa",
+    return read_round_decisions({"schema_version": 1, "round_id": "20261129T223000Z-aaaaaa",
                                      "mode": "observe", "now": "2026-11-29T22:31:00Z", **doc})
 
 

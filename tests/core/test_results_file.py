@@ -208,7 +208,7 @@ def test_lenient_entry_reads_each_field_on_its_own(raw: dict[str, Any], expected
 
 
 def test_what_is_written_holds_json_types_only() -> None:
-    # A case crosses from an xdist worker as its to_json() (probes/round/cases.py): a tuple there
+    # A case crosses from an xdist worker as written(case) (probes/round/cases.py): a tuple there
     # would read back as no attempts at all.
     def kinds(value: Any) -> set[type]:
         if isinstance(value, dict):

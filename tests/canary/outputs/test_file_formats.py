@@ -49,7 +49,7 @@ def written_keys(doc: object) -> set[str]:
         round_id="r-1", mode="observe", now=AT, ignore={"m/x": ()},
         decisions=(Decision("m/x", "a/fp8", Action.WOULD_SUSPEND, Rule.FAILED_STREAK, "r", until=AT, rung=1,
                             evidence=(Evidence("latency", "fail", "slow"),),
-                            card=(Card("latency", 2, 2, 0.3, 1.0, 0, 8, 0.0, 0.3, 4, 0.02),)),)).to_json(), {"m/x"}),
+                            card=(Card("latency", 2, 2, (0.3, 1.0), 0, 8, (0.0, 0.3), 4, 0.02),)),)), {"m/x"}),
 ], ids=["results-json", "decisions-json"])
 def test_every_key_the_record_writes_has_a_row(block: str, doc: object, maps: set[str]) -> None:
     assert written_keys(json.loads(json.dumps(written(doc)))) - maps - {"providers"} <= keys_of(block)

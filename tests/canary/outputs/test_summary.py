@@ -178,7 +178,7 @@ def test_the_terminal_table_aligns_columns_and_uses_words():
 
 def test_the_command_prints_markdown_and_appends_to_the_step_summary(tmp_path, monkeypatch, capsys):
     (tmp_path / "results.json").write_text(json.dumps(written(mixed_round())))
-    (tmp_path / "decisions.json").write_text(json.dumps(decisions(gap_minutes=200).to_json()))
+    (tmp_path / "decisions.json").write_text(json.dumps(written(decisions(gap_minutes=200))))
     step = tmp_path / "step-summary.md"
     step.write_text("earlier step\n")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(step))

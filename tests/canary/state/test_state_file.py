@@ -169,7 +169,7 @@ def test_a_limit_that_changes_between_rounds_is_noted_through_the_judge_s_state(
     from judge.suspension.rules import apply_round
     from judge.suspension.state import JudgeState
     from probes.http.records import Endpoint
-    from probes.round.planning import RoundPlan
+    from probes.round.planning import RoundPlan, read_plan
 
     doc = results()
     doc["models"][MODEL]["limits"] = {p: [131072, 16384] for p in PROVIDERS}
@@ -180,9 +180,9 @@ def test_a_limit_that_changes_between_rounds_is_noted_through_the_judge_s_state(
     assert previous[MODEL][PROVIDERS[0]].max_completion_tokens == 16384
     endpoints = tuple(Endpoint(MODEL, p, p.title(), None, ("max_tokens",), 0.0, 0.0, 131072,
                                8192 if p == PROVIDERS[0] else 16384, 0) for p in PROVIDERS)
-    plan = RoundPlan(endpoints={MODEL: endpoints}).with_settings(parse_config({"models": [MODEL]}), {}, previous)
+    plan = RoundPlan.of({MODEL: endpoints}).with_settings(parse_config({"models": [MODEL]}), {}, previous)
     assert plan.notes == {MODEL: (f"{PROVIDERS[0]}: max_completion_tokens changed from 16384 to 8192 since the "
                                   "previous round",)}
-    assert RoundPlan.from_json(plan.to_json()).notes == plan.notes  # discovery.json keeps them
+    assert read_plan(written(plan)).notes == plan.notes  # discovery.json keeps them
     assert previous_limits(read_round_state(tmp_path / "missing.json")) == {}
 

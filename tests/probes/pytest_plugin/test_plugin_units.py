@@ -14,7 +14,7 @@ from probes.pytest_plugin.scheduling import assignment, case_id_of, worker_index
 from probes.pytest_plugin.table import render
 from probes.round.cases import Case, CaseRecord, DiscoveryCase, ProbedCase
 from probes.round.controls import controls_to_keep
-from probes.round.planning import DiscoveryFailure, RoundPlan, assign_languages
+from probes.round.planning import DiscoveryFailure, RoundPlan, assign_languages, read_plan
 from probes.round.record import build_results
 
 
@@ -53,19 +53,19 @@ def test_languages_follow_the_plan_else_rotate_by_sorted_tag() -> None:
 
 
 def test_a_failed_discovery_is_a_case_of_its_own_listed_first_with_the_documented_id() -> None:
-    plan = RoundPlan(endpoints={"m/x": (ep("a/1"),)},
+    plan = RoundPlan.of({"m/x": (ep("a/1"),)},
                      failures=(DiscoveryFailure("m/y", "HTTP 401: bad key", auth=True),))
     first, *probed = plan.cases()
     assert isinstance(first, DiscoveryCase) and (first.id, first.marker) == ("m/y::discovery", "discovery")
     assert first.auth_error and first.message == "HTTP 401: bad key" and first.title == "m/y · discovery"
     assert all(isinstance(c, Case) for c in probed) and "discovery" not in {c.contract for c in probed}
-    assert RoundPlan.from_json(plan.to_json()).cases() == plan.cases()
+    assert read_plan(written(plan)).cases() == plan.cases()
 
 
 def test_the_round_plan_round_trips_through_json() -> None:
-    plan = RoundPlan(endpoints={"m/x": (ep("a/1"),)}, languages={"m/x": {"a/1": "pt"}},
+    plan = RoundPlan.of({"m/x": (ep("a/1"),)}, languages={"m/x": {"a/1": "pt"}},
                      controls={"m/x": ("a/1",)})
-    again = RoundPlan.from_json(plan.to_json())
+    again = read_plan(written(plan))
     assert again == plan and [c.id for c in again.cases()] == [c.id for c in plan.cases()]
     assert [c.control for c in again.cases()] == [False, True, False, False]
 
