@@ -59,7 +59,7 @@ def seeded(gh: FakeGitHub, closed: int, opened: int, state_path: Path) -> None:
 def quiet_round(closed: int, opened: int) -> tuple[int, int]:
     """(requests of one quiet round now, requests when every labelled issue's comments are read)."""
     doc = read_round_decisions({"schema_version": 1, "round_id": "r-quiet", "mode": "enforce",
-                                    "now": "2026-11-29T22:30:00Z", "decisions": []})
+                                "now": "2026-11-29T22:30:00Z", "decisions": []})
     with tempfile.TemporaryDirectory() as tmp, fake_github() as gh:
         state_path = Path(tmp) / "state.json"
         seeded(gh, closed, opened, state_path)

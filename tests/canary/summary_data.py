@@ -50,7 +50,7 @@ def record_of(doc: dict[str, Any]) -> RoundDecisions:
     """A decisions.json document (the defaults filling what a test leaves out) read as the judge's
     record, through its one reader: what every consumer of decisions.json takes."""
     return read_round_decisions({"schema_version": 1, "round_id": "20261129T223000Z-aaaaaa",
-                                     "mode": "observe", "now": "2026-11-29T22:31:00Z", **doc})
+                                 "mode": "observe", "now": "2026-11-29T22:31:00Z", **doc})
 
 
 def decisions(*items: dict[str, Any], mode: str = "observe", gap_minutes: float | None = 30,

@@ -23,7 +23,7 @@ from judge.suspension.window import WINDOW_ROUNDS
 from provider_ignore import ProviderIgnore
 
 BAD = PROVIDERS[0]
-# The cards as decisions.json writes them (judge/suspension/card.py Card.to_json).
+# The cards as decisions.json writes them (judge/suspension/card.py Card, written).
 ISSUE_CARD = written(Card("language", 19, 20, (0.7639, 0.9911), 0, 49, (0.0, 0.0727), 4, 1e-15))
 WEAK_CARD = written(Card("latency", 2, 20, (0.0279, 0.301), 7, 80, (0.0429, 0.1703), 4, 0.54))
 assert ISSUE_CARD["text"] == "language: 19/20 failed (0.76-0.99) vs peers 0/49 (0-0.07), p < 1e-12"
@@ -117,8 +117,8 @@ def test_a_garbled_window_is_refused_naming_the_file(tmp_path: Path) -> None:
 
 def decisions_doc(*items: dict[str, Any]) -> RoundDecisions:
     return read_round_decisions({"schema_version": 1, "round_id": "r-1", "mode": "observe",
-                                     "now": "2026-11-29T22:31:00Z", "gap_minutes": 30, "decisions": list(items),
-                                     "ignore": {}, "would_ignore": {}})
+                                 "now": "2026-11-29T22:31:00Z", "gap_minutes": 30, "decisions": list(items),
+                                 "ignore": {}, "would_ignore": {}})
 
 
 def would_suspend(provider: str, card: dict[str, Any], weak: bool) -> dict[str, Any]:
