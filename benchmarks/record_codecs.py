@@ -6,7 +6,7 @@ CPU time (time.process_time, so a loaded machine's waits do not count), median a
 --runs: results.json written (the record to JSON text, as probes/round/record.py writes it) and
 read (`read_results` on the decoded JSON), once as written and once with an amount no reply has in
 every attempt (each attempt then read field by field); the state written (`written` + json.dumps,
-as canary/state/judge_files.py) and read (`read_state`). Run it on two checkouts to compare them:
+sorted keys, no indentation) and read (`read_state`). Run it on two checkouts to compare them:
 on one from before the records were their files' form (7cead69), it writes through `to_json` and
 reads the state through `state_from_json`, as that code did.
 """
