@@ -11,8 +11,8 @@ import pytest
 from production_support import record
 from rules_factories import HALF_HOUR, MODEL, PROVIDERS, T0, results
 
-from core.policy import GuardRules, Policy
 from core.field_rules import written
+from core.policy import GuardRules, Policy
 from core.production import ProductionCheck
 from core.results import read_results
 from judge.suspension import production
