@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import Enum
 from functools import cache
-from typing import Annotated, Any, Literal, TypeVar, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, TypeVar, get_args, get_origin, get_type_hints
 
 import msgspec
 from msgspec import NODEFAULT, UNSET, Meta
@@ -55,7 +55,6 @@ MAX_BILL_USD = 1000.0
 # with one is not a usage, results.json reads it as absent).
 MAX_COUNT = 10**9
 
-Check = Literal["pass", "fail"]  # a check's outcome as the file holds it: refusal, integrity, a fidelity item
 # An amount of money in USD (a bill, a listed price or cost): a number from 0 to MAX_BILL_USD, an
 # integer read as the integer (NaN, infinities and larger numbers are refused by the bounds).
 Amount = Annotated[int, Meta(ge=0, le=int(MAX_BILL_USD))] | Annotated[float, Meta(ge=0, le=MAX_BILL_USD)]
