@@ -1,6 +1,6 @@
 """Synthetic judged rounds for the history benchmarks: a 64-endpoint fleet, every half hour.
 
-The shape of each case is the real one (core/results.py CaseResult.to_json, what the probes write); the values are
+The shape of each case is the real one (core/results.py CaseResult, as the probes write it); the values are
 drawn from a seeded generator with the spread of real traffic: TTFT log-normal around a per-host
 median, output 60-200 tokens at a per-host speed, language rotating over the 17 languages, a few
 percent of transport errors and inconclusive cases, and a handful of hosts failing (with the

@@ -31,7 +31,7 @@ from canary.integrations.github_issues.sync import DEFAULT_LABEL, Standing, find
 from canary.state.judge_files import load_state, save_state  # noqa: E402
 from core import times  # noqa: E402
 from core.times import parse_time  # noqa: E402
-from judge.suspension.decisions import RoundDecisions  # noqa: E402
+from judge.suspension.decisions import read_round_decisions  # noqa: E402
 from judge.suspension.state import JudgeState, ProviderState, Suspension  # noqa: E402
 
 MODEL = "deepseek/deepseek-chat-v3-0324"
@@ -58,8 +58,8 @@ def seeded(gh: FakeGitHub, closed: int, opened: int, state_path: Path) -> None:
 
 def quiet_round(closed: int, opened: int) -> tuple[int, int]:
     """(requests of one quiet round now, requests when every labelled issue's comments are read)."""
-    doc = RoundDecisions.from_json({"schema_version": 1, "round_id": "r-quiet", "mode": "enforce",
-                                    "now": "2026-11-29T22:30:00Z", "decisions": []})
+    doc = read_round_decisions({"schema_version": 1, "round_id": "r-quiet", "mode": "enforce",
+                                "now": "2026-11-29T22:30:00Z", "decisions": []})
     with tempfile.TemporaryDirectory() as tmp, fake_github() as gh:
         state_path = Path(tmp) / "state.json"
         seeded(gh, closed, opened, state_path)

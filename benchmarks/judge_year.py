@@ -4,8 +4,8 @@
 
 Part 1 (pure rules): 17,520 half-hourly rounds (one year) for one model with 64 endpoints go
 through core.results.read_results and judge.suspension.rules.apply_round, in enforce mode, exactly as
-`canary judge` calls them, but without files. The state is serialised as judge/suspension/state.py state_to_json writes
-it (state_to_json + the same json.dumps) at 1 day, 1 week, 1 month and 1 year; the audit lines
+`canary judge` calls them, but without files. The state is serialised as canary/state/judge_files.py writes
+it (core.field_rules.written + the same json.dumps) at 1 day, 1 week, 1 month and 1 year; the audit lines
 the judge would append are serialised too and their bytes summed (the audit log grows with
 decisions by design; the state file must not grow with history).
 
@@ -50,11 +50,12 @@ sys.path.insert(0, str(ROOT))
 from canary.cli.main import main as canary_main
 from canary.state import audit
 from core.config import load_config
+from core.field_rules import written
 from core.policy import ENFORCE
 from core.results import read_results
 from core.vocabulary import CONTRACTS, LANGUAGES
 from judge.suspension.rules import apply_round
-from judge.suspension.state import JudgeState, state_to_json
+from judge.suspension.state import JudgeState
 
 MODEL = "bench/year-model"
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -139,7 +140,7 @@ class Fleet:
 
 def state_bytes(state: JudgeState) -> int:
     # The exact text core.store.atomic_write_json writes.
-    return len((json.dumps(state_to_json(state), indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode())
+    return len((json.dumps(written(state), indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode())
 
 
 def run_pure(rounds: int, n_providers: int, seed: int) -> dict[str, Any]:

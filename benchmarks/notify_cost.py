@@ -35,7 +35,7 @@ from notify_receivers import receiving  # noqa: E402
 from canary.integrations.github_issues.client import GitHubClient  # noqa: E402
 from canary.integrations.github_issues.sync import sync  # noqa: E402
 from canary.integrations.notifications.send import send  # noqa: E402
-from judge.suspension.decisions import RoundDecisions  # noqa: E402
+from judge.suspension.decisions import RoundDecisions, read_round_decisions  # noqa: E402
 
 # Apprise's own dependency tree as pip installs it next to canary's (certifi, idna and PyYAML were
 # already there through httpx and the simulator).
@@ -64,7 +64,7 @@ def python_seconds(code: str, runs: int = 3) -> float:
 
 
 def round_doc(round_id: str, action: str, endpoints: int) -> RoundDecisions:
-    return RoundDecisions.from_json({"round_id": round_id, "mode": "enforce", "now": "2026-11-29T22:30:00Z",
+    return read_round_decisions({"round_id": round_id, "mode": "enforce", "now": "2026-11-29T22:30:00Z",
             "decisions": [{"model": "m/x", "provider": f"host{i}/fp8", "action": action, "rule": "failed_streak",
                            "reason": "2 failed rounds in a row", "until": "2026-11-30T22:30:00Z", "rung": 1,
                            "evidence": [{"contract": "language", "outcome": "fail", "reason": "leading garbage"}]}

@@ -216,7 +216,7 @@ class Config:
     optional_contracts: dict[str, tuple[str, ...]] = field(default_factory=dict)  # model -> opted-in optional contracts
 
     @property
-    def mode(self) -> str:
+    def mode(self) -> Mode:
         """canary.yaml's mode (observe or enforce), kept in the Policy the judge applies."""
         return self.rules.mode
 

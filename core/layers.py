@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Final
 
 BUILTIN = "builtin"
 INCIDENT = "incident"
@@ -19,7 +20,7 @@ SUSPENSION = "suspension"
 # The state file's version, where it keeps a provider's suspension (models.<model>.<provider>.<key>: a
 # word of the file's format, not the layer's name), and what to do with one that cannot be read: the
 # judge's codec (judge/suspension/state.py) and the backend's reader (core/layer_files.py) share them.
-STATE_SCHEMA_VERSION = 1
+STATE_SCHEMA_VERSION: Final = 1
 STATE_SUSPENSION_KEY = "suspension"
 STATE_FIX = "restore it from git (git checkout -- <file>) or delete it to start from an empty state"
 

@@ -106,7 +106,8 @@ class Policy(Rules):
 
     languages: tuple[str, ...] = LANGUAGES
     remembered_rounds: int = DEFAULT_REMEMBERED_ROUNDS
-    mode: str = OBSERVE
+    # observe: suspensions are recorded as "would suspend" only; enforce: they reach provider.ignore.
+    mode: Mode = OBSERVE
 
     def __post_init__(self) -> None:
         # The same declaration canary.yaml is read with: a Policy built in code obeys the same rules.
@@ -119,7 +120,7 @@ class Policy(Rules):
             raise PolicyError("remembered_rounds must be at least 1")
 
     @classmethod
-    def from_rules(cls, rules: Rules, *, languages: tuple[str, ...], mode: str) -> Policy:
+    def from_rules(cls, rules: Rules, *, languages: tuple[str, ...], mode: Mode) -> Policy:
         """The judge's value of canary.yaml's `rules:`, `languages` and `mode`."""
         return cls(**_section(rules), languages=languages, mode=mode)
 

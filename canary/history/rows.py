@@ -91,7 +91,7 @@ def round_record(results: RoundResults, decisions: RoundDecisions | None = None)
         round_id=results.round_id, started_at=results.started_at, finished_at=results.finished_at,
         complete=results.complete, upstream=results.upstream,
         mode=decisions.mode if decisions is not None else None,
-        models={m: tuple(sorted(p)) for m, p in sorted(results.models.items())},
+        models={m: e.providers for m, e in sorted(results.models.items())},
         cases=tuple(sorted(rows, key=lambda r: (r.model, r.provider, r.contract, r.control))),
         decisions=tuple(decision_rows(decisions)) if decisions is not None else (),
         skipped=sum(r.part == "cases" for r in results.rejected),

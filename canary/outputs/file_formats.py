@@ -2,9 +2,9 @@
 
     python -m canary.outputs.file_formats docs/file-formats.md     # rewrite the generated blocks
 
-A row per field the file holds (its type and the comment beside it in the source; "Not part of the
-file" hides it), then the keys the record derives when it writes (a property's or method's first
-docstring line). tests/canary/outputs/test_file_formats.py checks that the page is what this generates.
+A row per field the file holds (its type and the comment beside it in the source; one declared
+UNWRITTEN, core/field_rules.py, is left out), then the keys it derives (its Derived properties, each
+described by its docstring's first line). tests/canary/outputs/test_file_formats.py checks the page.
 """
 
 from __future__ import annotations
@@ -15,16 +15,17 @@ import io
 import re
 import sys
 import tokenize
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from core.field_rules import UNWRITTEN, declared, derived
 from core.production import CountCell, ProductionRecord, ReportCell, ServedCell
 from core.results import (
     AttemptResult,
     CaseResult,
     ControlNote,
     Incomplete,
+    ModelEntry,
     ProviderUsage,
     RoundResults,
 )
@@ -34,42 +35,32 @@ from judge.suspension.decisions import Decision, Evidence, Leak, RequestRecord, 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Table:
-    """One record's table: where it sits in the file, and the keys it writes beyond its fields."""
+    """One record's table: where it sits in the file (its rows: its fields, then its Derived properties)."""
 
     where: str
     record: type[Any]
-    derived: tuple[tuple[str, str, Callable[..., Any] | str], ...] = ()  # (key, type, property/method or text)
     skip: tuple[str, ...] = ()     # fields the file holds elsewhere (a nested record's own table)
     note: str = ""
 
 
 BLOCKS: dict[str, tuple[Table, ...]] = {
     "results-json": (
-        Table("the top level of reports/results.json", RoundResults, derived=(
-            ("schema_version", "int", "2 (1 still reads: no codes, see below); another value is refused"),
-            ("incomplete_reason", "str | None", RoundResults.incomplete_reason),
-            ("usage", "{model: {provider: ProviderUsage}}", RoundResults.usage)),
-            note="`models` is written as `{model: {\"providers\": [tags]}}`."),
+        Table("the top level of reports/results.json", RoundResults),
         Table("each entry of `incomplete`", Incomplete),
+        Table("each model of `models`", ModelEntry),
         Table("each entry of `cases`", CaseResult),
         Table("each entry of a case's `attempts`", AttemptResult),
         Table("each entry of `weak_probes` and `unprobed_controls`", ControlNote),
         Table("each provider of `usage`", ProviderUsage),
     ),
     "decisions-json": (
-        Table("the top level of reports/decisions.json", RoundDecisions, skip=("request",), derived=(
-            ("schema_version", "int", "1: another value is refused"),),
-            note="The fields of `request` (the table below) are written at the top level beside these."),
+        Table("the top level of reports/decisions.json", RoundDecisions, skip=("request",),
+              note="The fields of `request` (the table below) are written at the top level beside these."),
         Table("the request that made the decisions (top-level keys)", RequestRecord),
-        Table("each entry of `decisions` (and each decision line of state/audit.jsonl)", Decision, derived=(
-            ("weak_evidence", "bool", Decision.weak_evidence),),
-            note="`until` and `rung` are left out when absent; `card` and `weak_evidence` when there is no card."),
+        Table("each entry of `decisions` (and each decision line of state/audit.jsonl)", Decision,
+              note="`until` and `rung` are left out when absent; `card` and `weak_evidence` when there is no card."),
         Table("each entry of a decision's `evidence`", Evidence),
-        Table("each entry of a decision's `card`", Card, derived=(
-            ("interval", "[low, high]", "the host's 95 % Wilson interval (`low`, `high`), 4 decimals"),
-            ("peer_interval", "[low, high]", "the peers' interval (`peer_low`, `peer_high`), 4 decimals"),
-            ("significant", "bool", Card.significant), ("text", "str", Card.text)),
-            skip=("low", "high", "peer_low", "peer_high")),
+        Table("each entry of a decision's `card`", Card),
         Table("each entry of `leaks` (written when there is one: judge/suspension/route_audit.py)", Leak),
     ),
     "production-json": (
@@ -102,43 +93,57 @@ def _table(table: Table) -> str:
     lines = [f"**{table.record.__name__}**, {table.where}: {doc}", "", "| key | type | meaning |", "|---|---|---|"]
     comments = field_comments(table.record)
     for name, kind in _fields(table.record):
-        if name in table.skip or comments.get(name, "").startswith("Not part of the file"):
+        if name in table.skip:
             continue
         lines.append(f"| `{name}` | `{_cell(_type(kind))}` | {_cell(comments.get(name, ''))} |")
-    for key, kind, source in table.derived:
-        lines.append(f"| `{key}` | `{_cell(kind)}` | {_cell(_describe(source))} |")
+    record: type = table.record  # (a class is hashable: mypy needs telling, for functools.cache)
+    for name, _ in derived(record):
+        member = vars(record)[name]
+        kind = _unannotated(str(member.fget.__annotations__["return"]))
+        lines.append(f"| `{name}` | `{_cell(_type(kind))}` | {_cell(_describe(member))} |")
     if table.note:
         lines += ["", table.note]
     return "\n".join(lines) + "\n\n"
 
 
-def _fields(record: type[Any]) -> list[tuple[str, Any]]:
-    """A record's fields and their annotations, in order: a frozen dataclass's or a msgspec Struct's."""
-    if dataclasses.is_dataclass(record):
-        return [(f.name, f.type) for f in dataclasses.fields(record)]
-    return [(name, record.__annotations__[name]) for name in record.__struct_fields__]
+def _fields(record: type[Any]) -> list[tuple[str, str]]:
+    """The fields a record's file holds and their annotations as written, in order (the type only:
+    what sits beside it in `Annotated[...]` says how it is read and written, not what it is)."""
+    kind: type = record  # (a class is hashable: mypy needs telling, for functools.cache)
+    written = {f.name for f in declared(kind) if UNWRITTEN not in f.keys}
+    source = ({f.name: f.type for f in dataclasses.fields(record)} if dataclasses.is_dataclass(record)
+              else record.__annotations__)
+    return [(name, _unannotated(str(source[name]))) for name in source if name in written]
+
+
+def _unannotated(annotation: str) -> str:
+    """`Annotated[float | None, ReadBy(measurement)]` as `float | None`."""
+    if not annotation.startswith("Annotated["):
+        return annotation
+    depth = 0
+    for i, char in enumerate(annotation[len("Annotated["):], len("Annotated[")):
+        depth += {"[": 1, "(": 1, "]": -1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            return annotation[len("Annotated["):i]
+    return annotation
 
 
 def field_comments(record: type[Any]) -> dict[str, str]:
     """Each field's comment in the class source: the one at the end of its line, else the comment
-    lines just above it (a "Not part of the file" comment covers every field after it)."""
+    lines just above it."""
     source = inspect.getsource(record)
     out: dict[str, str] = {}
     above: list[str] = []
-    hidden = False
     for line in source.splitlines():
         stripped = line.strip()
         if stripped.startswith("#"):
             above.append(stripped.lstrip("# ").strip())
-            hidden = hidden or above[-1].startswith("Not part of the file")
             continue
         match = re.match(r"\s{4}(\w+): ", line)
         if match is None:
             above = []
             continue
-        trailing = _trailing_comment(line)
-        text = trailing or " ".join(above)
-        out[match.group(1)] = ("Not part of the file: " + text) if hidden and not text.startswith("Not part") else text
+        out[match.group(1)] = _trailing_comment(line) or " ".join(above)
         above = []
     return out
 
@@ -151,11 +156,8 @@ def _trailing_comment(line: str) -> str:
     return next((t.string.lstrip("# ").strip() for t in tokens if t.type == tokenize.COMMENT), "")
 
 
-def _describe(source: Callable[..., Any] | str) -> str:
-    if isinstance(source, str):
-        return source
-    target = source.fget if isinstance(source, property) else source
-    return (inspect.getdoc(target) or "").split("\n")[0]
+def _describe(member: property) -> str:
+    return (inspect.getdoc(member.fget) or "").split("\n")[0]
 
 
 def _type(annotation: Any) -> str:

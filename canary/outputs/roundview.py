@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from core.results import VIRTUAL, CaseResult, RoundResults
+from core.results import VIRTUAL, CaseResult, ControlNote, RoundResults
 from core.times import fmt_time, stamp
 from core.vocabulary import CONTRACTS, LATENCY, Outcome
 from judge.suspension.card import Card
@@ -70,8 +70,8 @@ class RoundView:
     contracts: tuple[str, ...]
     rows: tuple[Row, ...]
     counts: dict[str, int]
-    weak_probes: tuple[dict[str, str], ...]
-    unprobed_controls: tuple[dict[str, str], ...]
+    weak_probes: tuple[ControlNote, ...]
+    unprobed_controls: tuple[ControlNote, ...]
     has_decisions: bool
     stale_decisions: str | None  # round id of a decisions file that belongs to another round
     mode: str | None
@@ -107,8 +107,8 @@ def build_view(results: RoundResults, decisions: RoundDecisions | None = None) -
         contracts=contracts or CONTRACTS,
         rows=_rows(results),
         counts=counts,
-        weak_probes=tuple(w.to_json() for w in results.weak_probes),
-        unprobed_controls=tuple(u.to_json() for u in results.unprobed_controls),
+        weak_probes=results.weak_probes,
+        unprobed_controls=results.unprobed_controls,
         has_decisions=dec is not None,
         stale_decisions=stale,
         mode=(dec.mode or None) if dec is not None else None,
@@ -133,8 +133,8 @@ def _rows(results: RoundResults) -> tuple[Row, ...]:
     by_endpoint: dict[tuple[str, str], list[CaseResult]] = {}
     # Discovered endpoints with no case yet (a cut-short round) still get a row: a blank
     # row is information, a missing one hides a host.
-    for model, providers in results.models.items():
-        for provider in providers:
+    for model, entry in results.models.items():
+        for provider in entry.providers:
             by_endpoint.setdefault((model, provider), [])
     for case in results.cases:
         by_endpoint.setdefault((case.model, case.provider), []).append(case)

@@ -140,11 +140,11 @@ def _notes(view: RoundView) -> list[str]:
     if view.key_limit_note:
         notes.append(f"Key limit near: {view.key_limit_note}.")
     for w in view.weak_probes:
-        notes.append(f"{w['contract'] or REFUSAL} probe weak for {w['model']}: control {w['control']} "
-                     f"passed ({w['reason']}); passes of that probe are no evidence of health this round.")
+        notes.append(f"{w.contract or REFUSAL} probe weak for {w.model}: control {w.control} "
+                     f"passed ({w.reason}); passes of that probe are no evidence of health this round.")
     for u in view.unprobed_controls:
-        notes.append(f"{u['contract'] or REFUSAL} probe unverified for {u['model']}: positive control "
-                     f"{u['reason']}. Its passes count as inconclusive (no clean round, no early restore) "
+        notes.append(f"{u.contract or REFUSAL} probe unverified for {u.model}: positive control "
+                     f"{u.reason}. Its passes count as inconclusive (no clean round, no early restore) "
                      "until the control is probed: fix `controls` in canary.yaml.")
     for d in view.decisions:
         if d.weak:

@@ -23,12 +23,14 @@ import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
 from core.errors import InputError
+from core.field_rules import written
+from core.policy import Mode
 from core.results import RejectedInput
 from core.schema import Invalid, read_as
 from core.store import StoreError
 from core.times import TimeFormatError, fmt_time, parse_time
-from judge.suspension.card import CardLine
-from judge.suspension.decisions import Decision, DecisionsError, Evidence
+from judge.suspension.card import Card
+from judge.suspension.decisions import Decision, DecisionsError, Evidence, read_decision
 
 REJECTED_INPUT = "rejected_input"
 WEBHOOK_FAILED = "webhook_failed"
@@ -39,14 +41,14 @@ class AuditError(InputError):
 
 
 class AuditLine(msgspec.Struct, frozen=True):
-    """One line of state/audit.jsonl: a decision's line (judge/suspension/decisions.py DecisionLine) with
-    when and where, or a warning's (so `action` and `rule` are plain strings). Only `time` and `action`
+    """One line of state/audit.jsonl: a decision as decisions.json writes it (judge/suspension/decisions.py
+    Decision) with when and where, or a warning's (so `action` and `rule` are plain strings). Only `time` and `action`
     are required of a line read; the UNSET fields are left out of a line that has none."""
 
     time: str  # when it was decided (ISO 8601, UTC)
     action: Annotated[str, Meta(min_length=1)]  # an Action's value, or a warning's: rejected_input, ...
     round_id: str | None = None  # the round it belongs to (None: a command's, as `canary lift`)
-    mode: str | None = None  # observe | enforce
+    mode: Mode | None = None  # observe | enforce
     model: str = ""
     provider: str = ""
     rule: str = ""
@@ -54,7 +56,7 @@ class AuditLine(msgspec.Struct, frozen=True):
     evidence: tuple[Evidence, ...] = ()
     until: str | None | UnsetType = UNSET  # a suspension's end (null: an older writer's "none")
     rung: int | None | UnsetType = UNSET  # a suspension's rung
-    card: tuple[CardLine, ...] | UnsetType = UNSET  # the evidence cards (suspend, would_suspend, floor_held, restore)
+    card: tuple[Card, ...] | UnsetType = UNSET  # the evidence cards (suspend, would_suspend, floor_held, restore)
     weak_evidence: bool | UnsetType = UNSET  # beside `card`: no card shows the host significantly worse
     keys: tuple[str, ...] | UnsetType = UNSET  # a digest_sent line's digest keys
     by: str | UnsetType = UNSET  # who ran the command (`canary lift --by`)
@@ -81,7 +83,7 @@ class AuditLine(msgspec.Struct, frozen=True):
         """The decision the line records, or None: a warning's line (rejected_input, ...) or one
         that reads as no decision (an action or rule this version does not know, hand-edited)."""
         try:
-            return Decision.from_json(msgspec.to_builtins(self))
+            return read_decision(msgspec.to_builtins(self))
         except DecisionsError:
             return None
 
@@ -95,20 +97,20 @@ class AuditLog:
     set_aside: tuple[str, ...] = ()  # JSON objects that are no AuditLine: each names the file, the line and the key
 
 
-def decision_lines(decisions: Iterable[Decision], *, round_id: str | None, mode: str,
+def decision_lines(decisions: Iterable[Decision], *, round_id: str | None, mode: Mode,
                    now: datetime, by: str | None = None) -> list[AuditLine]:
     """The audit lines of decisions: the decision as decisions.json writes it, with when, where (and who)."""
-    return [AuditLine(time=_time_text(now), round_id=round_id, mode=mode, by=UNSET if by is None else by,
-                      **msgspec.structs.asdict(d.line())) for d in decisions]
+    when = {"time": _time_text(now), "round_id": round_id, "mode": mode, **({} if by is None else {"by": by})}
+    return [msgspec.convert({**written(d), **when}, AuditLine) for d in decisions]
 
 
-def rejected_lines(rejected: Iterable[RejectedInput], *, round_id: str, mode: str,
+def rejected_lines(rejected: Iterable[RejectedInput], *, round_id: str, mode: Mode,
                    now: datetime) -> list[AuditLine]:
     return [warning_line(now, round_id, mode, action=REJECTED_INPUT, rule="input_validation", reason=r.problem,
                          model=r.model, provider=r.provider) for r in rejected]
 
 
-def warning_line(now: datetime, round_id: str | None, mode: str | None, *, action: str, rule: str, reason: str,
+def warning_line(now: datetime, round_id: str | None, mode: Mode | None, *, action: str, rule: str, reason: str,
                  model: str = "*", provider: str = "*") -> AuditLine:
     """A line that is no decision (a rejected input, a notification not delivered, ...)."""
     return AuditLine(time=_time_text(now), round_id=round_id, mode=mode, model=model, provider=provider, action=action,
@@ -123,7 +125,7 @@ def _time_text(now: datetime) -> str:
 
 def encoded(line: AuditLine) -> str:
     """The line as the log holds it: keys sorted, `", "` and `": "` between them, UTF-8 kept."""
-    return json.dumps(msgspec.to_builtins(line), sort_keys=True, ensure_ascii=False)
+    return json.dumps(written(line), sort_keys=True, ensure_ascii=False)
 
 
 def read_line(raw: Any, where: str) -> AuditLine:

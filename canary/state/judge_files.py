@@ -1,6 +1,6 @@
 """The judge's file on disk: state/canary-state.json, read and written.
 
-The state's format and its codec are judge/suspension/state.py's (`state_to_json` / `state_from_json`);
+The state's format is judge/suspension/state.py's records (written by `written`, read by `read_state`);
 this module is the I/O around them (core/store.py's atomic writes and careful reads).
 
 The exclusion files people write are read by core/layer_files.py (the layers: core/layers.py).
@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 from core.config import PathSettings
+from core.field_rules import written
 from core.layer_files import read_layers
 from core.layers import PEOPLE_LAYERS, STATE_FIX, Exclusion
 from core.store import StoreError, atomic_write_json, read_json
@@ -20,8 +21,7 @@ from judge.suspension.rules import CLOCK_SKEW
 from judge.suspension.state import (
     JudgeState,
     StateError,
-    state_from_json,
-    state_to_json,
+    read_state,
     times_after,
 )
 
@@ -33,7 +33,7 @@ def load_state(path: Path) -> JudgeState:
     if raw is None:
         return JudgeState()
     try:
-        state = state_from_json(raw, str(path))
+        state = read_state(raw, str(path))
     except StateError as exc:  # the file cannot be read as a state: a StoreError, like a broken JSON
         raise StoreError(str(exc)) from None
     return state
@@ -56,4 +56,4 @@ def load_layers(state: Path, paths: PathSettings) -> tuple[JudgeState, tuple[Exc
 
 
 def save_state(path: Path, state: JudgeState) -> None:
-    atomic_write_json(path, state_to_json(state))
+    atomic_write_json(path, written(state))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from core.results import RoundResults, merge_shards, read_results
 from core.store import StoreError, read_json
-from judge.suspension.decisions import DecisionsError, RoundDecisions
+from judge.suspension.decisions import DecisionsError, RoundDecisions, read_round_decisions
 
 
 def load_round(paths: Sequence[Path]) -> RoundResults:
@@ -36,6 +36,6 @@ def read_decisions(path: Path) -> RoundDecisions | None:
     if raw is None:
         return None
     try:
-        return RoundDecisions.from_json(raw)
+        return read_round_decisions(raw)
     except DecisionsError as exc:
         raise DecisionsError(f"{path}: {exc}; re-run `canary judge` on the round") from None

@@ -1,6 +1,8 @@
 """What the judge decided: Decision records and `RoundDecisions`, its record of one round
 (reports/decisions.json, docs/file-formats.md). It lives here, not in core/, because core/ cannot name a
 Decision. The action strings are decisions.json's and the audit log's wire format: they stay stable.
+The records are the file's form, declared once (core/field_rules.py), read strictly by
+`read_round_decisions` (DecisionsError names the dotted key).
 """
 
 from __future__ import annotations
@@ -9,15 +11,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 import msgspec
-from msgspec import UNSET, UnsetType
 
 from core.errors import InputError
-from core.schema import Invalid, read_as
-from core.times import TimeFormatError, fmt_time, parse_time
-from judge.suspension.card import Card, CardLine
+from core.field_rules import INLINE, SPARSE, Derived, read_document
+from core.policy import Mode
+from judge.suspension.card import Card
 
 # Model/provider of decisions about the whole round rather than one endpoint.
 WHOLE_ROUND = "*"
@@ -110,33 +111,6 @@ class Evidence(msgspec.Struct, frozen=True, omit_defaults=True):
     code: str = ""  # its code (judge/replies/verdict.py); "" in a file written before codes (left out then)
 
 
-def _checked_time(value: str, key: str) -> None:
-    """Invalid unless `value` reads as a time (core/times.py parse_time: naive means UTC)."""
-    try:
-        parse_time(value, key)
-    except TimeFormatError:
-        raise Invalid(key, f"{value!r} is not an ISO 8601 time like 2026-11-29T22:30:00Z") from None
-
-
-class DecisionLine(msgspec.Struct, frozen=True):
-    """A decision as decisions.json and the audit log write it (`Decision.line`); UNSET fields are left out."""
-
-    model: str
-    provider: str
-    action: Action
-    rule: Rule
-    reason: str
-    evidence: tuple[Evidence, ...] = ()
-    until: str | None | UnsetType = UNSET  # null (an older writer's "none") reads as absent
-    rung: int | None | UnsetType = UNSET
-    card: tuple[CardLine, ...] | UnsetType = UNSET
-    weak_evidence: bool | UnsetType = UNSET  # derived from the cards again on reading
-
-    def __post_init__(self) -> None:
-        if isinstance(self.until, str):
-            _checked_time(self.until, "until")
-
-
 @dataclass(frozen=True, slots=True)
 class Decision:
     """One transition worth logging and telling people about."""
@@ -146,14 +120,14 @@ class Decision:
     action: Action  # what happened (Action: suspend, would_suspend, restore, ...)
     rule: Rule  # which rule decided it (Rule)
     reason: str  # why, in words
-    until: datetime | None = None  # a suspension's end
-    rung: int | None = None  # a suspension's rung on the ladder (1, 2, 3...)
+    until: Annotated[datetime | None, SPARSE] = None  # a suspension's end
+    rung: Annotated[int | None, SPARSE] = None  # a suspension's rung on the ladder (1, 2, 3...)
     evidence: tuple[Evidence, ...] = ()  # the cases behind it
     # The evidence against its peers (judge/suspension/card.py): on suspend, would_suspend, floor_held, restore.
-    card: tuple[Card, ...] = ()
+    card: Annotated[tuple[Card, ...], SPARSE] = ()
 
     @property
-    def weak_evidence(self) -> bool:
+    def weak_evidence(self) -> Annotated[bool, Derived(when="card")]:
         """A suspension (or its attempt) on cards that show no host worse than its peers."""
         opening = self.action in (Action.SUSPEND, Action.WOULD_SUSPEND, Action.FLOOR_HELD)
         return opening and bool(self.card) and not any(c.significant for c in self.card)
@@ -162,31 +136,6 @@ class Decision:
     def whole_round(self) -> bool:
         """A decision about the whole round (model or provider `*`), not about one endpoint."""
         return WHOLE_ROUND in (self.model, self.provider)
-
-    def line(self) -> DecisionLine:
-        """The decision as decisions.json and the audit log write it."""
-        return DecisionLine(self.model, self.provider, self.action, self.rule, self.reason, self.evidence,
-                            until=UNSET if self.until is None else _time_text(self.until),
-                            rung=UNSET if self.rung is None else self.rung,
-                            card=tuple(c.line() for c in self.card) if self.card else UNSET,
-                            weak_evidence=self.weak_evidence if self.card else UNSET)
-
-    @classmethod
-    def from_line(cls, line: DecisionLine) -> Decision:
-        return cls(line.model, line.provider, line.action, line.rule, line.reason,
-                   until=parse_time(line.until, "until") if isinstance(line.until, str) else None,
-                   rung=line.rung if isinstance(line.rung, int) else None, evidence=line.evidence,
-                   card=() if isinstance(line.card, UnsetType) else tuple(Card.from_line(c) for c in line.card))
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = msgspec.to_builtins(self.line())
-        return out
-
-    @classmethod
-    def from_json(cls, raw: Any, where: str = "") -> Decision:
-        """A decision of decisions.json or an audit line; DecisionsError names the dotted key (after `where`)."""
-        return cls.from_line(read_as(raw, DecisionLine, source=None, error=DecisionsError,
-                                     ignore_unknown_keys=True, at=where))
 
 
 class Leak(msgspec.Struct, frozen=True, kw_only=True):
@@ -224,74 +173,36 @@ class RoundDecisions:
     """What the judge decided about one round and the provider.ignore lists it leaves (decisions.json)."""
 
     round_id: str                   # the round judged (shards: their ids, sorted, joined with "+")
-    mode: str                       # observe | enforce: the mode the round was decided in
+    mode: Mode                      # observe | enforce: the mode the round was decided in
     now: datetime                   # when it was decided (a re-run: the time of its first decision)
+    schema_version: Literal[1] = DECISIONS_SCHEMA_VERSION  # 1: another value is refused
     gap_minutes: float | None = None  # minutes since the previous round started (None: the first, or a re-run)
     already_applied: bool = False   # a re-run: the state held the round already and nothing changed
-    request: RequestRecord = field(default_factory=RequestRecord)
+    # the request that made them: its fields are written beside these (the table below)
+    request: Annotated[RequestRecord, INLINE] = field(default_factory=RequestRecord)
     decisions: tuple[Decision, ...] = ()  # every decision of the round, in the judge's order
     # model -> provider.ignore in effect
     ignore: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # ... with observe-mode suspensions enforced
     would_ignore: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    leaks: tuple[Leak, ...] = ()    # the route audit of each exporter's newest production record (left out: none)
+    # the route audit of each exporter's newest production record (left out: none)
+    leaks: Annotated[tuple[Leak, ...], SPARSE] = ()
     # model -> provider -> its production evidence lines (judge/suspension/production.py), as the state keeps them
-    production: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
+    production: Annotated[Mapping[str, Mapping[str, tuple[str, ...]]], SPARSE] = field(default_factory=dict)
 
     def endpoint_decisions(self) -> tuple[Decision, ...]:
         """The decisions about one endpoint (not the whole round's)."""
         return tuple(d for d in self.decisions if not d.whole_round)
 
-    def to_json(self) -> dict[str, Any]:
-        how = self.request
-        doc = DecisionsFile(
-            round_id=self.round_id, mode=self.mode, now=_time_text(self.now), gap_minutes=self.gap_minutes,
-            already_applied=self.already_applied, upstream=how.upstream, expected_models=how.expected_models,
-            allow_simulator=how.allow_simulator, reused_shards=dict(sorted(how.reused_shards.items())),
-            decisions=tuple(d.line() for d in self.decisions), ignore=dict(self.ignore),
-            would_ignore=dict(self.would_ignore), leaks=self.leaks or UNSET,
-            production={m: dict(p) for m, p in self.production.items()} if self.production else UNSET)
-        out: dict[str, Any] = msgspec.to_builtins(doc)
-        return out
 
-    @classmethod
-    def from_json(cls, raw: Any) -> RoundDecisions:
-        """Validate decoded decisions.json data; DecisionsError names the dotted key."""
-        doc = read_as(raw, DecisionsFile, source=None, error=DecisionsError, ignore_unknown_keys=True)
-        return cls(round_id=doc.round_id, mode=doc.mode, now=parse_time(doc.now, "now"),
-                   gap_minutes=doc.gap_minutes, already_applied=doc.already_applied,
-                   request=RequestRecord(upstream=doc.upstream, expected_models=doc.expected_models,
-                                         allow_simulator=doc.allow_simulator, reused_shards=doc.reused_shards),
-                   decisions=tuple(Decision.from_line(d) for d in doc.decisions),
-                   ignore=doc.ignore, would_ignore=doc.would_ignore,
-                   leaks=() if isinstance(doc.leaks, UnsetType) else doc.leaks,
-                   production={} if isinstance(doc.production, UnsetType) else doc.production)
+def read_round_decisions(raw: Any) -> RoundDecisions:
+    """decisions.json's data read by its declaration; DecisionsError names the dotted key. Fields
+    absent from an older or a hand-made file read with their defaults; a key this version does not
+    know is skipped (a later version may add one)."""
+    return RoundDecisions(**read_document(raw, RoundDecisions, source=None, error=DecisionsError))
 
 
-class DecisionsFile(msgspec.Struct, frozen=True):
-    """decisions.json's document: RoundDecisions with its RequestRecord's fields beside its own."""
-
-    round_id: str
-    mode: str
-    now: str
-    schema_version: Literal[1] = DECISIONS_SCHEMA_VERSION
-    gap_minutes: float | None = None
-    already_applied: bool = False
-    upstream: str | None = None
-    expected_models: tuple[str, ...] | None = None
-    allow_simulator: bool = False
-    reused_shards: dict[str, str] = {}
-    decisions: tuple[DecisionLine, ...] = ()
-    ignore: dict[str, tuple[str, ...]] = {}
-    would_ignore: dict[str, tuple[str, ...]] = {}
-    leaks: tuple[Leak, ...] | UnsetType = UNSET   # written only when a route audit found some
-    production: dict[str, dict[str, tuple[str, ...]]] | UnsetType = UNSET  # written only when there is some
-
-    def __post_init__(self) -> None:
-        _checked_time(self.now, "now")
-
-
-def _time_text(value: datetime) -> str:
-    text = fmt_time(value)
-    assert text is not None
-    return text
+def read_decision(raw: Any, where: str = "") -> Decision:
+    """A decision of decisions.json or an audit line (`weak_evidence` is derived from the cards);
+    DecisionsError names the dotted key (after `where`)."""
+    return Decision(**read_document(raw, Decision, source=None, error=DecisionsError, at=where))

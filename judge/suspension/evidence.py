@@ -52,9 +52,11 @@ def add_round_to_windows(state: JudgeState, report: RoundResults, policy: Policy
             if not _set_aside(ps, report, policy):
                 providers[provider] = _counted(ps, codes, billing.get(provider))
         models[model] = providers
-    for model, listed in sorted(report.limits.items()):  # the limits discovery listed, for next round's notes
+    for model, entry in sorted(report.models.items()):  # the limits discovery listed, for next round's notes
+        if not entry.limits:
+            continue
         providers = dict(models.get(model, {}))
-        for provider, (ctx, most) in sorted(listed.items()):
+        for provider, (ctx, most) in sorted(entry.limits.items()):
             ps = providers.get(provider, ProviderState())
             providers[provider] = replace(ps, limits=ListedLimits(ctx, most))
         models[model] = providers

@@ -139,10 +139,10 @@ def classify_round(report: RoundResults, policy: Policy) -> dict[str, ModelRound
         hits = _guard_hits([c for c in cases if not c.control], policy)
         discounted = {(p, h.contract) for h in hits for p in h.failing}
         expected = {c.contract for c in cases}
-        providers = sorted(set(report.models.get(model, ())) | {c.provider for c in cases})
+        providers = sorted(set(report.providers(model)) | {c.provider for c in cases})
         rounds = {p: _classify_provider(p, [c for c in cases if c.provider == p], expected, discounted)
                   for p in providers}
-        result[model] = ModelRound(model, tuple(report.models.get(model, ())), rounds, hits)
+        result[model] = ModelRound(model, report.providers(model), rounds, hits)
     return result
 
 

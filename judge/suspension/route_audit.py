@@ -52,8 +52,8 @@ def round_names(report: RoundResults) -> dict[str, dict[str, str | None]]:
     """model -> tag -> provider name of a round's endpoints: discovery's (results.json `names`), else the one
     its replies gave, else None (matched by its slug)."""
     served = served_names((c.model, c.provider, c.served_by) for c in report.cases)
-    return {m: {**{t: None for t in tags}, **served.get(m, {}), **report.names.get(m, {})}
-            for m, tags in report.models.items()}
+    return {m: {**{t: None for t in entry.providers}, **served.get(m, {}), **entry.names}
+            for m, entry in report.models.items()}
 
 
 def route_audit(records: Iterable[ProductionRecord], entries: Sequence[Exclusion], names: Names) -> tuple[Leak, ...]:

@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 
 from core.errors import RuleError
-from core.policy import ENFORCE, MAX_LAST_REASONS, MAX_REASON_CHARS, OBSERVE, Policy
+from core.policy import ENFORCE, MAX_LAST_REASONS, MAX_REASON_CHARS, OBSERVE, Mode, Policy
 from core.production import ProductionRecord
 from core.results import RoundResults
 from judge.suspension.coverage import also_removed, covers
@@ -109,7 +109,8 @@ def apply_round(state: JudgeState, report: RoundResults, policy: Policy, *, now:
     if policy.reliability:  # opt-in: a host significantly less reliable than its peers fails the round
         windows = new
         rounds = apply_reliability(rounds, report, lambda m, p: card_for(windows, m, p, RELIABILITY))
-    weighed = weigh(production, report.names, policy.model_wide_guard, now=report.started_at)
+    weighed = weigh(production, {m: e.names for m, e in report.models.items()}, policy.model_wide_guard,
+                    now=report.started_at)
     rounds, resolved = apply_production(rounds, report, weighed, policy.production)
     decisions.extend(resolved)
     excluded = excluded or {}
@@ -308,7 +309,7 @@ def _restore(state: JudgeState, mround: ModelRound, policy: Policy, decisions: l
     return state
 
 
-def _suspend(state: JudgeState, mround: ModelRound, policy: Policy, now: datetime, mode: str,
+def _suspend(state: JudgeState, mround: ModelRound, policy: Policy, now: datetime, mode: Mode,
              excluded: frozenset[str], decisions: list[Decision]) -> JudgeState:
     model = mround.model
     providers = state.models.get(model, {})
@@ -353,8 +354,9 @@ def _suspend(state: JudgeState, mround: ModelRound, policy: Policy, now: datetim
     return state
 
 
-def _mode_for(failed_now: tuple[str, ...], mode: str, policy: Policy) -> str:
-    """Observe when the round that completed the streak failed only observed contracts, else the judge's."""
+def _mode_for(failed_now: tuple[str, ...], mode: Mode, policy: Policy) -> Mode:
+    """The mode of a suspension: observe when the round that completed the streak failed only
+    contracts still observed (Policy.observe_contracts), else the judge's."""
     if failed_now and all(c in policy.observe_contracts for c in failed_now):
         return OBSERVE
     return mode

@@ -4,10 +4,10 @@ JudgeState is never mutated; the rules build a new one. Its size is bounded: the
 ids are capped (Policy.remembered_rounds) and providers that vanished from discovery are
 forgotten once they hold nothing (no streak, no suspension, a faded ladder).
 
-`state_to_json` / `state_from_json` are its codec (pure: canary/state/judge_files.py reads and writes
-the file); the reader is the file's declaration (`StateFile` and its parts, below) read with
-core/schema.py, which names the dotted key of a bad value (`models.<model>.<provider>.failed_streak`).
-The file's format, state/canary-state.json:
+The records are the file's declaration (core/field_rules.py): `written(state)` is the file and
+`read_state` reads it back (pure: canary/state/judge_files.py reads and writes the file), strictly,
+naming the dotted key of a bad value (`models.<model>.<provider>.failed_streak`). The file's format,
+state/canary-state.json:
 
 Format (schema_version 1; written only by `canary judge`/`canary lift`, sorted keys):
 
@@ -68,11 +68,12 @@ from typing import Annotated, Any, Literal
 from msgspec import Meta
 
 from core.errors import InputError
-from core.layers import STATE_FIX, STATE_SCHEMA_VERSION, STATE_SUSPENSION_KEY
-from core.policy import ENFORCE, MODES, Mode
-from core.schema import Invalid, read_as
+from core.field_rules import REQUIRED, SPARSE, EachAlone, ReadBy, WriteAs, read_document
+from core.layers import STATE_FIX, STATE_SCHEMA_VERSION
+from core.policy import ENFORCE, Mode
+from core.schema import shown
 from core.tags import is_valid_tag
-from core.times import as_utc, fmt_time
+from core.times import fmt_time
 from judge.replies.listing import ListedLimits
 from judge.replies.listing import decode as decode_limits
 from judge.replies.listing import encode as encode_limits
@@ -97,16 +98,12 @@ class Suspension:
     since: datetime
     until: datetime
     rung: Count
-    mode: str
+    mode: Mode
     reason: str
     # The failed contracts of the round that completed the streak: whether an observe-mode record
     # is enforced when the judge switches to enforce (judge/suspension/rules.py _enforce_records).
     # Optional and additive (absent in files written before it).
-    contracts: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        if self.mode not in MODES:
-            raise Invalid("mode", f"expected one of {', '.join(MODES)}, got {self.mode!r}")
+    contracts: Annotated[tuple[str, ...], SPARSE] = ()
 
     def active(self, now: datetime) -> bool:
         return self.until > now
@@ -123,33 +120,56 @@ class Ladder:
     last_suspension_started: datetime | None = None
 
 
+def _reasons(raw: Any) -> tuple[str, ...]:
+    """`last_reasons`, each as its text (a string would be split into one reason per character: refused)."""
+    if not isinstance(raw, list):
+        raise ValueError(f"expected a list, got {shown(raw)}")
+    return tuple(str(r) for r in raw)
+
+
+def _language(raw: Any) -> str | None:
+    """Anything but a language code is no plan: the rotation starts again."""
+    return raw if isinstance(raw, str) else None
+
+
+def _window(raw: Any) -> Window:
+    if raw is not None and not isinstance(raw, Mapping):
+        raise ValueError(f"expected a mapping of contracts to attempt codes, got {shown(raw)}")
+    return decode_window(raw or {})
+
+
+def _limits(raw: Any) -> ListedLimits | None:
+    return None if raw is None else decode_limits(raw)
+
+
 @dataclass(frozen=True, slots=True)
 class ProviderState:
     """What the judge remembers about one endpoint of one model."""
 
-    failed_streak: int = 0
-    clean_streak: int = 0
+    failed_streak: Count = 0
+    clean_streak: Count = 0
     suspension: Suspension | None = None
     ladder: Ladder = field(default_factory=Ladder)
-    last_reasons: tuple[str, ...] = ()
-    next_language: str | None = None
+    last_reasons: Annotated[tuple[str, ...], ReadBy(_reasons)] = ()
+    next_language: Annotated[str | None, ReadBy(_language)] = None
     # started_at of the last round that moved a streak (failed or clean): the pending window
     # and the minimum gap between counted rounds are measured from it. None: never counted, or
     # a state written before the time rules existed (a streak without a time is not pending).
     last_counted_at: datetime | None = None
     # The rolling evidence of its last counted rounds (judge/suspension/window.py, judge/suspension/evidence.py).
-    window: Window = field(default_factory=Window)
+    window: Annotated[Window, ReadBy(_window), WriteAs(encode_window)] = field(default_factory=Window)
     # Billed against listed over the same rounds (judge/suspension/billing_window.py): the status page's.
-    billing: BillingWindow = field(default_factory=BillingWindow)
+    billing: Annotated[BillingWindow, ReadBy(decode_billing), WriteAs(encode_billing), SPARSE] = field(
+        default_factory=BillingWindow)
     # Its limits as the last round's discovery listed them (judge/replies/listing.py: a change is a note).
-    limits: ListedLimits | None = None
+    limits: Annotated[ListedLimits | None, ReadBy(_limits), WriteAs(encode_limits), SPARSE] = None
     # The contracts whose failures counted in the pending failed streak (empty when failed_streak
     # is 0): a frozen round in which all of them passed ends the streak (judge/suspension/streaks.py).
-    failing_contracts: tuple[str, ...] = ()
+    failing_contracts: Annotated[tuple[str, ...], SPARSE] = ()
     # Production evidence (judge/suspension/production.py): the contracts its next round confirms
     # (each run three times), and the lines its cards and freshness read as, for `canary status`.
-    to_confirm: tuple[str, ...] = ()
-    production: tuple[str, ...] = ()
+    to_confirm: Annotated[tuple[str, ...], SPARSE] = ()
+    production: Annotated[tuple[str, ...], SPARSE] = ()
 
     def idle(self) -> bool:
         """Nothing worth remembering but the language plan (a clean streak only matters when suspended)."""
@@ -160,18 +180,19 @@ class ProviderState:
 class LastRound:
     round_id: str
     started_at: datetime
-    decided_at: datetime | None = None  # when the judge applied it (None in states written before it was kept)
+    # when the judge applied it (None in states written before it was kept)
+    decided_at: Annotated[datetime | None, SPARSE] = None
 
 
 @dataclass(frozen=True, slots=True)
 class JudgeState:
     """All models' provider states plus the bookkeeping that makes rounds idempotent."""
 
-    models: Mapping[str, Mapping[str, ProviderState]] = field(default_factory=dict)
+    models: Annotated[Mapping[str, Mapping[str, ProviderState]], EachAlone(), REQUIRED] = field(default_factory=dict)
     applied_rounds: tuple[str, ...] = ()
     last_round: LastRound | None = None
-    mode: str | None = None
-    schema_version: int = STATE_SCHEMA_VERSION
+    mode: Mode | None = None
+    schema_version: Annotated[Literal[1], REQUIRED] = STATE_SCHEMA_VERSION
 
     def provider(self, model: str, provider: str) -> ProviderState:
         return self.models.get(model, {}).get(provider, ProviderState())
@@ -222,125 +243,25 @@ def times_after(state: JudgeState, limit: datetime) -> list[str]:
     return found
 
 
-def state_to_json(state: JudgeState) -> dict[str, Any]:
-    models = {
-        model: {provider: _provider_to_json(ps) for provider, ps in sorted(providers.items())}
-        for model, providers in sorted(state.models.items())
-    }
-    last = state.last_round
-    return {
-        "schema_version": STATE_SCHEMA_VERSION,
-        "mode": state.mode,
-        "applied_rounds": list(state.applied_rounds),
-        "last_round": None if last is None else _last_round_to_json(last),
-        "models": models,
-    }
-
-
-def _provider_to_json(ps: ProviderState) -> dict[str, Any]:
-    s = ps.suspension
-    return {
-        "failed_streak": ps.failed_streak,
-        "clean_streak": ps.clean_streak,
-        STATE_SUSPENSION_KEY: None if s is None else {
-            "since": fmt_time(s.since), "until": fmt_time(s.until), "rung": s.rung, "mode": s.mode, "reason": s.reason,
-            **({"contracts": list(s.contracts)} if s.contracts else {})},
-        "ladder": {"rung": ps.ladder.rung, "last_suspension_started": fmt_time(ps.ladder.last_suspension_started)},
-        "last_reasons": list(ps.last_reasons),
-        "next_language": ps.next_language,
-        "last_counted_at": fmt_time(ps.last_counted_at),
-        "window": encode_window(ps.window),
-        **({"billing": encode_billing(ps.billing)} if ps.billing else {}),
-        **({"limits": encode_limits(ps.limits)} if ps.limits is not None else {}),
-        **({"failing_contracts": list(ps.failing_contracts)} if ps.failing_contracts else {}),
-        **({"to_confirm": list(ps.to_confirm)} if ps.to_confirm else {}),
-        **({"production": list(ps.production)} if ps.production else {}),
-    }
-
-
-def state_from_json(raw: Any, source: str) -> JudgeState:
-    """Validate decoded state JSON; StateError names the source and the dotted key."""
+def read_state(raw: Any, source: str) -> JudgeState:
+    """Decoded state JSON read by its declaration; StateError names the source and the dotted key.
+    Keys this reader does not know are skipped, not refused: the format grows by optional, additive
+    keys (last_counted_at, window) that readers of the previous version must ignore."""
     def refused(detail: str) -> StateError:
         return StateError(f"{source}: the state file is not in the expected shape ({detail}); {STATE_FIX}. "
                           "Nothing was written.")
 
-    # Keys this reader does not know are skipped, not refused: the format grows by optional,
-    # additive keys (last_counted_at, window) that readers of the previous version must ignore.
-    f = read_as(raw, StateFile, source=None, error=refused, ignore_unknown_keys=True)
+    doc = read_document(raw, JudgeState, source=None, error=refused)
     models: dict[str, dict[str, ProviderState]] = {}
-    for model, providers in f.models.items():
+    for model, providers in doc["models"].items():
         if not is_valid_tag(model):
             raise refused(f"models: model id {model!r} is not a safe tag")
-        if not isinstance(providers, dict):  # a list (of pairs, or empty) must not read as "nothing suspended"
-            raise refused(f"models.{model}: expected a mapping of provider tags, got {type(providers).__name__}")
         models[model] = {}
-        for provider, p in providers.items():
+        for provider, entry in providers.items():
             if not is_valid_tag(provider):
                 raise refused(f"models.{model}: provider tag {provider!r} is not a safe tag")
-            entry = read_as(p, ProviderFile, source=None, error=refused, ignore_unknown_keys=True,
-                            at=f"models.{model}.{provider}")
-            models[model][provider] = entry.record()
-    last = f.last_round
-    return JudgeState(
-        models=models, applied_rounds=f.applied_rounds, mode=f.mode,
-        last_round=None if last is None else LastRound(last.round_id, as_utc(last.started_at),
-                                                       as_utc(last.decided_at)),
-    )
-
-
-def _last_round_to_json(last: LastRound) -> dict[str, str | None]:
-    doc = {"round_id": last.round_id, "started_at": fmt_time(last.started_at)}
-    if last.decided_at is not None:
-        doc["decided_at"] = fmt_time(last.decided_at)
-    return doc
-
-
-# -- the file's declaration (core/schema.py): these, and the records Suspension, Ladder, LastRound --
-
-@dataclass(frozen=True, slots=True)
-class ProviderFile:
-    failed_streak: Count
-    clean_streak: Count
-    suspension: Suspension | None = None
-    ladder: Ladder | None = None
-    last_reasons: tuple[Any, ...] = ()  # a string would be split into one "reason" per character: refused
-    next_language: Any = None  # anything but a language code: no plan (the rotation starts again)
-    last_counted_at: datetime | None = None
-    window: dict[str, Any] | None = None  # judge/suspension/window.py's codes, per contract
-    billing: str = ""  # judge/suspension/billing_window.py's billed:listed per round
-    limits: str | None = None  # judge/replies/listing.py's context_length:max_completion_tokens
-    failing_contracts: tuple[str, ...] = ()
-    to_confirm: tuple[str, ...] = ()
-    production: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        for key, check in (("window", lambda: decode_window(self.window or {})),
-                           ("billing", lambda: decode_billing(self.billing)),
-                           ("limits", lambda: None if self.limits is None else decode_limits(self.limits))):
-            try:
-                check()
-            except ValueError as exc:
-                raise Invalid(key, str(exc)) from None
-
-    def record(self) -> ProviderState:
-        s, ladder = self.suspension, self.ladder or Ladder()
-        return ProviderState(
-            failed_streak=self.failed_streak, clean_streak=self.clean_streak,
-            suspension=None if s is None else replace(s, since=as_utc(s.since), until=as_utc(s.until)),
-            ladder=replace(ladder, last_suspension_started=as_utc(ladder.last_suspension_started)),
-            last_reasons=tuple(str(r) for r in self.last_reasons),
-            next_language=self.next_language if isinstance(self.next_language, str) else None,
-            last_counted_at=as_utc(self.last_counted_at), window=decode_window(self.window or {}),
-            billing=decode_billing(self.billing),
-            limits=None if self.limits is None else decode_limits(self.limits),
-            failing_contracts=self.failing_contracts if self.failed_streak else (),
-            to_confirm=self.to_confirm, production=self.production)
-
-
-@dataclass(frozen=True, slots=True)
-class StateFile:
-    schema_version: Literal[1]
-    models: dict[str, Any]  # model -> provider -> ProviderFile, read one by one (the path names both)
-    mode: Mode | None = None
-    applied_rounds: tuple[str, ...] = ()
-    last_round: LastRound | None = None
+            values = read_document(entry, ProviderState, source=None, error=refused, at=f"models.{model}.{provider}")
+            if not values["failed_streak"]:  # what a pending failed streak failed: none without one
+                values["failing_contracts"] = ()
+            models[model][provider] = ProviderState(**values)
+    return JudgeState(**{**doc, "models": models})

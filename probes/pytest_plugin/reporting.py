@@ -16,6 +16,7 @@ from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from core.field_rules import written
 from core.results import ControlNote
 from core.store import atomic_write_text
 from core.vocabulary import REFUSAL, Outcome, case_id
@@ -95,7 +96,7 @@ def timings(attempt: ProbedAttempt) -> dict[str, Any]:
     """The attempt's record (less its excerpt: the reply is attached whole) and its extras' figures."""
     extras = attempt.extras
     out: dict[str, Any] = {}
-    for key, value in attempt.record.to_json().items():
+    for key, value in written(attempt.record).items():
         if key != "excerpt":
             out[key] = value
         if key == "integrity_reason":  # where the wire facts have always been shown

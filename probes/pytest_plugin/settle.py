@@ -22,7 +22,7 @@ from core.times import TimeFormatError, parse_time, stamp
 from core.upstream import Upstream, resolve_upstream
 from probes.http.client import PinnedClient
 from probes.http.identity import identify
-from probes.round.planning import RoundPlan, discover_plan, load_snapshot
+from probes.round.planning import discover_plan, load_snapshot, read_plan
 from probes.round.settings import (
     CONFIG_CONTROLS,
     SIMULATOR_UPSTREAM,
@@ -107,7 +107,7 @@ def settle(config: pytest.Config, language_server: tuple[str, int, str] | None =
         w = json.loads(config.workerinput[WORKERINPUT_KEY])  # type: ignore[attr-defined]
         from probes.pytest_plugin.scheduling import worker_index
         return RoundSettings(
-            role=role, config=canary_config, client=client, plan=RoundPlan.from_json(w["plan"]),
+            role=role, config=canary_config, client=client, plan=read_plan(w["plan"]),
             round_id=w["round_id"], started_at=w["started_at"], upstream=w["upstream"],
             clock=RoundClock(), controls_source=w["controls_source"], reports=Path(w["reports"]),
             workers=int(config.workerinput["workercount"]),  # type: ignore[attr-defined]

@@ -19,8 +19,8 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from core.field_rules import as_count, measurement, seconds, writable_text
-from core.results import EXCERPT_CHARS, AttemptResult, CaseResult
+from core.field_rules import as_count, measurement, seconds, writable_text, written
+from core.results import EXCERPT_CHARS, AttemptResult, CaseResult, read_case
 from core.vocabulary import Outcome, case_id, discovery_case_id, endpoint_id
 from probes.http.records import Endpoint, ErrorKind
 
@@ -219,13 +219,13 @@ class ProbedCase:
     def to_wire(self) -> dict[str, Any]:
         """What crosses to another process of the round (an xdist worker's report, a control's
         verdict): the record's own JSON and the flags; the extras stay with the process that probed."""
-        return {"case": self.record.to_json(), "auth_error": self.auth_error,
+        return {"case": written(self.record), "auth_error": self.auth_error,
                 "raw_outcome": self.raw_outcome.value if self.raw_outcome else None}
 
     @classmethod
     def from_wire(cls, wire: Mapping[str, Any]) -> ProbedCase:
         raw = wire.get("raw_outcome")
-        record = CaseResult.from_json(wire["case"])
+        record = read_case(wire["case"])
         return cls(record=record, extras=tuple(AttemptExtras() for _ in record.attempts),
                    auth_error=wire.get("auth_error") is True, raw_outcome=Outcome(raw) if raw else None)
 
@@ -244,11 +244,11 @@ class CaseRecord:
 
     def to_wire(self) -> dict[str, Any]:
         """What an xdist worker sends the round owner with a case's report: the record's own JSON."""
-        return {"case": self.case.to_json(), "auth_error": self.auth_error, "probed": self.probed}
+        return {"case": written(self.case), "auth_error": self.auth_error, "probed": self.probed}
 
     @classmethod
     def from_wire(cls, wire: Mapping[str, Any]) -> CaseRecord:
-        return cls(CaseResult.from_json(wire["case"]), wire.get("auth_error") is True, wire.get("probed") is not False)
+        return cls(read_case(wire["case"]), wire.get("auth_error") is True, wire.get("probed") is not False)
 
 
 def not_probed(case: Case, reason: str) -> CaseResult:

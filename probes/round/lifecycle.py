@@ -14,7 +14,8 @@ import shutil
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
-from core.results import Incomplete, IncompleteKind, RoundResults
+from core.field_rules import written
+from core.results import Incomplete, IncompleteKind, ModelEntry, RoundResults
 from core.tags import is_provider_name, is_valid_tag
 from core.vocabulary import LANGUAGE
 from probes.round.cases import Case, CaseRecord, PlannedCase, ProbedCase, not_probed
@@ -126,7 +127,7 @@ class Round:
         written to reports/results.json; the control hand-off folder is removed."""
         settings = self.settings
         self.results = self.record(interrupted=interrupted)
-        write_json(settings.reports / "results.json", self.results.to_json())
+        write_json(settings.reports / "results.json", written(self.results))
         run_quietly(lambda: shutil.rmtree(control_dir(settings.reports, settings.round_id), ignore_errors=True))
         return self.results
 
@@ -156,11 +157,6 @@ class Round:
             records=ordered, incomplete=incomplete,
             unprobed=unprobed_controls(settings.plan, set(self.expected), (r.case for r in ordered)),
             clock=settings.clock.kind, controls_source=settings.controls_source,
-            limits={m: {e.provider: (e.context_length, e.max_completion_tokens) for e in eps}
-                    for m, eps in settings.plan.endpoints.items()},
-            listing_notes=settings.plan.notes,
-            names={m: {e.provider: e.provider_name for e in eps if is_provider_name(e.provider_name)}
-                   for m, eps in settings.plan.endpoints.items()},
         )
 
 
@@ -171,12 +167,16 @@ def _by_model(cases: Iterable[Case]) -> dict[str, tuple[Case, ...]]:
     return {m: tuple(v) for m, v in out.items()}
 
 
-def round_models(plan: RoundPlan) -> dict[str, list[str]]:
-    """The round's models and their discovered endpoints; a model whose discovery failed is listed
-    with none, so a shard that is incomplete because of it says which model it was (the judge
-    then sets aside that model only: core.results.merge_shards)."""
-    models = {m: [e.provider for e in eps] for m, eps in plan.endpoints.items()}
+def round_models(plan: RoundPlan) -> dict[str, ModelEntry]:
+    """The round's models: their discovered endpoints, as listed (limits) and noted; a model whose
+    discovery failed is listed with none, so a shard that is incomplete because of it says which
+    model it was (the judge then sets aside that model only: core.results.merge_shards)."""
+    models = {m: ModelEntry(tuple(sorted({e.provider for e in eps})),
+                            limits={e.provider: (e.context_length, e.max_completion_tokens) for e in eps},
+                            notes=plan.notes.get(m, ()),
+                            names={e.provider: e.provider_name for e in eps if is_provider_name(e.provider_name)})
+              for m, eps in plan.endpoints.items()}
     for failure in plan.failures:
         if is_valid_tag(failure.model):
-            models.setdefault(failure.model, [])
+            models.setdefault(failure.model, ModelEntry())
     return models

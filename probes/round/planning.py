@@ -5,10 +5,10 @@ writes it to reports/discovery.json and hands the same JSON to every xdist worke
 `workerinput`: workers never discover (workers that each discover collect different tests and
 xdist aborts the run, docs/design-notes.md §1.1). `--discovery-snapshot FILE` replays a saved plan.
 
-The plan's form is declared once, as frozen msgspec Structs: `PlanFile` (what a worker receives,
+The plan is its own form, declared once (core/field_rules.py): `RoundPlan` (what a worker receives,
 and reports/discovery.json's `plan`) and `DiscoveryFile` (reports/discovery.json: the plan and
-where it came from); an Endpoint is its own declaration. `read_snapshot` is the one reader of a
-saved snapshot (`--discovery-snapshot`, `canary validate`'s control check): a file it cannot read
+where it came from); an Endpoint is its own declaration. `read_plan` reads a plan, `read_snapshot`
+a saved snapshot (`--discovery-snapshot`, `canary validate`'s control check): a file it cannot read
 is refused with SnapshotError naming the file and the key.
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -25,6 +25,7 @@ import msgspec
 
 from core.config import Config
 from core.errors import InputError
+from core.field_rules import read_document
 from core.schema import read_as
 from core.store import read_json
 from core.tags import is_valid_model_id
@@ -59,11 +60,18 @@ class DiscoveryFailure:
     auth: bool = False  # the upstream refused the key (401/402/403)
 
 
+class PlannedModel(msgspec.Struct, frozen=True):
+    """A model's entry in the plan: its endpoints, sorted by tag."""
+
+    endpoints: tuple[Endpoint, ...]
+
+
 @dataclass(frozen=True, slots=True)
 class RoundPlan:
     """Everything every process of a round must agree on before collecting."""
 
-    endpoints: dict[str, tuple[Endpoint, ...]]          # model -> endpoints, sorted by tag
+    schema_version: Literal[1]                          # SNAPSHOT_SCHEMA_VERSION
+    models: dict[str, PlannedModel]                     # model -> its endpoints
     failures: tuple[DiscoveryFailure, ...] = ()
     languages: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
     contracts: tuple[str, ...] = CONTRACTS
@@ -78,6 +86,16 @@ class RoundPlan:
     # model -> tag -> the contracts production evidence asked to confirm (the judge's state): each
     # such case runs three times (probes/round/engine.py).
     confirm: dict[str, dict[str, tuple[str, ...]]] = dataclasses.field(default_factory=dict)
+
+    @classmethod
+    def of(cls, endpoints: Mapping[str, tuple[Endpoint, ...]], **rest: Any) -> RoundPlan:
+        """The plan of these endpoints (model -> endpoints, sorted by tag), and the rest as given."""
+        return cls(SNAPSHOT_SCHEMA_VERSION, {m: PlannedModel(eps) for m, eps in endpoints.items()}, **rest)
+
+    @property
+    def endpoints(self) -> dict[str, tuple[Endpoint, ...]]:
+        """Model -> its endpoints, sorted by tag."""
+        return {m: planned.endpoints for m, planned in self.models.items()}
 
     def cases(self) -> list[PlannedCase]:
         """Discovery failures first (so they are never lost in a long list), then model/tag/contract."""
@@ -108,29 +126,6 @@ class RoundPlan:
         """Configured controls that discovery did not list: the probe cannot be verified."""
         found = {ep.provider for ep in self.endpoints.get(model, ())}
         return tuple(t for t in self.controls.get(model, ()) if t not in found)
-
-    def entry(self) -> PlanFile:
-        """The plan as a worker receives it and reports/discovery.json keeps it."""
-        return PlanFile(
-            schema_version=SNAPSHOT_SCHEMA_VERSION,
-            models={m: PlannedModel(eps) for m, eps in self.endpoints.items()}, failures=self.failures,
-            languages=self.languages, contracts=self.contracts, controls=self.controls, dropped=self.dropped,
-            notes=self.notes, optional=self.optional, confirm=self.confirm)
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = msgspec.to_builtins(self.entry())
-        return out
-
-    @classmethod
-    def from_entry(cls, e: PlanFile) -> RoundPlan:
-        return cls(endpoints={m: entry.endpoints for m, entry in e.models.items()}, failures=e.failures,
-                   languages=e.languages, contracts=e.contracts, controls=e.controls, dropped=e.dropped,
-                   notes=e.notes, optional=e.optional, confirm=e.confirm)
-
-    @classmethod
-    def from_json(cls, raw: Any, source: str | None = None) -> RoundPlan:
-        """A plan as `to_json` wrote it, or SnapshotError naming the key (after `source`)."""
-        return cls.from_entry(read_as(raw, PlanFile, source=source, error=SnapshotError, ignore_unknown_keys=True))
 
     def with_settings(self, config: Config, language_plan: dict[str, dict[str, str]],
                       previous_limits: Mapping[str, Mapping[str, ListedLimits]] | None = None,
@@ -191,7 +186,7 @@ async def _discover_all(config: Config, client_settings: Upstream) -> RoundPlan:
             failures.append(DiscoveryFailure(model, f"discovery of {model!r} crashed: {type(res).__name__}: {res}"))
         else:
             endpoints[model] = with_thinking(res, thinking.get(model))
-    return RoundPlan(endpoints=endpoints, failures=tuple(failures), dropped=dropped)
+    return RoundPlan.of(endpoints, failures=tuple(failures), dropped=dropped)
 
 
 def with_thinking(endpoints: Sequence[Endpoint], defaults: ThinkingDefaults | None) -> tuple[Endpoint, ...]:
@@ -209,8 +204,7 @@ def read_snapshot(path: Path) -> DiscoveryFile:
     if raw is None:
         raise SnapshotError(f"{path}: no such file; {SNAPSHOT_FIX}")
     if isinstance(raw, Mapping) and "plan" not in raw:
-        doc = DiscoveryFile(schema_version=SNAPSHOT_SCHEMA_VERSION,
-                            plan=read_as(raw, PlanFile, source=str(path), error=_refused, ignore_unknown_keys=True))
+        doc = DiscoveryFile(plan=read_plan(raw, str(path), error=_refused))
     else:
         doc = read_as(raw, DiscoveryFile, source=str(path), error=_refused, ignore_unknown_keys=True)
     # The tags become node ids, file names, `provider.ignore` entries and commit lines: a replayed
@@ -224,30 +218,12 @@ def read_snapshot(path: Path) -> DiscoveryFile:
 
 def load_snapshot(path: Path) -> RoundPlan:
     """Replay a saved reports/discovery.json: its plan."""
-    return RoundPlan.from_entry(read_snapshot(path).plan)
+    return read_snapshot(path).plan
 
 
-# The plan's form (the module docstring says who writes and reads it).
-
-class PlannedModel(msgspec.Struct, frozen=True):
-    """A model's entry in the plan: its endpoints, sorted by tag."""
-
-    endpoints: tuple[Endpoint, ...]
-
-
-class PlanFile(msgspec.Struct, frozen=True, kw_only=True):
-    """The round plan as a worker receives it and reports/discovery.json keeps it (RoundPlan)."""
-
-    schema_version: Literal[1]
-    models: dict[str, PlannedModel]
-    failures: tuple[DiscoveryFailure, ...] = ()
-    languages: dict[str, dict[str, str]] = {}
-    contracts: tuple[str, ...] = CONTRACTS
-    controls: dict[str, tuple[str, ...]] = {}
-    dropped: dict[str, tuple[str, ...]] = {}
-    notes: dict[str, tuple[str, ...]] = {}
-    optional: dict[str, tuple[str, ...]] = {}
-    confirm: dict[str, dict[str, tuple[str, ...]]] = {}
+def read_plan(raw: Any, source: str | None = None, error: Callable[[str], Exception] = SnapshotError) -> RoundPlan:
+    """A plan as `written` wrote it, or `error` naming the key (after `source`)."""
+    return RoundPlan(**read_document(raw, RoundPlan, source=source, error=error))
 
 
 class DiscoveryFile(msgspec.Struct, frozen=True, kw_only=True):
@@ -261,8 +237,4 @@ class DiscoveryFile(msgspec.Struct, frozen=True, kw_only=True):
     upstream: str | None = None  # openrouter | simulator | custom
     base_url: str | None = None
     controls_source: str | None = None
-    plan: PlanFile
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = msgspec.to_builtins(self)
-        return out
+    plan: RoundPlan

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from core.results import REAL, CaseResult, ControlNote, Incomplete, RoundResults
+from core.results import REAL, CaseResult, Clock, ControlNote, Incomplete, ModelEntry, RoundResults
 from core.store import atomic_write_text
 from core.times import parse_time
 from core.vocabulary import REFUSAL, Outcome
@@ -19,12 +19,9 @@ from probes.round.cases import CaseRecord
 
 
 def build_results(*, round_id: str, started_at: str, finished_at: str, upstream: str,
-                  models: Mapping[str, Iterable[str]], records: Iterable[CaseRecord],
+                  models: Mapping[str, ModelEntry], records: Iterable[CaseRecord],
                   incomplete: Sequence[Incomplete], unprobed: Iterable[Mapping[str, str]] = (),
-                  clock: str = REAL, controls_source: str | None = None,
-                  limits: Mapping[str, Mapping[str, tuple[int | None, int | None]]] | None = None,
-                  listing_notes: Mapping[str, tuple[str, ...]] | None = None,
-                  names: Mapping[str, Mapping[str, str]] | None = None) -> RoundResults:
+                  clock: Clock = REAL, controls_source: str | None = None) -> RoundResults:
     """The round record (core/results.py) of the cases the round owner collected, in order.
 
     Its usage per provider is derived from the cases; its weak probes are the control cases
@@ -34,12 +31,10 @@ def build_results(*, round_id: str, started_at: str, finished_at: str, upstream:
     return RoundResults(
         round_id=round_id, started_at=parse_time(started_at, "started_at"),
         finished_at=parse_time(finished_at, "finished_at"), complete=not incomplete, incomplete=tuple(incomplete),
-        upstream=upstream, models={m: tuple(sorted(set(tags))) for m, tags in models.items()}, cases=cases,
+        upstream=upstream, models=dict(models), cases=cases,
         weak_probes=weak_probes(cases),
         unprobed_controls=tuple(ControlNote(u["model"], u["contract"], u["control"], u["reason"]) for u in unprobed),
-        clock=clock, controls_source=controls_source, limits=dict(limits or {}),
-        listing_notes={m: n for m, n in (listing_notes or {}).items() if n},
-        names={m: n for m, n in (names or {}).items() if n},
+        clock=clock, controls_source=controls_source,
     )
 
 

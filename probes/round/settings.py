@@ -24,12 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from core.config import Config
+from core.field_rules import written
 from core.layers import STATE_FIX
+from core.results import REAL, VIRTUAL, Clock
 from core.store import read_json
 from core.times import stamp
 from core.upstream import Upstream
 from judge.replies.listing import ListedLimits
-from judge.suspension.state import JudgeState, state_from_json
+from judge.suspension.state import JudgeState, read_state
 from probes.round.planning import SNAPSHOT_SCHEMA_VERSION, DiscoveryFile, RoundPlan
 
 SIMULATOR_UPSTREAM = "simulator"
@@ -59,8 +61,8 @@ class RoundClock:
         return stamp(self.now())
 
     @property
-    def kind(self) -> str:
-        return "virtual" if self.virtual else "real"
+    def kind(self) -> Clock:
+        return VIRTUAL if self.virtual else REAL
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +90,7 @@ def new_round_id(at: datetime | None = None) -> str:
 def workerinput_for(s: RoundSettings) -> str:
     """What a worker needs to collect exactly what the controller planned (JSON: execnet-safe)."""
     return json.dumps({
-        "plan": s.plan.to_json(), "round_id": s.round_id, "started_at": s.started_at, "upstream": s.upstream,
+        "plan": written(s.plan), "round_id": s.round_id, "started_at": s.started_at, "upstream": s.upstream,
         "controls_source": s.controls_source, "reports": str(s.reports),
         "language_server": list(s.language_server) if s.language_server else None,
     })
@@ -98,8 +100,9 @@ def snapshot_doc(s: RoundSettings) -> dict[str, Any]:
     """reports/discovery.json (planning.DiscoveryFile): replayable with --discovery-snapshot. Holds no key."""
     doc = DiscoveryFile(schema_version=SNAPSHOT_SCHEMA_VERSION, round_id=s.round_id, taken_at=s.started_at,
                         clock=s.clock.kind, upstream=s.upstream, base_url=s.client.base_url,
-                        controls_source=s.controls_source, plan=s.plan.entry())
-    return doc.to_json()
+                        controls_source=s.controls_source, plan=s.plan)
+    result: dict[str, Any] = written(doc)
+    return result
 
 
 def read_round_state(path: Path) -> JudgeState:
@@ -110,7 +113,7 @@ def read_round_state(path: Path) -> JudgeState:
     ValueErrors naming the file).
     """
     raw = read_json(path, "state file", STATE_FIX)
-    return JudgeState() if raw is None else state_from_json(raw, str(path))
+    return JudgeState() if raw is None else read_state(raw, str(path))
 
 
 def previous_limits(state: JudgeState) -> dict[str, dict[str, ListedLimits]]:

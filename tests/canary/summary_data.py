@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from core.results import CaseResult, RoundResults, read_results
-from judge.suspension.decisions import RoundDecisions
+from core.results import ModelEntry, RoundResults, read_case, read_results
+from judge.suspension.decisions import RoundDecisions, read_round_decisions
 
 MODEL = "deepseek/deepseek-chat-v3-0324"
 CONTRACTS = ("latency", "refusal", "structured", "language")
@@ -38,8 +38,8 @@ def unchecked(*cases: dict[str, Any], **kw: Any) -> RoundResults:
     the reader (read_results sets such a case aside); the renderers must contain it all the same."""
     doc = results(*cases, **kw)
     checked = read_results({**doc, "models": {}, "cases": []})
-    return replace(checked, models={m: tuple(e["providers"]) for m, e in doc["models"].items()},
-                   cases=tuple(CaseResult.from_json(c) for c in doc["cases"]))
+    return replace(checked, models={m: ModelEntry(tuple(e["providers"])) for m, e in doc["models"].items()},
+                   cases=tuple(read_case(c) for c in doc["cases"]))
 
 
 def healthy(provider: str, **extra: Any) -> list[dict[str, Any]]:
@@ -49,8 +49,8 @@ def healthy(provider: str, **extra: Any) -> list[dict[str, Any]]:
 def record_of(doc: dict[str, Any]) -> RoundDecisions:
     """A decisions.json document (the defaults filling what a test leaves out) read as the judge's
     record, through its one reader: what every consumer of decisions.json takes."""
-    return RoundDecisions.from_json({"schema_version": 1, "round_id": "20261129T223000Z-aaaaaa",
-                                     "mode": "observe", "now": "2026-11-29T22:31:00Z", **doc})
+    return read_round_decisions({"schema_version": 1, "round_id": "20261129T223000Z-aaaaaa",
+                                 "mode": "observe", "now": "2026-11-29T22:31:00Z", **doc})
 
 
 def decisions(*items: dict[str, Any], mode: str = "observe", gap_minutes: float | None = 30,

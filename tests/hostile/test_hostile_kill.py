@@ -19,13 +19,13 @@ import sys
 import time
 from pathlib import Path
 
-import msgspec
 import pytest
 from hostile_support import HALF_HOUR, PROVIDERS, T0, Files, iso, seeded
 
 from canary.cli.main import main
 from canary.history.store import read_span
 from canary.state import audit
+from core.field_rules import written
 
 ROUND_AT = T0 + 3 * HALF_HOUR
 HOOKED = ("write", "fsync", "replace")
@@ -150,7 +150,7 @@ def test_a_judge_killed_at_any_io_step_leaves_old_or_new_files(tmp_path: Path,
         # Killed between the audit append and the state's rename, the re-run does not log the
         # round twice (it skips the lines it finds for that round): exactly once, like the state.
         canonical = sorted(json.dumps(r, sort_keys=True) for r in before + added)
-        assert sorted(json.dumps(msgspec.to_builtins(r), sort_keys=True) for r in log.lines) == canonical, (step, how)
+        assert sorted(json.dumps(written(r), sort_keys=True) for r in log.lines) == canonical, (step, how)
         outcomes.add((step, how, len(log.lines) - len(before) - len(added)))
     assert {dup for *_, dup in outcomes} == {0}
 

@@ -23,6 +23,7 @@ from canary.integrations.notifications.digest import Digest, compose_digest, ren
 from canary.state import audit
 from canary.state.maintenance import load_maintenance
 from canary.state.silences import silences_or_none
+from core.policy import Mode
 from core.times import fmt_time
 
 DIGEST_SENT = "digest_sent"
@@ -93,7 +94,7 @@ def next_due(last: datetime, every: timedelta, hour: int | None) -> datetime:
     return anchor + (math.floor((last - anchor) / every) + 1) * every
 
 
-def digest_line(digest: Digest, mode: str, *, delivered_to: int) -> audit.AuditLine:
+def digest_line(digest: Digest, mode: Mode, *, delivered_to: int) -> audit.AuditLine:
     line = audit.warning_line(digest.now, None, mode, action=DIGEST_SENT, rule="digest",
                               reason=f"{len(digest.lines)} line(s), {len(digest.added)} new, {len(digest.gone)} gone; "
                                      f"sent to {delivered_to} service(s)")

@@ -25,7 +25,7 @@ from canary.state.judge_files import load_state
 from canary.state.state_branch import PullResult, branch_exists, pull_state
 from core.store import StoreError
 from core.times import fmt_time
-from judge.suspension.state import JudgeState, state_from_json
+from judge.suspension.state import JudgeState, read_state
 
 
 @click.command("fetch-state",
@@ -96,7 +96,7 @@ def _local_ahead(local: Path, branch_state: bytes) -> str | None:
     if last is None:
         return None
     try:
-        theirs = state_from_json(json.loads(branch_state), "the state branch") if branch_state else JudgeState()
+        theirs = read_state(json.loads(branch_state), "the state branch") if branch_state else JudgeState()
     except (StoreError, ValueError):
         return None
     if last.round_id in theirs.applied_rounds or (

@@ -20,7 +20,7 @@ from canary.round.judging import (
     model_list,
     run_judge,
 )
-from core.policy import MODES
+from core.policy import MODES, Mode
 
 
 @click.command("judge", short_help="apply one round's results to the state (streaks, suspensions)")
@@ -42,7 +42,7 @@ from core.policy import MODES
                    "are read; a refused one is named and the round judged without it")
 @common()
 @pass_invocation
-def judge(invocation: Invocation, results_paths: tuple[Path, ...], mode: str | None, decisions_out: Path | None,
+def judge(invocation: Invocation, results_paths: tuple[Path, ...], mode: Mode | None, decisions_out: Path | None,
           no_notify: bool, expect_models: str | None, allow_simulator: bool, production: Path | None) -> int:
     """Apply one round's results to the state (streaks, suspensions); several files are shards of one round.
 

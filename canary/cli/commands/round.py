@@ -23,7 +23,7 @@ import click
 
 from canary.cli.commands._options import PATH, TIME, Invocation, config_option, pass_invocation, selection_options
 from canary.round.local_round import RoundOptions, run_round
-from core.policy import MODES
+from core.policy import MODES, Mode
 
 DOC = __doc__ or ""
 
@@ -40,7 +40,7 @@ DOC = __doc__ or ""
 @click.option("--no-report", is_flag=True, help="skip rendering the Allure HTML report")
 @pass_invocation
 def round_command(invocation: Invocation, models: tuple[str, ...], keyword: str | None, marker: str | None,
-                  workers: int, scenario: str | None, seed: int | None, mode: str | None, now: datetime | None,
+                  workers: int, scenario: str | None, seed: int | None, mode: Mode | None, now: datetime | None,
                   reports: Path | None, no_report: bool) -> int:
     return run_round(RoundOptions(
         config_path=invocation.config_path, reports=reports, models=models, keyword=keyword, marker=marker,

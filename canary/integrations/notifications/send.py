@@ -28,6 +28,7 @@ from canary.integrations.notifications.urls import (
     targets_from_env,
 )
 from canary.state import audit
+from core.policy import Mode
 from core.retry import Backoff
 from core.store import StoreError
 from core.untrusted import clean
@@ -79,7 +80,7 @@ def send(doc: RoundDecisions, urls: Sequence[Target | str], audit_path: Path | N
 
 
 def send_message(message: Message, urls: Sequence[Target | str], audit_path: Path | None, *,
-                 about: tuple[datetime, str | None, str], attempts: int = ATTEMPTS,
+                 about: tuple[datetime, str | None, Mode], attempts: int = ATTEMPTS,
                  sleep: Callable[[float], None] = time.sleep, echo: Callable[[str], None] = print,
                  env: Mapping[str, str] | None = None) -> list[Failure]:
     """Send any message to every URL; a failure is recorded in the audit log as of `about` (time, round id
@@ -163,7 +164,7 @@ def _apprise_logs() -> Iterator[list[str]]:
         logger.propagate = propagate
 
 
-def _audit_line(about: tuple[datetime, str | None, str], failure: Failure) -> audit.AuditLine:
+def _audit_line(about: tuple[datetime, str | None, Mode], failure: Failure) -> audit.AuditLine:
     now, round_id, mode = about
     return audit.warning_line(now, round_id, mode, action=audit.WEBHOOK_FAILED, rule="notification",
                               reason=f"{failure.target}: not delivered after {failure.attempts} attempt(s): "

@@ -139,7 +139,7 @@ def snapshot(path, upstream: str, tags: list[str]):
                                supported_parameters=("max_tokens",), prompt_price=0.0, completion_price=0.0,
                                context_length=None, max_completion_tokens=None, status=0) for t in tags)
     doc = DiscoveryFile(upstream=upstream, taken_at="2026-11-29T22:30:00Z",
-                        plan=RoundPlan(endpoints={MODEL: endpoints}).entry())
+                        plan=RoundPlan.of({MODEL: endpoints}))
     path.write_text(json.dumps(msgspec.to_builtins(doc)))
     return path
 

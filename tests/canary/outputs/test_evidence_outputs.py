@@ -15,16 +15,17 @@ from canary.integrations.notifications.message import render
 from canary.outputs import report_decisions, summary
 from canary.outputs.allure_html import Build, stage
 from canary.state.judge_files import load_state, save_state
+from core.field_rules import written
 from core.results import RoundResults, read_results
 from judge.suspension.card import Card
-from judge.suspension.decisions import RoundDecisions
+from judge.suspension.decisions import RoundDecisions, read_round_decisions
 from judge.suspension.window import WINDOW_ROUNDS
 from provider_ignore import ProviderIgnore
 
 BAD = PROVIDERS[0]
-# The cards as decisions.json writes them (judge/suspension/card.py Card.to_json).
-ISSUE_CARD = Card("language", 19, 20, 0.7639, 0.9911, 0, 49, 0.0, 0.0727, 4, 1e-15).to_json()
-WEAK_CARD = Card("latency", 2, 20, 0.0279, 0.301, 7, 80, 0.0429, 0.1703, 4, 0.54).to_json()
+# The cards as decisions.json writes them (judge/suspension/card.py Card, written).
+ISSUE_CARD = written(Card("language", 19, 20, (0.7639, 0.9911), 0, 49, (0.0, 0.0727), 4, 1e-15))
+WEAK_CARD = written(Card("latency", 2, 20, (0.0279, 0.301), 7, 80, (0.0429, 0.1703), 4, 0.54))
 assert ISSUE_CARD["text"] == "language: 19/20 failed (0.76-0.99) vs peers 0/49 (0-0.07), p < 1e-12"
 assert WEAK_CARD["text"] == "latency: 2/20 failed (0.03-0.30) vs peers 7/80 (0.04-0.17), p = 0.54"
 
@@ -115,9 +116,9 @@ def test_a_garbled_window_is_refused_naming_the_file(tmp_path: Path) -> None:
 # -- rendering (pure, from decisions.json documents) -----------------------------------------------
 
 def decisions_doc(*items: dict[str, Any]) -> RoundDecisions:
-    return RoundDecisions.from_json({"schema_version": 1, "round_id": "r-1", "mode": "observe",
-                                     "now": "2026-11-29T22:31:00Z", "gap_minutes": 30, "decisions": list(items),
-                                     "ignore": {}, "would_ignore": {}})
+    return read_round_decisions({"schema_version": 1, "round_id": "r-1", "mode": "observe",
+                                 "now": "2026-11-29T22:31:00Z", "gap_minutes": 30, "decisions": list(items),
+                                 "ignore": {}, "would_ignore": {}})
 
 
 def would_suspend(provider: str, card: dict[str, Any], weak: bool) -> dict[str, Any]:

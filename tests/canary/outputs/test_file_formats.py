@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from canary.outputs.file_formats import BLOCKS, generated, rewrite
-from core.results import AttemptResult, CaseResult, ControlNote, RoundResults
+from core.field_rules import written
+from core.results import AttemptResult, CaseResult, ControlNote, ModelEntry, RoundResults
 from core.vocabulary import Outcome
 from judge.suspension.card import Card
 from judge.suspension.decisions import Action, Decision, Evidence, RoundDecisions, Rule
@@ -40,15 +41,15 @@ def written_keys(doc: object) -> set[str]:
 
 @pytest.mark.parametrize(("block", "doc", "maps"), [
     ("results-json", RoundResults(
-        round_id="r-1", started_at=AT, models={"m/x": ("a/fp8",)},
+        round_id="r-1", started_at=AT, models={"m/x": ModelEntry(("a/fp8",))},
         cases=(CaseResult(model="m/x", provider="a/fp8", contract="latency", outcome=Outcome.PASS, code="pass",
                           reason="ok", attempts=(AttemptResult(outcome=Outcome.PASS, code="pass", reason="ok"),)),),
-        weak_probes=(ControlNote("m/x", "refusal", "c/fp8", "passed"),)).to_json(), {"m/x", "a/fp8"}),
+        weak_probes=(ControlNote("m/x", "refusal", "c/fp8", "passed"),)), {"m/x", "a/fp8"}),
     ("decisions-json", RoundDecisions(
         round_id="r-1", mode="observe", now=AT, ignore={"m/x": ()},
         decisions=(Decision("m/x", "a/fp8", Action.WOULD_SUSPEND, Rule.FAILED_STREAK, "r", until=AT, rung=1,
                             evidence=(Evidence("latency", "fail", "slow"),),
-                            card=(Card("latency", 2, 2, 0.3, 1.0, 0, 8, 0.0, 0.3, 4, 0.02),)),)).to_json(), {"m/x"}),
+                            card=(Card("latency", 2, 2, (0.3, 1.0), 0, 8, (0.0, 0.3), 4, 0.02),)),)), {"m/x"}),
 ], ids=["results-json", "decisions-json"])
-def test_every_key_the_record_writes_has_a_row(block: str, doc: dict[str, object], maps: set[str]) -> None:
-    assert written_keys(json.loads(json.dumps(doc))) - maps - {"providers"} <= keys_of(block)
+def test_every_key_the_record_writes_has_a_row(block: str, doc: object, maps: set[str]) -> None:
+    assert written_keys(json.loads(json.dumps(written(doc)))) - maps - {"providers"} <= keys_of(block)

@@ -11,6 +11,7 @@ from summary_data import MODEL, case, decision, decisions, healthy, record
 from canary.cli.main import main
 from canary.outputs import summary
 from canary.outputs.roundview import GAP_WARNING_MINUTES
+from core.field_rules import written
 from core.results import RoundResults, merge_shards
 from judge.suspension.decisions import Action
 
@@ -176,8 +177,8 @@ def test_the_terminal_table_aligns_columns_and_uses_words():
 
 
 def test_the_command_prints_markdown_and_appends_to_the_step_summary(tmp_path, monkeypatch, capsys):
-    (tmp_path / "results.json").write_text(json.dumps(mixed_round().to_json()))
-    (tmp_path / "decisions.json").write_text(json.dumps(decisions(gap_minutes=200).to_json()))
+    (tmp_path / "results.json").write_text(json.dumps(written(mixed_round())))
+    (tmp_path / "decisions.json").write_text(json.dumps(written(decisions(gap_minutes=200))))
     step = tmp_path / "step-summary.md"
     step.write_text("earlier step\n")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(step))
@@ -186,12 +187,12 @@ def test_the_command_prints_markdown_and_appends_to_the_step_summary(tmp_path, m
     assert rc == 0
     out = capsys.readouterr().out
     assert out.startswith("## Canary round")
-    written = step.read_text()
-    assert written.startswith("earlier step\n## Canary round") and "GitHub delayed or skipped runs" in written
+    summary_text = step.read_text()
+    assert summary_text.startswith("earlier step\n## Canary round") and "GitHub delayed or skipped runs" in summary_text
 
 
 def test_the_command_without_a_decisions_file_still_prints(tmp_path, capsys):
-    (tmp_path / "results.json").write_text(json.dumps(mixed_round().to_json()))
+    (tmp_path / "results.json").write_text(json.dumps(written(mixed_round())))
     rc = main(["summary", "--results", str(tmp_path / "results.json"), "--decisions", str(tmp_path / "none.json")])
     captured = capsys.readouterr()
     assert rc == 0 and "borealis/bf16" in captured.out

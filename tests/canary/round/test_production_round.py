@@ -21,6 +21,7 @@ from production_support import record
 from canary.round.judging import SIMULATOR_STATE_DIR, JudgeRequest, run_judge
 from canary.round.probing import ProbeOptions, run_probe
 from core.config import load_config
+from core.field_rules import written
 from core.production import ProductionCheck
 from core.times import stamp
 
@@ -67,7 +68,7 @@ def two_rounds(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dic
         assert probed.results is not None, probed.where()
         outcome = run_judge(JudgeRequest((probed.results_path,), config, at + timedelta(minutes=5), send=False,
                                          production=tuple(records(at))), echo=lambda _: None)
-        decided.append(outcome.decisions.to_json())
+        decided.append(written(outcome.decisions))
         (tmp / f"results-{n + 1}.json").write_bytes(probed.results_path.read_bytes())
     return tmp, decided
 

@@ -17,7 +17,7 @@ from canary.cli.commands.digest import digest_line
 from canary.integrations.notifications.digest import Digest, DigestLine
 from canary.state import audit
 from core.results import RejectedInput
-from judge.suspension.decisions import Decision, RoundDecisions
+from judge.suspension.decisions import Decision, read_round_decisions
 
 NOW = datetime(2026, 12, 1, 22, 30, tzinfo=UTC)
 # decisions.json files the judge wrote (tests/judge/data/decisions): real decisions, cards and all.
@@ -37,7 +37,7 @@ def test_the_fixtures_hold_decisions_with_cards_rungs_and_untils() -> None:
 @pytest.mark.parametrize("path", DECISIONS, ids=[p.stem for p in DECISIONS])
 def test_a_decision_line_is_written_to_the_same_bytes(path: Path) -> None:
     doc = json.loads(path.read_text(encoding="utf-8"))
-    decisions = RoundDecisions.from_json(doc).decisions
+    decisions = read_round_decisions(doc).decisions
     lines = audit.decision_lines(decisions, round_id=doc["round_id"], mode=doc["mode"], now=NOW)
     expected = [before({"time": "2026-12-01T22:30:00Z", "round_id": doc["round_id"], "mode": doc["mode"], **d})
                 for d in doc["decisions"]]
@@ -45,7 +45,7 @@ def test_a_decision_line_is_written_to_the_same_bytes(path: Path) -> None:
 
 
 def test_a_command_s_decision_keeps_its_null_round_id() -> None:
-    first = next(d for p in DECISIONS for d in RoundDecisions.from_json(json.loads(p.read_text())).decisions)
+    first = next(d for p in DECISIONS for d in read_round_decisions(json.loads(p.read_text())).decisions)
     [line] = audit.decision_lines([first], round_id=None, mode="enforce", now=NOW)
     assert '"round_id": null' in audit.encoded(line)
 
@@ -99,8 +99,8 @@ def test_the_reader_gives_back_each_line_as_written(tmp_path: Path) -> None:
     log_path, decisions = tmp_path / "audit.jsonl", list[Decision]()
     for path in DECISIONS:
         doc = json.loads(path.read_text(encoding="utf-8"))
-        decisions += RoundDecisions.from_json(doc).decisions
-        audit.append(log_path, audit.decision_lines(RoundDecisions.from_json(doc).decisions, round_id=doc["round_id"],
+        decisions += read_round_decisions(doc).decisions
+        audit.append(log_path, audit.decision_lines(read_round_decisions(doc).decisions, round_id=doc["round_id"],
                                                     mode=doc["mode"], now=NOW))
     log = audit.read(log_path)
     assert [audit.encoded(line) + "\n" for line in log.lines] == log_path.read_text(encoding="utf-8").splitlines(True)

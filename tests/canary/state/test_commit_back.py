@@ -118,13 +118,18 @@ HOSTILE = ['a/b"; rm -rf ~; echo "', "x\ny: injected", "$(reboot)", "`id`", "a|b
 @pytest.mark.parametrize("tag", HOSTILE, ids=lambda t: ascii(t)[:10])
 def test_commit_messages_never_contain_raw_hostile_tags(tag: str) -> None:
     # The record holds whatever strings its file held: ids and tags are checked again here.
-    doc = record_of({"round_id": "r\nSigned-off-by: evil", "mode": "enforce; ls", "decisions": [
+    doc = record_of({"round_id": "r\nSigned-off-by: evil", "mode": "enforce", "decisions": [
         {"model": tag, "provider": tag, "action": "suspend", "rule": "failed_streak", "reason": "`id`", "rung": 1}]})
     message = commit_message(doc)
     assert tag not in message and "evil" not in message
     assert all(ch not in message for ch in '`$;|"\x1b')
-    assert message.splitlines()[0] == "canary: round <invalid round id> (?): 1 decision(s)"
+    assert message.splitlines()[0] == "canary: round <invalid round id> (enforce): 1 decision(s)"
     assert message.splitlines()[2] == "- suspend <invalid tag> (<invalid tag>) rung 1"
+
+
+def test_a_hostile_mode_never_reaches_a_commit_message() -> None:
+    with pytest.raises(DecisionsError, match="mode: expected one of enforce, observe"):  # the mode is typed
+        record_of({"mode": "enforce; ls", "decisions": []})
 
 
 @pytest.mark.parametrize("field", [{"action": "suspend; ls"}, {"rung": "1;"}, {"until": "soon`x`"}],

@@ -12,11 +12,11 @@ from rules_factories import Timeline, actions
 
 from canary.state.judge_files import load_state, save_state
 from core.config import DEFAULTS, parse_config
+from core.field_rules import written
 from core.policy import Policy
 from core.store import StoreError
 from core.vocabulary import LANGUAGES
 from judge.suspension.decisions import Action
-from judge.suspension.state import state_to_json
 from probes.round.settings import previous_limits, read_round_state
 
 
@@ -64,7 +64,7 @@ def test_a_state_file_of_the_previous_version_loads_with_its_suspensions(tmp_pat
     assert suspended.suspension is not None and suspended.suspension.until == T0 + timedelta(days=1, hours=1)
     assert suspended.ladder.rung == 1 and suspended.last_counted_at is None
     assert state.provider(MODEL, PROVIDERS[1]).failed_streak == 1
-    assert state_to_json(state)["models"][MODEL][PROVIDERS[0]]["suspension"] == \
+    assert written(state)["models"][MODEL][PROVIDERS[0]]["suspension"] == \
         PREVIOUS_VERSION["models"][MODEL][PROVIDERS[0]]["suspension"]  # type: ignore[index]
 
 
@@ -115,7 +115,7 @@ def test_the_state_file_does_not_grow_with_history(tmp_path: Path) -> None:
     for i in range(300):
         t.round({PROVIDERS[0]: "fail"} if i % 7 < 2 else None, after=HALF_HOUR * 3)
         if i in (150, 299):
-            sizes.append(len(json.dumps(state_to_json(t.state))))
+            sizes.append(len(json.dumps(written(t.state))))
     assert sizes[1] <= sizes[0] * 1.1
 
 
@@ -156,7 +156,7 @@ def test_a_state_with_an_unsafe_tag_is_refused(tmp_path: Path) -> None:
 def test_time_is_written_in_utc_with_z(tmp_path: Path) -> None:
     t = Timeline()
     t.rounds(2, {PROVIDERS[0]: "fail"})
-    doc = state_to_json(t.state)
+    doc = written(t.state)
     assert doc["last_round"]["started_at"] == (T0 + 2 * HALF_HOUR).isoformat().replace("+00:00", "Z")
 
 
@@ -169,7 +169,7 @@ def test_a_limit_that_changes_between_rounds_is_noted_through_the_judge_s_state(
     from judge.suspension.rules import apply_round
     from judge.suspension.state import JudgeState
     from probes.http.records import Endpoint
-    from probes.round.planning import RoundPlan
+    from probes.round.planning import RoundPlan, read_plan
 
     doc = results()
     doc["models"][MODEL]["limits"] = {p: [131072, 16384] for p in PROVIDERS}
@@ -180,9 +180,9 @@ def test_a_limit_that_changes_between_rounds_is_noted_through_the_judge_s_state(
     assert previous[MODEL][PROVIDERS[0]].max_completion_tokens == 16384
     endpoints = tuple(Endpoint(MODEL, p, p.title(), None, ("max_tokens",), 0.0, 0.0, 131072,
                                8192 if p == PROVIDERS[0] else 16384, 0) for p in PROVIDERS)
-    plan = RoundPlan(endpoints={MODEL: endpoints}).with_settings(parse_config({"models": [MODEL]}), {}, previous)
+    plan = RoundPlan.of({MODEL: endpoints}).with_settings(parse_config({"models": [MODEL]}), {}, previous)
     assert plan.notes == {MODEL: (f"{PROVIDERS[0]}: max_completion_tokens changed from 16384 to 8192 since the "
                                   "previous round",)}
-    assert RoundPlan.from_json(plan.to_json()).notes == plan.notes  # discovery.json keeps them
+    assert read_plan(written(plan)).notes == plan.notes  # discovery.json keeps them
     assert previous_limits(read_round_state(tmp_path / "missing.json")) == {}
 

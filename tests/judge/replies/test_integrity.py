@@ -7,8 +7,9 @@ from typing import Any
 import pytest
 from rules_factories import MODEL, PROVIDERS, results
 
+from core.field_rules import written
 from core.policy import Policy
-from core.results import AttemptResult, read_results
+from core.results import AttemptResult, read_attempt, read_results
 from core.vocabulary import Outcome
 from judge.replies.integrity import check_reply, judge_integrity
 from judge.suspension.evidence import add_round_to_windows
@@ -120,6 +121,6 @@ def test_without_a_language_case_the_checks_are_not_recorded() -> None:
 def test_the_check_round_trips_through_results_json() -> None:
     a = AttemptResult(outcome=Outcome.PASS, code="pass", reason="ok", integrity=Outcome.FAIL,
                       integrity_reason="leading garbage")
-    assert AttemptResult.from_json(a.to_json()) == a
-    assert AttemptResult.from_json({"outcome": "pass", "reason": "older file"}) == \
+    assert read_attempt(written(a)) == a
+    assert read_attempt({"outcome": "pass", "reason": "older file"}) == \
         AttemptResult(outcome=Outcome.PASS, code="pass", reason="older file")

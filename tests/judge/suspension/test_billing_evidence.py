@@ -9,6 +9,7 @@ from typing import Any
 
 from rules_factories import MODEL, PROVIDERS, T0, results
 
+from core.field_rules import written
 from core.policy import Policy
 from core.results import read_results
 from core.vocabulary import Outcome
@@ -17,7 +18,7 @@ from judge.suspension.evidence import USAGE, add_round_to_windows, card_for
 from judge.suspension.prompt_tokens import judge_prompt_tokens
 from judge.suspension.round import RoundClass, classify_round
 from judge.suspension.rules import apply_round
-from judge.suspension.state import JudgeState, state_from_json, state_to_json
+from judge.suspension.state import JudgeState, read_state
 
 HIDDEN = "aurora/fp8"
 
@@ -91,9 +92,9 @@ def test_billed_against_listed_is_kept_per_endpoint_and_survives_the_state_file(
     state = add_round_to_windows(JudgeState(), read_results(doc(billed=1.5)), Policy())
     billing = state.provider(MODEL, HIDDEN).billing
     assert billing.ratio == 1.5 and billing.listed_usd == 0.00008  # 4 replies of $0.00002 listed
-    again = state_from_json(state_to_json(state), "state")
+    again = read_state(written(state), "state")
     assert again.provider(MODEL, HIDDEN).billing == billing
-    unbilled = state_to_json(add_round_to_windows(JudgeState(), read_results(results()), Policy()))
+    unbilled = written(add_round_to_windows(JudgeState(), read_results(results()), Policy()))
     assert "billing" not in unbilled["models"].get(MODEL, {}).get(HIDDEN, {})
 
 

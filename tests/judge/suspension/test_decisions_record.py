@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from core.field_rules import written
 from judge.suspension.card import Card
 from judge.suspension.decisions import (
     Action,
@@ -17,6 +18,7 @@ from judge.suspension.decisions import (
     RequestRecord,
     RoundDecisions,
     Rule,
+    read_round_decisions,
 )
 
 # decisions.json files the judge wrote before the record was typed (canary judge on a made-up round).
@@ -31,20 +33,20 @@ def as_written(doc: object) -> str:
 @pytest.mark.parametrize("path", BEFORE, ids=[p.stem for p in BEFORE])
 def test_a_decisions_file_from_before_round_trips_to_the_same_bytes(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
-    assert as_written(RoundDecisions.from_json(json.loads(text)).to_json()) == text
+    assert as_written(written(read_round_decisions(json.loads(text)))) == text
 
 
 def test_the_fixtures_hold_a_card_an_expiry_a_plan_and_a_rerun() -> None:
-    records = [RoundDecisions.from_json(json.loads(p.read_text())) for p in BEFORE]
+    records = [read_round_decisions(json.loads(p.read_text())) for p in BEFORE]
     [suspend] = [d for r in records for d in r.decisions if d.action is Action.SUSPEND]
     assert suspend.card and suspend.until is not None and suspend.rung == 1 and suspend.evidence
     assert any(r.already_applied for r in records) and any(r.request.expected_models for r in records)
 
 
 def test_a_record_round_trips_with_weak_cards_set_aside_peers_and_reused_shards() -> None:
-    weak = Card("latency", 2, 20, 0.0279, 0.301, 7, 80, 0.0429, 0.1703, 4, 0.54, rounds=20, transport_errors=1,
+    weak = Card("latency", 2, 20, (0.0279, 0.301), 7, 80, (0.0429, 0.1703), 4, 0.54, rounds=20, transport_errors=1,
                 inconclusive=2, short=3, set_aside=("fjord/fp16",))
-    lonely = Card("refusal", 1, 1, 0.2065, 1.0, 0, 0, 0.0, 0.0, 0, None)
+    lonely = Card("refusal", 1, 1, (0.2065, 1.0), 0, 0, (0.0, 0.0), 0, None)
     decision = Decision("m/x", "cinder/fp8", Action.WOULD_SUSPEND, Rule.FAILED_STREAK, "2 failed rounds",
                         until=datetime(2026, 12, 1, 22, 30, 0, 123000, tzinfo=UTC), rung=2,
                         evidence=(Evidence("latency", "fail", "slow", "ttft_exceeded"),
@@ -56,14 +58,14 @@ def test_a_record_round_trips_with_weak_cards_set_aside_peers_and_reused_shards(
                               reused_shards={"r-a": "r-a+r-c"}),
         decisions=(decision, Decision("*", "*", Action.INCOMPLETE_ROUND, Rule.INCOMPLETE_ROUND, "cut short")),
         ignore={"m/x": ()}, would_ignore={"m/x": ("cinder/fp8",)})
-    doc = json.loads(json.dumps(record.to_json()))
-    assert RoundDecisions.from_json(doc) == record
+    doc = json.loads(json.dumps(written(record)))
+    assert read_round_decisions(doc) == record
     assert doc["decisions"][0]["weak_evidence"] is True and doc["decisions"][0]["card"][0]["significant"] is False
 
 
 @pytest.mark.parametrize(("change", "field"), [
     ({"schema_version": 2}, "schema_version: expected one of 1, got 2"),
-    ({"now": "yesterday"}, "now: 'yesterday' is not an ISO 8601 time"),
+    ({"now": "yesterday"}, "now: expected an ISO 8601 time like 2026-11-29T22:30:00Z, got 'yesterday'"),
     ({"round_id": 7}, "round_id: expected a string"),
     ({"decisions": {}}, "decisions: expected a list"),
     ({"decisions": [None]}, r"decisions\[0\]: expected a mapping, got None"),
@@ -77,7 +79,7 @@ def test_a_record_round_trips_with_weak_cards_set_aside_peers_and_reused_shards(
 def test_a_document_of_another_shape_is_refused_naming_the_field(change: dict[str, object], field: str) -> None:
     doc = {**json.loads(BEFORE[0].read_text()), **change}
     with pytest.raises(DecisionsError, match=field):
-        RoundDecisions.from_json(doc)
+        read_round_decisions(doc)
 
 
 def test_every_action_reads_as_its_own_words_with_a_symbol() -> None:
@@ -95,8 +97,8 @@ def test_every_action_reads_as_its_own_words_with_a_symbol() -> None:
 
 def test_a_key_this_version_does_not_know_is_skipped_and_a_bad_card_count_named() -> None:
     doc = json.loads(next(p for p in BEFORE if '"card"' in p.read_text()).read_text())
-    assert RoundDecisions.from_json({**doc, "later": {"x": 1}}) == RoundDecisions.from_json(doc)
+    assert read_round_decisions({**doc, "later": {"x": 1}}) == read_round_decisions(doc)
     first = next(d for d in doc["decisions"] if "card" in d)
     bad = {**first, "card": [{**first["card"][0], "failures": -1}]}
     with pytest.raises(DecisionsError, match=r"^decisions\[0\]\.card\[0\]\.failures: expected a whole number >= 0"):
-        RoundDecisions.from_json({**doc, "decisions": [bad]})
+        read_round_decisions({**doc, "decisions": [bad]})

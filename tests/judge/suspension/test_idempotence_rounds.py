@@ -7,10 +7,11 @@ from dataclasses import replace
 import pytest
 from rules_factories import HALF_HOUR, MODEL, PROVIDERS, T0, report, results
 
+from core.field_rules import written
 from core.policy import Policy
 from core.results import ResultsError, merge_shards, read_results
 from judge.suspension.rules import RoundOrder, RoundOrderError, apply_round, check_round_order
-from judge.suspension.state import JudgeState, state_from_json, state_to_json
+from judge.suspension.state import JudgeState, read_state
 
 POLICY = Policy()
 BAD = PROVIDERS[0]
@@ -29,10 +30,10 @@ def test_the_state_remembers_when_its_last_round_was_decided() -> None:
     decided = T0 + HALF_HOUR / 3
     state, _ = apply_round(JudgeState(), report(at=T0), replace(POLICY, mode="enforce"), now=decided)
     assert state.last_round is not None and state.last_round.decided_at == decided
-    assert state_from_json(state_to_json(state), "state").last_round == state.last_round
-    older = state_to_json(state)
+    assert read_state(written(state), "state").last_round == state.last_round
+    older = written(state)
     del older["last_round"]["decided_at"]  # a state written before the time was kept still reads
-    assert state_from_json(older, "state").last_round.decided_at is None
+    assert read_state(older, "state").last_round.decided_at is None
 
 
 def test_an_older_round_is_refused_with_a_clear_message() -> None:

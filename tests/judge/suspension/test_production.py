@@ -11,6 +11,7 @@ import pytest
 from production_support import record
 from rules_factories import HALF_HOUR, MODEL, PROVIDERS, T0, results
 
+from core.field_rules import written
 from core.policy import GuardRules, Policy
 from core.production import ProductionCheck
 from core.results import read_results
@@ -18,7 +19,7 @@ from judge.suspension import production
 from judge.suspension.decisions import Action
 from judge.suspension.production import weigh
 from judge.suspension.rules import apply_round
-from judge.suspension.state import JudgeState, state_from_json, state_to_json
+from judge.suspension.state import JudgeState, read_state
 
 BAD = "aurora/fp8"
 NAMES = {MODEL: {p: p.split("/")[0].capitalize() for p in PROVIDERS}}
@@ -147,7 +148,7 @@ def test_a_flagged_host_gets_a_confirmation_of_its_contract_next_round() -> None
     assert confirm.card[0].contract == "production encoding [en, stream]" and "language case runs three times" in \
         confirm.reason
     assert state.confirm_plan() == {MODEL: {BAD: ("language",)}}
-    again = state_from_json(state_to_json(state), "state")
+    again = read_state(written(state), "state")
     assert again.provider(MODEL, BAD) == state.provider(MODEL, BAD)
     # The evidence gone, the next round schedules nothing.
     later, _ = judged(state=state, at=T0 + HALF_HOUR, counts=HEALTHY)

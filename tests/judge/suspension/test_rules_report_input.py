@@ -27,7 +27,7 @@ def test_cases_with_hostile_provider_tags_are_set_aside_not_fatal() -> None:
     r = read_results(raw)
     assert len(r.rejected) == 2
     assert all(c.provider in PROVIDERS for c in r.cases)
-    assert "bad\ntag" not in r.models["deepseek/deepseek-chat-v3-0324"]
+    assert "bad\ntag" not in r.providers("deepseek/deepseek-chat-v3-0324")
 
 
 def test_an_unknown_outcome_is_set_aside() -> None:

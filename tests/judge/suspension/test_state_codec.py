@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from judge.suspension.state import StateError, state_from_json, state_to_json
+from core.field_rules import written
+from judge.suspension.state import StateError, read_state
 
 MODEL, HOST = "m/x", "aurora/fp8"
 PROVIDER: dict[str, Any] = {
@@ -31,7 +32,7 @@ def edited(**provider: Any) -> dict[str, Any]:
 
 
 def test_a_state_reads_back_as_it_was_written() -> None:
-    assert state_to_json(state_from_json(DOC, "state.json")) == DOC
+    assert written(read_state(DOC, "state.json")) == DOC
 
 
 @pytest.mark.parametrize(("provider", "named"), [
@@ -40,43 +41,43 @@ def test_a_state_reads_back_as_it_was_written() -> None:
     ({"suspension": {**PROVIDER["suspension"], "until": "tomorrow"}},
      "models.m/x.aurora/fp8.suspension.until: expected an ISO 8601 time like 2026-11-29T22:30:00Z, got 'tomorrow'"),
     ({"suspension": {**PROVIDER["suspension"], "mode": "panic"}},
-     "models.m/x.aurora/fp8.suspension.mode: expected one of observe, enforce, got 'panic'"),
+     "models.m/x.aurora/fp8.suspension.mode: expected one of enforce, observe, got 'panic'"),
     ({"window": {"language": "pz"}}, "models.m/x.aurora/fp8.window: unknown attempt code in 'pz'"),
     ({"failing_contracts": "tools"}, "models.m/x.aurora/fp8.failing_contracts: expected a list, got 'tools'"),
 ], ids=["negative-streak", "boolean-streak", "until-not-a-time", "unknown-mode", "unknown-window-code",
         "failing-contracts-not-a-list"])
 def test_a_bad_value_is_refused_naming_the_file_and_its_dotted_key(provider: dict[str, Any], named: str) -> None:
     with pytest.raises(StateError) as refused:
-        state_from_json(edited(**provider), "state.json")
+        read_state(edited(**provider), "state.json")
     assert str(refused.value).startswith(f"state.json: the state file is not in the expected shape ({named}")
     assert "Nothing was written" in str(refused.value)
 
 
 def test_the_failing_contracts_of_a_pending_streak_read_back_as_written() -> None:
     doc = edited(failing_contracts=["language", "tools"])
-    state = state_from_json(doc, "state.json")
+    state = read_state(doc, "state.json")
     assert state.provider(MODEL, HOST).failing_contracts == ("language", "tools")
-    assert state_to_json(state) == doc
+    assert written(state) == doc
 
 
 def test_a_state_from_before_the_failing_contracts_reads_with_none() -> None:
     # DOC has a pending failed streak and no failing_contracts: no frozen round can end it, as before.
-    ps = state_from_json(DOC, "state.json").provider(MODEL, HOST)
+    ps = read_state(DOC, "state.json").provider(MODEL, HOST)
     assert (ps.failed_streak, ps.failing_contracts) == (1, ())
 
 
 def test_failing_contracts_are_written_only_while_a_failed_streak_is_pending() -> None:
-    state = state_from_json(edited(failed_streak=0, failing_contracts=["tools"]), "state.json")
+    state = read_state(edited(failed_streak=0, failing_contracts=["tools"]), "state.json")
     assert state.provider(MODEL, HOST).failing_contracts == ()
-    assert "failing_contracts" not in state_to_json(state)["models"][MODEL][HOST]
+    assert "failing_contracts" not in written(state)["models"][MODEL][HOST]
 
 
 def test_a_key_this_reader_does_not_know_is_skipped_as_an_additive_key_of_a_newer_writer() -> None:
     doc = edited(future_counter=3)
     doc["future_section"] = {"x": 1}
-    assert state_from_json(doc, "state.json") == state_from_json(DOC, "state.json")
+    assert read_state(doc, "state.json") == read_state(DOC, "state.json")
 
 
 def test_a_time_without_a_zone_is_utc_as_everywhere_else() -> None:
-    state = state_from_json(edited(last_counted_at="2026-11-29T22:30:00"), "state.json")
+    state = read_state(edited(last_counted_at="2026-11-29T22:30:00"), "state.json")
     assert state.models[MODEL][HOST].last_counted_at == datetime(2026, 11, 29, 22, 30, tzinfo=UTC)

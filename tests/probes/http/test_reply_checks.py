@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from core.field_rules import written
 from core.upstream import Upstream
 from judge.replies.tools import ToolsCode
 from judge.replies.verdict import Outcome, Verdict, passed
@@ -105,7 +106,7 @@ def test_a_healthy_host_is_billed_its_listed_price_and_reports_usage(seed: int) 
     attempt = attempt_from(result, endpoint, passed("first token after 0.02 s"), MESSAGES)
     assert attempt.record.usage_reported is True
     assert attempt.record.billed_usd == pytest.approx(attempt.record.listed_usd)
-    entry = attempt.record.to_json()
+    entry = written(attempt.record)
     assert entry["usage_reported"] is True and entry["prompt_tokens"] == result.usage.prompt_tokens  # type: ignore[union-attr]
 
 
@@ -114,7 +115,7 @@ def test_a_stream_without_usage_passes_its_reply_and_is_recorded_as_such() -> No
     assert result.completed and result.usage is None
     attempt = attempt_from(result, endpoint, passed("first token after 0.02 s"), MESSAGES)
     assert attempt.outcome is Outcome.PASS  # never failed in one round: the judge counts it against peers
-    assert attempt.record.to_json()["usage_reported"] is False and "prompt_tokens" not in attempt.record.to_json()
+    assert written(attempt.record)["usage_reported"] is False and "prompt_tokens" not in written(attempt.record)
 
 
 def test_a_check_never_turns_a_contracts_inconclusive_into_a_fail() -> None:

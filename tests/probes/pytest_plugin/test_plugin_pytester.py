@@ -18,7 +18,7 @@ from round_support import PLANTED, SENTINEL_KEY, canary_config
 
 import probes
 import probes.pytest_plugin.hooks  # noqa: F401  imported before pytester's sys.modules snapshot: one plugin module for every run
-from core.results import IncompleteKind, RoundResults, read_results
+from core.results import IncompleteKind, ModelEntry, RoundResults, read_results
 from simulator import RunningSimulator, scenario_from_dict, start_simulator
 
 PROBES = Path(probes.__file__).resolve().parent
@@ -57,7 +57,7 @@ def test_a_healthy_case_passes_and_its_record_reads_back_through_the_one_reader(
     assert record.complete and record.incomplete == ()
     [case] = record.cases
     assert case.id == "deepseek/deepseek-chat-v3-0324::ok/fp8::latency" and case.outcome.value == "pass"
-    assert case.attempts and case.ttft_s is not None and "ok/fp8" in record.models[case.model]
+    assert case.attempts and case.ttft_s is not None and "ok/fp8" in record.providers(case.model)
 
 
 def test_a_failed_quality_contract_is_a_pytest_failure_and_a_fail_in_the_record(
@@ -88,4 +88,4 @@ def test_a_failed_discovery_is_its_own_erroring_case_that_no_selection_hides(
     assert record.incomplete_kinds() == {IncompleteKind.DISCOVERY}
     assert "nobody/no-such-model" in (record.incomplete_reason or "")
     # Named with no endpoint: merged with other models' shards, only this model is set aside.
-    assert record.models == {"nobody/no-such-model": ()}
+    assert record.models == {"nobody/no-such-model": ModelEntry()}

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 
-from core.results import CaseResult, Incomplete, IncompleteKind, RoundResults, read_results
+import core.results
+import probes.round.cases
+from core.field_rules import written
+from core.results import CaseResult, Incomplete, IncompleteKind, ModelEntry, read_results
 from core.vocabulary import Outcome
 from probes.http.records import Endpoint
 from probes.pytest_plugin.scheduling import assignment, case_id_of, worker_index
 from probes.pytest_plugin.table import render
 from probes.round.cases import Case, CaseRecord, DiscoveryCase, ProbedCase
 from probes.round.controls import controls_to_keep
-from probes.round.planning import DiscoveryFailure, RoundPlan, assign_languages
+from probes.round.planning import DiscoveryFailure, RoundPlan, assign_languages, read_plan
 from probes.round.record import build_results
 
 
@@ -50,19 +53,19 @@ def test_languages_follow_the_plan_else_rotate_by_sorted_tag() -> None:
 
 
 def test_a_failed_discovery_is_a_case_of_its_own_listed_first_with_the_documented_id() -> None:
-    plan = RoundPlan(endpoints={"m/x": (ep("a/1"),)},
+    plan = RoundPlan.of({"m/x": (ep("a/1"),)},
                      failures=(DiscoveryFailure("m/y", "HTTP 401: bad key", auth=True),))
     first, *probed = plan.cases()
     assert isinstance(first, DiscoveryCase) and (first.id, first.marker) == ("m/y::discovery", "discovery")
     assert first.auth_error and first.message == "HTTP 401: bad key" and first.title == "m/y · discovery"
     assert all(isinstance(c, Case) for c in probed) and "discovery" not in {c.contract for c in probed}
-    assert RoundPlan.from_json(plan.to_json()).cases() == plan.cases()
+    assert read_plan(written(plan)).cases() == plan.cases()
 
 
 def test_the_round_plan_round_trips_through_json() -> None:
-    plan = RoundPlan(endpoints={"m/x": (ep("a/1"),)}, languages={"m/x": {"a/1": "pt"}},
+    plan = RoundPlan.of({"m/x": (ep("a/1"),)}, languages={"m/x": {"a/1": "pt"}},
                      controls={"m/x": ("a/1",)})
-    again = RoundPlan.from_json(plan.to_json())
+    again = read_plan(written(plan))
     assert again == plan and [c.id for c in again.cases()] == [c.id for c in plan.cases()]
     assert [c.control for c in again.cases()] == [False, True, False, False]
 
@@ -79,10 +82,10 @@ def test_usage_is_summed_per_provider_and_an_incomplete_round_says_why() -> None
     entry = CaseResult(model="m/x", provider="a/1", contract="latency", outcome=Outcome.PASS, code="pass", reason="",
                        requests=1, prompt_tokens=10, completion_tokens=5, cost_usd=0.001, ttft_s=0.2)
     results = build_results(round_id="r1", started_at="2026-11-30T10:00:00Z", finished_at="2026-11-30T10:01:00Z",
-                            upstream="simulator", models={"m/x": ["a/1"]},
+                            upstream="simulator", models={"m/x": ModelEntry(("a/1",))},
                             records=[CaseRecord(entry), CaseRecord(entry)],
                             incomplete=[Incomplete(IncompleteKind.INTERRUPTED, "the round was interrupted")])
-    doc = results.to_json()
+    doc = written(results)
     assert doc["usage"]["m/x"]["a/1"] == {"requests": 2, "prompt_tokens": 20, "completion_tokens": 10,
                                           "cost_usd": 0.002}
     assert doc["complete"] is False and doc["incomplete_reason"] == "the round was interrupted"
@@ -116,12 +119,13 @@ def test_the_round_owner_builds_its_record_from_the_cases_it_holds_without_parsi
     def refused(*_: object) -> None:
         raise AssertionError("the record was parsed instead of taken as it is")
 
-    monkeypatch.setattr(CaseResult, "from_json", refused)
-    monkeypatch.setattr(RoundResults, "from_json", refused)
+    for module in (core.results, probes.round.cases):
+        monkeypatch.setattr(module, "read_case", refused)
+    monkeypatch.setattr(core.results, "read_results", refused)
     case = _case("m/x", "a/1", "refusal", control=True)
     probed = ProbedCase.of(case, Outcome.FAIL, "control_missed", "control missed: the known filter passed",
                            raw_outcome=Outcome.PASS)
     results = build_results(round_id="r1", started_at="2026-11-30T10:00:00Z", finished_at="2026-11-30T10:01:00Z",
-                            upstream="simulator", models={"m/x": ["a/1"]}, records=[CaseRecord(probed.record)],
-                            incomplete=[])
+                            upstream="simulator", models={"m/x": ModelEntry(("a/1",))},
+                            records=[CaseRecord(probed.record)], incomplete=[])
     assert results.cases == (probed.record,) and [w.control for w in results.weak_probes] == ["a/1"]

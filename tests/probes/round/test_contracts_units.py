@@ -9,7 +9,8 @@ from dataclasses import replace
 import pytest
 from contracts_support import Board, settings
 
-from core.results import AttemptResult, CaseResult
+from core.field_rules import written
+from core.results import AttemptResult, read_case
 from core.vocabulary import Outcome
 from judge.replies.verdict import Verdict
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind, Usage
@@ -175,7 +176,7 @@ def test_attempts_keep_the_reply_for_allure_but_only_an_excerpt_for_results() ->
     long = "x" * 1000
     a = ProbedAttempt(AttemptResult(outcome=Outcome.PASS, code="pass", reason="r"), AttemptExtras()).with_text(long)
     assert a.text == long and a.record.chars == 1000
-    assert len(a.record.to_json()["excerpt"]) == 300 and long not in str(a.record.to_json())
+    assert len(written(a.record)["excerpt"]) == 300 and long not in str(written(a.record))
 
 
 @pytest.mark.parametrize("module, contract", [(refusal, "refusal"), (structured, "structured")])
@@ -260,8 +261,8 @@ def test_a_probed_case_is_the_record_its_results_entry_reads_back_as() -> None:
     odd = replace(completed(text="*She smiles.* \ud800 \"Welcome in.\" " * 20, ttft=-0.5), served_by="")
     case = Case(model="m/x", contract="latency", endpoint=EP)
     got = run(latency, FakeClient(odd), settings(), case)
-    entry = json.loads(json.dumps(got.record.to_json()))
-    assert CaseResult.from_json(entry) == got.record
+    entry = json.loads(json.dumps(written(got.record)))
+    assert read_case(entry) == got.record
     assert got.record.attempts[0].ttft_s is None and got.record.served_by is None
     assert "\ud800" in got.attempts[0].text and "\ud800" not in got.record.attempts[0].excerpt  # Allure keeps it whole
 

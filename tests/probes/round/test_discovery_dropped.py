@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from core.config import load_config
+from core.field_rules import written
 from core.upstream import Upstream
-from probes.round.planning import RoundPlan, discover_plan
+from probes.round.planning import RoundPlan, discover_plan, read_plan
 from simulator import scenario_from_dict, start_simulator
 
 MODEL = "acme/model-x"
@@ -36,7 +37,7 @@ def test_an_odd_listing_entry_is_dropped_and_reported_and_the_model_is_probed(od
     assert not plan.failures  # the round stays complete for the model
     (problem,) = plan.dropped[MODEL]
     assert why in problem and "\n" not in problem
-    assert RoundPlan.from_json(plan.to_json()).dropped == plan.dropped
+    assert read_plan(written(plan)).dropped == plan.dropped
 
 
 def test_a_listing_with_no_usable_entry_still_fails_the_models_discovery() -> None:

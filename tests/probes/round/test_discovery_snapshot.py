@@ -1,4 +1,4 @@
-"""reports/discovery.json, declared once (probes/round/planning.py `DiscoveryFile`, `PlanFile`): what a
+"""reports/discovery.json, declared once (probes/round/planning.py `DiscoveryFile`, `RoundPlan`): what a
 round writes reads back as the same plan, and one reader (`read_snapshot`) refuses anything else
 naming the file, the key and what to do, for `--discovery-snapshot` and `canary validate` alike."""
 
@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from core.field_rules import written
 from probes.http.records import Endpoint
 from probes.round.planning import (
     DiscoveryFailure,
@@ -22,6 +23,7 @@ from probes.round.planning import (
     RoundPlan,
     SnapshotError,
     load_snapshot,
+    read_plan,
     read_snapshot,
 )
 
@@ -37,10 +39,10 @@ def _endpoint(tag: str, **more: Any) -> Endpoint:
 
 def _plan() -> RoundPlan:
     """A plan with every field set, as a round against the real upstream plans."""
-    return RoundPlan(
-        endpoints={MODEL: (_endpoint("deepinfra/fp8", siblings=("deepinfra/turbo",), throughput_p50=35.0,
-                                     thinks_by_default=False, cache_read_price=1e-08),
-                           _endpoint("novita/fp8", service_tier="flex"))},
+    return RoundPlan.of(
+        {MODEL: (_endpoint("deepinfra/fp8", siblings=("deepinfra/turbo",), throughput_p50=35.0,
+                           thinks_by_default=False, cache_read_price=1e-08),
+                 _endpoint("novita/fp8", service_tier="flex"))},
         failures=(DiscoveryFailure("x/gone", "HTTP 404 from the endpoints listing", auth=False),),
         languages={MODEL: {"deepinfra/fp8": "pt", "novita/fp8": "fr"}}, contracts=("latency", "refusal"),
         controls={MODEL: ("novita/fp8",)}, dropped={MODEL: ("endpoints[2]: no tag",)},
@@ -54,16 +56,16 @@ def _saved(path: Path, doc: Any) -> Path:
 
 def test_a_saved_plan_reads_back_as_the_same_plan(tmp_path: Path) -> None:
     doc = DiscoveryFile(round_id="20261205T080000Z-1", taken_at="2026-12-05T08:00:00Z", clock="real",
-                        upstream="openrouter", base_url="https://openrouter.ai/api/v1", plan=_plan().entry())
+                        upstream="openrouter", base_url="https://openrouter.ai/api/v1", plan=_plan())
     saved = _saved(tmp_path / "discovery.json", msgspec.to_builtins(doc))
     assert read_snapshot(saved) == doc
     assert load_snapshot(saved) == _plan()
-    assert RoundPlan.from_json(json.loads(json.dumps(_plan().to_json()))) == _plan()  # a worker's copy
+    assert read_plan(json.loads(json.dumps(written(_plan())))) == _plan()  # a worker's copy
 
 
 def test_a_bare_plan_reads_with_none_of_the_rest(tmp_path: Path) -> None:
-    doc = read_snapshot(_saved(tmp_path / "plan.json", _plan().to_json()))
-    assert doc.plan == _plan().entry() and doc.upstream is None and doc.taken_at is None
+    doc = read_snapshot(_saved(tmp_path / "plan.json", written(_plan())))
+    assert doc.plan == _plan() and doc.upstream is None and doc.taken_at is None
 
 
 @pytest.mark.parametrize("doc,message", [
@@ -98,14 +100,14 @@ def test_a_snapshot_of_another_shape_is_refused_naming_the_key_and_what_to_do(
 def test_a_snapshot_whose_tags_live_discovery_would_refuse_is_refused(
         tmp_path: Path, endpoints: tuple[Endpoint, ...], message: str) -> None:
     # Issue 37: a replayed plan is held to discovery's rules; its tags reach node ids, files and the state.
-    saved = _saved(tmp_path / "discovery.json", RoundPlan(endpoints={MODEL: endpoints}).to_json())
+    saved = _saved(tmp_path / "discovery.json", written(RoundPlan.of({MODEL: endpoints})))
     with pytest.raises(SnapshotError) as refused:
         read_snapshot(saved)
     assert str(refused.value).startswith(f"{saved}: plan.models.{MODEL!r}: {message}"), refused.value
 
 
 def test_a_snapshot_whose_model_is_no_model_id_is_refused(tmp_path: Path) -> None:
-    saved = _saved(tmp_path / "discovery.json", RoundPlan(endpoints={"../x": (_endpoint("aurora/fp8"),)}).to_json())
+    saved = _saved(tmp_path / "discovery.json", written(RoundPlan.of({"../x": (_endpoint("aurora/fp8"),)})))
     with pytest.raises(SnapshotError, match=r"plan\.models\.'\.\./x': not a model id"):
         read_snapshot(saved)
 
@@ -152,7 +154,7 @@ def test_a_snapshot_taken_from_the_simulator_replays_against_the_bundled_simulat
 
 
 def test_a_snapshot_of_a_real_upstream_does_not_start_the_simulator(tmp_path: Path) -> None:
-    doc = DiscoveryFile(upstream="openrouter", plan=_plan().entry())
+    doc = DiscoveryFile(upstream="openrouter", plan=_plan())
     saved = _saved(tmp_path / "discovery.json", msgspec.to_builtins(doc))
     replay = _pytest(f"--discovery-snapshot={saved}", "--collect-only", f"--canary-reports={tmp_path / 'r'}",
                      f"--canary-state={tmp_path / 'none.json'}")

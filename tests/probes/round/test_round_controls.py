@@ -26,7 +26,7 @@ from round_support import (
 from canary.cli.main import main as canary
 from canary.outputs import summary
 from core.results import read_results
-from judge.suspension.decisions import RoundDecisions
+from judge.suspension.decisions import read_round_decisions
 from simulator import scenario_from_dict, start_simulator
 from simulator.process import SCENARIO_ENV
 
@@ -113,7 +113,7 @@ def test_an_undiscovered_control_is_a_decision_the_summary_and_notification_carr
     assert "control_unprobed ghost/fp8" in capsys.readouterr().out  # the notification on stdout
     step_text = step_summary.read_text(encoding="utf-8")
     assert "| control_unprobed | `deepseek/deepseek-chat-v3-0324` | `ghost/fp8` |" in step_text
-    record = RoundDecisions.from_json(decisions)
+    record = read_round_decisions(decisions)
     markdown = summary.to_markdown(read_results(run.results), record)
     assert "refusal probe unverified" in markdown and "Control not probed" in markdown
     assert "probe unverified" in summary.to_text(read_results(run.results), record)
