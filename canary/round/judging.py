@@ -32,7 +32,7 @@ from canary.state.silences import silences_or_none
 from core.config import Config
 from core.field_rules import written
 from core.layer_files import read_layers
-from core.layers import PEOPLE_LAYERS, Exclusion, people_excluded
+from core.layers import PEOPLE_LAYERS, Exclusion
 from core.policy import Mode
 from core.production import ProductionRecord
 from core.results import ResultsError, RoundResults, merge_shards
@@ -43,15 +43,14 @@ from judge.suspension.decisions import (
     RequestRecord,
     RoundDecisions,
 )
-from judge.suspension.exclusions import ignore_lists, suspension_entries
+from judge.suspension.exclusions import ignore_lists
 from judge.suspension.planned import (
     expect_models,
     missing_model_decisions,
     reused_models,
     split_rerun,
 )
-from judge.suspension.route_audit import alarms, newest, round_names, route_audit
-from judge.suspension.rules import RoundOrder, RoundOrderError, apply_round, check_round_order
+from judge.suspension.rules import RoundOrder, RoundOrderError, check_round_order, judge_round
 from judge.suspension.state import JudgeState
 
 DEFAULT_DECISIONS_FILE = "decisions.json"
@@ -166,12 +165,9 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
              f"(decisions file {out} rewritten from the state and the audit log)")
         return JudgeOutcome(decisions, state, production)
     policy = replace(config.rules, mode=mode)  # the round's mode: canary.yaml's, or the request's override
-    new_state, changes = apply_round(state, results, policy, now=now, excluded=people_excluded(exclusions, now),
-                                       maintenance=load_maintenance(paths.maintenance), production=records)
-    # The route audit reads the lists in force before this round: the ones the records' windows saw.
-    leaks = route_audit(newest(records, now), (*exclusions, *suspension_entries(state)),
-                        round_names(results))
-    changes = missing_model_decisions(results, reused=reused_now) + changes + alarms(leaks)
+    new_state, changes, leaks = judge_round(state, results, policy, now=now, people=exclusions,
+                                            maintenance=load_maintenance(paths.maintenance), production=records)
+    changes = missing_model_decisions(results, reused=reused_now) + changes
     gap = None
     if state.last_round is not None:
         gap = round((results.started_at - state.last_round.started_at).total_seconds() / 60, 1)

@@ -11,11 +11,12 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 
 from core.errors import RuleError
+from core.layers import Exclusion, people_excluded
 from core.policy import ENFORCE, MAX_LAST_REASONS, MAX_REASON_CHARS, OBSERVE, Mode, Policy
 from core.production import ProductionRecord
 from core.results import RoundResults
 from judge.suspension.coverage import also_removed, covers
-from judge.suspension.decisions import WHOLE_ROUND, Action, Decision, Evidence, Rule
+from judge.suspension.decisions import WHOLE_ROUND, Action, Decision, Evidence, Leak, Rule
 from judge.suspension.evidence import (
     add_round_to_windows,
     card_for,
@@ -23,6 +24,7 @@ from judge.suspension.evidence import (
     failed_contracts,
     strength,
 )
+from judge.suspension.exclusions import suspension_entries
 from judge.suspension.ladder import fade, next_suspension
 from judge.suspension.maintenance import MaintenanceWindow, held_decisions, held_endpoints, without_held
 from judge.suspension.production import apply_production, schedule, weigh
@@ -30,7 +32,7 @@ from judge.suspension.reliability import RELIABILITY, apply_reliability
 from judge.suspension.reports import to_confirm as reports_to_confirm
 from judge.suspension.rotation import next_language
 from judge.suspension.round import ModelRound, ProviderRound, RoundClass, classify_round
-from judge.suspension.route_audit import round_names
+from judge.suspension.route_audit import alarms, newest, round_names, route_audit
 from judge.suspension.state import JudgeState, LastRound, ProviderState
 from judge.suspension.streaks import Counted, count
 
@@ -75,6 +77,18 @@ def check_round_order(state: JudgeState, report: RoundResults, *, now: datetime 
             "was committed has nothing left to judge, since that round's verdicts are newer; start a new run "
             "to probe again")
     return RoundOrder.NEW
+
+
+def judge_round(state: JudgeState, report: RoundResults, policy: Policy, *, now: datetime,
+                people: Sequence[Exclusion] = (), maintenance: Sequence[MaintenanceWindow] = (),
+                production: Sequence[ProductionRecord] = ()) -> tuple[JudgeState, list[Decision], tuple[Leak, ...]]:
+    """apply_round with people's exclusion entries (`people`), then the route audit of the production
+    records' newest windows against the lists in force before this round: the new state, the decisions
+    (the leaks' alarms last) and the leaks."""
+    new, decisions = apply_round(state, report, policy, now=now, excluded=people_excluded(people, now),
+                                 maintenance=maintenance, production=production)
+    leaks = route_audit(newest(production, now), (*people, *suspension_entries(state)), round_names(report))
+    return new, decisions + alarms(leaks), leaks
 
 
 def apply_round(state: JudgeState, report: RoundResults, policy: Policy, *, now: datetime,

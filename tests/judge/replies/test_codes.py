@@ -9,8 +9,10 @@ import pytest
 from core.results import AttemptResult, CaseResult
 from core.vocabulary import Outcome
 from judge.replies import language, refusal, stop, structured
-from judge.replies.fidelity import KINDS
+from judge.replies.fidelity import make_items
 from judge.suspension.fidelity import judge_fidelity
+
+KINDS = tuple(item.kind for item in make_items(0))   # the item kinds, in the prompt's order
 
 SCHEMA = {"type": "object", "properties": {"mood": {"enum": ["calm", "tense"]}}, "required": ["mood"]}
 

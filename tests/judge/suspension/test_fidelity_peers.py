@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from core.results import AttemptResult, CaseResult
 from core.vocabulary import FIDELITY, Outcome
-from judge.replies.fidelity import KINDS, FidelityCode
+from judge.replies.fidelity import FidelityCode, make_items
 from judge.replies.verdict import Common
 from judge.suspension.fidelity import judge_fidelity
+
+KINDS = tuple(item.kind for item in make_items(0))   # the item kinds, in the prompt's order
 
 P, F = Outcome.PASS, Outcome.FAIL
 
