@@ -31,15 +31,15 @@ refusal worded by core/schema.py's walk), each upstream entry in it on its own a
   reads as none, a `clock` other than `virtual` as `real`, `usage` is derived from the cases and
   never read, and an unreadable `incomplete` falls back on `incomplete_reason`'s words;
 - upstream data that is merely odd does not sink the round: a case (or a control note) whose
-  model or provider tag fails the safety pattern, or whose outcome is unknown, is set aside as a
+  model or provider tag fails the safety pattern, or whose outcome or contract is unknown, is set aside as a
   RejectedInput (the judge writes those to the audit log); an attempt that is not an object or
   has no known outcome is left out; any other field whose value its declaration does not read (a
   TTFT that is not a number, a negative token count, a `refusal` other than pass or fail) reads
   as its default (absent, 0, false); so does an amount of money no real reply has (`billed_usd`,
   `listed_usd`, `cost_usd` above MAX_BILL_USD, an integer too large for a float), with a
   RejectedInput naming it. Free text (reasons, excerpts, the language) is made writable as UTF-8
-  (lone surrogates from JSON become "?"); a reason or contract that is not a string reads as its
-  text, as it always has.
+  (lone surrogates from JSON become "?"); a reason that is not a string reads as its text, as it
+  always has.
 
 Schema_version 2 added `code` to each case and attempt: the verdict's code (judge/replies/verdict.py),
 what history and control flow read. A version 1 file is still read: written before codes, its
@@ -90,7 +90,7 @@ from core.field_rules import (
 from core.schema import shown
 from core.tags import ROUND_ID_PATTERN, describe_invalid_tag, is_provider_name, is_valid_tag
 from core.times import as_utc
-from core.vocabulary import CODE, Outcome, case_id, catch_all_code
+from core.vocabulary import CODE, ContractName, Outcome, case_id, catch_all_code
 
 SCHEMA_VERSION: Final = 2
 # The versions read: 1 has no `code` (its entries read with their outcome's catch-all code).
@@ -99,6 +99,7 @@ EXCERPT_CHARS = 300           # how much of each reply results.json keeps (the r
 _AMOUNTS = ("billed_usd", "listed_usd")
 REAL, VIRTUAL = "real", "virtual"
 _OUTCOMES = {o.value: o for o in Outcome}
+_CONTRACTS = {c.value: c for c in ContractName}
 # A round id as results.json's declaration reads it (core/tags.py's pattern: core/tags.py itself
 # ships with the backend's library, which has no msgspec).
 RoundId = Annotated[str, msgspec.Meta(pattern=ROUND_ID_PATTERN.pattern,
@@ -205,7 +206,7 @@ class CaseResult:
 
     model: str  # the model id
     provider: str  # the endpoint's provider tag
-    contract: str  # a contract's name (core/vocabulary.py DECLARED)
+    contract: ContractName  # a contract's name (core/vocabulary.py DECLARED)
     outcome: Outcome  # pass | fail | inconclusive | transport_error | not_applicable
     code: str  # why, as a code (judge/replies/verdict.py): what history and the judge read
     reason: str  # why, in words (upstream text, cleaned)
@@ -252,7 +253,7 @@ class CaseResult:
     @classmethod
     def from_json(cls, item: Mapping[str, Any]) -> CaseResult:
         """One case entry read leniently (`read_case`); the caller has checked its tags and outcome
-        (RoundResults.from_json sets a case with unsafe tags or an unknown outcome aside)."""
+        (RoundResults.from_json sets a case with unsafe tags or an unknown outcome or contract aside)."""
         return cls.from_entry(read_case(item))
 
 
@@ -260,7 +261,7 @@ class ControlNote(msgspec.Struct, frozen=True):
     """A positive control that passed (`weak_probes`) or gave no verdict (`unprobed_controls`)."""
 
     model: str  # the model id
-    contract: str  # the probe's contract (refusal)
+    contract: ContractName  # the probe's contract (refusal)
     control: str  # the control host's tag
     reason: str  # what the control did
 
@@ -424,7 +425,7 @@ class CaseEntry(msgspec.Struct, frozen=True, kw_only=True):
 
     model: str
     provider: str
-    contract: Annotated[str, ReadBy(writable_text)] = ""
+    contract: ContractName
     outcome: Outcome
     code: str
     reason: Annotated[str, ReadBy(writable_text)] = ""
@@ -704,6 +705,9 @@ def _cases(raw: Sequence[Mapping[str, Any]], rejected: list[RejectedInput]) -> t
         if not is_one_of(outcome, _OUTCOMES):
             rejected.append(RejectedInput(model, provider, f"cases[{i}]: unknown outcome {ascii(outcome)[:40]}"))
             continue
+        if not is_one_of(contract := item.get("contract"), _CONTRACTS):
+            rejected.append(RejectedInput(model, provider, f"cases[{i}]: unknown contract {ascii(contract)[:40]}"))
+            continue
         rejected.extend(RejectedInput(model, provider, note) for note in _absurd_amounts(i, item))
         cases.append(CaseResult.from_entry(read_case(item)))
     return tuple(cases)
@@ -713,11 +717,12 @@ def _notes(raw: Sequence[Mapping[str, Any]], key: str, rejected: list[RejectedIn
     """The entries of `weak_probes` or `unprobed_controls`."""
     out = []
     for i, item in enumerate(raw):
-        model, control = item.get("model"), item.get("control")
-        if not (is_valid_tag(model) and is_valid_tag(control)):
-            rejected.append(RejectedInput(_shown(model), _shown(control), f"{key}[{i}]: an unsafe tag", key))
+        model, control, contract = item.get("model"), item.get("control"), item.get("contract")
+        if not (is_valid_tag(model) and is_valid_tag(control) and is_one_of(contract, _CONTRACTS)):
+            why = "an unknown contract" if is_valid_tag(model) and is_valid_tag(control) else "an unsafe tag"
+            rejected.append(RejectedInput(_shown(model), _shown(control), f"{key}[{i}]: {why}", key))
             continue
-        out.append(ControlNote(model, writable_text(item.get("contract", "")), control,
+        out.append(ControlNote(model, ContractName(str(contract)), control,
                                writable_text(item.get("reason", ""))))
     return tuple(out)
 

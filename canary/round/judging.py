@@ -32,7 +32,7 @@ from canary.state.silences import silences_or_none
 from core.config import Config
 from core.layer_files import read_layers
 from core.layers import PEOPLE_LAYERS, Exclusion, people_excluded
-from core.policy import MODES
+from core.policy import MODES, Mode
 from core.production import ProductionRecord
 from core.results import ResultsError, RoundResults, merge_shards
 from core.store import StoreError, atomic_write_json
@@ -69,7 +69,7 @@ class JudgeRequest:
     results_paths: tuple[Path, ...]
     config: Config
     now: datetime
-    mode: str | None = None  # override canary.yaml's mode for this round (None: the configured one)
+    mode: Mode | None = None  # override canary.yaml's mode for this round (None: the configured one)
     decisions_out: Path | None = None  # default: <paths.reports>/decisions.json
     send: bool = True  # print, summarise and post the decisions
     expect: tuple[str, ...] | None = None  # the models the round planned to probe
@@ -214,7 +214,7 @@ def _new_shards(results_paths: tuple[Path, ...], rounds: tuple[RoundResults, ...
 
 
 def _record(results: RoundResults, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,
-            now: datetime, mode: str, gap: float | None, how: RequestRecord, already_applied: bool,
+            now: datetime, mode: Mode, gap: float | None, how: RequestRecord, already_applied: bool,
             decisions: tuple[Decision, ...]) -> RoundDecisions:
     ignore, would = ignore_lists(exclusions, state, now, [*results.models, *results.missing, *config.models])
     return RoundDecisions(
@@ -225,7 +225,7 @@ def _record(results: RoundResults, state: JudgeState, exclusions: tuple[Exclusio
 
 
 def _applied_record(results: RoundResults, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,
-                    now: datetime, mode: str, how: RequestRecord) -> RoundDecisions:
+                    now: datetime, mode: Mode, how: RequestRecord) -> RoundDecisions:
     """The decisions file of a round the state already holds, as the judge wrote it then.
 
     Its decisions come from the audit log; its `now` and its effective lists are those of the time
@@ -235,7 +235,7 @@ def _applied_record(results: RoundResults, state: JudgeState, exclusions: tuple[
     """
     mine = [line for line in audit.read(config.paths.audit).lines
             if line.round_id == results.round_id and line.action in _DECISION_ACTIONS]
-    decided_mode = next((line.mode for line in mine if line.mode in MODES), state.mode or mode)
+    decided_mode = next((Mode(line.mode) for line in mine if line.mode in MODES), state.mode or mode)
     decided_at = _decided_at(results, state, mine) or now
     return _record(results, state, exclusions, config, now=decided_at, mode=decided_mode, gap=None, how=how,
                    already_applied=True, decisions=tuple(_logged_decisions(mine)))

@@ -21,6 +21,7 @@ from canary.round.probing import NOT_RUN, ProbeOptions, run_probe
 from canary.round.refusal import RoundRefused
 from canary.state.judge_files import load_state
 from core.config import Config, load_config
+from core.policy import Mode
 from core.results import VIRTUAL, RoundResults
 from core.store import StoreError
 from core.times import stamp
@@ -44,7 +45,7 @@ class RoundOptions:
     workers: int = 0
     scenario: str | None = None  # a simulator scenario (only without a key)
     seed: int | None = None  # the simulator's seed (default: the round number)
-    mode: str | None = None  # override canary.yaml's mode
+    mode: Mode | None = None  # override canary.yaml's mode
     now: datetime | None = None  # judge at this time (default: now, or a simulator round's virtual end)
     render_report: bool = True  # render the Allure HTML report
 

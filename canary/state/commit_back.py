@@ -42,15 +42,14 @@ def _tag(value: Any) -> str:
 
 
 def commit_message(doc: RoundDecisions | None) -> str:
-    """Subject and body naming the decisions; only validated tags, modes and round ids (the record
-    holds any string its file held)."""
+    """Subject and body naming the decisions; only validated tags and round ids (the record holds any
+    string its file held; its mode is a Mode, refused on reading otherwise)."""
     if doc is None:
         return "canary: update judge state"
     shown = doc.round_id if is_valid_round_id(doc.round_id) else "<invalid round id>"
     if len(shown) > MAX_SUBJECT_ROUND_ID:
         shown = shown[: MAX_SUBJECT_ROUND_ID - 3] + "..."
-    mode = doc.mode if doc.mode in ("observe", "enforce") else "?"
-    lines = [f"canary: round {shown} ({mode}): {len(doc.decisions)} decision(s)", ""]
+    lines = [f"canary: round {shown} ({doc.mode}): {len(doc.decisions)} decision(s)", ""]
     for d in doc.decisions[:MAX_BODY_LINES]:
         line = f"- {d.action.value} {_tag(d.provider)} ({_tag(d.model)})"
         if d.rung is not None:

@@ -15,6 +15,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from core.errors import InputError
+from core.policy import Mode
 from core.schema import Invalid, read_as
 from core.times import TimeFormatError, fmt_time, parse_time
 from judge.suspension.card import Card, CardLine
@@ -224,7 +225,7 @@ class RoundDecisions:
     """What the judge decided about one round and the provider.ignore lists it leaves (decisions.json)."""
 
     round_id: str                   # the round judged (shards: their ids, sorted, joined with "+")
-    mode: str                       # observe | enforce: the mode the round was decided in
+    mode: Mode                      # observe | enforce: the mode the round was decided in
     now: datetime                   # when it was decided (a re-run: the time of its first decision)
     gap_minutes: float | None = None  # minutes since the previous round started (None: the first, or a re-run)
     already_applied: bool = False   # a re-run: the state held the round already and nothing changed
@@ -272,7 +273,7 @@ class DecisionsFile(msgspec.Struct, frozen=True):
     """decisions.json's document: RoundDecisions with its RequestRecord's fields beside its own."""
 
     round_id: str
-    mode: str
+    mode: Mode
     now: str
     schema_version: Literal[1] = DECISIONS_SCHEMA_VERSION
     gap_minutes: float | None = None

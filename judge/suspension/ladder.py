@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from core.policy import Policy
+from core.policy import Mode, Policy
 from judge.suspension.state import Ladder, Suspension
 
 
@@ -18,7 +18,7 @@ def fade(ladder: Ladder, now: datetime, policy: Policy) -> Ladder:
     return ladder
 
 
-def next_suspension(ladder: Ladder, now: datetime, policy: Policy, *, mode: str, reason: str,
+def next_suspension(ladder: Ladder, now: datetime, policy: Policy, *, mode: Mode, reason: str,
                     contracts: tuple[str, ...] = ()) -> tuple[Suspension, Ladder]:
     """The suspension that starts at `now` and the ladder after it (`contracts`: what failed in the
     round that completed the streak)."""

@@ -97,7 +97,7 @@ class Suspension:
     since: datetime
     until: datetime
     rung: Count
-    mode: str
+    mode: Mode
     reason: str
     # The failed contracts of the round that completed the streak: whether an observe-mode record
     # is enforced when the judge switches to enforce (judge/suspension/rules.py _enforce_records).
@@ -170,7 +170,7 @@ class JudgeState:
     models: Mapping[str, Mapping[str, ProviderState]] = field(default_factory=dict)
     applied_rounds: tuple[str, ...] = ()
     last_round: LastRound | None = None
-    mode: str | None = None
+    mode: Mode | None = None
     schema_version: int = STATE_SCHEMA_VERSION
 
     def provider(self, model: str, provider: str) -> ProviderState:

@@ -33,7 +33,7 @@ def junit_properties(case: Case, result: ProbedCase) -> list[tuple[str, object]]
         ("completion_tokens", record.completion_tokens), ("cost_usd", record.cost_usd),
     ]
     if case.language:
-        props += [("language", case.language), ("anomaly", str(record.anomaly).lower())]  # not the contract: a name
+        props += [("language", case.language), ("anomaly", str(record.anomaly).lower())]
     return props
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from core.field_rules import as_count, measurement, seconds, writable_text
 from core.results import EXCERPT_CHARS, AttemptResult, CaseResult
-from core.vocabulary import Outcome, case_id, discovery_case_id, endpoint_id
+from core.vocabulary import ContractName, Outcome, case_id, discovery_case_id, endpoint_id
 from probes.http.records import Endpoint, ErrorKind
 
 
@@ -51,7 +51,7 @@ class Case:
     """One model x endpoint x contract to probe."""
 
     model: str
-    contract: str
+    contract: ContractName
     endpoint: Endpoint
     language: str | None = None      # language contract only
     control: bool = False            # refusal case on a configured positive-control host

@@ -29,7 +29,7 @@ from core.schema import read_as
 from core.store import read_json
 from core.tags import is_valid_model_id
 from core.upstream import Upstream
-from core.vocabulary import CONTRACTS, LANGUAGE, OPTIONAL_CONTRACTS, REFUSAL
+from core.vocabulary import CONTRACTS, LANGUAGE, OPTIONAL_CONTRACTS, REFUSAL, ContractName
 from judge.replies.listing import ListedLimits, listing_notes
 from probes.http.client import PinnedClient
 from probes.http.discovery import DiscoveryError, discover, endpoint_problems
@@ -66,7 +66,7 @@ class RoundPlan:
     endpoints: dict[str, tuple[Endpoint, ...]]          # model -> endpoints, sorted by tag
     failures: tuple[DiscoveryFailure, ...] = ()
     languages: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
-    contracts: tuple[str, ...] = CONTRACTS
+    contracts: tuple[ContractName, ...] = CONTRACTS
     controls: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     # model -> the listing entries discovery dropped (malformed, duplicate), each a reason naming the
     # entry: reported, while the model's other endpoints are probed (the round stays complete).
@@ -242,7 +242,7 @@ class PlanFile(msgspec.Struct, frozen=True, kw_only=True):
     models: dict[str, PlannedModel]
     failures: tuple[DiscoveryFailure, ...] = ()
     languages: dict[str, dict[str, str]] = {}
-    contracts: tuple[str, ...] = CONTRACTS
+    contracts: tuple[ContractName, ...] = CONTRACTS
     controls: dict[str, tuple[str, ...]] = {}
     dropped: dict[str, tuple[str, ...]] = {}
     notes: dict[str, tuple[str, ...]] = {}

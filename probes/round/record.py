@@ -20,7 +20,7 @@ from probes.round.cases import CaseRecord
 
 def build_results(*, round_id: str, started_at: str, finished_at: str, upstream: str,
                   models: Mapping[str, Iterable[str]], records: Iterable[CaseRecord],
-                  incomplete: Sequence[Incomplete], unprobed: Iterable[Mapping[str, str]] = (),
+                  incomplete: Sequence[Incomplete], unprobed: Iterable[ControlNote] = (),
                   clock: str = REAL, controls_source: str | None = None,
                   limits: Mapping[str, Mapping[str, tuple[int | None, int | None]]] | None = None,
                   listing_notes: Mapping[str, tuple[str, ...]] | None = None,
@@ -36,7 +36,7 @@ def build_results(*, round_id: str, started_at: str, finished_at: str, upstream:
         finished_at=parse_time(finished_at, "finished_at"), complete=not incomplete, incomplete=tuple(incomplete),
         upstream=upstream, models={m: tuple(sorted(set(tags))) for m, tags in models.items()}, cases=cases,
         weak_probes=weak_probes(cases),
-        unprobed_controls=tuple(ControlNote(u["model"], u["contract"], u["control"], u["reason"]) for u in unprobed),
+        unprobed_controls=tuple(unprobed),
         clock=clock, controls_source=controls_source, limits=dict(limits or {}),
         listing_notes={m: n for m, n in (listing_notes or {}).items() if n},
         names={m: n for m, n in (names or {}).items() if n},

@@ -20,12 +20,13 @@ from canary.round.judging import (
     model_list,
     run_judge,
 )
-from core.policy import MODES
+from core.policy import Mode
 
 
 @click.command("judge", short_help="apply one round's results to the state (streaks, suspensions)")
 @click.argument("results_paths", nargs=-1, type=PATH, metavar="RESULTS.json...")
-@click.option("--mode", type=click.Choice(MODES), default=None, help="override canary.yaml's mode for this round")
+@click.option("--mode", type=click.Choice(Mode, case_sensitive=False), default=None,
+              help="override canary.yaml's mode for this round")
 @click.option("--decisions-out", type=PATH, default=None, metavar="PATH",
               help="where to write decisions.json (default: <paths.reports>/decisions.json)")
 @click.option("--no-notify", is_flag=True,
@@ -42,7 +43,7 @@ from core.policy import MODES
                    "are read; a refused one is named and the round judged without it")
 @common()
 @pass_invocation
-def judge(invocation: Invocation, results_paths: tuple[Path, ...], mode: str | None, decisions_out: Path | None,
+def judge(invocation: Invocation, results_paths: tuple[Path, ...], mode: Mode | None, decisions_out: Path | None,
           no_notify: bool, expect_models: str | None, allow_simulator: bool, production: Path | None) -> int:
     """Apply one round's results to the state (streaks, suspensions); several files are shards of one round.
 

@@ -118,12 +118,12 @@ HOSTILE = ['a/b"; rm -rf ~; echo "', "x\ny: injected", "$(reboot)", "`id`", "a|b
 @pytest.mark.parametrize("tag", HOSTILE, ids=lambda t: ascii(t)[:10])
 def test_commit_messages_never_contain_raw_hostile_tags(tag: str) -> None:
     # The record holds whatever strings its file held: ids and tags are checked again here.
-    doc = record_of({"round_id": "r\nSigned-off-by: evil", "mode": "enforce; ls", "decisions": [
+    doc = record_of({"round_id": "r\nSigned-off-by: evil", "mode": "enforce", "decisions": [
         {"model": tag, "provider": tag, "action": "suspend", "rule": "failed_streak", "reason": "`id`", "rung": 1}]})
     message = commit_message(doc)
     assert tag not in message and "evil" not in message
     assert all(ch not in message for ch in '`$;|"\x1b')
-    assert message.splitlines()[0] == "canary: round <invalid round id> (?): 1 decision(s)"
+    assert message.splitlines()[0] == "canary: round <invalid round id> (enforce): 1 decision(s)"
     assert message.splitlines()[2] == "- suspend <invalid tag> (<invalid tag>) rung 1"
 
 
