@@ -67,7 +67,7 @@ class Case:
 
     @property
     def marker(self) -> str:
-        return self.contract
+        return self.contract.value  # a plain str: pytest's keywords cross to the xdist controller (execnet)
 
     @property
     def group(self) -> str:

@@ -155,7 +155,8 @@ def test_a_case_of_no_known_outcome_is_set_aside_alone(outcome: Any) -> None:
 def test_a_case_of_no_known_contract_is_set_aside_alone(contract: Any) -> None:
     r = read_results(_document(contract=contract))
     assert [c.provider for c in r.cases] == ["borealis/bf16"]
-    assert [(x.provider, x.problem) for x in r.rejected] == [("aurora/fp8", f"cases[0]: unknown contract {ascii(contract)}")]
+    assert [(x.provider, x.problem) for x in r.rejected] == [
+        ("aurora/fp8", f"cases[0]: unknown contract {ascii(contract)}")]
 
 
 @pytest.mark.parametrize("outcome", [["fail"], {"fail": 1}, None, "exploded"], ids=ascii)
