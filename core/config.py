@@ -23,7 +23,7 @@ from core.layers import LAYERS, Layer
 from core.policy import OBSERVE, Mode, Policy, Rules
 from core.schema import Invalid, read_as
 from core.tags import is_valid_model_id
-from core.vocabulary import CONTRACTS, LANGUAGES, OPTIONAL_CONTRACTS
+from core.vocabulary import CONTRACTS, LANGUAGES, OPTIONAL_CONTRACTS, ContractName
 
 DEFAULT_CONFIG_FILE = "canary.yaml"
 
@@ -31,7 +31,7 @@ ReasoningEffort = Literal["max", "xhigh", "high", "medium", "low", "minimal", "n
 ReasoningControls = Literal["auto", "always"]
 # A model's entry under `controls:` and under `optional_contracts:` (the title names it in an error).
 EndpointTags = Annotated[tuple[str, ...], Meta(title="a list of endpoint tags")]
-OptionalContracts = Annotated[tuple[str, ...], Meta(
+OptionalContracts = Annotated[tuple[ContractName, ...], Meta(
     title=f"a list of optional contracts ({', '.join(OPTIONAL_CONTRACTS)})")]
 _BRANCH_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,99}")
 
@@ -166,7 +166,7 @@ class ConfigFile:
     optional_contracts: Annotated[dict[str, OptionalContracts], Meta(description=(
         "model → the optional contracts it runs (`tools`; `stop`, `fidelity`): each adds at most one request "
         "per endpoint per round (two more on an anomaly)"))] = field(default_factory=dict)
-    contracts: Annotated[tuple[str, ...], Meta(min_length=1, description=(
+    contracts: Annotated[tuple[ContractName, ...], Meta(min_length=1, description=(
         "which contracts may run (an optional one only for the models `optional_contracts` names it for)"))] = CONTRACTS
     languages: Annotated[tuple[str, ...], Meta(min_length=1, description=(
         "rotation order of the language probe"))] = LANGUAGES
@@ -184,7 +184,7 @@ class ConfigFile:
         for model, names in self.optional_contracts.items():
             for name in names:
                 if name not in OPTIONAL_CONTRACTS:
-                    raise Invalid(f"optional_contracts.{model}", f"unknown optional contract {name!r}; "
+                    raise Invalid(f"optional_contracts.{model}", f"unknown optional contract '{name}'; "
                                   f"choose from {', '.join(OPTIONAL_CONTRACTS)}")
         if len(set(self.models)) != len(self.models):
             raise Invalid("models", "lists a model twice")
@@ -192,9 +192,6 @@ class ConfigFile:
             if not is_valid_model_id(m):  # as discovery checks them: an id reaches URLs, files and Markdown
                 raise Invalid("models", f"{ascii(m)[:80]} is not an OpenRouter model id: author/slug, segments "
                                  "of letters, digits and ._:- joined by /, at most 128 characters")
-        for c in self.contracts:
-            if c not in CONTRACTS:
-                raise Invalid("contracts", f"unknown contract {c!r}; choose from {', '.join(CONTRACTS)}")
         for lang in self.languages:
             if lang not in LANGUAGES:
                 raise Invalid("languages", f"{lang!r} is not one of the 17 supported codes ({', '.join(LANGUAGES)})")
@@ -204,7 +201,7 @@ class ConfigFile:
 class Config:
     models: tuple[str, ...]
     controls: dict[str, tuple[str, ...]]
-    contracts: tuple[str, ...]
+    contracts: tuple[ContractName, ...]
     languages: tuple[str, ...]
     probe: ProbeSettings
     concurrency: ConcurrencySettings
@@ -213,7 +210,7 @@ class Config:
     source: str = field(default="<defaults>")
     site: SiteSettings = field(default_factory=SiteSettings)
     digest: DigestSettings = field(default_factory=DigestSettings)
-    optional_contracts: dict[str, tuple[str, ...]] = field(default_factory=dict)  # model -> opted-in optional contracts
+    optional_contracts: dict[str, tuple[ContractName, ...]] = field(default_factory=dict)  # model -> its optional ones
 
     @property
     def mode(self) -> Mode:

@@ -43,7 +43,7 @@ class ProductionCheck(StrEnum):
     STREAM_INTEGRITY = "stream_integrity"   # cumulative or repeated deltas
     LIMITS = "limits"                       # more completion tokens than max_tokens allowed
     BILLING = "billing"                     # usage missing or inconsistent
-    LANGUAGE = "language"                   # not the contract: not in the language the product expected
+    LANGUAGE = "language"                   # not in the language the product expected
 
 
 class CheckOutcome(StrEnum):

@@ -17,7 +17,7 @@ Written once per round by the probes (`written(results)`), read by everyone thro
 Read two ways: the top level strictly by RoundResults' declaration (`read_document`: a document the
 judge cannot trust is refused with ResultsError naming the key), each upstream entry in it on its
 own and leniently (`read_case`, `lenient_entry`): a case (or a control note) whose model or provider
-tag fails the safety pattern, or whose outcome is unknown, is set aside as a RejectedInput (the
+tag fails the safety pattern, or whose outcome or contract is unknown, is set aside as a RejectedInput (the
 judge writes those to the audit log); an attempt that is not an object or has no known outcome is
 left out; any other field whose value its declaration does not read reads as its default, so does
 an amount of money no real reply has (above MAX_BILL_USD, with a RejectedInput naming it). Free
@@ -67,7 +67,7 @@ from core.field_rules import (
 from core.schema import shown
 from core.tags import ROUND_ID_PATTERN, describe_invalid_tag, is_provider_name, is_valid_tag
 from core.times import stamp
-from core.vocabulary import CODE, Outcome, case_id, catch_all_code
+from core.vocabulary import CODE, ContractName, Outcome, case_id, catch_all_code
 
 SCHEMA_VERSION: Final = 2
 # The versions read: 1 has no `code` (its entries read with their outcome's catch-all code).
@@ -78,6 +78,7 @@ Clock = Literal["real", "virtual"]
 REAL: Clock = "real"
 VIRTUAL: Clock = "virtual"
 _OUTCOMES = {o.value: o for o in Outcome}
+_CONTRACTS = {c.value: c for c in ContractName}
 _CHECKS = {Outcome.PASS.value: Outcome.PASS, Outcome.FAIL.value: Outcome.FAIL}
 # A round id as results.json's declaration reads it (core/tags.py's pattern: core/tags.py itself
 # ships with the backend's library, which has no msgspec).
@@ -171,7 +172,7 @@ class CaseResult:
 
     model: str  # the model id
     provider: str  # the endpoint's provider tag
-    contract: Annotated[str, ReadBy(writable_text)] = ""  # a contract's name (core/vocabulary.py DECLARED)
+    contract: ContractName  # a contract's name (core/vocabulary.py DECLARED)
     outcome: Outcome  # pass | fail | inconclusive | transport_error | not_applicable
     code: str  # why, as a code (judge/replies/verdict.py): what history and the judge read
     reason: Annotated[str, ReadBy(writable_text)] = ""  # why, in words (upstream text, cleaned)
@@ -200,7 +201,7 @@ class ControlNote(msgspec.Struct, frozen=True):
     """A positive control that passed (`weak_probes`) or gave no verdict (`unprobed_controls`)."""
 
     model: str  # the model id
-    contract: str  # the probe's contract (refusal)
+    contract: ContractName  # the probe's contract (refusal)
     control: str  # the control host's tag
     reason: str  # what the control did
 
@@ -494,6 +495,9 @@ def _cases(raw: Sequence[Mapping[str, Any]], rejected: list[RejectedInput]) -> t
         if not is_one_of(outcome, _OUTCOMES):
             rejected.append(RejectedInput(model, provider, f"cases[{i}]: unknown outcome {ascii(outcome)[:40]}"))
             continue
+        if not is_one_of(contract := item.get("contract"), _CONTRACTS):
+            rejected.append(RejectedInput(model, provider, f"cases[{i}]: unknown contract {ascii(contract)[:40]}"))
+            continue
         rejected.extend(RejectedInput(model, provider, note) for note in _absurd_amounts(i, item))
         cases.append(read_case(item))
     return tuple(cases)
@@ -504,11 +508,12 @@ def _control_notes(raw: Sequence[Mapping[str, Any]], key: str,
     """The entries of `weak_probes` or `unprobed_controls`."""
     out = []
     for i, item in enumerate(raw):
-        model, control = item.get("model"), item.get("control")
-        if not (is_valid_tag(model) and is_valid_tag(control)):
-            rejected.append(RejectedInput(_shown(model), _shown(control), f"{key}[{i}]: an unsafe tag", key))
+        model, control, contract = item.get("model"), item.get("control"), item.get("contract")
+        if not (is_valid_tag(model) and is_valid_tag(control) and is_one_of(contract, _CONTRACTS)):
+            why = "an unknown contract" if is_valid_tag(model) and is_valid_tag(control) else "an unsafe tag"
+            rejected.append(RejectedInput(_shown(model), _shown(control), f"{key}[{i}]: {why}", key))
             continue
-        out.append(ControlNote(model, writable_text(item.get("contract", "")), control,
+        out.append(ControlNote(model, ContractName(str(contract)), control,
                                writable_text(item.get("reason", ""))))
     return tuple(out)
 

@@ -17,13 +17,28 @@ class Outcome(StrEnum):
     NOT_APPLICABLE = "not_applicable"
 
 
+class ContractName(StrEnum):
+    """A contract's name, typed from results.json's `contract` to the files; each is declared in DECLARED."""
+
+    LATENCY = "latency"
+    REFUSAL = "refusal"
+    STRUCTURED = "structured"
+    LANGUAGE = "language"
+    TOOLS = "tools"
+    STOP = "stop"
+    FIDELITY = "fidelity"
+
+
+LATENCY, REFUSAL, STRUCTURED, LANGUAGE, TOOLS, STOP, FIDELITY = ContractName
+
+
 @dataclass(frozen=True, slots=True)
 class Contract:
     """One contract, declared once: everything that names a contract reads it from here. Adding one touches
-    this declaration, its probe (probes/round/contracts/<module>.py), its pure judge (judge/replies/), its
-    prompt data and docs/contracts.md."""
+    its ContractName, this declaration, its probe (probes/round/contracts/<module>.py), its pure judge
+    (judge/replies/), its prompt data and docs/contracts.md."""
 
-    name: str              # the case id's last part and results.json's `contract`
+    name: ContractName     # the case id's last part and results.json's `contract`
     marker: str            # the pytest marker's description (`pytest probes -m <name>`): probes/pytest_plugin/hooks.py
     optional: bool = False  # run only for the models canary.yaml's `optional_contracts:` names it for
     prompt: str | None = None  # its data file under probes/round/prompts/ (without .yaml); None: built in code
@@ -50,21 +65,21 @@ def catch_all_code(outcome: str) -> str:
 
 # The contracts, in the order the tables show them: the four every model runs, then the optional ones.
 DECLARED: tuple[Contract, ...] = (
-    Contract("latency", "time-to-first-token contract", prompt="latency"),
-    Contract("refusal", "silent filter / refusal contract", prompt="refusal"),
-    Contract("structured", "structured output contract", prompt="structured"),
-    Contract("language", "language integrity contract", prompt="languages"),
-    Contract("tools", "tool-call contract (optional per model: optional_contracts)", optional=True, prompt="tools",
+    Contract(LATENCY, "time-to-first-token contract", prompt="latency"),
+    Contract(REFUSAL, "silent filter / refusal contract", prompt="refusal"),
+    Contract(STRUCTURED, "structured output contract", prompt="structured"),
+    Contract(LANGUAGE, "language integrity contract", prompt="languages"),
+    Contract(TOOLS, "tool-call contract (optional per model: optional_contracts)", optional=True, prompt="tools",
              site_note=("tools: one roleplay request with two tools per round; fails leaked tool-call markup, an empty "
                         "reply, arguments that are not one JSON object or break the schema, an unknown tool name, and "
                         "prose only when every attempt was prose and most peers called. It cannot see tool use beyond "
                         "one turn.")),
-    Contract("stop", "stop-sequence contract (optional per model)", optional=True, prompt="stop",
+    Contract(STOP, "stop-sequence contract (optional per model)", optional=True, prompt="stop",
              site_note=("stop: one count a round sent with a stop string inside it; fails a host that ignores the stop "
                         "string (text after it) or returns it at the end of the reply. A reply that did not count is "
                         "no verdict.")),
     # Observed from the start (issue 23): its false-positive report has yet to support enforcing it.
-    Contract("fidelity", "answer-fidelity contract (optional per model)", optional=True, starts_observed=True,
+    Contract(FIDELITY, "answer-fidelity contract (optional per model)", optional=True, starts_observed=True,
              site_note=("fidelity: five items a round with computed answers (arithmetic, reversing words, copying a "
                         "code, a date, sorting), the same for every endpoint, scored against the other endpoints. It "
                         "finds a broken deployment (a wrong template, a broken cache, an ignored parameter: 10-60 "
@@ -72,19 +87,15 @@ DECLARED: tuple[Contract, ...] = (
                         "no peer answers right are dropped. Observed only (would_suspend) until its false-positive "
                         "report supports enforcing it.")),
 )
-CONTRACTS: tuple[str, ...] = tuple(c.name for c in DECLARED)
-LATENCY, REFUSAL, STRUCTURED, LANGUAGE, TOOLS, STOP, FIDELITY = CONTRACTS
-OPTIONAL_CONTRACTS: tuple[str, ...] = tuple(c.name for c in DECLARED if c.optional)
+CONTRACTS: tuple[ContractName, ...] = tuple(c.name for c in DECLARED)
+OPTIONAL_CONTRACTS: tuple[ContractName, ...] = tuple(c.name for c in DECLARED if c.optional)
 # rules.observe_contracts' default (core/policy.py).
-STARTS_OBSERVED: tuple[str, ...] = tuple(c.name for c in DECLARED if c.starts_observed)
+STARTS_OBSERVED: tuple[ContractName, ...] = tuple(c.name for c in DECLARED if c.starts_observed)
 
 
-def contract(name: str) -> Contract:
-    """The declaration of the contract `name` (KeyError for a name no contract has)."""
-    return _BY_NAME[name]
-
-
-_BY_NAME: dict[str, Contract] = {c.name: c for c in DECLARED}
+def contract(name: ContractName) -> Contract:
+    """The declaration of the contract `name`."""
+    return DECLARED[CONTRACTS.index(name)]
 
 # The product's 17 interface languages (ISO 639-1), in the language contract's rotation order.
 LANGUAGE_NAMES: dict[str, str] = {
@@ -107,7 +118,7 @@ CASE_ID_SEPARATOR = "::"
 DISCOVERY = "discovery"
 
 
-def case_id(model: str, provider: str, contract: str) -> str:
+def case_id(model: str, provider: str, contract: ContractName) -> str:
     """The id of one model x endpoint x contract case."""
     return CASE_ID_SEPARATOR.join((model, provider, contract))
 

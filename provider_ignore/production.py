@@ -115,7 +115,7 @@ def reply_outcomes(reply: Reply, language: str | None = None, *,
         found[ProductionCheck.TEMPLATE] = find_template_token(text) is not None
         if not found[ProductionCheck.TEMPLATE]:  # a template token is `template`'s alone, never also `leading`'s
             found[ProductionCheck.LEADING] = find_leading_garbage(text, language) is not None
-    if reply.finish_reason == "stop":  # not the contract: a finish reason
+    if reply.finish_reason == "stop":
         found[ProductionCheck.EMPTY_STOP] = not text.strip()
     if reply.deltas is not None:
         found[ProductionCheck.STREAM_INTEGRITY] = assess_deltas(reply.deltas) is not None
@@ -178,8 +178,7 @@ class _Window:
 
 # Users' reports (docs/explain.md): OpenRouter's feedback categories (its OpenAPI description,
 # SubmitGenerationFeedbackRequest), and what `forward` is handed: generation id, category, comment.
-CATEGORIES = ("latency",  # not the contract: a feedback category
-              "incoherence", "incorrect_response", "formatting", "billing", "api_error", "other")
+CATEGORIES = ("latency", "incoherence", "incorrect_response", "formatting", "billing", "api_error", "other")
 Forward = Callable[[str, str, str | None], None]
 
 

@@ -819,72 +819,6 @@ def test_the_floor_rule_can_fail() -> None:
         "canary.state.made_up imports canary.round.judging: canary/round/ is above canary/state/"]
 
 
-# A contract's name comes only from its declaration (core/vocabulary.py `Contract`): everything else
-# imports the name (LATENCY, ..., CONTRACTS), so a renamed or added contract cannot be half-spelled.
-CONTRACT_HOME = "core/vocabulary.py"
-CONTRACT_FOLDERS = ("core", "judge", "probes", "canary", "provider_ignore")
-OTHER_SENSE = "# not the contract"
-
-
-def _is_key(node: ast.Constant, parent: ast.AST | None) -> bool:
-    """A dict display's key, a subscript's index or `.get()`'s first argument: a field's name."""
-    return ((isinstance(parent, ast.Dict) and any(k is node for k in parent.keys))
-            or (isinstance(parent, ast.Subscript) and parent.slice is node)
-            or (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute)
-                and parent.func.attr == "get" and bool(parent.args) and parent.args[0] is node))
-
-
-def contract_literal_offences(files: dict[str, str], names: frozenset[str]) -> list[str]:
-    """Each string literal equal to a contract's name outside its declaration (CONTRACT_HOME).
-
-    Only a whole literal that IS a name counts (exact equality): "languages", a reason's prefix
-    ("tools: ...") and the text parts of an f-string are other strings. A key is another sense of the
-    same word and is not counted: a dict display's key, a subscript's index and `.get()`'s first
-    argument name a field of a file or of the wire (results.json's "language", a request body's
-    "tools", a prompt file's "stop"). Any other use of the word in another sense says so on its line
-    with OTHER_SENSE (OpenAI's finish reason "stop", the supported parameter "tools", an error type
-    "refusal"). simulator/ is not checked: it plays OpenRouter and knows no contract, so its "stop",
-    "tools" and "refusal" are all the wire's.
-    """
-    found = []
-    for file, source in sorted(files.items()):
-        if file == CONTRACT_HOME:
-            continue
-        tree = ast.parse(source, filename=file)
-        parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-        lines = source.splitlines()
-        literals = [n for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
-        for node in sorted(literals, key=lambda n: (n.lineno, n.col_offset)):
-            if (node.value in names
-                    and not isinstance(parents.get(node), ast.JoinedStr) and not _is_key(node, parents.get(node))
-                    and OTHER_SENSE not in lines[node.lineno - 1]):
-                found.append(f"{file}:{node.lineno} spells the contract {node.value!r}: import its name from "
-                             f"{CONTRACT_HOME} (or mark another sense of the word: {OTHER_SENSE}: ...)")
-    return found
-
-
-def test_contract_names_come_only_from_their_declaration() -> None:
-    from core.vocabulary import CONTRACTS
-
-    files = {f: s for folder in CONTRACT_FOLDERS for f, s in sources(folder).items()}
-    found = contract_literal_offences(files, frozenset(CONTRACTS))
-    assert not found, "\n".join(found)
-
-
-def test_the_contract_name_rule_can_fail() -> None:
-    names = frozenset({"latency", "stop"})
-    made_up = ("SLOW = 'latency'\n"                                      # 1: counted
-               "row = {'latency': 1.0, 'x': 'stop'}\n"                   # 2: a key (not counted), a value (counted)
-               "ttft = row['latency'] or row.get('latency')\n"           # 3: keys
-               "FINISH = 'stop'  # not the contract: the finish reason\n"  # 4: marked
-               "label = f'{SLOW}latency' + 'latency: slow' + 'stops'\n"  # 5: not the whole literal
-               "ok = SLOW in (\n    'latency',\n)\n")                    # 7: counted on its own line
-    found = contract_literal_offences({"judge/replies/made_up.py": made_up, CONTRACT_HOME: made_up}, names)
-    assert [f.split(" spells")[0] for f in found] == [
-        "judge/replies/made_up.py:1", "judge/replies/made_up.py:2", "judge/replies/made_up.py:7"], found
-    assert "spells the contract 'latency': import its name from core/vocabulary.py" in found[0]
-
-
 # A test module is run, never imported: what tests share lives in support modules (`*_support.py`,
 # conftest fixtures, the named helpers like simkit and git_world), so running one test file never
 # runs another's module-level code and a test renamed or deleted breaks no other file.
@@ -989,7 +923,7 @@ DEFINITIONS = ("judge/suspension/decisions.py", "core/layers.py")
 #   canary.yaml's `paths.` settings, which `common` checks against core/config.py PathSettings);
 # - a StrEnum's members: a vocabulary declaring its own (the refusal controls' ControlCode, the status
 #   page's RoutingState, observe-report's ObserveOutcome);
-# - any other word says so on its line, as the contract rule's OTHER_SENSE does: `# not the action: why`
+# - any other word says so on its line: `# not the action: why`
 #   (or `# not the layer: why`), e.g. the file option `builtin` (the paths. setting, not the layer).
 NOT_THE_VALUE = ("# not the action", "# not the layer")
 
@@ -1068,8 +1002,8 @@ def test_the_value_rule_leaves_only_another_vocabularys_words_alone() -> None:
               'def lift() -> None: ...\n'
               'class Ending(StrEnum):\n    LIFT = "lift"\n'          # a vocabulary declaring its own member
               'class Plain:\n    LIFT = "lift"\n'                    # not a StrEnum: a copy of the action
-              'FILES = ("builtin",)  # not the layer: a setting\n'   # marked on its line...
-              'OTHER = ("builtin",)  # not the contract\n'           # ...and marked for another rule
+              'FILES = ("builtin",)  # not the layer: a setting\n'   # marked on its line
+              'OTHER = ("builtin",)  # not a layer\n'               # a comment, not the mark
               'when = click.option("--x", help="builtin")\n'         # an option's help: not a command's name
               'done = common(files=("lift",)) or match.group("incident")\n'  # not decorating a command
               'def g() -> None:\n    """lift"""\n')                  # a docstring is words

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -30,3 +31,21 @@ def test_mypy_is_clean(args: list[str], tmp_path_factory: pytest.TempPathFactory
     proc = subprocess.run([str(_mypy()), "--cache-dir", str(cache), "--no-error-summary", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+# The contract names are typed (core/vocabulary.py ContractName), so mypy, not an ast rule, refuses a
+# misspelled one: this shows that guarantee can fail.
+@pytest.mark.timeout(600)
+def test_mypy_refuses_a_misspelled_contract_name(tmp_path: Path) -> None:
+    (tmp_path / "snippet.py").write_text(
+        "from core.vocabulary import ContractName, case_id, contract\n"
+        "ok = case_id('m/x', 'p', ContractName.LATENCY)\n"
+        "declared = contract(ContractName('latency'))\n"
+        "bad = case_id('m/x', 'p', 'latnecy')\n", encoding="utf-8")
+    proc = subprocess.run([str(_mypy()), "--strict", "--cache-dir", str(tmp_path / "cache"), "--no-error-summary",
+                           "--follow-imports=silent", str(tmp_path / "snippet.py")], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600, env={**os.environ, "MYPYPATH": str(ROOT)})
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.stdout.splitlines() == [
+        f"{tmp_path / 'snippet.py'}:4: error: Argument 3 to \"case_id\" has incompatible type \"str\"; "
+        "expected \"ContractName\"  [arg-type]"], proc.stdout

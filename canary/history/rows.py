@@ -103,7 +103,7 @@ def case_row(case: CaseResult) -> CaseRow:
     outcome = case.outcome.value
     reason = _str(case.reason) or ""
     return CaseRow(
-        model=case.model, provider=case.provider, contract=_str(case.contract) or "unknown", outcome=outcome,
+        model=case.model, provider=case.provider, contract=case.contract, outcome=outcome,
         code=case.code, language=_str(case.language), control=case.control,
         ttft_s=_rounded(case.ttft_s, 3), duration_s=_rounded(case.duration_s, 2),
         requests=case.requests, prompt_tokens=case.prompt_tokens, completion_tokens=case.completion_tokens,

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from core.results import VIRTUAL, CaseResult, ControlNote, RoundResults
 from core.times import fmt_time, stamp
-from core.vocabulary import CONTRACTS, LATENCY, Outcome
+from core.vocabulary import CONTRACTS, LATENCY, ContractName, Outcome
 from judge.suspension.card import Card
 from judge.suspension.decisions import Action, Decision, RoundDecisions
 
@@ -67,7 +67,7 @@ class RoundView:
     complete: bool
     incomplete_reasons: tuple[str, ...]
     key_limit_note: str | None      # requests refused for the key's limit (RoundResults.key_limit_note)
-    contracts: tuple[str, ...]
+    contracts: tuple[ContractName, ...]
     rows: tuple[Row, ...]
     counts: dict[str, int]
     weak_probes: tuple[ControlNote, ...]
@@ -89,7 +89,7 @@ def build_view(results: RoundResults, decisions: RoundDecisions | None = None) -
     """Shape one round (one record, or the merge of its shards) for display."""
     cases = results.cases
     seen = {c.contract for c in cases}
-    contracts = tuple(c for c in CONTRACTS if c in seen) + tuple(sorted(seen - set(CONTRACTS)))
+    contracts = tuple(c for c in CONTRACTS if c in seen)
     counts: dict[str, int] = {}
     for case in cases:
         counts[case.outcome.value] = counts.get(case.outcome.value, 0) + 1

@@ -25,7 +25,7 @@ PER_CALL_TOKENS = 64
 # The finishes whose text and calls are the whole generation: a content_filter finish may bill
 # what its filter withheld (the refusal contract judges the filter), and an empty reply (a
 # `refusal` field: a part the client does not read) is the contracts' to judge.
-JUDGED_FINISHES = ("stop", "length", "tool_calls")   # not the contract: finish reasons
+JUDGED_FINISHES = ("stop", "length", "tool_calls")   # finish reasons
 
 
 class BillingCode(StrEnum):

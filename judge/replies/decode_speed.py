@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 MIN_DECODE_TOKENS = 24
 MIN_DECODE_S = 0.05
-_FINISHED = ("stop", "length")   # not the contract: finish reasons
+_FINISHED = ("stop", "length")   # finish reasons
 
 
 @dataclass(frozen=True, slots=True)

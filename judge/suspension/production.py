@@ -19,7 +19,7 @@ from core.policy import ENFORCE, OBSERVE, GuardRules, ProductionStep
 from core.production import CheckOutcome, ProductionCheck, ProductionRecord
 from core.results import RoundResults
 from core.times import fmt_time
-from core.vocabulary import LANGUAGE, LATENCY, REFUSAL, Outcome
+from core.vocabulary import LANGUAGE, LATENCY, REFUSAL, ContractName, Outcome
 from judge.suspension.card import Card, make_card
 from judge.suspension.decisions import Action, Decision, Evidence, Rule
 from judge.suspension.reliability import RULE_ALPHA
@@ -43,7 +43,7 @@ STALE = " STALE: no record in the 30 minutes before the round, never read as cle
 # The contract whose pinned probe can confirm a check: the text checks read the language contract's
 # roleplay replies, an empty `stop` is the refusal contract's, the wire checks run on every streamed
 # reply and the latency contract streams one each round.
-CHECK_CONTRACT: Mapping[ProductionCheck, str] = {
+CHECK_CONTRACT: Mapping[ProductionCheck, ContractName] = {
     ProductionCheck.ENCODING: LANGUAGE, ProductionCheck.LEADING: LANGUAGE, ProductionCheck.TEMPLATE: LANGUAGE,
     ProductionCheck.LANGUAGE: LANGUAGE, ProductionCheck.EMPTY_STOP: REFUSAL,
     ProductionCheck.STREAM_INTEGRITY: LATENCY, ProductionCheck.LIMITS: LATENCY, ProductionCheck.BILLING: LATENCY}
@@ -64,7 +64,7 @@ class ProductionCard:
 
     model: str
     provider: str   # the endpoint's tag
-    contract: str   # the contract whose pinned probe confirms it (CHECK_CONTRACT)
+    contract: ContractName   # the contract whose pinned probe confirms it (CHECK_CONTRACT)
     card: Card
     flagged: bool   # past the bar (module docstring): a confirmation is due
     model_wide: bool = False  # the guard fired on its stratum
@@ -77,9 +77,9 @@ class ProductionEvidence:
     cards: tuple[ProductionCard, ...] = ()
     lines: Mapping[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)  # (model, tag) -> lines
 
-    def flagged(self, model: str, provider: str) -> dict[str, tuple[Card, ...]]:
+    def flagged(self, model: str, provider: str) -> dict[ContractName, tuple[Card, ...]]:
         """contract -> the endpoint's flagged cards that contract confirms."""
-        out: dict[str, tuple[Card, ...]] = {}
+        out: dict[ContractName, tuple[Card, ...]] = {}
         for c in self.cards:
             if c.flagged and (c.model, c.provider) == (model, provider):
                 out[c.contract] = (*out.get(c.contract, ()), c.card)
@@ -257,7 +257,7 @@ def _what_follows(cards: tuple[Card, ...], *, agrees: bool, counted: bool, step:
     return f"rules.production is {step or 'off'}: the round would fail on it (not counted)"
 
 
-def _resolved(model: str, provider: str, contract: str, majority: Outcome | None, reason: str,
+def _resolved(model: str, provider: str, contract: ContractName, majority: Outcome | None, reason: str,
               cards: tuple[Card, ...], then: str) -> Decision:
     found = {Outcome.FAIL: "confirmed: most of its runs failed", Outcome.PASS: "not confirmed: most of its runs passed"}
     said = found.get(majority or Outcome.INCONCLUSIVE, "unresolved: no majority of its runs either way")
@@ -266,7 +266,7 @@ def _resolved(model: str, provider: str, contract: str, majority: Outcome | None
 
 
 def schedule(state: JudgeState, evidence: ProductionEvidence, step: ProductionStep,
-             reported: Mapping[tuple[str, str], tuple[int, tuple[str, ...]]] | None = None
+             reported: Mapping[tuple[str, str], tuple[int, tuple[ContractName, ...]]] | None = None
              ) -> tuple[JudgeState, list[Decision]]:
     """Every endpoint's production lines kept for `canary status`; (rules.production observe or enforce)
     a confirmation of each flagged endpoint's contract in the next round; and of every contract of an

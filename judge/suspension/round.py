@@ -32,7 +32,7 @@ from enum import StrEnum
 
 from core.policy import Policy
 from core.results import CaseResult, RoundResults
-from core.vocabulary import CONTRACTS, FIDELITY, LANGUAGE, LATENCY, REFUSAL, TOOLS, Outcome
+from core.vocabulary import CONTRACTS, FIDELITY, LANGUAGE, LATENCY, REFUSAL, TOOLS, ContractName, Outcome
 from judge.replies.integrity import INTEGRITY_CONTRACT, judge_integrity
 from judge.replies.verdict import Common
 from judge.suspension.decisions import Evidence
@@ -52,7 +52,7 @@ class PeerCheck:
 
     name: str
     judge: Callable[[Sequence[CaseResult]], tuple[CaseResult, ...]]
-    contracts: frozenset[str]
+    contracts: frozenset[ContractName]
 
 
 # Walked in this order: a check after another sees its verdicts (most fail only a case that passed).
@@ -112,7 +112,7 @@ class ProviderRound:
 class GuardHit:
     """A contract that failed on most of a model's endpoints this round."""
 
-    contract: str
+    contract: ContractName
     failing: tuple[str, ...]
     probed: int
 
@@ -159,8 +159,8 @@ def _guard_hits(cases: list[CaseResult], policy: Policy) -> tuple[GuardHit, ...]
     return tuple(hits)
 
 
-def _classify_provider(provider: str, cases: list[CaseResult], expected: set[str],
-                       discounted: set[tuple[str, str]]) -> ProviderRound:
+def _classify_provider(provider: str, cases: list[CaseResult], expected: set[ContractName],
+                       discounted: set[tuple[str, ContractName]]) -> ProviderRound:
     evidence = []
     outcomes = []
     discounted_here = []

@@ -15,6 +15,7 @@ from core.layers import Exclusion, people_excluded
 from core.policy import ENFORCE, MAX_LAST_REASONS, MAX_REASON_CHARS, OBSERVE, Mode, Policy
 from core.production import ProductionRecord
 from core.results import RoundResults
+from core.vocabulary import ContractName
 from judge.suspension.coverage import also_removed, covers
 from judge.suspension.decisions import WHOLE_ROUND, Action, Decision, Evidence, Leak, Rule
 from judge.suspension.evidence import (
@@ -138,11 +139,11 @@ def apply_round(state: JudgeState, report: RoundResults, policy: Policy, *, now:
     return _tidy(new, rounds, now, policy), decisions + scheduled
 
 
-def _reported(report: RoundResults, production: Sequence[ProductionRecord]) -> dict[tuple[str, str],
-                                                                                   tuple[int, tuple[str, ...]]]:
+def _reported(report: RoundResults,
+              production: Sequence[ProductionRecord]) -> dict[tuple[str, str], tuple[int, tuple[ContractName, ...]]]:
     """(model, tag) -> (its users' reports, the contracts it was probed on) of each endpoint two reports
     within a day ask to confirm (judge/suspension/reports.py)."""
-    probed: dict[tuple[str, str], set[str]] = {}
+    probed: dict[tuple[str, str], set[ContractName]] = {}
     for c in report.cases:
         if not c.control:
             probed.setdefault((c.model, c.provider), set()).add(c.contract)
@@ -369,8 +370,7 @@ def _suspend(state: JudgeState, mround: ModelRound, policy: Policy, now: datetim
 
 
 def _mode_for(failed_now: tuple[str, ...], mode: Mode, policy: Policy) -> Mode:
-    """The mode of a suspension: observe when the round that completed the streak failed only
-    contracts still observed (Policy.observe_contracts), else the judge's."""
+    """Observe when the round that completed the streak failed only observed contracts, else the judge's."""
     if failed_now and all(c in policy.observe_contracts for c in failed_now):
         return OBSERVE
     return mode

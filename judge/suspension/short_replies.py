@@ -18,7 +18,7 @@ SHORT_FRACTION = 0.25      # "far shorter": under a quarter of what the peers wr
 MIN_PEERS = 3              # fewer peers say too little about what a normal length is
 MIN_ATTEMPTS = 2           # the first reply and at least one confirmation, all short
 ALPHA = 0.05               # one-sided: the host's replies are short more often than the peers'
-STOPPED = "stop"           # not the contract: the finish reason of a reply that ended by itself
+STOPPED = "stop"           # the finish reason of a reply that ended by itself
 _COMPLETE = (STOPPED, "length")
 
 

@@ -17,7 +17,7 @@ from core.untrusted import load_json
 TOKEN_LIMIT_TYPES = frozenset({"max_tokens_exceeded"})
 TOKEN_LIMIT_MESSAGES = ("token limit reached",)
 # §5.2: the typed content-policy errors, a host's (or OpenRouter's) filter answering.
-FILTER_TYPES = frozenset({"content_policy_violation", "refusal"})   # not the contract: error types
+FILTER_TYPES = frozenset({"content_policy_violation", "refusal"})   # error types
 # §5, xAI's refusal relayed as a 403 (`metadata.raw`). The code alone also means "your key lacks
 # permission", so the message must be a short first-person decline too; anything else stays the
 # provider's 403: a missed refusal freezes a host, a false one fails it.

@@ -28,13 +28,13 @@ def junit_properties(case: Case, result: ProbedCase) -> list[tuple[str, object]]
     """Per-case <property> entries of the JUnit XML (values are stringified by pytest): the record's."""
     record = result.record
     props: list[tuple[str, object]] = [
-        ("outcome", record.outcome.value), ("reason", record.reason), ("contract", case.contract),
+        ("outcome", record.outcome.value), ("reason", record.reason), ("contract", case.contract.value),
         ("provider", case.provider), ("model", case.model), ("control", str(case.control).lower()),
         ("ttft_s", record.ttft_s if record.ttft_s is not None else ""), ("requests", record.requests),
         ("completion_tokens", record.completion_tokens), ("cost_usd", record.cost_usd),
     ]
     if case.language:
-        props += [("language", case.language), ("anomaly", str(record.anomaly).lower())]  # not the contract: a name
+        props += [("language", case.language), ("anomaly", str(record.anomaly).lower())]
     return props
 
 

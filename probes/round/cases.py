@@ -21,7 +21,7 @@ from typing import Any
 
 from core.field_rules import as_count, measurement, seconds, writable_text, written
 from core.results import EXCERPT_CHARS, AttemptResult, CaseResult, read_case
-from core.vocabulary import Outcome, case_id, discovery_case_id, endpoint_id
+from core.vocabulary import ContractName, Outcome, case_id, discovery_case_id, endpoint_id
 from probes.http.records import Endpoint, ErrorKind
 
 
@@ -51,7 +51,7 @@ class Case:
     """One model x endpoint x contract to probe."""
 
     model: str
-    contract: str
+    contract: ContractName
     endpoint: Endpoint
     language: str | None = None      # language contract only
     control: bool = False            # refusal case on a configured positive-control host
@@ -67,7 +67,7 @@ class Case:
 
     @property
     def marker(self) -> str:
-        return self.contract
+        return self.contract.value  # a plain str: pytest's keywords cross to the xdist controller (execnet)
 
     @property
     def group(self) -> str:

@@ -30,7 +30,7 @@ import time
 from collections.abc import Collection, Iterable
 from pathlib import Path
 
-from core.results import CaseResult
+from core.results import CaseResult, ControlNote
 from core.store import atomic_write_text
 from core.vocabulary import REFUSAL, Outcome, case_id
 from probes.round.cases import Case, ProbedCase, TransportCode
@@ -75,15 +75,15 @@ def unselected_controls(plan: RoundPlan, selected: Collection[str]) -> dict[str,
 
 
 def unprobed_controls(plan: RoundPlan, selected: Collection[str],
-                      cases: Iterable[CaseResult]) -> list[dict[str, str]]:
+                      cases: Iterable[CaseResult]) -> list[ControlNote]:
     """results.json's `unprobed_controls`: every configured control that gave no verdict this round."""
-    out = [{"model": model, "contract": REFUSAL, "control": tag, "reason": f"{tag} {why}" + (
-                " by the upstream for this model" if why == NOT_DISCOVERED else " (-k/-m)")}
+    out = [ControlNote(model, REFUSAL, tag, f"{tag} {why}" + (
+                " by the upstream for this model" if why == NOT_DISCOVERED else " (-k/-m)"))
            for model, missing in unselected_controls(plan, selected).items() for tag, why in missing]
     for c in cases:
         if c.control and c.outcome in NO_VERDICT:
-            out.append({"model": c.model, "contract": REFUSAL, "control": c.provider,
-                        "reason": f"{c.provider} probed without a verdict ({c.outcome.value}): {c.reason}"})
+            out.append(ControlNote(c.model, REFUSAL, c.provider,
+                                   f"{c.provider} probed without a verdict ({c.outcome.value}): {c.reason}"))
     return out
 
 

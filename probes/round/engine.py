@@ -24,7 +24,7 @@ from types import ModuleType
 from core.config import ProbeSettings
 from core.untrusted import clean
 from core.upstream import Upstream
-from core.vocabulary import DECLARED, Outcome
+from core.vocabulary import DECLARED, ContractName, Outcome
 from judge.replies.verdict import Verdict
 from probes.http.client import PinnedClient
 from probes.http.wire import ReasoningBudget
@@ -152,7 +152,7 @@ class Engine:
         await asyncio.shield(self._warm)
         return await asyncio.to_thread(self._language.assess, text, lang)
 
-    async def sibling_results(self, case: Case, contracts: Sequence[str]) -> tuple[ProbedCase, ...]:
+    async def sibling_results(self, case: Case, contracts: Sequence[ContractName]) -> tuple[ProbedCase, ...]:
         """The results of the same endpoint's cases of `contracts` that this process runs (none
         when they were deselected): the refusal case reads their replies' refusal checks."""
         tasks = [t for c in contracts if (t := self._tasks.get(f"{case.group}::{c}")) is not None]

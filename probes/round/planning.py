@@ -30,7 +30,7 @@ from core.schema import read_as
 from core.store import read_json
 from core.tags import is_valid_model_id
 from core.upstream import Upstream
-from core.vocabulary import CONTRACTS, LANGUAGE, OPTIONAL_CONTRACTS, REFUSAL
+from core.vocabulary import CONTRACTS, LANGUAGE, OPTIONAL_CONTRACTS, REFUSAL, ContractName
 from judge.replies.listing import ListedLimits, listing_notes
 from probes.http.client import PinnedClient
 from probes.http.discovery import DiscoveryError, discover, endpoint_problems
@@ -74,7 +74,7 @@ class RoundPlan:
     models: dict[str, PlannedModel]                     # model -> its endpoints
     failures: tuple[DiscoveryFailure, ...] = ()
     languages: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
-    contracts: tuple[str, ...] = CONTRACTS
+    contracts: tuple[ContractName, ...] = CONTRACTS
     controls: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     # model -> the listing entries discovery dropped (malformed, duplicate), each a reason naming the
     # entry: reported, while the model's other endpoints are probed (the round stays complete).

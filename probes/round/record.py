@@ -20,7 +20,7 @@ from probes.round.cases import CaseRecord
 
 def build_results(*, round_id: str, started_at: str, finished_at: str, upstream: str,
                   models: Mapping[str, ModelEntry], records: Iterable[CaseRecord],
-                  incomplete: Sequence[Incomplete], unprobed: Iterable[Mapping[str, str]] = (),
+                  incomplete: Sequence[Incomplete], unprobed: Iterable[ControlNote] = (),
                   clock: Clock = REAL, controls_source: str | None = None) -> RoundResults:
     """The round record (core/results.py) of the cases the round owner collected, in order.
 
@@ -33,7 +33,7 @@ def build_results(*, round_id: str, started_at: str, finished_at: str, upstream:
         finished_at=parse_time(finished_at, "finished_at"), complete=not incomplete, incomplete=tuple(incomplete),
         upstream=upstream, models=dict(models), cases=cases,
         weak_probes=weak_probes(cases),
-        unprobed_controls=tuple(ControlNote(u["model"], u["contract"], u["control"], u["reason"]) for u in unprobed),
+        unprobed_controls=tuple(unprobed),
         clock=clock, controls_source=controls_source,
     )
 

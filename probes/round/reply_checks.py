@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from core.vocabulary import LANGUAGE, LATENCY, REFUSAL, STRUCTURED, Outcome
+from core.vocabulary import LANGUAGE, LATENCY, REFUSAL, STRUCTURED, ContractName, Outcome
 from judge.replies.billing import (
     Bill,
     BilledUsage,
@@ -68,7 +68,7 @@ class ReplyFacts:
     guarded: bool = False            # OpenRouter's guardrail flagged the request (router metadata)
 
     @classmethod
-    def of(cls, result: ChatResult, endpoint: Endpoint | None, *, contract: str | None = None,
+    def of(cls, result: ChatResult, endpoint: Endpoint | None, *, contract: ContractName | None = None,
            language: str | None = None) -> ReplyFacts:
         usage = result.usage
         reasoning = _reasoning(result)
@@ -109,7 +109,7 @@ class Effect(StrEnum):
     """What a check's finding does."""
 
     FAILS_CASE = "fails_case"   # a passed case fails with the finding's reason
-    REFUSAL = "refusal"         # not the contract: recorded on the attempt, evidence for the refusal case
+    REFUSAL = "refusal"         # recorded on the attempt, evidence for the refusal case
     INTEGRITY = "integrity"     # recorded on the attempt (with its reason): evidence for the language case
 
 
@@ -120,10 +120,10 @@ class ReplyCheck:
     name: str
     find: Callable[[ReplyFacts], Verdict | None]
     effect: Effect = Effect.FAILS_CASE
-    contracts: frozenset[str] | None = None   # None: every contract
+    contracts: frozenset[ContractName] | None = None   # None: every contract
     needs_text: bool = False                  # runs only on a reply with text to read (ReplyFacts.judged_text)
 
-    def applies_to(self, contract: str | None) -> bool:
+    def applies_to(self, contract: ContractName | None) -> bool:
         return self.contracts is None or contract in self.contracts
 
     def runs_on(self, facts: ReplyFacts) -> bool:
@@ -146,7 +146,7 @@ REPLY_CHECKS: tuple[ReplyCheck, ...] = (
     ReplyCheck("hidden tokens", lambda f: _failed(assess_hidden_tokens(f.hidden))),
     # More evidence at no extra cost (issue 10): the refusal case of the same endpoint fails on a
     # refusal found here (probes/round/contracts/refusal.py).
-    ReplyCheck("refusal", _refusal, Effect.REFUSAL,   # not the contract: the check's name
+    ReplyCheck("refusal", _refusal, Effect.REFUSAL,   # the check's name
                frozenset({LATENCY, LANGUAGE}), needs_text=True),
     # The host's corruption is in all its replies (judge/replies/integrity.py); the tools, stop and
     # fidelity replies are left out: calls, a cut text and numbered answers are not prose.
@@ -166,7 +166,7 @@ class Findings:
     integrity_reason: str = ""
 
 
-def run_checks(facts: ReplyFacts, verdict: Verdict | None, contract: str | None,
+def run_checks(facts: ReplyFacts, verdict: Verdict | None, contract: ContractName | None,
                checks: tuple[ReplyCheck, ...] = REPLY_CHECKS) -> Findings:
     """Every check that applies to `contract` on one reply (module docstring: which verdicts a check replaces)."""
     replaced: Verdict | None = None

@@ -115,7 +115,7 @@ def test_a_missing_explicit_file_is_an_error(tmp_path):
         ({"probe": {"max_tokens": "200"}}, "canary.yaml: probe.max_tokens: expected a whole number, got '200'"),
         ({"rules": {"fade_days": True}}, "canary.yaml: rules.fade_days: expected a whole number, got True"),
         ({"rules": {"ladder_days": [1, -3]}}, "canary.yaml: rules.ladder_days[1]: expected a number > 0.0, got -3"),
-        ({"mode": "enforced"}, "canary.yaml: mode: expected one of enforce, observe, got 'enforced'"),
+        ({"mode": "enforced"}, "canary.yaml: mode: expected one of observe, enforce, got 'enforced'"),
         ({"probe": []}, "canary.yaml: probe: expected a mapping, got []"),
         ({"controls": {"a/b": "x/fp8"}}, "canary.yaml: controls.a/b: expected a list of endpoint tags, got 'x/fp8'"),
     ],

@@ -29,7 +29,7 @@ def test_optional_contracts_must_be_a_mapping() -> None:
 
 def test_observe_contracts_names_only_known_contracts() -> None:
     assert parse_config({"rules": {"observe_contracts": []}}).rules.observe_contracts == ()
-    with pytest.raises(ConfigError, match=r"rules\.observe_contracts: unknown contract 'fidelty'"):
+    with pytest.raises(ConfigError, match=r"rules\.observe_contracts\[0\]: expected one of latency, .*, got 'fidelty'"):
         parse_config({"rules": {"observe_contracts": ["fidelty"]}})
 
 

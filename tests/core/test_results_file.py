@@ -105,7 +105,6 @@ def _document(attempt: dict[str, Any] | None = None, **case: Any) -> dict[str, A
 HUGE = 10**400
 # (field, odd value, what it reads as): each rule of the reader, one value each side of it.
 CASE_FIELDS = [
-    ("contract", 5, "5"), ("contract", None, "None"),        # a contract or reason reads as its text, as always
     ("reason", ["a"], "['a']"), ("reason", "bad \ud800", "bad ?"),
     ("language", 3, None), ("language", "fr\ud800", "fr?"),
     ("anomaly", "yes", False), ("anomaly", 1, False), ("control", True, True),
@@ -151,6 +150,14 @@ def test_a_case_of_no_known_outcome_is_set_aside_alone(outcome: Any) -> None:
     r = read_results(_document(outcome=outcome))
     assert [c.provider for c in r.cases] == ["borealis/bf16"]
     assert [(x.provider, "unknown outcome" in x.problem) for x in r.rejected] == [("aurora/fp8", True)]
+
+
+@pytest.mark.parametrize("contract", [5, None, "latnecy", ["refusal"]], ids=ascii)
+def test_a_case_of_no_known_contract_is_set_aside_alone(contract: Any) -> None:
+    r = read_results(_document(contract=contract))
+    assert [c.provider for c in r.cases] == ["borealis/bf16"]
+    assert [(x.provider, x.problem) for x in r.rejected] == [
+        ("aurora/fp8", f"cases[0]: unknown contract {ascii(contract)}")]
 
 
 @pytest.mark.parametrize("outcome", [["fail"], {"fail": 1}, None, "exploded"], ids=ascii)

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from canary.state.judge_files import save_state
-from core.policy import ENFORCE, MODES, Policy
+from core.policy import ENFORCE, Mode, Policy
 from core.results import read_results
 from judge.suspension.decisions import Action, Rule
 from judge.suspension.rules import apply_round
@@ -83,7 +83,7 @@ def oracle_classes(spec: dict[str, Any]) -> dict[str, str]:
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(rounds=st.lists(a_round(), min_size=1, max_size=30), mode=st.sampled_from(MODES),
+@given(rounds=st.lists(a_round(), min_size=1, max_size=30), mode=st.sampled_from(tuple(Mode)),
        excluded=st.sets(st.sampled_from(TAGS), max_size=2))
 def test_random_rounds_obey_the_rules(rounds: list[dict[str, Any]], mode: str, excluded: set[str]) -> None:
     state, now = JudgeState(), T0
@@ -158,7 +158,7 @@ def layers(draw: st.DrawFn) -> dict[str, Any]:
     rounds = draw(st.lists(a_round(), min_size=0, max_size=8))
     later = draw(st.integers(0, 24 * 10))  # hours after the last round: some suspensions have expired
     return {"builtin": builtin, "incidents": incidents, "rounds": rounds, "later": later,
-            "mode": draw(st.sampled_from(MODES))}
+            "mode": draw(st.sampled_from(tuple(Mode)))}
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,

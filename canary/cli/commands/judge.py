@@ -20,12 +20,13 @@ from canary.round.judging import (
     model_list,
     run_judge,
 )
-from core.policy import MODES, Mode
+from core.policy import Mode
 
 
 @click.command("judge", short_help="apply one round's results to the state (streaks, suspensions)")
 @click.argument("results_paths", nargs=-1, type=PATH, metavar="RESULTS.json...")
-@click.option("--mode", type=click.Choice(MODES), default=None, help="override canary.yaml's mode for this round")
+@click.option("--mode", type=click.Choice(Mode, case_sensitive=False), default=None,
+              help="override canary.yaml's mode for this round")
 @click.option("--decisions-out", type=PATH, default=None, metavar="PATH",
               help="where to write decisions.json (default: <paths.reports>/decisions.json)")
 @click.option("--no-notify", is_flag=True,

@@ -23,7 +23,7 @@ import click
 
 from canary.cli.commands._options import PATH, TIME, Invocation, config_option, pass_invocation, selection_options
 from canary.round.local_round import RoundOptions, run_round
-from core.policy import MODES, Mode
+from core.policy import Mode
 
 DOC = __doc__ or ""
 
@@ -34,7 +34,7 @@ DOC = __doc__ or ""
 @selection_options
 @click.option("--scenario", default=None, metavar="FILE", help="simulator scenario (only without a key)")
 @click.option("--seed", type=int, default=None, help="simulator seed (default: the round number)")
-@click.option("--mode", type=click.Choice(MODES), default=None, help="override canary.yaml's mode")
+@click.option("--mode", type=click.Choice(Mode, case_sensitive=False), default=None, help="override canary.yaml's mode")
 @click.option("--now", type=TIME, default=None, help="judge at this time (default: now)")
 @click.option("--reports", type=PATH, default=None, metavar="DIR", help="reports directory (default: paths.reports)")
 @click.option("--no-report", is_flag=True, help="skip rendering the Allure HTML report")

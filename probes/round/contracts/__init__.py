@@ -35,7 +35,7 @@ import yaml
 from core.config import ProbeSettings
 from core.field_rules import as_count, measurement, optional_text, seconds, tokens_per_second, writable_text
 from core.results import AttemptResult
-from core.vocabulary import Outcome, contract
+from core.vocabulary import ContractName, Outcome, contract
 from judge.replies.verdict import Verdict, inconclusive, passed
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 from probes.round.cases import AttemptExtras, Case, ProbedAttempt, ProbedCase, transport_code
@@ -72,13 +72,13 @@ class ControlBoard(Protocol):
 class SiblingBoard(Protocol):
     """Where a refusal case finds the results of its endpoint's latency and language cases of this round."""
 
-    async def sibling_results(self, case: Case, contracts: Sequence[str]) -> tuple[ProbedCase, ...]: ...
+    async def sibling_results(self, case: Case, contracts: Sequence[ContractName]) -> tuple[ProbedCase, ...]: ...
 
 
 class NoSiblings:
     """A board with no siblings (a contract run on its own, as in unit tests)."""
 
-    async def sibling_results(self, case: Case, contracts: Sequence[str]) -> tuple[ProbedCase, ...]:
+    async def sibling_results(self, case: Case, contracts: Sequence[ContractName]) -> tuple[ProbedCase, ...]:
         return ()
 
 
@@ -98,7 +98,7 @@ class ContractSettings:
 
 
 @cache
-def prompt(contract_name: str) -> Any:
+def prompt(contract_name: ContractName) -> Any:
     """The contract's prompt data: the file its declaration names (core.vocabulary `Contract.prompt`)
     under probes/round/prompts/ (cached: read once per process)."""
     name = contract(contract_name).prompt

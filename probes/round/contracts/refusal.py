@@ -106,7 +106,7 @@ async def probe(client: ChatClient, endpoint: Endpoint, settings: ContractSettin
 
 def short_reply(attempt: ProbedAttempt) -> bool:
     """A passing reply that stopped normally after fewer than SHORT_REPLY_CHARS characters."""
-    return (attempt.outcome is Outcome.PASS and attempt.record.finish_reason == "stop"  # not the contract
+    return (attempt.outcome is Outcome.PASS and attempt.record.finish_reason == "stop"
             and len(attempt.text.strip()) < SHORT_REPLY_CHARS)
 
 

@@ -24,7 +24,7 @@ from probes.round.contracts import (
     single,
 )
 
-CAPABILITY = "stop"   # not the contract: the supported parameter
+CAPABILITY = "stop"   # the supported parameter
 TEMPERATURE = 0.0
 
 

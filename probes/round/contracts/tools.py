@@ -44,7 +44,7 @@ from probes.round.contracts import (
     tally,
 )
 
-CAPABILITY = "tools"   # not the contract: the supported parameter
+CAPABILITY = "tools"   # the supported parameter
 
 
 def request() -> tuple[list[dict[str, str]], list[dict[str, Any]], tuple[tools_judge.Tool, ...]]:

@@ -128,7 +128,7 @@ def test_commit_messages_never_contain_raw_hostile_tags(tag: str) -> None:
 
 
 def test_a_hostile_mode_never_reaches_a_commit_message() -> None:
-    with pytest.raises(DecisionsError, match="mode: expected one of enforce, observe"):  # the mode is typed
+    with pytest.raises(DecisionsError, match="mode: expected one of observe, enforce"):  # the mode is typed
         record_of({"mode": "enforce; ls", "decisions": []})
 
 

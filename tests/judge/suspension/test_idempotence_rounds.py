@@ -105,8 +105,3 @@ def test_the_round_is_incomplete_only_when_every_shard_is() -> None:
     merged = merge_shards([a, b])
     assert not merged.complete and merged.missing == {}
     assert not read_results(results(model="x/one", complete=False)).complete  # one shard: as it is
-
-
-def test_a_policy_refuses_a_mode_that_is_neither_observe_nor_enforce() -> None:
-    with pytest.raises(ValueError, match="mode must be one of"):
-        replace(POLICY, mode="sometimes")

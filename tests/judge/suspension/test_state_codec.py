@@ -41,7 +41,7 @@ def test_a_state_reads_back_as_it_was_written() -> None:
     ({"suspension": {**PROVIDER["suspension"], "until": "tomorrow"}},
      "models.m/x.aurora/fp8.suspension.until: expected an ISO 8601 time like 2026-11-29T22:30:00Z, got 'tomorrow'"),
     ({"suspension": {**PROVIDER["suspension"], "mode": "panic"}},
-     "models.m/x.aurora/fp8.suspension.mode: expected one of enforce, observe, got 'panic'"),
+     "models.m/x.aurora/fp8.suspension.mode: expected one of observe, enforce, got 'panic'"),
     ({"window": {"language": "pz"}}, "models.m/x.aurora/fp8.window: unknown attempt code in 'pz'"),
     ({"failing_contracts": "tools"}, "models.m/x.aurora/fp8.failing_contracts: expected a list, got 'tools'"),
 ], ids=["negative-streak", "boolean-streak", "until-not-a-time", "unknown-mode", "unknown-window-code",
