@@ -80,7 +80,7 @@ class ConcurrencySettings:
     # finish in ~4 waves (benchmarks/round_scaling.py); 32 took 3x the longest request at 64
     # endpoints. The per-provider cap, not this one, is what protects each host.
     overall: Annotated[int, Meta(ge=1, description=(
-        "simultaneous requests of a round, all providers (divided among xdist workers); the most the "
+        "simultaneous requests of a round, all providers; the most the "
         "round sends at once: a 429 naming no provider (our key's) lowers the cap to what the upstream "
         "accepted, answers let it grow back (`probes/http/limiter.py`), and each 429's `Retry-After` is "
         "waited once when the request still fits its deadline"))] = 256

@@ -494,7 +494,7 @@ def read_attempt(raw: Any) -> AttemptEntry | None:
 
 def _builtins(record: msgspec.Struct) -> dict[str, Any]:
     """An entry as JSON's types: msgspec.to_builtins keeps a tuple a tuple, and the file's arrays are
-    lists (as json.loads gives them, and as a case crosses from an xdist worker: probes/round/cases.py)."""
+    lists (as json.loads gives them)."""
     out: dict[str, Any] = _lists(msgspec.to_builtins(record))
     return out
 

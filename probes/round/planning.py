@@ -1,12 +1,10 @@
 """The round plan: discovery once, the language of each endpoint, and the cases that follow.
 
-The round owner (plain pytest, or the xdist controller) builds the plan in pytest_configure,
-writes it to reports/discovery.json and hands the same JSON to every xdist worker through
-`workerinput`: workers never discover (workers that each discover collect different tests and
-xdist aborts the run, docs/design-notes.md §1.1). `--discovery-snapshot FILE` replays a saved plan.
+The plugin builds the plan once, in pytest_configure, and writes it to reports/discovery.json;
+`--discovery-snapshot FILE` replays a saved plan.
 
-The plan's form is declared once, as frozen msgspec Structs: `PlanFile` (what a worker receives,
-and reports/discovery.json's `plan`) and `DiscoveryFile` (reports/discovery.json: the plan and
+The plan's form is declared once, as frozen msgspec Structs: `PlanFile` (reports/discovery.json's
+`plan`) and `DiscoveryFile` (reports/discovery.json: the plan and
 where it came from); an Endpoint is its own declaration. `read_snapshot` is the one reader of a
 saved snapshot (`--discovery-snapshot`, `canary validate`'s control check): a file it cannot read
 is refused with SnapshotError naming the file and the key.
@@ -110,27 +108,18 @@ class RoundPlan:
         return tuple(t for t in self.controls.get(model, ()) if t not in found)
 
     def entry(self) -> PlanFile:
-        """The plan as a worker receives it and reports/discovery.json keeps it."""
+        """The plan as reports/discovery.json keeps it."""
         return PlanFile(
             schema_version=SNAPSHOT_SCHEMA_VERSION,
             models={m: PlannedModel(eps) for m, eps in self.endpoints.items()}, failures=self.failures,
             languages=self.languages, contracts=self.contracts, controls=self.controls, dropped=self.dropped,
             notes=self.notes, optional=self.optional, confirm=self.confirm)
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = msgspec.to_builtins(self.entry())
-        return out
-
     @classmethod
     def from_entry(cls, e: PlanFile) -> RoundPlan:
         return cls(endpoints={m: entry.endpoints for m, entry in e.models.items()}, failures=e.failures,
                    languages=e.languages, contracts=e.contracts, controls=e.controls, dropped=e.dropped,
                    notes=e.notes, optional=e.optional, confirm=e.confirm)
-
-    @classmethod
-    def from_json(cls, raw: Any, source: str | None = None) -> RoundPlan:
-        """A plan as `to_json` wrote it, or SnapshotError naming the key (after `source`)."""
-        return cls.from_entry(read_as(raw, PlanFile, source=source, error=SnapshotError, ignore_unknown_keys=True))
 
     def with_settings(self, config: Config, language_plan: dict[str, dict[str, str]],
                       previous_limits: Mapping[str, Mapping[str, ListedLimits]] | None = None,
@@ -203,7 +192,7 @@ def with_thinking(endpoints: Sequence[Endpoint], defaults: ThinkingDefaults | No
 
 
 def read_snapshot(path: Path) -> DiscoveryFile:
-    """A saved reports/discovery.json (or a bare plan, as a worker receives it), or SnapshotError
+    """A saved reports/discovery.json (or a bare plan, its `plan` alone), or SnapshotError
     naming the file and the key; a missing file is one too (StoreError: unreadable, not JSON)."""
     raw = read_json(path, "discovery snapshot", SNAPSHOT_FIX)
     if raw is None:
@@ -236,7 +225,7 @@ class PlannedModel(msgspec.Struct, frozen=True):
 
 
 class PlanFile(msgspec.Struct, frozen=True, kw_only=True):
-    """The round plan as a worker receives it and reports/discovery.json keeps it (RoundPlan)."""
+    """The round plan as reports/discovery.json keeps it (RoundPlan)."""
 
     schema_version: Literal[1]
     models: dict[str, PlannedModel]

@@ -35,8 +35,7 @@ def test_an_odd_listing_entry_is_dropped_and_reported_and_the_model_is_probed(od
     assert [e.provider for e in plan.endpoints[MODEL]] == ["aurora/fp8", "borealis/bf16"]
     assert not plan.failures  # the round stays complete for the model
     (problem,) = plan.dropped[MODEL]
-    assert why in problem and "\n" not in problem
-    assert RoundPlan.from_json(plan.to_json()).dropped == plan.dropped
+    assert why in problem and "\n" not in problem  # discovery.json keeps them: test_discovery_snapshot.py
 
 
 def test_a_listing_with_no_usable_entry_still_fails_the_models_discovery() -> None:
