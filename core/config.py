@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -110,20 +110,23 @@ class PathSettings:
         "lands wherever the state lives; it must be inside the repository: `canary commit` commits it "
         "with the state"))] = Path("state/history")
     # A branch of its own, so a protected main never blocks the round (docs/workflow.md, installing it).
-    state_branch: Annotated[str | None, Meta(description=(
+    state_branch: Annotated[str, Meta(description=(
         "the branch `canary commit` pushes `paths.state`, `paths.audit` and the history folder to (and "
-        "`canary fetch-state` reads); empty: the checked-out branch"))] = "canary-state"
+        "`canary fetch-state` reads)"))] = "canary-state"
 
     def layer_paths(self, layers: Iterable[Layer] = LAYERS) -> dict[str, Path]:
         """{layer name: its file} for `layers` (core/layers.py), each from `paths.<layer.setting>`."""
         return {layer.name: getattr(self, layer.setting) for layer in layers}
 
     def __post_init__(self) -> None:
-        branch = self.state_branch  # "" is read as None (parse_config): the checked-out branch
-        if branch and (not _BRANCH_NAME.fullmatch(branch) or ".." in branch or "//" in branch
-                                     or branch.endswith(("/", ".", ".lock"))):
+        branch = self.state_branch
+        if not branch:  # the judge's files once could be committed to the checked-out branch (issue 38)
+            raise Invalid("state_branch", "must name the branch the judge's files live on (default canary-state); "
+                          "they are no longer committed to the checked-out branch (docs/workflow.md)")
+        if (not _BRANCH_NAME.fullmatch(branch) or ".." in branch or "//" in branch
+                or branch.endswith(("/", ".", ".lock"))):
             raise Invalid("state_branch", f"must be a branch name like canary-state (letters, digits, '.', '_', "
-                          f"'-', '/'), or empty to keep the judge's files on the checked-out branch; got {branch!r}")
+                          f"'-', '/'); got {branch!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,8 +257,7 @@ def parse_config(raw: dict[str, Any], *, source: str = "<inline>") -> Config:
     return Config(models=f.models, controls=f.controls, contracts=f.contracts,
                   optional_contracts=f.optional_contracts, languages=f.languages,
                   probe=f.probe, concurrency=f.concurrency, source=source, site=f.site,
-                  paths=replace(f.paths, state_branch=f.paths.state_branch or None),  # "": the checked-out one
-                  digest=f.digest,
+                  paths=f.paths, digest=f.digest,
                   rules=Policy.from_rules(f.rules, languages=f.languages, mode=f.mode))
 
 
