@@ -10,8 +10,9 @@ pytest_runtest_makereport wrapper, and the round record is written at pytest_ses
 
 from __future__ import annotations
 
-import concurrent.futures
+import queue
 from collections.abc import Generator
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -96,13 +97,18 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
         return None  # pytest's loop says what to (collection errors, --collect-only)
     order = {item: n for n, item in enumerate(session.items)}
     waiting = {round_.engine.submit(c): i for i in session.items if isinstance(c := i.stash.get(CASE, None), Case)}
+    finished: queue.SimpleQueue[Future[ProbedCase]] = queue.SimpleQueue()  # put by the engine's thread
+    for future in waiting:
+        future.add_done_callback(finished.put)
     ready = [i for i in session.items if not isinstance(i.stash.get(CASE, None), Case)]  # a failed discovery
     while ready or waiting:
         if not ready:
-            done, _ = concurrent.futures.wait(waiting, timeout=_backstop(round_),
-                                              return_when=concurrent.futures.FIRST_COMPLETED)
-            # Nothing finished within a backstop: the items then end on their own deadlines.
-            ready = sorted((waiting.pop(f) for f in (done or list(waiting))), key=order.__getitem__)
+            try:
+                done = [finished.get(timeout=_backstop(round_))]
+            except queue.Empty:  # nothing finished within a backstop: the items end on their own deadlines
+                done = list(waiting)
+            ready = sorted((i for f in done if (i := waiting.pop(f, None)) is not None), key=order.__getitem__)
+            continue
         item = ready.pop(0)
         following = ready[0] if ready else next(iter(waiting.values()), None)
         item.config.hook.pytest_runtest_protocol(item=item, nextitem=following)
