@@ -61,7 +61,7 @@ def main() -> None:
            if k not in ("OPENROUTER_API_KEY", "OPENROUTER_BASE_URL", "CANARY_CONFIG", "GITHUB_ACTIONS")}
     with tempfile.TemporaryDirectory(prefix="canary-storage-") as tmp:
         reports = Path(tmp) / "reports"
-        probe = [PYTHON, "-m", "canary", "probe", "--simulator", "--workers", "2", "--reports", str(reports)]
+        probe = [PYTHON, "-m", "canary", "probe", "--simulator", "--reports", str(reports)]
         if args.endpoints:
             probe += ["--scenario", str(write_yaml(Path(tmp) / "fleet.yaml",
                                                    scenario("storage", realistic_fleet(args.endpoints))))]

@@ -61,7 +61,7 @@ async def one_round(base_url: str, *, cap: int, adaptive: bool, deadline: float)
         started = time.monotonic()
         results = await asyncio.gather(*(client.chat(e, MESSAGES, max_tokens=32) for e in endpoints))
         wall = time.monotonic() - started
-        lowest = client.lowest_concurrency
+        lowest = client._overall.lowest   # the lowest cap the 429s brought the round down to
     return {"wall_s": wall, "longest_s": max(r.total_s for r in results),
             "requests": sum(r.requests for r in results), "failed": sum(not r.completed for r in results),
             "waited": sum(r.waited_s is not None for r in results), "lowest_cap": lowest}

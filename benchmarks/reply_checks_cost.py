@@ -48,16 +48,18 @@ from fleet_evidence import NOISE  # noqa: E402
 
 from core.results import AttemptResult, CaseResult  # noqa: E402
 from core.upstream import Upstream  # noqa: E402
-from core.vocabulary import Outcome  # noqa: E402
+from core.vocabulary import LATENCY, Outcome  # noqa: E402
 from judge.replies.billing import assess_cost, assess_hidden_tokens  # noqa: E402
-from judge.replies.verdict import Common, Verdict  # noqa: E402
+from judge.replies.verdict import Common, Verdict, passed  # noqa: E402
 from judge.suspension.decode_speed import judge_decode_speed  # noqa: E402
 from probes.http.client import PinnedClient  # noqa: E402
 from probes.http.discovery import discover  # noqa: E402
 from probes.http.records import ChatResult, Endpoint  # noqa: E402
 from probes.round.contracts import language, latency, refusal  # noqa: E402
-from probes.round.reply_checks import ReplyFacts, reply_check  # noqa: E402
+from probes.round.reply_checks import ReplyFacts, run_checks  # noqa: E402
 from simulator import scenario_from_dict, start_simulator  # noqa: E402
+
+PASSED = passed("the contract passed")   # the checks run as on a reply its contract passed
 
 MODEL = "acme/model-x"
 LANGUAGES = ("en", "pt", "ja", "ru", "de", "ar")
@@ -99,7 +101,7 @@ def cpu_us(results: list[ChatResult], repeats: int, listed: dict[str, Endpoint])
     start = time.process_time()
     for _ in range(repeats):
         for result in results:
-            reply_check(result, listed.get(result.provider))
+            run_checks(ReplyFacts.of(result, listed.get(result.provider)), PASSED, LATENCY)
     return (time.process_time() - start) / (repeats * len(results)) * 1e6
 
 
@@ -148,7 +150,8 @@ def main() -> None:
         by_tag, listed = asyncio.run(collect(sim.base_url, args.replies))
 
     def check(r: ChatResult) -> Verdict | None:
-        return reply_check(r, listed[r.provider])
+        found = run_checks(ReplyFacts.of(r, listed[r.provider]), PASSED, LATENCY).verdict
+        return None if found is None or found.passed else found
 
     healthy = [r for tag, rs in by_tag.items() if tag.startswith("host") for r in rs if r.completed]
     false = Counter(v.code for r in healthy if (v := check(r)) is not None)

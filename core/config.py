@@ -10,11 +10,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import msgspec
 import yaml
 from msgspec import Meta
 
@@ -80,7 +79,7 @@ class ConcurrencySettings:
     # finish in ~4 waves (benchmarks/round_scaling.py); 32 took 3x the longest request at 64
     # endpoints. The per-provider cap, not this one, is what protects each host.
     overall: Annotated[int, Meta(ge=1, description=(
-        "simultaneous requests of a round, all providers (divided among xdist workers); the most the "
+        "simultaneous requests of a round, all providers; the most the "
         "round sends at once: a 429 naming no provider (our key's) lowers the cap to what the upstream "
         "accepted, answers let it grow back (`probes/http/limiter.py`), and each 429's `Retry-After` is "
         "waited once when the request still fits its deadline"))] = 256
@@ -110,20 +109,23 @@ class PathSettings:
         "lands wherever the state lives; it must be inside the repository: `canary commit` commits it "
         "with the state"))] = Path("state/history")
     # A branch of its own, so a protected main never blocks the round (docs/workflow.md, installing it).
-    state_branch: Annotated[str | None, Meta(description=(
+    state_branch: Annotated[str, Meta(description=(
         "the branch `canary commit` pushes `paths.state`, `paths.audit` and the history folder to (and "
-        "`canary fetch-state` reads); empty: the checked-out branch"))] = "canary-state"
+        "`canary fetch-state` reads)"))] = "canary-state"
 
     def layer_paths(self, layers: Iterable[Layer] = LAYERS) -> dict[str, Path]:
         """{layer name: its file} for `layers` (core/layers.py), each from `paths.<layer.setting>`."""
         return {layer.name: getattr(self, layer.setting) for layer in layers}
 
     def __post_init__(self) -> None:
-        branch = self.state_branch  # "" is read as None (parse_config): the checked-out branch
-        if branch and (not _BRANCH_NAME.fullmatch(branch) or ".." in branch or "//" in branch
-                                     or branch.endswith(("/", ".", ".lock"))):
+        branch = self.state_branch
+        if not branch:  # the judge's files once could be committed to the checked-out branch (issue 38)
+            raise Invalid("state_branch", "must name the branch the judge's files live on (default canary-state); "
+                          "they are no longer committed to the checked-out branch (docs/workflow.md)")
+        if (not _BRANCH_NAME.fullmatch(branch) or ".." in branch or "//" in branch
+                or branch.endswith(("/", ".", ".lock"))):
             raise Invalid("state_branch", f"must be a branch name like canary-state (letters, digits, '.', '_', "
-                          f"'-', '/'), or empty to keep the judge's files on the checked-out branch; got {branch!r}")
+                          f"'-', '/'); got {branch!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,10 +220,6 @@ class Config:
         return self.rules.mode
 
 
-# canary.yaml's defaults as plain data (the shape of the file).
-DEFAULTS: dict[str, Any] = msgspec.to_builtins(ConfigFile(), enc_hook=str)
-
-
 def load_config(path: str | os.PathLike[str] | None = None) -> Config:
     """Load canary.yaml (or `path`); a missing default file means all defaults."""
     file = Path(path) if path is not None else Path(os.environ.get("CANARY_CONFIG", DEFAULT_CONFIG_FILE))
@@ -251,8 +249,7 @@ def parse_config(raw: dict[str, Any], *, source: str = "<inline>") -> Config:
     return Config(models=f.models, controls=f.controls, contracts=f.contracts,
                   optional_contracts=f.optional_contracts, languages=f.languages,
                   probe=f.probe, concurrency=f.concurrency, source=source, site=f.site,
-                  paths=replace(f.paths, state_branch=f.paths.state_branch or None),  # "": the checked-out one
-                  digest=f.digest,
+                  paths=f.paths, digest=f.digest,
                   rules=Policy.from_rules(f.rules, languages=f.languages, mode=f.mode))
 
 

@@ -30,7 +30,6 @@
     ├── PushError                     GitHub refused a production record's push (provider_ignore/push.py)
     ├── AllureError                   the Allure HTML report cannot be rendered (canary/outputs/allure_html.py)
     ├── SiteError                     the status page cannot be built (canary/outputs/site/build.py)
-    ├── LanguageServiceError          the language process did not start or failed (probes/round/language_service.py)
     ├── GitHubError                   the GitHub API refused or failed (canary/integrations/github_issues/client.py)
     │   └── RateLimited                 ...said to wait past the budget (canary/integrations/github_issues/client.py)
     └── SimulatorError                the bundled simulator refuses its input (simulator/)
@@ -41,9 +40,9 @@
 Each class lives in the module named beside it, next to the code that raises it; the roots of
 the branches (CanaryError, InputError, RuleError, UpstreamError, SimulatorError) are defined
 here. `ConfigError` and every `InputError`, `RuleError` and `SimulatorError` are also
-ValueErrors, and `CommitBackError`, `SimulatorStartError` and `LanguageServiceError`
-RuntimeErrors, as they always were, so an `except ValueError` around a parser (or an `except
-RuntimeError` around a process) keeps working. canary/cli/main.py catches CanaryError once for
+ValueErrors, and `CommitBackError` and `SimulatorStartError` RuntimeErrors, as they always were,
+so an `except ValueError` around a parser (or an `except RuntimeError` around a process) keeps
+working. canary/cli/main.py catches CanaryError once for
 every command (a RoundRefused ends it with the exit code it carries).
 tests/test_errors.py checks this drawing against the classes themselves (each drawn class has
 the drawn parent, and no class derives from a drawn one without being drawn).

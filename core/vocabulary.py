@@ -124,7 +124,7 @@ def case_id(model: str, provider: str, contract: ContractName) -> str:
 
 
 def endpoint_id(model: str, provider: str) -> str:
-    """The id of one model's endpoint: every case of it starts with this (the xdist scheduling unit)."""
+    """The id of one model's endpoint: every case of it starts with this."""
     return CASE_ID_SEPARATOR.join((model, provider))
 
 

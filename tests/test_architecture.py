@@ -72,7 +72,7 @@ LAYERS = (
     Layer("simulator", frozenset({"core", "simulator", "aiohttp", "yaml", "msgspec", "click"}), no_modules=IMPURE_CORE,
           only_in=(("click", "simulator/cli.py"),)),
     Layer("probes", frozenset({"core", "judge", "probes", "simulator", "httpx", "httpcore", "pytest", "_pytest",
-                               "xdist", "allure", "allure_commons", "yaml", "msgspec"}),
+                               "allure", "allure_commons", "yaml", "msgspec"}),
           only_in=(("simulator", "probes/pytest_plugin/bundled_simulator.py"),
                    ("msgspec", "probes/round/planning.py"))),
     # The chat backend's library, installed on its own: the layers and their readers in core/, and for the

@@ -55,8 +55,8 @@ def test_the_drawing_has_the_root_and_its_branches() -> None:
     tree = drawing()
     assert tree["CanaryError"] == (None, "core/errors.py")
     assert {"ConfigError", "InputError", "RuleError", "UpstreamError", "SimulatorError"} <= tree.keys()
-    # Once outside the tree: a site that cannot be built, a simulator or a language process that did not start.
-    assert {"SiteError", "SimulatorStartError", "LanguageServiceError"} <= tree.keys()
+    # Once outside the tree: a site that cannot be built, a simulator that did not start.
+    assert {"SiteError", "SimulatorStartError"} <= tree.keys()
     assert len(tree) >= 20
 
 

@@ -74,8 +74,7 @@ def test_no_function_is_too_complex_or_takes_too_many_arguments_or_statements() 
 VULTURE_DECORATORS = ("@*.command", "@*.group", "@click.*")
 VULTURE_NAMES = (
     "pytest_*", "canary_case_id",                                       # pytest hooks; a fixture asked for by name
-    "tests_finished", "has_pending", "add_node", "add_node_collection", "mark_test_complete",   # xdist's
-    "mark_test_pending", "remove_pending_tests_from_node", "remove_node",                      # scheduler protocol
+    "dist", "distload",                                                 # xdist's options, turned off (options.py)
     "preserve_quotes", "clean_alluredir", "_value_",                    # ruamel's, allure's and Enum's attributes
     # wire-format and file fields, read by msgspec's encoders
     "schema_version", "generated_at", "stale_at_generation", "in_provider_ignore", "tier_reasons", "ttft_p50_s",
@@ -89,8 +88,7 @@ VULTURE_NAMES = (
     "host_peak_in_flight", "set_round", "set_now", "ECHO_INTO",
 )
 # Pending the records/parallel merges (their files): used only by tests, or unused.
-PENDING_VULTURE = ("DEFAULTS", "exc_info", "lowest_concurrency", "lowest_provider_concurrency", "_remote_controls",
-                   "duration", "reply_check")
+PENDING_VULTURE: tuple[str, ...] = ()
 
 
 def test_vulture_finds_no_dead_code() -> None:

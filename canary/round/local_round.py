@@ -42,7 +42,6 @@ class RoundOptions:
     models: tuple[str, ...] = ()
     keyword: str | None = None
     marker: str | None = None
-    workers: int = 0
     scenario: str | None = None  # a simulator scenario (only without a key)
     seed: int | None = None  # the simulator's seed (default: the round number)
     mode: Mode | None = None  # override canary.yaml's mode
@@ -64,7 +63,7 @@ def run_round(options: RoundOptions, *, echo: Callable[[str], None] = print) -> 
     number = len(known.applied_rounds) + 1 if on_simulator else 1
     probe = ProbeOptions(
         config_path=options.config_path, reports=reports, models=options.models, keyword=options.keyword,
-        marker=options.marker, workers=options.workers, simulator=on_simulator,
+        marker=options.marker, simulator=on_simulator,
         scenario=options.scenario if on_simulator else None,
         seed=(options.seed if options.seed is not None else number) if on_simulator else 0,
         round_number=number, state=state, virtual_time=stamp(virtual) if virtual is not None else None,

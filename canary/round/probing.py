@@ -44,8 +44,6 @@ class ProbeOptions:
     models: tuple[str, ...] = ()  # default: canary.yaml's models
     keyword: str | None = None  # pytest -k
     marker: str | None = None  # pytest -m, over contracts
-    workers: int = 0  # pytest-xdist workers (0: one process)
-    shares: int = 1  # this round is one of N probe jobs at once: each concurrency cap divided by N
     simulator: bool = False  # the bundled simulator on purpose, even with a key
     scenario: str | None = None  # a simulator scenario (implies the simulator)
     seed: int = 0  # the simulator's seed
@@ -113,7 +111,11 @@ def run_probe(options: ProbeOptions, *, echo: Callable[[str], None] | None = Non
 
 def pytest_command(options: ProbeOptions, reports: Path) -> list[str]:
     """The one command line of a round: `python -m pytest probes` with canary's options."""
-    cmd = [sys.executable, "-m", "pytest", str(PROJECT_ROOT / "probes"), "-p", "no:cacheprovider", "-q", "-rfE",
+    # Not the plugins of the test tools a development install has (anyio's imports 30 modules,
+    # hypothesis's all of hypothesis at the summary), nor pytest's assertion rewriting of the plugins
+    # that load: a round's verdicts are its own exceptions, and every process start counts.
+    cmd = [sys.executable, "-m", "pytest", str(PROJECT_ROOT / "probes"), "-p", "no:cacheprovider", "-p", "no:anyio",
+           "-p", "no:hypothesispytest", "--assert=plain", "-q", "-rfE",
            f"--canary-reports={reports}", f"--junitxml={reports / 'junit.xml'}",
            f"--alluredir={reports / 'allure-results'}", "--clean-alluredir"]
     if options.config_path:
@@ -124,10 +126,6 @@ def pytest_command(options: ProbeOptions, reports: Path) -> list[str]:
         cmd += ["-k", options.keyword]
     if options.marker:
         cmd += ["-m", options.marker]
-    if options.workers:
-        cmd += ["-n", str(options.workers)]
-    if options.shares != 1:
-        cmd.append(f"--canary-shares={options.shares}")
     if options.discovery_snapshot:
         cmd.append(f"--discovery-snapshot={Path(options.discovery_snapshot).resolve()}")
     if options.state_checkout:

@@ -1,10 +1,10 @@
 """Commit the judge's files (state, audit log, round history) and push them, safely, with retries.
 
-Two layouts (paths.state_branch; why a branch of its own: docs/workflow.md): their own branch
-(canary/state/state_branch.py) or the checked-out one (canary/state/checked_out.py), both running git
-through canary/state/git.py and carrying the history with git_folders.py. This module holds what they
-share: the result, the error, the commit message (built from validated tags, never free text) and the
-judge's files' paths in the repository. A push that stays rejected ends with git's own message.
+One layout (why a branch of its own: docs/workflow.md): the judge's files on their own branch
+(paths.state_branch, canary/state/state_branch.py), git run through canary/state/git.py, the history
+carried with git_folders.py. This module holds the result, the error, the commit message (built from
+validated tags, never free text) and the judge's files' paths in the repository. A push that stays
+rejected ends with git's own message.
 """
 
 from __future__ import annotations

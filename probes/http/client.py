@@ -10,6 +10,8 @@ ChatResult with a Classification (probes/http/records.py). Why the deadline is o
 from the caps, the one retry before the first byte and the 429s: docs/contracts.md (What every
 request shares) and docs/design-notes.md §1.2; reasoning endpoints: docs/contracts.md (Reasoning
 models). `Accept-Encoding: identity` on streams: nothing buffers between a byte and our clock.
+One HTTP/1.1 pool per endpoint, sized to its per-provider cap: httpcore scans a pool's every
+connection for each waiting request, so one pool of 256 cost more CPU than all its streams.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import ssl
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -72,8 +75,10 @@ class PinnedClient:
         self.per_provider_concurrency = per_provider_concurrency
         self.reasoning_budget = reasoning_budget
         self._transport = transport  # tests of pure parsing only; everything else uses sockets
-        self._http: httpx.AsyncClient | None = None
+        self._http: httpx.AsyncClient | None = None    # discovery's and GET /key's
+        self._pools: dict[str, httpx.AsyncClient] = {}  # each endpoint tag's chat requests
         self._fresh: httpx.AsyncClient | None = None   # the retry's pool: never reuses a connection
+        self._ssl: ssl.SSLContext | None = None
         # Made in __aenter__: asyncio primitives belong to the loop that first waits on them.
         self.adaptive = adaptive
         self._overall = AdaptiveLimit(overall_concurrency, adaptive=adaptive)
@@ -89,38 +94,38 @@ class PinnedClient:
         self._overall = AdaptiveLimit(self.overall_concurrency, adaptive=self.adaptive)
         self._per_tag = {}
         self._key_check = None
-        limits = httpx.Limits(max_connections=self.overall_concurrency,
-                              max_keepalive_connections=self.overall_concurrency)
-        self._http = self._new_http(limits)
+        self._ssl = httpx.create_ssl_context()  # one for every pool: building one reads the CA bundle
+        self._pools = {}
+        self._http = self._new_http(httpx.Limits(max_connections=self.overall_concurrency))
         self._fresh = self._new_http(httpx.Limits(max_connections=self.overall_concurrency,
                                                   max_keepalive_connections=0))
         return self
 
+    def _pool(self, tag: str) -> httpx.AsyncClient:
+        """One endpoint tag's connection pool, as large as its cap (which only comes down): no request waits in it."""
+        self._require_http()
+        pool = self._pools.get(tag)
+        if pool is None:
+            pool = self._pools[tag] = self._new_http(httpx.Limits(max_connections=self.per_provider_concurrency))
+        return pool
+
     def _new_http(self, limits: httpx.Limits) -> httpx.AsyncClient:
         # httpx timeouts are only a second line behind our own deadline.
         timeout = httpx.Timeout(self.deadline_s, connect=min(10.0, self.deadline_s))
+        transport = self._transport or CountingTransport(limits, verify=self._ssl or True)
         return httpx.AsyncClient(http1=True, http2=False, limits=limits, timeout=timeout,
-                                 transport=self._transport or CountingTransport(limits), follow_redirects=False,
+                                 transport=transport, follow_redirects=False,
                                  # No X-OpenRouter-Title: without HTTP-Referer it attributes nothing
                                  # (docs/openrouter-wire.md §2); probe traffic is told apart by its
                                  # own key and its `user`.
                                  headers={"User-Agent": USER_AGENT})
 
-    async def __aexit__(self, *exc_info: object) -> None:
-        for http in (self._http, self._fresh):
+    async def __aexit__(self, *_exc: object) -> None:
+        for http in (self._http, self._fresh, *self._pools.values()):
             if http is not None:
                 await http.aclose()
         self._http = self._fresh = None
-
-    @property
-    def lowest_concurrency(self) -> int:
-        """The lowest overall cap the 429s brought this client down to (the cap itself without any)."""
-        return self._overall.lowest
-
-    def lowest_provider_concurrency(self, tag: str) -> int:
-        """The lowest cap of one endpoint (`per_provider_concurrency` while no 429 of its own came)."""
-        limit = self._per_tag.get(tag)
-        return limit.lowest if limit is not None else self.per_provider_concurrency
+        self._pools = {}
 
     def url(self, path: str) -> str:
         return f"{self.settings.base_url}/{path.lstrip('/')}"
@@ -216,7 +221,7 @@ class PinnedClient:
         start = time.monotonic()
         run = Run(endpoint, stream=stream, t0=start, reasoning_requested=thinking, max_tokens=cap_sent,
                   mask=self.settings.mask)
-        lost = await self._exchange(run, body, deadline, self._require_http(), tickets)
+        lost = await self._exchange(run, body, deadline, self._pool(endpoint.provider), tickets)
         left = deadline - (time.monotonic() - start)
         if lost is not None and left > 0 and self._fresh is not None:
             # Timings restart with the request that could be answered: the lost one never

@@ -26,11 +26,8 @@ def start_unless_configured(config: pytest.Config) -> None:
     """No OPENROUTER_API_KEY and no OPENROUTER_BASE_URL: the round's upstream is the bundled simulator
     (with --discovery-snapshot, only when the snapshot was taken from a simulator).
 
-    Started once, by the process that owns the round (xdist workers inherit the environment),
-    and stopped when pytest ends. `canary probe` starts its own and sets both variables first.
+    Started once, and stopped when pytest ends. `canary probe` starts its own and sets both variables first.
     """
-    if hasattr(config, "workerinput"):
-        return
     snapshot = config.getoption("discovery_snapshot")
     if snapshot and not _taken_from_a_simulator(Path(snapshot)):
         return  # a saved discovery of a real upstream replays against the upstream the environment names
@@ -72,7 +69,7 @@ def hand_over_scenario_controls(config: pytest.Config) -> None:
     a local simulator (probes/round/settings.py); a real upstream keeps canary.yaml's.
     """
     path = os.environ.get(SCENARIO_ENV, "").strip()
-    if hasattr(config, "workerinput") or not path:
+    if not path:
         return  # and the simulator package (aiohttp and all) is not even imported
     from probes.pytest_plugin.settle import SIMULATED_CONTROLS
     from probes.round.settings import SimulatedControls

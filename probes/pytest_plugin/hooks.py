@@ -2,16 +2,17 @@
 
 Registered by probes/conftest.py. Hooks are in lifecycle order. A thin adapter: the settings are
 settled once in pytest_configure (probes/pytest_plugin/settle.py) and the round itself is a
-probes.round.lifecycle.Round in `config.stash[ROUND]`; per-item data in `item.stash`. A case's
-record is taken in the pytest_runtest_makereport wrapper: the round owner that ran it collects it
-as it is; an xdist worker attaches its wire form to the report (it crosses with the report) and
-the controller collects it in pytest_runtest_logreport. The round owner (the xdist controller,
-or the single process) writes the round record at pytest_sessionfinish.
+probes.round.lifecycle.Round in `config.stash[ROUND]`; per-item data in `item.stash`. One process
+runs the whole round (the probes run concurrently in the engine's event loop: docs/developing.md);
+the items run in the order their probes finish, each case's record is collected in the
+pytest_runtest_makereport wrapper, and the round record is written at pytest_sessionfinish.
 """
 
 from __future__ import annotations
 
+import queue
 from collections.abc import Generator
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +22,11 @@ from core.untrusted import clean
 from core.vocabulary import DECLARED, Outcome
 from probes.pytest_plugin import key_sweep, reporting, table
 from probes.pytest_plugin.outcomes import MESSAGE_CHARS, HostUnreachable, RoundIncomplete, explain
-from probes.pytest_plugin.scheduling import ProviderScheduling, assignment, case_id_of
-from probes.pytest_plugin.settle import WORKERINPUT_KEY, settle
+from probes.pytest_plugin.settle import settle
 from probes.round.cases import Case, CaseRecord, DiscoveryCase, PlannedCase, ProbedCase, not_probed
 from probes.round.contracts import AUTH_REASON
 from probes.round.controls import controls_to_keep
 from probes.round.lifecycle import CONTROL_WAIT_MARGIN_S, Round
-from probes.round.settings import workerinput_for
 
 CASE_PARAM = "canary_case_id"
 
@@ -43,41 +42,7 @@ def pytest_configure(config: pytest.Config) -> None:
     for contract in DECLARED:   # a case is marked with its contract (`pytest probes -m latency`)
         config.addinivalue_line("markers", f"{contract.name}: {contract.marker}")
     config.addinivalue_line("markers", "control: refusal case on a positive-control host (judges the probe)")
-    round_ = config.stash[ROUND] = Round.open(settle(config))
-    if round_.settings.role == "worker":
-        return
-    config.pluginmanager.register(ResultCollector(round_), "canary-results")
-    if config.pluginmanager.has_plugin("xdist"):
-        config.pluginmanager.register(XdistHooks(), "canary-xdist-hooks")
-
-
-class XdistHooks:
-    """Hooks that exist only when pytest-xdist is installed (registered conditionally)."""
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_configure_node(self, node: Any) -> None:
-        node.workerinput[WORKERINPUT_KEY] = workerinput_for(node.config.stash[ROUND].settings)
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> ProviderScheduling:
-        cases = config.stash[ROUND].cases
-        return ProviderScheduling(config, log, lambda nodeid: _group_of(cases, nodeid))
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
-        round_ = node.config.stash[ROUND]
-        if not round_.expected:
-            round_.expected = [cid for cid in (case_id_of(n) for n in ids) if cid in round_.cases]
-
-
-def _group_of(cases: dict[str, PlannedCase], nodeid: str) -> str:
-    """The scheduling unit: one host (a provider tag) with the cases of every model it serves. The
-    per_provider cap is a semaphore per tag in each process (probes/http/client.py): split over
-    workers by model, a host serving k models would see k x per_provider requests at once."""
-    case = cases.get(case_id_of(nodeid) or "")
-    if case is None:
-        return nodeid
-    return f"host::{case.provider}" if isinstance(case, Case) else case.group
+    config.stash[ROUND] = Round.open(settle(config))
 
 
 # -- collection -----------------------------------------------------------------------------
@@ -115,23 +80,43 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    round_ = session.config.stash[ROUND]
-    if round_.settings.role == "controller" or session.config.option.collectonly:
+    if session.config.option.collectonly:
         return
-    selected = [c for c in (i.stash.get(CASE, None) for i in session.items) if isinstance(c, Case)]
+    round_ = session.config.stash[ROUND]
     round_.expected = [i.stash[CASE].id for i in session.items if CASE in i.stash]
-    share = _worker_share(session, round_) if round_.settings.role == "worker" else None
-    round_.start(selected, share)
+    round_.start([c for c in (i.stash.get(CASE, None) for i in session.items) if isinstance(c, Case)])
 
 
-def _worker_share(session: pytest.Session, round_: Round) -> set[str]:
-    """The case ids the static scheduler will send this worker (the same rule, computed here)."""
-    settings = round_.settings
-    if settings.worker_index is None:
-        return set()
-    nodeids = [i.nodeid for i in session.items]
-    plan = assignment(nodeids, lambda n: _group_of(round_.cases, n), settings.workers)
-    return {case_id_of(n) or "" for n in nodeids if plan[n] == settings.worker_index}
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session: pytest.Session) -> bool | None:
+    """pytest's own loop, but each item runs as soon as its probe has finished, not in collection
+    order: reporting a case (JUnit, Allure's files) then overlaps the other cases' network waits,
+    and the round ends with its slowest probe instead of working through a backlog after it."""
+    round_ = session.config.stash[ROUND]
+    if session.testsfailed or session.config.option.collectonly or round_.engine is None:
+        return None  # pytest's loop says what to (collection errors, --collect-only)
+    order = {item: n for n, item in enumerate(session.items)}
+    waiting = {round_.engine.submit(c): i for i in session.items if isinstance(c := i.stash.get(CASE, None), Case)}
+    finished: queue.SimpleQueue[Future[ProbedCase]] = queue.SimpleQueue()  # put by the engine's thread
+    for future in waiting:
+        future.add_done_callback(finished.put)
+    ready = [i for i in session.items if not isinstance(i.stash.get(CASE, None), Case)]  # a failed discovery
+    while ready or waiting:
+        if not ready:
+            try:
+                done = [finished.get(timeout=_backstop(round_))]
+            except queue.Empty:  # nothing finished within a backstop: the items end on their own deadlines
+                done = list(waiting)
+            ready = sorted((i for f in done if (i := waiting.pop(f, None)) is not None), key=order.__getitem__)
+            continue
+        item = ready.pop(0)
+        following = ready[0] if ready else next(iter(waiting.values()), None)
+        item.config.hook.pytest_runtest_protocol(item=item, nextitem=following)
+        if session.shouldfail:
+            raise session.Failed(session.shouldfail)
+        if session.shouldstop:
+            raise session.Interrupted(session.shouldstop)
+    return True
 
 
 def _param(item: pytest.Item) -> str | None:
@@ -153,20 +138,23 @@ def probe_result(item: pytest.Item) -> ProbedCase:
         raise RoundIncomplete(f"round incomplete: {clean(case.message, MESSAGE_CHARS)}{hint}")
     round_ = item.config.stash[ROUND]
     assert round_.engine is not None, "the probe engine was not started"
-    probe = round_.settings.config.probe
-    # A refusal case may wait for its own confirmations and for the language case's (issue 10:
-    # it reads its siblings' replies), each a request deadline at most.
-    backstop = probe.request_deadline_seconds * (2 + 2 * probe.language_confirmations) + CONTROL_WAIT_MARGIN_S
-    # Each optional contract of the model (issue 23) queues up to 1 + confirmations more requests on
-    # the endpoint's per-provider cap, ahead of this case's own.
-    optional = len(round_.settings.plan.optional.get(case.model, ()))
-    backstop += probe.request_deadline_seconds * (1 + probe.language_confirmations) * optional
-    result = round_.engine.result(case, timeout=backstop)
+    result = round_.engine.result(case, timeout=_backstop(round_, case.model))
     item.stash[RESULT] = result
     item.user_properties.extend(reporting.junit_properties(case, result))
     if result.outcome is Outcome.TRANSPORT_ERROR:   # pytest prints the message: one printable line
         raise HostUnreachable(f"transport error: {clean(result.reason, MESSAGE_CHARS)}")
     return result
+
+
+def _backstop(round_: Round, model: str | None = None) -> float:
+    """How long a case may take at most: a refusal case may wait for its own confirmations and for
+    the language case's (issue 10: it reads its siblings' replies), each a request deadline at
+    most; each optional contract of the model (issue 23; of any model when none is named) queues
+    up to 1 + confirmations more requests on the endpoint's per-provider cap, ahead of its own."""
+    probe, optional = round_.settings.config.probe, round_.settings.plan.optional
+    extra = len(optional.get(model, ())) if model else max(map(len, optional.values()), default=0)
+    return (probe.request_deadline_seconds * (2 + 2 * probe.language_confirmations) + CONTROL_WAIT_MARGIN_S
+            + probe.request_deadline_seconds * (1 + probe.language_confirmations) * extra)
 
 
 def describe_in_allure(item: pytest.Item) -> None:
@@ -199,29 +187,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         record = CaseRecord(not_probed(case, f"no probe result: {_short(rep.longreprtext)}"), probed=False)
     else:
         return rep
-    round_ = item.config.stash[ROUND]
-    if round_.settings.role == "worker":
-        rep.canary = record.to_wire()  # crosses to the controller with the report (a process boundary)
-    else:
-        round_.collect(record)  # the round owner ran the case: its record is at hand
+    item.config.stash[ROUND].collect(record)
     return rep
-
-
-class ResultCollector:
-    """Round owner only: gathers the xdist workers' case records, crashed workers' included."""
-
-    def __init__(self, round_: Round) -> None:
-        self.round = round_
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        wire = getattr(report, "canary", None)
-        case_id = case_id_of(report.nodeid)
-        when: str = report.when  # xdist's "???" is not among pytest's declared phases
-        if wire is not None and case_id is not None:
-            self.round.collect(CaseRecord.from_wire(wire))
-        elif when == "???" and isinstance(case := self.round.cases.get(case_id or ""), Case):
-            # xdist's synthetic report for an item whose worker died under it.
-            self.round.collect(CaseRecord(not_probed(case, "worker crashed")))
 
 
 def _short(text: str, limit: int = 300) -> str:
@@ -239,7 +206,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if round_ is None:
         return
     round_.close()
-    if round_.settings.role == "worker" or config.option.collectonly:
+    if config.option.collectonly:
         return
     results = round_.finish(interrupted=int(exitstatus) == pytest.ExitCode.INTERRUPTED)
     settings = round_.settings
@@ -248,7 +215,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         reporting.write_allure_run_files(settings.alluredir, results.round_id, {
             "upstream": settings.upstream, "round_id": settings.round_id, "models": ", ".join(settings.plan.endpoints),
             "contracts": ", ".join(c for c in settings.plan.contracts if c in probed), "mode": settings.config.mode,
-            "ttft_seconds": str(settings.config.probe.ttft_seconds), "xdist_workers": str(settings.workers),
+            "ttft_seconds": str(settings.config.probe.ttft_seconds),
             "clock": settings.clock.kind, "controls": settings.controls_source,
         })
         reporting.write_allure_unprobed(settings.alluredir, results.unprobed_controls, round_.records)
@@ -258,7 +225,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     """After every writer (JUnit, Allure, our reports): sweep the round's files for the key."""
     round_ = config.stash.get(ROUND, None)
-    if round_ is None or round_.settings.role == "worker":
+    if round_ is None:
         return
     settings, xml = round_.settings, getattr(config.option, "xmlpath", None)
     roots = [settings.reports, *([settings.alluredir] if settings.alluredir else []), *([Path(xml)] if xml else [])]

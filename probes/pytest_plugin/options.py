@@ -12,9 +12,6 @@ def add_options(parser: pytest.Parser) -> None:
                     help="configuration file (default: $CANARY_CONFIG or canary.yaml)")
     group.addoption("--canary-model", dest="canary_models", action="append", default=None, metavar="MODEL",
                     help="probe this model instead of canary.yaml's models (repeatable)")
-    group.addoption("--canary-shares", dest="canary_shares", type=int, default=1, metavar="N",
-                    help="this round is one of N probe jobs running at once: each concurrency cap of canary.yaml "
-                         "is divided by N (at least 1), so the jobs together stay within them")
     group.addoption("--discovery-snapshot", dest="discovery_snapshot", default=None, metavar="FILE",
                     help="replay a saved reports/discovery.json instead of discovering live")
     group.addoption("--canary-reports", dest="canary_reports", default=None, metavar="DIR",
@@ -28,3 +25,18 @@ def add_options(parser: pytest.Parser) -> None:
                          "(`canary round` replays a half-hourly schedule on the simulator)")
     group.addoption("--canary-scenario", dest="canary_scenario", default=None, metavar="FILE",
                     help="simulator scenario when the round runs on the bundled simulator (no OPENROUTER_API_KEY)")
+
+
+def one_process(config: pytest.Config) -> str | None:
+    """pytest-xdist's -n (or --tx) asked for: run the round in this one process instead, and say so.
+
+    Its probes already run concurrently in one event loop; workers would only add processes
+    (benchmarks/round_scaling.py: one process is faster and smaller) and make the positive controls
+    and the language detector cross between them. Called before xdist reads the options (its own
+    pytest_cmdline_main), so no worker starts. Returns the line to print, or None."""
+    option = config.option
+    if not (getattr(option, "numprocesses", None) or getattr(option, "tx", None)):
+        return None
+    option.numprocesses, option.tx, option.distload, option.dist = 0, [], False, "no"
+    return ("canary: -n ignored: a round runs in one process, its probes concurrently in one event loop "
+            "(docs/developing.md, `pytest probes -n N`)")

@@ -48,6 +48,4 @@ def default_outputs(config: pytest.Config) -> None:
         option.xmlpath = str(reports / JUNIT_FILE)
     if hasattr(option, "allure_report_dir") and not option.allure_report_dir:
         option.allure_report_dir = str(reports / ALLURE_DIR)
-        # Only the process that owns the round empties it: xdist workers start after it did, and
-        # a worker emptying it would race the others' first results.
-        option.clean_alluredir = not hasattr(config, "workerinput")
+        option.clean_alluredir = True

@@ -129,7 +129,7 @@ def categories() -> list[dict[str, Any]]:
 
 
 def write_allure_run_files(alluredir: Path, round_id: str, environment: Mapping[str, str]) -> None:
-    """environment.properties, categories.json, executor.json: controller only, once per round."""
+    """environment.properties, categories.json, executor.json: once per round."""
     alluredir.mkdir(parents=True, exist_ok=True)
     env_lines = [f"{k}={_prop(v)}" for k, v in environment.items()]
     atomic_write_text(alluredir / "environment.properties", "\n".join(env_lines) + "\n")

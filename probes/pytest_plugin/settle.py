@@ -1,16 +1,14 @@
 """Settling a round from pytest's options, once, in pytest_configure: a RoundSettings.
 
-The round owner (plain pytest, or the xdist controller) reads the options and canary.yaml,
-resolves the upstream, creates the reports folder and discovers (or replays a snapshot); an
-xdist worker reads the controller's settings from `workerinput`. What a round's settings are,
-without pytest, is probes/round/settings.py.
+It reads the options and canary.yaml, resolves the upstream, creates the reports folder and
+discovers (or replays a snapshot). What a round's settings are, without pytest, is
+probes/round/settings.py.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -22,7 +20,7 @@ from core.times import TimeFormatError, parse_time, stamp
 from core.upstream import Upstream, resolve_upstream
 from probes.http.client import PinnedClient
 from probes.http.identity import identify
-from probes.round.planning import discover_plan, load_snapshot, read_plan
+from probes.round.planning import discover_plan, load_snapshot
 from probes.round.settings import (
     CONFIG_CONTROLS,
     SIMULATOR_UPSTREAM,
@@ -33,8 +31,6 @@ from probes.round.settings import (
     previous_limits,
     read_round_state,
 )
-
-WORKERINPUT_KEY = "canary_round"
 
 SIMULATED_CONTROLS = pytest.StashKey[SimulatedControls]()
 
@@ -72,49 +68,17 @@ def identify_upstream(client: Upstream, canary_config: Config) -> str:
     return asyncio.run(ask())
 
 
-def role_of(config: pytest.Config) -> str:
-    if hasattr(config, "workerinput"):
-        return "worker"
-    return "controller" if config.pluginmanager.has_plugin("dsession") else "single"
-
-
 def load_round_config(config: pytest.Config) -> Config:
     loaded = load_config(config.getoption("canary_config"))
     models = config.getoption("canary_models")
-    loaded = dataclasses.replace(loaded, models=tuple(dict.fromkeys(models))) if models else loaded
-    return shared_caps(loaded, config.getoption("canary_shares"))
+    return dataclasses.replace(loaded, models=tuple(dict.fromkeys(models))) if models else loaded
 
 
-def shared_caps(loaded: Config, shares: int) -> Config:
-    """The caps of one of `shares` probe jobs running at once: each cap divided among them (at least
-    1), so that together they hold for the key (overall) and for each host (per_provider)."""
-    if shares < 1:
-        raise pytest.UsageError(f"canary: --canary-shares {shares}: expected 1 or more")
-    if shares == 1:
-        return loaded
-    caps = loaded.concurrency
-    return dataclasses.replace(loaded, concurrency=dataclasses.replace(
-        caps, overall=max(1, caps.overall // shares), per_provider=max(1, caps.per_provider // shares)))
-
-
-def settle(config: pytest.Config, language_server: tuple[str, int, str] | None = None) -> RoundSettings:
-    """Resolve the options and (round owner) discover; a worker reads the controller's plan."""
-    role = role_of(config)
+def settle(config: pytest.Config) -> RoundSettings:
+    """Resolve the options, identify the upstream and discover."""
     canary_config = load_round_config(config)
     client = resolve_upstream() or Upstream()
     alluredir = config.getoption("allure_report_dir", None)
-    if role == "worker":
-        w = json.loads(config.workerinput[WORKERINPUT_KEY])  # type: ignore[attr-defined]
-        from probes.pytest_plugin.scheduling import worker_index
-        return RoundSettings(
-            role=role, config=canary_config, client=client, plan=read_plan(w["plan"]),
-            round_id=w["round_id"], started_at=w["started_at"], upstream=w["upstream"],
-            clock=RoundClock(), controls_source=w["controls_source"], reports=Path(w["reports"]),
-            workers=int(config.workerinput["workercount"]),  # type: ignore[attr-defined]
-            worker_index=worker_index(config.workerinput["workerid"], int(config.workerinput["workercount"])),  # type: ignore[attr-defined]
-            language_server=tuple(w["language_server"]) if w["language_server"] else None,
-            alluredir=Path(alluredir) if alluredir else None,
-        )
     reports = Path(config.getoption("canary_reports") or canary_config.paths.reports)
     reports.mkdir(parents=True, exist_ok=True)
     upstream = identify_upstream(client, canary_config)
@@ -130,16 +94,8 @@ def settle(config: pytest.Config, language_server: tuple[str, int, str] | None =
         raise pytest.UsageError(f"canary: --discovery-snapshot: {exc}") from None
     state = read_round_state(Path(config.getoption("canary_state") or canary_config.paths.state))
     plan = plan.with_settings(canary_config, state.language_plan(), previous_limits(state), state.confirm_plan())
-    workers = _worker_count(config) if role == "controller" else 1
     return RoundSettings(
-        role=role, config=canary_config, client=client, plan=plan, round_id=round_id, started_at=started_at,
-        upstream=upstream, clock=clock, controls_source=controls_source, reports=reports, workers=workers,
-        worker_index=None,
-        language_server=language_server,
+        config=canary_config, client=client, plan=plan, round_id=round_id, started_at=started_at,
+        upstream=upstream, clock=clock, controls_source=controls_source, reports=reports,
         alluredir=Path(alluredir) if alluredir else None,
     )
-
-
-def _worker_count(config: pytest.Config) -> int:
-    from xdist.workermanage import parse_tx_spec_config
-    return max(1, len(parse_tx_spec_config(config)))

@@ -2,7 +2,7 @@
 
 A probe builds the round record's own types (core.results: a CaseResult with its AttemptResults,
 by the same rules results.json is read by), so a case is one record from the contract that
-judged it to results.json. What only this round's processes use travels beside the record,
+judged it to results.json. What only the probing process uses travels beside the record,
 never in the file: each attempt's AttemptExtras (the full reply and the prompt Allure attaches),
 and the ProbedCase's flags (our key refused; a control's own verdict).
 
@@ -14,13 +14,13 @@ a DiscoveryCase, with the id `<model>::discovery` (`discovery_case_id()`) and th
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from core.field_rules import as_count, measurement, seconds, writable_text, written
-from core.results import EXCERPT_CHARS, AttemptResult, CaseResult, read_case
+from core.field_rules import as_count, measurement, seconds, writable_text
+from core.results import EXCERPT_CHARS, AttemptResult, CaseResult
 from core.vocabulary import ContractName, Outcome, case_id, discovery_case_id, endpoint_id
 from probes.http.records import Endpoint, ErrorKind
 
@@ -166,7 +166,7 @@ class ProbedAttempt:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ProbedCase:
     """How probing one case ended: its record (core.results.CaseResult, what results.json holds
-    of it) and, beside it, what only this round's processes use."""
+    of it) and, beside it, what only the probing process uses."""
 
     record: CaseResult
     extras: tuple[AttemptExtras, ...] = ()  # one per record.attempts, in order
@@ -216,19 +216,6 @@ class ProbedCase:
         return replace(self, record=replace(self.record, outcome=outcome, code=code, reason=writable_text(reason)),
                        **flags)
 
-    def to_wire(self) -> dict[str, Any]:
-        """What crosses to another process of the round (an xdist worker's report, a control's
-        verdict): the record's own JSON and the flags; the extras stay with the process that probed."""
-        return {"case": written(self.record), "auth_error": self.auth_error,
-                "raw_outcome": self.raw_outcome.value if self.raw_outcome else None}
-
-    @classmethod
-    def from_wire(cls, wire: Mapping[str, Any]) -> ProbedCase:
-        raw = wire.get("raw_outcome")
-        record = read_case(wire["case"])
-        return cls(record=record, extras=tuple(AttemptExtras() for _ in record.attempts),
-                   auth_error=wire.get("auth_error") is True, raw_outcome=Outcome(raw) if raw else None)
-
 
 @dataclass(frozen=True, slots=True)
 class CaseRecord:
@@ -241,14 +228,6 @@ class CaseRecord:
     @property
     def case_id(self) -> str:
         return self.case.id
-
-    def to_wire(self) -> dict[str, Any]:
-        """What an xdist worker sends the round owner with a case's report: the record's own JSON."""
-        return {"case": written(self.case), "auth_error": self.auth_error, "probed": self.probed}
-
-    @classmethod
-    def from_wire(cls, wire: Mapping[str, Any]) -> CaseRecord:
-        return cls(read_case(wire["case"]), wire.get("auth_error") is True, wire.get("probed") is not False)
 
 
 def not_probed(case: Case, reason: str) -> CaseResult:

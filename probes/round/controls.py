@@ -1,11 +1,9 @@
-"""Positive-control verdicts shared across the processes of an xdist round.
+"""Which positive controls a round probes, and which it does not.
 
-Under xdist the control host's refusal case runs on one worker (the one its endpoint is
-scheduled to), while refusal cases of other hosts on other workers need its verdict. The owning
-worker probes the control first (it is at the front of its share) and publishes the result in a
-small file under reports/ (atomic write, one file per control case, named by the round id);
-the other workers wait for that file, bounded by a deadline. Every worker therefore judges
-refusal against the same control result, and the control costs one request per round.
+The engine probes the controls first, in the same event loop as every other case; a refusal
+case of another host waits for its model's control results (probes/round/engine.py
+`control_results`), so every host is judged against the same control verdict, and the control
+costs one request per round.
 
 A control case is probed whenever a refusal case of its model is selected, even when `-k` or
 `-m` deselected the control itself (`controls_to_keep`; the plugin puts its item back, and the
@@ -23,20 +21,13 @@ lists it in results.json, from where it reaches the terminal table, the judge's 
 
 from __future__ import annotations
 
-import asyncio
-import hashlib
-import json
-import time
 from collections.abc import Collection, Iterable
-from pathlib import Path
 
 from core.results import CaseResult, ControlNote
-from core.store import atomic_write_text
 from core.vocabulary import REFUSAL, Outcome, case_id
-from probes.round.cases import Case, ProbedCase, TransportCode
+from probes.round.cases import Case
 from probes.round.planning import RoundPlan
 
-POLL_S = 0.05
 NOT_DISCOVERED = "not discovered"
 NOT_SELECTED = "not selected in this run"
 NO_VERDICT = (Outcome.TRANSPORT_ERROR, Outcome.INCONCLUSIVE)
@@ -85,42 +76,3 @@ def unprobed_controls(plan: RoundPlan, selected: Collection[str],
             out.append(ControlNote(c.model, REFUSAL, c.provider,
                                    f"{c.provider} probed without a verdict ({c.outcome.value}): {c.reason}"))
     return out
-
-
-def control_dir(reports: Path, round_id: str) -> Path:
-    return reports / f".controls-{round_id}"
-
-
-def _file(directory: Path, case_id: str) -> Path:
-    return directory / (hashlib.sha1(case_id.encode()).hexdigest()[:16] + ".json")
-
-
-def publish(directory: Path, result: ProbedCase) -> None:
-    """Write one control result atomically (the reader sees all of it or nothing)."""
-    atomic_write_text(_file(directory, result.case_id), json.dumps(result.to_wire()))
-
-
-class FileControls:
-    """Worker side: a ControlBoard that waits for the owning worker's files (bounded by a deadline)."""
-
-    def __init__(self, directory: Path, expected: dict[str, tuple[Case, ...]], wait_s: float) -> None:
-        self.directory = directory
-        self.expected = expected
-        self.wait_s = wait_s
-        self._started = time.monotonic()
-
-    async def control_results(self, model: str) -> tuple[ProbedCase, ...]:
-        return tuple(await asyncio.gather(*(self._result_for(c) for c in self.expected.get(model, ()))))
-
-    async def _result_for(self, case: Case) -> ProbedCase:
-        path = _file(self.directory, case.id)
-        while True:
-            try:
-                return ProbedCase.from_wire(json.loads(path.read_text(encoding="utf-8")))
-            except (OSError, ValueError):
-                pass
-            if time.monotonic() - self._started > self.wait_s:
-                return ProbedCase.of(case, Outcome.TRANSPORT_ERROR, TransportCode.TRANSPORT_OTHER,
-                                     "control verdict never arrived from the worker probing it",
-                                     raw_outcome=Outcome.TRANSPORT_ERROR)
-            await asyncio.sleep(POLL_S)

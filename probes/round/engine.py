@@ -1,14 +1,12 @@
 """Concurrent execution: every probe this process will run, in one asyncio loop on a thread.
 
-The work of a round is network-bound, so concurrency comes from here, not from xdist: at
-pytest_collection_finish the plugin hands the engine the final (selected) cases of this process
-and the engine starts them all at once, bounded by the PinnedClient's overall and per-provider
-caps. Each pytest item then only waits for its own future and reports it, so a round takes
-about as long as its slowest request, not the sum of them.
-
-An item the engine was not told about (e.g. re-scheduled after an xdist worker crash) is
-probed lazily when its item asks. Judging runs in worker threads (asyncio.to_thread) so CPU
-work does not delay other streams' time-to-first-token readings.
+The work of a round is network-bound, so concurrency comes from here, not from processes: at
+pytest_collection_finish the plugin hands the engine the selected cases and the engine starts
+them all at once, bounded by the PinnedClient's overall and per-provider caps. Each pytest item
+then only waits for its own future and reports it, so a round takes about as long as its slowest
+request, not the sum of them. Judging runs in worker threads (asyncio.to_thread; language in its
+own process, probes/round/language_service.py) so CPU work does not delay other streams'
+time-to-first-token readings.
 """
 
 from __future__ import annotations
@@ -30,7 +28,6 @@ from probes.http.client import PinnedClient
 from probes.http.wire import ReasoningBudget
 from probes.round.cases import Case, ProbedCase, TransportCode
 from probes.round.contracts import CONFIRMATION_RUNS, ContractSettings, confirmation
-from probes.round.controls import FileControls
 from probes.round.language_service import LanguageBackend
 
 # Each contract's probe, named by its declaration (core/vocabulary.py Contract.module).
@@ -44,17 +41,14 @@ class Engine:
 
     def __init__(self, *, client_settings: Upstream, probe: ProbeSettings, overall: int,
                  per_provider: int, control_cases: dict[str, tuple[Case, ...]],
-                 missing_controls: dict[str, tuple[str, ...]], language_backend: LanguageBackend,
-                 remote_controls: FileControls | None = None,
-                 on_result: Callable[[ProbedCase], None] | None = None, round_id: str = "") -> None:
+                 missing_controls: dict[str, tuple[str, ...]], language_backend: LanguageBackend | None,
+                 round_id: str = "") -> None:
         self._client_settings = client_settings
         self._probe = probe
         self._caps = (overall, per_provider)
         self._control_cases = control_cases
-        self._remote_controls = remote_controls
         self._language = language_backend
-        self._on_result = on_result
-        self._settings = ContractSettings(probe=probe, controls=remote_controls or self,
+        self._settings = ContractSettings(probe=probe, controls=self,
                                           judge_language=self._judge_language,
                                           missing_controls=missing_controls, siblings=self, round_id=round_id)
         self._loop = asyncio.new_event_loop()
@@ -63,6 +57,7 @@ class Engine:
         self._stop: asyncio.Event | None = None
         self._client: PinnedClient | None = None
         self._tasks: dict[str, asyncio.Task[ProbedCase]] = {}
+        self._futures: dict[str, concurrent.futures.Future[ProbedCase]] = {}  # pytest's thread's view of them
         self._warm: asyncio.Future[None] | None = None
 
     # -- lifecycle (called from pytest's thread) -------------------------------------------
@@ -79,8 +74,12 @@ class Engine:
         return self
 
     def submit(self, case: Case) -> concurrent.futures.Future[ProbedCase]:
-        """Start the case's probe (once per case id) and return a future of its result."""
-        return asyncio.run_coroutine_threadsafe(self._result_of(case), self._loop)
+        """Start the case's probe (once per case id) and return a future of its result (the same one
+        each time: asking again costs no trip through the event loop). Called from one thread."""
+        future = self._futures.get(case.id)
+        if future is None:
+            future = self._futures[case.id] = asyncio.run_coroutine_threadsafe(self._result_of(case), self._loop)
+        return future
 
     def result(self, case: Case, timeout: float | None = None) -> ProbedCase:
         return self.submit(case).result(timeout)
@@ -120,7 +119,7 @@ class Engine:
             await asyncio.gather(*self._tasks.values(), return_exceptions=True)
 
     def _start_warm_up(self) -> None:
-        if self._warm is None:
+        if self._warm is None and self._language is not None:
             self._warm = asyncio.ensure_future(asyncio.to_thread(self._language.warm_up))
 
     def _task(self, case: Case) -> asyncio.Task[ProbedCase]:
@@ -139,16 +138,13 @@ class Engine:
             runs = await asyncio.gather(*(module.probe(self._client, case.endpoint, self._settings, case)
                                           for _ in range(CONFIRMATION_RUNS if case.confirm else 1)))
             result: ProbedCase = confirmation(case, runs) if case.confirm else runs[0]
+            return result
         except Exception as exc:  # one host's hostile reply must not void the round
-            result = crashed(case, exc, self._client_settings.scrub)
-        if self._on_result is not None:
-            self._on_result(result)
-        return result
+            return crashed(case, exc, self._client_settings.scrub)
 
     async def _judge_language(self, text: str, lang: str) -> Verdict:
-        if self._warm is None:
-            self._start_warm_up()
-        assert self._warm is not None
+        self._start_warm_up()
+        assert self._warm is not None and self._language is not None, "a language case without a language judge"
         await asyncio.shield(self._warm)
         return await asyncio.to_thread(self._language.assess, text, lang)
 
@@ -160,7 +156,7 @@ class Engine:
         return tuple(r for r in results if isinstance(r, ProbedCase))
 
     async def control_results(self, model: str) -> tuple[ProbedCase, ...]:
-        """ControlBoard without xdist: the selected controls are probed in this same loop."""
+        """The ControlBoard: the selected controls are probed in this same loop."""
         cases = self._control_cases.get(model, ())
         return tuple(await asyncio.gather(*(asyncio.shield(self._task(c)) for c in cases)))
 

@@ -1,46 +1,36 @@
 """One round in one process: what it started, what it collected, and the record it ends with.
 
 The pytest plugin (probes/pytest_plugin/hooks.py) is a thin adapter over a Round: it settles the
-settings, then calls `Round.open` (the language-judge process of an xdist controller, the
-replayable discovery.json), `start` (the engine over this process's share of the selected
-cases), `collect` (each case's record as the round owner receives it), `close` and `finish`
-(the round record, written to results.json). A Round knows no pytest.
+settings, then calls `Round.open` (the language-judge process, the replayable discovery.json),
+`start` (the engine over the selected cases), `collect` (each case's record as pytest reported
+it), `close` and `finish` (the round record, written to results.json). A Round knows no pytest.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import shutil
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from core.field_rules import written
 from core.results import Incomplete, IncompleteKind, ModelEntry, RoundResults
 from core.tags import is_provider_name, is_valid_tag
 from core.vocabulary import LANGUAGE
-from probes.round.cases import Case, CaseRecord, PlannedCase, ProbedCase, not_probed
+from probes.round.cases import Case, CaseRecord, PlannedCase, not_probed
 from probes.round.contracts import AUTH_REASON
-from probes.round.controls import (
-    FileControls,
-    control_dir,
-    publish,
-    unprobed_controls,
-    unselected_controls,
-)
+from probes.round.controls import unprobed_controls, unselected_controls
 from probes.round.engine import Engine, run_quietly
-from probes.round.language_service import LanguageProcess, LocalLanguage, RemoteLanguage
+from probes.round.language_service import LanguageProcess
 from probes.round.planning import RoundPlan
 from probes.round.record import build_results, write_json
 from probes.round.settings import RoundSettings, snapshot_doc
 
-# How long beyond the request deadline a worker waits for the controller's control verdict.
+# How long beyond its requests' deadlines a case may wait (its sibling and control results).
 CONTROL_WAIT_MARGIN_S = 15.0
 
 
 @dataclass(slots=True)
 class Round:
-    """Mutable state of one round in one process (the settings are replaced only to add the
-    language process's address, before any probe starts)."""
+    """Mutable state of one round in one process."""
 
     settings: RoundSettings
     cases: dict[str, PlannedCase]
@@ -52,67 +42,29 @@ class Round:
 
     @classmethod
     def open(cls, settings: RoundSettings) -> Round:
-        """The round's cases; the xdist controller starts the one language process, the round
-        owner writes reports/discovery.json (replayable with --discovery-snapshot)."""
+        """The round's cases and its language process; reports/discovery.json written (replayable
+        with --discovery-snapshot)."""
         opened = cls(settings, {c.id: c for c in settings.plan.cases()})
-        plan = settings.plan
-        if settings.role == "controller" and LANGUAGE in plan.contracts and plan.endpoints:
-            opened.start_language_process()
-        if settings.role != "worker":
-            write_json(settings.reports / "discovery.json", snapshot_doc(settings))
+        if LANGUAGE in settings.plan.contracts and settings.plan.endpoints:
+            opened.language_process = LanguageProcess()
+        write_json(settings.reports / "discovery.json", snapshot_doc(settings))
         return opened
 
-    def start_language_process(self) -> None:
-        """Start the round's one language-judge process (probes/round/language_service.py)."""
-        self.language_process = LanguageProcess()
-        host, port = self.language_process.address
-        self.settings = dataclasses.replace(
-            self.settings, language_server=(host, port, self.language_process.authkey.hex()))
-
-    def control_wait(self) -> float:
-        probe = self.settings.config.probe
-        return max(probe.request_deadline_seconds, probe.ttft_seconds) + CONTROL_WAIT_MARGIN_S
-
-    def start(self, selected: list[Case], share: Collection[str] | None) -> None:
-        """Start probing this process's cases at once: all of `selected`, or a worker's `share`."""
+    def start(self, selected: list[Case]) -> None:
+        """Start probing the selected cases at once, in `start_order`."""
         settings = self.settings
-        controls = _by_model(c for c in selected if c.control)
         missing = {m: tuple(f"{tag} {why}" for tag, why in v)
                    for m, v in unselected_controls(settings.plan, {c.id for c in selected}).items()}
-        if settings.role == "single" and any(c.contract == LANGUAGE for c in selected):
-            self.start_language_process()
-            settings = self.settings
-        if settings.role == "worker":
-            mine = [c for c in selected if c.id in (share or ())]
-            directory = control_dir(settings.reports, settings.round_id)
-            remote = FileControls(directory, controls, wait_s=self.control_wait())
-            overall = max(1, settings.config.concurrency.overall // settings.workers)
-            engine = self._engine(controls, missing, overall=overall, remote=remote,
-                                  on_result=lambda r: publish(directory, r) if r.record.control else None)
-        else:
-            mine = selected
-            engine = self._engine(controls, missing, overall=settings.config.concurrency.overall)
-        # Controls first: the refusal verdicts of every other host wait for them.
-        mine.sort(key=lambda c: not c.control)
-        self.engine = engine.start(mine, warm_language=any(c.contract == LANGUAGE for c in mine))
-
-    def _engine(self, controls: dict[str, tuple[Case, ...]], missing: dict[str, tuple[str, ...]], *, overall: int,
-                remote: FileControls | None = None,
-                on_result: Callable[[ProbedCase], None] | None = None) -> Engine:
-        settings = self.settings
-        backend: LocalLanguage | RemoteLanguage
-        if settings.language_server is not None:
-            host, port, key = settings.language_server
-            backend = RemoteLanguage((host, port), bytes.fromhex(key))
-        else:
-            backend = LocalLanguage()
-        return Engine(client_settings=settings.client, probe=settings.config.probe, overall=overall,
-                      per_provider=settings.config.concurrency.per_provider, control_cases=controls,
-                      missing_controls=missing, language_backend=backend, remote_controls=remote,
-                      on_result=on_result, round_id=settings.round_id)
+        language = any(c.contract == LANGUAGE for c in selected) and self.language_process is not None
+        engine = Engine(client_settings=settings.client, probe=settings.config.probe,
+                        overall=settings.config.concurrency.overall,
+                        per_provider=settings.config.concurrency.per_provider,
+                        control_cases=_by_model(c for c in selected if c.control), missing_controls=missing,
+                        language_backend=self.language_process, round_id=settings.round_id)
+        self.engine = engine.start(sorted(selected, key=start_order), warm_language=language)
 
     def collect(self, record: CaseRecord) -> None:
-        """A case's record as the round owner received it (last one wins)."""
+        """A case's record as pytest reported it (last one wins)."""
         self.records[record.case_id] = record
 
     def close(self) -> None:
@@ -124,11 +76,9 @@ class Round:
 
     def finish(self, *, interrupted: bool) -> RoundResults:
         """The round record (a case cut short reads as not run, with why the round is incomplete),
-        written to reports/results.json; the control hand-off folder is removed."""
-        settings = self.settings
+        written to reports/results.json."""
         self.results = self.record(interrupted=interrupted)
-        write_json(settings.reports / "results.json", written(self.results))
-        run_quietly(lambda: shutil.rmtree(control_dir(settings.reports, settings.round_id), ignore_errors=True))
+        write_json(self.settings.reports / "results.json", written(self.results))
         return self.results
 
     def record(self, *, interrupted: bool) -> RoundResults:
@@ -158,6 +108,14 @@ class Round:
             unprobed=unprobed_controls(settings.plan, set(self.expected), (r.case for r in ordered)),
             clock=settings.clock.kind, controls_source=settings.controls_source,
         )
+
+
+def start_order(case: Case) -> tuple[bool, float]:
+    """The positive controls first (every other host's refusal verdict waits for them), then the
+    slowest endpoints by their listed throughput, unlisted ones first: a round of more requests than
+    concurrency.overall goes out in waves, and its longest requests then start in the first wave
+    instead of trailing the last (benchmarks/round_scaling.py)."""
+    return not case.control, case.endpoint.throughput_p50 or 0.0
 
 
 def _by_model(cases: Iterable[Case]) -> dict[str, tuple[Case, ...]]:

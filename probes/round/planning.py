@@ -1,9 +1,7 @@
 """The round plan: discovery once, the language of each endpoint, and the cases that follow.
 
-The round owner (plain pytest, or the xdist controller) builds the plan in pytest_configure,
-writes it to reports/discovery.json and hands the same JSON to every xdist worker through
-`workerinput`: workers never discover (workers that each discover collect different tests and
-xdist aborts the run, docs/design-notes.md §1.1). `--discovery-snapshot FILE` replays a saved plan.
+The plugin builds the plan once, in pytest_configure, and writes it to reports/discovery.json;
+`--discovery-snapshot FILE` replays a saved plan.
 
 The plan is its own form, declared once (core/field_rules.py): `RoundPlan` (what a worker receives,
 and reports/discovery.json's `plan`) and `DiscoveryFile` (reports/discovery.json: the plan and
@@ -198,7 +196,7 @@ def with_thinking(endpoints: Sequence[Endpoint], defaults: ThinkingDefaults | No
 
 
 def read_snapshot(path: Path) -> DiscoveryFile:
-    """A saved reports/discovery.json (or a bare plan, as a worker receives it), or SnapshotError
+    """A saved reports/discovery.json (or a bare plan, its `plan` alone), or SnapshotError
     naming the file and the key; a missing file is one too (StoreError: unreadable, not JSON)."""
     raw = read_json(path, "discovery snapshot", SNAPSHOT_FIX)
     if raw is None:

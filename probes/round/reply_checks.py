@@ -187,17 +187,6 @@ def run_checks(facts: ReplyFacts, verdict: Verdict | None, contract: ContractNam
     return Findings(replaced or verdict, refusal, integrity, integrity_reason)
 
 
-def reply_check(result: ChatResult, endpoint: Endpoint | None = None) -> Verdict | None:
-    """The first failed check of a completed reply that fails cases, or None (whatever the contract)."""
-    facts = ReplyFacts.of(result, endpoint)
-    for check in REPLY_CHECKS:
-        if check.effect is Effect.FAILS_CASE and check.runs_on(facts):
-            found = check.find(facts)
-            if found:
-                return found
-    return None
-
-
 def _reasoning(result: ChatResult) -> bool:
     """Reasoning asked for, seen or reported."""
     usage = result.usage

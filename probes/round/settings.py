@@ -1,11 +1,5 @@
 """A round's settings, settled once into one typed value (by probes/pytest_plugin/settle.py).
 
-Three roles share the plugin:
-- "single": plain `pytest probes` (or `-n 0`): discovers, probes, judges and reports;
-- "controller": the xdist controller: discovers, probes the positive controls, serves the
-  language detector, collects every case and reports; it runs no test item;
-- "worker": an xdist worker: reads the plan from `workerinput`, probes its share.
-
 Two things differ when the upstream is a local simulator (never on a real upstream):
 - positive controls: a simulator started with a known scenario
   (probes/pytest_plugin/bundled_simulator.py) brings
@@ -16,7 +10,6 @@ Two things differ when the upstream is a local simulator (never on a real upstre
 
 from __future__ import annotations
 
-import json
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -67,7 +60,6 @@ class RoundClock:
 
 @dataclass(frozen=True, slots=True)
 class RoundSettings:
-    role: str                         # single | controller | worker
     config: Config
     client: Upstream
     plan: RoundPlan
@@ -77,23 +69,11 @@ class RoundSettings:
     clock: RoundClock                 # real, or virtual (simulator rounds of `canary round`)
     controls_source: str              # canary.yaml, or "simulator scenario <name>"
     reports: Path
-    workers: int                      # xdist worker count (1 without xdist)
-    worker_index: int | None          # this worker's position (None: replacement worker / not a worker)
-    language_server: tuple[str, int, str] | None  # host, port, authkey hex (xdist only)
     alluredir: Path | None
 
 
 def new_round_id(at: datetime | None = None) -> str:
     return (at or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
-
-
-def workerinput_for(s: RoundSettings) -> str:
-    """What a worker needs to collect exactly what the controller planned (JSON: execnet-safe)."""
-    return json.dumps({
-        "plan": written(s.plan), "round_id": s.round_id, "started_at": s.started_at, "upstream": s.upstream,
-        "controls_source": s.controls_source, "reports": str(s.reports),
-        "language_server": list(s.language_server) if s.language_server else None,
-    })
 
 
 def snapshot_doc(s: RoundSettings) -> dict[str, Any]:

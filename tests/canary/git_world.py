@@ -125,14 +125,8 @@ class World:
         return git(d, "rev-parse", "HEAD").strip()
 
 
-def remote_file(remote: Path, path: str) -> str:
-    """`path` as the remote's main holds it."""
-    return git(remote, "show", f"main:{path}")
-
-
-def make_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, state_branch: str,
-               tracked_state: bool = False) -> World:
-    """A seeded remote (exclusions on main, and with `tracked_state` the old layout's state/ too)."""
+def make_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, state_branch: str) -> World:
+    """A seeded remote: the exclusions on main."""
     monkeypatch.setenv("HOME", str(tmp_path))  # no global git identity: the bot must bring its own
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     for name in ("GITHUB_REF_NAME", "GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT", "CANARY_WEBHOOK_URL", "GITHUB_ACTIONS"):
@@ -144,9 +138,6 @@ def make_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, state_branch:
     (seed / "exclusions").mkdir()
     (seed / "exclusions/incidents.yaml").write_text(INCIDENTS_HEADER)
     (seed / "exclusions/builtin.yaml").write_text("# reviewed\n")
-    if tracked_state:
-        (seed / "state").mkdir()
-        (seed / "state/audit.jsonl").write_text("")
     git(seed, "add", ".")
     git(seed, "-c", "user.name=seed", "-c", "user.email=seed@example.invalid", "commit", "-m", "seed")
     git(seed, "push", "origin", "HEAD:main")

@@ -12,8 +12,9 @@ def test_by_default_the_judges_files_go_to_their_own_branch() -> None:
 
 
 @pytest.mark.parametrize("value", ["", None])
-def test_an_empty_state_branch_keeps_them_on_the_checked_out_branch(value: object) -> None:
-    assert parse_config({"paths": {"state_branch": value}}).paths.state_branch is None
+def test_an_empty_state_branch_is_refused_saying_the_files_have_one_layout(value: object) -> None:
+    with pytest.raises(ConfigError, match="paths.state_branch"):
+        parse_config({"paths": {"state_branch": value}})
 
 
 def test_another_branch_name_is_taken_as_is() -> None:

@@ -78,15 +78,6 @@ def canary_config(tmp: Path, *, controls: tuple[str, ...] = ("filter/fp8",), mod
     return path
 
 
-# A module's round fixture runs once in one process and once on two xdist workers: same verdicts.
-ROUND_MODES = ("single", "xdist-2")
-
-
-def mode_args(mode: str) -> tuple[str, ...]:
-    """`pytest probes` arguments of a ROUND_MODES entry."""
-    return ("-n", "2") if mode == "xdist-2" else ("-p", "no:xdist")
-
-
 @dataclass
 class ProbeRun:
     """A finished `pytest probes` run: its exit code, its output and its reports folder."""

@@ -100,7 +100,7 @@ def repository(tmp_path: Path) -> Iterator[Repository]:
 
 
 def scheduled_round(repo: Repository, n: int, spec: dict[str, Any], *, mode: str = "") -> tuple[JobRun, JobRun]:
-    """Round `n` as one workflow run: a probe job's shard, then the judge and issues jobs as written.
+    """Round `n` as one workflow run: the probe job's results, then the judge and issues jobs as written.
     `mode` is the *Run workflow* input (empty: a scheduled run, which has no inputs)."""
     repo.now = T0 + n * HALF_HOUR
     work = repo.root / f"run-{n}"

@@ -1,9 +1,9 @@
 """The workflow's scripts run over what GitHub would give them (tests/workflows/github_runner.py).
 
-Structure and lint are checked in test_workflows.py; here the probe job's own script writes its
-shard, upload-artifact stores it as v7.0.0 does, download-artifact v8.0.1 lays it out in the
-judge, issues and report jobs (flat when one artifact matches, one folder per artifact when
-several do), and those jobs' own scripts run with a recording `canary` on PATH: what reaches
+Structure and lint are checked in test_workflows.py; here the probe job's own script writes the
+round's results, upload-artifact stores them as v7.0.0 does, download-artifact v8.0.1 lays them
+out in the judge, issues and report jobs (flat when one artifact matches, one folder per artifact
+when several do), and those jobs' own scripts run with a recording `canary` on PATH: what reaches
 `canary judge` is what would reach it on GitHub. The `if:` of jobs and steps are evaluated over
 the values GitHub sets (job results, job outputs set by a step before a later one failed, a
 re-run's artifacts of earlier attempts).
@@ -33,19 +33,16 @@ from github_runner import (
 from judge_cli_support import HALF_HOUR, MODEL, T0, Files, files_in, iso, results
 from workflow_support import JOBS, probe_job, run_index
 
-OTHER = "other/model"
-SHARD_PATTERN = "shard-*"
 
-
-def test_the_probe_job_probes_every_model_of_its_matrix_entry_with_its_share_of_the_caps(tmp_path):
+def test_the_probe_job_probes_every_planned_model_in_one_round(tmp_path):
     job = JOBS["probe"]
-    contexts = Contexts({"matrix": {"models": "aurora/one,borealis/two", "slug": "models", "shares": 1},
-                         "inputs": {"providers": ""}, "secrets": {}, "needs": {}})
+    contexts = Contexts({"inputs": {"providers": ""}, "secrets": {},
+                         "needs": {"plan": {"outputs": {"models": "aurora/one,borealis/two"}}}})
     step = job["steps"][run_index(job, "canary probe")]
     done = run_step(step, tmp_path, contexts, bin_dir=tmp_path / "bin")
     assert done.code == 0, done.stderr
     [call] = done.calls
-    assert call[:6] == ["probe", "--model", "aurora/one", "--model", "borealis/two", "--shares"] and call[6] == "1"
+    assert call == ["probe", "--model", "aurora/one", "--model", "borealis/two", "--reports", "round"]
 
 
 def downloads_of(job: dict[str, Any], run: Run, workspace: Path, *, decisions: bool = True) -> None:
@@ -77,69 +74,62 @@ def calls_of(job_name: str, command: str, run: Run, workspace: Path, contexts: C
     return call
 
 
-def shards_given(call: list[str], workspace: Path) -> set[str]:
+def rounds_given(call: list[str], workspace: Path) -> set[str]:
     """The round ids of the results files on a command line (paths relative to the job's workspace)."""
     files = [a for a in call if a.endswith("results.json")]
     return {json.loads((workspace / f).read_text())["round_id"] for f in files}
 
 
-@pytest.mark.parametrize("models", [["aurora/one"], ["aurora/one", "borealis/two"],
-                                    ["aurora/one", "borealis/two", "cirrus/three"]],
-                         ids=["one model", "two models", "three models"])
-def test_every_shard_reaches_the_judge_issues_and_report_whatever_the_number_of_models(tmp_path, models):
-    """download-artifact unpacks a single matching artifact flat into `path` (v5+): with one
-    model (canary.yaml as shipped) a layout that depends on the count gives the judge nothing."""
+def test_the_rounds_results_reach_the_judge_issues_and_report(tmp_path):
+    """download-artifact unpacks the one `round` artifact flat into `path` (v5+)."""
     run = Run()
-    for n, model in enumerate(models):
-        probe_job(run, tmp_path, model, f"round-{n}")
-    expected = {f"round-{n}" for n in range(len(models))}
+    probe_job(run, tmp_path, "aurora/one", "round-0")
     run.store("decisions", {"decisions.json": b"{}"})  # the judge job's upload, read by issues and report
     plan = Contexts({"inputs": {"mode": "from-config"}, "needs": {"plan": {"outputs": {"models": ""}}}})
     for job, command, where in (("judge", "judge", "judge"), ("judge", "commit --message-from", "commit"),
                                 ("issues", "issues sync", "issues"), ("report", "summary", "summary")):
         call = calls_of(job, command, run, tmp_path / where, plan)
-        assert shards_given(call, tmp_path / where) == expected, f"{job}: canary {command} {call}"
+        assert rounds_given(call, tmp_path / where) == {"round-0"}, f"{job}: canary {command} {call}"
     report = calls_of("report", "report", run, tmp_path / "report")
     dirs = report[report.index("--results-dir") + 1:report.index("--history-dir")]
-    assert len(dirs) == len(models) and all((tmp_path / "report" / d / "x-result.json").is_file() for d in dirs)
+    assert dirs == ["round/allure-results"] and (tmp_path / "report/round/allure-results/x-result.json").is_file()
 
 
-def test_the_report_says_no_probe_left_results_only_when_none_did(tmp_path):
+def test_without_results_the_judge_still_runs_and_the_report_says_so(tmp_path):
+    """A probe that left nothing: the judge gets no results file (and refuses the round, naming the
+    missing models); the report's guard fails with its own message."""
+    call = calls_of("judge", "judge", Run(), tmp_path / "judge",
+                    Contexts({"inputs": {}, "needs": {"plan": {"outputs": {"models": MODEL}}}}))
+    assert not [a for a in call if a.endswith("results.json")] and call[call.index("--expect-models") + 1] == MODEL
     run = Run()
     probe_job(run, tmp_path, "aurora/one", "round-0")
     job = JOBS["report"]
-    workspace = tmp_path / "report"
-    workspace.mkdir()
-    downloads_of(job, run, workspace)
-    guard = job["steps"][run_index(job, "shards/*/results.json")]
-    assert run_step(guard, workspace, Contexts({}), bin_dir=tmp_path / "bin").code == 0
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    downloads_of(job, Run(), empty)
-    assert run_step(guard, empty, Contexts({}), bin_dir=tmp_path / "bin").code == 1
+    guard = job["steps"][run_index(job, "[ ! -f round/results.json ]")]
+    for workspace, given, code in ((tmp_path / "report", run, 0), (tmp_path / "empty", Run(), 1)):
+        workspace.mkdir()
+        downloads_of(job, given, workspace)
+        assert run_step(guard, workspace, Contexts({}), bin_dir=tmp_path / "bin").code == code
     assert condition(guard.get("if"), Contexts({})) is True
 
 
-def test_a_rerun_of_failed_jobs_after_a_committed_round_judges_the_new_shard_and_reports_its_own_decisions(tmp_path):
-    """Attempt 1 probes both models and commits; OTHER's probe job failed and is re-run: the judge
-    gets attempt 1's shard of MODEL and attempt 2's of OTHER (download-artifact: the latest of each
-    name). The real judge judges the new shard as its own round; a report whose judge failed
-    reads no decisions (not attempt 1's)."""
+def test_a_rerun_of_the_failed_probe_judges_its_new_round_and_reports_its_own_decisions(tmp_path):
+    """Attempt 1's probe job failed (an incomplete round, committed); "Re-run failed jobs" probes
+    again: the judge gets attempt 2's results only (download-artifact: the latest of each name) and
+    judges them as a new round; a report whose judge failed reads no decisions (not attempt 1's)."""
     (tmp_path / "files").mkdir()
     f = files_in(tmp_path / "files")
     run = Run()
-    probe_job(run, tmp_path, MODEL, "r1-a", results(at=T0, round_id="r1-a"))
-    probe_job(run, tmp_path, OTHER, "r1-b", results(at=T0, model=OTHER, round_id="r1-b", complete=False))
-    plan = Contexts({"inputs": {}, "needs": {"plan": {"outputs": {"models": f"{MODEL},{OTHER}"}}}})
+    probe_job(run, tmp_path, MODEL, "r1", results(at=T0, round_id="r1", complete=False))
+    plan = Contexts({"inputs": {}, "needs": {"plan": {"outputs": {"models": MODEL}}}})
     first = calls_of("judge", "judge", run, tmp_path / "judge-1", plan)
     assert real_judge(f, first, tmp_path / "judge-1", T0 + HALF_HOUR / 3) == 0
     run.store("decisions", {"decisions.json": f.decisions.read_bytes()})
     run.attempt = 2
-    probe_job(run, tmp_path, OTHER, "r2-b", results(at=T0 + HALF_HOUR / 2, model=OTHER, round_id="r2-b"))
+    probe_job(run, tmp_path, MODEL, "r2", results(at=T0 + HALF_HOUR / 2, round_id="r2"))
     second = calls_of("judge", "judge", run, tmp_path / "judge-2", plan)
-    assert shards_given(second, tmp_path / "judge-2") == {"r1-a", "r2-b"}
+    assert rounds_given(second, tmp_path / "judge-2") == {"r2"}
     assert real_judge(f, second, tmp_path / "judge-2", T0 + HALF_HOUR * 2 / 3) == 0
-    assert json.loads(f.decisions.read_text())["round_id"] == "r2-b"
+    assert json.loads(f.decisions.read_text())["round_id"] == "r2"
     report = JOBS["report"]
     [download] = [s for s in report["steps"] if s.get("with", {}).get("name") == "decisions"]
     for judged, reads in (("success", True), ("failure", False), ("skipped", False)):
@@ -149,9 +139,9 @@ def test_a_rerun_of_failed_jobs_after_a_committed_round_judges_the_new_shard_and
 
 def real_judge(f: Files, call: list[str], workspace: Path, now: datetime) -> int:
     """The judge step's command line, run by the real `canary judge` (from the job's workspace)."""
-    shards = [str(workspace / a) for a in call if a.endswith("results.json")]
+    given = [str(workspace / a) for a in call if a.endswith("results.json")]
     at = call.index("--expect-models")
-    code, _, _ = f.canary("judge", *shards, "--expect-models", call[at + 1] or f"{MODEL},{OTHER}",
+    code, _, _ = f.canary("judge", *given, "--expect-models", call[at + 1] or MODEL,
                           "--now", iso(now), "--no-notify")
     return code
 
@@ -165,10 +155,10 @@ printf 'workflow\\thttps://owner.github.io/repo/\\n'
 def report_job(tmp_path: Path, *, state_checkout: str = "success", site_exit: int = 0, judge: str = "success",
                state_branch_exists: str = "true", pages_variable: str = "true",
                queued_incidents: bytes | None = None) -> JobRun:
-    """The report job run as the runner would: shards present, Pages on (source GitHub Actions) and
+    """The report job run as the runner would: results present, Pages on (source GitHub Actions) and
     opted in (the CANARY_PAGES repository variable), the state branch there."""
     run = Run()
-    probe_job(run, tmp_path, MODEL, "r1-a")
+    probe_job(run, tmp_path, MODEL, "r1")
     run.store("decisions", {"decisions.json": b"{}"})
     bin_dir = tmp_path / "bin"
     fake_canary(bin_dir)
@@ -247,7 +237,7 @@ def test_pages_source_github_actions_alone_publishes_nothing_without_the_reposit
 def judge_job(tmp_path: Path, **exits: int) -> tuple[JobRun, Run]:
     """The judge job as the runner runs it, each `canary` command exiting as `exits` says."""
     run = Run()
-    probe_job(run, tmp_path, MODEL, "r1-a")
+    probe_job(run, tmp_path, MODEL, "r1")
     bin_dir = tmp_path / "bin"
     values = {"inputs": {}, "secrets": {}, "github": {"ref": "refs/heads/main"},
               "needs": {"plan": {"result": "success", "outputs": {"models": MODEL}}}}

@@ -31,20 +31,12 @@ def run_index(job: dict[str, Any], command: str) -> int:
 JOBS = load(CANARY)["jobs"]
 
 
-def slug(model: str) -> str:
-    return model.replace("/", "--")
-
-
-def probe_contexts(model: str) -> Contexts:
-    """One probe job of a matrix split one model a job (`canary models --jobs N`)."""
-    return Contexts({"matrix": {"models": model, "slug": slug(model), "shares": 3}, "inputs": {}, "secrets": {},
-                     "needs": {"plan": {"outputs": {"state_branch": "canary-state", "models": model}}}})
-
-
 def probe_job(run: Run, tmp_path: Path, model: str, round_id: str, doc: dict[str, Any] | None = None) -> None:
-    """One probe job: its `canary probe` script leaves the shard (`doc`), its upload step stores it."""
-    job, contexts = JOBS["probe"], probe_contexts(model)
-    workspace = tmp_path / f"probe-{slug(model)}-{run.attempt}"
+    """The probe job: its `canary probe` script leaves the round's results (`doc`), its upload step stores them."""
+    job = JOBS["probe"]
+    contexts = Contexts({"inputs": {}, "secrets": {},
+                         "needs": {"plan": {"outputs": {"state_branch": "canary-state", "models": model}}}})
+    workspace = tmp_path / f"probe-{run.attempt}"
     workspace.mkdir(parents=True)
     shard = tmp_path / f"{round_id}.json"
     shard.write_text(json.dumps(doc or {"round_id": round_id, "models": {model: {"providers": []}}}))

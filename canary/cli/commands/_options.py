@@ -113,16 +113,14 @@ def config_option(f: F) -> F:
 
 
 def selection_options(f: F) -> F:
-    """Which cases a round probes and on how many workers: `canary probe` and `canary round` alike."""
+    """Which cases a round probes: `canary probe` and `canary round` alike."""
     for option in reversed((
             click.option("--model", "models", multiple=True,
                          help="model id to probe (repeatable; default: canary.yaml)"),
             click.option("-k", "keyword", default=None, metavar="EXPR",
                          help="pytest -k expression, e.g. a tag: aurora/fp8"),
             click.option("-m", "marker", default=None, metavar="CONTRACT",
-                         help="pytest -m expression over contracts: latency, refusal, structured, language"),
-            click.option("--workers", type=int, default=0, metavar="N",
-                         help="pytest-xdist workers (default 0: one process)"))):
+                         help="pytest -m expression over contracts: latency, refusal, structured, language"))):
         f = option(f)
     return f
 

@@ -1,7 +1,7 @@
 """`canary commit`: commit the judge's files (state, audit log, round history) and push them, never forcing,
-to the state branch or the checked-out one (docs/workflow.md, the judge job; docs/judge.md, Working on
-the state by hand). --reapply re-judges the round on the fresh files when they moved upstream; a
-history folder configured outside the repository is not committed (a warning says so).
+to the state branch (docs/workflow.md, the judge job; docs/judge.md, Working on the state by hand).
+--reapply re-judges the round on the fresh files when they moved upstream; a history folder
+configured outside the repository is not committed (a warning says so).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from canary.cli.commands._options import PATH, Invocation, common, pass_invocati
 from canary.history.store import history_root
 from canary.round.judging import DEFAULT_DECISIONS_FILE, JudgeRequest, run_judge
 from canary.round.refusal import RoundRefused
-from canary.state.checked_out import commit_to_checked_out_branch
 from canary.state.commit_back import (
     DEFAULT_RETRIES,
     CommitBackError,
@@ -46,10 +45,10 @@ def plain_message(_ctx: click.Context, _param: click.Parameter, value: str | Non
               help="a commit message of your own instead (one line of plain ASCII, at most 200 characters)")
 @click.option("--remote", default="origin", show_default=True)
 @click.option("--state-branch", default=None, metavar="NAME",
-              help="branch the judge's files go to (default: paths.state_branch; '' = the checked-out branch)")
+              help="branch the judge's files go to (default: paths.state_branch)")
 @click.option("--branch", default=None,
               help="the checked-out branch people's files are on (default: $GITHUB_REF_NAME, else the current "
-                   "one); the push target only when there is no state branch")
+                   "one): an exclusion file it moved meanwhile re-applies the round")
 @click.option("--retries", type=int, default=DEFAULT_RETRIES, show_default=True)
 @click.option("--reapply", is_flag=True, expose_value=False,
               help="marks the RESULTS.json arguments (optional): the round's results file(s), re-judged when "
@@ -65,7 +64,7 @@ def commit(invocation: Invocation, decisions_path: Path | None, message: str | N
     config = invocation.config()
     repo = repo or Path.cwd()
     decisions_path = decisions_path or Path(config.paths.reports) / DEFAULT_DECISIONS_FILE
-    target = config.paths.state_branch if state_branch is None else (state_branch or None)
+    target = state_branch or config.paths.state_branch
 
     def message_text() -> str:
         if message is not None:
@@ -87,18 +86,11 @@ def commit(invocation: Invocation, decisions_path: Path | None, message: str | N
     files = [config.paths.state, config.paths.audit]
     folders = history_folders(repo, config.paths.state, history_root(config.paths), "canary commit")
     inputs = list(config.paths.layer_paths(PEOPLE_LAYERS).values())  # people's layers: a change re-applies the round
-    again = reapply if results_paths else None
-    if target is not None:
-        result = commit_to_state_branch(repo, files, message_text, remote=remote, branch=target,
-                                        people_branch=_people_branch(branch, repo), retries=retries,
-                                        reapply=again, inputs=inputs, folders=folders,
-                                        append_only=[config.paths.audit])
-        where = target
-    else:
-        where = branch or os.environ.get("GITHUB_REF_NAME") or _current_branch(repo)
-        result = commit_to_checked_out_branch(repo, files, message_text, remote=remote, branch=where,
-                                              retries=retries, reapply=again, inputs=inputs, folders=folders)
-    print(f"canary commit: {result.status} ({remote} {where}; attempts: {result.attempts}, "
+    result = commit_to_state_branch(repo, files, message_text, remote=remote, branch=target,
+                                    people_branch=_people_branch(branch, repo), retries=retries,
+                                    reapply=reapply if results_paths else None, inputs=inputs, folders=folders,
+                                    append_only=[config.paths.audit])
+    print(f"canary commit: {result.status} ({remote} {target}; attempts: {result.attempts}, "
           f"re-applied: {result.reapplied})")
     return 0
 
@@ -108,10 +100,6 @@ def _people_branch(branch: str | None, repo: Path) -> str | None:
     if branch or os.environ.get("GITHUB_REF_NAME"):
         return str(branch or os.environ["GITHUB_REF_NAME"])
     try:
-        return _current_branch(repo)
+        return current_branch(Git(repo))
     except CommitBackError:
         return None
-
-
-def _current_branch(repo: Path) -> str:
-    return current_branch(Git(repo))

@@ -45,17 +45,13 @@ def fetch_state(invocation: Invocation, remote: str, state_branch: str | None, r
                 show_branch: bool, exists: bool) -> int:
     """Copy the judge's files and the round history from the tip of the state branch."""
     config = invocation.config()
-    branch = config.paths.state_branch if state_branch is None else (state_branch or None)
+    branch = state_branch or config.paths.state_branch
     repo = repo or Path.cwd()
     if show_branch:
-        print(branch or "")
+        print(branch)
         return 0
     if exists:
         return _exists(repo, remote, branch)
-    if branch is None:
-        print("canary fetch-state: paths.state_branch is empty: the judge's files live on the checked-out branch; "
-              "nothing to fetch")
-        return 0
     state = config.paths.state
     result = pull_state(repo, [state, config.paths.audit], remote=remote,
                         branch=branch, force=force, local_ahead=lambda data: _local_ahead(state, data),
@@ -70,8 +66,8 @@ def fetch_state(invocation: Invocation, remote: str, state_branch: str | None, r
     return 0
 
 
-def _exists(repo: Path, remote: str, branch: str | None) -> int:
-    found = branch is not None and branch_exists(repo, remote, branch, token=os.environ.get("GITHUB_TOKEN"))
+def _exists(repo: Path, remote: str, branch: str) -> int:
+    found = branch_exists(repo, remote, branch, token=os.environ.get("GITHUB_TOKEN"))
     print("true" if found else "false")
     return 0
 

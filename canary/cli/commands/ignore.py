@@ -29,7 +29,7 @@ def ignore(invocation: Invocation, model: str | None, at: datetime | None) -> in
         return run_at(invocation.config(), at, model)
     layers = invocation.layers()
     config, now, state, exclusions = layers.config, layers.now, layers.state, layers.exclusions
-    if config.paths.state_branch and not config.paths.state.exists():
+    if not config.paths.state.exists():
         print(f"canary ignore: warning: no {config.paths.state} here; the judge's suspensions live on branch "
               f"{config.paths.state_branch}: run `canary fetch-state` first. Showing people's exclusions only.",
               file=sys.stderr)

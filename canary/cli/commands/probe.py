@@ -36,9 +36,6 @@ DOC = __doc__ or ""
                short_help="run one round: probe every endpoint pinned, write the reports")
 @config_option
 @selection_options
-@click.option("--shares", type=click.IntRange(min=1), default=1, metavar="N",
-              help="this is one of N probe jobs running at once (the workflow's matrix): each concurrency "
-                   "cap of canary.yaml is divided by N (default 1)")
 @click.option("--simulator", is_flag=True,
               help="probe the bundled simulator on purpose (even with OPENROUTER_API_KEY, even in GitHub Actions)")
 @click.option("--scenario", default=None, metavar="FILE", help="simulator scenario (implies --simulator)")
@@ -50,13 +47,13 @@ DOC = __doc__ or ""
 @click.option("--discovery-snapshot", default=None, metavar="FILE", help="replay a saved discovery.json")
 @click.argument("pytest_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- PYTEST OPTIONS]")
 @pass_invocation
-def probe(invocation: Invocation, models: tuple[str, ...], keyword: str | None, marker: str | None, workers: int,
-          shares: int, simulator: bool, scenario: str | None, state_checkout: str | None, seed: int,
+def probe(invocation: Invocation, models: tuple[str, ...], keyword: str | None, marker: str | None,
+          simulator: bool, scenario: str | None, state_checkout: str | None, seed: int,
           round_number: int, reports: Path | None, discovery_snapshot: str | None,
           pytest_args: tuple[str, ...]) -> int:
     outcome = run_probe(ProbeOptions(
         config_path=invocation.config_path, reports=reports, models=models, keyword=keyword,
-        marker=marker, workers=workers, shares=shares, simulator=simulator, scenario=scenario, seed=seed,
+        marker=marker, simulator=simulator, scenario=scenario, seed=seed,
         round_number=round_number, discovery_snapshot=discovery_snapshot, state_checkout=state_checkout,
         pytest_args=pytest_args))
     print(outcome.where())

@@ -40,8 +40,8 @@ DOC = __doc__ or ""
 @click.option("--no-report", is_flag=True, help="skip rendering the Allure HTML report")
 @pass_invocation
 def round_command(invocation: Invocation, models: tuple[str, ...], keyword: str | None, marker: str | None,
-                  workers: int, scenario: str | None, seed: int | None, mode: Mode | None, now: datetime | None,
+                  scenario: str | None, seed: int | None, mode: Mode | None, now: datetime | None,
                   reports: Path | None, no_report: bool) -> int:
     return run_round(RoundOptions(
         config_path=invocation.config_path, reports=reports, models=models, keyword=keyword, marker=marker,
-        workers=workers, scenario=scenario, seed=seed, mode=mode, now=now, render_report=not no_report))
+        scenario=scenario, seed=seed, mode=mode, now=now, render_report=not no_report))

@@ -54,9 +54,9 @@ def site(invocation: Invocation, out: Path, allure: Path | None, echarts: Path |
     started = time.perf_counter()
     history, state_path = _history_and_state(config, state_checkout)
     if state_checkout is not None and not state_path.exists():
-        print(f"canary site: note: no {state_path} in the state checkout (before the first round, or no state "
-              "branch): the page shows no suspensions", file=sys.stderr)
-    elif config.paths.state_branch and not state_path.exists():
+        print(f"canary site: note: no {state_path} in the state checkout (before the first round): the page "
+              "shows no suspensions", file=sys.stderr)
+    elif not state_path.exists():
         print(f"canary site: warning: no {config.paths.state} here (the judge's state lives on branch "
               f"{config.paths.state_branch}: run `canary fetch-state` first); suspensions are missing", file=sys.stderr)
     now = invocation.now()

@@ -69,13 +69,6 @@ def test_a_bad_choice_is_a_usage_error_with_exit_2() -> None:
     assert result.exit_code == 2 and "Invalid value for '--mode'" in result.stderr
 
 
-@pytest.mark.parametrize("shares", ["0", "-1"])
-def test_shares_below_1_is_a_usage_error_not_a_round_run_as_1(shares: str) -> None:
-    result = run("probe", "--shares", shares)
-    assert result.exit_code == 2 and f"Invalid value for '--shares': {shares} is not in the range x>=1" \
-        in result.stderr
-
-
 def test_a_bad_commit_message_is_a_usage_error_with_exit_2() -> None:
     result = run("commit", "--message", "two\nlines")
     assert result.exit_code == 2 and "one line of plain ASCII" in result.stderr

@@ -16,7 +16,7 @@ from core.config import load_config
 
 
 def test_the_rounds_command_line_is_pytest_probes_with_every_option_once(tmp_path: Path) -> None:
-    options = ProbeOptions(models=("a/b", "c/d"), keyword="aurora", marker="latency", workers=2,
+    options = ProbeOptions(models=("a/b", "c/d"), keyword="aurora", marker="latency",
                            state=tmp_path / "state.json", virtual_time="2026-12-01T00:00:00Z",
                            pytest_args=("-x",))
     cmd = pytest_command(options, tmp_path / "reports")
@@ -25,7 +25,6 @@ def test_the_rounds_command_line_is_pytest_probes_with_every_option_once(tmp_pat
     assert f"--canary-reports={tmp_path / 'reports'}" in cmd
     assert [c for c in cmd if c.startswith("--canary-model=")] == ["--canary-model=a/b", "--canary-model=c/d"]
     assert cmd[cmd.index("-k") + 1] == "aurora" and cmd[cmd.index("-m", 2) + 1] == "latency"
-    assert cmd[cmd.index("-n") + 1] == "2"
     assert f"--canary-state={tmp_path / 'state.json'}" in cmd
     assert "--canary-virtual-time=2026-12-01T00:00:00Z" in cmd
     assert cmd[-1] == "-x"  # pytest's own options come last, as given

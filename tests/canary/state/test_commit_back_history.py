@@ -1,7 +1,7 @@
 """The round history travels with the judge's state, against a real bare repository.
 
 Each round adds one file under state/history/ and compaction deletes old ones; both must reach
-the state branch (or main, with paths.state_branch empty) in the round's own commit, a fresh
+the state branch in the round's own commit, a fresh
 clone (a new runner) must get every round back with `canary fetch-state`, a concurrent run's
 round must be neither lost nor duplicated, and nothing may be forced: the remote refuses
 non-fast-forward updates, as a ruleset blocking force pushes does.
@@ -218,48 +218,3 @@ def test_a_history_kept_outside_the_repository_never_blocks_the_states_commit(
     assert "is not carried with the state" in capsys.readouterr().err
     assert "round-1" in json.loads(world.show("canary-state", "state/canary-state.json"))["applied_rounds"]
     assert not branch_history(world) and [r.round_id for r in read_span(outside).rounds] == ["round-1"]
-
-
-# --- everything on main (paths.state_branch empty) -------------------------------------------
-
-@pytest.fixture
-def on_main(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
-    w = make_world(tmp_path, monkeypatch, state_branch="", tracked_state=True)
-    git(w.remote, "config", "receive.denyNonFastForwards", "true")
-    return w
-
-
-def test_on_main_the_history_is_committed_with_the_state_compaction_included(on_main: World) -> None:
-    bot = on_main.bot
-    bot.judge(1, {BAD: "fail"})
-    assert bot.commit() == 0
-    bot.judge(2)
-    assert bot.commit() == 0
-    first_day = [p for p in branch_history(on_main, "main") if "/rounds/" in p]
-    assert len(first_day) == 2 and changes(on_main, "main").keys() >= {"state/canary-state.json", first_day[1]}
-    bot.judge(36 * DAY + 1)
-    assert bot.commit() == 0
-    changed = changes(on_main, "main")
-    assert all(changed[p] == "D" for p in first_day)
-    assert changed[f"{HISTORY}/days/2026/{COMPACTED_DAY}.xz"] == "A"
-    fresh = on_main.clone("fresh", state_branch="")  # everything is on main: a clone is enough
-    assert recorded(fresh) == ["round-1", "round-2", f"round-{36 * DAY + 1}"]
-
-
-def test_on_main_a_persons_state_change_meanwhile_keeps_every_round_once(on_main: World) -> None:
-    bot, person = on_main.bot, on_main.person
-    bot.judge(1, {BAD: "fail"})
-    bot.judge(2, {BAD: "fail"})
-    assert bot.commit() == 0
-    ours = bot.judge(3, {BAD: "fail"})
-    git(person.dir, "pull", "--quiet", "--rebase", "origin", "main")
-    assert person.canary("lift", "--model", MODEL, "--provider", BAD,
-                         "--reason", "fixed upstream", "--now", "2026-11-30T00:00:00Z") == 0
-    git(person.dir, "add", "--force", "state")
-    git(person.dir, "commit", "--quiet", "-m", "person: lift")
-    git(person.dir, "push", "--quiet", "origin", "HEAD:main")
-    persons = git(person.dir, "rev-parse", "HEAD").strip()
-    assert bot.commit("--reapply", str(ours)) == 0  # reset to the remote, round 3 re-applied and re-recorded
-    assert is_ancestor(on_main, persons, on_main.tip("main"))
-    assert len([p for p in branch_history(on_main, "main") if "/rounds/" in p]) == 3
-    assert recorded(bot) == ["round-1", "round-2", "round-3"]

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 from git_world import PROVIDERS, World, make_world
 
-from canary.state.checked_out import commit_to_checked_out_branch
 from canary.state.commit_back import CommitBackError
 from canary.state.state_branch import commit_to_state_branch
 
@@ -15,19 +14,6 @@ from canary.state.state_branch import commit_to_state_branch
 def refusing_remote(world: World, log: Path) -> None:
     """A remote that refuses every push, and counts them."""
     world.hook(f"#!/bin/sh\necho push >> {log}\necho 'refused by a rule' >&2\nexit 1\n")
-
-
-def test_the_checked_out_branch_rebases_the_first_rejection_at_once_then_waits_2_s_per_attempt(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    world = make_world(tmp_path, monkeypatch, state_branch="", tracked_state=True)
-    refusing_remote(world, log := tmp_path / "pushes")
-    world.bot.judge(1, {PROVIDERS[0]: "fail"})
-    files, slept = [world.bot.dir / "state/canary-state.json", world.bot.dir / "state/audit.jsonl"], []
-    with pytest.raises(CommitBackError, match="still rejected after 5 attempts.*refused by a rule"):
-        commit_to_checked_out_branch(world.bot.dir, files, lambda: "canary: round\n", remote="origin", branch="main",
-                                     retries=5, sleep=slept.append)
-    assert log.read_text().count("push") == 5
-    assert slept == [4.0, 6.0, 8.0]  # none after the first rejection, none after the last push
 
 
 def test_the_state_branch_waits_before_it_retries_and_stops_when_the_branch_does_not_move(

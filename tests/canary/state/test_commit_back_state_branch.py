@@ -83,21 +83,6 @@ def test_the_first_commit_creates_the_state_branch_as_an_orphan_and_main_is_unto
     assert "state/" not in git(world.remote, "ls-tree", "-r", "--name-only", "main")
 
 
-def test_a_protected_main_rejects_the_bot_with_gits_message_but_the_state_branch_takes_it(
-        world: World, capsys: pytest.CaptureFixture[str]) -> None:
-    on_main = world.clone("on-main", state_branch="")  # the old layout: everything on main
-    path = on_main.results(1, {BAD: "fail"})
-    assert on_main.canary("judge", str(path), "--now", iso(T0 + HALF_HOUR), "--no-notify") == 0
-    capsys.readouterr()
-    main_before = world.tip("main")
-    assert on_main.commit("--retries", "2") == 1
-    err = capsys.readouterr().err
-    assert "GH006: Protected branch update failed" in err and "git said:" in err and "nothing was forced" in err
-    assert world.tip("main") == main_before
-    round_on_tip(world, 1, {BAD: "fail"})
-    assert world.bot.commit() == 0 and "round-1" in remote_state(world)["applied_rounds"]
-
-
 def test_a_persons_concurrent_push_to_main_survives_and_nothing_is_forced(world: World) -> None:
     round_on_tip(world, 1, {BAD: "fail"})
     assert world.bot.commit() == 0
@@ -142,6 +127,24 @@ def test_a_lift_pushed_to_the_state_branch_meanwhile_survives_the_reapplied_roun
     assert state["models"][MODEL][BAD]["suspension"] is None and state["models"][MODEL][BAD]["failed_streak"] == 1
     assert [a["action"] for a in remote_audit(world)].count("lift") == 1
     assert is_ancestor(world, lifted, world.tip("canary-state"))
+
+
+def test_a_refused_reapply_pushes_nothing_and_says_why(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    round_on_tip(world, 1, {BAD: "fail"})
+    round_on_tip(world, 2, {BAD: "fail"})
+    assert world.bot.commit() == 0
+    round3 = round_on_tip(world, 3, {BAD: "fail"})
+    person = world.person
+    assert person.fetch_state() == 0
+    assert person.canary("lift", "--model", MODEL, "--provider", BAD, "--reason", "fixed",
+                         "--now", iso(T0 + 2 * HALF_HOUR)) == 0
+    assert person.commit("--message", "canary: lift aurora/fp8 (fixed)") == 0
+    lifted = world.tip("canary-state")
+    round3.write_text("{ not a results file")  # the judge refuses to re-apply the round from it
+    capsys.readouterr()
+    assert world.bot.commit("--reapply", str(round3)) == 1
+    assert world.tip("canary-state") == lifted
+    assert "canary judge refused to re-apply the round" in capsys.readouterr().err
 
 
 def test_without_reapply_a_moved_state_branch_stops_and_pushes_nothing(

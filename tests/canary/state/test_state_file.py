@@ -6,12 +6,13 @@ import json
 from datetime import timedelta
 from pathlib import Path
 
+import msgspec
 import pytest
 from judge_cli_support import HALF_HOUR, MODEL, PROVIDERS, T0, iso
 from rules_factories import Timeline, actions
 
 from canary.state.judge_files import load_state, save_state
-from core.config import DEFAULTS, parse_config
+from core.config import ConfigFile, parse_config
 from core.field_rules import written
 from core.policy import Policy
 from core.store import StoreError
@@ -23,6 +24,7 @@ from probes.round.settings import previous_limits, read_round_state
 def test_the_configuration_defaults_are_the_policy_defaults() -> None:
     config = parse_config({})
     assert config.rules == Policy()
+    DEFAULTS = msgspec.to_builtins(ConfigFile(), enc_hook=str)   # canary.yaml's defaults as plain data
     assert Policy().languages == LANGUAGES == tuple(DEFAULTS["languages"])
     assert Policy().ladder_days == tuple(DEFAULTS["rules"]["ladder_days"])
     assert Policy().pending_failure_hours == DEFAULTS["rules"]["pending_failure_hours"]

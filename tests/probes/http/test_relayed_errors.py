@@ -158,6 +158,12 @@ async def burst(base_url: str, *, per_tag: int, overall: int, rounds: int = 3) -
         return client, results
 
 
+def lowest_cap(client: PinnedClient, tag: str | None = None) -> int:
+    """The lowest cap the 429s brought the round (or one endpoint) down to: the client's own limits."""
+    limit = client._overall if tag is None else client._per_tag.get(tag)
+    return limit.lowest if limit is not None else client.per_provider_concurrency
+
+
 def test_a_429_relayed_from_a_provider_lowers_only_that_endpoints_cap() -> None:
     # The real 429s (pydantic-ai's cassette): provider_name, raw "temporarily rate-limited upstream",
     # no Retry-After. Half of busy's requests are limited; calm answers every one.
@@ -168,9 +174,9 @@ def test_a_429_relayed_from_a_provider_lowers_only_that_endpoints_cap() -> None:
         client, results = asyncio.run(burst(sim.base_url, per_tag=4, overall=8))
     limited = [r for r in results if r.error_kind is ErrorKind.HTTP_429]
     assert limited and all(r.provider == "busy/fp8" and r.waited_s is None for r in limited)
-    assert client.lowest_concurrency == 8                         # the round's cap untouched
-    assert client.lowest_provider_concurrency("busy/fp8") < 4     # the limited provider's came down
-    assert client.lowest_provider_concurrency("calm/fp8") == 4
+    assert lowest_cap(client) == 8                         # the round's cap untouched
+    assert lowest_cap(client, "busy/fp8") < 4              # the limited provider's came down
+    assert lowest_cap(client, "calm/fp8") == 4
 
 
 def test_a_429_naming_no_provider_still_lowers_the_rounds_cap() -> None:
@@ -181,8 +187,8 @@ def test_a_429_naming_no_provider_still_lowers_the_rounds_cap() -> None:
     with start_simulator(sc, seed=11) as sim:
         client, _ = asyncio.run(burst(sim.base_url, per_tag=2, overall=4, rounds=1))
         assert sim.rate_limited > 0
-    assert client.lowest_concurrency < 4
-    assert all(client.lowest_provider_concurrency(f"host-{i}/fp8") == 2 for i in range(4))
+    assert lowest_cap(client) < 4
+    assert all(lowest_cap(client, f"host-{i}/fp8") == 2 for i in range(4))
 
 
 # -- issue 37 item 6: Groq's `tool_use_failed`: the host's rejected call, kept for the tools contract ---

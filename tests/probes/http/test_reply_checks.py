@@ -12,18 +12,25 @@ import pytest
 
 from core.field_rules import written
 from core.upstream import Upstream
+from core.vocabulary import LATENCY
 from judge.replies.tools import ToolsCode
 from judge.replies.verdict import Outcome, Verdict, passed
 from probes.http.client import PinnedClient
 from probes.http.discovery import discover
 from probes.http.records import ChatResult, Endpoint
 from probes.round.contracts import attempt_from
-from probes.round.reply_checks import REPLY_CHECKS, ReplyFacts, reply_check, run_checks
+from probes.round.reply_checks import REPLY_CHECKS, ReplyFacts, run_checks
 from simulator import scenario_from_dict, start_simulator
 
 SECRET = "sk-or-v1-SENTINEL-reply-checks-7d1e"
 MODEL = "acme/model-x"
 MESSAGES = [{"role": "user", "content": "Continue the scene: the innkeeper greets the traveller at the door."}]
+
+
+def reply_check(result: ChatResult, endpoint: Endpoint | None = None) -> Verdict | None:
+    """The checks' verdict on a reply a contract passed: the first failed check that fails a case, or None."""
+    found = run_checks(ReplyFacts.of(result, endpoint), passed("the contract passed"), LATENCY).verdict
+    return None if found is None or found.passed else found
 
 
 def chat(faults: dict[str, Any], *, usage_shape: str = "mixed", max_tokens: int = 120, seed: int = 7) -> ChatResult:

@@ -3,8 +3,8 @@ the real client over real sockets against the bundled simulator (a thread of thi
 
 What the plugin owes pytest is checked here as pytest reports it (outcomes, ids, markers), and
 what it owes the judge as the one reader reads it (core.results.read_results). The subprocess
-rounds (tests/probes/round/test_round_*.py) keep covering xdist, the exit codes and the language
-service, which need a process of their own.
+rounds (tests/probes/round/test_round_*.py) keep covering the exit codes and the round as
+`canary probe` runs it.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from round_support import PLANTED, SENTINEL_KEY, canary_config
+from round_support import PLANTED, SENTINEL_KEY, canary_config, endpoint, scenario
 
 import probes
 import probes.pytest_plugin.hooks  # noqa: F401  imported before pytester's sys.modules snapshot: one plugin module for every run
@@ -44,7 +44,7 @@ def run_round(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, sim: R
     tmp = pytester.path / "round"
     reports = tmp / "reports"
     result = pytester.runpytest_inprocess(
-        "-p", "no:xdist", "-p", "no:cacheprovider", f"--canary-config={config or canary_config(tmp)}",
+        "-p", "no:cacheprovider", f"--canary-config={config or canary_config(tmp)}",
         f"--canary-reports={reports}", f"--canary-state={tmp / 'no-state.json'}", *args)
     record = read_results(json.loads((reports / "results.json").read_text(encoding="utf-8")), "results.json")
     return result, record
@@ -89,3 +89,14 @@ def test_a_failed_discovery_is_its_own_erroring_case_that_no_selection_hides(
     assert "nobody/no-such-model" in (record.incomplete_reason or "")
     # Named with no endpoint: merged with other models' shards, only this model is set aside.
     assert record.models == {"nobody/no-such-model": ModelEntry()}
+
+
+def test_each_case_is_reported_when_its_probe_ends_not_in_collection_order(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Reporting a case (JUnit, Allure's files) then overlaps the other probes' waits, and the round
+    # ends with its slowest probe instead of a backlog of reports after it.
+    slow = endpoint("a-slow/fp8", {"slow_first_token": {"rate": 1.0, "delay_ms": 1500}})
+    with start_simulator(scenario_from_dict(scenario(slow, endpoint("b-fast/fp8"))), seed=3) as sim:
+        result, _ = run_round(pytester, monkeypatch, sim, "-m", "latency", "-v")
+    ran = [ln for ln in result.stdout.lines if "::latency]" in ln and ("PASSED" in ln or "FAILED" in ln)]
+    assert ["b-fast" in ran[0], "a-slow" in ran[1]] == [True, True], ran

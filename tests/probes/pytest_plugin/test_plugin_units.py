@@ -1,19 +1,16 @@
-"""Pure parts of the plugin: case ids, the static xdist assignment, result mapping, the table."""
+"""Pure parts of the plugin: case ids, the start order, result mapping, the table."""
 
 from __future__ import annotations
 
-import json
-
 import core.results
-import probes.round.cases
 from core.field_rules import written
 from core.results import CaseResult, Incomplete, IncompleteKind, ModelEntry, read_results
 from core.vocabulary import Outcome
 from probes.http.records import Endpoint
-from probes.pytest_plugin.scheduling import assignment, case_id_of, worker_index
 from probes.pytest_plugin.table import render
 from probes.round.cases import Case, CaseRecord, DiscoveryCase, ProbedCase
 from probes.round.controls import controls_to_keep
+from probes.round.lifecycle import start_order
 from probes.round.planning import DiscoveryFailure, RoundPlan, assign_languages, read_plan
 from probes.round.record import build_results
 
@@ -26,24 +23,19 @@ def ep(tag: str) -> Endpoint:
 def test_case_ids_have_the_fixed_readable_form() -> None:
     case = Case(model="deepseek/deepseek-chat-v3-0324", contract="latency", endpoint=ep("aurora/fp8"))
     assert case.id == "deepseek/deepseek-chat-v3-0324::aurora/fp8::latency"
-    nodeid = f"probes/test_round.py::test_case[{case.id}]"
-    assert case_id_of(nodeid) == case.id
 
 
-def test_the_assignment_keeps_an_endpoint_on_one_worker_and_spreads_endpoints() -> None:
-    nodeids = [f"t.py::test_case[m/x::{tag}::{c}]" for tag in ("a/1", "b/1", "c/1") for c in ("latency", "refusal")]
-    group = lambda n: case_id_of(n).rsplit("::", 1)[0]  # noqa: E731
-    plan = assignment(nodeids, group, 2)
-    by_group = {}
-    for n, w in plan.items():
-        by_group.setdefault(group(n), set()).add(w)
-    assert all(len(ws) == 1 for ws in by_group.values())
-    assert {w for ws in by_group.values() for w in ws} == {0, 1}
-    assert plan == assignment(list(reversed(nodeids)), group, 2)  # order-independent
+def test_the_round_starts_the_controls_then_the_slowest_listed_endpoints() -> None:
+    def case(tag: str, tps: float | None, control: bool = False) -> Case:
+        listed = Endpoint(model="m/x", provider=tag, provider_name=tag, quantization=None, supported_parameters=(),
+                          prompt_price=0.0, completion_price=0.0, context_length=None, max_completion_tokens=None,
+                          status=0, throughput_p50=tps)
+        return Case(model="m/x", contract="refusal" if control else "latency", endpoint=listed, control=control)
 
-
-def test_replacement_workers_have_no_share() -> None:
-    assert worker_index("gw1", 2) == 1 and worker_index("gw2", 2) is None
+    fast, slow, unlisted, control = case("fast/1", 80.0), case("slow/1", 20.0), case("new/1", None), \
+        case("filter/1", 90.0, control=True)
+    ordered = sorted([fast, slow, unlisted, control], key=start_order)
+    assert [c.provider for c in ordered] == ["filter/1", "new/1", "slow/1", "fast/1"]
 
 
 def test_languages_follow_the_plan_else_rotate_by_sorted_tag() -> None:
@@ -68,14 +60,6 @@ def test_the_round_plan_round_trips_through_json() -> None:
     again = read_plan(written(plan))
     assert again == plan and [c.id for c in again.cases()] == [c.id for c in plan.cases()]
     assert [c.control for c in again.cases()] == [False, True, False, False]
-
-
-def test_a_control_verdict_and_a_case_record_cross_processes_intact() -> None:
-    case = _case("m/x", "a/1", "refusal", control=True)
-    r = ProbedCase.of(case, Outcome.PASS, "pass", "control caught", raw_outcome=Outcome.FAIL, auth_error=True)
-    assert ProbedCase.from_wire(json.loads(json.dumps(r.to_wire()))) == r
-    record = CaseRecord(r.record, auth_error=True, probed=False)
-    assert CaseRecord.from_wire(json.loads(json.dumps(record.to_wire()))) == record
 
 
 def test_usage_is_summed_per_provider_and_an_incomplete_round_says_why() -> None:
@@ -119,8 +103,7 @@ def test_the_round_owner_builds_its_record_from_the_cases_it_holds_without_parsi
     def refused(*_: object) -> None:
         raise AssertionError("the record was parsed instead of taken as it is")
 
-    for module in (core.results, probes.round.cases):
-        monkeypatch.setattr(module, "read_case", refused)
+    monkeypatch.setattr(core.results, "read_case", refused)
     monkeypatch.setattr(core.results, "read_results", refused)
     case = _case("m/x", "a/1", "refusal", control=True)
     probed = ProbedCase.of(case, Outcome.FAIL, "control_missed", "control missed: the known filter passed",

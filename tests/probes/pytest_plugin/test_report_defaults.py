@@ -2,7 +2,7 @@
 
 Each test runs a real round (`pytest probes` in a subprocess, against a simulator on 127.0.0.1)
 with a different command line: nothing about the outputs, explicit --junitxml/--alluredir,
-xdist workers, --collect-only.
+`-n 2` (one process all the same), --collect-only.
 """
 
 from __future__ import annotations
@@ -74,13 +74,15 @@ def test_explicit_junitxml_and_alluredir_still_win(sim: RunningSimulator, tmp_pa
     assert not (tmp_path / "reports" / "allure-results").exists()
 
 
-def test_xdist_workers_add_their_results_to_the_same_default_folder(sim: RunningSimulator, tmp_path: Path) -> None:
+def test_n_workers_runs_the_round_in_one_process_and_says_why(sim: RunningSimulator, tmp_path: Path) -> None:
     done = probes(sim, tmp_path, "-n", "2")
 
     reports = tmp_path / "reports"
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "canary: -n ignored: a round runs in one process" in done.stdout
+    assert "bringing up nodes" not in done.stdout  # xdist started no worker
     assert len(junit_cases(reports / "junit.xml")) == 2
-    assert len(allure_results(reports / "allure-results")) == 2  # no worker emptied another's
+    assert len(allure_results(reports / "allure-results")) == 2
 
 
 def test_collect_only_leaves_the_last_rounds_reports_alone(sim: RunningSimulator, tmp_path: Path) -> None:

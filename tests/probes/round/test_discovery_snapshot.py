@@ -60,7 +60,7 @@ def test_a_saved_plan_reads_back_as_the_same_plan(tmp_path: Path) -> None:
     saved = _saved(tmp_path / "discovery.json", msgspec.to_builtins(doc))
     assert read_snapshot(saved) == doc
     assert load_snapshot(saved) == _plan()
-    assert read_plan(json.loads(json.dumps(written(_plan())))) == _plan()  # a worker's copy
+    assert read_plan(json.loads(json.dumps(written(_plan())))) == _plan()
 
 
 def test_a_bare_plan_reads_with_none_of_the_rest(tmp_path: Path) -> None:

@@ -58,7 +58,7 @@ def rounds(tmp_path_factory) -> tuple[list[ProbeRun], list[dict], Path]:
     with start_simulator(scenario_from_dict(FLEET), seed=5) as sim:
         for n, start in enumerate(STARTS):
             folder = tmp / f"round{n}"
-            done = run_round(folder, sim.base_url, "-p", "no:xdist", f"--canary-virtual-time={start}", config=cfg)
+            done = run_round(folder, sim.base_url, f"--canary-virtual-time={start}", config=cfg)
             assert done.results["complete"], done.output[-3000:]
             out = folder / "decisions.json"
             judged = subprocess.run(

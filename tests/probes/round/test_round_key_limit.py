@@ -29,7 +29,7 @@ FLEET = [endpoint("ok/fp8"), endpoint("broken/fp8", {"schema_violation": {"rate"
 
 def _round(tmp: Any, key: dict[str, Any]) -> ProbeRun:
     with start_simulator(scenario_from_dict({**scenario(*FLEET), "key": key}), seed=5) as sim:
-        return run_round(tmp, sim.base_url, "-p", "no:xdist", "-m", "structured",
+        return run_round(tmp, sim.base_url, "-m", "structured",
                          config=canary_config(tmp, controls=()))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from round_support import PLANTED, ROUND_MODES, SENTINEL_KEY, ProbeRun, files_containing, mode_args, run_round
+from round_support import PLANTED, SENTINEL_KEY, ProbeRun, files_containing, run_round
 
 from core.results import read_results
 from simulator import scenario_from_dict, start_simulator
@@ -21,9 +21,9 @@ def simulator():
         yield sim
 
 
-@pytest.fixture(scope="module", params=ROUND_MODES)
-def planted_round(request, simulator, tmp_path_factory) -> ProbeRun:
-    return run_round(tmp_path_factory.mktemp(request.param), simulator.base_url, *mode_args(request.param))
+@pytest.fixture(scope="module")
+def planted_round(simulator, tmp_path_factory) -> ProbeRun:
+    return run_round(tmp_path_factory.mktemp("planted"), simulator.base_url)
 
 
 def test_the_round_completes_and_pytest_reports_failures(planted_round: ProbeRun) -> None:

@@ -36,7 +36,7 @@ FLEET = scenario(
 def relayed_round(tmp_path_factory: pytest.TempPathFactory) -> ProbeRun:
     tmp = tmp_path_factory.mktemp("relayed")
     with start_simulator(scenario_from_dict(FLEET), seed=5) as sim:
-        return run_round(tmp, sim.base_url, "-p", "no:xdist", config=canary_config(tmp, controls=(),
+        return run_round(tmp, sim.base_url, config=canary_config(tmp, controls=(),
                                                                                      optional=["tools"]))
 
 

@@ -9,11 +9,9 @@ import pytest
 from round_support import (
     ALL_PARAMS,
     MODEL,
-    ROUND_MODES,
     ProbeRun,
     canary_config,
     endpoint,
-    mode_args,
     run_round,
     scenario,
 )
@@ -46,11 +44,10 @@ def simulator():
         yield sim
 
 
-@pytest.fixture(scope="module", params=ROUND_MODES)
-def task_round(request, simulator, tmp_path_factory) -> ProbeRun:
-    tmp = tmp_path_factory.mktemp(request.param)
-    allure = () if request.param == "xdist-2" else (f"--alluredir={tmp / 'allure'}",)
-    return run_round(tmp, simulator.base_url, *mode_args(request.param), *allure,
+@pytest.fixture(scope="module")
+def task_round(simulator, tmp_path_factory) -> ProbeRun:
+    tmp = tmp_path_factory.mktemp("tasks")
+    return run_round(tmp, simulator.base_url, f"--alluredir={tmp / 'allure'}",
                      config=canary_config(tmp, controls=(), optional=["stop", "fidelity"]))
 
 
@@ -66,7 +63,7 @@ def test_every_endpoint_is_asked_the_same_fidelity_items(task_round: ProbeRun) -
                if c["contract"] == "fidelity"}
     healthy = {replies[t] for t in ("ok-a/fp8", "ok-b/fp8", "ok-c/fp8", "ignores/fp8", "nostop/fp8")}
 
-    assert len(healthy) == 1, replies  # one round, one seed: the same items (across xdist workers too)
+    assert len(healthy) == 1, replies  # one round, one seed: the same items
     assert replies["wrong/fp8"] not in healthy
 
 
@@ -85,8 +82,6 @@ def test_the_probe_leaves_a_mostly_wrong_reply_to_the_peers_and_the_judge_fails_
 
 def test_allure_shows_which_items_a_fidelity_reply_got_wrong(task_round: ProbeRun) -> None:
     allure = task_round.reports.parent / "allure"
-    if not allure.is_dir():
-        pytest.skip("the xdist round writes no Allure results here")
     docs = [json.loads(p.read_text(encoding="utf-8")) for p in allure.glob("*-result.json")]
     [wrong] = [d for d in docs if d["name"].startswith("wrong/fp8 · fidelity")]
     answers, *_confirmations = [a for s in wrong["steps"] for a in s.get("attachments", []) if a["name"] == "answers"]
@@ -95,6 +90,5 @@ def test_allure_shows_which_items_a_fidelity_reply_got_wrong(task_round: ProbeRu
 
 
 def test_without_optional_contracts_a_round_has_none_of_their_cases(simulator, tmp_path: Path) -> None:
-    done = run_round(tmp_path, simulator.base_url, "-p", "no:xdist",
-                     config=canary_config(tmp_path, controls=(), optional=[]))
+    done = run_round(tmp_path, simulator.base_url, config=canary_config(tmp_path, controls=(), optional=[]))
     assert {c["contract"] for c in done.results["cases"]} == {"latency", "refusal", "structured", "language"}

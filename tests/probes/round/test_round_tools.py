@@ -1,6 +1,6 @@
 """The tools contract in a whole round (`pytest probes`): only for a model that canary.yaml's
 optional_contracts: opts in, one tools case per endpoint, the planted tool defects failing on their
-hosts, `-m tools` selecting the contract, and the judge reading the round (single and xdist)."""
+hosts, `-m tools` selecting the contract, and the judge reading the round."""
 
 from __future__ import annotations
 
@@ -9,13 +9,11 @@ from pathlib import Path
 import pytest
 from round_support import (
     MODEL,
-    ROUND_MODES,
     SENTINEL_KEY,
     ProbeRun,
     canary_config,
     endpoint,
     files_containing,
-    mode_args,
     run_round,
     scenario,
 )
@@ -44,10 +42,10 @@ def simulator():
         yield sim
 
 
-@pytest.fixture(scope="module", params=ROUND_MODES)
-def tools_round(request, simulator, tmp_path_factory) -> ProbeRun:
-    tmp = tmp_path_factory.mktemp(request.param)
-    return run_round(tmp, simulator.base_url, "-m", "tools", *mode_args(request.param),
+@pytest.fixture(scope="module")
+def tools_round(simulator, tmp_path_factory) -> ProbeRun:
+    tmp = tmp_path_factory.mktemp("tools")
+    return run_round(tmp, simulator.base_url, "-m", "tools",
                      config=canary_config(tmp, controls=(), optional=["tools"]))
 
 
@@ -71,6 +69,6 @@ def test_the_judge_fails_the_defective_hosts_rounds_only(tools_round: ProbeRun) 
 
 
 def test_a_model_not_opted_in_runs_no_tools_case(simulator, tmp_path: Path) -> None:
-    plain = run_round(tmp_path, simulator.base_url, "-p", "no:xdist", "-k", "ok/fp8",
+    plain = run_round(tmp_path, simulator.base_url, "-k", "ok/fp8",
                       config=canary_config(tmp_path, controls=()))
     assert {c["contract"] for c in plain.results["cases"]} == {"latency", "refusal", "structured", "language"}
