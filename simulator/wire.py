@@ -352,9 +352,7 @@ class ChunkMaker:
         self.plan = plan
 
     def delta(self, content: str, finish: str | None = None, role: bool = True) -> dict[str, Any]:
-        delta: dict[str, Any] = {"role": "assistant", "content": content} if role else {}
-        choice = {"index": 0, "delta": delta, "finish_reason": finish, "native_finish_reason": finish, "logprobs": None}
-        return {**self.head, "choices": [choice]}
+        return self._with_delta({"role": "assistant", "content": content} if role else {}, finish)
 
     def reasoning(self, piece: str) -> dict[str, Any]:
         """A readable thinking delta, in the shape OpenRouter streams it (reasoning + reasoning_details)."""
@@ -367,8 +365,8 @@ class ChunkMaker:
                   "id": f"rs_{str(self.head['id'])[-16:]}", "format": "openai-responses-v1", "index": 0}
         return self._with_delta({"role": "assistant", "content": "", "reasoning": None, "reasoning_details": [detail]})
 
-    def _with_delta(self, delta: dict[str, Any]) -> dict[str, Any]:
-        choice = {"index": 0, "delta": delta, "finish_reason": None, "native_finish_reason": None, "logprobs": None}
+    def _with_delta(self, delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish, "native_finish_reason": finish, "logprobs": None}
         return {**self.head, "choices": [choice]}
 
     def tool_call(

@@ -1,17 +1,5 @@
-"""Build the static site into a folder (I/O): read the history and the layers, write every file.
-
-    DIR/index.html             the page (data inside, app in assets/)
-    DIR/status.json            each model's provider.ignore and every endpoint's state (docs/file-formats.md)
-    DIR/status.schema.json     its JSON Schema
-    DIR/decisions.atom         the judge's decisions, Atom 1.0
-    DIR/badges/<model>.svg     one README badge per model
-    DIR/assets/                app.js, style.css, echarts.min.js with its LICENSE and NOTICE
-    DIR/allure/                the Allure report, when --allure gives one
-
-ECharts comes from npm (package.json pins it; `npm ci` installs it, as `./dev` and the workflow's
-report job do) and is copied in at build time, so the site is self-contained: it works from
-file:// and from Pages with no network. Every file is written atomically.
-"""
+"""Build the static site into a folder (I/O): read the history and the layers, write every file
+atomically. The files and why ECharts is copied in from npm: docs/status-page.md."""
 
 from __future__ import annotations
 

@@ -32,7 +32,7 @@ Shape (page_version 1; internal between this module and app.js, status.json is t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -284,26 +284,23 @@ def _rates(summary: EndpointSummary | None) -> dict[str, Any]:
 
 
 def _hourly(points: Sequence[Any], start: datetime) -> dict[str, list[Any]]:
-    count = SERIES_DAYS * 24
-    p50: list[float | None] = [None] * count
-    p95: list[float | None] = [None] * count
-    tps: list[float | None] = [None] * count
-    for p in points:
-        i = int((p.start - start).total_seconds() // 3600)
-        if 0 <= i < count:
-            p50[i], p95[i], tps[i] = _r(p.ttft_p50, 3), _r(p.ttft_p95, 3), _r(p.tps_p50, 0)
-    return {"p50": p50, "p95": p95, "tps": tps}
+    return _series(points, SERIES_DAYS * 24, lambda p: int((p.start - start).total_seconds() // 3600))
 
 
 def _daily(points: Sequence[Any], day_list: Sequence[str]) -> dict[str, list[Any]]:
     index = {d: i for i, d in enumerate(day_list)}
-    count = len(day_list)
+    return _series(points, len(day_list), lambda p: index[p.day])
+
+
+def _series(points: Sequence[Any], count: int, slot: Callable[[Any], int]) -> dict[str, list[Any]]:
+    """TTFT p50/p95 and tokens/s of each point in its slot of `count` (None where no point falls)."""
     p50: list[float | None] = [None] * count
     p95: list[float | None] = [None] * count
     tps: list[float | None] = [None] * count
     for p in points:
-        i = index[p.day]
-        p50[i], p95[i], tps[i] = _r(p.ttft_p50, 3), _r(p.ttft_p95, 3), _r(p.tps_p50, 0)
+        i = slot(p)
+        if 0 <= i < count:
+            p50[i], p95[i], tps[i] = _r(p.ttft_p50, 3), _r(p.ttft_p95, 3), _r(p.tps_p50, 0)
     return {"p50": p50, "p95": p95, "tps": tps}
 
 

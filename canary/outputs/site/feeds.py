@@ -1,10 +1,5 @@
-"""The machine-readable files published beside the page (pure): status.json and decisions.atom.
-
-status.json (schema_version 1, declared in status.py, which also generates the JSON Schema
-published beside it as status.schema.json; docs/file-formats.md) is for gateways and chat
-backends that want each model's provider.ignore and every endpoint's state without this
-repository. decisions.atom is an Atom 1.0 feed (RFC 4287) of the judge's decisions, newest first,
-for feed readers.
+"""The machine-readable files published beside the page (pure): status.json (declared in status.py)
+and decisions.atom, an Atom 1.0 feed (RFC 4287) of the judge's decisions, newest first.
 
 Both are built from the page document of collect.py, so the page and the feeds never disagree.
 Upstream text (reasons, evidence) is kept as text: JSON escapes itself, and the feed is built

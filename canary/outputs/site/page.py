@@ -1,12 +1,5 @@
-"""index.html: the fixed page shell with the data as one JSON block (pure).
-
-The page holds no upstream text as HTML. The data goes in a `<script type="application/json">`
-block, which browsers never execute; in it every `<`, `>` and `&` is written as a JSON escape
-(`\\u003c`...), so no reply text, reason or tag can close the block (`</script>`) or open a
-comment (`<!--`), and JSON.parse gives back the exact text. The app (assets/app.js) then puts
-each piece of text into the DOM with textContent, never as HTML. The Content-Security-Policy
-allows scripts and styles from the site's own files only: no inline script, no eval, no network.
-"""
+"""index.html: the fixed page shell with the data as one inert JSON block (pure); why no upstream
+text can escape it: docs/status-page.md (upstream text stays text)."""
 
 from __future__ import annotations
 
