@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import msgspec
 import pytest
 
-from core.config import DEFAULTS, ConfigError, load_config, parse_config
+from core.config import ConfigError, ConfigFile, load_config, parse_config
 from core.vocabulary import LANGUAGES
 
 REPO = Path(__file__).resolve().parents[2]
+DEFAULTS = msgspec.to_builtins(ConfigFile(), enc_hook=str)   # canary.yaml's defaults as plain data
 
 
 def test_the_checked_in_file_loads():
