@@ -35,7 +35,8 @@ from core.layer_files import read_layers
 from core.layers import PEOPLE_LAYERS, Exclusion
 from core.policy import Mode
 from core.production import ProductionRecord
-from core.results import ResultsError, RoundResults, merge_shards
+from core.results import ResultsError, RoundResults
+from core.results_read import merge_shards
 from core.store import StoreError, atomic_write_json
 from judge.suspension.decisions import (
     Action,

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import core.results
+import core.results_read
 from core.field_rules import written
-from core.results import CaseResult, Incomplete, IncompleteKind, ModelEntry, read_results
+from core.results import CaseResult, Incomplete, IncompleteKind, ModelEntry
+from core.results_read import read_results
 from core.vocabulary import Outcome
 from probes.http.records import Endpoint
 from probes.pytest_plugin.table import render
@@ -103,8 +104,8 @@ def test_the_round_owner_builds_its_record_from_the_cases_it_holds_without_parsi
     def refused(*_: object) -> None:
         raise AssertionError("the record was parsed instead of taken as it is")
 
-    monkeypatch.setattr(core.results, "read_case", refused)
-    monkeypatch.setattr(core.results, "read_results", refused)
+    monkeypatch.setattr(core.results_read, "read_case", refused)
+    monkeypatch.setattr(core.results_read, "read_results", refused)
     case = _case("m/x", "a/1", "refusal", control=True)
     probed = ProbedCase.of(case, Outcome.FAIL, "control_missed", "control missed: the known filter passed",
                            raw_outcome=Outcome.PASS)

@@ -10,7 +10,8 @@ import pytest
 from contracts_support import Board, settings
 
 from core.field_rules import written
-from core.results import AttemptResult, read_case
+from core.results import AttemptResult
+from core.results_read import read_case
 from core.vocabulary import Outcome
 from judge.replies.verdict import Verdict
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind, Usage
