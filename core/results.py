@@ -9,9 +9,8 @@
 
 Each field is declared once (core/field_rules.py): in the order it is written, read by its type or
 by the `ReadBy(rule)` beside it, SPARSE ones written only when set, UNWRITTEN ones (what reading set
-aside, the judge's marks) never. A new measurement is one line.
-
-Written once per round by the probes (`written(results)`); read and merged by core/results_read.py.
+aside, the judge's marks) never. A new measurement is one line. Written once per round by the probes
+(`written(results)`); read and merged by core/results_read.py.
 
 Schema_version 2 added `code` to each case and attempt (judge/replies/verdict.py). A version 1 file
 is still read: its entries read with their outcome's catch-all code (core/vocabulary.py

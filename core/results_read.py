@@ -1,6 +1,5 @@
-"""Reading and merging the round record (core/results.py's RoundResults): everyone reads results.json
-through `read_results` (the judge, `canary summary`, `canary probe`'s exit code, the history, incident
-excerpts), and shards are merged by `merge_shards` (the judge and the summary see one round).
+"""Reading results.json, `read_results` (for the judge, `canary summary`, `canary probe`'s exit code, the
+history, incident excerpts), and merging shards into one round, `merge_shards` (core/results.py: the record).
 
 Read two ways: the top level strictly by RoundResults' declaration (`read_document`: a document the
 judge cannot trust is refused with ResultsError naming the key), each upstream entry in it on its
@@ -16,7 +15,6 @@ each rule.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from core.field_rules import MAX_BILL_USD, is_one_of, lenient_entry, read_document, short_figure, text, writable_text
@@ -109,48 +107,39 @@ def merge_shards(shards: Sequence[RoundResults], sources: Sequence[str] | None =
                 raise ResultsError(f"model {model} appears in two shards ({owner[model]} and {name}); "
                                    "each shard must probe different models")
             owner[model] = name
-    if any(r.complete for r in shards) and not all(r.complete for r in shards):
-        return _merge_partly(shards, names)
+    partly = any(r.complete for r in shards) and not all(r.complete for r in shards)
+    kept = [r for r in shards if r.complete or not partly]  # the shards judged
     incomplete = tuple(
         Incomplete(i.kind, f"{name}: {i.detail}" if n == 0 else i.detail)
-        for r, name in zip(shards, names, strict=True) if not r.complete
+        for r, name in zip(shards, names, strict=True) if not r.complete and not partly
         for n, i in enumerate(r.incomplete or (Incomplete(IncompleteKind.UNKNOWN, "incomplete"),)))
     finished = [r.finished_at for r in shards if r.finished_at is not None]
-    sources_of_controls = sorted({r.controls_source for r in shards if r.controls_source})
+    sources_of_controls = sorted({r.controls_source for r in kept if r.controls_source})
     return RoundResults(
         round_id="+".join(sorted({r.round_id for r in shards})),
         started_at=min(r.started_at for r in shards),
         finished_at=max(finished) if finished else None,
-        complete=all(r.complete for r in shards), incomplete=incomplete,
+        complete=all(r.complete for r in kept), incomplete=incomplete,
         upstream="+".join(sorted({u for r in shards for u in r.upstreams()})) or None,
-        models={m: p for r in shards for m, p in r.models.items()},
-        cases=tuple(c for r in shards for c in r.cases),
-        weak_probes=tuple(w for r in shards for w in r.weak_probes),
-        unprobed_controls=tuple(u for r in shards for u in r.unprobed_controls),
-        clock=VIRTUAL if any(r.clock == VIRTUAL for r in shards) else REAL,
+        models={m: p for r in kept for m, p in r.models.items()},
+        cases=tuple(c for r in kept for c in r.cases),
+        weak_probes=tuple(w for r in kept for w in r.weak_probes),
+        unprobed_controls=tuple(u for r in kept for u in r.unprobed_controls),
+        clock=VIRTUAL if any(r.clock == VIRTUAL for r in kept) else REAL,
         controls_source=", ".join(sources_of_controls) or None,
-        rejected=tuple(x for r in shards for x in r.rejected),
+        rejected=tuple(x for r in sorted(shards, key=lambda r: partly and not r.complete) for x in r.rejected),
+        missing=_missing(shards, names) if partly else {},
     )
 
 
-def _merge_partly(shards: Sequence[RoundResults], names: Sequence[str]) -> RoundResults:
-    """Complete and incomplete shards: the complete ones make the round, the others' models are missing."""
-    kept = [r for r in shards if r.complete]
-    merged = merge_shards(kept)
-    missing = dict(merged.missing)
+def _missing(shards: Sequence[RoundResults], names: Sequence[str]) -> dict[str, str]:
+    """The models of the incomplete shards beside complete ones: judged missing, nothing moves for them."""
+    missing: dict[str, str] = {}
     for shard, name in zip(shards, names, strict=True):
-        if shard.complete:
-            continue
         why = "; ".join(i.detail for i in shard.incomplete) or "no reason given"
-        for model in dict.fromkeys([*shard.models, *(c.model for c in shard.cases)]):
+        for model in dict.fromkeys([*shard.models, *(c.model for c in shard.cases)]) if not shard.complete else ():
             missing.setdefault(model, f"its shard ({name}) is incomplete: {why}; nothing moves for it")
-    set_aside = [r for r in shards if not r.complete]
-    finished = [r.finished_at for r in shards if r.finished_at is not None]
-    return replace(
-        merged, round_id="+".join(sorted({r.round_id for r in shards})),
-        started_at=min(r.started_at for r in shards), finished_at=max(finished) if finished else None,
-        upstream="+".join(sorted({u for r in shards for u in r.upstreams()})) or None,
-        rejected=merged.rejected + tuple(x for r in set_aside for x in r.rejected), missing=missing)
+    return missing
 
 
 def _models(raw: Mapping[str, Mapping[str, Any]], rejected: list[RejectedInput],

@@ -100,8 +100,7 @@ def round_codes(cases: Sequence[CaseResult], *, refusal_weak: bool = False) -> d
             continue
         codes = out.setdefault(case.provider, {})
         codes[case.contract] = codes.get(case.contract, "") + _own_codes(case)
-        for contract, more in _check_codes(case, case.provider in refusal_hosts,
-                                           case.provider in language_hosts).items():
+        for contract, more in _checks(case, case.provider in refusal_hosts, case.provider in language_hosts).items():
             if more:
                 codes[contract] = codes.get(contract, "") + more
     for case in cases:
@@ -120,7 +119,7 @@ def round_codes(cases: Sequence[CaseResult], *, refusal_weak: bool = False) -> d
     return out
 
 
-def _check_codes(case: CaseResult, refusal_host: bool, language_host: bool) -> dict[str, str]:
+def _checks(case: CaseResult, refusal_host: bool, language_host: bool) -> dict[str, str]:
     """What one case's replies add to the refusal (a roleplay case), integrity and usage codes of its host."""
     return {
         REFUSAL: "".join(PASS if a.refusal == Outcome.PASS else FAIL for a in case.attempts if a.refusal)

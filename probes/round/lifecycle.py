@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from core.field_rules import written
 from core.results import Incomplete, IncompleteKind, ModelEntry, RoundResults
 from core.tags import is_provider_name, is_valid_tag
+from core.times import parse_time
 from core.vocabulary import LANGUAGE
 from probes.round.cases import Case, CaseRecord, PlannedCase, not_probed
 from probes.round.contracts import AUTH_REASON
@@ -100,14 +101,12 @@ class Round:
         if not records and not settings.plan.failures:
             incomplete.append(Incomplete(IncompleteKind.NOTHING_RAN, "no case ran (nothing selected?)"))
         ordered = [records[c] for c in self.cases if c in records]
-        return build_results(
-            round_id=settings.round_id, started_at=settings.started_at, finished_at=settings.clock.stamp(),
-            upstream=settings.upstream,
-            models=round_models(settings.plan),
-            records=ordered, incomplete=incomplete,
-            unprobed=unprobed_controls(settings.plan, set(self.expected), (r.case for r in ordered)),
-            clock=settings.clock.kind, controls_source=settings.controls_source,
-        )
+        return build_results(RoundResults(
+            round_id=settings.round_id, started_at=parse_time(settings.started_at, "started_at"),
+            finished_at=parse_time(settings.clock.stamp(), "finished_at"), upstream=settings.upstream,
+            models=round_models(settings.plan), incomplete=tuple(incomplete),
+            unprobed_controls=tuple(unprobed_controls(settings.plan, set(self.expected), (r.case for r in ordered))),
+            clock=settings.clock.kind, controls_source=settings.controls_source), ordered)
 
 
 def start_order(case: Case) -> tuple[bool, float]:

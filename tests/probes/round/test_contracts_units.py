@@ -105,7 +105,7 @@ def test_structured_judges_a_completed_reply_and_keeps_transport_errors_apart() 
 
 def _control(raw: Outcome) -> ProbedCase:
     control = Case(model="m/x", contract="refusal", endpoint=replace(EP, provider="e/fp8"), control=True)
-    return ProbedCase.of(control, Outcome.PASS, "pass", "", raw_outcome=raw)
+    return replace(ProbedCase.of(control, Outcome.PASS, "pass", ""), raw_outcome=raw)
 
 
 @pytest.mark.parametrize("board, missing, expected", [
