@@ -34,7 +34,7 @@ from probes.http.limiter import AdaptiveLimit, Ticket
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 from probes.http.sse import SSEError, SSEParser
 from probes.http.transport import CountingTransport, Inflater, Wire, is_identity, watch
-from probes.http.wire import Asked, ReasoningBudget, parse_json, pinned_body, reasoning_request
+from probes.http.wire import BodyFields, ReasoningBudget, parse_json, pinned_body, reasoning_request
 
 log = logging.getLogger(__name__)
 
@@ -148,7 +148,7 @@ class PinnedClient:
             raise TransportError(type(exc).__name__, self.settings.scrub(str(exc) or "no detail")) from None
 
     async def chat(self, endpoint: Endpoint, messages: Sequence[Mapping[str, Any]], *, max_tokens: int,
-                   stream: bool = True, deadline_s: float | None = None, **asked: Unpack[Asked]) -> ChatResult:
+                   stream: bool = True, deadline_s: float | None = None, **asked: Unpack[BodyFields]) -> ChatResult:
         """Send one request pinned to `endpoint.provider` (fallbacks off) and classify what came back.
         `max_tokens` is the answer's budget: a reasoning endpoint gets room to think on top, unless the
         caller passes `reasoning=` itself (after `endpoint.supports("reasoning")`)."""

@@ -72,7 +72,7 @@ def reasoning_request(
     return cap, fields
 
 
-class Asked(TypedDict, total=False):
+class BodyFields(TypedDict, total=False):
     """What a probe asks beyond the messages and the cap (pinned_body, ProbeClient.chat): each absent, or
     None, is not sent."""
 
@@ -85,7 +85,7 @@ class Asked(TypedDict, total=False):
 
 
 def pinned_body(endpoint: Endpoint, messages: Sequence[Mapping[str, Any]], *, max_tokens: int, stream: bool,
-                **asked: Unpack[Asked]) -> dict[str, Any]:
+                **asked: Unpack[BodyFields]) -> dict[str, Any]:
     """The §2 recipe: order + only the exact tag, no fallbacks, every parameter honoured, no `models`;
     `reasoning` (see `reasoning_request`) is merged as given."""
     response_format, tools, reasoning = asked.get("response_format"), asked.get("tools"), asked.get("reasoning")
