@@ -117,7 +117,7 @@ from _support import (  # noqa: E402
 
 from core import times  # noqa: E402
 from core.policy import OBSERVE, Policy  # noqa: E402
-from core.results import read_results  # noqa: E402
+from core.results_read import read_results  # noqa: E402
 from core.vocabulary import Outcome  # noqa: E402
 from judge.replies.billing import BillingCode  # noqa: E402
 from judge.replies.limits import LimitsCode  # noqa: E402

@@ -44,7 +44,7 @@ from canary.history.query import History
 from canary.history.rows import round_record
 from canary.history.store import DETAIL_DAYS, day_path, read_span, record_round
 from canary.outputs.site.collect import Layers, collect
-from core.results import read_results
+from core.results_read import read_results
 from core.store import atomic_write_bytes
 from core.times import parse_time, stamp
 from judge.suspension.state import JudgeState

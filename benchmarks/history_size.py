@@ -33,7 +33,7 @@ from _support import bench_line
 
 from canary.history.rows import round_record
 from canary.history.store import record_round
-from core.results import read_results
+from core.results_read import read_results
 
 PREFIX = "state/history"
 BRANCH = "refs/heads/canary-state"

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/judge_year.py [--rounds 17520] [--providers 64] [--cli-rounds 500] [--seed 7]
 
 Part 1 (pure rules): 17,520 half-hourly rounds (one year) for one model with 64 endpoints go
-through core.results.read_results and judge.suspension.rules.apply_round, in enforce mode, exactly as
+through core.results_read.read_results and judge.suspension.rules.apply_round, in enforce mode, exactly as
 `canary judge` calls them, but without files. The state is serialised as canary/state/judge_files.py writes
 it (core.field_rules.written + the same json.dumps) at 1 day, 1 week, 1 month and 1 year; the audit lines
 the judge would append are serialised too and their bytes summed (the audit log grows with
@@ -52,7 +52,7 @@ from canary.state import audit
 from core.config import load_config
 from core.field_rules import written
 from core.policy import ENFORCE
-from core.results import read_results
+from core.results_read import read_results
 from core.vocabulary import CONTRACTS, LANGUAGES
 from judge.suspension.rules import apply_round
 from judge.suspension.state import JudgeState

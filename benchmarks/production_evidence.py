@@ -59,7 +59,7 @@ from canary.round.judging import JudgeRequest, run_judge  # noqa: E402
 from core.config import load_config  # noqa: E402
 from core.policy import OBSERVE, GuardRules, Policy  # noqa: E402
 from core.production import CheckOutcome, ProductionCheck, ProductionRecord  # noqa: E402
-from core.results import read_results  # noqa: E402
+from core.results_read import read_results  # noqa: E402
 from core.store import atomic_write_json  # noqa: E402
 from core.times import stamp  # noqa: E402
 from core.vocabulary import LANGUAGES  # noqa: E402

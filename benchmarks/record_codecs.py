@@ -22,7 +22,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from core import field_rules, results
-from core.results import AttemptResult, CaseResult, RoundResults, read_results
+from core.results import AttemptResult, CaseResult, RoundResults
+from core.results_read import read_results
 from core.vocabulary import CONTRACTS, Outcome
 from judge.suspension import state as judge_state
 

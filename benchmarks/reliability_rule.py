@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _support import bench_line  # noqa: E402
 
 from core.policy import OBSERVE, Policy  # noqa: E402
-from core.results import read_results  # noqa: E402
+from core.results_read import read_results  # noqa: E402
 from judge.suspension import reliability  # noqa: E402
 from judge.suspension.decisions import Action  # noqa: E402
 from judge.suspension.rules import apply_round  # noqa: E402

@@ -36,6 +36,7 @@ from history_query import build
 from canary.history.query import History
 from canary.outputs.site.build import HISTORY_DAYS, build_site
 from canary.outputs.site.collect import Layers, collect
+from core.config import parse_config
 from core.times import parse_time, stamp
 from judge.suspension.state import JudgeState
 
@@ -94,8 +95,8 @@ def main() -> int:
         collect(history, Layers(JudgeState(), ()), ttft_threshold_s=10.0, stale_after_minutes=90)
         collect_s = time.perf_counter() - t
         t = time.perf_counter()
-        build_site(tmp / "site2", history_root=root, layers=Layers(JudgeState(), ()), now=now, models=[],
-                   ttft_threshold_s=10.0, stale_after_minutes=90)
+        build_site(tmp / "site2", History.open(root, now=now, days=HISTORY_DAYS), Layers(JudgeState(), ()),
+                   parse_config({}), stale_after_minutes=90)   # no models, ttft 10 s: the defaults
         whole_s = time.perf_counter() - t
         sizes = {p.relative_to(out).as_posix(): p.stat().st_size for p in sorted(out.rglob("*")) if p.is_file()}
         cases = history.db.execute("SELECT COUNT(*) FROM cases").fetchone()[0]

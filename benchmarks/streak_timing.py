@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _support import bench_line
 
 from core.policy import ENFORCE, Policy
-from core.results import read_results
+from core.results_read import read_results
 from judge.suspension.decisions import Action, Rule
 from judge.suspension.rules import apply_round
 from judge.suspension.state import JudgeState

@@ -9,20 +9,8 @@
 
 Each field is declared once (core/field_rules.py): in the order it is written, read by its type or
 by the `ReadBy(rule)` beside it, SPARSE ones written only when set, UNWRITTEN ones (what reading set
-aside, the judge's marks) never. A new measurement is one line.
-
-Written once per round by the probes (`written(results)`), read by everyone through `read_results`
-(the judge, `canary summary`, `canary probe`'s exit code, the history, incident excerpts), merged by
-`merge_shards` (the workflow probes one model per job; the judge and the summary see one round).
-Read two ways: the top level strictly by RoundResults' declaration (`read_document`: a document the
-judge cannot trust is refused with ResultsError naming the key), each upstream entry in it on its
-own and leniently (`read_case`, `lenient_entry`): a case (or a control note) whose model or provider
-tag fails the safety pattern, or whose outcome or contract is unknown, is set aside as a RejectedInput (the
-judge writes those to the audit log); an attempt that is not an object or has no known outcome is
-left out; any other field whose value its declaration does not read reads as its default, so does
-an amount of money no real reply has (above MAX_BILL_USD, with a RejectedInput naming it). Free
-text is made writable as UTF-8 (lone surrogates from JSON become "?"). docs/file-formats.md tells
-each rule.
+aside, the judge's marks) never. A new measurement is one line. Written once per round by the probes
+(`written(results)`); read and merged by core/results_read.py.
 
 Schema_version 2 added `code` to each case and attempt (judge/replies/verdict.py). A version 1 file
 is still read: its entries read with their outcome's catch-all code (core/vocabulary.py
@@ -32,8 +20,8 @@ additive fields (absent from older files) read with their defaults.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Any, Final, Literal
@@ -42,7 +30,6 @@ import msgspec
 
 from core.errors import InputError
 from core.field_rules import (
-    MAX_BILL_USD,
     MAX_COUNT,
     REQUIRED,
     SPARSE,
@@ -55,30 +42,22 @@ from core.field_rules import (
     as_count,
     cost,
     count,
-    is_one_of,
-    lenient_entry,
     measurement,
     optional_text,
-    read_document,
-    short_figure,
     text,
     writable_text,
 )
-from core.schema import shown
-from core.tags import ROUND_ID_PATTERN, describe_invalid_tag, is_provider_name, is_valid_tag
+from core.tags import ROUND_ID_PATTERN, is_provider_name, is_valid_tag
 from core.times import stamp
-from core.vocabulary import CODE, ContractName, Outcome, case_id, catch_all_code
+from core.vocabulary import ContractName, Outcome, case_id
 
 SCHEMA_VERSION: Final = 2
 # The versions read: 1 has no `code` (its entries read with their outcome's catch-all code).
 ReadVersion = Literal[1, 2]
 EXCERPT_CHARS = 300           # how much of each reply results.json keeps (the rest is in Allure)
-_AMOUNTS = ("billed_usd", "listed_usd")
 Clock = Literal["real", "virtual"]
 REAL: Clock = "real"
 VIRTUAL: Clock = "virtual"
-_OUTCOMES = {o.value: o for o in Outcome}
-_CONTRACTS = {c.value: c for c in ContractName}
 _CHECKS = {Outcome.PASS.value: Outcome.PASS, Outcome.FAIL.value: Outcome.FAIL}
 # A round id as results.json's declaration reads it (core/tags.py's pattern: core/tags.py itself
 # ships with the backend's library, which has no msgspec).
@@ -349,188 +328,3 @@ class RoundResults:
                 u.completion_tokens + c.completion_tokens, round(u.cost_usd + c.cost_usd, 8))
         return totals
 
-
-def read_results(raw: Any, source: str | None = None) -> RoundResults:
-    """Decoded results.json data as a round: its top level read by RoundResults' declaration
-    (`read_document`: what the judge decides on refuses the file, ResultsError naming the key and
-    the file), each of its upstream entries on its own (see the module docstring for what is set aside)."""
-    doc = read_document(raw, RoundResults, source=source, error=ResultsError)
-    words = text(raw.get("incomplete_reason"))
-    if not doc["complete"] and not doc["incomplete"] and words is not None:  # an older file: its words only
-        doc["incomplete"] = (Incomplete(IncompleteKind.UNKNOWN, words),)
-    rejected: list[RejectedInput] = []
-    doc.update(models=_models(doc["models"], rejected, source), cases=_cases(doc["cases"], rejected),
-               weak_probes=_control_notes(doc["weak_probes"], "weak_probes", rejected),
-               unprobed_controls=_control_notes(doc["unprobed_controls"], "unprobed_controls", rejected))
-    return RoundResults(**doc, rejected=tuple(rejected))
-
-
-def read_case(item: Mapping[str, Any]) -> CaseResult:
-    """A case entry whose tags and outcome are known good, every other field read leniently; an
-    attempt that is not one is left out."""
-    attempts = item.get("attempts")
-    read = (read_attempt(raw) for raw in (attempts if isinstance(attempts, list) else []))
-    return lenient_entry(item, CaseResult, model=str(item.get("model")), provider=str(item.get("provider")),
-                         outcome=_OUTCOMES[str(item.get("outcome"))], code=read_code(item),
-                         attempts=tuple(a for a in read if a is not None))
-
-
-def read_attempt(raw: Any) -> AttemptResult | None:
-    """An attempt entry read leniently, or None when it is not one (not an object, no known outcome)."""
-    if not isinstance(raw, Mapping) or not is_one_of(raw.get("outcome"), _OUTCOMES):
-        return None
-    return lenient_entry(raw, AttemptResult, outcome=_OUTCOMES[raw["outcome"]], code=read_code(raw))
-
-
-def read_code(raw: Mapping[str, Any]) -> str:
-    """A case's or attempt's code as written; one that is missing (a schema_version 1 entry, written
-    before codes) or not a code reads as its outcome's catch-all: counted, never a crash, and its
-    reason is kept as the text a person reads."""
-    written_code = raw.get("code")
-    if isinstance(written_code, str) and CODE.fullmatch(written_code):
-        return written_code
-    return catch_all_code(str(raw.get("outcome")))
-
-
-def merge_shards(shards: Sequence[RoundResults], sources: Sequence[str] | None = None) -> RoundResults:
-    """One round from several shards; two shards may not both hold the same model.
-
-    The merged id is the distinct shard ids, sorted, joined with "+": the same set of shards
-    always gives the same id, so re-applying them is recognised as already applied.
-
-    An incomplete shard (a discovery 503, a probe cut short) is incomplete for its own models
-    only, as a missing shard is: they are recorded in `missing` with the shard's reasons and none
-    of its cases or control notes is judged, while the complete shards' models are. The merged
-    round is incomplete only when every shard is. A shard whose models cannot be told (no
-    `models`, no case) is set aside the same way: the models it held are absent, and an absent
-    model changes nothing (with the plan, judge/suspension/planned.py names them missing).
-    """
-    if not shards:
-        raise ResultsError("no results files given")
-    if len(shards) == 1:
-        return shards[0]
-    names = list(sources) if sources is not None else [r.round_id for r in shards]
-    owner: dict[str, str] = {}
-    for shard, name in zip(shards, names, strict=True):
-        for model in shard.models:
-            if model in owner:
-                raise ResultsError(f"model {model} appears in two shards ({owner[model]} and {name}); "
-                                   "each shard must probe different models")
-            owner[model] = name
-    if any(r.complete for r in shards) and not all(r.complete for r in shards):
-        return _merge_partly(shards, names)
-    incomplete = tuple(
-        Incomplete(i.kind, f"{name}: {i.detail}" if n == 0 else i.detail)
-        for r, name in zip(shards, names, strict=True) if not r.complete
-        for n, i in enumerate(r.incomplete or (Incomplete(IncompleteKind.UNKNOWN, "incomplete"),)))
-    finished = [r.finished_at for r in shards if r.finished_at is not None]
-    sources_of_controls = sorted({r.controls_source for r in shards if r.controls_source})
-    return RoundResults(
-        round_id="+".join(sorted({r.round_id for r in shards})),
-        started_at=min(r.started_at for r in shards),
-        finished_at=max(finished) if finished else None,
-        complete=all(r.complete for r in shards), incomplete=incomplete,
-        upstream="+".join(sorted({u for r in shards for u in r.upstreams()})) or None,
-        models={m: p for r in shards for m, p in r.models.items()},
-        cases=tuple(c for r in shards for c in r.cases),
-        weak_probes=tuple(w for r in shards for w in r.weak_probes),
-        unprobed_controls=tuple(u for r in shards for u in r.unprobed_controls),
-        clock=VIRTUAL if any(r.clock == VIRTUAL for r in shards) else REAL,
-        controls_source=", ".join(sources_of_controls) or None,
-        rejected=tuple(x for r in shards for x in r.rejected),
-    )
-
-
-def _merge_partly(shards: Sequence[RoundResults], names: Sequence[str]) -> RoundResults:
-    """Complete and incomplete shards: the complete ones make the round, the others' models are missing."""
-    kept = [r for r in shards if r.complete]
-    merged = merge_shards(kept)
-    missing = dict(merged.missing)
-    for shard, name in zip(shards, names, strict=True):
-        if shard.complete:
-            continue
-        why = "; ".join(i.detail for i in shard.incomplete) or "no reason given"
-        for model in dict.fromkeys([*shard.models, *(c.model for c in shard.cases)]):
-            missing.setdefault(model, f"its shard ({name}) is incomplete: {why}; nothing moves for it")
-    set_aside = [r for r in shards if not r.complete]
-    finished = [r.finished_at for r in shards if r.finished_at is not None]
-    return replace(
-        merged, round_id="+".join(sorted({r.round_id for r in shards})),
-        started_at=min(r.started_at for r in shards), finished_at=max(finished) if finished else None,
-        upstream="+".join(sorted({u for r in shards for u in r.upstreams()})) or None,
-        rejected=merged.rejected + tuple(x for r in set_aside for x in r.rejected), missing=missing)
-
-
-def _models(raw: Mapping[str, Mapping[str, Any]], rejected: list[RejectedInput],
-            source: str | None) -> dict[str, ModelEntry]:
-    models: dict[str, ModelEntry] = {}
-    for model, entry in raw.items():
-        if not is_valid_tag(model):
-            rejected.append(RejectedInput(_shown(model), "*", describe_invalid_tag(model), "models"))
-            continue
-        providers = entry.get("providers")
-        if not isinstance(providers, list):
-            where = f"{source}: " if source else ""
-            raise ResultsError(f"{where}models.{model}.providers: expected a list of endpoint tags, "
-                               f"got {shown(providers)}")
-        good = []
-        for tag in providers:
-            if is_valid_tag(tag):
-                good.append(tag)
-            else:
-                rejected.append(RejectedInput(model, _shown(tag), describe_invalid_tag(tag), "models"))
-        models[model] = lenient_entry(entry, ModelEntry, providers=tuple(sorted(set(good))))
-    return models
-
-
-def _cases(raw: Sequence[Mapping[str, Any]], rejected: list[RejectedInput]) -> tuple[CaseResult, ...]:
-    cases = []
-    for i, item in enumerate(raw):
-        model, provider = item.get("model"), item.get("provider")
-        if not is_valid_tag(model) or not is_valid_tag(provider):
-            bad = provider if is_valid_tag(model) else model
-            rejected.append(RejectedInput(_shown(model), _shown(provider), describe_invalid_tag(bad)))
-            continue
-        outcome = item.get("outcome")
-        if not is_one_of(outcome, _OUTCOMES):
-            rejected.append(RejectedInput(model, provider, f"cases[{i}]: unknown outcome {ascii(outcome)[:40]}"))
-            continue
-        if not is_one_of(contract := item.get("contract"), _CONTRACTS):
-            rejected.append(RejectedInput(model, provider, f"cases[{i}]: unknown contract {ascii(contract)[:40]}"))
-            continue
-        rejected.extend(RejectedInput(model, provider, note) for note in _absurd_amounts(i, item))
-        cases.append(read_case(item))
-    return tuple(cases)
-
-
-def _control_notes(raw: Sequence[Mapping[str, Any]], key: str,
-                   rejected: list[RejectedInput]) -> tuple[ControlNote, ...]:
-    """The entries of `weak_probes` or `unprobed_controls`."""
-    out = []
-    for i, item in enumerate(raw):
-        model, control, contract = item.get("model"), item.get("control"), item.get("contract")
-        if not (is_valid_tag(model) and is_valid_tag(control) and is_one_of(contract, _CONTRACTS)):
-            why = "an unknown contract" if is_valid_tag(model) and is_valid_tag(control) else "an unsafe tag"
-            rejected.append(RejectedInput(_shown(model), _shown(control), f"{key}[{i}]: {why}", key))
-            continue
-        out.append(ControlNote(model, ContractName(str(contract)), control,
-                               writable_text(item.get("reason", ""))))
-    return tuple(out)
-
-
-def _shown(value: Any) -> str:
-    """A tag as it may be written to the audit log: itself when safe, else an escaped excerpt."""
-    return value if is_valid_tag(value) else ascii(value)[:80]
-
-
-def _absurd_amounts(i: int, item: Mapping[str, Any]) -> list[str]:
-    """What `amount` leaves out of one case entry as no real bill, by field (a figure above MAX_BILL_USD)."""
-    attempts = item.get("attempts")
-    fields = [(f"cases[{i}].cost_usd", item.get("cost_usd"))] + [
-        (f"cases[{i}].attempts[{n}].{key}", a.get(key))
-        for n, a in enumerate(attempts if isinstance(attempts, list) else []) if isinstance(a, Mapping)
-        for key in _AMOUNTS]
-    # An int compares with a float exactly (no conversion, so no overflow); NaN compares false.
-    return [f"{where} {short_figure(value)} is no real bill (above ${MAX_BILL_USD:g}): read as absent"
-            for where, value in fields
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and value > MAX_BILL_USD]

@@ -95,29 +95,23 @@ def _info(kind: type[Any]) -> mi.Type:
 def unknown_key(raw: Any, info: mi.Type, path: str = "") -> Found:
     """(dotted path, `unknown key (known here: ...)`) for the first key no declaration names."""
     info = _unwrap(info)
+    if isinstance(info, mi.UnionType):
+        member = next((m for m in info.types if not isinstance(m, mi.NoneType)), None)
+        return None if member is None else unknown_key(raw, member, path)
+    fields: dict[Any, mi.Type] = {}
+    inner: list[tuple[Any, mi.Type | None, str]] = []
     if isinstance(info, (mi.DataclassType, mi.StructType)) and isinstance(raw, Mapping):
         fields = {f.encode_name: f.type for f in info.fields}
-        for key, value in raw.items():
-            where = _join(path, str(key))
-            if key not in fields:
-                return where, f"unknown key (known here: {', '.join(sorted(fields))})"
-            found = unknown_key(value, fields[key], where)
-            if found:
-                return found
+        inner = [(value, fields.get(key), _join(path, str(key))) for key, value in raw.items()]
     elif isinstance(info, (mi.ListType, mi.VarTupleType)) and isinstance(raw, list):
-        for i, item in enumerate(raw):
-            found = unknown_key(item, info.item_type, f"{path}[{i}]")
-            if found:
-                return found
+        inner = [(item, info.item_type, f"{path}[{i}]") for i, item in enumerate(raw)]
     elif isinstance(info, mi.DictType) and isinstance(raw, Mapping):
-        for key, value in raw.items():
-            found = unknown_key(value, info.value_type, _join(path, str(key)))
-            if found:
-                return found
-    elif isinstance(info, mi.UnionType):
-        for member in info.types:
-            if not isinstance(member, mi.NoneType):
-                return unknown_key(raw, member, path)
+        inner = [(value, info.value_type, _join(path, str(key))) for key, value in raw.items()]
+    for value, kind, where in inner:
+        found = unknown_key(value, kind, where) if kind is not None else (
+            where, f"unknown key (known here: {', '.join(sorted(fields))})")
+        if found:
+            return found
     return None
 
 

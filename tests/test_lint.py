@@ -1,10 +1,10 @@
-"""Lint of the whole tree with pyproject's rule sets (pyflakes, bugbear, import order, pyupgrade, line length),
-the house's complexity and sizes, and its dead code (vulture)."""
+"""Lint of the whole tree with pyproject's rule sets (pyflakes, bugbear, import order, pyupgrade, line length,
+and the house's complexity and argument and statement counts), the sizes of its functions and core/ modules,
+and its dead code (vulture)."""
 
 from __future__ import annotations
 
 import ast
-import json
 import shutil
 import subprocess
 import sys
@@ -43,32 +43,6 @@ def _tool(name: str) -> str:
     return path
 
 
-# Complexity, argument and statement counts (issue 38). Given here, not in pyproject, while the records
-# and parallel branches are merged; PENDING_RUFF are their files' findings, fixed after those merges.
-SIZE_RULES = ("--select", "C90,PLR0913,PLR0915", "--config", "lint.mccabe.max-complexity = 12",
-              "--config", "lint.pylint.max-args = 8", "--config", "lint.pylint.max-statements = 50")
-# A click command's function takes one parameter per option: its arguments are the command line.
-COMMAND_LINES = {"canary/cli/commands/*.py": ["PLR0913"]}
-PENDING_RUFF = {  # pending the records/parallel merges
-    "canary/round/judging.py": ["PLR0913"], "canary/state/checked_out.py": ["PLR0913"],
-    "core/config.py": ["C901"], "core/schema.py": ["C901"], "judge/suspension/evidence.py": ["C901"],
-    "probes/http/client.py": ["PLR0913"], "probes/round/cases.py": ["PLR0913"],
-    "probes/round/engine.py": ["PLR0913"], "probes/round/record.py": ["PLR0913"],
-    # their callers are in those files: canary/cli/commands/site.py and commit.py, probes/http/client.py
-    "canary/outputs/site/build.py": ["PLR0913"], "canary/state/state_branch.py": ["PLR0913"],
-    "probes/http/wire.py": ["PLR0913"],
-}
-
-
-def test_no_function_is_too_complex_or_takes_too_many_arguments_or_statements() -> None:
-    table = ", ".join(f"{json.dumps(glob)} = {json.dumps(codes)}"
-                      for glob, codes in (COMMAND_LINES | PENDING_RUFF).items())
-    ignores = f"lint.extend-per-file-ignores = {{{table}}}"
-    proc = subprocess.run([_tool("ruff"), "check", "--output-format", "concise", *SIZE_RULES, "--config", ignores,
-                           *HOUSE], cwd=ROOT, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-
-
 # What vulture cannot see being used: what a framework calls by its name or decorator, the fields
 # serialisation reads, and the public API of the libraries others import.
 VULTURE_DECORATORS = ("@*.command", "@*.group", "@click.*")
@@ -87,14 +61,12 @@ VULTURE_NAMES = (
     "ProviderIgnore", "ambiguous_providers", "from_body", "from_chunks", "json_schema",
     "host_peak_in_flight", "set_round", "set_now", "ECHO_INTO",
 )
-# Pending the records/parallel merges (their files): used only by tests, or unused.
-PENDING_VULTURE: tuple[str, ...] = ()
 
 
 def test_vulture_finds_no_dead_code() -> None:
     proc = subprocess.run([sys.executable, "-m", "vulture", *HOUSE, "--min-confidence", "60",
                            "--ignore-decorators", ",".join(VULTURE_DECORATORS),
-                           "--ignore-names", ",".join(VULTURE_NAMES + PENDING_VULTURE)],
+                           "--ignore-names", ",".join(VULTURE_NAMES)],
                           cwd=ROOT, capture_output=True, text=True)
     if "No module named vulture" in proc.stderr:
         pytest.skip("vulture is not installed: `./dev test` installs it with the test extras")
@@ -102,7 +74,6 @@ def test_vulture_finds_no_dead_code() -> None:
 
 
 MAX_FUNCTION_LINES, MAX_CORE_MODULE_LINES = 60, 450
-PENDING_SIZES = {"canary/round/judging.py:run_judge", "probes/http/client.py:chat", "core/results.py"}
 
 
 def test_no_function_is_over_60_lines_and_no_core_module_over_450() -> None:
@@ -114,4 +85,4 @@ def test_no_function_is_over_60_lines_and_no_core_module_over_450() -> None:
         too_long += [f"{name}:{node.name}" for node in ast.walk(ast.parse(text))
                      if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
                      and node.end_lineno is not None and node.end_lineno - node.lineno >= MAX_FUNCTION_LINES]
-    assert sorted(set(too_long) - PENDING_SIZES) == []
+    assert too_long == []

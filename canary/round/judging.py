@@ -35,7 +35,8 @@ from core.layer_files import read_layers
 from core.layers import PEOPLE_LAYERS, Exclusion
 from core.policy import Mode
 from core.production import ProductionRecord
-from core.results import ResultsError, RoundResults, merge_shards
+from core.results import ResultsError, RoundResults
+from core.results_read import merge_shards
 from core.store import StoreError, atomic_write_json
 from judge.suspension.decisions import (
     Action,
@@ -124,17 +125,10 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
     Raises RoundRefused (exit 2, nothing written) for a file that cannot be trusted, a round older
     than the last one applied, a simulator round bound for the real state, or no results at all."""
     results_paths, config, now, expect = request.results_paths, request.config, request.now, request.expect
-    mode = request.mode or config.mode
-    allow_simulator = request.allow_simulator
-    paths = config.paths
+    mode, paths = request.mode or config.mode, config.paths
     out = request.decisions_out or Path(paths.reports) / DEFAULT_DECISIONS_FILE
     if not results_paths:
-        # Two causes look alike here: every probe job failed, or this is a re-run of a run whose shards
-        # expired (retention-days: 1), which download-artifact then finds none of.
-        planned = (f"none of the planned models ({', '.join(expect)}) left a shard: every probe job failed "
-                   "(see their logs), or this is a re-run more than a day after its run and the shards' "
-                   "artifacts expired (retention-days: 1; start a new run instead); ") if expect else ""
-        raise RoundRefused(f"no results files given; {planned}nothing was judged", EXIT_REFUSED)
+        raise _no_results(expect)
     try:
         state = load_state(paths.state) if request.state is None else request.state
         refuse_future_times(state, paths.state, now)  # a time after `now` (a clock set ahead) refuses the round
@@ -142,7 +136,7 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
         reused_now = frozenset(results.missing) - frozenset(judged.missing)  # the reused shards' models
         if expect is not None:
             results = expect_models(results, expect)
-        refuse_simulator_round(results, paths.state, allow_simulator)
+        refuse_simulator_round(results, paths.state, request.allow_simulator)
         audit.check_appendable(paths.audit)
         exclusions = read_layers(paths.layer_paths(PEOPLE_LAYERS))  # the suspensions: `state`, read above
         order = check_round_order(state, results, now=now)
@@ -150,7 +144,7 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
         raise RoundRefused(str(exc), EXIT_REFUSED) from exc
     production = None if request.production_dir is None else _production(request.production_dir, now, echo)
     records = request.production + (production.records if production is not None else ())
-    how = RequestRecord(upstream=results.upstream, expected_models=expect, allow_simulator=allow_simulator,
+    how = RequestRecord(upstream=results.upstream, expected_models=expect, allow_simulator=request.allow_simulator,
                         reused_shards=dict(sorted(reused.items())))
     if reused:
         echo(f"canary judge: re-run: shard(s) {', '.join(sorted(reused))} were judged already (in "
@@ -168,11 +162,10 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
     new_state, changes, leaks = judge_round(state, results, policy, now=now, people=exclusions,
                                             maintenance=load_maintenance(paths.maintenance), production=records)
     changes = missing_model_decisions(results, reused=reused_now) + changes
-    gap = None
-    if state.last_round is not None:
-        gap = round((results.started_at - state.last_round.started_at).total_seconds() / 60, 1)
-    decisions = replace(_record(results, new_state, exclusions, config, now=now, mode=mode, gap=gap, how=how,
-                                already_applied=False, decisions=tuple(changes)), leaks=leaks)
+    gap = None if state.last_round is None else round(
+        (results.started_at - state.last_round.started_at).total_seconds() / 60, 1)
+    decisions = _record(RoundDecisions(round_id=results.round_id, mode=mode, now=now, gap_minutes=gap, request=how,
+                                       decisions=tuple(changes), leaks=leaks), results, new_state, exclusions, config)
     atomic_write_json(out, written(decisions))
     round_id = results.round_id
     audit.append_round(paths.audit, audit.rejected_lines(results.rejected, round_id=round_id, mode=mode, now=now)
@@ -185,6 +178,15 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
     if request.send:
         notify.notify(decisions, audit_path=paths.audit, echo=echo, silences=silences_or_none(paths.silences, echo))
     return JudgeOutcome(decisions, new_state, production)
+
+
+def _no_results(expect: tuple[str, ...] | None) -> RoundRefused:
+    """Two causes look alike: every probe job failed, or this is a re-run of a run whose shards
+    expired (retention-days: 1), which download-artifact then finds none of."""
+    planned = (f"none of the planned models ({', '.join(expect)}) left a shard: every probe job failed "
+               "(see their logs), or this is a re-run more than a day after its run and the shards' "
+               "artifacts expired (retention-days: 1; start a new run instead); ") if expect else ""
+    return RoundRefused(f"no results files given; {planned}nothing was judged", EXIT_REFUSED)
 
 
 def _production(folder: Path, now: datetime, echo: Callable[[str], None]) -> ProductionFolder:
@@ -210,15 +212,13 @@ def _new_shards(results_paths: tuple[Path, ...], rounds: tuple[RoundResults, ...
     return judged, dict(rerun.reused), reused_models(judged, {s.round_id: s for s in shards}, rerun.reused)
 
 
-def _record(results: RoundResults, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,
-            now: datetime, mode: Mode, gap: float | None, how: RequestRecord, already_applied: bool,
-            decisions: tuple[Decision, ...]) -> RoundDecisions:
-    ignore, would = ignore_lists(exclusions, state, now, [*results.models, *results.missing, *config.models])
-    return RoundDecisions(
-        round_id=results.round_id, mode=mode, now=now, gap_minutes=gap, already_applied=already_applied,
-        request=how, decisions=decisions, ignore=ignore, would_ignore=would,
-        production={m: lines for m, providers in sorted(state.models.items())
-                    if (lines := {p: ps.production for p, ps in sorted(providers.items()) if ps.production})})
+def _record(decided: RoundDecisions, results: RoundResults, state: JudgeState, exclusions: tuple[Exclusion, ...],
+            config: Config) -> RoundDecisions:
+    """`decided` with the provider.ignore lists and the production evidence `state` leaves."""
+    ignore, would = ignore_lists(exclusions, state, decided.now, [*results.models, *results.missing, *config.models])
+    production = {m: lines for m, providers in sorted(state.models.items())
+                  if (lines := {p: ps.production for p, ps in sorted(providers.items()) if ps.production})}
+    return replace(decided, ignore=ignore, would_ignore=would, production=production)
 
 
 def _applied_record(results: RoundResults, state: JudgeState, exclusions: tuple[Exclusion, ...], config: Config, *,
@@ -234,8 +234,9 @@ def _applied_record(results: RoundResults, state: JudgeState, exclusions: tuple[
             if line.round_id == results.round_id and line.action in _DECISION_ACTIONS]
     decided_mode = next((line.mode for line in mine if line.mode is not None), state.mode or mode)
     decided_at = _decided_at(results, state, mine) or now
-    return _record(results, state, exclusions, config, now=decided_at, mode=decided_mode, gap=None, how=how,
-                   already_applied=True, decisions=tuple(_logged_decisions(mine)))
+    return _record(RoundDecisions(round_id=results.round_id, mode=decided_mode, now=decided_at, already_applied=True,
+                                  request=how, decisions=tuple(_logged_decisions(mine))),
+                   results, state, exclusions, config)
 
 
 def _logged_decisions(lines: list[audit.AuditLine]) -> list[Decision]:

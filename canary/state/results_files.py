@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from core.results import RoundResults, merge_shards, read_results
+from core.results import RoundResults
+from core.results_read import merge_shards, read_results
 from core.store import StoreError, read_json
 from judge.suspension.decisions import DecisionsError, RoundDecisions, read_round_decisions
 

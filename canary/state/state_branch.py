@@ -49,7 +49,7 @@ from canary.state.commit_back import (
 )
 from canary.state.git import Git, fetch_tip, git_said, is_shallow, rev
 from canary.state.git_folders import FolderCopy, disk_files, folder_changes, irregular_entries, mirror_from
-from core.retry import Backoff
+from core.retry import Backoff, Tries
 from core.store import atomic_write_bytes
 
 STATE_BASE_REF = "refs/canary/state-base"   # the state-branch commit whose files the judge read
@@ -137,12 +137,21 @@ def pull_state(repo: Path, files: Sequence[Path], *, remote: str, branch: str, f
     return PullResult(tip, written, removed, copies)
 
 
-def commit_to_state_branch(repo: Path, files: Sequence[Path], message: Callable[[], str], *, remote: str,
-                           branch: str, people_branch: str | None = None, retries: int = DEFAULT_RETRIES,
-                           reapply: Callable[[], None] | None = None, sleep: Callable[[float], None] = time.sleep,
-                           inputs: Sequence[Path] = (), folders: Sequence[Path] = (),
-                           append_only: Sequence[Path] = ()) -> CommitResult:
-    """Commit `files` onto remote/branch (created as an orphan on first use); see the module docstring.
+@dataclass(frozen=True, slots=True)
+class Carried:
+    """What a commit carries (commit_to_state_branch says how each is committed)."""
+
+    files: Sequence[Path]
+    folders: Sequence[Path] = ()
+    append_only: Sequence[Path] = ()
+    inputs: Sequence[Path] = ()
+
+
+def commit_to_state_branch(repo: Path, carried: Carried, message: Callable[[], str], *, remote: str, branch: str,
+                           people_branch: str | None = None, reapply: Callable[[], None] | None = None,
+                           tries: Tries | None = None) -> CommitResult:
+    """Commit `carried.files` onto remote/branch (created as an orphan on first use); see the module
+    docstring. `tries`: the pushes and the pauses between them (default: DEFAULT_RETRIES, time.sleep).
 
     `inputs`: the files the judge read from `people_branch` (the exclusion files). With `reapply`,
     when that branch moved one of them since, the round is re-applied on its fresh versions.
@@ -154,15 +163,15 @@ def commit_to_state_branch(repo: Path, files: Sequence[Path], message: Callable[
     commit), a moved branch needs no re-judging: the branch's files are taken and those lines
     appended to them again (a re-judge would find the round applied and drop the lines).
     """
-    git = Git(repo)
-    rel, dirs, appendable = relative_all(repo, files), relative_all(repo, folders), relative_all(repo, append_only)
-    read_only = [r for r in (inside(repo, f) for f in inputs) if r is not None] if reapply is not None else []
+    git, tries = Git(repo), tries or Backoff(DEFAULT_RETRIES, STATE_BRANCH_PAUSES_S).tries(time.sleep)
+    rel, dirs, appendable = (relative_all(repo, p) for p in (carried.files, carried.folders, carried.append_only))
+    read_only = [r for r in (inside(repo, f) for f in carried.inputs) if r is not None] if reapply else []
     watch_inputs = bool(read_only and people_branch)
     if watch_inputs:
         _refuse_local_edits(git, read_only)
     base, shallow = rev(git, STATE_BASE_REF), is_shallow(git)
     reapplied, unmoved, said = 0, 0, ""
-    for attempt in Backoff(retries, STATE_BRANCH_PAUSES_S).tries(sleep):
+    for attempt in tries:
         tip = fetch_tip(git, remote, branch, shallow=shallow)
         main_tip = fetch_tip(git, remote, people_branch) if watch_inputs and people_branch else None
         state_moved = _moved(git, base, tip, rel + dirs)
@@ -194,8 +203,8 @@ def commit_to_state_branch(repo: Path, files: Sequence[Path], message: Callable[
         if unmoved >= 2:  # twice rejected while nobody else pushed: a rule, not a race
             raise CommitBackError(f"push to {remote} {branch} was rejected and the branch did not move: a rule or a "
                                   f"permission blocks it, not a concurrent push. Nothing was forced. git said: {said}")
-    raise CommitBackError(f"push to {remote} {branch} still rejected after {retries} attempts; nothing was forced. "
-                          f"git said: {said}")
+    raise CommitBackError(f"push to {remote} {branch} still rejected after {tries.backoff.attempts} attempts; "
+                          f"nothing was forced. git said: {said}")
 
 
 def _restore(git: Git, source: str, rel: list[str], dirs: list[str], inputs_from: str | None,

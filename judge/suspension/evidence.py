@@ -100,17 +100,9 @@ def round_codes(cases: Sequence[CaseResult], *, refusal_weak: bool = False) -> d
             continue
         codes = out.setdefault(case.provider, {})
         codes[case.contract] = codes.get(case.contract, "") + _own_codes(case)
-        if case.contract in ROLEPLAY_CONTRACTS and case.provider in refusal_hosts:
-            checks = "".join(PASS if a.refusal == Outcome.PASS else FAIL for a in case.attempts if a.refusal)
-            if checks:
-                codes[REFUSAL] = codes.get(REFUSAL, "") + checks
-        if case.contract != INTEGRITY_CONTRACT and case.provider in language_hosts:
-            intact = "".join(PASS if a.integrity == Outcome.PASS else FAIL for a in checked(case.attempts))
-            if intact:
-                codes[INTEGRITY_CONTRACT] = codes.get(INTEGRITY_CONTRACT, "") + intact
-        usage = "".join(PASS if a.usage_reported else FAIL for a in case.attempts if a.usage_reported is not None)
-        if usage:
-            codes[USAGE] = codes.get(USAGE, "") + usage
+        for contract, more in _checks(case, case.provider in refusal_hosts, case.provider in language_hosts).items():
+            if more:
+                codes[contract] = codes.get(contract, "") + more
     for case in cases:
         codes = out.get(case.provider, {})
         # A case the probe (or the judge) failed without a failing reply of its own, e.g. a refusal
@@ -125,6 +117,16 @@ def round_codes(cases: Sequence[CaseResult], *, refusal_weak: bool = False) -> d
             if REFUSAL in codes:
                 codes[REFUSAL] = codes[REFUSAL].replace(PASS, INCONCLUSIVE).replace(SHORT, INCONCLUSIVE)
     return out
+
+
+def _checks(case: CaseResult, refusal_host: bool, language_host: bool) -> dict[str, str]:
+    """What one case's replies add to the refusal (a roleplay case), integrity and usage codes of its host."""
+    return {
+        REFUSAL: "".join(PASS if a.refusal == Outcome.PASS else FAIL for a in case.attempts if a.refusal)
+        if case.contract in ROLEPLAY_CONTRACTS and refusal_host else "",
+        INTEGRITY_CONTRACT: "".join(PASS if a.integrity == Outcome.PASS else FAIL for a in checked(case.attempts))
+        if case.contract != INTEGRITY_CONTRACT and language_host else "",
+        USAGE: "".join(PASS if a.usage_reported else FAIL for a in case.attempts if a.usage_reported is not None)}
 
 
 def _own_codes(case: CaseResult) -> str:

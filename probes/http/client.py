@@ -22,7 +22,7 @@ import logging
 import ssl
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import httpx
 
@@ -34,7 +34,7 @@ from probes.http.limiter import AdaptiveLimit, Ticket
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind
 from probes.http.sse import SSEError, SSEParser
 from probes.http.transport import CountingTransport, Inflater, Wire, is_identity, watch
-from probes.http.wire import ReasoningBudget, parse_json, pinned_body, reasoning_request
+from probes.http.wire import BodyFields, ReasoningBudget, parse_json, pinned_body, reasoning_request
 
 log = logging.getLogger(__name__)
 
@@ -147,31 +147,17 @@ class PinnedClient:
         except httpx.HTTPError as exc:
             raise TransportError(type(exc).__name__, self.settings.scrub(str(exc) or "no detail")) from None
 
-    async def chat(
-        self,
-        endpoint: Endpoint,
-        messages: Sequence[Mapping[str, Any]],
-        *,
-        max_tokens: int,
-        response_format: Mapping[str, Any] | None = None,
-        temperature: float | None = None,
-        seed: int | None = None,
-        stream: bool = True,
-        reasoning: Mapping[str, Any] | None = None,
-        deadline_s: float | None = None,
-        tools: Sequence[Mapping[str, Any]] | None = None,
-        stop: Sequence[str] = (),
-    ) -> ChatResult:
+    async def chat(self, endpoint: Endpoint, messages: Sequence[Mapping[str, Any]], *, max_tokens: int,
+                   stream: bool = True, deadline_s: float | None = None, **asked: Unpack[BodyFields]) -> ChatResult:
         """Send one request pinned to `endpoint.provider` (fallbacks off) and classify what came back.
         `max_tokens` is the answer's budget: a reasoning endpoint gets room to think on top, unless the
         caller passes `reasoning=` itself (after `endpoint.supports("reasoning")`)."""
-        if reasoning is not None:
+        if (reasoning := asked.get("reasoning")) is not None:
             cap, fields = max_tokens, {"reasoning": dict(reasoning)}
         else:
             cap, fields = reasoning_request(endpoint, self.reasoning_budget, max_tokens)
-        body = pinned_body(endpoint, messages, max_tokens=cap, stream=stream,
-                           response_format=response_format, temperature=temperature, seed=seed,
-                           reasoning=fields, tools=tools, stop=stop)
+        asked["reasoning"] = fields  # this call's own copy of the keywords
+        body = pinned_body(endpoint, messages, max_tokens=cap, stream=stream, **asked)
         deadline = deadline_s or self.deadline_s
         thinking = bool(fields)
         # The cap is judged (judge/replies/limits.py) only where the endpoint lists it: otherwise the

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from core.untrusted import clean, load_json, pair_surrogates
 from probes.http.errors import ErrorFacts
@@ -72,21 +72,23 @@ def reasoning_request(
     return cap, fields
 
 
-def pinned_body(
-    endpoint: Endpoint,
-    messages: Sequence[Mapping[str, Any]],
-    *,
-    max_tokens: int,
-    stream: bool,
-    response_format: Mapping[str, Any] | None = None,
-    temperature: float | None = None,
-    seed: int | None = None,
-    reasoning: Mapping[str, Any] | None = None,
-    tools: Sequence[Mapping[str, Any]] | None = None,
-    stop: Sequence[str] = (),
-) -> dict[str, Any]:
+class BodyFields(TypedDict, total=False):
+    """What a probe asks beyond the messages and the cap (pinned_body, ProbeClient.chat): each absent, or
+    None, is not sent."""
+
+    response_format: Mapping[str, Any] | None
+    temperature: float | None
+    seed: int | None
+    reasoning: Mapping[str, Any] | None
+    tools: Sequence[Mapping[str, Any]] | None
+    stop: Sequence[str]
+
+
+def pinned_body(endpoint: Endpoint, messages: Sequence[Mapping[str, Any]], *, max_tokens: int, stream: bool,
+                **asked: Unpack[BodyFields]) -> dict[str, Any]:
     """The §2 recipe: order + only the exact tag, no fallbacks, every parameter honoured, no `models`;
     `reasoning` (see `reasoning_request`) is merged as given."""
+    response_format, tools, reasoning = asked.get("response_format"), asked.get("tools"), asked.get("reasoning")
     # The cost cap goes under the name the endpoint lists (max_tokens is deprecated in favour of
     # max_completion_tokens). An endpoint that lists neither cannot be pinned with
     # require_parameters (it would be unroutable, frozen forever), so for it the requirement is
@@ -111,7 +113,7 @@ def pinned_body(
         # (`deepinfra/turbo`), each by its full tag, are ignored so only the bare endpoint serves (§2).
         body["provider"]["ignore"] = list(endpoint.siblings)
     thinking = bool(reasoning) and not _thinking_off(reasoning or {})
-    for name, value in zip(_OPTIONAL_PARAMS, (temperature, seed), strict=True):
+    for name, value in zip(_OPTIONAL_PARAMS, (asked.get("temperature"), asked.get("seed")), strict=True):
         # No temperature with thinking requested: Anthropic-family thinking refuses a temperature
         # other than 1, and the product's own thinking requests do not set one either (§2).
         if value is not None and endpoint.supports(name) and not (thinking and name == "temperature"):
@@ -122,7 +124,7 @@ def pinned_body(
         body["response_format"] = dict(response_format)
     if tools is not None:  # the tools contract: checked against endpoint.supports("tools") by its caller
         body["tools"] = [dict(t) for t in tools]
-    if stop:  # the stop contract's: sent only to an endpoint that lists `stop` (the caller checks)
+    if stop := asked.get("stop"):  # the stop contract's: sent only to an endpoint that lists `stop` (the caller checks)
         body["stop"] = list(stop)
     for name, value in (reasoning or {}).items():
         body[name] = dict(value) if isinstance(value, Mapping) else value

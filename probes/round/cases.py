@@ -175,9 +175,9 @@ class ProbedCase:
 
     @classmethod
     def of(cls, case: Case, outcome: Outcome, code: str, reason: str, *, attempts: Sequence[ProbedAttempt] = (),
-           duration_s: float = 0.0, anomaly: bool = False, auth_error: bool = False,
-           raw_outcome: Outcome | None = None) -> ProbedCase:
-        """The case's record, its sums over the attempts, by the rules results.json is read by."""
+           duration_s: float = 0.0, anomaly: bool = False, auth_error: bool = False) -> ProbedCase:
+        """The case's record, its sums over the attempts, by the rules results.json is read by (a
+        control's raw outcome is set by `restated`)."""
         first = attempts[0].record if attempts else None
         extras = tuple(a.extras for a in attempts)
         record = CaseResult(
@@ -189,7 +189,7 @@ class ProbedCase:
             completion_tokens=as_count(sum(e.completion_tokens for e in extras), default=0) or 0,
             cost_usd=float(measurement(round(sum(e.cost_usd for e in extras), 8)) or 0.0),
             served_by=first.served_by if first else None, attempts=tuple(a.record for a in attempts))
-        return cls(record=record, extras=extras, auth_error=auth_error, raw_outcome=raw_outcome)
+        return cls(record=record, extras=extras, auth_error=auth_error)
 
     @property
     def case_id(self) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from core.field_rules import written
 from core.results import Incomplete, IncompleteKind, ModelEntry, RoundResults
 from core.tags import is_provider_name, is_valid_tag
+from core.times import parse_time
 from core.vocabulary import LANGUAGE
 from probes.round.cases import Case, CaseRecord, PlannedCase, not_probed
 from probes.round.contracts import AUTH_REASON
@@ -100,14 +101,12 @@ class Round:
         if not records and not settings.plan.failures:
             incomplete.append(Incomplete(IncompleteKind.NOTHING_RAN, "no case ran (nothing selected?)"))
         ordered = [records[c] for c in self.cases if c in records]
-        return build_results(
-            round_id=settings.round_id, started_at=settings.started_at, finished_at=settings.clock.stamp(),
-            upstream=settings.upstream,
-            models=round_models(settings.plan),
-            records=ordered, incomplete=incomplete,
-            unprobed=unprobed_controls(settings.plan, set(self.expected), (r.case for r in ordered)),
-            clock=settings.clock.kind, controls_source=settings.controls_source,
-        )
+        return build_results(RoundResults(
+            round_id=settings.round_id, started_at=parse_time(settings.started_at, "started_at"),
+            finished_at=parse_time(settings.clock.stamp(), "finished_at"), upstream=settings.upstream,
+            models=round_models(settings.plan), incomplete=tuple(incomplete),
+            unprobed_controls=tuple(unprobed_controls(settings.plan, set(self.expected), (r.case for r in ordered))),
+            clock=settings.clock.kind, controls_source=settings.controls_source), ordered)
 
 
 def start_order(case: Case) -> tuple[bool, float]:
@@ -128,7 +127,7 @@ def _by_model(cases: Iterable[Case]) -> dict[str, tuple[Case, ...]]:
 def round_models(plan: RoundPlan) -> dict[str, ModelEntry]:
     """The round's models: their discovered endpoints, as listed (limits) and noted; a model whose
     discovery failed is listed with none, so a shard that is incomplete because of it says which
-    model it was (the judge then sets aside that model only: core.results.merge_shards)."""
+    model it was (the judge then sets aside that model only: core.results_read.merge_shards)."""
     models = {m: ModelEntry(tuple(sorted({e.provider for e in eps})),
                             limits={e.provider: (e.context_length, e.max_completion_tokens) for e in eps},
                             notes=plan.notes.get(m, ()),

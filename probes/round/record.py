@@ -1,41 +1,32 @@
 """The round record a round owner writes: its collected cases as core/results.py's RoundResults.
 
-`build_results` is pure: the cases, the plan's models and the reasons the round is incomplete
-in, the record out. `write_json` writes it (and discovery.json) atomically through core/store.py.
+`build_results` is pure: the round's head (its id, times, models, the reasons it is incomplete) and
+the cases in, the record out. `write_json` writes it (and discovery.json) atomically through core/store.py.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from core.results import REAL, CaseResult, Clock, ControlNote, Incomplete, ModelEntry, RoundResults
+from core.results import CaseResult, ControlNote, RoundResults
 from core.store import atomic_write_text
-from core.times import parse_time
 from core.vocabulary import REFUSAL, Outcome
 from probes.round.cases import CaseRecord
 
 
-def build_results(*, round_id: str, started_at: str, finished_at: str, upstream: str,
-                  models: Mapping[str, ModelEntry], records: Iterable[CaseRecord],
-                  incomplete: Sequence[Incomplete], unprobed: Iterable[ControlNote] = (),
-                  clock: Clock = REAL, controls_source: str | None = None) -> RoundResults:
-    """The round record (core/results.py) of the cases the round owner collected, in order.
+def build_results(head: RoundResults, records: Iterable[CaseRecord]) -> RoundResults:
+    """The round record (core/results.py) of the cases the round owner collected, in order, onto its
+    `head` (the round's id, times, models, controls and why it is incomplete).
 
     Its usage per provider is derived from the cases; its weak probes are the control cases
     that failed (the control host passed the refusal probe).
     """
     cases = tuple(r.case for r in records)
-    return RoundResults(
-        round_id=round_id, started_at=parse_time(started_at, "started_at"),
-        finished_at=parse_time(finished_at, "finished_at"), complete=not incomplete, incomplete=tuple(incomplete),
-        upstream=upstream, models=dict(models), cases=cases,
-        weak_probes=weak_probes(cases),
-        unprobed_controls=tuple(unprobed),
-        clock=clock, controls_source=controls_source,
-    )
+    return replace(head, complete=not head.incomplete, cases=cases, weak_probes=weak_probes(cases))
 
 
 def weak_probes(cases: Iterable[CaseResult]) -> tuple[ControlNote, ...]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from core.results import ModelEntry, RoundResults, read_case, read_results
+from core.results import ModelEntry, RoundResults
+from core.results_read import read_case, read_results
 from judge.suspension.decisions import RoundDecisions, read_round_decisions
 
 MODEL = "deepseek/deepseek-chat-v3-0324"

@@ -28,10 +28,8 @@ from core.results import (
     ModelEntry,
     ResultsError,
     RoundResults,
-    read_attempt,
-    read_case,
-    read_results,
 )
+from core.results_read import read_attempt, read_case, read_results
 from core.vocabulary import Outcome
 
 WRITTEN = Path(__file__).parents[1] / "data" / "results" / "written.json"

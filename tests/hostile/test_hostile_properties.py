@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from canary.state.judge_files import save_state
 from core.policy import ENFORCE, Mode, Policy
-from core.results import read_results
+from core.results_read import read_results
 from judge.suspension.decisions import Action, Rule
 from judge.suspension.rules import apply_round
 from judge.suspension.state import JudgeState

@@ -12,7 +12,8 @@ from typing import Any
 
 from core.policy import ENFORCE, Policy
 from core.production import SCHEMA, ProductionRecord, ReportCell, ServedCell
-from core.results import RoundResults, read_results
+from core.results import RoundResults
+from core.results_read import read_results
 from judge.suspension.decisions import Action, Decision
 from judge.suspension.exclusions import effective_ignore
 from judge.suspension.maintenance import MaintenanceWindow

@@ -134,7 +134,7 @@ def test_every_case_of_the_round_has_a_code(matrix_round: ProbeRun) -> None:
     # Every verdict carries its code (judge/replies/verdict.py): no case a real round writes may
     # read "<outcome>_other", and the history reads the code as written.
     from canary.history.rows import case_row
-    from core.results import read_results
+    from core.results_read import read_results
 
     codes = written_codes(matrix_round)
     assert not [k for k, code in codes.items() if code.endswith("_other")], codes
@@ -189,7 +189,7 @@ def test_billing_honesty_in_the_judge_fails_only_the_hidden_prompt_and_counts_th
     # prompt fails against ~30 peers; no other host of the matrix (hostile ones included) does;
     # the host without stream usage is recorded so, and passes its round.
     from core.policy import Policy
-    from core.results import read_results
+    from core.results_read import read_results
     from judge.suspension.evidence import USAGE, round_codes
     from judge.suspension.round import classify_round
 
@@ -213,7 +213,7 @@ def test_the_judge_adds_the_peer_verdicts_of_the_optional_round(optional_round: 
     # because the other hosts called, wrong items only because the peers' median got them right;
     # every other failure of the judge is the round's own (no host gains a fail on a case that passed).
     from core.policy import Policy
-    from core.results import read_results
+    from core.results_read import read_results
     from judge.suspension.round import classify_round
 
     (model,) = classify_round(read_results(optional_round.results), Policy()).values()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from pathlib import Path
 
 import click
@@ -24,8 +25,9 @@ from canary.state.commit_back import (
 )
 from canary.state.git import Git, current_branch
 from canary.state.results_files import read_decisions
-from canary.state.state_branch import commit_to_state_branch
+from canary.state.state_branch import STATE_BRANCH_PAUSES_S, Carried, commit_to_state_branch
 from core.layers import PEOPLE_LAYERS
+from core.retry import Backoff
 
 _PLAIN_MESSAGE = re.compile(r"[ -~]{1,200}")
 
@@ -83,13 +85,14 @@ def commit(invocation: Invocation, decisions_path: Path | None, message: str | N
         except RoundRefused as exc:
             raise CommitBackError(f"canary judge refused to re-apply the round: {exc}") from exc
 
-    files = [config.paths.state, config.paths.audit]
-    folders = history_folders(repo, config.paths.state, history_root(config.paths), "canary commit")
-    inputs = list(config.paths.layer_paths(PEOPLE_LAYERS).values())  # people's layers: a change re-applies the round
-    result = commit_to_state_branch(repo, files, message_text, remote=remote, branch=target,
-                                    people_branch=_people_branch(branch, repo), retries=retries,
-                                    reapply=reapply if results_paths else None, inputs=inputs, folders=folders,
-                                    append_only=[config.paths.audit])
+    carried = Carried([config.paths.state, config.paths.audit],  # inputs: people's layers, a change re-applies
+                      history_folders(repo, config.paths.state, history_root(config.paths), "canary commit"),
+                      append_only=[config.paths.audit],
+                      inputs=list(config.paths.layer_paths(PEOPLE_LAYERS).values()))
+    result = commit_to_state_branch(repo, carried, message_text, remote=remote, branch=target,
+                                    people_branch=_people_branch(branch, repo),
+                                    reapply=reapply if results_paths else None,
+                                    tries=Backoff(retries, STATE_BRANCH_PAUSES_S).tries(time.sleep))
     print(f"canary commit: {result.status} ({remote} {target}; attempts: {result.attempts}, "
           f"re-applied: {result.reapplied})")
     return 0

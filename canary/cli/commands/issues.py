@@ -21,7 +21,8 @@ from canary.state import audit
 from canary.state.judge_files import load_state
 from canary.state.results_files import read_decisions
 from canary.state.silences import silences_or_none
-from core.results import ResultsError, RoundResults, read_results
+from core.results import ResultsError, RoundResults
+from core.results_read import read_results
 from core.store import StoreError, read_json
 from core.untrusted import clean
 

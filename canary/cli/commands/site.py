@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from canary.cli.commands._options import PATH, Invocation, common, pass_invocation
+from canary.history.query import History
 from canary.history.store import DEFAULT_HISTORY, history_root
 from canary.outputs.site.build import HISTORY_DAYS, build_site
 from canary.outputs.site.collect import Layers
@@ -67,12 +68,10 @@ def site(invocation: Invocation, out: Path, allure: Path | None, echarts: Path |
     for problem in refused:
         print(f"canary site: warning: {problem}", file=sys.stderr)
     built = build_site(
-        out, history_root=history, now=now,
-        layers=Layers(state, exclusions, silences=load_silences(config.paths.silences),
-                      maintenance=load_maintenance(config.paths.maintenance), production=tuple(records)),
-        models=list(config.models), ttft_threshold_s=config.probe.ttft_seconds,
-        stale_after_minutes=config.site.stale_after_minutes if stale_after is None else stale_after,
-        allure=allure, echarts=echarts, base_url=base_url, days=days)
+        out, History.open(history, now=now, days=days),
+        Layers(state, exclusions, silences=load_silences(config.paths.silences),
+               maintenance=load_maintenance(config.paths.maintenance), production=tuple(records)),
+        config, stale_after_minutes=stale_after, allure=allure, echarts=echarts, base_url=base_url)
     print(f"canary site: wrote {built.files} files to {built.out} ({built.models} model(s), {built.endpoints} "
           f"endpoint(s), newest round {built.newest_round or 'none'}) in {time.perf_counter() - started:.1f} s")
     return 0

@@ -14,7 +14,7 @@ from canary.cli.commands._options import PATH, Invocation, config_option, pass_i
 from canary.outputs import summary
 from canary.state.results_files import read_decisions
 from core.errors import InputError
-from core.results import merge_shards, read_results
+from core.results_read import merge_shards, read_results
 from core.untrusted import markdown as untrusted_markdown
 from judge.suspension.decisions import RoundDecisions
 

@@ -7,7 +7,6 @@ import json
 import os
 import shutil
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from canary.outputs.site.badges import badge_svg
 from canary.outputs.site.feeds import atom_feed, status_document
 from canary.outputs.site.page import asset, render_index
 from canary.outputs.site.status import encode as encode_status
+from core.config import Config
 from core.errors import CanaryError
 from core.store import atomic_write_bytes
 
@@ -39,18 +39,19 @@ class Built:
     newest_round: str | None
 
 
-def build_site(out: Path, *, history_root: Path, layers: collecting.Layers, now: datetime, models: list[str],
-               ttft_threshold_s: float, stale_after_minutes: float, allure: Path | None = None,
-               echarts: Path | None = None, base_url: str = "", days: int = HISTORY_DAYS) -> Built:
-    """Write the site into `out` (created if needed; files of an earlier build are replaced)."""
+def build_site(out: Path, history: History, layers: collecting.Layers, config: Config, *,
+               stale_after_minutes: float | None = None, allure: Path | None = None, echarts: Path | None = None,
+               base_url: str = "") -> Built:
+    """Write the site into `out` (created if needed; files of an earlier build are replaced): the page of
+    `history` for config's models and thresholds (`stale_after_minutes`: config.site's, unless given)."""
     chart_lib = find_echarts(echarts)
     if allure is not None and not (allure / "index.html").is_file():
         raise SiteError(f"{allure}: no index.html there; pass the folder `canary report --out` wrote")
-    history = History.open(history_root, now=now, days=days)
     links = {"allure": "allure/index.html" if allure is not None or (out / "allure" / "index.html").is_file() else None,
              "status": "status.json", "schema": "status.schema.json", "atom": "decisions.atom"}
-    page = collecting.collect(history, layers, models=models, ttft_threshold_s=ttft_threshold_s,
-                              stale_after_minutes=stale_after_minutes, links=links)
+    stale = config.site.stale_after_minutes if stale_after_minutes is None else stale_after_minutes
+    page = collecting.collect(history, layers, models=config.models, ttft_threshold_s=config.probe.ttft_seconds,
+                              stale_after_minutes=stale, links=links)
     feed_decisions = page.pop("decisions")
     page["echarts_version"] = _echarts_version(chart_lib)
     files: dict[str, bytes] = {

@@ -271,9 +271,9 @@ def confirmation(case: Case, runs: Sequence[ProbedCase]) -> ProbedCase:
         case, first.outcome, first.code,
         f"{first.reason} (confirmation: {outcomes.count(Outcome.FAIL)} of {len(runs)} runs failed)",
         attempts=tuple(a for r in runs for a in r.attempts), anomaly=first.record.anomaly,
-        duration_s=max(r.record.duration_s or 0.0 for r in runs), auth_error=any(r.auth_error for r in runs),
-        raw_outcome=first.raw_outcome)
-    return dataclasses.replace(merged, record=dataclasses.replace(merged.record, confirmation=majority))
+        duration_s=max(r.record.duration_s or 0.0 for r in runs), auth_error=any(r.auth_error for r in runs))
+    return dataclasses.replace(merged, record=dataclasses.replace(merged.record, confirmation=majority),
+                               raw_outcome=first.raw_outcome)
 
 
 def tally(attempts: tuple[ProbedAttempt, ...]) -> str:

@@ -16,7 +16,7 @@ from canary.history.aggregate import bucket, endpoint_rounds
 from canary.history.query import _SQL_BUCKET, History
 from canary.history.rows import round_record
 from canary.history.store import compact, read_round, record_round
-from core.results import read_results
+from core.results_read import read_results
 
 HALF_HOUR = timedelta(minutes=30)
 ROUNDS = 60

@@ -16,7 +16,7 @@ from canary.cli.main import main
 from canary.history.query import History
 from canary.history.rows import round_record
 from canary.history.store import DETAIL_DAYS, compact, read_span, record_round
-from core.results import read_results
+from core.results_read import read_results
 
 DAYS = DETAIL_DAYS + 5
 PER_DAY = 6

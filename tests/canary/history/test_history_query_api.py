@@ -13,7 +13,7 @@ from canary.history.query import History
 from canary.history.rows import round_record
 from canary.history.store import record_round
 from canary.history.tiers import HealthTier
-from core.results import read_results
+from core.results_read import read_results
 
 HALF_HOUR = timedelta(minutes=30)
 SLOW, FLAKY, BAD, GOOD = PROVIDERS[:4]

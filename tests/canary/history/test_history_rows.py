@@ -16,7 +16,8 @@ from canary.history.aggregate import CLEAN, FAILED, FROZEN, aggregate_day, endpo
 from canary.history.codec import pack
 from canary.history.files import decode_day, decode_round, encode_day, encode_round, round_document
 from canary.history.rows import CaseRow, HistoryError, RoundRecord, round_record, tokens_per_second
-from core.results import AttemptResult, merge_shards, read_results
+from core.results import AttemptResult
+from core.results_read import merge_shards, read_results
 from core.vocabulary import Outcome
 from judge.suspension.decisions import RoundDecisions
 

@@ -16,7 +16,8 @@ from canary.outputs import report_decisions, summary
 from canary.outputs.allure_html import Build, stage
 from canary.state.judge_files import load_state, save_state
 from core.field_rules import written
-from core.results import RoundResults, read_results
+from core.results import RoundResults
+from core.results_read import read_results
 from judge.suspension.card import Card
 from judge.suspension.decisions import RoundDecisions, read_round_decisions
 from judge.suspension.window import WINDOW_ROUNDS

@@ -33,7 +33,7 @@ from canary.cli.main import main
 from canary.history.rows import round_record
 from canary.history.store import record_round
 from canary.history.tiers import SLOW_FRACTION
-from core.results import read_results
+from core.results_read import read_results
 from core.times import parse_time
 
 pytestmark = pytest.mark.slow

@@ -12,7 +12,8 @@ from canary.cli.main import main
 from canary.outputs import summary
 from canary.outputs.roundview import GAP_WARNING_MINUTES
 from core.field_rules import written
-from core.results import RoundResults, merge_shards
+from core.results import RoundResults
+from core.results_read import merge_shards
 from judge.suspension.decisions import Action
 
 

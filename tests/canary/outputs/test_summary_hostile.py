@@ -12,7 +12,8 @@ from canary.cli.main import main
 from canary.outputs import summary
 from canary.outputs.summary import REASON_LIMIT
 from core import untrusted
-from core.results import RoundResults, read_results
+from core.results import RoundResults
+from core.results_read import read_results
 
 HOSTILE_TAGS = {
     "pipe": "evil|x|y",

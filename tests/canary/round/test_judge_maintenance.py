@@ -93,7 +93,7 @@ def test_the_history_and_the_status_page_show_maintenance_never_a_failure(f: Fil
     from canary.history.store import history_root
     from canary.state.results_files import read_decisions
     from core.config import load_config
-    from core.results import read_results
+    from core.results_read import read_results
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from site_support import data_block, echarts_or_placeholder

@@ -17,7 +17,7 @@ from canary.round.judging import JudgeRequest, run_judge
 from canary.state import audit
 from canary.state.judge_files import load_state
 from core.config import load_config
-from core.results import read_results
+from core.results_read import read_results
 
 BAD = PROVIDERS[0]   # aurora/fp8: its replies say "Aurora" (matched by the tag's provider slug)
 

@@ -8,7 +8,8 @@ import pytest
 from git_world import PROVIDERS, World, make_world
 
 from canary.state.commit_back import CommitBackError
-from canary.state.state_branch import commit_to_state_branch
+from canary.state.state_branch import STATE_BRANCH_PAUSES_S, Carried, commit_to_state_branch
+from core.retry import Backoff
 
 
 def refusing_remote(world: World, log: Path) -> None:
@@ -23,6 +24,6 @@ def test_the_state_branch_waits_before_it_retries_and_stops_when_the_branch_does
     world.bot.judge(1, {PROVIDERS[0]: "fail"})
     files, slept = [world.bot.dir / "state/canary-state.json", world.bot.dir / "state/audit.jsonl"], []
     with pytest.raises(CommitBackError, match="did not move"):
-        commit_to_state_branch(world.bot.dir, files, lambda: "canary: round\n", remote="origin",
-                               branch="canary-state", retries=5, sleep=slept.append)
+        commit_to_state_branch(world.bot.dir, Carried(files), lambda: "canary: round\n", remote="origin",
+                               branch="canary-state", tries=Backoff(5, STATE_BRANCH_PAUSES_S).tries(slept.append))
     assert log.read_text().count("push") == 2 and slept == [2.0]

@@ -167,7 +167,7 @@ def test_a_limit_that_changes_between_rounds_is_noted_through_the_judge_s_state(
     # the judge); round 2's plan reads them back and notes the change, deciding nothing.
     from rules_factories import results
 
-    from core.results import read_results
+    from core.results_read import read_results
     from judge.suspension.rules import apply_round
     from judge.suspension.state import JudgeState
     from probes.http.records import Endpoint

@@ -9,7 +9,8 @@ from rules_factories import MODEL, PROVIDERS, results
 
 from core.field_rules import written
 from core.policy import Policy
-from core.results import AttemptResult, read_attempt, read_results
+from core.results import AttemptResult
+from core.results_read import read_attempt, read_results
 from core.vocabulary import Outcome
 from judge.replies.integrity import check_reply, judge_integrity
 from judge.suspension.evidence import add_round_to_windows

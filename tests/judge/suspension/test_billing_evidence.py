@@ -11,7 +11,7 @@ from rules_factories import MODEL, PROVIDERS, T0, results
 
 from core.field_rules import written
 from core.policy import Policy
-from core.results import read_results
+from core.results_read import read_results
 from core.vocabulary import Outcome
 from judge.suspension.billing_window import BillingWindow, decode, encode
 from judge.suspension.evidence import USAGE, add_round_to_windows, card_for

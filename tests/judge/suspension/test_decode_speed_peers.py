@@ -8,7 +8,7 @@ import pytest
 from rules_factories import HALF_HOUR, MODEL, PROVIDERS, T0, actions, results
 
 from core.policy import Policy
-from core.results import read_results
+from core.results_read import read_results
 from core.vocabulary import Outcome
 from judge.suspension.decisions import Action
 from judge.suspension.decode_speed import DECODE, decode_codes, judge_decode_speed

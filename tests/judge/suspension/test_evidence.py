@@ -9,7 +9,7 @@ import pytest
 from rules_factories import MODEL, PROVIDERS, T0, Timeline, actions, case, report, results
 
 from core.policy import Policy
-from core.results import read_results
+from core.results_read import read_results
 from judge.suspension.card import ALPHA, make_card
 from judge.suspension.decisions import Action
 from judge.suspension.evidence import add_round_to_windows, decision_cards

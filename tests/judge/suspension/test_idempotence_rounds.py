@@ -9,7 +9,8 @@ from rules_factories import HALF_HOUR, MODEL, PROVIDERS, T0, report, results
 
 from core.field_rules import written
 from core.policy import Policy
-from core.results import ResultsError, merge_shards, read_results
+from core.results import ResultsError
+from core.results_read import merge_shards, read_results
 from judge.suspension.rules import RoundOrder, RoundOrderError, apply_round, check_round_order
 from judge.suspension.state import JudgeState, read_state
 

@@ -8,7 +8,8 @@ import pytest
 from rules_factories import HALF_HOUR, MODEL, PROVIDERS, T0, report
 
 from core.policy import Policy
-from core.results import ResultsError, merge_shards
+from core.results import ResultsError
+from core.results_read import merge_shards
 from judge.suspension.decisions import WHOLE_ROUND, Action
 from judge.suspension.planned import MISSING_SHARD, expect_models, missing_model_decisions
 from judge.suspension.rules import apply_round

@@ -14,7 +14,7 @@ from rules_factories import HALF_HOUR, MODEL, PROVIDERS, T0, results
 from core.field_rules import written
 from core.policy import GuardRules, Policy
 from core.production import ProductionCheck
-from core.results import read_results
+from core.results_read import read_results
 from judge.suspension import production
 from judge.suspension.decisions import Action
 from judge.suspension.production import weigh

@@ -8,7 +8,7 @@ from typing import Any
 from rules_factories import HALF_HOUR, MODEL, PROVIDERS, T0, actions, case, results
 
 from core.policy import Policy
-from core.results import read_results
+from core.results_read import read_results
 from judge.suspension.decisions import Action
 from judge.suspension.evidence import card_for
 from judge.suspension.reliability import RELIABILITY, reliability_codes

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rules_factories import MODEL, PROVIDERS, T0, results
 
 from core.policy import Policy
-from core.results import read_results
+from core.results_read import read_results
 from core.vocabulary import LANGUAGES
 from judge.suspension.rules import apply_round
 from judge.suspension.state import JudgeState

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from rules_factories import PROVIDERS, case, results
 
-from core.results import ResultsError, read_results
+from core.results import ResultsError
+from core.results_read import read_results
 from core.tags import is_valid_tag
 
 HOSTILE = ["$(rm -rf /)", "a\nb", "../etc", "a b", "`x`", "-flag", "x" * 200, "", "é/fp8", "a;b"]

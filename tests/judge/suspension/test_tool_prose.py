@@ -12,7 +12,8 @@ import pytest
 from rules_factories import PROVIDERS, case, results
 
 from core.policy import Policy
-from core.results import AttemptResult, CaseResult, read_results
+from core.results import AttemptResult, CaseResult
+from core.results_read import read_results
 from core.vocabulary import Outcome
 from judge.replies.tools import PROSE, ToolsCode
 from judge.replies.verdict import Common

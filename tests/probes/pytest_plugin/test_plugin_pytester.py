@@ -2,7 +2,7 @@
 the real client over real sockets against the bundled simulator (a thread of this process).
 
 What the plugin owes pytest is checked here as pytest reports it (outcomes, ids, markers), and
-what it owes the judge as the one reader reads it (core.results.read_results). The subprocess
+what it owes the judge as the one reader reads it (core.results_read.read_results). The subprocess
 rounds (tests/probes/round/test_round_*.py) keep covering the exit codes and the round as
 `canary probe` runs it.
 """
@@ -18,7 +18,8 @@ from round_support import PLANTED, SENTINEL_KEY, canary_config, endpoint, scenar
 
 import probes
 import probes.pytest_plugin.hooks  # noqa: F401  imported before pytester's sys.modules snapshot: one plugin module for every run
-from core.results import IncompleteKind, ModelEntry, RoundResults, read_results
+from core.results import IncompleteKind, ModelEntry, RoundResults
+from core.results_read import read_results
 from simulator import RunningSimulator, scenario_from_dict, start_simulator
 
 PROBES = Path(probes.__file__).resolve().parent

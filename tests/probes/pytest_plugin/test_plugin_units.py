@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import core.results
+from datetime import UTC, datetime
+from typing import Any
+
+import core.results_read
 from core.field_rules import written
-from core.results import CaseResult, Incomplete, IncompleteKind, ModelEntry, read_results
+from core.results import CaseResult, Incomplete, IncompleteKind, ModelEntry, RoundResults
+from core.results_read import read_results
 from core.vocabulary import Outcome
 from probes.http.records import Endpoint
 from probes.pytest_plugin.table import render
@@ -62,13 +66,17 @@ def test_the_round_plan_round_trips_through_json() -> None:
     assert [c.control for c in again.cases()] == [False, True, False, False]
 
 
+def _head(**fields: Any) -> RoundResults:
+    return RoundResults(round_id="r1", started_at=datetime(2026, 11, 30, 10, tzinfo=UTC),
+                        finished_at=datetime(2026, 11, 30, 10, 1, tzinfo=UTC), upstream="simulator",
+                        models={"m/x": ModelEntry(("a/1",))}, **fields)
+
+
 def test_usage_is_summed_per_provider_and_an_incomplete_round_says_why() -> None:
     entry = CaseResult(model="m/x", provider="a/1", contract="latency", outcome=Outcome.PASS, code="pass", reason="",
                        requests=1, prompt_tokens=10, completion_tokens=5, cost_usd=0.001, ttft_s=0.2)
-    results = build_results(round_id="r1", started_at="2026-11-30T10:00:00Z", finished_at="2026-11-30T10:01:00Z",
-                            upstream="simulator", models={"m/x": ModelEntry(("a/1",))},
-                            records=[CaseRecord(entry), CaseRecord(entry)],
-                            incomplete=[Incomplete(IncompleteKind.INTERRUPTED, "the round was interrupted")])
+    results = build_results(_head(incomplete=(Incomplete(IncompleteKind.INTERRUPTED, "the round was interrupted"),)),
+                            [CaseRecord(entry), CaseRecord(entry)])
     doc = written(results)
     assert doc["usage"]["m/x"]["a/1"] == {"requests": 2, "prompt_tokens": 20, "completion_tokens": 10,
                                           "cost_usd": 0.002}
@@ -103,12 +111,10 @@ def test_the_round_owner_builds_its_record_from_the_cases_it_holds_without_parsi
     def refused(*_: object) -> None:
         raise AssertionError("the record was parsed instead of taken as it is")
 
-    monkeypatch.setattr(core.results, "read_case", refused)
-    monkeypatch.setattr(core.results, "read_results", refused)
+    monkeypatch.setattr(core.results_read, "read_case", refused)
+    monkeypatch.setattr(core.results_read, "read_results", refused)
     case = _case("m/x", "a/1", "refusal", control=True)
-    probed = ProbedCase.of(case, Outcome.FAIL, "control_missed", "control missed: the known filter passed",
-                           raw_outcome=Outcome.PASS)
-    results = build_results(round_id="r1", started_at="2026-11-30T10:00:00Z", finished_at="2026-11-30T10:01:00Z",
-                            upstream="simulator", models={"m/x": ModelEntry(("a/1",))},
-                            records=[CaseRecord(probed.record)], incomplete=[])
+    probed = ProbedCase.of(case, Outcome.PASS, "pass", "").restated(
+        Outcome.FAIL, "control_missed", "control missed: the known filter passed", raw_outcome=Outcome.PASS)
+    results = build_results(_head(), [CaseRecord(probed.record)])
     assert results.cases == (probed.record,) and [w.control for w in results.weak_probes] == ["a/1"]

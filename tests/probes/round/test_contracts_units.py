@@ -10,7 +10,8 @@ import pytest
 from contracts_support import Board, settings
 
 from core.field_rules import written
-from core.results import AttemptResult, read_case
+from core.results import AttemptResult
+from core.results_read import read_case
 from core.vocabulary import Outcome
 from judge.replies.verdict import Verdict
 from probes.http.records import ChatResult, Classification, Endpoint, ErrorKind, Usage
@@ -104,7 +105,7 @@ def test_structured_judges_a_completed_reply_and_keeps_transport_errors_apart() 
 
 def _control(raw: Outcome) -> ProbedCase:
     control = Case(model="m/x", contract="refusal", endpoint=replace(EP, provider="e/fp8"), control=True)
-    return ProbedCase.of(control, Outcome.PASS, "pass", "", raw_outcome=raw)
+    return replace(ProbedCase.of(control, Outcome.PASS, "pass", ""), raw_outcome=raw)
 
 
 @pytest.mark.parametrize("board, missing, expected", [

@@ -25,7 +25,7 @@ from round_support import (
 
 from canary.cli.main import main as canary
 from canary.outputs import summary
-from core.results import read_results
+from core.results_read import read_results
 from judge.suspension.decisions import read_round_decisions
 from simulator import scenario_from_dict, start_simulator
 from simulator.process import SCENARIO_ENV

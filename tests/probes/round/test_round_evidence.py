@@ -22,7 +22,7 @@ import yaml
 from round_support import MODEL, PROBE, ROOT, ProbeRun, endpoint, run_round, scenario
 
 from core.policy import Policy
-from core.results import read_results
+from core.results_read import read_results
 from judge.suspension.round import RoundClass, classify_round
 from probes.round.contracts.refusal import SHORT_REPLY_CHARS
 from simulator import scenario_from_dict, start_simulator

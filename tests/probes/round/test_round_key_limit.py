@@ -17,7 +17,8 @@ from round_support import MODEL, ProbeRun, canary_config, endpoint, run_round, s
 
 from canary.outputs import summary
 from core.policy import Policy
-from core.results import IncompleteKind, read_results
+from core.results import IncompleteKind
+from core.results_read import read_results
 from judge.suspension.rules import apply_round
 from judge.suspension.state import JudgeState
 from simulator import scenario_from_dict, start_simulator

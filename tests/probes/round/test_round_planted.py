@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from round_support import PLANTED, SENTINEL_KEY, ProbeRun, files_containing, run_round
 
-from core.results import read_results
+from core.results_read import read_results
 from simulator import scenario_from_dict, start_simulator
 
 EXPECTED_FAILURES = {("slow/fp8", "latency"), ("garbage/fp8", "language"), ("schema/fp8", "structured")}

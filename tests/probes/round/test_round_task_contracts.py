@@ -17,7 +17,7 @@ from round_support import (
 )
 
 from core.policy import Policy
-from core.results import read_results
+from core.results_read import read_results
 from core.vocabulary import Outcome
 from judge.suspension.round import RoundClass, classify_round
 from simulator import scenario_from_dict, start_simulator
