@@ -119,10 +119,12 @@ def test_prose_instead_of_a_call_is_left_to_the_peers_and_keeps_its_prefix() -> 
 
 def test_three_chance_prose_replies_are_confirmed_again_and_a_call_among_them_clears_the_host() -> None:
     # A model that writes prose half the time: with this seed its first three replies are prose,
-    # the fourth calls. Three of three used to be the unanimity the judge fails a host on.
+    # one of the next two calls. Three of three used to be the unanimity the judge fails a host on.
+    # (Each pair of confirmations is sent at once: which of the two the simulator answers first varies.)
     result, bodies = run({"tool_prose": {"rate": 0.5}}, stream_seed=13)
     codes = [a.record.code for a in result.attempts]
-    assert codes == ["no_tool_call"] * 3 + ["pass", "no_tool_call"] and len(bodies) == 5, codes
+    assert codes[:3] == ["no_tool_call"] * 3 and sorted(codes[3:]) == ["no_tool_call", "pass"], codes
+    assert len(bodies) == 5
     assert result.outcome is Outcome.INCONCLUSIVE and result.code == "no_tool_call"   # most were prose
     judged = peers_called(result)[0]
     assert judged.outcome == Outcome.NOT_APPLICABLE and "one of its own attempts called" in judged.reason
