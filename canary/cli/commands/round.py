@@ -4,10 +4,14 @@ This is the README's first command. It runs exactly the steps the scheduled work
 (`canary probe`, `canary judge`, `canary summary`, `canary report`), in one process, so what a
 developer sees locally is what the workflow does (canary/round/local_round.py run_round).
 
-Without OPENROUTER_API_KEY the round runs against the bundled simulator, keeps the judge's files
-in <reports>/simulator-state/ (a demo round must never write suspensions of simulated hosts into
-the state the chat backend reads) and runs on a virtual clock, half an hour after the previous
-simulator round: docs/developing.md, The bundled simulator and its virtual clock.
+Without OPENROUTER_API_KEY the round runs against the bundled simulator, and the judge's
+files live in <reports>/simulator-state/ instead of state/: a demo round must never write
+suspensions of simulated hosts into the state the chat backend reads. Each simulator round
+advances the simulator's round number, so scenarios that change over time play out, and runs
+on a virtual clock: it starts 30 minutes after the previous simulator round's virtual start
+(the first one at the real time), and the judge judges it at its virtual end. So two rounds in
+a row are two consecutive half-hourly rounds to the judge, as in production, whatever time
+passed between them. A round against a real upstream always runs and is judged on real time.
 """
 
 from __future__ import annotations
