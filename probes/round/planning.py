@@ -204,11 +204,6 @@ def read_snapshot(path: Path) -> DiscoveryFile:
     return doc
 
 
-def load_snapshot(path: Path) -> RoundPlan:
-    """Replay a saved reports/discovery.json: its plan."""
-    return read_snapshot(path).plan
-
-
 def read_plan(raw: Any, source: str | None = None, error: Callable[[str], Exception] = SnapshotError) -> RoundPlan:
     """A plan as `written` wrote it, or `error` naming the key (after `source`)."""
     return RoundPlan(**read_document(raw, RoundPlan, source=source, error=error))
