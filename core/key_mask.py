@@ -1,28 +1,11 @@
 """Find and mask the API key in text: the whole key, any piece of it, and its usual encodings.
 
-A host (or an honest proxy echoing headers) may put our `Authorization` header into what it
-sends, and many steps cut upstream text (an error message to 300 characters, a quoted event to
-120, a category to 40): a cut through the key leaves a piece that a whole-key match misses. So
-what is masked is any run of `MIN_RUN` (16) or more consecutive characters of the key, in any
-letter case, and the same runs of its encoded forms:
-
-- the key reversed;
-- hex of the key's bytes (any case), at least 2 x 16 hex digits;
-- base64 (standard and URL-safe) at all three alignments, so the key is found wherever it sits in
-  the encoded bytes (`Bearer <key>` encoded, a Basic credential, a cookie): at least 22 base64
-  characters, the ones 16 key bytes decide.
-
-A hostile host may also hide the key from a reader that looks at characters: it can put an
-invisible character between every two of them (a zero-width space, a soft hyphen, a bidi
-control), or escape them (`%73%6B...`, `\\u0073\\u006b...`). So the runs are looked for in a
-normalised copy of the text (`_Copy`: every invisible and control character dropped; every
-`%XX`, `\\xXX`, `\\uXXXX` and `\\UXXXXXXXX` escape decoded, with any number of backslashes),
-and each run found there is mapped back to the text: the whole disguised run is masked, the
-characters hidden inside it included, and the text around it is left as it was.
-
-Sixteen characters of a random key are 64 bits or more: never met by chance in a reply, and
-fewer than that of a 73-character key leave the rest of it secret. A key shorter than 16
-characters is masked whole. Pure: `KeyMask(key)` is built once per key (`mask_for` caches it).
+What is masked and why (a host may echo our header, upstream text is cut, a hostile host hides the
+key with invisible characters or escapes) is told in docs/developing.md, Secrets and untrusted data:
+any run of `MIN_RUN` (16) consecutive characters of the key, in any case, reversed, in hex or base64
+(all three alignments), looked for in the text and in a normalised copy of it (`_Copy`) and mapped
+back. Sixteen characters of a random key are 64 bits or more: never met by chance in a reply. A key
+shorter than 16 characters is masked whole. Pure: `KeyMask(key)` is built once per key (`mask_for`).
 """
 
 from __future__ import annotations

@@ -97,10 +97,6 @@ class ToolsVerdict:
     verdict: Verdict
     notes: tuple[str, ...] = ()
 
-    @property
-    def prose(self) -> bool:
-        return self.verdict.code is ToolsCode.NO_TOOL_CALL
-
 
 def leaked_markup(text: str) -> str | None:
     """'Kimi K2 markup "…<|tool_call_begin|>…"' for the first dialect found in `text`, else None."""

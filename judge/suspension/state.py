@@ -6,56 +6,9 @@ forgotten once they hold nothing (no streak, no suspension, a faded ladder).
 
 The records are the file's declaration (core/field_rules.py): `written(state)` is the file and
 `read_state` reads it back (pure: canary/state/judge_files.py reads and writes the file), strictly,
-naming the dotted key of a bad value (`models.<model>.<provider>.failed_streak`). The file's format,
-state/canary-state.json:
-
-Format (schema_version 1; written only by `canary judge`/`canary lift`, sorted keys):
-
-    {"schema_version": 1, "mode": "observe",
-     "applied_rounds": ["<round id>", ...],               # the last Policy.remembered_rounds
-     "last_round": {"round_id": "...", "started_at": "2026-11-29T22:30:00Z", "decided_at": "2026-11-29T22:41:07Z"},
-     "models": {"<model>": {"<provider>": {
-         "failed_streak": 0, "clean_streak": 0,
-         "suspension": null | {"since", "until", "rung", "mode", "reason", "contracts"},
-         "ladder": {"rung": 0, "last_suspension_started": null},
-         "last_reasons": ["language: fail: ..."], "next_language": "es",
-         "last_counted_at": "2026-11-29T22:30:00Z" | null,
-         "window": {"language": "p.p.ffp.t", "refusal": "ppp.pppp", ...},
-         "billing": "51200:49800.53000:52000",         # optional: billed:listed nano-USD per round
-         "limits": "131072:16384",                     # optional: context_length:max_completion_tokens
-         "failing_contracts": ["tools"]}}}}            # optional: what the pending failed streak failed
-
-The file does not grow with history: rounds are capped and idle vanished providers dropped.
-
-`last_counted_at` (when the provider's streak last moved: judge/suspension/streaks.py) was added without
-a schema bump, because it is optional and additive: readers of the previous version (the chat
-backend's provider_ignore included) ignore it, and a file without it loads with every
-suspension, ladder and streak intact; its streaks then have no time, so they are no longer
-pending and the next counted round starts them afresh (one round later, never a false one).
-
-`window` (issue 10: the rolling evidence of the endpoint's last 48 counted rounds, one string per
-contract, one '.'-separated segment of attempt codes per round: judge/suspension/window.py) was added the
-same way: optional and additive. A file without it loads with an empty window, which fills as
-rounds are judged; readers of the previous version ignore it.
-
-`billing` (issue 22: "billed:listed" nano-dollars per round, judge/suspension/billing_window.py)
-the same way, written only once an endpoint has a round with a reported cost; `limits` (the
-listed context_length and max_completion_tokens of the last round: judge/replies/listing.py notes
-a change) the same way.
-
-A suspension's `contracts` (issue 29: the failed contracts of the round that completed its streak,
-which decide whether an observe-mode record is enforced when the judge switches to enforce) the
-same way, written only when there are some. A record without it is enforced at the switch only
-when `rules.observe_contracts` is empty (it cannot say whether it was observed for its contracts).
-
-`failing_contracts` (the contracts the pending failed streak failed on: a frozen round in which
-every one of them passed ends the streak, judge/suspension/streaks.py) the same way, written only
-while a failed streak is pending. A file without it loads with a pending streak that no frozen round
-can end (as before the rule): its next failed round suspends, or a clean round resets it.
-
-`to_confirm` and `production` (issue 39: the contracts production evidence asks the next round to
-confirm, and the production lines `canary status` shows: judge/suspension/production.py) the same
-way, written only when there are some.
+naming the dotted key of a bad value. The format of state/canary-state.json, and its optional,
+additive keys (no schema bump: older readers ignore them, and a file without them loads unchanged):
+docs/file-formats.md. What a file without one means is said beside its field.
 """
 
 from __future__ import annotations
@@ -165,6 +118,7 @@ class ProviderState:
     limits: Annotated[ListedLimits | None, ReadBy(_limits), WriteAs(encode_limits), SPARSE] = None
     # The contracts whose failures counted in the pending failed streak (empty when failed_streak
     # is 0): a frozen round in which all of them passed ends the streak (judge/suspension/streaks.py).
+    # Absent in an older file: no frozen round can end its pending streak (as before the rule).
     failing_contracts: Annotated[tuple[str, ...], SPARSE] = ()
     # Production evidence (judge/suspension/production.py): the contracts its next round confirms
     # (each run three times), and the lines its cards and freshness read as, for `canary status`.
@@ -212,12 +166,8 @@ class JudgeState:
 
     def language_plan(self) -> dict[str, dict[str, str]]:
         """{model: {provider: language}} for the next round (providers without a plan omitted)."""
-        plan: dict[str, dict[str, str]] = {}
-        for model, providers in sorted(self.models.items()):
-            langs = {p: s.next_language for p, s in sorted(providers.items()) if s.next_language}
-            if langs:
-                plan[model] = langs
-        return plan
+        return {m: plan for m, providers in sorted(self.models.items())
+                if (plan := {p: s.next_language for p, s in sorted(providers.items()) if s.next_language})}
 
 
 def times_after(state: JudgeState, limit: datetime) -> list[str]:

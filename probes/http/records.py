@@ -31,9 +31,6 @@ class Classification(StrEnum):
     ROUTING_MISMATCH = "routing_mismatch"
     AUTH_ERROR = "auth_error"
 
-    def __str__(self) -> str:
-        return self.value
-
 
 class ErrorKind(StrEnum):
     """Why a request was not COMPLETED (None on a ChatResult that completed)."""
@@ -61,9 +58,6 @@ class ErrorKind(StrEnum):
     ERROR_BODY_200 = "error_body_200"        # HTTP 200 whose JSON body is an error
     ROUTING = "routing"                      # served by another provider than the pinned one (or after it)
     GUARDRAIL_BLOCKED = "guardrail_blocked"  # a 403 from OpenRouter's guardrail, before any provider: ours
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,7 @@ from core.times import TimeFormatError, parse_time, stamp
 from core.upstream import Upstream, resolve_upstream
 from probes.http.client import PinnedClient
 from probes.http.identity import identify
-from probes.round.planning import discover_plan, load_snapshot
+from probes.round.planning import discover_plan, read_snapshot
 from probes.round.settings import (
     CONFIG_CONTROLS,
     SIMULATOR_UPSTREAM,
@@ -89,7 +89,7 @@ def settle(config: pytest.Config) -> RoundSettings:
     started_at = stamp(start)
     snapshot = config.getoption("discovery_snapshot")
     try:
-        plan = load_snapshot(Path(snapshot)) if snapshot else discover_plan(canary_config, client)
+        plan = read_snapshot(Path(snapshot)).plan if snapshot else discover_plan(canary_config, client)
     except InputError as exc:  # SnapshotError, StoreError: the file, the key and what to do
         raise pytest.UsageError(f"canary: --discovery-snapshot: {exc}") from None
     state = read_round_state(Path(config.getoption("canary_state") or canary_config.paths.state))

@@ -1,22 +1,10 @@
-"""Which positive controls a round probes, and which it does not.
+"""Which positive controls a round probes, and which it does not (docs/contracts.md, The positive control).
 
-The engine probes the controls first, in the same event loop as every other case; a refusal
-case of another host waits for its model's control results (probes/round/engine.py
-`control_results`), so every host is judged against the same control verdict, and the control
-costs one request per round.
-
-A control case is probed whenever a refusal case of its model is selected, even when `-k` or
-`-m` deselected the control itself (`controls_to_keep`; the plugin puts its item back, and the
-terminal names it as the control kept): `pytest probes -k <tag>` then gives that endpoint the
-same refusal verdict as the full round, at one request more. A run without refusal cases of the
-model (`-m latency`) needs no control and probes none. A control that is still not selected
-(no pytest item for it) leaves the refusal passes of its model "probe unverified" (see
-probes/round/contracts/refusal.py).
-
-A configured control that gives no verdict this round (not discovered, not selected, or probed
-without a verdict: unreachable, inconclusive) is never a silent state: `unprobed_controls()`
-lists it in results.json, from where it reaches the terminal table, the judge's decisions
-(`control_unprobed`), the summary, the notification and the Allure report.
+The engine probes the controls first, in the same event loop as every other case; a refusal case
+of another host waits for its model's control results (probes/round/engine.py `control_results`),
+so every host is judged against the same control verdict. A control is probed whenever a refusal
+case of its model is selected, even when `-k` or `-m` deselected it (`controls_to_keep`); one that
+gives no verdict this round is listed in results.json (`unprobed_controls()`), never silent.
 """
 
 from __future__ import annotations

@@ -3,11 +3,10 @@
 The plugin builds the plan once, in pytest_configure, and writes it to reports/discovery.json;
 `--discovery-snapshot FILE` replays a saved plan.
 
-The plan is its own form, declared once (core/field_rules.py): `RoundPlan` (what a worker receives,
-and reports/discovery.json's `plan`) and `DiscoveryFile` (reports/discovery.json: the plan and
-where it came from); an Endpoint is its own declaration. `read_plan` reads a plan, `read_snapshot`
-a saved snapshot (`--discovery-snapshot`, `canary validate`'s control check): a file it cannot read
-is refused with SnapshotError naming the file and the key.
+The plan is its own form, declared once (core/field_rules.py): `RoundPlan` (reports/discovery.json's
+`plan`) and `DiscoveryFile` (reports/discovery.json: the plan and where it came from); an Endpoint is
+its own declaration. `read_plan` reads a plan, `read_snapshot` a saved snapshot (`--discovery-snapshot`,
+`canary validate`'s control check): a file it cannot read is refused with SnapshotError naming the key.
 """
 
 from __future__ import annotations
@@ -66,7 +65,7 @@ class PlannedModel(msgspec.Struct, frozen=True):
 
 @dataclass(frozen=True, slots=True)
 class RoundPlan:
-    """Everything every process of a round must agree on before collecting."""
+    """What discovery and the configuration settle before the round collects its cases."""
 
     schema_version: Literal[1]                          # SNAPSHOT_SCHEMA_VERSION
     models: dict[str, PlannedModel]                     # model -> its endpoints
@@ -115,15 +114,6 @@ class RoundPlan:
                         confirm=not control and contract in self.confirm.get(model, {}).get(ep.provider, ()),
                     ))
         return out
-
-    def control_cases(self) -> list[Case]:
-        """The refusal cases of the positive-control hosts that discovery found."""
-        return [c for c in self.cases() if isinstance(c, Case) and c.control]
-
-    def missing_controls(self, model: str) -> tuple[str, ...]:
-        """Configured controls that discovery did not list: the probe cannot be verified."""
-        found = {ep.provider for ep in self.endpoints.get(model, ())}
-        return tuple(t for t in self.controls.get(model, ()) if t not in found)
 
     def with_settings(self, config: Config, language_plan: dict[str, dict[str, str]],
                       previous_limits: Mapping[str, Mapping[str, ListedLimits]] | None = None,
@@ -212,11 +202,6 @@ def read_snapshot(path: Path) -> DiscoveryFile:
         if problems:
             raise _refused(f"{path}: plan.models.{model[:60]!r}: {problems[0]}")
     return doc
-
-
-def load_snapshot(path: Path) -> RoundPlan:
-    """Replay a saved reports/discovery.json: its plan."""
-    return read_snapshot(path).plan
 
 
 def read_plan(raw: Any, source: str | None = None, error: Callable[[str], Exception] = SnapshotError) -> RoundPlan:

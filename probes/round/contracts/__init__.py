@@ -94,7 +94,7 @@ class ContractSettings:
     judge_language: LanguageJudge
     missing_controls: Mapping[str, tuple[str, ...]]  # model -> "ember/fp8 not selected"...: controls not probed
     siblings: SiblingBoard = NoSiblings()  # the endpoint's other cases: refusal checks of their replies
-    round_id: str = ""  # the round's id: the fidelity contract's items are drawn from it (the same in every process)
+    round_id: str = ""  # the round's id: the fidelity contract's items are drawn from it
 
 
 @cache

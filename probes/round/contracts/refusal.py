@@ -5,17 +5,10 @@ refusal (an in-story refusal by a character is not one). A moderation 403 on thi
 (OpenRouter's `error.metadata.reasons`) fails too: the route refuses supported traffic before
 generating, which is the silent filter this contract is for, only louder.
 
-Positive control: hosts configured under `controls` are known to filter and are probed with
-the same request. Their case judges the *probe*, not the host:
-- the control was caught (its raw verdict is fail)  -> control case `pass`, reason "control caught: ...";
-- the control passed                                -> control case `fail`, reason "control missed: ...":
-  the probe is weak this round, and every refusal *pass* of the same model becomes
-  `inconclusive` ("probe weak: control ember/fp8 passed") because a weak probe is no evidence
-  of health; failures still stand;
-- the control was unreachable or inconclusive, or is configured but was not discovered or not
-  selected in this run (`-k`): the probe is unverified, passes become `inconclusive` too
-  ("probe unverified: ..."), since nothing showed this round that the probe can catch a
-  filter. A model without configured controls keeps its passes.
+Positive control (docs/contracts.md, The positive control): a control host's case judges the
+*probe*: caught is `pass` ("control caught: ..."), passed is `fail` ("control missed: ...") and
+makes every refusal pass of its model `inconclusive` ("probe weak: ..."), as an unreachable,
+inconclusive or unprobed control does ("probe unverified: ..."); failures still stand.
 
 More evidence at no extra cost (issue 10): every completed latency and language reply of the
 same endpoint is checked for an out-of-character refusal (judge.replies.refusal.find_refusal, in those

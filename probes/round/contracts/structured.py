@@ -1,24 +1,14 @@
 """Structured output: a small object with a fixed, strict schema via response_format json_schema.
 
-What an endpoint promises decides what is asked (docs/openrouter-wire.md §2, "Structured
-output"): `structured_outputs` means it takes `response_format: json_schema`, so it gets the
-strict schema; `response_format` alone means JSON mode (`{type: json_object}`: "guarantees the
-message the model generates is valid JSON"), so it gets a JSON-mode request and only "a JSON
-object" is checked; neither is not_applicable (asking would be unroutable with
-require_parameters, and a host that never claimed the capability has not regressed).
-
-The schema sent is the portable subset (`type`, `properties`, `enum`, `required`,
-`additionalProperties`, `items`): strict modes may reject other keywords (an OpenAI-family strict
-mode has answered 400 to `minimum`), which would freeze the host over our schema. The bounds
-(`minLength`, `minimum`, `maxItems`) stay in the local judge, which checks the full schema: a
-reply that breaks only one of them passes with a note (a host decoding to the schema it was sent
-cannot be held to a bound it was not sent; judge/replies/structured.py).
-
-A completed generation that breaks the schema fails (capability regression); a dropped
-connection is a transport_error; JSON cut short by our own max_tokens (finish_reason "length")
-is inconclusive. A reply whose router metadata shows a `response_healing` stage fails whatever
-its JSON: OpenRouter repaired what the host sent, so the host broke the contract (unless the
-stage says it did not improve the reply: docs/openrouter-wire.md §6).
+What is asked and what fails: docs/contracts.md, The four contracts. What an endpoint promises
+decides the request (docs/openrouter-wire.md §2): `structured_outputs` gets the strict schema,
+`response_format` alone JSON mode, neither is not_applicable (asking would be unroutable with
+require_parameters, and a host that never claimed the capability has not regressed). The schema
+sent is the portable subset: strict modes may reject other keywords (an OpenAI-family strict mode
+has answered 400 to `minimum`), which would freeze the host over our schema; the bounds stay in
+the local judge (judge/replies/structured.py). A reply whose router metadata shows a
+`response_healing` stage fails whatever its JSON: OpenRouter repaired what the host sent (unless
+the stage says it did not improve the reply: docs/openrouter-wire.md §6).
 """
 
 from __future__ import annotations

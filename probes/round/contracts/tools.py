@@ -1,24 +1,13 @@
-"""Tool calls: a roleplay turn with two tools, streamed like product traffic, judged locally.
+"""Tool calls: a roleplay turn with two tools, streamed like product traffic, judged locally
+(docs/contracts.md, Tools: the request, the checks in their order, a host's rejected call).
 
 Only where the endpoint lists `tools` (otherwise `not_applicable`: asking would be unroutable with
-require_parameters, and a host that never claimed the capability has not regressed); never with a
-response_format. The request (probes/round/prompts/tools.yaml) states every argument, so a
-model that calls tools has one right answer; `tool_choice` is left out (auto, as the product
-sends it), so a model may answer in prose, which judge/suspension/tool_prose.py weighs against
-the peers. judge/replies/tools.py judges each reply: leaked markup, an empty reply, arguments
-that are not one JSON object, an unknown name or a schema mismatch fail; so does a call the
-host rejected itself (Groq's `tool_use_failed`, a transport error everywhere else), its
-`failed_generation` judged as the host's reply (`judge_rejected`).
-
-On an anomaly (the first attempt fails, or answers in prose) `probe.language_confirmations` more
-attempts run at once, as the language contract does, and the majority decides: fail when most
-failed, pass when most passed, prose when most answered in prose; otherwise inconclusive. When
-all of those answered in prose, as many again are sent before the majority decides: unanimous
-prose is what judge/suspension/tool_prose.py fails a host on, and its docstring says why three
-are too few.
-Arguments cut by our own max_tokens (`finish_reason: length`) are inconclusive, not the host's:
-the probe's budget is tools.yaml's `max_tokens` (or probe.max_tokens when larger), room for two
-real calls and a line in character.
+require_parameters, and a host that never claimed the capability has not regressed). On an anomaly
+(the first attempt fails, or answers in prose) `probe.language_confirmations` more attempts run at
+once and the majority decides; when all of those answered in prose, as many again are sent first:
+unanimous prose is what judge/suspension/tool_prose.py fails a host on, and its docstring says why
+three are too few. Arguments cut by our own max_tokens (`finish_reason: length`) are inconclusive:
+the probe's budget is tools.yaml's `max_tokens` (or probe.max_tokens when larger).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from core.vocabulary import Outcome
-from judge.replies.tools import Call, Tool, assess, call_name, leaked_markup
+from judge.replies.tools import Call, Tool, ToolsCode, assess, call_name, leaked_markup
 from probes.http.sse import Event
 from probes.http.stream import StreamState
 
@@ -51,7 +51,7 @@ def test_no_real_openrouter_tool_stream_fails(stream: dict[str, Any]) -> None:
     if calls:  # the turns that called: assembled by index, valid, finish_reason tool_calls
         assert found.verdict.outcome is Outcome.PASS and found.notes == (), (stream["source"], found)
     else:      # the follow-up turns answer the tool results in prose
-        assert found.prose, (stream["source"], found.verdict.reason)
+        assert found.verdict.code is ToolsCode.NO_TOOL_CALL, (stream["source"], found.verdict.reason)
 
 
 def test_the_real_streams_cover_parallel_calls_and_fragmented_arguments() -> None:
@@ -125,7 +125,7 @@ def test_real_leaked_markup_fails_in_the_content_or_the_reasoning(leak: str, whe
 ])
 def test_prose_that_mentions_tools_is_not_markup(text: str) -> None:
     assert leaked_markup(text) is None
-    assert assess(text, "", (), TOOLS, "stop").prose
+    assert assess(text, "", (), TOOLS, "stop").verdict.code is ToolsCode.NO_TOOL_CALL
 
 
 def test_valid_calls_pass_and_wrong_values_and_finish_are_notes() -> None:
