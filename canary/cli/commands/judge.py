@@ -24,7 +24,7 @@ from core.policy import Mode
 
 
 @click.command("judge", short_help="apply one round's results to the state (streaks, suspensions)")
-@click.argument("results_path", required=False, type=PATH, metavar="RESULTS.json")
+@click.argument("results_path", required=False, type=PATH, metavar="[RESULTS.json]")
 @click.option("--mode", type=click.Choice(Mode, case_sensitive=False), default=None,
               help="override canary.yaml's mode for this round")
 @click.option("--decisions-out", type=PATH, default=None, metavar="PATH",
