@@ -77,9 +77,10 @@ def test_a_planned_model_without_results_makes_the_round_incomplete_for_that_mod
     for i in range(2):  # both models probed, BAD of both failing once
         at = T0 + i * HALF_HOUR
         a = f.results(f"a{i}.json", {BAD: "fail"} if i == 0 else None, at=at, round_id=f"r{i}")
-        if i == 0:  # round 1: the probe job was cut short before the other model
+        if i == 0:  # round 0 probed both models; round 1's probe job was cut short before the other one
             doc, b = json.loads(a.read_text()), json.loads(f.results("b.json", {BAD: "fail"}, model=other).read_text())
-            a.write_text(json.dumps({**doc, "models": {**doc["models"], **b["models"]}, "cases": doc["cases"] + b["cases"]}))
+            doc.update(models={**doc["models"], **b["models"]}, cases=doc["cases"] + b["cases"])
+            a.write_text(json.dumps(doc))
         assert f.canary("judge", str(a), "--expect-models", f"{MODEL},{other}", "--now", iso(at))[0] == 0
     doc = json.loads(f.decisions.read_text())
     [missing] = [d for d in doc["decisions"] if d["model"] == other]
