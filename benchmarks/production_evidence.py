@@ -259,7 +259,7 @@ def speed(rounds: int) -> tuple[float, float]:
                 atomic_write_json(path, doc)
                 at = T0 + n * WINDOW
                 start = time.perf_counter()
-                run_judge(JudgeRequest((path,), configs[with_records], at + timedelta(minutes=5), send=False,
+                run_judge(JudgeRequest(path, configs[with_records], at + timedelta(minutes=5), send=False,
                                        production=records if with_records else ()), echo=lambda _: None)
                 times[with_records].append(time.perf_counter() - start)
     finally:

@@ -1,6 +1,6 @@
 """The round record, reports/results.json (schema_version 2): its records declared once as the file's form.
 
-    RoundResults         one round (or the merge of its shards)
+    RoundResults         one round
     ├── ModelEntry       a model's discovered tags, and discovery's limits and notes
     ├── CaseResult       one model x endpoint x contract case, with its AttemptResults
     ├── ControlNote      a weak probe (its positive control passed) or an unprobed control
@@ -267,7 +267,7 @@ class RoundResults:
 
     # 2 (1 still reads: no codes, see below); another value is refused
     schema_version: Annotated[ReadVersion, REQUIRED] = SCHEMA_VERSION
-    round_id: RoundId  # the round's id (merged shards: their ids, sorted, joined with "+")
+    round_id: RoundId  # the round's id (an older merged round: its ids joined with "+")
     # when the round started (UTC, written to the whole second; a time without an offset reads as UTC)
     started_at: Annotated[datetime, WriteAs(stamp)]
     # when it finished (None: cut short before the end was written)
@@ -275,7 +275,7 @@ class RoundResults:
     complete: Annotated[bool, REQUIRED] = True  # false: the round cannot be trusted and the judge changes no streak
     # why it is incomplete (empty when complete)
     incomplete: Annotated[tuple[Incomplete, ...], ReadBy(_incomplete)] = ()
-    upstream: Annotated[str | None, ReadBy(_tag)] = None  # openrouter | simulator | custom; merged shards: "a+b"
+    upstream: Annotated[str | None, ReadBy(_tag)] = None  # openrouter | simulator | custom (older merged rounds: "a+b")
     # virtual: a simulator round of `canary round` on its virtual clock
     clock: Annotated[Clock, ReadBy(_virtual)] = REAL
     controls_source: Annotated[str | None, ReadBy(text)] = None  # canary.yaml, or "simulator scenario <name>"
@@ -307,10 +307,6 @@ class RoundResults:
 
     def upstreams(self) -> frozenset[str]:
         return frozenset(self.upstream.split("+")) if self.upstream else frozenset()
-
-    def round_ids(self) -> tuple[str, ...]:
-        """The ids of the shards this round was merged from (itself when it is one file)."""
-        return tuple(self.round_id.split("+"))
 
     def providers(self, model: str) -> tuple[str, ...]:
         """The model's discovered tags (none: not in `models`)."""

@@ -1,5 +1,5 @@
 """Reading results.json, `read_results` (for the judge, `canary summary`, `canary probe`'s exit code, the
-history, incident excerpts), and merging shards into one round, `merge_shards` (core/results.py: the record).
+history, incident excerpts; core/results.py: the record).
 
 Read two ways: the top level strictly by RoundResults' declaration (`read_document`: a document the
 judge cannot trust is refused with ResultsError naming the key), each upstream entry in it on its
@@ -19,8 +19,6 @@ from typing import Any
 
 from core.field_rules import MAX_BILL_USD, is_one_of, lenient_entry, read_document, short_figure, text, writable_text
 from core.results import (
-    REAL,
-    VIRTUAL,
     AttemptResult,
     CaseResult,
     ControlNote,
@@ -80,66 +78,6 @@ def read_code(raw: Mapping[str, Any]) -> str:
     if isinstance(written_code, str) and CODE.fullmatch(written_code):
         return written_code
     return catch_all_code(str(raw.get("outcome")))
-
-
-def merge_shards(shards: Sequence[RoundResults], sources: Sequence[str] | None = None) -> RoundResults:
-    """One round from several shards; two shards may not both hold the same model.
-
-    The merged id is the distinct shard ids, sorted, joined with "+": the same set of shards
-    always gives the same id, so re-applying them is recognised as already applied.
-
-    An incomplete shard (a discovery 503, a probe cut short) is incomplete for its own models
-    only, as a missing shard is: they are recorded in `missing` with the shard's reasons and none
-    of its cases or control notes is judged, while the complete shards' models are. The merged
-    round is incomplete only when every shard is. A shard whose models cannot be told (no
-    `models`, no case) is set aside the same way: the models it held are absent, and an absent
-    model changes nothing (with the plan, judge/suspension/planned.py names them missing).
-    """
-    if not shards:
-        raise ResultsError("no results files given")
-    if len(shards) == 1:
-        return shards[0]
-    names = list(sources) if sources is not None else [r.round_id for r in shards]
-    owner: dict[str, str] = {}
-    for shard, name in zip(shards, names, strict=True):
-        for model in shard.models:
-            if model in owner:
-                raise ResultsError(f"model {model} appears in two shards ({owner[model]} and {name}); "
-                                   "each shard must probe different models")
-            owner[model] = name
-    partly = any(r.complete for r in shards) and not all(r.complete for r in shards)
-    kept = [r for r in shards if r.complete or not partly]  # the shards judged
-    incomplete = tuple(
-        Incomplete(i.kind, f"{name}: {i.detail}" if n == 0 else i.detail)
-        for r, name in zip(shards, names, strict=True) if not r.complete and not partly
-        for n, i in enumerate(r.incomplete or (Incomplete(IncompleteKind.UNKNOWN, "incomplete"),)))
-    finished = [r.finished_at for r in shards if r.finished_at is not None]
-    sources_of_controls = sorted({r.controls_source for r in kept if r.controls_source})
-    return RoundResults(
-        round_id="+".join(sorted({r.round_id for r in shards})),
-        started_at=min(r.started_at for r in shards),
-        finished_at=max(finished) if finished else None,
-        complete=all(r.complete for r in kept), incomplete=incomplete,
-        upstream="+".join(sorted({u for r in shards for u in r.upstreams()})) or None,
-        models={m: p for r in kept for m, p in r.models.items()},
-        cases=tuple(c for r in kept for c in r.cases),
-        weak_probes=tuple(w for r in kept for w in r.weak_probes),
-        unprobed_controls=tuple(u for r in kept for u in r.unprobed_controls),
-        clock=VIRTUAL if any(r.clock == VIRTUAL for r in kept) else REAL,
-        controls_source=", ".join(sources_of_controls) or None,
-        rejected=tuple(x for r in sorted(shards, key=lambda r: partly and not r.complete) for x in r.rejected),
-        missing=_missing(shards, names) if partly else {},
-    )
-
-
-def _missing(shards: Sequence[RoundResults], names: Sequence[str]) -> dict[str, str]:
-    """The models of the incomplete shards beside complete ones: judged missing, nothing moves for them."""
-    missing: dict[str, str] = {}
-    for shard, name in zip(shards, names, strict=True):
-        why = "; ".join(i.detail for i in shard.incomplete) or "no reason given"
-        for model in dict.fromkeys([*shard.models, *(c.model for c in shard.cases)]) if not shard.complete else ():
-            missing.setdefault(model, f"its shard ({name}) is incomplete: {why}; nothing moves for it")
-    return missing
 
 
 def _models(raw: Mapping[str, Mapping[str, Any]], rejected: list[RejectedInput],

@@ -14,7 +14,7 @@ TAG_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$")
 # OpenRouter model ids: `author/slug` (the slug may hold more `/`-separated segments and a
 # `:variant`), each segment of letters, digits and `._:-`; bounded like a tag.
 MODEL_PATTERN = re.compile(r"^(?=.{1,128}$)[A-Za-z0-9][A-Za-z0-9._:-]*(?:/[A-Za-z0-9][A-Za-z0-9._:-]*)+$")
-# Round ids of merged shards join several ids with "+", so they may be longer than a tag. `\Z`, not
+# Older versions merged rounds, joining their ids with "+", so an id may be longer than a tag. `\Z`, not
 # `$`: msgspec applies a declared pattern with re.search, where `$` also matches before a final newline.
 ROUND_ID_PATTERN = re.compile(r"^(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._:+-]{0,1023}\Z")
 # A provider's display name, as replies and discovery give it ("DeepInfra", "Google AI Studio"): words, not text.

@@ -7,7 +7,6 @@ wrong becomes one `history_failed` warning in the audit log and on stderr (docs/
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -23,15 +22,15 @@ from judge.suspension.decisions import RoundDecisions
 HISTORY_FAILED = "history_failed"
 
 
-def record_files(history: Path, results: Sequence[Path], decisions: RoundDecisions | None, *,
+def record_files(history: Path, results: Path, decisions: RoundDecisions | None, *,
                  now: datetime, compact_days: bool = True) -> Recorded:
-    """Record the round made of `results` (shards) with its decisions; HistoryError/StoreError say why not."""
+    """Record the round of the file `results` with its decisions; HistoryError/StoreError say why not."""
     try:
         record = round_record(load_round(results), decisions)
     except ResultsError as exc:
         raise HistoryError(str(exc)) from None
     except HistoryError as exc:
-        raise HistoryError(f"{', '.join(map(str, results))}: {exc}") from None
+        raise HistoryError(f"{results}: {exc}") from None
     return record_round(history, record, now=now, compact_days=compact_days)
 
 

@@ -82,7 +82,7 @@ class RoundRecord:
 
 
 def round_record(results: RoundResults, decisions: RoundDecisions | None = None) -> RoundRecord:
-    """The record of one round (one results file, or its shards merged) and the judge's decisions."""
+    """The record of one round (its results file) and the judge's decisions."""
     if decisions is not None and decisions.round_id != results.round_id:
         raise HistoryError(f"the decisions are of round {decisions.round_id[:80]!r}, "
                            f"not of {results.round_id}: pass the decisions.json written by judging this round")

@@ -18,7 +18,7 @@ from judge.suspension.decisions import Action, Decision, RoundDecisions
 # the gap means a run was delayed a lot or dropped, which the reader should know.
 GAP_WARNING_MINUTES = 45
 
-# When one (model, provider, contract) has several cases (shards overlapping, a re-run), the
+# When one (model, provider, contract) has several cases (a hand-made or repeated file), the
 # most alarming outcome is the one to show.
 SEVERITY = (Outcome.FAIL, Outcome.TRANSPORT_ERROR, Outcome.INCONCLUSIVE, Outcome.PASS, Outcome.NOT_APPLICABLE)
 
@@ -60,7 +60,7 @@ class ShownDecision:
 class RoundView:
     """Everything the summary shows, in display order; strings still raw (untrusted)."""
 
-    round_ids: tuple[str, ...]
+    round_id: str
     started_at: str | None
     virtual_clock: bool             # a simulator round of `canary round` on its virtual clock
     upstream: str | None
@@ -86,18 +86,17 @@ class RoundView:
 
 
 def build_view(results: RoundResults, decisions: RoundDecisions | None = None) -> RoundView:
-    """Shape one round (one record, or the merge of its shards) for display."""
+    """Shape one round for display."""
     cases = results.cases
     seen = {c.contract for c in cases}
     contracts = tuple(c for c in CONTRACTS if c in seen)
     counts: dict[str, int] = {}
     for case in cases:
         counts[case.outcome.value] = counts.get(case.outcome.value, 0) + 1
-    round_ids = results.round_ids()
-    stale = _stale(decisions, round_ids)
+    stale = _stale(decisions, results.round_id)
     dec = decisions if stale is None else None
     return RoundView(
-        round_ids=round_ids,
+        round_id=results.round_id,
         started_at=stamp(results.started_at),
         virtual_clock=results.clock == VIRTUAL,
         upstream=results.upstream,
@@ -119,14 +118,12 @@ def build_view(results: RoundResults, decisions: RoundDecisions | None = None) -
     )
 
 
-def _stale(decisions: RoundDecisions | None, round_ids: tuple[str, ...]) -> str | None:
+def _stale(decisions: RoundDecisions | None, round_id: str) -> str | None:
     """The decisions' round id when they judged another round (a decisions.json left over from
-    the previous round, before `canary judge` ran on this one): showing them would mislead.
-    The judge names a round of several shards by their ids joined with "+"."""
-    if decisions is None or not decisions.round_id or not round_ids:
+    the previous round, before `canary judge` ran on this one): showing them would mislead."""
+    if decisions is None or not decisions.round_id or decisions.round_id == round_id:
         return None
-    judged = decisions.round_id
-    return None if set(judged.split("+")) == set(round_ids) else judged
+    return decisions.round_id
 
 
 def _rows(results: RoundResults) -> tuple[Row, ...]:

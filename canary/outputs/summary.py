@@ -36,7 +36,7 @@ def to_markdown(results: RoundResults, decisions: RoundDecisions | None = None) 
     """The round summary in GitHub-flavoured Markdown."""
     view = build_view(results, decisions)
     md = untrusted.markdown
-    out = [f"## Canary round {md(', '.join(view.round_ids) or '?', 200)}", "", _headline(view, md), ""]
+    out = [f"## Canary round {md(view.round_id or '?', 200)}", "", _headline(view, md), ""]
     for note in _notes(view):
         out += [f"> ⚠️ {md(note, 400)}", ""]
     for model, rows in _by_model(view):
@@ -68,7 +68,7 @@ def to_text(results: RoundResults, decisions: RoundDecisions | None = None, pend
     the failed streaks not decided yet, said under the decisions (`canary round` reads them in the state)."""
     view = build_view(results, decisions)
     c = untrusted.clean
-    out = [f"canary round {c(', '.join(view.round_ids) or '?', 200)}", _headline(view, c)]
+    out = [f"canary round {c(view.round_id or '?', 200)}", _headline(view, c)]
     out += [f"WARNING: {c(note, 400)}" for note in _notes(view)]
     for model, rows in _by_model(view):
         table = [["provider", *view.contracts, "ttft"]]

@@ -4,12 +4,12 @@ A round it refuses (nothing written) raises RoundRefused (canary/round/refusal.p
 
 The outcome carries the judge's record of the round (judge.suspension.decisions.RoundDecisions,
 written to decisions.json): the caller in the same process (`canary round`) renders from it
-instead of reading the file back; the request may carry the round records already read
-(`JudgeRequest.rounds`), so a round is parsed once per process.
+instead of reading the file back; the request may carry the round record already read
+(`JudgeRequest.results`), so a round is parsed once per process.
 
 `canary judge` is this function behind its click command; `canary commit` calls it again (after resetting
 to the remote) to re-apply a round, and `canary round` calls it after probing. The order of
-effects, the refusals and the re-run rules are documented in canary/cli/commands/judge.py.
+effects and the refusals are documented in canary/cli/commands/judge.py.
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ from core.layers import PEOPLE_LAYERS, Exclusion
 from core.policy import Mode
 from core.production import ProductionRecord
 from core.results import ResultsError, RoundResults
-from core.results_read import merge_shards
 from core.store import StoreError, atomic_write_json
 from judge.suspension.decisions import (
     Action,
@@ -45,12 +44,7 @@ from judge.suspension.decisions import (
     RoundDecisions,
 )
 from judge.suspension.exclusions import ignore_lists
-from judge.suspension.planned import (
-    expect_models,
-    missing_model_decisions,
-    reused_models,
-    split_rerun,
-)
+from judge.suspension.planned import expect_models, missing_model_decisions
 from judge.suspension.rules import RoundOrder, RoundOrderError, check_round_order, judge_round
 from judge.suspension.state import JudgeState
 
@@ -65,9 +59,9 @@ _DECISION_ACTIONS = frozenset(a.value for a in Action)
 
 @dataclass(frozen=True, slots=True)
 class JudgeRequest:
-    """One round to apply: its results files (several = shards), the configuration, and how."""
+    """One round to apply: its results file (None: the round left none), the configuration, and how."""
 
-    results_paths: tuple[Path, ...]
+    results_path: Path | None
     config: Config
     now: datetime
     mode: Mode | None = None  # override canary.yaml's mode for this round (None: the configured one)
@@ -75,9 +69,9 @@ class JudgeRequest:
     send: bool = True  # print, summarise and post the decisions
     expect: tuple[str, ...] | None = None  # the models the round planned to probe
     allow_simulator: bool = False  # a simulator round may reach a state outside simulator-state/
-    # The shards of `results_paths` already read, in the same order (the process that probed the round
-    # holds its record): they are judged instead of reading the files again.
-    rounds: tuple[RoundResults, ...] | None = None
+    # The record of `results_path` already read (the process that probed the round holds it):
+    # judged instead of reading the file again.
+    results: RoundResults | None = None
     # The state in config.paths.state as this process read it through its codec (`canary round`
     # reads a simulator state before probing, and nothing writes it in between): the judge
     # applies the round to it instead of reading the file again (None: the judge reads it).
@@ -124,16 +118,15 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
 
     Raises RoundRefused (exit 2, nothing written) for a file that cannot be trusted, a round older
     than the last one applied, a simulator round bound for the real state, or no results at all."""
-    results_paths, config, now, expect = request.results_paths, request.config, request.now, request.expect
+    results_path, config, now, expect = request.results_path, request.config, request.now, request.expect
     mode, paths = request.mode or config.mode, config.paths
     out = request.decisions_out or Path(paths.reports) / DEFAULT_DECISIONS_FILE
-    if not results_paths:
+    if results_path is None:
         raise _no_results(expect)
     try:
         state = load_state(paths.state) if request.state is None else request.state
         refuse_future_times(state, paths.state, now)  # a time after `now` (a clock set ahead) refuses the round
-        judged, reused, results = _new_shards(results_paths, request.rounds, state)
-        reused_now = frozenset(results.missing) - frozenset(judged.missing)  # the reused shards' models
+        judged = results = request.results or load_round(results_path)
         if expect is not None:
             results = expect_models(results, expect)
         refuse_simulator_round(results, paths.state, request.allow_simulator)
@@ -144,11 +137,7 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
         raise RoundRefused(str(exc), EXIT_REFUSED) from exc
     production = None if request.production_dir is None else _production(request.production_dir, now, echo)
     records = request.production + (production.records if production is not None else ())
-    how = RequestRecord(upstream=results.upstream, expected_models=expect, allow_simulator=request.allow_simulator,
-                        reused_shards=dict(sorted(reused.items())))
-    if reused:
-        echo(f"canary judge: re-run: shard(s) {', '.join(sorted(reused))} were judged already (in "
-             f"{', '.join(sorted(set(reused.values())))}); judging {results.round_id} without them")
+    how = RequestRecord(upstream=results.upstream, expected_models=expect, allow_simulator=request.allow_simulator)
     if order is RoundOrder.ALREADY_APPLIED:
         decisions = _applied_record(results, state, exclusions, config, now=now, mode=mode, how=how)
         atomic_write_json(out, written(decisions))
@@ -161,7 +150,7 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
     policy = replace(config.rules, mode=mode)  # the round's mode: canary.yaml's, or the request's override
     new_state, changes, leaks = judge_round(state, results, policy, now=now, people=exclusions,
                                             maintenance=load_maintenance(paths.maintenance), production=records)
-    changes = missing_model_decisions(results, reused=reused_now) + changes
+    changes = missing_model_decisions(results) + changes
     gap = None if state.last_round is None else round(
         (results.started_at - state.last_round.started_at).total_seconds() / 60, 1)
     decisions = _record(RoundDecisions(round_id=results.round_id, mode=mode, now=now, gap_minutes=gap, request=how,
@@ -181,12 +170,12 @@ def run_judge(request: JudgeRequest, *, echo: Callable[[str], None] = print) -> 
 
 
 def _no_results(expect: tuple[str, ...] | None) -> RoundRefused:
-    """Two causes look alike: every probe job failed, or this is a re-run of a run whose shards
+    """Two causes look alike: the probe job failed, or this is a re-run of a run whose results
     expired (retention-days: 1), which download-artifact then finds none of."""
-    planned = (f"none of the planned models ({', '.join(expect)}) left a shard: every probe job failed "
-               "(see their logs), or this is a re-run more than a day after its run and the shards' "
-               "artifacts expired (retention-days: 1; start a new run instead); ") if expect else ""
-    return RoundRefused(f"no results files given; {planned}nothing was judged", EXIT_REFUSED)
+    planned = (f"none of the planned models ({', '.join(expect)}) has results: the probe job failed "
+               "(see its log), or this is a re-run more than a day after its run and the results "
+               "artifact expired (retention-days: 1; start a new run instead); ") if expect else ""
+    return RoundRefused(f"no results file given; {planned}nothing was judged", EXIT_REFUSED)
 
 
 def _production(folder: Path, now: datetime, echo: Callable[[str], None]) -> ProductionFolder:
@@ -197,19 +186,6 @@ def _production(folder: Path, now: datetime, echo: Callable[[str], None]) -> Pro
     echo(f"canary judge: production evidence: {len(found.records)} record(s) from {len(found.exporters)} "
          f"exporter(s) in {folder}")
     return found
-
-
-def _new_shards(results_paths: tuple[Path, ...], rounds: tuple[RoundResults, ...] | None,
-                state: JudgeState) -> tuple[RoundResults, dict[str, str], RoundResults]:
-    """The merged round of the shards to judge (what the history records), the reused shards set
-    aside (shard id -> the round that judged it: judge/suspension/planned.py split_rerun), and the
-    round the judge decides on (the merged one, less the models of the reused shards)."""
-    shards = list(rounds) if rounds is not None else [load_round([path]) for path in results_paths]
-    rerun = split_rerun([s.round_id for s in shards], state.applied_rounds)
-    judged = merge_shards([shards[i] for i in rerun.judge], [str(results_paths[i]) for i in rerun.judge])
-    if not rerun.reused:
-        return judged, {}, judged
-    return judged, dict(rerun.reused), reused_models(judged, {s.round_id: s for s in shards}, rerun.reused)
 
 
 def _record(decided: RoundDecisions, results: RoundResults, state: JudgeState, exclusions: tuple[Exclusion, ...],

@@ -91,8 +91,8 @@ def run_round(options: RoundOptions, *, echo: Callable[[str], None] = print) -> 
     when = (options.now or (_virtual_end(results) if virtual is not None else None)
             or datetime.now(UTC).replace(microsecond=0))
     judged, judge_rc = _judge(JudgeRequest(
-        (results_path,), replace(config, paths=replace(config.paths, state=state, audit=audit)),
-        when, mode=options.mode, decisions_out=reports / "decisions.json", send=False, rounds=(results,),
+        results_path, replace(config, paths=replace(config.paths, state=state, audit=audit)),
+        when, mode=options.mode, decisions_out=reports / "decisions.json", send=False, results=results,
         state=before), echo)
     decisions = judged.decisions if judged is not None else None
     echo("")

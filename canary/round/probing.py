@@ -142,7 +142,7 @@ def pytest_command(options: ProbeOptions, reports: Path) -> list[str]:
 def read_round(results: Path) -> RoundResults | None:
     """The round record of the probes' results.json, or None when it cannot be read."""
     try:
-        return load_round([results])
+        return load_round(results)
     except (OSError, ValueError):  # absent, not JSON (StoreError), or a record core.results refuses (ResultsError)
         return None
 

@@ -1,8 +1,8 @@
-"""Reading the round's files: results.json (one per shard) into one RoundResults, the edge of
+"""Reading the round's files: results.json into its RoundResults, the edge of
 core/results.py, and decisions.json into the judge's RoundDecisions, the edge of
 judge/suspension/decisions.py.
 
-The records, their checks and the merge of shards are pure (core.results, judge.suspension.decisions);
+The records and their checks are pure (core.results, judge.suspension.decisions);
 this module only opens the files, so every command that reads a round (judge, summary, history,
 incident excerpts) or its decisions (commit, announce, heartbeat, issues, report, history) reads it
 the same way and names the file in its errors.
@@ -10,24 +10,20 @@ the same way and names the file in its errors.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
 from core.results import RoundResults
-from core.results_read import merge_shards, read_results
+from core.results_read import read_results
 from core.store import StoreError, read_json
 from judge.suspension.decisions import DecisionsError, RoundDecisions, read_round_decisions
 
 
-def load_round(paths: Sequence[Path]) -> RoundResults:
-    """Read, check and merge the shard files; ResultsError/StoreError name the file."""
-    shards = []
-    for path in paths:
-        raw = read_json(Path(path), "results file", "re-run the round or pass the right file")
-        if raw is None:
-            raise StoreError(f"{path}: no such results file")
-        shards.append(read_results(raw, str(path)))
-    return merge_shards(shards, [str(p) for p in paths])
+def load_round(path: Path) -> RoundResults:
+    """Read and check the round's results file; ResultsError/StoreError name the file."""
+    raw = read_json(Path(path), "results file", "re-run the round or pass the right file")
+    if raw is None:
+        raise StoreError(f"{path}: no such results file")
+    return read_results(raw, str(path))
 
 
 def read_decisions(path: Path) -> RoundDecisions | None:

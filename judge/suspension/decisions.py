@@ -165,14 +165,13 @@ class RequestRecord:
     upstream: str | None = None                     # the round's upstream (results.json `upstream`)
     expected_models: tuple[str, ...] | None = None  # the models the round planned to probe (None: not given)
     allow_simulator: bool = False                   # a simulator round allowed to reach a real state
-    reused_shards: Mapping[str, str] = field(default_factory=dict)  # shard id -> the round that judged it
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RoundDecisions:
     """What the judge decided about one round and the provider.ignore lists it leaves (decisions.json)."""
 
-    round_id: str                   # the round judged (shards: their ids, sorted, joined with "+")
+    round_id: str                   # the round judged (results.json `round_id`)
     mode: Mode                      # observe | enforce: the mode the round was decided in
     now: datetime                   # when it was decided (a re-run: the time of its first decision)
     schema_version: Literal[1] = DECISIONS_SCHEMA_VERSION  # 1: another value is refused

@@ -126,8 +126,8 @@ def _by_model(cases: Iterable[Case]) -> dict[str, tuple[Case, ...]]:
 
 def round_models(plan: RoundPlan) -> dict[str, ModelEntry]:
     """The round's models: their discovered endpoints, as listed (limits) and noted; a model whose
-    discovery failed is listed with none, so a shard that is incomplete because of it says which
-    model it was (the judge then sets aside that model only: core.results_read.merge_shards)."""
+    discovery failed is listed with none, so a round that is incomplete because of it says which
+    model it was."""
     models = {m: ModelEntry(tuple(sorted({e.provider for e in eps})),
                             limits={e.provider: (e.context_length, e.max_completion_tokens) for e in eps},
                             notes=plan.notes.get(m, ()),

@@ -53,14 +53,14 @@ def plain_message(_ctx: click.Context, _param: click.Parameter, value: str | Non
                    "one): an exclusion file it moved meanwhile re-applies the round")
 @click.option("--retries", type=int, default=DEFAULT_RETRIES, show_default=True)
 @click.option("--reapply", is_flag=True, expose_value=False,
-              help="marks the RESULTS.json arguments (optional): the round's results file(s), re-judged when "
+              help="marks the RESULTS.json argument (optional): the round's results file, re-judged when "
                    "the state or the exclusions moved upstream")
-@click.argument("results_paths", nargs=-1, type=PATH, metavar="[--reapply RESULTS.json...]")
+@click.argument("results_path", required=False, type=PATH, metavar="[--reapply RESULTS.json]")
 @click.option("--repo", type=PATH, default=None, help="repository folder (default: the current one)")
 @common(now=False)
 @pass_invocation
 def commit(invocation: Invocation, decisions_path: Path | None, message: str | None, remote: str,
-           state_branch: str | None, branch: str | None, retries: int, results_paths: tuple[Path, ...],
+           state_branch: str | None, branch: str | None, retries: int, results_path: Path | None,
            repo: Path | None) -> int:
     """Commit the judge's files (state, audit log, round history) and push them, never forcing."""
     config = invocation.config()
@@ -79,7 +79,7 @@ def commit(invocation: Invocation, decisions_path: Path | None, message: str | N
             raise CommitBackError(f"{decisions_path}: no decisions file; cannot re-apply")
         try:
             run_judge(JudgeRequest(
-                results_paths, config, decisions.now, mode=decisions.mode or None, decisions_out=decisions_path,
+                results_path, config, decisions.now, mode=decisions.mode or None, decisions_out=decisions_path,
                 send=False, expect=decisions.request.expected_models,
                 allow_simulator=decisions.request.allow_simulator))
         except RoundRefused as exc:
@@ -91,7 +91,7 @@ def commit(invocation: Invocation, decisions_path: Path | None, message: str | N
                       inputs=list(config.paths.layer_paths(PEOPLE_LAYERS).values()))
     result = commit_to_state_branch(repo, carried, message_text, remote=remote, branch=target,
                                     people_branch=_people_branch(branch, repo),
-                                    reapply=reapply if results_paths else None,
+                                    reapply=reapply if results_path else None,
                                     tries=Backoff(retries, STATE_BRANCH_PAUSES_S).tries(time.sleep))
     print(f"canary commit: {result.status} ({remote} {target}; attempts: {result.attempts}, "
           f"re-applied: {result.reapplied})")

@@ -52,20 +52,20 @@ def history(ctx: click.Context, model: str | None, as_json: bool) -> int:
     return 0
 
 
-@history.command("record", help="add judged rounds to the history (backfill); recording twice changes nothing")
-@click.argument("results_paths", nargs=-1, required=True, type=PATH, metavar="RESULTS.json...")
+@history.command("record", help="add a judged round to the history (backfill); recording twice changes nothing")
+@click.argument("results_path", type=PATH, metavar="RESULTS.json")
 @click.option("--decisions", "decisions_path", type=PATH, default=None, metavar="FILE",
               help="the decisions.json that `canary judge` wrote for this round")
 @common(files=("history",))
 @pass_invocation
-def record(invocation: Invocation, results_paths: tuple[Path, ...], decisions_path: Path | None) -> int:
+def record(invocation: Invocation, results_path: Path, decisions_path: Path | None) -> int:
     config, now = invocation.config(), invocation.now()
     decisions = None
     if decisions_path is not None:
         decisions = read_decisions(decisions_path)
         if decisions is None:
             raise HistoryError(f"{decisions_path}: no such decisions file")
-    done = record_files(history_root(config.paths), list(results_paths), decisions, now=now)
+    done = record_files(history_root(config.paths), results_path, decisions, now=now)
     print(f"canary history: {'recorded' if done.written else 'already recorded, nothing changed'}: {done.path}")
     return 0
 

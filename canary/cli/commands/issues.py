@@ -39,9 +39,9 @@ def issues() -> None:
               help="the round's decisions.json")
 @click.option("--repo", default=None, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
 @click.option("--results", is_flag=True, expose_value=False,
-              help="marks the RESULTS.json arguments (optional): the round's results file(s), for reply "
+              help="marks the RESULTS.json argument (optional): the round's results file, for reply "
                    "excerpts in new issues")
-@click.argument("results_paths", nargs=-1, type=PATH, metavar="[RESULTS.json]...")
+@click.argument("results_path", required=False, type=PATH, metavar="[RESULTS.json]")
 @click.option("--label", default=DEFAULT_LABEL, help=f"the label that finds canary's issues (default: {DEFAULT_LABEL})")
 @click.option("--run-url", default=None, help="link of the round (default: this workflow run)")
 @click.option("--state", "state_path", type=PATH, default=None, metavar="PATH",
@@ -52,7 +52,7 @@ def issues() -> None:
 @click.option("--dry-run", is_flag=True, help="read and plan, print what would change, change nothing")
 @common(files=("silences", "audit"), now=False)
 @pass_invocation
-def sync_command(invocation: Invocation, decisions_path: Path, repo: str | None, results_paths: tuple[Path, ...],
+def sync_command(invocation: Invocation, decisions_path: Path, repo: str | None, results_path: Path | None,
                  label: str, run_url: str | None, state_path: Path | None, author: str, dry_run: bool) -> int:
     repo = repo or os.environ.get("GITHUB_REPOSITORY", "")
     token = os.environ.get("GITHUB_TOKEN", "")
@@ -63,7 +63,7 @@ def sync_command(invocation: Invocation, decisions_path: Path, repo: str | None,
     decisions = read_decisions(decisions_path)
     if decisions is None:
         return _refuse(f"{decisions_path}: no such decisions file (did `canary judge` run?)")
-    quotes = excerpts.from_results(_read_results(results_paths))
+    quotes = excerpts.from_results(_read_results(results_path))
     suspended = None
     audit_lines: tuple[audit.AuditLine, ...] = ()
     if state_path is not None:
@@ -87,17 +87,14 @@ def sync_command(invocation: Invocation, decisions_path: Path, repo: str | None,
     return 0 if report.ok else 1
 
 
-def _read_results(paths: tuple[Path, ...]) -> list[RoundResults]:
-    """Each readable shard's record; one that cannot be read only loses its excerpts."""
-    shards = []
-    for path in paths:
-        try:
-            raw = read_json(path, "results file", "excerpts are left out")
-            if raw is not None:
-                shards.append(read_results(raw, str(path)))
-        except (StoreError, ResultsError) as exc:
-            print(f"canary issues: warning: {exc}; excerpts are left out", file=sys.stderr)
-    return shards
+def _read_results(path: Path | None) -> RoundResults | None:
+    """The round's record; one that cannot be read only loses its excerpts."""
+    try:
+        raw = None if path is None else read_json(path, "results file", "excerpts are left out")
+        return None if raw is None else read_results(raw, str(path))
+    except (StoreError, ResultsError) as exc:
+        print(f"canary issues: warning: {exc}; excerpts are left out", file=sys.stderr)
+        return None
 
 
 def _run_url() -> str | None:

@@ -1,4 +1,4 @@
-"""`canary judge RESULTS.json...`: apply one round (several files = shards of one round; docs/judge.md).
+"""`canary judge RESULTS.json`: apply one round, its one results file (docs/judge.md).
 
 Order of effects, chosen so a crash never leaves routing ahead of the record: read and validate
 everything first (nothing is written if any file is refused), then write decisions.json, append the
@@ -24,7 +24,7 @@ from core.policy import Mode
 
 
 @click.command("judge", short_help="apply one round's results to the state (streaks, suspensions)")
-@click.argument("results_paths", nargs=-1, type=PATH, metavar="RESULTS.json...")
+@click.argument("results_path", required=False, type=PATH, metavar="[RESULTS.json]")
 @click.option("--mode", type=click.Choice(Mode, case_sensitive=False), default=None,
               help="override canary.yaml's mode for this round")
 @click.option("--decisions-out", type=PATH, default=None, metavar="PATH",
@@ -43,13 +43,13 @@ from core.policy import Mode
                    "are read; a refused one is named and the round judged without it")
 @common()
 @pass_invocation
-def judge(invocation: Invocation, results_paths: tuple[Path, ...], mode: Mode | None, decisions_out: Path | None,
+def judge(invocation: Invocation, results_path: Path | None, mode: Mode | None, decisions_out: Path | None,
           no_notify: bool, expect_models: str | None, allow_simulator: bool, production: Path | None) -> int:
-    """Apply one round's results to the state (streaks, suspensions); several files are shards of one round.
+    """Apply one round's results file to the state (streaks, suspensions); none given: the round left none.
 
     A round refused (a file that cannot be trusted, a round older than the last one applied, a
     simulator round bound for the real state) writes nothing and exits 2."""
-    run_judge(JudgeRequest(results_paths, invocation.config(), invocation.now(), mode=mode, decisions_out=decisions_out,
+    run_judge(JudgeRequest(results_path, invocation.config(), invocation.now(), mode=mode, decisions_out=decisions_out,
                            send=not no_notify, expect=model_list(expect_models), allow_simulator=allow_simulator,
                            production_dir=production))
     return 0

@@ -14,49 +14,37 @@ from canary.cli.commands._options import PATH, Invocation, config_option, pass_i
 from canary.outputs import summary
 from canary.state.results_files import read_decisions
 from core.errors import InputError
-from core.results_read import merge_shards, read_results
-from core.untrusted import markdown as untrusted_markdown
+from core.results_read import read_results
 from judge.suspension.decisions import RoundDecisions
 
 
 @click.command(
     "summary", short_help="print the round summary (outcomes, decisions, provider.ignore)",
     help="Print one round's summary: model x provider x contract outcomes with time to first "
-         "token, the judge's decisions and the effective provider.ignore. Several results "
-         "files are shards of one round. Without a decisions file the outcomes still print.")
+         "token, the judge's decisions and the effective provider.ignore. Without a decisions "
+         "file the outcomes still print.")
 @config_option
 @click.option("--results", is_flag=True, expose_value=False,
-              help="marks the RESULTS.json arguments (optional): results.json of the round, one per shard "
+              help="marks the RESULTS.json argument (optional): results.json of the round "
                    "(default: <reports>/results.json)")
-@click.argument("results_paths", nargs=-1, type=PATH, metavar="[RESULTS.json]...")
+@click.argument("results_path", required=False, type=PATH, metavar="[RESULTS.json]")
 @click.option("--decisions", "decisions_path", type=PATH, metavar="PATH",
               help="decisions.json written by `canary judge` (default: <reports>/decisions.json if present)")
 @click.option("--markdown", is_flag=True, help="print Markdown instead of the terminal table")
 @click.option("--step-summary", is_flag=True,
               help="also append the Markdown to the file named by $GITHUB_STEP_SUMMARY (GitHub Actions)")
 @pass_invocation
-def summary_command(invocation: Invocation, results_paths: tuple[Path, ...], decisions_path: Path | None,
+def summary_command(invocation: Invocation, results_path: Path | None, decisions_path: Path | None,
                     markdown: bool, step_summary: bool) -> int:
     reports = invocation.config().paths.reports
-    paths = list(results_paths) or [reports / "results.json"]
+    path = results_path or reports / "results.json"
     decisions = _decisions(decisions_path or reports / "decisions.json", explicit=decisions_path is not None)
     try:
-        shards = [(p, read_results(_load(p), str(p))) for p in paths]
-        # A re-run of failed jobs hands over the shards of the jobs that succeeded too: those were
-        # judged in an earlier round, and summarised beside the new ones the summary would mix two rounds.
-        reused = decisions.request.reused_shards if decisions is not None else {}
-        kept = [(p, r) for p, r in shards if r.round_id not in reused] or shards
-        results = merge_shards([r for _, r in kept], [str(p) for p, _ in kept])
+        results = read_results(_load(path), str(path))
     except (OSError, ValueError, TypeError) as exc:
         print(f"canary summary: {exc}", file=sys.stderr)
         return 2
-    left_out = sorted(r.round_id for _, r in shards if r.round_id in reused) if kept is not shards else []
     text = summary.to_markdown(results, decisions)
-    if left_out:
-        note = (f"re-run: the shard(s) {', '.join(left_out)} were reused from round(s) "
-                f"{', '.join(sorted({reused[i] for i in left_out}))} (judged and summarised there): left out here")
-        text = f"> {untrusted_markdown(note, 400)}\n\n{text}"
-        print(f"canary summary: {note}")
     sys.stdout.write(text if markdown else summary.to_text(results, decisions))
     if step_summary:
         target = os.environ.get("GITHUB_STEP_SUMMARY")

@@ -44,10 +44,10 @@ def test_judging_no_results_is_refused_with_the_reason_and_writes_nothing(tmp_pa
     monkeypatch.delenv("CANARY_CONFIG", raising=False)
     config = load_config(None)
     with pytest.raises(RoundRefused) as refused:
-        run_judge(JudgeRequest((), config, datetime(2026, 12, 1, tzinfo=UTC), expect=("a/b",)))
+        run_judge(JudgeRequest(None, config, datetime(2026, 12, 1, tzinfo=UTC), expect=("a/b",)))
     assert refused.value.exit_code == EXIT_REFUSED
-    assert str(refused.value) == ("no results files given; none of the planned models (a/b) left a shard: every "
-                             "probe job failed (see their logs), or this is a re-run more than a day after its "
-                             "run and the shards' artifacts expired (retention-days: 1; start a new run instead); "
+    assert str(refused.value) == ("no results file given; none of the planned models (a/b) has results: the "
+                             "probe job failed (see its log), or this is a re-run more than a day after its "
+                             "run and the results artifact expired (retention-days: 1; start a new run instead); "
                              "nothing was judged")
     assert list(tmp_path.iterdir()) == []

@@ -17,7 +17,7 @@ from canary.history.codec import pack
 from canary.history.files import decode_day, decode_round, encode_day, encode_round, round_document
 from canary.history.rows import CaseRow, HistoryError, RoundRecord, round_record, tokens_per_second
 from core.results import AttemptResult
-from core.results_read import merge_shards, read_results
+from core.results_read import read_results
 from core.vocabulary import Outcome
 from judge.suspension.decisions import RoundDecisions
 
@@ -72,14 +72,6 @@ def test_any_case_values_survive_the_round_trip(cases: list[tuple[str, float | N
                     for i, (o, ttft, tokens, cost, reason) in enumerate(cases)]
     record = round_record(read_results(doc))
     assert decode_round(encode_round(record), "f") == record
-
-
-def test_shards_of_one_round_are_one_record_named_as_the_judge_names_it() -> None:
-    a = detailed(providers=PROVIDERS[:2], model=MODEL, round_id="r-b")
-    b = detailed(providers=PROVIDERS[2:], model="other/model", round_id="r-a")
-    record = round_record(merge_shards([read_results(a), read_results(b)]))
-    assert record.round_id == "r-a+r-b" and set(record.models) == {MODEL, "other/model"}
-    assert len(record.cases) == len(PROVIDERS) * 4
 
 
 def test_decisions_of_another_round_are_refused() -> None:

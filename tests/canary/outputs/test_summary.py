@@ -13,7 +13,6 @@ from canary.outputs import summary
 from canary.outputs.roundview import GAP_WARNING_MINUTES
 from core.field_rules import written
 from core.results import RoundResults
-from core.results_read import merge_shards
 from judge.suspension.decisions import Action
 
 
@@ -59,15 +58,6 @@ def test_decisions_left_over_from_another_round_are_not_shown_as_this_rounds():
     md = summary.to_markdown(mixed_round(), doc)
     assert "is for round 20261129T220000Z-older, not this one" in md
     assert "Suspended" not in md
-
-
-def test_decisions_of_a_sharded_round_match_the_merged_shards():
-    other = "meta-llama/llama-3.3-70b-instruct"  # each shard probes its own models
-    shards = merge_shards([record(*healthy("aurora/fp8"), round_id="r-a"),
-                           record(*healthy("kite/bf16", model=other), round_id="r-b",
-                                  models={other: {"providers": ["kite/bf16"]}})])
-    doc = replace(decisions(decision("suspend", "kite/bf16", model=other)), round_id="r-a+r-b")
-    assert "Suspended" in summary.to_markdown(shards, doc)
 
 
 def test_decisions_are_listed_in_the_order_that_changed_traffic_first():
@@ -136,9 +126,9 @@ def test_a_control_that_was_not_probed_is_said_loudly_in_both_renderings():
     assert "> ⚠️ refusal probe unverified" in summary.to_markdown(doc)
 
 
-def test_shards_keep_their_unprobed_controls_and_their_clock():
-    merged = merge_shards([record(*healthy("aurora/fp8"), round_id="r-a", clock="virtual", unprobed_controls=[
-        {"model": MODEL, "contract": "refusal", "control": "ember/fp8", "reason": "ember/fp8 not discovered"}])])
+def test_unprobed_controls_and_the_virtual_clock_are_said():
+    merged = record(*healthy("aurora/fp8"), round_id="r-a", clock="virtual", unprobed_controls=[
+        {"model": MODEL, "contract": "refusal", "control": "ember/fp8", "reason": "ember/fp8 not discovered"}])
     assert "probe unverified" in summary.to_text(merged) and "(virtual time)" in summary.to_text(merged)
 
 
@@ -156,16 +146,6 @@ def test_every_decision_has_its_heading():
 def test_a_discovered_endpoint_without_cases_still_gets_a_row():
     doc = record(*healthy("aurora/fp8"), providers=["aurora/fp8", "zephyr/fp8"])
     assert "| zephyr/fp8 |  |  |  |  | — |" in summary.to_markdown(doc)
-
-
-def test_shards_of_one_round_merge_into_one_table():
-    other = "meta-llama/llama-3.3-70b-instruct"
-    merged = merge_shards([record(*healthy("aurora/fp8"), round_id="r-a"),
-                           record(*healthy("kite/bf16", model=other), round_id="r-b",
-                                  models={other: {"providers": ["kite/bf16"]}})])
-    md = summary.to_markdown(merged)
-    assert f"### {MODEL}" in md and "### meta\\-llama" not in md and "### meta-llama/llama-3.3-70b-instruct" in md
-    assert "r-a, r-b" in md
 
 
 def test_the_terminal_table_aligns_columns_and_uses_words():

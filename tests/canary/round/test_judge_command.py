@@ -76,14 +76,16 @@ def test_a_planned_model_without_results_makes_the_round_incomplete_for_that_mod
     other = "other/model"
     for i in range(2):  # both models probed, BAD of both failing once
         at = T0 + i * HALF_HOUR
-        a = f.results(f"a{i}.json", {BAD: "fail"} if i == 0 else None, at=at, round_id=f"r{i}-a")
-        b = f.results(f"b{i}.json", {BAD: "fail"}, at=at, model=other, round_id=f"r{i}-b")
-        shards = [str(a), str(b)] if i == 0 else [str(a)]  # round 1: the other model's job left no shard
-        assert f.canary("judge", *shards, "--expect-models", f"{MODEL},{other}", "--now", iso(at))[0] == 0
+        a = f.results(f"a{i}.json", {BAD: "fail"} if i == 0 else None, at=at, round_id=f"r{i}")
+        if i == 0:  # round 0 probed both models; round 1's probe job was cut short before the other one
+            doc, b = json.loads(a.read_text()), json.loads(f.results("b.json", {BAD: "fail"}, model=other).read_text())
+            doc.update(models={**doc["models"], **b["models"]}, cases=doc["cases"] + b["cases"])
+            a.write_text(json.dumps(doc))
+        assert f.canary("judge", str(a), "--expect-models", f"{MODEL},{other}", "--now", iso(at))[0] == 0
     doc = json.loads(f.decisions.read_text())
     [missing] = [d for d in doc["decisions"] if d["model"] == other]
     assert (missing["action"], missing["provider"]) == ("incomplete_round", "*")
-    assert "left no shard" in missing["reason"] and doc["expected_models"] == [MODEL, other]
+    assert "the probe job left none for it" in missing["reason"] and doc["expected_models"] == [MODEL, other]
     state = json.loads(f.state.read_text())
     assert state["models"][other][BAD]["failed_streak"] == 1  # nothing moved for the missing model
     assert state["models"][MODEL][BAD]["failed_streak"] == 0 and state["models"][MODEL][BAD]["clean_streak"] == 1
@@ -91,30 +93,9 @@ def test_a_planned_model_without_results_makes_the_round_incomplete_for_that_mod
     assert line["action"] == "incomplete_round"
 
 
-def test_an_incomplete_shard_freezes_its_own_model_only(f: Files) -> None:
-    """A discovery 503 in one model's probe job: that model is incomplete, the other is judged."""
-    other = "other/model"
-    for i in range(2):
-        at = T0 + i * HALF_HOUR
-        a = f.results(f"a{i}.json", {BAD: "fail"}, at=at, round_id=f"r{i}-a")
-        b = f.results(f"b{i}.json", {BAD: "fail"}, at=at, model=other, round_id=f"r{i}-b")
-        if i == 1:  # round 1: the other model's discovery answered 503
-            doc = json.loads(b.read_text())
-            b.write_text(json.dumps({**doc, "complete": False, "cases": [], "models": {other: {"providers": []}},
-                                     "incomplete": [{"kind": "discovery", "detail": "HTTP 503 from discovery"}]}))
-        code, _, err = f.canary("judge", str(a), str(b), "--expect-models", f"{MODEL},{other}", "--now", iso(at))
-        assert code == 0, err
-    doc = json.loads(f.decisions.read_text())
-    assert [d["action"] for d in doc["decisions"] if d["model"] == MODEL] == ["suspend"]  # judged, two failed rounds
-    [frozen] = [d for d in doc["decisions"] if d["model"] == other]
-    assert frozen["action"] == "incomplete_round" and "HTTP 503 from discovery" in frozen["reason"]
-    state = json.loads(f.state.read_text())
-    assert state["models"][other][BAD]["failed_streak"] == 1 and state["models"][other][BAD]["suspension"] is None
-
-
-def test_without_any_shard_the_judge_names_the_planned_models_and_writes_nothing(f: Files) -> None:
+def test_without_a_results_file_the_judge_names_the_planned_models_and_writes_nothing(f: Files) -> None:
     code, _, err = f.canary("judge", "--expect-models", f"{MODEL},other/model", "--now", iso(T0))
-    assert code == 2 and f"none of the planned models ({MODEL}, other/model) left a shard" in err
+    assert code == 2 and f"none of the planned models ({MODEL}, other/model) has results" in err
     assert not f.state.exists() and not f.decisions.exists()
 
 
@@ -154,13 +135,11 @@ def test_an_out_of_order_round_is_refused_and_nothing_is_written(f: Files) -> No
     assert f.snapshot() == before
 
 
-def test_shards_are_judged_as_one_round(f: Files) -> None:
-    a = f.results("a.json", model="x/one", round_id="shard-a")
-    b = f.results("b.json", model="y/two", round_id="shard-b")
-    assert f.canary("judge", str(a), str(b), "--now", iso(T0))[0] == 0
-    doc = json.loads(f.decisions.read_text())
-    assert doc["round_id"] == "shard-a+shard-b"
-    assert {"x/one", "y/two"} <= set(json.loads(f.state.read_text())["models"])
+def test_the_merged_round_id_of_an_older_version_still_reads(f: Files) -> None:
+    merged = f.results("a.json", model="x/one", round_id="shard-a+shard-b")  # older versions merged shards
+    assert f.canary("judge", str(merged), "--now", iso(T0))[0] == 0
+    assert json.loads(f.decisions.read_text())["round_id"] == "shard-a+shard-b"
+    assert json.loads(f.state.read_text())["applied_rounds"] == ["shard-a+shard-b"]
 
 
 def test_the_mode_flag_overrides_the_configuration(f: Files) -> None:

@@ -111,7 +111,7 @@ def test_a_rerun_rewrites_the_decisions_from_the_state_and_does_not_post_them_ag
         path = bot.judge(n, {BAD: "fail"})
         assert bot.commit() == 0
     committed = bot.decisions()
-    rerun = world.clone("rerun")  # a re-run of round 2's judge job, from the same shards
+    rerun = world.clone("rerun")  # a re-run of round 2's judge job, from the same results file
     (rerun.dir / "reports").mkdir()
     (rerun.dir / "reports/decisions.json").write_text('{"round_id": "round-2", "decisions": []}')  # stale
     assert rerun.fetch_state() == 0
@@ -147,13 +147,13 @@ def test_an_undelivered_notification_is_recorded_and_committed_to_the_state_bran
 
 def test_a_persons_push_during_the_announcement_keeps_the_undelivered_line_and_the_lift(
         world: World, webhook: Webhook, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The workflow's second commit (`--reapply` its shards) after a `canary lift` landed between the
+    """The workflow's second commit (`--reapply` its results file) after a `canary lift` landed between the
     round's commit and it: the lift stays, and the webhook_failed line is appended to it."""
     bot = world.bot
     for n in (1, 2):
         assert bot.fetch_state() == 0
-        shard = bot.judge(n, {BAD: "fail"})
-        assert bot.commit("--reapply", str(shard)) == 0
+        results = bot.judge(n, {BAD: "fail"})
+        assert bot.commit("--reapply", str(results)) == 0
     webhook.status = 503
     assert announce(world, bot, tmp_path, monkeypatch) == {"undelivered": "true"}
     person = world.person
@@ -163,7 +163,7 @@ def test_a_persons_push_during_the_announcement_keeps_the_undelivered_line_and_t
     assert person.commit("--message", "canary: lift aurora/fp8") == 0
     lifted = world.tip("canary-state")
     assert bot.commit("--message", "canary: record an undelivered notification in the audit log",
-                      "--reapply", str(shard)) == 0
+                      "--reapply", str(results)) == 0
     audit = [json.loads(line) for line in world.show("canary-state", "state/audit.jsonl").splitlines()]
     assert [a["action"] for a in audit] == ["suspend", "lift", "webhook_failed"]
     state = json.loads(world.show("canary-state", STATE))
@@ -185,14 +185,14 @@ def test_main_moving_an_exclusion_file_during_the_announcement_keeps_the_undeliv
     bot = world.bot
     for n in (1, 2):
         assert bot.fetch_state() == 0
-        shard = bot.judge(n, {BAD: "fail"})
-        assert bot.commit("--reapply", str(shard)) == 0
+        results = bot.judge(n, {BAD: "fail"})
+        assert bot.commit("--reapply", str(results)) == 0
     webhook.status = 503
     assert announce(world, bot, tmp_path, monkeypatch) == {"undelivered": "true"}
     world.person_pushes_to_main("exclusions/builtin.yaml", "# reviewed\n# and reviewed again\n", "review")
     round_commit = world.tip("canary-state")
     assert bot.commit("--message", "canary: record an undelivered notification in the audit log",
-                      "--reapply", str(shard)) == 0
+                      "--reapply", str(results)) == 0
     audit = [json.loads(line) for line in world.show("canary-state", "state/audit.jsonl").splitlines()]
     assert [a["action"] for a in audit] == ["suspend", "webhook_failed"]
     assert git_parent(world, world.tip("canary-state")) == round_commit

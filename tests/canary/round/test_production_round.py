@@ -66,7 +66,7 @@ def two_rounds(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dic
         probed = run_probe(ProbeOptions(config_path=str(config_path), scenario=str(scenario), seed=n + 1,
                                         round_number=n + 1, state=state, virtual_time=stamp(at)), environ=environ)
         assert probed.results is not None, probed.where()
-        outcome = run_judge(JudgeRequest((probed.results_path,), config, at + timedelta(minutes=5), send=False,
+        outcome = run_judge(JudgeRequest(probed.results_path, config, at + timedelta(minutes=5), send=False,
                                          production=tuple(records(at))), echo=lambda _: None)
         decided.append(written(outcome.decisions))
         (tmp / f"results-{n + 1}.json").write_bytes(probed.results_path.read_bytes())
@@ -106,6 +106,6 @@ def test_without_records_the_judge_says_nothing_of_production(two_rounds, tmp_pa
     config = load_config(str(tmp / "canary.yaml"))
     paths = replace(config.paths, state=tmp_path / SIMULATOR_STATE_DIR / "state.json",
                     audit=tmp_path / SIMULATOR_STATE_DIR / "audit.jsonl")
-    run_judge(JudgeRequest((tmp / "results-1.json",), replace(config, paths=paths), START,
+    run_judge(JudgeRequest(tmp / "results-1.json", replace(config, paths=paths), START,
                           decisions_out=tmp_path / "decisions.json", send=False), echo=lambda _: None)
     assert "production" not in json.loads((tmp_path / "decisions.json").read_text(encoding="utf-8"))

@@ -34,7 +34,7 @@ def f(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Files:
 
 def _judge(f: Files, at, records) -> object:
     path = f.results("r9.json", at=at)
-    return run_judge(JudgeRequest((path,), load_config(f.config), at, production=tuple(records), send=False),
+    return run_judge(JudgeRequest(path, load_config(f.config), at, production=tuple(records), send=False),
                      echo=lambda _: None).decisions
 
 

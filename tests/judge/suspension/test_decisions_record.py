@@ -33,7 +33,9 @@ def as_written(doc: object) -> str:
 @pytest.mark.parametrize("path", BEFORE, ids=[p.stem for p in BEFORE])
 def test_a_decisions_file_from_before_round_trips_to_the_same_bytes(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
-    assert as_written(written(read_round_decisions(json.loads(text)))) == text
+    doc = json.loads(text)
+    assert doc.pop("reused_shards") == {}  # read and left out: the judge takes one results file since issue 38
+    assert as_written(written(read_round_decisions(json.loads(text)))) == as_written(doc)
 
 
 def test_the_fixtures_hold_a_card_an_expiry_a_plan_and_a_rerun() -> None:
@@ -43,7 +45,7 @@ def test_the_fixtures_hold_a_card_an_expiry_a_plan_and_a_rerun() -> None:
     assert any(r.already_applied for r in records) and any(r.request.expected_models for r in records)
 
 
-def test_a_record_round_trips_with_weak_cards_set_aside_peers_and_reused_shards() -> None:
+def test_a_record_round_trips_with_weak_cards_and_set_aside_peers() -> None:
     weak = Card("latency", 2, 20, (0.0279, 0.301), 7, 80, (0.0429, 0.1703), 4, 0.54, rounds=20, transport_errors=1,
                 inconclusive=2, short=3, set_aside=("fjord/fp16",))
     lonely = Card("refusal", 1, 1, (0.2065, 1.0), 0, 0, (0.0, 0.0), 0, None)
@@ -54,8 +56,7 @@ def test_a_record_round_trips_with_weak_cards_set_aside_peers_and_reused_shards(
                         card=(weak, lonely))
     record = RoundDecisions(
         round_id="r-a+r-b", mode="observe", now=datetime(2026, 11, 30, 22, 30, tzinfo=UTC), gap_minutes=30.5,
-        request=RequestRecord(upstream="simulator", expected_models=("m/x",), allow_simulator=True,
-                              reused_shards={"r-a": "r-a+r-c"}),
+        request=RequestRecord(upstream="simulator", expected_models=("m/x",), allow_simulator=True),
         decisions=(decision, Decision("*", "*", Action.INCOMPLETE_ROUND, Rule.INCOMPLETE_ROUND, "cut short")),
         ignore={"m/x": ()}, would_ignore={"m/x": ("cinder/fp8",)})
     doc = json.loads(json.dumps(written(record)))

@@ -1,17 +1,14 @@
-"""A round against its plan (judge/suspension/planned.py): missing models and the upstream of merged shards."""
+"""A round against its plan (judge/suspension/planned.py): missing models."""
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 import pytest
 from rules_factories import HALF_HOUR, MODEL, PROVIDERS, T0, report
 
 from core.policy import Policy
 from core.results import ResultsError
-from core.results_read import merge_shards
 from judge.suspension.decisions import WHOLE_ROUND, Action
-from judge.suspension.planned import MISSING_SHARD, expect_models, missing_model_decisions
+from judge.suspension.planned import MISSING, expect_models, missing_model_decisions
 from judge.suspension.rules import apply_round
 from judge.suspension.state import JudgeState
 
@@ -20,7 +17,7 @@ OTHER = "other/model"
 
 def test_a_planned_model_without_results_is_missing_and_said_so() -> None:
     planned = expect_models(report(), [MODEL, OTHER])
-    assert dict(planned.missing) == {OTHER: MISSING_SHARD} and planned.complete
+    assert dict(planned.missing) == {OTHER: MISSING} and planned.complete
     [decision] = missing_model_decisions(planned)
     assert (decision.model, decision.provider, decision.action) == (OTHER, WHOLE_ROUND, Action.INCOMPLETE_ROUND)
 
@@ -47,7 +44,3 @@ def test_a_planned_id_that_is_not_a_model_id_is_refused() -> None:
     with pytest.raises(ResultsError, match="not a model id"):
         expect_models(report(), ["a b"])
 
-
-def test_merged_shards_carry_every_upstream() -> None:
-    merged = merge_shards([report(round_id="o"), replace(report(model=OTHER, round_id="s"), upstream="simulator")])
-    assert merged.upstreams() == {"openrouter", "simulator"}

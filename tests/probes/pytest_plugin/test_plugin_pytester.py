@@ -88,7 +88,7 @@ def test_a_failed_discovery_is_its_own_erroring_case_that_no_selection_hides(
     assert not record.complete and record.cases == ()
     assert record.incomplete_kinds() == {IncompleteKind.DISCOVERY}
     assert "nobody/no-such-model" in (record.incomplete_reason or "")
-    # Named with no endpoint: merged with other models' shards, only this model is set aside.
+    # Named with no endpoint: the round says which model its discovery failed for.
     assert record.models == {"nobody/no-such-model": ModelEntry()}
 
 
