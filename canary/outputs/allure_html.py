@@ -120,14 +120,14 @@ def render(results_dirs: Sequence[Path], *, history: Path, out: Path, single_fil
 
 def stage(results_dirs: Sequence[Path], staged: Path, *, history: Path, build: Build, order: int,
           decisions: RoundDecisions | None = None) -> int:
-    """Copy the shards' results into one folder with history, categories and executor added."""
+    """Copy the results folders into one with history, categories and executor added."""
     staged.mkdir(parents=True)
     count = 0
     for folder in results_dirs:
         if not folder.is_dir():
             raise AllureError(f"{folder}: no such Allure results folder (run `canary probe` first)")
         for item in sorted(folder.iterdir()):
-            if item.is_file() and not (staged / item.name).exists():  # uuid names: shards never collide
+            if item.is_file() and not (staged / item.name).exists():  # uuid names: folders never collide
                 shutil.copy2(item, staged / item.name)
                 count += item.name.endswith("-result.json")
     if count == 0:
@@ -138,7 +138,7 @@ def stage(results_dirs: Sequence[Path], staged: Path, *, history: Path, build: B
         (staged / "categories.json").write_text(json.dumps(DEFAULT_CATEGORIES, indent=2), encoding="utf-8")
     if decisions is not None:
         count += report_decisions.write(decisions, staged)  # the judge's decisions and their cards
-    # Written even over a shard's own executor.json: only the renderer knows the trend, so
+    # Written even over a folder's own executor.json: only the renderer knows the trend, so
     # only it can number the rounds on the trend axis.
     executor = {"name": "canary", "type": build.kind, "buildOrder": order, "buildName": f"{build.name} #{order}",
                 "reportName": REPORT_NAME, **({"buildUrl": build.url, "reportUrl": build.url} if build.url else {})}
@@ -161,7 +161,7 @@ def save_history(new: Path, history: Path) -> None:
 
 
 def _merge_environment(results_dirs: Sequence[Path], target: Path) -> None:
-    """Each shard writes its own environment.properties; show all their values, not the first."""
+    """Each folder has its own environment.properties; show all their values, not the first."""
     values: dict[str, list[str]] = {}
     for folder in results_dirs:
         source = folder / "environment.properties"

@@ -22,7 +22,7 @@ from judge.suspension.decisions import RoundDecisions
          "round per call. Needs the npm tools (`npm ci`) and Java 17.")
 @config_option
 @click.option("--results-dir", is_flag=True, expose_value=False,
-              help="marks the DIR arguments (optional): Allure results folder(s), one per shard (default: "
+              help="marks the DIR arguments (optional): Allure results folder(s), rendered as one report (default: "
                    "<reports>/allure-results)")
 @click.argument("results_dirs", nargs=-1, type=PATH, metavar="[DIR]...")
 @click.option("--history-dir", type=PATH, metavar="DIR",
