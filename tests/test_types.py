@@ -33,19 +33,24 @@ def test_mypy_is_clean(args: list[str], tmp_path_factory: pytest.TempPathFactory
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-# The contract names are typed (core/vocabulary.py ContractName), so mypy, not an ast rule, refuses a
-# misspelled one: this shows that guarantee can fail.
+# The contract names are typed (core/vocabulary.py ContractName), and a judge's verdict takes its
+# family's StrEnum member (judge/replies/verdict.py), so mypy, not an ast rule, refuses a misspelled
+# contract or a code written as a string: this shows that guarantee can fail.
 @pytest.mark.timeout(600)
-def test_mypy_refuses_a_misspelled_contract_name(tmp_path: Path) -> None:
+def test_mypy_refuses_a_misspelled_contract_name_and_a_literal_code(tmp_path: Path) -> None:
     (tmp_path / "snippet.py").write_text(
         "from core.vocabulary import ContractName, case_id, contract\n"
+        "from judge.replies.verdict import failed\n"
         "ok = case_id('m/x', 'p', ContractName.LATENCY)\n"
         "declared = contract(ContractName('latency'))\n"
-        "bad = case_id('m/x', 'p', 'latnecy')\n", encoding="utf-8")
+        "bad = case_id('m/x', 'p', 'latnecy')\n"
+        "slow = failed('ttft_exceeded', 'first token after 12 s')\n", encoding="utf-8")
     proc = subprocess.run([str(_mypy()), "--strict", "--cache-dir", str(tmp_path / "cache"), "--no-error-summary",
                            "--follow-imports=silent", str(tmp_path / "snippet.py")], cwd=ROOT,
                           capture_output=True, text=True, timeout=600, env={**os.environ, "MYPYPATH": str(ROOT)})
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert proc.stdout.splitlines() == [
-        f"{tmp_path / 'snippet.py'}:4: error: Argument 3 to \"case_id\" has incompatible type \"str\"; "
-        "expected \"ContractName\"  [arg-type]"], proc.stdout
+        f"{tmp_path / 'snippet.py'}:5: error: Argument 3 to \"case_id\" has incompatible type \"str\"; "
+        "expected \"ContractName\"  [arg-type]",
+        f"{tmp_path / 'snippet.py'}:6: error: Argument 1 to \"failed\" has incompatible type \"str\"; "
+        "expected \"StrEnum\"  [arg-type]"], proc.stdout

@@ -51,13 +51,13 @@ class Verdict:
         return Verdict(self.outcome, self.code, reason)
 
 
-def passed(reason: str, code: str = Common.PASS) -> Verdict:
+def passed(reason: str, code: StrEnum = Common.PASS) -> Verdict:
     return Verdict(Outcome.PASS, code, reason)
 
 
-def failed(code: str, reason: str) -> Verdict:
+def failed(code: StrEnum, reason: str) -> Verdict:
     return Verdict(Outcome.FAIL, code, reason)
 
 
-def inconclusive(code: str, reason: str) -> Verdict:
+def inconclusive(code: StrEnum, reason: str) -> Verdict:
     return Verdict(Outcome.INCONCLUSIVE, code, reason)
