@@ -119,7 +119,7 @@ def rounds(records: Sequence[ProductionRecord], end: datetime, folder: Path) -> 
         probed = run_probe(ProbeOptions(config_path=str(config_path), simulator=True, seed=n, round_number=n,
                                         state=state, virtual_time=stamp(at), pytest_args=("-qq",)),
                            echo=lambda _: None)
-        judged = run_judge(JudgeRequest((probed.results_path,), config, at + timedelta(minutes=5), send=False,
+        judged = run_judge(JudgeRequest(probed.results_path, config, at + timedelta(minutes=5), send=False,
                                         production=tuple(records)), echo=lambda _: None)
         decided.append(judged.decisions)
     return decided
