@@ -31,7 +31,8 @@ class Lexicon:
 
 def _load(path: Path) -> dict[str, Lexicon]:
     """refusal_lexicon.yaml: each language's fields, one alternative a line, joined with `|`."""
-    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    # libyaml when built in: 2 ms against the pure-Python loader's 22 ms, paid by every round at import
+    raw = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     names = {f.name for f in fields(Lexicon)}
     for language, entry in raw.items():
         if set(entry) != names:  # a data error in the package itself: fail at import, naming it
